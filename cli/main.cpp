@@ -1,0 +1,54 @@
+// clusterscope: cluster-level analysis of Ascend / PyTorch profiler output.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "cli/commands.h"
+#include "version.h"
+
+namespace {
+
+void print_usage(std::FILE* out) {
+  std::fputs(
+      "usage: clusterscope <command> [options]\n"
+      "\n"
+      "commands:\n"
+      "  cluster   -d DIR   analyse every rank of a profiled job (MPI-parallel under mpirun)\n"
+      "  compare   BASE COMPARISON   GPU vs NPU, or run vs run\n"
+      "  generate  OUT --ranks N   write a synthetic cluster with injected faults\n"
+      "\n"
+      "  clusterscope <command> --help   options of one command\n"
+      "  clusterscope --version\n",
+      out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(stderr);
+    return cs::cli::kExitUsage;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    print_usage(stdout);
+    return cs::cli::kExitOk;
+  }
+  if (cmd == "--version" || cmd == "-V") {
+    std::printf("clusterscope %s\n", CLUSTERSCOPE_VERSION);
+    return cs::cli::kExitOk;
+  }
+  try {
+    if (cmd == "cluster") return cs::cli::run_cluster(argc - 1, argv + 1);
+    if (cmd == "compare") return cs::cli::run_compare(argc - 1, argv + 1);
+    if (cmd == "generate") return cs::cli::run_generate(argc - 1, argv + 1);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clusterscope: %s: internal error: %s \u2014 please report this with the command line\n",
+                 cmd.c_str(), e.what());
+    return cs::cli::kExitFatal;
+  }
+  std::fprintf(stderr, "clusterscope: unknown command '%s' \u2014 run 'clusterscope --help'\n",
+               cmd.c_str());
+  return cs::cli::kExitUsage;
+}

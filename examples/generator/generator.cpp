@@ -1,0 +1,1 @@
+// Placeholder until the generator lands; replaced by its owner.

@@ -1,0 +1,101 @@
+#pragma once
+// communication.json (one per rank, ASCEND_PROFILER_OUTPUT/): per step, per op, the
+// "Communication Time Info" and "Communication Bandwidth Info" blocks. See formats.md §2.
+//
+// Values are kept as Num (int or float as written) so they can be written back exactly as
+// Python would. Field order on output is the canonical producer order below.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/diagnostics.h"
+#include "io/py_format.h"
+
+namespace cs::io {
+
+// "Communication Time Info" keys, in producer order.
+enum TimeField : int {
+  kStartTimestampUs = 0,  // "Start Timestamp(us)"
+  kElapseTimeMs,          // "Elapse Time(ms)"
+  kTransitTimeMs,         // "Transit Time(ms)"
+  kWaitTimeMs,            // "Wait Time(ms)"
+  kSyncTimeMs,            // "Synchronization Time(ms)"
+  kIdleTimeMs,            // "Idle Time(ms)"
+  kWaitTimeRatio,         // "Wait Time Ratio"
+  kSyncTimeRatio,         // "Synchronization Time Ratio"
+  kTimeFieldCount
+};
+// The JSON key of each TimeField.
+extern const std::array<std::string_view, kTimeFieldCount> kTimeFieldNames;
+
+struct CommTimeInfo {
+  std::array<Num, kTimeFieldCount> v{};
+  uint32_t present = 0;  // bit i set = field i was in the file
+
+  bool has(TimeField f) const { return present & (1u << f); }
+  double get(TimeField f) const { return v[f].v; }
+  void set(TimeField f, Num n) {
+    v[f] = n;
+    present |= 1u << f;
+  }
+};
+
+// One "Size Distribution" entry: packet size (MB, the key as written) -> [count, total ms].
+struct SizeBucket {
+  std::string size_key;
+  Num count;
+  Num duration_ms;
+};
+
+// One transport block ("RDMA", "HCCS", "PCIE", "SDMA", "SIO", or any other name seen).
+struct TransportInfo {
+  std::string name;
+  Num size_mb;             // "Transit Size(MB)"
+  Num time_ms;             // "Transit Time(ms)"
+  Num bandwidth_gbps;      // "Bandwidth(GB/s)" (missing in some producers' Total Op Info)
+  Num large_packet_ratio;  // "Large Packet Ratio"
+  bool has_size = false, has_time = false, has_bandwidth = false, has_large_packet_ratio = false;
+  bool has_size_distribution = false;
+  std::vector<SizeBucket> size_distribution;  // file order
+};
+
+struct CommOp {
+  std::string name;  // key as written: "hcom_allReduce__844_2_1@13681369207305868844" or "Total Op Info"
+  bool has_time_info = false;
+  bool has_bandwidth_info = false;
+  CommTimeInfo time;
+  std::vector<TransportInfo> transports;  // file order
+
+  bool is_total() const { return name == "Total Op Info"; }
+  // The part after the last '@' (the group's double hash), "" when there is none.
+  std::string_view group() const;
+  // The part before the last '@'.
+  std::string_view op_name() const;
+};
+
+// True for ops msprof-analyze treats as point-to-point: lower-cased name starts with
+// hcom_send, hcom_receive or hcom_batchsendrecv.
+bool is_p2p_op_name(std::string_view op_name);
+
+struct CommStep {
+  std::string step;              // "step1", or "step" when no step marks were taken
+  std::vector<CommOp> collective;  // file order, "Total Op Info" included where present
+  std::vector<CommOp> p2p;
+};
+
+struct CommunicationFile {
+  std::vector<CommStep> steps;  // file order
+};
+
+// Parses a communication.json file. Returns false (with an error diagnostic naming file and
+// byte offset) when nothing usable could be read; a partly broken file keeps what was read before
+// the damage and reports the rest. Unknown keys are ignored; missing transports are allowed.
+bool read_communication_json(const std::string& path, CommunicationFile& out, Diagnostics& diag);
+// Same, from text already in memory (tests, benchmarks). `source` names it in diagnostics.
+bool parse_communication_json(std::string_view json, const std::string& source,
+                              CommunicationFile& out, Diagnostics& diag);
+
+}  // namespace cs::io

@@ -1,0 +1,58 @@
+#pragma once
+// Diagnostics: what a reader found wrong with its input, collected rather than printed.
+//
+// Readers never print and never exit. They append Diagnostic records (file, line, byte offset,
+// what is wrong, what to do) and the caller decides: the CLI prints them as
+//   clusterscope: <file>[:line]: <what> — <what to do>
+// and the cluster pipeline records them per rank in the manifest.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cs::io {
+
+enum class Severity { kWarning, kError };
+
+struct Diagnostic {
+  Severity severity = Severity::kError;
+  std::string file;     // path of the input file ("" when not about a file)
+  int64_t line = 0;     // 1-based line, 0 = unknown
+  int64_t offset = -1;  // byte offset in the file, -1 = unknown
+  std::string what;     // what is wrong, e.g. "row has 5 fields, header has 7"
+  std::string hint;     // what to do, e.g. "the row was skipped; check the file is complete"
+
+  // "file:line: what — hint" (without the "clusterscope: " prefix).
+  std::string to_string() const;
+};
+
+// An append-only list of diagnostics with counters. Cheap to move; merge with append().
+class Diagnostics {
+ public:
+  void warn(std::string file, int64_t line, std::string what, std::string hint = {},
+            int64_t offset = -1);
+  void error(std::string file, int64_t line, std::string what, std::string hint = {},
+             int64_t offset = -1);
+  void add(Diagnostic d);
+  void append(const Diagnostics& other);
+
+  const std::vector<Diagnostic>& items() const { return items_; }
+  bool empty() const { return items_.empty(); }
+  size_t error_count() const { return errors_; }
+  size_t warning_count() const { return warnings_; }
+  bool has_errors() const { return errors_ > 0; }
+
+  // Keeps at most this many records per file; later ones are only counted (a 10 GB file with a
+  // bad row every line must not produce 10 GB of diagnostics). Default 100.
+  void set_limit_per_file(size_t n) { limit_per_file_ = n; }
+  size_t suppressed() const { return suppressed_; }
+
+ private:
+  std::vector<Diagnostic> items_;
+  size_t errors_ = 0;  // counted even when suppressed
+  size_t warnings_ = 0;
+  size_t suppressed_ = 0;
+  size_t limit_per_file_ = 100;
+};
+
+}  // namespace cs::io

@@ -1,0 +1,189 @@
+#include "io/json_writer.h"
+
+namespace cs::io {
+
+namespace {
+constexpr size_t kFlushAt = 1 << 20;
+const char* kHex = "0123456789abcdef";
+
+void append_u(std::string& out, unsigned cp) {
+  out += "\\u";
+  out += kHex[(cp >> 12) & 0xF];
+  out += kHex[(cp >> 8) & 0xF];
+  out += kHex[(cp >> 4) & 0xF];
+  out += kHex[cp & 0xF];
+}
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s, bool ensure_ascii) {
+  out += '"';
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out += "\\\""; continue;
+      case '\\': out += "\\\\"; continue;
+      case '\n': out += "\\n"; continue;
+      case '\r': out += "\\r"; continue;
+      case '\t': out += "\\t"; continue;
+      case '\b': out += "\\b"; continue;
+      case '\f': out += "\\f"; continue;
+      default: break;
+    }
+    if (c < 0x20) {
+      append_u(out, c);
+    } else if (c < 0x80 || !ensure_ascii) {
+      out += static_cast<char>(c);
+    } else {
+      // Decode one UTF-8 sequence; invalid bytes become U+FFFD as Python's decoder would with
+      // errors="replace".
+      unsigned cp = 0xFFFD;
+      size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+      if (len > 1 && i + len <= s.size()) {
+        cp = c & (0xFF >> (len + 1));
+        bool valid = true;
+        for (size_t k = 1; k < len; ++k) {
+          unsigned char cc = static_cast<unsigned char>(s[i + k]);
+          if ((cc & 0xC0) != 0x80) valid = false;
+          cp = (cp << 6) | (cc & 0x3F);
+        }
+        if (valid) {
+          i += len - 1;
+        } else {
+          cp = 0xFFFD;
+        }
+      }
+      if (cp >= 0x10000) {
+        cp -= 0x10000;
+        append_u(out, 0xD800 + (cp >> 10));
+        append_u(out, 0xDC00 + (cp & 0x3FF));
+      } else {
+        append_u(out, cp);
+      }
+    }
+  }
+  out += '"';
+}
+
+JsonWriter::JsonWriter(std::string* out, JsonStyle style) : str_(out), style_(std::move(style)) {}
+JsonWriter::JsonWriter(std::FILE* out, JsonStyle style) : file_(out), style_(std::move(style)) {
+  buf_.reserve(kFlushAt + 4096);
+}
+JsonWriter::~JsonWriter() { flush(); }
+
+void JsonWriter::flush() {
+  if (file_ && !buf_.empty()) {
+    if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) ok_ = false;
+    buf_.clear();
+  }
+}
+
+void JsonWriter::put(std::string_view s) {
+  if (str_) {
+    str_->append(s);
+    return;
+  }
+  buf_.append(s);
+  if (buf_.size() >= kFlushAt) flush();
+}
+
+void JsonWriter::put(char c) {
+  if (str_) {
+    str_->push_back(c);
+    return;
+  }
+  buf_.push_back(c);
+  if (buf_.size() >= kFlushAt) flush();
+}
+
+void JsonWriter::newline_indent() {
+  if (style_.indent < 0) return;
+  put('\n');
+  size_t n = stack_.size() * static_cast<size_t>(style_.indent);
+  for (size_t i = 0; i < n; ++i) put(' ');
+}
+
+void JsonWriter::before_value() {
+  if (stack_.empty()) return;
+  Level& top = stack_.back();
+  if (top.is_object) {
+    top.after_key = false;  // the key already wrote separators
+    return;
+  }
+  if (!top.empty) put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
+  top.empty = false;
+  newline_indent();
+}
+
+void JsonWriter::key(std::string_view k) {
+  Level& top = stack_.back();
+  if (!top.empty) put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
+  top.empty = false;
+  top.after_key = true;
+  newline_indent();
+  string(k);
+  put(style_.key_sep);
+}
+
+void JsonWriter::string(std::string_view s) {
+  if (str_) {
+    append_json_string(*str_, s, style_.ensure_ascii);
+    return;
+  }
+  append_json_string(buf_, s, style_.ensure_ascii);
+  if (buf_.size() >= kFlushAt) flush();
+}
+
+void JsonWriter::begin_object() {
+  before_value();
+  put('{');
+  stack_.push_back({true});
+}
+
+void JsonWriter::end_object() {
+  bool empty = stack_.back().empty;
+  stack_.pop_back();
+  if (!empty) newline_indent();
+  put('}');
+}
+
+void JsonWriter::begin_array() {
+  before_value();
+  put('[');
+  stack_.push_back({false});
+}
+
+void JsonWriter::end_array() {
+  bool empty = stack_.back().empty;
+  stack_.pop_back();
+  if (!empty) newline_indent();
+  put(']');
+}
+
+void JsonWriter::value(std::string_view s) {
+  before_value();
+  string(s);
+}
+
+void JsonWriter::value(Num n) {
+  before_value();
+  std::string tmp;
+  append_py_num(tmp, n);
+  put(tmp);
+}
+
+void JsonWriter::value(bool b) {
+  before_value();
+  put(b ? "true" : "false");
+}
+
+void JsonWriter::null() {
+  before_value();
+  put("null");
+}
+
+void JsonWriter::raw_value(std::string_view json) {
+  before_value();
+  put(json);
+}
+
+}  // namespace cs::io

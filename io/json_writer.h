@@ -1,0 +1,82 @@
+#pragma once
+// A streaming JSON writer that prints like Python's json.dump, so output can match files that
+// msprof-analyze writes byte for byte, and so writing a large document never builds it in memory.
+//
+//   JsonWriter w(out, JsonStyle::msprof());
+//   w.begin_object(); w.key("step1"); w.value(Num::real(0.5)); w.end_object();   // {"step1": 0.5}
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/py_format.h"
+
+namespace cs::io {
+
+struct JsonStyle {
+  std::string item_sep = ", ";  // Python's default separators=(', ', ': ')
+  std::string key_sep = ": ";
+  int indent = -1;              // >= 0: newline + indent spaces per level (Python indent=N)
+  bool ensure_ascii = true;     // Python's default: non-ASCII as \uXXXX
+
+  static JsonStyle python() { return {}; }
+  // json.dump(..., separators=(',', ': ')) — what msprof-analyze's cluster files use.
+  static JsonStyle msprof() { return {",", ": ", -1, true}; }
+  static JsonStyle indented(int n) { return {",", ": ", n, true}; }
+};
+
+// Output sink: buffers and flushes to a FILE* (owned or not), or collects into a string.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string* out, JsonStyle style = {});
+  explicit JsonWriter(std::FILE* out, JsonStyle style = {});
+  ~JsonWriter();
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+
+  void begin_object();
+  void end_object();
+  void begin_array();
+  void end_array();
+  void key(std::string_view k);
+  void value(std::string_view s);
+  void value(const char* s) { value(std::string_view(s)); }
+  void value(Num n);
+  void value(double d) { value(Num::real(d)); }
+  void value(int64_t i) { value(Num::integer(i)); }
+  void value(int i) { value(Num::integer(i)); }
+  void value(bool b);
+  void null();
+  // Inserts already-formatted JSON text as a value (e.g. a cached sub-document).
+  void raw_value(std::string_view json);
+
+  void flush();
+  // True when every write to the FILE* succeeded.
+  bool ok() const { return ok_; }
+
+ private:
+  void before_value();
+  void newline_indent();
+  void put(std::string_view s);
+  void put(char c);
+  void string(std::string_view s);
+
+  std::string* str_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string buf_;
+  JsonStyle style_;
+  struct Level {
+    bool is_object;
+    bool empty = true;
+    bool after_key = false;
+  };
+  std::vector<Level> stack_;
+  bool ok_ = true;
+};
+
+// Appends s as a JSON string literal (quotes included) the way Python's json module escapes it.
+void append_json_string(std::string& out, std::string_view s, bool ensure_ascii = true);
+
+}  // namespace cs::io

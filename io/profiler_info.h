@@ -1,0 +1,53 @@
+#pragma once
+// profiler_info_{N}.json and profiler_metadata.json (rank directory root), and the group-name
+// double hash. See formats.md §1.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/diagnostics.h"
+
+namespace cs::io {
+
+struct ProfilerInfo {
+  int rank_id = -1;  // "rank_id" (the file name's N is authoritative; they should agree)
+  std::string framework;  // from the file when present (e.g. "config"->... or ""), informational
+};
+
+struct ParallelGroup {
+  std::string group_id;    // HCCL group id, e.g. "10.170.22.98%enp67s0f5_60000_0_1708156014257149"
+  std::string group_name;  // "dp", "tp", "pp", "dp_cp", ...
+  int group_rank = -1;
+  std::vector<int> global_ranks;  // as written
+};
+
+struct ProfilerMetadata {
+  bool has_distributed_args = false;
+  // distributed_args integer entries: tensor_model_parallel_size, pipeline_model_parallel_size,
+  // data_parallel_size, context_parallel_size, expert_model_parallel_size, world_size, rank, ...
+  std::map<std::string, int64_t> distributed_args;
+  std::vector<ParallelGroup> parallel_groups;  // file order
+
+  std::optional<int64_t> arg(std::string_view key) const;
+};
+
+// Reads profiler_info_{N}.json. Returns false with a diagnostic if unreadable.
+bool read_profiler_info(const std::string& path, ProfilerInfo& out, Diagnostics& diag);
+// Reads profiler_metadata.json. Returns false with a diagnostic if unreadable.
+bool read_profiler_metadata(const std::string& path, ProfilerMetadata& out, Diagnostics& diag);
+bool parse_profiler_metadata(std::string_view json, const std::string& source,
+                             ProfilerMetadata& out, Diagnostics& diag);
+
+// The rank N in a file name "profiler_info_N.json"; nullopt for any other name.
+std::optional<int> rank_from_profiler_info_name(std::string_view filename);
+
+// Group name used in op keys: double hash of the HCCL group id, as an unsigned decimal.
+// h0 = h0*29 + c, h1 = h1*131 + c (mod 2^32 each), result (h0 << 32) | h1.
+uint64_t group_double_hash(std::string_view group_id);
+std::string group_double_hash_str(std::string_view group_id);
+
+}  // namespace cs::io

@@ -1,0 +1,121 @@
+#include "io/py_format.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace cs::io {
+
+void append_py_repr(std::string& out, double x) {
+  if (std::isnan(x)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(x)) {
+    out += x > 0 ? "Infinity" : "-Infinity";
+    return;
+  }
+  if (x == 0.0) {
+    out += std::signbit(x) ? "-0.0" : "0.0";
+    return;
+  }
+  // Shortest round-trip digits in scientific form: "-d.ddde+XX".
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  std::string_view s(buf, static_cast<size_t>(res.ptr - buf));
+  bool neg = false;
+  if (!s.empty() && s[0] == '-') {
+    neg = true;
+    s.remove_prefix(1);
+  }
+  size_t epos = s.find('e');
+  std::string_view mant = s.substr(0, epos);
+  int exp = std::atoi(std::string(s.substr(epos + 1)).c_str());
+  std::string digits;
+  digits.reserve(20);
+  for (char c : mant)
+    if (c != '.') digits += c;
+  if (neg) out += '-';
+  const int n = static_cast<int>(digits.size());
+  if (exp < -4 || exp >= 16) {
+    out += digits[0];
+    if (n > 1) {
+      out += '.';
+      out.append(digits, 1, std::string::npos);
+    }
+    out += 'e';
+    out += exp < 0 ? '-' : '+';
+    int a = exp < 0 ? -exp : exp;
+    if (a < 10) out += '0';
+    out += std::to_string(a);
+    return;
+  }
+  if (exp < 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-exp - 1), '0');
+    out += digits;
+    return;
+  }
+  // 0 <= exp <= 15: integer part has exp+1 digits.
+  const int int_digits = exp + 1;
+  if (n <= int_digits) {
+    out += digits;
+    out.append(static_cast<size_t>(int_digits - n), '0');
+    out += ".0";
+  } else {
+    out.append(digits, 0, static_cast<size_t>(int_digits));
+    out += '.';
+    out.append(digits, static_cast<size_t>(int_digits), std::string::npos);
+  }
+}
+
+std::string py_repr(double x) {
+  std::string s;
+  append_py_repr(s, x);
+  return s;
+}
+
+void append_py_num(std::string& out, Num n) {
+  if (n.is_int && std::isfinite(n.v) && std::fabs(n.v) < 9.2e18) {
+    char buf[32];
+    auto res = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(n.v));
+    out.append(buf, res.ptr);
+  } else {
+    append_py_repr(out, n.v);
+  }
+}
+
+double py_round(double x, int ndigits) {
+  if (!std::isfinite(x) || x == 0.0) return x;
+  // Python formats the exact value with ndigits decimals (correct rounding, half-even on the
+  // exact binary value) and parses it back. printf("%.*f") does the same on glibc.
+  char buf[512];
+  int len = std::snprintf(buf, sizeof buf, "%.*f", ndigits, x);
+  if (len <= 0 || len >= static_cast<int>(sizeof buf)) return x;
+  double r = 0.0;
+  std::from_chars(buf, buf + len, r);
+  return r;
+}
+
+void append_shortest(std::string& out, double x) {
+  if (std::isnan(x)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(x)) {
+    out += x > 0 ? "inf" : "-inf";
+    return;
+  }
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, x);
+  out.append(buf, res.ptr);
+}
+
+std::string shortest(double x) {
+  std::string s;
+  append_shortest(s, x);
+  return s;
+}
+
+}  // namespace cs::io

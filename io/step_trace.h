@@ -1,0 +1,34 @@
+#pragma once
+// step_trace_time.csv (per rank): Device_id,Step,Computing,Communication(Not Overlapped),
+// Overlapped,Communication,Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive)
+// [,Preparing]. Microseconds. See formats.md §4.
+
+#include <string>
+#include <vector>
+
+#include "io/diagnostics.h"
+
+namespace cs::io {
+
+struct StepTraceRow {
+  std::string step;             // as written ("" when the producer left it empty)
+  std::vector<double> values;   // one per StepTraceFile::columns; NaN when the cell was N/A or empty
+};
+
+struct StepTraceFile {
+  // Value column names in file order, without Device_id and Step (e.g. "Computing", ...,
+  // "Preparing"). msprof-analyze's cluster header is "Step,Type,Index," + these.
+  std::vector<std::string> columns;
+  std::vector<StepTraceRow> rows;
+
+  // Index of a value column by name, -1 when absent.
+  int column(const std::string& name) const;
+  // Value of a named column in a row, NaN when the column is absent.
+  double get(const StepTraceRow& row, const std::string& name) const;
+};
+
+bool read_step_trace_csv(const std::string& path, StepTraceFile& out, Diagnostics& diag);
+bool parse_step_trace_csv(std::string_view text, const std::string& source, StepTraceFile& out,
+                          Diagnostics& diag);
+
+}  // namespace cs::io

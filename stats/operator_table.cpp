@@ -1,0 +1,1 @@
+#include "stats/operator_table.h"

@@ -1,0 +1,45 @@
+#pragma once
+// Per-operator mergeable statistics across ranks: for each operator key (type, name, or
+// name+shapes) every kernel duration feeds a RunningStats and a QuantileSketch, and each rank's
+// total is kept so the cross-rank spread (CV, min/max rank) can be computed after the merge.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "io/byte_buffer.h"
+#include "stats/quantile_sketch.h"
+#include "stats/running_stats.h"
+
+namespace cs::stats {
+
+struct OperatorKeyStats {
+  RunningStats durations;  // per kernel, microseconds
+  QuantileSketch sketch;   // per kernel durations
+  std::map<int, double> rank_totals;  // rank -> total microseconds of this key on that rank
+};
+
+class OperatorTable {
+ public:
+  // Adds one kernel of `key` lasting duration_us on `rank`.
+  void add(std::string_view key, double duration_us, int rank);
+  // Adds a pre-aggregated group (op_statistic.csv): count kernels totalling total_us, with
+  // min/max/avg known but no individual values (the sketch gets `count` copies of avg).
+  void add_aggregate(std::string_view key, int64_t count, double total_us, double min_us,
+                     double max_us, int rank);
+  // Exact merge; call in rank order for byte-identical floating-point sums.
+  void merge(const OperatorTable& other);
+
+  const std::map<std::string, OperatorKeyStats, std::less<>>& keys() const { return keys_; }
+  bool empty() const { return keys_.empty(); }
+
+  void pack(io::ByteWriter& w) const;
+  static OperatorTable unpack(io::ByteReader& r);
+
+ private:
+  std::map<std::string, OperatorKeyStats, std::less<>> keys_;
+};
+
+}  // namespace cs::stats

@@ -1,0 +1,1 @@
+#include "stats/quantile_sketch.h"
