@@ -1,0 +1,208 @@
+#include "cluster/cluster_loader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include "cluster/discovery.h"
+#include "cluster/partition.h"
+#include "cluster/rank_data_codec.h"
+
+namespace cs::cluster {
+
+namespace {
+
+// Parses entries[idx] for idx in `mine` with `threads` workers; results in the same order.
+std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
+                                  const std::vector<size_t>& mine, const ParseOptions& opts,
+                                  int threads, std::atomic<int64_t>& done,
+                                  std::atomic<uint64_t>& done_bytes) {
+  std::vector<RankData> out(mine.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (;;) {
+      size_t i = next.fetch_add(1);
+      if (i >= mine.size()) return;
+      const RankEntry& e = entries[mine[i]];
+      try {
+        out[i] = parse_rank(e, opts);
+      } catch (const std::exception& ex) {
+        // A reader bug or exhausted memory on one rank must not take the others down.
+        RankData d;
+        d.entry = e;
+        d.entry.status = RankStatus::kSkipped;
+        d.entry.problems.push_back(std::string("internal error while reading: ") + ex.what());
+        d.diagnostics.error(e.path, 0, std::string("internal error while reading: ") + ex.what(),
+                            "the rank was skipped; please report this with the file");
+        out[i] = std::move(d);
+      }
+      done_bytes += e.bytes;
+      ++done;
+    }
+  };
+  // All parsing happens on pool threads; the MPI thread only services progress messages.
+  const int n = std::max(1, std::min<int>(threads, static_cast<int>(mine.size())));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < n; ++t) pool.emplace_back(worker);
+  for (auto& th : pool) th.join();
+  return out;
+}
+
+}  // namespace
+
+LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, PhaseLog& log) {
+  LoadedCluster result;
+
+  // 1. Discover on the root, broadcast the list (plus a fatal flag) to everyone.
+  std::vector<RankEntry> entries;
+  {
+    std::vector<char> buf;
+    if (mpi.is_root()) {
+      log.begin("discover");
+      DiscoveryOptions dopts;
+      dopts.rank_filter = opts.rank_filter;
+      DiscoveryResult found = discover_ranks(opts.input_dir, dopts);
+      result.diagnostics.append(found.diag);
+      result.skipped = std::move(found.skipped);
+      if (found.fatal || found.ranks.empty()) {
+        result.fatal = true;
+        if (found.fatal) {
+          for (const auto& d : found.diag.items())
+            if (d.severity == io::Severity::kError) {
+              result.fatal_message = d.to_string();
+              break;
+            }
+        } else {
+          result.fatal_message = opts.input_dir +
+                                 ": no rank directory with a profiler_info_{N}.json found \u2014 "
+                                 "point -d at the directory holding the *_ascend_pt / "
+                                 "*_ascend_ms / PROF_* directories";
+        }
+      }
+      entries = std::move(found.ranks);
+      io::ByteWriter w;
+      w.put<uint8_t>(result.fatal);
+      w.str(result.fatal_message);
+      auto packed = pack_rank_entries(entries);
+      w.bytes(packed.data(), packed.size());
+      buf = std::move(w.data());
+      for (const auto& e : entries) result.input_bytes += e.bytes;
+      log.end(std::to_string(entries.size()) + " rank directories, " +
+              human_bytes(result.input_bytes) +
+              (result.skipped.empty() ? "" : ", " + std::to_string(result.skipped.size()) +
+                                                 " skipped"));
+    }
+    mpi.broadcast(buf);
+    if (!mpi.is_root()) {
+      io::ByteReader r(buf);
+      result.fatal = r.get<uint8_t>() != 0;
+      result.fatal_message = r.str();
+      std::vector<char> rest(r.remaining());
+      r.bytes(rest.data(), rest.size());
+      entries = unpack_rank_entries(rest);
+    }
+    if (result.fatal) return result;
+  }
+
+  // 2. Partition by bytes; every process computes the same split.
+  const auto shares = partition_by_bytes(entries, mpi.size());
+  const auto& mine = shares[static_cast<size_t>(mpi.rank())];
+  int threads = opts.threads;
+  if (threads <= 0) {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    threads = std::max(1, static_cast<int>(hw) / std::max(1, mpi.local_size()));
+  }
+  result.threads_per_process = threads;
+
+  // 3. Parse this process's share on worker threads; the main thread services progress.
+  if (mpi.is_root()) log.begin("parse");
+  std::atomic<int64_t> done{0};
+  std::atomic<uint64_t> done_bytes{0};
+  std::vector<RankData> parsed;
+  bool local_failed = false;
+  std::string local_error;
+  {
+    ProgressBar bar(mpi.is_root() && opts.show_progress, "parse",
+                    static_cast<int64_t>(entries.size()), result.input_bytes);
+    std::atomic<bool> finished{false};
+    std::thread runner([&] {
+      try {
+        parsed = parse_share(entries, mine, opts.parse, threads, done, done_bytes);
+      } catch (const std::exception& e) {
+        local_failed = true;
+        local_error = e.what();
+      }
+      finished = true;
+    });
+    std::vector<int64_t> per_process;
+    std::vector<bool> final_sent;
+    std::vector<int64_t> bytes_per_process;
+    int64_t last_sent = -1;
+    auto last_send = std::chrono::steady_clock::now();
+    for (;;) {
+      bool me_done = finished.load();
+      if (mpi.is_root()) {
+        int finals = mpi.poll_progress(per_process, final_sent);
+        int64_t total = done.load();
+        for (int p = 1; p < mpi.size(); ++p) total += per_process[static_cast<size_t>(p)];
+        // Bytes of other processes are not sent; estimate from the root's share of the work.
+        uint64_t bytes = result.input_bytes * static_cast<uint64_t>(total) /
+                         std::max<uint64_t>(1, entries.size());
+        bar.update(total, bytes);
+        if (me_done && finals == mpi.size() - 1) break;
+      } else {
+        auto now = std::chrono::steady_clock::now();
+        int64_t d = done.load();
+        if (me_done) {
+          mpi.send_progress(d, true);
+          break;
+        }
+        if (d != last_sent && now - last_send > std::chrono::milliseconds(200)) {
+          mpi.send_progress(d, false);
+          last_sent = d;
+          last_send = now;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    runner.join();
+    bar.finish();
+  }
+
+  // 4. Agree on errors before the collective gather: nobody is left waiting.
+  if (mpi.any(local_failed)) {
+    result.fatal = true;
+    result.fatal_message =
+        local_failed ? "parsing failed on process " + std::to_string(mpi.rank()) + ": " + local_error
+                     : "parsing failed on another process \u2014 see its message";
+    return result;
+  }
+
+  // 5. Gather packed RankData to the root, unpack, sort by rank.
+  io::ByteWriter w;
+  w.put<uint32_t>(mpi.is_root() ? 0u : static_cast<uint32_t>(parsed.size()));
+  if (!mpi.is_root())
+    for (const auto& d : parsed) pack_rank_data(d, w);
+  auto buffers = mpi.gather_to_root(w.data());
+  if (mpi.is_root()) {
+    result.ranks = std::move(parsed);
+    for (size_t p = 1; p < buffers.size(); ++p) {
+      io::ByteReader r(buffers[p]);
+      uint32_t n = r.get<uint32_t>();
+      for (uint32_t i = 0; i < n; ++i) result.ranks.push_back(unpack_rank_data(r));
+      std::vector<char>().swap(buffers[p]);  // release as we go
+    }
+    std::stable_sort(result.ranks.begin(), result.ranks.end(),
+                     [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });
+    uint64_t bytes = 0;
+    for (const auto& d : result.ranks) bytes += d.bytes_read;
+    log.end(std::to_string(result.ranks.size()) + " ranks on " + std::to_string(mpi.size()) +
+            " process(es) x " + std::to_string(threads) + " thread(s), " + human_bytes(bytes) +
+            " read");
+  }
+  return result;
+}
+
+}  // namespace cs::cluster

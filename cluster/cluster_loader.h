@@ -1,0 +1,44 @@
+#pragma once
+// The first half of the cluster pipeline, shared by `cluster` and run-vs-run `compare`:
+//   discover (root) -> broadcast entries -> partition by bytes -> parse (threads per process)
+//   -> agree on errors -> gather packed RankData to the root.
+// Runs the same with one process and no launcher, or under mpirun with any number of processes;
+// the root's result is identical either way.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/mpi_comm.h"
+#include "cluster/progress.h"
+#include "cluster/rank_data.h"
+#include "cluster/rank_parser.h"
+#include "io/diagnostics.h"
+
+namespace cs::cluster {
+
+struct LoadOptions {
+  std::string input_dir;
+  std::optional<std::set<int>> rank_filter;  // --rank-list
+  ParseOptions parse;
+  int threads = 0;             // parser threads per process; 0 = cores / processes on this node
+  bool show_progress = false;  // progress bar on the root
+};
+
+struct LoadedCluster {
+  bool fatal = false;         // nothing usable (every process knows)
+  std::string fatal_message;  // one line: what is wrong — what to do
+  // Root only (empty on other processes):
+  std::vector<RankData> ranks;     // every rank directory parsed, sorted by rank
+  std::vector<RankEntry> skipped;  // found but not parsed (no rank id, duplicate, ...)
+  io::Diagnostics diagnostics;     // discovery's findings (per-rank ones stay in RankData)
+  uint64_t input_bytes = 0;        // bytes of input files across all ranks
+  int threads_per_process = 1;
+};
+
+// Collective over all processes of `mpi`. Phases are reported through `log` on the root.
+LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, PhaseLog& log);
+
+}  // namespace cs::cluster

@@ -1,0 +1,158 @@
+#include "cluster/cluster_run.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "cluster/cluster_outputs.h"
+#include "cluster/manifest.h"
+#include "io/csv_writer.h"
+#include "io/hdf5_writer.h"
+#include "version.h"
+
+namespace cs::cluster {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kMaxErrorLines = 20;
+
+void print_line(const io::Diagnostic& d) {
+  std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
+}
+
+// Errors always go to stderr (the first few; the manifest has them all).
+void report_problems(const LoadedCluster& lc) {
+  size_t printed = 0, total = 0;
+  auto consider = [&](const io::Diagnostic& d) {
+    if (d.severity != io::Severity::kError) return;
+    ++total;
+    if (printed < kMaxErrorLines) {
+      print_line(d);
+      ++printed;
+    }
+  };
+  for (const auto& d : lc.diagnostics.items()) consider(d);
+  for (const auto& r : lc.ranks)
+    for (const auto& d : r.diagnostics.items()) consider(d);
+  if (total > printed)
+    std::fprintf(stderr,
+                 "clusterscope: ... %zu more problem(s) \u2014 every rank's status and problems are "
+                 "in rank_manifest.csv\n",
+                 total - printed);
+}
+
+std::string iso_utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
+                      PhaseLog& log, std::chrono::steady_clock::time_point started) {
+  const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::fprintf(stderr,
+                 "clusterscope: %s: cannot create the output directory (%s) \u2014 choose another "
+                 "with -o\n",
+                 out_dir.string().c_str(), ec.message().c_str());
+    return 1;
+  }
+  report_problems(lc);
+
+  io::Diagnostics out_diag;
+  OutputContext ctx{lc, opts, out_dir.string(), out_diag};
+  std::vector<io::Table> tables;
+  tables.push_back(build_manifest_table(lc.ranks, lc.skipped));
+
+  log.begin("analyse");
+  AnalysisResults results = run_analyses(ctx, log);
+  for (auto& t : results.tables) tables.push_back(std::move(t));
+  log.end(std::to_string(tables.size()) + " tables");
+
+  log.begin("write");
+  const bool csv = opts.formats.count("csv") > 0;
+  const bool hdf5 = opts.formats.count("hdf5") > 0;
+  if (csv)
+    for (const auto& t : tables)
+      io::write_table_csv(t, (out_dir / (t.name + ".csv")).string(), out_diag);
+  if (hdf5) {
+    auto h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), out_diag);
+    if (h5) {
+      for (const auto& t : tables) h5->write_table(t, out_diag);
+      h5->set_attribute("/meta", "tool", std::string("clusterscope"), out_diag);
+      h5->set_attribute("/meta", "tool_version", std::string(CLUSTERSCOPE_VERSION), out_diag);
+      h5->set_attribute("/meta", "input_path", opts.load.input_dir, out_diag);
+      h5->set_attribute("/meta", "mode", opts.mode, out_diag);
+      h5->set_attribute("/meta", "ranks", static_cast<int64_t>(lc.ranks.size()), out_diag);
+      h5->set_attribute("/meta", "ranks_skipped", static_cast<int64_t>(lc.skipped.size()),
+                        out_diag);
+      h5->set_attribute("/meta", "processes", static_cast<int64_t>(processes), out_diag);
+      h5->set_attribute("/meta", "input_bytes", static_cast<int64_t>(lc.input_bytes), out_diag);
+      h5->set_attribute("/meta", "created", iso_utc_now(), out_diag);
+      h5->finish(out_diag);
+    }
+  }
+  log.end(out_dir.string());
+  for (const auto& d : out_diag.items()) print_line(d);
+  if (out_diag.has_errors()) return 1;
+
+  const StatusCounts c = count_statuses(lc.ranks, lc.skipped);
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!opts.quiet) {
+    std::printf("clusterscope: %zu rank(s) analysed (%zu ok, %zu partly read), %zu skipped, %s in "
+                "%.1f s on %d process(es)\n",
+                c.ok + c.partial, c.ok, c.partial, c.skipped, human_bytes(lc.input_bytes).c_str(),
+                secs, processes);
+    if (!results.summary.empty()) std::printf("%s", results.summary.c_str());
+    std::printf("Results: %s/\n", out_dir.string().c_str());
+  }
+  if (c.ok + c.partial == 0) return 1;
+  if (c.partial + c.skipped > 0) return opts.strict ? 1 : 3;
+  return 0;
+}
+
+}  // namespace
+
+bool is_valid_mode(const std::string& mode) {
+  return mode == "all" || mode == "communication_time" || mode == "communication_matrix" ||
+         mode == "step_trace" || mode == "operators" || mode == "diagnosis";
+}
+
+ParseOptions parse_options_for_mode(const std::string& mode, ParseOptions base) {
+  // Communication groups (needed for every msprof-compatible output, and for pipeline stages in
+  // the step trace) come from both communication files.
+  const bool comm = mode != "operators";
+  base.communication = comm;
+  base.matrix = comm;
+  base.step_trace = mode == "all" || mode == "step_trace" || mode == "diagnosis";
+  base.kernels = mode == "all" || mode == "operators" || mode == "diagnosis";
+  return base;
+}
+
+int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
+  const auto started = std::chrono::steady_clock::now();
+  PhaseLog log(mpi.is_root() && opts.progress && !opts.quiet);
+  LoadedCluster lc = load_cluster(mpi, opts.load, log);
+  int code = 0;
+  if (lc.fatal) {
+    if (mpi.is_root()) std::fprintf(stderr, "clusterscope: %s\n", lc.fatal_message.c_str());
+    code = 1;
+  } else if (mpi.is_root()) {
+    code = analyse_and_write(lc, opts, mpi.size(), log, started);
+    if (log.enabled()) {
+      std::fprintf(stderr, "clusterscope: peak RSS of the root process %s\n",
+                   human_bytes(peak_rss_bytes()).c_str());
+    }
+  }
+  // Every process exits with the root's status.
+  return static_cast<int>(mpi.max(mpi.is_root() ? code : 0));
+}
+
+}  // namespace cs::cluster

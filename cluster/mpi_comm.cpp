@@ -1,0 +1,132 @@
+#include "cluster/mpi_comm.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace cs::cluster {
+
+namespace {
+constexpr int kTagSize = 101;
+constexpr int kTagData = 102;
+constexpr int kTagProgress = 103;
+constexpr int64_t kChunk = int64_t{1} << 30;  // stay below INT_MAX bytes per message
+}  // namespace
+
+MpiSession::MpiSession(int& argc, char**& argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    owns_init_ = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
+  MPI_Comm_size(local, &local_size_);
+  MPI_Comm_free(&local);
+}
+
+MpiSession::~MpiSession() {
+  if (owns_init_) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }
+}
+
+bool MpiSession::any(bool local) const {
+  int in = local ? 1 : 0, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  return out != 0;
+}
+
+int64_t MpiSession::max(int64_t local) const {
+  int64_t out = 0;
+  MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+int64_t MpiSession::sum(int64_t local) const {
+  int64_t out = 0;
+  MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return out;
+}
+
+std::vector<int64_t> MpiSession::gather_int64(int64_t local) const {
+  std::vector<int64_t> out(is_root() ? static_cast<size_t>(size_) : 0);
+  MPI_Gather(&local, 1, MPI_INT64_T, out.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  return out;
+}
+
+void MpiSession::broadcast(std::vector<char>& buf) const {
+  int64_t n = static_cast<int64_t>(buf.size());
+  MPI_Bcast(&n, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  buf.resize(static_cast<size_t>(n));
+  for (int64_t off = 0; off < n; off += kChunk) {
+    int len = static_cast<int>(std::min(kChunk, n - off));
+    MPI_Bcast(buf.data() + off, len, MPI_BYTE, 0, MPI_COMM_WORLD);
+  }
+}
+
+std::vector<std::vector<char>> MpiSession::gather_to_root(const std::vector<char>& mine) const {
+  std::vector<std::vector<char>> out;
+  if (!is_root()) {
+    int64_t n = static_cast<int64_t>(mine.size());
+    MPI_Send(&n, 1, MPI_INT64_T, 0, kTagSize, MPI_COMM_WORLD);
+    for (int64_t off = 0; off < n; off += kChunk) {
+      int len = static_cast<int>(std::min(kChunk, n - off));
+      MPI_Send(mine.data() + off, len, MPI_BYTE, 0, kTagData, MPI_COMM_WORLD);
+    }
+    return out;
+  }
+  out.resize(static_cast<size_t>(size_));
+  out[0] = mine;
+  // Receive in process order: deterministic, and bounded memory pressure on the root.
+  for (int p = 1; p < size_; ++p) {
+    int64_t n = 0;
+    MPI_Recv(&n, 1, MPI_INT64_T, p, kTagSize, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    auto& buf = out[static_cast<size_t>(p)];
+    buf.resize(static_cast<size_t>(n));
+    for (int64_t off = 0; off < n; off += kChunk) {
+      int len = static_cast<int>(std::min(kChunk, n - off));
+      MPI_Recv(buf.data() + off, len, MPI_BYTE, p, kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  return out;
+}
+
+void MpiSession::send_progress(int64_t done, bool final) const {
+  if (is_root()) return;
+  // [done, final]; a blocking standard send of 16 bytes completes eagerly.
+  int64_t msg[2] = {done, final ? 1 : 0};
+  MPI_Send(msg, 2, MPI_INT64_T, 0, kTagProgress, MPI_COMM_WORLD);
+}
+
+int MpiSession::poll_progress(std::vector<int64_t>& done, std::vector<bool>& finished) const {
+  done.resize(static_cast<size_t>(size_), 0);
+  finished.resize(static_cast<size_t>(size_), false);
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, kTagProgress, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) break;
+    int64_t msg[2];
+    MPI_Recv(msg, 2, MPI_INT64_T, st.MPI_SOURCE, kTagProgress, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    done[static_cast<size_t>(st.MPI_SOURCE)] = msg[0];
+    if (msg[1]) finished[static_cast<size_t>(st.MPI_SOURCE)] = true;
+  }
+  return static_cast<int>(std::count(finished.begin() + 1, finished.end(), true));
+}
+
+void MpiSession::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+
+void MpiSession::abort(int code) const {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,61 @@
+#pragma once
+// A thin, typed wrapper over the few MPI operations the cluster pipeline needs. The tool runs with
+// or without a launcher: with no mpirun, MPI starts as a one-process "singleton".
+//
+//   MpiSession mpi(argc, argv);            // MPI_Init / MPI_Finalize
+//   if (mpi.any(local_failed)) ...         // every process agrees on errors before a collective step
+//   auto all = mpi.gather_to_root(bytes);  // rank 0 gets every process's buffer, in process order
+//
+// Only the thread that created the session may call these (MPI_THREAD_FUNNELED).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cs::cluster {
+
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }
+  // Processes of this job on this node (for the default thread count).
+  int local_size() const { return local_size_; }
+
+  // Collective: true when any process passes true (one MPI_Allreduce of a flag).
+  bool any(bool local) const;
+  // Collective: maximum / sum of a value over processes, returned on every process.
+  int64_t max(int64_t local) const;
+  int64_t sum(int64_t local) const;
+  // Collective: gathers one int64 per process to the root (empty elsewhere).
+  std::vector<int64_t> gather_int64(int64_t local) const;
+  // Collective: rank 0's buffer is copied to every process (others' `buf` is replaced).
+  void broadcast(std::vector<char>& buf) const;
+  // Collective: each process sends `mine`; rank 0 returns all buffers in process order (its own
+  // first), others return an empty vector. Buffers of any size (sent in chunks below 1 GiB).
+  std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
+
+  // Progress side channel (not collective): non-root processes report how many items they have
+  // finished; the root polls without blocking. Each non-root must end with send_progress(n, true).
+  void send_progress(int64_t done, bool final) const;
+  // Root only: receives pending progress messages. Updates per-process counts in `done` (size()
+  // entries) and returns the number of processes that sent their final message so far.
+  int poll_progress(std::vector<int64_t>& done, std::vector<bool>& finished) const;
+
+  void barrier() const;
+  // Ends every process of the job now (for unrecoverable errors under a launcher).
+  [[noreturn]] void abort(int code) const;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  int local_size_ = 1;
+  bool owns_init_ = false;
+};
+
+}  // namespace cs::cluster

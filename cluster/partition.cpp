@@ -1,0 +1,26 @@
+#include "cluster/partition.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace cs::cluster {
+
+std::vector<std::vector<size_t>> partition_by_bytes(const std::vector<RankEntry>& entries,
+                                                    int processes) {
+  const size_t p = static_cast<size_t>(std::max(processes, 1));
+  std::vector<std::vector<size_t>> out(p);
+  std::vector<size_t> order(entries.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return entries[a].bytes > entries[b].bytes; });
+  std::vector<uint64_t> load(p, 0);
+  for (size_t i : order) {
+    size_t best = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    out[best].push_back(i);
+    // An empty directory still costs something to open: count at least one byte.
+    load[best] += std::max<uint64_t>(entries[i].bytes, 1);
+  }
+  return out;
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,50 @@
+#pragma once
+// Named, timed phases and a progress bar, printed to stderr by the root process only when enabled
+// (stderr is a terminal, or --progress), silent otherwise.
+//
+//   PhaseLog log(enabled);
+//   log.begin("parse"); ...; log.end("2048 ranks, 41.2 GB");
+//   -> "clusterscope: parse      12.41 s  peak RSS 812 MB  2048 ranks, 41.2 GB"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace cs::cluster {
+
+// Peak resident set size of this process so far, in bytes.
+uint64_t peak_rss_bytes();
+// "1.5 GB", "812 MB", "12 KB".
+std::string human_bytes(uint64_t bytes);
+
+class PhaseLog {
+ public:
+  explicit PhaseLog(bool enabled) : enabled_(enabled) {}
+  void begin(std::string name);
+  // Ends the current phase; returns its seconds.
+  double end(const std::string& detail = {});
+  bool enabled() const { return enabled_; }
+
+ private:
+  bool enabled_;
+  std::string name_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// A single-line progress bar ("\r" redraws), at most ~10 redraws per second.
+class ProgressBar {
+ public:
+  ProgressBar(bool enabled, std::string label, int64_t total, uint64_t total_bytes);
+  void update(int64_t done, uint64_t done_bytes);
+  void finish();
+
+ private:
+  bool enabled_;
+  std::string label_;
+  int64_t total_;
+  uint64_t total_bytes_;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+  bool drawn_ = false;
+};
+
+}  // namespace cs::cluster

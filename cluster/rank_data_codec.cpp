@@ -1,0 +1,304 @@
+#include "cluster/rank_data_codec.h"
+
+namespace cs::cluster {
+
+namespace {
+
+using io::ByteReader;
+using io::ByteWriter;
+using io::Num;
+
+void put_num(ByteWriter& w, Num n) {
+  w.put(n.v);
+  w.put<uint8_t>(n.is_int);
+}
+Num get_num(ByteReader& r) {
+  Num n;
+  n.v = r.get<double>();
+  n.is_int = r.get<uint8_t>() != 0;
+  return n;
+}
+
+void put_strings(ByteWriter& w, const std::vector<std::string>& v) {
+  w.put<uint32_t>(static_cast<uint32_t>(v.size()));
+  for (const auto& s : v) w.str(s);
+}
+std::vector<std::string> get_strings(ByteReader& r) {
+  std::vector<std::string> v(r.get<uint32_t>());
+  for (auto& s : v) s = r.str();
+  return v;
+}
+
+void put_transport(ByteWriter& w, const io::TransportInfo& t) {
+  w.str(t.name);
+  put_num(w, t.size_mb);
+  put_num(w, t.time_ms);
+  put_num(w, t.bandwidth_gbps);
+  put_num(w, t.large_packet_ratio);
+  uint8_t flags = (t.has_size ? 1 : 0) | (t.has_time ? 2 : 0) | (t.has_bandwidth ? 4 : 0) |
+                  (t.has_large_packet_ratio ? 8 : 0) | (t.has_size_distribution ? 16 : 0);
+  w.put(flags);
+  w.put<uint32_t>(static_cast<uint32_t>(t.size_distribution.size()));
+  for (const auto& b : t.size_distribution) {
+    w.str(b.size_key);
+    put_num(w, b.count);
+    put_num(w, b.duration_ms);
+  }
+}
+io::TransportInfo get_transport(ByteReader& r) {
+  io::TransportInfo t;
+  t.name = r.str();
+  t.size_mb = get_num(r);
+  t.time_ms = get_num(r);
+  t.bandwidth_gbps = get_num(r);
+  t.large_packet_ratio = get_num(r);
+  auto flags = r.get<uint8_t>();
+  t.has_size = flags & 1;
+  t.has_time = flags & 2;
+  t.has_bandwidth = flags & 4;
+  t.has_large_packet_ratio = flags & 8;
+  t.has_size_distribution = flags & 16;
+  t.size_distribution.resize(r.get<uint32_t>());
+  for (auto& b : t.size_distribution) {
+    b.size_key = r.str();
+    b.count = get_num(r);
+    b.duration_ms = get_num(r);
+  }
+  return t;
+}
+
+void put_ops(ByteWriter& w, const std::vector<io::CommOp>& ops) {
+  w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
+  for (const auto& op : ops) {
+    w.str(op.name);
+    w.put<uint8_t>((op.has_time_info ? 1 : 0) | (op.has_bandwidth_info ? 2 : 0));
+    for (const auto& n : op.time.v) put_num(w, n);
+    w.put(op.time.present);
+    w.put<uint32_t>(static_cast<uint32_t>(op.transports.size()));
+    for (const auto& t : op.transports) put_transport(w, t);
+  }
+}
+std::vector<io::CommOp> get_ops(ByteReader& r) {
+  std::vector<io::CommOp> ops(r.get<uint32_t>());
+  for (auto& op : ops) {
+    op.name = r.str();
+    auto flags = r.get<uint8_t>();
+    op.has_time_info = flags & 1;
+    op.has_bandwidth_info = flags & 2;
+    for (auto& n : op.time.v) n = get_num(r);
+    op.time.present = r.get<uint32_t>();
+    op.transports.resize(r.get<uint32_t>());
+    for (auto& t : op.transports) t = get_transport(r);
+  }
+  return ops;
+}
+
+void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops) {
+  w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
+  for (const auto& op : ops) {
+    w.str(op.key);
+    w.put<uint32_t>(static_cast<uint32_t>(op.links.size()));
+    for (const auto& l : op.links) {
+      w.str(l.link);
+      w.put<int32_t>(l.src_local);
+      w.put<int32_t>(l.dst_local);
+      w.str(l.transport);
+      put_num(w, l.size_mb);
+      put_num(w, l.time_ms);
+      put_num(w, l.bandwidth_gbps);
+      put_num(w, l.utilization);
+      put_num(w, l.large_packet_ratio);
+      w.str(l.op_name);
+      w.put<uint8_t>((l.has_utilization ? 1 : 0) | (l.has_large_packet_ratio ? 2 : 0) |
+                     (l.has_op_name ? 4 : 0));
+    }
+  }
+}
+std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r) {
+  std::vector<io::MatrixOp> ops(r.get<uint32_t>());
+  for (auto& op : ops) {
+    op.key = r.str();
+    op.links.resize(r.get<uint32_t>());
+    for (auto& l : op.links) {
+      l.link = r.str();
+      l.src_local = r.get<int32_t>();
+      l.dst_local = r.get<int32_t>();
+      l.transport = r.str();
+      l.size_mb = get_num(r);
+      l.time_ms = get_num(r);
+      l.bandwidth_gbps = get_num(r);
+      l.utilization = get_num(r);
+      l.large_packet_ratio = get_num(r);
+      l.op_name = r.str();
+      auto flags = r.get<uint8_t>();
+      l.has_utilization = flags & 1;
+      l.has_large_packet_ratio = flags & 2;
+      l.has_op_name = flags & 4;
+    }
+  }
+  return ops;
+}
+
+void put_diagnostics(ByteWriter& w, const io::Diagnostics& d) {
+  w.put<uint32_t>(static_cast<uint32_t>(d.items().size()));
+  for (const auto& x : d.items()) {
+    w.put<uint8_t>(x.severity == io::Severity::kError ? 1 : 0);
+    w.str(x.file);
+    w.put(x.line);
+    w.put(x.offset);
+    w.str(x.what);
+    w.str(x.hint);
+  }
+}
+io::Diagnostics get_diagnostics(ByteReader& r) {
+  io::Diagnostics d;
+  d.set_limit_per_file(SIZE_MAX);  // the sender already applied its limit
+  uint32_t n = r.get<uint32_t>();
+  for (uint32_t i = 0; i < n; ++i) {
+    io::Diagnostic x;
+    x.severity = r.get<uint8_t>() ? io::Severity::kError : io::Severity::kWarning;
+    x.file = r.str();
+    x.line = r.get<int64_t>();
+    x.offset = r.get<int64_t>();
+    x.what = r.str();
+    x.hint = r.str();
+    d.add(std::move(x));
+  }
+  return d;
+}
+
+}  // namespace
+
+void pack_rank_entry(const RankEntry& e, ByteWriter& w) {
+  w.put<int32_t>(e.rank);
+  w.str(e.path);
+  w.str(e.output_dir);
+  w.put<uint8_t>(static_cast<uint8_t>(e.framework));
+  w.str(e.timestamp);
+  put_strings(w, e.files);
+  w.put(e.bytes);
+  w.put<uint8_t>(static_cast<uint8_t>(e.status));
+  put_strings(w, e.problems);
+}
+
+RankEntry unpack_rank_entry(ByteReader& r) {
+  RankEntry e;
+  e.rank = r.get<int32_t>();
+  e.path = r.str();
+  e.output_dir = r.str();
+  e.framework = static_cast<Framework>(r.get<uint8_t>());
+  e.timestamp = r.str();
+  e.files = get_strings(r);
+  e.bytes = r.get<uint64_t>();
+  e.status = static_cast<RankStatus>(r.get<uint8_t>());
+  e.problems = get_strings(r);
+  return e;
+}
+
+void pack_rank_data(const RankData& d, ByteWriter& w) {
+  pack_rank_entry(d.entry, w);
+  w.put<uint8_t>((d.has_communication ? 1 : 0) | (d.has_matrix ? 2 : 0) |
+                 (d.has_step_trace ? 4 : 0) | (d.has_kernels ? 8 : 0) | (d.has_metadata ? 16 : 0));
+  w.put<uint32_t>(static_cast<uint32_t>(d.communication.steps.size()));
+  for (const auto& s : d.communication.steps) {
+    w.str(s.step);
+    put_ops(w, s.collective);
+    put_ops(w, s.p2p);
+  }
+  w.put<uint32_t>(static_cast<uint32_t>(d.matrix.steps.size()));
+  for (const auto& s : d.matrix.steps) {
+    w.str(s.step);
+    put_matrix_ops(w, s.collective);
+    put_matrix_ops(w, s.p2p);
+  }
+  put_strings(w, d.step_trace.columns);
+  w.put<uint32_t>(static_cast<uint32_t>(d.step_trace.rows.size()));
+  for (const auto& row : d.step_trace.rows) {
+    w.str(row.step);
+    w.put<uint32_t>(static_cast<uint32_t>(row.values.size()));
+    w.bytes(row.values.data(), row.values.size() * sizeof(double));
+  }
+  w.put<uint8_t>(d.metadata.has_distributed_args);
+  w.put<uint32_t>(static_cast<uint32_t>(d.metadata.distributed_args.size()));
+  for (const auto& [k, v] : d.metadata.distributed_args) {
+    w.str(k);
+    w.put(v);
+  }
+  w.put<uint32_t>(static_cast<uint32_t>(d.metadata.parallel_groups.size()));
+  for (const auto& g : d.metadata.parallel_groups) {
+    w.str(g.group_id);
+    w.str(g.group_name);
+    w.put<int32_t>(g.group_rank);
+    w.put<uint32_t>(static_cast<uint32_t>(g.global_ranks.size()));
+    for (int x : g.global_ranks) w.put<int32_t>(x);
+  }
+  d.operators.pack(w);
+  put_diagnostics(w, d.diagnostics);
+  w.put(d.files_read);
+  w.put(d.bytes_read);
+}
+
+RankData unpack_rank_data(ByteReader& r) {
+  RankData d;
+  d.entry = unpack_rank_entry(r);
+  auto flags = r.get<uint8_t>();
+  d.has_communication = flags & 1;
+  d.has_matrix = flags & 2;
+  d.has_step_trace = flags & 4;
+  d.has_kernels = flags & 8;
+  d.has_metadata = flags & 16;
+  d.communication.steps.resize(r.get<uint32_t>());
+  for (auto& s : d.communication.steps) {
+    s.step = r.str();
+    s.collective = get_ops(r);
+    s.p2p = get_ops(r);
+  }
+  d.matrix.steps.resize(r.get<uint32_t>());
+  for (auto& s : d.matrix.steps) {
+    s.step = r.str();
+    s.collective = get_matrix_ops(r);
+    s.p2p = get_matrix_ops(r);
+  }
+  d.step_trace.columns = get_strings(r);
+  d.step_trace.rows.resize(r.get<uint32_t>());
+  for (auto& row : d.step_trace.rows) {
+    row.step = r.str();
+    row.values.resize(r.get<uint32_t>());
+    r.bytes(row.values.data(), row.values.size() * sizeof(double));
+  }
+  d.metadata.has_distributed_args = r.get<uint8_t>() != 0;
+  uint32_t nargs = r.get<uint32_t>();
+  for (uint32_t i = 0; i < nargs; ++i) {
+    std::string k = r.str();
+    d.metadata.distributed_args[k] = r.get<int64_t>();
+  }
+  d.metadata.parallel_groups.resize(r.get<uint32_t>());
+  for (auto& g : d.metadata.parallel_groups) {
+    g.group_id = r.str();
+    g.group_name = r.str();
+    g.group_rank = r.get<int32_t>();
+    g.global_ranks.resize(r.get<uint32_t>());
+    for (int& x : g.global_ranks) x = r.get<int32_t>();
+  }
+  d.operators = stats::OperatorTable::unpack(r);
+  d.diagnostics = get_diagnostics(r);
+  d.files_read = r.get<uint64_t>();
+  d.bytes_read = r.get<uint64_t>();
+  return d;
+}
+
+std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries) {
+  ByteWriter w;
+  w.put<uint32_t>(static_cast<uint32_t>(entries.size()));
+  for (const auto& e : entries) pack_rank_entry(e, w);
+  return std::move(w.data());
+}
+
+std::vector<RankEntry> unpack_rank_entries(const std::vector<char>& buf) {
+  ByteReader r(buf);
+  std::vector<RankEntry> entries(r.get<uint32_t>());
+  for (auto& e : entries) e = unpack_rank_entry(r);
+  return entries;
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,56 @@
+#pragma once
+// Helpers for end-to-end tests that run the clusterscope binary as a subprocess.
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace cs::test {
+
+// Runs a shell command; returns its exit status (or -1 when killed by a signal). stdout and
+// stderr go to `log_path` when given.
+inline int run_command(const std::string& cmd, const std::string& log_path = {}) {
+  std::string full = cmd;
+  if (!log_path.empty()) full += " >" + log_path + " 2>&1";
+  int rc = std::system(full.c_str());
+  if (rc == -1 || !WIFEXITED(rc)) return -1;
+  return WEXITSTATUS(rc);
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A fresh empty directory under the system temp dir, unique per test process.
+inline std::filesystem::path temp_dir(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() /
+           ("clusterscope-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+// mpirun with the flags a root container and a 2-core machine need.
+inline std::string mpirun(int np) {
+  return "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(np) + " ";
+}
+
+// Every regular file below `dir`, relative path -> content.
+inline std::map<std::string, std::string> read_tree(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file())
+      out[std::filesystem::relative(e.path(), dir).string()] = read_file(e.path());
+  return out;
+}
+
+}  // namespace cs::test

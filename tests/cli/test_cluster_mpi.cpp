@@ -1,0 +1,114 @@
+// End to end: `clusterscope cluster` with no launcher and under mpirun at 1, 2 and 4 processes must
+// write the same files byte for byte; a corrupt rank under mpirun -np 2 ends with status 3 and is
+// listed in the manifest.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli_test_util.h"
+
+namespace fs = std::filesystem;
+using cs::test::mpirun;
+using cs::test::read_file;
+using cs::test::read_tree;
+using cs::test::run_command;
+
+namespace {
+
+class ClusterMpiTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = cs::test::temp_dir("mpi");
+    input_ = root_ / "input";
+    int rc = run_command(std::string(CS_BINARY) + " generate " + input_.string() +
+                             " --ranks 16 --tp 2 --pp 2 --steps 3 --seed 11 --slow-rank 5:1.5",
+                         (root_ / "generate.log").string());
+    ASSERT_EQ(rc, 0) << read_file(root_ / "generate.log");
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  // Runs the analysis into OUT and returns the exit status.
+  static int analyse(const std::string& launcher, const fs::path& input, const fs::path& out) {
+    return run_command(launcher + CS_BINARY + " cluster -d " + input.string() + " -o " +
+                           out.string() + " --quiet --format json,csv",
+                       (out.string() + ".log"));
+  }
+
+  static fs::path root_, input_;
+};
+fs::path ClusterMpiTest::root_, ClusterMpiTest::input_;
+
+TEST_F(ClusterMpiTest, SameOutputWithAndWithoutLauncher) {
+  const fs::path base = root_ / "out-nolauncher";
+  ASSERT_EQ(analyse("", input_, base), 0) << read_file(base.string() + ".log");
+  const auto expected = read_tree(base / "cluster_analysis_output");
+  ASSERT_FALSE(expected.empty());
+  for (const char* must : {"rank_manifest.csv", "cluster_communication.json",
+                           "communication_group.json", "cluster_step_trace_time.csv"}) {
+    if (expected.count(must) == 0) ADD_FAILURE() << "missing output " << must;
+  }
+  for (int np : {1, 2, 4}) {
+    const fs::path out = root_ / ("out-np" + std::to_string(np));
+    ASSERT_EQ(analyse(mpirun(np), input_, out), 0) << read_file(out.string() + ".log");
+    const auto got = read_tree(out / "cluster_analysis_output");
+    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
+    for (const auto& [name, content] : expected) {
+      auto it = got.find(name);
+      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
+      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
+    }
+  }
+}
+
+TEST_F(ClusterMpiTest, CorruptRankUnderMpiExitsThreeAndIsListed) {
+  const fs::path input = root_ / "corrupt-input";
+  fs::copy(input_, input, fs::copy_options::recursive);
+  // Truncate rank 3's communication.json in the middle.
+  fs::path victim;
+  for (const auto& e : fs::recursive_directory_iterator(input)) {
+    if (e.path().filename() == "profiler_info_3.json") {
+      victim = e.path().parent_path() / "ASCEND_PROFILER_OUTPUT" / "communication.json";
+    }
+  }
+  ASSERT_FALSE(victim.empty());
+  const std::string text = read_file(victim);
+  ASSERT_GT(text.size(), 100u);
+  {
+    std::ofstream out(victim, std::ios::binary | std::ios::trunc);
+    out << text.substr(0, text.size() / 2);
+  }
+  const fs::path out = root_ / "out-corrupt";
+  EXPECT_EQ(analyse(mpirun(2), input, out), 3) << read_file(out.string() + ".log");
+  const std::string manifest = read_file(out / "cluster_analysis_output" / "rank_manifest.csv");
+  std::istringstream lines(manifest);
+  std::string line;
+  bool found = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("3,", 0) == 0) {
+      found = true;
+      EXPECT_NE(line.find("partial"), std::string::npos) << line;
+      EXPECT_NE(line.find("communication.json"), std::string::npos) << line;
+    }
+  }
+  EXPECT_TRUE(found) << manifest;
+  // The error names the file on stderr.
+  EXPECT_NE(read_file(out.string() + ".log").find("communication.json"), std::string::npos);
+  // --strict turns 3 into 1.
+  EXPECT_EQ(run_command(mpirun(2) + CS_BINARY + " cluster -d " + input.string() + " -o " +
+                            (root_ / "out-strict").string() + " --quiet --strict --format csv",
+                        (root_ / "strict.log").string()),
+            1);
+}
+
+TEST_F(ClusterMpiTest, MissingInputIsAClearError) {
+  const fs::path log = root_ / "missing.log";
+  EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + (root_ / "nope").string(),
+                        log.string()),
+            1);
+  EXPECT_NE(read_file(log).find("clusterscope: "), std::string::npos);
+  EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster --mode bogus -d x", log.string()), 2);
+}
+
+}  // namespace
