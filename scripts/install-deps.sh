@@ -11,6 +11,7 @@ PACKAGES=(
   libsimdjson-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-h5py python3-numpy
+  time bc
 )
 
 missing=()

@@ -1,0 +1,119 @@
+#include "cluster/rank_data_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace cs::cluster {
+namespace {
+
+RankData sample() {
+  RankData d;
+  d.entry.rank = 7;
+  d.entry.path = "/data/node1_123_1708156014257_ascend_pt";
+  d.entry.output_dir = d.entry.path + "/ASCEND_PROFILER_OUTPUT";
+  d.entry.framework = Framework::kPyTorch;
+  d.entry.timestamp = "1708156014257";
+  d.entry.files = {"communication.json", "kernel_details.csv"};
+  d.entry.bytes = 123456;
+  d.entry.status = RankStatus::kPartial;
+  d.entry.problems = {"kernel_details.csv: 2 problem(s)"};
+  d.has_communication = d.has_step_trace = d.has_kernels = true;
+  io::CommStep step;
+  step.step = "step1";
+  io::CommOp op;
+  op.name = "hcom_allReduce__844_2_1@13681369207305868844";
+  op.has_time_info = op.has_bandwidth_info = true;
+  op.time.set(io::kElapseTimeMs, io::Num::real(121.73694384375));
+  op.time.set(io::kWaitTimeRatio, io::Num::integer(0));
+  io::TransportInfo t;
+  t.name = "HCCS";
+  t.size_mb = io::Num::real(0.06393599999999998);
+  t.has_size = t.has_size_distribution = true;
+  t.size_distribution.push_back({"0.003072", io::Num::integer(18), io::Num::real(0.0202498125)});
+  op.transports.push_back(t);
+  step.collective.push_back(op);
+  op.name = "hcom_send__1@42";
+  step.p2p.push_back(op);
+  d.communication.steps.push_back(step);
+  io::MatrixStep ms;
+  ms.step = "step1";
+  io::MatrixOp mo;
+  mo.key = "allreduce-top1@42";
+  io::MatrixLink l;
+  l.link = "0-1";
+  l.src_local = 0;
+  l.dst_local = 1;
+  l.transport = "HCCS";
+  l.size_mb = io::Num::real(12.0);
+  l.time_ms = io::Num::real(0.71);
+  l.op_name = "hcom_allReduce__844_2_1";
+  l.has_op_name = true;
+  mo.links.push_back(l);
+  ms.collective.push_back(mo);
+  d.matrix.steps.push_back(ms);
+  d.step_trace.columns = {"Computing", "Free"};
+  d.step_trace.rows.push_back({"1", {80309.68717187493, std::nan("")}});
+  d.metadata.has_distributed_args = true;
+  d.metadata.distributed_args["tensor_model_parallel_size"] = 2;
+  d.metadata.parallel_groups.push_back({"10.0.0.1%eth0_60000_0_1", "tp", 1, {6, 7}});
+  d.operators.add("MatMulV2", 185.504, 7);
+  d.operators.add("MatMulV2", 501.17, 7);
+  d.diagnostics.error("kernel_details.csv", 12, "row has 5 fields", "skipped");
+  d.files_read = 3;
+  d.bytes_read = 100000;
+  return d;
+}
+
+std::vector<char> packed(const RankData& d) {
+  io::ByteWriter w;
+  pack_rank_data(d, w);
+  return w.data();
+}
+
+TEST(RankDataCodec, RoundTripIsBitExact) {
+  RankData a = sample();
+  std::vector<char> bytes = packed(a);
+  io::ByteReader r(bytes);
+  RankData b = unpack_rank_data(r);
+  EXPECT_TRUE(r.done());
+  // Packing the copy again gives the same bytes: every field survived.
+  EXPECT_EQ(packed(b), bytes);
+  EXPECT_EQ(b.rank(), 7);
+  EXPECT_EQ(b.entry.problems, a.entry.problems);
+  ASSERT_EQ(b.communication.steps.size(), 1u);
+  const auto& op = b.communication.steps[0].collective[0];
+  EXPECT_EQ(op.name, "hcom_allReduce__844_2_1@13681369207305868844");
+  EXPECT_EQ(op.time.get(io::kElapseTimeMs), 121.73694384375);
+  EXPECT_TRUE(op.time.v[io::kWaitTimeRatio].is_int);
+  EXPECT_FALSE(op.time.has(io::kTransitTimeMs));
+  EXPECT_EQ(op.transports[0].size_distribution[0].size_key, "0.003072");
+  EXPECT_EQ(b.communication.steps[0].p2p[0].name, "hcom_send__1@42");
+  EXPECT_EQ(b.matrix.steps[0].collective[0].links[0].op_name, "hcom_allReduce__844_2_1");
+  EXPECT_TRUE(std::isnan(b.step_trace.rows[0].values[1]));
+  EXPECT_EQ(b.metadata.parallel_groups[0].global_ranks, (std::vector<int>{6, 7}));
+  ASSERT_EQ(b.operators.keys().count("MatMulV2"), 1u);
+  EXPECT_EQ(b.operators.keys().at("MatMulV2").durations.count, 2);
+  EXPECT_EQ(b.diagnostics.error_count(), 1u);
+}
+
+TEST(RankDataCodec, EntriesRoundTrip) {
+  std::vector<RankEntry> v{sample().entry, RankEntry{}};
+  auto bytes = pack_rank_entries(v);
+  auto back = unpack_rank_entries(bytes);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].path, v[0].path);
+  EXPECT_EQ(back[0].framework, Framework::kPyTorch);
+  EXPECT_EQ(back[1].rank, -1);
+}
+
+TEST(RankDataCodec, TruncatedBufferThrowsInsteadOfReadingGarbage) {
+  std::vector<char> bytes = packed(sample());
+  bytes.resize(bytes.size() / 2);
+  io::ByteReader r(bytes);
+  EXPECT_THROW(unpack_rank_data(r), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace cs::cluster
