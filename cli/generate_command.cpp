@@ -1,13 +1,127 @@
-// Placeholder until the generate command lands; replaced by its owner.
+// clusterscope generate OUT --ranks N [--tp T] [--pp P] [--steps S] [--seed N]
+//     [--slow-rank R:FACTOR]... [--slow-link SRC-DST:FACTOR]... [--slow-kernel R:TYPE:FACTOR]...
+//     [--framework pytorch|mindspore]
+#include <boost/program_options.hpp>
 #include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "examples/generator/generator.h"
+
+namespace po = boost::program_options;
 
 namespace cs::cli {
 
-int run_generate(int, char**) {
-  std::fputs("clusterscope: generate: not available in this build\n", stderr);
-  return kExitFatal;
+namespace {
+
+constexpr const char* kDash = " \u2014 ";
+
+int usage_error(const std::string& what, const std::string& hint) {
+  std::fprintf(stderr, "clusterscope: generate: %s%s%s\n", what.c_str(), kDash, hint.c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+int run_generate(int argc, char** argv) {
+  generator::GeneratorOptions opts;
+  std::string out_dir, framework = "pytorch";
+  std::vector<std::string> slow_ranks, slow_links, slow_kernels;
+  uint64_t seed = 1;
+
+  po::options_description visible(
+      "usage: clusterscope generate OUT --ranks N [options]\n\n"
+      "Writes a synthetic cluster (one rank directory per rank, as torch_npu or MindSpore writes\n"
+      "them) simulating a Megatron-style TP x PP x DP job, with faults injected on request, and\n"
+      "OUT/truth.json naming them.\n\noptions");
+  visible.add_options()("help,h", "show this help")(
+      "ranks", po::value<int>(&opts.ranks)->required(), "number of ranks (world size)")(
+      "tp", po::value<int>(&opts.tp)->default_value(1), "tensor-parallel size")(
+      "pp", po::value<int>(&opts.pp)->default_value(1), "pipeline-parallel size")(
+      "steps", po::value<int>(&opts.steps)->default_value(4), "profiled training steps")(
+      "microbatches", po::value<int>(&opts.microbatches)->default_value(2),
+      "micro-batches per step")("layers", po::value<int>(&opts.layers_per_stage)->default_value(2),
+                                "transformer layers per pipeline stage")(
+      "seed", po::value<uint64_t>(&seed)->default_value(1), "random seed (same seed, same files)")(
+      "slow-rank", po::value<std::vector<std::string>>(&slow_ranks)->composing(),
+      "R:FACTOR  rank R computes FACTOR times slower (repeatable)")(
+      "slow-link", po::value<std::vector<std::string>>(&slow_links)->composing(),
+      "SRC-DST:FACTOR  the link between global ranks SRC and DST is FACTOR times slower")(
+      "slow-kernel", po::value<std::vector<std::string>>(&slow_kernels)->composing(),
+      "R:TYPE:FACTOR  kernels whose Type starts with TYPE run FACTOR times slower on rank R")(
+      "framework", po::value<std::string>(&framework)->default_value("pytorch"),
+      "pytorch (*_ascend_pt) or mindspore (*_ascend_ms)");
+  po::options_description all;
+  all.add(visible).add_options()("out", po::value<std::string>(&out_dir), "output directory");
+  po::positional_options_description pos;
+  pos.add("out", 1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    if (vm.count("help")) {
+      std::cout << visible << "\n";
+      return kExitOk;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage_error(e.what(), "run 'clusterscope generate --help'");
+  }
+  if (out_dir.empty())
+    return usage_error("no output directory given", "write: clusterscope generate OUT --ranks N");
+  opts.seed = seed;
+  if (framework == "pytorch" || framework == "pt") {
+    opts.framework = generator::FrameworkKind::kPyTorch;
+  } else if (framework == "mindspore" || framework == "ms") {
+    opts.framework = generator::FrameworkKind::kMindSpore;
+  } else {
+    return usage_error("unknown --framework '" + framework + "'", "use pytorch or mindspore");
+  }
+
+  std::string error;
+  for (const auto& s : slow_ranks) {
+    generator::SlowRank v;
+    if (!generator::parse_slow_rank(s, v, error))
+      return usage_error("--slow-rank " + error, "write it as R:FACTOR, e.g. --slow-rank 3:2.5");
+    opts.slow_ranks.push_back(v);
+  }
+  for (const auto& s : slow_links) {
+    generator::SlowLink v;
+    if (!generator::parse_slow_link(s, v, error))
+      return usage_error("--slow-link " + error,
+                         "write it as SRC-DST:FACTOR, e.g. --slow-link 0-1:4");
+    opts.slow_links.push_back(v);
+  }
+  for (const auto& s : slow_kernels) {
+    generator::SlowKernel v;
+    if (!generator::parse_slow_kernel(s, v, error))
+      return usage_error("--slow-kernel " + error,
+                         "write it as R:TYPE:FACTOR, e.g. --slow-kernel 2:MatMul:3");
+    opts.slow_kernels.push_back(v);
+  }
+
+  io::Diagnostics diag;
+  if (!generator::validate_options(opts, diag)) {
+    for (const auto& d : diag.items())
+      std::fprintf(stderr, "clusterscope: generate: %s\n", d.to_string().c_str());
+    return kExitUsage;
+  }
+  generator::GenerateSummary sum;
+  if (!generator::generate_cluster(out_dir, opts, diag, &sum)) {
+    for (const auto& d : diag.items())
+      std::fprintf(stderr, "clusterscope: generate: %s\n", d.to_string().c_str());
+    return kExitFatal;
+  }
+  std::printf(
+      "clusterscope generate: wrote %d ranks (tp %d, pp %d, dp %d, %d steps) to %s: %llu files, "
+      "%.1f MB in %.2f s; injected %zu slow rank(s), %zu slow link(s), %zu slow kernel(s) "
+      "(see truth.json)\n",
+      sum.ranks, sum.tp, sum.pp, sum.dp, sum.steps, out_dir.c_str(),
+      static_cast<unsigned long long>(sum.files), static_cast<double>(sum.bytes) / 1e6, sum.seconds,
+      opts.slow_ranks.size(), opts.slow_links.size(), opts.slow_kernels.size());
+  return kExitOk;
 }
 
 }  // namespace cs::cli

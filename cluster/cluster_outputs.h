@@ -22,6 +22,7 @@ struct OutputContext {
 struct AnalysisResults {
   std::vector<io::Table> tables;  // written as CSV and HDF5 datasets by the caller
   std::string summary;            // plain-words findings for the closing summary (may be empty)
+  io::Diagnostics notes;          // warnings of the analyses (unmappable links, odd metadata, ...)
 };
 
 // Runs the analyses of opts.mode; writes the msprof-analyze JSON/CSV files itself (when the json

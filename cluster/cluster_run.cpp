@@ -9,6 +9,7 @@
 #include "cluster/manifest.h"
 #include "io/csv_writer.h"
 #include "io/hdf5_writer.h"
+#include "report/cluster_report.h"
 #include "version.h"
 
 namespace cs::cluster {
@@ -75,6 +76,15 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
   for (auto& t : results.tables) tables.push_back(std::move(t));
   log.end(std::to_string(tables.size()) + " tables");
 
+  if (!opts.quiet) {
+    size_t shown = 0;
+    for (const auto& d : results.notes.items())
+      if (shown++ < kMaxErrorLines) print_line(d);
+    if (shown > kMaxErrorLines)
+      std::fprintf(stderr, "clusterscope: ... %zu more warning(s) from the analyses\n",
+                   shown - kMaxErrorLines);
+  }
+
   log.begin("write");
   const bool csv = opts.formats.count("csv") > 0;
   const bool hdf5 = opts.formats.count("hdf5") > 0;
@@ -98,13 +108,34 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
       h5->finish(out_diag);
     }
   }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (opts.formats.count("html")) {
+    auto find = [&](const char* name) -> const io::Table* {
+      for (const auto& t : tables)
+        if (t.name == name) return &t;
+      return nullptr;
+    };
+    report::ClusterReportInput in;
+    in.manifest = find("rank_manifest");
+    in.step_trace = find("step_trace");
+    in.communication_matrix = find("communication_matrix");
+    in.comm_rank_summary = find("comm_rank_summary");
+    in.operators_topn = find("operators_topn");
+    in.slow_ranks = find("slow_ranks");
+    in.slow_links = find("slow_links");
+    in.input_path = opts.load.input_dir;
+    in.processes = processes;
+    in.seconds = secs;
+    in.input_bytes = lc.input_bytes;
+    in.summary_text = results.summary;
+    report::write_cluster_report_html(in, (out_dir / "report.html").string(), out_diag);
+  }
   log.end(out_dir.string());
   for (const auto& d : out_diag.items()) print_line(d);
   if (out_diag.has_errors()) return 1;
 
   const StatusCounts c = count_statuses(lc.ranks, lc.skipped);
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!opts.quiet) {
     std::printf("clusterscope: %zu rank(s) analysed (%zu ok, %zu partly read), %zu skipped, %s in "
                 "%.1f s on %d process(es)\n",

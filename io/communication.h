@@ -63,7 +63,8 @@ struct TransportInfo {
 };
 
 struct CommOp {
-  std::string name;  // key as written: "hcom_allReduce__844_2_1@13681369207305868844" or "Total Op Info"
+  // Key as written: "hcom_allReduce__844_2_1@13681369207305868844" or "Total Op Info".
+  std::string name;
   bool has_time_info = false;
   bool has_bandwidth_info = false;
   CommTimeInfo time;
@@ -81,7 +82,7 @@ struct CommOp {
 bool is_p2p_op_name(std::string_view op_name);
 
 struct CommStep {
-  std::string step;              // "step1", or "step" when no step marks were taken
+  std::string step;                // "step1", or "step" when no step marks were taken
   std::vector<CommOp> collective;  // file order, "Total Op Info" included where present
   std::vector<CommOp> p2p;
 };

@@ -29,7 +29,7 @@ void append_json_string(std::string& out, std::string_view s, bool ensure_ascii)
       case '\f': out += "\\f"; continue;
       default: break;
     }
-    if (c < 0x20) {
+    if (c < 0x20 || (c == 0x7f && ensure_ascii)) {  // Python escapes DEL too
       append_u(out, c);
     } else if (c < 0x80 || !ensure_ascii) {
       out += static_cast<char>(c);

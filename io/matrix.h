@@ -1,6 +1,7 @@
 #pragma once
-// communication_matrix.json (one per rank): per step, per "<optype>-<top1|middle|bottom1|...|total>@<group>"
-// key, links "src-dst" between LOCAL ranks of the group. See formats.md §3.
+// communication_matrix.json (one per rank): per step, per
+// "<optype>-<top1|middle|bottom1|...|total>@<group>" key, links "src-dst" between LOCAL ranks of
+// the group. See formats.md §3.
 
 #include <string>
 #include <string_view>
@@ -12,16 +13,16 @@
 namespace cs::io {
 
 struct MatrixLink {
-  std::string link;       // key as written, e.g. "0-1"
-  int src_local = -1;     // parsed from link; -1 if unparseable
+  std::string link;    // key as written, e.g. "0-1"
+  int src_local = -1;  // parsed from link; -1 if unparseable
   int dst_local = -1;
-  std::string transport;  // "Transport Type": HCCS, RDMA, PCIE, SIO, LOCAL, ...
-  Num size_mb;            // "Transit Size(MB)"
-  Num time_ms;            // "Transit Time(ms)"
-  Num bandwidth_gbps;     // "Bandwidth(GB/s)"
-  Num utilization;        // "Bandwidth(Utilization)"
-  Num large_packet_ratio; // "Large Packet Ratio"
-  std::string op_name;    // "Op Name"
+  std::string transport;   // "Transport Type": HCCS, RDMA, PCIE, SIO, LOCAL, ...
+  Num size_mb;             // "Transit Size(MB)"
+  Num time_ms;             // "Transit Time(ms)"
+  Num bandwidth_gbps;      // "Bandwidth(GB/s)"
+  Num utilization;         // "Bandwidth(Utilization)"
+  Num large_packet_ratio;  // "Large Packet Ratio"
+  std::string op_name;     // "Op Name"
   bool has_utilization = false, has_large_packet_ratio = false, has_op_name = false;
 };
 
@@ -29,7 +30,7 @@ struct MatrixOp {
   std::string key;  // "allreduce-top1@6297232067196334501" (or a plain op name in some producers)
   std::vector<MatrixLink> links;  // file order
 
-  std::string_view group() const;  // after the last '@', "" when none
+  std::string_view group() const;    // after the last '@', "" when none
   std::string_view op_part() const;  // before the last '@'
 };
 

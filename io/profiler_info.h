@@ -14,7 +14,7 @@
 namespace cs::io {
 
 struct ProfilerInfo {
-  int rank_id = -1;  // "rank_id" (the file name's N is authoritative; they should agree)
+  int rank_id = -1;       // "rank_id" (the file name's N is authoritative; they should agree)
   std::string framework;  // from the file when present (e.g. "config"->... or ""), informational
 };
 
@@ -37,6 +37,10 @@ struct ProfilerMetadata {
 
 // Reads profiler_info_{N}.json. Returns false with a diagnostic if unreadable.
 bool read_profiler_info(const std::string& path, ProfilerInfo& out, Diagnostics& diag);
+// Same, from text in memory; `source` is the file's path or name (its N is used as the rank).
+// Example: parse_profiler_info(R"({"rank_id": 3})", "profiler_info_3.json", info, diag).
+bool parse_profiler_info(std::string_view json, const std::string& source, ProfilerInfo& out,
+                         Diagnostics& diag);
 // Reads profiler_metadata.json. Returns false with a diagnostic if unreadable.
 bool read_profiler_metadata(const std::string& path, ProfilerMetadata& out, Diagnostics& diag);
 bool parse_profiler_metadata(std::string_view json, const std::string& source,

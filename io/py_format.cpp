@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace cs::io {
 
@@ -86,8 +87,30 @@ void append_py_num(std::string& out, Num n) {
   }
 }
 
+// round(x, -k) for k > 0: the exact value rounded half-even to a multiple of 10^k.
+static double py_round_tens(double x, int k) {
+  const double zero = std::copysign(0.0, x);
+  if (k > 308) return zero;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17e", x);
+  const char* e = std::strchr(buf, 'e');
+  const int exp10 = e ? std::atoi(e + 1) : 0;  // x = d.ddd * 10^exp10
+  const int precision = exp10 - k;             // digits after the point in %e
+  if (precision >= 0) {
+    int len = std::snprintf(buf, sizeof buf, "%.*e", precision, x);
+    double r = 0.0;
+    std::from_chars(buf, buf + len, r);
+    return r;
+  }
+  // |x| < 10^k: the result is 0 or +-10^k; exactly half (5*10^(k-1)) goes to the even 0.
+  const double unit = std::pow(10.0, k);
+  if (precision == -1 && std::fabs(x) > unit / 2) return std::copysign(unit, x);
+  return zero;
+}
+
 double py_round(double x, int ndigits) {
   if (!std::isfinite(x) || x == 0.0) return x;
+  if (ndigits < 0) return py_round_tens(x, -ndigits);
   // Python formats the exact value with ndigits decimals (correct rounding, half-even on the
   // exact binary value) and parses it back. printf("%.*f") does the same on glibc.
   char buf[512];

@@ -43,7 +43,9 @@ void RunningStats::merge(const RunningStats& o) {
   }
 }
 
-double RunningStats::stddev() const { return std::sqrt(variance()); }
+double RunningStats::stddev() const {
+  return std::sqrt(variance());
+}
 
 void RunningStats::pack(io::ByteWriter& w) const {
   w.put(count);

@@ -1,0 +1,121 @@
+// clusterscope top PROFILE: MegEngine profile_analyze-style table of one profile's slowest ops.
+#include "cli/top_command.h"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.h"
+#include "io/csv_writer.h"
+#include "report/top_profile.h"
+#include "report/top_table.h"
+
+namespace cs::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+void print_diagnostics(const io::Diagnostics& diag, bool quiet) {
+  for (const auto& d : diag.items()) {
+    if (quiet && d.severity == io::Severity::kWarning) continue;
+    std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
+  }
+  if (diag.suppressed() > 0 && !quiet)
+    std::fprintf(stderr, "clusterscope: %zu more problems not shown\n", diag.suppressed());
+}
+
+int usage_error(const std::string& what) {
+  std::fprintf(stderr, "clusterscope: top: %s \u2014 run 'clusterscope top --help'\n",
+               what.c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+int run_top(int argc, char** argv) {
+  po::options_description opts(
+      "clusterscope top PROFILE [options]\n"
+      "PROFILE: a rank directory (ASCEND_PROFILER_OUTPUT/kernel_details.csv), a "
+      "kernel_details.csv,\n"
+      "or a PyTorch profiler (Kineto) trace .json[.gz]\n\noptions");
+  size_t top_n = 20;
+  std::string by = "none", agg = "sum", order = "time", csv, type;
+  double min_time = 0;
+  // clang-format off
+  opts.add_options()
+    ("help,h", "show this help")
+    ("top,t", po::value(&top_n), "rows to show (default 20)")
+    ("aggregate-by", po::value(&by), "group calls by: type | name (default: every call)")
+    ("aggregate", po::value(&agg), "with --aggregate-by: sum | mean | max (default sum)")
+    ("order-by", po::value(&order), "time | memory | flops (default time)")
+    ("min-time", po::value(&min_time), "leave out calls shorter than SECONDS")
+    ("type", po::value(&type), "only calls of this operator type (e.g. MatMulV2, aten::mm)")
+    ("csv", po::value(&csv), "also write the table to this CSV file")
+    ("quiet,q", "print only errors");
+  // clang-format on
+  po::options_description hidden;
+  hidden.add_options()("profile", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("profile", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage_error(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  if (!vm.count("profile")) return usage_error("missing PROFILE");
+  const bool quiet = vm.count("quiet") > 0;
+  report::TopOptions o;
+  o.top_n = top_n;
+  o.min_time_s = min_time;
+  o.type = type;
+  if (by == "type")
+    o.aggregate_by = report::TopOptions::By::kType;
+  else if (by == "name")
+    o.aggregate_by = report::TopOptions::By::kName;
+  else if (by != "none")
+    return usage_error("--aggregate-by must be type or name, not '" + by + "'");
+  if (agg == "mean")
+    o.aggregate = report::TopOptions::Aggregate::kMean;
+  else if (agg == "max")
+    o.aggregate = report::TopOptions::Aggregate::kMax;
+  else if (agg != "sum")
+    return usage_error("--aggregate must be sum, mean or max, not '" + agg + "'");
+  if (order == "memory")
+    o.order_by = report::TopOptions::Order::kMemory;
+  else if (order == "flops")
+    o.order_by = report::TopOptions::Order::kFlops;
+  else if (order != "time")
+    return usage_error("--order-by must be time, memory or flops, not '" + order + "'");
+  if (min_time < 0) return usage_error("--min-time must not be negative");
+
+  io::Diagnostics diag;
+  std::vector<report::OpCall> calls;
+  std::string used;
+  const std::string profile = vm["profile"].as<std::string>();
+  if (!report::load_op_calls(profile, calls, used, diag)) {
+    print_diagnostics(diag, quiet);
+    return kExitFatal;
+  }
+  report::TopTotals totals;
+  const io::Table t = report::top_table(calls, o, &totals);
+  if (!quiet) std::printf("%s\n", used.c_str());
+  std::fputs(report::format_top_text(t, totals.calls, totals.time_us).c_str(), stdout);
+  if (!csv.empty() && !io::write_table_csv(t, csv, diag)) {
+    print_diagnostics(diag, quiet);
+    return kExitFatal;
+  }
+  print_diagnostics(diag, quiet);
+  return diag.has_errors() ? kExitPartial : kExitOk;
+}
+
+}  // namespace cs::cli

@@ -1,0 +1,344 @@
+#include "cluster/cluster_matrix.h"
+
+#include <cmath>
+#include <functional>
+#include <unordered_map>
+
+#include "cluster/cluster_communication.h"
+#include "cluster/msprof_file.h"
+
+namespace cs::cluster {
+
+namespace {
+
+bool starts_with_total(std::string_view key) {
+  return key.substr(0, 5) == "Total";
+}
+
+// Index of the ops of the output: group tuple -> step -> op key -> reporting ranks.
+struct MRef {
+  int rank;
+  const io::MatrixOp* op;
+};
+struct MOpEntry {
+  std::string key;
+  std::vector<MRef> ranks;
+};
+struct MStepEntry {
+  std::string step;
+  std::vector<MOpEntry> ops;
+  std::unordered_map<std::string, size_t> idx;
+};
+struct MGroupEntry {
+  std::string tuple;
+  std::vector<MStepEntry> steps;
+  std::unordered_map<std::string, size_t> idx;
+};
+struct MIndex {
+  std::vector<MGroupEntry> groups;
+  std::unordered_map<std::string, size_t> idx;
+};
+
+template <class T>
+T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& index,
+               const std::string& key, bool& added) {
+  auto [it, inserted] = index.try_emplace(key, items.size());
+  added = inserted;
+  if (inserted) items.emplace_back();
+  return items[it->second];
+}
+
+void index_ops(MIndex& out, const CommGroups& groups, const std::string& step,
+               const std::vector<io::MatrixOp>& ops, bool p2p, int rank) {
+  for (const io::MatrixOp& op : ops) {
+    if (starts_with_total(op.key)) continue;
+    const CommGroup* g = groups.find(p2p ? "p2p" : "collective", py_group_of(op.key));
+    std::string tuple = g ? g->tuple_key() : "()";
+    bool added = false;
+    MGroupEntry& ge = find_or_add(out.groups, out.idx, tuple, added);
+    if (added) ge.tuple = tuple;
+    MStepEntry& se = find_or_add(ge.steps, ge.idx, step, added);
+    if (added) se.step = step;
+    MOpEntry& oe = find_or_add(se.ops, se.idx, op.key, added);
+    if (added) oe.key = op.key;
+    if (oe.ranks.empty() || oe.ranks.back().rank != rank) oe.ranks.push_back({rank, &op});
+  }
+}
+
+MIndex index_matrix(const std::vector<RankData>& ranks, const CommGroups& groups) {
+  MIndex out;
+  for (const RankData& rd : ranks) {
+    if (!rd.has_matrix) continue;
+    for (const io::MatrixStep& step : rd.matrix.steps) {
+      index_ops(out, groups, step.step, step.collective, false, rd.rank());
+      index_ops(out, groups, step.step, step.p2p, true, rd.rank());
+    }
+  }
+  return out;
+}
+
+// A link of the output, keys in msprof-analyze's order.
+struct OutLink {
+  std::string key;
+  std::string transport;
+  io::Num time_ms = io::Num::integer(0);
+  io::Num size_mb = io::Num::integer(0);
+  std::string op_name;
+  io::Num bandwidth_gbps = io::Num::integer(0);
+};
+struct OutOp {
+  std::string key;
+  std::vector<OutLink> links;
+};
+
+// An insertion-ordered dict of links where assigning an existing key keeps its position.
+struct LinkDict {
+  std::vector<OutLink> links;
+  std::unordered_map<std::string, size_t> idx;
+  OutLink& at(const std::string& key) {
+    bool added = false;
+    OutLink& l = find_or_add(links, idx, key, added);
+    if (added) l.key = key;
+    return l;
+  }
+};
+
+// Python's k.split('-')[0] and [1]; false when k has no '-'.
+bool split_link(std::string_view k, std::string_view& src, std::string_view& dst) {
+  size_t p = k.find('-');
+  if (p == std::string_view::npos) return false;
+  src = k.substr(0, p);
+  std::string_view rest = k.substr(p + 1);
+  dst = rest.substr(0, rest.find('-'));
+  return true;
+}
+
+void combine(OutLink& into, const std::string& transport, const std::string& op_name,
+             io::Num time_ms, io::Num size_mb) {
+  into.transport = transport;
+  into.op_name = op_name;
+  into.time_ms += time_ms;
+  into.size_mb += size_mb;
+}
+
+using RankMap = std::unordered_map<std::string, std::unordered_map<std::string, int>>;
+
+// merge_same_links + combine_link_info of one (group tuple, step).
+std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
+                                const MatrixOptions& opts, io::Diagnostics& diag) {
+  RankMap rank_map;
+  if (opts.use_metadata_ranks) {
+    for (const MOpEntry& oe : se.ops) {
+      std::string group(py_group_of(oe.key));
+      if (rank_map.count(group)) continue;
+      const CommGroup* g = groups.find("collective", group);
+      if (!g || g->global_ranks.empty()) g = groups.find("p2p", group);
+      if (!g || g->global_ranks.empty()) continue;
+      auto& m = rank_map[group];
+      for (size_t i = 0; i < g->global_ranks.size(); ++i) m[std::to_string(i)] = g->global_ranks[i];
+    }
+  }
+  // Local -> global from the "i-i" self links of this step.
+  for (const MOpEntry& oe : se.ops) {
+    std::string group(py_group_of(oe.key));
+    for (const MRef& ref : oe.ranks) {
+      for (const io::MatrixLink& l : ref.op->links) {
+        std::string_view src, dst;
+        if (!split_link(l.link, src, dst)) {
+          diag.warn("", 0, oe.key + " has an invalid link key " + l.link,
+                    "the remaining links of rank " + std::to_string(ref.rank) +
+                        " for this op were skipped, as msprof-analyze does");
+          break;
+        }
+        if (src != dst) continue;
+        auto& m = rank_map[group];
+        auto [it, inserted] = m.try_emplace(std::string(src), ref.rank);
+        if (!inserted && it->second != ref.rank)
+          diag.warn("", 0,
+                    "in communication group " + group + ", global ranks " +
+                        std::to_string(ref.rank) + " and " + std::to_string(it->second) +
+                        " both claim local rank " + std::string(src),
+                    "the first rank was kept; check the profiling data of both ranks");
+      }
+    }
+  }
+
+  std::vector<OutOp> out;
+  out.reserve(se.ops.size());
+  for (const MOpEntry& oe : se.ops) {
+    std::string group(py_group_of(oe.key));
+    LinkDict local;
+    for (const MRef& ref : oe.ranks) {
+      for (const io::MatrixLink& l : ref.op->links) {
+        std::string_view src, dst;
+        if (!split_link(l.link, src, dst)) break;  // warned above
+        combine(local.at(l.link), l.transport, l.has_op_name ? l.op_name : std::string(), l.time_ms,
+                l.size_mb);
+      }
+    }
+    auto mit = rank_map.find(group);
+    LinkDict global;
+    for (OutLink& l : local.links) {
+      std::string_view src, dst;
+      split_link(l.key, src, dst);
+      auto lookup = [&](std::string_view local, int& global) {
+        if (mit == rank_map.end()) return false;
+        auto it = mit->second.find(std::string(local));
+        if (it == mit->second.end()) return false;
+        global = it->second;
+        return true;
+      };
+      int src_global = -1, dst_global = -1;
+      if (!lookup(src, src_global)) {
+        diag.warn("", 0,
+                  "the src local rank " + std::string(src) + " of the operator " + oe.key +
+                      " cannot be mapped to the global rank",
+                  "the link was left out of cluster_communication_matrix.json; no rank of the "
+                  "group reported a self link \"" +
+                      std::string(src) + "-" + std::string(src) + "\" in step " + se.step);
+        continue;
+      }
+      if (!lookup(dst, dst_global)) {
+        diag.warn("", 0,
+                  "the dst local rank " + std::string(dst) + " of the operator " + oe.key +
+                      " cannot be mapped to the global rank",
+                  "the link was left out of cluster_communication_matrix.json; no rank of the "
+                  "group reported a self link \"" +
+                      std::string(dst) + "-" + std::string(dst) + "\" in step " + se.step);
+        continue;
+      }
+      l.bandwidth_gbps = msprof_ratio(l.size_mb, l.time_ms);
+      std::string key = std::to_string(src_global) + "-" + std::to_string(dst_global);
+      OutLink& g = global.at(key);
+      g = l;
+      g.key = key;
+    }
+    out.push_back({oe.key, std::move(global.links)});
+  }
+
+  // Total Op Info@<group>: ops without middle/top/bottom in their key.
+  std::vector<std::string> total_groups;
+  std::unordered_map<std::string, LinkDict> totals;
+  const size_t n_ops = out.size();
+  for (size_t i = 0; i < n_ops; ++i) {
+    const OutOp& op = out[i];
+    if (op.key.find("middle") != std::string::npos || op.key.find("top") != std::string::npos ||
+        op.key.find("bottom") != std::string::npos)
+      continue;
+    std::string group(py_group_of(op.key));
+    for (const OutLink& l : op.links) {
+      auto [it, inserted] = totals.try_emplace(group);
+      if (inserted) total_groups.push_back(group);
+      combine(it->second.at(l.key), l.transport, l.op_name, l.time_ms, l.size_mb);
+    }
+  }
+  for (const std::string& group : total_groups) {
+    LinkDict& d = totals[group];
+    for (OutLink& l : d.links) l.bandwidth_gbps = msprof_ratio(l.size_mb, l.time_ms);
+    out.push_back({"Total Op Info@" + group, std::move(d.links)});
+  }
+  return out;
+}
+
+void write_link(io::JsonWriter& w, const OutLink& l) {
+  w.key(l.key);
+  w.begin_object();
+  w.key("Transport Type");
+  w.value(l.transport);
+  w.key("Transit Time(ms)");
+  w.value(l.time_ms);
+  w.key("Transit Size(MB)");
+  w.value(l.size_mb);
+  w.key("Op Name");
+  w.value(l.op_name);
+  w.key("Bandwidth(GB/s)");
+  w.value(l.bandwidth_gbps);
+  w.end_object();
+}
+
+int parse_rank(std::string_view s) {
+  int v = 0;
+  for (char c : s) v = v * 10 + (c - '0');
+  return v;
+}
+
+}  // namespace
+
+std::vector<GlobalLink> merge_matrix_links(const std::vector<RankData>& ranks,
+                                           const CommGroups& groups, io::Diagnostics& diag,
+                                           const MatrixOptions& opts) {
+  std::vector<GlobalLink> out;
+  const MIndex index = index_matrix(ranks, groups);
+  for (const MGroupEntry& ge : index.groups) {
+    for (const MStepEntry& se : ge.steps) {
+      for (const OutOp& op : compute_step(se, groups, opts, diag)) {
+        const std::string group(py_group_of(op.key));
+        for (const OutLink& l : op.links) {
+          GlobalLink g;
+          g.step = se.step;
+          g.op_key = op.key;
+          g.group = group;
+          size_t dash = l.key.find('-');
+          g.src_rank = parse_rank(std::string_view(l.key).substr(0, dash));
+          g.dst_rank = parse_rank(std::string_view(l.key).substr(dash + 1));
+          g.transport = l.transport;
+          g.size_mb = l.size_mb.v;
+          g.time_ms = l.time_ms.v;
+          g.bandwidth_gbps = l.bandwidth_gbps.v;
+          g.op_name = l.op_name;
+          out.push_back(std::move(g));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+bool write_cluster_matrix(io::JsonWriter& w, const std::vector<RankData>& ranks,
+                          const CommGroups& groups, io::Diagnostics& diag,
+                          const MatrixOptions& opts) {
+  const MIndex index = index_matrix(ranks, groups);
+  if (index.groups.empty()) return false;
+  w.begin_object();
+  for (const MGroupEntry& ge : index.groups) {
+    w.key(ge.tuple);
+    w.begin_object();
+    for (const MStepEntry& se : ge.steps) {
+      w.key(se.step);
+      w.begin_object();
+      for (const OutOp& op : compute_step(se, groups, opts, diag)) {
+        w.key(op.key);
+        w.begin_object();
+        for (const OutLink& l : op.links) write_link(w, l);
+        w.end_object();
+      }
+      w.end_object();
+    }
+    w.end_object();
+  }
+  w.end_object();
+  return true;
+}
+
+bool write_cluster_communication_matrix_json(const std::string& path,
+                                             const std::vector<RankData>& ranks,
+                                             const CommGroups& groups, io::Diagnostics& diag,
+                                             const io::JsonStyle& style,
+                                             const MatrixOptions& opts) {
+  bool any = false;
+  for (const RankData& rd : ranks)
+    if (rd.has_matrix)
+      for (const io::MatrixStep& s : rd.matrix.steps) {
+        for (const io::MatrixOp& op : s.collective) any = any || !starts_with_total(op.key);
+        for (const io::MatrixOp& op : s.p2p) any = any || !starts_with_total(op.key);
+      }
+  if (!any) return true;
+  return write_output_file(path, diag, [&](std::FILE* f) {
+    io::JsonWriter w(f, style);
+    write_cluster_matrix(w, ranks, groups, diag, opts);
+    w.flush();
+    return w.ok();
+  });
+}
+
+}  // namespace cs::cluster

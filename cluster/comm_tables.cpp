@@ -1,0 +1,244 @@
+#include "cluster/comm_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "cluster/cluster_communication.h"
+
+namespace cs::cluster {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Sort key shared by every table: step, group, op, rank, then a tie-breaker.
+struct Key {
+  std::string step, group, op;
+  int64_t rank, extra_rank;
+  std::string extra;
+};
+bool key_less(const Key& a, const Key& b) {
+  if (a.step != b.step) return natural_less(a.step, b.step);
+  if (a.group != b.group) return a.group < b.group;
+  if (a.op != b.op) return natural_less(a.op, b.op);
+  if (a.rank != b.rank) return a.rank < b.rank;
+  if (a.extra_rank != b.extra_rank) return a.extra_rank < b.extra_rank;
+  return a.extra < b.extra;
+}
+
+template <class Row>
+void sort_rows(std::vector<Row>& rows) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return key_less(a.key, b.key); });
+}
+
+}  // namespace
+
+bool natural_less(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (is_digit(a[i]) && is_digit(b[j])) {
+      size_t i2 = i, j2 = j;
+      while (i2 < a.size() && a[i2] == '0') ++i2;  // leading zeros do not count
+      while (j2 < b.size() && b[j2] == '0') ++j2;
+      size_t ie = i2, je = j2;
+      while (ie < a.size() && is_digit(a[ie])) ++ie;
+      while (je < b.size() && is_digit(b[je])) ++je;
+      if (ie - i2 != je - j2) return ie - i2 < je - j2;
+      int c = a.substr(i2, ie - i2).compare(b.substr(j2, je - j2));
+      if (c != 0) return c < 0;
+      if (ie - i != je - j) return ie - i < je - j;  // "01" after "1"
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+io::Table communication_ops_table(const std::vector<RankData>& ranks, const CommGroups& groups) {
+  struct Row {
+    Key key;
+    const io::CommOp* op;
+    bool p2p;
+    std::string tuple;
+  };
+  std::vector<Row> rows;
+  const CommIndex index = index_communication(ranks, groups);
+  for (const CommGroupEntry& ge : index.groups)
+    for (const CommStepEntry& se : ge.steps)
+      for (const CommOpEntry& oe : se.ops)
+        for (const CommOpRef& ref : oe.ranks)
+          rows.push_back({Key{se.step,
+                              std::string(py_group_of(oe.key)),
+                              std::string(op_part_of(oe.key)),
+                              ref.rank,
+                              0,
+                              {}},
+                          ref.op, oe.p2p, ge.tuple_key});
+  sort_rows(rows);
+
+  io::Table t("communication_ops");
+  auto& step = t.add_string("step");
+  auto& group = t.add_string("group");
+  auto& op = t.add_string("op");
+  auto& rank = t.add_int("rank");
+  auto& elapse = t.add_double("elapse_ms", "ms");
+  auto& transit = t.add_double("transit_ms", "ms");
+  auto& wait = t.add_double("wait_ms", "ms");
+  auto& sync = t.add_double("sync_ms", "ms");
+  auto& idle = t.add_double("idle_ms", "ms");
+  auto& wait_ratio = t.add_double("wait_ratio", "ratio");
+  auto& sync_ratio = t.add_double("sync_ratio", "ratio");
+  auto& type = t.add_string("type");
+  auto& group_ranks = t.add_string("group_ranks");
+  auto& start = t.add_double("start_us", "us");
+  for (const Row& r : rows) {
+    auto get = [&](io::TimeField f) {
+      return r.op->has_time_info && r.op->time.has(f) ? r.op->time.get(f) : kNaN;
+    };
+    step.strings.push_back(r.key.step);
+    group.strings.push_back(r.key.group);
+    op.strings.push_back(r.key.op);
+    rank.ints.push_back(r.key.rank);
+    elapse.doubles.push_back(get(io::kElapseTimeMs));
+    transit.doubles.push_back(get(io::kTransitTimeMs));
+    wait.doubles.push_back(get(io::kWaitTimeMs));
+    sync.doubles.push_back(get(io::kSyncTimeMs));
+    idle.doubles.push_back(get(io::kIdleTimeMs));
+    wait_ratio.doubles.push_back(get(io::kWaitTimeRatio));
+    sync_ratio.doubles.push_back(get(io::kSyncTimeRatio));
+    type.strings.push_back(r.p2p ? "p2p" : "collective");
+    group_ranks.strings.push_back(r.tuple);
+    start.doubles.push_back(get(io::kStartTimestampUs));
+  }
+  return t;
+}
+
+io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
+                                        const CommGroups& groups) {
+  struct Row {
+    Key key;
+    double size, time;
+    std::string tuple;
+  };
+  std::vector<Row> rows;
+  const CommIndex index = index_communication(ranks, groups);
+  for (const CommGroupEntry& ge : index.groups)
+    for (const CommStepEntry& se : ge.steps)
+      for (const TotalGroup& tg : compute_total_op_info(se))
+        for (const TotalRank& tr : tg.ranks)
+          for (const TotalTransport& tt : tr.transports)
+            rows.push_back({Key{se.step, tg.group, {}, tr.rank, 0, tt.name}, tt.size_mb.v,
+                            tt.time_ms.v, ge.tuple_key});
+  sort_rows(rows);
+
+  io::Table t("communication_bandwidth");
+  auto& step = t.add_string("step");
+  auto& group = t.add_string("group");
+  auto& rank = t.add_int("rank");
+  auto& transport = t.add_string("transport");
+  auto& size = t.add_double("size_mb", "MB");
+  auto& time = t.add_double("time_ms", "ms");
+  auto& bw = t.add_double("bandwidth_gbps", "GB/s");
+  auto& group_ranks = t.add_string("group_ranks");
+  for (const Row& r : rows) {
+    step.strings.push_back(r.key.step);
+    group.strings.push_back(r.key.group);
+    rank.ints.push_back(r.key.rank);
+    transport.strings.push_back(r.key.extra);
+    size.doubles.push_back(r.size);
+    time.doubles.push_back(r.time);
+    bw.doubles.push_back(std::fabs(r.time) < 1e-15 ? 0.0 : r.size / r.time);
+    group_ranks.strings.push_back(r.tuple);
+  }
+  return t;
+}
+
+io::Table communication_matrix_table(const std::vector<GlobalLink>& links) {
+  struct Row {
+    Key key;
+    const GlobalLink* link;
+  };
+  std::vector<Row> rows;
+  rows.reserve(links.size());
+  for (const GlobalLink& l : links) {
+    std::string op(op_part_of(l.op_key));
+    if (op.empty()) op = l.op_key;
+    rows.push_back({Key{l.step, l.group, op, l.src_rank, l.dst_rank, {}}, &l});
+  }
+  sort_rows(rows);
+
+  io::Table t("communication_matrix");
+  auto& step = t.add_string("step");
+  auto& group = t.add_string("group");
+  auto& op = t.add_string("op");
+  auto& src = t.add_int("src_rank");
+  auto& dst = t.add_int("dst_rank");
+  auto& transport = t.add_string("transport");
+  auto& size = t.add_double("size_mb", "MB");
+  auto& time = t.add_double("time_ms", "ms");
+  auto& bw = t.add_double("bandwidth_gbps", "GB/s");
+  auto& op_name = t.add_string("op_name");
+  for (const Row& r : rows) {
+    step.strings.push_back(r.key.step);
+    group.strings.push_back(r.key.group);
+    op.strings.push_back(r.key.op);
+    src.ints.push_back(r.link->src_rank);
+    dst.ints.push_back(r.link->dst_rank);
+    transport.strings.push_back(r.link->transport);
+    size.doubles.push_back(r.link->size_mb);
+    time.doubles.push_back(r.link->time_ms);
+    bw.doubles.push_back(r.link->bandwidth_gbps);
+    op_name.strings.push_back(r.link->op_name);
+  }
+  return t;
+}
+
+io::Table step_trace_table(const std::vector<RankData>& ranks) {
+  struct Row {
+    Key key;
+    const io::StepTraceFile* file;
+    const io::StepTraceRow* row;
+  };
+  std::vector<Row> rows;
+  for (const RankData& rd : ranks) {
+    if (!rd.has_step_trace) continue;
+    for (const io::StepTraceRow& row : rd.step_trace.rows)
+      rows.push_back({Key{row.step, {}, {}, rd.rank(), 0, {}}, &rd.step_trace, &row});
+  }
+  sort_rows(rows);
+
+  io::Table t("step_trace");
+  auto& step = t.add_string("step");
+  auto& rank = t.add_int("rank");
+  static const std::pair<const char*, const char*> kColumns[] = {
+      {"computing_us", "Computing"},
+      {"comm_not_overlapped_us", "Communication(Not Overlapped)"},
+      {"overlapped_us", "Overlapped"},
+      {"communication_us", "Communication"},
+      {"free_us", "Free"},
+      {"stage_us", "Stage"},
+      {"bubble_us", "Bubble"},
+      {"preparing_us", "Preparing"},
+  };
+  std::vector<io::Column*> cols;
+  for (const auto& [name, source] : kColumns) cols.push_back(&t.add_double(name, "us"));
+  for (const Row& r : rows) {
+    step.strings.push_back(r.key.step);
+    rank.ints.push_back(r.key.rank);
+    for (size_t c = 0; c < cols.size(); ++c)
+      cols[c]->doubles.push_back(r.file->get(*r.row, kColumns[c].second));
+  }
+  return t;
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,52 @@
+#include "cluster/diagnosis_summary.h"
+
+#include <cstdio>
+
+namespace cs::cluster {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string diagnosis_summary(const std::vector<SlowRankFinding>& slow_ranks,
+                              const std::vector<SlowLinkFinding>& slow_links,
+                              const std::vector<stats::TopNRow>& topn_by_cv, size_t max_items) {
+  std::string s;
+  if (slow_ranks.empty()) {
+    s += "No slow rank found.\n";
+  } else {
+    for (size_t i = 0; i < slow_ranks.size() && i < max_items; ++i) {
+      const auto& f = slow_ranks[i];
+      s += "Rank " + std::to_string(f.rank) + " is slow";
+      if (f.cause != "unknown") s += " (" + f.cause + ")";
+      s += ": " + f.evidence + ".\n";
+    }
+    if (slow_ranks.size() > max_items)
+      s +=
+          std::to_string(slow_ranks.size() - max_items) + " more slow rank(s) in slow_ranks.csv.\n";
+  }
+  if (slow_links.empty()) {
+    s += "No slow link found.\n";
+  } else {
+    for (size_t i = 0; i < slow_links.size() && i < max_items; ++i)
+      s += "Slow link: " + slow_links[i].evidence + ".\n";
+    if (slow_links.size() > max_items)
+      s +=
+          std::to_string(slow_links.size() - max_items) + " more slow link(s) in slow_links.csv.\n";
+  }
+  if (!topn_by_cv.empty() && topn_by_cv.front().cross_rank_cv >= kNotableOperatorCv) {
+    const auto& r = topn_by_cv.front();
+    s += "Operator " + r.key + " varies most across ranks: CV " + fmt("%.2f", r.cross_rank_cv) +
+         " of the per-rank totals over " + std::to_string(r.ranks) + " ranks, highest on rank " +
+         std::to_string(r.max_rank) + ", lowest on rank " + std::to_string(r.min_rank) + ".\n";
+  }
+  return s;
+}
+
+}  // namespace cs::cluster

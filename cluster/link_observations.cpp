@@ -1,0 +1,14 @@
+#include "cluster/link_observations.h"
+
+namespace cs::cluster {
+
+std::vector<LinkObservation> link_observations(const std::vector<GlobalLink>& links) {
+  std::vector<LinkObservation> out;
+  out.reserve(links.size());
+  for (const auto& l : links)
+    out.push_back(
+        {l.step, l.group, l.op_key, l.src_rank, l.dst_rank, l.transport, l.size_mb, l.time_ms});
+  return out;
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,71 @@
+#pragma once
+// Slow-link detection (the "slow_links" table:
+// src_rank,dst_rank,transport,bandwidth_gbps,expected_gbps,ratio,evidence).
+//
+// Input: one LinkObservation per (step, group, op, src, dst) transfer with GLOBAL ranks and the
+// link's transit size and time (never elapse: a late rank makes its peers' ops long, not its
+// links' transfers slow). Method:
+//  1. Observations are classed by (transport, op type, packet size rounded to a power of 2); the
+//     class's expected bandwidth is the median over all its observations.
+//  2. A link's ratio = sum of expected times / sum of actual times over its observations
+//     (size-weighted, 1 = as fast as its peers), bandwidth = its total size / total time.
+//  3. A link is slow when its ratio is at most max_ratio and its robust z among links of the
+//     same transport is at most -z_threshold. expected_gbps = bandwidth / ratio; the evidence
+//     also compares with the nominal speed (RDMA 12.5 or 25, HCCS 18 or 28, PCIE 20 GB/s; the
+//     newer speeds when some link of that transport exceeds the older nominal).
+// Links carried in both directions are reported once per direction observed.
+
+#include <string>
+#include <vector>
+
+#include "io/table.h"
+
+namespace cs::cluster {
+
+struct LinkObservation {
+  std::string step;    // "step1"
+  std::string group;   // group name (double hash)
+  std::string op_key;  // "allreduce-total@<group>", or an op name
+  int src_rank = -1;   // global ranks
+  int dst_rank = -1;
+  std::string transport;  // HCCS, RDMA, PCIE, SIO, LOCAL, ...
+  double size_mb = 0;
+  double time_ms = 0;
+};
+
+struct SlowLinkOptions {
+  double max_ratio = 0.85;   // at most this share of the expected bandwidth
+  double z_threshold = 3.5;  // robust z among links of the same transport
+  double min_size_mb = 0;    // ignore observations smaller than this
+};
+
+struct SlowLinkFinding {
+  int src_rank = -1, dst_rank = -1;
+  std::string transport;
+  double bandwidth_gbps = 0;
+  double expected_gbps = 0;
+  double ratio = 0;         // bandwidth / expected
+  double z = 0;             // robust z of the ratio among links of the same transport
+  double nominal_gbps = 0;  // 0 when unknown
+  int observations = 0;
+  double size_mb = 0, time_ms = 0;
+  std::string evidence;
+};
+
+// Nominal link speed in GB/s for a transport ("RDMA", "HCCS", "PCIE"), newer chip generation or
+// older; 0 for others. nominal_gbps("HCCS", false) -> 18.
+double nominal_gbps(const std::string& transport, bool newer);
+
+// True for matrix op keys that duplicate others: the per-op "-top1", "-middle", "-bottomN"
+// selections and "Total Op Info" (use the "-total" keys or plain op names).
+bool is_derived_matrix_key(const std::string& op_key);
+
+// Slow links, slowest (lowest ratio) first. Derived keys, LOCAL and self links, and observations
+// with no size or time are ignored.
+std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
+                                             const SlowLinkOptions& opts = {});
+
+// The "slow_links" table.
+io::Table slow_links_table(const std::vector<SlowLinkFinding>& findings);
+
+}  // namespace cs::cluster

@@ -1,0 +1,51 @@
+#include "compare/comparison.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "compare/communication_compare.h"
+#include "compare/kernel_compare.h"
+#include "compare/overall_metrics.h"
+#include "io/csv_writer.h"
+#include "io/hdf5_meta.h"
+#include "io/hdf5_writer.h"
+
+namespace cs::compare {
+
+ComparisonTables compare_profiles(const Profile& base, const Profile& comparison,
+                                  const CompareOptions& opt) {
+  ComparisonTables t;
+  t.overall = overall_metrics_table(overall_metrics(base), overall_metrics(comparison));
+  t.kernels = kernel_compare_table(base, comparison, opt.operators.use_input_shape);
+  t.operators = operator_compare_table(base, comparison, opt.operators);
+  t.communication = communication_compare_table(base, comparison);
+  return t;
+}
+
+bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
+                      const std::string& base_path, const std::string& comparison_path,
+                      io::Diagnostics& diag) {
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) {
+    diag.error(out_dir, 0, "cannot create the output directory: " + ec.message(),
+               "choose another -o directory or fix its permissions");
+    return false;
+  }
+  bool ok = true;
+  const io::Table* tables[] = {&t.overall, &t.kernels, &t.operators, &t.communication};
+  for (const auto* table : tables)
+    ok = io::write_table_csv(*table, out_dir + "/" + table->name + ".csv", diag) && ok;
+  auto h5 = io::Hdf5File::create(out_dir + "/comparison.h5", diag);
+  if (!h5) return false;
+  for (const auto* table : tables) ok = h5->write_table(*table, diag) && ok;
+  io::Hdf5Meta meta;
+  meta.input_path = base_path;
+  meta.ranks = 1;
+  meta.extra.emplace_back("base", base_path);
+  meta.extra.emplace_back("comparison", comparison_path);
+  ok = io::write_hdf5_meta(*h5, meta, diag) && ok;
+  return h5->finish(diag) && ok;
+}
+
+}  // namespace cs::compare

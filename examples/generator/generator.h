@@ -1,0 +1,82 @@
+#pragma once
+// Synthetic cluster generator: simulates a Megatron-style training job (TP x PP x DP, tensor
+// index fastest) step by step and writes one torch_npu (or MindSpore) rank directory per rank,
+// with every per-rank file clusterscope reads, plus OUT/truth.json naming the injected faults.
+//
+//   GeneratorOptions o; o.ranks = 16; o.tp = 4; o.pp = 2;
+//   o.slow_ranks.push_back({5, 2.0});          // rank 5 computes 2x slower
+//   io::Diagnostics diag;
+//   GenerateSummary s;
+//   if (!generate_cluster("/tmp/c16", o, diag, &s)) { /* diag says why */ }
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/diagnostics.h"
+
+namespace cs::generator {
+
+struct SlowRank {
+  int rank = -1;
+  double factor = 1.0;  // compute durations on this rank are multiplied by it
+};
+
+struct SlowLink {
+  int src = -1;  // global ranks; the link is slowed in both directions
+  int dst = -1;
+  double factor = 1.0;  // the link's bandwidth is divided by it
+};
+
+struct SlowKernel {
+  int rank = -1;
+  std::string type;  // kernel Type prefix, case-insensitive: "MatMul" slows MatMulV2 and MatMulV3
+  double factor = 1.0;
+};
+
+enum class FrameworkKind { kPyTorch, kMindSpore };
+
+struct GeneratorOptions {
+  int ranks = 8;
+  int tp = 1;
+  int pp = 1;
+  int steps = 4;
+  int microbatches = 2;      // per step and pipeline stage
+  int layers_per_stage = 2;  // transformer layers simulated per stage
+  uint64_t seed = 1;
+  FrameworkKind framework = FrameworkKind::kPyTorch;
+  std::vector<SlowRank> slow_ranks;
+  std::vector<SlowLink> slow_links;
+  std::vector<SlowKernel> slow_kernels;
+
+  int dp() const { return tp > 0 && pp > 0 ? ranks / (tp * pp) : 0; }
+};
+
+struct GenerateSummary {
+  int ranks = 0;
+  int tp = 0, pp = 0, dp = 0, steps = 0;
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+};
+
+// Parses "R:FACTOR" (e.g. "3:2.5"). False with `error` set ("'3:x': FACTOR is not a number").
+bool parse_slow_rank(std::string_view text, SlowRank& out, std::string& error);
+// Parses "SRC-DST:FACTOR" (e.g. "0-1:4").
+bool parse_slow_link(std::string_view text, SlowLink& out, std::string& error);
+// Parses "R:TYPE:FACTOR" (e.g. "2:MatMul:3").
+bool parse_slow_kernel(std::string_view text, SlowKernel& out, std::string& error);
+
+// Checks the options against each other (ranks divisible by tp*pp, ranks in range, factors
+// positive, a slowed link used by some group, a slowed kernel type that exists). Appends one
+// error diagnostic per problem (file ""; `what` and a `hint` saying what to do). True when none.
+bool validate_options(const GeneratorOptions& opts, io::Diagnostics& diag);
+
+// Validates, simulates and writes the cluster into `out_dir` (created if missing; existing rank
+// directories of an earlier run are not removed). False with diagnostics on invalid options or
+// a write failure. `summary` (optional) receives counts, bytes and seconds.
+bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
+                      io::Diagnostics& diag, GenerateSummary* summary = nullptr);
+
+}  // namespace cs::generator

@@ -1,0 +1,164 @@
+#include "io/csv_writer.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+
+#include "io/py_format.h"
+
+namespace cs::io {
+
+namespace {
+
+constexpr size_t kFlushAt = 1 << 20;  // bytes buffered before one fwrite
+
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, res.ptr);
+}
+
+void append_header(std::string& out, const Table& t) {
+  bool first = true;
+  for (const auto& c : t.columns) {
+    if (!first) out += ',';
+    first = false;
+    append_csv_field(out, c.name);
+  }
+  // One empty name alone would be an empty line, which readers skip: quote it (as Python does).
+  if (t.columns.size() == 1 && t.columns.front().name.empty()) out += "\"\"";
+  out += '\n';
+}
+
+void append_row(std::string& out, const Table& t, size_t r) {
+  bool first = true;
+  for (const auto& c : t.columns) {
+    if (!first) out += ',';
+    first = false;
+    switch (c.type) {
+      case ColumnType::kString:
+        if (t.columns.size() == 1 && c.strings[r].empty()) {
+          out += "\"\"";  // a lone empty field must not become a blank line
+        } else {
+          append_csv_field(out, c.strings[r]);
+        }
+        break;
+      case ColumnType::kInt:
+        append_int(out, c.ints[r]);
+        break;
+      case ColumnType::kDouble:
+        append_shortest(out, c.doubles[r]);
+        break;
+    }
+  }
+  out += '\n';
+}
+
+// The first column whose length differs from the first column's, or nullptr.
+const Column* ragged_column(const Table& t) {
+  for (const auto& c : t.columns)
+    if (c.size() != t.rows()) return &c;
+  return nullptr;
+}
+
+std::string errno_hint(int err) {
+  switch (err) {
+    case ENOENT:
+      return "the output directory does not exist; create it or choose another with -o";
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return "the output directory is not writable; choose another with -o";
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+      return "the disk is full or over quota; free space or choose another output with -o";
+    default:
+      return "check the output path and free disk space, or choose another output with -o";
+  }
+}
+
+}  // namespace
+
+void append_csv_field(std::string& out, std::string_view field) {
+  bool quote = false;
+  for (char ch : field) quote |= ch == ',' || ch == '"' || ch == '\n' || ch == '\r';
+  if (!quote) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char ch : field) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  out += '"';
+}
+
+std::string table_to_csv(const Table& t) {
+  t.validate();
+  std::string out;
+  append_header(out, t);
+  const size_t rows = t.rows();
+  for (size_t r = 0; r < rows; ++r) append_row(out, t, r);
+  return out;
+}
+
+bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag) {
+  if (const Column* bad = ragged_column(t)) {
+    diag.error(path, 0,
+               "table " + t.name + ": column " + bad->name + " has " + std::to_string(bad->size()) +
+                   " rows, expected " + std::to_string(t.rows()),
+               "the file was not written; this is a bug in clusterscope, please report it");
+    return false;
+  }
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) {
+    const int err = errno;
+    diag.error(path, 0, std::string("cannot create file: ") + std::strerror(err), errno_hint(err));
+    return false;
+  }
+  std::string buf;
+  buf.reserve(kFlushAt + 4096);
+  bool ok = true;
+  int err = 0;
+  auto flush = [&] {
+    if (ok && !buf.empty() && std::fwrite(buf.data(), 1, buf.size(), f) != buf.size()) {
+      ok = false;
+      err = errno;
+    }
+    buf.clear();
+  };
+  append_header(buf, t);
+  const size_t rows = t.rows();
+  for (size_t r = 0; r < rows && ok; ++r) {
+    append_row(buf, t, r);
+    if (buf.size() >= kFlushAt) flush();
+  }
+  flush();
+  if (ok && std::fflush(f) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    std::remove(tmp.c_str());
+    diag.error(path, 0, std::string("cannot write file: ") + std::strerror(err), errno_hint(err));
+    return false;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    std::remove(tmp.c_str());
+    diag.error(path, 0, "cannot rename " + tmp + " to the final name: " + std::strerror(err),
+               errno_hint(err));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cs::io

@@ -1,0 +1,40 @@
+#pragma once
+// The generic CSV writer for io::Table: every clusterscope-own CSV file (interface.md) goes
+// through here, so all of them quote, format numbers and fail the same way.
+//
+//   Table t("slow_ranks"); ... fill columns ...
+//   Diagnostics diag;
+//   if (!write_table_csv(t, out_dir + "/slow_ranks.csv", diag)) { /* diag says why */ }
+//
+// Format: a header row of column names, then one line per row, '\n' line ends, no trailing
+// spaces. Strings are quoted only when they hold a comma, a double quote, CR or LF (quotes
+// doubled), like Python's csv module with QUOTE_MINIMAL; ints as integers; doubles as the
+// shortest text that reads back to the same double ("0.1", "3", "1e+20"), NaN and infinities as
+// "nan", "inf", "-inf" (what Python's float() and pandas read back).
+
+#include <string>
+#include <string_view>
+
+#include "io/diagnostics.h"
+#include "io/table.h"
+
+namespace cs::io {
+
+// Appends one CSV field: as is, or quoted with doubled quotes when it needs quoting.
+// Example: append_csv_field(s, "a,b") appends "\"a,b\""; "say \"hi\"" -> "\"say \"\"hi\"\"\"".
+void append_csv_field(std::string& out, std::string_view field);
+
+// The whole table as CSV text (header + rows), for tests and small tables.
+// Example: a table with int column "rank" {3} and double column "score" {0.5} ->
+// "rank,score\n3,0.5\n". Columns of different lengths are a programming error: throws
+// std::logic_error (Table::validate).
+std::string table_to_csv(const Table& t);
+
+// Streams the table to `path` through a buffered FILE*: writes "<path>.tmp", then renames it
+// over `path`, so a crash or a full disk never leaves a half file under the final name.
+// Returns false with an error in `diag` (file, what, what to do) when the directory does not
+// exist or is not writable, the disk is full, or the table's columns differ in length; the
+// temporary file is removed then.
+bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag);
+
+}  // namespace cs::io

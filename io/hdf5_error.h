@@ -1,0 +1,21 @@
+#pragma once
+// HDF5 errors as text for Diagnostics instead of HDF5's own printing to stderr.
+//
+//   hdf5_silence_errors();                       // once, before the first HDF5 call
+//   if (H5Fcreate(...) < 0) diag.error(path, 0, "cannot create HDF5 file: " + hdf5_error_text());
+
+#include <string>
+
+namespace cs::io {
+
+// Turns off HDF5's automatic error printing for the calling thread's default error stack
+// (H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr)). Cheap; safe to call many times.
+void hdf5_silence_errors();
+
+// The current HDF5 error stack as one line, outermost (API) message first, then the most
+// specific one when it differs, e.g. "unable to create file: unable to open file: name =
+// '/x/y.h5.tmp', errno = 2, error message = 'No such file or directory', ...". Clears the stack.
+// Returns "unknown HDF5 error" when the stack is empty.
+std::string hdf5_error_text();
+
+}  // namespace cs::io

@@ -1,0 +1,346 @@
+#include "io/hdf5_writer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "io/hdf5_error.h"
+
+namespace cs::io {
+
+namespace {
+
+const char* const kDefaultHint =
+    "the HDF5 file was not written; check free disk space and that the output directory is "
+    "writable";
+
+// Variable-length UTF-8 strings: what h5py reads as str (with .asstr() for datasets).
+Hdf5Type utf8_string_type() {
+  Hdf5Type t(H5Tcopy(H5T_C_S1));
+  if (!t) return t;
+  if (H5Tset_size(t.get(), H5T_VARIABLE) < 0 || H5Tset_cset(t.get(), H5T_CSET_UTF8) < 0)
+    return Hdf5Type();
+  return t;
+}
+
+// Group creation properties: links and attributes listed in creation order (h5py keys() and
+// attrs follow it), no modification times (identical inputs give identical files).
+Hdf5Plist group_create_plist() {
+  Hdf5Plist p(H5Pcreate(H5P_GROUP_CREATE));
+  if (!p) return p;
+  const unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
+  if (H5Pset_link_creation_order(p.get(), order) < 0 ||
+      H5Pset_attr_creation_order(p.get(), order) < 0 || H5Pset_obj_track_times(p.get(), 0) < 0)
+    return Hdf5Plist();
+  return p;
+}
+
+// Creates (replacing an existing one) a scalar attribute. False on an HDF5 error (stack kept).
+bool write_scalar_attribute(hid_t obj, const std::string& name, const Hdf5Value& value) {
+  if (H5Aexists(obj, name.c_str()) > 0 && H5Adelete(obj, name.c_str()) < 0) return false;
+  Hdf5Space space(H5Screate(H5S_SCALAR));
+  if (!space) return false;
+  if (const auto* s = std::get_if<std::string>(&value)) {
+    Hdf5Type type = utf8_string_type();
+    if (!type) return false;
+    Hdf5Attribute a(
+        H5Acreate2(obj, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
+    const char* text = s->c_str();
+    return a && H5Awrite(a.get(), type.get(), &text) >= 0;
+  }
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    Hdf5Attribute a(
+        H5Acreate2(obj, name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+    return a && H5Awrite(a.get(), H5T_NATIVE_INT64, i) >= 0;
+  }
+  const double d = std::get<double>(value);
+  Hdf5Attribute a(
+      H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  return a && H5Awrite(a.get(), H5T_NATIVE_DOUBLE, &d) >= 0;
+}
+
+// A 1-D attribute of variable-length UTF-8 strings (h5py: numpy array of str).
+bool write_string_list_attribute(hid_t obj, const std::string& name,
+                                 const std::vector<const char*>& values) {
+  const hsize_t dims[1] = {values.size()};
+  Hdf5Space space(H5Screate_simple(1, dims, nullptr));
+  Hdf5Type type = utf8_string_type();
+  if (!space || !type) return false;
+  Hdf5Attribute a(H5Acreate2(obj, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!a) return false;
+  return values.empty() || H5Awrite(a.get(), type.get(), values.data()) >= 0;
+}
+
+// Fixed-length, NUL-padded UTF-8 strings of `size` bytes (h5py: ds.asstr()[:] gives str).
+// Chosen over variable-length strings, which HDF5 keeps uncompressed in a global heap (a
+// million short strings: ~60 MB instead of ~1 MB, and several times slower to write).
+Hdf5Type fixed_string_type(size_t size) {
+  Hdf5Type t(H5Tcopy(H5T_C_S1));
+  if (!t) return t;
+  if (H5Tset_size(t.get(), size) < 0 || H5Tset_strpad(t.get(), H5T_STR_NULLPAD) < 0 ||
+      H5Tset_cset(t.get(), H5T_CSET_UTF8) < 0)
+    return Hdf5Type();
+  return t;
+}
+
+// Writes a string column chunk by chunk (one full chunk per H5Dwrite, so compressed chunks are
+// never read back), through a buffer of one chunk.
+bool write_strings(hid_t ds, hid_t type, const std::vector<std::string>& strings, size_t width,
+                   hsize_t chunk_rows) {
+  Hdf5Space file_space(H5Dget_space(ds));
+  if (!file_space) return false;
+  std::string buf;
+  for (size_t start = 0; start < strings.size(); start += chunk_rows) {
+    const size_t n = std::min<size_t>(chunk_rows, strings.size() - start);
+    buf.assign(n * width, '\0');
+    for (size_t i = 0; i < n; ++i)
+      buf.replace(i * width, strings[start + i].size(), strings[start + i]);
+    const hsize_t offset[1] = {start};
+    const hsize_t count[1] = {n};
+    Hdf5Space mem_space(H5Screate_simple(1, count, nullptr));
+    if (!mem_space ||
+        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr) <
+            0 ||
+        H5Dwrite(ds, type, mem_space.get(), file_space.get(), H5P_DEFAULT, buf.data()) < 0)
+      return false;
+  }
+  return true;
+}
+
+// One column as a chunked, compressed 1-D dataset with a "units" attribute. Chunks hold
+// min(opt.chunk_rows, 1 MiB / element size) rows, at least 1, so one fits HDF5's default chunk
+// cache.
+bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOptions& opt) {
+  constexpr size_t kChunkBytes = 1 << 20;
+  Hdf5Type string_type;
+  hid_t file_type = H5T_IEEE_F64LE;
+  hid_t mem_type = H5T_NATIVE_DOUBLE;
+  const void* data = c.doubles.data();
+  size_t element_size = 8;
+  switch (c.type) {
+    case ColumnType::kDouble:
+      break;
+    case ColumnType::kInt:
+      file_type = H5T_STD_I64LE;
+      mem_type = H5T_NATIVE_INT64;
+      data = c.ints.data();
+      break;
+    case ColumnType::kString:
+      element_size = 1;  // HDF5 types have a size >= 1
+      for (const auto& s : c.strings) element_size = std::max(element_size, s.size());
+      string_type = fixed_string_type(element_size);
+      if (!string_type) return false;
+      file_type = mem_type = string_type.get();
+      break;
+  }
+  const hsize_t chunk_rows =
+      std::max<hsize_t>(1, std::min<hsize_t>({rows, opt.chunk_rows, kChunkBytes / element_size}));
+
+  const hsize_t dims[1] = {rows};
+  const hsize_t maxdims[1] = {H5S_UNLIMITED};
+  Hdf5Space space(H5Screate_simple(1, dims, maxdims));
+  Hdf5Plist dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  if (!space || !dcpl) return false;
+  const hsize_t chunk[1] = {chunk_rows};
+  if (H5Pset_chunk(dcpl.get(), 1, chunk) < 0) return false;
+  if (opt.shuffle && H5Pset_shuffle(dcpl.get()) < 0) return false;
+  if (opt.deflate_level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+      H5Pset_deflate(dcpl.get(), static_cast<unsigned>(std::min(opt.deflate_level, 9))) < 0)
+    return false;
+  if (H5Pset_obj_track_times(dcpl.get(), 0) < 0) return false;
+
+  Hdf5Dataset ds(H5Dcreate2(group, c.name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(),
+                            H5P_DEFAULT));
+  if (!ds) return false;
+  if (c.type == ColumnType::kString) {
+    if (!write_strings(ds.get(), mem_type, c.strings, element_size, chunk_rows)) return false;
+  } else if (rows > 0 && H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    return false;
+  }
+  return write_scalar_attribute(ds.get(), "units", c.unit);
+}
+
+// Why a table cannot be written as it is (empty when it can).
+std::string check_table(const Table& t) {
+  if (t.name.empty()) return "table has no name (the HDF5 group name)";
+  if (t.name.find('/') != std::string::npos || t.name == "." || t.name == "..")
+    return "table name '" + t.name + "' cannot be an HDF5 group name";
+  std::set<std::string> seen;
+  for (const auto& c : t.columns) {
+    if (c.size() != t.rows())
+      return "table " + t.name + ": column " + c.name + " has " + std::to_string(c.size()) +
+             " rows, expected " + std::to_string(t.rows());
+    if (c.name.empty() || c.name == "." || c.name.find('/') != std::string::npos)
+      return "table " + t.name + ": column name '" + c.name + "' cannot be an HDF5 dataset name";
+    if (!seen.insert(c.name).second)
+      return "table " + t.name + ": column " + c.name + " appears twice";
+  }
+  return {};
+}
+
+}  // namespace
+
+Hdf5File::Hdf5File(std::string path, Hdf5FileHandle file)
+    : path_(std::move(path)), file_(std::move(file)) {}
+
+Hdf5File::Hdf5File(Hdf5File&& other) noexcept
+    : path_(std::move(other.path_)),
+      file_(std::move(other.file_)),
+      failed_(std::exchange(other.failed_, false)) {}
+
+Hdf5File& Hdf5File::operator=(Hdf5File&& other) noexcept {
+  if (this != &other) {
+    abandon();
+    path_ = std::move(other.path_);
+    file_ = std::move(other.file_);
+    failed_ = std::exchange(other.failed_, false);
+  }
+  return *this;
+}
+
+Hdf5File::~Hdf5File() {
+  abandon();
+}
+
+void Hdf5File::abandon() {
+  if (!file_) return;  // finished, or moved from
+  file_.close();
+  std::remove((path_ + ".tmp").c_str());
+  H5Eclear2(H5E_DEFAULT);
+}
+
+std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& diag) {
+  hdf5_silence_errors();
+  const std::string tmp = path + ".tmp";
+  // The default (sec2, POSIX) driver: serial I/O even though the library is the MPI build.
+  Hdf5Plist fapl(H5Pcreate(H5P_FILE_ACCESS));
+  Hdf5Plist fcpl(H5Pcreate(H5P_FILE_CREATE));
+  const unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
+  Hdf5FileHandle file;
+  if (fapl && fcpl && H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) >= 0 &&
+      H5Pset_link_creation_order(fcpl.get(), order) >= 0 &&
+      H5Pset_attr_creation_order(fcpl.get(), order) >= 0)
+    file = Hdf5FileHandle(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));
+  if (!file) {
+    const std::string text = hdf5_error_text();
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    const bool dir_exists = dir.empty() || std::filesystem::is_directory(dir, ec);
+    diag.error(path, 0, "cannot create HDF5 file " + tmp + ": " + text,
+               dir_exists ? "check that the output directory is writable and has free space, or "
+                            "choose another with -o"
+                          : "the output directory does not exist; create it or choose another "
+                            "with -o");
+    return std::nullopt;
+  }
+  return Hdf5File(path, std::move(file));
+}
+
+bool Hdf5File::fail(Diagnostics& diag, const std::string& what, const std::string& hint) {
+  diag.error(path_, 0, what + ": " + hdf5_error_text(), hint.empty() ? kDefaultHint : hint);
+  failed_ = true;
+  return false;
+}
+
+bool Hdf5File::write_table(const Table& t, Diagnostics& diag, const Hdf5TableOptions& opt) {
+  if (!file_) {
+    diag.error(path_, 0, "table " + t.name + " written after finish()",
+               "this is a bug in clusterscope, please report it");
+    return false;
+  }
+  if (std::string why = check_table(t); !why.empty()) {
+    diag.error(path_, 0, why, "the table was left out of the HDF5 file; please report this bug");
+    return false;
+  }
+  const std::string group_path = "/" + t.name;
+  if (H5Lexists(file_.get(), group_path.c_str(), H5P_DEFAULT) > 0) {
+    diag.error(path_, 0, "table " + t.name + " is already in the HDF5 file",
+               "the second copy was left out; please report this bug");
+    return false;
+  }
+  Hdf5Plist gcpl = group_create_plist();
+  if (!gcpl) return fail(diag, "cannot prepare group /" + t.name);
+  Hdf5Group group(
+      H5Gcreate2(file_.get(), group_path.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT));
+  if (!group) return fail(diag, "cannot create group " + group_path);
+
+  const size_t rows = t.rows();
+  std::vector<const char*> names;
+  for (const auto& c : t.columns) names.push_back(c.name.c_str());
+  if (!write_scalar_attribute(group.get(), "rows", static_cast<int64_t>(rows)) ||
+      !write_string_list_attribute(group.get(), "columns", names))
+    return fail(diag, "cannot write the attributes of group " + group_path);
+  for (const auto& c : t.columns)
+    if (!write_column(group.get(), c, rows, opt))
+      return fail(diag, "cannot write dataset " + group_path + "/" + c.name);
+  return true;
+}
+
+bool Hdf5File::set_attribute(const std::string& object_path, const std::string& name,
+                             const Hdf5Value& value, Diagnostics& diag) {
+  if (!file_) {
+    diag.error(path_, 0, "attribute " + name + " set after finish()",
+               "this is a bug in clusterscope, please report it");
+    return false;
+  }
+  // Create the missing groups along the path, one component at a time.
+  std::string prefix;
+  size_t pos = 0;
+  while (pos < object_path.size()) {
+    size_t next = object_path.find('/', pos);
+    if (next == std::string::npos) next = object_path.size();
+    if (next > pos) {
+      prefix += '/';
+      prefix.append(object_path, pos, next - pos);
+      const htri_t exists = H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT);
+      if (exists < 0) return fail(diag, "cannot look up " + prefix);
+      if (exists == 0) {
+        Hdf5Plist gcpl = group_create_plist();
+        Hdf5Group g(
+            gcpl ? H5Gcreate2(file_.get(), prefix.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT)
+                 : H5I_INVALID_HID);
+        if (!g) return fail(diag, "cannot create group " + prefix);
+      }
+    }
+    pos = next + 1;
+  }
+  Hdf5Object obj(H5Oopen(file_.get(), prefix.empty() ? "/" : prefix.c_str(), H5P_DEFAULT));
+  if (!obj) return fail(diag, "cannot open " + (prefix.empty() ? std::string("/") : prefix));
+  if (!write_scalar_attribute(obj.get(), name, value))
+    return fail(diag, "cannot write attribute " + name + " of " + (prefix.empty() ? "/" : prefix));
+  return true;
+}
+
+bool Hdf5File::finish(Diagnostics& diag) {
+  if (!file_) {
+    diag.error(path_, 0, "HDF5 file finished twice", "this is a bug in clusterscope");
+    return false;
+  }
+  if (failed_) {  // the failure is already in diag
+    abandon();
+    return false;
+  }
+  const std::string tmp = path_ + ".tmp";
+  if (file_.close() < 0) {
+    std::string text = hdf5_error_text();
+    std::remove(tmp.c_str());
+    failed_ = true;
+    diag.error(path_, 0, "cannot close HDF5 file " + tmp + ": " + text, kDefaultHint);
+    return false;
+  }
+  if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
+    std::error_code ec(errno, std::generic_category());
+    std::remove(tmp.c_str());
+    failed_ = true;
+    diag.error(path_, 0, "cannot rename " + tmp + " to the final name: " + ec.message(),
+               "check that the output directory is writable");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cs::io

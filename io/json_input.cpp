@@ -1,0 +1,561 @@
+#include "io/json_input.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+namespace cs::io {
+
+namespace {
+
+bool is_json_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+std::string at_text(int64_t offset, int64_t line) {
+  std::string s = "at byte " + std::to_string(offset);
+  if (line > 0) s += " (line " + std::to_string(line) + ")";
+  return s;
+}
+
+// Printable, short form of raw text: control and non-ASCII bytes as \xNN, cut at `max` bytes.
+std::string printable(std::string_view s, size_t max = 40) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < max; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// Reads the file at `path` into memory given by `alloc(size)`. Adds the diagnostics.
+template <class Alloc>
+bool load_file(const std::string& path, Diagnostics& diag, Alloc&& alloc) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) {
+      diag.error(path, 0, "file not found", "check the path: the file may not have been written");
+    } else {
+      diag.error(path, 0, std::string("cannot open the file: ") + std::strerror(err),
+                 "check the file's permissions");
+    }
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    diag.error(path, 0, "is a directory, not a JSON file", "pass the file itself");
+    return false;
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    diag.error(path, 0, "the file is empty",
+               "the profiler may have been stopped before it wrote this file; re-run the "
+               "profiler's parse step to regenerate it");
+    return false;
+  }
+  char* buf = alloc(size);
+  if (!buf) {
+    ::close(fd);
+    diag.error(path, 0, "out of memory reading " + std::to_string(size) + " bytes",
+               "run with fewer ranks per process");
+    return false;
+  }
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = ::read(fd, buf + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : 0;
+      ::close(fd);
+      diag.error(path, 0,
+                 "cannot read the file" + (err ? std::string(": ") + std::strerror(err)
+                                               : " (it became shorter while being read)"),
+                 "check the disk and that nothing is still writing the file", int64_t(got));
+      return false;
+    }
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
+bool load_json_file(const std::string& path, simdjson::padded_string& out, Diagnostics& diag) {
+  simdjson::padded_string buf;
+  bool ok = load_file(path, diag, [&](size_t n) {
+    buf = simdjson::padded_string(n);
+    return buf.data();
+  });
+  if (ok) out = std::move(buf);
+  return ok;
+}
+
+char* JsonFileBuffer::resize(size_t n) {
+  const size_t need = n + simdjson::SIMDJSON_PADDING;
+  if (need > capacity_) {
+    data_.reset(new (std::nothrow) char[need]);
+    capacity_ = data_ ? need : 0;
+    if (!data_) {
+      size_ = 0;
+      return nullptr;
+    }
+  }
+  size_ = n;
+  std::memset(data_.get() + n, 0, simdjson::SIMDJSON_PADDING);
+  return data_.get();
+}
+
+void JsonFileBuffer::release() {
+  data_.reset();
+  size_ = capacity_ = 0;
+}
+
+bool load_json_file(const std::string& path, JsonFileBuffer& out, Diagnostics& diag) {
+  return load_file(path, diag, [&](size_t n) { return out.resize(n); });
+}
+
+JsonFileBuffer& thread_json_buffer() {
+  thread_local JsonFileBuffer buffer;
+  return buffer;
+}
+
+simdjson::padded_string to_padded(std::string_view json) {
+  return simdjson::padded_string(json);
+}
+
+simdjson::ondemand::parser& thread_json_parser() {
+  thread_local simdjson::ondemand::parser parser;
+  return parser;
+}
+
+int64_t TextLocator::line_of(int64_t offset) {
+  offset = std::clamp<int64_t>(offset, 0, static_cast<int64_t>(text_.size()));
+  if (offset < last_offset_) {
+    last_offset_ = 0;
+    last_line_ = 1;
+  }
+  const char* p = text_.data() + last_offset_;
+  const char* end = text_.data() + offset;
+  int64_t lines = 0;
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    if (!nl) break;
+    ++lines;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  last_line_ += lines;
+  last_offset_ = offset;
+  return last_line_;
+}
+
+std::string json_error_what(simdjson::error_code err) {
+  switch (err) {
+    case simdjson::TAPE_ERROR:
+      return "the JSON structure is broken (a comma, colon, brace or key is missing or extra)";
+    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
+      return "an object or array is not closed";
+    case simdjson::UNCLOSED_STRING:
+      return "a string is not closed";
+    case simdjson::UTF8_ERROR:
+      return "the text is not valid UTF-8";
+    case simdjson::NUMBER_ERROR:
+      return "a number is malformed";
+    case simdjson::INCORRECT_TYPE:
+      return "a value has the wrong type";
+    case simdjson::STRING_ERROR:
+      return "a string has a bad escape sequence";
+    case simdjson::UNESCAPED_CHARS:
+      return "a string contains an unescaped control character";
+    case simdjson::T_ATOM_ERROR:
+    case simdjson::F_ATOM_ERROR:
+    case simdjson::N_ATOM_ERROR:
+      return "a literal (true, false, null) is misspelled";
+    case simdjson::DEPTH_ERROR:
+      return "objects and arrays are nested too deeply";
+    case simdjson::CAPACITY:
+      return "the file is larger than the JSON parser takes (4 GB)";
+    case simdjson::MEMALLOC:
+      return "out of memory while parsing";
+    case simdjson::EMPTY:
+      return "the file contains no JSON value";
+    default:
+      return simdjson::error_message(err);
+  }
+}
+
+std::string json_error_hint(simdjson::error_code err) {
+  switch (err) {
+    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
+    case simdjson::UNCLOSED_STRING:
+      return "the file ends early \u2014 was the profiler stopped before it finished writing?";
+    case simdjson::UTF8_ERROR:
+      return "is this a binary or corrupted file? Regenerate it with the profiler's parse step";
+    case simdjson::CAPACITY:
+      return "split the profiling run into shorter captures";
+    case simdjson::MEMALLOC:
+      return "run with fewer ranks per process or on a machine with more memory";
+    default:
+      return "check whether the file was edited by hand or written by two processes at once";
+  }
+}
+
+int64_t JsonContext::offset_of(const char* p) const {
+  if (!p || p < text_.data() || p > text_.data() + text_.size()) return -1;
+  return p - text_.data();
+}
+
+void JsonContext::warn_at(const char* at, std::string what, std::string hint) {
+  warn_at_offset(offset_of(at), std::move(what), std::move(hint));
+}
+
+void JsonContext::error_at(const char* at, std::string what, std::string hint) {
+  error_at_offset(offset_of(at), std::move(what), std::move(hint));
+}
+
+void JsonContext::warn_at_offset(int64_t offset, std::string what, std::string hint) {
+  int64_t line = offset >= 0 ? locator_.line_of(offset) : 0;
+  diag_.warn(source_, line, std::move(what), std::move(hint), offset);
+}
+
+void JsonContext::error_at_offset(int64_t offset, std::string what, std::string hint) {
+  int64_t line = offset >= 0 ? locator_.line_of(offset) : 0;
+  diag_.error(source_, line, std::move(what), std::move(hint), offset);
+}
+
+std::string_view raw_key(const simdjson::ondemand::field& f) {
+  // The key is a closed string (stage 1 checked), so this scan ends at its closing quote.
+  const char* p = f.key().raw();
+  size_t n = 0;
+  while (p[n] != '"') n += p[n] == '\\' ? 2 : 1;
+  return {p, n};
+}
+
+NumRead read_num_slow(simdjson::ondemand::value& v, Num& out) {
+  simdjson::ondemand::number_type nt;
+  if (v.get_number_type().get(nt) == simdjson::SUCCESS) {
+    double d = 0;
+    if (v.get_double().get(d) == simdjson::SUCCESS && std::isfinite(d)) {
+      // Only integers beyond 64 bits get here with a usable value.
+      out = {d, nt != simdjson::ondemand::number_type::floating_point_number};
+      return NumRead::kOk;
+    }
+    return NumRead::kNotFinite;  // 1e999: valid syntax, out of double range
+  }
+  std::string_view tok = v.raw_json_token();
+  if (!tok.empty() && (tok[0] == '-' || tok[0] == '+')) tok.remove_prefix(1);
+  if (tok.starts_with("NaN") || tok.starts_with("Infinity") || tok.starts_with("nan") ||
+      tok.starts_with("inf")) {
+    return NumRead::kNotFinite;
+  }
+  return NumRead::kWrongType;
+}
+
+std::string describe_token(simdjson::ondemand::value& v) {
+  std::string_view tok = v.raw_json_token();
+  while (!tok.empty() && is_json_space(tok.back())) tok.remove_suffix(1);
+  if (tok.empty()) return "empty";
+  switch (tok[0]) {
+    case '{':
+      return "an object";
+    case '[':
+      return "an array";
+    case '"':
+      return "a string (" + printable(tok) + ")";
+    case 't':
+    case 'f':
+      if (tok == "true" || tok == "false") return "a boolean (" + std::string(tok) + ")";
+      break;
+    case 'n':
+      if (tok == "null") return "null";
+      break;
+    default:
+      break;
+  }
+  return printable(tok);
+}
+
+void warn_bad_number(simdjson::ondemand::value& v, NumRead r, JsonContext& ctx,
+                     const std::string& where, std::string_view key) {
+  std::string_view tok = v.raw_json_token();
+  std::string what = where;
+  if (!what.empty()) what += ": ";
+  what += '"';
+  what += key;
+  what += "\" is ";
+  what += describe_token(v);
+  if (r == NumRead::kNotFinite) {
+    what += ", not a finite number";
+  } else {
+    what += ", expected a number";
+  }
+  ctx.warn_at(tok.data(), std::move(what), "the value was treated as missing");
+}
+
+void warn_wrong_container(simdjson::ondemand::value& v, JsonContext& ctx, const std::string& where,
+                          std::string_view key, bool want_object) {
+  std::string_view tok = v.raw_json_token();
+  std::string what = where;
+  if (key.empty()) {
+    what += " is ";
+  } else {
+    if (!what.empty()) what += ": ";
+    what += '"';
+    what += key;
+    what += "\" is ";
+  }
+  what += describe_token(v);
+  what += want_object ? ", expected an object" : ", expected an array";
+  ctx.warn_at(tok.data(), std::move(what), "it was skipped");
+}
+
+TruncationInfo analyze_truncation(std::string_view text, int keep_depth) {
+  TruncationInfo t;
+  std::string stack;
+  std::string cut_stack;
+  const size_t keep = keep_depth < 0 ? 0 : static_cast<size_t>(keep_depth);
+  bool in_str = false;
+  const size_t n = text.size();
+  for (size_t i = 0; i < n; ++i) {
+    char c = text[i];
+    if (in_str) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_str = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_str = true;
+        break;
+      case '{':
+      case '[':
+        stack.push_back(c);
+        if (stack.size() <= keep) {
+          t.cut = static_cast<int64_t>(i + 1);
+          cut_stack = stack;
+        }
+        break;
+      case '}':
+      case ']':
+        if (!stack.empty()) stack.pop_back();
+        if (stack.size() <= keep) {
+          t.cut = static_cast<int64_t>(i + 1);
+          cut_stack = stack;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  t.in_string = in_str;
+  t.open_brackets = static_cast<int>(stack.size());
+  t.truncated = in_str || !stack.empty();
+  for (auto it = cut_stack.rbegin(); it != cut_stack.rend(); ++it)
+    t.closers += *it == '{' ? '}' : ']';
+  return t;
+}
+
+simdjson::padded_string repair_truncated(std::string_view text, const TruncationInfo& t) {
+  std::string s;
+  s.reserve(static_cast<size_t>(t.cut) + t.closers.size());
+  s.append(text.substr(0, static_cast<size_t>(t.cut)));
+  s += t.closers;
+  return simdjson::padded_string(s);
+}
+
+int64_t first_invalid_utf8(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return static_cast<int64_t>(i);
+    }
+    if (i + len > n) return static_cast<int64_t>(i);
+    for (size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return static_cast<int64_t>(i);
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return static_cast<int64_t>(i);
+    }
+    i += len;
+  }
+  return -1;
+}
+
+namespace {
+
+// Adds the error for a document whose parse or walk stopped with `err` at `offset`
+// (`end`: offset of the end of the text without trailing spaces).
+void report_stop(JsonContext& ctx, simdjson::error_code err, int64_t offset, int64_t end) {
+  std::string what;
+  std::string hint;
+  if (offset >= end && end > 0) {
+    what = "the file ends early " + at_text(offset, 0);
+    hint = json_error_hint(simdjson::INCOMPLETE_ARRAY_OR_OBJECT);
+  } else {
+    what = "invalid JSON " + (offset >= 0 ? at_text(offset, 0) : std::string("(position unknown)"));
+    hint = json_error_hint(err);
+  }
+  if (!ctx.where.empty()) what += " while reading " + ctx.where;
+  what += ": " + json_error_what(err);
+  hint += ctx.got_data ? "; what came before was kept, the rest was skipped"
+                       : "; nothing could be read";
+  ctx.error_at_offset(offset, std::move(what), std::move(hint));
+}
+
+// Reports text that is not UTF-8 (a binary file). `limit`: bytes to check. True if reported.
+bool report_if_not_utf8(JsonContext& ctx, std::string_view text, size_t limit) {
+  int64_t bad = first_invalid_utf8(text.substr(0, limit));
+  if (bad < 0) return false;
+  static const char* hex = "0123456789abcdef";
+  unsigned char c = static_cast<unsigned char>(text[static_cast<size_t>(bad)]);
+  std::string what = "not valid UTF-8 text " + at_text(bad, 0) + " (byte 0x";
+  what += hex[c >> 4];
+  what += hex[c & 15];
+  what += "): this is not a JSON file";
+  ctx.error_at_offset(bad, std::move(what), json_error_hint(simdjson::UTF8_ERROR));
+  return true;
+}
+
+struct WalkStop {
+  simdjson::error_code err = simdjson::SUCCESS;
+  int64_t offset = -1;  // where it stopped, -1 = unknown
+};
+
+// Parses `text` and walks it. Adds no error itself (only the walker's own diagnostics and a
+// warning for text after the document); the caller reports the returned stop.
+WalkStop walk_text(simdjson::padded_string_view text, JsonContext& ctx, const JsonWalk& walk) {
+  auto& parser = thread_json_parser();
+  simdjson::ondemand::document doc;
+  WalkStop stop;
+  stop.err = parser.iterate(text).get(doc);
+  if (stop.err) return stop;
+  stop.err = walk(doc, ctx);
+  const char* loc = nullptr;
+  if (!stop.err) {
+    // Anything after the document (a second document, garbage) is reported, not fatal.
+    if (doc.current_location().get(loc) == simdjson::SUCCESS) {
+      ctx.warn_at(loc,
+                  "extra text after the end of the JSON document " +
+                      at_text(ctx.offset_of(loc), 0) + " was ignored",
+                  "check whether two files were concatenated");
+    }
+    return stop;
+  }
+  stop.offset = static_cast<int64_t>(text.length());
+  if (doc.current_location().get(loc) == simdjson::SUCCESS) stop.offset = ctx.offset_of(loc);
+  return stop;
+}
+
+JsonWalkStatus finish(const JsonContext& ctx, bool* got_data, bool ok) {
+  if (got_data) *got_data = ctx.got_data;
+  if (ok) return JsonWalkStatus::kOk;
+  return ctx.got_data ? JsonWalkStatus::kDamaged : JsonWalkStatus::kFailed;
+}
+
+}  // namespace
+
+JsonWalkStatus walk_json_document(simdjson::padded_string_view text, const std::string& source,
+                                  Diagnostics& diag, int keep_depth, const JsonWalk& walk,
+                                  bool* got_data) {
+  std::string_view sv(text.data(), text.length());
+  size_t end = sv.size();
+  while (end > 0 && is_json_space(sv[end - 1])) --end;
+  JsonContext ctx(sv, source, diag);
+  if (end == 0) {
+    ctx.error_at_offset(-1, "the file is empty (no JSON value)",
+                        "the profiler may have been stopped before it wrote this file; re-run the "
+                        "profiler's parse step to regenerate it");
+    return finish(ctx, got_data, false);
+  }
+  const int64_t iend = static_cast<int64_t>(end);
+  const char last = sv[end - 1];
+  // A complete object or array ends with its closing bracket: walk it directly (the fast path).
+  bool walked = false;
+  WalkStop first;
+  if (last == '}' || last == ']') {
+    walked = true;
+    first = walk_text(text, ctx, walk);
+    if (!first.err) return finish(ctx, got_data, true);
+    if (ctx.reported) return finish(ctx, got_data, false);
+    if (first.offset < 0 && report_if_not_utf8(ctx, sv, sv.size())) {
+      return finish(ctx, got_data, false);
+    }
+    // Data was read, or the damage is inside the text: report it where it is. Otherwise (refused
+    // at the root, stopped at the end) the file may have been cut right after a closing bracket.
+    if (ctx.got_data || (first.offset >= 0 && first.offset < iend &&
+                         first.err != simdjson::INCOMPLETE_ARRAY_OR_OBJECT)) {
+      report_stop(ctx, first.err, first.offset, iend);
+      return finish(ctx, got_data, false);
+    }
+  }
+  // Not UTF-8 (a cut file may end inside a character, so its last bytes are not checked).
+  if (report_if_not_utf8(ctx, sv, end > 3 ? end - 3 : 0)) return finish(ctx, got_data, false);
+  TruncationInfo t = analyze_truncation(sv, keep_depth);
+  if (!t.truncated) {
+    if (!walked) first = walk_text(text, ctx, walk);
+    if (!first.err) return finish(ctx, got_data, true);
+    if (!ctx.reported) report_stop(ctx, first.err, first.offset, iend);
+    return finish(ctx, got_data, false);
+  }
+  std::string what =
+      "the file ends early " + at_text(iend, 0) +
+      (t.in_string ? ", inside a string"
+                   : ", with " + std::to_string(t.open_brackets) + " objects or arrays still open");
+  std::string hint = json_error_hint(simdjson::INCOMPLETE_ARRAY_OR_OBJECT) +
+                     " The complete part before byte " + std::to_string(t.cut) +
+                     " was read; re-run the profiler's parse step to get the rest";
+  ctx.error_at_offset(iend, std::move(what), std::move(hint));
+  simdjson::padded_string fixed = repair_truncated(sv, t);
+  JsonContext fixed_ctx(std::string_view(fixed.data(), fixed.size()), source, diag);
+  WalkStop stop = walk_text(fixed, fixed_ctx, walk);
+  if (stop.err && !fixed_ctx.reported) {
+    report_stop(fixed_ctx, stop.err, stop.offset, static_cast<int64_t>(fixed.size()) + 1);
+  }
+  // The file is damaged even when its complete part read cleanly.
+  return finish(fixed_ctx, got_data, false);
+}
+
+}  // namespace cs::io

@@ -1,0 +1,228 @@
+#pragma once
+// Shared plumbing of the JSON readers (simdjson on-demand): loading a file into a padded buffer,
+// one reused parser per thread, turning simdjson errors into Diagnostics with byte offset AND line,
+// reading numbers the way Python's json module sees them (int vs float), and recovering the
+// readable part of a file that was cut short.
+//
+//   simdjson::padded_string text;
+//   if (!load_json_file(path, text, diag)) return false;
+//   JsonWalkStatus st = walk_json_document(text, path, diag, /*keep_depth=*/3,
+//       [&](simdjson::ondemand::document& doc, JsonContext& ctx) { ... return simdjson::SUCCESS;
+//       });
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <simdjson.h>
+
+#include "io/diagnostics.h"
+#include "io/py_format.h"
+
+namespace cs::io {
+
+// Reads the whole file at `path` into `out` (with simdjson's padding) in one read. Returns false
+// and adds an error naming the file when it is missing, unreadable, a directory or empty.
+// Example: load_json_file("rank0/communication.json", text, diag).
+bool load_json_file(const std::string& path, simdjson::padded_string& out, Diagnostics& diag);
+
+// A reusable read buffer with simdjson's padding: loading a file into it again reuses its memory
+// (no page faults, no zeroing), which matters at GB/s. Holds the largest file loaded into it.
+class JsonFileBuffer {
+ public:
+  simdjson::padded_string_view view() const {
+    return simdjson::padded_string_view(data_.get(), size_, capacity_);
+  }
+  size_t size() const { return size_; }
+  // Makes room for n bytes (+ padding, zeroed) and sets the size to n; returns the data.
+  char* resize(size_t n);
+  // Frees the memory.
+  void release();
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;  // bytes usable including padding
+};
+
+// Same as above, into a reusable buffer. Example:
+//   JsonFileBuffer& buf = thread_json_buffer(); load_json_file(path, buf, diag);
+bool load_json_file(const std::string& path, JsonFileBuffer& out, Diagnostics& diag);
+
+// This thread's reusable buffer for the readers in io/ (one document at a time per thread: a
+// reader must not call another reader while it walks).
+JsonFileBuffer& thread_json_buffer();
+
+// Copies `json` into a padded buffer (for text that came without simdjson's padding).
+simdjson::padded_string to_padded(std::string_view json);
+
+// This thread's on-demand parser, created on first use and reused: its buffers grow to the
+// largest document parsed on this thread. A document must be finished before the next iterate().
+simdjson::ondemand::parser& thread_json_parser();
+
+// 1-based line of byte `offset` in `text`. Counts newlines from the last answer when the offsets
+// asked for grow, so many look-ups in one pass over a big file stay linear.
+// Example: TextLocator("a\nb").line_of(2) == 2.
+class TextLocator {
+ public:
+  explicit TextLocator(std::string_view text) : text_(text) {}
+  int64_t line_of(int64_t offset);
+
+ private:
+  std::string_view text_;
+  int64_t last_offset_ = 0;
+  int64_t last_line_ = 1;
+};
+
+// A short explanation of a simdjson error for users ("the JSON structure is broken: a comma,
+// brace or key is missing or extra") and what to do about it.
+std::string json_error_what(simdjson::error_code err);
+std::string json_error_hint(simdjson::error_code err);
+
+// Where the readers report to: the text being parsed, its name, and the diagnostics.
+// Positions are pointers into the parsed buffer (a truncated file's repaired copy has the same
+// offsets as the original, so they stay right).
+class JsonContext {
+ public:
+  JsonContext(std::string_view text, std::string source, Diagnostics& diag)
+      : text_(text), source_(std::move(source)), diag_(diag), locator_(text) {}
+
+  // Byte offset of `p` in the text, -1 when p is not inside it.
+  int64_t offset_of(const char* p) const;
+  // Adds a warning / error at pointer `at` (nullptr = unknown position) with offset and line.
+  void warn_at(const char* at, std::string what, std::string hint);
+  void error_at(const char* at, std::string what, std::string hint);
+  void warn_at_offset(int64_t offset, std::string what, std::string hint);
+  void error_at_offset(int64_t offset, std::string what, std::string hint);
+
+  const std::string& source() const { return source_; }
+  std::string_view text() const { return text_; }
+  Diagnostics& diag() { return diag_; }
+
+  // Set by a walker before it returns a fatal error, to say what it was reading
+  // ("op 'hcom_allReduce_1' of step 'step1'"); the driver adds it to the error.
+  std::string where;
+  // Set by a walker when it has stored anything in its output (so a damaged file still counts).
+  bool got_data = false;
+  // Set by a walker that added its own error for the problem it returns (the driver adds none).
+  bool reported = false;
+
+ private:
+  std::string_view text_;
+  std::string source_;
+  Diagnostics& diag_;
+  TextLocator locator_;
+};
+
+// The key of a field as written in the file, without quotes and not unescaped: compare it with
+// plain names ("Elapse Time(ms)") without copying. For keys that may contain escapes (names
+// chosen by users), use field.unescaped_key() instead.
+std::string_view raw_key(const simdjson::ondemand::field& f);
+
+// Reads a JSON number the way Python's json module loads it: `0` is an int, `0.0` and `1e5` are
+// floats. Integers beyond 64 bits are kept (as a double) and marked int.
+enum class NumRead {
+  kOk,
+  kWrongType,  // a string, object, array, bool or null where a number goes
+  kNotFinite,  // NaN, Infinity, -Infinity or a number out of double range (1e999)
+};
+NumRead read_num_slow(simdjson::ondemand::value& v, Num& out);
+simdjson_inline NumRead read_num(simdjson::ondemand::value& v, Num& out) {
+  simdjson::ondemand::number n;
+  if (simdjson_likely(v.get_number().get(n) == simdjson::SUCCESS)) {
+    if (n.is_int64()) {
+      out = {static_cast<double>(n.get_int64()), true};
+    } else if (n.is_double()) {
+      out = {n.get_double(), false};
+    } else {
+      out = {static_cast<double>(n.get_uint64()), true};
+    }
+    return NumRead::kOk;
+  }
+  return read_num_slow(v, out);
+}
+
+// Adds the warning for a number read_num could not take: "<where>: "<key>" is <what was
+// found>" with the hint "the value was treated as missing".
+void warn_bad_number(simdjson::ondemand::value& v, NumRead r, JsonContext& ctx,
+                     const std::string& where, std::string_view key);
+
+// Reads a number; on a wrong type or non-finite value adds a warning (see warn_bad_number) and
+// returns false. `where()` builds the "op 'x' of step 'y'" text only on that path.
+// Example: read_num_or_warn(v, n, ctx, [&] { return "op '" + name + "'"; }, "Elapse Time(ms)").
+template <class Where>
+inline bool read_num_or_warn(simdjson::ondemand::value& v, Num& out, JsonContext& ctx,
+                             Where&& where, std::string_view key) {
+  NumRead r = read_num(v, out);
+  if (simdjson_likely(r == NumRead::kOk)) return true;
+  warn_bad_number(v, r, ctx, where(), key);
+  return false;
+}
+
+// Adds the warning for a value that should be an object (or array) and is not:
+// "<where>: "<key>" is a string ("x"), expected an object" ("it was skipped"); with an empty
+// key: "<where> is a string ("x"), expected an object".
+void warn_wrong_container(simdjson::ondemand::value& v, JsonContext& ctx, const std::string& where,
+                          std::string_view key, bool want_object);
+
+// v as an object (array). On a value of another type adds warn_wrong_container's warning and
+// returns simdjson::INCORRECT_TYPE (skip the value and go on); other errors are fatal (return
+// them). Example: if (auto e = get_object_or_warn(v, obj, ctx, where, key)) { ... }
+template <class Where>
+inline simdjson::error_code get_object_or_warn(simdjson::ondemand::value& v,
+                                               simdjson::ondemand::object& out, JsonContext& ctx,
+                                               Where&& where, std::string_view key) {
+  simdjson::error_code e = v.get_object().get(out);
+  if (simdjson_unlikely(e == simdjson::INCORRECT_TYPE))
+    warn_wrong_container(v, ctx, where(), key, true);
+  return e;
+}
+template <class Where>
+inline simdjson::error_code get_array_or_warn(simdjson::ondemand::value& v,
+                                              simdjson::ondemand::array& out, JsonContext& ctx,
+                                              Where&& where, std::string_view key) {
+  simdjson::error_code e = v.get_array().get(out);
+  if (simdjson_unlikely(e == simdjson::INCORRECT_TYPE))
+    warn_wrong_container(v, ctx, where(), key, false);
+  return e;
+}
+
+// What the token at `v` is, for diagnostics: `a string ("abc")`, `NaN`, `an object`, `null`.
+std::string describe_token(simdjson::ondemand::value& v);
+
+// How a text cut short can still be read: the longest prefix that ends right after an opening
+// bracket or a complete value at nesting depth <= keep_depth, with the brackets still open there
+// closed. keep_depth = 3 keeps whole ops of {"step": {"collective": {op: {...}}}}.
+struct TruncationInfo {
+  bool truncated = false;  // the text ends inside a string or with brackets still open
+  bool in_string = false;  // ... inside a string
+  int open_brackets = 0;   // brackets open at the end of the text
+  int64_t cut = 0;         // bytes of the text kept
+  std::string closers;     // appended after the kept bytes, e.g. "}}}"
+};
+TruncationInfo analyze_truncation(std::string_view text, int keep_depth);
+// text[0, cut) + closers, padded.
+simdjson::padded_string repair_truncated(std::string_view text, const TruncationInfo& t);
+
+enum class JsonWalkStatus {
+  kOk,       // the whole document was read
+  kDamaged,  // part of it was read (ctx.got_data says whether anything was stored); errors added
+  kFailed,   // nothing could be read; an error was added
+};
+
+// Parses `text` with this thread's parser and calls `walk` on the document. The walk returns
+// simdjson::SUCCESS, or the error that stopped it (after setting ctx.where); the driver then adds
+// one error with byte offset, line and hint. A text that ends early is repaired with
+// analyze_truncation(keep_depth) and walked once: the walk sees only complete parts.
+// Example: keep_depth = 3 for communication.json (whole ops are kept).
+using JsonWalk = std::function<simdjson::error_code(simdjson::ondemand::document&, JsonContext&)>;
+JsonWalkStatus walk_json_document(simdjson::padded_string_view text, const std::string& source,
+                                  Diagnostics& diag, int keep_depth, const JsonWalk& walk,
+                                  bool* got_data = nullptr);
+
+// Offset of the first byte that is not valid UTF-8, or -1 when all of `text` is valid.
+int64_t first_invalid_utf8(std::string_view text);
+
+}  // namespace cs::io

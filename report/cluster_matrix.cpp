@@ -1,0 +1,235 @@
+// Communication-matrix section of the cluster report: a bandwidth heatmap per communication group.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "report/cluster_sections.h"
+#include "report/display_format.h"
+#include "report/report_page.h"
+#include "report/svg_charts.h"
+#include "report/table_view.h"
+
+namespace cs::report {
+
+namespace {
+
+constexpr size_t kMaxGrid = 64;        // cells per side after binning
+constexpr size_t kCellBudget = 12000;  // heatmap cells in the whole page
+constexpr size_t kMaxHeatmaps = 12;
+constexpr size_t kMaxGroupRows = 30;
+constexpr size_t kPerSize = 2;  // heatmaps drawn per group size, besides groups with slow links
+
+struct Link {
+  double size_mb = 0, time_ms = 0, bw_sum = 0;
+  size_t bw_n = 0;
+  double bandwidth() const {
+    if (time_ms > 0) return size_mb / time_ms;  // MB/ms = GB/s
+    return bw_n ? bw_sum / static_cast<double>(bw_n) : std::nan("");
+  }
+};
+
+struct Group {
+  std::string name;
+  std::map<std::pair<long long, long long>, Link> links;
+  std::set<std::string> transports;
+  std::vector<long long> ranks;  // sorted
+  std::string ops_used;          // which op keys were summed
+  size_t slow = 0;
+  double bw_min = 0, bw_median = 0, bw_max = 0;
+};
+
+bool contains_ci(const std::string& s, std::string_view what) {
+  auto it = std::search(s.begin(), s.end(), what.begin(), what.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != s.end();
+}
+
+std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
+  const ColumnRef group(t, "group"), op(t, "op"), src(t, "src_rank"), dst(t, "dst_rank"),
+      tr(t, "transport"), size(t, "size_mb"), time(t, "time_ms"), bw(t, "bandwidth_gbps");
+  std::map<std::string, std::vector<size_t>> by_group;
+  for (size_t r = 0; r < rows(t); ++r) by_group[group.str(r)].push_back(r);
+  std::vector<Group> out;
+  for (auto& [name, idx] : by_group) {
+    Group g;
+    g.name = name;
+    // Which op keys to sum: the group's "Total Op Info", else the "-total" keys, else all.
+    bool has_total_info = false, has_total_key = false;
+    for (size_t r : idx) {
+      const std::string o = op.str(r);
+      has_total_info |= contains_ci(o, "total op info");
+      has_total_key |= contains_ci(o, "-total");
+    }
+    g.ops_used = has_total_info  ? "\u201cTotal Op Info\u201d"
+                 : has_total_key ? "the \u201c-total\u201d op keys, summed"
+                                 : "every op key, summed";
+    std::set<long long> ranks;
+    for (size_t r : idx) {
+      const std::string o = op.str(r);
+      if (has_total_info && !contains_ci(o, "total op info")) continue;
+      if (!has_total_info && has_total_key && !contains_ci(o, "-total")) continue;
+      const long long s = src.integer(r), d = dst.integer(r);
+      if (s < 0 || d < 0) continue;
+      ranks.insert(s);
+      ranks.insert(d);
+      if (s == d) continue;  // a rank's own on-chip link
+      Link& l = g.links[{s, d}];
+      const double sz = size.num(r), tm = time.num(r), b = bw.num(r);
+      if (std::isfinite(sz) && std::isfinite(tm)) l.size_mb += sz, l.time_ms += tm;
+      if (std::isfinite(b)) l.bw_sum += b, ++l.bw_n;
+      if (!tr.str(r).empty()) g.transports.insert(tr.str(r));
+    }
+    g.ranks.assign(ranks.begin(), ranks.end());
+    std::vector<double> bws;
+    for (const auto& [key, l] : g.links) {
+      if (std::isfinite(l.bandwidth())) bws.push_back(l.bandwidth());
+      if (ctx.slow_links.count(key)) ++g.slow;
+    }
+    if (!bws.empty()) {
+      std::sort(bws.begin(), bws.end());
+      g.bw_min = bws.front();
+      g.bw_max = bws.back();
+      const size_t m = bws.size();
+      g.bw_median = m % 2 ? bws[m / 2] : 0.5 * (bws[m / 2 - 1] + bws[m / 2]);
+    }
+    out.push_back(std::move(g));
+  }
+  // Most relevant first: groups with slow links, then the largest, then the most uneven.
+  const auto uneven = [](const Group& g) { return g.bw_median > 0 ? g.bw_min / g.bw_median : 1.0; };
+  std::sort(out.begin(), out.end(), [&](const Group& a, const Group& b) {
+    if (a.slow != b.slow) return a.slow > b.slow;
+    if (a.ranks.size() != b.ranks.size()) return a.ranks.size() > b.ranks.size();
+    if (uneven(a) != uneven(b)) return uneven(a) < uneven(b);
+    return a.name < b.name;
+  });
+  return out;
+}
+
+HeatGrid make_grid(const Group& g, const ClusterContext& ctx) {
+  const size_t n = g.ranks.size();
+  const size_t bins = std::min(n, kMaxGrid);
+  std::map<long long, size_t> bin_of;
+  for (size_t i = 0; i < n; ++i) bin_of[g.ranks[i]] = i * bins / n;
+  HeatGrid grid;
+  grid.n = bins;
+  grid.labels.resize(bins);
+  for (size_t b = 0; b < bins; ++b) {
+    // Ranks of bin b: positions [ceil(b*n/bins), ceil((b+1)*n/bins)).
+    const size_t first = (b * n + bins - 1) / bins, last = ((b + 1) * n + bins - 1) / bins - 1;
+    grid.labels[b] =
+        first == last ? std::to_string(g.ranks[first])
+                      : std::to_string(g.ranks[first]) + "\u2013" + std::to_string(g.ranks[last]);
+  }
+  std::vector<Link> cells(bins * bins);
+  std::vector<char> has(bins * bins, 0);
+  grid.marked.assign(bins * bins, 0);
+  for (const auto& [key, l] : g.links) {
+    const size_t c = bin_of[key.first] * bins + bin_of[key.second];
+    cells[c].size_mb += l.size_mb;
+    cells[c].time_ms += l.time_ms;
+    cells[c].bw_sum += l.bw_sum;
+    cells[c].bw_n += l.bw_n;
+    has[c] = 1;
+    if (ctx.slow_links.count(key)) grid.marked[c] = 1;
+  }
+  grid.values.assign(bins * bins, std::nan(""));
+  for (size_t c = 0; c < cells.size(); ++c)
+    if (has[c]) grid.values[c] = cells[c].bandwidth();
+  return grid;
+}
+
+std::string gbps(double v) {
+  return fmt_num(v, 2) + " GB/s";
+}
+
+}  // namespace
+
+void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
+  begin_section(h, "matrix", "Communication matrix");
+  const io::Table* t = ctx.in.communication_matrix;
+  if (!t) {
+    not_computed(h, "Communication matrix");
+    h.close();
+    return;
+  }
+  const auto groups = build_groups(t, ctx);
+  if (groups.empty()) {
+    note(h, "The communication matrix is empty.");
+    h.close();
+    return;
+  }
+  note(h,
+       "Bandwidth (transit size / transit time) per source \u2192 destination link over all steps, "
+       "one heatmap per communication group; darker is faster, red outlines are slow links. Groups "
+       "of more than 64 ranks are binned to 64 \u00d7 64 cells (hover a cell for the ranks it "
+       "holds).");
+  size_t cells = 0, drawn = 0;
+  std::map<size_t, size_t> drawn_of_size;
+  std::vector<bool> was_drawn(groups.size(), false);
+  h.open("div", attr("class", "heats"));
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
+    const size_t side = std::min(g.ranks.size(), kMaxGrid);
+    if (g.ranks.size() < 2 || g.links.empty()) continue;
+    if (drawn >= kMaxHeatmaps || cells + side * side > kCellBudget) continue;
+    // Groups of one size look alike (every TP group of a job): draw a few, list the rest.
+    if (!g.slow && drawn_of_size[g.ranks.size()] >= kPerSize) continue;
+    ++drawn_of_size[g.ranks.size()];
+    cells += side * side;
+    ++drawn;
+    was_drawn[i] = true;
+    const HeatGrid grid = make_grid(g, ctx);
+    double vmax = 0;
+    for (double v : grid.values)
+      if (std::isfinite(v)) vmax = std::max(vmax, v);
+    h.open("figure");
+    heatmap_chart(h, grid, vmax, gbps, "Bandwidth heatmap of group " + g.name);
+    heatmap_legend(h, vmax, gbps);
+    std::string tr;
+    for (const auto& s : g.transports) tr += (tr.empty() ? "" : ", ") + s;
+    h.element("figcaption", "",
+              "Group " + g.name + ": " + std::to_string(g.ranks.size()) + " ranks, " +
+                  std::to_string(g.links.size()) + " links" + (tr.empty() ? "" : " (" + tr + ")") +
+                  "; bandwidth min / median / max " + gbps(g.bw_min) + " / " + gbps(g.bw_median) +
+                  " / " + gbps(g.bw_max) + (g.slow ? "; " + std::to_string(g.slow) + " slow" : "") +
+                  ". From " + g.ops_used + ".");
+    h.close();
+  }
+  h.close();
+  if (drawn < groups.size())
+    note(h, std::to_string(drawn) + " of " + std::to_string(groups.size()) +
+                " groups drawn: those with slow links, then at most two of each size, largest and "
+                "most uneven first; all groups are listed below.");
+  h.element("h3", "", "Groups");
+  h.open("table");
+  table_head(h, {"group", "#ranks", "#links", "transports", "#min GB/s", "#median GB/s",
+                 "#max GB/s", "#slow links", "drawn"});
+  h.open("tbody");
+  for (size_t i = 0; i < groups.size() && i < kMaxGroupRows; ++i) {
+    const Group& g = groups[i];
+    h.open("tr", g.slow ? attr("class", "flag") : std::string());
+    h.element("td", attr("class", "key"), g.name);
+    num_cell(h, std::to_string(g.ranks.size()));
+    num_cell(h, std::to_string(g.links.size()));
+    std::string tr;
+    for (const auto& s : g.transports) tr += (tr.empty() ? "" : ", ") + s;
+    h.element("td", "", tr);
+    num_cell(h, fmt_num(g.bw_min, 2));
+    num_cell(h, fmt_num(g.bw_median, 2));
+    num_cell(h, fmt_num(g.bw_max, 2));
+    num_cell(h, std::to_string(g.slow));
+    h.element("td", "", was_drawn[i] ? "yes" : "");
+    h.close();
+  }
+  h.close();
+  h.close();
+  if (groups.size() > kMaxGroupRows)
+    note(h, "\u2026 and " + std::to_string(groups.size() - kMaxGroupRows) +
+                " more groups: see communication_matrix.csv.");
+  h.close();
+}
+
+}  // namespace cs::report

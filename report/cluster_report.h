@@ -1,0 +1,46 @@
+#pragma once
+// report.html of `clusterscope cluster`: one self-contained page (inline CSS and SVG, no scripts,
+// nothing fetched) drawn from the result tables only — this library does not know how they were
+// computed. Any table may be null: its section then says "not computed in this mode".
+//
+//   ClusterReportInput in;
+//   in.manifest = &manifest; in.step_trace = &steps; ... in.seconds = 12.5;
+//   io::Diagnostics diag;
+//   write_cluster_report_html(in, out_dir + "/report.html", diag);
+//
+// Large clusters stay readable and small: beyond 256 ranks the per-rank charts show buckets of
+// consecutive ranks (mean parts, min/median/max whiskers) and list outliers separately; heatmaps
+// are binned to at most 64 x 64 cells and only the most relevant groups are drawn.
+
+#include <cstdint>
+#include <string>
+
+#include "io/diagnostics.h"
+#include "io/table.h"
+
+namespace cs::report {
+
+struct ClusterReportInput {
+  const io::Table* manifest = nullptr;              // rank_manifest
+  const io::Table* step_trace = nullptr;            // step_trace
+  const io::Table* communication_matrix = nullptr;  // communication_matrix
+  const io::Table* comm_rank_summary = nullptr;     // per (group, rank): wait_ratio, sync_ratio...
+  const io::Table* operators_topn = nullptr;        // operators_topn
+  const io::Table* slow_ranks = nullptr;            // slow_ranks
+  const io::Table* slow_links = nullptr;            // slow_links
+  std::string input_path;                           // the analysed directory
+  int processes = 1;                                // MPI processes used
+  double seconds = 0;                               // wall time of the analysis
+  uint64_t input_bytes = 0;                         // bytes read
+  std::string summary_text;                         // the closing summary, shown as is
+};
+
+// The page as a string. Never throws on odd tables (missing columns, NaN, empty tables).
+std::string render_cluster_report_html(const ClusterReportInput& in);
+
+// Renders and writes `path` (through a temporary file and a rename). Returns false with an error
+// in `diag` when the file cannot be written.
+bool write_cluster_report_html(const ClusterReportInput& in, const std::string& path,
+                               io::Diagnostics& diag);
+
+}  // namespace cs::report

@@ -1,0 +1,51 @@
+#pragma once
+// The sections of the cluster report (internal to report/). Each writes one <section>.
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/cluster_report.h"
+#include "report/html_out.h"
+
+namespace cs::report {
+
+// What several sections need: the ranks and links judged slow.
+struct ClusterContext {
+  const ClusterReportInput& in;
+  std::set<long long> slow_ranks;
+  std::set<std::pair<long long, long long>> slow_links;  // (src, dst) global ranks
+};
+
+ClusterContext make_cluster_context(const ClusterReportInput& in);
+
+// Ranks per chart before bucketing, and bars drawn when bucketing.
+constexpr size_t kMaxRankBars = 256;
+constexpr size_t kBucketBars = 128;
+
+void section_overview(HtmlOut& h, const ClusterContext& ctx);
+void section_findings(HtmlOut& h, const ClusterContext& ctx);
+void section_step_trace(HtmlOut& h, const ClusterContext& ctx);
+void section_matrix(HtmlOut& h, const ClusterContext& ctx);
+void section_wait(HtmlOut& h, const ClusterContext& ctx);
+void section_operators(HtmlOut& h, const ClusterContext& ctx);
+
+// Per-rank mean over steps of computing, communication not overlapped and free (µs), as read from
+// the step_trace table; empty when the table or its rank column is absent.
+struct RankSteps {
+  long long rank = 0;
+  double computing = 0, comm = 0, free = 0;
+  double total() const { return computing + comm + free; }
+};
+std::vector<RankSteps> rank_step_means(const io::Table* step_trace, size_t* steps_out);
+
+// Per-rank wait and synchronization ratios from comm_rank_summary: sum(wait) / sum(wait + transit)
+// when those columns exist, else the mean of the ratio column.
+struct RankWait {
+  long long rank = 0;
+  double wait_ratio = 0, sync_ratio = 0;
+};
+std::vector<RankWait> rank_wait_ratios(const io::Table* summary);
+
+}  // namespace cs::report

@@ -1,0 +1,137 @@
+#include "report/html_out.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace cs::report {
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') break;  // not allowed in HTML
+        if (c == 0x7f) break;
+        out += ch;
+    }
+  }
+  return out;
+}
+
+std::string attr(std::string_view name, std::string_view value) {
+  std::string out = " ";
+  out += name;
+  out += "=\"";
+  out += html_escape(value);
+  out += '"';
+  return out;
+}
+
+std::string attr(std::string_view name, double value) {
+  if (!std::isfinite(value)) value = 0;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", value);
+  std::string v = buf;
+  if (v.find('.') != std::string::npos) {
+    while (!v.empty() && v.back() == '0') v.pop_back();
+    if (!v.empty() && v.back() == '.') v.pop_back();
+  }
+  if (v == "-0") v = "0";
+  std::string out = " ";
+  out += name;
+  out += "=\"";
+  out += v;
+  out += '"';
+  return out;
+}
+
+void HtmlOut::open(std::string_view tag, std::string_view attrs) {
+  out_ += '<';
+  out_ += tag;
+  out_ += attrs;
+  out_ += '>';
+  stack_.emplace_back(tag);
+}
+
+void HtmlOut::close() {
+  if (stack_.empty()) return;
+  out_ += "</";
+  out_ += stack_.back();
+  out_ += '>';
+  stack_.pop_back();
+}
+
+void HtmlOut::close_to(size_t d) {
+  while (stack_.size() > d) close();
+}
+
+void HtmlOut::empty(std::string_view tag, std::string_view attrs) {
+  out_ += '<';
+  out_ += tag;
+  out_ += attrs;
+  out_ += "/>";
+}
+
+void HtmlOut::element(std::string_view tag, std::string_view attrs, std::string_view text) {
+  open(tag, attrs);
+  out_ += html_escape(text);
+  close();
+}
+
+void HtmlOut::text(std::string_view s) {
+  out_ += html_escape(s);
+}
+
+std::string HtmlOut::finish() {
+  close_to(0);
+  return std::move(out_);
+}
+
+bool write_text_file(const std::string& path, std::string_view content, io::Diagnostics& diag) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) {
+    diag.error(path, 0, std::string("cannot create file: ") + std::strerror(errno),
+               "check that the output directory exists and is writable");
+    return false;
+  }
+  const size_t n = std::fwrite(content.data(), 1, content.size(), f);
+  const bool write_ok = n == content.size();
+  const int err = write_ok ? 0 : errno;
+  const bool close_ok = std::fclose(f) == 0;
+  if (!write_ok || !close_ok) {
+    std::remove(tmp.c_str());
+    diag.error(path, 0, std::string("cannot write file: ") + std::strerror(err ? err : errno),
+               "check free disk space and permissions");
+    return false;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    diag.error(path, 0, std::string("cannot rename temporary file: ") + std::strerror(e),
+               "check permissions of the output directory");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cs::report

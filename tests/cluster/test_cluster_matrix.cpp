@@ -1,0 +1,89 @@
+#include "cluster/cluster_matrix.h"
+
+#include <gtest/gtest.h>
+
+#include "cluster/msprof_golden.h"
+
+namespace cs::cluster {
+namespace {
+
+TEST(ClusterMatrix, GoldenFiles) {
+  for (const char* c : {"tp2pp2", "set_order"}) {
+    const auto ranks = test::load_case(c);
+    io::Diagnostics diag;
+    const CommGroups groups = build_comm_groups(ranks, {}, diag);
+    std::string got;
+    {
+      io::JsonWriter w(&got, io::JsonStyle::python());
+      ASSERT_TRUE(write_cluster_matrix(w, ranks, groups, diag));
+    }
+    const std::string want = test::expected(c, "cluster_communication_matrix.json");
+    EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
+  }
+}
+
+TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
+  const auto ranks = test::load_case("set_order");
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const auto links = merge_matrix_links(ranks, groups, diag);
+  bool invalid = false, unmapped = false;
+  for (const auto& d : diag.items()) {
+    invalid = invalid || d.what.find("invalid link key bad") != std::string::npos;
+    unmapped = unmapped || d.what.find("cannot be mapped") != std::string::npos;
+  }
+  EXPECT_TRUE(invalid);
+  EXPECT_TRUE(unmapped);
+  // Rank 15 has no self link in step10: no link of step10 touches rank 15.
+  for (const GlobalLink& l : links) {
+    if (l.step == "step10") {
+      EXPECT_TRUE(l.src_rank != 15 && l.dst_rank != 15) << l.op_key;
+    }
+  }
+  // In step3 rank 15 is mapped (local 3).
+  bool seen15 = false;
+  for (const GlobalLink& l : links) seen15 = seen15 || (l.step == "step3" && l.src_rank == 15);
+  EXPECT_TRUE(seen15);
+}
+
+TEST(ClusterMatrix, MergedLinksMatchFormulas) {
+  const auto ranks = test::load_case("tp2pp2");
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const auto links = merge_matrix_links(ranks, groups, diag);
+  ASSERT_FALSE(links.empty());
+  int totals = 0;
+  for (const GlobalLink& l : links) {
+    const double expect = l.time_ms < 1e-15 ? 0.0 : io::py_round(l.size_mb / l.time_ms, 4);
+    EXPECT_EQ(l.bandwidth_gbps, expect);
+    EXPECT_GE(l.src_rank, 0);
+    EXPECT_LT(l.dst_rank, 4);
+    if (l.op_key.rfind("Total Op Info@", 0) == 0) {
+      ++totals;
+      EXPECT_EQ(l.group, l.op_key.substr(14));
+    }
+  }
+  EXPECT_GT(totals, 0);
+}
+
+TEST(ClusterMatrix, MetadataOptionMapsWithoutSelfLinks) {
+  auto ranks = test::load_case("tp2pp2");
+  // Drop every self link: msprof-analyze then maps nothing; the metadata option maps all.
+  for (auto& rd : ranks)
+    for (auto& st : rd.matrix.steps)
+      for (auto* ops : {&st.collective, &st.p2p})
+        for (auto& op : *ops)
+          std::erase_if(op.links,
+                        [](const io::MatrixLink& l) { return l.src_local == l.dst_local; });
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  EXPECT_TRUE(merge_matrix_links(ranks, groups, diag).empty());
+  MatrixOptions opts;
+  opts.use_metadata_ranks = true;
+  const auto links = merge_matrix_links(ranks, groups, diag, opts);
+  ASSERT_FALSE(links.empty());
+  for (const GlobalLink& l : links) EXPECT_NE(l.src_rank, l.dst_rank);
+}
+
+}  // namespace
+}  // namespace cs::cluster

@@ -1,0 +1,324 @@
+// CSV writer: exact text for the cases that matter (quoting, number spelling, empty tables),
+// atomic replace and error paths, and a round trip read back by Python's csv module.
+
+#include "io/csv_writer.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using cs::io::Diagnostics;
+using cs::io::Table;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A fresh directory under /tmp, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/cs_csv_writer_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// Runs a shell command, returns its exit status and fills `out` with stdout+stderr.
+int run(const std::string& cmd, std::string& out) {
+  out.clear();
+  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int st = ::pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Table all_types_table() {
+  Table t("mixed");
+  auto& s = t.add_string("name");
+  auto& i = t.add_int("rank");
+  auto& d = t.add_double("time_us", "us");
+  s.strings = {
+      "plain",   "a,b", "say \"hi\"", "line1\nline2", "cr\rhere", "", "\xe4\xb8\xad\xe6\x96\x87 ok",
+      " spaced "};
+  i.ints = {
+      0,       -1, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), 42, 7,
+      1000000, 3};
+  d.doubles = {0.1 + 0.2,
+               std::numeric_limits<double>::quiet_NaN(),
+               std::numeric_limits<double>::infinity(),
+               -std::numeric_limits<double>::infinity(),
+               1e20,
+               -0.0,
+               std::numeric_limits<double>::denorm_min(),
+               3.0};
+  return t;
+}
+
+}  // namespace
+
+TEST(CsvWriter, QuotesOnlyWhenNeeded) {
+  std::string s;
+  cs::io::append_csv_field(s, "plain text");
+  EXPECT_EQ(s, "plain text");
+  s.clear();
+  cs::io::append_csv_field(s, "a,b");
+  EXPECT_EQ(s, "\"a,b\"");
+  s.clear();
+  cs::io::append_csv_field(s, "say \"hi\"");
+  EXPECT_EQ(s, "\"say \"\"hi\"\"\"");
+  s.clear();
+  cs::io::append_csv_field(s, "x\ny");
+  EXPECT_EQ(s, "\"x\ny\"");
+  s.clear();
+  cs::io::append_csv_field(s, "x\ry");
+  EXPECT_EQ(s, "\"x\ry\"");
+  s.clear();
+  cs::io::append_csv_field(s, "\xe4\xb8\xad;'tab\t'");  // UTF-8, semicolon, tab: left alone
+  EXPECT_EQ(s, "\xe4\xb8\xad;'tab\t'");
+}
+
+TEST(CsvWriter, ExactTextForAllColumnTypes) {
+  EXPECT_EQ(cs::io::table_to_csv(all_types_table()),
+            "name,rank,time_us\n"
+            "plain,0,0.30000000000000004\n"
+            "\"a,b\",-1,nan\n"
+            "\"say \"\"hi\"\"\",9223372036854775807,inf\n"
+            "\"line1\nline2\",-9223372036854775808,-inf\n"
+            "\"cr\rhere\",42,1e+20\n"
+            ",7,-0\n"
+            "\xe4\xb8\xad\xe6\x96\x87 ok,1000000,5e-324\n"
+            " spaced ,3,3\n");
+}
+
+TEST(CsvWriter, HeaderNamesAreQuotedToo) {
+  Table t("t");
+  t.add_int("a,b").ints = {1};
+  t.add_double("c\"d").doubles = {2.5};
+  EXPECT_EQ(cs::io::table_to_csv(t), "\"a,b\",\"c\"\"d\"\n1,2.5\n");
+}
+
+TEST(CsvWriter, EmptyTables) {
+  Table no_rows("empty");
+  no_rows.add_string("key");
+  no_rows.add_double("value", "ms");
+  EXPECT_EQ(cs::io::table_to_csv(no_rows), "key,value\n");
+
+  Table no_columns("nothing");
+  EXPECT_EQ(cs::io::table_to_csv(no_columns), "\n");
+}
+
+TEST(CsvWriter, LoneEmptyFieldIsNotABlankLine) {
+  Table t("one");
+  t.add_string("s").strings = {"", "x", ""};
+  EXPECT_EQ(cs::io::table_to_csv(t), "s\n\"\"\nx\n\"\"\n");
+}
+
+TEST(CsvWriter, RaggedTableThrowsInTableToCsv) {
+  Table t("bad");
+  t.add_int("a").ints = {1, 2};
+  t.add_int("b").ints = {1};
+  EXPECT_THROW(cs::io::table_to_csv(t), std::logic_error);
+}
+
+TEST(CsvWriter, WritesFileAtomicallyAndReplaces) {
+  TempDir dir;
+  const fs::path out = dir.path / "mixed.csv";
+  {
+    std::ofstream old(out);
+    old << "old content\n";
+  }
+  Diagnostics diag;
+  Table t = all_types_table();
+  ASSERT_TRUE(cs::io::write_table_csv(t, out.string(), diag));
+  EXPECT_TRUE(diag.empty());
+  EXPECT_EQ(read_file(out), cs::io::table_to_csv(t));
+  EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
+}
+
+TEST(CsvWriter, LargeTableStreamsInSeveralFlushes) {
+  TempDir dir;
+  Table t("big");
+  auto& k = t.add_string("key");
+  auto& v = t.add_double("v");
+  for (int i = 0; i < 200000; ++i) {
+    k.strings.push_back("op_" + std::to_string(i) + (i % 7 == 0 ? ",x" : ""));
+    v.doubles.push_back(i * 0.001);
+  }
+  const fs::path out = dir.path / "big.csv";
+  Diagnostics diag;
+  ASSERT_TRUE(cs::io::write_table_csv(t, out.string(), diag));
+  const std::string text = read_file(out);
+  EXPECT_GT(text.size(), size_t{2} << 20);  // more than one 1 MiB buffer
+  EXPECT_EQ(text, cs::io::table_to_csv(t));
+}
+
+TEST(CsvWriter, MissingDirectoryIsADiagnostic) {
+  TempDir dir;
+  const std::string out = (dir.path / "no_such_dir" / "t.csv").string();
+  Diagnostics diag;
+  EXPECT_FALSE(cs::io::write_table_csv(all_types_table(), out, diag));
+  ASSERT_EQ(diag.error_count(), 1u);
+  const auto& d = diag.items().front();
+  EXPECT_EQ(d.file, out);
+  EXPECT_NE(d.what.find("No such file or directory"), std::string::npos) << d.what;
+  EXPECT_NE(d.hint.find("does not exist"), std::string::npos) << d.hint;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(CsvWriter, RaggedTableIsADiagnosticNotAFile) {
+  TempDir dir;
+  Table t("bad");
+  t.add_int("a").ints = {1, 2};
+  t.add_int("b").ints = {1};
+  const std::string out = (dir.path / "bad.csv").string();
+  Diagnostics diag;
+  EXPECT_FALSE(cs::io::write_table_csv(t, out, diag));
+  ASSERT_EQ(diag.error_count(), 1u);
+  EXPECT_NE(diag.items()[0].what.find("column b has 1 rows, expected 2"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out + ".tmp"));
+}
+
+// A full disk, simulated with a file-size limit in a child process: the write fails with a
+// diagnostic, the temporary file is removed and the previous file under the final name survives.
+TEST(CsvWriter, DiskFullKeepsThePreviousFile) {
+  TempDir dir;
+  const fs::path out = dir.path / "full.csv";
+  {
+    std::ofstream old(out);
+    old << "previous\n";
+  }
+  Table t("big");
+  auto& v = t.add_double("v");
+  for (int i = 0; i < 300000; ++i) v.doubles.push_back(i * 1.1);
+
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG instead of killing us
+    struct rlimit lim = {64 * 1024, 64 * 1024};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    Diagnostics diag;
+    bool ok = cs::io::write_table_csv(t, out.string(), diag);
+    int code = ok ? 10 : 0;
+    if (!ok) {
+      const auto& d = diag.items().front();
+      if (d.file != out.string()) code = 11;
+      if (d.what.find("cannot write file") == std::string::npos) code = 12;
+      if (d.hint.find("disk is full") == std::string::npos) code = 13;
+    }
+    ::_exit(code);
+  }
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0) << "10: write succeeded, 11-13: wrong diagnostic";
+  EXPECT_EQ(read_file(out), "previous\n");
+  EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
+}
+
+// Python's csv module and float() read the file back to the same strings, ints and doubles
+// (bit for bit, NaN as NaN).
+TEST(CsvWriter, PythonCsvModuleReadsItBack) {
+  std::string probe;
+  if (run("/usr/bin/python3 -c 'import csv, struct'", probe) != 0)
+    GTEST_SKIP() << "/usr/bin/python3 is not usable: " << probe;
+  TempDir dir;
+  Table t = all_types_table();
+  const fs::path csv = dir.path / "mixed.csv";
+  Diagnostics diag;
+  ASSERT_TRUE(cs::io::write_table_csv(t, csv.string(), diag));
+
+  // Expected values in an unambiguous encoding: one line per column,
+  // "<type> <hex name> <cell>...", strings as hex bytes ("-" when empty), doubles as bits.
+  const fs::path expected = dir.path / "expected.txt";
+  {
+    std::ofstream e(expected);
+    auto hex = [](const std::string& s) {
+      if (s.empty()) return std::string("-");
+      std::string h;
+      char b[3];
+      for (unsigned char c : s) {
+        std::snprintf(b, sizeof b, "%02x", c);
+        h += b;
+      }
+      return h;
+    };
+    for (const auto& c : t.columns) {
+      switch (c.type) {
+        case cs::io::ColumnType::kString:
+          e << "s " << hex(c.name);
+          for (const auto& s : c.strings) e << ' ' << hex(s);
+          break;
+        case cs::io::ColumnType::kInt:
+          e << "i " << hex(c.name);
+          for (auto v : c.ints) e << ' ' << v;
+          break;
+        case cs::io::ColumnType::kDouble:
+          e << "d " << hex(c.name);
+          for (double v : c.doubles) {
+            uint64_t bits;
+            std::memcpy(&bits, &v, sizeof bits);
+            char b[20];
+            std::snprintf(b, sizeof b, "%016" PRIx64, bits);
+            e << ' ' << b;
+          }
+          break;
+      }
+      e << '\n';
+    }
+  }
+  const std::string script = R"PY(
+import csv, math, struct, sys
+rows = list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))
+header, body = rows[0], rows[1:]
+unhex = lambda h: b'' if h == '-' else bytes.fromhex(h)
+for j, line in enumerate(open(sys.argv[2])):
+    kind, name, *cells = line.split()
+    assert header[j].encode() == unhex(name), (header[j], name)
+    assert len(body) == len(cells), (len(body), len(cells))
+    for r, cell in enumerate(cells):
+        got = body[r][j]
+        if kind == 's':
+            assert got.encode() == unhex(cell), (r, got, cell)
+        elif kind == 'i':
+            assert int(got) == int(cell), (r, got, cell)
+        else:
+            want = struct.unpack('>d', bytes.fromhex(cell))[0]
+            g = float(got)
+            same = (math.isnan(g) and math.isnan(want)) or struct.pack('>d', g) == struct.pack('>d', want)
+            assert same, (r, got, want)
+print('ok', len(body))
+)PY";
+  const fs::path py = dir.path / "check.py";
+  std::ofstream(py) << script;
+  std::string out;
+  int rc =
+      run("/usr/bin/python3 " + py.string() + " " + csv.string() + " " + expected.string(), out);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out, "ok 8\n");
+}

@@ -1,0 +1,245 @@
+// Tests of io/json_writer.{h,cpp}: what JsonWriter prints must be byte for byte what Python's
+// json.dumps prints for the same data, in each style (checked by /usr/bin/python3 itself).
+
+#include "io/json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+namespace cs::io {
+namespace {
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Python loads our text and dumps it again with the given json.dumps arguments; prints it.
+std::string python_redump(const std::string& text, const std::string& dumps_args) {
+  std::string path = testing::TempDir() + "/cs_json_writer_in.json";
+  std::ofstream(path, std::ios::binary) << text;
+  return run(
+      "/usr/bin/python3 -c 'import json, sys\nsys.stdout.write(json.dumps(json.load(open("
+      "sys.argv[1], encoding=\"utf-8\")), " +
+      dumps_args + "))' " + path);
+}
+
+// A document shaped like msprof-analyze's cluster files, with awkward values.
+void write_sample(JsonWriter& w) {
+  w.begin_object();
+  w.key("(0, 1)");
+  w.begin_object();
+  w.key("step");
+  w.begin_object();
+  w.key("hcom_broadcast__501_0@6297232067196334501");
+  w.begin_object();
+  w.key("Start Timestamp(us)");
+  w.value(1695054582608213.0);
+  w.key("Elapse Time(ms)");
+  w.value(121.73694384375);
+  w.key("Transit Size(MB)");
+  w.value(Num::integer(0));
+  w.key("Large Packet Ratio");
+  w.value(Num::real(0.0));
+  w.key("tiny");
+  w.value(1e-05);
+  w.key("big");
+  w.value(1e16);
+  w.key("sum");
+  w.value(0.1 + 0.2);
+  w.key("sub");
+  w.value(5e-324);
+  w.key("negzero");
+  w.value(-0.0);
+  w.key("nan");
+  w.value(std::numeric_limits<double>::quiet_NaN());
+  w.key("inf");
+  w.value(-std::numeric_limits<double>::infinity());
+  w.key("Size Distribution");
+  w.begin_object();
+  w.key("0.003072");
+  w.begin_array();
+  w.value(18);
+  w.value(0.0202498125);
+  w.end_array();
+  w.end_object();
+  w.key("empty_obj");
+  w.begin_object();
+  w.end_object();
+  w.key("empty_arr");
+  w.begin_array();
+  w.end_array();
+  w.key("flags");
+  w.begin_array();
+  w.value(true);
+  w.value(false);
+  w.null();
+  w.value(int64_t{-9007199254740993});
+  w.end_array();
+  w.end_object();
+  w.end_object();
+  w.end_object();
+  w.key("strings");
+  w.begin_array();
+  w.value("plain");
+  w.value("quote \" backslash \\ slash /");
+  w.value("tab\tnewline\nreturn\rbell\x07 formfeed\f backspace\b nul");
+  w.value(std::string_view("with\0nul", 8));
+  w.value("del \x7f unit \x1f");
+  w.value("caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x98\x80 \xe2\x80\xa8");
+  w.value("");
+  w.end_array();
+  w.key("nested");
+  w.begin_array();
+  w.begin_array();
+  w.begin_object();
+  w.key("k");
+  w.begin_array();
+  w.end_array();
+  w.end_object();
+  w.end_array();
+  w.end_array();
+  w.end_object();
+}
+
+TEST(JsonWriter, MsprofStyleMatchesPython) {
+  std::string out;
+  {
+    JsonWriter w(&out, JsonStyle::msprof());
+    write_sample(w);
+  }
+  EXPECT_EQ(out, python_redump(out, "separators=(\",\", \": \")"));
+  EXPECT_NE(out.find("\"Transit Size(MB)\": 0,\"Large Packet Ratio\": 0.0"), std::string::npos);
+}
+
+TEST(JsonWriter, PythonDefaultStyleMatchesPython) {
+  std::string out;
+  {
+    JsonWriter w(&out, JsonStyle::python());
+    write_sample(w);
+  }
+  EXPECT_EQ(out, python_redump(out, "ensure_ascii=True"));
+}
+
+TEST(JsonWriter, IndentedStyleMatchesPython) {
+  for (int indent : {0, 2, 4}) {
+    std::string out;
+    {
+      JsonWriter w(&out, JsonStyle::indented(indent));
+      write_sample(w);
+    }
+    EXPECT_EQ(out, python_redump(out, "indent=" + std::to_string(indent))) << indent;
+  }
+}
+
+TEST(JsonWriter, NoEnsureAsciiMatchesPython) {
+  JsonStyle style = JsonStyle::msprof();
+  style.ensure_ascii = false;
+  std::string out;
+  {
+    JsonWriter w(&out, style);
+    write_sample(w);
+  }
+  EXPECT_EQ(out, python_redump(out, "separators=(\",\", \": \"), ensure_ascii=False"));
+}
+
+TEST(JsonWriter, EnsureAsciiEscapes) {
+  auto esc = [](std::string_view s, bool ascii = true) {
+    std::string out;
+    append_json_string(out, s, ascii);
+    return out;
+  };
+  EXPECT_EQ(esc("caf\xc3\xa9"), "\"caf\\u00e9\"");
+  EXPECT_EQ(esc("\xf0\x9f\x98\x80"), "\"\\ud83d\\ude00\"");
+  EXPECT_EQ(esc("\x7f"), "\"\\u007f\"");
+  EXPECT_EQ(esc("\x7f", false), "\"\x7f\"");
+  EXPECT_EQ(esc("\x01"), "\"\\u0001\"");
+  EXPECT_EQ(esc("caf\xc3\xa9", false), "\"caf\xc3\xa9\"");
+  // Invalid UTF-8 becomes U+FFFD (Python's errors="replace").
+  EXPECT_EQ(esc("a\xff"
+                "b"),
+            "\"a\\ufffdb\"");
+  EXPECT_EQ(esc("\xc3"), "\"\\ufffd\"");
+}
+
+TEST(JsonWriter, FileSinkEqualsStringSink) {
+  std::string expected;
+  {
+    JsonWriter w(&expected, JsonStyle::msprof());
+    w.begin_array();
+    for (int i = 0; i < 200000; ++i) w.value(i * 0.001);  // crosses the 1 MB flush size
+    w.end_array();
+  }
+  std::string path = testing::TempDir() + "/cs_json_writer_file.json";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  {
+    JsonWriter w(f, JsonStyle::msprof());
+    w.begin_array();
+    for (int i = 0; i < 200000; ++i) w.value(i * 0.001);
+    w.end_array();
+    w.flush();
+    EXPECT_TRUE(w.ok());
+  }
+  std::fclose(f);
+  EXPECT_EQ(slurp(path), expected);
+  EXPECT_EQ(expected, python_redump(expected, "separators=(\",\", \": \")"));
+}
+
+TEST(JsonWriter, RawValueAndScalars) {
+  std::string out;
+  {
+    JsonWriter w(&out, JsonStyle::msprof());
+    w.begin_object();
+    w.key("cached");
+    w.raw_value("{\"a\": [1,2]}");
+    w.key("n");
+    w.value(3);
+    w.end_object();
+  }
+  EXPECT_EQ(out, "{\"cached\": {\"a\": [1,2]},\"n\": 3}");
+  std::string top;
+  {
+    JsonWriter w(&top);
+    w.value(0.5);
+  }
+  EXPECT_EQ(top, "0.5");
+}
+
+TEST(JsonWriter, RandomNumbersMatchPython) {
+  std::mt19937_64 rng(17);
+  std::string out;
+  {
+    JsonWriter w(&out, JsonStyle::msprof());
+    w.begin_array();
+    for (int i = 0; i < 5000; ++i) {
+      double mag = std::pow(10.0, std::uniform_real_distribution<double>(-10, 20)(rng));
+      w.value(mag * std::uniform_real_distribution<double>(-1, 1)(rng));
+      w.value(static_cast<int64_t>(rng() >> (rng() % 64)));
+    }
+    w.end_array();
+  }
+  EXPECT_EQ(out, python_redump(out, "separators=(\",\", \": \")"));
+}
+
+}  // namespace
+}  // namespace cs::io
