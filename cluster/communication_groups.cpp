@@ -1,5 +1,7 @@
 #include "cluster/communication_groups.h"
 
+#include "io/profiler_info.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -18,24 +20,7 @@ std::string_view op_part_of(std::string_view op_key) {
 }
 
 std::string group_name_of_group_id(std::string_view group_id) {
-  uint32_t h0 = 0, h1 = 0;
-  for (size_t i = 0; i < group_id.size();) {
-    // Python iterates code points: decode UTF-8 (a stray byte counts as itself).
-    unsigned char c = static_cast<unsigned char>(group_id[i]);
-    uint32_t cp = c;
-    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (len > 1 && i + len <= group_id.size()) {
-      cp = c & (0xFFu >> (len + 1));
-      for (size_t k = 1; k < len; ++k)
-        cp = (cp << 6) | (static_cast<unsigned char>(group_id[i + k]) & 0x3Fu);
-    } else {
-      len = 1;
-    }
-    i += len;
-    h0 = h0 * 29u + cp;
-    h1 = h1 * 131u + cp;
-  }
-  return std::to_string((static_cast<uint64_t>(h0) << 32) | h1);
+  return io::group_double_hash_str(group_id);
 }
 
 const CommGroup* CommGroups::find(std::string_view type, std::string_view group_name) const {

@@ -45,6 +45,11 @@ int rank_in_head(std::string_view head) {
   return digits > 0 ? static_cast<int>(r) : -1;
 }
 
+// A merged trace says so before its events (cluster/merge_run.h writes the marker).
+bool looks_merged(std::string_view head) {
+  return head.find("\"merged_by\":\"clusterscope merge\"") != std::string_view::npos;
+}
+
 std::string canonical_or_self(const std::string& p) {
   std::error_code ec;
   fs::path c = fs::weakly_canonical(p, ec);
@@ -84,13 +89,13 @@ std::optional<int> rank_from_file_name(std::string_view name) {
   return found;
 }
 
-bool sniff_kineto_trace(const std::string& path, int& rank, std::string& error) {
+SniffResult sniff_kineto_trace(const std::string& path, int& rank, std::string& error) {
   rank = -1;
   error.clear();
   gzFile f = gzopen(path.c_str(), "rb");  // reads plain files as they are
   if (!f) {
     error = std::string("cannot open: ") + std::strerror(errno);
-    return false;
+    return SniffResult::kUnreadable;
   }
   std::string head(kSniffBytes, '\0');
   int n = gzread(f, head.data(), static_cast<unsigned>(head.size()));
@@ -99,13 +104,14 @@ bool sniff_kineto_trace(const std::string& path, int& rank, std::string& error) 
     const char* msg = gzerror(f, &zerr);
     error = std::string("cannot read: ") + (msg ? msg : "corrupt gzip data");
     gzclose(f);
-    return false;
+    return SniffResult::kUnreadable;
   }
   gzclose(f);
   head.resize(static_cast<size_t>(n));
-  if (head.find("\"traceEvents\"") == std::string::npos) return false;
+  if (head.find("\"traceEvents\"") == std::string::npos) return SniffResult::kNotTrace;
+  if (looks_merged(head)) return SniffResult::kMerged;
   rank = rank_in_head(head);
-  return true;
+  return SniffResult::kTrace;
 }
 
 MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions& opts) {
@@ -164,13 +170,15 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
   for (const std::string& p : kineto_paths) {
     int rank = -1;
     std::string error;
-    if (!sniff_kineto_trace(p, rank, error)) {
-      if (!error.empty()) {
-        res.diag.error(p, 0, error, "the file was not merged; check that it is complete");
-        ++res.skipped;
-      }
-      continue;
+    SniffResult sniff = sniff_kineto_trace(p, rank, error);
+    if (sniff == SniffResult::kUnreadable) {
+      res.diag.error(p, 0, error, "the file was not merged; check that it is complete");
+      ++res.skipped;
+    } else if (sniff == SniffResult::kMerged) {
+      res.diag.warn(p, 0, "an earlier merged trace; not merged again",
+                    "write merged traces outside the input directory");
     }
+    if (sniff != SniffResult::kTrace) continue;
     MergeSource s{rank, p, RankOrigin::kDistributedInfo};
     if (rank < 0) {
       if (auto r = rank_from_file_name(fs::path(p).filename().string())) {

@@ -53,9 +53,14 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
 // Example: "sampled_rank-3.json.gz" -> 3; "trace.json" -> nullopt.
 std::optional<int> rank_from_file_name(std::string_view file_name);
 
-// Looks at the first MiB of a (maybe gzip) JSON file: true when it holds "traceEvents";
-// `rank` gets distributedInfo.rank when that appears there, else -1. False when the file cannot
-// be read (`error` set) or is not a trace (`error` empty).
-bool sniff_kineto_trace(const std::string& path, int& rank, std::string& error);
+enum class SniffResult {
+  kTrace,       // "traceEvents" in the head
+  kNotTrace,    // some other JSON file
+  kMerged,      // the output of an earlier `clusterscope merge` (its "merged_by" marker)
+  kUnreadable,  // cannot open, or corrupt gzip (`error` says why)
+};
+// Looks at the first MiB of a (maybe gzip) JSON file. `rank` gets distributedInfo.rank when
+// that appears there, else -1. Example: sampled_rank-0.json.gz -> kTrace, rank 0.
+SniffResult sniff_kineto_trace(const std::string& path, int& rank, std::string& error);
 
 }  // namespace cs::cluster

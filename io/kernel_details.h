@@ -33,6 +33,9 @@ struct KernelRecord {
 // Streams kernel_details.csv, calling `on_row` for every valid row. Rows with an unparseable
 // Duration(us) are reported and skipped. Returns false when the file cannot be used at all
 // (missing, empty, binary, no Name or Duration(us) column).
+// Reads the file (parse_* reads text already in memory; `source` names it in diagnostics).
+// Returns false (with an error) only when the file cannot be used at all; bad rows and cells
+// become diagnostics naming file and line, and are skipped.
 bool read_kernel_details_csv(const std::string& path,
                              const std::function<void(const KernelRecord&)>& on_row,
                              Diagnostics& diag);
@@ -43,7 +46,7 @@ bool parse_kernel_details_csv(std::string_view text, const std::string& source,
 struct OpStatisticRow {
   std::string op_type;    // "OP Type"
   std::string core_type;  // "Core Type"
-  double count = 0;       // "Count"
+  double count = 0;       // "Count" (NaN when the cell is missing or N/A, like the others)
   double total_us = 0;    // "Total Time(us)"
   double min_us = 0;      // "Min Time(us)"
   double avg_us = 0;      // "Avg Time(us)"
@@ -51,6 +54,9 @@ struct OpStatisticRow {
   double ratio_pct = 0;   // "Ratio(%)"
 };
 
+// Reads the file (parse_* reads text already in memory; `source` names it in diagnostics).
+// Returns false (with an error) only when the file cannot be used at all; bad rows and cells
+// become diagnostics naming file and line, and are skipped.
 bool read_op_statistic_csv(const std::string& path, std::vector<OpStatisticRow>& out,
                            Diagnostics& diag);
 bool parse_op_statistic_csv(std::string_view text, const std::string& source,

@@ -32,12 +32,27 @@ std::optional<int> rank_from_profiler_info_name(std::string_view filename) {
 }
 
 uint64_t group_double_hash(std::string_view group_id) {
+  // msprof-analyze hashes ord(c) over a Python str: decode UTF-8 to code points (a stray byte that
+  // starts no valid sequence counts as itself).
   uint32_t h0 = 0;
   uint32_t h1 = 0;
-  for (char ch : group_id) {
-    uint32_t c = static_cast<unsigned char>(ch);
-    h0 = h0 * 29u + c;
-    h1 = h1 * 131u + c;
+  for (size_t i = 0; i < group_id.size();) {
+    const auto c = static_cast<unsigned char>(group_id[i]);
+    uint32_t cp = c;
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    bool valid = len > 1 && i + len <= group_id.size();
+    for (size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(group_id[i + k]) & 0xC0) == 0x80;
+    if (valid) {
+      cp = c & (0xFFu >> (len + 1));
+      for (size_t k = 1; k < len; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(group_id[i + k]) & 0x3Fu);
+    } else {
+      len = 1;
+    }
+    i += len;
+    h0 = h0 * 29u + cp;
+    h1 = h1 * 131u + cp;
   }
   return (static_cast<uint64_t>(h0) << 32) | h1;
 }

@@ -27,6 +27,9 @@ struct StepTraceFile {
   double get(const StepTraceRow& row, const std::string& name) const;
 };
 
+// Reads the file (parse_* reads text already in memory; `source` names it in diagnostics).
+// Returns false (with an error) only when the file cannot be used at all; bad rows and cells
+// become diagnostics naming file and line, and are skipped.
 bool read_step_trace_csv(const std::string& path, StepTraceFile& out, Diagnostics& diag);
 bool parse_step_trace_csv(std::string_view text, const std::string& source, StepTraceFile& out,
                           Diagnostics& diag);

@@ -11,8 +11,8 @@ namespace {
 using Int = __int128;
 
 std::string_view trim(std::string_view t) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' ||
-                        t.back() == '\t'))
+  while (!t.empty() &&
+         (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t'))
     t.remove_suffix(1);
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
@@ -55,8 +55,7 @@ bool shift_timestamp(std::string_view raw, int64_t shift_ns, std::string& out) {
     out += t;
     return true;
   }
-  if (t.find_first_of("eE") != std::string_view::npos)
-    return shift_exponent_form(t, shift_ns, out);
+  if (t.find_first_of("eE") != std::string_view::npos) return shift_exponent_form(t, shift_ns, out);
   size_t i = 0;
   bool neg = false;
   if (t[0] == '-') {

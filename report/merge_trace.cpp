@@ -47,7 +47,8 @@ struct RawEvent {
 };
 
 std::string_view trim_right(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
     s.remove_suffix(1);
   return s;
 }
@@ -89,7 +90,9 @@ bool split_object(od::parser& parser, std::string_view text,
   return true;
 }
 
-bool is_quoted(std::string_view v) { return v.size() >= 2 && v.front() == '"'; }
+bool is_quoted(std::string_view v) {
+  return v.size() >= 2 && v.front() == '"';
+}
 
 void append_int(std::string& out, int64_t v) {
   char buf[24];
@@ -139,7 +142,8 @@ class EventWalker {
           return fail(&doc, err, "\"traceEvents\" is not an array");
         if (!walk_array(arr, doc, facts, on_event)) return false;
       } else {
-        if (auto err = on_top(key, fld.value())) return fail(&doc, err, "top-level member is malformed");
+        if (auto err = on_top(key, fld.value()))
+          return fail(&doc, err, "top-level member is malformed");
       }
     }
     if (!found) {
@@ -172,7 +176,8 @@ class EventWalker {
         if (auto err = std::move(f).get(fld)) return fail(&doc, err, "event is malformed");
         RawField rf;
         rf.key = io::raw_key(fld);
-        if (auto err = raw_value(fld.value(), rf.value)) return fail(&doc, err, "event is malformed");
+        if (auto err = raw_value(fld.value(), rf.value))
+          return fail(&doc, err, "event is malformed");
         const int idx = static_cast<int>(ev_.fields.size());
         ev_.fields.push_back(rf);
         classify(rf.key, idx);
@@ -185,16 +190,21 @@ class EventWalker {
   void classify(std::string_view key, int idx) {
     switch (key.size()) {
       case 2:
-        if (key == "ph") ev_.ph = idx;
-        else if (key == "ts") ev_.ts = idx;
-        else if (key == "id") ev_.id = idx;
+        if (key == "ph")
+          ev_.ph = idx;
+        else if (key == "ts")
+          ev_.ts = idx;
+        else if (key == "id")
+          ev_.id = idx;
         break;
       case 3:
         if (key == "pid") ev_.pid = idx;
         break;
       case 4:
-        if (key == "name") ev_.name = idx;
-        else if (key == "args") ev_.args = idx;
+        if (key == "name")
+          ev_.name = idx;
+        else if (key == "args")
+          ev_.args = idx;
         break;
       case 7:
         if (key == "bind_id") ev_.bind_id = idx;
@@ -255,7 +265,9 @@ simdjson::error_code read_top_fact(std::string_view key, od::value v, TraceScan&
 
 }  // namespace
 
-std::string rank_label(int rank) { return "rank " + std::to_string(rank) + " \u00b7 "; }
+std::string rank_label(int rank) {
+  return "rank " + std::to_string(rank) + " \u00b7 ";
+}
 
 bool scan_trace(simdjson::padded_string_view json, const std::string& source,
                 std::string_view align, TraceScan& out, io::Diagnostics& diag) {

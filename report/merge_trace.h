@@ -35,11 +35,11 @@ constexpr int64_t kPidStride = 10000;
 constexpr int64_t kFlowIdStride = 1000000000;
 
 struct TraceProcess {
-  std::string pid;           // the pid as raw JSON: 437675, or "Spans" with its quotes
-  bool has_name = false;     // a process_name M event was seen
-  std::string name;          // its args.name as raw JSON string contents (still escaped)
-  bool has_sort = false;     // a process_sort_index M event was seen
-  double sort_index = 0;     // its args.sort_index
+  std::string pid;        // the pid as raw JSON: 437675, or "Spans" with its quotes
+  bool has_name = false;  // a process_name M event was seen
+  std::string name;       // its args.name as raw JSON string contents (still escaped)
+  bool has_sort = false;  // a process_sort_index M event was seen
+  double sort_index = 0;  // its args.sort_index
 };
 
 struct TraceScan {
@@ -48,10 +48,10 @@ struct TraceScan {
   uint64_t skipped = 0;                 // array elements that are not objects
   std::vector<TraceProcess> processes;  // in first-seen order
   bool align_found = false;
-  int64_t align_ns = 0;                 // earliest ts (ns) of an event whose name contains align
-  std::string align_event;              // that event's name (raw)
-  int64_t base_time_ns = -1;            // top-level "baseTimeNanoseconds", -1 when absent
-  int distributed_rank = -1;            // top-level distributedInfo.rank, -1 when absent
+  int64_t align_ns = 0;       // earliest ts (ns) of an event whose name contains align
+  std::string align_event;    // that event's name (raw)
+  int64_t base_time_ns = -1;  // top-level "baseTimeNanoseconds", -1 when absent
+  int distributed_rank = -1;  // top-level distributedInfo.rank, -1 when absent
 };
 
 // Reads every event of `json` (the whole file). `align` (may be empty) is the text an event

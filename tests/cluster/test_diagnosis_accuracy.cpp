@@ -123,10 +123,17 @@ std::vector<Scenario> scenarios() {
     add("slow_rank_and_link_32", o);
   }
   // A slow kernel type on one rank.
+  // Single-stage shapes: with pp > 1 the stages run different kernel mixes (the last one has the
+  // LM head's Cast and MatMul), and that structural spread also shows in the per-rank CV.
   {
-    auto o = shape(16, 4, 2, 60);
+    auto o = shape(16, 4, 1, 60);
     o.slow_kernels.push_back({7, "FlashAttentionScore", 3.0});
-    add("slow_kernel_16", o);
+    add("slow_kernel_16_tp4", o);
+  }
+  {
+    auto o = shape(64, 8, 1, 61);
+    o.slow_kernels.push_back({42, "LayerNorm", 2.0});
+    add("slow_kernel_64_tp8", o);
   }
   // Large: 512 ranks.
   {

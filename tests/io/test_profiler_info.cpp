@@ -172,15 +172,15 @@ TEST(GroupHash, MatchesPythonDoubleHash) {
       "10.170.22.98%enp67s0f5_60000_0_1708156014257149",
       "90.90.97.116%enp189s0f0_60000_0_1727235779839829",
       "hccl_world_group",
-      "\xc3\xa9\xe4\xb8\xad\xff",  // bytes >= 0x80 count as unsigned
+      "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80",  // non-ASCII: hashed by code point, as Python does
       std::string(1000, 'z'),
   };
   std::string script = testing::TempDir() + "/cs_double_hash.py";
   std::ofstream(script) << "import sys\n"
                            "for a in sys.argv[1:]:\n"
-                           "    b = bytes.fromhex(a)\n"
+                           "    b = bytes.fromhex(a).decode('utf-8')\n"
                            "    h0 = h1 = 0\n"
-                           "    for c in b:\n"
+                           "    for c in map(ord, b):\n"
                            "        h0 = (h0 * 29 + c) % 2**32\n"
                            "        h1 = (h1 * 131 + c) % 2**32\n"
                            "    print((h0 << 32) | h1)\n";

@@ -1,0 +1,69 @@
+// `clusterscope merge DIR -o OUT`: command-line parsing; the work is cluster::run_merge.
+#include "cli/merge_command.h"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <string>
+
+#include "cli/commands.h"
+#include "cluster/discovery.h"
+#include "cluster/merge_run.h"
+#include "cluster/mpi_comm.h"
+
+namespace po = boost::program_options;
+
+namespace cs::cli {
+
+int run_merge(int argc, char** argv) {
+  cluster::MergeOptions opts;
+  std::string ranks;
+  po::options_description desc(
+      "usage: clusterscope merge DIR -o merged.json[.gz] [options]\n"
+      "Merges every rank's timeline below DIR (NPU trace_view.json of each rank directory,\n"
+      "PyTorch profiler *.json / *.json.gz traces) into one Chrome/Perfetto trace. Processes are\n"
+      "renamed 'rank N \u00b7 <name>'; pids become rank*10000+i. Under mpirun -np N the ranks are\n"
+      "split across the N processes; the output is the same.\n\noptions");
+  // clang-format off
+  desc.add_options()
+    ("help,h", "show this help")
+    ("dir,d", po::value(&opts.input_dir), "input directory (or give it as the first argument)")
+    ("output,o", po::value(&opts.output), "output file; gzip-compressed when it ends in .gz")
+    ("ranks", po::value(&ranks), "only these ranks, e.g. 0,2,8-15")
+    ("rank-list", po::value(&ranks), "same as --ranks")
+    ("align", po::value(&opts.align), "shift each rank so the first event whose name contains this text starts when it does in the lowest rank")
+    ("quiet,q", po::bool_switch(&opts.quiet), "print nothing but errors");
+  // clang-format on
+  po::positional_options_description pos;
+  pos.add("dir", 1);
+  po::variables_map vm;
+  auto usage_error = [](const std::string& what) {
+    std::fprintf(stderr, "clusterscope: merge: %s \u2014 run 'clusterscope merge --help'\n",
+                 what.c_str());
+    return kExitUsage;
+  };
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage_error(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return kExitOk;
+  }
+  if (opts.input_dir.empty()) return usage_error("no input directory: give DIR");
+  if (opts.output.empty()) return usage_error("no output file: give -o merged.json[.gz]");
+  if (vm.count("align") && opts.align.empty()) return usage_error("--align needs a name");
+  if (!ranks.empty()) {
+    std::set<int> set;
+    std::string error;
+    if (!cluster::parse_rank_list(ranks, set, error)) return usage_error("--ranks: " + error);
+    opts.rank_filter = std::move(set);
+  }
+  cluster::MpiSession mpi(argc, argv);
+  return cluster::run_merge(mpi, opts);
+}
+
+}  // namespace cs::cli
