@@ -62,14 +62,16 @@ int run_compare(int argc, char** argv) {
     return kExitUsage;
   }
   if (vm.count("help")) {
-    std::cout << opts << "\nEach side: a Kineto trace (*.json[.gz]), an NPU trace_view.json, a "
-                         "rank directory (*_ascend_pt, *_ascend_ms) or a cluster directory.\n";
+    std::cout << opts
+              << "\nEach side: a Kineto trace (*.json[.gz]), an NPU trace_view.json, a "
+                 "rank directory (*_ascend_pt, *_ascend_ms) or a cluster directory.\n";
     return kExitOk;
   }
   if (!vm.count("base") || !vm.count("comparison")) {
-    std::fputs("clusterscope: compare: needs BASE and COMPARISON \u2014 run 'clusterscope compare "
-               "--help'\n",
-               stderr);
+    std::fputs(
+        "clusterscope: compare: needs BASE and COMPARISON \u2014 run 'clusterscope compare "
+        "--help'\n",
+        stderr);
     return kExitUsage;
   }
   if (vm.count("base-step")) base_step = vm["base-step"].as<int64_t>();
@@ -107,9 +109,10 @@ int run_compare(int argc, char** argv) {
   }
   if (sides[0].kind == compare::SideKind::kClusterDirectory &&
       sides[1].kind == compare::SideKind::kClusterDirectory && !quiet)
-    std::fputs("clusterscope: both sides are cluster directories; run-vs-run (rank_diff.csv, "
-               "regressions.csv) is not available in this build, comparing one rank of each\n",
-               stderr);
+    std::fputs(
+        "clusterscope: both sides are cluster directories; run-vs-run (rank_diff.csv, "
+        "regressions.csv) is not available in this build, comparing one rank of each\n",
+        stderr);
   for (int i = 0; i < 2; ++i) {
     if (!compare::load_side(sides[i], steps[i], profiles[i], diag)) {
       print_diagnostics(diag, quiet);

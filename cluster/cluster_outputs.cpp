@@ -7,6 +7,7 @@
 #include "cluster/comm_tables.h"
 #include "cluster/communication_groups.h"
 #include "cluster/diagnosis_summary.h"
+#include "cluster/link_observations.h"
 #include "cluster/operators_topn.h"
 #include "cluster/slow_link.h"
 #include "cluster/slow_rank.h"
@@ -31,17 +32,6 @@ Wants wants_for(const std::string& mode) {
       all || mode == "operators" || diag,
       diag,
   };
-}
-
-std::vector<LinkObservation> link_observations(const std::vector<GlobalLink>& links) {
-  std::vector<LinkObservation> obs;
-  obs.reserve(links.size());
-  for (const auto& l : links) {
-    if (is_derived_matrix_key(l.op_key)) continue;  // top1/middle/bottomN/Total duplicate "-total"
-    obs.push_back({l.step, l.group, l.op_key, l.src_rank, l.dst_rank, l.transport, l.size_mb,
-                   l.time_ms});
-  }
-  return obs;
 }
 
 }  // namespace

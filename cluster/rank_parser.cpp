@@ -1,5 +1,6 @@
 #include "cluster/rank_parser.h"
 
+#include <cmath>
 #include <filesystem>
 #include <string_view>
 
@@ -180,9 +181,14 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
         std::vector<io::OpStatisticRow> rows;
         size_t before = d.diagnostics.error_count();
         bool ok = io::read_op_statistic_csv(g.path.string(), rows, d.diagnostics);
-        for (const auto& r : rows)
-          d.operators.add_aggregate(r.op_type, static_cast<int64_t>(r.count), r.total_us, r.min_us,
-                                    r.max_us, rank);
+        for (const auto& r : rows) {
+          // The reader reports unusable cells; rows without a count or total carry nothing.
+          if (!std::isfinite(r.count) || !std::isfinite(r.total_us) || r.count < 1) continue;
+          const double mn = std::isfinite(r.min_us) ? r.min_us : r.total_us / r.count;
+          const double mx = std::isfinite(r.max_us) ? r.max_us : r.total_us / r.count;
+          d.operators.add_aggregate(r.op_type, static_cast<int64_t>(r.count), r.total_us, mn, mx,
+                                    rank);
+        }
         d.has_kernels = g.finish(ok, d.diagnostics, before);
         usable += d.has_kernels;
       } else {

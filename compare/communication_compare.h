@@ -14,7 +14,8 @@ namespace cs::compare {
 // The collective type of a communication kernel/op, lower case, so GPU and NPU names meet:
 //   "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" -> "allreduce",
 //   "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(...)" -> "sendrecv",
-//   "hcom_reduceScatter__844_2_1" -> "reducescatter", Collective name arg "all_gather" -> "allgather".
+//   "hcom_reduceScatter__844_2_1" -> "reducescatter", Collective name arg "all_gather" ->
+//   "allgather".
 // `collective_arg` (the NCCL "Collective name" arg) wins when not empty.
 std::string collective_type(std::string_view name, std::string_view collective_arg = {});
 

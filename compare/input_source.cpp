@@ -34,7 +34,8 @@ char first_json_char(const std::string& path) {
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool is_json_name(const std::string& name) {
@@ -61,7 +62,8 @@ std::vector<std::string> kineto_traces_below(const std::string& dir) {
       std::string head(1 << 16, '\0');
       const int n = gzread(f, head.data(), static_cast<unsigned>(head.size()));
       gzclose(f);
-      if (n > 0 && head.substr(0, static_cast<size_t>(n)).find("\"traceEvents\"") != std::string::npos)
+      if (n > 0 &&
+          head.substr(0, static_cast<size_t>(n)).find("\"traceEvents\"") != std::string::npos)
         out.push_back(it->path().string());
     }
   }
@@ -94,10 +96,14 @@ bool file_side(const std::string& path, SideInput& out, io::Diagnostics& diag) {
 
 const char* side_kind_name(SideKind k) {
   switch (k) {
-    case SideKind::kKinetoTrace: return "Kineto trace";
-    case SideKind::kTraceView: return "NPU trace_view.json";
-    case SideKind::kRankDirectory: return "rank directory";
-    case SideKind::kClusterDirectory: return "cluster directory";
+    case SideKind::kKinetoTrace:
+      return "Kineto trace";
+    case SideKind::kTraceView:
+      return "NPU trace_view.json";
+    case SideKind::kRankDirectory:
+      return "rank directory";
+    case SideKind::kClusterDirectory:
+      return "cluster directory";
   }
   return "?";
 }

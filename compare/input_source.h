@@ -22,7 +22,7 @@ enum class SideKind { kKinetoTrace, kTraceView, kRankDirectory, kClusterDirector
 const char* side_kind_name(SideKind k);
 
 struct SideInput {
-  std::string path;      // as given
+  std::string path;  // as given
   SideKind kind = SideKind::kKinetoTrace;
   std::string timeline;  // the timeline file that is parsed
   bool npu = false;      // trace_view conventions (NPU) vs Kineto (GPU)

@@ -31,8 +31,8 @@ OpClass op_class(std::string_view op) {
   if (l.rfind("aten::conv", 0) == 0 || l.rfind("aten::_conv", 0) == 0 ||
       l.rfind("aten::cudnn_conv", 0) == 0 || l.rfind("npu::npu_conv", 0) == 0)
     return OpClass::kConv;
-  for (std::string_view mm : {"aten::addmm", "aten::bmm", "aten::mm", "aten::matmul",
-                              "aten::baddbmm"})
+  for (std::string_view mm :
+       {"aten::addmm", "aten::bmm", "aten::mm", "aten::matmul", "aten::baddbmm"})
     if (l == mm) return OpClass::kMatmul;
   return OpClass::kNone;
 }
@@ -42,29 +42,44 @@ bool gpu_cube_name(std::string_view l) {
 }
 
 bool npu_cube_name(std::string_view l) {
-  return contains_any(l, {"matmul", "conv", "flashattention", "fusionattention", "gemm", "_mm_",
-                          "mmad", "cube"});
+  return contains_any(
+      l, {"matmul", "conv", "flashattention", "fusionattention", "gemm", "_mm_", "mmad", "cube"});
 }
 
 }  // namespace
 
 std::string_view category_label(KernelCategory c) {
   switch (c) {
-    case KernelCategory::kFlashAttentionFwdCube: return "Flash Attention Time(Forward)(Cube)";
-    case KernelCategory::kFlashAttentionFwdVector: return "Flash Attention Time(Forward)(Vector)";
-    case KernelCategory::kFlashAttentionBwdCube: return "Flash Attention Time(Backward)(Cube)";
-    case KernelCategory::kFlashAttentionBwdVector: return "Flash Attention Time(Backward)(Vector)";
-    case KernelCategory::kConvFwd: return "Conv Time(Forward)";
-    case KernelCategory::kConvBwd: return "Conv Time(Backward)";
-    case KernelCategory::kMatmul: return "Matmul Time";
-    case KernelCategory::kPagedAttention: return "Paged Attention Time";
-    case KernelCategory::kVectorTrans: return "Vector Time(Trans)";
-    case KernelCategory::kVectorNoTrans: return "Vector Time(No Trans)";
-    case KernelCategory::kCube: return "Cube Time";
-    case KernelCategory::kSdma: return "SDMA Time(Tensor Move)";
-    case KernelCategory::kMc2: return "MC2 Time";
-    case KernelCategory::kOther: return "Other Time";
-    case KernelCategory::kCount: break;
+    case KernelCategory::kFlashAttentionFwdCube:
+      return "Flash Attention Time(Forward)(Cube)";
+    case KernelCategory::kFlashAttentionFwdVector:
+      return "Flash Attention Time(Forward)(Vector)";
+    case KernelCategory::kFlashAttentionBwdCube:
+      return "Flash Attention Time(Backward)(Cube)";
+    case KernelCategory::kFlashAttentionBwdVector:
+      return "Flash Attention Time(Backward)(Vector)";
+    case KernelCategory::kConvFwd:
+      return "Conv Time(Forward)";
+    case KernelCategory::kConvBwd:
+      return "Conv Time(Backward)";
+    case KernelCategory::kMatmul:
+      return "Matmul Time";
+    case KernelCategory::kPagedAttention:
+      return "Paged Attention Time";
+    case KernelCategory::kVectorTrans:
+      return "Vector Time(Trans)";
+    case KernelCategory::kVectorNoTrans:
+      return "Vector Time(No Trans)";
+    case KernelCategory::kCube:
+      return "Cube Time";
+    case KernelCategory::kSdma:
+      return "SDMA Time(Tensor Move)";
+    case KernelCategory::kMc2:
+      return "MC2 Time";
+    case KernelCategory::kOther:
+      return "Other Time";
+    case KernelCategory::kCount:
+      break;
   }
   return "?";
 }
@@ -82,9 +97,9 @@ KernelCategory classify_kernel(const KernelFacts& k) {
   if (k.npu) {
     if (k.task_type == "AI_CPU") return KernelCategory::kOther;
     if (contains_any(name, {"memcpy", "tensormove", "sdma"})) return KernelCategory::kSdma;
-    if (contains_any(name, {"matmulallreduce", "allgathermatmul", "matmulreducescatter",
-                            "alltoallallgatherbatchmatmul", "batchmatmulreducescatteralltoall",
-                            "mc2"}))
+    if (contains_any(name,
+                     {"matmulallreduce", "allgathermatmul", "matmulreducescatter",
+                      "alltoallallgatherbatchmatmul", "batchmatmulreducescatteralltoall", "mc2"}))
       return KernelCategory::kMc2;
   }
   const bool cube = k.npu ? npu_cube_name(name) : gpu_cube_name(name);
@@ -101,19 +116,24 @@ KernelCategory classify_kernel(const KernelFacts& k) {
     else if (contains_any(name, {"paged_attention", "pagedattention"}))
       cls = OpClass::kPagedAttention;
   }
-  if (cls == OpClass::kFlashAttention && (name.find("bwd") != std::string::npos ||
-                                          name.find("grad") != std::string::npos))
+  if (cls == OpClass::kFlashAttention &&
+      (name.find("bwd") != std::string::npos || name.find("grad") != std::string::npos))
     backward = true;
   switch (cls) {
     case OpClass::kFlashAttention:
       if (backward)
         return cube ? KernelCategory::kFlashAttentionBwdCube
                     : KernelCategory::kFlashAttentionBwdVector;
-      return cube ? KernelCategory::kFlashAttentionFwdCube : KernelCategory::kFlashAttentionFwdVector;
-    case OpClass::kPagedAttention: return KernelCategory::kPagedAttention;
-    case OpClass::kConv: return backward ? KernelCategory::kConvBwd : KernelCategory::kConvFwd;
-    case OpClass::kMatmul: return KernelCategory::kMatmul;
-    case OpClass::kNone: break;
+      return cube ? KernelCategory::kFlashAttentionFwdCube
+                  : KernelCategory::kFlashAttentionFwdVector;
+    case OpClass::kPagedAttention:
+      return KernelCategory::kPagedAttention;
+    case OpClass::kConv:
+      return backward ? KernelCategory::kConvBwd : KernelCategory::kConvFwd;
+    case OpClass::kMatmul:
+      return KernelCategory::kMatmul;
+    case OpClass::kNone:
+      break;
   }
   if (cube) return KernelCategory::kCube;
   if (contains_any(name, {"cast", "transdata", "transpose"})) return KernelCategory::kVectorTrans;

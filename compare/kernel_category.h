@@ -36,8 +36,8 @@ struct KernelFacts {
   std::string_view name;       // kernel / task name
   std::string_view task_type;  // NPU "Task Type" / accelerator core ("AI_CPU", ...), may be empty
   bool npu = false;
-  bool memcpy = false;  // GPU gpu_memcpy
-  bool memset = false;  // GPU gpu_memset
+  bool memcpy = false;           // GPU gpu_memcpy
+  bool memset = false;           // GPU gpu_memset
   bool backward_thread = false;  // launched from the autograd (backward) thread
   // Names of the framework ops enclosing the launch, innermost first.
   std::span<const std::string_view> ops;

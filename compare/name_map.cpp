@@ -23,7 +23,8 @@ bool parse_name_map(std::string_view json, const std::string& source, NameMap& o
   if (auto err = io::thread_json_parser().iterate(padded).get(doc))
     return fail(err, nullptr, "op name map is not valid JSON");
   od::object obj;
-  if (auto err = doc.get_object().get(obj)) return fail(err, padded.data(), "op name map is not an object");
+  if (auto err = doc.get_object().get(obj))
+    return fail(err, padded.data(), "op name map is not an object");
   for (auto f : obj) {
     od::field fld;
     if (auto err = std::move(f).get(fld)) {

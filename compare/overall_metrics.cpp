@@ -16,8 +16,10 @@ Intervals merged(Intervals iv) {
   Intervals out;
   for (const auto& [s, e] : iv) {
     if (e <= s) continue;
-    if (!out.empty() && s <= out.back().second) out.back().second = std::max(out.back().second, e);
-    else out.emplace_back(s, e);
+    if (!out.empty() && s <= out.back().second)
+      out.back().second = std::max(out.back().second, e);
+    else
+      out.emplace_back(s, e);
   }
   return out;
 }
@@ -133,9 +135,9 @@ std::string format_overall_table(const io::Table& t) {
   out += std::string(106, '-') + "\n";
   for (size_t i = 0; i < t.rows(); ++i) {
     std::snprintf(line, sizeof line, "%-40s %12.3f %8lld %12.3f %8lld %+12.3f %9.3f\n",
-                  metric->strings[i].c_str(), bms->doubles[i],
-                  static_cast<long long>(bc->ints[i]), cms->doubles[i],
-                  static_cast<long long>(cc->ints[i]), dms->doubles[i], r->doubles[i]);
+                  metric->strings[i].c_str(), bms->doubles[i], static_cast<long long>(bc->ints[i]),
+                  cms->doubles[i], static_cast<long long>(cc->ints[i]), dms->doubles[i],
+                  r->doubles[i]);
     out += line;
   }
   return out;

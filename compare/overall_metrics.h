@@ -18,7 +18,7 @@ namespace cs::compare {
 struct OverallMetrics {
   std::array<double, kCategoryCount> category_us{};  // summed kernel durations per category
   std::array<int64_t, kCategoryCount> category_count{};
-  double computing_us = 0;   // NPU: Overlap Analysis "Computing"; GPU: union of compute kernels
+  double computing_us = 0;  // NPU: Overlap Analysis "Computing"; GPU: union of compute kernels
   int64_t computing_count = 0;
   double uncovered_comm_us = 0;  // communication not overlapped by computing
   int64_t comm_count = 0;

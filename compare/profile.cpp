@@ -14,7 +14,9 @@ using io::TraceEvent;
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
-bool is_step_name(std::string_view n) { return n.substr(0, kStepPrefix.size()) == kStepPrefix; }
+bool is_step_name(std::string_view n) {
+  return n.substr(0, kStepPrefix.size()) == kStepPrefix;
+}
 
 int64_t step_number(std::string_view n) {
   n.remove_prefix(kStepPrefix.size());
@@ -64,8 +66,10 @@ class OpIndex {
         n.parent = stack.empty() ? -1 : stack.back();
         const auto id = static_cast<int32_t>(p_.ops.size());
         p_.ops.push_back(std::move(n));
-        if (stack.empty()) roots.push_back(id);
-        else p_.ops[static_cast<size_t>(stack.back())].children.push_back(id);
+        if (stack.empty())
+          roots.push_back(id);
+        else
+          p_.ops[static_cast<size_t>(stack.back())].children.push_back(id);
         stack.push_back(id);
       }
     }
@@ -187,12 +191,14 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
         const auto name = t.strings.str(e.name);
         k.communication = npu ? e.kind == EventKind::kCommunication : name.substr(0, 4) == "nccl";
         k.kind = e.kind;
-        kernel_at.emplace(KernelKey{e.pid, e.tid, e.ts_ns}, static_cast<int32_t>(out.kernels.size()));
+        kernel_at.emplace(KernelKey{e.pid, e.tid, e.ts_ns},
+                          static_cast<int32_t>(out.kernels.size()));
         out.kernels.push_back(k);
         corr.push_back(npu ? -1 : e.correlation);
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -285,10 +291,14 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
       if (e.kind != EventKind::kOverlap || e.phase != 'X') continue;
       if (e.ts_ns < dlo || e.ts_ns > dhi) continue;
       const auto name = t.strings.str(e.name);
-      if (name == "Computing") out.overlap_computing_us += e.dur_us;
-      else if (name == "Communication(Not Overlapped)") out.overlap_comm_not_overlapped_us += e.dur_us;
-      else if (name == "Free") out.overlap_free_us += e.dur_us;
-      else continue;
+      if (name == "Computing")
+        out.overlap_computing_us += e.dur_us;
+      else if (name == "Communication(Not Overlapped)")
+        out.overlap_comm_not_overlapped_us += e.dur_us;
+      else if (name == "Free")
+        out.overlap_free_us += e.dur_us;
+      else
+        continue;
       out.has_overlap = true;
       out.overlap_start_ns = std::min(out.overlap_start_ns, e.ts_ns);
       out.overlap_end_ns = std::max(out.overlap_end_ns, e.end_ns());

@@ -35,12 +35,12 @@ struct DeviceKernel {
   uint32_t task_type = io::kNoString;
   int64_t start_ns = 0, end_ns = 0;
   double dur_us = 0;
-  int64_t launch_ns = -1;  // CPU time of the launch, -1 when not linked
-  int32_t op = -1;         // innermost launching op, -1 when not linked
+  int64_t launch_ns = -1;   // CPU time of the launch, -1 when not linked
+  int32_t op = -1;          // innermost launching op, -1 when not linked
   int32_t collective = -1;  // Trace::collectives index (NCCL args) or -1
   KernelCategory category = KernelCategory::kOther;
   io::EventKind kind = io::EventKind::kKernel;  // kKernel, kMemcpy, kMemset, kCommunication
-  bool communication = false;  // NCCL / HCCL
+  bool communication = false;                   // NCCL / HCCL
 };
 
 struct StepWindow {
@@ -51,9 +51,9 @@ struct StepWindow {
 struct Profile {
   std::string source;  // path, for messages
   bool npu = false;
-  io::Trace trace;  // owns the strings
-  std::vector<OpNode> ops;     // parents before children
-  std::vector<int32_t> roots;  // top-level ops, by start time (all threads)
+  io::Trace trace;                    // owns the strings
+  std::vector<OpNode> ops;            // parents before children
+  std::vector<int32_t> roots;         // top-level ops, by start time (all threads)
   std::vector<DeviceKernel> kernels;  // compute and communication, by start time
   std::vector<StepWindow> steps;      // by start time
   size_t linked_kernels = 0;          // kernels with a launching op

@@ -28,7 +28,6 @@ bool inflate_gzip(std::string_view data, const std::string& source, simdjson::pa
 
 // Reads `path`; inflates it when it is gzip (detected by content, not by the name). Returns false
 // with an error diagnostic when the file is missing, unreadable, empty or corrupt.
-bool load_json_maybe_gzip(const std::string& path, simdjson::padded_string& out,
-                          Diagnostics& diag);
+bool load_json_maybe_gzip(const std::string& path, simdjson::padded_string& out, Diagnostics& diag);
 
 }  // namespace cs::io

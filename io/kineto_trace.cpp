@@ -120,7 +120,11 @@ class EventParser {
  public:
   EventParser(const simdjson::padded_string& json, const std::string& source, Trace& out,
               Diagnostics& diag)
-      : json_(json), source_(source), out_(out), diag_(diag), lines_(std::string_view(json.data(), json.size())) {}
+      : json_(json),
+        source_(source),
+        out_(out),
+        diag_(diag),
+        lines_(std::string_view(json.data(), json.size())) {}
 
   // Parses every element of the events array. False on a structural error (reported).
   bool parse_array(od::array arr, od::document& doc) {

@@ -125,7 +125,7 @@ struct Trace {
   std::unordered_map<int64_t, std::string> process_names;   // pid -> M process_name
   std::unordered_map<int64_t, std::string> process_labels;  // pid -> M process_labels ("GPU 0")
   std::map<std::pair<int64_t, int64_t>, std::string> thread_names;  // (pid, tid) -> thread_name
-  DistributedInfo distributed;  // Kineto only
+  DistributedInfo distributed;                                      // Kineto only
   int64_t base_time_ns = -1;    // "baseTimeNanoseconds", -1 when absent
   uint64_t bytes = 0;           // uncompressed JSON size
   uint64_t total_events = 0;    // every array element seen, kept or not
@@ -141,8 +141,8 @@ bool parse_us_to_ns(std::string_view text, int64_t& ns);
 // before the damage, returns true and reports an error.
 bool read_kineto_trace(const std::string& path, Trace& out, Diagnostics& diag);
 // Same, from JSON text in memory; `source` names it in diagnostics.
-bool parse_kineto_trace(const simdjson::padded_string& json, const std::string& source,
-                        Trace& out, Diagnostics& diag);
+bool parse_kineto_trace(const simdjson::padded_string& json, const std::string& source, Trace& out,
+                        Diagnostics& diag);
 
 // Shared by the Kineto and trace_view readers: parses `json` whose events array is the document
 // itself (`events_key` empty) or the member `events_key` of the top-level object.

@@ -67,8 +67,8 @@ TEST(Lcs, LongSequencesWithEditsCrossWordBoundaries) {
   for (auto& x : a) x = rng() % 300;
   std::vector<uint32_t> b;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (i % 97 == 5) continue;                    // deleted in b
-    if (i % 131 == 7) b.push_back(100000 + i);    // inserted in b
+    if (i % 97 == 5) continue;                  // deleted in b
+    if (i % 131 == 7) b.push_back(100000 + i);  // inserted in b
     b.push_back(a[i]);
   }
   const auto p = lcs_align(a, b);

@@ -32,12 +32,15 @@ Profile make(const std::vector<Op>& ops) {
     const std::string kts = std::to_string(o.start + 1000);
     const std::string sid = std::to_string(++id);
     j += R"({"ph": "X", "cat": "cpu_op", "name": ")" + o.name + R"(", "pid": 1, "tid": 1, "ts": )" +
-         ts + R"(, "dur": )" + std::to_string(o.dur) + R"(, "args": {"Input Dims": )" + o.shape + "}},";
-    j += R"({"ph": "s", "cat": "ac2g", "id": )" + sid + R"(, "pid": 1, "tid": 1, "ts": )" + launch + "},";
+         ts + R"(, "dur": )" + std::to_string(o.dur) + R"(, "args": {"Input Dims": )" + o.shape +
+         "}},";
+    j += R"({"ph": "s", "cat": "ac2g", "id": )" + sid + R"(, "pid": 1, "tid": 1, "ts": )" + launch +
+         "},";
     j += R"({"ph": "f", "cat": "ac2g", "id": )" + sid + R"(, "pid": 0, "tid": 7, "ts": )" + kts +
          R"(, "bp": "e"},)";
-    j += R"({"ph": "X", "cat": "kernel", "name": ")" + o.kernel + R"(", "pid": 0, "tid": 7, "ts": )" +
-         kts + R"(, "dur": )" + std::to_string(o.kernel_dur) + "},";
+    j += R"({"ph": "X", "cat": "kernel", "name": ")" + o.kernel +
+         R"(", "pid": 0, "tid": 7, "ts": )" + kts + R"(, "dur": )" + std::to_string(o.kernel_dur) +
+         "},";
   }
   j += R"({"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}}]})";
   io::Trace t;
@@ -69,8 +72,8 @@ TEST(OperatorCompare, AlignsByLcsWithUnmatchedRows) {
 }
 
 TEST(OperatorCompare, NameMapAndInputShapes) {
-  const Profile base = make({{"Optimizer.step#SGD.step", 0, 10, "k", 1},
-                             {"aten::mm", 20, 10, "k", 1, "[[4, 4]]"}});
+  const Profile base =
+      make({{"Optimizer.step#SGD.step", 0, 10, "k", 1}, {"aten::mm", 20, 10, "k", 1, "[[4, 4]]"}});
   const Profile comp = make({{"Optimizer.step#NpuFusedSGD.step", 0, 10, "k", 1},
                              {"aten::mm", 20, 10, "k", 1, "[[8, 8]]"}});
   NameMap map;
@@ -94,9 +97,8 @@ TEST(OperatorCompare, NameMapAndInputShapes) {
 
 TEST(OperatorCompare, DrillsIntoOpsWithManyKernels) {
   // A parent op holding two children, each launching one kernel.
-  std::vector<Op> ops = {{"Block", 0, 100, "k0", 1},
-                         {"aten::mm", 10, 20, "k1", 2},
-                         {"aten::add", 50, 20, "k2", 3}};
+  std::vector<Op> ops = {
+      {"Block", 0, 100, "k0", 1}, {"aten::mm", 10, 20, "k1", 2}, {"aten::add", 50, 20, "k2", 3}};
   const Profile p = make(ops);
   ASSERT_EQ(p.roots.size(), 1u);
   EXPECT_EQ(p.ops[static_cast<size_t>(p.roots[0])].kernel_count, 3);
@@ -124,10 +126,13 @@ TEST(KernelCompare, GroupsByNameAndShape) {
 }
 
 TEST(CommunicationCompare, CollectiveTypes) {
-  EXPECT_EQ(collective_type("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"),
-            "sendrecv");
-  EXPECT_EQ(collective_type("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
-            "allreduce");
+  EXPECT_EQ(
+      collective_type(
+          "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"),
+      "sendrecv");
+  EXPECT_EQ(
+      collective_type("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+      "allreduce");
   EXPECT_EQ(collective_type("ncclDevKernel_AllGather_RING_LL"), "allgather");
   EXPECT_EQ(collective_type("hcom_allReduce__844_2_1"), "allreduce");
   EXPECT_EQ(collective_type("hcom_reduceScatter__1"), "reducescatter");
@@ -139,7 +144,8 @@ TEST(CommunicationCompare, CollectiveTypes) {
 TEST(CommunicationCompare, RealGpuTraceAgainstItself) {
   io::Trace t;
   io::Diagnostics diag;
-  ASSERT_TRUE(io::read_kineto_trace(std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz", t, diag));
+  ASSERT_TRUE(
+      io::read_kineto_trace(std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz", t, diag));
   Profile p;
   ASSERT_TRUE(build_profile(std::move(t), false, std::nullopt, p, diag));
   const io::Table c = communication_compare_table(p, p);
@@ -162,7 +168,8 @@ TEST(KernelCategory, Rules) {
   EXPECT_EQ(classify_kernel(f), KernelCategory::kVectorTrans);
   f.name = "void at::native::reduce_kernel<512>";
   EXPECT_EQ(classify_kernel(f), KernelCategory::kVectorNoTrans);
-  const std::string_view fa_bwd[] = {"FlashAttnFunc", "autograd::engine::evaluate_function: FlashAttnBackward"};
+  const std::string_view fa_bwd[] = {"FlashAttnFunc",
+                                     "autograd::engine::evaluate_function: FlashAttnBackward"};
   const std::string_view fa[] = {"xformers_flash::flash_fwd"};
   f.name = "flash_fwd_kernel";
   f.ops = fa;

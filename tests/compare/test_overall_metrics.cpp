@@ -24,7 +24,7 @@ Profile load(const std::string& path, bool npu) {
 TEST(OverallMetrics, IntervalArithmetic) {
   EXPECT_EQ(union_ns({{0, 10}, {5, 20}, {30, 40}}), 30);
   EXPECT_EQ(union_ns({}), 0);
-  EXPECT_EQ(difference_ns({{0, 100}}, {{10, 20}, {50, 200}}), 60);
+  EXPECT_EQ(difference_ns({{0, 100}}, {{10, 20}, {50, 200}}), 40);
   EXPECT_EQ(difference_ns({{0, 10}, {20, 30}}, {}), 20);
   EXPECT_EQ(difference_ns({{0, 10}}, {{0, 10}}), 0);
 }
@@ -57,7 +57,7 @@ TEST(OverallMetrics, NpuUsesOverlapAnalysis) {
   EXPECT_NEAR(m.computing_us, 1788.2505, 1e-6);
   EXPECT_NEAR(m.free_us, 9481.667, 1e-6);
   EXPECT_EQ(m.uncovered_comm_us, 0.0);
-  EXPECT_GT(m.e2e_us, m.computing_us + m.free_us - 1e-6);
+  EXPECT_NEAR(m.e2e_us, m.computing_us + m.free_us, 1e-3);  // no communication here
   EXPECT_EQ(m.category_count[static_cast<size_t>(KernelCategory::kOther)], 2);  // two AI_CPU tasks
 }
 
@@ -80,7 +80,7 @@ TEST(OverallMetrics, TableDiffAndRatio) {
   const size_t free_row = t.rows() - 2;
   EXPECT_EQ(t.find("metric")->strings[free_row], "Free Time");
   EXPECT_TRUE(std::isinf(t.find("diff_ratio")->doubles[free_row]));  // base 0, comparison 500
-  EXPECT_DOUBLE_EQ(t.find("diff_ratio")->doubles[1], 1.0);          // both 0
+  EXPECT_DOUBLE_EQ(t.find("diff_ratio")->doubles[1], 1.0);           // both 0
   const std::string text = format_overall_table(t);
   EXPECT_NE(text.find("Computing Time"), std::string::npos);
   EXPECT_NE(text.find("E2E Time"), std::string::npos);

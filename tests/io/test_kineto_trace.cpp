@@ -100,32 +100,32 @@ TEST(KinetoTrace, NanosecondTimestampsAndFlowsAndNcclArgs) {
   ], "baseTimeNanoseconds": 1700000000000000000
 })J";
   simdjson::padded_string p(json);
-Trace t;
-Diagnostics diag;
-ASSERT_TRUE(parse_kineto_trace(p, "inline", t, diag));
-EXPECT_TRUE(diag.empty());
-ASSERT_EQ(t.events.size(), 3u);
-EXPECT_EQ(t.events[0].ts_ns, 1704161511420306491LL);
-EXPECT_EQ(t.events[0].dur_ns, 3500);
-EXPECT_EQ(t.events[1].ts_ns, 1704161511420400001LL);  // 0.5 ns rounds up
-EXPECT_EQ(t.events[1].kind, EventKind::kKernel);
-ASSERT_GE(t.events[1].collective, 0);
-const auto& c = t.collectives[static_cast<size_t>(t.events[1].collective)];
-EXPECT_EQ(t.strings.str(c.collective_name), "all_reduce");
-EXPECT_EQ(c.in_nelems, 1024);
-EXPECT_EQ(c.group_size, 8);
-EXPECT_EQ(t.strings.str(c.dtype), "Float");
-EXPECT_EQ(t.strings.str(c.pg_ranks), "[0, 1, 2, 3, 4, 5, 6, 7]");
-EXPECT_EQ(t.events[2].phase, 'i');
-ASSERT_EQ(t.flows.size(), 2u);
-EXPECT_EQ(t.flows[0].phase, 's');
-EXPECT_EQ(t.flows[1].phase, 'f');
-EXPECT_EQ(t.flows[1].id, 12u);
-EXPECT_TRUE(t.flows[1].bind_enclosing);
-EXPECT_EQ(t.strings.str(t.flows[0].cat), "ac2g");
-EXPECT_EQ(t.thread_names.at({7, 7}), "python");
-EXPECT_EQ(t.base_time_ns, 1700000000000000000LL);
-EXPECT_FALSE(t.distributed.present);
+  Trace t;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_kineto_trace(p, "inline", t, diag));
+  EXPECT_TRUE(diag.empty());
+  ASSERT_EQ(t.events.size(), 3u);
+  EXPECT_EQ(t.events[0].ts_ns, 1704161511420306491LL);
+  EXPECT_EQ(t.events[0].dur_ns, 3500);
+  EXPECT_EQ(t.events[1].ts_ns, 1704161511420400001LL);  // 0.5 ns rounds up
+  EXPECT_EQ(t.events[1].kind, EventKind::kKernel);
+  ASSERT_GE(t.events[1].collective, 0);
+  const auto& c = t.collectives[static_cast<size_t>(t.events[1].collective)];
+  EXPECT_EQ(t.strings.str(c.collective_name), "all_reduce");
+  EXPECT_EQ(c.in_nelems, 1024);
+  EXPECT_EQ(c.group_size, 8);
+  EXPECT_EQ(t.strings.str(c.dtype), "Float");
+  EXPECT_EQ(t.strings.str(c.pg_ranks), "[0, 1, 2, 3, 4, 5, 6, 7]");
+  EXPECT_EQ(t.events[2].phase, 'i');
+  ASSERT_EQ(t.flows.size(), 2u);
+  EXPECT_EQ(t.flows[0].phase, 's');
+  EXPECT_EQ(t.flows[1].phase, 'f');
+  EXPECT_EQ(t.flows[1].id, 12u);
+  EXPECT_TRUE(t.flows[1].bind_enclosing);
+  EXPECT_EQ(t.strings.str(t.flows[0].cat), "ac2g");
+  EXPECT_EQ(t.thread_names.at({7, 7}), "python");
+  EXPECT_EQ(t.base_time_ns, 1700000000000000000LL);
+  EXPECT_FALSE(t.distributed.present);
 }
 
 TEST(KinetoTrace, ParseMicrosecondsToNanoseconds) {

@@ -159,8 +159,26 @@ def new_link():
     return {"Transport Type": "", "Transit Time(ms)": 0, "Transit Size(MB)": 0, "Op Name": ""}
 
 
+# --metadata-ranks: map local ranks through profiler_metadata.json first (sorted global_ranks,
+# local i = i-th), self links second: what formats.md §6 and clusterscope's default describe.
+# Without it: self links only, as msprof-analyze actually behaves (its metadata lookup never hits).
+METADATA_MAP = {}
+
+
+def metadata_map(ranks):
+    out = {}
+    for e in ranks.values():
+        info = (e["meta"] or {}).get("parallel_group_info") or {}
+        for gid, pg in info.items():
+            g = str(double_hash(gid))
+            gr = sorted(pg.get("global_ranks") or [])
+            if gr and g not in out:
+                out[g] = {str(i): r for i, r in enumerate(gr)}
+    return out
+
+
 def matrix_step(step_dict):
-    local_to_global = {}
+    local_to_global = {g: dict(m) for g, m in METADATA_MAP.items()}
     for key, per_rank in step_dict.items():
         g = group_of(key)
         for r, links in per_rank.items():
@@ -343,4 +361,7 @@ def main(case_dir, out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--metadata-ranks" in sys.argv:
+        METADATA_MAP.update(metadata_map(load(args[0])))
+    main(args[0], args[1])

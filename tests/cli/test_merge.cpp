@@ -1,0 +1,257 @@
+// End to end: `clusterscope merge` on the real samples (two Kineto traces; two NPU rank
+// directories built from trace_view.json), checked by tests/data/merge/check_merged.py with
+// Python's json module: event counts, pid ranges, renamed processes, flow pairs, exact
+// timestamps (with and without --align), gzip output; broken input, rank filter, MPI, memory.
+//
+// Until `merge` is registered in cli/main.cpp, set CS_MERGE_BINARY to a binary that has it;
+// otherwise these tests are skipped with a message.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli_test_util.h"
+
+namespace fs = std::filesystem;
+using cs::test::mpirun;
+using cs::test::read_file;
+using cs::test::run_command;
+
+namespace {
+
+const std::string kData = CS_TEST_DATA;
+const std::string kPython = "/usr/bin/python3 ";
+
+std::string binary() {
+  const char* env = std::getenv("CS_MERGE_BINARY");
+  return env && *env ? env : CS_BINARY;
+}
+
+class MergeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = cs::test::temp_dir("merge");
+    const int rc = run_command(binary() + " merge --help", (root_ / "help.log").string());
+    registered_ = rc == 0;
+    // Two Kineto traces (ranks from distributedInfo).
+    fs::create_directories(root_ / "kineto" / "traces");
+    for (int r = 0; r < 2; ++r)
+      fs::copy_file(
+          kData + "/kineto/sampled_rank-" + std::to_string(r) + ".json.gz",
+          root_ / "kineto" / "traces" / ("sampled_rank-" + std::to_string(r) + ".json.gz"));
+    // Two NPU rank directories; rank 1's clock runs 1234.567 us ahead of rank 0's.
+    ASSERT_EQ(run_command(kPython + kData + "/merge/make_merge_inputs.py npu " +
+                              (root_ / "npu").string() + " " + kData +
+                              "/ascend/trace_view.json --shift-us 1234.567",
+                          (root_ / "make.log").string()),
+              0)
+        << read_file(root_ / "make.log");
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  void SetUp() override {
+    if (!registered_)
+      GTEST_SKIP() << "'" << binary()
+                   << " merge' is not available (register run_merge in cli/main.cpp, or set "
+                      "CS_MERGE_BINARY)";
+  }
+
+  // Runs `clusterscope merge ARGS`; stdout+stderr go to LOG.
+  static int merge(const std::string& args, const fs::path& log, const std::string& launcher = "") {
+    return run_command(launcher + binary() + " merge " + args, log.string());
+  }
+  // Runs the checker; returns its output, fails the test when it fails.
+  static std::string check(const std::string& args) {
+    const fs::path log = root_ / "check.log";
+    const int rc = run_command(kPython + kData + "/merge/check_merged.py " + args, log.string());
+    std::string out = read_file(log);
+    EXPECT_EQ(rc, 0) << out;
+    return out;
+  }
+  static std::string npu_trace(int rank) {
+    return (root_ / "npu" /
+            ("node_" + std::to_string(rank) + "_1700000000" + std::to_string(rank) + "_ascend_pt") /
+            "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
+        .string();
+  }
+  static std::string kineto_trace(int rank) {
+    return (root_ / "kineto" / "traces" / ("sampled_rank-" + std::to_string(rank) + ".json.gz"))
+        .string();
+  }
+
+  static fs::path root_;
+  static bool registered_;
+};
+fs::path MergeTest::root_;
+bool MergeTest::registered_ = false;
+
+TEST_F(MergeTest, KinetoPairKeepsEveryEventAndRenamesProcesses) {
+  const fs::path out = root_ / "kineto.json";
+  ASSERT_EQ(merge((root_ / "kineto").string() + " -o " + out.string(), root_ / "k.log"), 0)
+      << read_file(root_ / "k.log");
+  const std::string res = check(out.string() + " 0=" + kineto_trace(0) + " 1=" + kineto_trace(1) +
+                                " --rank-from 0=distributedInfo --rank-from 1=distributedInfo");
+  EXPECT_NE(res.find("OK events="), std::string::npos) << res;
+  EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
+}
+
+TEST_F(MergeTest, KinetoGzipOutputWithAlign) {
+  const fs::path out = root_ / "kineto-aligned.json.gz";
+  ASSERT_EQ(merge((root_ / "kineto").string() + " -o " + out.string() +
+                      " --align ncclKernel_SendRecv --quiet",
+                  root_ / "kg.log"),
+            0)
+      << read_file(root_ / "kg.log");
+  // The file is gzip (magic bytes) and Python's gzip reads it (inside the checker).
+  const std::string head = read_file(out).substr(0, 2);
+  EXPECT_EQ(head, "\x1f\x8b");
+  const std::string res = check(out.string() + " 0=" + kineto_trace(0) + " 1=" + kineto_trace(1) +
+                                " --align ncclKernel_SendRecv");
+  // The two samples start their first SendRecv kernel at different times: rank 1 moves.
+  EXPECT_EQ(res.find("shifts_ns=[0, 0]"), std::string::npos) << res;
+}
+
+TEST_F(MergeTest, NpuPairKeepsNanosecondDigits) {
+  const fs::path out = root_ / "npu.json";
+  ASSERT_EQ(merge((root_ / "npu").string() + " -o " + out.string(), root_ / "n.log"), 0)
+      << read_file(root_ / "n.log");
+  const std::string res = check(out.string() + " 0=" + npu_trace(0) + " 1=" + npu_trace(1) +
+                                " --rank-from 0=profiler_info --rank-from 1=profiler_info");
+  EXPECT_NE(res.find("shifts_ns=[0, 0]"), std::string::npos) << res;
+  // String timestamps come out as numbers with the same digits.
+  const std::string text = read_file(out);
+  EXPECT_NE(text.find("\"ts\":1704161511420306.491"), std::string::npos);
+  EXPECT_EQ(text.find("\"ts\":\"17"), std::string::npos);
+}
+
+TEST_F(MergeTest, NpuAlignUndoesTheClockOffset) {
+  const fs::path out = root_ / "npu-aligned.json";
+  ASSERT_EQ(merge((root_ / "npu").string() + " -o " + out.string() + " --align aclnnMm_TransData",
+                  root_ / "na.log"),
+            0)
+      << read_file(root_ / "na.log");
+  const std::string res = check(out.string() + " 0=" + npu_trace(0) + " 1=" + npu_trace(1) +
+                                " --align aclnnMm_TransData");
+  EXPECT_NE(res.find("shifts_ns=[0, -1234567]"), std::string::npos) << res;
+  // Rank 1's copy of the first event lands exactly on rank 0's.
+  const std::string text = read_file(out);
+  size_t first = text.find("\"ts\":1704161511420306.491");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_NE(text.find("\"ts\":1704161511420306.491", first + 1), std::string::npos);
+}
+
+TEST_F(MergeTest, RankFilter) {
+  const fs::path out = root_ / "npu-rank1.json";
+  ASSERT_EQ(merge((root_ / "npu").string() + " -o " + out.string() + " --ranks 1", root_ / "r.log"),
+            0)
+      << read_file(root_ / "r.log");
+  check(out.string() + " 1=" + npu_trace(1));
+}
+
+TEST_F(MergeTest, BrokenTraceIsSkippedWithExitStatus3) {
+  const fs::path dir = root_ / "broken";
+  ASSERT_EQ(run_command(kPython + kData + "/merge/make_merge_inputs.py npu " + dir.string() + " " +
+                        kData + "/ascend/trace_view.json"),
+            0);
+  // Rank 1's file is cut in the middle of an event.
+  const std::string tv1 =
+      (dir / "node_1_17000000001_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
+          .string();
+  const std::string whole = read_file(tv1);
+  fs::remove(tv1);
+  std::ofstream(tv1, std::ios::binary) << whole.substr(0, whole.size() / 2);
+  const fs::path out = root_ / "broken.json";
+  const fs::path log = root_ / "b.log";
+  EXPECT_EQ(merge(dir.string() + " -o " + out.string() + " --quiet", log), 3) << read_file(log);
+  const std::string err = read_file(log);
+  EXPECT_NE(err.find("clusterscope: " + tv1), std::string::npos) << err;
+  EXPECT_NE(err.find("\u2014"), std::string::npos) << err;
+  check(out.string() + " 0=" +
+        (dir / "node_0_17000000000_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
+            .string());
+}
+
+TEST_F(MergeTest, RankFromFileNameThenOrder) {
+  const fs::path dir = root_ / "names";
+  fs::create_directories(dir);
+  // Plain JSON without distributedInfo: one named rank_5, one with no rank in its name.
+  const std::string strip =
+      "import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); d.pop('distributedInfo');"
+      "json.dump(d, open(sys.argv[2],'w'))";
+  ASSERT_EQ(run_command(kPython + "-c \"" + strip + "\" " + kineto_trace(0) + " " +
+                        (dir / "trace_rank_5.json").string()),
+            0);
+  ASSERT_EQ(run_command(kPython + "-c \"" + strip + "\" " + kineto_trace(1) + " " +
+                        (dir / "worker.json").string()),
+            0);
+  std::ofstream(dir / "not_a_trace.json") << "{\"a\": 1}";
+  const fs::path out = root_ / "names.json";
+  ASSERT_EQ(merge(dir.string() + " -o " + out.string(), root_ / "nm.log"), 0)
+      << read_file(root_ / "nm.log");
+  check(out.string() + " 5=" + (dir / "trace_rank_5.json").string() +
+        " 0=" + (dir / "worker.json").string() + " --rank-from 5=file\\ name --rank-from 0=order");
+}
+
+TEST_F(MergeTest, NothingFoundAndBadCommandLine) {
+  const fs::path empty = root_ / "empty";
+  fs::create_directories(empty);
+  const fs::path log = root_ / "e.log";
+  EXPECT_EQ(merge(empty.string() + " -o " + (root_ / "e.json").string(), log), 1) << read_file(log);
+  EXPECT_NE(read_file(log).find("no timeline found"), std::string::npos) << read_file(log);
+  EXPECT_FALSE(fs::exists(root_ / "e.json"));
+  EXPECT_EQ(merge(empty.string(), log), 2);
+  EXPECT_EQ(merge((root_ / "npu").string() + " -o x.json --ranks 3-1", log), 2);
+}
+
+TEST_F(MergeTest, SameBytesUnderMpirun) {
+  const fs::path one = root_ / "mpi1.json";
+  ASSERT_EQ(merge((root_ / "npu").string() + " -o " + one.string() + " --quiet", root_ / "m1.log"),
+            0)
+      << read_file(root_ / "m1.log");
+  for (int np : {2, 3}) {
+    const fs::path many = root_ / ("mpi" + std::to_string(np) + ".json");
+    const fs::path log = root_ / ("m" + std::to_string(np) + ".log");
+    ASSERT_EQ(
+        merge((root_ / "npu").string() + " -o " + many.string() + " --quiet", log, mpirun(np)), 0)
+        << read_file(log);
+    EXPECT_TRUE(read_file(one) == read_file(many)) << "np=" << np;
+    for (int p = 1; p < np; ++p)
+      EXPECT_FALSE(fs::exists(many.string() + ".part" + std::to_string(p) + ".tmp"));
+  }
+}
+
+// Peak RSS must not grow with the number of ranks (one file in memory at a time). The numbers
+// are printed for the record; the bound is generous.
+TEST_F(MergeTest, PeakMemoryDoesNotGrowWithRanks) {
+  long rss[2] = {0, 0};
+  const int counts[2] = {1, 8};
+  for (int k = 0; k < 2; ++k) {
+    const fs::path dir = root_ / ("mem" + std::to_string(counts[k]));
+    ASSERT_EQ(run_command(kPython + kData + "/merge/make_merge_inputs.py npu " + dir.string() +
+                          " " + kData + "/ascend/trace_view.json --repeat 30 --ranks " +
+                          std::to_string(counts[k])),
+              0);
+    const fs::path out = root_ / "mem.json.gz";
+    const fs::path time_log = root_ / "time.log";
+    ASSERT_EQ(run_command("/usr/bin/time -f '%M %e' -o " + time_log.string() + " " + binary() +
+                              " merge " + dir.string() + " -o " + out.string() + " --quiet",
+                          (root_ / "mem.log").string()),
+              0)
+        << read_file(root_ / "mem.log");
+    double secs = 0;
+    std::ifstream(time_log) >> rss[k] >> secs;
+    std::printf(
+        "[ measure  ] merge of %d x %.1f MB trace_view.json: peak RSS %ld KB, %.2f s\n", counts[k],
+        static_cast<double>(fs::file_size(fs::canonical(
+            dir / "node_0_17000000000_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"))) /
+            1e6,
+        rss[k], secs);
+    fs::remove_all(dir);
+  }
+  ASSERT_GT(rss[0], 0);
+  EXPECT_LT(rss[1], rss[0] * 3 / 2 + 20000) << "peak RSS grows with the number of ranks";
+}
+
+}  // namespace
