@@ -1,5 +1,6 @@
 #include "cluster/merge_run.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string_view>
@@ -72,12 +73,10 @@ std::vector<Decision> decide(const std::vector<MergeSource>& sources,
       base_shift[i] = facts[i].base_ns - ref_base;
   bool have_ref = false;
   int64_t ref_align = 0;
-  int ref_rank = -1;
   for (size_t i = 0; i < n && !have_ref; ++i)
     if (facts[i].ok && facts[i].align_found) {
       have_ref = true;
       ref_align = facts[i].align_ns + base_shift[i];
-      ref_rank = sources[i].rank;
     }
   for (size_t i = 0; i < n; ++i) {
     out[i].ok = facts[i].ok;
@@ -99,7 +98,6 @@ std::vector<Decision> decide(const std::vector<MergeSource>& sources,
       continue;
     }
     out[i].shift_ns += ref_align - (facts[i].align_ns + base_shift[i]);
-    (void)ref_rank;
   }
   return out;
 }
@@ -168,11 +166,13 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
   // Phase A: read every timeline of this block (last first, so the first stays loaded).
   std::vector<report::TraceScan> scans(end - begin);
   std::vector<Facts> mine(end - begin);
+  std::vector<io::Diagnostics> scan_diag(end - begin);
   simdjson::padded_string text;
   size_t loaded = SIZE_MAX;
   for (size_t i = end; i-- > begin;) {
-    io::Diagnostics d;
+    io::Diagnostics& d = scan_diag[i - begin];
     Facts& f = mine[i - begin];
+    text = simdjson::padded_string();  // free the previous file before reading the next
     if (io::load_json_maybe_gzip(sources[i].path, text, d)) {
       loaded = i;
       f.ok = report::scan_trace(text, sources[i].path, opts.align, scans[i - begin], d);
@@ -184,8 +184,8 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
     f.align_ns = s.align_ns;
     f.base_ns = s.base_time_ns;
     f.distributed_rank = s.distributed_rank;
-    print_diagnostics(d);
   }
+  for (const io::Diagnostics& d : scan_diag) print_diagnostics(d);  // in rank order
   io::ByteWriter facts_out;
   for (const Facts& f : mine) {
     facts_out.put<uint8_t>(f.ok);
@@ -262,10 +262,14 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
   for (size_t i = begin; i < end && write_ok; ++i) {
     if (!decisions[i].ok) continue;
     io::Diagnostics d;
-    if (loaded != i && !io::load_json_maybe_gzip(sources[i].path, text, d)) {
-      print_diagnostics(d);
-      ++failed_rewrites;
-      continue;
+    if (loaded != i) {
+      text = simdjson::padded_string();
+      if (!io::load_json_maybe_gzip(sources[i].path, text, d)) {
+        print_diagnostics(d);
+        ++failed_rewrites;
+        loaded = SIZE_MAX;
+        continue;
+      }
     }
     loaded = i;
     const report::TraceScan& scan = scans[i - begin];

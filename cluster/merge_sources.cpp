@@ -102,7 +102,9 @@ SniffResult sniff_kineto_trace(const std::string& path, int& rank, std::string& 
   if (n < 0) {
     int zerr = 0;
     const char* msg = gzerror(f, &zerr);
-    error = std::string("cannot read: ") + (msg ? msg : "corrupt gzip data");
+    std::string_view why = msg ? msg : "corrupt gzip data";
+    if (why.substr(0, path.size() + 2) == path + ": ") why.remove_prefix(path.size() + 2);
+    error = "cannot read: " + std::string(why);
     gzclose(f);
     return SniffResult::kUnreadable;
   }
@@ -157,9 +159,11 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
     if (d.severity == io::Severity::kWarning) res.diag.add(d);
   res.skipped += static_cast<int>(found.skipped.size());
   for (const RankEntry& e : found.ranks) {
-    std::string tv = e.output_dir + "/trace_view.json";
+    const std::string out_dir =
+        e.output_dir.empty() ? e.path + "/ASCEND_PROFILER_OUTPUT" : e.output_dir;
+    std::string tv = out_dir + "/trace_view.json";
     if (!fs::is_regular_file(tv, ec)) {
-      res.diag.warn(e.path, 0, "no trace_view.json in " + e.output_dir + "; rank skipped",
+      res.diag.warn(e.path, 0, "no " + tv + "; rank " + std::to_string(e.rank) + " skipped",
                     "export the timeline with the profiler (or leave the rank out with --ranks)");
       ++res.skipped;
       continue;
@@ -188,11 +192,12 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
     }
     (s.rank < 0 ? unranked : all).push_back(std::move(s));
   }
-  if (all.empty() && unranked.empty() && found.fatal) {
-    res.diag.append(found.diag);
-    res.fatal = true;
-    return res;
-  }
+  // Discovery's own fatal errors matter only when they are not "no rank directory" (which is
+  // fine with Kineto traces, and reported below in merge's words when nothing at all is found).
+  if (found.fatal && all.empty() && unranked.empty())
+    for (const auto& d : found.diag.items())
+      if (d.severity == io::Severity::kError && d.what.rfind("no rank directories", 0) != 0)
+        res.diag.add(d);
 
   // One timeline per rank; the rest get the smallest free ranks.
   std::map<int, size_t> by_rank;

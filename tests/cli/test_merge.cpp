@@ -97,6 +97,20 @@ TEST_F(MergeTest, KinetoPairKeepsEveryEventAndRenamesProcesses) {
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
 }
 
+TEST_F(MergeTest, OutputInsideTheInputIsNotMergedAgain) {
+  const fs::path dir = root_ / "inside";
+  fs::create_directories(dir);
+  for (int r = 0; r < 2; ++r)
+    fs::copy_file(kineto_trace(r), dir / fs::path(kineto_trace(r)).filename());
+  for (const char* name : {"first.json", "second.json"}) {
+    const fs::path out = dir / name;
+    const fs::path log = root_ / "inside.log";
+    ASSERT_EQ(merge(dir.string() + " -o " + out.string() + " -q", log), 0) << read_file(log);
+    check(out.string() + " 0=" + kineto_trace(0) + " 1=" + kineto_trace(1));
+  }
+  EXPECT_NE(read_file(root_ / "inside.log").find("an earlier merged trace"), std::string::npos);
+}
+
 TEST_F(MergeTest, KinetoGzipOutputWithAlign) {
   const fs::path out = root_ / "kineto-aligned.json.gz";
   ASSERT_EQ(merge((root_ / "kineto").string() + " -o " + out.string() +

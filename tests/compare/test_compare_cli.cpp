@@ -12,13 +12,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
+struct CliRun {
   int status = -1;
   std::string out;
 };
 
-Run run(const std::string& args) {
-  Run r;
+CliRun run(const std::string& args) {
+  CliRun r;
   const std::string cmd = std::string(CS_BINARY) + " compare " + args + " 2>/dev/null";
   std::FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -42,7 +42,7 @@ const std::string kData = CS_TEST_DATA;
 TEST(CompareCli, GpuVsNpuWritesAllOutputs) {
   const fs::path out = fs::path(CS_BUILD_DIR) / "cmp_cli_gpu_npu";
   fs::remove_all(out);
-  const Run r = run(kData + "/kineto/sampled_rank-0.json.gz " + kData +
+  const CliRun r = run(kData + "/kineto/sampled_rank-0.json.gz " + kData +
                     "/ascend/trace_view.json -o " + out.string());
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("Computing Time"), std::string::npos);
@@ -65,7 +65,7 @@ TEST(CompareCli, GpuVsNpuWritesAllOutputs) {
 TEST(CompareCli, StepsAndClusterDirectory) {
   const fs::path out = fs::path(CS_BUILD_DIR) / "cmp_cli_steps";
   fs::remove_all(out);
-  const Run r = run(kData + "/kineto " + kData +
+  const CliRun r = run(kData + "/kineto " + kData +
                     "/kineto/sampled_rank-1.json.gz --base-step 551 "
                     "--comparison-step 552 --max-kernel-num 20 --use-input-shape -o " +
                     out.string());
