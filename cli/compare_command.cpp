@@ -8,10 +8,13 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cluster/cluster_loader.h"
+#include "cluster/mpi_comm.h"
 #include "compare/comparison.h"
 #include "compare/input_source.h"
 #include "compare/name_map.h"
 #include "compare/overall_metrics.h"
+#include "compare/run_diff.h"
 
 namespace cs::cli {
 
@@ -26,6 +29,22 @@ void print_diagnostics(const io::Diagnostics& diag, bool quiet) {
   }
   if (diag.suppressed() > 0 && !quiet)
     std::fprintf(stderr, "clusterscope: %zu more problems not shown\n", diag.suppressed());
+}
+
+// Problems of the loaded ranks (skipped or partly read) as one warning per rank.
+void add_rank_problems(const cluster::LoadedCluster& lc, const char* label, io::Diagnostics& diag) {
+  diag.append(lc.diagnostics);
+  for (const auto& r : lc.ranks)
+    if (r.entry.status != cluster::RankStatus::kOk)
+      diag.warn(r.entry.path, 0,
+                std::string(label) + " rank " + std::to_string(r.rank()) + " partly read: " +
+                    (r.entry.problems.empty() ? "see its files" : r.entry.problems.front()),
+                "run 'clusterscope cluster' on it for the full list");
+  for (const auto& e : lc.skipped)
+    diag.warn(e.path, 0,
+              std::string(label) + " rank directory skipped" +
+                  (e.problems.empty() ? std::string() : ": " + e.problems.front()),
+              "run 'clusterscope cluster' on it for the full list");
 }
 
 }  // namespace
@@ -107,24 +126,61 @@ int run_compare(int argc, char** argv) {
       std::fprintf(stderr, "clusterscope: %s: %s (%s)\n", labels[i], paths[i].c_str(),
                    sides[i].note.c_str());
   }
-  if (sides[0].kind == compare::SideKind::kClusterDirectory &&
-      sides[1].kind == compare::SideKind::kClusterDirectory && !quiet)
-    std::fputs(
-        "clusterscope: both sides are cluster directories; run-vs-run (rank_diff.csv, "
-        "regressions.csv) is not available in this build, comparing one rank of each\n",
-        stderr);
-  for (int i = 0; i < 2; ++i) {
-    if (!compare::load_side(sides[i], steps[i], profiles[i], diag)) {
-      print_diagnostics(diag, quiet);
-      return kExitFatal;
+  const bool runs = sides[0].kind == compare::SideKind::kClusterDirectory &&
+                    sides[1].kind == compare::SideKind::kClusterDirectory;
+  // Run vs run: both clusters loaded like `cluster` does (ranks spread over the MPI processes);
+  // only the root goes on.
+  compare::RunTables run_tables;
+  if (runs) {
+    cluster::MpiSession mpi(argc, argv);
+    cluster::LoadedCluster loaded[2];
+    bool fatal = false;
+    for (int i = 0; i < 2; ++i) {
+      cluster::LoadOptions lo;
+      lo.input_dir = paths[i];
+      lo.parse.step = steps[i];
+      cluster::PhaseLog log(false);
+      loaded[i] = cluster::load_cluster(mpi, lo, log);
+      if (loaded[i].fatal) {
+        if (mpi.is_root())
+          std::fprintf(stderr, "clusterscope: %s: %s\n", labels[i],
+                       loaded[i].fatal_message.c_str());
+        fatal = true;
+      }
     }
+    if (!mpi.is_root()) return fatal ? kExitFatal : kExitOk;
+    if (fatal) return kExitFatal;
+    for (int i = 0; i < 2; ++i) add_rank_problems(loaded[i], labels[i], diag);
+    run_tables = compare::compare_runs(loaded[0].ranks, loaded[1].ranks, {}, diag);
   }
-  const auto tables = compare::compare_profiles(profiles[0], profiles[1], copt);
+  const bool timelines = !runs || (!sides[0].timeline.empty() && !sides[1].timeline.empty());
+  if (runs && !timelines && !quiet)
+    std::fputs(
+        "clusterscope: a side has no trace_view.json; writing only the run-vs-run tables "
+        "(rank_diff.csv, regressions.csv)\n",
+        stderr);
+  compare::ComparisonTables tables;
+  if (timelines) {
+    for (int i = 0; i < 2; ++i) {
+      if (!compare::load_side(sides[i], steps[i], profiles[i], diag)) {
+        print_diagnostics(diag, quiet);
+        return kExitFatal;
+      }
+    }
+    tables = compare::compare_profiles(profiles[0], profiles[1], copt);
+  }
   const std::string out_dir = out + "/comparison_output";
-  const bool written = compare::write_comparison(tables, out_dir, base_path, comp_path, diag);
+  std::vector<const io::Table*> extra;
+  if (runs) extra = {&run_tables.rank_diff, &run_tables.regressions};
+  const bool written =
+      compare::write_comparison(tables, out_dir, base_path, comp_path, diag, extra);
   print_diagnostics(diag, quiet);
   if (!written) return kExitFatal;
-  std::fputs(compare::format_overall_table(tables.overall).c_str(), stdout);
+  if (timelines) std::fputs(compare::format_overall_table(tables.overall).c_str(), stdout);
+  if (runs) {
+    std::printf("Run vs run: %d ranks compared\n", run_tables.ranks_compared);
+    std::fputs(compare::format_top_regressions(run_tables.ranked, 5).c_str(), stdout);
+  }
   if (!quiet) std::fprintf(stderr, "clusterscope: wrote %s/\n", out_dir.c_str());
   return diag.has_errors() || diag.warning_count() > 0 ? kExitPartial : kExitOk;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/merge_command.h"
 #include "cli/top_command.h"
 #include "version.h"
 
@@ -19,6 +20,7 @@ void print_usage(std::FILE* out) {
       "  compare   BASE COMPARISON   GPU vs NPU, or run vs run\n"
       "  generate  OUT --ranks N   write a synthetic cluster with injected faults\n"
       "  top       PROFILE   the slowest operators of one rank directory or trace\n"
+      "  merge     DIR -o OUT[.gz]   one Chrome/Perfetto timeline of every rank\n"
       "\n"
       "  clusterscope <command> --help   options of one command\n"
       "  clusterscope --version\n",
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
     if (cmd == "compare") return cs::cli::run_compare(argc - 1, argv + 1);
     if (cmd == "generate") return cs::cli::run_generate(argc - 1, argv + 1);
     if (cmd == "top") return cs::cli::run_top(argc - 1, argv + 1);
+    if (cmd == "merge") return cs::cli::run_merge(argc - 1, argv + 1);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clusterscope: %s: internal error: %s \u2014 please report this with the command line\n",
                  cmd.c_str(), e.what());

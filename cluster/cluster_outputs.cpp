@@ -11,6 +11,7 @@
 #include "cluster/operators_topn.h"
 #include "cluster/slow_link.h"
 #include "cluster/slow_rank.h"
+#include "cluster/slow_transfer.h"
 #include "stats/topn.h"
 
 namespace cs::cluster {
@@ -83,18 +84,23 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
   if (want.operators) {
     const stats::OperatorTable merged = merge_operators(ranks);
     const auto order = stats::parse_order_by(ctx.opts.order_by).value_or(stats::OrderBy::kTotal);
+    // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
+    const auto stages = rank_stages(ranks, want.groups ? &groups : nullptr);
     r.tables.push_back(
-        operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n), order));
-    by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv);
+        operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n), order, stages));
+    by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
   }
   if (want.diagnosis) {
     r.tables.push_back(comm_rank_summary_table(ranks));
     r.tables.push_back(comm_transport_summary_table(ranks));
     const auto slow_ranks = find_slow_ranks(ranks);
     const auto slow_links = find_slow_links(link_observations(links));
+    // Slow transfers per op class; links named only when the matrix agrees (slow_transfer.h).
+    const auto slow_transfers = find_slow_transfers(ranks, slow_links);
     r.tables.push_back(slow_ranks_table(slow_ranks));
     r.tables.push_back(slow_links_table(slow_links));
-    r.summary = diagnosis_summary(slow_ranks, slow_links, by_cv);
+    r.tables.push_back(slow_transfers_table(slow_transfers));
+    r.summary = diagnosis_summary(slow_ranks, slow_links, by_cv, slow_transfers);
   }
   return r;
 }

@@ -14,6 +14,7 @@
 
 #include "cluster/slow_link.h"
 #include "cluster/slow_rank.h"
+#include "cluster/slow_transfer.h"
 #include "stats/topn.h"
 
 namespace cs::cluster {
@@ -27,5 +28,14 @@ inline constexpr double kNotableOperatorCv = 0.1;
 std::string diagnosis_summary(const std::vector<SlowRankFinding>& slow_ranks,
                               const std::vector<SlowLinkFinding>& slow_links,
                               const std::vector<stats::TopNRow>& topn_by_cv, size_t max_items = 3);
+
+// Same, plus one line per slow transfer (find_slow_transfers(), largest ratio first; at most
+// max_items) after the slow links, or "No slow transfer found.\n":
+//   "Slow transfer: step2 hcom_allGather__1_3_1@tp1: allgather of 8 MB over 4 ranks ... (3.00x)."
+std::string diagnosis_summary(const std::vector<SlowRankFinding>& slow_ranks,
+                              const std::vector<SlowLinkFinding>& slow_links,
+                              const std::vector<stats::TopNRow>& topn_by_cv,
+                              const std::vector<SlowTransferFinding>& slow_transfers,
+                              size_t max_items = 3);
 
 }  // namespace cs::cluster

@@ -1,5 +1,7 @@
 #include "cluster/operators_topn.h"
 
+#include "cluster/cluster_step_trace.h"
+
 namespace cs::cluster {
 
 stats::OperatorTable merge_operators(const std::vector<RankData>& ranks) {
@@ -8,8 +10,33 @@ stats::OperatorTable merge_operators(const std::vector<RankData>& ranks) {
   return merged;
 }
 
+stats::RankStages rank_stages(const std::vector<RankData>& ranks, const CommGroups* groups) {
+  stats::RankStages out;
+  int64_t tp = 0, dp = 0;
+  bool consistent = true, any = false;
+  for (const auto& r : ranks) {
+    if (!r.has_metadata || r.rank() < 0) continue;
+    const auto t = r.metadata.arg("tensor_model_parallel_size");
+    const auto d = r.metadata.arg("data_parallel_size");
+    if (!t || !d || *t <= 0 || *d <= 0) continue;
+    if (any && (*t != tp || *d != dp)) consistent = false;
+    tp = *t, dp = *d, any = true;
+  }
+  if (any && consistent) {
+    for (const auto& r : ranks)
+      if (r.rank() >= 0) out[r.rank()] = static_cast<int>(r.rank() / (tp * dp));
+    return out;
+  }
+  if (groups) {
+    const auto stages = infer_stages(*groups);
+    for (size_t i = 0; i < stages.size(); ++i)
+      for (int rank : stages[i].sorted()) out[rank] = static_cast<int>(i);
+  }
+  return out;
+}
+
 io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
-                               stats::OrderBy order) {
+                               stats::OrderBy order, const stats::RankStages& stages) {
   io::Table t("operators_topn");
   auto& key = t.add_string("key");
   auto& count = t.add_int("count");
@@ -25,7 +52,7 @@ io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
   auto& min_rank = t.add_int("min_rank");
   auto& max_rank = t.add_int("max_rank");
   auto& cv = t.add_double("cross_rank_cv", "ratio");
-  for (const auto& r : stats::select_topn(merged, top_n, order)) {
+  for (const auto& r : stats::select_topn(merged, top_n, order, stages)) {
     key.strings.push_back(r.key);
     count.ints.push_back(r.count);
     total.doubles.push_back(r.total_us);
@@ -46,7 +73,7 @@ io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
 
 io::Table operators_topn_table(const std::vector<RankData>& ranks, size_t top_n,
                                stats::OrderBy order) {
-  return operators_topn_table(merge_operators(ranks), top_n, order);
+  return operators_topn_table(merge_operators(ranks), top_n, order, rank_stages(ranks));
 }
 
 }  // namespace cs::cluster

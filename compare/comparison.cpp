@@ -24,7 +24,7 @@ ComparisonTables compare_profiles(const Profile& base, const Profile& comparison
 
 bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
                       const std::string& base_path, const std::string& comparison_path,
-                      io::Diagnostics& diag) {
+                      io::Diagnostics& diag, const std::vector<const io::Table*>& extra) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) {
@@ -33,7 +33,11 @@ bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
     return false;
   }
   bool ok = true;
-  const io::Table* tables[] = {&t.overall, &t.kernels, &t.operators, &t.communication};
+  std::vector<const io::Table*> tables;
+  for (const auto* table : {&t.overall, &t.kernels, &t.operators, &t.communication})
+    if (!table->columns.empty()) tables.push_back(table);
+  for (const auto* table : extra)
+    if (table && !table->columns.empty()) tables.push_back(table);
   for (const auto* table : tables)
     ok = io::write_table_csv(*table, out_dir + "/" + table->name + ".csv", diag) && ok;
   auto h5 = io::Hdf5File::create(out_dir + "/comparison.h5", diag);

@@ -31,10 +31,12 @@ struct ComparisonTables {
 ComparisonTables compare_profiles(const Profile& base, const Profile& comparison,
                                   const CompareOptions& opt);
 
-// Writes the four CSV files and comparison.h5 into `out_dir` (created when missing). `inputs` go
-// to the HDF5 /meta attributes. False with errors in `diag` when a file cannot be written.
+// Writes the four CSV files and comparison.h5 into `out_dir` (created when missing), plus the
+// `extra` tables (run vs run: rank_diff, regressions) as CSV and in the same HDF5 file. Tables
+// without columns (a side with no timeline) are skipped. The paths go to the HDF5 /meta
+// attributes. False with errors in `diag` when a file cannot be written.
 bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
                       const std::string& base_path, const std::string& comparison_path,
-                      io::Diagnostics& diag);
+                      io::Diagnostics& diag, const std::vector<const io::Table*>& extra = {});
 
 }  // namespace cs::compare

@@ -148,9 +148,14 @@ bool detect_side(const std::string& path, SideInput& out, io::Diagnostics& diag)
         return true;
       }
     }
-    diag.error(path, 0, "cluster directory has no trace_view.json in any rank directory",
-               "profile with the timeline export on, or pass a Kineto trace");
-    return false;
+    // No timeline: only run vs run (against another cluster directory) can use it.
+    out.kind = SideKind::kClusterDirectory;
+    out.timeline.clear();
+    out.npu = true;
+    out.ranks = static_cast<int>(found.ranks.size());
+    out.note = "NPU cluster directory with " + std::to_string(found.ranks.size()) +
+               " ranks, no trace_view.json";
+    return true;
   }
   const auto traces = kineto_traces_below(path);
   if (traces.empty()) {
@@ -175,6 +180,12 @@ bool detect_side(const std::string& path, SideInput& out, io::Diagnostics& diag)
 
 bool load_side(const SideInput& in, std::optional<int64_t> step, Profile& out,
                io::Diagnostics& diag) {
+  if (in.timeline.empty()) {
+    diag.error(in.path, 0, "cluster directory has no trace_view.json in any rank directory",
+               "profile with the timeline export on, pass a Kineto trace, or compare it with "
+               "another cluster directory (run vs run)");
+    return false;
+  }
   io::Trace trace;
   const bool ok = in.npu ? io::read_trace_view(in.timeline, trace, diag)
                          : io::read_kineto_trace(in.timeline, trace, diag);

@@ -24,7 +24,8 @@ const char* side_kind_name(SideKind k);
 struct SideInput {
   std::string path;  // as given
   SideKind kind = SideKind::kKinetoTrace;
-  std::string timeline;  // the timeline file that is parsed
+  std::string timeline;  // the timeline file that is parsed ("" for a cluster directory
+                         // without trace_view.json: usable for run vs run only)
   bool npu = false;      // trace_view conventions (NPU) vs Kineto (GPU)
   int ranks = 1;         // ranks found (cluster directory)
   std::string note;      // one sentence for the user: what was detected and used

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
+
+#include "stats/outliers.h"
 
 namespace cs::stats {
 
@@ -26,7 +29,32 @@ double cross_rank_cv(const std::map<int, double>& rank_totals) {
   return std::sqrt(ss / n) / std::abs(mean);
 }
 
-TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s) {
+std::map<int, double> stage_relative_totals(const std::map<int, double>& rank_totals,
+                                            const RankStages& stages) {
+  if (stages.empty() || rank_totals.size() < 2) return rank_totals;
+  std::map<int, std::vector<double>> by_stage;
+  auto stage_of = [&](int rank) {
+    const auto it = stages.find(rank);
+    return it == stages.end() ? std::numeric_limits<int>::min() : it->second;
+  };
+  for (const auto& [rank, t] : rank_totals) by_stage[stage_of(rank)].push_back(t);
+  std::map<int, double> med;
+  for (auto& [stage, v] : by_stage) {
+    const double m = median(std::move(v));
+    if (!(m > 0)) return rank_totals;
+    med[stage] = m;
+  }
+  std::map<int, double> out;
+  for (const auto& [rank, t] : rank_totals)
+    out.emplace_hint(out.end(), rank, t / med[stage_of(rank)]);
+  return out;
+}
+
+double cross_rank_cv(const std::map<int, double>& rank_totals, const RankStages& stages) {
+  return cross_rank_cv(stage_relative_totals(rank_totals, stages));
+}
+
+TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const RankStages& stages) {
   TopNRow r;
   r.key = key;
   r.count = s.durations.count;
@@ -39,12 +67,13 @@ TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s) {
   r.p90_us = s.sketch.quantile(0.90);
   r.p99_us = s.sketch.quantile(0.99);
   r.ranks = static_cast<int64_t>(s.rank_totals.size());
+  const auto totals = stage_relative_totals(s.rank_totals, stages);
   double lo = 0, hi = 0;
-  for (const auto& [rank, t] : s.rank_totals) {  // ascending rank: strict compare keeps lowest
+  for (const auto& [rank, t] : totals) {  // ascending rank: strict compare keeps lowest
     if (r.min_rank < 0 || t < lo) lo = t, r.min_rank = rank;
     if (r.max_rank < 0 || t > hi) hi = t, r.max_rank = rank;
   }
-  r.cross_rank_cv = cross_rank_cv(s.rank_totals);
+  r.cross_rank_cv = cross_rank_cv(totals);
   return r;
 }
 
@@ -72,10 +101,11 @@ double order_value(const TopNRow& r, OrderBy order) {
 
 }  // namespace
 
-std::vector<TopNRow> select_topn(const OperatorTable& merged, size_t n, OrderBy order) {
+std::vector<TopNRow> select_topn(const OperatorTable& merged, size_t n, OrderBy order,
+                                 const RankStages& stages) {
   std::vector<TopNRow> rows;
   rows.reserve(merged.keys().size());
-  for (const auto& [key, s] : merged.keys()) rows.push_back(make_topn_row(key, s));
+  for (const auto& [key, s] : merged.keys()) rows.push_back(make_topn_row(key, s, stages));
   if (order == OrderBy::kCv)
     for (auto& r : rows) r.key.insert(0, is_communication_key(r.key) ? "1" : "0");
   auto better = [order](const TopNRow& a, const TopNRow& b) {

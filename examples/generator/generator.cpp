@@ -61,7 +61,9 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
               put(out + "/communication_matrix.json", render_matrix_json(ctx, r, tl)) &&
               put(out + "/step_trace_time.csv", render_step_trace_csv(ctx, r, tl)) &&
               put(out + "/kernel_details.csv", render_kernel_details_csv(ctx, r, tl)) &&
-              put(out + "/op_statistic.csv", render_op_statistic_csv(ctx, r, tl));
+              put(out + "/op_statistic.csv", render_op_statistic_csv(ctx, r, tl)) &&
+              (!opts.writes_trace_view() ||
+               put(out + "/trace_view.json", render_trace_view_json(ctx, r, tl)));
     if (!ok) return false;
     tl = RankTimeline{};  // release this rank's events early
   }

@@ -49,6 +49,10 @@ struct GeneratorOptions {
   std::vector<SlowRank> slow_ranks;
   std::vector<SlowLink> slow_links;
   std::vector<SlowKernel> slow_kernels;
+  // ASCEND_PROFILER_OUTPUT/trace_view.json per rank (last step only): -1 = when ranks <= 256
+  // (default; the timeline is the largest file), 0 = never, 1 = always.
+  int trace_view = -1;
+  bool writes_trace_view() const { return trace_view > 0 || (trace_view < 0 && ranks <= 256); }
 
   int dp() const { return tp > 0 && pp > 0 ? ranks / (tp * pp) : 0; }
 };

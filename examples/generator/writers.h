@@ -33,6 +33,10 @@ std::string render_step_trace_csv(const WriteContext& ctx, int rank, const RankT
 std::string render_kernel_details_csv(const WriteContext& ctx, int rank, const RankTimeline& tl);
 // op_statistic.csv: per (OP Type, Core Type) count and total/min/avg/max time, ratio of total.
 std::string render_op_statistic_csv(const WriteContext& ctx, int rank, const RankTimeline& tl);
+// trace_view.json (a top-level array, as torch_npu exports it) for the LAST step only: Python
+// ops with torch_to_npu flows, CANN launches, Ascend Hardware kernels (the same ones as in
+// kernel_details.csv), HCCL hcom ops and the Overlap Analysis spans.
+std::string render_trace_view_json(const WriteContext& ctx, int rank, const RankTimeline& tl);
 // profiler_info_{rank}.json and profiler_metadata.json.
 std::string render_profiler_info_json(const WriteContext& ctx, int rank);
 std::string render_profiler_metadata_json(const WriteContext& ctx, int rank);

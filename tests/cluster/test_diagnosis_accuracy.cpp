@@ -1,12 +1,14 @@
 // Diagnosis accuracy on generated clusters (examples/generator): clean clusters, slow ranks at
 // 1.1x / 1.3x / 2x, two slow ranks, slow links at 0.3x / 0.7x, a slow rank with a slow link, and
-// a slow kernel type, over several TP/PP/DP shapes from 16 to 512 ranks. Each generated directory
-// is parsed with the real readers (discovery + parse_rank), then slow ranks, slow links and the
-// operator ranking are checked against the injected faults. Precision and recall are printed and
-// asserted over the whole suite.
+// a slow kernel type (with and without pipeline stages), over several TP/PP/DP shapes from 16 to
+// 512 ranks. Each generated directory is parsed with the real readers (discovery + parse_rank),
+// then slow ranks, slow links, slow transfers and the operator ranking (peer-relative cross-rank
+// CV) are checked against the injected faults. Precision and recall are printed and asserted over
+// the whole suite; clean clusters must keep a low top CV and report no slow transfer.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -22,6 +24,7 @@
 #include "cluster/rank_parser.h"
 #include "cluster/slow_link.h"
 #include "cluster/slow_rank.h"
+#include "cluster/slow_transfer.h"
 #include "examples/generator/generator.h"
 
 namespace cs::cluster {
@@ -122,9 +125,8 @@ std::vector<Scenario> scenarios() {
     o.slow_links.push_back({16, 17, 1.0 / 0.5});
     add("slow_rank_and_link_32", o);
   }
-  // A slow kernel type on one rank.
-  // Single-stage shapes: with pp > 1 the stages run different kernel mixes (the last one has the
-  // LM head's Cast and MatMul), and that structural spread also shows in the per-rank CV.
+  // A slow kernel type on one rank. With pp > 1 the stages run different kernel mixes (the last
+  // one has the LM head's Cast and MatMul): the CV among stage peers must still find the kernel.
   {
     auto o = shape(16, 4, 1, 60);
     o.slow_kernels.push_back({7, "FlashAttentionScore", 3.0});
@@ -134,6 +136,21 @@ std::vector<Scenario> scenarios() {
     auto o = shape(64, 8, 1, 61);
     o.slow_kernels.push_back({42, "LayerNorm", 2.0});
     add("slow_kernel_64_tp8", o);
+  }
+  {
+    auto o = shape(16, 4, 2, 62);
+    o.slow_kernels.push_back({5, "FlashAttentionScore", 2.0});
+    add("slow_kernel_16_tp4_pp2", o);
+  }
+  {
+    auto o = shape(64, 4, 4, 63);
+    o.slow_kernels.push_back({50, "LayerNorm", 2.0});
+    add("slow_kernel_64_tp4_pp4", o);
+  }
+  {
+    auto o = shape(32, 2, 4, 64);
+    o.slow_kernels.push_back({31, "MatMul", 1.5});  // a kernel type the last stage runs more of
+    add("slow_kernel_32_tp2_pp4_last_stage", o);
   }
   // Large: 512 ranks.
   {
@@ -147,8 +164,9 @@ std::vector<Scenario> scenarios() {
 
 TEST(DiagnosisAccuracy, GeneratedClusters) {
   const fs::path root = fs::path(CS_BUILD_DIR) / "diagnosis_accuracy";
-  Score ranks_score, links_score;
+  Score ranks_score, links_score, transfer_score;
   int kernel_hits = 0, kernel_cases = 0;
+  double clean_top_cv = 0;  // largest top compute-key CV over the clean clusters
   for (const auto& sc : scenarios()) {
     const fs::path dir = root / sc.name;
     fs::remove_all(dir);
@@ -179,8 +197,40 @@ TEST(DiagnosisAccuracy, GeneratedClusters) {
     ranks_score.add(truth_ranks, found_ranks, kernel_ranks, &report);
     links_score.add(truth_links, found_links, {}, &report);
 
+    // Slow transfers: an injected link is found when some slow op's group holds both its ends;
+    // every other group with a slow op is a false positive (slow ranks must not cause any).
+    const auto slow_transfers = find_slow_transfers(ranks, slow_links);
+    std::set<int> found_transfer_links, false_groups;
+    for (const auto& f : slow_transfers) {
+      bool matched = false;
+      for (const auto& l : sc.opts.slow_links) {
+        if (std::binary_search(f.ranks.begin(), f.ranks.end(), l.src) &&
+            std::binary_search(f.ranks.begin(), f.ranks.end(), l.dst)) {
+          found_transfer_links.insert(link_id(l.src, l.dst));
+          matched = true;
+        }
+      }
+      // The group's smallest rank and size name it well enough for counting.
+      if (!matched) false_groups.insert(f.ranks.front() * 100000 + f.group_size);
+    }
+    std::string transfer_report;
+    transfer_score.add(truth_links, found_transfer_links, {}, &transfer_report);
+    transfer_score.fp += static_cast<int>(false_groups.size());
+    if (!transfer_report.empty()) report += " transfers:" + transfer_report;
+    if (!false_groups.empty())
+      report += " transfers: " + std::to_string(false_groups.size()) + " false group(s), e.g. " +
+                slow_transfers.front().evidence;
+
     auto merged = merge_operators(ranks);
-    auto by_cv = stats::select_topn(merged, 0, stats::OrderBy::kCv);
+    auto by_cv = stats::select_topn(merged, 0, stats::OrderBy::kCv, rank_stages(ranks, &groups));
+    const bool clean =
+        sc.opts.slow_ranks.empty() && sc.opts.slow_links.empty() && sc.opts.slow_kernels.empty();
+    if (clean && !by_cv.empty()) {
+      clean_top_cv = std::max(clean_top_cv, by_cv.front().cross_rank_cv);
+      // No false slow kernel: a clean cluster's peers run the same kernels at the same speed.
+      EXPECT_LT(by_cv.front().cross_rank_cv, kNotableOperatorCv)
+          << sc.name << ": " << by_cv.front().key;
+    }
     if (!sc.opts.slow_kernels.empty()) {
       ++kernel_cases;
       const auto& k = sc.opts.slow_kernels.front();
@@ -191,9 +241,13 @@ TEST(DiagnosisAccuracy, GeneratedClusters) {
         report += " slow kernel not on top of the CV ranking (top: " +
                   (by_cv.empty() ? std::string("none") : by_cv.front().key) + ")";
     }
-    std::printf("[ %-32s ] ranks %3zu: slow ranks found %zu, slow links found %zu%s\n",
-                sc.name.c_str(), ranks.size(), slow_ranks.size(), slow_links.size(),
-                report.empty() ? "" : (" —" + report).c_str());
+    std::printf(
+        "[ %-34s ] ranks %3zu: slow ranks %zu, slow links %zu, slow transfers %zu, top CV %s "
+        "%.3f%s\n",
+        sc.name.c_str(), ranks.size(), slow_ranks.size(), slow_links.size(), slow_transfers.size(),
+        by_cv.empty() ? "-" : by_cv.front().key.c_str(),
+        by_cv.empty() ? 0.0 : by_cv.front().cross_rank_cv,
+        report.empty() ? "" : (" —" + report).c_str());
     if (!report.empty())
       std::printf("%s", diagnosis_summary(slow_ranks, slow_links, by_cv).c_str());
     fs::remove_all(dir);
@@ -204,11 +258,17 @@ TEST(DiagnosisAccuracy, GeneratedClusters) {
   std::printf("slow links: precision %.3f recall %.3f (tp %d fp %d fn %d)\n",
               links_score.precision(), links_score.recall(), links_score.tp, links_score.fp,
               links_score.fn);
-  std::printf("slow kernel on top of cross-rank CV: %d of %d\n", kernel_hits, kernel_cases);
+  std::printf("slow transfers (by injected link): precision %.3f recall %.3f (tp %d fp %d fn %d)\n",
+              transfer_score.precision(), transfer_score.recall(), transfer_score.tp,
+              transfer_score.fp, transfer_score.fn);
+  std::printf("slow kernel on top of cross-rank CV: %d of %d; clean clusters' top CV %.3f\n",
+              kernel_hits, kernel_cases, clean_top_cv);
   EXPECT_GE(ranks_score.precision(), 0.9);
   EXPECT_GE(ranks_score.recall(), 0.9);
   EXPECT_GE(links_score.precision(), 0.9);
   EXPECT_GE(links_score.recall(), 0.9);
+  EXPECT_GE(transfer_score.precision(), 0.9);
+  EXPECT_GE(transfer_score.recall(), 0.9);
   EXPECT_EQ(kernel_hits, kernel_cases);
 }
 

@@ -84,6 +84,46 @@ TEST(TopN, TruncatesAndIsDeterministicOnTies) {
   EXPECT_TRUE(select_topn(OperatorTable{}, 15, OrderBy::kTotal).empty());
 }
 
+TEST(TopN, StageRelativeCv) {
+  // Two stages with different work: the plain CV sees the stage spread, the peer CV does not.
+  const std::map<int, double> even = {{0, 10}, {1, 10}, {2, 40}, {3, 40}};
+  const RankStages stages = {{0, 0}, {1, 0}, {2, 1}, {3, 1}};
+  EXPECT_GT(cross_rank_cv(even), 0.5);
+  EXPECT_NEAR(cross_rank_cv(even, stages), 0.0, 1e-12);
+  // One stage, or no stage information: the plain CV (the CV ignores scale).
+  const std::map<int, double> t = {{0, 10}, {1, 12}, {2, 40}, {3, 44}};
+  EXPECT_NEAR(cross_rank_cv(t, {}), cross_rank_cv(t), 1e-12);
+  EXPECT_NEAR(cross_rank_cv(t, {{0, 5}, {1, 5}, {2, 5}, {3, 5}}), cross_rank_cv(t), 1e-12);
+  // Stage medians: {11, 42} -> ratios {0.909, 1.091, 0.952, 1.048}.
+  const auto rel = stage_relative_totals(t, stages);
+  EXPECT_NEAR(rel.at(0), 10.0 / 11, 1e-12);
+  EXPECT_NEAR(rel.at(3), 44.0 / 42, 1e-12);
+  // Ranks missing from the map share one stage of their own.
+  const auto partial = stage_relative_totals({{0, 10}, {1, 30}, {7, 5}}, {{0, 0}, {1, 0}});
+  EXPECT_NEAR(partial.at(0), 0.5, 1e-12);
+  EXPECT_NEAR(partial.at(7), 1.0, 1e-12);
+  // A stage whose median is 0: no normalisation at all.
+  EXPECT_EQ(stage_relative_totals({{0, 0}, {1, 0}, {2, 5}}, {{0, 0}, {1, 0}, {2, 1}}).at(2), 5.0);
+}
+
+TEST(TopN, StagesPickTheOutlierNotTheBusiestStage) {
+  // 8 ranks, 2 stages; stage 1 runs twice the MatMul (LM head). Rank 2 runs Softmax 1.5x slower.
+  OperatorTable t;
+  RankStages stages;
+  for (int r = 0; r < 8; ++r) {
+    stages[r] = r / 4;
+    for (int i = 0; i < 10; ++i) t.add("MatMul", (r >= 4 ? 200 : 100) + (r % 3), r);
+    for (int i = 0; i < 10; ++i) t.add("Softmax", (r == 2 ? 15 : 10) * (r >= 4 ? 1.2 : 1.0), r);
+  }
+  // Without stages the structural MatMul spread wins; with stages the slow Softmax does.
+  EXPECT_EQ(select_topn(t, 1, OrderBy::kCv)[0].key, "MatMul");
+  const auto rows = select_topn(t, 0, OrderBy::kCv, stages);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].key, "Softmax");
+  EXPECT_EQ(rows[0].max_rank, 2);  // not a rank of the busier stage 1
+  EXPECT_LT(rows[1].cross_rank_cv, 0.02);
+}
+
 }  // namespace
 }  // namespace cs::stats
 

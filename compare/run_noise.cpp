@@ -1,0 +1,76 @@
+#include "compare/run_noise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "stats/outliers.h"
+
+namespace cs::compare {
+
+namespace {
+
+std::vector<double> diffs(const MemberValues& v) {
+  std::vector<double> x(v.base.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = v.comparison[i] - v.base[i];
+  return x;
+}
+
+// Robust sigma of x around center m: 1.4826 * MAD, else 1.2533 * mean absolute deviation.
+double robust_sigma(const std::vector<double>& x, double m) {
+  const double s = 1.4826 * stats::mad(x, m);
+  if (s > 0) return s;
+  double sum = 0;
+  for (double d : x) sum += std::fabs(d - m);
+  return x.empty() ? 0 : 1.2533 * sum / static_cast<double>(x.size());
+}
+
+double floor_for(double base, const NoiseOptions& opt) {
+  return std::max(opt.min_abs_us, opt.min_rel * std::fabs(base));
+}
+
+void fill(const MemberValues& v, const std::vector<double>& x, size_t member,
+          const NoiseOptions& opt, bool allow_shift, Assessment& a) {
+  a.extreme = member;
+  a.diff = x[member];
+  a.center = stats::median(x);
+  a.noise = robust_sigma(x, a.center);
+  const double excess = a.diff - a.center;
+  // An outlier needs at least 3 members: with fewer the spread is made of the change itself.
+  a.outlier = x.size() >= 3 && std::fabs(excess) > opt.k * a.noise &&
+              std::fabs(excess) > floor_for(v.base[member], opt);
+  if (allow_shift) {
+    std::vector<double> base = v.base;
+    const double typical = stats::median(std::move(base));
+    a.shift =
+        std::fabs(a.center) > opt.k * a.noise && std::fabs(a.center) > floor_for(typical, opt);
+  }
+  a.significant = a.outlier || a.shift;
+  if (a.outlier)
+    a.impact = excess;
+  else if (a.shift)
+    a.impact = a.center;
+  else
+    a.impact = a.diff;
+}
+
+}  // namespace
+
+Assessment assess_members(const MemberValues& v, const NoiseOptions& opt) {
+  Assessment a;
+  if (v.base.empty() || v.base.size() != v.comparison.size()) return a;
+  const auto x = diffs(v);
+  size_t ext = 0;
+  for (size_t i = 1; i < x.size(); ++i)
+    if (std::fabs(x[i]) > std::fabs(x[ext])) ext = i;
+  fill(v, x, ext, opt, true, a);
+  return a;
+}
+
+Assessment assess_member(const MemberValues& v, size_t member, const NoiseOptions& opt) {
+  Assessment a;
+  if (member >= v.base.size() || v.base.size() != v.comparison.size()) return a;
+  fill(v, diffs(v), member, opt, false, a);
+  return a;
+}
+
+}  // namespace cs::compare
