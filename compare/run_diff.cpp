@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "cluster/cluster_matrix.h"
@@ -143,8 +144,10 @@ io::Table rank_diff_table(const std::vector<RankData>& base, const std::vector<R
 // Per-rank value of one candidate on each side, keyed by rank.
 using PerRank = std::map<int, std::pair<double, double>>;
 
+// One candidate from its per-rank values; noise from its own members, or from `reference`
+// member diffs when given.
 Regression from_members(const std::string& what, const std::string& key, const PerRank& values,
-                        const NoiseOptions& opt) {
+                        const NoiseOptions& opt, const std::vector<double>* reference = nullptr) {
   MemberValues v;
   std::vector<int> ranks;
   for (const auto& [rank, bc] : values) {
@@ -152,7 +155,7 @@ Regression from_members(const std::string& what, const std::string& key, const P
     v.base.push_back(bc.first);
     v.comparison.push_back(bc.second);
   }
-  const Assessment a = assess_members(v, opt);
+  const Assessment a = reference ? assess_against(v, *reference, opt) : assess_members(v, opt);
   Regression r;
   r.what = what;
   r.key = key;
@@ -208,6 +211,12 @@ void rank_candidates(const std::vector<RankData>& base, const std::vector<RankDa
     if (rows[i].significant || i < kRankRowsKept) out.push_back(std::move(rows[i]));
 }
 
+// HCCL tasks in kernel_details.csv (Type hcom_*): their durations include waiting for the
+// slowest member, an effect; communication is judged by transit time instead.
+bool is_hccl_key(std::string_view key) {
+  return key.size() >= 5 && (key.substr(0, 5) == "hcom_" || key.substr(0, 5) == "HCOM_");
+}
+
 void operator_candidates(const std::vector<RankData>& base, const std::vector<RankData>& comp,
                          const NoiseOptions& opt, std::vector<Regression>& out) {
   std::map<std::string, PerRank, std::less<>> keys;
@@ -215,6 +224,7 @@ void operator_candidates(const std::vector<RankData>& base, const std::vector<Ra
     for (const auto& d : side == 0 ? base : comp) {
       const double steps = steps_of(d);
       for (const auto& [key, st] : d.operators.keys()) {
+        if (is_hccl_key(key)) continue;
         auto t = st.rank_totals.find(d.rank());
         if (t == st.rank_totals.end()) continue;
         auto& bc = keys[key][d.rank()];
@@ -242,6 +252,7 @@ std::map<std::string, std::string> group_labels(const std::vector<RankData>& ran
 void communication_candidates(const std::vector<RankData>& base, const std::vector<RankData>& comp,
                               const NoiseOptions& opt, std::vector<Regression>& out) {
   std::map<std::string, PerRank> keys;
+  std::map<std::string, std::string> type_of;  // key -> op type
   for (int side = 0; side < 2; ++side) {
     const auto& ranks = side == 0 ? base : comp;
     const auto labels = group_labels(ranks);
@@ -257,13 +268,18 @@ void communication_candidates(const std::vector<RankData>& base, const std::vect
             const std::string key =
                 type + " " +
                 (label == labels.end() ? "group " + std::string(op.group()) : label->second);
+            type_of[key] = type;
             auto& bc = keys[key][d.rank()];
             (side == 0 ? bc.first : bc.second) += op.time.get(io::kTransitTimeMs) * 1000.0 / steps;
           }
     }
   }
+  // Noise: the member diffs of every group of the same op type, pooled.
+  std::map<std::string, std::vector<double>> pooled;
   for (const auto& [key, values] : keys)
-    out.push_back(from_members("communication", key, values, opt));
+    for (const auto& [rank, bc] : values) pooled[type_of[key]].push_back(bc.second - bc.first);
+  for (const auto& [key, values] : keys)
+    out.push_back(from_members("communication", key, values, opt, &pooled[type_of[key]]));
 }
 
 void link_candidates(const std::vector<RankData>& base, const std::vector<RankData>& comp,

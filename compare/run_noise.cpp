@@ -15,13 +15,19 @@ std::vector<double> diffs(const MemberValues& v) {
   return x;
 }
 
-// Robust sigma of x around center m: 1.4826 * MAD, else 1.2533 * mean absolute deviation.
-double robust_sigma(const std::vector<double>& x, double m) {
-  const double s = 1.4826 * stats::mad(x, m);
-  if (s > 0) return s;
+// Sigma of x around center m, member `skip` left out (the one under test; npos: none): the
+// larger of 1.4826 * MAD and 1.2533 * mean absolute deviation. The MAD alone collapses to ~0 when
+// most members did not move at all (then the drift of a few members would look like many sigmas);
+// the mean absolute deviation keeps a share of it.
+double robust_sigma(const std::vector<double>& x, double m, size_t skip = static_cast<size_t>(-1)) {
+  std::vector<double> rest;
+  rest.reserve(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    if (i != skip) rest.push_back(x[i]);
+  if (rest.empty()) return 0;
   double sum = 0;
-  for (double d : x) sum += std::fabs(d - m);
-  return x.empty() ? 0 : 1.2533 * sum / static_cast<double>(x.size());
+  for (double d : rest) sum += std::fabs(d - m);
+  return std::max(1.4826 * stats::mad(rest, m), 1.2533 * sum / static_cast<double>(rest.size()));
 }
 
 double floor_for(double base, const NoiseOptions& opt) {
@@ -33,7 +39,7 @@ void fill(const MemberValues& v, const std::vector<double>& x, size_t member,
   a.extreme = member;
   a.diff = x[member];
   a.center = stats::median(x);
-  a.noise = robust_sigma(x, a.center);
+  a.noise = robust_sigma(x, a.center, member);
   const double excess = a.diff - a.center;
   // An outlier needs at least 3 members: with fewer the spread is made of the change itself.
   a.outlier = x.size() >= 3 && std::fabs(excess) > opt.k * a.noise &&
@@ -63,6 +69,29 @@ Assessment assess_members(const MemberValues& v, const NoiseOptions& opt) {
   for (size_t i = 1; i < x.size(); ++i)
     if (std::fabs(x[i]) > std::fabs(x[ext])) ext = i;
   fill(v, x, ext, opt, true, a);
+  return a;
+}
+
+Assessment assess_against(const MemberValues& v, const std::vector<double>& reference,
+                          const NoiseOptions& opt) {
+  Assessment a;
+  if (v.base.empty() || v.base.size() != v.comparison.size() || reference.empty()) return a;
+  const auto x = diffs(v);
+  size_t ext = 0;
+  for (size_t i = 1; i < x.size(); ++i)
+    if (std::fabs(x[i]) > std::fabs(x[ext])) ext = i;
+  a.extreme = ext;
+  a.diff = x[ext];
+  a.center = stats::median(reference);
+  a.noise = robust_sigma(reference, a.center);
+  const double excess = a.diff - a.center;
+  a.outlier = reference.size() >= 3 && std::fabs(excess) > opt.k * a.noise &&
+              std::fabs(excess) > floor_for(v.base[ext], opt);
+  std::vector<double> base = v.base;
+  const double typical = stats::median(std::move(base));
+  a.shift = std::fabs(a.center) > opt.k * a.noise && std::fabs(a.center) > floor_for(typical, opt);
+  a.significant = a.outlier || a.shift;
+  a.impact = a.outlier ? excess : a.shift ? a.center : a.diff;
   return a;
 }
 

@@ -3,7 +3,8 @@
 // communication group, the compute of the ranks, the links of a transport) has one value per
 // member (rank or link) on each side, in microseconds per step. The member diffs x = comp - base
 // give the noise of the candidate: sigma = 1.4826 * MAD(x) around their median m (the robust
-// standard deviation of the per-member diffs; mean absolute deviation * 1.2533 when the MAD is 0).
+// standard deviation of the per-member diffs, the member under test left out; at least 1.2533 *
+// their mean absolute deviation).
 // A change is significant when it exceeds both k * sigma and a floor max(min_abs_us, min_rel *
 // base):
 //   - an outlier member: |x_i - m| beyond it (one slow rank, one slow link), or
@@ -22,7 +23,8 @@ namespace cs::compare {
 struct NoiseOptions {
   double k = 6.0;          // sigmas a change must exceed
   double min_abs_us = 20;  // per step; smaller changes are never significant
-  double min_rel = 0.03;   // nor changes below this fraction of the base value
+  double min_rel = 0.05;   // nor changes below this fraction of the base value (between two
+                           // seeds a whole group's transit drifts by up to ~2.5%)
 };
 
 // Aligned per-member values (µs per step); a member absent on one side holds 0 there.
@@ -44,6 +46,13 @@ struct Assessment {
 
 // Assesses one candidate (see the file comment). Empty input -> a default Assessment.
 Assessment assess_members(const MemberValues& v, const NoiseOptions& opt);
+
+// Same, but the center and noise come from `reference` member diffs (e.g. every rank of every
+// group of the same op type, pooled because a group of 2-8 ranks is too small to estimate its
+// own noise): the extreme member is an outlier when it stands out from the reference, a shift
+// when the reference itself moved.
+Assessment assess_against(const MemberValues& v, const std::vector<double>& reference,
+                          const NoiseOptions& opt);
 
 // Same for one member of many (e.g. rank r's Computing among all ranks): outlier test only.
 Assessment assess_member(const MemberValues& v, size_t member, const NoiseOptions& opt);

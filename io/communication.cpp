@@ -79,7 +79,7 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = f.unescaped_key().get(key))) return e;
+      if ((e = key_text(f, key))) return e;
       CommStep& st = out_.steps.emplace_back();
       st.step.assign(key);
       od::value v = f.value();
@@ -121,18 +121,22 @@ class CommWalker {
           ov, ops_obj, ctx_, [&] { return "step '" + st.step + "'"; }, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
-      if ((e = op_list(ops_obj, *ops))) return e;
+      if ((e = op_list(ops_obj, *ops, ops == &st.p2p ? p2p_hint_ : collective_hint_))) return e;
     }
     return SUCCESS;
   }
 
-  error_code op_list(od::object& obj, std::vector<CommOp>& ops) {
+  // `hint`: the most ops seen in this section of a step so far (updated).
+  error_code op_list(od::object& obj, std::vector<CommOp>& ops, size_t& hint) {
     error_code e;
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = f.unescaped_key().get(key))) return e;
+      if ((e = key_text(f, key))) return e;
+      // Producers write about as many ops in every step: reserving the largest count seen avoids
+      // the vector's regrowth (and the page faults of its copies).
+      if (ops.empty() && hint > 0) ops.reserve(hint);
       CommOp& op = ops.emplace_back();
       op.name.assign(key);
       od::value v = f.value();
@@ -152,6 +156,7 @@ class CommWalker {
       }
       op_ = nullptr;
     }
+    if (ops.size() > hint) hint = ops.size();
     return SUCCESS;
   }
 
@@ -224,7 +229,7 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view name;
-      if ((e = f.unescaped_key().get(name))) return e;
+      if ((e = key_text(f, name))) return e;
       od::value v = f.value();
       od::object tobj;
       e = get_object_or_warn(
@@ -289,7 +294,7 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = f.unescaped_key().get(key))) return e;
+      if ((e = key_text(f, key))) return e;
       od::value v = f.value();
       auto where_sd = [&] { return where() + ", transport " + tr.name + ", Size Distribution"; };
       od::array arr;
@@ -334,6 +339,7 @@ class CommWalker {
   const CommOp* op_ = nullptr;
   bool skip_op_ = false;
   bool skip_step_ = false;
+  size_t collective_hint_ = 0, p2p_hint_ = 0;  // most ops seen in one step's section
 };
 
 bool parse_padded(simdjson::padded_string_view text, const std::string& source,

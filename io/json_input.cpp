@@ -243,14 +243,6 @@ void JsonContext::error_at_offset(int64_t offset, std::string what, std::string 
   diag_.error(source_, line, std::move(what), std::move(hint), offset);
 }
 
-std::string_view raw_key(const simdjson::ondemand::field& f) {
-  // The key is a closed string (stage 1 checked), so this scan ends at its closing quote.
-  const char* p = f.key().raw();
-  size_t n = 0;
-  while (p[n] != '"') n += p[n] == '\\' ? 2 : 1;
-  return {p, n};
-}
-
 NumRead read_num_slow(simdjson::ondemand::value& v, Num& out) {
   simdjson::ondemand::number_type nt;
   if (v.get_number_type().get(nt) == simdjson::SUCCESS) {

@@ -95,7 +95,7 @@ class MatrixWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = f.unescaped_key().get(key))) return e;
+      if ((e = key_text(f, key))) return e;
       MatrixStep& st = out_.steps.emplace_back();
       st.step.assign(key);
       step_ = &st;
@@ -142,20 +142,25 @@ class MatrixWalker {
           v, ops_obj, ctx_, [&] { return where(); }, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
-      if ((e = op_list(ops_obj, *ops))) return e;
+      if ((e = op_list(ops_obj, *ops, ops == &st.p2p ? p2p_hint_ : collective_hint_))) return e;
     }
     return SUCCESS;
   }
 
-  error_code op_list(od::object& obj, std::vector<MatrixOp>& ops) {
+  // `hint`: the most ops seen in this section of a step so far (updated).
+  error_code op_list(od::object& obj, std::vector<MatrixOp>& ops, size_t& hint) {
     error_code e;
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = f.unescaped_key().get(key))) return e;
+      if ((e = key_text(f, key))) return e;
+      // Producers write the same number of ops per step and links per op: reserving the last
+      // size avoids the vectors' regrowth (and the page faults of their copies).
+      if (ops.empty() && hint > 0) ops.reserve(hint);
       MatrixOp& op = ops.emplace_back();
       op.key.assign(key);
+      if (links_hint_ > 0) op.links.reserve(links_hint_);
       op_ = &op;
       od::value v = f.value();
       od::object links;
@@ -174,8 +179,10 @@ class MatrixWalker {
         return e;
       }
       ctx_.got_data = true;
+      links_hint_ = op.links.size();
       op_ = nullptr;
     }
+    if (ops.size() > hint) hint = ops.size();
     return SUCCESS;
   }
 
@@ -185,7 +192,7 @@ class MatrixWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = f.unescaped_key().get(key))) return e;
+      if ((e = key_text(f, key))) return e;
       od::value v = f.value();
       od::object lobj;
       e = get_object_or_warn(
@@ -265,6 +272,8 @@ class MatrixWalker {
   MatrixFile& out_;
   const MatrixStep* step_ = nullptr;
   const MatrixOp* op_ = nullptr;
+  size_t collective_hint_ = 0, p2p_hint_ = 0;  // most ops seen in one step's section
+  size_t links_hint_ = 0;                      // links of the last op
 };
 
 bool parse_padded(simdjson::padded_string_view text, const std::string& source, MatrixFile& out,
