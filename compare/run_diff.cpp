@@ -189,8 +189,9 @@ void rank_candidates(const std::vector<RankData>& base, const std::vector<RankDa
     v.comparison.push_back(al.comp_index[i] < 0 ? 0 : computing(comp[size_t(al.comp_index[i])]));
   }
   std::vector<Regression> rows;
+  const auto each = assess_each(v, opt);
   for (size_t i = 0; i < al.ranks.size(); ++i) {
-    const Assessment a = assess_member(v, i, opt);
+    const Assessment& a = each[i];
     Regression r;
     r.what = "rank";
     r.key = "rank " + std::to_string(al.ranks[i]);
@@ -309,8 +310,9 @@ void link_candidates(const std::vector<RankData>& base, const std::vector<RankDa
       v.comparison.push_back(bc.second);
     }
     std::vector<Regression> rows;
+    const auto each = assess_each(v, opt);
     for (size_t i = 0; i < ids.size(); ++i) {
-      const Assessment a = assess_member(v, i, opt);
+      const Assessment& a = each[i];
       if (!a.significant && std::fabs(a.diff) <= 0) continue;
       Regression r;
       r.what = "link";

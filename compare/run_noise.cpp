@@ -34,12 +34,13 @@ double floor_for(double base, const NoiseOptions& opt) {
   return std::max(opt.min_abs_us, opt.min_rel * std::fabs(base));
 }
 
-void fill(const MemberValues& v, const std::vector<double>& x, size_t member,
-          const NoiseOptions& opt, bool allow_shift, Assessment& a) {
+// Center and noise given: the tests of the file comment for `member`.
+void judge(const MemberValues& v, const std::vector<double>& x, size_t member, double center,
+           double noise, const NoiseOptions& opt, bool allow_shift, Assessment& a) {
   a.extreme = member;
   a.diff = x[member];
-  a.center = stats::median(x);
-  a.noise = robust_sigma(x, a.center, member);
+  a.center = center;
+  a.noise = noise;
   const double excess = a.diff - a.center;
   // An outlier needs at least 3 members: with fewer the spread is made of the change itself.
   a.outlier = x.size() >= 3 && std::fabs(excess) > opt.k * a.noise &&
@@ -57,6 +58,12 @@ void fill(const MemberValues& v, const std::vector<double>& x, size_t member,
     a.impact = a.center;
   else
     a.impact = a.diff;
+}
+
+void fill(const MemberValues& v, const std::vector<double>& x, size_t member,
+          const NoiseOptions& opt, bool allow_shift, Assessment& a) {
+  const double center = stats::median(x);
+  judge(v, x, member, center, robust_sigma(x, center, member), opt, allow_shift, a);
 }
 
 }  // namespace
@@ -100,6 +107,20 @@ Assessment assess_member(const MemberValues& v, size_t member, const NoiseOption
   if (member >= v.base.size() || v.base.size() != v.comparison.size()) return a;
   fill(v, diffs(v), member, opt, false, a);
   return a;
+}
+
+std::vector<Assessment> assess_each(const MemberValues& v, const NoiseOptions& opt) {
+  std::vector<Assessment> out;
+  if (v.base.size() != v.comparison.size()) return out;
+  const auto x = diffs(v);
+  out.resize(x.size());
+  constexpr size_t kLeaveOneOutMax = 64;  // beyond, one member barely moves the spread
+  const double center = stats::median(x);
+  const double all = x.size() > kLeaveOneOutMax ? robust_sigma(x, center) : 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    judge(v, x, i, center, x.size() > kLeaveOneOutMax ? all : robust_sigma(x, center, i), opt,
+          false, out[i]);
+  return out;
 }
 
 }  // namespace cs::compare

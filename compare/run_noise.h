@@ -57,4 +57,8 @@ Assessment assess_against(const MemberValues& v, const std::vector<double>& refe
 // Same for one member of many (e.g. rank r's Computing among all ranks): outlier test only.
 Assessment assess_member(const MemberValues& v, size_t member, const NoiseOptions& opt);
 
+// assess_member for every member, in O(n log n) beyond 64 members (the noise is then estimated
+// once, with no member left out).
+std::vector<Assessment> assess_each(const MemberValues& v, const NoiseOptions& opt);
+
 }  // namespace cs::compare

@@ -52,7 +52,8 @@ bool load_file(const std::string& path, Diagnostics& diag, Alloc&& alloc) {
   if (fd < 0) {
     int err = errno;
     if (err == ENOENT) {
-      diag.error(path, 0, "file not found", "check the path: the file may not have been written");
+      diag.error(path, 0, "cannot open the file: file not found",
+                 "check the path: the file may not have been written");
     } else {
       diag.error(path, 0, std::string("cannot open the file: ") + std::strerror(err),
                  "check the file's permissions");
