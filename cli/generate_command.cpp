@@ -30,6 +30,7 @@ int run_generate(int argc, char** argv) {
   std::string out_dir, framework = "pytorch";
   std::vector<std::string> slow_ranks, slow_links, slow_kernels;
   uint64_t seed = 1;
+  bool trace_on = false, trace_off = false;
 
   po::options_description visible(
       "usage: clusterscope generate OUT --ranks N [options]\n\n"
@@ -52,7 +53,10 @@ int run_generate(int argc, char** argv) {
       "slow-kernel", po::value<std::vector<std::string>>(&slow_kernels)->composing(),
       "R:TYPE:FACTOR  kernels whose Type starts with TYPE run FACTOR times slower on rank R")(
       "framework", po::value<std::string>(&framework)->default_value("pytorch"),
-      "pytorch (*_ascend_pt) or mindspore (*_ascend_ms)");
+      "pytorch (*_ascend_pt) or mindspore (*_ascend_ms)")(
+      "trace-view", po::bool_switch(&trace_on),
+      "write ASCEND_PROFILER_OUTPUT/trace_view.json (last step) for every rank (default: only up "
+      "to 256 ranks)")("no-trace-view", po::bool_switch(&trace_off), "never write trace_view.json");
   po::options_description all;
   all.add(visible).add_options()("out", po::value<std::string>(&out_dir), "output directory");
   po::positional_options_description pos;
@@ -72,6 +76,10 @@ int run_generate(int argc, char** argv) {
   if (out_dir.empty())
     return usage_error("no output directory given", "write: clusterscope generate OUT --ranks N");
   opts.seed = seed;
+  if (trace_on && trace_off)
+    return usage_error("--trace-view and --no-trace-view together", "choose one");
+  if (trace_on) opts.trace_view = 1;
+  if (trace_off) opts.trace_view = 0;
   if (framework == "pytorch" || framework == "pt") {
     opts.framework = generator::FrameworkKind::kPyTorch;
   } else if (framework == "mindspore" || framework == "ms") {

@@ -1,10 +1,3 @@
-// GCC's SLP vectorizer copies each simdjson field through the stack with one 16-byte load right
-// after two narrower stores; the failed store-to-load forwarding stalls every key of the walk.
-// Keep it off in this file (it is applied before the includes so simdjson's inline functions
-// get the same options and still inline).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("no-tree-slp-vectorize")
-#endif
 #include "io/communication.h"
 
 #include <cctype>

@@ -49,7 +49,16 @@ bool parse_us_to_ns(std::string_view t, int64_t& ns) {
   while (!t.empty() && (t.front() == ' ' || t.front() == '"')) t.remove_prefix(1);
   if (!t.empty() && t.back() == '"') t.remove_suffix(1);
   if (t.empty()) return false;
-  if (t.find_first_of("eE") != std::string_view::npos) {
+  // One pass for an exponent ('e' or 'E': c | 0x20 == 'e'); find_first_of("eE") costs a
+  // memchr per character, a tenth of the whole parse.
+  bool has_exponent = false;
+  for (char c : t) {
+    if ((c | 0x20) == 'e') {
+      has_exponent = true;
+      break;
+    }
+  }
+  if (has_exponent) {
     double d = 0;
     auto r = std::from_chars(t.data(), t.data() + t.size(), d);
     if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(d)) return false;

@@ -18,6 +18,14 @@ using cs::test::run_command;
 
 const fs::path& root() {
   static const fs::path p = cs::test::temp_dir("compare-runs");
+  // Removed when the test program exits.
+  static const struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{p};
   return p;
 }
 
@@ -70,6 +78,11 @@ TEST(CompareRuns, SlowRankIsTheTopRegression) {
   ASSERT_GE(reg.size(), 2u);
   EXPECT_EQ(reg[0].rfind("what,key,base_us,comparison_us,diff_us,diff_ratio,significant", 0), 0u);
   EXPECT_EQ(reg[1].rfind("rank,rank 5,", 0), 0u) << reg[1];
+  // The generated trace_view.json files give the single-rank tables real content.
+  const auto overall = lines(read_file(dir / "overall_metrics.csv"));
+  ASSERT_GE(overall.size(), 2u);
+  EXPECT_EQ(overall[1].rfind("Computing Time,", 0), 0u) << overall[1];
+  EXPECT_GT(std::stod(overall[1].substr(overall[1].find(',') + 1)), 1.0) << overall[1];
   const auto diff = lines(read_file(dir / "rank_diff.csv"));
   ASSERT_GE(diff.size(), 2u);
   EXPECT_EQ(diff[0], "rank,step,metric,base_us,comparison_us,diff_us,diff_ratio");

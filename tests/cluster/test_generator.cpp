@@ -178,7 +178,7 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
   cs::io::Diagnostics diag;
   GenerateSummary sum;
   ASSERT_TRUE(generate_cluster(t.path(), o, diag, &sum));
-  EXPECT_EQ(sum.files, 16u * 7 + 1);
+  EXPECT_EQ(sum.files, 16u * 8 + 1);  // 8 files per rank with trace_view.json, plus truth.json
   EXPECT_GT(sum.bytes, 16u * 50000);
   auto dirs = rank_dirs(t.path());
   ASSERT_EQ(dirs.size(), 16u);

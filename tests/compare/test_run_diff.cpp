@@ -25,6 +25,14 @@ fs::path temp_root() {
     fs::create_directories(d);
     return d;
   }();
+  // Removed when the test program exits.
+  static const struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{p};
   return p;
 }
 

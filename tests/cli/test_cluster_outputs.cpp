@@ -1,0 +1,120 @@
+// End to end: what `clusterscope cluster` writes for each mode, and its HDF5 file read by h5py.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "cli/cli_test_util.h"
+
+namespace fs = std::filesystem;
+using cs::test::read_file;
+using cs::test::run_command;
+
+namespace {
+
+class ClusterOutputs : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = cs::test::temp_dir("outputs");
+    input_ = root_ / "input";
+    ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + input_.string() +
+                              " --ranks 16 --tp 4 --pp 2 --steps 2 --seed 5 --slow-rank 6:1.4",
+                          (root_ / "gen.log").string()),
+              0)
+        << read_file(root_ / "gen.log");
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static std::set<std::string> files_of(const fs::path& dir) {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+    return names;
+  }
+
+  static fs::path root_, input_;
+};
+fs::path ClusterOutputs::root_, ClusterOutputs::input_;
+
+TEST_F(ClusterOutputs, Hdf5FileMatchesTheCsvTablesInH5py) {
+  if (run_command("/usr/bin/python3 -c 'import h5py'", "/dev/null") != 0)
+    GTEST_SKIP() << "python3-h5py is not installed (scripts/install-deps.sh installs it)";
+  const fs::path out = root_ / "all";
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
+                            out.string() + " --quiet",
+                        (root_ / "all.log").string()),
+            0)
+      << read_file(root_ / "all.log");
+  const fs::path dir = out / "cluster_analysis_output";
+  const fs::path log = root_ / "h5check.log";
+  EXPECT_EQ(run_command("/usr/bin/python3 " CS_SOURCE_DIR "/tests/data/cli/check_cluster_h5.py " +
+                            dir.string() + " 16",
+                        log.string()),
+            0)
+      << read_file(log);
+  // The slow rank injected by the generator is the first finding.
+  const std::string slow = read_file(dir / "slow_ranks.csv");
+  EXPECT_EQ(slow.rfind("rank,score,cause,evidence\n6,", 0), 0u) << slow;
+  // The report is one self-contained page.
+  const std::string html = read_file(dir / "report.html");
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+}
+
+TEST_F(ClusterOutputs, EachModeWritesWhatItOwns) {
+  const std::map<std::string, std::set<std::string>> expected = {
+      {"communication_time",
+       {"communication_group.json", "cluster_communication.json", "communication_ops.csv",
+        "communication_bandwidth.csv", "rank_manifest.csv"}},
+      {"communication_matrix",
+       {"communication_group.json", "cluster_communication_matrix.json",
+        "communication_matrix.csv", "rank_manifest.csv"}},
+      {"step_trace",
+       {"communication_group.json", "cluster_step_trace_time.csv", "step_trace.csv",
+        "rank_manifest.csv"}},
+      {"operators", {"operators_topn.csv", "rank_manifest.csv"}},
+  };
+  for (const auto& [mode, files] : expected) {
+    const fs::path out = root_ / ("mode-" + mode);
+    const fs::path log = root_ / ("mode-" + mode + ".log");
+    ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
+                              out.string() + " -m " + mode + " --format json,csv --quiet",
+                          log.string()),
+              0)
+        << mode << ": " << read_file(log);
+    EXPECT_EQ(files_of(out / "cluster_analysis_output"), files) << mode;
+  }
+  // msprof-analyze's spellings work too.
+  const fs::path out = root_ / "msprof-spelling";
+  EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster --profiling_path " + input_.string() +
+                            " --output_path " + out.string() +
+                            " --mode communication_time --rank_list 0-7 --format json --quiet",
+                        (root_ / "spelling.log").string()),
+            0)
+      << read_file(root_ / "spelling.log");
+  const std::string groups = read_file(out / "cluster_analysis_output" / "communication_group.json");
+  const std::string lists = groups.substr(0, groups.find("comm_group_parallel_info"));
+  EXPECT_EQ(lists.find(", 15]"), std::string::npos) << "rank 15 was filtered out: " << lists;
+  EXPECT_EQ(lists.find("[15"), std::string::npos) << "rank 15 was filtered out: " << lists;
+  EXPECT_NE(lists.find("[0, 1, 2, 3]"), std::string::npos) << lists;
+}
+
+TEST_F(ClusterOutputs, MissingFileMakesTheRankPartialAndExitThree) {
+  const fs::path input = root_ / "no-matrix";
+  fs::copy(input_, input, fs::copy_options::recursive);
+  for (const auto& e : fs::recursive_directory_iterator(input))
+    if (e.path().filename() == "profiler_info_2.json")
+      fs::remove(e.path().parent_path() / "ASCEND_PROFILER_OUTPUT" / "communication_matrix.json");
+  const fs::path out = root_ / "no-matrix-out";
+  const fs::path log = root_ / "no-matrix.log";
+  EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input.string() + " -o " +
+                            out.string() + " --format csv",
+                        log.string()),
+            3)
+      << read_file(log);
+  const std::string manifest = read_file(out / "cluster_analysis_output" / "rank_manifest.csv");
+  EXPECT_NE(manifest.find("2,"), std::string::npos);
+  EXPECT_NE(manifest.find("partial,"), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("communication_matrix.json: missing"), std::string::npos) << manifest;
+}
+
+}  // namespace
