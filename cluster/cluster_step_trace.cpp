@@ -205,6 +205,10 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
       }
       members[it->second].push_back(&row);
     }
+    // `members` points into out.rows: collect the stage rows apart and append them at the end,
+    // or the first push_back's reallocation would leave those pointers dangling.
+    std::vector<std::vector<StepCell>> stage_rows;
+    stage_rows.reserve(keys.size());
     for (size_t k = 0; k < keys.size(); ++k) {
       std::vector<StepCell> cells{StepCell::str(keys[k].first), StepCell::str("stage"),
                                   StepCell::str(keys[k].second)};
@@ -216,8 +220,9 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
           if ((*m)[c].n.v > best.v) best = (*m)[c].n;
         cells.push_back(StepCell::num(best));
       }
-      out.rows.push_back(std::move(cells));
+      stage_rows.push_back(std::move(cells));
     }
+    for (auto& r : stage_rows) out.rows.push_back(std::move(r));
   }
 
   // DP/PP/TP index columns.

@@ -1,5 +1,7 @@
 #include "compare/comparison.h"
 
+#include "report/compare_report.h"
+
 #include <filesystem>
 #include <system_error>
 
@@ -49,7 +51,20 @@ bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
   meta.extra.emplace_back("base", base_path);
   meta.extra.emplace_back("comparison", comparison_path);
   ok = io::write_hdf5_meta(*h5, meta, diag) && ok;
-  return h5->finish(diag) && ok;
+  ok = h5->finish(diag) && ok;
+
+  // The same tables as one self-contained page.
+  report::CompareReportInput in;
+  auto non_empty = [](const io::Table& x) { return x.columns.empty() ? nullptr : &x; };
+  in.overall_metrics = non_empty(t.overall);
+  in.kernel_compare = non_empty(t.kernels);
+  in.operator_compare = non_empty(t.operators);
+  in.communication_compare = non_empty(t.communication);
+  for (const auto* table : extra)
+    if (table && table->name == "regressions" && !table->columns.empty()) in.regressions = table;
+  in.base_path = base_path;
+  in.comparison_path = comparison_path;
+  return report::write_compare_report_html(in, out_dir + "/report.html", diag) && ok;
 }
 
 }  // namespace cs::compare

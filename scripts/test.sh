@@ -19,16 +19,27 @@ BUILD_DIR=build scripts/build.sh -DCS_BUILD_TESTS=ON -DCS_WERROR=ON
 echo "== tests (Release)"
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 900
 
+# The ASan+UBSan pass. SANITIZE=0 skips it; SANITIZE_STRICT=1 makes its failures fail the script.
+# It reports but does not fail by default until it has been seen green on CI (see the README).
 if [ "${SANITIZE:-1}" != "0" ]; then
   elapsed=$(( $(date +%s) - start ))
-  if [ "$elapsed" -lt "${SANITIZE_BUDGET_S:-1800}" ]; then
+  if [ "$elapsed" -lt "${SANITIZE_BUDGET_S:-2400}" ]; then
     echo "== build (ASan+UBSan)"
+    asan_ok=1
     BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo scripts/build.sh -DCS_BUILD_TESTS=ON \
-      -DCS_SANITIZE=ON -DCS_BUILD_BENCH=OFF
-    echo "== tests (ASan+UBSan)"
-    # Open MPI's own allocations are reported as leaks; leaks are not what this pass is for.
-    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-      ctest --test-dir build-asan --output-on-failure -j "$(nproc)" --timeout 1800 -LE slow
+      -DCS_SANITIZE=ON -DCS_BUILD_BENCH=OFF || asan_ok=0
+    if [ "$asan_ok" = 1 ]; then
+      echo "== tests (ASan+UBSan)"
+      # Open MPI's own allocations are reported as leaks; leaks are not what this pass is for.
+      ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        ctest --test-dir build-asan --output-on-failure -j "$(nproc)" --timeout 1800 || asan_ok=0
+    fi
+    if [ "$asan_ok" = 1 ]; then
+      echo "== sanitizer pass: clean"
+    else
+      echo "== SANITIZER PASS FAILED (see above)"
+      [ "${SANITIZE_STRICT:-0}" = 1 ] && exit 1
+    fi
   else
     echo "== sanitizer pass skipped: ${elapsed}s already spent"
   fi
