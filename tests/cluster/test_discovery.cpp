@@ -266,7 +266,7 @@ TEST(Discovery, GeneratedCluster) {
     const auto& e = res.ranks[static_cast<size_t>(r)];
     EXPECT_EQ(e.rank, r);
     EXPECT_EQ(e.status, RankStatus::kOk);
-    EXPECT_EQ(e.files.size(), 7u);  // info, metadata, 5 outputs
+    EXPECT_EQ(e.files.size(), 8u);  // info, metadata, 5 outputs, trace_view.json
     EXPECT_GT(e.bytes, 10000u);
   }
 }
