@@ -82,6 +82,9 @@ bool parse_slow_link(std::string_view text, SlowLink& out, std::string& error) {
     error = quoted(text) + ": FACTOR is not a positive number";
     return false;
   }
+  // Either spelling lowers the bandwidth: 0.3 = "at 0.3x the bandwidth" (as in "a slow link at
+  // 0.3x"), 4 = "4 times slower". Internally the factor is always the slowdown (>= 1).
+  if (out.factor < 1.0) out.factor = 1.0 / out.factor;
   return true;
 }
 

@@ -118,3 +118,33 @@ TEST_F(ClusterOutputs, MissingFileMakesTheRankPartialAndExitThree) {
 }
 
 }  // namespace
+
+namespace {
+
+// `generate --slow-link S-D:0.3` (a link at 0.3x its bandwidth) and `:4` (4 times slower) both
+// slow the link down, and `cluster` names it in slow_links.csv.
+TEST(ClusterSlowLink, BothFactorSpellingsAreFoundAsSlowLinks) {
+  const fs::path root = cs::test::temp_dir("slowlink");
+  for (const char* factor : {"0.3", "4"}) {
+    const fs::path in = root / (std::string("in-") + factor);
+    const fs::path out = root / (std::string("out-") + factor);
+    ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + in.string() +
+                              " --ranks 16 --tp 4 --pp 2 --steps 2 --seed 9 --slow-link 0-1:" +
+                              factor,
+                          (root / "gen.log").string()),
+              0)
+        << read_file(root / "gen.log");
+    ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + in.string() + " -o " +
+                              out.string() + " --quiet --format csv",
+                          (root / "cluster.log").string()),
+              0)
+        << read_file(root / "cluster.log");
+    const std::string links = read_file(out / "cluster_analysis_output" / "slow_links.csv");
+    const size_t first_row = links.find('\n') + 1;
+    EXPECT_TRUE(links.compare(first_row, 4, "0,1,") == 0 || links.compare(first_row, 4, "1,0,") == 0)
+        << "factor " << factor << ":\n" << links;
+  }
+  fs::remove_all(root);
+}
+
+}  // namespace
