@@ -49,7 +49,8 @@ int run_generate(int argc, char** argv) {
       "slow-rank", po::value<std::vector<std::string>>(&slow_ranks)->composing(),
       "R:FACTOR  rank R computes FACTOR times slower (repeatable)")(
       "slow-link", po::value<std::vector<std::string>>(&slow_links)->composing(),
-      "SRC-DST:FACTOR  the link between global ranks SRC and DST is slower: FACTOR < 1 is its share "
+      "SRC-DST:FACTOR  the link between global ranks SRC and DST is slower: FACTOR < 1 is its "
+      "share "
       "of the normal bandwidth (0.3), FACTOR > 1 how many times slower it is (4)")(
       "slow-kernel", po::value<std::vector<std::string>>(&slow_kernels)->composing(),
       "R:TYPE:FACTOR  kernels whose Type starts with TYPE run FACTOR times slower on rank R")(

@@ -50,8 +50,10 @@ int main(int argc, char** argv) {
     if (cmd == "top") return cs::cli::run_top(argc - 1, argv + 1);
     if (cmd == "merge") return cs::cli::run_merge(argc - 1, argv + 1);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "clusterscope: %s: internal error: %s \u2014 please report this with the command line\n",
-                 cmd.c_str(), e.what());
+    std::fprintf(
+        stderr,
+        "clusterscope: %s: internal error: %s \u2014 please report this with the command line\n",
+        cmd.c_str(), e.what());
     return cs::cli::kExitFatal;
   }
   std::fprintf(stderr, "clusterscope: unknown command '%s' \u2014 run 'clusterscope --help'\n",

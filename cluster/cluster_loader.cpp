@@ -91,8 +91,8 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       for (const auto& e : entries) result.input_bytes += e.bytes;
       log.end(std::to_string(entries.size()) + " rank directories, " +
               human_bytes(result.input_bytes) +
-              (result.skipped.empty() ? "" : ", " + std::to_string(result.skipped.size()) +
-                                                 " skipped"));
+              (result.skipped.empty() ? ""
+                                      : ", " + std::to_string(result.skipped.size()) + " skipped"));
     }
     mpi.broadcast(buf);
     if (!mpi.is_root()) {
@@ -175,8 +175,9 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   if (mpi.any(local_failed)) {
     result.fatal = true;
     result.fatal_message =
-        local_failed ? "parsing failed on process " + std::to_string(mpi.rank()) + ": " + local_error
-                     : "parsing failed on another process \u2014 see its message";
+        local_failed
+            ? "parsing failed on process " + std::to_string(mpi.rank()) + ": " + local_error
+            : "parsing failed on another process \u2014 see its message";
     return result;
   }
 

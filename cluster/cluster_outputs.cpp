@@ -77,7 +77,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
     r.tables.push_back(communication_matrix_table(links));
   }
   if (want.step_trace) {
-    if (json) write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks, groups, notes);
+    if (json)
+      write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks, groups, notes);
     r.tables.push_back(step_trace_table(ranks));
   }
   std::vector<stats::TopNRow> by_cv;

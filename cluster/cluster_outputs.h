@@ -15,8 +15,8 @@ namespace cs::cluster {
 struct OutputContext {
   const LoadedCluster& loaded;
   const ClusterRunOptions& opts;
-  std::string out_dir;       // OUT/cluster_analysis_output
-  io::Diagnostics& diag;     // write errors
+  std::string out_dir;    // OUT/cluster_analysis_output
+  io::Diagnostics& diag;  // write errors
 };
 
 struct AnalysisResults {

@@ -39,10 +39,11 @@ void report_problems(const LoadedCluster& lc) {
   for (const auto& r : lc.ranks)
     for (const auto& d : r.diagnostics.items()) consider(d);
   if (total > printed)
-    std::fprintf(stderr,
-                 "clusterscope: ... %zu more problem(s) \u2014 every rank's status and problems are "
-                 "in rank_manifest.csv\n",
-                 total - printed);
+    std::fprintf(
+        stderr,
+        "clusterscope: ... %zu more problem(s) \u2014 every rank's status and problems are "
+        "in rank_manifest.csv\n",
+        total - printed);
 }
 
 std::string iso_utc_now() {
@@ -137,10 +138,11 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
 
   const StatusCounts c = count_statuses(lc.ranks, lc.skipped);
   if (!opts.quiet) {
-    std::printf("clusterscope: %zu rank(s) analysed (%zu ok, %zu partly read), %zu skipped, %s in "
-                "%.1f s on %d process(es)\n",
-                c.ok + c.partial, c.ok, c.partial, c.skipped, human_bytes(lc.input_bytes).c_str(),
-                secs, processes);
+    std::printf(
+        "clusterscope: %zu rank(s) analysed (%zu ok, %zu partly read), %zu skipped, %s in "
+        "%.1f s on %d process(es)\n",
+        c.ok + c.partial, c.ok, c.partial, c.skipped, human_bytes(lc.input_bytes).c_str(), secs,
+        processes);
     if (!results.summary.empty()) std::printf("%s", results.summary.c_str());
     std::printf("Results: %s/\n", out_dir.string().c_str());
   }

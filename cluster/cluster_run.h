@@ -12,8 +12,9 @@ namespace cs::cluster {
 
 struct ClusterRunOptions {
   LoadOptions load;
-  std::string output_dir;     // OUT (files go to OUT/cluster_analysis_output/)
-  std::string mode = "all";   // all|communication_time|communication_matrix|step_trace|operators|diagnosis
+  std::string output_dir;  // OUT (files go to OUT/cluster_analysis_output/)
+  std::string mode =
+      "all";  // all|communication_time|communication_matrix|step_trace|operators|diagnosis
   std::set<std::string> formats = {"json", "csv", "hdf5", "html"};
   int top_n = 15;
   std::string order_by = "total";  // total|mean|max|cv

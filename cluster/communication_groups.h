@@ -24,8 +24,9 @@ std::string_view py_group_of(std::string_view op_key);
 // The op part: text before the last '@' ("" when there is none).
 std::string_view op_part_of(std::string_view op_key);
 
-// Group name of an HCCL group id (io::group_double_hash_str): double hash h0 = h0*29 + c, h1 = h1*131 + c (mod 2^32, over
-// the Unicode code points), printed as the unsigned decimal of (h0 << 32) | h1.
+// Group name of an HCCL group id (io::group_double_hash_str): double hash h0 = h0*29 + c, h1 =
+// h1*131 + c (mod 2^32, over the Unicode code points), printed as the unsigned decimal of (h0 <<
+// 32) | h1.
 std::string group_name_of_group_id(std::string_view group_id);
 
 struct CommGroup {

@@ -122,7 +122,9 @@ int MpiSession::poll_progress(std::vector<int64_t>& done, std::vector<bool>& fin
   return static_cast<int>(std::count(finished.begin() + 1, finished.end(), true));
 }
 
-void MpiSession::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+void MpiSession::barrier() const {
+  MPI_Barrier(MPI_COMM_WORLD);
+}
 
 void MpiSession::abort(int code) const {
   MPI_Abort(MPI_COMM_WORLD, code);

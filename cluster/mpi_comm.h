@@ -3,8 +3,9 @@
 // or without a launcher: with no mpirun, MPI starts as a one-process "singleton".
 //
 //   MpiSession mpi(argc, argv);            // MPI_Init / MPI_Finalize
-//   if (mpi.any(local_failed)) ...         // every process agrees on errors before a collective step
-//   auto all = mpi.gather_to_root(bytes);  // rank 0 gets every process's buffer, in process order
+//   if (mpi.any(local_failed)) ...         // every process agrees on errors before a collective
+//   step auto all = mpi.gather_to_root(bytes);  // rank 0 gets every process's buffer, in process
+//   order
 //
 // Only the thread that created the session may call these (MPI_THREAD_FUNNELED).
 

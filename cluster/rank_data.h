@@ -27,13 +27,13 @@ const char* status_name(RankStatus s);
 
 // One rank directory found by discovery.
 struct RankEntry {
-  int rank = -1;             // -1: no profiler_info_{N}.json, rank unknown
-  std::string path;          // the rank directory (as found below the input directory)
-  std::string output_dir;    // where the per-rank files live (ASCEND_PROFILER_OUTPUT/, analyze/, ...)
+  int rank = -1;           // -1: no profiler_info_{N}.json, rank unknown
+  std::string path;        // the rank directory (as found below the input directory)
+  std::string output_dir;  // where the per-rank files live (ASCEND_PROFILER_OUTPUT/, analyze/, ...)
   Framework framework = Framework::kUnknown;
-  std::string timestamp;     // from the directory name, used to break duplicate-rank ties
+  std::string timestamp;           // from the directory name, used to break duplicate-rank ties
   std::vector<std::string> files;  // per-rank input files present, paths relative to `path`
-  uint64_t bytes = 0;        // total size of those files
+  uint64_t bytes = 0;              // total size of those files
   RankStatus status = RankStatus::kOk;
   std::vector<std::string> problems;  // one sentence each, for the manifest
 };

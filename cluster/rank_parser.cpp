@@ -79,8 +79,10 @@ void keep_step(std::vector<io::MatrixStep>& steps, const std::string& want) {
 
 std::string operator_key(const io::KernelRecord& k, OperatorKey how) {
   switch (how) {
-    case OperatorKey::kType: return std::string(k.type.empty() ? k.name : k.type);
-    case OperatorKey::kName: return std::string(k.name);
+    case OperatorKey::kType:
+      return std::string(k.type.empty() ? k.name : k.type);
+    case OperatorKey::kName:
+      return std::string(k.name);
     case OperatorKey::kNameShapes: {
       std::string key(k.name);
       key += " [";
@@ -150,9 +152,8 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       bool ok = io::read_step_trace_csv(f.path.string(), d.step_trace, d.diagnostics);
       if (ok && opts.step) {
         const std::string want = std::to_string(*opts.step);
-        std::erase_if(d.step_trace.rows, [&](const io::StepTraceRow& r) {
-          return !r.step.empty() && r.step != want;
-        });
+        std::erase_if(d.step_trace.rows,
+                      [&](const io::StepTraceRow& r) { return !r.step.empty() && r.step != want; });
       }
       d.has_step_trace = f.finish(ok, d.diagnostics, before);
       usable += d.has_step_trace;

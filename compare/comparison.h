@@ -31,9 +31,9 @@ struct ComparisonTables {
 ComparisonTables compare_profiles(const Profile& base, const Profile& comparison,
                                   const CompareOptions& opt);
 
-// Writes the four CSV files, comparison.h5 and report.html into `out_dir` (created when missing), plus the
-// `extra` tables (run vs run: rank_diff, regressions) as CSV and in the same HDF5 file. Tables
-// without columns (a side with no timeline) are skipped. The paths go to the HDF5 /meta
+// Writes the four CSV files, comparison.h5 and report.html into `out_dir` (created when missing),
+// plus the `extra` tables (run vs run: rank_diff, regressions) as CSV and in the same HDF5 file.
+// Tables without columns (a side with no timeline) are skipped. The paths go to the HDF5 /meta
 // attributes. False with errors in `diag` when a file cannot be written.
 bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
                       const std::string& base_path, const std::string& comparison_path,

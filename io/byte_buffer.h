@@ -70,7 +70,8 @@ class ByteReader {
 
  private:
   void need(size_t n) const {
-    if (static_cast<size_t>(end_ - p_) < n) throw std::runtime_error("ByteReader: buffer too short");
+    if (static_cast<size_t>(end_ - p_) < n)
+      throw std::runtime_error("ByteReader: buffer too short");
   }
   const char* p_;
   const char* end_;

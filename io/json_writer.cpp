@@ -20,14 +20,29 @@ void append_json_string(std::string& out, std::string_view s, bool ensure_ascii)
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '"': out += "\\\""; continue;
-      case '\\': out += "\\\\"; continue;
-      case '\n': out += "\\n"; continue;
-      case '\r': out += "\\r"; continue;
-      case '\t': out += "\\t"; continue;
-      case '\b': out += "\\b"; continue;
-      case '\f': out += "\\f"; continue;
-      default: break;
+      case '"':
+        out += "\\\"";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
+      case '\n':
+        out += "\\n";
+        continue;
+      case '\r':
+        out += "\\r";
+        continue;
+      case '\t':
+        out += "\\t";
+        continue;
+      case '\b':
+        out += "\\b";
+        continue;
+      case '\f':
+        out += "\\f";
+        continue;
+      default:
+        break;
     }
     if (c < 0x20 || (c == 0x7f && ensure_ascii)) {  // Python escapes DEL too
       append_u(out, c);
@@ -68,7 +83,9 @@ JsonWriter::JsonWriter(std::string* out, JsonStyle style) : str_(out), style_(st
 JsonWriter::JsonWriter(std::FILE* out, JsonStyle style) : file_(out), style_(std::move(style)) {
   buf_.reserve(kFlushAt + 4096);
 }
-JsonWriter::~JsonWriter() { flush(); }
+JsonWriter::~JsonWriter() {
+  flush();
+}
 
 void JsonWriter::flush() {
   if (file_ && !buf_.empty()) {
@@ -109,14 +126,16 @@ void JsonWriter::before_value() {
     top.after_key = false;  // the key already wrote separators
     return;
   }
-  if (!top.empty) put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
+  if (!top.empty)
+    put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
   top.empty = false;
   newline_indent();
 }
 
 void JsonWriter::key(std::string_view k) {
   Level& top = stack_.back();
-  if (!top.empty) put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
+  if (!top.empty)
+    put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
   top.empty = false;
   top.after_key = true;
   newline_indent();

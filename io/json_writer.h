@@ -18,8 +18,8 @@ namespace cs::io {
 struct JsonStyle {
   std::string item_sep = ", ";  // Python's default separators=(', ', ': ')
   std::string key_sep = ": ";
-  int indent = -1;              // >= 0: newline + indent spaces per level (Python indent=N)
-  bool ensure_ascii = true;     // Python's default: non-ASCII as \uXXXX
+  int indent = -1;           // >= 0: newline + indent spaces per level (Python indent=N)
+  bool ensure_ascii = true;  // Python's default: non-ASCII as \uXXXX
 
   static JsonStyle python() { return {}; }
   // json.dump(..., separators=(',', ': ')) — what msprof-analyze's cluster files use.

@@ -19,7 +19,7 @@ struct KernelRecord {
   std::string_view name;
   std::string_view type;
   std::string_view accelerator_core;
-  std::string_view input_shapes;    // quotes removed: 81920,4096;8192,512
+  std::string_view input_shapes;  // quotes removed: 81920,4096;8192,512
   std::string_view input_dtypes;
   std::string_view output_shapes;
   double start_us = 0;

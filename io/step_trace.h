@@ -11,8 +11,8 @@
 namespace cs::io {
 
 struct StepTraceRow {
-  std::string step;             // as written ("" when the producer left it empty)
-  std::vector<double> values;   // one per StepTraceFile::columns; NaN when the cell was N/A or empty
+  std::string step;            // as written ("" when the producer left it empty)
+  std::vector<double> values;  // one per StepTraceFile::columns; NaN when the cell was N/A or empty
 };
 
 struct StepTraceFile {

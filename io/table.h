@@ -7,9 +7,9 @@
 //   rank.ints.push_back(3); score.doubles.push_back(7.5);
 
 #include <cstdint>
+#include <deque>
 #include <stdexcept>
 #include <string>
-#include <deque>
 #include <vector>
 
 namespace cs::io {
@@ -26,16 +26,19 @@ struct Column {
 
   size_t size() const {
     switch (type) {
-      case ColumnType::kString: return strings.size();
-      case ColumnType::kInt: return ints.size();
-      case ColumnType::kDouble: return doubles.size();
+      case ColumnType::kString:
+        return strings.size();
+      case ColumnType::kInt:
+        return ints.size();
+      case ColumnType::kDouble:
+        return doubles.size();
     }
     return 0;
   }
 };
 
 struct Table {
-  std::string name;  // file stem / HDF5 group name, e.g. "communication_ops"
+  std::string name;            // file stem / HDF5 group name, e.g. "communication_ops"
   std::deque<Column> columns;  // deque: references from add_*() stay valid
 
   Table() = default;

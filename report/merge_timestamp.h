@@ -13,9 +13,9 @@ namespace cs::report {
 
 // Writes the JSON number of timestamp `raw` (a number token or a quoted string, as in the file)
 // moved by `shift_ns` nanoseconds to `out` (appended). The fraction keeps its number of digits
-// when the shift fits in it, else it grows just enough to hold the shift exactly. Returns false (out unchanged) when
-// `raw` is not a plain decimal number; exponent forms are shifted through long double.
-// Examples: ("\"1704161511420306.491\"", 0) -> 1704161511420306.491;
+// when the shift fits in it, else it grows just enough to hold the shift exactly. Returns false
+// (out unchanged) when `raw` is not a plain decimal number; exponent forms are shifted through long
+// double. Examples: ("\"1704161511420306.491\"", 0) -> 1704161511420306.491;
 //           ("100.5", 1500) -> 102.0;  ("7", -2) -> 6.998.
 bool shift_timestamp(std::string_view raw, int64_t shift_ns, std::string& out);
 

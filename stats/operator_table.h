@@ -16,8 +16,8 @@
 namespace cs::stats {
 
 struct OperatorKeyStats {
-  RunningStats durations;  // per kernel, microseconds
-  QuantileSketch sketch;   // per kernel durations
+  RunningStats durations;             // per kernel, microseconds
+  QuantileSketch sketch;              // per kernel durations
   std::map<int, double> rank_totals;  // rank -> total microseconds of this key on that rank
 };
 

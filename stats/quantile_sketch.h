@@ -34,7 +34,7 @@ class QuantileSketch {
   double gamma_;
   double log_gamma_;
   std::map<int32_t, int64_t> buckets_;  // positive values
-  int64_t zeros_ = 0;                    // x <= tiny (zero or negative durations)
+  int64_t zeros_ = 0;                   // x <= tiny (zero or negative durations)
   int64_t count_ = 0;
 };
 

@@ -66,8 +66,8 @@ TEST_F(ClusterOutputs, EachModeWritesWhatItOwns) {
        {"communication_group.json", "cluster_communication.json", "communication_ops.csv",
         "communication_bandwidth.csv", "rank_manifest.csv"}},
       {"communication_matrix",
-       {"communication_group.json", "cluster_communication_matrix.json",
-        "communication_matrix.csv", "rank_manifest.csv"}},
+       {"communication_group.json", "cluster_communication_matrix.json", "communication_matrix.csv",
+        "rank_manifest.csv"}},
       {"step_trace",
        {"communication_group.json", "cluster_step_trace_time.csv", "step_trace.csv",
         "rank_manifest.csv"}},
@@ -91,7 +91,8 @@ TEST_F(ClusterOutputs, EachModeWritesWhatItOwns) {
                         (root_ / "spelling.log").string()),
             0)
       << read_file(root_ / "spelling.log");
-  const std::string groups = read_file(out / "cluster_analysis_output" / "communication_group.json");
+  const std::string groups =
+      read_file(out / "cluster_analysis_output" / "communication_group.json");
   const std::string lists = groups.substr(0, groups.find("comm_group_parallel_info"));
   EXPECT_EQ(lists.find(", 15]"), std::string::npos) << "rank 15 was filtered out: " << lists;
   EXPECT_EQ(lists.find("[15"), std::string::npos) << "rank 15 was filtered out: " << lists;
@@ -128,11 +129,11 @@ TEST(ClusterSlowLink, BothFactorSpellingsAreFoundAsSlowLinks) {
   for (const char* factor : {"0.3", "4"}) {
     const fs::path in = root / (std::string("in-") + factor);
     const fs::path out = root / (std::string("out-") + factor);
-    ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + in.string() +
-                              " --ranks 16 --tp 4 --pp 2 --steps 2 --seed 9 --slow-link 0-1:" +
-                              factor,
-                          (root / "gen.log").string()),
-              0)
+    ASSERT_EQ(
+        run_command(std::string(CS_BINARY) + " generate " + in.string() +
+                        " --ranks 16 --tp 4 --pp 2 --steps 2 --seed 9 --slow-link 0-1:" + factor,
+                    (root / "gen.log").string()),
+        0)
         << read_file(root / "gen.log");
     ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + in.string() + " -o " +
                               out.string() + " --quiet --format csv",
@@ -141,8 +142,10 @@ TEST(ClusterSlowLink, BothFactorSpellingsAreFoundAsSlowLinks) {
         << read_file(root / "cluster.log");
     const std::string links = read_file(out / "cluster_analysis_output" / "slow_links.csv");
     const size_t first_row = links.find('\n') + 1;
-    EXPECT_TRUE(links.compare(first_row, 4, "0,1,") == 0 || links.compare(first_row, 4, "1,0,") == 0)
-        << "factor " << factor << ":\n" << links;
+    EXPECT_TRUE(links.compare(first_row, 4, "0,1,") == 0 ||
+                links.compare(first_row, 4, "1,0,") == 0)
+        << "factor " << factor << ":\n"
+        << links;
   }
   fs::remove_all(root);
 }

@@ -1,8 +1,8 @@
-// Golden cross-check on generated clusters: clusterscope's four msprof-analyze files must equal, byte
-// for byte, what the independent Python model of msprof-analyze
-// (tests/data/golden/msprof/msprof_reference.py) writes for the same per-rank inputs. The model runs
-// with --metadata-ranks: local matrix ranks map through profiler_metadata.json first, as clusterscope
-// does by default (see docs/msprof-compat.md).
+// Golden cross-check on generated clusters: clusterscope's four msprof-analyze files must equal,
+// byte for byte, what the independent Python model of msprof-analyze
+// (tests/data/golden/msprof/msprof_reference.py) writes for the same per-rank inputs. The model
+// runs with --metadata-ranks: local matrix ranks map through profiler_metadata.json first, as
+// clusterscope does by default (see docs/msprof-compat.md).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,7 +17,9 @@ using cs::test::run_command;
 
 namespace {
 
-bool have_python() { return run_command("/usr/bin/python3 -c 'import json, csv'", "/dev/null") == 0; }
+bool have_python() {
+  return run_command("/usr/bin/python3 -c 'import json, csv'", "/dev/null") == 0;
+}
 
 // Lays the generated rank directories out as the model expects: CASE/rank<N>/<files>.
 void make_model_view(const fs::path& cluster, const fs::path& view) {
@@ -47,8 +49,8 @@ class MsprofReference : public ::testing::TestWithParam<Shape> {};
 TEST_P(MsprofReference, GeneratedClusterMatchesPythonModel) {
   if (!have_python()) GTEST_SKIP() << "/usr/bin/python3 not found: cannot run the reference model";
   const Shape s = GetParam();
-  const std::string tag = std::to_string(s.ranks) + "-" + std::to_string(s.tp) + "-" +
-                          std::to_string(s.pp);
+  const std::string tag =
+      std::to_string(s.ranks) + "-" + std::to_string(s.tp) + "-" + std::to_string(s.pp);
   const fs::path root = cs::test::temp_dir("msprof-ref-" + tag);
   const fs::path in = root / "in";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + in.string() + " --ranks " +
@@ -82,9 +84,9 @@ TEST_P(MsprofReference, GeneratedClusterMatchesPythonModel) {
     if (got != want) {
       size_t i = 0;
       while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
-      ADD_FAILURE() << f << " differs from the model at byte " << i << ":\n  ours:  "
-                    << got.substr(i > 60 ? i - 60 : 0, 160) << "\n  model: "
-                    << want.substr(i > 60 ? i - 60 : 0, 160);
+      ADD_FAILURE() << f << " differs from the model at byte " << i
+                    << ":\n  ours:  " << got.substr(i > 60 ? i - 60 : 0, 160)
+                    << "\n  model: " << want.substr(i > 60 ? i - 60 : 0, 160);
     }
   }
   fs::remove_all(root);

@@ -43,7 +43,7 @@ TEST(CompareCli, GpuVsNpuWritesAllOutputs) {
   const fs::path out = fs::path(CS_BUILD_DIR) / "cmp_cli_gpu_npu";
   fs::remove_all(out);
   const CliRun r = run(kData + "/kineto/sampled_rank-0.json.gz " + kData +
-                    "/ascend/trace_view.json -o " + out.string());
+                       "/ascend/trace_view.json -o " + out.string());
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("Computing Time"), std::string::npos);
   EXPECT_NE(r.out.find("E2E Time"), std::string::npos);
@@ -66,9 +66,9 @@ TEST(CompareCli, StepsAndClusterDirectory) {
   const fs::path out = fs::path(CS_BUILD_DIR) / "cmp_cli_steps";
   fs::remove_all(out);
   const CliRun r = run(kData + "/kineto " + kData +
-                    "/kineto/sampled_rank-1.json.gz --base-step 551 "
-                    "--comparison-step 552 --max-kernel-num 20 --use-input-shape -o " +
-                    out.string());
+                       "/kineto/sampled_rank-1.json.gz --base-step 551 "
+                       "--comparison-step 552 --max-kernel-num 20 --use-input-shape -o " +
+                       out.string());
   EXPECT_EQ(r.status, 0);
   const std::string comm = slurp(out / "comparison_output" / "communication_compare.csv");
   EXPECT_NE(comm.find("sendrecv,5,"), std::string::npos) << comm;
