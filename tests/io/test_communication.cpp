@@ -4,6 +4,7 @@
 #include "io/communication.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -99,7 +100,8 @@ std::string flatten(const CommunicationFile& f) {
 }
 
 std::string python_flatten(const std::string& path) {
-  std::string script = testing::TempDir() + "/cs_flatten_comm.py";
+  std::string script =
+      testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_flatten_comm.py";
   std::ofstream(script) << kPyFlatten;
   return run("/usr/bin/python3 " + script + " '" + path + "'");
 }

@@ -4,6 +4,7 @@
 #include "io/json_writer.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -35,7 +36,8 @@ std::string slurp(const std::string& path) {
 
 // Python loads our text and dumps it again with the given json.dumps arguments; prints it.
 std::string python_redump(const std::string& text, const std::string& dumps_args) {
-  std::string path = testing::TempDir() + "/cs_json_writer_in.json";
+  std::string path =
+      testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_json_writer_in.json";
   std::ofstream(path, std::ios::binary) << text;
   return run(
       "/usr/bin/python3 -c 'import json, sys\nsys.stdout.write(json.dumps(json.load(open("
@@ -189,7 +191,8 @@ TEST(JsonWriter, FileSinkEqualsStringSink) {
     for (int i = 0; i < 200000; ++i) w.value(i * 0.001);  // crosses the 1 MB flush size
     w.end_array();
   }
-  std::string path = testing::TempDir() + "/cs_json_writer_file.json";
+  std::string path =
+      testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_json_writer_file.json";
   std::FILE* f = std::fopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);
   {

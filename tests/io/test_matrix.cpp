@@ -3,6 +3,7 @@
 #include "io/matrix.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -81,7 +82,8 @@ TEST(Matrix, SameValuesAsPythonJsonModule) {
   Diagnostics diag;
   ASSERT_TRUE(read_communication_matrix_json(path, f, diag)) << all_diags(diag);
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
-  std::string script = testing::TempDir() + "/cs_flatten_matrix.py";
+  std::string script =
+      testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_flatten_matrix.py";
   std::ofstream(script) << kPyFlatten;
   std::string expected = run("/usr/bin/python3 " + script + " '" + path + "'");
   ASSERT_FALSE(expected.empty());
@@ -151,7 +153,7 @@ TEST(Matrix, OpTypeMatchesPythonRegex) {
       "hcom_alltoallvc_1",       "hcom_BatchSendRecv_7",    "hcom_invalid_x",
       "HcclAllGather",           "hcom_receive_2",          "xyz",
       "hcom_broadcastsend",      "reducescatter",           "allreducesend"};
-  std::string script = testing::TempDir() + "/cs_optype.py";
+  std::string script = testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_optype.py";
   std::ofstream(script) << "import re, sys\n"
                            "p = re.compile('send|reduce|invalid|broadcast|allreduce|receive|"
                            "allgather|reducescatter|scatter|alltoall|alltoallv|alltoallvc|"

@@ -4,6 +4,7 @@
 #include "io/profiler_info.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -175,7 +176,7 @@ TEST(GroupHash, MatchesPythonDoubleHash) {
       "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80",  // non-ASCII: hashed by code point, as Python does
       std::string(1000, 'z'),
   };
-  std::string script = testing::TempDir() + "/cs_double_hash.py";
+  std::string script = testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_double_hash.py";
   std::ofstream(script) << "import sys\n"
                            "for a in sys.argv[1:]:\n"
                            "    b = bytes.fromhex(a).decode('utf-8')\n"

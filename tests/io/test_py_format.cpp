@@ -4,6 +4,7 @@
 #include "io/py_format.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -92,7 +93,7 @@ std::vector<double> sample_doubles() {
 
 TEST(PyFormat, ReprMatchesPython) {
   const std::vector<double> values = sample_doubles();
-  std::string input = testing::TempDir() + "/cs_repr_in.txt";
+  std::string input = testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_repr_in.txt";
   {
     std::ofstream out(input);
     for (double d : values) out << hexfloat(d) << "\n";
@@ -192,7 +193,7 @@ TEST(PyFormat, RoundMatchesPython) {
     double x = static_cast<double>(rng() % 10000000);
     cases.push_back({x, -static_cast<int>(1 + rng() % 6)});
   }
-  std::string input = testing::TempDir() + "/cs_round_in.txt";
+  std::string input = testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_round_in.txt";
   {
     std::ofstream out(input);
     for (auto& [x, n] : cases) out << hexfloat(x) << " " << n << "\n";
