@@ -264,60 +264,91 @@ int parse_rank(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// Appends the global links of one (group tuple, step) to `out`.
+void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
+                         std::vector<GlobalLink>& out) {
+  for (const OutOp& op : ops) {
+    const std::string group(py_group_of(op.key));
+    for (const OutLink& l : op.links) {
+      GlobalLink g;
+      g.step = step;
+      g.op_key = op.key;
+      g.group = group;
+      size_t dash = l.key.find('-');
+      g.src_rank = parse_rank(std::string_view(l.key).substr(0, dash));
+      g.dst_rank = parse_rank(std::string_view(l.key).substr(dash + 1));
+      g.transport = l.transport;
+      g.size_mb = l.size_mb.v;
+      g.time_ms = l.time_ms.v;
+      g.bandwidth_gbps = l.bandwidth_gbps.v;
+      g.op_name = l.op_name;
+      out.push_back(std::move(g));
+    }
+  }
+}
+
+// The one pass behind every public function: merges each (group tuple, step) once, writes it to
+// `w` when given and collects the global links when `links` is given. False when there is no group.
+bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io::Diagnostics& diag,
+                const MatrixOptions& opts, io::JsonWriter* w, std::vector<GlobalLink>* links) {
+  const MIndex index = index_matrix(ranks, groups);
+  if (index.groups.empty()) return false;
+  if (w) w->begin_object();
+  for (const MGroupEntry& ge : index.groups) {
+    if (w) {
+      w->key(ge.tuple);
+      w->begin_object();
+    }
+    for (const MStepEntry& se : ge.steps) {
+      const std::vector<OutOp> ops = compute_step(se, groups, opts, diag);
+      if (w) {
+        w->key(se.step);
+        w->begin_object();
+        for (const OutOp& op : ops) {
+          w->key(op.key);
+          w->begin_object();
+          for (const OutLink& l : op.links) write_link(*w, l);
+          w->end_object();
+        }
+        w->end_object();
+      }
+      if (links) append_global_links(se.step, ops, *links);
+    }
+    if (w) w->end_object();
+  }
+  if (w) w->end_object();
+  return true;
+}
+
+// msprof-analyze writes no file when every op is a "Total Op Info" one (or there is none).
+bool has_matrix_ops(const std::vector<RankData>& ranks) {
+  for (const RankData& rd : ranks)
+    if (rd.has_matrix)
+      for (const io::MatrixStep& s : rd.matrix.steps) {
+        for (const io::MatrixOp& op : s.collective)
+          if (!starts_with_total(op.key)) return true;
+        for (const io::MatrixOp& op : s.p2p)
+          if (!starts_with_total(op.key)) return true;
+      }
+  return false;
+}
+
+}  // namespace
+
 std::vector<GlobalLink> merge_matrix_links(const std::vector<RankData>& ranks,
                                            const CommGroups& groups, io::Diagnostics& diag,
                                            const MatrixOptions& opts) {
   std::vector<GlobalLink> out;
-  const MIndex index = index_matrix(ranks, groups);
-  for (const MGroupEntry& ge : index.groups) {
-    for (const MStepEntry& se : ge.steps) {
-      for (const OutOp& op : compute_step(se, groups, opts, diag)) {
-        const std::string group(py_group_of(op.key));
-        for (const OutLink& l : op.links) {
-          GlobalLink g;
-          g.step = se.step;
-          g.op_key = op.key;
-          g.group = group;
-          size_t dash = l.key.find('-');
-          g.src_rank = parse_rank(std::string_view(l.key).substr(0, dash));
-          g.dst_rank = parse_rank(std::string_view(l.key).substr(dash + 1));
-          g.transport = l.transport;
-          g.size_mb = l.size_mb.v;
-          g.time_ms = l.time_ms.v;
-          g.bandwidth_gbps = l.bandwidth_gbps.v;
-          g.op_name = l.op_name;
-          out.push_back(std::move(g));
-        }
-      }
-    }
-  }
+  merge_pass(ranks, groups, diag, opts, nullptr, &out);
   return out;
 }
 
 bool write_cluster_matrix(io::JsonWriter& w, const std::vector<RankData>& ranks,
                           const CommGroups& groups, io::Diagnostics& diag,
                           const MatrixOptions& opts) {
-  const MIndex index = index_matrix(ranks, groups);
-  if (index.groups.empty()) return false;
-  w.begin_object();
-  for (const MGroupEntry& ge : index.groups) {
-    w.key(ge.tuple);
-    w.begin_object();
-    for (const MStepEntry& se : ge.steps) {
-      w.key(se.step);
-      w.begin_object();
-      for (const OutOp& op : compute_step(se, groups, opts, diag)) {
-        w.key(op.key);
-        w.begin_object();
-        for (const OutLink& l : op.links) write_link(w, l);
-        w.end_object();
-      }
-      w.end_object();
-    }
-    w.end_object();
-  }
-  w.end_object();
-  return true;
+  return merge_pass(ranks, groups, diag, opts, &w, nullptr);
 }
 
 bool write_cluster_communication_matrix_json(const std::string& path,
@@ -325,20 +356,36 @@ bool write_cluster_communication_matrix_json(const std::string& path,
                                              const CommGroups& groups, io::Diagnostics& diag,
                                              const io::JsonStyle& style,
                                              const MatrixOptions& opts) {
-  bool any = false;
-  for (const RankData& rd : ranks)
-    if (rd.has_matrix)
-      for (const io::MatrixStep& s : rd.matrix.steps) {
-        for (const io::MatrixOp& op : s.collective) any = any || !starts_with_total(op.key);
-        for (const io::MatrixOp& op : s.p2p) any = any || !starts_with_total(op.key);
-      }
-  if (!any) return true;
+  if (!has_matrix_ops(ranks)) return true;
   return write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
     write_cluster_matrix(w, ranks, groups, diag, opts);
     w.flush();
     return w.ok();
   });
+}
+
+std::vector<GlobalLink> merge_and_write_cluster_matrix(
+    const std::string& path, const std::vector<RankData>& ranks, const CommGroups& groups,
+    io::Diagnostics& diag, const io::JsonStyle& style, const MatrixOptions& opts) {
+  std::vector<GlobalLink> links;
+  if (!has_matrix_ops(ranks)) {
+    merge_pass(ranks, groups, diag, opts, nullptr, &links);
+    return links;
+  }
+  bool merged = false;
+  write_output_file(path, diag, [&](std::FILE* f) {
+    io::JsonWriter w(f, style);
+    merge_pass(ranks, groups, diag, opts, &w, &links);
+    merged = true;
+    w.flush();
+    return w.ok();
+  });
+  if (!merged) {  // the file could not be created (reported); the analyses still get the links
+    io::Diagnostics again;
+    merge_pass(ranks, groups, again, opts, nullptr, &links);
+  }
+  return links;
 }
 
 }  // namespace cs::cluster

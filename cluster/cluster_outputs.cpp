@@ -14,6 +14,12 @@
 #include "cluster/slow_transfer.h"
 #include "stats/topn.h"
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <thread>
+
 namespace cs::cluster {
 
 namespace {
@@ -35,15 +41,49 @@ Wants wants_for(const std::string& mode) {
   };
 }
 
+// Runs `tasks` on up to `threads` threads (the calling thread included); rethrows the first
+// exception a task threw once all have finished.
+void run_tasks(std::vector<std::function<void()>>& tasks, int threads) {
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(tasks.size());
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+      try {
+        tasks[i]();
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const int extra = std::min<int>(threads, static_cast<int>(tasks.size())) - 1;
+  for (int t = 0; t < extra; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+int analysis_threads(const ClusterRunOptions& opts) {
+  if (opts.load.threads > 0) return opts.load.threads;
+  // Every other process is idle (asleep) while the root analyses: use the node's cores.
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+// What one analysis task produces; merged in a fixed order so output never depends on timing.
+struct TaskOutput {
+  std::vector<io::Table> tables;
+  io::Diagnostics notes;  // analysis warnings
+  io::Diagnostics diag;   // write errors
+};
+
 }  // namespace
 
 AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
-  (void)log;
   AnalysisResults r;
   const auto& ranks = ctx.loaded.ranks;
   const Wants want = wants_for(ctx.opts.mode);
   const bool json = ctx.opts.formats.count("json") > 0;
-  io::Diagnostics& notes = r.notes;
   auto path = [&](const char* name) { return ctx.out_dir + "/" + name; };
 
   CommGroups groups;
@@ -52,52 +92,88 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
     // msprof-analyze reads groups from the files its mode analyses.
     g.use_communication = ctx.opts.mode != "communication_matrix";
     g.use_matrix = ctx.opts.mode != "communication_time";
-    groups = build_comm_groups(ranks, g, notes);
+    groups = build_comm_groups(ranks, g, r.notes);
     if (json) write_communication_group_json(path("communication_group.json"), groups, ctx.diag);
+    log.lap("communication groups");
   }
+
+  // Independent analyses, each a task with its own outputs. Order of `out` = order of the tables.
+  enum Slot { kCommJson, kCommTables, kMatrix, kStepTrace, kOperators, kRankSummaries, kSlots };
+  std::vector<TaskOutput> out(kSlots);
+  std::vector<std::function<void()>> tasks;
+  std::vector<GlobalLink> links;
+  std::vector<stats::TopNRow> by_cv;
+  std::vector<SlowLinkFinding> slow_links;
+  std::vector<SlowTransferFinding> slow_transfers;
+  std::vector<SlowRankFinding> slow_ranks;
+
   if (want.communication) {
     if (json)
-      write_cluster_communication_json(path("cluster_communication.json"), ranks, groups, ctx.diag);
-    r.tables.push_back(communication_ops_table(ranks, groups));
-    r.tables.push_back(communication_bandwidth_table(ranks, groups));
+      tasks.push_back([&] {
+        write_cluster_communication_json(path("cluster_communication.json"), ranks, groups,
+                                         out[kCommJson].diag);
+      });
+    tasks.push_back([&] {
+      out[kCommTables].tables.push_back(communication_ops_table(ranks, groups));
+      out[kCommTables].tables.push_back(communication_bandwidth_table(ranks, groups));
+    });
   }
-  std::vector<GlobalLink> links;
   if (want.matrix) {
-    // Local ranks map to global ones through profiler_metadata.json first, self links second.
-    MatrixOptions mopts;
-    mopts.use_metadata_ranks = true;
-    links = merge_matrix_links(ranks, groups, notes, mopts);
-    if (json) {
-      io::Diagnostics dup;  // the same warnings as merge_matrix_links above
-      write_cluster_communication_matrix_json(path("cluster_communication_matrix.json"), ranks,
-                                              groups, dup, io::JsonStyle::python(), mopts);
-      for (const auto& d : dup.items())
-        if (d.severity == io::Severity::kError) ctx.diag.add(d);
-    }
-    r.tables.push_back(communication_matrix_table(links));
+    tasks.push_back([&] {
+      // Local ranks map to global ones through profiler_metadata.json first, self links second.
+      MatrixOptions mopts;
+      mopts.use_metadata_ranks = true;
+      TaskOutput& o = out[kMatrix];
+      io::Diagnostics d;
+      links = json
+                  ? merge_and_write_cluster_matrix(path("cluster_communication_matrix.json"), ranks,
+                                                   groups, d, io::JsonStyle::python(), mopts)
+                  : merge_matrix_links(ranks, groups, d, mopts);
+      for (const auto& item : d.items())
+        (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
+      o.tables.push_back(communication_matrix_table(links));
+      if (want.diagnosis) {
+        slow_links = find_slow_links(link_observations(links));
+        // Slow transfers per op class; links named only when the matrix agrees (slow_transfer.h).
+        slow_transfers = find_slow_transfers(ranks, slow_links);
+      }
+    });
   }
   if (want.step_trace) {
-    if (json)
-      write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks, groups, notes);
-    r.tables.push_back(step_trace_table(ranks));
+    tasks.push_back([&] {
+      TaskOutput& o = out[kStepTrace];
+      if (json)
+        write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks, groups, o.notes);
+      o.tables.push_back(step_trace_table(ranks));
+    });
   }
-  std::vector<stats::TopNRow> by_cv;
   if (want.operators) {
-    const stats::OperatorTable merged = merge_operators(ranks);
-    const auto order = stats::parse_order_by(ctx.opts.order_by).value_or(stats::OrderBy::kTotal);
-    // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
-    const auto stages = rank_stages(ranks, want.groups ? &groups : nullptr);
-    r.tables.push_back(
-        operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n), order, stages));
-    by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
+    tasks.push_back([&] {
+      const stats::OperatorTable merged = merge_operators(ranks);
+      const auto order = stats::parse_order_by(ctx.opts.order_by).value_or(stats::OrderBy::kTotal);
+      // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
+      const auto stages = rank_stages(ranks, want.groups ? &groups : nullptr);
+      out[kOperators].tables.push_back(
+          operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n), order, stages));
+      by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
+    });
   }
   if (want.diagnosis) {
-    r.tables.push_back(comm_rank_summary_table(ranks));
-    r.tables.push_back(comm_transport_summary_table(ranks));
-    const auto slow_ranks = find_slow_ranks(ranks);
-    const auto slow_links = find_slow_links(link_observations(links));
-    // Slow transfers per op class; links named only when the matrix agrees (slow_transfer.h).
-    const auto slow_transfers = find_slow_transfers(ranks, slow_links);
+    tasks.push_back([&] {
+      out[kRankSummaries].tables.push_back(comm_rank_summary_table(ranks));
+      out[kRankSummaries].tables.push_back(comm_transport_summary_table(ranks));
+      slow_ranks = find_slow_ranks(ranks);
+    });
+  }
+  run_tasks(tasks, analysis_threads(ctx.opts));
+  log.lap("analyses");
+
+  for (TaskOutput& o : out) {
+    for (auto& t : o.tables) r.tables.push_back(std::move(t));
+    r.notes.append(o.notes);
+    ctx.diag.append(o.diag);
+  }
+  if (want.diagnosis) {
     r.tables.push_back(slow_ranks_table(slow_ranks));
     r.tables.push_back(slow_links_table(slow_links));
     r.tables.push_back(slow_transfers_table(slow_transfers));

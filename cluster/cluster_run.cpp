@@ -92,6 +92,7 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
   if (csv)
     for (const auto& t : tables)
       io::write_table_csv(t, (out_dir / (t.name + ".csv")).string(), out_diag);
+  log.lap("csv");
   if (hdf5) {
     auto h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), out_diag);
     if (h5) {
@@ -185,7 +186,7 @@ int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
     }
   }
   // Every process exits with the root's status.
-  return static_cast<int>(mpi.max(mpi.is_root() ? code : 0));
+  return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : 0));
 }
 
 }  // namespace cs::cluster

@@ -3,7 +3,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 namespace cs::cluster {
 
@@ -47,6 +49,22 @@ bool MpiSession::any(bool local) const {
 int64_t MpiSession::max(int64_t local) const {
   int64_t out = 0;
   MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+int64_t MpiSession::max_idle_wait(int64_t local) const {
+  int64_t out = 0;
+  if (size_ == 1) return local;
+  MPI_Request req;
+  MPI_Iallreduce(&local, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD, &req);
+  int done = 0;
+  auto nap = std::chrono::microseconds(200);
+  while (true) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(20000));
+  }
   return out;
 }
 

@@ -33,6 +33,10 @@ class MpiSession {
   // Collective: maximum / sum of a value over processes, returned on every process.
   int64_t max(int64_t local) const;
   int64_t sum(int64_t local) const;
+  // Collective, like max(), but a process that arrives early sleeps while it waits instead of
+  // spinning: use it where the root works alone for long (analyses), so an idle process does not
+  // take a core from the root's threads.
+  int64_t max_idle_wait(int64_t local) const;
   // Collective: gathers one int64 per process to the root (empty elsewhere).
   std::vector<int64_t> gather_int64(int64_t local) const;
   // Collective: rank 0's buffer is copied to every process (others' `buf` is replaced).

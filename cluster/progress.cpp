@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <ctime>
 
 namespace cs::cluster {
 
@@ -27,9 +28,28 @@ std::string human_bytes(uint64_t bytes) {
   return buf;
 }
 
+namespace {
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+}  // namespace
+
 void PhaseLog::begin(std::string name) {
   name_ = std::move(name);
-  start_ = std::chrono::steady_clock::now();
+  start_ = lap_ = std::chrono::steady_clock::now();
+  lap_cpu_ = process_cpu_seconds();
+}
+
+void PhaseLog::lap(const char* what) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double cpu = process_cpu_seconds();
+  std::fprintf(stderr, "clusterscope:   %s/%-32s %6.2f s (cpu %.2f s)\n", name_.c_str(), what,
+               std::chrono::duration<double>(now - lap_).count(), cpu - lap_cpu_);
+  lap_ = now;
+  lap_cpu_ = cpu;
 }
 
 double PhaseLog::end(const std::string& detail) {

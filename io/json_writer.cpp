@@ -13,11 +13,24 @@ void append_u(std::string& out, unsigned cp) {
   out += kHex[(cp >> 4) & 0xF];
   out += kHex[cp & 0xF];
 }
+
+// True for a byte append_json_string copies as is.
+inline bool plain_byte(unsigned char c, bool ensure_ascii) {
+  return c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || !ensure_ascii);
+}
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s, bool ensure_ascii) {
   out += '"';
   for (size_t i = 0; i < s.size(); ++i) {
+    // Fast path: copy the run of bytes that need no escaping in one append.
+    size_t run = i;
+    while (run < s.size() && plain_byte(static_cast<unsigned char>(s[run]), ensure_ascii)) ++run;
+    if (run > i) {
+      out.append(s.data() + i, run - i);
+      i = run;
+      if (i == s.size()) break;
+    }
     unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"':
@@ -185,9 +198,12 @@ void JsonWriter::value(std::string_view s) {
 
 void JsonWriter::value(Num n) {
   before_value();
-  std::string tmp;
-  append_py_num(tmp, n);
-  put(tmp);
+  if (str_) {
+    append_py_num(*str_, n);
+    return;
+  }
+  append_py_num(buf_, n);
+  if (buf_.size() >= kFlushAt) flush();
 }
 
 void JsonWriter::value(bool b) {

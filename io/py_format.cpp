@@ -24,26 +24,23 @@ void append_py_repr(std::string& out, double x) {
   // Shortest round-trip digits in scientific form: "-d.ddde+XX".
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
-  std::string_view s(buf, static_cast<size_t>(res.ptr - buf));
-  bool neg = false;
-  if (!s.empty() && s[0] == '-') {
-    neg = true;
-    s.remove_prefix(1);
+  const char* p = buf;
+  const char* end = res.ptr;
+  if (*p == '-') {
+    out += '-';
+    ++p;
   }
-  size_t epos = s.find('e');
-  std::string_view mant = s.substr(0, epos);
-  int exp = std::atoi(std::string(s.substr(epos + 1)).c_str());
-  std::string digits;
-  digits.reserve(20);
-  for (char c : mant)
-    if (c != '.') digits += c;
-  if (neg) out += '-';
-  const int n = static_cast<int>(digits.size());
+  char digits[40];
+  int n = 0;
+  for (; p < end && *p != 'e'; ++p)
+    if (*p != '.') digits[n++] = *p;
+  int exp = 0;
+  std::from_chars(p + 1 + (p[1] == '+'), end, exp);
   if (exp < -4 || exp >= 16) {
     out += digits[0];
     if (n > 1) {
       out += '.';
-      out.append(digits, 1, std::string::npos);
+      out.append(digits + 1, static_cast<size_t>(n - 1));
     }
     out += 'e';
     out += exp < 0 ? '-' : '+';
@@ -55,19 +52,19 @@ void append_py_repr(std::string& out, double x) {
   if (exp < 0) {
     out += "0.";
     out.append(static_cast<size_t>(-exp - 1), '0');
-    out += digits;
+    out.append(digits, static_cast<size_t>(n));
     return;
   }
   // 0 <= exp <= 15: integer part has exp+1 digits.
   const int int_digits = exp + 1;
   if (n <= int_digits) {
-    out += digits;
+    out.append(digits, static_cast<size_t>(n));
     out.append(static_cast<size_t>(int_digits - n), '0');
     out += ".0";
   } else {
-    out.append(digits, 0, static_cast<size_t>(int_digits));
+    out.append(digits, static_cast<size_t>(int_digits));
     out += '.';
-    out.append(digits, static_cast<size_t>(int_digits), std::string::npos);
+    out.append(digits + int_digits, static_cast<size_t>(n - int_digits));
   }
 }
 
@@ -112,12 +109,13 @@ double py_round(double x, int ndigits) {
   if (!std::isfinite(x) || x == 0.0) return x;
   if (ndigits < 0) return py_round_tens(x, -ndigits);
   // Python formats the exact value with ndigits decimals (correct rounding, half-even on the
-  // exact binary value) and parses it back. printf("%.*f") does the same on glibc.
+  // exact binary value) and parses it back. std::to_chars with a precision is printf("%.*f")
+  // exactly (the standard says so), without printf's locale and format parsing.
   char buf[512];
-  int len = std::snprintf(buf, sizeof buf, "%.*f", ndigits, x);
-  if (len <= 0 || len >= static_cast<int>(sizeof buf)) return x;
+  auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::fixed, ndigits);
+  if (res.ec != std::errc()) return x;
   double r = 0.0;
-  std::from_chars(buf, buf + len, r);
+  std::from_chars(buf, res.ptr, r);
   return r;
 }
 
