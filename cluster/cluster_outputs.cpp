@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <ctime>
 #include <exception>
 #include <functional>
 #include <thread>
@@ -41,18 +43,35 @@ Wants wants_for(const std::string& mode) {
   };
 }
 
-// Runs `tasks` on up to `threads` threads (the calling thread included); rethrows the first
-// exception a task threw once all have finished.
-void run_tasks(std::vector<std::function<void()>>& tasks, int threads) {
+struct Task {
+  std::string name;
+  std::function<void()> run;
+  double wall_s = 0, cpu_s = 0;  // measured
+};
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Runs `tasks` on up to `threads` threads (the calling thread included), timing each; rethrows
+// the first exception a task threw once all have finished.
+void run_tasks(std::vector<Task>& tasks, int threads) {
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> errors(tasks.size());
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+      const auto start = std::chrono::steady_clock::now();
+      const double cpu = thread_cpu_seconds();
       try {
-        tasks[i]();
+        tasks[i].run();
       } catch (...) {
         errors[i] = std::current_exception();
       }
+      tasks[i].cpu_s = thread_cpu_seconds() - cpu;
+      tasks[i].wall_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
   };
   std::vector<std::thread> pool;
@@ -100,7 +119,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
   // Independent analyses, each a task with its own outputs. Order of `out` = order of the tables.
   enum Slot { kCommJson, kCommTables, kMatrix, kStepTrace, kOperators, kRankSummaries, kSlots };
   std::vector<TaskOutput> out(kSlots);
-  std::vector<std::function<void()>> tasks;
+  std::vector<Task> tasks;
   std::vector<GlobalLink> links;
   std::vector<stats::TopNRow> by_cv;
   std::vector<SlowLinkFinding> slow_links;
@@ -109,64 +128,72 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
 
   if (want.communication) {
     if (json)
-      tasks.push_back([&] {
-        write_cluster_communication_json(path("cluster_communication.json"), ranks, groups,
-                                         out[kCommJson].diag);
-      });
-    tasks.push_back([&] {
-      out[kCommTables].tables.push_back(communication_ops_table(ranks, groups));
-      out[kCommTables].tables.push_back(communication_bandwidth_table(ranks, groups));
-    });
+      tasks.push_back({"cluster_communication.json", [&] {
+                         write_cluster_communication_json(path("cluster_communication.json"), ranks,
+                                                          groups, out[kCommJson].diag);
+                       }});
+    tasks.push_back({"communication tables", [&] {
+                       out[kCommTables].tables.push_back(communication_ops_table(ranks, groups));
+                       out[kCommTables].tables.push_back(
+                           communication_bandwidth_table(ranks, groups));
+                     }});
   }
   if (want.matrix) {
-    tasks.push_back([&] {
-      // Local ranks map to global ones through profiler_metadata.json first, self links second.
-      MatrixOptions mopts;
-      mopts.use_metadata_ranks = true;
-      TaskOutput& o = out[kMatrix];
-      io::Diagnostics d;
-      links = json
-                  ? merge_and_write_cluster_matrix(path("cluster_communication_matrix.json"), ranks,
-                                                   groups, d, io::JsonStyle::python(), mopts)
-                  : merge_matrix_links(ranks, groups, d, mopts);
-      for (const auto& item : d.items())
-        (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
-      o.tables.push_back(communication_matrix_table(links));
-      if (want.diagnosis) {
-        slow_links = find_slow_links(link_observations(links));
-        // Slow transfers per op class; links named only when the matrix agrees (slow_transfer.h).
-        slow_transfers = find_slow_transfers(ranks, slow_links);
-      }
-    });
+    tasks.push_back({"matrix, slow links, slow transfers", [&] {
+                       // Local ranks map to global ones through profiler_metadata.json first, self
+                       // links second.
+                       MatrixOptions mopts;
+                       mopts.use_metadata_ranks = true;
+                       TaskOutput& o = out[kMatrix];
+                       io::Diagnostics d;
+                       links = json ? merge_and_write_cluster_matrix(
+                                          path("cluster_communication_matrix.json"), ranks, groups,
+                                          d, io::JsonStyle::python(), mopts)
+                                    : merge_matrix_links(ranks, groups, d, mopts);
+                       for (const auto& item : d.items())
+                         (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
+                       o.tables.push_back(communication_matrix_table(links));
+                       if (want.diagnosis) {
+                         slow_links = find_slow_links(link_observations(links));
+                         // Slow transfers per op class; links named only when the matrix agrees
+                         // (slow_transfer.h).
+                         slow_transfers = find_slow_transfers(ranks, slow_links);
+                       }
+                     }});
   }
   if (want.step_trace) {
-    tasks.push_back([&] {
-      TaskOutput& o = out[kStepTrace];
-      if (json)
-        write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks, groups, o.notes);
-      o.tables.push_back(step_trace_table(ranks));
-    });
+    tasks.push_back({"step trace", [&] {
+                       TaskOutput& o = out[kStepTrace];
+                       if (json)
+                         write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks,
+                                                      groups, o.notes);
+                       o.tables.push_back(step_trace_table(ranks));
+                     }});
   }
   if (want.operators) {
-    tasks.push_back([&] {
-      const stats::OperatorTable merged = merge_operators(ranks);
-      const auto order = stats::parse_order_by(ctx.opts.order_by).value_or(stats::OrderBy::kTotal);
-      // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
-      const auto stages = rank_stages(ranks, want.groups ? &groups : nullptr);
-      out[kOperators].tables.push_back(
-          operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n), order, stages));
-      by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
-    });
+    tasks.push_back(
+        {"operators", [&] {
+           const stats::OperatorTable merged = merge_operators(ranks);
+           const auto order =
+               stats::parse_order_by(ctx.opts.order_by).value_or(stats::OrderBy::kTotal);
+           // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
+           const auto stages = rank_stages(ranks, want.groups ? &groups : nullptr);
+           out[kOperators].tables.push_back(
+               operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n), order, stages));
+           by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
+         }});
   }
   if (want.diagnosis) {
-    tasks.push_back([&] {
-      out[kRankSummaries].tables.push_back(comm_rank_summary_table(ranks));
-      out[kRankSummaries].tables.push_back(comm_transport_summary_table(ranks));
-      slow_ranks = find_slow_ranks(ranks);
-    });
+    tasks.push_back({"rank summaries, slow ranks", [&] {
+                       out[kRankSummaries].tables.push_back(comm_rank_summary_table(ranks));
+                       out[kRankSummaries].tables.push_back(comm_transport_summary_table(ranks));
+                       slow_ranks = find_slow_ranks(ranks);
+                     }});
   }
-  run_tasks(tasks, analysis_threads(ctx.opts));
-  log.lap("analyses");
+  const int threads = analysis_threads(ctx.opts);
+  run_tasks(tasks, threads);
+  for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
+  log.lap(("all of the above on " + std::to_string(threads) + " thread(s)").c_str());
 
   for (TaskOutput& o : out) {
     for (auto& t : o.tables) r.tables.push_back(std::move(t));

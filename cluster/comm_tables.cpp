@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
+#include <unordered_map>
 
 #include "cluster/cluster_communication.h"
 
@@ -16,25 +17,67 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-// Sort key shared by every table: step, group, op, rank, then a tie-breaker.
+// Sort key shared by every table: step, group, op, rank, then a tie-breaker (see sort_rows).
 struct Key {
   std::string step, group, op;
   int64_t rank, extra_rank;
   std::string extra;
 };
-bool key_less(const Key& a, const Key& b) {
-  if (a.step != b.step) return natural_less(a.step, b.step);
-  if (a.group != b.group) return a.group < b.group;
-  if (a.op != b.op) return natural_less(a.op, b.op);
-  if (a.rank != b.rank) return a.rank < b.rank;
-  if (a.extra_rank != b.extra_rank) return a.extra_rank < b.extra_rank;
-  return a.extra < b.extra;
+
+// Dense ordinals of the distinct values of one key field, in the order `less` gives them.
+template <class Less>
+std::unordered_map<std::string_view, uint32_t> ordinals(const std::vector<std::string_view>& values,
+                                                        Less less) {
+  std::unordered_map<std::string_view, uint32_t> ord;
+  std::vector<std::string_view> distinct;
+  for (std::string_view v : values)
+    if (ord.emplace(v, 0).second) distinct.push_back(v);
+  std::sort(distinct.begin(), distinct.end(), less);
+  for (uint32_t i = 0; i < distinct.size(); ++i) ord[distinct[i]] = i;
+  return ord;
 }
 
+// Stable sort by step (natural order), group, op (natural order), rank, extra_rank, extra. The
+// string fields repeat across thousands of rows, so each distinct value is ranked once and rows are
+// compared by integers.
 template <class Row>
 void sort_rows(std::vector<Row>& rows) {
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row& a, const Row& b) { return key_less(a.key, b.key); });
+  std::vector<std::string_view> steps, groups, ops;
+  steps.reserve(rows.size());
+  groups.reserve(rows.size());
+  ops.reserve(rows.size());
+  for (const Row& r : rows) {
+    steps.push_back(r.key.step);
+    groups.push_back(r.key.group);
+    ops.push_back(r.key.op);
+  }
+  const auto step_ord = ordinals(steps, natural_less);
+  const auto group_ord =
+      ordinals(groups, [](std::string_view a, std::string_view b) { return a < b; });
+  const auto op_ord = ordinals(ops, natural_less);
+  struct Ord {
+    uint32_t step, group, op;
+    size_t row;
+  };
+  std::vector<Ord> order;
+  order.reserve(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    order.push_back({step_ord.at(rows[i].key.step), group_ord.at(rows[i].key.group),
+                     op_ord.at(rows[i].key.op), i});
+  std::stable_sort(order.begin(), order.end(), [&](const Ord& a, const Ord& b) {
+    if (a.step != b.step) return a.step < b.step;
+    if (a.group != b.group) return a.group < b.group;
+    if (a.op != b.op) return a.op < b.op;
+    const Key& ka = rows[a.row].key;
+    const Key& kb = rows[b.row].key;
+    if (ka.rank != kb.rank) return ka.rank < kb.rank;
+    if (ka.extra_rank != kb.extra_rank) return ka.extra_rank < kb.extra_rank;
+    return ka.extra < kb.extra;
+  });
+  std::vector<Row> sorted;
+  sorted.reserve(rows.size());
+  for (const Ord& o : order) sorted.push_back(std::move(rows[o.row]));
+  rows = std::move(sorted);
 }
 
 }  // namespace

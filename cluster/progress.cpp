@@ -42,6 +42,12 @@ void PhaseLog::begin(std::string name) {
   lap_cpu_ = process_cpu_seconds();
 }
 
+void PhaseLog::note(const std::string& what, double wall_s, double cpu_s) {
+  if (!enabled_) return;
+  std::fprintf(stderr, "clusterscope:   %s/%-32s %6.2f s (cpu %.2f s)\n", name_.c_str(),
+               what.c_str(), wall_s, cpu_s);
+}
+
 void PhaseLog::lap(const char* what) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();

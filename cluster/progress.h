@@ -26,6 +26,8 @@ class PhaseLog {
   // Inside a phase: prints the wall and CPU seconds since the previous lap (or the phase's start)
   // under `what`, e.g. "  analyse/cluster_communication.json 0.41 s (cpu 0.40 s)".
   void lap(const char* what);
+  // Inside a phase: prints a sub-step measured elsewhere (a task on another thread).
+  void note(const std::string& what, double wall_s, double cpu_s);
   bool enabled() const { return enabled_; }
 
  private:
