@@ -276,19 +276,6 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
   return out;
 }
 
-void append_csv_field(std::string& out, std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out.append(field);
-    return;
-  }
-  out += '"';
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-
 std::string format_cluster_step_trace(const ClusterStepTrace& t) {
   std::string out;
   if (t.header.empty()) return out;

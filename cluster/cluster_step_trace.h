@@ -14,6 +14,7 @@
 #include "cluster/communication_groups.h"
 #include "cluster/py_int_set.h"
 #include "cluster/rank_data.h"
+#include "io/csv_writer.h"
 #include "io/diagnostics.h"
 #include "io/py_format.h"
 
@@ -60,7 +61,7 @@ std::string format_cluster_step_trace(const ClusterStepTrace& t);
 bool write_cluster_step_trace_csv(const std::string& path, const std::vector<RankData>& ranks,
                                   const CommGroups& groups, io::Diagnostics& diag);
 
-// A CSV field as Python's csv module (QUOTE_MINIMAL) writes it.
-void append_csv_field(std::string& out, std::string_view field);
+// A CSV field as Python's csv module (QUOTE_MINIMAL) writes it (io/csv_writer.h).
+using io::append_csv_field;
 
 }  // namespace cs::cluster
