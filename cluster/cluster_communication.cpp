@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cluster/msprof_file.h"
+#include "cluster/ordered_parallel.h"
 
 namespace cs::cluster {
 
@@ -240,38 +241,63 @@ void write_comm_op_blocks(io::JsonWriter& w, const io::CommOp& op) {
   w.end_object();
 }
 
-bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>& ranks,
-                                 const CommGroups& groups) {
-  const CommIndex index = index_communication(ranks, groups);
-  if (index.groups.empty()) return false;
+namespace {
+
+// One group tuple's object: step -> op -> rank -> blocks, plus the step's Total Op Info.
+void write_group(io::JsonWriter& w, const CommGroupEntry& ge) {
   w.begin_object();
-  for (const CommGroupEntry& ge : index.groups) {
-    w.key(ge.tuple_key);
+  for (const CommStepEntry& se : ge.steps) {
+    w.key(se.step);
     w.begin_object();
-    for (const CommStepEntry& se : ge.steps) {
-      w.key(se.step);
+    for (const CommOpEntry& oe : se.ops) {
+      w.key(oe.key);
       w.begin_object();
-      for (const CommOpEntry& oe : se.ops) {
-        w.key(oe.key);
-        w.begin_object();
-        for (const CommOpRef& ref : oe.ranks) {
-          w.key(std::to_string(ref.rank));
-          write_comm_op_blocks(w, *ref.op);
-        }
-        w.end_object();
+      for (const CommOpRef& ref : oe.ranks) {
+        w.key(std::to_string(ref.rank));
+        write_comm_op_blocks(w, *ref.op);
       }
-      write_totals(w, compute_total_op_info(se));
       w.end_object();
     }
+    write_totals(w, compute_total_op_info(se));
     w.end_object();
   }
+  w.end_object();
+}
+
+}  // namespace
+
+bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>& ranks,
+                                 const CommGroups& groups, int threads) {
+  const CommIndex index = index_communication(ranks, groups);
+  if (index.groups.empty()) return false;
+  // Group tuples are rendered on several threads when the style is compact (a rendered group
+  // then has the same bytes as one written in place).
+  const bool parallel = threads > 1 && w.style().indent < 0;
+  std::vector<std::string> text(parallel ? index.groups.size() : 0);
+  w.begin_object();
+  ordered_parallel_for(
+      index.groups.size(), parallel ? threads : 1,
+      [&](size_t i) {
+        if (!parallel) return;
+        io::JsonWriter fw(&text[i], w.style());
+        write_group(fw, index.groups[i]);
+      },
+      [&](size_t i) {
+        w.key(index.groups[i].tuple_key);
+        if (parallel) {
+          w.raw_value(text[i]);
+          std::string().swap(text[i]);
+        } else {
+          write_group(w, index.groups[i]);
+        }
+      });
   w.end_object();
   return true;
 }
 
 bool write_cluster_communication_json(const std::string& path, const std::vector<RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,
-                                      const io::JsonStyle& style) {
+                                      const io::JsonStyle& style, int threads) {
   bool any = false;
   for (const RankData& rd : ranks)
     if (rd.has_communication)
@@ -282,7 +308,7 @@ bool write_cluster_communication_json(const std::string& path, const std::vector
   if (!any) return true;  // msprof-analyze writes no file when there is no op
   return write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
-    write_cluster_communication(w, ranks, groups);
+    write_cluster_communication(w, ranks, groups, threads);
     w.flush();
     return w.ok();
   });

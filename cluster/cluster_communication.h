@@ -75,15 +75,16 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step);
 // compute_ratio of msprof-analyze: int 0 when |divisor| < 1e-15, else round(a / b, 4) as a float.
 io::Num msprof_ratio(io::Num dividend, io::Num divisor);
 
-// Writes the whole document. Returns false when there is no op at all (msprof-analyze then
-// writes no file).
+// Writes the whole document, rendering group tuples on up to `threads` threads (same bytes for
+// any count). Returns false when there is no op at all (msprof-analyze then writes no file).
 bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>& ranks,
-                                 const CommGroups& groups);
+                                 const CommGroups& groups, int threads = 1);
 // Same, to a file; writes nothing (and returns true) when there is no op. false + diagnostic on
 // write errors.
 bool write_cluster_communication_json(const std::string& path, const std::vector<RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,
-                                      const io::JsonStyle& style = io::JsonStyle::python());
+                                      const io::JsonStyle& style = io::JsonStyle::python(),
+                                      int threads = 1);
 
 // One op's two blocks exactly as read (canonical key order, values as written).
 void write_comm_op_blocks(io::JsonWriter& w, const io::CommOp& op);

@@ -6,6 +6,7 @@
 
 #include "cluster/cluster_communication.h"
 #include "cluster/msprof_file.h"
+#include "cluster/ordered_parallel.h"
 
 namespace cs::cluster {
 
@@ -290,34 +291,71 @@ void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
 }
 
 // The one pass behind every public function: merges each (group tuple, step) once, writes it to
-// `w` when given and collects the global links when `links` is given. False when there is no group.
+// `w` when given and collects the global links when `links` is given. Group tuples are merged on
+// up to `threads` threads; output, links and warnings come out in the same order for any count.
+// False when there is no group.
 bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io::Diagnostics& diag,
-                const MatrixOptions& opts, io::JsonWriter* w, std::vector<GlobalLink>* links) {
+                const MatrixOptions& opts, io::JsonWriter* w, std::vector<GlobalLink>* links,
+                int threads) {
   const MIndex index = index_matrix(ranks, groups);
   if (index.groups.empty()) return false;
-  if (w) w->begin_object();
-  for (const MGroupEntry& ge : index.groups) {
-    if (w) {
-      w->key(ge.tuple);
-      w->begin_object();
-    }
+  struct GroupResult {
+    std::string text;  // the group's JSON object (when writing)
+    std::vector<GlobalLink> links;
+    io::Diagnostics diag;
+  };
+  // In parallel mode a group's JSON is rendered apart and inserted as is, which gives the same
+  // bytes only in compact styles.
+  const bool render_apart = w && w->style().indent < 0;
+  const int n_threads = (!w || render_apart) ? threads : 1;
+  std::vector<GroupResult> res(index.groups.size());
+  auto merge_group = [&](const MGroupEntry& ge, GroupResult& r, io::JsonWriter* out) {
+    if (out) out->begin_object();
     for (const MStepEntry& se : ge.steps) {
-      const std::vector<OutOp> ops = compute_step(se, groups, opts, diag);
-      if (w) {
-        w->key(se.step);
-        w->begin_object();
+      const std::vector<OutOp> ops = compute_step(se, groups, opts, r.diag);
+      if (out) {
+        out->key(se.step);
+        out->begin_object();
         for (const OutOp& op : ops) {
-          w->key(op.key);
-          w->begin_object();
-          for (const OutLink& l : op.links) write_link(*w, l);
-          w->end_object();
+          out->key(op.key);
+          out->begin_object();
+          for (const OutLink& l : op.links) write_link(*out, l);
+          out->end_object();
         }
-        w->end_object();
+        out->end_object();
       }
-      if (links) append_global_links(se.step, ops, *links);
+      if (links) append_global_links(se.step, ops, r.links);
     }
-    if (w) w->end_object();
-  }
+    if (out) out->end_object();
+  };
+  if (w) w->begin_object();
+  ordered_parallel_for(
+      index.groups.size(), n_threads,
+      [&](size_t i) {
+        if (w && !render_apart) return;  // written in place by emit
+        if (w) {
+          io::JsonWriter fw(&res[i].text, w->style());
+          merge_group(index.groups[i], res[i], &fw);
+        } else {
+          merge_group(index.groups[i], res[i], nullptr);
+        }
+      },
+      [&](size_t i) {
+        GroupResult& r = res[i];
+        if (w) {
+          w->key(index.groups[i].tuple);
+          if (render_apart) {
+            w->raw_value(r.text);
+          } else {
+            merge_group(index.groups[i], r, w);
+          }
+        }
+        diag.append(r.diag);
+        if (links)
+          links->insert(links->end(), std::make_move_iterator(r.links.begin()),
+                        std::make_move_iterator(r.links.end()));
+        r = GroupResult{};
+      });
   if (w) w->end_object();
   return true;
 }
@@ -341,14 +379,14 @@ std::vector<GlobalLink> merge_matrix_links(const std::vector<RankData>& ranks,
                                            const CommGroups& groups, io::Diagnostics& diag,
                                            const MatrixOptions& opts) {
   std::vector<GlobalLink> out;
-  merge_pass(ranks, groups, diag, opts, nullptr, &out);
+  merge_pass(ranks, groups, diag, opts, nullptr, &out, 1);
   return out;
 }
 
 bool write_cluster_matrix(io::JsonWriter& w, const std::vector<RankData>& ranks,
                           const CommGroups& groups, io::Diagnostics& diag,
                           const MatrixOptions& opts) {
-  return merge_pass(ranks, groups, diag, opts, &w, nullptr);
+  return merge_pass(ranks, groups, diag, opts, &w, nullptr, 1);
 }
 
 bool write_cluster_communication_matrix_json(const std::string& path,
@@ -367,23 +405,23 @@ bool write_cluster_communication_matrix_json(const std::string& path,
 
 std::vector<GlobalLink> merge_and_write_cluster_matrix(
     const std::string& path, const std::vector<RankData>& ranks, const CommGroups& groups,
-    io::Diagnostics& diag, const io::JsonStyle& style, const MatrixOptions& opts) {
+    io::Diagnostics& diag, const io::JsonStyle& style, const MatrixOptions& opts, int threads) {
   std::vector<GlobalLink> links;
   if (!has_matrix_ops(ranks)) {
-    merge_pass(ranks, groups, diag, opts, nullptr, &links);
+    merge_pass(ranks, groups, diag, opts, nullptr, &links, threads);
     return links;
   }
   bool merged = false;
   write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
-    merge_pass(ranks, groups, diag, opts, &w, &links);
+    merge_pass(ranks, groups, diag, opts, &w, &links, threads);
     merged = true;
     w.flush();
     return w.ok();
   });
   if (!merged) {  // the file could not be created (reported); the analyses still get the links
     io::Diagnostics again;
-    merge_pass(ranks, groups, again, opts, nullptr, &links);
+    merge_pass(ranks, groups, again, opts, nullptr, &links, threads);
   }
   return links;
 }

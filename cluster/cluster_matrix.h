@@ -57,10 +57,11 @@ bool write_cluster_communication_matrix_json(const std::string& path,
                                              const io::JsonStyle& style = io::JsonStyle::python(),
                                              const MatrixOptions& opts = {});
 // Both at once, merging each link only once: writes the file (as above) and returns
-// merge_matrix_links()'s links. Merge warnings and write errors go to `diag`.
+// merge_matrix_links()'s links. Merge warnings and write errors go to `diag`. Group tuples are
+// merged on up to `threads` threads; the bytes, links and warnings do not depend on the count.
 std::vector<GlobalLink> merge_and_write_cluster_matrix(
     const std::string& path, const std::vector<RankData>& ranks, const CommGroups& groups,
     io::Diagnostics& diag, const io::JsonStyle& style = io::JsonStyle::python(),
-    const MatrixOptions& opts = {});
+    const MatrixOptions& opts = {}, int threads = 1);
 
 }  // namespace cs::cluster

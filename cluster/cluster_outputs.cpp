@@ -116,6 +116,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
     log.lap("communication groups");
   }
 
+  // The two big msprof-analyze documents also split their own work over these threads.
+  const int threads = analysis_threads(ctx.opts);
   // Independent analyses, each a task with its own outputs. Order of `out` = order of the tables.
   enum Slot { kCommJson, kCommTables, kMatrix, kStepTrace, kOperators, kRankSummaries, kSlots };
   std::vector<TaskOutput> out(kSlots);
@@ -190,7 +192,6 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                        slow_ranks = find_slow_ranks(ranks);
                      }});
   }
-  const int threads = analysis_threads(ctx.opts);
   run_tasks(tasks, threads);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(threads) + " thread(s)").c_str());

@@ -55,6 +55,7 @@ class JsonWriter {
   void flush();
   // True when every write to the FILE* succeeded.
   bool ok() const { return ok_; }
+  const JsonStyle& style() const { return style_; }
 
  private:
   void before_value();

@@ -43,6 +43,12 @@ struct Table {
 
   Table() = default;
   explicit Table(std::string n) : name(std::move(n)) {}
+  // noexcept moves, so std::vector<Table> moves tables when it grows instead of copying them
+  // (std::deque's own move constructor is not noexcept; it only allocates a small map).
+  Table(Table&&) noexcept = default;
+  Table& operator=(Table&&) noexcept = default;
+  Table(const Table&) = default;
+  Table& operator=(const Table&) = default;
 
   Column& add_string(std::string col, std::string unit = {}) {
     return add(std::move(col), std::move(unit), ColumnType::kString);

@@ -62,6 +62,32 @@ TEST_F(ClusterMpiTest, SameOutputWithAndWithoutLauncher) {
   }
 }
 
+// The root renders the msprof-analyze documents and runs the analyses on threads: the bytes must
+// not depend on how many.
+TEST_F(ClusterMpiTest, SameOutputForAnyThreadCount) {
+  auto run = [&](int threads) {
+    const fs::path out = root_ / ("out-threads" + std::to_string(threads));
+    EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
+                              out.string() + " --quiet --format json,csv --threads " +
+                              std::to_string(threads),
+                          out.string() + ".log"),
+              0)
+        << read_file(out.string() + ".log");
+    return read_tree(out / "cluster_analysis_output");
+  };
+  const auto expected = run(1);
+  ASSERT_GE(expected.size(), 10u);
+  for (int threads : {2, 3, 8}) {
+    const auto got = run(threads);
+    ASSERT_EQ(got.size(), expected.size()) << "threads=" << threads;
+    for (const auto& [name, content] : expected) {
+      auto it = got.find(name);
+      ASSERT_NE(it, got.end()) << name << " missing at threads=" << threads;
+      EXPECT_TRUE(it->second == content) << name << " differs at threads=" << threads;
+    }
+  }
+}
+
 TEST_F(ClusterMpiTest, CorruptRankUnderMpiExitsThreeAndIsListed) {
   const fs::path input = root_ / "corrupt-input";
   fs::copy(input_, input, fs::copy_options::recursive);
