@@ -14,12 +14,16 @@ namespace cs::cluster {
 
 namespace {
 
-// Parses entries[idx] for idx in `mine` with `threads` workers; results in the same order.
+// Parses entries[idx] for idx in `mine` with `threads` workers; results in the same order. With
+// `packed`, each rank is packed for the root as soon as it is parsed (into (*packed)[i]) and its
+// RankData freed, so a non-root process never holds a rank twice.
 std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
                                   const std::vector<size_t>& mine, const ParseOptions& opts,
                                   int threads, std::atomic<int64_t>& done,
-                                  std::atomic<uint64_t>& done_bytes) {
+                                  std::atomic<uint64_t>& done_bytes,
+                                  std::vector<std::vector<char>>* packed) {
   std::vector<RankData> out(mine.size());
+  if (packed) packed->assign(mine.size(), {});
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (;;) {
@@ -37,6 +41,12 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
         d.diagnostics.error(e.path, 0, std::string("internal error while reading: ") + ex.what(),
                             "the rank was skipped; please report this with the file");
         out[i] = std::move(d);
+      }
+      if (packed) {
+        io::ByteWriter w;
+        pack_rank_data(out[i], w);
+        (*packed)[i] = std::move(w.data());
+        out[i] = RankData{};
       }
       done_bytes += e.bytes;
       ++done;
@@ -121,6 +131,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   std::atomic<int64_t> done{0};
   std::atomic<uint64_t> done_bytes{0};
   std::vector<RankData> parsed;
+  std::vector<std::vector<char>> packed;  // non-root: each rank packed for the root
   bool local_failed = false;
   std::string local_error;
   {
@@ -129,7 +140,8 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     std::atomic<bool> finished{false};
     std::thread runner([&] {
       try {
-        parsed = parse_share(entries, mine, opts.parse, threads, done, done_bytes);
+        parsed = parse_share(entries, mine, opts.parse, threads, done, done_bytes,
+                             mpi.is_root() ? nullptr : &packed);
       } catch (const std::exception& e) {
         local_failed = true;
         local_error = e.what();
@@ -183,9 +195,14 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
 
   // 5. Gather packed RankData to the root, unpack, sort by rank.
   io::ByteWriter w;
-  w.put<uint32_t>(mpi.is_root() ? 0u : static_cast<uint32_t>(parsed.size()));
-  if (!mpi.is_root())
-    for (const auto& d : parsed) pack_rank_data(d, w);
+  w.put<uint32_t>(static_cast<uint32_t>(packed.size()));
+  size_t total = w.size();
+  for (const auto& p : packed) total += p.size();
+  w.data().reserve(total);
+  for (auto& p : packed) {
+    w.bytes(p.data(), p.size());
+    std::vector<char>().swap(p);  // pieces are freed as the send buffer fills
+  }
   auto buffers = mpi.gather_to_root(w.data());
   if (mpi.is_root()) {
     result.ranks = std::move(parsed);
