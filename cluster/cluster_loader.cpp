@@ -203,15 +203,15 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     w.bytes(p.data(), p.size());
     std::vector<char>().swap(p);  // pieces are freed as the send buffer fills
   }
-  auto buffers = mpi.gather_to_root(w.data());
+  if (mpi.is_root()) result.ranks = std::move(parsed);
+  // The root unpacks each process's buffer as it arrives and frees it.
+  mpi.gather_to_root_each(w.data(), [&](int, std::vector<char>&& buf) {
+    io::ByteReader r(buf);
+    uint32_t n = r.get<uint32_t>();
+    for (uint32_t i = 0; i < n; ++i) result.ranks.push_back(unpack_rank_data(r));
+    std::vector<char>().swap(buf);
+  });
   if (mpi.is_root()) {
-    result.ranks = std::move(parsed);
-    for (size_t p = 1; p < buffers.size(); ++p) {
-      io::ByteReader r(buffers[p]);
-      uint32_t n = r.get<uint32_t>();
-      for (uint32_t i = 0; i < n; ++i) result.ranks.push_back(unpack_rank_data(r));
-      std::vector<char>().swap(buffers[p]);  // release as we go
-    }
     std::stable_sort(result.ranks.begin(), result.ranks.end(),
                      [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });
     uint64_t bytes = 0;

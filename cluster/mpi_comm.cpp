@@ -92,6 +92,18 @@ void MpiSession::broadcast(std::vector<char>& buf) const {
 
 std::vector<std::vector<char>> MpiSession::gather_to_root(const std::vector<char>& mine) const {
   std::vector<std::vector<char>> out;
+  if (is_root()) {
+    out.resize(static_cast<size_t>(size_));
+    out[0] = mine;
+  }
+  gather_to_root_each(
+      mine, [&](int p, std::vector<char>&& buf) { out[static_cast<size_t>(p)] = std::move(buf); });
+  return out;
+}
+
+void MpiSession::gather_to_root_each(
+    const std::vector<char>& mine,
+    const std::function<void(int, std::vector<char>&&)>& take) const {
   if (!is_root()) {
     int64_t n = static_cast<int64_t>(mine.size());
     MPI_Send(&n, 1, MPI_INT64_T, 0, kTagSize, MPI_COMM_WORLD);
@@ -99,22 +111,19 @@ std::vector<std::vector<char>> MpiSession::gather_to_root(const std::vector<char
       int len = static_cast<int>(std::min(kChunk, n - off));
       MPI_Send(mine.data() + off, len, MPI_BYTE, 0, kTagData, MPI_COMM_WORLD);
     }
-    return out;
+    return;
   }
-  out.resize(static_cast<size_t>(size_));
-  out[0] = mine;
   // Receive in process order: deterministic, and bounded memory pressure on the root.
   for (int p = 1; p < size_; ++p) {
     int64_t n = 0;
     MPI_Recv(&n, 1, MPI_INT64_T, p, kTagSize, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    auto& buf = out[static_cast<size_t>(p)];
-    buf.resize(static_cast<size_t>(n));
+    std::vector<char> buf(static_cast<size_t>(n));
     for (int64_t off = 0; off < n; off += kChunk) {
       int len = static_cast<int>(std::min(kChunk, n - off));
       MPI_Recv(buf.data() + off, len, MPI_BYTE, p, kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+    take(p, std::move(buf));
   }
-  return out;
 }
 
 void MpiSession::send_progress(int64_t done, bool final) const {

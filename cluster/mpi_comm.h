@@ -10,6 +10,7 @@
 // Only the thread that created the session may call these (MPI_THREAD_FUNNELED).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ class MpiSession {
   // Collective: each process sends `mine`; rank 0 returns all buffers in process order (its own
   // first), others return an empty vector. Buffers of any size (sent in chunks below 1 GiB).
   std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
+  // Collective, the streaming form: the root calls take(p, buffer) for each process p >= 1 in
+  // process order as its buffer arrives, so it never holds more than one received buffer.
+  void gather_to_root_each(const std::vector<char>& mine,
+                           const std::function<void(int, std::vector<char>&&)>& take) const;
 
   // Progress side channel (not collective): non-root processes report how many items they have
   // finished; the root polls without blocking. Each non-root must end with send_progress(n, true).
