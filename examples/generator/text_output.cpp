@@ -7,6 +7,29 @@
 
 namespace cs::generator {
 
+std::string render_steps_json(
+    const RankTimeline& tl, size_t bytes_per_op,
+    const std::function<void(io::JsonWriter&, const std::vector<const CommRecord*>&)>& write_ops) {
+  std::string out;
+  out.reserve(tl.comms.size() * bytes_per_op + 64);
+  io::JsonWriter w(&out, io::JsonStyle::python());
+  w.begin_object();
+  for (int s = 0; s < static_cast<int>(tl.steps.size()); ++s) {
+    std::vector<const CommRecord*> coll, p2p;
+    for (const auto& c : tl.comms)
+      if (c.step == s) (is_p2p(c.kind) ? p2p : coll).push_back(&c);
+    w.key("step" + std::to_string(s + 1));
+    w.begin_object();
+    w.key("collective");
+    write_ops(w, coll);
+    w.key("p2p");
+    write_ops(w, p2p);
+    w.end_object();
+  }
+  w.end_object();
+  return out;
+}
+
 namespace {
 void append_uint(std::string& out, uint64_t v) {
   char buf[24];

@@ -180,24 +180,9 @@ void write_ops(JsonWriter& w, const WriteContext& ctx, const std::vector<const C
 
 std::string render_communication_json(const WriteContext& ctx, int /*rank*/,
                                       const RankTimeline& tl) {
-  std::string out;
-  out.reserve(tl.comms.size() * 1400 + 64);
-  JsonWriter w(&out, io::JsonStyle::python());
-  w.begin_object();
-  for (int s = 0; s < static_cast<int>(tl.steps.size()); ++s) {
-    std::vector<const CommRecord*> coll, p2p;
-    for (const auto& c : tl.comms)
-      if (c.step == s) (is_p2p(c.kind) ? p2p : coll).push_back(&c);
-    w.key("step" + std::to_string(s + 1));
-    w.begin_object();
-    w.key("collective");
-    write_ops(w, ctx, coll);
-    w.key("p2p");
-    write_ops(w, ctx, p2p);
-    w.end_object();
-  }
-  w.end_object();
-  return out;
+  return render_steps_json(tl, 1400, [&](JsonWriter& w, const std::vector<const CommRecord*>& ops) {
+    write_ops(w, ctx, ops);
+  });
 }
 
 }  // namespace cs::generator

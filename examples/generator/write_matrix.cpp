@@ -114,24 +114,9 @@ void write_category(JsonWriter& w, const WriteContext& ctx,
 }  // namespace
 
 std::string render_matrix_json(const WriteContext& ctx, int /*rank*/, const RankTimeline& tl) {
-  std::string out;
-  out.reserve(tl.comms.size() * 800 + 64);
-  JsonWriter w(&out, io::JsonStyle::python());
-  w.begin_object();
-  for (int s = 0; s < static_cast<int>(tl.steps.size()); ++s) {
-    std::vector<const CommRecord*> coll, p2p;
-    for (const auto& c : tl.comms)
-      if (c.step == s) (is_p2p(c.kind) ? p2p : coll).push_back(&c);
-    w.key("step" + std::to_string(s + 1));
-    w.begin_object();
-    w.key("collective");
-    write_category(w, ctx, coll);
-    w.key("p2p");
-    write_category(w, ctx, p2p);
-    w.end_object();
-  }
-  w.end_object();
-  return out;
+  return render_steps_json(tl, 800, [&](JsonWriter& w, const std::vector<const CommRecord*>& ops) {
+    write_category(w, ctx, ops);
+  });
 }
 
 }  // namespace cs::generator

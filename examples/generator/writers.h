@@ -3,12 +3,15 @@
 // renders one file into a string (so tests can check the text) and write_text_file() stores it.
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "examples/generator/generator.h"
 #include "examples/generator/simulation.h"
 #include "examples/generator/topology.h"
 #include "io/diagnostics.h"
+#include "io/json_writer.h"
 
 namespace cs::generator {
 
@@ -48,6 +51,12 @@ std::string rank_dir_name(const WriteContext& ctx, int rank);
 
 // Writes `text` to `path`. False with an error diagnostic (errno text) on failure.
 bool write_text_file(const std::string& path, const std::string& text, io::Diagnostics& diag);
+
+// The layout both communication files share: {"step1": {"collective": ..., "p2p": ...}, ...},
+// where write_ops(w, ops) writes one category's object. `bytes_per_op` sizes the buffer.
+std::string render_steps_json(
+    const RankTimeline& tl, size_t bytes_per_op,
+    const std::function<void(io::JsonWriter&, const std::vector<const CommRecord*>&)>& write_ops);
 
 // "123.456" style numbers: rounded to 3 decimals, trailing zeros dropped ("88.03", "16", "0").
 void append_num3(std::string& out, double v);
