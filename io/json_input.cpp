@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 
@@ -244,12 +245,27 @@ void JsonContext::error_at_offset(int64_t offset, std::string what, std::string 
   diag_.error(source_, line, std::move(what), std::move(hint), offset);
 }
 
+NumRead read_long_float(std::string_view token, Num& out) {
+  while (!token.empty() && is_json_space(token.back())) token.remove_suffix(1);
+  double d = 0;
+  auto r = std::from_chars(token.data(), token.data() + token.size(), d);
+  if (r.ec == std::errc::result_out_of_range || (r.ec == std::errc() && !std::isfinite(d)))
+    return NumRead::kNotFinite;
+  if (r.ec != std::errc() || r.ptr != token.data() + token.size()) return NumRead::kWrongType;
+  out = {d, false};
+  return NumRead::kOk;
+}
+
 NumRead read_num_slow(simdjson::ondemand::value& v, Num& out) {
   simdjson::ondemand::number_type nt;
   if (v.get_number_type().get(nt) == simdjson::SUCCESS) {
+    // Only integers beyond 64 bits and out-of-range floats get here. simdjson's get_double() is
+    // not exact on long tokens, so the text is parsed with from_chars.
+    std::string_view tok = v.raw_json_token();
+    while (!tok.empty() && is_json_space(tok.back())) tok.remove_suffix(1);
     double d = 0;
-    if (v.get_double().get(d) == simdjson::SUCCESS && std::isfinite(d)) {
-      // Only integers beyond 64 bits get here with a usable value.
+    auto r = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+    if (r.ec == std::errc() && std::isfinite(d)) {
       out = {d, nt != simdjson::ondemand::number_type::floating_point_number};
       return NumRead::kOk;
     }

@@ -148,12 +148,19 @@ enum class NumRead {
   kNotFinite,  // NaN, Infinity, -Infinity or a number out of double range (1e999)
 };
 NumRead read_num_slow(simdjson::ondemand::value& v, Num& out);
+// A float token of more than 19 significant digits, parsed exactly with std::from_chars.
+NumRead read_long_float(std::string_view token, Num& out);
 simdjson_inline NumRead read_num(simdjson::ondemand::value& v, Num& out) {
+  // simdjson 3.0.1 (Debian 12) returns 0.0 from get_number() (and wrong values from
+  // get_double()) for floats with more than 19 significant digits, e.g. 40.05491940625000001:
+  // such tokens, recognised by their length, are parsed from the raw text instead.
+  const std::string_view token = v.raw_json_token();
   simdjson::ondemand::number n;
   if (simdjson_likely(v.get_number().get(n) == simdjson::SUCCESS)) {
     if (n.is_int64()) {
       out = {static_cast<double>(n.get_int64()), true};
     } else if (n.is_double()) {
+      if (simdjson_unlikely(token.size() > 19)) return read_long_float(token, out);
       out = {n.get_double(), false};
     } else {
       out = {static_cast<double>(n.get_uint64()), true};

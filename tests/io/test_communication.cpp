@@ -449,6 +449,31 @@ TEST(Communication, HugeAndExtremeNumbers) {
   EXPECT_TRUE(std::signbit(op.time.get(kSyncTimeRatio)));
 }
 
+// simdjson 3.0.1's get_number() returns 0.0 for floats of more than 19 significant digits; such
+// values must still be read exactly (as Python's float() would).
+TEST(Communication, FloatsWithMoreThanNineteenDigitsAreExact) {
+  const std::string text =
+      R"J({"step1": {"collective": {"hcom_allReduce__1_1_1@7": {"Communication Time Info": {)J"
+      R"J("Start Timestamp(us)": 1708156100001234.56789012345678901, )J"
+      R"J("Elapse Time(ms)": 40.05491940625000001, "Transit Time(ms)": 0.1234567890123456789012, )J"
+      R"J("Wait Time(ms)": 123456789012345678901234.5 , "Synchronization Time(ms)": 1.5, )J"
+      R"J("Idle Time(ms)": 0.00000000000000000000000000001234567890123456789})J"
+      R"J(}}, "p2p": {}}})J";
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_communication_json(text, "long.json", f, diag));
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
+  const CommOp& op = f.steps.at(0).collective.at(0);
+  EXPECT_EQ(op.time.get(kStartTimestampUs), 1708156100001234.56789012345678901);
+  EXPECT_EQ(op.time.get(kElapseTimeMs), 40.05491940625000001);
+  EXPECT_EQ(op.time.get(kTransitTimeMs), 0.1234567890123456789012);
+  EXPECT_EQ(op.time.get(kWaitTimeMs), 123456789012345678901234.5);
+  EXPECT_EQ(op.time.get(kSyncTimeMs), 1.5);
+  EXPECT_EQ(op.time.get(kIdleTimeMs), 0.00000000000000000000000000001234567890123456789);
+  for (TimeField t : {kStartTimestampUs, kElapseTimeMs, kTransitTimeMs, kWaitTimeMs, kIdleTimeMs})
+    EXPECT_FALSE(op.time.v[t].is_int);
+}
+
 TEST(Communication, BrokenStructureMidFileKeepsOpsBefore) {
   const std::string path = data("broken_middle_communication.json");
   const std::string text = slurp(path);
