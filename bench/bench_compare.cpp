@@ -1,11 +1,14 @@
-// Throughput of the compare path: Kineto trace parsing (MB/s of uncompressed JSON, one core) and
-// the exact LCS alignment of two 100,000-op sequences.
+// Throughput of the compare path: Kineto trace parsing (MB/s of uncompressed JSON, one core), the
+// same trace read from .json.gz (inflate + parse, and inflate alone), and the exact LCS alignment
+// of two 100,000-op sequences.
 //
 //   build-*/bench/bench_compare --benchmark_counters_tabular=true
-// The synthetic trace is written once to /tmp/cs_bench_kineto.json (~200 MB).
+// The synthetic trace is written once to /tmp/cs_bench_kineto.json (~200 MB) and
+// /tmp/cs_bench_kineto.json.gz. bytes_per_second counts uncompressed JSON.
 #include <benchmark/benchmark.h>
 
 #include <sys/stat.h>
+#include <zlib.h>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -92,6 +95,67 @@ void BM_KinetoParse(benchmark::State& state) {
   state.counters["MB"] = static_cast<double>(json.size()) / 1e6;
 }
 BENCHMARK(BM_KinetoParse)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+const char* kTraceGzPath = "/tmp/cs_bench_kineto.json.gz";
+
+// The synthetic trace gzip-compressed at the default level (what torch.profiler's handler writes).
+bool ensure_trace_gz() {
+  ensure_trace(200u << 20);
+  struct stat js {
+  }, gs{};
+  if (stat(kTraceGzPath, &gs) == 0 && stat(kTracePath, &js) == 0 && gs.st_mtime >= js.st_mtime &&
+      gs.st_size > 0)
+    return true;
+  std::FILE* in = std::fopen(kTracePath, "rb");
+  gzFile out = gzopen(kTraceGzPath, "wb6");
+  if (!in || !out) {
+    if (in) std::fclose(in);
+    if (out) gzclose(out);
+    return false;
+  }
+  std::vector<char> buf(1 << 20);
+  bool ok = true;
+  for (size_t n; ok && (n = std::fread(buf.data(), 1, buf.size(), in)) > 0;)
+    ok = gzwrite(out, buf.data(), static_cast<unsigned>(n)) == static_cast<int>(n);
+  std::fclose(in);
+  return gzclose(out) == Z_OK && ok;
+}
+
+// read_kineto_trace on the .json.gz: file read, inflate and parse, as the compare command does.
+void BM_KinetoReadGz(benchmark::State& state) {
+  if (!ensure_trace_gz()) {
+    state.SkipWithError("cannot write the gzip trace");
+    return;
+  }
+  uint64_t bytes = 0;
+  for (auto _ : state) {
+    cs::io::Trace t;
+    cs::io::Diagnostics d;
+    if (!cs::io::read_kineto_trace(kTraceGzPath, t, d)) state.SkipWithError("read failed");
+    bytes = t.bytes;
+    benchmark::DoNotOptimize(t.events.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(BM_KinetoReadGz)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+// The gzip part alone: read the .json.gz and inflate it into simdjson's padded buffer.
+void BM_KinetoInflateGz(benchmark::State& state) {
+  if (!ensure_trace_gz()) {
+    state.SkipWithError("cannot write the gzip trace");
+    return;
+  }
+  size_t bytes = 0;
+  for (auto _ : state) {
+    simdjson::padded_string json;
+    cs::io::Diagnostics d;
+    if (!cs::io::load_json_maybe_gzip(kTraceGzPath, json, d)) state.SkipWithError("inflate failed");
+    bytes = json.size();
+    benchmark::DoNotOptimize(json.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(BM_KinetoInflateGz)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 // Two 100,000-op sequences like two versions of one model: a vocabulary of 400 op names, 2% of
 // ops deleted, 2% inserted, 1% renamed.

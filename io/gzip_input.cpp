@@ -43,13 +43,25 @@ bool inflate_gzip(std::string_view data, const std::string& source, simdjson::pa
     diag.error(source, 0, "cannot initialise zlib", "out of memory? try again with more memory");
     return false;
   }
-  std::string buf;
-  buf.resize(gzip_size_hint(data) + 1);
+  // Inflate straight into the padded buffer simdjson reads: with the right size hint (the usual
+  // single-member file) the text is written once, with no zero fill and no copy afterwards.
+  simdjson::padded_string buf(gzip_size_hint(data));
   size_t produced = 0;
+  const auto out_of_memory = [&] {
+    diag.error(source, 0, "out of memory inflating the gzip data",
+               "decompress the file with gunzip to check its size; free memory");
+    return false;
+  };
+  if (buf.data() == nullptr) return out_of_memory();
   z.s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   size_t in_left = data.size();
   for (;;) {
-    if (produced == buf.size()) buf.resize(buf.size() * 2);
+    if (produced == buf.size()) {  // the hint was short (concatenated members, > 4 GiB)
+      simdjson::padded_string bigger(std::max<size_t>(buf.size() * 2, 1 << 16));
+      if (bigger.data() == nullptr) return out_of_memory();
+      std::memcpy(bigger.data(), buf.data(), produced);
+      buf = std::move(bigger);
+    }
     const size_t out_chunk = std::min<size_t>(buf.size() - produced, 1u << 30);
     const size_t in_chunk = std::min<size_t>(in_left, 1u << 30);
     z.s.next_out = reinterpret_cast<Bytef*>(buf.data() + produced);
@@ -87,7 +99,10 @@ bool inflate_gzip(std::string_view data, const std::string& source, simdjson::pa
       return false;
     }
   }
-  out = simdjson::padded_string(buf.data(), produced);
+  if (produced == buf.size())
+    out = std::move(buf);
+  else
+    out = simdjson::padded_string(buf.data(), produced);
   return true;
 }
 

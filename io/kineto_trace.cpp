@@ -7,26 +7,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "io/decimal.h"
 #include "io/gzip_input.h"
 #include "io/json_input.h"
 
 namespace cs::io {
 
 namespace od = simdjson::ondemand;
-
-uint32_t StringPool::intern(std::string_view s) {
-  auto it = index_.find(s);
-  if (it != index_.end()) return it->second;
-  const auto id = static_cast<uint32_t>(strings_.size());
-  strings_.emplace_back(s);
-  index_.emplace(std::string_view(strings_.back()), id);
-  return id;
-}
-
-uint32_t StringPool::find(std::string_view s) const {
-  auto it = index_.find(s);
-  return it == index_.end() ? kNoString : it->second;
-}
 
 EventKind kind_from_category(std::string_view cat) {
   if (cat == "kernel") return EventKind::kKernel;
@@ -43,86 +30,119 @@ EventKind kind_from_category(std::string_view cat) {
 }
 
 bool parse_us_to_ns(std::string_view t, int64_t& ns) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' ||
-                        t.back() == '\t' || t.back() == ','))
-    t.remove_suffix(1);
-  while (!t.empty() && (t.front() == ' ' || t.front() == '"')) t.remove_prefix(1);
-  if (!t.empty() && t.back() == '"') t.remove_suffix(1);
-  if (t.empty()) return false;
-  // One pass for an exponent ('e' or 'E': c | 0x20 == 'e'); find_first_of("eE") costs a
-  // memchr per character, a tenth of the whole parse.
-  bool has_exponent = false;
-  for (char c : t) {
-    if ((c | 0x20) == 'e') {
-      has_exponent = true;
-      break;
-    }
-  }
-  if (has_exponent) {
-    double d = 0;
-    auto r = std::from_chars(t.data(), t.data() + t.size(), d);
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(d)) return false;
-    if (std::fabs(d) > 9.2e15) return false;
-    ns = std::llround(d * 1000.0);
-    return true;
-  }
-  size_t i = 0;
-  bool neg = false;
-  if (t[0] == '-' || t[0] == '+') {
-    neg = t[0] == '-';
-    i = 1;
-  }
-  int64_t whole = 0;
-  size_t digits = 0;
-  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++digits) {
-    if (whole > (INT64_MAX / 1000 - 9) / 10) return false;  // ns would overflow
-    whole = whole * 10 + (t[i] - '0');
-  }
-  int64_t frac = 0;
-  int fdigits = 0;
-  bool round_up = false;
-  if (i < t.size() && t[i] == '.') {
-    ++i;
-    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++digits) {
-      if (fdigits < 3) {
-        frac = frac * 10 + (t[i] - '0');
-        ++fdigits;
-      } else if (fdigits == 3) {
-        round_up = t[i] >= '5';
-        ++fdigits;
-      }
-    }
-  }
-  if (i != t.size() || digits == 0) return false;
-  for (int k = std::min(fdigits, 3); k < 3; ++k) frac *= 10;
-  int64_t v = whole * 1000 + frac + (round_up ? 1 : 0);
-  ns = neg ? -v : v;
-  return true;
+  return parse_us_to_ns_in(t, t.data() + t.size(), ns);
 }
 
 namespace {
 
-// A key of an on-demand field compared without unescaping: raw points just after the quote.
-template <size_t N>
-inline bool key_is(const char* raw, const char (&lit)[N]) {
-  return std::memcmp(raw, lit, N - 1) == 0 && raw[N - 1] == '"';
+inline uint64_t load8(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
 }
 
-// Everything one event may carry; filled in file order, interpreted at the end.
-struct Scratch {
-  std::string_view ph, cat, name, bp;
-  std::string_view pid_s, tid_s, id_s;
-  std::string_view ts_raw;
-  bool has_pid_i = false, has_tid_i = false, has_id_i = false, has_dur = false;
-  int64_t pid = 0, tid = 0;
-  uint64_t id = 0;
-  double dur = 0;
-  // args
-  int64_t correlation = -1, external_id = -1;
-  std::string_view input_dims, task_type, arg_name, arg_labels;
+// A key of an on-demand field compared without unescaping: raw points just after the quote.
+// Compared 8 bytes at a time (the literal's words are constants): a key in the JSON buffer is
+// followed by more JSON or simdjson's padding, so reading as many bytes as the literal is safe.
+template <size_t N>
+simdjson_inline bool key_is(const char* raw, const char (&lit)[N]) {
+  constexpr size_t n = N - 1;
+  if constexpr (n < 8) {
+    return std::memcmp(raw, lit, n) == 0 && raw[n] == '"';
+  } else {
+    for (size_t i = 0; i + 8 <= n; i += 8)
+      if (load8(raw + i) != load8(lit + i)) return false;
+    if constexpr (n % 8 != 0)
+      if (load8(raw + n - 8) != load8(lit + n - 8)) return false;
+    return raw[n] == '"';
+  }
+}
+
+inline bool is_json_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// True when the n bytes at p (in the padded JSON buffer: up to 7 bytes past them may be read)
+// hold a backslash. Up to 8 bytes ("X", "cpu_op") in one word, longer ones with memchr.
+simdjson_inline bool has_backslash(const char* p, size_t n) {
+  if (n > 8) return std::memchr(p, '\\', n) != nullptr;
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  uint64_t w = load8(p) ^ (kOnes * '\\');   // a backslash byte becomes 0
+  if (n < 8) w |= ~uint64_t{0} << (8 * n);  // bytes past the string: not 0
+  return ((w - kOnes) & ~w & kHigh) != 0;
+}
+
+// The text of a string value: the bytes between its quotes, without a copy, when it has no
+// escape; else simdjson's unescaped copy. A value of another type gives INCORRECT_TYPE.
+simdjson_inline simdjson::error_code string_of(od::value& v, std::string_view& out) {
+  const std::string_view tok = v.raw_json_token();  // up to the next structural character
+  size_t n = tok.size();
+  while (n > 0 && is_json_space(tok[n - 1])) --n;
+  if (n >= 2 && tok[0] == '"' && tok[n - 1] == '"' && !has_backslash(tok.data() + 1, n - 2)) {
+    out = std::string_view(tok.data() + 1, n - 2);
+    return simdjson::SUCCESS;
+  }
+  return v.get_string().get(out);
+}
+
+// A number token that is a plain integer of at most 18 digits ("4037", "-1") -> its value,
+// without simdjson's number parser. False for anything else (the caller takes the general path).
+// Bytes up to `readable` may be read (see read_digits).
+simdjson_inline bool plain_int(std::string_view tok, const char* readable, int64_t& out) {
+  const char* p = tok.data();
+  const char* end = p + tok.size();
+  const bool neg = p < end && *p == '-';
+  if (neg) ++p;
+  const char* start = p;
+  uint64_t v = 0;
+  p = read_digits(p, end, readable, v);
+  const auto n = static_cast<size_t>(p - start);
+  if (n == 0 || n > 18 || (n > 1 && *start == '0')) return false;
+  while (p < end && is_json_space(*p)) ++p;
+  if (p != end) return false;
+  out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return true;
+}
+
+// The fields few events have (string pids, NCCL args, metadata names): kept apart so that the
+// per-event reset of Scratch stays a few stores.
+struct RareFields {
+  std::string_view pid_s, tid_s, id_s;  // string pid / tid / flow id
+  std::string_view task_type, arg_name, arg_labels;
   CollectiveArgs coll;
   std::string_view coll_name, dtype, pg_name, pg_ranks;
   bool has_coll = false;
+};
+
+// Everything one event may carry; filled in file order, interpreted at the end.
+struct Scratch {
+  std::string_view cat, name, ts_raw, input_dims;
+  int64_t pid = 0, tid = 0;
+  uint64_t id = 0;
+  double dur = 0;
+  int64_t correlation = -1, external_id = -1;  // args
+  char ph = '\0';                              // first byte of "ph"; '\0' when absent or ""
+  bool bp_enclosing = false;                   // "bp": "e"
+  bool has_pid_i = false, has_tid_i = false, has_id_i = false, has_dur = false;
+
+  explicit Scratch(RareFields& rare_storage) : rare_storage_(rare_storage) {}
+  // The rare fields, reset on first use in this event.
+  RareFields& rare() {
+    if (!rare_used_) {
+      rare_storage_ = RareFields{};
+      rare_used_ = true;
+    }
+    return rare_storage_;
+  }
+  // The rare fields when used, else all absent.
+  const RareFields& rare_or_empty() const {
+    static const RareFields kEmpty;
+    return rare_used_ ? rare_storage_ : kEmpty;
+  }
+
+ private:
+  RareFields& rare_storage_;  // the parser's, reused from event to event
+  bool rare_used_ = false;
 };
 
 class EventParser {
@@ -133,7 +153,8 @@ class EventParser {
         source_(source),
         out_(out),
         diag_(diag),
-        lines_(std::string_view(json.data(), json.size())) {}
+        lines_(std::string_view(json.data(), json.size())),
+        readable_(json.data() + json.size() + simdjson::SIMDJSON_PADDING) {}
 
   // Parses every element of the events array. False on a structural error (reported).
   bool parse_array(od::array arr, od::document& doc) {
@@ -146,7 +167,7 @@ class EventParser {
         skip(doc, "an event is not a JSON object");
         continue;
       }
-      Scratch s;
+      Scratch s(rare_);
       if (auto err = read_fields(obj, s)) {
         if (err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR ||
             err == simdjson::NUMBER_OUT_OF_RANGE) {
@@ -181,8 +202,16 @@ class EventParser {
     diag_.warn(source_, lines_.line_of(off), what, "the event was skipped", off);
   }
 
-  static simdjson::error_code number_or_string(od::value v, std::string_view& s, int64_t& i,
-                                               bool& is_int) {
+  // A number (-> i, is_int) or a string (-> s). `readable`: the end of the JSON's padding.
+  simdjson_inline static simdjson::error_code number_or_string(od::value v, std::string_view& s,
+                                                               int64_t& i, bool& is_int,
+                                                               const char* readable) {
+    const std::string_view tok = v.raw_json_token();
+    if (!tok.empty() && tok[0] == '"') return string_of(v, s);
+    if (plain_int(tok, readable, i)) {
+      is_int = true;
+      return simdjson::SUCCESS;
+    }
     od::json_type t;
     if (auto e = v.type().get(t)) return e;
     if (t == od::json_type::string) return v.get_string().get(s);
@@ -215,10 +244,10 @@ class EventParser {
     return simdjson::SUCCESS;
   }
 
-  static simdjson::error_code int_arg(od::value v, int64_t& out) {
+  simdjson::error_code int_arg(od::value v, int64_t& out) const {
     std::string_view s;
     bool is_int = false;
-    if (auto e = number_or_string(v, s, out, is_int)) return e;
+    if (auto e = number_or_string(v, s, out, is_int, readable_)) return e;
     if (!is_int) {
       auto r = std::from_chars(s.data(), s.data() + s.size(), out);
       if (r.ec != std::errc()) out = -1;
@@ -244,50 +273,50 @@ class EventParser {
           if (key_is(k, "Input Dims") || key_is(k, "Input Shapes")) {
             e = raw_or_string(v, s.input_dims);
           } else if (key_is(k, "In msg nelems")) {
-            e = int_arg(v, s.coll.in_nelems);
-            s.has_coll = true;
+            e = int_arg(v, s.rare().coll.in_nelems);
+            s.rare().has_coll = true;
           }
           break;
         case 'T':
-          if (key_is(k, "Task Type")) e = v.get_string().get(s.task_type);
+          if (key_is(k, "Task Type")) e = string_of(v, s.rare().task_type);
           break;
         case 'n':
-          if (key_is(k, "name")) e = raw_or_string(v, s.arg_name);
+          if (key_is(k, "name")) e = raw_or_string(v, s.rare().arg_name);
           break;
         case 'l':
-          if (key_is(k, "labels")) e = raw_or_string(v, s.arg_labels);
+          if (key_is(k, "labels")) e = raw_or_string(v, s.rare().arg_labels);
           break;
         case 'C':
           if (key_is(k, "Collective name")) {
-            e = raw_or_string(v, s.coll_name);
-            s.has_coll = true;
+            e = raw_or_string(v, s.rare().coll_name);
+            s.rare().has_coll = true;
           }
           break;
         case 'O':
           if (key_is(k, "Out msg nelems")) {
-            e = int_arg(v, s.coll.out_nelems);
-            s.has_coll = true;
+            e = int_arg(v, s.rare().coll.out_nelems);
+            s.rare().has_coll = true;
           }
           break;
         case 'G':
           if (key_is(k, "Group size")) {
-            e = int_arg(v, s.coll.group_size);
-            s.has_coll = true;
+            e = int_arg(v, s.rare().coll.group_size);
+            s.rare().has_coll = true;
           }
           break;
         case 'd':
           if (key_is(k, "dtype")) {
-            e = raw_or_string(v, s.dtype);
-            s.has_coll = true;
+            e = raw_or_string(v, s.rare().dtype);
+            s.rare().has_coll = true;
           }
           break;
         case 'P':
           if (key_is(k, "Process Group Name")) {
-            e = raw_or_string(v, s.pg_name);
-            s.has_coll = true;
+            e = raw_or_string(v, s.rare().pg_name);
+            s.rare().has_coll = true;
           } else if (key_is(k, "Process Group Ranks")) {
-            e = raw_or_string(v, s.pg_ranks);
-            s.has_coll = true;
+            e = raw_or_string(v, s.rare().pg_ranks);
+            s.rare().has_coll = true;
           }
           break;
         default:
@@ -296,6 +325,15 @@ class EventParser {
       if (e) return e;
     }
     return simdjson::SUCCESS;
+  }
+
+  // A pid / tid / flow id: a number, or a string kept in the rare fields (`field` of them).
+  simdjson::error_code id_field(od::value v, Scratch& s, int64_t& i, bool& is_int,
+                                std::string_view RareFields::*field) const {
+    std::string_view str;
+    const simdjson::error_code e = number_or_string(v, str, i, is_int, readable_);
+    if (str.data() != nullptr) s.rare().*field = str;
+    return e;
   }
 
   simdjson::error_code read_fields(od::object obj, Scratch& s) {
@@ -307,31 +345,35 @@ class EventParser {
       simdjson::error_code e = simdjson::SUCCESS;
       switch (k[0]) {
         case 'p':
-          if (key_is(k, "ph"))
-            e = v.get_string().get(s.ph);
-          else if (key_is(k, "pid"))
-            e = number_or_string(v, s.pid_s, s.pid, s.has_pid_i);
+          if (key_is(k, "ph")) {
+            std::string_view ph;
+            e = string_of(v, ph);
+            s.ph = ph.empty() ? '\0' : ph[0];
+          } else if (key_is(k, "pid")) {
+            e = id_field(v, s, s.pid, s.has_pid_i, &RareFields::pid_s);
+          }
           break;
         case 'c':
-          if (key_is(k, "cat")) e = v.get_string().get(s.cat);
+          if (key_is(k, "cat")) e = string_of(v, s.cat);
           break;
         case 'n':
-          if (key_is(k, "name")) e = v.get_string().get(s.name);
+          if (key_is(k, "name")) e = string_of(v, s.name);
           break;
         case 't':
           if (key_is(k, "ts")) {
-            od::json_type t;
-            e = v.type().get(t);
-            if (!e) {
-              if (t == od::json_type::string)
-                e = v.get_string().get(s.ts_raw);
-              else if (t == od::json_type::number)
-                s.ts_raw = v.raw_json_token();
-              else
-                e = simdjson::INCORRECT_TYPE;
+            const std::string_view tok = v.raw_json_token();
+            const char c = tok.empty() ? '\0' : tok[0];
+            if (c == '"') {
+              e = string_of(v, s.ts_raw);
+            } else if (c == '-' || is_digit(c)) {
+              s.ts_raw = tok;  // a number: parse_us_to_ns reads it exactly
+            } else {
+              od::json_type t;
+              e = v.type().get(t);  // not a string nor a number: say why
+              if (!e) e = simdjson::INCORRECT_TYPE;
             }
           } else if (key_is(k, "tid")) {
-            e = number_or_string(v, s.tid_s, s.tid, s.has_tid_i);
+            e = id_field(v, s, s.tid, s.has_tid_i, &RareFields::tid_s);
           }
           break;
         case 'd':
@@ -354,12 +396,16 @@ class EventParser {
         case 'i':
           if (key_is(k, "id")) {
             int64_t i = 0;
-            e = number_or_string(v, s.id_s, i, s.has_id_i);
+            e = id_field(v, s, i, s.has_id_i, &RareFields::id_s);
             s.id = static_cast<uint64_t>(i);
           }
           break;
         case 'b':
-          if (key_is(k, "bp")) e = v.get_string().get(s.bp);
+          if (key_is(k, "bp")) {
+            std::string_view bp;
+            e = string_of(v, bp);
+            s.bp_enclosing = bp == "e";
+          }
           break;
         case 'a':
           if (key_is(k, "args")) {
@@ -376,13 +422,37 @@ class EventParser {
     return simdjson::SUCCESS;
   }
 
+  // parse_us_to_ns, reading 8 digits at a time when the text is in the (padded) JSON buffer.
+  bool us_to_ns(std::string_view t, int64_t& ns) const {
+    const auto at = reinterpret_cast<uintptr_t>(t.data());
+    const auto base = reinterpret_cast<uintptr_t>(json_.data());
+    const bool in_json = at >= base && at + t.size() <= base + json_.size();
+    return parse_us_to_ns_in(t, in_json ? readable_ : t.data() + t.size(), ns);
+  }
+
   int64_t id_of(std::string_view s, bool has_int, int64_t i) {
     if (has_int) return i;
     return -1 - static_cast<int64_t>(out_.strings.intern(s));
   }
 
+  // StringPool::intern behind a small direct-mapped cache keyed by the length and the end bytes:
+  // a hit (the few categories and names of a trace repeat all the time) is one compare, no hash.
+  uint32_t intern_cached(std::string_view s) {
+    if (s.empty()) return out_.strings.intern(s);
+    const size_t slot = (s.size() * 31 + static_cast<unsigned char>(s.front()) * 7 +
+                         static_cast<unsigned char>(s.back())) %
+                        kCacheSlots;
+    CacheEntry& c = cache_[slot];
+    if (c.id != kNoString && c.text.size() == s.size() &&
+        std::memcmp(c.text.data(), s.data(), s.size()) == 0)
+      return c.id;
+    c.id = out_.strings.intern(s);
+    c.text = out_.strings.str(c.id);  // stays valid: the pool never moves its strings
+    return c.id;
+  }
+
   uint32_t intern_or_none(std::string_view s) {
-    return s.data() == nullptr ? kNoString : out_.strings.intern(s);
+    return s.data() == nullptr ? kNoString : intern_cached(s);
   }
 
   EventKind kind_of(uint32_t cat) {
@@ -394,15 +464,16 @@ class EventParser {
   }
 
   void emit(Scratch& s, od::document& doc) {
-    const char ph = s.ph.empty() ? '\0' : s.ph[0];
-    const int64_t pid = id_of(s.pid_s, s.has_pid_i, s.pid);
-    const int64_t tid = id_of(s.tid_s, s.has_tid_i, s.tid);
+    const char ph = s.ph;
+    const RareFields& r = s.rare_or_empty();
+    const int64_t pid = id_of(r.pid_s, s.has_pid_i, s.pid);
+    const int64_t tid = id_of(r.tid_s, s.has_tid_i, s.tid);
     switch (ph) {
       case 'X':
       case 'i':
       case 'I': {
         TraceEvent e;
-        if (!parse_us_to_ns(s.ts_raw, e.ts_ns)) {
+        if (!us_to_ns(s.ts_raw, e.ts_ns)) {
           skip(doc, s.ts_raw.empty() ? "event has no ts" : "event ts is not a number");
           return;
         }
@@ -422,14 +493,14 @@ class EventParser {
         e.kind = kind_of(e.cat);
         e.correlation = s.correlation;
         e.external_id = s.external_id;
-        if (s.input_dims.data()) e.input_dims = out_.strings.intern(s.input_dims);
-        if (s.task_type.data()) e.task_type = out_.strings.intern(s.task_type);
-        if (s.has_coll) {
-          CollectiveArgs c = s.coll;
-          c.collective_name = intern_or_none(s.coll_name);
-          c.dtype = intern_or_none(s.dtype);
-          c.pg_name = intern_or_none(s.pg_name);
-          c.pg_ranks = intern_or_none(s.pg_ranks);
+        if (s.input_dims.data()) e.input_dims = intern_cached(s.input_dims);
+        if (r.task_type.data()) e.task_type = out_.strings.intern(r.task_type);
+        if (r.has_coll) {
+          CollectiveArgs c = r.coll;
+          c.collective_name = intern_or_none(r.coll_name);
+          c.dtype = intern_or_none(r.dtype);
+          c.pg_name = intern_or_none(r.pg_name);
+          c.pg_ranks = intern_or_none(r.pg_ranks);
           e.collective = static_cast<int32_t>(out_.collectives.size());
           out_.collectives.push_back(c);
         }
@@ -440,7 +511,7 @@ class EventParser {
       case 'f':
       case 't': {
         FlowEvent f;
-        if (!parse_us_to_ns(s.ts_raw, f.ts_ns)) {
+        if (!us_to_ns(s.ts_raw, f.ts_ns)) {
           skip(doc, "flow event has no valid ts");
           return;
         }
@@ -448,15 +519,16 @@ class EventParser {
         f.pid = pid;
         f.tid = tid;
         f.cat = intern_or_none(s.cat);
-        f.bind_enclosing = s.bp == "e";
+        f.bind_enclosing = s.bp_enclosing;
         if (s.has_id_i) {
           f.id = s.id;
-        } else if (!s.id_s.empty()) {
+        } else if (!r.id_s.empty()) {
+          const std::string_view id = r.id_s;
           uint64_t n = 0;
-          auto r = std::from_chars(s.id_s.data(), s.id_s.data() + s.id_s.size(), n);
-          f.id = (r.ec == std::errc() && r.ptr == s.id_s.data() + s.id_s.size())
+          auto res = std::from_chars(id.data(), id.data() + id.size(), n);
+          f.id = (res.ec == std::errc() && res.ptr == id.data() + id.size())
                      ? n
-                     : std::hash<std::string_view>{}(s.id_s);
+                     : std::hash<std::string_view>{}(id);
         } else {
           skip(doc, "flow event has no id");
           return;
@@ -466,11 +538,11 @@ class EventParser {
       }
       case 'M': {
         if (s.name == "process_name")
-          out_.process_names[pid] = std::string(s.arg_name);
+          out_.process_names[pid] = std::string(r.arg_name);
         else if (s.name == "thread_name")
-          out_.thread_names[{pid, tid}] = std::string(s.arg_name);
+          out_.thread_names[{pid, tid}] = std::string(r.arg_name);
         else if (s.name == "process_labels")
-          out_.process_labels[pid] = std::string(s.arg_labels);
+          out_.process_labels[pid] = std::string(r.arg_labels);
         return;
       }
       case '\0':
@@ -487,6 +559,14 @@ class EventParser {
   Diagnostics& diag_;
   TextLocator lines_;
   std::vector<int> cat_kinds_;
+  struct CacheEntry {
+    std::string_view text;
+    uint32_t id = kNoString;
+  };
+  static constexpr size_t kCacheSlots = 64;
+  CacheEntry cache_[kCacheSlots];  // see intern_cached
+  RareFields rare_;                // storage of Scratch::rare()
+  const char* readable_;           // end of the JSON's padding: number parsing may read up to it
 };
 
 simdjson::error_code parse_distributed_info(od::value v, DistributedInfo& d) {
@@ -518,6 +598,11 @@ bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& 
                         std::string_view events_key, Trace& out, Diagnostics& diag) {
   od::parser& parser = thread_json_parser();
   out.bytes = json.size();
+  // Room for the events up front: growing by doubling copies them and touches twice the memory
+  // (page faults are a tenth of the parse). Profiler events take 170-600 bytes of JSON; pages
+  // reserved and never written cost no memory.
+  out.events.reserve(out.events.size() + json.size() / 256);
+  out.flows.reserve(out.flows.size() + json.size() / 2048);
   od::document doc;
   if (auto err = parser.iterate(json).get(doc)) {
     diag.error(source, 0, "not valid JSON: " + json_error_what(err), json_error_hint(err), 0);

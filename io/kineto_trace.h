@@ -12,7 +12,6 @@
 //   if (read_kineto_trace("rank-0.json.gz", t, diag)) { for (auto& e : t.events) ... }
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -23,34 +22,9 @@
 #include <simdjson.h>
 
 #include "io/diagnostics.h"
+#include "io/string_pool.h"
 
 namespace cs::io {
-
-constexpr uint32_t kNoString = 0xffffffffu;
-
-// Interned strings: event names repeat thousands of times in a trace. Ids are dense from 0.
-class StringPool {
- public:
-  StringPool() = default;
-  StringPool(const StringPool&) = delete;
-  StringPool& operator=(const StringPool&) = delete;
-  StringPool(StringPool&&) = default;
-  StringPool& operator=(StringPool&&) = default;
-
-  // The id of `s`, adding it when new. Example: intern("aten::mm") twice -> the same id.
-  uint32_t intern(std::string_view s);
-  // The id of `s`, or kNoString when it was never interned.
-  uint32_t find(std::string_view s) const;
-  // The string of an id; "" for kNoString.
-  std::string_view str(uint32_t id) const {
-    return id == kNoString ? std::string_view() : std::string_view(strings_[id]);
-  }
-  size_t size() const { return strings_.size(); }
-
- private:
-  std::deque<std::string> strings_;  // deque: views into it stay valid
-  std::unordered_map<std::string_view, uint32_t> index_;
-};
 
 // What an event is, from its "cat" (Kineto) or its process (NPU, set by the trace_view reader).
 enum class EventKind : uint8_t {

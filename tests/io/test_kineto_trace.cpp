@@ -128,6 +128,50 @@ TEST(KinetoTrace, NanosecondTimestampsAndFlowsAndNcclArgs) {
   EXPECT_FALSE(t.distributed.present);
 }
 
+// Escaped strings, string pids / tids / ids / timestamps and the less usual number forms take the
+// general paths of the reader and must read as the plain ones do.
+TEST(KinetoTrace, EscapesStringIdsAndNumberForms) {
+  const std::string json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "say \"hi\"\n", "pid": "Spans", "tid": "7", "ts": "100.5",
+     "dur": 2, "args": {"External id": "42", "correlation": 5.0}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 4037.0, "tid": -3, "ts": 1.5e1,
+     "dur": "0.25"},
+    {"ph":"X","cat":"cpu_\u006fp","name":"aten::mm","pid":1234567890123456789,"tid":0,"ts":200 ,"dur":1.0 },
+    {"ph": "s", "id": "0x1f", "pid": 1, "tid": 1, "ts": 1, "cat": "ac2g", "name": "ac2g"},
+    {"ph": "f", "id": "77", "pid": 1, "tid": 1, "ts": 2, "cat": "ac2g", "name": "ac2g", "bp": "e"}
+  ]})J";
+  simdjson::padded_string p(json);
+  Trace t;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_kineto_trace(p, "forms.json", t, diag));
+  EXPECT_TRUE(diag.empty());
+  ASSERT_EQ(t.events.size(), 3u);
+  const auto& a = t.events[0];
+  EXPECT_EQ(t.strings.str(a.name), "say \"hi\"\n");
+  EXPECT_EQ(a.pid, -1 - static_cast<int64_t>(t.strings.find("Spans")));
+  EXPECT_EQ(a.tid, -1 - static_cast<int64_t>(t.strings.find("7")));
+  EXPECT_EQ(a.ts_ns, 100500);
+  EXPECT_EQ(a.dur_ns, 2000);
+  EXPECT_EQ(a.external_id, 42);
+  EXPECT_EQ(a.correlation, 5);
+  const auto& b = t.events[1];
+  EXPECT_EQ(b.pid, 4037);
+  EXPECT_EQ(b.tid, -3);
+  EXPECT_EQ(b.ts_ns, 15000);
+  EXPECT_EQ(b.dur_ns, 250);
+  EXPECT_EQ(b.name, t.events[2].name);
+  const auto& c = t.events[2];
+  EXPECT_EQ(c.cat, a.cat);  // "cpu_\u006fp" is "cpu_op"
+  EXPECT_EQ(c.kind, EventKind::kCpuOp);
+  EXPECT_EQ(c.pid, 1234567890123456789LL);
+  EXPECT_EQ(c.ts_ns, 200000);
+  ASSERT_EQ(t.flows.size(), 2u);
+  EXPECT_EQ(t.flows[0].id, std::hash<std::string_view>{}("0x1f"));
+  EXPECT_EQ(t.flows[1].id, 77u);
+  EXPECT_TRUE(t.flows[1].bind_enclosing);
+  EXPECT_FALSE(t.flows[0].bind_enclosing);
+}
+
 TEST(KinetoTrace, ParseMicrosecondsToNanoseconds) {
   int64_t ns = 0;
   EXPECT_TRUE(parse_us_to_ns("1704161511420306.491", ns));
