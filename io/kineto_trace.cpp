@@ -202,6 +202,21 @@ class EventParser {
     diag_.warn(source_, lines_.line_of(off), what, "the event was skipped", off);
   }
 
+  // A JSON number as a double. simdjson 3.0.1's get_double() is wrong for tokens of more than
+  // 19 significant digits (0.1234567890123456789012 -> 0.0017...): those are parsed from the text.
+  simdjson_inline static simdjson::error_code exact_double(od::value v, double& out) {
+    std::string_view tok = v.raw_json_token();
+    if (simdjson_likely(tok.size() <= 19)) return v.get_double().get(out);
+    while (!tok.empty() &&
+           (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t'))
+      tok.remove_suffix(1);
+    double d = 0;
+    auto r = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+    if (r.ec != std::errc() || r.ptr != tok.data() + tok.size()) return v.get_double().get(out);
+    out = d;
+    return simdjson::SUCCESS;
+  }
+
   // A number (-> i, is_int) or a string (-> s). `readable`: the end of the JSON's padding.
   simdjson_inline static simdjson::error_code number_or_string(od::value v, std::string_view& s,
                                                                int64_t& i, bool& is_int,
@@ -218,7 +233,7 @@ class EventParser {
     is_int = true;
     if (v.get_int64().get(i) == simdjson::SUCCESS) return simdjson::SUCCESS;
     double d;
-    if (auto e = v.get_double().get(d)) return e;
+    if (auto e = exact_double(v, d)) return e;
     i = static_cast<int64_t>(d);
     return simdjson::SUCCESS;
   }
@@ -388,7 +403,7 @@ class EventParser {
                 if (r.ec != std::errc()) e = simdjson::NUMBER_ERROR;
               }
             } else if (!e) {
-              e = v.get_double().get(s.dur);
+              e = exact_double(v, s.dur);
             }
             s.has_dur = !e;
           }

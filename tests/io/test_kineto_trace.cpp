@@ -172,6 +172,23 @@ TEST(KinetoTrace, EscapesStringIdsAndNumberForms) {
   EXPECT_FALSE(t.flows[0].bind_enclosing);
 }
 
+// simdjson 3.0.1's get_double() is wrong for numbers of more than 19 significant digits.
+TEST(KinetoTrace, LongDurationsAreExact) {
+  const std::string json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 2, "ts": 10,
+     "dur": 12.3456789012345678901234 },
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 2, "ts": 30, "dur": 1.5}
+  ]})J";
+  simdjson::padded_string p(json);
+  Trace t;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_kineto_trace(p, "long.json", t, diag));
+  EXPECT_TRUE(diag.empty());
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.events[0].dur_ns, 12346);  // 12.3456... us
+  EXPECT_EQ(t.events[1].dur_ns, 1500);
+}
+
 TEST(KinetoTrace, ParseMicrosecondsToNanoseconds) {
   int64_t ns = 0;
   EXPECT_TRUE(parse_us_to_ns("1704161511420306.491", ns));
