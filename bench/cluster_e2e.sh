@@ -34,7 +34,9 @@ for n in "${sizes[@]}"; do
     # Page cache warm-up so both runs read from memory.
     find "$in" -type f ! -name trace_view.json -exec cat {} + >/dev/null
     start=$(date +%s.%N)
-    mpirun -np "$np" bash -c "/usr/bin/time -f %M -o $rss_log.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet --threads $threads" || true
+    # --bind-to none: Open MPI binds each process to one core by default, which would put all of
+    # a process's threads on that core.
+    mpirun -np "$np" --bind-to none bash -c "/usr/bin/time -f %M -o $rss_log.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet --threads $threads" || true
     secs=$(echo "$(date +%s.%N) - $start" | bc)
     rss=$(for f in "$rss_log".*; do echo $(( $(cat "$f" | tail -1) / 1024 )); done | paste -sd, -)
     printf "%-6s %-4s %-7s %9.2f %10s %10.0f %s\n" "$n" "$np" "$([ "$threads" = 0 ] && echo all || echo "$threads")" "$secs" "$mb" "$(echo "$mb / $secs" | bc -l)" "$rss"

@@ -6,6 +6,7 @@
 #include <exception>
 #include <thread>
 
+#include "cluster/cpu_cores.h"
 #include "cluster/discovery.h"
 #include "cluster/partition.h"
 #include "cluster/rank_data_codec.h"
@@ -121,8 +122,10 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   const auto& mine = shares[static_cast<size_t>(mpi.rank())];
   int threads = opts.threads;
   if (threads <= 0) {
-    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    threads = std::max(1, static_cast<int>(hw) / std::max(1, mpi.local_size()));
+    // A process the launcher bound to some cores uses those; an unbound one its share of the node.
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = usable_cores();
+    threads = cores < hw ? cores : std::max(1, hw / std::max(1, mpi.local_size()));
   }
   result.threads_per_process = threads;
 

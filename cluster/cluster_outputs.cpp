@@ -6,6 +6,7 @@
 #include "cluster/comm_summary.h"
 #include "cluster/comm_tables.h"
 #include "cluster/communication_groups.h"
+#include "cluster/cpu_cores.h"
 #include "cluster/diagnosis_summary.h"
 #include "cluster/link_observations.h"
 #include "cluster/operators_topn.h"
@@ -85,8 +86,9 @@ void run_tasks(std::vector<Task>& tasks, int threads) {
 
 int analysis_threads(const ClusterRunOptions& opts) {
   if (opts.load.threads > 0) return opts.load.threads;
-  // Every other process is idle (asleep) while the root analyses: use the node's cores.
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // Every other process is idle (asleep) while the root analyses: use every core it may run on
+  // (all of the node's unless the launcher bound it; see README, --bind-to none).
+  return usable_cores();
 }
 
 // What one analysis task produces; merged in a fixed order so output never depends on timing.
@@ -150,17 +152,32 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                        io::Diagnostics d;
                        links = json ? merge_and_write_cluster_matrix(
                                           path("cluster_communication_matrix.json"), ranks, groups,
-                                          d, io::JsonStyle::python(), mopts)
+                                          d, io::JsonStyle::python(), mopts, threads)
                                     : merge_matrix_links(ranks, groups, d, mopts);
                        for (const auto& item : d.items())
                          (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
-                       o.tables.push_back(communication_matrix_table(links));
-                       if (want.diagnosis) {
+                       // The table and the link diagnosis both only read `links`: run them at
+                       // once when there are threads to spare.
+                       auto diagnose = [&] {
+                         if (!want.diagnosis) return;
                          slow_links = find_slow_links(link_observations(links));
                          // Slow transfers per op class; links named only when the matrix agrees
                          // (slow_transfer.h).
                          slow_transfers = find_slow_transfers(ranks, slow_links);
+                       };
+                       std::thread diagnosis_thread;
+                       if (threads > 1) {
+                         diagnosis_thread = std::thread(diagnose);
+                       } else {
+                         diagnose();
                        }
+                       try {
+                         o.tables.push_back(communication_matrix_table(links));
+                       } catch (...) {
+                         if (diagnosis_thread.joinable()) diagnosis_thread.join();
+                         throw;
+                       }
+                       if (diagnosis_thread.joinable()) diagnosis_thread.join();
                      }});
   }
   if (want.step_trace) {
