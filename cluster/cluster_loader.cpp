@@ -128,6 +128,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     threads = cores < hw ? cores : std::max(1, hw / std::max(1, mpi.local_size()));
   }
   result.threads_per_process = threads;
+  result.processes_on_root_node = mpi.local_size();  // the root's value is the one used
 
   // 3. Parse this process's share on worker threads; the main thread services progress.
   if (mpi.is_root()) log.begin("parse");

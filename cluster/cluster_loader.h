@@ -36,6 +36,7 @@ struct LoadedCluster {
   io::Diagnostics diagnostics;     // discovery's findings (per-rank ones stay in RankData)
   uint64_t input_bytes = 0;        // bytes of input files across all ranks
   int threads_per_process = 1;
+  int processes_on_root_node = 1;  // the root's node: processes that sleep while it analyses
 };
 
 // Collective over all processes of `mpi`. Phases are reported through `log` on the root.

@@ -84,13 +84,6 @@ void run_tasks(std::vector<Task>& tasks, int threads) {
     if (e) std::rethrow_exception(e);
 }
 
-int analysis_threads(const ClusterRunOptions& opts) {
-  if (opts.load.threads > 0) return opts.load.threads;
-  // Every other process is idle (asleep) while the root analyses: use every core it may run on
-  // (all of the node's unless the launcher bound it; see README, --bind-to none).
-  return usable_cores();
-}
-
 // What one analysis task produces; merged in a fixed order so output never depends on timing.
 struct TaskOutput {
   std::vector<io::Table> tables;
@@ -99,6 +92,15 @@ struct TaskOutput {
 };
 
 }  // namespace
+
+// Threads for the root's analyses. The other processes on the root's node sleep meanwhile, so
+// the root borrows their share: --threads per process times the processes on the node, capped by
+// the cores it may run on (all of the node's unless the launcher bound it; README: --bind-to none).
+int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
+  const int cores = usable_cores();
+  if (opts.load.threads <= 0) return cores;
+  return std::max(1, std::min(cores, opts.load.threads * loaded.processes_on_root_node));
+}
 
 AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
   AnalysisResults r;
@@ -119,7 +121,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
   }
 
   // The two big msprof-analyze documents also split their own work over these threads.
-  const int threads = analysis_threads(ctx.opts);
+  const int threads = root_threads(ctx.opts, ctx.loaded);
   // Independent analyses, each a task with its own outputs. Order of `out` = order of the tables.
   enum Slot { kCommJson, kCommTables, kMatrix, kStepTrace, kOperators, kRankSummaries, kSlots };
   std::vector<TaskOutput> out(kSlots);

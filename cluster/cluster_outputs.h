@@ -25,6 +25,9 @@ struct AnalysisResults {
   io::Diagnostics notes;          // warnings of the analyses (unmappable links, odd metadata, ...)
 };
 
+// Threads the root uses for its analyses and writers (see the definition for the policy).
+int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded);
+
 // Runs the analyses of opts.mode; writes the msprof-analyze JSON/CSV files itself (when the json
 // format is on) and returns clusterscope's own tables.
 AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log);

@@ -98,7 +98,7 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
       io::write_table_csv(t, (out_dir / (t.name + ".csv")).string(), csv_diag);
   };
   std::thread csv_thread;
-  if (csv && hdf5 && opts.load.threads != 1) {
+  if (csv && hdf5 && root_threads(opts, lc) > 1) {
     csv_thread = std::thread(write_csvs);
   } else if (csv) {
     write_csvs();
