@@ -17,11 +17,12 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-// Sort key shared by every table: step, group, op, rank, then a tie-breaker (see sort_rows).
+// Sort key shared by every table: step, group, op, rank, then a tie-breaker (see sort_rows). The
+// views point into data that outlives the table being built (the index, the links, the ranks).
 struct Key {
-  std::string step, group, op;
+  std::string_view step, group, op;
   int64_t rank, extra_rank;
-  std::string extra;
+  std::string_view extra;
 };
 
 // Dense ordinals of the distinct values of one key field, in the order `less` gives them.
@@ -112,7 +113,7 @@ io::Table communication_ops_table(const std::vector<RankData>& ranks, const Comm
     Key key;
     const io::CommOp* op;
     bool p2p;
-    std::string tuple;
+    std::string_view tuple;  // into the index
   };
   std::vector<Row> rows;
   const CommIndex index = index_communication(ranks, groups);
@@ -120,12 +121,7 @@ io::Table communication_ops_table(const std::vector<RankData>& ranks, const Comm
     for (const CommStepEntry& se : ge.steps)
       for (const CommOpEntry& oe : se.ops)
         for (const CommOpRef& ref : oe.ranks)
-          rows.push_back({Key{se.step,
-                              std::string(py_group_of(oe.key)),
-                              std::string(op_part_of(oe.key)),
-                              ref.rank,
-                              0,
-                              {}},
+          rows.push_back({Key{se.step, py_group_of(oe.key), op_part_of(oe.key), ref.rank, 0, {}},
                           ref.op, oe.p2p, ge.tuple_key});
   sort_rows(rows);
 
@@ -148,9 +144,9 @@ io::Table communication_ops_table(const std::vector<RankData>& ranks, const Comm
     auto get = [&](io::TimeField f) {
       return r.op->has_time_info && r.op->time.has(f) ? r.op->time.get(f) : kNaN;
     };
-    step.strings.push_back(r.key.step);
-    group.strings.push_back(r.key.group);
-    op.strings.push_back(r.key.op);
+    step.strings.emplace_back(r.key.step);
+    group.strings.emplace_back(r.key.group);
+    op.strings.emplace_back(r.key.op);
     rank.ints.push_back(r.key.rank);
     elapse.doubles.push_back(get(io::kElapseTimeMs));
     transit.doubles.push_back(get(io::kTransitTimeMs));
@@ -160,7 +156,7 @@ io::Table communication_ops_table(const std::vector<RankData>& ranks, const Comm
     wait_ratio.doubles.push_back(get(io::kWaitTimeRatio));
     sync_ratio.doubles.push_back(get(io::kSyncTimeRatio));
     type.strings.push_back(r.p2p ? "p2p" : "collective");
-    group_ranks.strings.push_back(r.tuple);
+    group_ranks.strings.emplace_back(r.tuple);
     start.doubles.push_back(get(io::kStartTimestampUs));
   }
   return t;
@@ -171,13 +167,14 @@ io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
   struct Row {
     Key key;
     double size, time;
-    std::string tuple;
+    std::string_view tuple;  // into the index
   };
   std::vector<Row> rows;
   const CommIndex index = index_communication(ranks, groups);
+  std::vector<std::vector<TotalGroup>> totals;  // the keys point into these
   for (const CommGroupEntry& ge : index.groups)
     for (const CommStepEntry& se : ge.steps)
-      for (const TotalGroup& tg : compute_total_op_info(se))
+      for (const TotalGroup& tg : totals.emplace_back(compute_total_op_info(se)))
         for (const TotalRank& tr : tg.ranks)
           for (const TotalTransport& tt : tr.transports)
             rows.push_back({Key{se.step, tg.group, {}, tr.rank, 0, tt.name}, tt.size_mb.v,
@@ -194,14 +191,14 @@ io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
   auto& bw = t.add_double("bandwidth_gbps", "GB/s");
   auto& group_ranks = t.add_string("group_ranks");
   for (const Row& r : rows) {
-    step.strings.push_back(r.key.step);
-    group.strings.push_back(r.key.group);
+    step.strings.emplace_back(r.key.step);
+    group.strings.emplace_back(r.key.group);
     rank.ints.push_back(r.key.rank);
-    transport.strings.push_back(r.key.extra);
+    transport.strings.emplace_back(r.key.extra);
     size.doubles.push_back(r.size);
     time.doubles.push_back(r.time);
     bw.doubles.push_back(std::fabs(r.time) < 1e-15 ? 0.0 : r.size / r.time);
-    group_ranks.strings.push_back(r.tuple);
+    group_ranks.strings.emplace_back(r.tuple);
   }
   return t;
 }
@@ -214,7 +211,7 @@ io::Table communication_matrix_table(const std::vector<GlobalLink>& links) {
   std::vector<Row> rows;
   rows.reserve(links.size());
   for (const GlobalLink& l : links) {
-    std::string op(op_part_of(l.op_key));
+    std::string_view op = op_part_of(l.op_key);
     if (op.empty()) op = l.op_key;
     rows.push_back({Key{l.step, l.group, op, l.src_rank, l.dst_rank, {}}, &l});
   }
@@ -232,9 +229,9 @@ io::Table communication_matrix_table(const std::vector<GlobalLink>& links) {
   auto& bw = t.add_double("bandwidth_gbps", "GB/s");
   auto& op_name = t.add_string("op_name");
   for (const Row& r : rows) {
-    step.strings.push_back(r.key.step);
-    group.strings.push_back(r.key.group);
-    op.strings.push_back(r.key.op);
+    step.strings.emplace_back(r.key.step);
+    group.strings.emplace_back(r.key.group);
+    op.strings.emplace_back(r.key.op);
     src.ints.push_back(r.link->src_rank);
     dst.ints.push_back(r.link->dst_rank);
     transport.strings.push_back(r.link->transport);
@@ -276,7 +273,7 @@ io::Table step_trace_table(const std::vector<RankData>& ranks) {
   std::vector<io::Column*> cols;
   for (const auto& [name, source] : kColumns) cols.push_back(&t.add_double(name, "us"));
   for (const Row& r : rows) {
-    step.strings.push_back(r.key.step);
+    step.strings.emplace_back(r.key.step);
     rank.ints.push_back(r.key.rank);
     for (size_t c = 0; c < cols.size(); ++c)
       cols[c]->doubles.push_back(r.file->get(*r.row, kColumns[c].second));
