@@ -15,7 +15,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 rm -rf "$OUT"
 build/clusterscope generate "$OUT" --ranks 64 --tp 4 --pp 2 --steps 4 --seed 7 \
   --slow-rank 13:1.3 --slow-link 0-4:0.3
-mpirun -np 2 build/clusterscope cluster -d "$OUT" --progress
+mpirun -np 2 --bind-to none build/clusterscope cluster -d "$OUT" --progress
 echo
 echo "Results: $OUT/cluster_analysis_output/"
 ls -1 "$OUT/cluster_analysis_output/"
