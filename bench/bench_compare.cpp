@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compare/lcs.h"
+#include "io/allocator_tuning.h"
 #include "io/gzip_input.h"
 #include "io/kineto_trace.h"
 
@@ -197,4 +198,12 @@ BENCHMARK(BM_LcsAlignRandom)->Arg(100000)->Unit(benchmark::kMillisecond)->Iterat
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// The allocator settings clusterscope itself runs with (io/allocator_tuning.h).
+int main(int argc, char** argv) {
+  cs::io::tune_allocator_for_batch_parsing();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

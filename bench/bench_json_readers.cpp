@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "io/allocator_tuning.h"
 #include "io/communication.h"
 #include "io/json_writer.h"
 #include "io/matrix.h"
@@ -240,4 +241,12 @@ BENCHMARK(BM_CommunicationMatrixJson)->Unit(benchmark::kMillisecond)->MinTime(3.
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// The allocator settings clusterscope itself runs with (io/allocator_tuning.h).
+int main(int argc, char** argv) {
+  cs::io::tune_allocator_for_batch_parsing();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

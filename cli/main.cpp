@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/merge_command.h"
 #include "cli/top_command.h"
+#include "io/allocator_tuning.h"
 #include "version.h"
 
 namespace {
@@ -30,6 +31,7 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cs::io::tune_allocator_for_batch_parsing();
   if (argc < 2) {
     print_usage(stderr);
     return cs::cli::kExitUsage;
