@@ -180,6 +180,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                          throw;
                        }
                        if (diagnosis_thread.joinable()) diagnosis_thread.join();
+                       std::vector<GlobalLink>().swap(links);  // in the table now; free early
                      }});
   }
   if (want.step_trace) {
