@@ -105,7 +105,10 @@ struct KernelKey {
 };
 struct KernelKeyHash {
   size_t operator()(const KernelKey& k) const {
-    return std::hash<int64_t>{}(k.ts * 31 + k.pid * 1000003 + k.tid);
+    // Unsigned arithmetic: wraps by definition (nanosecond timestamps overflow int64 * 31).
+    const uint64_t h = static_cast<uint64_t>(k.ts) * 31u + static_cast<uint64_t>(k.pid) * 1000003u +
+                       static_cast<uint64_t>(k.tid);
+    return std::hash<uint64_t>{}(h);
   }
 };
 
