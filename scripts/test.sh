@@ -19,29 +19,35 @@ BUILD_DIR=build scripts/build.sh -DCS_BUILD_TESTS=ON -DCS_WERROR=ON
 echo "== tests (Release)"
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 900
 
-# The ASan+UBSan pass. SANITIZE=0 skips it; SANITIZE_STRICT=1 makes its failures fail the script.
-# It reports but does not fail by default until it has been seen green on CI (see the README).
+# The ASan+UBSan pass (clean on the whole suite since session 2, so its failures fail the script).
+# SANITIZE=0 skips it; SANITIZE_STRICT=0 makes it report only. It is time-bounded so CI stays well
+# under its limit: running out of time skips the pass with a message instead of failing.
 if [ "${SANITIZE:-1}" != "0" ]; then
   elapsed=$(( $(date +%s) - start ))
-  if [ "$elapsed" -lt "${SANITIZE_BUDGET_S:-2400}" ]; then
+  if [ "$elapsed" -lt "${SANITIZE_BUDGET_S:-1800}" ]; then
     echo "== build (ASan+UBSan)"
-    asan_ok=1
-    # Hard time bounds: this pass must never push CI past its limit.
-    BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo timeout "${SANITIZE_BUILD_S:-1800}" \
-      scripts/build.sh -DCS_BUILD_TESTS=ON -DCS_SANITIZE=ON -DCS_BUILD_BENCH=OFF || asan_ok=0
-    if [ "$asan_ok" = 1 ]; then
+    asan="ok"
+    rc=0
+    BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo timeout "${SANITIZE_BUILD_S:-1500}" \
+      scripts/build.sh -DCS_BUILD_TESTS=ON -DCS_SANITIZE=ON -DCS_BUILD_BENCH=OFF || rc=$?
+    if [ "$rc" = 124 ]; then asan="timeout"; elif [ "$rc" != 0 ]; then asan="failed"; fi
+    if [ "$asan" = ok ]; then
       echo "== tests (ASan+UBSan)"
       # Open MPI's own allocations are reported as leaks; leaks are not what this pass is for.
+      rc=0
       ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        timeout "${SANITIZE_TESTS_S:-1200}" ctest --test-dir build-asan --output-on-failure \
-        -j "$(nproc)" --timeout 300 || asan_ok=0
+        timeout "${SANITIZE_TESTS_S:-900}" ctest --test-dir build-asan --output-on-failure \
+        -j "$(nproc)" --timeout 300 || rc=$?
+      if [ "$rc" = 124 ]; then asan="timeout"; elif [ "$rc" != 0 ]; then asan="failed"; fi
     fi
-    if [ "$asan_ok" = 1 ]; then
-      echo "== sanitizer pass: clean"
-    else
-      echo "== SANITIZER PASS FAILED (see above)"
-      [ "${SANITIZE_STRICT:-0}" = 1 ] && exit 1
-    fi
+    case "$asan" in
+      ok) echo "== sanitizer pass: clean" ;;
+      timeout) echo "== sanitizer pass skipped: it ran out of its time budget (not a failure)" ;;
+      *)
+        echo "== SANITIZER PASS FAILED (see above)"
+        [ "${SANITIZE_STRICT:-1}" = 1 ] && exit 1
+        ;;
+    esac
   else
     echo "== sanitizer pass skipped: ${elapsed}s already spent"
   fi
