@@ -39,6 +39,23 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   return p;
 }
 
+// A temp_dir(name) that is removed when the test program exits. Use a function-local static:
+//   const std::filesystem::path& root() { static const ScratchDir d("x"); return d.path(); }
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name) : path_(temp_dir(name)) {}
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 // mpirun with the flags a root container and a 2-core machine need.
 inline std::string mpirun(int np) {
   return "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(np) + " ";

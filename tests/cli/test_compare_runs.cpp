@@ -16,17 +16,10 @@ namespace fs = std::filesystem;
 using cs::test::read_file;
 using cs::test::run_command;
 
+// Removed when the test program exits.
 const fs::path& root() {
-  static const fs::path p = cs::test::temp_dir("compare-runs");
-  // Removed when the test program exits.
-  static const struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{p};
-  return p;
+  static const cs::test::ScratchDir dir("compare-runs");
+  return dir.path();
 }
 
 // Generates (once) a 16-rank cluster with the generator library.

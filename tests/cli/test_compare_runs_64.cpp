@@ -19,17 +19,10 @@ namespace fs = std::filesystem;
 using cs::test::read_file;
 using cs::test::run_command;
 
+// Removed when the test program exits.
 const fs::path& root() {
-  static const fs::path p = cs::test::temp_dir("compare-runs-64");
-  // Removed when the test program exits.
-  static const struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{p};
-  return p;
+  static const cs::test::ScratchDir dir("compare-runs-64");
+  return dir.path();
 }
 
 // Generates (once per test process) a 64-rank tp4 pp2 cluster with seed 7, tweaked by `tweak`.
