@@ -52,8 +52,7 @@ void PhaseLog::lap(const char* what) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   const double cpu = process_cpu_seconds();
-  std::fprintf(stderr, "clusterscope:   %s/%-32s %6.2f s (cpu %.2f s)\n", name_.c_str(), what,
-               std::chrono::duration<double>(now - lap_).count(), cpu - lap_cpu_);
+  note(what, std::chrono::duration<double>(now - lap_).count(), cpu - lap_cpu_);
   lap_ = now;
   lap_cpu_ = cpu;
 }

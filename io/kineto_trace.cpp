@@ -205,15 +205,11 @@ class EventParser {
   // A JSON number as a double. simdjson 3.0.1's get_double() is wrong for tokens of more than
   // 19 significant digits (0.1234567890123456789012 -> 0.0017...): those are parsed from the text.
   simdjson_inline static simdjson::error_code exact_double(od::value v, double& out) {
-    std::string_view tok = v.raw_json_token();
+    const std::string_view tok = v.raw_json_token();
     if (simdjson_likely(tok.size() <= 19)) return v.get_double().get(out);
-    while (!tok.empty() &&
-           (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t'))
-      tok.remove_suffix(1);
-    double d = 0;
-    auto r = std::from_chars(tok.data(), tok.data() + tok.size(), d);
-    if (r.ec != std::errc() || r.ptr != tok.data() + tok.size()) return v.get_double().get(out);
-    out = d;
+    Num n;
+    if (read_long_float(tok, n) != NumRead::kOk) return v.get_double().get(out);  // its error
+    out = n.v;
     return simdjson::SUCCESS;
   }
 
