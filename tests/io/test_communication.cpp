@@ -103,7 +103,9 @@ std::string python_flatten(const std::string& path) {
   std::string script =
       testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_flatten_comm.py";
   std::ofstream(script) << kPyFlatten;
-  return run("/usr/bin/python3 " + script + " '" + path + "'");
+  std::string out = run("/usr/bin/python3 " + script + " '" + path + "'");
+  std::remove(script.c_str());
+  return out;
 }
 
 std::string all_diags(const Diagnostics& d) {

@@ -39,10 +39,12 @@ std::string python_redump(const std::string& text, const std::string& dumps_args
   std::string path =
       testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_json_writer_in.json";
   std::ofstream(path, std::ios::binary) << text;
-  return run(
-      "/usr/bin/python3 -c 'import json, sys\nsys.stdout.write(json.dumps(json.load(open("
-      "sys.argv[1], encoding=\"utf-8\")), " +
-      dumps_args + "))' " + path);
+  std::string out =
+      run("/usr/bin/python3 -c 'import json, sys\nsys.stdout.write(json.dumps(json.load(open("
+          "sys.argv[1], encoding=\"utf-8\")), " +
+          dumps_args + "))' " + path);
+  std::remove(path.c_str());
+  return out;
 }
 
 // A document shaped like msprof-analyze's cluster files, with awkward values.
@@ -205,6 +207,7 @@ TEST(JsonWriter, FileSinkEqualsStringSink) {
   }
   std::fclose(f);
   EXPECT_EQ(slurp(path), expected);
+  std::remove(path.c_str());
   EXPECT_EQ(expected, python_redump(expected, "separators=(\",\", \": \")"));
 }
 

@@ -86,6 +86,7 @@ TEST(Matrix, SameValuesAsPythonJsonModule) {
       testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_flatten_matrix.py";
   std::ofstream(script) << kPyFlatten;
   std::string expected = run("/usr/bin/python3 " + script + " '" + path + "'");
+  std::remove(script.c_str());
   ASSERT_FALSE(expected.empty());
   EXPECT_EQ(flatten(f), expected);
 }
@@ -164,6 +165,7 @@ TEST(Matrix, OpTypeMatchesPythonRegex) {
   std::string cmd = "/usr/bin/python3 " + script;
   for (const auto& n : names) cmd += " '" + n + "'";
   std::string py = run(cmd);
+  std::remove(script.c_str());
   std::string ours;
   for (const auto& n : names) ours += matrix_op_type(n) + "\n";
   ASSERT_FALSE(py.empty());

@@ -201,6 +201,7 @@ TEST(GroupHash, MatchesPythonDoubleHash) {
     ours += group_double_hash_str(id) + "\n";
   }
   std::string py = run(cmd);
+  std::remove(script.c_str());
   ASSERT_FALSE(py.empty());
   EXPECT_EQ(ours, py);
   EXPECT_EQ(group_double_hash(""), 0u);

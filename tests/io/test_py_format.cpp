@@ -102,6 +102,7 @@ TEST(PyFormat, ReprMatchesPython) {
       run("/usr/bin/python3 -c 'import sys\nfor l in open(sys.argv[1]): "
           "print(repr(float.fromhex(l.strip())))' " +
           input);
+  std::remove(input.c_str());
   std::istringstream lines(py);
   std::string expected;
   size_t i = 0;
@@ -202,6 +203,7 @@ TEST(PyFormat, RoundMatchesPython) {
       run("/usr/bin/python3 -c 'import sys\nfor l in open(sys.argv[1]):\n x, n = l.split()\n "
           "print(repr(round(float.fromhex(x), int(n))))' " +
           input);
+  std::remove(input.c_str());
   std::istringstream lines(py);
   std::string expected;
   size_t i = 0, bad = 0;
