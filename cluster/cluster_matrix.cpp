@@ -269,23 +269,25 @@ namespace {
 
 // Appends the global links of one (group tuple, step) to `out`.
 void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
-                         std::vector<GlobalLink>& out) {
+                         std::vector<GlobalLink>& out, io::StringPool& names) {
+  const std::string_view step_name = names.str(names.intern(step));
   for (const OutOp& op : ops) {
-    const std::string group(py_group_of(op.key));
+    const std::string_view op_key = names.str(names.intern(op.key));
+    const std::string_view group = names.str(names.intern(py_group_of(op.key)));
     for (const OutLink& l : op.links) {
       GlobalLink g;
-      g.step = step;
-      g.op_key = op.key;
+      g.step = step_name;
+      g.op_key = op_key;
       g.group = group;
       size_t dash = l.key.find('-');
       g.src_rank = parse_rank(std::string_view(l.key).substr(0, dash));
       g.dst_rank = parse_rank(std::string_view(l.key).substr(dash + 1));
-      g.transport = l.transport;
+      g.transport = names.str(names.intern(l.transport));
       g.size_mb = l.size_mb.v;
       g.time_ms = l.time_ms.v;
       g.bandwidth_gbps = l.bandwidth_gbps.v;
-      g.op_name = l.op_name;
-      out.push_back(std::move(g));
+      g.op_name = names.str(names.intern(l.op_name));
+      out.push_back(g);
     }
   }
 }
@@ -295,13 +297,13 @@ void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
 // up to `threads` threads; output, links and warnings come out in the same order for any count.
 // False when there is no group.
 bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io::Diagnostics& diag,
-                const MatrixOptions& opts, io::JsonWriter* w, std::vector<GlobalLink>* links,
-                int threads) {
+                const MatrixOptions& opts, io::JsonWriter* w, GlobalLinks* links, int threads) {
   const MIndex index = index_matrix(ranks, groups);
   if (index.groups.empty()) return false;
   struct GroupResult {
     std::string text;  // the group's JSON object (when writing)
     std::vector<GlobalLink> links;
+    io::StringPool names;  // what `links` point into
     io::Diagnostics diag;
   };
   // In parallel mode a group's JSON is rendered apart and inserted as is, which gives the same
@@ -324,7 +326,7 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
         }
         out->end_object();
       }
-      if (links) append_global_links(se.step, ops, r.links);
+      if (links) append_global_links(se.step, ops, r.links, r.names);
     }
     if (out) out->end_object();
   };
@@ -351,9 +353,7 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
           }
         }
         diag.append(r.diag);
-        if (links)
-          links->insert(links->end(), std::make_move_iterator(r.links.begin()),
-                        std::make_move_iterator(r.links.end()));
+        if (links) links->append(std::move(r.links), std::move(r.names));
         r = GroupResult{};
       });
   if (w) w->end_object();
@@ -375,10 +375,9 @@ bool has_matrix_ops(const std::vector<RankData>& ranks) {
 
 }  // namespace
 
-std::vector<GlobalLink> merge_matrix_links(const std::vector<RankData>& ranks,
-                                           const CommGroups& groups, io::Diagnostics& diag,
-                                           const MatrixOptions& opts) {
-  std::vector<GlobalLink> out;
+GlobalLinks merge_matrix_links(const std::vector<RankData>& ranks, const CommGroups& groups,
+                               io::Diagnostics& diag, const MatrixOptions& opts) {
+  GlobalLinks out;
   merge_pass(ranks, groups, diag, opts, nullptr, &out, 1);
   return out;
 }
@@ -403,10 +402,12 @@ bool write_cluster_communication_matrix_json(const std::string& path,
   });
 }
 
-std::vector<GlobalLink> merge_and_write_cluster_matrix(
-    const std::string& path, const std::vector<RankData>& ranks, const CommGroups& groups,
-    io::Diagnostics& diag, const io::JsonStyle& style, const MatrixOptions& opts, int threads) {
-  std::vector<GlobalLink> links;
+GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
+                                           const std::vector<RankData>& ranks,
+                                           const CommGroups& groups, io::Diagnostics& diag,
+                                           const io::JsonStyle& style, const MatrixOptions& opts,
+                                           int threads) {
+  GlobalLinks links;
   if (!has_matrix_ops(ranks)) {
     merge_pass(ranks, groups, diag, opts, nullptr, &links, threads);
     return links;
@@ -421,6 +422,7 @@ std::vector<GlobalLink> merge_and_write_cluster_matrix(
   });
   if (!merged) {  // the file could not be created (reported); the analyses still get the links
     io::Diagnostics again;
+    links.clear();
     merge_pass(ranks, groups, again, opts, nullptr, &links, threads);
   }
   return links;

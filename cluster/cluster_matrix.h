@@ -9,7 +9,9 @@
 // round(size / time, 4). "Total Op Info@<group>" sums, per global link, every op key that contains
 // none of "middle", "top", "bottom".
 
+#include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/communication_groups.h"
@@ -17,6 +19,7 @@
 #include "io/diagnostics.h"
 #include "io/json_writer.h"
 #include "io/py_format.h"
+#include "io/string_pool.h"
 
 namespace cs::cluster {
 
@@ -26,25 +29,53 @@ struct MatrixOptions {
   bool use_metadata_ranks = false;
 };
 
-// One merged link with global ranks.
+// One merged link with global ranks. Its names are views into the GlobalLinks that holds it.
 struct GlobalLink {
-  std::string step;
-  std::string op_key;  // "allreduce-top1@<group>" or "Total Op Info@<group>"
-  std::string group;   // after the last '@'
+  std::string_view step;
+  std::string_view op_key;  // "allreduce-top1@<group>" or "Total Op Info@<group>"
+  std::string_view group;   // after the last '@'
   int src_rank = -1;
   int dst_rank = -1;
-  std::string transport;
+  std::string_view transport;
   double size_mb = 0;
   double time_ms = 0;
   double bandwidth_gbps = 0;  // as written: round(size / time, 4), 0 when time < 1e-15
-  std::string op_name;
+  std::string_view op_name;
+};
+
+// Merged links and the interned names they point into (a 1,024-rank job has ~700k links but only
+// a few thousand distinct names). Movable, not copyable; use it like a const vector.
+class GlobalLinks {
+ public:
+  size_t size() const { return links_.size(); }
+  bool empty() const { return links_.empty(); }
+  const GlobalLink& operator[](size_t i) const { return links_[i]; }
+  std::vector<GlobalLink>::const_iterator begin() const { return links_.begin(); }
+  std::vector<GlobalLink>::const_iterator end() const { return links_.end(); }
+  // Frees the links and their names.
+  void clear() {
+    std::vector<GlobalLink>().swap(links_);
+    names_.clear();
+  }
+  // Takes `links` and the pool their views point into.
+  void append(std::vector<GlobalLink>&& links, io::StringPool&& names) {
+    if (links_.empty()) {
+      links_ = std::move(links);
+    } else {
+      links_.insert(links_.end(), links.begin(), links.end());
+    }
+    names_.push_back(std::move(names));
+  }
+
+ private:
+  std::vector<GlobalLink> links_;
+  std::deque<io::StringPool> names_;  // a moved StringPool keeps its strings where they are
 };
 
 // All links of the output file, in file order (group tuples, steps, op keys, links). Unmappable
 // links are dropped with a warning in diag.
-std::vector<GlobalLink> merge_matrix_links(const std::vector<RankData>& ranks,
-                                           const CommGroups& groups, io::Diagnostics& diag,
-                                           const MatrixOptions& opts = {});
+GlobalLinks merge_matrix_links(const std::vector<RankData>& ranks, const CommGroups& groups,
+                               io::Diagnostics& diag, const MatrixOptions& opts = {});
 
 // Writes the whole document; false when there is no op at all (then msprof-analyze writes no file).
 bool write_cluster_matrix(io::JsonWriter& w, const std::vector<RankData>& ranks,
@@ -59,9 +90,10 @@ bool write_cluster_communication_matrix_json(const std::string& path,
 // Both at once, merging each link only once: writes the file (as above) and returns
 // merge_matrix_links()'s links. Merge warnings and write errors go to `diag`. Group tuples are
 // merged on up to `threads` threads; the bytes, links and warnings do not depend on the count.
-std::vector<GlobalLink> merge_and_write_cluster_matrix(
-    const std::string& path, const std::vector<RankData>& ranks, const CommGroups& groups,
-    io::Diagnostics& diag, const io::JsonStyle& style = io::JsonStyle::python(),
-    const MatrixOptions& opts = {}, int threads = 1);
+GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
+                                           const std::vector<RankData>& ranks,
+                                           const CommGroups& groups, io::Diagnostics& diag,
+                                           const io::JsonStyle& style = io::JsonStyle::python(),
+                                           const MatrixOptions& opts = {}, int threads = 1);
 
 }  // namespace cs::cluster

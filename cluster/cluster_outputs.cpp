@@ -126,7 +126,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
   enum Slot { kCommJson, kCommTables, kMatrix, kStepTrace, kOperators, kRankSummaries, kSlots };
   std::vector<TaskOutput> out(kSlots);
   std::vector<Task> tasks;
-  std::vector<GlobalLink> links;
+  GlobalLinks links;
   std::vector<stats::TopNRow> by_cv;
   std::vector<SlowLinkFinding> slow_links;
   std::vector<SlowTransferFinding> slow_transfers;
@@ -180,7 +180,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                          throw;
                        }
                        if (diagnosis_thread.joinable()) diagnosis_thread.join();
-                       std::vector<GlobalLink>().swap(links);  // in the table now; free early
+                       links.clear();  // in the table now; free early
                      }});
   }
   if (want.step_trace) {

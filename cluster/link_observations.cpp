@@ -2,7 +2,7 @@
 
 namespace cs::cluster {
 
-std::vector<LinkObservation> link_observations(const std::vector<GlobalLink>& links) {
+std::vector<LinkObservation> link_observations(const GlobalLinks& links) {
   std::vector<LinkObservation> out;
   out.reserve(links.size());
   for (const auto& l : links)

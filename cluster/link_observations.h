@@ -13,6 +13,6 @@
 
 namespace cs::cluster {
 
-std::vector<LinkObservation> link_observations(const std::vector<GlobalLink>& links);
+std::vector<LinkObservation> link_observations(const GlobalLinks& links);
 
 }  // namespace cs::cluster

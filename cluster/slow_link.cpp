@@ -24,23 +24,23 @@ struct LinkAcc {
   int n = 0;
 };
 
-using LinkKey = std::tuple<std::string, int, int>;  // transport, src, dst
+using LinkKey = std::tuple<std::string_view, int, int>;  // transport, src, dst
 
 }  // namespace
 
-double nominal_gbps(const std::string& transport, bool newer) {
+double nominal_gbps(std::string_view transport, bool newer) {
   if (transport == "RDMA") return newer ? 25.0 : 12.5;
   if (transport == "HCCS") return newer ? 28.0 : 18.0;
   if (transport == "PCIE") return 20.0;
   return 0.0;
 }
 
-bool is_derived_matrix_key(const std::string& op_key) {
+bool is_derived_matrix_key(std::string_view op_key) {
   const auto at = op_key.rfind('@');
-  const std::string op = at == std::string::npos ? op_key : op_key.substr(0, at);
+  const std::string_view op = at == std::string_view::npos ? op_key : op_key.substr(0, at);
   if (op == "Total Op Info") return true;
   for (const char* s : {"-top", "-middle", "-bottom"})
-    if (op.find(s) != std::string::npos) return true;
+    if (op.find(s) != std::string_view::npos) return true;
   return false;
 }
 
@@ -51,7 +51,7 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
   std::map<ClassKey, std::vector<double>> class_bw;
   std::vector<const LinkObservation*> kept;
   std::vector<ClassKey> kept_class;
-  std::map<std::string, double> max_bw;  // per transport, to pick the nominal generation
+  std::map<std::string_view, double> max_bw;  // per transport, to pick the nominal generation
   for (const auto& o : obs) {
     if (o.src_rank == o.dst_rank || o.transport == "LOCAL" || is_derived_matrix_key(o.op_key))
       continue;
@@ -61,12 +61,13 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
     const double bw = o.size_mb / o.time_ms;
     const auto at = o.op_key.rfind('@');
     std::string type = io::matrix_op_type(o.op_key.substr(0, at));
-    if (type.empty()) type = o.op_key.substr(0, at);
+    if (type.empty()) type = std::string(o.op_key.substr(0, at));
     ClassKey ck{o.transport, type, static_cast<int>(std::lround(std::log2(o.size_mb)))};
     class_bw[ck].push_back(bw);
     kept.push_back(&o);
     kept_class.push_back(ck);
-    max_bw[o.transport] = std::max(max_bw[o.transport], bw);
+    double& most = max_bw[o.transport];
+    most = std::max(most, bw);
   }
   std::map<ClassKey, double> class_med;
   for (auto& [ck, v] : class_bw) class_med[ck] = stats::median(std::move(v));
@@ -83,7 +84,7 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
   }
 
   // 3. Robust z of the ratio among links of the same transport.
-  std::map<std::string, std::vector<std::pair<LinkKey, double>>> by_transport;
+  std::map<std::string_view, std::vector<std::pair<LinkKey, double>>> by_transport;
   for (const auto& [k, a] : links)
     by_transport[std::get<0>(k)].push_back({k, a.expected_time / a.time});
   std::vector<SlowLinkFinding> out;
@@ -111,7 +112,7 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
       f.observations = a.n;
       f.size_mb = a.size;
       f.time_ms = a.time;
-      f.evidence = transport + " link " + std::to_string(f.src_rank) + "->" +
+      f.evidence = std::string(transport) + " link " + std::to_string(f.src_rank) + "->" +
                    std::to_string(f.dst_rank) + " moves " + fmt("%.2f", f.bandwidth_gbps) +
                    " GB/s where links of the same transport moving the same kind of data reach " +
                    fmt("%.2f", f.expected_gbps) + " GB/s (" + fmt("%.0f", ratio * 100) +

@@ -16,19 +16,22 @@
 // Links carried in both directions are reported once per direction observed.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/table.h"
 
 namespace cs::cluster {
 
+// The names are views: the caller keeps the text alive while find_slow_links runs (GlobalLinks
+// does, see link_observations.h).
 struct LinkObservation {
-  std::string step;    // "step1"
-  std::string group;   // group name (double hash)
-  std::string op_key;  // "allreduce-total@<group>", or an op name
-  int src_rank = -1;   // global ranks
+  std::string_view step;    // "step1"
+  std::string_view group;   // group name (double hash)
+  std::string_view op_key;  // "allreduce-total@<group>", or an op name
+  int src_rank = -1;        // global ranks
   int dst_rank = -1;
-  std::string transport;  // HCCS, RDMA, PCIE, SIO, LOCAL, ...
+  std::string_view transport;  // HCCS, RDMA, PCIE, SIO, LOCAL, ...
   double size_mb = 0;
   double time_ms = 0;
 };
@@ -54,11 +57,11 @@ struct SlowLinkFinding {
 
 // Nominal link speed in GB/s for a transport ("RDMA", "HCCS", "PCIE"), newer chip generation or
 // older; 0 for others. nominal_gbps("HCCS", false) -> 18.
-double nominal_gbps(const std::string& transport, bool newer);
+double nominal_gbps(std::string_view transport, bool newer);
 
 // True for matrix op keys that duplicate others: the per-op "-top1", "-middle", "-bottomN"
 // selections and "Total Op Info" (use the "-total" keys or plain op names).
-bool is_derived_matrix_key(const std::string& op_key);
+bool is_derived_matrix_key(std::string_view op_key);
 
 // Slow links, slowest (lowest ratio) first. Derived keys, LOCAL and self links, and observations
 // with no size or time are ignored.

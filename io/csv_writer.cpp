@@ -38,10 +38,10 @@ void append_row(std::string& out, const Table& t, size_t r) {
     first = false;
     switch (c.type) {
       case ColumnType::kString:
-        if (t.columns.size() == 1 && c.strings[r].empty()) {
+        if (t.columns.size() == 1 && c.str(r).empty()) {
           out += "\"\"";  // a lone empty field must not become a blank line
         } else {
-          append_csv_field(out, c.strings[r]);
+          append_csv_field(out, c.str(r));
         }
         break;
       case ColumnType::kInt:

@@ -89,16 +89,18 @@ Hdf5Type fixed_string_type(size_t size) {
 
 // Writes a string column chunk by chunk (one full chunk per H5Dwrite, so compressed chunks are
 // never read back), through a buffer of one chunk.
-bool write_strings(hid_t ds, hid_t type, const std::vector<std::string>& strings, size_t width,
-                   hsize_t chunk_rows) {
+bool write_strings(hid_t ds, hid_t type, const Column& c, size_t width, hsize_t chunk_rows) {
   Hdf5Space file_space(H5Dget_space(ds));
   if (!file_space) return false;
   std::string buf;
-  for (size_t start = 0; start < strings.size(); start += chunk_rows) {
-    const size_t n = std::min<size_t>(chunk_rows, strings.size() - start);
+  const size_t rows = c.size();
+  for (size_t start = 0; start < rows; start += chunk_rows) {
+    const size_t n = std::min<size_t>(chunk_rows, rows - start);
     buf.assign(n * width, '\0');
-    for (size_t i = 0; i < n; ++i)
-      buf.replace(i * width, strings[start + i].size(), strings[start + i]);
+    for (size_t i = 0; i < n; ++i) {
+      const std::string_view v = c.str(start + i);
+      buf.replace(i * width, v.size(), v);
+    }
     const hsize_t offset[1] = {start};
     const hsize_t count[1] = {n};
     Hdf5Space mem_space(H5Screate_simple(1, count, nullptr));
@@ -131,7 +133,8 @@ bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOpti
       break;
     case ColumnType::kString:
       element_size = 1;  // HDF5 types have a size >= 1
-      for (const auto& s : c.strings) element_size = std::max(element_size, s.size());
+      for (const auto& s : c.encoded ? c.dict : c.strings)
+        element_size = std::max(element_size, s.size());
       string_type = fixed_string_type(element_size);
       if (!string_type) return false;
       file_type = mem_type = string_type.get();
@@ -157,7 +160,7 @@ bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOpti
                             H5P_DEFAULT));
   if (!ds) return false;
   if (c.type == ColumnType::kString) {
-    if (!write_strings(ds.get(), mem_type, c.strings, element_size, chunk_rows)) return false;
+    if (!write_strings(ds.get(), mem_type, c, element_size, chunk_rows)) return false;
   } else if (rows > 0 && H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
     return false;
   }

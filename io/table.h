@@ -10,6 +10,8 @@
 #include <deque>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace cs::io {
@@ -23,11 +25,20 @@ struct Column {
   std::vector<std::string> strings;
   std::vector<int64_t> ints;
   std::vector<double> doubles;
+  // A string column may be dictionary-encoded instead (Table::add_encoded_string): row i is
+  // dict[codes[i]] and `strings` stays empty. For columns of few distinct values in many rows
+  // (the 700k-row communication_matrix holds a few hundred group names): 4 bytes a cell.
+  bool encoded = false;
+  std::vector<uint32_t> codes;
+  std::vector<std::string> dict;
+
+  // Row i of a string column, plain or encoded. Example: col.str(0) == "step1".
+  std::string_view str(size_t i) const { return encoded ? dict[codes[i]] : strings[i]; }
 
   size_t size() const {
     switch (type) {
       case ColumnType::kString:
-        return strings.size();
+        return encoded ? codes.size() : strings.size();
       case ColumnType::kInt:
         return ints.size();
       case ColumnType::kDouble:
@@ -53,6 +64,13 @@ struct Table {
   Column& add_string(std::string col, std::string unit = {}) {
     return add(std::move(col), std::move(unit), ColumnType::kString);
   }
+  // A dictionary-encoded string column (Column::encoded); fill codes and dict, e.g. through
+  // io::DictionaryEncoder. Written exactly like a plain string column.
+  Column& add_encoded_string(std::string col, std::string unit = {}) {
+    Column& c = add(std::move(col), std::move(unit), ColumnType::kString);
+    c.encoded = true;
+    return c;
+  }
   Column& add_int(std::string col, std::string unit = {}) {
     return add(std::move(col), std::move(unit), ColumnType::kInt);
   }
@@ -77,9 +95,42 @@ struct Table {
 
  private:
   Column& add(std::string col, std::string unit, ColumnType type) {
-    columns.push_back(Column{std::move(col), std::move(unit), type, {}, {}, {}});
-    return columns.back();
+    Column& c = columns.emplace_back();
+    c.name = std::move(col);
+    c.unit = std::move(unit);
+    c.type = type;
+    return c;
   }
+};
+
+// Appends rows to a dictionary-encoded column (Table::add_encoded_string), adding each distinct
+// value to its dict once. Example: DictionaryEncoder e(col); e.push("step1"); e.push("step1");
+// -> col.codes == {0, 0}, col.dict == {"step1"}.
+class DictionaryEncoder {
+ public:
+  explicit DictionaryEncoder(Column& c) : c_(c) {}
+  void push(std::string_view s) {
+    if (!c_.codes.empty() && s == c_.dict[last_]) {  // sorted tables repeat the previous value
+      c_.codes.push_back(last_);
+      return;
+    }
+    auto it = index_.find(s);
+    if (it == index_.end()) {
+      it = index_.emplace(std::string(s), static_cast<uint32_t>(c_.dict.size())).first;
+      c_.dict.emplace_back(s);
+    }
+    last_ = it->second;
+    c_.codes.push_back(last_);
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  Column& c_;
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;
+  uint32_t last_ = 0;
 };
 
 }  // namespace cs::io

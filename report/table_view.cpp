@@ -29,7 +29,7 @@ double ColumnRef::num(size_t row) const {
     case io::ColumnType::kDouble:
       return col_->doubles[row];
     case io::ColumnType::kString: {
-      const std::string& s = col_->strings[row];
+      const std::string s(col_->str(row));
       if (s.empty()) return kNaN;
       char* end = nullptr;
       const double v = std::strtod(s.c_str(), &end);
@@ -50,7 +50,7 @@ std::string ColumnRef::str(size_t row) const {
   if (!col_ || row >= col_->size()) return {};
   switch (col_->type) {
     case io::ColumnType::kString:
-      return col_->strings[row];
+      return std::string(col_->str(row));
     case io::ColumnType::kInt:
       return std::to_string(col_->ints[row]);
     case io::ColumnType::kDouble:

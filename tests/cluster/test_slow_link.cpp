@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 namespace cs::cluster {
 namespace {
@@ -17,11 +18,14 @@ std::vector<LinkObservation> ring_cluster(int groups, int steps,
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> jitter(0.97, 1.03);
   std::vector<LinkObservation> obs;
+  // Observations hold views: the names live as long as the test program.
+  static std::set<std::string> names;
+  auto name = [](std::string s) { return std::string_view(*names.insert(std::move(s)).first); };
   auto add = [&](int step, const std::string& key, int a, int b, const char* tr, double mb,
                  double gbps) {
     auto it = slow.find({a, b});
     const double bw = gbps * jitter(rng) * (it == slow.end() ? 1.0 : it->second);
-    obs.push_back({"step" + std::to_string(step), "g", key, a, b, tr, mb, mb / bw});
+    obs.push_back({name("step" + std::to_string(step)), "g", name(key), a, b, tr, mb, mb / bw});
   };
   for (int s = 1; s <= steps; ++s) {
     for (int g = 0; g < groups; ++g)
