@@ -1,5 +1,6 @@
 #include "cluster/cluster_matrix.h"
 
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <unordered_map>
@@ -78,13 +79,15 @@ MIndex index_matrix(const std::vector<RankData>& ranks, const CommGroups& groups
   return out;
 }
 
-// A link of the output, keys in msprof-analyze's order.
+// A link of the output, keys in msprof-analyze's order. Names are views into the parsed
+// communication_matrix.json files (alive for the whole analysis).
 struct OutLink {
-  std::string key;
-  std::string transport;
+  std::string_view local_key;  // "0-1" as the rank wrote it (before mapping)
+  int src = -1, dst = -1;      // global ranks (after mapping): the output key is "src-dst"
+  std::string_view transport;
   io::Num time_ms = io::Num::integer(0);
   io::Num size_mb = io::Num::integer(0);
-  std::string op_name;
+  std::string_view op_name;
   io::Num bandwidth_gbps = io::Num::integer(0);
 };
 struct OutOp {
@@ -92,17 +95,22 @@ struct OutOp {
   std::vector<OutLink> links;
 };
 
-// An insertion-ordered dict of links where assigning an existing key keeps its position.
+// An insertion-ordered dict of links where assigning an existing key keeps its position: keyed
+// by the local key as written (merge_same_links) or by the global rank pair.
+template <class Key>
 struct LinkDict {
   std::vector<OutLink> links;
-  std::unordered_map<std::string, size_t> idx;
-  OutLink& at(const std::string& key) {
-    bool added = false;
-    OutLink& l = find_or_add(links, idx, key, added);
-    if (added) l.key = key;
-    return l;
+  std::unordered_map<Key, size_t> idx;
+  OutLink& at(Key key, bool& added) {
+    auto [it, inserted] = idx.try_emplace(key, links.size());
+    added = inserted;
+    if (inserted) links.emplace_back();
+    return links[it->second];
   }
 };
+uint64_t pair_key(int src, int dst) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32) | static_cast<uint32_t>(dst);
+}
 
 // Python's k.split('-')[0] and [1]; false when k has no '-'.
 bool split_link(std::string_view k, std::string_view& src, std::string_view& dst) {
@@ -114,15 +122,21 @@ bool split_link(std::string_view k, std::string_view& src, std::string_view& dst
   return true;
 }
 
-void combine(OutLink& into, const std::string& transport, const std::string& op_name,
-             io::Num time_ms, io::Num size_mb) {
+void combine(OutLink& into, std::string_view transport, std::string_view op_name, io::Num time_ms,
+             io::Num size_mb) {
   into.transport = transport;
   into.op_name = op_name;
   into.time_ms += time_ms;
   into.size_mb += size_mb;
 }
 
-using RankMap = std::unordered_map<std::string, std::unordered_map<std::string, int>>;
+// Hash and equality that also take string_view, so lookups do not build a std::string.
+struct TextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using LocalRanks = std::unordered_map<std::string, int, TextHash, std::equal_to<>>;
+using RankMap = std::unordered_map<std::string, LocalRanks, TextHash, std::equal_to<>>;
 
 // merge_same_links + combine_link_info of one (group tuple, step).
 std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
@@ -130,18 +144,19 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
   RankMap rank_map;
   if (opts.use_metadata_ranks) {
     for (const MOpEntry& oe : se.ops) {
-      std::string group(py_group_of(oe.key));
-      if (rank_map.count(group)) continue;
+      const std::string_view group = py_group_of(oe.key);
+      if (rank_map.find(group) != rank_map.end()) continue;
       const CommGroup* g = groups.find("collective", group);
       if (!g || g->global_ranks.empty()) g = groups.find("p2p", group);
       if (!g || g->global_ranks.empty()) continue;
-      auto& m = rank_map[group];
+      auto& m = rank_map[std::string(group)];
       for (size_t i = 0; i < g->global_ranks.size(); ++i) m[std::to_string(i)] = g->global_ranks[i];
     }
   }
   // Local -> global from the "i-i" self links of this step.
   for (const MOpEntry& oe : se.ops) {
-    std::string group(py_group_of(oe.key));
+    const std::string_view group = py_group_of(oe.key);
+    LocalRanks* m = nullptr;
     for (const MRef& ref : oe.ranks) {
       for (const io::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
@@ -152,11 +167,14 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
           break;
         }
         if (src != dst) continue;
-        auto& m = rank_map[group];
-        auto [it, inserted] = m.try_emplace(std::string(src), ref.rank);
+        if (!m) {
+          auto it = rank_map.find(group);
+          m = it != rank_map.end() ? &it->second : &rank_map[std::string(group)];
+        }
+        auto [it, inserted] = m->try_emplace(std::string(src), ref.rank);
         if (!inserted && it->second != ref.rank)
           diag.warn("", 0,
-                    "in communication group " + group + ", global ranks " +
+                    "in communication group " + std::string(group) + ", global ranks " +
                         std::to_string(ref.rank) + " and " + std::to_string(it->second) +
                         " both claim local rank " + std::string(src),
                     "the first rank was kept; check the profiling data of both ranks");
@@ -167,24 +185,27 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
   std::vector<OutOp> out;
   out.reserve(se.ops.size());
   for (const MOpEntry& oe : se.ops) {
-    std::string group(py_group_of(oe.key));
-    LinkDict local;
+    const std::string_view group = py_group_of(oe.key);
+    LinkDict<std::string_view> local;
     for (const MRef& ref : oe.ranks) {
       for (const io::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
         if (!split_link(l.link, src, dst)) break;  // warned above
-        combine(local.at(l.link), l.transport, l.has_op_name ? l.op_name : std::string(), l.time_ms,
-                l.size_mb);
+        bool added = false;
+        OutLink& into = local.at(l.link, added);
+        if (added) into.local_key = l.link;
+        combine(into, l.transport, l.has_op_name ? std::string_view(l.op_name) : std::string_view(),
+                l.time_ms, l.size_mb);
       }
     }
     auto mit = rank_map.find(group);
-    LinkDict global;
+    LinkDict<uint64_t> global;
     for (OutLink& l : local.links) {
       std::string_view src, dst;
-      split_link(l.key, src, dst);
+      split_link(l.local_key, src, dst);
       auto lookup = [&](std::string_view local, int& global) {
         if (mit == rank_map.end()) return false;
-        auto it = mit->second.find(std::string(local));
+        auto it = mit->second.find(local);
         if (it == mit->second.end()) return false;
         global = it->second;
         return true;
@@ -209,40 +230,50 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
         continue;
       }
       l.bandwidth_gbps = msprof_ratio(l.size_mb, l.time_ms);
-      std::string key = std::to_string(src_global) + "-" + std::to_string(dst_global);
-      OutLink& g = global.at(key);
-      g = l;
-      g.key = key;
+      l.src = src_global;
+      l.dst = dst_global;
+      bool added = false;
+      global.at(pair_key(src_global, dst_global), added) = l;
     }
     out.push_back({oe.key, std::move(global.links)});
   }
 
   // Total Op Info@<group>: ops without middle/top/bottom in their key.
-  std::vector<std::string> total_groups;
-  std::unordered_map<std::string, LinkDict> totals;
+  std::vector<std::string_view> total_groups;
+  std::unordered_map<std::string_view, LinkDict<uint64_t>> totals;
   const size_t n_ops = out.size();
   for (size_t i = 0; i < n_ops; ++i) {
     const OutOp& op = out[i];
     if (op.key.find("middle") != std::string::npos || op.key.find("top") != std::string::npos ||
         op.key.find("bottom") != std::string::npos)
       continue;
-    std::string group(py_group_of(op.key));
+    const std::string_view group = py_group_of(op.key);
     for (const OutLink& l : op.links) {
       auto [it, inserted] = totals.try_emplace(group);
       if (inserted) total_groups.push_back(group);
-      combine(it->second.at(l.key), l.transport, l.op_name, l.time_ms, l.size_mb);
+      bool added = false;
+      OutLink& into = it->second.at(pair_key(l.src, l.dst), added);
+      if (added) {
+        into.src = l.src;
+        into.dst = l.dst;
+      }
+      combine(into, l.transport, l.op_name, l.time_ms, l.size_mb);
     }
   }
-  for (const std::string& group : total_groups) {
-    LinkDict& d = totals[group];
+  for (const std::string_view group : total_groups) {
+    LinkDict<uint64_t>& d = totals[group];
     for (OutLink& l : d.links) l.bandwidth_gbps = msprof_ratio(l.size_mb, l.time_ms);
-    out.push_back({"Total Op Info@" + group, std::move(d.links)});
+    out.push_back({"Total Op Info@" + std::string(group), std::move(d.links)});
   }
   return out;
 }
 
 void write_link(io::JsonWriter& w, const OutLink& l) {
-  w.key(l.key);
+  char key[32];  // "src-dst": two ints of at most 11 characters
+  const size_t n = static_cast<size_t>(std::to_chars(key, key + 12, l.src).ptr - key);
+  key[n] = '-';
+  char* p = std::to_chars(key + n + 1, key + sizeof key, l.dst).ptr;
+  w.key(std::string_view(key, static_cast<size_t>(p - key)));
   w.begin_object();
   w.key("Transport Type");
   w.value(l.transport);
@@ -255,12 +286,6 @@ void write_link(io::JsonWriter& w, const OutLink& l) {
   w.key("Bandwidth(GB/s)");
   w.value(l.bandwidth_gbps);
   w.end_object();
-}
-
-int parse_rank(std::string_view s) {
-  int v = 0;
-  for (char c : s) v = v * 10 + (c - '0');
-  return v;
 }
 
 }  // namespace
@@ -279,9 +304,8 @@ void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
       g.step = step_name;
       g.op_key = op_key;
       g.group = group;
-      size_t dash = l.key.find('-');
-      g.src_rank = parse_rank(std::string_view(l.key).substr(0, dash));
-      g.dst_rank = parse_rank(std::string_view(l.key).substr(dash + 1));
+      g.src_rank = l.src;
+      g.dst_rank = l.dst;
       g.transport = names.str(names.intern(l.transport));
       g.size_mb = l.size_mb.v;
       g.time_ms = l.time_ms.v;

@@ -26,7 +26,9 @@ std::string matrix_op_type(std::string_view op_name) {
       "receive",   "allgather",  "reducescatter", "scatter",   "alltoall",
       "alltoallv", "alltoallvc", "batchsendrecv"};
   std::string lower(op_name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // ASCII lower case: what std::tolower does in the C locale, without a call per character.
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   std::string_view s(lower);
   for (size_t pos = 0; pos < s.size(); ++pos) {
     for (std::string_view t : kTypes) {
