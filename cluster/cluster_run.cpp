@@ -90,19 +90,42 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
   log.begin("write");
   const bool csv = opts.formats.count("csv") > 0;
   const bool hdf5 = opts.formats.count("hdf5") > 0;
-  // The CSV files are written on a second thread while this one writes the HDF5 file (HDF5 is
-  // not thread-safe, so it stays on one thread).
-  io::Diagnostics csv_diag;
+  const bool html = opts.formats.count("html") > 0;
+  // The CSV files and then report.html are written on a second thread while this one writes the
+  // HDF5 file (HDF5 is not thread-safe, so it stays on one thread).
+  io::Diagnostics side_diag;
   auto write_csvs = [&] {
     for (const auto& t : tables)
-      io::write_table_csv(t, (out_dir / (t.name + ".csv")).string(), csv_diag);
+      io::write_table_csv(t, (out_dir / (t.name + ".csv")).string(), side_diag);
   };
-  std::thread csv_thread;
-  if (csv && hdf5 && root_threads(opts, lc) > 1) {
-    csv_thread = std::thread(write_csvs);
-  } else if (csv) {
-    write_csvs();
-  }
+  auto write_html = [&] {
+    auto find = [&](const char* name) -> const io::Table* {
+      for (const auto& t : tables)
+        if (t.name == name) return &t;
+      return nullptr;
+    };
+    report::ClusterReportInput in;
+    in.manifest = find("rank_manifest");
+    in.step_trace = find("step_trace");
+    in.communication_matrix = find("communication_matrix");
+    in.comm_rank_summary = find("comm_rank_summary");
+    in.operators_topn = find("operators_topn");
+    in.slow_ranks = find("slow_ranks");
+    in.slow_links = find("slow_links");
+    in.input_path = opts.load.input_dir;
+    in.processes = processes;
+    in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    in.input_bytes = lc.input_bytes;
+    in.summary_text = results.summary;
+    report::write_cluster_report_html(in, (out_dir / "report.html").string(), side_diag);
+  };
+  auto side_work = [&] {
+    if (csv) write_csvs();
+    if (html) write_html();
+  };
+  std::thread side_thread;
+  if (hdf5 && (csv || html) && root_threads(opts, lc) > 1) side_thread = std::thread(side_work);
+  if (!side_thread.joinable() && csv) write_csvs();
   io::Diagnostics h5_diag;
   if (hdf5) {
     auto h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
@@ -120,32 +143,15 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
       h5->finish(h5_diag);
     }
   }
-  if (csv_thread.joinable()) csv_thread.join();
-  out_diag.append(csv_diag);
+  if (side_thread.joinable()) {
+    side_thread.join();
+  } else if (html) {
+    write_html();
+  }
+  out_diag.append(side_diag);
   out_diag.append(h5_diag);
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (opts.formats.count("html")) {
-    auto find = [&](const char* name) -> const io::Table* {
-      for (const auto& t : tables)
-        if (t.name == name) return &t;
-      return nullptr;
-    };
-    report::ClusterReportInput in;
-    in.manifest = find("rank_manifest");
-    in.step_trace = find("step_trace");
-    in.communication_matrix = find("communication_matrix");
-    in.comm_rank_summary = find("comm_rank_summary");
-    in.operators_topn = find("operators_topn");
-    in.slow_ranks = find("slow_ranks");
-    in.slow_links = find("slow_links");
-    in.input_path = opts.load.input_dir;
-    in.processes = processes;
-    in.seconds = secs;
-    in.input_bytes = lc.input_bytes;
-    in.summary_text = results.summary;
-    report::write_cluster_report_html(in, (out_dir / "report.html").string(), out_diag);
-  }
   log.end(out_dir.string());
   for (const auto& d : out_diag.items()) print_line(d);
   if (out_diag.has_errors()) return 1;

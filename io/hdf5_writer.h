@@ -17,7 +17,7 @@
 // doubles as float64, strings as fixed-length NUL-padded UTF-8 as wide as the longest value
 // (h5py: ds.asstr()[:] gives str; variable-length strings would be stored uncompressed, ~50x
 // larger). Each dataset is chunked (min(rows, 64 Ki, 1 MiB / element size) rows, at least 1),
-// shuffle + deflate 4, max size unlimited, and has a "units" string attribute ("" when
+// shuffle + deflate 1, max size unlimited, and has a "units" string attribute ("" when
 // unitless). The group has attributes "rows" (int64) and "columns" (the column names in table
 // order). Attributes are scalar variable-length UTF-8 strings (h5py: str), int64 or float64.
 //
@@ -40,7 +40,7 @@ using Hdf5Value = std::variant<std::string, int64_t, double>;
 
 struct Hdf5TableOptions {
   size_t chunk_rows = 64 * 1024;  // rows per chunk at most (also <= 1 MiB per chunk, >= 1)
-  int deflate_level = 4;          // 0 = no compression
+  int deflate_level = 1;          // 0 = no compression; 1: 1.7x faster than 4, 3% larger
   bool shuffle = true;
 };
 
