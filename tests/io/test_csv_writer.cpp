@@ -114,6 +114,24 @@ TEST(CsvWriter, ExactTextForAllColumnTypes) {
             " spaced ,3,3\n");
 }
 
+TEST(CsvWriter, EncodedStringColumnWritesLikePlain) {
+  Table plain = all_types_table();
+  Table encoded("all_types");
+  cs::io::DictionaryEncoder names(encoded.add_encoded_string("name"));
+  for (const std::string& s : plain.columns[0].strings) names.push(s);
+  encoded.add_int("rank").ints = plain.columns[1].ints;
+  encoded.add_double("time_us", "us").doubles = plain.columns[2].doubles;
+  EXPECT_EQ(encoded.rows(), plain.rows());
+  EXPECT_EQ(cs::io::table_to_csv(encoded), cs::io::table_to_csv(plain));
+  // Repeats share one dictionary entry; codes follow the rows.
+  Table t("t");
+  cs::io::DictionaryEncoder e(t.add_encoded_string("step"));
+  for (const char* s : {"step1", "step1", "step2", "step1"}) e.push(s);
+  EXPECT_EQ(t.columns[0].dict, (std::vector<std::string>{"step1", "step2"}));
+  EXPECT_EQ(t.columns[0].codes, (std::vector<uint32_t>{0, 0, 1, 0}));
+  EXPECT_EQ(cs::io::table_to_csv(t), "step\nstep1\nstep1\nstep2\nstep1\n");
+}
+
 TEST(CsvWriter, HeaderNamesAreQuotedToo) {
   Table t("t");
   t.add_int("a,b").ints = {1};
