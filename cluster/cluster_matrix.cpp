@@ -332,7 +332,7 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
   };
   // In parallel mode a group's JSON is rendered apart and inserted as is, which gives the same
   // bytes only in compact styles.
-  const bool render_apart = w && w->style().indent < 0;
+  const bool render_apart = w && w->style().indent < 0 && threads > 1;
   const int n_threads = (!w || render_apart) ? threads : 1;
   std::vector<GroupResult> res(index.groups.size());
   auto merge_group = [&](const MGroupEntry& ge, GroupResult& r, io::JsonWriter* out) {
@@ -378,7 +378,9 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
         }
         diag.append(r.diag);
         if (links) links->append(std::move(r.links), std::move(r.names));
-        r = GroupResult{};
+        // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
+        // std::string assigned a short string keeps its capacity), i.e. the whole document.
+        [[maybe_unused]] const GroupResult done = std::move(r);
       });
   if (w) w->end_object();
   return true;

@@ -18,6 +18,13 @@ TEST(CommTables, NaturalOrder) {
   EXPECT_FALSE(natural_less("x1", "x1"));
 }
 
+// The values of a string column, plain or dictionary-encoded.
+std::vector<std::string> texts(const io::Column* c) {
+  std::vector<std::string> out;
+  for (size_t i = 0; c && i < c->size(); ++i) out.emplace_back(c->str(i));
+  return out;
+}
+
 TEST(CommTables, OpsTableRowsAndValues) {
   const auto ranks = test::load_case("set_order");
   io::Diagnostics diag;
@@ -29,12 +36,12 @@ TEST(CommTables, OpsTableRowsAndValues) {
   for (const auto& rd : ranks)
     for (const auto& st : rd.communication.steps) reports += st.collective.size() + st.p2p.size();
   ASSERT_EQ(t.rows(), reports);
-  const auto& step = t.find("step")->strings;
+  const auto step = texts(t.find("step"));
   EXPECT_EQ(step.front(), "step3");  // natural order: step3 before step10
   EXPECT_EQ(step.back(), "step10");
   const auto& rank = t.find("rank")->ints;
-  const auto& group = t.find("group")->strings;
-  const auto& op = t.find("op")->strings;
+  const auto group = texts(t.find("group"));
+  const auto op = texts(t.find("op"));
   for (size_t i = 1; i < t.rows(); ++i) {
     if (step[i] == step[i - 1] && group[i] == group[i - 1] && op[i] == op[i - 1]) {
       EXPECT_LT(rank[i - 1], rank[i]);
@@ -42,7 +49,7 @@ TEST(CommTables, OpsTableRowsAndValues) {
   }
   EXPECT_EQ(t.find("elapse_ms")->unit, "ms");
   for (double v : t.find("wait_ratio")->doubles) EXPECT_TRUE(v >= 0 && v <= 1);
-  const auto& tuples = t.find("group_ranks")->strings;
+  const auto tuples = texts(t.find("group_ranks"));
   EXPECT_NE(std::find(tuples.begin(), tuples.end(), "(15, 7)"), tuples.end());
 }
 
@@ -69,9 +76,11 @@ TEST(CommTables, BandwidthTableEqualsTotals) {
       if (tr.name == "HCCS") want += tr.size_mb.v;
   }
   bool found = false;
+  const auto steps = texts(t.find("step")), groups_col = texts(t.find("group")),
+             transports = texts(t.find("transport"));
   for (size_t i = 0; i < t.rows(); ++i)
-    if (t.find("step")->strings[i] == "step1" && t.find("rank")->ints[i] == 0 &&
-        t.find("group")->strings[i] == tp_group && t.find("transport")->strings[i] == "HCCS") {
+    if (steps[i] == "step1" && t.find("rank")->ints[i] == 0 && groups_col[i] == tp_group &&
+        transports[i] == "HCCS") {
       EXPECT_DOUBLE_EQ(size[i], want);
       found = true;
     }
@@ -90,7 +99,7 @@ TEST(CommTables, MatrixAndStepTraceTables) {
   const io::Table s = step_trace_table(ranks);
   s.validate();
   EXPECT_EQ(s.rows(), 8u);  // 4 ranks x 2 steps
-  EXPECT_EQ(s.find("step")->strings[0], "1");
+  EXPECT_EQ(texts(s.find("step"))[0], "1");
   EXPECT_EQ(s.find("rank")->ints[1], 1);  // sorted by step, then rank
   for (double v : s.find("preparing_us")->doubles) EXPECT_FALSE(std::isnan(v));
   const io::Table s2 = step_trace_table(test::load_case("set_order"));  // no Preparing column
