@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "report/cluster_sections.h"
 #include "report/display_format.h"
@@ -39,7 +40,7 @@ struct Group {
   double bw_min = 0, bw_median = 0, bw_max = 0;
 };
 
-bool contains_ci(const std::string& s, std::string_view what) {
+bool contains_ci(std::string_view s, std::string_view what) {
   auto it = std::search(s.begin(), s.end(), what.begin(), what.end(), [](char a, char b) {
     return std::tolower(static_cast<unsigned char>(a)) ==
            std::tolower(static_cast<unsigned char>(b));
@@ -50,27 +51,36 @@ bool contains_ci(const std::string& s, std::string_view what) {
 std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
   const ColumnRef group(t, "group"), op(t, "op"), src(t, "src_rank"), dst(t, "dst_rank"),
       tr(t, "transport"), size(t, "size_mb"), time(t, "time_ms"), bw(t, "bandwidth_gbps");
-  std::map<std::string, std::vector<size_t>> by_group;
-  for (size_t r = 0; r < rows(t); ++r) by_group[group.str(r)].push_back(r);
+  // Views into the table (alive for the whole report); 700k rows at 1,024 ranks.
+  std::map<std::string_view, std::vector<size_t>> by_group;
+  for (size_t r = 0; r < rows(t); ++r) by_group[group.text(r)].push_back(r);
+  // Per distinct op key: {is "Total Op Info", is a "-total" key}.
+  std::unordered_map<std::string_view, std::pair<bool, bool>> op_kind;
+  auto kind = [&](size_t r) {
+    auto [it, added] = op_kind.try_emplace(op.text(r));
+    if (added)
+      it->second = {contains_ci(it->first, "total op info"), contains_ci(it->first, "-total")};
+    return it->second;
+  };
   std::vector<Group> out;
   for (auto& [name, idx] : by_group) {
     Group g;
-    g.name = name;
+    g.name = std::string(name);
     // Which op keys to sum: the group's "Total Op Info", else the "-total" keys, else all.
     bool has_total_info = false, has_total_key = false;
     for (size_t r : idx) {
-      const std::string o = op.str(r);
-      has_total_info |= contains_ci(o, "total op info");
-      has_total_key |= contains_ci(o, "-total");
+      const auto [info, total] = kind(r);
+      has_total_info |= info;
+      has_total_key |= total;
     }
     g.ops_used = has_total_info  ? "\u201cTotal Op Info\u201d"
                  : has_total_key ? "the \u201c-total\u201d op keys, summed"
                                  : "every op key, summed";
     std::set<long long> ranks;
     for (size_t r : idx) {
-      const std::string o = op.str(r);
-      if (has_total_info && !contains_ci(o, "total op info")) continue;
-      if (!has_total_info && has_total_key && !contains_ci(o, "-total")) continue;
+      const auto [info, total] = kind(r);
+      if (has_total_info && !info) continue;
+      if (!has_total_info && has_total_key && !total) continue;
       const long long s = src.integer(r), d = dst.integer(r);
       if (s < 0 || d < 0) continue;
       ranks.insert(s);
@@ -80,7 +90,7 @@ std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
       const double sz = size.num(r), tm = time.num(r), b = bw.num(r);
       if (std::isfinite(sz) && std::isfinite(tm)) l.size_mb += sz, l.time_ms += tm;
       if (std::isfinite(b)) l.bw_sum += b, ++l.bw_n;
-      if (!tr.str(r).empty()) g.transports.insert(tr.str(r));
+      if (!tr.text(r).empty()) g.transports.emplace(tr.text(r));
     }
     g.ranks.assign(ranks.begin(), ranks.end());
     std::vector<double> bws;

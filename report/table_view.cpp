@@ -59,4 +59,9 @@ std::string ColumnRef::str(size_t row) const {
   return {};
 }
 
+std::string_view ColumnRef::text(size_t row) const {
+  if (!col_ || col_->type != io::ColumnType::kString || row >= col_->size()) return {};
+  return col_->str(row);
+}
+
 }  // namespace cs::report

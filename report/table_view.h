@@ -28,6 +28,8 @@ class ColumnRef {
   long long integer(size_t row, long long fallback = -1) const;
   // The cell as text: strings as is, numbers in shortest form ("3", "0.25"); "" when absent.
   std::string str(size_t row) const;
+  // The cell of a string column without a copy; "" for other columns, an absent column or row.
+  std::string_view text(size_t row) const;
 
  private:
   const io::Column* col_ = nullptr;
