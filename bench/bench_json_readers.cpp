@@ -9,8 +9,11 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
+
+#include <simdjson.h>
 
 #include "io/allocator_tuning.h"
 #include "io/communication.h"
@@ -198,6 +201,42 @@ size_t file_size(const std::string& p) {
   return static_cast<size_t>(st.st_size);
 }
 
+simdjson::padded_string load(const std::string& path) {
+  simdjson::padded_string text;
+  if (simdjson::padded_string::load(path).get(text)) std::abort();
+  return text;
+}
+
+// Visits every value below `v`: objects (and their keys), arrays, numbers parsed as doubles.
+simdjson::error_code walk_values(simdjson::ondemand::value v, double& sum, size_t& keys) {
+  using simdjson::ondemand::json_type;
+  json_type t;
+  if (auto e = v.type().get(t)) return e;
+  if (t == json_type::object) {
+    simdjson::ondemand::object o;
+    if (auto e = v.get_object().get(o)) return e;
+    for (auto fr : o) {
+      simdjson::ondemand::field f;
+      if (auto e = std::move(fr).get(f)) return e;
+      keys += f.key().raw()[0] != 0;
+      if (auto e = walk_values(f.value(), sum, keys)) return e;
+    }
+  } else if (t == json_type::array) {
+    simdjson::ondemand::array a;
+    if (auto e = v.get_array().get(a)) return e;
+    for (auto er : a) {
+      simdjson::ondemand::value x;
+      if (auto e = std::move(er).get(x)) return e;
+      if (auto e = walk_values(x, sum, keys)) return e;
+    }
+  } else if (t == json_type::number) {
+    double d = 0;
+    if (auto e = v.get_double().get(d)) return e;
+    sum += d;
+  }
+  return simdjson::SUCCESS;
+}
+
 void BM_CommunicationJson(benchmark::State& state) {
   const std::string path = comm_path();
   size_t ops = 0;
@@ -217,6 +256,58 @@ void BM_CommunicationJson(benchmark::State& state) {
   state.counters["ops"] = static_cast<double>(ops);
 }
 BENCHMARK(BM_CommunicationJson)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+
+// The same parse from text already in memory: the reader without the file read.
+void BM_CommunicationJsonInMemory(benchmark::State& state) {
+  const std::string path = comm_path();
+  const simdjson::padded_string text = load(path);
+  for (auto _ : state) {
+    cs::io::CommunicationFile f;
+    cs::io::Diagnostics diag;
+    if (!cs::io::parse_communication_json(std::string_view(text.data(), text.size()), path, f,
+                                          diag)) {
+      state.SkipWithError("parse failed");
+      break;
+    }
+    benchmark::DoNotOptimize(f);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK(BM_CommunicationJsonInMemory)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+
+// Reference, not a reader: simdjson on-demand visiting every key and value of the same text and
+// parsing every number, storing nothing. What any on-demand reader of this file can reach on
+// this CPU, before it builds a single output struct.
+void BM_SimdjsonWalkOnly(benchmark::State& state) {
+  const simdjson::padded_string text = load(comm_path());
+  simdjson::ondemand::parser parser;
+  for (auto _ : state) {
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::value root;
+    double sum = 0;
+    size_t keys = 0;
+    if (parser.iterate(text).get(doc) || doc.get_value().get(root) ||
+        walk_values(root, sum, keys)) {
+      state.SkipWithError("walk failed");
+      break;
+    }
+    benchmark::DoNotOptimize(sum);
+    benchmark::DoNotOptimize(keys);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK(BM_SimdjsonWalkOnly)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+
+// Reference: reading the file into a padded buffer, nothing else (page cache to memory).
+void BM_ReadFileOnly(benchmark::State& state) {
+  const std::string path = comm_path();
+  for (auto _ : state) {
+    simdjson::padded_string text = load(path);
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * file_size(path)));
+}
+BENCHMARK(BM_ReadFileOnly)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 
 void BM_CommunicationMatrixJson(benchmark::State& state) {
   const std::string path = matrix_path();

@@ -62,7 +62,8 @@ std::string ranks_text(const std::vector<int>& r) {
 
 std::string comm_op_type(std::string_view op_name) {
   std::string s(op_name.substr(0, op_name.find('@')));
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');  // ASCII, no call per char
   for (const char* p : {"hcom_", "hccl_"})
     if (s.rfind(p, 0) == 0) {
       s.erase(0, 5);
