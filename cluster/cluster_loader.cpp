@@ -8,6 +8,7 @@
 
 #include "cluster/cpu_cores.h"
 #include "cluster/discovery.h"
+#include "cluster/ordered_parallel.h"
 #include "cluster/partition.h"
 #include "cluster/rank_data_codec.h"
 
@@ -203,16 +204,33 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   size_t total = w.size();
   for (const auto& p : packed) total += p.size();
   w.data().reserve(total);
+  total += packed.size() * sizeof(uint64_t);
+  w.data().reserve(total);
   for (auto& p : packed) {
+    w.put<uint64_t>(p.size());  // each rank length-prefixed: the root unpacks them in parallel
     w.bytes(p.data(), p.size());
     std::vector<char>().swap(p);  // pieces are freed as the send buffer fills
   }
   if (mpi.is_root()) result.ranks = std::move(parsed);
-  // The root unpacks each process's buffer as it arrives and frees it.
+  // The root unpacks each process's buffer as it arrives and frees it, on the cores of the
+  // processes of its node (idle by now).
+  const int unpack_threads = std::max(1, std::min(usable_cores(), threads * mpi.local_size()));
   mpi.gather_to_root_each(w.data(), [&](int, std::vector<char>&& buf) {
     io::ByteReader r(buf);
-    uint32_t n = r.get<uint32_t>();
-    for (uint32_t i = 0; i < n; ++i) result.ranks.push_back(unpack_rank_data(r));
+    const uint32_t n = r.get<uint32_t>();
+    std::vector<std::pair<const char*, size_t>> pieces(n);
+    for (auto& [at, size] : pieces) {
+      size = r.get<uint64_t>();
+      at = r.skip(size);
+    }
+    std::vector<RankData> got(n);
+    ordered_parallel_for(
+        n, unpack_threads,
+        [&](size_t i) {
+          io::ByteReader one(pieces[i].first, pieces[i].second);
+          got[i] = unpack_rank_data(one);
+        },
+        [&](size_t i) { result.ranks.push_back(std::move(got[i])); });
     std::vector<char>().swap(buf);
   });
   if (mpi.is_root()) {

@@ -65,6 +65,13 @@ class ByteReader {
     std::memcpy(out, p_, n);
     p_ += n;
   }
+  // Skips n bytes and returns where they start (a length-prefixed blob, read on its own later).
+  const char* skip(size_t n) {
+    need(n);
+    const char* at = p_;
+    p_ += n;
+    return at;
+  }
   bool done() const { return p_ == end_; }
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
 
