@@ -8,6 +8,7 @@
 #include "cluster/cluster_communication.h"
 #include "cluster/msprof_file.h"
 #include "cluster/ordered_parallel.h"
+#include "io/text_hash.h"
 
 namespace cs::cluster {
 
@@ -130,13 +131,9 @@ void combine(OutLink& into, std::string_view transport, std::string_view op_name
   into.size_mb += size_mb;
 }
 
-// Hash and equality that also take string_view, so lookups do not build a std::string.
-struct TextHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-using LocalRanks = std::unordered_map<std::string, int, TextHash, std::equal_to<>>;
-using RankMap = std::unordered_map<std::string, LocalRanks, TextHash, std::equal_to<>>;
+// Looked up by string_view (io::TextHash): no std::string per lookup.
+using LocalRanks = std::unordered_map<std::string, int, io::TextHash, std::equal_to<>>;
+using RankMap = std::unordered_map<std::string, LocalRanks, io::TextHash, std::equal_to<>>;
 
 // merge_same_links + combine_link_info of one (group tuple, step).
 std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,

@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/text_hash.h"
+
 namespace cs::io {
 
 enum class ColumnType { kString, kInt, kDouble };
@@ -124,12 +126,8 @@ class DictionaryEncoder {
   }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   Column& c_;
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;
+  std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> index_;
   uint32_t last_ = 0;
 };
 
