@@ -1,6 +1,7 @@
 #include "io/communication.h"
 
 #include <cctype>
+#include <cstring>
 
 #include "io/json_input.h"
 
@@ -47,11 +48,23 @@ constexpr std::array<std::string_view, kTrCount> kTransportKeys = {
     "Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet Ratio",
     kSizeDistributionKey};
 
-// Index of `key` in `names`, trying `expected` first (producers write keys in a fixed order).
+// Index of f's key in `names` (-1 when absent), trying `expected` first: producers write keys in
+// a fixed order, so the expected name is compared in place, without measuring the key first.
+// Sets `key` to the key's text (for warnings).
 template <size_t N>
-inline int find_key(std::string_view key, const std::array<std::string_view, N>& names,
-                    int expected) {
-  if (expected >= 0 && expected < static_cast<int>(N) && names[expected] == key) return expected;
+inline int match_key(const od::field& f, const std::array<std::string_view, N>& names, int expected,
+                     std::string_view& key) {
+  if (expected >= 0 && expected < static_cast<int>(N)) {
+    // The document is padded (simdjson), so reading a name's length past a shorter key is safe;
+    // the closing quote right after the name makes it the whole key.
+    const char* p = f.key().raw();
+    const std::string_view name = names[expected];
+    if (std::memcmp(p, name.data(), name.size()) == 0 && p[name.size()] == '"') {
+      key = name;
+      return expected;
+    }
+  }
+  key = raw_key(f);
   for (size_t i = 0; i < N; ++i) {
     if (names[i] == key) return static_cast<int>(i);
   }
@@ -208,8 +221,8 @@ class CommWalker {
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
-      std::string_view k = raw_key(f);
-      int idx = find_key(k, kTimeFieldNames, expected);
+      std::string_view k;
+      int idx = match_key(f, kTimeFieldNames, expected, k);
       if (idx < 0) continue;
       expected = idx + 1;
       od::value v = f.value();
@@ -250,8 +263,8 @@ class CommWalker {
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
-      std::string_view k = raw_key(f);
-      int idx = find_key(k, kTransportKeys, expected);
+      std::string_view k;
+      int idx = match_key(f, kTransportKeys, expected, k);
       if (idx < 0) continue;
       expected = idx + 1;
       od::value v = f.value();
