@@ -1,7 +1,6 @@
 #include "io/communication.h"
 
 #include <cctype>
-#include <cstring>
 
 #include "io/json_input.h"
 
@@ -47,29 +46,6 @@ enum TransportField { kTrSize = 0, kTrTime, kTrBandwidth, kTrLargePacket, kTrSiz
 constexpr std::array<std::string_view, kTrCount> kTransportKeys = {
     "Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet Ratio",
     kSizeDistributionKey};
-
-// Index of f's key in `names` (-1 when absent), trying `expected` first: producers write keys in
-// a fixed order, so the expected name is compared in place, without measuring the key first.
-// Sets `key` to the key's text (for warnings).
-template <size_t N>
-inline int match_key(const od::field& f, const std::array<std::string_view, N>& names, int expected,
-                     std::string_view& key) {
-  if (expected >= 0 && expected < static_cast<int>(N)) {
-    // The document is padded (simdjson), so reading a name's length past a shorter key is safe;
-    // the closing quote right after the name makes it the whole key.
-    const char* p = f.key().raw();
-    const std::string_view name = names[expected];
-    if (std::memcmp(p, name.data(), name.size()) == 0 && p[name.size()] == '"') {
-      key = name;
-      return expected;
-    }
-  }
-  key = raw_key(f);
-  for (size_t i = 0; i < N; ++i) {
-    if (names[i] == key) return static_cast<int>(i);
-  }
-  return -1;
-}
 
 // Walks one communication.json document into a CommunicationFile.
 class CommWalker {

@@ -10,7 +10,9 @@
 //       [&](simdjson::ondemand::document& doc, JsonContext& ctx) { ... return simdjson::SUCCESS;
 //       });
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -127,6 +129,31 @@ simdjson_inline std::string_view raw_key(const simdjson::ondemand::field& f) {
   size_t n = 0;
   while (p[n] != '"') n += p[n] == '\\' ? 2 : 1;
   return {p, n};
+}
+
+// Index of f's key in `names` (-1 when absent), trying `expected` first: producers write keys in
+// a fixed order, so the expected name is compared in place, without measuring the key first.
+// Sets `key` to the key's text (for warnings). Example: with names {"a", "b"} and expected 1,
+// a field "b" gives 1, a field "a" gives 0 (found by the scan), "c" gives -1.
+template <size_t N>
+simdjson_inline int match_key(const simdjson::ondemand::field& f,
+                              const std::array<std::string_view, N>& names, int expected,
+                              std::string_view& key) {
+  if (expected >= 0 && expected < static_cast<int>(N)) {
+    // The document is padded (simdjson), so reading a name's length past a shorter key is safe;
+    // the closing quote right after the name makes it the whole key.
+    const char* p = f.key().raw();
+    const std::string_view name = names[expected];
+    if (std::memcmp(p, name.data(), name.size()) == 0 && p[name.size()] == '"') {
+      key = name;
+      return expected;
+    }
+  }
+  key = raw_key(f);
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == key) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 // The key of `f` as text: the raw bytes when it has no escapes (no copy through simdjson's

@@ -58,14 +58,6 @@ constexpr std::array<std::string_view, kLfCount> kLinkKeys = {
     "Transport Type",         "Transit Size(MB)",   "Transit Time(ms)", "Bandwidth(GB/s)",
     "Bandwidth(Utilization)", "Large Packet Ratio", "Op Name"};
 
-int find_link_key(std::string_view key, int expected) {
-  if (expected >= 0 && expected < kLfCount && kLinkKeys[expected] == key) return expected;
-  for (int i = 0; i < kLfCount; ++i) {
-    if (kLinkKeys[i] == key) return i;
-  }
-  return -1;
-}
-
 // "3-12" -> (3, 12); false for anything else.
 bool parse_link(std::string_view s, int& src, int& dst) {
   size_t dash = s.find('-');
@@ -221,8 +213,8 @@ class MatrixWalker {
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
-      std::string_view k = raw_key(f);
-      int idx = find_link_key(k, expected);
+      std::string_view k;
+      int idx = match_key(f, kLinkKeys, expected, k);
       if (idx < 0) continue;
       expected = idx + 1;
       od::value v = f.value();
