@@ -213,7 +213,7 @@ class CommWalker {
 
   error_code bandwidth_info(od::object& obj, CommOp& op) {
     error_code e;
-    op.transports.reserve(6);
+    op.transports.reserve(5);  // RDMA, HCCS, PCIE, SDMA, SIO: what producers write
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
@@ -316,7 +316,6 @@ class CommWalker {
       }
       if (!ok) continue;
       b.size_key.assign(key);
-      if (tr.size_distribution.empty()) tr.size_distribution.reserve(4);
       tr.size_distribution.push_back(std::move(b));
     }
     return SUCCESS;
