@@ -316,6 +316,8 @@ class CommWalker {
       }
       if (!ok) continue;
       b.size_key.assign(key);
+      // Producers write none or one bucket for most transports, rarely more than two.
+      if (tr.size_distribution.empty()) tr.size_distribution.reserve(2);
       tr.size_distribution.push_back(std::move(b));
     }
     return SUCCESS;
