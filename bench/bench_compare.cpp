@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_main.h"
 #include "compare/lcs.h"
-#include "io/allocator_tuning.h"
 #include "io/gzip_input.h"
 #include "io/kineto_trace.h"
 
@@ -198,12 +198,6 @@ BENCHMARK(BM_LcsAlignRandom)->Arg(100000)->Unit(benchmark::kMillisecond)->Iterat
 
 }  // namespace
 
-// The allocator settings clusterscope itself runs with (io/allocator_tuning.h).
 int main(int argc, char** argv) {
-  cs::io::tune_allocator_for_batch_parsing();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return cs::bench::run_benchmarks(argc, argv);
 }

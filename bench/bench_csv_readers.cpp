@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "io/allocator_tuning.h"
+#include "bench/bench_main.h"
 #include "io/csv_reader.h"
 #include "io/kernel_details.h"
 
@@ -193,12 +193,6 @@ BENCHMARK(BM_KernelDetails)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-// The allocator settings clusterscope itself runs with (io/allocator_tuning.h).
 int main(int argc, char** argv) {
-  cs::io::tune_allocator_for_batch_parsing();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return cs::bench::run_benchmarks(argc, argv);
 }

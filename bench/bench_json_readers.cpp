@@ -15,7 +15,7 @@
 
 #include <simdjson.h>
 
-#include "io/allocator_tuning.h"
+#include "bench/bench_main.h"
 #include "io/communication.h"
 #include "io/json_writer.h"
 #include "io/matrix.h"
@@ -332,12 +332,6 @@ BENCHMARK(BM_CommunicationMatrixJson)->Unit(benchmark::kMillisecond)->MinTime(3.
 
 }  // namespace
 
-// The allocator settings clusterscope itself runs with (io/allocator_tuning.h).
 int main(int argc, char** argv) {
-  cs::io::tune_allocator_for_batch_parsing();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return cs::bench::run_benchmarks(argc, argv);
 }
