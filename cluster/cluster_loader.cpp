@@ -214,7 +214,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   if (mpi.is_root()) result.ranks = std::move(parsed);
   // The root unpacks each process's buffer as it arrives and frees it, on the cores of the
   // processes of its node (idle by now).
-  const int unpack_threads = std::max(1, std::min(usable_cores(), threads * mpi.local_size()));
+  const int unpack_threads = node_threads(threads, mpi.local_size());
   mpi.gather_to_root_each(w.data(), [&](int, std::vector<char>&& buf) {
     io::ByteReader r(buf);
     const uint32_t n = r.get<uint32_t>();

@@ -107,9 +107,8 @@ struct TaskOutput {
 // the root borrows their share: --threads per process times the processes on the node, capped by
 // the cores it may run on (all of the node's unless the launcher bound it; README: --bind-to none).
 int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
-  const int cores = usable_cores();
-  if (opts.load.threads <= 0) return cores;
-  return std::max(1, std::min(cores, opts.load.threads * loaded.processes_on_root_node));
+  if (opts.load.threads <= 0) return usable_cores();
+  return node_threads(opts.load.threads, loaded.processes_on_root_node);
 }
 
 AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {

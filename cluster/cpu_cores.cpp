@@ -14,4 +14,8 @@ int usable_cores() {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+int node_threads(int per_process, int processes) {
+  return std::max(1, std::min(usable_cores(), per_process * processes));
+}
+
 }  // namespace cs::cluster

@@ -8,4 +8,9 @@ namespace cs::cluster {
 // cannot be read; at least 1.
 int usable_cores();
 
+// Threads the root may use while the other processes on its node sleep: `per_process` threads
+// for each of the node's `processes`, capped by usable_cores(); at least 1.
+// Example: 2 threads x 4 processes on a 16-core affinity mask -> 8.
+int node_threads(int per_process, int processes);
+
 }  // namespace cs::cluster
