@@ -1,6 +1,7 @@
 #include "cluster/cluster_communication.h"
 
 #include <cmath>
+#include <span>
 
 #include "cluster/msprof_file.h"
 #include "cluster/ordered_parallel.h"
@@ -53,7 +54,7 @@ void write_num(io::JsonWriter& w, const char* key, io::Num n) {
   w.value(n);
 }
 
-void write_distribution(io::JsonWriter& w, const std::vector<io::SizeBucket>& buckets) {
+void write_distribution(io::JsonWriter& w, std::span<const io::SizeBucket> buckets) {
   w.key("Size Distribution");
   w.begin_object();
   for (const io::SizeBucket& b : buckets) {
@@ -172,10 +173,10 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step) {
             t = &tr.transports.back();
             t->name = ti.name;
           }
-          if (ti.has_time) t->time_ms += ti.time_ms;
-          if (ti.has_size) t->size_mb += ti.size_mb;
+          if (ti.has(io::kTrTimeMs)) t->time_ms += ti.num(io::kTrTimeMs);
+          if (ti.has(io::kTrSizeMb)) t->size_mb += ti.num(io::kTrSizeMb);
           if (ti.has_size_distribution) {
-            for (const io::SizeBucket& b : ti.size_distribution) {
+            for (const io::SizeBucket& b : op.size_distribution(ti)) {
               io::SizeBucket* tb = nullptr;
               for (auto& x : t->size_distribution)
                 if (x.size_key == b.size_key) tb = &x;
@@ -219,7 +220,7 @@ void write_comm_op_blocks(io::JsonWriter& w, const io::CommOp& op) {
       auto field = static_cast<io::TimeField>(f);
       if (!op.time.has(field)) continue;
       w.key(io::kTimeFieldNames[field]);
-      w.value(op.time.v[field]);
+      w.value(op.time.num(field));
     }
     w.end_object();
   }
@@ -229,11 +230,12 @@ void write_comm_op_blocks(io::JsonWriter& w, const io::CommOp& op) {
     for (const io::TransportInfo& t : op.transports) {
       w.key(t.name);
       w.begin_object();
-      if (t.has_size) write_num(w, "Transit Size(MB)", t.size_mb);
-      if (t.has_time) write_num(w, "Transit Time(ms)", t.time_ms);
-      if (t.has_bandwidth) write_num(w, "Bandwidth(GB/s)", t.bandwidth_gbps);
-      if (t.has_large_packet_ratio) write_num(w, "Large Packet Ratio", t.large_packet_ratio);
-      if (t.has_size_distribution) write_distribution(w, t.size_distribution);
+      if (t.has(io::kTrSizeMb)) write_num(w, "Transit Size(MB)", t.num(io::kTrSizeMb));
+      if (t.has(io::kTrTimeMs)) write_num(w, "Transit Time(ms)", t.num(io::kTrTimeMs));
+      if (t.has(io::kTrBandwidthGbps)) write_num(w, "Bandwidth(GB/s)", t.num(io::kTrBandwidthGbps));
+      if (t.has(io::kTrLargePacketRatio))
+        write_num(w, "Large Packet Ratio", t.num(io::kTrLargePacketRatio));
+      if (t.has_size_distribution) write_distribution(w, op.size_distribution(t));
       w.end_object();
     }
     w.end_object();

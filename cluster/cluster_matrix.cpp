@@ -192,7 +192,7 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
         OutLink& into = local.at(l.link, added);
         if (added) into.local_key = l.link;
         combine(into, l.transport, l.has_op_name ? std::string_view(l.op_name) : std::string_view(),
-                l.time_ms, l.size_mb);
+                l.num(io::kLinkTimeMs), l.num(io::kLinkSizeMb));
       }
     }
     auto mit = rank_map.find(group);

@@ -106,12 +106,14 @@ io::Table comm_transport_summary_table(const std::vector<RankData>& ranks) {
     const size_t g = groups.index(op.group());
     for (const auto& tr : op.transports) {
       if (tr.name == "SDMA") continue;
-      const double size = tr.has_size && std::isfinite(tr.size_mb.v) ? tr.size_mb.v : 0.0;
-      const double time = tr.has_time && std::isfinite(tr.time_ms.v) ? tr.time_ms.v : 0.0;
-      auto& a = acc[{g, r.rank(), tr.name}];
+      const double size_mb = tr.get(io::kTrSizeMb), time_ms = tr.get(io::kTrTimeMs);
+      const double size = tr.has(io::kTrSizeMb) && std::isfinite(size_mb) ? size_mb : 0.0;
+      const double time = tr.has(io::kTrTimeMs) && std::isfinite(time_ms) ? time_ms : 0.0;
+      std::string name(tr.name.view());
+      if (time > 0) max_bw[name] = std::max(max_bw[name], size / time);
+      auto& a = acc[{g, r.rank(), std::move(name)}];
       a.size += size;
       a.time += time;
-      if (time > 0) max_bw[tr.name] = std::max(max_bw[tr.name], size / time);
     }
   });
   io::Table t("comm_transport_summary");

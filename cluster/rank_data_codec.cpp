@@ -29,41 +29,26 @@ std::vector<std::string> get_strings(ByteReader& r) {
   return v;
 }
 
-void put_transport(ByteWriter& w, const io::TransportInfo& t) {
-  w.str(t.name);
-  put_num(w, t.size_mb);
-  put_num(w, t.time_ms);
-  put_num(w, t.bandwidth_gbps);
-  put_num(w, t.large_packet_ratio);
-  uint8_t flags = (t.has_size ? 1 : 0) | (t.has_time ? 2 : 0) | (t.has_bandwidth ? 4 : 0) |
-                  (t.has_large_packet_ratio ? 8 : 0) | (t.has_size_distribution ? 16 : 0);
-  w.put(flags);
-  w.put<uint32_t>(static_cast<uint32_t>(t.size_distribution.size()));
-  for (const auto& b : t.size_distribution) {
-    w.str(b.size_key);
-    put_num(w, b.count);
-    put_num(w, b.duration_ms);
-  }
+template <int N>
+void put_fields(ByteWriter& w, const io::NumFields<N>& f) {
+  w.bytes(f.v.data(), sizeof(double) * N);
+  w.put(f.is_int);
+  w.put(f.present);
 }
-io::TransportInfo get_transport(ByteReader& r) {
-  io::TransportInfo t;
-  t.name = r.str();
-  t.size_mb = get_num(r);
-  t.time_ms = get_num(r);
-  t.bandwidth_gbps = get_num(r);
-  t.large_packet_ratio = get_num(r);
-  auto flags = r.get<uint8_t>();
-  t.has_size = flags & 1;
-  t.has_time = flags & 2;
-  t.has_bandwidth = flags & 4;
-  t.has_large_packet_ratio = flags & 8;
-  t.has_size_distribution = flags & 16;
-  t.size_distribution.resize(r.get<uint32_t>());
-  for (auto& b : t.size_distribution) {
-    b.size_key = r.str();
-    b.count = get_num(r);
-    b.duration_ms = get_num(r);
-  }
+template <int N>
+void get_fields(ByteReader& r, io::NumFields<N>& f) {
+  r.bytes(f.v.data(), sizeof(double) * N);
+  f.is_int = r.get<uint8_t>();
+  f.present = r.get<uint8_t>();
+}
+
+// Names are sent as text: the receiving process has its own transport-name table.
+void put_transport_name(ByteWriter& w, io::TransportName t) {
+  w.str(t.view());
+}
+io::TransportName get_transport_name(ByteReader& r) {
+  io::TransportName t;
+  io::TransportName::make(r.str(), t);  // a full table leaves it empty, as the reader would
   return t;
 }
 
@@ -72,10 +57,21 @@ void put_ops(ByteWriter& w, const std::vector<io::CommOp>& ops) {
   for (const auto& op : ops) {
     w.str(op.name);
     w.put<uint8_t>((op.has_time_info ? 1 : 0) | (op.has_bandwidth_info ? 2 : 0));
-    for (const auto& n : op.time.v) put_num(w, n);
-    w.put(op.time.present);
+    put_fields(w, op.time);
     w.put<uint32_t>(static_cast<uint32_t>(op.transports.size()));
-    for (const auto& t : op.transports) put_transport(w, t);
+    for (const auto& t : op.transports) {
+      put_transport_name(w, t.name);
+      put_fields(w, t);
+      w.put<uint8_t>(t.has_size_distribution);
+      w.put(t.first_bucket);
+      w.put(t.bucket_count);
+    }
+    w.put<uint32_t>(static_cast<uint32_t>(op.buckets.size()));
+    for (const auto& b : op.buckets) {
+      w.str(b.size_key);
+      put_num(w, b.count);
+      put_num(w, b.duration_ms);
+    }
   }
 }
 std::vector<io::CommOp> get_ops(ByteReader& r) {
@@ -85,10 +81,21 @@ std::vector<io::CommOp> get_ops(ByteReader& r) {
     auto flags = r.get<uint8_t>();
     op.has_time_info = flags & 1;
     op.has_bandwidth_info = flags & 2;
-    for (auto& n : op.time.v) n = get_num(r);
-    op.time.present = r.get<uint32_t>();
+    get_fields(r, op.time);
     op.transports.resize(r.get<uint32_t>());
-    for (auto& t : op.transports) t = get_transport(r);
+    for (auto& t : op.transports) {
+      t.name = get_transport_name(r);
+      get_fields(r, t);
+      t.has_size_distribution = r.get<uint8_t>() != 0;
+      t.first_bucket = r.get<uint32_t>();
+      t.bucket_count = r.get<uint32_t>();
+    }
+    op.buckets.resize(r.get<uint32_t>());
+    for (auto& b : op.buckets) {
+      b.size_key = r.str();
+      b.count = get_num(r);
+      b.duration_ms = get_num(r);
+    }
   }
   return ops;
 }
@@ -102,15 +109,10 @@ void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops) {
       w.str(l.link);
       w.put<int32_t>(l.src_local);
       w.put<int32_t>(l.dst_local);
-      w.str(l.transport);
-      put_num(w, l.size_mb);
-      put_num(w, l.time_ms);
-      put_num(w, l.bandwidth_gbps);
-      put_num(w, l.utilization);
-      put_num(w, l.large_packet_ratio);
+      put_transport_name(w, l.transport);
+      put_fields(w, l);
+      w.put<uint8_t>(l.has_op_name);
       w.str(l.op_name);
-      w.put<uint8_t>((l.has_utilization ? 1 : 0) | (l.has_large_packet_ratio ? 2 : 0) |
-                     (l.has_op_name ? 4 : 0));
     }
   }
 }
@@ -123,17 +125,10 @@ std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r) {
       l.link = r.str();
       l.src_local = r.get<int32_t>();
       l.dst_local = r.get<int32_t>();
-      l.transport = r.str();
-      l.size_mb = get_num(r);
-      l.time_ms = get_num(r);
-      l.bandwidth_gbps = get_num(r);
-      l.utilization = get_num(r);
-      l.large_packet_ratio = get_num(r);
+      l.transport = get_transport_name(r);
+      get_fields(r, l);
+      l.has_op_name = r.get<uint8_t>() != 0;
       l.op_name = r.str();
-      auto flags = r.get<uint8_t>();
-      l.has_utilization = flags & 1;
-      l.has_large_packet_ratio = flags & 2;
-      l.has_op_name = flags & 4;
     }
   }
   return ops;

@@ -34,11 +34,12 @@ struct Instance {
 double op_size_mb(const io::CommOp& op) {
   double parts = 0, sdma = 0;
   for (const auto& t : op.transports) {
-    if (!t.has_size || !std::isfinite(t.size_mb.v) || t.name == "LOCAL") continue;
+    const double size = t.get(io::kTrSizeMb);
+    if (!t.has(io::kTrSizeMb) || !std::isfinite(size) || t.name == "LOCAL") continue;
     if (t.name == "SDMA")
-      sdma += t.size_mb.v;
+      sdma += size;
     else
-      parts += t.size_mb.v;
+      parts += size;
   }
   return parts > 0 ? parts : sdma;
 }

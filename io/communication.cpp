@@ -42,8 +42,9 @@ constexpr std::string_view kTimeInfoKey = "Communication Time Info";
 constexpr std::string_view kBandwidthInfoKey = "Communication Bandwidth Info";
 constexpr std::string_view kSizeDistributionKey = "Size Distribution";
 
-enum TransportField { kTrSize = 0, kTrTime, kTrBandwidth, kTrLargePacket, kTrSizeDist, kTrCount };
-constexpr std::array<std::string_view, kTrCount> kTransportKeys = {
+// TransportField's keys, then the size distribution's.
+constexpr int kTrSizeDist = kTransportFieldCount;
+constexpr std::array<std::string_view, kTransportFieldCount + 1> kTransportKeys = {
     "Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet Ratio",
     kSizeDistributionKey};
 
@@ -225,17 +226,25 @@ class CommWalker {
           v, tobj, ctx_, [&] { return where(); }, name);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
+      TransportName tn;
+      if (!TransportName::make(name, tn)) {
+        ctx_.warn_at(v.raw_json_token().data(),
+                     where() + ": transport \"" + std::string(name) + "\" is one name too many (" +
+                         std::to_string(kMaxTransportNames) + " distinct names)",
+                     "the transport was skipped; the file likely writes data as transport names");
+        continue;
+      }
       TransportInfo& tr = op.transports.emplace_back();
-      tr.name.assign(name);
-      if ((e = transport(tobj, tr))) return e;
+      tr.name = tn;
+      if ((e = transport(tobj, tr, op))) return e;
     }
     return SUCCESS;
   }
 
-  error_code transport(od::object& obj, TransportInfo& tr) {
+  error_code transport(od::object& obj, TransportInfo& tr, CommOp& op) {
     error_code e;
     int expected = 0;
-    auto where_tr = [&] { return where() + ", transport " + tr.name; };
+    auto where_tr = [&] { return where() + ", transport " + std::string(tr.name.view()); };
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
@@ -250,34 +259,16 @@ class CommWalker {
         if (e == simdjson::INCORRECT_TYPE) continue;
         if (e) return e;
         tr.has_size_distribution = true;
-        if ((e = size_distribution(d, tr))) return e;
+        if ((e = size_distribution(d, tr, op))) return e;
         continue;
       }
       Num n;
-      if (!read_num_or_warn(v, n, ctx_, where_tr, k)) continue;
-      switch (idx) {
-        case kTrSize:
-          tr.size_mb = n;
-          tr.has_size = true;
-          break;
-        case kTrTime:
-          tr.time_ms = n;
-          tr.has_time = true;
-          break;
-        case kTrBandwidth:
-          tr.bandwidth_gbps = n;
-          tr.has_bandwidth = true;
-          break;
-        default:
-          tr.large_packet_ratio = n;
-          tr.has_large_packet_ratio = true;
-          break;
-      }
+      if (read_num_or_warn(v, n, ctx_, where_tr, k)) tr.set(idx, n);  // idx is a TransportField
     }
     return SUCCESS;
   }
 
-  error_code size_distribution(od::object& obj, TransportInfo& tr) {
+  error_code size_distribution(od::object& obj, const TransportInfo& tr, CommOp& op) {
     error_code e;
     for (auto fr : obj) {
       od::field f;
@@ -285,7 +276,9 @@ class CommWalker {
       std::string_view key;
       if ((e = key_text(f, key))) return e;
       od::value v = f.value();
-      auto where_sd = [&] { return where() + ", transport " + tr.name + ", Size Distribution"; };
+      auto where_sd = [&] {
+        return where() + ", transport " + std::string(tr.name.view()) + ", Size Distribution";
+      };
       od::array arr;
       e = get_array_or_warn(v, arr, ctx_, where_sd, key);
       if (e == simdjson::INCORRECT_TYPE) continue;
@@ -316,9 +309,7 @@ class CommWalker {
       }
       if (!ok) continue;
       b.size_key.assign(key);
-      // Producers write none or one bucket for most transports, rarely more than two.
-      if (tr.size_distribution.empty()) tr.size_distribution.reserve(2);
-      tr.size_distribution.push_back(std::move(b));
+      op.add_bucket(std::move(b));
     }
     return SUCCESS;
   }

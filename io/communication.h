@@ -7,12 +7,15 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/diagnostics.h"
+#include "io/num_fields.h"
 #include "io/py_format.h"
+#include "io/transport_name.h"
 
 namespace cs::io {
 
@@ -31,17 +34,8 @@ enum TimeField : int {
 // The JSON key of each TimeField.
 extern const std::array<std::string_view, kTimeFieldCount> kTimeFieldNames;
 
-struct CommTimeInfo {
-  std::array<Num, kTimeFieldCount> v{};
-  uint32_t present = 0;  // bit i set = field i was in the file
-
-  bool has(TimeField f) const { return present & (1u << f); }
-  double get(TimeField f) const { return v[f].v; }
-  void set(TimeField f, Num n) {
-    v[f] = n;
-    present |= 1u << f;
-  }
-};
+// The "Communication Time Info" numbers of one op: has(f), get(f) (a double), num(f) (a Num).
+using CommTimeInfo = NumFields<kTimeFieldCount>;
 
 // One "Size Distribution" entry: packet size (MB, the key as written) -> [count, total ms].
 struct SizeBucket {
@@ -50,16 +44,22 @@ struct SizeBucket {
   Num duration_ms;
 };
 
-// One transport block ("RDMA", "HCCS", "PCIE", "SDMA", "SIO", or any other name seen).
-struct TransportInfo {
-  std::string name;
-  Num size_mb;             // "Transit Size(MB)"
-  Num time_ms;             // "Transit Time(ms)"
-  Num bandwidth_gbps;      // "Bandwidth(GB/s)" (missing in some producers' Total Op Info)
-  Num large_packet_ratio;  // "Large Packet Ratio"
-  bool has_size = false, has_time = false, has_bandwidth = false, has_large_packet_ratio = false;
+// "Communication Bandwidth Info" keys of a transport block, in producer order.
+enum TransportField : int {
+  kTrSizeMb = 0,        // "Transit Size(MB)"
+  kTrTimeMs,            // "Transit Time(ms)"
+  kTrBandwidthGbps,     // "Bandwidth(GB/s)" (missing in some producers' Total Op Info)
+  kTrLargePacketRatio,  // "Large Packet Ratio"
+  kTransportFieldCount
+};
+
+// One transport block ("RDMA", "HCCS", "PCIE", "SDMA", "SIO", or any other name seen). Its size
+// buckets live in its op (CommOp::size_distribution), so a transport is 48 bytes.
+struct TransportInfo : NumFields<kTransportFieldCount> {
+  TransportName name;
   bool has_size_distribution = false;
-  std::vector<SizeBucket> size_distribution;  // file order
+  uint32_t first_bucket = 0;  // index into CommOp::buckets
+  uint32_t bucket_count = 0;
 };
 
 struct CommOp {
@@ -69,12 +69,24 @@ struct CommOp {
   bool has_bandwidth_info = false;
   CommTimeInfo time;
   std::vector<TransportInfo> transports;  // file order
+  std::vector<SizeBucket> buckets;        // every transport's size buckets, file order
 
   bool is_total() const { return name == "Total Op Info"; }
   // The part after the last '@' (the group's double hash), "" when there is none.
   std::string_view group() const;
   // The part before the last '@'.
   std::string_view op_name() const;
+  // A transport's "Size Distribution" entries, file order.
+  std::span<const SizeBucket> size_distribution(const TransportInfo& t) const {
+    return std::span<const SizeBucket>(buckets).subspan(t.first_bucket, t.bucket_count);
+  }
+  // Appends a bucket to the last transport (the one being read).
+  void add_bucket(SizeBucket b) {
+    TransportInfo& t = transports.back();
+    if (t.bucket_count == 0) t.first_bucket = static_cast<uint32_t>(buckets.size());
+    buckets.push_back(std::move(b));
+    ++t.bucket_count;
+  }
 };
 
 // True for ops msprof-analyze treats as point-to-point: lower-cased name starts with

@@ -230,7 +230,13 @@ class MatrixWalker {
         }
         if (e) return e;
         if (idx == kLfTransport) {
-          l.transport.assign(s);
+          if (!TransportName::make(s, l.transport)) {
+            ctx_.warn_at(v.raw_json_token().data(),
+                         where_l() + ": transport \"" + std::string(s) +
+                             "\" is one name too many (" + std::to_string(kMaxTransportNames) +
+                             " distinct names)",
+                         "the transport was treated as missing");
+          }
         } else {
           l.op_name.assign(s);
           l.has_op_name = true;
@@ -238,26 +244,7 @@ class MatrixWalker {
         continue;
       }
       Num n;
-      if (!read_num_or_warn(v, n, ctx_, where_l, k)) continue;
-      switch (idx) {
-        case kLfSize:
-          l.size_mb = n;
-          break;
-        case kLfTime:
-          l.time_ms = n;
-          break;
-        case kLfBandwidth:
-          l.bandwidth_gbps = n;
-          break;
-        case kLfUtilization:
-          l.utilization = n;
-          l.has_utilization = true;
-          break;
-        default:
-          l.large_packet_ratio = n;
-          l.has_large_packet_ratio = true;
-          break;
-      }
+      if (read_num_or_warn(v, n, ctx_, where_l, k)) l.set(idx - kLfSize, n);  // a LinkNumField
     }
     return SUCCESS;
   }

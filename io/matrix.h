@@ -8,22 +8,30 @@
 #include <vector>
 
 #include "io/diagnostics.h"
+#include "io/num_fields.h"
 #include "io/py_format.h"
+#include "io/transport_name.h"
 
 namespace cs::io {
 
-struct MatrixLink {
+// "Transit Size(MB)" .. "Large Packet Ratio" of a link, in producer order.
+enum LinkNumField : int {
+  kLinkSizeMb = 0,        // "Transit Size(MB)"
+  kLinkTimeMs,            // "Transit Time(ms)"
+  kLinkBandwidthGbps,     // "Bandwidth(GB/s)"
+  kLinkUtilization,       // "Bandwidth(Utilization)"
+  kLinkLargePacketRatio,  // "Large Packet Ratio"
+  kLinkNumFieldCount
+};
+
+// One link; its numbers are has(f), get(f), num(f) with f a LinkNumField (0.0 when absent).
+struct MatrixLink : NumFields<kLinkNumFieldCount> {
   std::string link;    // key as written, e.g. "0-1"
   int src_local = -1;  // parsed from link; -1 if unparseable
   int dst_local = -1;
-  std::string transport;   // "Transport Type": HCCS, RDMA, PCIE, SIO, LOCAL, ...
-  Num size_mb;             // "Transit Size(MB)"
-  Num time_ms;             // "Transit Time(ms)"
-  Num bandwidth_gbps;      // "Bandwidth(GB/s)"
-  Num utilization;         // "Bandwidth(Utilization)"
-  Num large_packet_ratio;  // "Large Packet Ratio"
-  std::string op_name;     // "Op Name"
-  bool has_utilization = false, has_large_packet_ratio = false, has_op_name = false;
+  TransportName transport;  // "Transport Type": HCCS, RDMA, PCIE, SIO, LOCAL, ...
+  bool has_op_name = false;
+  std::string op_name;  // "Op Name"
 };
 
 struct MatrixOp {

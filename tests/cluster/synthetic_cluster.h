@@ -40,10 +40,9 @@ inline io::CommOp make_op(const std::string& name, double elapse_ms, double tran
   op.time.set(io::kIdleTimeMs, io::Num::real(std::max(0.0, elapse_ms - transit_ms - wait_ms)));
   op.has_bandwidth_info = true;
   io::TransportInfo hccs;
-  hccs.name = "HCCS";
-  hccs.size_mb = io::Num::real(8.0);
-  hccs.time_ms = io::Num::real(transit_ms);
-  hccs.has_size = hccs.has_time = true;
+  hccs.name = io::TransportName("HCCS");
+  hccs.set(io::kTrSizeMb, io::Num::real(8.0));
+  hccs.set(io::kTrTimeMs, io::Num::real(transit_ms));
   op.transports.push_back(hccs);
   return op;
 }

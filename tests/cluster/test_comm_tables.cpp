@@ -73,7 +73,7 @@ TEST(CommTables, BandwidthTableEqualsTotals) {
     if (op.name == "Total Op Info") continue;
     tp_group = std::string(py_group_of(op.name));
     for (const auto& tr : op.transports)
-      if (tr.name == "HCCS") want += tr.size_mb.v;
+      if (tr.name == "HCCS") want += tr.get(io::kTrSizeMb);
   }
   bool found = false;
   const auto steps = texts(t.find("step")), groups_col = texts(t.find("group")),

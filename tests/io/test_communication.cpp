@@ -80,17 +80,18 @@ std::string flatten(const CommunicationFile& f) {
           for (int i = 0; i < kTimeFieldCount; ++i) {
             auto fld = static_cast<TimeField>(i);
             if (op.time.has(fld))
-              out += std::string(kTimeFieldNames[i]) + "|" + num(op.time.v[i]) + "\n";
+              out += std::string(kTimeFieldNames[i]) + "|" + num(op.time.num(i)) + "\n";
           }
         }
         for (const auto& tr : op.transports) {
-          out += "transport|" + tr.name + "\n";
-          if (tr.has_size) out += "Transit Size(MB)|" + num(tr.size_mb) + "\n";
-          if (tr.has_time) out += "Transit Time(ms)|" + num(tr.time_ms) + "\n";
-          if (tr.has_bandwidth) out += "Bandwidth(GB/s)|" + num(tr.bandwidth_gbps) + "\n";
-          if (tr.has_large_packet_ratio)
-            out += "Large Packet Ratio|" + num(tr.large_packet_ratio) + "\n";
-          for (const auto& b : tr.size_distribution)
+          out += "transport|" + std::string(tr.name.view()) + "\n";
+          if (tr.has(kTrSizeMb)) out += "Transit Size(MB)|" + num(tr.num(kTrSizeMb)) + "\n";
+          if (tr.has(kTrTimeMs)) out += "Transit Time(ms)|" + num(tr.num(kTrTimeMs)) + "\n";
+          if (tr.has(kTrBandwidthGbps))
+            out += "Bandwidth(GB/s)|" + num(tr.num(kTrBandwidthGbps)) + "\n";
+          if (tr.has(kTrLargePacketRatio))
+            out += "Large Packet Ratio|" + num(tr.num(kTrLargePacketRatio)) + "\n";
+          for (const auto& b : op.size_distribution(tr))
             out += "sd|" + b.size_key + "|" + num(b.count) + "|" + num(b.duration_ms) + "\n";
         }
       }
@@ -144,17 +145,17 @@ TEST(Communication, RankZeroStructure) {
   EXPECT_FALSE(op.is_total());
   EXPECT_TRUE(op.has_time_info);
   EXPECT_DOUBLE_EQ(op.time.get(kStartTimestampUs), 1695054582608213.0);
-  EXPECT_FALSE(op.time.v[kStartTimestampUs].is_int);
+  EXPECT_FALSE(op.time.num(kStartTimestampUs).is_int);
   EXPECT_DOUBLE_EQ(op.time.get(kElapseTimeMs), 121.73694384375);
   ASSERT_EQ(op.transports.size(), 4u);
   EXPECT_EQ(op.transports[0].name, "RDMA");
   EXPECT_EQ(op.transports[3].name, "SDMA");
   // `0` stays an int and `0.0` a float, as Python would print them back.
-  EXPECT_TRUE(op.transports[0].size_mb.is_int);
-  EXPECT_FALSE(op.transports[1].large_packet_ratio.is_int);
+  EXPECT_TRUE(op.transports[0].num(kTrSizeMb).is_int);
+  EXPECT_FALSE(op.transports[1].num(kTrLargePacketRatio).is_int);
   EXPECT_TRUE(op.transports[0].has_size_distribution);
-  EXPECT_TRUE(op.transports[0].size_distribution.empty());
-  const auto& sd = op.transports[1].size_distribution;
+  EXPECT_TRUE(op.size_distribution(op.transports[0]).empty());
+  const auto sd = op.size_distribution(op.transports[1]);
   ASSERT_EQ(sd.size(), 3u);
   EXPECT_EQ(sd[0].size_key, "0.003072");
   EXPECT_TRUE(sd[0].count.is_int);
@@ -168,8 +169,8 @@ TEST(Communication, RankZeroStructure) {
   EXPECT_EQ(total.op_name(), "Total Op Info");
   // The producer bug kept in the sample: Total Op Info's RDMA has no Bandwidth(GB/s).
   ASSERT_EQ(total.transports[0].name, "RDMA");
-  EXPECT_FALSE(total.transports[0].has_bandwidth);
-  EXPECT_TRUE(total.transports[1].has_bandwidth);
+  EXPECT_FALSE(total.transports[0].has(kTrBandwidthGbps));
+  EXPECT_TRUE(total.transports[1].has(kTrBandwidthGbps));
 
   EXPECT_EQ(st.p2p[0].name, "hcom_send__501_2@6297232067196334501");
   EXPECT_EQ(st.p2p[1].name, "hcom_receive__501_3@6297232067196334501");
@@ -193,7 +194,7 @@ TEST(Communication, StepsUnknownKeysAndMissingTransports) {
   const CommOp& with_sio = f.steps[0].collective[1];
   ASSERT_EQ(with_sio.transports.size(), 5u);
   EXPECT_EQ(with_sio.transports[4].name, "SIO");
-  EXPECT_DOUBLE_EQ(with_sio.transports[4].bandwidth_gbps.v, 6.0);
+  EXPECT_DOUBLE_EQ(with_sio.transports[4].get(kTrBandwidthGbps), 6.0);
   EXPECT_TRUE(f.steps[1].collective.empty());
   ASSERT_EQ(f.steps[1].p2p.size(), 1u);
   EXPECT_EQ(f.steps[1].p2p[0].name, "hcom_batchSendRecv__7_1@6297232067196334501");
@@ -368,7 +369,7 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
   EXPECT_FALSE(op.time.has(kIdleTimeMs));
   EXPECT_TRUE(op.time.has(kWaitTimeRatio));
   EXPECT_TRUE(op.time.has(kSyncTimeRatio));
-  EXPECT_TRUE(op.time.v[kSyncTimeRatio].is_int);
+  EXPECT_TRUE(op.time.num(kSyncTimeRatio).is_int);
   // The warning names the op, the key and what was found, with line and byte offset.
   EXPECT_NE(all.find("op 'hcom_allReduce__1@5' of step 'step1': \"Start Timestamp(us)\" is a "
                      "string (\"1695054582608213.0\"), expected a number"),
@@ -384,11 +385,11 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
   // HCCS: size skipped, the rest kept; the Size Distribution keeps only well-formed entries.
   ASSERT_EQ(op.transports.size(), 2u);  // "RDMA": "none" is skipped
   EXPECT_EQ(op.transports[0].name, "HCCS");
-  EXPECT_FALSE(op.transports[0].has_size);
-  EXPECT_TRUE(op.transports[0].has_time);
-  ASSERT_EQ(op.transports[0].size_distribution.size(), 2u);
-  EXPECT_EQ(op.transports[0].size_distribution[0].size_key, "1.0");
-  EXPECT_EQ(op.transports[0].size_distribution[1].size_key, "8.0");
+  EXPECT_FALSE(op.transports[0].has(kTrSizeMb));
+  EXPECT_TRUE(op.transports[0].has(kTrTimeMs));
+  ASSERT_EQ(op.size_distribution(op.transports[0]).size(), 2u);
+  EXPECT_EQ(op.size_distribution(op.transports[0])[0].size_key, "1.0");
+  EXPECT_EQ(op.size_distribution(op.transports[0])[1].size_key, "8.0");
   EXPECT_NE(all.find("\"RDMA\" is a string (\"none\"), expected an object"), std::string::npos)
       << all;
   EXPECT_NE(all.find("has 1 values"), std::string::npos) << all;
@@ -418,10 +419,10 @@ TEST(Communication, NanInfinityAndOutOfRangeAreMissing) {
   for (TimeField fld : {kStartTimestampUs, kElapseTimeMs, kTransitTimeMs, kWaitTimeMs, kSyncTimeMs})
     EXPECT_FALSE(op.time.has(fld)) << fld;
   EXPECT_TRUE(op.time.has(kIdleTimeMs));
-  EXPECT_TRUE(op.time.v[kWaitTimeRatio].is_int);
-  EXPECT_FALSE(op.time.v[kSyncTimeRatio].is_int);
-  EXPECT_FALSE(op.transports.at(0).has_size);
-  EXPECT_TRUE(op.transports.at(0).has_time);
+  EXPECT_TRUE(op.time.num(kWaitTimeRatio).is_int);
+  EXPECT_FALSE(op.time.num(kSyncTimeRatio).is_int);
+  EXPECT_FALSE(op.transports.at(0).has(kTrSizeMb));
+  EXPECT_TRUE(op.transports.at(0).has(kTrTimeMs));
   for (const auto& d : diag.items()) {
     EXPECT_NE(d.what.find("not a finite number"), std::string::npos) << d.what;
     EXPECT_EQ(d.hint, "the value was treated as missing");
@@ -437,16 +438,16 @@ TEST(Communication, HugeAndExtremeNumbers) {
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
   const CommOp& op = f.steps.at(0).collective.at(0);
   EXPECT_EQ(op.group(), "18446744073709551615");
-  EXPECT_TRUE(op.time.v[kStartTimestampUs].is_int);
+  EXPECT_TRUE(op.time.num(kStartTimestampUs).is_int);
   EXPECT_DOUBLE_EQ(op.time.get(kStartTimestampUs), 1e23);
   EXPECT_EQ(op.time.get(kElapseTimeMs), 1.7976931348623157e308);
   EXPECT_EQ(op.time.get(kTransitTimeMs), 5e-324);
-  EXPECT_TRUE(op.time.v[kWaitTimeMs].is_int);
+  EXPECT_TRUE(op.time.num(kWaitTimeMs).is_int);
   EXPECT_EQ(op.time.get(kWaitTimeMs), 9223372036854775807.0);
   EXPECT_EQ(op.time.get(kSyncTimeMs), -9223372036854775808.0);
-  EXPECT_TRUE(op.time.v[kIdleTimeMs].is_int);
+  EXPECT_TRUE(op.time.num(kIdleTimeMs).is_int);
   EXPECT_EQ(op.time.get(kIdleTimeMs), 18446744073709551615.0);
-  EXPECT_FALSE(op.time.v[kWaitTimeRatio].is_int);  // 1E2 is a float in Python
+  EXPECT_FALSE(op.time.num(kWaitTimeRatio).is_int);  // 1E2 is a float in Python
   EXPECT_EQ(op.time.get(kWaitTimeRatio), 100.0);
   EXPECT_TRUE(std::signbit(op.time.get(kSyncTimeRatio)));
 }
@@ -473,7 +474,7 @@ TEST(Communication, FloatsWithMoreThanNineteenDigitsAreExact) {
   EXPECT_EQ(op.time.get(kSyncTimeMs), 1.5);
   EXPECT_EQ(op.time.get(kIdleTimeMs), 0.00000000000000000000000000001234567890123456789);
   for (TimeField t : {kStartTimestampUs, kElapseTimeMs, kTransitTimeMs, kWaitTimeMs, kIdleTimeMs})
-    EXPECT_FALSE(op.time.v[t].is_int);
+    EXPECT_FALSE(op.time.num(t).is_int);
 }
 
 TEST(Communication, BrokenStructureMidFileKeepsOpsBefore) {

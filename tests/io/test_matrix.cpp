@@ -61,14 +61,15 @@ std::string flatten(const MatrixFile& f) {
       for (const auto& op : sec == 0 ? st.collective : st.p2p) {
         out += "op|" + st.step + (sec == 0 ? "|collective|" : "|p2p|") + op.key + "\n";
         for (const auto& l : op.links) {
-          out +=
-              "link|" + l.link + "|" + l.transport + "|" + (l.has_op_name ? l.op_name : "-") + "\n";
-          out += "Transit Size(MB)|" + num(l.size_mb) + "\n";
-          out += "Transit Time(ms)|" + num(l.time_ms) + "\n";
-          out += "Bandwidth(GB/s)|" + num(l.bandwidth_gbps) + "\n";
-          if (l.has_utilization) out += "Bandwidth(Utilization)|" + num(l.utilization) + "\n";
-          if (l.has_large_packet_ratio)
-            out += "Large Packet Ratio|" + num(l.large_packet_ratio) + "\n";
+          out += "link|" + l.link + "|" + std::string(l.transport.view()) + "|" +
+                 (l.has_op_name ? l.op_name : "-") + "\n";
+          out += "Transit Size(MB)|" + num(l.num(kLinkSizeMb)) + "\n";
+          out += "Transit Time(ms)|" + num(l.num(kLinkTimeMs)) + "\n";
+          out += "Bandwidth(GB/s)|" + num(l.num(kLinkBandwidthGbps)) + "\n";
+          if (l.has(kLinkUtilization))
+            out += "Bandwidth(Utilization)|" + num(l.num(kLinkUtilization)) + "\n";
+          if (l.has(kLinkLargePacketRatio))
+            out += "Large Packet Ratio|" + num(l.num(kLinkLargePacketRatio)) + "\n";
         }
       }
     }
@@ -108,29 +109,29 @@ TEST(Matrix, Structure) {
   EXPECT_EQ(top.links[0].src_local, 0);
   EXPECT_EQ(top.links[0].dst_local, 1);
   EXPECT_EQ(top.links[0].transport, "HCCS");
-  EXPECT_DOUBLE_EQ(top.links[0].bandwidth_gbps.v, 16.9014);
-  EXPECT_FALSE(top.links[0].size_mb.is_int);
+  EXPECT_DOUBLE_EQ(top.links[0].get(kLinkBandwidthGbps), 16.9014);
+  EXPECT_FALSE(top.links[0].num(kLinkSizeMb).is_int);
   EXPECT_EQ(top.links[0].op_name, "hcom_allReduce__844_2_1");
   EXPECT_EQ(top.links[1].link, "1-1");
   EXPECT_EQ(top.links[1].transport, "LOCAL");
-  EXPECT_TRUE(top.links[1].size_mb.is_int);
+  EXPECT_TRUE(top.links[1].num(kLinkSizeMb).is_int);
   EXPECT_EQ(top.links[2].src_local, 1);
   EXPECT_EQ(top.links[2].dst_local, 0);
   // total has no Op Name; a plain op-name key has no group.
   const MatrixOp& total = f.steps[0].collective[1];
   EXPECT_FALSE(total.links[0].has_op_name);
-  EXPECT_TRUE(total.links[0].has_large_packet_ratio);
+  EXPECT_TRUE(total.links[0].has(kLinkLargePacketRatio));
   const MatrixOp& plain = f.steps[0].collective[2];
   EXPECT_EQ(plain.group(), "");
   EXPECT_EQ(plain.op_part(), "hcom_broadcast__501_0");
-  EXPECT_FALSE(plain.links[0].has_utilization);
+  EXPECT_FALSE(plain.links[0].has(kLinkUtilization));
   EXPECT_EQ(plain.links[0].src_local, 2);
   EXPECT_EQ(plain.links[0].dst_local, 3);
   EXPECT_EQ(f.steps[0].p2p[0].links[0].dst_local, 4);
   const MatrixLink& sio = f.steps[1].collective.at(0).links.at(0);
   EXPECT_EQ(sio.transport, "SIO");
-  EXPECT_EQ(sio.time_ms.v, 1695054582608213.0);
-  EXPECT_EQ(sio.size_mb.v, 1e-05);
+  EXPECT_EQ(sio.get(kLinkTimeMs), 1695054582608213.0);
+  EXPECT_EQ(sio.get(kLinkSizeMb), 1e-05);
 }
 
 TEST(Matrix, OpTypeIsTheLeftmostMatch) {
@@ -184,7 +185,7 @@ TEST(Matrix, DamagedFileKeepsCompleteOpsAndWarns) {
   const MatrixOp& op = f.steps[0].collective[0];
   ASSERT_EQ(op.links.size(), 3u);
   EXPECT_EQ(op.links[0].transport, "");  // 7 is not a string
-  EXPECT_DOUBLE_EQ(op.links[0].bandwidth_gbps.v, 16.9);
+  EXPECT_DOUBLE_EQ(op.links[0].get(kLinkBandwidthGbps), 16.9);
   EXPECT_EQ(op.links[0].op_name, "hcom_allReduce_1");
   EXPECT_EQ(op.links[1].src_local, -1);
   EXPECT_EQ(op.links[2].src_local, -1);
