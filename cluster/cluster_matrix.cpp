@@ -158,7 +158,7 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
       for (const io::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
         if (!split_link(l.link, src, dst)) {
-          diag.warn("", 0, oe.key + " has an invalid link key " + l.link,
+          diag.warn("", 0, oe.key + " has an invalid link key " + std::string(l.link),
                     "the remaining links of rank " + std::to_string(ref.rank) +
                         " for this op were skipped, as msprof-analyze does");
           break;

@@ -116,19 +116,19 @@ void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops) {
     }
   }
 }
-std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r) {
+std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r, io::MatrixFile& file) {
   std::vector<io::MatrixOp> ops(r.get<uint32_t>());
   for (auto& op : ops) {
     op.key = r.str();
     op.links.resize(r.get<uint32_t>());
     for (auto& l : op.links) {
-      l.link = r.str();
+      l.link = file.keep(r.view());
       l.src_local = r.get<int32_t>();
       l.dst_local = r.get<int32_t>();
       l.transport = get_transport_name(r);
       get_fields(r, l);
       l.has_op_name = r.get<uint8_t>() != 0;
-      l.op_name = r.str();
+      l.op_name = file.keep(r.view());
     }
   }
   return ops;
@@ -251,8 +251,8 @@ RankData unpack_rank_data(ByteReader& r) {
   d.matrix.steps.resize(r.get<uint32_t>());
   for (auto& s : d.matrix.steps) {
     s.step = r.str();
-    s.collective = get_matrix_ops(r);
-    s.p2p = get_matrix_ops(r);
+    s.collective = get_matrix_ops(r, d.matrix);
+    s.p2p = get_matrix_ops(r, d.matrix);
   }
   d.step_trace.columns = get_strings(r);
   d.step_trace.rows.resize(r.get<uint32_t>());

@@ -60,6 +60,14 @@ class ByteReader {
     p_ += n;
     return s;
   }
+  // A string written by ByteWriter::str, viewed in place (valid while the buffer is).
+  std::string_view view() {
+    auto n = get<uint32_t>();
+    need(n);
+    std::string_view s(p_, n);
+    p_ += n;
+    return s;
+  }
   void bytes(void* out, size_t n) {
     need(n);
     std::memcpy(out, p_, n);

@@ -194,11 +194,11 @@ class MatrixWalker {
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
       MatrixLink& l = op.links.emplace_back();
-      l.link.assign(key);
+      l.link = out_.keep(key);
       if (!parse_link(key, l.src_local, l.dst_local)) {
         l.src_local = l.dst_local = -1;
         ctx_.warn_at(v.raw_json_token().data(),
-                     where() + ": link \"" + l.link + "\" is not \"<src>-<dst>\"",
+                     where() + ": link \"" + std::string(l.link) + "\" is not \"<src>-<dst>\"",
                      "its ranks are unknown; it is kept but not placed in the matrix");
       }
       if ((e = link(lobj, l))) return e;
@@ -209,7 +209,7 @@ class MatrixWalker {
   error_code link(od::object& obj, MatrixLink& l) {
     error_code e;
     int expected = 0;
-    auto where_l = [&] { return where() + ", link " + l.link; };
+    auto where_l = [&] { return where() + ", link " + std::string(l.link); };
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
@@ -238,7 +238,7 @@ class MatrixWalker {
                          "the transport was treated as missing");
           }
         } else {
-          l.op_name.assign(s);
+          l.op_name = out_.keep(s);
           l.has_op_name = true;
         }
         continue;

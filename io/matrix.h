@@ -3,6 +3,7 @@
 // "<optype>-<top1|middle|bottom1|...|total>@<group>" key, links "src-dst" between LOCAL ranks of
 // the group. See formats.md §3.
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "io/diagnostics.h"
 #include "io/num_fields.h"
 #include "io/py_format.h"
+#include "io/string_pool.h"
 #include "io/transport_name.h"
 
 namespace cs::io {
@@ -25,13 +27,14 @@ enum LinkNumField : int {
 };
 
 // One link; its numbers are has(f), get(f), num(f) with f a LinkNumField (0.0 when absent).
+// Its texts are views into its file's MatrixFile::texts (or into string literals).
 struct MatrixLink : NumFields<kLinkNumFieldCount> {
-  std::string link;    // key as written, e.g. "0-1"
-  int src_local = -1;  // parsed from link; -1 if unparseable
+  std::string_view link;  // key as written, e.g. "0-1"
+  int src_local = -1;     // parsed from link; -1 if unparseable
   int dst_local = -1;
   TransportName transport;  // "Transport Type": HCCS, RDMA, PCIE, SIO, LOCAL, ...
   bool has_op_name = false;
-  std::string op_name;  // "Op Name"
+  std::string_view op_name;  // "Op Name"
 };
 
 struct MatrixOp {
@@ -50,6 +53,12 @@ struct MatrixStep {
 
 struct MatrixFile {
   std::vector<MatrixStep> steps;
+  // The link keys and op names its links view, each distinct text once (a rank's 600 links use
+  // about 8 keys and 150 op names). Shared by copies of the file, so their views stay valid.
+  std::shared_ptr<StringPool> texts = std::make_shared<StringPool>();
+
+  // `s`, kept in texts.
+  std::string_view keep(std::string_view s) { return texts->str(texts->intern(s)); }
 };
 
 // The op type of an op name as the matrix producer derives it: the leftmost match in the

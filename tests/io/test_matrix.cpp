@@ -61,8 +61,8 @@ std::string flatten(const MatrixFile& f) {
       for (const auto& op : sec == 0 ? st.collective : st.p2p) {
         out += "op|" + st.step + (sec == 0 ? "|collective|" : "|p2p|") + op.key + "\n";
         for (const auto& l : op.links) {
-          out += "link|" + l.link + "|" + std::string(l.transport.view()) + "|" +
-                 (l.has_op_name ? l.op_name : "-") + "\n";
+          out += "link|" + std::string(l.link) + "|" + std::string(l.transport.view()) + "|" +
+                 std::string(l.has_op_name ? l.op_name : "-") + "\n";
           out += "Transit Size(MB)|" + num(l.num(kLinkSizeMb)) + "\n";
           out += "Transit Time(ms)|" + num(l.num(kLinkTimeMs)) + "\n";
           out += "Bandwidth(GB/s)|" + num(l.num(kLinkBandwidthGbps)) + "\n";
