@@ -25,15 +25,15 @@ struct Key {
   std::string_view extra;
 };
 
-// Dense ordinals of the distinct values of one key field of `rows`, in the order `less` gives.
-template <class Row, class Field, class Less>
-std::unordered_map<std::string_view, uint32_t> ordinals(const std::vector<Row>& rows, Field field,
-                                                        Less less) {
+// Dense ordinals of the distinct values of one key field over rows 0..n-1, in the order `less`
+// gives them.
+template <class Field, class Less>
+std::unordered_map<std::string_view, uint32_t> ordinals(size_t n, Field field, Less less) {
   std::unordered_map<std::string_view, uint32_t> ord;
   std::vector<std::string_view> distinct;
   std::string_view last;
-  for (const Row& r : rows) {
-    std::string_view v = field(r);
+  for (size_t i = 0; i < n; ++i) {
+    std::string_view v = field(i);
     if (!distinct.empty() && v == last) continue;  // rows come grouped: skip the hash mostly
     last = v;
     if (ord.emplace(v, 0).second) distinct.push_back(v);
@@ -43,40 +43,52 @@ std::unordered_map<std::string_view, uint32_t> ordinals(const std::vector<Row>& 
   return ord;
 }
 
-// Stable sort by step (natural order), group, op (natural order), rank, extra_rank, extra. The
-// string fields repeat across thousands of rows, so each distinct value is ranked once and rows are
-// compared by integers. Memory: one 16-byte entry per row besides the rows (the communication
-// matrix table sorts 700k rows at 1,024 ranks); the rows are permuted in place.
-template <class Row>
-void sort_rows(std::vector<Row>& rows) {
+// The row numbers 0..n-1 in table order: a stable sort by step (natural order), group, op
+// (natural order), rank, extra_rank, extra, where key_of(i) gives row i's Key. The string fields
+// repeat across thousands of rows, so each distinct value is ranked once and rows are compared by
+// integers. Memory: 16 bytes a row while sorting, 4 in the result.
+template <class KeyOf>
+std::vector<uint32_t> sorted_order(size_t n, KeyOf key_of) {
   const auto step_ord = ordinals(
-      rows, [](const Row& r) { return r.key.step; }, natural_less);
+      n, [&](size_t i) { return key_of(i).step; }, natural_less);
   const auto group_ord = ordinals(
-      rows, [](const Row& r) { return r.key.group; },
+      n, [&](size_t i) { return key_of(i).group; },
       [](std::string_view a, std::string_view b) { return a < b; });
   const auto op_ord = ordinals(
-      rows, [](const Row& r) { return r.key.op; }, natural_less);
+      n, [&](size_t i) { return key_of(i).op; }, natural_less);
   struct Ord {
     uint32_t step, group, op, row;
   };
   std::vector<Ord> order;
-  order.reserve(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i)
-    order.push_back({step_ord.at(rows[i].key.step), group_ord.at(rows[i].key.group),
-                     op_ord.at(rows[i].key.op), static_cast<uint32_t>(i)});
-  // The row index as the last tie-breaker makes std::sort stable (and needs no merge buffer).
+  order.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Key k = key_of(i);
+    order.push_back(
+        {step_ord.at(k.step), group_ord.at(k.group), op_ord.at(k.op), static_cast<uint32_t>(i)});
+  }
+  // The row number as the last tie-breaker makes std::sort stable (and needs no merge buffer).
   std::sort(order.begin(), order.end(), [&](const Ord& a, const Ord& b) {
     if (a.step != b.step) return a.step < b.step;
     if (a.group != b.group) return a.group < b.group;
     if (a.op != b.op) return a.op < b.op;
-    const Key& ka = rows[a.row].key;
-    const Key& kb = rows[b.row].key;
+    const Key ka = key_of(a.row);
+    const Key kb = key_of(b.row);
     if (ka.rank != kb.rank) return ka.rank < kb.rank;
     if (ka.extra_rank != kb.extra_rank) return ka.extra_rank < kb.extra_rank;
     if (ka.extra != kb.extra) return ka.extra < kb.extra;
     return a.row < b.row;
   });
-  // Permute in place: position i takes row order[i].row, following each cycle once.
+  std::vector<uint32_t> rows(n);
+  for (size_t i = 0; i < n; ++i) rows[i] = order[i].row;
+  return rows;
+}
+
+// Sorts rows (each with a `key`) into table order, in place.
+template <class Row>
+void sort_rows(std::vector<Row>& rows) {
+  const std::vector<uint32_t> order =
+      sorted_order(rows.size(), [&rows](size_t i) -> const Key& { return rows[i].key; });
+  // Permute in place: position i takes row order[i], following each cycle once.
   std::vector<bool> placed(rows.size(), false);
   for (size_t i = 0; i < rows.size(); ++i) {
     if (placed[i]) continue;
@@ -84,7 +96,7 @@ void sort_rows(std::vector<Row>& rows) {
     size_t at = i;
     while (true) {
       placed[at] = true;
-      const size_t from = order[at].row;
+      const size_t from = order[at];
       if (from == i) break;
       rows[at] = std::move(rows[from]);
       at = from;
@@ -217,18 +229,17 @@ io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
 }
 
 io::Table communication_matrix_table(const GlobalLinks& links) {
-  struct Row {
-    Key key;
-    const GlobalLink* link;
-  };
-  std::vector<Row> rows;
-  rows.reserve(links.size());
-  for (const GlobalLink& l : links) {
+  // 700k links at 1,024 ranks: sorted as 4-byte row numbers, each key made when compared.
+  std::vector<const GlobalLink*> at;
+  at.reserve(links.size());
+  for (const GlobalLink& l : links) at.push_back(&l);
+  auto key_of = [&at](size_t i) {
+    const GlobalLink& l = *at[i];
     std::string_view op = op_part_of(l.op_key);
     if (op.empty()) op = l.op_key;
-    rows.push_back({Key{l.step, l.group, op, l.src_rank, l.dst_rank, {}}, &l});
-  }
-  sort_rows(rows);
+    return Key{l.step, l.group, op, l.src_rank, l.dst_rank, {}};
+  };
+  const std::vector<uint32_t> order = sorted_order(links.size(), key_of);
 
   io::Table t("communication_matrix");
   // 700k rows at 1,024 ranks, with a few thousand distinct names: the string columns are
@@ -244,23 +255,25 @@ io::Table communication_matrix_table(const GlobalLinks& links) {
   auto& bw = t.add_double("bandwidth_gbps", "GB/s");
   io::DictionaryEncoder op_name(t.add_encoded_string("op_name"));
   for (io::Column& c : t.columns)
-    if (c.encoded) c.codes.reserve(rows.size());
-  src.ints.reserve(rows.size());
-  dst.ints.reserve(rows.size());
-  size.doubles.reserve(rows.size());
-  time.doubles.reserve(rows.size());
-  bw.doubles.reserve(rows.size());
-  for (const Row& r : rows) {
-    step.push(r.key.step);
-    group.push(r.key.group);
-    op.push(r.key.op);
-    src.ints.push_back(r.link->src_rank);
-    dst.ints.push_back(r.link->dst_rank);
-    transport.push(r.link->transport);
-    size.doubles.push_back(r.link->size_mb);
-    time.doubles.push_back(r.link->time_ms);
-    bw.doubles.push_back(r.link->bandwidth_gbps);
-    op_name.push(r.link->op_name);
+    if (c.encoded) c.codes.reserve(order.size());
+  src.ints.reserve(order.size());
+  dst.ints.reserve(order.size());
+  size.doubles.reserve(order.size());
+  time.doubles.reserve(order.size());
+  bw.doubles.reserve(order.size());
+  for (uint32_t i : order) {
+    const Key k = key_of(i);
+    const GlobalLink& l = *at[i];
+    step.push(k.step);
+    group.push(k.group);
+    op.push(k.op);
+    src.ints.push_back(l.src_rank);
+    dst.ints.push_back(l.dst_rank);
+    transport.push(l.transport);
+    size.doubles.push_back(l.size_mb);
+    time.doubles.push_back(l.time_ms);
+    bw.doubles.push_back(l.bandwidth_gbps);
+    op_name.push(l.op_name);
   }
   return t;
 }

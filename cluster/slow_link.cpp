@@ -49,11 +49,12 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
                                              const SlowLinkOptions& opts) {
   // 1. Classes (transport, op type, log2 size) and their median bandwidth.
   using ClassKey = std::tuple<std::string_view, std::string_view, int>;
-  std::map<ClassKey, std::vector<double>> class_bw;
+  std::map<ClassKey, uint32_t> class_index;
+  std::vector<std::vector<double>> class_bw;  // by class index
   // Op type per distinct op (a few thousand ops among ~700k observations at 1,024 ranks).
   std::unordered_map<std::string_view, std::string> op_types;
   std::vector<const LinkObservation*> kept;
-  std::vector<ClassKey> kept_class;
+  std::vector<uint32_t> kept_class;           // each kept observation's class index
   std::map<std::string_view, double> max_bw;  // per transport, to pick the nominal generation
   for (const auto& o : obs) {
     if (o.src_rank == o.dst_rank || o.transport == "LOCAL" || is_derived_matrix_key(o.op_key))
@@ -69,14 +70,16 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
       if (it->second.empty()) it->second = std::string(op);
     }
     const ClassKey ck{o.transport, it->second, static_cast<int>(std::lround(std::log2(o.size_mb)))};
-    class_bw[ck].push_back(bw);
+    auto [ci, new_class] = class_index.try_emplace(ck, static_cast<uint32_t>(class_bw.size()));
+    if (new_class) class_bw.emplace_back();
+    class_bw[ci->second].push_back(bw);
     kept.push_back(&o);
-    kept_class.push_back(ck);
+    kept_class.push_back(ci->second);
     double& most = max_bw[o.transport];
     most = std::max(most, bw);
   }
-  std::map<ClassKey, double> class_med;
-  for (auto& [ck, v] : class_bw) class_med[ck] = stats::median(std::move(v));
+  std::vector<double> class_med;
+  for (auto& v : class_bw) class_med.push_back(stats::median(std::move(v)));
 
   // 2. Per link: totals and size-weighted ratio.
   std::map<LinkKey, LinkAcc> links;

@@ -4,7 +4,7 @@
 //
 // Input: one LinkObservation per (step, group, op, src, dst) transfer with GLOBAL ranks and the
 // link's transit size and time (never elapse: a late rank makes its peers' ops long, not its
-// links' transfers slow). Method:
+// links' transfers slow); step and group are not needed, so not held. Method:
 //  1. Observations are classed by (transport, op type, packet size rounded to a power of 2); the
 //     class's expected bandwidth is the median over all its observations.
 //  2. A link's ratio = sum of expected times / sum of actual times over its observations
@@ -24,10 +24,8 @@
 namespace cs::cluster {
 
 // The names are views: the caller keeps the text alive while find_slow_links runs (GlobalLinks
-// does, see link_observations.h).
+// does, see link_observations.h). 56 bytes: a 1,024-rank job has ~700k observations.
 struct LinkObservation {
-  std::string_view step;    // "step1"
-  std::string_view group;   // group name (double hash)
   std::string_view op_key;  // "allreduce-total@<group>", or an op name
   int src_rank = -1;        // global ranks
   int dst_rank = -1;

@@ -21,25 +21,24 @@ std::vector<LinkObservation> ring_cluster(int groups, int steps,
   // Observations hold views: the names live as long as the test program.
   static std::set<std::string> names;
   auto name = [](std::string s) { return std::string_view(*names.insert(std::move(s)).first); };
-  auto add = [&](int step, const std::string& key, int a, int b, const char* tr, double mb,
-                 double gbps) {
+  auto add = [&](const std::string& key, int a, int b, const char* tr, double mb, double gbps) {
     auto it = slow.find({a, b});
     const double bw = gbps * jitter(rng) * (it == slow.end() ? 1.0 : it->second);
-    obs.push_back({name("step" + std::to_string(step)), "g", name(key), a, b, tr, mb, mb / bw});
+    obs.push_back({name(key), a, b, tr, mb, mb / bw});
   };
   for (int s = 1; s <= steps; ++s) {
     for (int g = 0; g < groups; ++g)
       for (int i = 0; i < 8; ++i) {
-        add(s, "allreduce-total@tp" + std::to_string(g), g * 8 + i, g * 8 + (i + 1) % 8, "HCCS", 64,
+        add("allreduce-total@tp" + std::to_string(g), g * 8 + i, g * 8 + (i + 1) % 8, "HCCS", 64,
             16.6);
-        add(s, "allreduce-top1@tp" + std::to_string(g), g * 8 + i, g * 8 + (i + 1) % 8, "HCCS", 8,
+        add("allreduce-top1@tp" + std::to_string(g), g * 8 + i, g * 8 + (i + 1) % 8, "HCCS", 8,
             17);  // a derived key: must be ignored
-        add(s, "allreduce-total@tp" + std::to_string(g), g * 8 + i, g * 8 + i, "LOCAL", 64, 60);
+        add("allreduce-total@tp" + std::to_string(g), g * 8 + i, g * 8 + i, "LOCAL", 64, 60);
       }
     for (int i = 0; i < 8; ++i)
       for (int g = 0; g < groups; ++g)
-        add(s, "allreduce-total@dp" + std::to_string(i), g * 8 + i, ((g + 1) % groups) * 8 + i,
-            "RDMA", 32, 11.4);
+        add("allreduce-total@dp" + std::to_string(i), g * 8 + i, ((g + 1) % groups) * 8 + i, "RDMA",
+            32, 11.4);
   }
   return obs;
 }
@@ -98,16 +97,15 @@ TEST(SlowLink, FindsRdmaLinkAndOrdersBySlowest) {
 // A link carrying small packets is slow by nature: it is compared with other small transfers.
 TEST(SlowLink, SizeClassesKeepSmallTransfersApart) {
   auto obs = ring_cluster(2, 2, {});
-  for (int i = 0; i < 8; ++i)
-    obs.push_back({"step1", "g", "send-total@pp", i, i + 8, "HCCS", 0.01, 0.01 / 2.0});
+  for (int i = 0; i < 8; ++i) obs.push_back({"send-total@pp", i, i + 8, "HCCS", 0.01, 0.01 / 2.0});
   EXPECT_TRUE(find_slow_links(obs).empty());
 }
 
 TEST(SlowLink, IgnoresBadObservations) {
   std::vector<LinkObservation> obs = {
-      {"s", "g", "allreduce-total@g", 0, 1, "HCCS", 0, 0},
-      {"s", "g", "allreduce-total@g", 0, 1, "HCCS", 10, -1},
-      {"s", "g", "allreduce-total@g", 1, 1, "HCCS", 10, 100},
+      {"allreduce-total@g", 0, 1, "HCCS", 0, 0},
+      {"allreduce-total@g", 0, 1, "HCCS", 10, -1},
+      {"allreduce-total@g", 1, 1, "HCCS", 10, 100},
   };
   EXPECT_TRUE(find_slow_links(obs).empty());
   EXPECT_TRUE(find_slow_links({}).empty());
