@@ -85,7 +85,7 @@ MIndex index_matrix(const std::vector<RankData>& ranks, const CommGroups& groups
 struct OutLink {
   std::string_view local_key;  // "0-1" as the rank wrote it (before mapping)
   int src = -1, dst = -1;      // global ranks (after mapping): the output key is "src-dst"
-  std::string_view transport;
+  io::TransportName transport;
   io::Num time_ms = io::Num::integer(0);
   io::Num size_mb = io::Num::integer(0);
   std::string_view op_name;
@@ -123,7 +123,7 @@ bool split_link(std::string_view k, std::string_view& src, std::string_view& dst
   return true;
 }
 
-void combine(OutLink& into, std::string_view transport, std::string_view op_name, io::Num time_ms,
+void combine(OutLink& into, io::TransportName transport, std::string_view op_name, io::Num time_ms,
              io::Num size_mb) {
   into.transport = transport;
   into.op_name = op_name;
@@ -273,7 +273,7 @@ void write_link(io::JsonWriter& w, const OutLink& l) {
   w.key(std::string_view(key, static_cast<size_t>(p - key)));
   w.begin_object();
   w.key("Transport Type");
-  w.value(l.transport);
+  w.value(l.transport.view());
   w.key("Transit Time(ms)");
   w.value(l.time_ms);
   w.key("Transit Size(MB)");
@@ -291,24 +291,24 @@ namespace {
 
 // Appends the global links of one (group tuple, step) to `out`.
 void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
-                         std::vector<GlobalLink>& out, io::StringPool& names) {
+                         GlobalLinks::Chunk& out) {
+  io::StringPool& names = out.names;
   const std::string_view step_name = names.str(names.intern(step));
   for (const OutOp& op : ops) {
-    const std::string_view op_key = names.str(names.intern(op.key));
-    const std::string_view group = names.str(names.intern(py_group_of(op.key)));
+    out.ops.push_back(
+        {step_name, names.str(names.intern(op.key)), names.str(names.intern(py_group_of(op.key)))});
+    const GlobalLinkOp* gop = &out.ops.back();
     for (const OutLink& l : op.links) {
       GlobalLink g;
-      g.step = step_name;
-      g.op_key = op_key;
-      g.group = group;
+      g.op = gop;
       g.src_rank = l.src;
       g.dst_rank = l.dst;
-      g.transport = names.str(names.intern(l.transport));
+      g.transport = l.transport;
       g.size_mb = l.size_mb.v;
       g.time_ms = l.time_ms.v;
       g.bandwidth_gbps = l.bandwidth_gbps.v;
       g.op_name = names.str(names.intern(l.op_name));
-      out.push_back(g);
+      out.links.push_back(g);
     }
   }
 }
@@ -323,8 +323,7 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
   if (index.groups.empty()) return false;
   struct GroupResult {
     std::string text;  // the group's JSON object (when writing)
-    std::vector<GlobalLink> links;
-    io::StringPool names;  // what `links` point into
+    GlobalLinks::Chunk links;
     io::Diagnostics diag;
   };
   // In parallel mode a group's JSON is rendered apart and inserted as is, which gives the same
@@ -347,9 +346,10 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
         }
         out->end_object();
       }
-      if (links) append_global_links(se.step, ops, r.links, r.names);
+      if (links) append_global_links(se.step, ops, r.links);
     }
     if (out) out->end_object();
+    r.links.links.shrink_to_fit();  // held until the end of the analysis: no growth slack
   };
   if (w) w->begin_object();
   ordered_parallel_for(
@@ -374,7 +374,7 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
           }
         }
         diag.append(r.diag);
-        if (links) links->append(std::move(r.links), std::move(r.names));
+        if (links) links->append(std::move(r.links));
         // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
         // std::string assigned a short string keeps its capacity), i.e. the whole document.
         [[maybe_unused]] const GroupResult done = std::move(r);

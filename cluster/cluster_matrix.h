@@ -9,7 +9,9 @@
 // round(size / time, 4). "Total Op Info@<group>" sums, per global link, every op key that contains
 // none of "middle", "top", "bottom".
 
+#include <cstddef>
 #include <deque>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "io/json_writer.h"
 #include "io/py_format.h"
 #include "io/string_pool.h"
+#include "io/transport_name.h"
 
 namespace cs::cluster {
 
@@ -29,47 +32,93 @@ struct MatrixOptions {
   bool use_metadata_ranks = false;
 };
 
-// One merged link with global ranks. Its names are views into the GlobalLinks that holds it.
-struct GlobalLink {
+// The step and op key of merged links: one per op, shared by its links.
+struct GlobalLinkOp {
   std::string_view step;
   std::string_view op_key;  // "allreduce-top1@<group>" or "Total Op Info@<group>"
   std::string_view group;   // after the last '@'
-  int src_rank = -1;
-  int dst_rank = -1;
-  std::string_view transport;
+};
+
+// One merged link with global ranks. Its names are views into the GlobalLinks that holds it.
+// 64 bytes: a 1,024-rank job has ~700k of them.
+struct GlobalLink {
+  const GlobalLinkOp* op = nullptr;
+  std::string_view op_name;
   double size_mb = 0;
   double time_ms = 0;
   double bandwidth_gbps = 0;  // as written: round(size / time, 4), 0 when time < 1e-15
-  std::string_view op_name;
+  int src_rank = -1;
+  int dst_rank = -1;
+  io::TransportName transport;
+
+  std::string_view step() const { return op->step; }
+  std::string_view op_key() const { return op->op_key; }
+  std::string_view group() const { return op->group; }
 };
 
 // Merged links and the interned names they point into (a 1,024-rank job has ~700k links but only
-// a few thousand distinct names). Movable, not copyable; use it like a const vector.
+// a few thousand distinct names). Held as one chunk per group tuple, each appended whole (no copy,
+// no regrowth of one big array). Movable, not copyable; iterate it like a const container.
 class GlobalLinks {
  public:
-  size_t size() const { return links_.size(); }
-  bool empty() const { return links_.empty(); }
-  const GlobalLink& operator[](size_t i) const { return links_[i]; }
-  std::vector<GlobalLink>::const_iterator begin() const { return links_.begin(); }
-  std::vector<GlobalLink>::const_iterator end() const { return links_.end(); }
+  // A group tuple's links, the ops they point to and the names both view.
+  struct Chunk {
+    std::vector<GlobalLink> links;
+    std::deque<GlobalLinkOp> ops;  // a deque: links keep pointers to its elements
+    io::StringPool names;
+  };
+
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = GlobalLink;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const GlobalLink*;
+    using reference = const GlobalLink&;
+
+    const_iterator() = default;
+    const_iterator(const std::deque<Chunk>* chunks, size_t chunk, size_t i)
+        : chunks_(chunks), chunk_(chunk), i_(i) {}
+    reference operator*() const { return (*chunks_)[chunk_].links[i_]; }
+    pointer operator->() const { return &**this; }
+    const_iterator& operator++() {
+      if (++i_ == (*chunks_)[chunk_].links.size()) {
+        ++chunk_;
+        i_ = 0;
+      }
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator t = *this;
+      ++*this;
+      return t;
+    }
+    bool operator==(const const_iterator& o) const { return chunk_ == o.chunk_ && i_ == o.i_; }
+
+   private:
+    const std::deque<Chunk>* chunks_ = nullptr;
+    size_t chunk_ = 0, i_ = 0;
+  };
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const_iterator begin() const { return {&chunks_, 0, 0}; }
+  const_iterator end() const { return {&chunks_, chunks_.size(), 0}; }
   // Frees the links and their names.
   void clear() {
-    std::vector<GlobalLink>().swap(links_);
-    names_.clear();
+    chunks_.clear();
+    size_ = 0;
   }
-  // Takes `links` and the pool their views point into.
-  void append(std::vector<GlobalLink>&& links, io::StringPool&& names) {
-    if (links_.empty()) {
-      links_ = std::move(links);
-    } else {
-      links_.insert(links_.end(), links.begin(), links.end());
-    }
-    names_.push_back(std::move(names));
+  // Takes a chunk (its links point into its own ops and names); an empty one is dropped.
+  void append(Chunk&& c) {
+    if (c.links.empty()) return;
+    size_ += c.links.size();
+    chunks_.push_back(std::move(c));
   }
 
  private:
-  std::vector<GlobalLink> links_;
-  std::deque<io::StringPool> names_;  // a moved StringPool keeps its strings where they are
+  std::deque<Chunk> chunks_;  // never empty chunks, so iteration needs no skipping
+  size_t size_ = 0;
 };
 
 // All links of the output file, in file order (group tuples, steps, op keys, links). Unmappable

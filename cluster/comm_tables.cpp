@@ -235,9 +235,9 @@ io::Table communication_matrix_table(const GlobalLinks& links) {
   for (const GlobalLink& l : links) at.push_back(&l);
   auto key_of = [&at](size_t i) {
     const GlobalLink& l = *at[i];
-    std::string_view op = op_part_of(l.op_key);
-    if (op.empty()) op = l.op_key;
-    return Key{l.step, l.group, op, l.src_rank, l.dst_rank, {}};
+    std::string_view op = op_part_of(l.op_key());
+    if (op.empty()) op = l.op_key();
+    return Key{l.step(), l.group(), op, l.src_rank, l.dst_rank, {}};
   };
   const std::vector<uint32_t> order = sorted_order(links.size(), key_of);
 

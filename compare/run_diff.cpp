@@ -293,10 +293,10 @@ void link_candidates(const std::vector<RankData>& base, const std::vector<RankDa
     const auto groups = cluster::build_comm_groups(ranks, {}, scratch);
     const auto merged = cluster::merge_matrix_links(ranks, groups, scratch);
     std::set<std::string> steps;
-    for (const auto& l : merged) steps.emplace(l.step);
+    for (const auto& l : merged) steps.emplace(l.step());
     const double n = steps.empty() ? 1.0 : static_cast<double>(steps.size());
     for (const auto& l : merged) {
-      if (l.op_key.rfind("Total Op Info", 0) != 0 || l.src_rank == l.dst_rank) continue;
+      if (l.op_key().rfind("Total Op Info", 0) != 0 || l.src_rank == l.dst_rank) continue;
       auto& bc = links[std::string(l.transport)][{l.src_rank, l.dst_rank}];
       (side == 0 ? bc.first : bc.second) += l.time_ms * 1000.0 / n;
     }

@@ -36,13 +36,13 @@ TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
   EXPECT_TRUE(unmapped);
   // Rank 15 has no self link in step10: no link of step10 touches rank 15.
   for (const GlobalLink& l : links) {
-    if (l.step == "step10") {
-      EXPECT_TRUE(l.src_rank != 15 && l.dst_rank != 15) << l.op_key;
+    if (l.step() == "step10") {
+      EXPECT_TRUE(l.src_rank != 15 && l.dst_rank != 15) << l.op_key();
     }
   }
   // In step3 rank 15 is mapped (local 3).
   bool seen15 = false;
-  for (const GlobalLink& l : links) seen15 = seen15 || (l.step == "step3" && l.src_rank == 15);
+  for (const GlobalLink& l : links) seen15 = seen15 || (l.step() == "step3" && l.src_rank == 15);
   EXPECT_TRUE(seen15);
 }
 
@@ -58,9 +58,9 @@ TEST(ClusterMatrix, MergedLinksMatchFormulas) {
     EXPECT_EQ(l.bandwidth_gbps, expect);
     EXPECT_GE(l.src_rank, 0);
     EXPECT_LT(l.dst_rank, 4);
-    if (l.op_key.rfind("Total Op Info@", 0) == 0) {
+    if (l.op_key().rfind("Total Op Info@", 0) == 0) {
       ++totals;
-      EXPECT_EQ(l.group, l.op_key.substr(14));
+      EXPECT_EQ(l.group(), l.op_key().substr(14));
     }
   }
   EXPECT_GT(totals, 0);
