@@ -525,5 +525,42 @@ TEST(Communication, ManyBadValuesAreCountedNotAllKept) {
   EXPECT_EQ(diag.items()[99].line, 100);
 }
 
+// The per-rank records are held for every rank of the job at once: keep them small.
+TEST(Communication, RecordsStayCompact) {
+  EXPECT_LE(sizeof(CommTimeInfo), 72u);
+  EXPECT_LE(sizeof(TransportInfo), 48u);
+  EXPECT_LE(sizeof(CommOp), 160u);
+}
+
+// Size buckets live in one array per op: each transport must still see only its own, in order.
+TEST(Communication, SizeBucketsStayWithTheirTransport) {
+  const std::string text = R"J({"step1": {"collective": {"hcom_allReduce__1@9": {
+    "Communication Bandwidth Info": {
+      "RDMA": {"Transit Size(MB)": 3, "Size Distribution": {"1.0": [1, 0.5], "2.0": [2, 1.5]}},
+      "HCCS": {"Transit Size(MB)": 0, "Size Distribution": {}},
+      "PCIE": {"Transit Size(MB)": 0},
+      "SDMA": {"Size Distribution": {"4.0": [4, 2.5]}, "Transit Size(MB)": 4.0}}}}}})J";
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_communication_json(text, "buckets", f, diag)) << all_diags(diag);
+  const CommOp& op = f.steps.at(0).collective.at(0);
+  ASSERT_EQ(op.transports.size(), 4u);
+  auto keys = [&](size_t t) {
+    std::string k;
+    for (const SizeBucket& b : op.size_distribution(op.transports[t])) k += b.size_key + ";";
+    return k;
+  };
+  EXPECT_EQ(keys(0), "1.0;2.0;");
+  EXPECT_EQ(keys(1), "");
+  EXPECT_TRUE(op.transports[1].has_size_distribution);
+  EXPECT_EQ(keys(2), "");
+  EXPECT_FALSE(op.transports[2].has_size_distribution);
+  EXPECT_EQ(keys(3), "4.0;");
+  EXPECT_EQ(op.transports[3].name, "SDMA");
+  EXPECT_EQ(op.transports[3].get(kTrSizeMb), 4.0);
+  EXPECT_FALSE(op.transports[3].num(kTrSizeMb).is_int);
+  EXPECT_TRUE(op.transports[0].num(kTrSizeMb).is_int);
+}
+
 }  // namespace
 }  // namespace cs::io

@@ -227,5 +227,33 @@ TEST(Matrix, EveryPrefixIsReadSafely) {
   }
 }
 
+// Every rank's links are held at once: a link is 96 bytes, and repeated texts are kept once.
+TEST(Matrix, LinksStayCompactAndShareTheirTexts) {
+  EXPECT_LE(sizeof(MatrixLink), 96u);
+  const std::string text = R"({"step1": {"collective": {
+    "allreduce-top1@9": {"0-1": {"Transport Type": "HCCS", "Op Name": "hcom_allReduce__1"},
+                         "1-0": {"Transport Type": "HCCS", "Op Name": "hcom_allReduce__1"}},
+    "allreduce-top2@9": {"0-1": {"Transport Type": "UB", "Op Name": "hcom_allReduce__2"}}}}})";
+  MatrixFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_communication_matrix_json(text, "texts", f, diag));
+  const auto& ops = f.steps.at(0).collective;
+  ASSERT_EQ(ops.size(), 2u);
+  const MatrixLink& a = ops[0].links.at(0);
+  const MatrixLink& b = ops[0].links.at(1);
+  const MatrixLink& c = ops[1].links.at(0);
+  EXPECT_EQ(a.op_name.data(), b.op_name.data());  // one copy of the text
+  EXPECT_EQ(a.link.data(), c.link.data());
+  EXPECT_EQ(c.transport, "UB");
+  // A copy of the file shares the texts, so its views stay valid after the original is gone.
+  MatrixFile copy;
+  {
+    MatrixFile moved = f;
+    f = MatrixFile{};
+    copy = moved;
+  }
+  EXPECT_EQ(copy.steps[0].collective[1].links[0].op_name, "hcom_allReduce__2");
+}
+
 }  // namespace
 }  // namespace cs::io
