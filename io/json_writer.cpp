@@ -1,5 +1,8 @@
 #include "io/json_writer.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace cs::io {
 
 namespace {
@@ -18,14 +21,31 @@ void append_u(std::string& out, unsigned cp) {
 inline bool plain_byte(unsigned char c, bool ensure_ascii) {
   return c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || !ensure_ascii);
 }
+
+// The end of the run of plain bytes of s starting at i: 8 bytes a step while a word holds none
+// of the bytes to escape (control bytes, '"', '\\', and with ensure_ascii DEL and non-ASCII).
+size_t plain_run_end(std::string_view s, size_t i, bool ensure_ascii) {
+  constexpr uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
+  auto has_zero_byte = [](uint64_t v) { return (v - k01) & ~v & k80; };  // exact as a test
+  while (i + 8 <= s.size()) {
+    uint64_t x;
+    std::memcpy(&x, s.data() + i, 8);
+    uint64_t bad = ((x - k01 * 0x20) & ~x & k80)  // a byte below 0x20
+                   | has_zero_byte(x ^ (k01 * '"')) | has_zero_byte(x ^ (k01 * '\\'));
+    if (ensure_ascii) bad |= (x & k80) | has_zero_byte(x ^ (k01 * 0x7f));
+    if (bad) break;
+    i += 8;
+  }
+  while (i < s.size() && plain_byte(static_cast<unsigned char>(s[i]), ensure_ascii)) ++i;
+  return i;
+}
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s, bool ensure_ascii) {
   out += '"';
   for (size_t i = 0; i < s.size(); ++i) {
     // Fast path: copy the run of bytes that need no escaping in one append.
-    size_t run = i;
-    while (run < s.size() && plain_byte(static_cast<unsigned char>(s[run]), ensure_ascii)) ++run;
+    const size_t run = plain_run_end(s, i, ensure_ascii);
     if (run > i) {
       out.append(s.data() + i, run - i);
       i = run;

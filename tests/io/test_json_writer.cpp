@@ -185,6 +185,66 @@ TEST(JsonWriter, EnsureAsciiEscapes) {
   EXPECT_EQ(esc("\xc3"), "\"\\ufffd\"");
 }
 
+// The plain runs are scanned 8 bytes at a time: an escape at every position of a word, and runs
+// of every length around it, must come out as the byte-by-byte rules say.
+TEST(JsonWriter, EscapesAtEveryPositionOfAWord) {
+  auto reference = [](std::string_view s, bool ascii) {
+    std::string out = "\"";
+    char buf[8];
+    for (unsigned char c : s) {
+      switch (c) {
+        case '"':
+          out += "\\\"";
+          continue;
+        case '\\':
+          out += "\\\\";
+          continue;
+        case '\n':
+          out += "\\n";
+          continue;
+        case '\r':
+          out += "\\r";
+          continue;
+        case '\t':
+          out += "\\t";
+          continue;
+        case '\b':
+          out += "\\b";
+          continue;
+        case '\f':
+          out += "\\f";
+          continue;
+        default:
+          break;
+      }
+      if (c < 0x20 || (c == 0x7f && ascii)) {
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out + "\"";
+  };
+  const std::string specials = std::string("\"\\\n\x01\x1f\x7f\x80\xe9", 8);
+  for (bool ascii : {true, false}) {
+    for (size_t len = 0; len <= 24; ++len) {
+      for (size_t pos = 0; pos < len; ++pos) {
+        for (char sp : specials) {
+          // Bytes >= 0x80 are only plain without ensure_ascii (with it they are UTF-8 decoded).
+          if (ascii && static_cast<unsigned char>(sp) >= 0x80) continue;
+          std::string s(len, 'a');
+          for (size_t k = 0; k < len; ++k) s[k] = static_cast<char>('a' + k % 26);
+          s[pos] = sp;
+          std::string out;
+          append_json_string(out, s, ascii);
+          ASSERT_EQ(out, reference(s, ascii)) << "len " << len << " pos " << pos;
+        }
+      }
+    }
+  }
+}
+
 TEST(JsonWriter, FileSinkEqualsStringSink) {
   std::string expected;
   {
