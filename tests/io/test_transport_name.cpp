@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "io/communication.h"
 #include "io/num_fields.h"
 
 namespace cs::io {
@@ -50,6 +52,39 @@ TEST(TransportName, ThreadsAddingTheSameNamesAgreeOnTheirIds) {
   for (auto& th : threads) th.join();
   for (int t = 1; t < kThreads; ++t) EXPECT_EQ(ids[t], ids[0]);
   for (uint16_t id : ids[0]) EXPECT_NE(id, 0);
+}
+
+// A file that writes data as transport names fills the process-wide table: the readers then
+// warn and skip those transports instead of growing without bound. Run in a child process (a
+// death test) so the full table does not leak into the other tests.
+TEST(TransportNameDeathTest, AFullTableIsReportedAndTheRestIsRead) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        bool ok = true;
+        int made = 0;
+        for (int i = 0; i < 2 * static_cast<int>(kMaxTransportNames); ++i) {
+          TransportName t;
+          if (TransportName::make("filler-" + std::to_string(i), t)) ++made;
+        }
+        ok = ok && made < static_cast<int>(kMaxTransportNames);
+        // Known names still work; a new one does not.
+        TransportName h;
+        ok = ok && TransportName::make("HCCS", h) && h == "HCCS";
+        TransportName n;
+        ok = ok && !TransportName::make("one more", n) && n.empty();
+        const std::string text = R"J({"step1": {"collective": {"hcom_allReduce__1@9": {
+            "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 1},
+                                             "one more": {"Transit Size(MB)": 2}}}}}})J";
+        CommunicationFile f;
+        Diagnostics diag;
+        ok = ok && parse_communication_json(text, "full", f, diag);
+        ok = ok && f.steps.at(0).collective.at(0).transports.size() == 1;
+        ok = ok && diag.warning_count() == 1 &&
+             diag.items()[0].what.find("one name too many") != std::string::npos;
+        std::exit(ok ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
 }
 
 TEST(NumFields, KeepsValueKindAndPresence) {
