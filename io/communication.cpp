@@ -147,6 +147,9 @@ class CommWalker {
       op_ = nullptr;
     }
     if (ops.size() > hint) hint = ops.size();
+    // The first step grows its list by doubling; every rank's data is held until the end of the
+    // run, so give the unused half back (later steps reserve the right size from `hint`).
+    if (ops.capacity() > ops.size() + ops.size() / 8) ops.shrink_to_fit();
     return SUCCESS;
   }
 
