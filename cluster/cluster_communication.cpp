@@ -24,7 +24,10 @@ T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& i
   return items[it->second];
 }
 
-void index_ops(CommIndex& out, const CommGroups& groups, const std::string& step,
+// `entry_of`: the group-tuple entry of each group seen so far. A tuple key is as long as its
+// group (a 64-rank DP group's is ~400 characters): built and hashed once per group, not per op.
+void index_ops(CommIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_of,
+               const CommGroups& groups, const std::string& step,
                const std::vector<io::CommOp>& ops, bool p2p, int rank) {
   const char* type = p2p ? "p2p" : "collective";
   for (const io::CommOp& op : ops) {
@@ -32,10 +35,15 @@ void index_ops(CommIndex& out, const CommGroups& groups, const std::string& step
     const CommGroup* g = groups.find(type, py_group_of(op.name));
     // An op whose group is unknown (groups built from another mode's files) gets the empty
     // tuple "()", as dict.get(group, []) gives in msprof-analyze.
-    std::string tuple = g ? g->tuple_key() : "()";
+    auto [entry, fresh] = entry_of.try_emplace(g, 0);
     bool added = false;
-    CommGroupEntry& ge = find_or_add(out.groups, out.group_index, tuple, &added);
-    if (added) ge.tuple_key = tuple;
+    if (fresh) {
+      const std::string tuple = g ? g->tuple_key() : "()";
+      CommGroupEntry& ge = find_or_add(out.groups, out.group_index, tuple, &added);
+      if (added) ge.tuple_key = tuple;
+      entry->second = out.group_index.at(tuple);
+    }
+    CommGroupEntry& ge = out.groups[entry->second];
     CommStepEntry& se = find_or_add(ge.steps, ge.step_index, step, &added);
     if (added) se.step = step;
     CommOpEntry& oe = find_or_add(se.ops, se.op_index, op.name, &added);
@@ -105,11 +113,12 @@ void write_totals(io::JsonWriter& w, const std::vector<TotalGroup>& totals) {
 
 CommIndex index_communication(const std::vector<RankData>& ranks, const CommGroups& groups) {
   CommIndex out;
+  std::unordered_map<const CommGroup*, size_t> entry_of;
   for (const RankData& rd : ranks) {
     if (!rd.has_communication) continue;
     for (const io::CommStep& step : rd.communication.steps) {
-      index_ops(out, groups, step.step, step.collective, false, rd.rank());
-      index_ops(out, groups, step.step, step.p2p, true, rd.rank());
+      index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank());
+      index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
     }
   }
   return out;

@@ -51,15 +51,23 @@ T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& i
   return items[it->second];
 }
 
-void index_ops(MIndex& out, const CommGroups& groups, const std::string& step,
+// `entry_of`: the group-tuple entry of each group seen so far (a tuple key is as long as its
+// group: built and hashed once per group, not per op).
+void index_ops(MIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_of,
+               const CommGroups& groups, const std::string& step,
                const std::vector<io::MatrixOp>& ops, bool p2p, int rank) {
   for (const io::MatrixOp& op : ops) {
     if (starts_with_total(op.key)) continue;
     const CommGroup* g = groups.find(p2p ? "p2p" : "collective", py_group_of(op.key));
-    std::string tuple = g ? g->tuple_key() : "()";
+    auto [entry, fresh] = entry_of.try_emplace(g, 0);
     bool added = false;
-    MGroupEntry& ge = find_or_add(out.groups, out.idx, tuple, added);
-    if (added) ge.tuple = tuple;
+    if (fresh) {
+      const std::string tuple = g ? g->tuple_key() : "()";
+      MGroupEntry& ge = find_or_add(out.groups, out.idx, tuple, added);
+      if (added) ge.tuple = tuple;
+      entry->second = out.idx.at(tuple);
+    }
+    MGroupEntry& ge = out.groups[entry->second];
     MStepEntry& se = find_or_add(ge.steps, ge.idx, step, added);
     if (added) se.step = step;
     MOpEntry& oe = find_or_add(se.ops, se.idx, op.key, added);
@@ -70,11 +78,12 @@ void index_ops(MIndex& out, const CommGroups& groups, const std::string& step,
 
 MIndex index_matrix(const std::vector<RankData>& ranks, const CommGroups& groups) {
   MIndex out;
+  std::unordered_map<const CommGroup*, size_t> entry_of;
   for (const RankData& rd : ranks) {
     if (!rd.has_matrix) continue;
     for (const io::MatrixStep& step : rd.matrix.steps) {
-      index_ops(out, groups, step.step, step.collective, false, rd.rank());
-      index_ops(out, groups, step.step, step.p2p, true, rd.rank());
+      index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank());
+      index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
     }
   }
   return out;

@@ -26,7 +26,7 @@ std::string group_name_of_group_id(std::string_view group_id) {
 const CommGroup* CommGroups::find(std::string_view type, std::string_view group_name) const {
   const bool p = type == "p2p";
   const auto& index = p ? p2p_index : collective_index;
-  auto it = index.find(std::string(group_name));
+  auto it = index.find(group_name);
   if (it == index.end()) return nullptr;
   return p ? &p2p[it->second] : &collective[it->second];
 }
@@ -45,9 +45,11 @@ bool starts_with_total(std::string_view key) {
   return key.substr(0, 5) == "Total";
 }
 
-void add_rank(std::vector<CommGroup>& groups, std::unordered_map<std::string, size_t>& index,
+void add_rank(std::vector<CommGroup>& groups, decltype(CommGroups::p2p_index)& index,
               const char* type, std::string_view group_name, int rank) {
-  auto [it, inserted] = index.try_emplace(std::string(group_name), groups.size());
+  auto it = index.find(group_name);  // the common case: a known group, no std::string made
+  const bool inserted = it == index.end();
+  if (inserted) it = index.emplace(std::string(group_name), groups.size()).first;
   if (inserted) {
     CommGroup g;
     g.type = type;

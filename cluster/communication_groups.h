@@ -15,6 +15,7 @@
 #include "cluster/rank_data.h"
 #include "io/diagnostics.h"
 #include "io/json_writer.h"
+#include "io/text_hash.h"
 
 namespace cs::cluster {
 
@@ -53,7 +54,9 @@ struct CommGroups {
   // Collective groups then p2p groups: the rows of comm_group_parallel_info.
   std::vector<const CommGroup*> all() const;
 
-  std::unordered_map<std::string, size_t> collective_index, p2p_index;
+  // Looked up by string_view (io::TextHash): no std::string per op.
+  std::unordered_map<std::string, size_t, io::TextHash, std::equal_to<>> collective_index,
+      p2p_index;
 };
 
 struct GroupOptions {
