@@ -1,5 +1,9 @@
 #include "cluster/rank_data_codec.h"
 
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+
 namespace cs::cluster {
 
 namespace {
@@ -42,13 +46,22 @@ void get_fields(ByteReader& r, io::NumFields<N>& f) {
   f.present = r.get<uint8_t>();
 }
 
-// Names are sent as text: the receiving process has its own transport-name table.
+// A builtin name travels as its id (one byte); any other as text, since each process has its own
+// table of the other names.
+constexpr uint8_t kNamedTransport = 0xff;
 void put_transport_name(ByteWriter& w, io::TransportName t) {
+  if (t.is_builtin()) {
+    w.put<uint8_t>(static_cast<uint8_t>(t.id()));
+    return;
+  }
+  w.put<uint8_t>(kNamedTransport);
   w.str(t.view());
 }
 io::TransportName get_transport_name(ByteReader& r) {
+  const auto code = r.get<uint8_t>();
+  if (code != kNamedTransport) return io::TransportName::builtin(code);
   io::TransportName t;
-  io::TransportName::make(r.str(), t);  // a full table leaves it empty, as the reader would
+  io::TransportName::make(r.view(), t);  // a full table leaves it empty, as the reader would
   return t;
 }
 
@@ -100,35 +113,67 @@ std::vector<io::CommOp> get_ops(ByteReader& r) {
   return ops;
 }
 
-void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops) {
+// A rank's link keys and op names repeat (~8 keys and ~150 op names for 650 links): each distinct
+// text is sent once per rank, in a table before the steps, and links send 4-byte ids.
+class TextTable {
+ public:
+  uint32_t id(std::string_view s) {
+    auto [it, added] = ids_.try_emplace(s, static_cast<uint32_t>(texts_.size()));
+    if (added) texts_.push_back(s);
+    return it->second;
+  }
+  void put(ByteWriter& w) const {
+    w.put<uint32_t>(static_cast<uint32_t>(texts_.size()));
+    for (std::string_view s : texts_) w.str(s);
+  }
+
+ private:
+  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::vector<std::string_view> texts_;
+};
+
+void add_matrix_texts(TextTable& table, const std::vector<io::MatrixOp>& ops) {
+  for (const auto& op : ops)
+    for (const auto& l : op.links) {
+      table.id(l.link);
+      table.id(l.op_name);
+    }
+}
+
+void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops, TextTable& table) {
   w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
   for (const auto& op : ops) {
     w.str(op.key);
     w.put<uint32_t>(static_cast<uint32_t>(op.links.size()));
     for (const auto& l : op.links) {
-      w.str(l.link);
+      w.put<uint32_t>(table.id(l.link));
       w.put<int32_t>(l.src_local);
       w.put<int32_t>(l.dst_local);
       put_transport_name(w, l.transport);
       put_fields(w, l);
       w.put<uint8_t>(l.has_op_name);
-      w.str(l.op_name);
+      w.put<uint32_t>(table.id(l.op_name));
     }
   }
 }
-std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r, io::MatrixFile& file) {
+std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r,
+                                         const std::vector<std::string_view>& texts) {
+  auto text = [&](uint32_t id) {
+    if (id >= texts.size()) throw std::runtime_error("packed rank data: text id out of range");
+    return texts[id];
+  };
   std::vector<io::MatrixOp> ops(r.get<uint32_t>());
   for (auto& op : ops) {
     op.key = r.str();
     op.links.resize(r.get<uint32_t>());
     for (auto& l : op.links) {
-      l.link = file.keep(r.view());
+      l.link = text(r.get<uint32_t>());
       l.src_local = r.get<int32_t>();
       l.dst_local = r.get<int32_t>();
       l.transport = get_transport_name(r);
       get_fields(r, l);
       l.has_op_name = r.get<uint8_t>() != 0;
-      l.op_name = file.keep(r.view());
+      l.op_name = text(r.get<uint32_t>());
     }
   }
   return ops;
@@ -200,11 +245,17 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
     put_ops(w, s.collective);
     put_ops(w, s.p2p);
   }
+  TextTable texts;
+  for (const auto& s : d.matrix.steps) {
+    add_matrix_texts(texts, s.collective);
+    add_matrix_texts(texts, s.p2p);
+  }
+  texts.put(w);
   w.put<uint32_t>(static_cast<uint32_t>(d.matrix.steps.size()));
   for (const auto& s : d.matrix.steps) {
     w.str(s.step);
-    put_matrix_ops(w, s.collective);
-    put_matrix_ops(w, s.p2p);
+    put_matrix_ops(w, s.collective, texts);
+    put_matrix_ops(w, s.p2p, texts);
   }
   put_strings(w, d.step_trace.columns);
   w.put<uint32_t>(static_cast<uint32_t>(d.step_trace.rows.size()));
@@ -248,11 +299,13 @@ RankData unpack_rank_data(ByteReader& r) {
     s.collective = get_ops(r);
     s.p2p = get_ops(r);
   }
+  std::vector<std::string_view> texts(r.get<uint32_t>());
+  for (auto& t : texts) t = d.matrix.keep(r.view());
   d.matrix.steps.resize(r.get<uint32_t>());
   for (auto& s : d.matrix.steps) {
     s.step = r.str();
-    s.collective = get_matrix_ops(r, d.matrix);
-    s.p2p = get_matrix_ops(r, d.matrix);
+    s.collective = get_matrix_ops(r, texts);
+    s.p2p = get_matrix_ops(r, texts);
   }
   d.step_trace.columns = get_strings(r);
   d.step_trace.rows.resize(r.get<uint32_t>());

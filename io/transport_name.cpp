@@ -11,8 +11,8 @@ namespace cs::io {
 namespace {
 
 // The names producers write, with fixed ids 1..6: found without a lock.
-constexpr std::array<std::string_view, 7> kBuiltin = {"",     "RDMA", "HCCS", "PCIE",
-                                                      "SDMA", "SIO",  "LOCAL"};
+constexpr std::array<std::string_view, TransportName::kBuiltinTransportNames> kBuiltin = {
+    "", "RDMA", "HCCS", "PCIE", "SDMA", "SIO", "LOCAL"};
 
 // Other names: id -> name, written once under the lock before the id is handed out, then only
 // read. The strings are never freed (views handed out stay valid for the life of the process).

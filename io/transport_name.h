@@ -26,6 +26,17 @@ class TransportName {
   // Sets `out` to the name `s`. False (and `out` empty) when the table is full.
   static bool make(std::string_view s, TransportName& out);
 
+  // The names every process knows under the same id (1..kBuiltinTransportNames-1): "RDMA",
+  // "HCCS", "PCIE", "SDMA", "SIO", "LOCAL". A builtin id can travel between processes as is.
+  static constexpr uint16_t kBuiltinTransportNames = 7;
+  bool is_builtin() const { return id_ < kBuiltinTransportNames; }
+  // The name with builtin id `id` (the empty name for an id out of that range).
+  static TransportName builtin(uint16_t id) {
+    TransportName t;
+    t.id_ = id < kBuiltinTransportNames ? id : 0;
+    return t;
+  }
+
   std::string_view view() const;
   operator std::string_view() const { return view(); }  // NOLINT: reads like the string it is
   bool empty() const { return id_ == 0; }
