@@ -2,7 +2,8 @@
 
 #include <stdexcept>
 #include <string_view>
-#include <unordered_map>
+
+#include "io/string_pool.h"
 
 namespace cs::cluster {
 
@@ -114,45 +115,30 @@ std::vector<io::CommOp> get_ops(ByteReader& r) {
 }
 
 // A rank's link keys and op names repeat (~8 keys and ~150 op names for 650 links): each distinct
-// text is sent once per rank, in a table before the steps, and links send 4-byte ids.
-class TextTable {
- public:
-  uint32_t id(std::string_view s) {
-    auto [it, added] = ids_.try_emplace(s, static_cast<uint32_t>(texts_.size()));
-    if (added) texts_.push_back(s);
-    return it->second;
-  }
-  void put(ByteWriter& w) const {
-    w.put<uint32_t>(static_cast<uint32_t>(texts_.size()));
-    for (std::string_view s : texts_) w.str(s);
-  }
-
- private:
-  std::unordered_map<std::string_view, uint32_t> ids_;
-  std::vector<std::string_view> texts_;
-};
-
-void add_matrix_texts(TextTable& table, const std::vector<io::MatrixOp>& ops) {
+// text is sent once per rank, in a table before the steps (ids in first-seen order), and links
+// send 4-byte ids.
+void add_matrix_texts(io::StringPool& table, const std::vector<io::MatrixOp>& ops) {
   for (const auto& op : ops)
     for (const auto& l : op.links) {
-      table.id(l.link);
-      table.id(l.op_name);
+      table.intern(l.link);
+      table.intern(l.op_name);
     }
 }
 
-void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops, TextTable& table) {
+void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops,
+                    const io::StringPool& table) {
   w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
   for (const auto& op : ops) {
     w.str(op.key);
     w.put<uint32_t>(static_cast<uint32_t>(op.links.size()));
     for (const auto& l : op.links) {
-      w.put<uint32_t>(table.id(l.link));
+      w.put<uint32_t>(table.find(l.link));
       w.put<int32_t>(l.src_local);
       w.put<int32_t>(l.dst_local);
       put_transport_name(w, l.transport);
       put_fields(w, l);
       w.put<uint8_t>(l.has_op_name);
-      w.put<uint32_t>(table.id(l.op_name));
+      w.put<uint32_t>(table.find(l.op_name));
     }
   }
 }
@@ -245,12 +231,13 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
     put_ops(w, s.collective);
     put_ops(w, s.p2p);
   }
-  TextTable texts;
+  io::StringPool texts;
   for (const auto& s : d.matrix.steps) {
     add_matrix_texts(texts, s.collective);
     add_matrix_texts(texts, s.p2p);
   }
-  texts.put(w);
+  w.put<uint32_t>(static_cast<uint32_t>(texts.size()));
+  for (uint32_t i = 0; i < texts.size(); ++i) w.str(texts.str(i));
   w.put<uint32_t>(static_cast<uint32_t>(d.matrix.steps.size()));
   for (const auto& s : d.matrix.steps) {
     w.str(s.step);
