@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <exception>
+#include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "cluster/cpu_cores.h"
 #include "cluster/discovery.h"
-#include "cluster/ordered_parallel.h"
 #include "cluster/partition.h"
 #include "cluster/rank_data_codec.h"
 
@@ -16,16 +19,57 @@ namespace cs::cluster {
 
 namespace {
 
+// A packed rank on its way to the root: its position in the sender's share, and its bytes.
+struct PackedRank {
+  uint32_t index = 0;
+  std::vector<char> bytes;
+};
+
+// Hands packed ranks from the parse threads to the thread that sends them.
+class PackedQueue {
+ public:
+  void push(PackedRank&& p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    items_.push_back(std::move(p));
+  }
+  std::vector<PackedRank> take_all() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::exchange(items_, {});
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<PackedRank> items_;
+};
+
+// Batch layout: uint32 count, then per rank uint32 index (in the sender's share), uint64 size,
+// bytes. A batch is sent once it holds this many bytes (and at the end).
+constexpr size_t kBatchBytes = 4 << 20;
+
+void append_packed(io::ByteWriter& batch, PackedRank&& p, uint32_t& count) {
+  if (batch.size() == 0) batch.put<uint32_t>(0);  // the count, patched before sending
+  batch.put<uint32_t>(p.index);
+  batch.put<uint64_t>(p.bytes.size());
+  batch.bytes(p.bytes.data(), p.bytes.size());
+  ++count;
+}
+
+std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
+  std::vector<char> out = std::move(batch.data());
+  if (!out.empty()) std::memcpy(out.data(), &count, sizeof count);
+  batch = io::ByteWriter();
+  count = 0;
+  return out;
+}
+
 // Parses entries[idx] for idx in `mine` with `threads` workers; results in the same order. With
-// `packed`, each rank is packed for the root as soon as it is parsed (into (*packed)[i]) and its
-// RankData freed, so a non-root process never holds a rank twice.
+// `packed`, each rank is packed for the root as soon as it is parsed (pushed with its position
+// in `mine`) and its RankData freed, so a non-root process never holds a rank twice.
 std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
                                   const std::vector<size_t>& mine, const ParseOptions& opts,
                                   int threads, std::atomic<int64_t>& done,
-                                  std::atomic<uint64_t>& done_bytes,
-                                  std::vector<std::vector<char>>* packed) {
+                                  std::atomic<uint64_t>& done_bytes, PackedQueue* packed) {
   std::vector<RankData> out(mine.size());
-  if (packed) packed->assign(mine.size(), {});
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (;;) {
@@ -47,8 +91,7 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
       if (packed) {
         io::ByteWriter w;
         pack_rank_data(out[i], w);
-        w.data().shrink_to_fit();  // held until the gather: no doubling slack (up to 2x)
-        (*packed)[i] = std::move(w.data());
+        packed->push({static_cast<uint32_t>(i), std::move(w.data())});
         out[i] = RankData{};
       }
       done_bytes += e.bytes;
@@ -137,7 +180,14 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   std::atomic<int64_t> done{0};
   std::atomic<uint64_t> done_bytes{0};
   std::vector<RankData> parsed;
-  std::vector<std::vector<char>> packed;  // non-root: each rank packed for the root
+  PackedQueue packed;  // non-root: ranks packed for the root, sent in batches as they come
+  BatchStream stream(mpi);
+  // Root: the other processes' ranks, by process and position in its share (the order the
+  // one-process run has after the sort by rank, whatever the arrival order).
+  std::vector<std::vector<RankData>> received(static_cast<size_t>(mpi.size()));
+  if (mpi.is_root())
+    for (int p = 1; p < mpi.size(); ++p)
+      received[static_cast<size_t>(p)].resize(shares[static_cast<size_t>(p)].size());
   bool local_failed = false;
   std::string local_error;
   {
@@ -154,6 +204,29 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       }
       finished = true;
     });
+    // Root: unpacks a batch as it arrives (this thread is otherwise idle while parsing runs).
+    bool gather_failed = false;
+    std::string gather_error;
+    auto take_batch = [&](int p, std::vector<char>&& batch) {
+      try {
+        io::ByteReader r(batch);
+        std::vector<RankData>& dest = received[static_cast<size_t>(p)];
+        const uint32_t n = r.get<uint32_t>();
+        for (uint32_t k = 0; k < n; ++k) {
+          const uint32_t index = r.get<uint32_t>();
+          const auto size = static_cast<size_t>(r.get<uint64_t>());
+          io::ByteReader one(r.skip(size), size);
+          if (index >= dest.size()) throw std::runtime_error("a rank position is out of range");
+          dest[index] = unpack_rank_data(one);
+        }
+      } catch (const std::exception& e) {
+        gather_failed = true;  // still drain the stream: no process is left waiting
+        gather_error =
+            "the data of process " + std::to_string(p) + " could not be read (" + e.what() + ")";
+      }
+    };
+    io::ByteWriter batch;  // non-root: the batch being filled
+    uint32_t batch_count = 0;
     std::vector<int64_t> per_process;
     std::vector<bool> final_sent;
     std::vector<int64_t> bytes_per_process;
@@ -169,12 +242,20 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
         uint64_t bytes = result.input_bytes * static_cast<uint64_t>(total) /
                          std::max<uint64_t>(1, entries.size());
         bar.update(total, bytes);
-        if (me_done && finals == mpi.size() - 1) break;
+        const int ended = stream.poll(take_batch);
+        if (me_done && finals == mpi.size() - 1 && ended == mpi.size() - 1) break;
       } else {
         auto now = std::chrono::steady_clock::now();
         int64_t d = done.load();
+        // Read after me_done: every rank packed before the parse finished is in the queue.
+        for (PackedRank& p : packed.take_all()) {
+          append_packed(batch, std::move(p), batch_count);
+          if (batch.size() >= kBatchBytes) stream.send(close_batch(batch, batch_count));
+        }
         if (me_done) {
+          if (batch_count > 0) stream.send(close_batch(batch, batch_count));
           mpi.send_progress(d, true);
+          stream.finish();  // returns once the root has every batch
           break;
         }
         if (d != last_sent && now - last_send > std::chrono::milliseconds(200)) {
@@ -187,9 +268,13 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     }
     runner.join();
     bar.finish();
+    if (gather_failed && !local_failed) {
+      local_failed = true;
+      local_error = gather_error;
+    }
   }
 
-  // 4. Agree on errors before the collective gather: nobody is left waiting.
+  // 4. Agree on errors (every batch has been delivered by now): nobody is left waiting.
   if (mpi.any(local_failed)) {
     result.fatal = true;
     result.fatal_message =
@@ -199,41 +284,12 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     return result;
   }
 
-  // 5. Gather packed RankData to the root, unpack, sort by rank.
-  io::ByteWriter w;
-  w.put<uint32_t>(static_cast<uint32_t>(packed.size()));
-  size_t total = w.size();
-  for (const auto& p : packed) total += p.size();
-  w.data().reserve(total);
-  total += packed.size() * sizeof(uint64_t);
-  w.data().reserve(total);
-  for (auto& p : packed) {
-    w.put<uint64_t>(p.size());  // each rank length-prefixed: the root unpacks them in parallel
-    w.bytes(p.data(), p.size());
-    std::vector<char>().swap(p);  // pieces are freed as the send buffer fills
+  // 5. The other processes' ranks arrived while parsing ran; sort everything by rank.
+  if (mpi.is_root()) {
+    result.ranks = std::move(parsed);
+    for (auto& share : received)
+      for (RankData& d : share) result.ranks.push_back(std::move(d));
   }
-  if (mpi.is_root()) result.ranks = std::move(parsed);
-  // The root unpacks each process's buffer as it arrives and frees it, on the cores of the
-  // processes of its node (idle by now).
-  const int unpack_threads = node_threads(threads, mpi.local_size());
-  mpi.gather_to_root_each(w.data(), [&](int, std::vector<char>&& buf) {
-    io::ByteReader r(buf);
-    const uint32_t n = r.get<uint32_t>();
-    std::vector<std::pair<const char*, size_t>> pieces(n);
-    for (auto& [at, size] : pieces) {
-      size = r.get<uint64_t>();
-      at = r.skip(size);
-    }
-    std::vector<RankData> got(n);
-    ordered_parallel_for(
-        n, unpack_threads,
-        [&](size_t i) {
-          io::ByteReader one(pieces[i].first, pieces[i].second);
-          got[i] = unpack_rank_data(one);
-        },
-        [&](size_t i) { result.ranks.push_back(std::move(got[i])); });
-    std::vector<char>().swap(buf);
-  });
   if (mpi.is_root()) {
     std::stable_sort(result.ranks.begin(), result.ranks.end(),
                      [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });

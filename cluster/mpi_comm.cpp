@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <thread>
 
 namespace cs::cluster {
@@ -13,6 +14,7 @@ namespace {
 constexpr int kTagSize = 101;
 constexpr int kTagData = 102;
 constexpr int kTagProgress = 103;
+constexpr int kTagStream = 104;
 constexpr int64_t kChunk = int64_t{1} << 30;  // stay below INT_MAX bytes per message
 }  // namespace
 
@@ -147,6 +149,114 @@ int MpiSession::poll_progress(std::vector<int64_t>& done, std::vector<bool>& fin
     if (msg[1]) finished[static_cast<size_t>(st.MPI_SOURCE)] = true;
   }
   return static_cast<int>(std::count(finished.begin() + 1, finished.end(), true));
+}
+
+// BatchStream messages, all with kTagStream (so a process's messages arrive in the order sent):
+// an int64 header with the batch's size, then the batch in parts of at most kChunk bytes; a
+// header of -1 ends the stream.
+struct BatchStream::Impl {
+  struct Pending {
+    int64_t header = 0;
+    std::vector<char> data;
+    std::vector<MPI_Request> requests;
+  };
+  // A batch being received on the root.
+  struct Incoming {
+    bool receiving = false;
+    int64_t size = 0, got = 0;
+    std::vector<char> data;
+  };
+  const MpiSession& mpi;
+  std::deque<Pending> pending;     // non-root: undelivered batches, oldest first
+  std::vector<Incoming> incoming;  // root: per process
+  int finished = 0;                // root: processes whose stream has ended
+
+  explicit Impl(const MpiSession& m) : mpi(m), incoming(static_cast<size_t>(m.size())) {}
+
+  void send_header_and_parts(Pending& p) {
+    MPI_Request r;
+    MPI_Isend(&p.header, 1, MPI_INT64_T, 0, kTagStream, MPI_COMM_WORLD, &r);
+    p.requests.push_back(r);
+    for (int64_t off = 0; off < p.header; off += kChunk) {
+      int len = static_cast<int>(std::min(kChunk, p.header - off));
+      MPI_Isend(p.data.data() + off, len, MPI_BYTE, 0, kTagStream, MPI_COMM_WORLD, &r);
+      p.requests.push_back(r);
+    }
+  }
+  void wait_oldest() {
+    Pending& p = pending.front();
+    MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(), MPI_STATUSES_IGNORE);
+    pending.pop_front();
+  }
+  // Frees the delivered batches at the front.
+  void reap() {
+    while (!pending.empty()) {
+      Pending& p = pending.front();
+      int done = 0;
+      MPI_Testall(static_cast<int>(p.requests.size()), p.requests.data(), &done,
+                  MPI_STATUSES_IGNORE);
+      if (!done) return;
+      pending.pop_front();
+    }
+  }
+};
+
+BatchStream::BatchStream(const MpiSession& mpi) : impl_(std::make_unique<Impl>(mpi)) {}
+
+BatchStream::~BatchStream() = default;
+
+void BatchStream::send(std::vector<char>&& batch, size_t max_in_flight) {
+  if (impl_->mpi.is_root() || batch.empty()) return;
+  impl_->reap();
+  while (impl_->pending.size() >= std::max<size_t>(1, max_in_flight)) impl_->wait_oldest();
+  Impl::Pending& p = impl_->pending.emplace_back();  // a deque: the buffers stay where they are
+  p.header = static_cast<int64_t>(batch.size());
+  p.data = std::move(batch);
+  impl_->send_header_and_parts(p);
+}
+
+void BatchStream::finish() {
+  if (impl_->mpi.is_root()) return;
+  Impl::Pending& end = impl_->pending.emplace_back();
+  end.header = -1;
+  impl_->send_header_and_parts(end);
+  while (!impl_->pending.empty()) impl_->wait_oldest();
+}
+
+int BatchStream::poll(const std::function<void(int, std::vector<char>&&)>& take) {
+  Impl& im = *impl_;
+  if (!im.mpi.is_root()) return 0;
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, kTagStream, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) break;
+    const int src = st.MPI_SOURCE;
+    Impl::Incoming& in = im.incoming[static_cast<size_t>(src)];
+    if (!in.receiving) {
+      int64_t header = 0;
+      MPI_Recv(&header, 1, MPI_INT64_T, src, kTagStream, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (header < 0) {
+        ++im.finished;
+        continue;
+      }
+      in.receiving = true;
+      in.size = header;
+      in.got = 0;
+      in.data.resize(static_cast<size_t>(header));
+    } else {
+      int len = static_cast<int>(std::min(kChunk, in.size - in.got));
+      MPI_Recv(in.data.data() + in.got, len, MPI_BYTE, src, kTagStream, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      in.got += len;
+    }
+    if (in.receiving && in.got == in.size) {
+      in.receiving = false;
+      take(src, std::move(in.data));
+      in.data = {};
+    }
+  }
+  return im.finished;
 }
 
 void MpiSession::barrier() const {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,31 @@ class MpiSession {
   int size_ = 1;
   int local_size_ = 1;
   bool owns_init_ = false;
+};
+
+// Streaming side channel (not collective) for the gather: non-root processes send byte batches to
+// the root while they are still working; the root takes them as they arrive. Batches of one
+// process arrive in the order sent. Every process creates one at the same point; each non-root
+// ends with finish(), and the root polls until every other process has finished.
+class BatchStream {
+ public:
+  explicit BatchStream(const MpiSession& mpi);
+  ~BatchStream();
+  BatchStream(const BatchStream&) = delete;
+  BatchStream& operator=(const BatchStream&) = delete;
+
+  // Non-root: sends `batch` without waiting for the root (the buffer is kept until delivered).
+  // With `max_in_flight` batches undelivered it first waits for the oldest.
+  void send(std::vector<char>&& batch, size_t max_in_flight = 4);
+  // Non-root: ends this process's stream and returns once every batch is delivered.
+  void finish();
+  // Root: calls take(process, batch) for each batch that has arrived; returns how many other
+  // processes have finished their stream.
+  int poll(const std::function<void(int, std::vector<char>&&)>& take);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace cs::cluster

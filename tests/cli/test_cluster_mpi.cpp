@@ -62,6 +62,38 @@ TEST_F(ClusterMpiTest, SameOutputWithAndWithoutLauncher) {
   }
 }
 
+// Other processes stream their ranks to the root in batches of about 4 MB while they parse, and
+// with several parse threads the ranks are packed out of order. A larger job (several batches per
+// process) must still give the same bytes as one process.
+TEST_F(ClusterMpiTest, SameOutputWhenRanksArriveInManyBatches) {
+  const fs::path input = root_ / "input-batches";
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + input.string() +
+                            " --ranks 64 --tp 8 --pp 2 --steps 8 --seed 5 --no-trace-view",
+                        (root_ / "generate-batches.log").string()),
+            0)
+      << read_file(root_ / "generate-batches.log");
+  const fs::path base = root_ / "out-batches-1";
+  ASSERT_EQ(analyse("", input, base), 0) << read_file(base.string() + ".log");
+  const auto expected = read_tree(base / "cluster_analysis_output");
+  for (int np : {2, 3}) {
+    const fs::path out = root_ / ("out-batches-np" + std::to_string(np));
+    ASSERT_EQ(
+        run_command(mpirun(np) + "--bind-to none " + CS_BINARY + " cluster -d " + input.string() +
+                        " -o " + out.string() + " --quiet --format json,csv --threads 2",
+                    out.string() + ".log"),
+        0)
+        << read_file(out.string() + ".log");
+    const auto got = read_tree(out / "cluster_analysis_output");
+    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
+    for (const auto& [name, content] : expected) {
+      auto it = got.find(name);
+      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
+      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
+    }
+  }
+  fs::remove_all(input);
+}
+
 // The root renders the msprof-analyze documents and runs the analyses on threads: the bytes must
 // not depend on how many.
 TEST_F(ClusterMpiTest, SameOutputForAnyThreadCount) {
