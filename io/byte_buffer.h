@@ -53,13 +53,7 @@ class ByteReader {
     p_ += sizeof(T);
     return v;
   }
-  std::string str() {
-    auto n = get<uint32_t>();
-    need(n);
-    std::string s(p_, n);
-    p_ += n;
-    return s;
-  }
+  std::string str() { return std::string(view()); }
   // A string written by ByteWriter::str, viewed in place (valid while the buffer is).
   std::string_view view() {
     auto n = get<uint32_t>();

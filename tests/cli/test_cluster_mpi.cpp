@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 
 #include "cli/cli_test_util.h"
 
@@ -36,6 +38,18 @@ class ClusterMpiTest : public ::testing::Test {
                        (out.string() + ".log"));
   }
 
+  // The files of `out` equal `expected`, name for name and byte for byte.
+  static void expect_same_tree(const std::map<std::string, std::string>& expected,
+                               const fs::path& out, int np) {
+    const auto got = read_tree(out / "cluster_analysis_output");
+    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
+    for (const auto& [name, content] : expected) {
+      auto it = got.find(name);
+      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
+      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
+    }
+  }
+
   static fs::path root_, input_;
 };
 fs::path ClusterMpiTest::root_, ClusterMpiTest::input_;
@@ -52,13 +66,7 @@ TEST_F(ClusterMpiTest, SameOutputWithAndWithoutLauncher) {
   for (int np : {1, 2, 4}) {
     const fs::path out = root_ / ("out-np" + std::to_string(np));
     ASSERT_EQ(analyse(mpirun(np), input_, out), 0) << read_file(out.string() + ".log");
-    const auto got = read_tree(out / "cluster_analysis_output");
-    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
-    for (const auto& [name, content] : expected) {
-      auto it = got.find(name);
-      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
-      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
-    }
+    expect_same_tree(expected, out, np);
   }
 }
 
@@ -83,13 +91,7 @@ TEST_F(ClusterMpiTest, SameOutputWhenRanksArriveInManyBatches) {
                     out.string() + ".log"),
         0)
         << read_file(out.string() + ".log");
-    const auto got = read_tree(out / "cluster_analysis_output");
-    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
-    for (const auto& [name, content] : expected) {
-      auto it = got.find(name);
-      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
-      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
-    }
+    expect_same_tree(expected, out, np);
   }
   fs::remove_all(input);
 }
