@@ -13,6 +13,7 @@
 #include "cluster/slow_link.h"
 #include "cluster/slow_rank.h"
 #include "cluster/slow_transfer.h"
+#include "io/allocator_tuning.h"
 #include "stats/topn.h"
 
 #include <algorithm>
@@ -94,9 +95,9 @@ void run_tasks(std::vector<Task>& tasks, int threads) {
     if (e) std::rethrow_exception(e);
 }
 
-// What one analysis task produces; merged in a fixed order so output never depends on timing.
+// What one analysis task reports besides its tables (those go to the sink as they are built);
+// merged in a fixed order so output never depends on timing.
 struct TaskOutput {
-  std::vector<io::Table> tables;
   io::Diagnostics notes;  // analysis warnings
   io::Diagnostics diag;   // write errors
 };
@@ -111,7 +112,8 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
   return node_threads(opts.load.threads, loaded.processes_on_root_node);
 }
 
-AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
+AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool want_matrix_digest,
+                             PhaseLog& log) {
   AnalysisResults r;
   const auto& ranks = ctx.loaded.ranks;
   const Wants want = wants_for(ctx.opts.mode);
@@ -131,7 +133,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
 
   // The two big msprof-analyze documents also split their own work over these threads.
   const int threads = root_threads(ctx.opts, ctx.loaded);
-  // Independent analyses, each a task with its own outputs. Order of `out` = order of the tables.
+  // Independent analyses, each a task with its own outputs, merged in the order of `out`.
   enum Slot { kCommJson, kCommTables, kMatrix, kStepTrace, kOperators, kRankSummaries, kSlots };
   std::vector<TaskOutput> out(kSlots);
   std::vector<Task> tasks;
@@ -148,9 +150,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                                                           groups, out[kCommJson].diag);
                        }});
     tasks.push_back({"communication tables", 0.7, [&] {
-                       out[kCommTables].tables.push_back(communication_ops_table(ranks, groups));
-                       out[kCommTables].tables.push_back(
-                           communication_bandwidth_table(ranks, groups));
+                       sink.put(communication_ops_table(ranks, groups));
+                       sink.put(communication_bandwidth_table(ranks, groups));
                      }});
   }
   if (want.matrix) {
@@ -167,6 +168,11 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                                     : merge_matrix_links(ranks, groups, d, mopts);
                        for (const auto& item : d.items())
                          (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
+                       // The merged links own their names and no other analysis reads the ranks'
+                       // matrix data (the groups were built from it before): free it and give its
+                       // pages back, so the table below does not stack on top of it.
+                       for (RankData& rd : ctx.loaded.ranks) rd.matrix = io::MatrixFile{};
+                       io::release_freed_memory();
                        // The table and the link diagnosis both only read `links`: run them at
                        // once when there are threads to spare.
                        auto diagnose = [&] {
@@ -182,14 +188,23 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                        } else {
                          diagnose();
                        }
+                       io::Table table;
                        try {
-                         o.tables.push_back(communication_matrix_table(links));
+                         table = communication_matrix_table(links);
                        } catch (...) {
                          if (diagnosis_thread.joinable()) diagnosis_thread.join();
                          throw;
                        }
                        if (diagnosis_thread.joinable()) diagnosis_thread.join();
                        links.clear();  // in the table now; free early
+                       // The report's digest needs the slow links, so it is made here, after the
+                       // diagnosis; then the table is written and freed.
+                       if (want_matrix_digest) {
+                         const io::Table slow = slow_links_table(slow_links);
+                         r.matrix_digest =
+                             report::digest_matrix(table, want.diagnosis ? &slow : nullptr);
+                       }
+                       sink.put(std::move(table));
                      }});
   }
   if (want.step_trace) {
@@ -198,7 +213,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                        if (json)
                          write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks,
                                                       groups, o.notes);
-                       o.tables.push_back(step_trace_table(ranks));
+                       sink.put(step_trace_table(ranks));
                      }});
   }
   if (want.operators) {
@@ -209,15 +224,15 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
                stats::parse_order_by(ctx.opts.order_by).value_or(stats::OrderBy::kTotal);
            // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
            const auto stages = rank_stages(ranks, want.groups ? &groups : nullptr);
-           out[kOperators].tables.push_back(
+           sink.put(
                operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n), order, stages));
            by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
          }});
   }
   if (want.diagnosis) {
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
-                       out[kRankSummaries].tables.push_back(comm_rank_summary_table(ranks));
-                       out[kRankSummaries].tables.push_back(comm_transport_summary_table(ranks));
+                       sink.put(comm_rank_summary_table(ranks));
+                       sink.put(comm_transport_summary_table(ranks));
                        slow_ranks = find_slow_ranks(ranks);
                      }});
   }
@@ -226,14 +241,13 @@ AnalysisResults run_analyses(const OutputContext& ctx, PhaseLog& log) {
   log.lap(("all of the above on " + std::to_string(threads) + " thread(s)").c_str());
 
   for (TaskOutput& o : out) {
-    for (auto& t : o.tables) r.tables.push_back(std::move(t));
     r.notes.append(o.notes);
     ctx.diag.append(o.diag);
   }
   if (want.diagnosis) {
-    r.tables.push_back(slow_ranks_table(slow_ranks));
-    r.tables.push_back(slow_links_table(slow_links));
-    r.tables.push_back(slow_transfers_table(slow_transfers));
+    sink.put(slow_ranks_table(slow_ranks));
+    sink.put(slow_links_table(slow_links));
+    sink.put(slow_transfers_table(slow_transfers));
     r.summary = diagnosis_summary(slow_ranks, slow_links, by_cv, slow_transfers);
   }
   return r;

@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <thread>
+#include <optional>
+#include <set>
 
 #include "cluster/cluster_outputs.h"
 #include "cluster/manifest.h"
-#include "io/csv_writer.h"
 #include "io/hdf5_writer.h"
 #include "report/cluster_report.h"
 #include "version.h"
@@ -54,7 +54,7 @@ std::string iso_utc_now() {
   return buf;
 }
 
-int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
+int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
                       PhaseLog& log, std::chrono::steady_clock::time_point started) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   std::error_code ec;
@@ -70,13 +70,23 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
 
   io::Diagnostics out_diag;
   OutputContext ctx{lc, opts, out_dir.string(), out_diag};
-  std::vector<io::Table> tables;
-  tables.push_back(build_manifest_table(lc.ranks, lc.skipped));
+  const bool csv = opts.formats.count("csv") > 0;
+  const bool hdf5 = opts.formats.count("hdf5") > 0;
+  const bool html = opts.formats.count("html") > 0;
+  // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
+  // are small and kept, the matrix reaches it as a digest.
+  const std::set<std::string> report_tables = {"rank_manifest",  "step_trace", "comm_rank_summary",
+                                               "operators_topn", "slow_ranks", "slow_links"};
+  io::Diagnostics h5_diag;
+  std::optional<io::Hdf5File> h5;
+  if (hdf5) h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
+  TableSink sink(out_dir.string(), csv, h5 ? &*h5 : nullptr,
+                 html ? report_tables : std::set<std::string>{});
+  sink.put(build_manifest_table(lc.ranks, lc.skipped));
 
   log.begin("analyse");
-  AnalysisResults results = run_analyses(ctx, log);
-  for (auto& t : results.tables) tables.push_back(std::move(t));
-  log.end(std::to_string(tables.size()) + " tables");
+  AnalysisResults results = run_analyses(ctx, sink, html, log);
+  log.end(std::to_string(sink.count()) + " tables, written as built");
 
   if (!opts.quiet) {
     size_t shown = 0;
@@ -88,68 +98,38 @@ int analyse_and_write(const LoadedCluster& lc, const ClusterRunOptions& opts, in
   }
 
   log.begin("write");
-  const bool csv = opts.formats.count("csv") > 0;
-  const bool hdf5 = opts.formats.count("hdf5") > 0;
-  const bool html = opts.formats.count("html") > 0;
-  // The CSV files and then report.html are written on a second thread while this one writes the
-  // HDF5 file (HDF5 is not thread-safe, so it stays on one thread).
-  io::Diagnostics side_diag;
-  auto write_csvs = [&] {
-    for (const auto& t : tables)
-      io::write_table_csv(t, (out_dir / (t.name + ".csv")).string(), side_diag);
-  };
-  auto write_html = [&] {
-    auto find = [&](const char* name) -> const io::Table* {
-      for (const auto& t : tables)
-        if (t.name == name) return &t;
-      return nullptr;
-    };
+  if (h5) {
+    h5->set_attribute("/meta", "tool", std::string("clusterscope"), h5_diag);
+    h5->set_attribute("/meta", "tool_version", std::string(CLUSTERSCOPE_VERSION), h5_diag);
+    h5->set_attribute("/meta", "input_path", opts.load.input_dir, h5_diag);
+    h5->set_attribute("/meta", "mode", opts.mode, h5_diag);
+    h5->set_attribute("/meta", "ranks", static_cast<int64_t>(lc.ranks.size()), h5_diag);
+    h5->set_attribute("/meta", "ranks_skipped", static_cast<int64_t>(lc.skipped.size()), h5_diag);
+    h5->set_attribute("/meta", "processes", static_cast<int64_t>(processes), h5_diag);
+    h5->set_attribute("/meta", "input_bytes", static_cast<int64_t>(lc.input_bytes), h5_diag);
+    h5->set_attribute("/meta", "created", iso_utc_now(), h5_diag);
+    h5->finish(h5_diag);
+  }
+  io::Diagnostics html_diag;
+  if (html) {
     report::ClusterReportInput in;
-    in.manifest = find("rank_manifest");
-    in.step_trace = find("step_trace");
-    in.communication_matrix = find("communication_matrix");
-    in.comm_rank_summary = find("comm_rank_summary");
-    in.operators_topn = find("operators_topn");
-    in.slow_ranks = find("slow_ranks");
-    in.slow_links = find("slow_links");
+    in.manifest = sink.kept("rank_manifest");
+    in.step_trace = sink.kept("step_trace");
+    in.matrix_digest = results.matrix_digest;
+    in.comm_rank_summary = sink.kept("comm_rank_summary");
+    in.operators_topn = sink.kept("operators_topn");
+    in.slow_ranks = sink.kept("slow_ranks");
+    in.slow_links = sink.kept("slow_links");
     in.input_path = opts.load.input_dir;
     in.processes = processes;
     in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     in.input_bytes = lc.input_bytes;
     in.summary_text = results.summary;
-    report::write_cluster_report_html(in, (out_dir / "report.html").string(), side_diag);
-  };
-  auto side_work = [&] {
-    if (csv) write_csvs();
-    if (html) write_html();
-  };
-  std::thread side_thread;
-  if (hdf5 && (csv || html) && root_threads(opts, lc) > 1) side_thread = std::thread(side_work);
-  if (!side_thread.joinable() && csv) write_csvs();
-  io::Diagnostics h5_diag;
-  if (hdf5) {
-    auto h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
-    if (h5) {
-      for (const auto& t : tables) h5->write_table(t, h5_diag);
-      h5->set_attribute("/meta", "tool", std::string("clusterscope"), h5_diag);
-      h5->set_attribute("/meta", "tool_version", std::string(CLUSTERSCOPE_VERSION), h5_diag);
-      h5->set_attribute("/meta", "input_path", opts.load.input_dir, h5_diag);
-      h5->set_attribute("/meta", "mode", opts.mode, h5_diag);
-      h5->set_attribute("/meta", "ranks", static_cast<int64_t>(lc.ranks.size()), h5_diag);
-      h5->set_attribute("/meta", "ranks_skipped", static_cast<int64_t>(lc.skipped.size()), h5_diag);
-      h5->set_attribute("/meta", "processes", static_cast<int64_t>(processes), h5_diag);
-      h5->set_attribute("/meta", "input_bytes", static_cast<int64_t>(lc.input_bytes), h5_diag);
-      h5->set_attribute("/meta", "created", iso_utc_now(), h5_diag);
-      h5->finish(h5_diag);
-    }
+    report::write_cluster_report_html(in, (out_dir / "report.html").string(), html_diag);
   }
-  if (side_thread.joinable()) {
-    side_thread.join();
-  } else if (html) {
-    write_html();
-  }
-  out_diag.append(side_diag);
+  out_diag.append(sink.diagnostics());
   out_diag.append(h5_diag);
+  out_diag.append(html_diag);
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   log.end(out_dir.string());

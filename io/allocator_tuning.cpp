@@ -11,4 +11,10 @@ void tune_allocator_for_batch_parsing() {
 #endif
 }
 
+void release_freed_memory() {
+#ifdef M_TRIM_THRESHOLD
+  malloc_trim(0);
+#endif
+}
+
 }  // namespace cs::io

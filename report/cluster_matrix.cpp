@@ -118,6 +118,24 @@ std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
   return out;
 }
 
+}  // namespace
+
+struct MatrixDigest {
+  std::vector<Group> groups;  // most relevant first
+};
+
+std::shared_ptr<const MatrixDigest> digest_matrix(const io::Table& communication_matrix,
+                                                  const io::Table* slow_links) {
+  ClusterReportInput in;
+  in.communication_matrix = &communication_matrix;
+  in.slow_links = slow_links;
+  auto d = std::make_shared<MatrixDigest>();
+  d->groups = build_groups(&communication_matrix, make_cluster_context(in));
+  return d;
+}
+
+namespace {
+
 HeatGrid make_grid(const Group& g, const ClusterContext& ctx) {
   const size_t n = g.ranks.size();
   const size_t bins = std::min(n, kMaxGrid);
@@ -160,12 +178,14 @@ std::string gbps(double v) {
 void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
   begin_section(h, "matrix", "Communication matrix");
   const io::Table* t = ctx.in.communication_matrix;
-  if (!t) {
+  if (!t && !ctx.in.matrix_digest) {
     not_computed(h, "Communication matrix");
     h.close();
     return;
   }
-  const auto groups = build_groups(t, ctx);
+  std::vector<Group> built;
+  if (!ctx.in.matrix_digest) built = build_groups(t, ctx);
+  const std::vector<Group>& groups = ctx.in.matrix_digest ? ctx.in.matrix_digest->groups : built;
   if (groups.empty()) {
     note(h, "The communication matrix is empty.");
     h.close();

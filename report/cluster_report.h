@@ -13,6 +13,7 @@
 // are binned to at most 64 x 64 cells and only the most relevant groups are drawn.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "io/diagnostics.h"
@@ -20,20 +21,32 @@
 
 namespace cs::report {
 
+// The communication matrix reduced to what the report draws: per communication group, its links
+// summed over the chosen op keys, its ranks and transports, and how many of its links are slow.
+// A few MB where the communication_matrix table is tens of MB, so the caller can write and free
+// that table as soon as it is built (see digest_matrix).
+struct MatrixDigest;
+
 struct ClusterReportInput {
-  const io::Table* manifest = nullptr;              // rank_manifest
-  const io::Table* step_trace = nullptr;            // step_trace
-  const io::Table* communication_matrix = nullptr;  // communication_matrix
-  const io::Table* comm_rank_summary = nullptr;     // per (group, rank): wait_ratio, sync_ratio...
-  const io::Table* operators_topn = nullptr;        // operators_topn
-  const io::Table* slow_ranks = nullptr;            // slow_ranks
-  const io::Table* slow_links = nullptr;            // slow_links
-  std::string input_path;                           // the analysed directory
-  int processes = 1;                                // MPI processes used
-  double seconds = 0;                               // wall time of the analysis
-  uint64_t input_bytes = 0;                         // bytes read
-  std::string summary_text;                         // the closing summary, shown as is
+  const io::Table* manifest = nullptr;                // rank_manifest
+  const io::Table* step_trace = nullptr;              // step_trace
+  const io::Table* communication_matrix = nullptr;    // communication_matrix
+  std::shared_ptr<const MatrixDigest> matrix_digest;  // used instead when set
+  const io::Table* comm_rank_summary = nullptr;  // per (group, rank): wait_ratio, sync_ratio...
+  const io::Table* operators_topn = nullptr;     // operators_topn
+  const io::Table* slow_ranks = nullptr;         // slow_ranks
+  const io::Table* slow_links = nullptr;         // slow_links
+  std::string input_path;                        // the analysed directory
+  int processes = 1;                             // MPI processes used
+  double seconds = 0;                            // wall time of the analysis
+  uint64_t input_bytes = 0;                      // bytes read
+  std::string summary_text;                      // the closing summary, shown as is
 };
+
+// The digest of `communication_matrix`, with links judged slow taken from `slow_links` (may be
+// null). The matrix section drawn from it is the one drawn from the two tables.
+std::shared_ptr<const MatrixDigest> digest_matrix(const io::Table& communication_matrix,
+                                                  const io::Table* slow_links);
 
 // The page as a string. Never throws on odd tables (missing columns, NaN, empty tables).
 std::string render_cluster_report_html(const ClusterReportInput& in);

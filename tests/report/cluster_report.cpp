@@ -99,6 +99,24 @@ TEST(ClusterReport, SmallClusterHasEverySection) {
             std::string::npos);
 }
 
+// The caller writes and frees the matrix table early and hands the report its digest: the page
+// must not change.
+TEST(ClusterReport, MatrixDigestDrawsTheSamePage) {
+  SmallCluster c;
+  const std::string from_table = render_cluster_report_html(c.input());
+  ClusterReportInput in = c.input();
+  in.matrix_digest = digest_matrix(c.matrix, &c.slow_links);
+  in.communication_matrix = nullptr;
+  EXPECT_EQ(render_cluster_report_html(in), from_table);
+  ASSERT_NE(from_table.find("class=\"mk\""), std::string::npos);  // the slow link is in both
+  // Without the slow links, the digest marks none.
+  in.matrix_digest = digest_matrix(c.matrix, nullptr);
+  in.slow_links = nullptr;
+  const std::string unmarked = render_cluster_report_html(in);
+  EXPECT_EQ(count(unmarked, "class=\"mk\""), 0u);
+  EXPECT_EQ(count(unmarked, "class=\"chart heat\""), 3u);
+}
+
 TEST(ClusterReport, MissingTablesSayNotComputed) {
   ClusterReportInput in;
   const std::string html = render_cluster_report_html(in);

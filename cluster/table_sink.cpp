@@ -1,0 +1,43 @@
+#include "cluster/table_sink.h"
+
+#include <utility>
+
+#include "io/csv_writer.h"
+
+namespace cs::cluster {
+
+TableSink::TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<std::string> keep)
+    : out_dir_(std::move(out_dir)), csv_(csv), h5_(h5), keep_(std::move(keep)) {}
+
+void TableSink::put(io::Table t) {
+  io::Diagnostics d;
+  if (csv_) io::write_table_csv(t, out_dir_ + "/" + t.name + ".csv", d);
+  if (h5_) {
+    std::lock_guard<std::mutex> lock(h5_mu_);
+    h5_->write_table(t, d);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++count_;
+  if (!d.empty()) diag_[t.name].append(d);
+  if (keep_.count(t.name)) kept_.insert_or_assign(t.name, std::move(t));
+}
+
+const io::Table* TableSink::kept(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = kept_.find(name);
+  return it == kept_.end() ? nullptr : &it->second;
+}
+
+size_t TableSink::count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return count_;
+}
+
+io::Diagnostics TableSink::diagnostics() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  io::Diagnostics all;
+  for (const auto& [name, d] : diag_) all.append(d);
+  return all;
+}
+
+}  // namespace cs::cluster
