@@ -1,0 +1,98 @@
+// TableSink: tables put from several threads at once are all written (CSV files and HDF5
+// datasets), only the asked ones are kept, and write errors come out in table-name order.
+#include "cluster/table_sink.h"
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+using cs::cluster::TableSink;
+
+namespace {
+
+cs::io::Table numbers(const std::string& name, int rows) {
+  cs::io::Table t(name);
+  auto& c = t.add_int("value", "us");
+  for (int i = 0; i < rows; ++i) c.ints.push_back(i);
+  return t;
+}
+
+size_t lines_of(const fs::path& p) {
+  std::ifstream in(p);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("cs_table_sink_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST(TableSink, WritesEveryTableFromManyThreadsAndKeepsOnlyTheAskedOnes) {
+  const fs::path dir = fresh_dir("threads");
+  cs::io::Diagnostics h5_diag;
+  auto h5 = cs::io::Hdf5File::create((dir / "out.h5").string(), h5_diag);
+  ASSERT_TRUE(h5) << h5_diag.items().front().to_string();
+  constexpr int kTables = 8, kRows = 1000;
+  {
+    TableSink sink(dir.string(), true, &*h5, {"t3", "t6"});
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kTables; ++i)
+      threads.emplace_back([&, i] { sink.put(numbers("t" + std::to_string(i), kRows)); });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(sink.count(), static_cast<size_t>(kTables));
+    EXPECT_TRUE(sink.diagnostics().empty());
+    ASSERT_NE(sink.kept("t3"), nullptr);
+    EXPECT_EQ(sink.kept("t3")->rows(), static_cast<size_t>(kRows));
+    ASSERT_NE(sink.kept("t6"), nullptr);
+    EXPECT_EQ(sink.kept("t1"), nullptr);   // written, then freed
+    EXPECT_EQ(sink.kept("t99"), nullptr);  // never put
+  }
+  ASSERT_TRUE(h5->finish(h5_diag));
+  for (int i = 0; i < kTables; ++i) {
+    const std::string name = "t" + std::to_string(i);
+    EXPECT_EQ(lines_of(dir / (name + ".csv")), static_cast<size_t>(kRows + 1)) << name;
+  }
+  const hid_t f = H5Fopen((dir / "out.h5").string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  for (int i = 0; i < kTables; ++i) {
+    const std::string name = "/t" + std::to_string(i);
+    EXPECT_GT(H5Lexists(f, name.c_str(), H5P_DEFAULT), 0) << name;
+  }
+  H5Fclose(f);
+  fs::remove_all(dir);
+}
+
+TEST(TableSink, WithoutWritersItOnlyKeeps) {
+  TableSink sink("/nonexistent/never/written", false, nullptr, {"a"});
+  sink.put(numbers("a", 3));
+  sink.put(numbers("b", 3));
+  EXPECT_EQ(sink.count(), 2u);
+  EXPECT_TRUE(sink.diagnostics().empty());
+  ASSERT_NE(sink.kept("a"), nullptr);
+  EXPECT_EQ(sink.kept("b"), nullptr);
+}
+
+TEST(TableSink, WriteErrorsComeInTableNameOrder) {
+  TableSink sink("/nonexistent/clusterscope/out", true, nullptr, {});
+  sink.put(numbers("zeta", 2));
+  sink.put(numbers("alpha", 2));
+  const auto d = sink.diagnostics();
+  ASSERT_EQ(d.items().size(), 2u);
+  EXPECT_TRUE(d.has_errors());
+  EXPECT_NE(d.items()[0].to_string().find("alpha.csv"), std::string::npos)
+      << d.items()[0].to_string();
+  EXPECT_NE(d.items()[1].to_string().find("zeta.csv"), std::string::npos)
+      << d.items()[1].to_string();
+}
