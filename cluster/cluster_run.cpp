@@ -81,7 +81,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   std::optional<io::Hdf5File> h5;
   if (hdf5) h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
   TableSink sink(out_dir.string(), csv, h5 ? &*h5 : nullptr,
-                 html ? report_tables : std::set<std::string>{});
+                 html ? report_tables : std::set<std::string>{}, root_threads(opts, lc));
   sink.put(build_manifest_table(lc.ranks, lc.skipped));
 
   log.begin("analyse");

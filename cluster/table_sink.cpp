@@ -1,21 +1,35 @@
 #include "cluster/table_sink.h"
 
+#include <thread>
 #include <utility>
 
 #include "io/csv_writer.h"
 
 namespace cs::cluster {
 
-TableSink::TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<std::string> keep)
-    : out_dir_(std::move(out_dir)), csv_(csv), h5_(h5), keep_(std::move(keep)) {}
+TableSink::TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<std::string> keep,
+                     int threads)
+    : out_dir_(std::move(out_dir)),
+      csv_(csv),
+      h5_(h5),
+      keep_(std::move(keep)),
+      overlap_(threads > 1 && csv && h5) {}
 
 void TableSink::put(io::Table t) {
-  io::Diagnostics d;
-  if (csv_) io::write_table_csv(t, out_dir_ + "/" + t.name + ".csv", d);
-  if (h5_) {
+  io::Diagnostics d, h5_d;
+  auto write_h5 = [&] {
     std::lock_guard<std::mutex> lock(h5_mu_);
-    h5_->write_table(t, d);
+    h5_->write_table(t, h5_d);
+  };
+  std::thread h5_thread;
+  if (overlap_) h5_thread = std::thread(write_h5);
+  if (csv_) io::write_table_csv(t, out_dir_ + "/" + t.name + ".csv", d);
+  if (h5_thread.joinable()) {
+    h5_thread.join();
+  } else if (h5_) {
+    write_h5();
   }
+  d.append(h5_d);
   std::lock_guard<std::mutex> lock(mu_);
   ++count_;
   if (!d.empty()) diag_[t.name].append(d);

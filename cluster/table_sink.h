@@ -22,8 +22,10 @@ namespace cs::cluster {
 class TableSink {
  public:
   // csv: write "<out_dir>/<name>.csv"; h5: the open HDF5 file, or null for none; keep: the names
-  // of the tables to hold on to after writing.
-  TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<std::string> keep);
+  // of the tables to hold on to after writing; threads > 1: a table's CSV file and its HDF5
+  // dataset are written at once, on two threads.
+  TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<std::string> keep,
+            int threads = 1);
 
   // Writes `t` and keeps it if its name is in `keep`. Thread-safe.
   void put(io::Table t);
@@ -42,6 +44,7 @@ class TableSink {
   bool csv_;
   io::Hdf5File* h5_;
   std::set<std::string> keep_;
+  bool overlap_;
   mutable std::mutex mu_;  // guards everything below
   std::mutex h5_mu_;       // serialises HDF5 calls
   std::map<std::string, io::Table> kept_;
