@@ -22,6 +22,8 @@ bool starts_with_total(std::string_view key) {
 struct MRef {
   int rank;
   const io::MatrixOp* op;
+  const io::MatrixFile* file;  // holds the texts of op's links
+  std::string_view link_key(const io::MatrixLink& l) const { return file->link_key(l); }
 };
 struct MOpEntry {
   std::string key;
@@ -55,7 +57,8 @@ T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& i
 // group: built and hashed once per group, not per op).
 void index_ops(MIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_of,
                const CommGroups& groups, const std::string& step,
-               const std::vector<io::MatrixOp>& ops, bool p2p, int rank) {
+               const std::vector<io::MatrixOp>& ops, bool p2p, int rank,
+               const io::MatrixFile& file) {
   for (const io::MatrixOp& op : ops) {
     if (starts_with_total(op.key)) continue;
     const CommGroup* g = groups.find(p2p ? "p2p" : "collective", py_group_of(op.key));
@@ -72,7 +75,7 @@ void index_ops(MIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_
     if (added) se.step = step;
     MOpEntry& oe = find_or_add(se.ops, se.idx, op.key, added);
     if (added) oe.key = op.key;
-    if (oe.ranks.empty() || oe.ranks.back().rank != rank) oe.ranks.push_back({rank, &op});
+    if (oe.ranks.empty() || oe.ranks.back().rank != rank) oe.ranks.push_back({rank, &op, &file});
   }
 }
 
@@ -82,8 +85,8 @@ MIndex index_matrix(const std::vector<RankData>& ranks, const CommGroups& groups
   for (const RankData& rd : ranks) {
     if (!rd.has_matrix) continue;
     for (const io::MatrixStep& step : rd.matrix.steps) {
-      index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank());
-      index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
+      index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank(), rd.matrix);
+      index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank(), rd.matrix);
     }
   }
   return out;
@@ -166,8 +169,8 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
     for (const MRef& ref : oe.ranks) {
       for (const io::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
-        if (!split_link(l.link, src, dst)) {
-          diag.warn("", 0, oe.key + " has an invalid link key " + std::string(l.link),
+        if (!split_link(ref.link_key(l), src, dst)) {
+          diag.warn("", 0, oe.key + " has an invalid link key " + std::string(ref.link_key(l)),
                     "the remaining links of rank " + std::to_string(ref.rank) +
                         " for this op were skipped, as msprof-analyze does");
           break;
@@ -196,11 +199,12 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
     for (const MRef& ref : oe.ranks) {
       for (const io::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
-        if (!split_link(l.link, src, dst)) break;  // warned above
+        const std::string_view key = ref.link_key(l);
+        if (!split_link(key, src, dst)) break;  // warned above
         bool added = false;
-        OutLink& into = local.at(l.link, added);
-        if (added) into.local_key = l.link;
-        combine(into, l.transport, l.has_op_name ? std::string_view(l.op_name) : std::string_view(),
+        OutLink& into = local.at(key, added);
+        if (added) into.local_key = key;
+        combine(into, l.transport, l.has_op_name ? ref.file->op_name(l) : std::string_view(),
                 l.num(io::kLinkTimeMs), l.num(io::kLinkSizeMb));
       }
     }
@@ -304,8 +308,8 @@ void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
   io::StringPool& names = out.names;
   const std::string_view step_name = names.str(names.intern(step));
   for (const OutOp& op : ops) {
-    out.ops.push_back(
-        {step_name, names.str(names.intern(op.key)), names.str(names.intern(py_group_of(op.key)))});
+    out.ops.push_back({step_name, names.str(names.intern(op.key)),
+                       names.str(names.intern(py_group_of(op.key))), &names});
     const GlobalLinkOp* gop = &out.ops.back();
     for (const OutLink& l : op.links) {
       GlobalLink g;
@@ -315,8 +319,7 @@ void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
       g.transport = l.transport;
       g.size_mb = l.size_mb.v;
       g.time_ms = l.time_ms.v;
-      g.bandwidth_gbps = l.bandwidth_gbps.v;
-      g.op_name = names.str(names.intern(l.op_name));
+      g.op_name_id = names.intern(l.op_name);
       out.links.push_back(g);
     }
   }
@@ -406,6 +409,10 @@ bool has_matrix_ops(const std::vector<RankData>& ranks) {
 }
 
 }  // namespace
+
+double GlobalLink::bandwidth_gbps() const {
+  return msprof_ratio(io::Num::real(size_mb), io::Num::real(time_ms)).v;
+}
 
 GlobalLinks merge_matrix_links(const std::vector<RankData>& ranks, const CommGroups& groups,
                                io::Diagnostics& diag, const MatrixOptions& opts) {

@@ -35,25 +35,28 @@ struct MatrixOptions {
 // The step and op key of merged links: one per op, shared by its links.
 struct GlobalLinkOp {
   std::string_view step;
-  std::string_view op_key;  // "allreduce-top1@<group>" or "Total Op Info@<group>"
-  std::string_view group;   // after the last '@'
+  std::string_view op_key;                // "allreduce-top1@<group>" or "Total Op Info@<group>"
+  std::string_view group;                 // after the last '@'
+  const io::StringPool* names = nullptr;  // the op names of its links (GlobalLink::op_name)
 };
 
-// One merged link with global ranks. Its names are views into the GlobalLinks that holds it.
-// 64 bytes: a 1,024-rank job has ~700k of them.
+// One merged link with global ranks. Its names live in the GlobalLinks that holds it.
+// 40 bytes: a 1,024-rank job has ~700k of them.
 struct GlobalLink {
   const GlobalLinkOp* op = nullptr;
-  std::string_view op_name;
   double size_mb = 0;
   double time_ms = 0;
-  double bandwidth_gbps = 0;  // as written: round(size / time, 4), 0 when time < 1e-15
   int src_rank = -1;
   int dst_rank = -1;
+  uint32_t op_name_id = 0;  // in op->names
   io::TransportName transport;
 
   std::string_view step() const { return op->step; }
   std::string_view op_key() const { return op->op_key; }
   std::string_view group() const { return op->group; }
+  std::string_view op_name() const { return op->names->str(op_name_id); }
+  // As written: round(size / time, 4), 0 when time < 1e-15.
+  double bandwidth_gbps() const;
 };
 
 // Merged links and the interned names they point into (a 1,024-rank job has ~700k links but only
@@ -113,7 +116,8 @@ class GlobalLinks {
   void append(Chunk&& c) {
     if (c.links.empty()) return;
     size_ += c.links.size();
-    chunks_.push_back(std::move(c));
+    Chunk& kept = chunks_.emplace_back(std::move(c));
+    for (GlobalLinkOp& op : kept.ops) op.names = &kept.names;  // the pool moved with the chunk
   }
 
  private:

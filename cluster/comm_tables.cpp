@@ -278,8 +278,8 @@ io::Table communication_matrix_table(const GlobalLinks& links) {
     transport.push(l.transport);
     size.doubles.push_back(l.size_mb);
     time.doubles.push_back(l.time_ms);
-    bw.doubles.push_back(l.bandwidth_gbps);
-    op_name.push(l.op_name);
+    bw.doubles.push_back(l.bandwidth_gbps());
+    op_name.push(l.op_name());
   }
   return t;
 }

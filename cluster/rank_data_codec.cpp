@@ -114,52 +114,42 @@ std::vector<io::CommOp> get_ops(ByteReader& r) {
   return ops;
 }
 
-// A rank's link keys and op names repeat (~8 keys and ~150 op names for 650 links): each distinct
-// text is sent once per rank, in a table before the steps (ids in first-seen order), and links
-// send 4-byte ids.
-void add_matrix_texts(io::StringPool& table, const std::vector<io::MatrixOp>& ops) {
-  for (const auto& op : ops)
-    for (const auto& l : op.links) {
-      table.intern(l.link);
-      table.intern(l.op_name);
-    }
-}
-
-void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops,
-                    const io::StringPool& table) {
+// A rank's link keys and op names repeat (~8 keys and ~150 op names for 650 links): its file's
+// text table is sent once, before the steps, and links send their 4-byte ids into it.
+void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops) {
   w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
   for (const auto& op : ops) {
     w.str(op.key);
     w.put<uint32_t>(static_cast<uint32_t>(op.links.size()));
     for (const auto& l : op.links) {
-      w.put<uint32_t>(table.find(l.link));
+      w.put<uint32_t>(l.link_id);
       w.put<int32_t>(l.src_local);
       w.put<int32_t>(l.dst_local);
       put_transport_name(w, l.transport);
       put_fields(w, l);
       w.put<uint8_t>(l.has_op_name);
-      w.put<uint32_t>(table.find(l.op_name));
+      w.put<uint32_t>(l.op_name_id);
     }
   }
 }
-std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r,
-                                         const std::vector<std::string_view>& texts) {
+std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r, uint32_t texts) {
   auto text = [&](uint32_t id) {
-    if (id >= texts.size()) throw std::runtime_error("packed rank data: text id out of range");
-    return texts[id];
+    if (id >= texts && id != io::kNoString)
+      throw std::runtime_error("packed rank data: text id out of range");
+    return id;
   };
   std::vector<io::MatrixOp> ops(r.get<uint32_t>());
   for (auto& op : ops) {
     op.key = r.str();
     op.links.resize(r.get<uint32_t>());
     for (auto& l : op.links) {
-      l.link = text(r.get<uint32_t>());
+      l.link_id = text(r.get<uint32_t>());
       l.src_local = r.get<int32_t>();
       l.dst_local = r.get<int32_t>();
       l.transport = get_transport_name(r);
       get_fields(r, l);
       l.has_op_name = r.get<uint8_t>() != 0;
-      l.op_name = text(r.get<uint32_t>());
+      l.op_name_id = text(r.get<uint32_t>());
     }
   }
   return ops;
@@ -231,18 +221,14 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
     put_ops(w, s.collective);
     put_ops(w, s.p2p);
   }
-  io::StringPool texts;
-  for (const auto& s : d.matrix.steps) {
-    add_matrix_texts(texts, s.collective);
-    add_matrix_texts(texts, s.p2p);
-  }
+  const io::StringPool& texts = *d.matrix.texts;
   w.put<uint32_t>(static_cast<uint32_t>(texts.size()));
   for (uint32_t i = 0; i < texts.size(); ++i) w.str(texts.str(i));
   w.put<uint32_t>(static_cast<uint32_t>(d.matrix.steps.size()));
   for (const auto& s : d.matrix.steps) {
     w.str(s.step);
-    put_matrix_ops(w, s.collective, texts);
-    put_matrix_ops(w, s.p2p, texts);
+    put_matrix_ops(w, s.collective);
+    put_matrix_ops(w, s.p2p);
   }
   put_strings(w, d.step_trace.columns);
   w.put<uint32_t>(static_cast<uint32_t>(d.step_trace.rows.size()));
@@ -286,8 +272,11 @@ RankData unpack_rank_data(ByteReader& r) {
     s.collective = get_ops(r);
     s.p2p = get_ops(r);
   }
-  std::vector<std::string_view> texts(r.get<uint32_t>());
-  for (auto& t : texts) t = d.matrix.keep(r.view());
+  // The texts are distinct, so interning them in order gives them their ids back.
+  const uint32_t texts = r.get<uint32_t>();
+  for (uint32_t i = 0; i < texts; ++i)
+    if (d.matrix.keep(r.view()) != i)
+      throw std::runtime_error("packed rank data: repeated text in the matrix text table");
   d.matrix.steps.resize(r.get<uint32_t>());
   for (auto& s : d.matrix.steps) {
     s.step = r.str();

@@ -197,11 +197,11 @@ class MatrixWalker {
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
       MatrixLink& l = op.links.emplace_back();
-      l.link = out_.keep(key);
+      l.link_id = out_.keep(key);
       if (!parse_link(key, l.src_local, l.dst_local)) {
         l.src_local = l.dst_local = -1;
         ctx_.warn_at(v.raw_json_token().data(),
-                     where() + ": link \"" + std::string(l.link) + "\" is not \"<src>-<dst>\"",
+                     where() + ": link \"" + std::string(key) + "\" is not \"<src>-<dst>\"",
                      "its ranks are unknown; it is kept but not placed in the matrix");
       }
       if ((e = link(lobj, l))) return e;
@@ -212,7 +212,7 @@ class MatrixWalker {
   error_code link(od::object& obj, MatrixLink& l) {
     error_code e;
     int expected = 0;
-    auto where_l = [&] { return where() + ", link " + std::string(l.link); };
+    auto where_l = [&] { return where() + ", link " + std::string(out_.link_key(l)); };
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
@@ -241,7 +241,7 @@ class MatrixWalker {
                          "the transport was treated as missing");
           }
         } else {
-          l.op_name = out_.keep(s);
+          l.op_name_id = out_.keep(s);
           l.has_op_name = true;
         }
         continue;

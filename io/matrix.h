@@ -27,14 +27,15 @@ enum LinkNumField : int {
 };
 
 // One link; its numbers are has(f), get(f), num(f) with f a LinkNumField (0.0 when absent).
-// Its texts are views into its file's MatrixFile::texts (or into string literals).
+// Its texts are ids into its file's MatrixFile::texts: file.link_key(l), file.op_name(l).
+// 64 bytes: every rank's ~650 links are held at once.
 struct MatrixLink : NumFields<kLinkNumFieldCount> {
-  std::string_view link;  // key as written, e.g. "0-1"
-  int src_local = -1;     // parsed from link; -1 if unparseable
-  int dst_local = -1;
   TransportName transport;  // "Transport Type": HCCS, RDMA, PCIE, SIO, LOCAL, ...
   bool has_op_name = false;
-  std::string_view op_name;  // "Op Name"
+  int src_local = -1;  // parsed from the key; -1 if unparseable
+  int dst_local = -1;
+  uint32_t link_id = kNoString;     // key as written, e.g. "0-1"
+  uint32_t op_name_id = kNoString;  // "Op Name" (kNoString when absent)
 };
 
 struct MatrixOp {
@@ -53,12 +54,15 @@ struct MatrixStep {
 
 struct MatrixFile {
   std::vector<MatrixStep> steps;
-  // The link keys and op names its links view, each distinct text once (a rank's 600 links use
-  // about 8 keys and 150 op names). Shared by copies of the file, so their views stay valid.
+  // The link keys and op names of its links, each distinct text once (a rank's 650 links use
+  // about 8 keys and 150 op names). Shared by copies of the file.
   std::shared_ptr<StringPool> texts = std::make_shared<StringPool>();
 
-  // `s`, kept in texts.
-  std::string_view keep(std::string_view s) { return texts->str(texts->intern(s)); }
+  // The id of `s` in texts, adding it when new.
+  uint32_t keep(std::string_view s) { return texts->intern(s); }
+  // A link's key as written ("0-1") and its "Op Name" ("" when absent).
+  std::string_view link_key(const MatrixLink& l) const { return texts->str(l.link_id); }
+  std::string_view op_name(const MatrixLink& l) const { return texts->str(l.op_name_id); }
 };
 
 // The op type of an op name as the matrix producer derives it: the leftmost match in the

@@ -376,8 +376,8 @@ TEST(Generator, SlowLinkLowersItsBandwidth) {
   for (const auto& op : m.steps[0].collective) {
     if (op.key.rfind("allgather-total@", 0) != 0) continue;
     for (const auto& l : op.links) {
-      if (l.link == "2-3") slow = l.get(cs::io::kLinkBandwidthGbps);
-      if (l.link == "2-4") normal = l.get(cs::io::kLinkBandwidthGbps);
+      if (m.link_key(l) == "2-3") slow = l.get(cs::io::kLinkBandwidthGbps);
+      if (m.link_key(l) == "2-4") normal = l.get(cs::io::kLinkBandwidthGbps);
     }
   }
   ASSERT_GT(slow, 0);

@@ -45,14 +45,14 @@ RankData sample() {
   io::MatrixOp mo;
   mo.key = "allreduce-top1@42";
   io::MatrixLink l;
-  l.link = "0-1";
+  l.link_id = d.matrix.keep("0-1");
   l.src_local = 0;
   l.dst_local = 1;
   l.transport = io::TransportName("HCCS");
   l.set(io::kLinkSizeMb, io::Num::real(12.0));
   l.set(io::kLinkTimeMs, io::Num::real(0.71));
   l.set(io::kLinkUtilization, io::Num::integer(1));
-  l.op_name = "hcom_allReduce__844_2_1";
+  l.op_name_id = d.matrix.keep("hcom_allReduce__844_2_1");
   l.has_op_name = true;
   mo.links.push_back(l);
   ms.collective.push_back(mo);
@@ -110,7 +110,8 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
   EXPECT_TRUE(link.num(io::kLinkUtilization).is_int);
   EXPECT_FALSE(link.has(io::kLinkLargePacketRatio));
   EXPECT_EQ(b.communication.steps[0].p2p[0].name, "hcom_send__1@42");
-  EXPECT_EQ(b.matrix.steps[0].collective[0].links[0].op_name, "hcom_allReduce__844_2_1");
+  EXPECT_EQ(b.matrix.op_name(b.matrix.steps[0].collective[0].links[0]), "hcom_allReduce__844_2_1");
+  EXPECT_EQ(b.matrix.link_key(b.matrix.steps[0].collective[0].links[0]), "0-1");
   EXPECT_TRUE(std::isnan(b.step_trace.rows[0].values[1]));
   EXPECT_EQ(b.metadata.parallel_groups[0].global_ranks, (std::vector<int>{6, 7}));
   ASSERT_EQ(b.operators.keys().count("MatMulV2"), 1u);
