@@ -53,6 +53,9 @@ struct Task {
   // matrix chain 2.0, cluster_communication.json 1.0, communication tables 0.7, others < 0.4.
   double cost = 0.1;
   std::function<void()> run;
+  // Runs before the others, on its own (it may still use threads inside): for a task whose
+  // working set is large and that frees rank data the others then reuse (the matrix chain).
+  bool alone = false;
   double wall_s = 0, cpu_s = 0;  // measured
 };
 
@@ -62,32 +65,39 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Runs `tasks` on up to `threads` threads (the calling thread included), timing each; rethrows
-// the first exception a task threw once all have finished.
+// Runs `tasks` on up to `threads` threads (the calling thread included), timing each: first the
+// `alone` ones one by one, then the others at once. Rethrows the first exception a task threw
+// once all have finished.
 void run_tasks(std::vector<Task>& tasks, int threads) {
-  std::vector<size_t> order(tasks.size());
-  std::iota(order.begin(), order.end(), size_t{0});
+  std::vector<std::exception_ptr> errors(tasks.size());
+  auto run_one = [&](size_t i) {
+    const auto start = std::chrono::steady_clock::now();
+    const double cpu = thread_cpu_seconds();
+    try {
+      tasks[i].run();
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+    tasks[i].cpu_s = thread_cpu_seconds() - cpu;
+    tasks[i].wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::vector<size_t> order;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].alone) {
+      run_one(i);
+    } else {
+      order.push_back(i);
+    }
+  }
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return tasks[a].cost > tasks[b].cost; });
   std::atomic<size_t> next{0};
-  std::vector<std::exception_ptr> errors(tasks.size());
   auto worker = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < order.size();) {
-      const size_t i = order[k];
-      const auto start = std::chrono::steady_clock::now();
-      const double cpu = thread_cpu_seconds();
-      try {
-        tasks[i].run();
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      tasks[i].cpu_s = thread_cpu_seconds() - cpu;
-      tasks[i].wall_s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
+    for (size_t k; (k = next.fetch_add(1)) < order.size();) run_one(order[k]);
   };
   std::vector<std::thread> pool;
-  const int extra = std::min<int>(threads, static_cast<int>(tasks.size())) - 1;
+  const int extra = std::min<int>(threads, static_cast<int>(order.size())) - 1;
   for (int t = 0; t < extra; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
@@ -155,7 +165,10 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                      }});
   }
   if (want.matrix) {
-    tasks.push_back({"matrix, slow links, slow transfers", 2.0, [&] {
+    // Alone, first: its links and table are the largest working set, and it frees the ranks'
+    // matrix data, which the other tasks' tables then reuse.
+    tasks.push_back({"matrix, slow links, slow transfers", 2.0,
+                     [&] {
                        // Local ranks map to global ones through profiler_metadata.json first, self
                        // links second.
                        MatrixOptions mopts;
@@ -205,7 +218,11 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                              report::digest_matrix(table, want.diagnosis ? &slow : nullptr);
                        }
                        sink.put(std::move(table));
-                     }});
+                       // The links, the table and the merge's buffers are gone: give their pages
+                       // back, or the other tasks' threads (other malloc arenas) stack on top.
+                       io::release_freed_memory();
+                     },
+                     /*alone=*/true});
   }
   if (want.step_trace) {
     tasks.push_back({"step trace", 0.1, [&] {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cluster/link_observations.h"
+
 #include <random>
 #include <set>
 
@@ -109,6 +111,44 @@ TEST(SlowLink, IgnoresBadObservations) {
   };
   EXPECT_TRUE(find_slow_links(obs).empty());
   EXPECT_TRUE(find_slow_links({}).empty());
+}
+
+// The adapter leaves out what find_slow_links() ignores (derived keys, LOCAL and self links) and
+// keeps the rest in link order.
+TEST(SlowLink, ObservationsLeaveOutIgnoredLinks) {
+  GlobalLinks links;
+  GlobalLinks::Chunk chunk;
+  auto op = [&](const char* key) {
+    chunk.ops.push_back({"step1", key, "1", &chunk.names});
+    return &chunk.ops.back();
+  };
+  const GlobalLinkOp* total = op("allreduce-total@1");
+  const GlobalLinkOp* top = op("allreduce-top1@1");
+  const GlobalLinkOp* info = op("Total Op Info@1");
+  auto link = [&](const GlobalLinkOp* o, int src, int dst, const char* tr) {
+    GlobalLink l;
+    l.op = o;
+    l.src_rank = src;
+    l.dst_rank = dst;
+    l.transport = io::TransportName(tr);
+    l.size_mb = 8;
+    l.time_ms = 1;
+    chunk.links.push_back(l);
+  };
+  link(total, 0, 1, "HCCS");
+  link(total, 1, 1, "HCCS");  // self
+  link(total, 1, 0, "LOCAL");
+  link(total, 1, 2, "RDMA");
+  link(top, 0, 1, "HCCS");
+  link(info, 0, 1, "HCCS");
+  links.append(std::move(chunk));
+  const auto obs = link_observations(links);
+  ASSERT_EQ(obs.size(), 2u);
+  EXPECT_EQ(obs[0].op_key, "allreduce-total@1");
+  EXPECT_EQ(obs[0].transport, "HCCS");
+  EXPECT_EQ(obs[1].src_rank, 1);
+  EXPECT_EQ(obs[1].dst_rank, 2);
+  EXPECT_EQ(obs[1].transport, "RDMA");
 }
 
 }  // namespace
