@@ -19,9 +19,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <numeric>
 #include <thread>
 
@@ -53,9 +55,10 @@ struct Task {
   // matrix chain 2.0, cluster_communication.json 1.0, communication tables 0.7, others < 0.4.
   double cost = 0.1;
   std::function<void()> run;
-  // Runs before the others, on its own (it may still use threads inside): for a task whose
-  // working set is large and that frees rank data the others then reuse (the matrix chain).
-  bool alone = false;
+  // Runs first, on the calling thread (it may use threads inside); the others start when it
+  // opens the Gate given to run_tasks (or when it ends). For a task whose working set is large
+  // and that frees rank data the others then reuse (the matrix chain).
+  bool first = false;
   double wall_s = 0, cpu_s = 0;  // measured
 };
 
@@ -65,10 +68,32 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Runs `tasks` on up to `threads` threads (the calling thread included), timing each: first the
-// `alone` ones one by one, then the others at once. Rethrows the first exception a task threw
-// once all have finished.
-void run_tasks(std::vector<Task>& tasks, int threads) {
+// Opened once by a `first` task when the others may start; threads waiting in wait() then go on.
+class Gate {
+ public:
+  void open() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return open_; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+// Runs `tasks` on up to `threads` threads (the calling thread included), timing each: the `first`
+// ones on the calling thread, the others (costliest first) on the other threads once `gate` is
+// open and on the calling thread once the first ones are done. Rethrows the first exception a
+// task threw once all have finished.
+void run_tasks(std::vector<Task>& tasks, int threads, Gate& gate) {
   std::vector<std::exception_ptr> errors(tasks.size());
   auto run_one = [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
@@ -82,14 +107,8 @@ void run_tasks(std::vector<Task>& tasks, int threads) {
     tasks[i].wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  std::vector<size_t> order;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    if (tasks[i].alone) {
-      run_one(i);
-    } else {
-      order.push_back(i);
-    }
-  }
+  std::vector<size_t> first, order;
+  for (size_t i = 0; i < tasks.size(); ++i) (tasks[i].first ? first : order).push_back(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return tasks[a].cost > tasks[b].cost; });
   std::atomic<size_t> next{0};
@@ -98,7 +117,13 @@ void run_tasks(std::vector<Task>& tasks, int threads) {
   };
   std::vector<std::thread> pool;
   const int extra = std::min<int>(threads, static_cast<int>(order.size())) - 1;
-  for (int t = 0; t < extra; ++t) pool.emplace_back(worker);
+  for (int t = 0; t < extra; ++t)
+    pool.emplace_back([&] {
+      gate.wait();
+      worker();
+    });
+  for (size_t i : first) run_one(i);
+  gate.open();
   worker();
   for (auto& t : pool) t.join();
   for (auto& e : errors)
@@ -147,6 +172,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
   enum Slot { kCommJson, kCommTables, kMatrix, kStepTrace, kOperators, kRankSummaries, kSlots };
   std::vector<TaskOutput> out(kSlots);
   std::vector<Task> tasks;
+  Gate gate;
   GlobalLinks links;
   std::vector<stats::TopNRow> by_cv;
   std::vector<SlowLinkFinding> slow_links;
@@ -165,8 +191,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                      }});
   }
   if (want.matrix) {
-    // Alone, first: its links and table are the largest working set, and it frees the ranks'
-    // matrix data, which the other tasks' tables then reuse.
+    // First: its merged links and table are the largest working set and it frees the ranks'
+    // matrix data; the other tasks start once that is done, while it writes its table.
     tasks.push_back({"matrix, slow links, slow transfers", 2.0,
                      [&] {
                        // Local ranks map to global ones through profiler_metadata.json first, self
@@ -210,6 +236,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                        }
                        if (diagnosis_thread.joinable()) diagnosis_thread.join();
                        links.clear();  // in the table now; free early
+                       gate.open();    // the rest stays below the merge's peak
                        // The report's digest needs the slow links, so it is made here, after the
                        // diagnosis; then the table is written and freed.
                        if (want_matrix_digest) {
@@ -222,7 +249,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                        // back, or the other tasks' threads (other malloc arenas) stack on top.
                        io::release_freed_memory();
                      },
-                     /*alone=*/true});
+                     /*first=*/true});
   }
   if (want.step_trace) {
     tasks.push_back({"step trace", 0.1, [&] {
@@ -253,7 +280,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                        slow_ranks = find_slow_ranks(ranks);
                      }});
   }
-  run_tasks(tasks, threads);
+  run_tasks(tasks, threads, gate);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(threads) + " thread(s)").c_str());
 
