@@ -68,7 +68,8 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
 std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
                                   const std::vector<size_t>& mine, const ParseOptions& opts,
                                   int threads, std::atomic<int64_t>& done,
-                                  std::atomic<uint64_t>& done_bytes, PackedQueue* packed) {
+                                  std::atomic<uint64_t>& done_bytes, PackedQueue* packed,
+                                  bool keep_communication_packed) {
   std::vector<RankData> out(mine.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -93,6 +94,8 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
         pack_rank_data(out[i], w);
         packed->push({static_cast<uint32_t>(i), std::move(w.data())});
         out[i] = RankData{};
+      } else if (keep_communication_packed) {
+        pack_communication(out[i]);
       }
       done_bytes += e.bytes;
       ++done;
@@ -197,7 +200,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     std::thread runner([&] {
       try {
         parsed = parse_share(entries, mine, opts.parse, threads, done, done_bytes,
-                             mpi.is_root() ? nullptr : &packed);
+                             mpi.is_root() ? nullptr : &packed, opts.keep_communication_packed);
       } catch (const std::exception& e) {
         local_failed = true;
         local_error = e.what();
@@ -217,7 +220,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
           const auto size = static_cast<size_t>(r.get<uint64_t>());
           io::ByteReader one(r.skip(size), size);
           if (index >= dest.size()) throw std::runtime_error("a rank position is out of range");
-          dest[index] = unpack_rank_data(one);
+          dest[index] = unpack_rank_data(one, opts.keep_communication_packed);
         }
       } catch (const std::exception& e) {
         gather_failed = true;  // still drain the stream: no process is left waiting

@@ -10,6 +10,7 @@
 #include "cluster/diagnosis_summary.h"
 #include "cluster/link_observations.h"
 #include "cluster/operators_topn.h"
+#include "cluster/rank_data_codec.h"
 #include "cluster/slow_link.h"
 #include "cluster/slow_rank.h"
 #include "cluster/slow_transfer.h"
@@ -130,6 +131,27 @@ void run_tasks(std::vector<Task>& tasks, int threads, Gate& gate) {
     if (e) std::rethrow_exception(e);
 }
 
+// Unpacks every rank's communication data (RankData::packed_communication) on `threads` threads.
+void unpack_all_communication(std::vector<RankData>& ranks, int threads) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;  // the first one; rethrown once every thread is done
+  auto worker = [&] {
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < ranks.size();) unpack_communication(ranks[i]);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!error) error = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min<int>(threads, static_cast<int>(ranks.size())); ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
 // What one analysis task reports besides its tables (those go to the sink as they are built);
 // merged in a fixed order so output never depends on timing.
 struct TaskOutput {
@@ -173,6 +195,10 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
   std::vector<TaskOutput> out(kSlots);
   std::vector<Task> tasks;
   Gate gate;
+  std::once_flag unpacked;
+  auto ensure_unpacked = [&] {
+    std::call_once(unpacked, [&] { unpack_all_communication(ctx.loaded.ranks, threads); });
+  };
   GlobalLinks links;
   std::vector<stats::TopNRow> by_cv;
   std::vector<SlowLinkFinding> slow_links;
@@ -212,6 +238,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                        // pages back, so the table below does not stack on top of it.
                        for (RankData& rd : ctx.loaded.ranks) rd.matrix = io::MatrixFile{};
                        io::release_freed_memory();
+                       ensure_unpacked();  // in the room the matrix data left
                        // The table and the link diagnosis both only read `links`: run them at
                        // once when there are threads to spare.
                        auto diagnose = [&] {
@@ -280,6 +307,14 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                        slow_ranks = find_slow_ranks(ranks);
                      }});
   }
+  // The root holds the ranks' communication data packed until the matrix merge is done (the
+  // matrix task unpacks it then); every other task makes sure it is unpacked before it starts.
+  for (Task& t : tasks)
+    if (!t.first)
+      t.run = [&ensure_unpacked, run = std::move(t.run)] {
+        ensure_unpacked();
+        run();
+      };
   run_tasks(tasks, threads, gate);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(threads) + " thread(s)").c_str());

@@ -172,7 +172,10 @@ ParseOptions parse_options_for_mode(const std::string& mode, ParseOptions base) 
 int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
   const auto started = std::chrono::steady_clock::now();
   PhaseLog log(mpi.is_root() && opts.progress && !opts.quiet);
-  LoadedCluster lc = load_cluster(mpi, opts.load, log);
+  // The analyses unpack the communication data once the matrix merge (the root's peak) is done.
+  LoadOptions load = opts.load;
+  load.keep_communication_packed = true;
+  LoadedCluster lc = load_cluster(mpi, load, log);
   int code = 0;
   if (lc.fatal) {
     if (mpi.is_root()) std::fprintf(stderr, "clusterscope: %s\n", lc.fatal_message.c_str());

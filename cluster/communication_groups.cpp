@@ -1,5 +1,7 @@
 #include "cluster/communication_groups.h"
 
+#include "cluster/rank_data_codec.h"
+
 #include "io/profiler_info.h"
 
 #include <algorithm>
@@ -76,7 +78,8 @@ CommGroups build_comm_groups(const std::vector<RankData>& ranks, const GroupOpti
   for (const RankData& rd : ranks) {
     const int rank = rd.rank();
     if (opts.use_communication && rd.has_communication) {
-      for (const io::CommStep& step : rd.communication.steps) {
+      io::CommunicationFile scratch;  // when the root still holds the data packed
+      for (const io::CommStep& step : communication_of(rd, scratch).steps) {
         for (const io::CommOp& op : step.collective) add_key(out, false, op.name, rank);
         for (const io::CommOp& op : step.p2p) add_key(out, true, op.name, rank);
       }

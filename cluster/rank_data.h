@@ -11,6 +11,7 @@
 #include "io/diagnostics.h"
 #include "io/kernel_details.h"
 #include "io/matrix.h"
+#include "io/page_buffer.h"
 #include "io/profiler_info.h"
 #include "io/step_trace.h"
 #include "stats/operator_table.h"
@@ -47,6 +48,11 @@ struct RankData {
   bool has_kernels = false;
   bool has_metadata = false;
   io::CommunicationFile communication;
+  // Instead of `communication`, while the root waits to analyse it: that data packed
+  // (rank_data_codec.h, unpack_communication). Packed, a rank's ops take about half the memory,
+  // so the root holds them this way through the matrix merge, its peak; in pages of their own, so
+  // unpacking gives them back as it goes.
+  io::PageBuffer packed_communication;
   io::MatrixFile matrix;
   io::StepTraceFile step_trace;
   io::ProfilerMetadata metadata;

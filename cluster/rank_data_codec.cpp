@@ -1,5 +1,7 @@
 #include "cluster/rank_data_codec.h"
 
+#include <cstring>
+
 #include <stdexcept>
 #include <string_view>
 
@@ -211,15 +213,41 @@ RankEntry unpack_rank_entry(ByteReader& r) {
   return e;
 }
 
+void put_communication(ByteWriter& w, const io::CommunicationFile& c) {
+  w.put<uint32_t>(static_cast<uint32_t>(c.steps.size()));
+  for (const auto& s : c.steps) {
+    w.str(s.step);
+    put_ops(w, s.collective);
+    put_ops(w, s.p2p);
+  }
+}
+
+io::CommunicationFile get_communication(ByteReader& r) {
+  io::CommunicationFile c;
+  c.steps.resize(r.get<uint32_t>());
+  for (auto& s : c.steps) {
+    s.step = r.str();
+    s.collective = get_ops(r);
+    s.p2p = get_ops(r);
+  }
+  if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the ops");
+  return c;
+}
+
 void pack_rank_data(const RankData& d, ByteWriter& w) {
   pack_rank_entry(d.entry, w);
   w.put<uint8_t>((d.has_communication ? 1 : 0) | (d.has_matrix ? 2 : 0) |
                  (d.has_step_trace ? 4 : 0) | (d.has_kernels ? 8 : 0) | (d.has_metadata ? 16 : 0));
-  w.put<uint32_t>(static_cast<uint32_t>(d.communication.steps.size()));
-  for (const auto& s : d.communication.steps) {
-    w.str(s.step);
-    put_ops(w, s.collective);
-    put_ops(w, s.p2p);
+  // The communication data, length first, so the root can keep it packed without reading it.
+  if (!d.packed_communication.empty()) {
+    w.put<uint64_t>(d.packed_communication.size());
+    w.bytes(d.packed_communication.data(), d.packed_communication.size());
+  } else {
+    const size_t at = w.data().size();
+    w.put<uint64_t>(0);
+    put_communication(w, d.communication);
+    const uint64_t n = w.data().size() - at - sizeof(uint64_t);
+    std::memcpy(w.data().data() + at, &n, sizeof n);
   }
   const io::StringPool& texts = *d.matrix.texts;
   w.put<uint32_t>(static_cast<uint32_t>(texts.size()));
@@ -257,7 +285,7 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
   w.put(d.bytes_read);
 }
 
-RankData unpack_rank_data(ByteReader& r) {
+RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   RankData d;
   d.entry = unpack_rank_entry(r);
   auto flags = r.get<uint8_t>();
@@ -266,11 +294,13 @@ RankData unpack_rank_data(ByteReader& r) {
   d.has_step_trace = flags & 4;
   d.has_kernels = flags & 8;
   d.has_metadata = flags & 16;
-  d.communication.steps.resize(r.get<uint32_t>());
-  for (auto& s : d.communication.steps) {
-    s.step = r.str();
-    s.collective = get_ops(r);
-    s.p2p = get_ops(r);
+  const auto comm_bytes = static_cast<size_t>(r.get<uint64_t>());
+  const char* comm = r.skip(comm_bytes);
+  if (keep_communication_packed) {
+    d.packed_communication = io::PageBuffer(comm, comm_bytes);
+  } else {
+    ByteReader cr(comm, comm_bytes);
+    d.communication = get_communication(cr);
   }
   // The texts are distinct, so interning them in order gives them their ids back.
   const uint32_t texts = r.get<uint32_t>();
@@ -309,6 +339,28 @@ RankData unpack_rank_data(ByteReader& r) {
   d.files_read = r.get<uint64_t>();
   d.bytes_read = r.get<uint64_t>();
   return d;
+}
+
+void pack_communication(RankData& d) {
+  if (!d.packed_communication.empty()) return;
+  ByteWriter w;
+  put_communication(w, d.communication);
+  d.packed_communication = io::PageBuffer(w.data().data(), w.data().size());
+  d.communication = io::CommunicationFile{};
+}
+
+void unpack_communication(RankData& d) {
+  if (d.packed_communication.empty()) return;
+  ByteReader r(d.packed_communication.data(), d.packed_communication.size());
+  d.communication = get_communication(r);
+  d.packed_communication.release();
+}
+
+const io::CommunicationFile& communication_of(const RankData& d, io::CommunicationFile& scratch) {
+  if (d.packed_communication.empty()) return d.communication;
+  ByteReader r(d.packed_communication.data(), d.packed_communication.size());
+  scratch = get_communication(r);
+  return scratch;
 }
 
 std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries) {

@@ -119,6 +119,47 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
   EXPECT_EQ(b.diagnostics.error_count(), 1u);
 }
 
+// The root can hold a rank's communication data packed until it analyses it: kept packed on
+// arrival, sent on as is, unpacked to the same data, and readable in place (groups).
+TEST(RankDataCodec, CommunicationCanStayPacked) {
+  const RankData a = sample();
+  const std::vector<char> bytes = packed(a);
+  io::ByteReader r(bytes);
+  RankData b = unpack_rank_data(r, /*keep_communication_packed=*/true);
+  EXPECT_TRUE(r.done());
+  EXPECT_TRUE(b.communication.steps.empty());
+  ASSERT_FALSE(b.packed_communication.empty());
+  EXPECT_EQ(packed(b), bytes);  // sent on as is
+  io::CommunicationFile scratch;
+  const io::CommunicationFile& seen = communication_of(b, scratch);
+  EXPECT_EQ(&seen, &scratch);
+  ASSERT_EQ(seen.steps.size(), 1u);
+  EXPECT_EQ(seen.steps[0].collective[0].name, "hcom_allReduce__844_2_1@13681369207305868844");
+  const RankData copy = b;  // a copy holds its own pages
+  unpack_communication(b);
+  EXPECT_TRUE(b.packed_communication.empty());
+  EXPECT_EQ(packed(b), bytes);
+  EXPECT_EQ(&communication_of(b, scratch), &b.communication);
+  EXPECT_EQ(packed(copy), bytes);
+  // And back: the parse threads pack their own ranks the same way.
+  pack_communication(b);
+  EXPECT_TRUE(b.communication.steps.empty());
+  EXPECT_EQ(packed(b), bytes);
+  unpack_communication(b);
+  unpack_communication(b);  // nothing to do twice
+  EXPECT_EQ(packed(b), bytes);
+}
+
+// A damaged packed section is an error, not garbage.
+TEST(RankDataCodec, DamagedPackedCommunicationThrows) {
+  RankData d = sample();
+  pack_communication(d);
+  std::vector<char> cut(d.packed_communication.data(),
+                        d.packed_communication.data() + d.packed_communication.size() - 3);
+  d.packed_communication = io::PageBuffer(cut.data(), cut.size());
+  EXPECT_THROW(unpack_communication(d), std::runtime_error);
+}
+
 TEST(RankDataCodec, EntriesRoundTrip) {
   std::vector<RankEntry> v{sample().entry, RankEntry{}};
   auto bytes = pack_rank_entries(v);

@@ -1,0 +1,40 @@
+#include "io/page_buffer.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+#include <new>
+#include <utility>
+
+namespace cs::io {
+
+PageBuffer::PageBuffer(const char* p, size_t n) {
+  if (n == 0) return;
+  void* m = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw std::bad_alloc();
+  std::memcpy(m, p, n);
+  p_ = static_cast<char*>(m);
+  n_ = n;
+}
+
+PageBuffer& PageBuffer::operator=(const PageBuffer& o) {
+  if (this != &o) *this = PageBuffer(o);
+  return *this;
+}
+
+PageBuffer& PageBuffer::operator=(PageBuffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    p_ = std::exchange(o.p_, nullptr);
+    n_ = std::exchange(o.n_, 0);
+  }
+  return *this;
+}
+
+void PageBuffer::release() noexcept {
+  if (p_) munmap(p_, n_);
+  p_ = nullptr;
+  n_ = 0;
+}
+
+}  // namespace cs::io
