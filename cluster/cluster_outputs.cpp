@@ -25,7 +25,6 @@
 #include <exception>
 #include <functional>
 #include <mutex>
-#include <numeric>
 #include <thread>
 
 namespace cs::cluster {

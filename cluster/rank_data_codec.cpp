@@ -79,7 +79,6 @@ void put_ops(ByteWriter& w, const std::vector<io::CommOp>& ops) {
       put_transport_name(w, t.name);
       put_fields(w, t);
       w.put<uint8_t>(t.has_size_distribution);
-      w.put(t.first_bucket);
       w.put(t.bucket_count);
     }
     w.put<uint32_t>(static_cast<uint32_t>(op.buckets.size()));
@@ -99,14 +98,18 @@ std::vector<io::CommOp> get_ops(ByteReader& r) {
     op.has_bandwidth_info = flags & 2;
     get_fields(r, op.time);
     op.transports.resize(r.get<uint32_t>());
+    size_t buckets = 0;  // the transports' counts must add up to the op's buckets
     for (auto& t : op.transports) {
       t.name = get_transport_name(r);
       get_fields(r, t);
       t.has_size_distribution = r.get<uint8_t>() != 0;
-      t.first_bucket = r.get<uint32_t>();
-      t.bucket_count = r.get<uint32_t>();
+      t.bucket_count = r.get<uint16_t>();
+      buckets += t.bucket_count;
     }
-    op.buckets.resize(r.get<uint32_t>());
+    const uint32_t bucket_total = r.get<uint32_t>();
+    if (buckets != bucket_total)
+      throw std::runtime_error("packed rank data: size buckets do not add up");
+    op.buckets.resize(bucket_total);
     for (auto& b : op.buckets) {
       b.size_key = r.str();
       b.count = get_num(r);

@@ -312,7 +312,13 @@ class CommWalker {
       }
       if (!ok) continue;
       b.size_key.assign(key);
-      op.add_bucket(std::move(b));
+      if (!op.add_bucket(std::move(b))) {
+        ctx_.warn_at(
+            at,
+            where_sd() + ": more than " + std::to_string(TransportInfo::kMaxBuckets) + " entries",
+            "the entries after that were skipped");
+        break;
+      }
     }
     return SUCCESS;
   }

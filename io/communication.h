@@ -54,12 +54,13 @@ enum TransportField : int {
 };
 
 // One transport block ("RDMA", "HCCS", "PCIE", "SDMA", "SIO", or any other name seen). Its size
-// buckets live in its op (CommOp::size_distribution), so a transport is 48 bytes.
+// buckets live in its op (CommOp::size_distribution), after those of the transports before it,
+// so a transport is 40 bytes.
 struct TransportInfo : NumFields<kTransportFieldCount> {
+  static constexpr uint16_t kMaxBuckets = 0xffff;
   TransportName name;
   bool has_size_distribution = false;
-  uint32_t first_bucket = 0;  // index into CommOp::buckets
-  uint32_t bucket_count = 0;
+  uint16_t bucket_count = 0;  // its entries in CommOp::buckets
 };
 
 struct CommOp {
@@ -76,16 +77,20 @@ struct CommOp {
   std::string_view group() const;
   // The part before the last '@'.
   std::string_view op_name() const;
-  // A transport's "Size Distribution" entries, file order.
+  // A transport's "Size Distribution" entries, file order. `t` is one of `transports`.
   std::span<const SizeBucket> size_distribution(const TransportInfo& t) const {
-    return std::span<const SizeBucket>(buckets).subspan(t.first_bucket, t.bucket_count);
+    size_t first = 0;
+    for (const TransportInfo* p = transports.data(); p != &t; ++p) first += p->bucket_count;
+    return std::span<const SizeBucket>(buckets).subspan(first, t.bucket_count);
   }
-  // Appends a bucket to the last transport (the one being read).
-  void add_bucket(SizeBucket b) {
+  // Appends a bucket to the last transport (the one being read); false (nothing added) when it
+  // has TransportInfo::kMaxBuckets already.
+  bool add_bucket(SizeBucket b) {
     TransportInfo& t = transports.back();
-    if (t.bucket_count == 0) t.first_bucket = static_cast<uint32_t>(buckets.size());
+    if (t.bucket_count == TransportInfo::kMaxBuckets) return false;
     buckets.push_back(std::move(b));
     ++t.bucket_count;
+    return true;
   }
 };
 

@@ -528,8 +528,30 @@ TEST(Communication, ManyBadValuesAreCountedNotAllKept) {
 // The per-rank records are held for every rank of the job at once: keep them small.
 TEST(Communication, RecordsStayCompact) {
   EXPECT_LE(sizeof(CommTimeInfo), 72u);
-  EXPECT_LE(sizeof(TransportInfo), 48u);
+  EXPECT_LE(sizeof(TransportInfo), 40u);
   EXPECT_LE(sizeof(CommOp), 160u);
+}
+
+// A transport counts its size buckets in 16 bits: beyond 65,535 entries the rest are skipped
+// with a warning, and the next transport still sees only its own.
+TEST(Communication, TooManySizeBucketsAreCutWithAWarning) {
+  std::string sd;
+  for (int i = 0; i < TransportInfo::kMaxBuckets + 2; ++i)
+    sd += (i ? ", \"" : "\"") + std::to_string(i) + ".0\": [1, 0.5]";
+  const std::string text = R"J({"step1": {"collective": {"hcom_allReduce__1@9": {
+    "Communication Bandwidth Info": {"RDMA": {"Size Distribution": {)J" +
+                           sd + R"J(}},
+      "HCCS": {"Size Distribution": {"8.0": [8, 1.5]}}}}}}})J";
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_communication_json(text, "many buckets", f, diag)) << all_diags(diag);
+  const CommOp& op = f.steps.at(0).collective.at(0);
+  ASSERT_EQ(op.transports.size(), 2u);
+  EXPECT_EQ(op.size_distribution(op.transports[0]).size(), TransportInfo::kMaxBuckets);
+  ASSERT_EQ(op.size_distribution(op.transports[1]).size(), 1u);
+  EXPECT_EQ(op.size_distribution(op.transports[1])[0].size_key, "8.0");
+  EXPECT_EQ(diag.warning_count(), 1u);
+  EXPECT_NE(all_diags(diag).find("more than 65535 entries"), std::string::npos) << all_diags(diag);
 }
 
 // Size buckets live in one array per op: each transport must still see only its own, in order.
