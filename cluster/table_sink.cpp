@@ -23,7 +23,12 @@ void TableSink::put(io::Table t) {
   };
   std::thread h5_thread;
   if (overlap_) h5_thread = std::thread(write_h5);
-  if (csv_) io::write_table_csv(t, out_dir_ + "/" + t.name + ".csv", d);
+  try {
+    if (csv_) io::write_table_csv(t, out_dir_ + "/" + t.name + ".csv", d);
+  } catch (...) {
+    if (h5_thread.joinable()) h5_thread.join();
+    throw;
+  }
   if (h5_thread.joinable()) {
     h5_thread.join();
   } else if (h5_) {

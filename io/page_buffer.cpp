@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 
 #include <cstring>
-#include <new>
 #include <utility>
 
 namespace cs::io {
@@ -11,9 +10,9 @@ namespace cs::io {
 PageBuffer::PageBuffer(const char* p, size_t n) {
   if (n == 0) return;
   void* m = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) throw std::bad_alloc();
-  std::memcpy(m, p, n);
-  p_ = static_cast<char*>(m);
+  mapped_ = m != MAP_FAILED;
+  p_ = mapped_ ? static_cast<char*>(m) : new char[n];
+  std::memcpy(p_, p, n);
   n_ = n;
 }
 
@@ -27,12 +26,17 @@ PageBuffer& PageBuffer::operator=(PageBuffer&& o) noexcept {
     release();
     p_ = std::exchange(o.p_, nullptr);
     n_ = std::exchange(o.n_, 0);
+    mapped_ = o.mapped_;
   }
   return *this;
 }
 
 void PageBuffer::release() noexcept {
-  if (p_) munmap(p_, n_);
+  if (p_ && mapped_) {
+    munmap(p_, n_);
+  } else {
+    delete[] p_;
+  }
   p_ = nullptr;
   n_ = 0;
 }

@@ -13,11 +13,14 @@ namespace cs::io {
 class PageBuffer {
  public:
   PageBuffer() = default;
-  // A copy of n bytes at p (nothing mapped when n is 0). Throws std::bad_alloc when mmap fails.
+  // A copy of n bytes at p (nothing mapped when n is 0). When mmap fails (the process's limit of
+  // mappings, say) the bytes go to the heap instead.
   PageBuffer(const char* p, size_t n);
   PageBuffer(const PageBuffer& o) : PageBuffer(o.p_, o.n_) {}
   PageBuffer& operator=(const PageBuffer& o);
-  PageBuffer(PageBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  PageBuffer(PageBuffer&& o) noexcept : p_(o.p_), n_(o.n_), mapped_(o.mapped_) {
+    o.p_ = nullptr, o.n_ = 0;
+  }
   PageBuffer& operator=(PageBuffer&& o) noexcept;
   ~PageBuffer() { release(); }
 
@@ -30,6 +33,7 @@ class PageBuffer {
  private:
   char* p_ = nullptr;
   size_t n_ = 0;
+  bool mapped_ = false;  // else new[]
 };
 
 }  // namespace cs::io
