@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <deque>
+#include <string_view>
 #include <thread>
 
 namespace cs::cluster {
@@ -18,9 +19,19 @@ constexpr int kTagStream = 104;
 constexpr int64_t kChunk = int64_t{1} << 30;  // stay below INT_MAX bytes per message
 }  // namespace
 
+bool launched_by_mpi() {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "PMI_FD", "SLURM_PROCID"})
+    if (std::getenv(name)) return true;
+  const char* forced = std::getenv("CLUSTERSCOPE_MPI");
+  return forced && std::string_view(forced) == "1";
+}
+
 MpiSession::MpiSession(int& argc, char**& argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
+  if (!initialized && !launched_by_mpi()) return;  // one process, no MPI
+  uses_mpi_ = true;
   if (!initialized) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -43,12 +54,14 @@ MpiSession::~MpiSession() {
 }
 
 bool MpiSession::any(bool local) const {
+  if (!uses_mpi_) return local;
   int in = local ? 1 : 0, out = 0;
   MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
   return out != 0;
 }
 
 int64_t MpiSession::max(int64_t local) const {
+  if (!uses_mpi_) return local;
   int64_t out = 0;
   MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   return out;
@@ -71,18 +84,21 @@ int64_t MpiSession::max_idle_wait(int64_t local) const {
 }
 
 int64_t MpiSession::sum(int64_t local) const {
+  if (!uses_mpi_) return local;
   int64_t out = 0;
   MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   return out;
 }
 
 std::vector<int64_t> MpiSession::gather_int64(int64_t local) const {
+  if (!uses_mpi_) return {local};
   std::vector<int64_t> out(is_root() ? static_cast<size_t>(size_) : 0);
   MPI_Gather(&local, 1, MPI_INT64_T, out.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
   return out;
 }
 
 void MpiSession::broadcast(std::vector<char>& buf) const {
+  if (!uses_mpi_) return;
   int64_t n = static_cast<int64_t>(buf.size());
   MPI_Bcast(&n, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
   buf.resize(static_cast<size_t>(n));
@@ -138,6 +154,7 @@ void MpiSession::send_progress(int64_t done, bool final) const {
 int MpiSession::poll_progress(std::vector<int64_t>& done, std::vector<bool>& finished) const {
   done.resize(static_cast<size_t>(size_), 0);
   finished.resize(static_cast<size_t>(size_), false);
+  if (!uses_mpi_) return 0;
   for (;;) {
     int flag = 0;
     MPI_Status st;
@@ -225,7 +242,7 @@ void BatchStream::finish() {
 
 int BatchStream::poll(const std::function<void(int, std::vector<char>&&)>& take) {
   Impl& im = *impl_;
-  if (!im.mpi.is_root()) return 0;
+  if (!im.mpi.is_root() || !im.mpi.uses_mpi()) return 0;
   for (;;) {
     int flag = 0;
     MPI_Status st;
@@ -260,10 +277,12 @@ int BatchStream::poll(const std::function<void(int, std::vector<char>&&)>& take)
 }
 
 void MpiSession::barrier() const {
+  if (!uses_mpi_) return;
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
 void MpiSession::abort(int code) const {
+  if (!uses_mpi_) std::exit(code);
   MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);
 }

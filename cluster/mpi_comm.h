@@ -1,8 +1,10 @@
 #pragma once
 // A thin, typed wrapper over the few MPI operations the cluster pipeline needs. The tool runs with
-// or without a launcher: with no mpirun, MPI starts as a one-process "singleton".
+// or without a launcher: with none (no launcher's variables in the environment, see
+// launched_by_mpi) MPI is not started at all and the session is one process whose collectives
+// return its own values (Open MPI's one-process "singleton" start costs ~0.4 s).
 //
-//   MpiSession mpi(argc, argv);            // MPI_Init / MPI_Finalize
+//   MpiSession mpi(argc, argv);            // MPI_Init / MPI_Finalize under a launcher
 //   if (mpi.any(local_failed)) ...         // every process agrees on errors before a collective
 //   step auto all = mpi.gather_to_root(bytes);  // rank 0 gets every process's buffer, in process
 //   order
@@ -24,6 +26,8 @@ class MpiSession {
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
 
+  // False when MPI was not started (no launcher): every call below is then local.
+  bool uses_mpi() const { return uses_mpi_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool is_root() const { return rank_ == 0; }
@@ -67,7 +71,13 @@ class MpiSession {
   int size_ = 1;
   int local_size_ = 1;
   bool owns_init_ = false;
+  bool uses_mpi_ = false;
 };
+
+// True when this process was started by an MPI launcher (mpirun/mpiexec of Open MPI or MPICH,
+// srun): one of their variables (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK, PMI_SIZE, PMI_FD,
+// SLURM_PROCID) is set, or CLUSTERSCOPE_MPI=1 asks for MPI anyway.
+bool launched_by_mpi();
 
 // Streaming side channel (not collective) for the gather: non-root processes send byte batches to
 // the root while they are still working; the root takes them as they arrive. Batches of one
