@@ -255,7 +255,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                        }
                        io::Table table;
                        try {
-                         table = communication_matrix_table(links);
+                         table = communication_matrix_table(links, threads);
                        } catch (...) {
                          if (diagnosis_thread.joinable()) diagnosis_thread.join();
                          throw;

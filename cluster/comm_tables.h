@@ -31,8 +31,9 @@ io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
 
 // communication_matrix: one row per merged global link of merge_matrix_links (Total Op Info
 // rows included, op = "Total Op Info"): step, group, op, src_rank, dst_rank, transport, size_mb,
-// time_ms, bandwidth_gbps, plus op_name.
-io::Table communication_matrix_table(const GlobalLinks& links);
+// time_ms, bandwidth_gbps, plus op_name. threads > 1: sorted and filled on two threads (same
+// table).
+io::Table communication_matrix_table(const GlobalLinks& links, int threads = 1);
 
 // step_trace: one row per (step, rank) of step_trace_time.csv: step, rank, computing_us,
 // comm_not_overlapped_us, overlapped_us, communication_us, free_us, stage_us, bubble_us,

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using cs::cluster::ordered_parallel_for;
@@ -44,8 +45,51 @@ TEST(OrderedParallel, RethrowsAWorkErrorOnTheCaller) {
                    },
                    [&](size_t i) { emitted.push_back(i); }),
                std::runtime_error);
-  // Windows before the failing one were emitted in full, nothing after it.
+  // Items are emitted in order up to (never past) the failing one.
   ASSERT_FALSE(emitted.empty());
   EXPECT_LT(emitted.back(), 50u);
   for (size_t i = 0; i < emitted.size(); ++i) EXPECT_EQ(emitted[i], i);
+}
+
+TEST(OrderedParallel, EmitsWhileLaterItemsAreStillBeingComputed) {
+  // Item 0 is slow; items after it finish first but wait for it. With 3 threads the others must
+  // keep computing (no barrier per window): by the time item 0 is emitted, items beyond the first
+  // few are done too, and no item more than the window ahead was started.
+  constexpr size_t n = 200;
+  std::atomic<size_t> started_max{0};
+  std::vector<std::atomic<int>> done(n);
+  std::atomic<bool> release{false};
+  size_t done_when_first_emitted = 0;
+  std::vector<size_t> emitted;
+  ordered_parallel_for(
+      n, 3,
+      [&](size_t i) {
+        size_t seen = started_max.load();
+        while (i > seen && !started_max.compare_exchange_weak(seen, i)) {
+        }
+        if (i == 0)
+          while (!release.load()) std::this_thread::yield();
+        if (i == 5) release = true;  // item 0 ends only once later items ran
+        done[i] = 1;
+      },
+      [&](size_t i) {
+        if (i == 0)
+          for (size_t k = 0; k < n; ++k) done_when_first_emitted += done[k].load();
+        emitted.push_back(i);
+      });
+  ASSERT_EQ(emitted.size(), n);
+  for (size_t i = 0; i < n; ++i) EXPECT_EQ(emitted[i], i);
+  EXPECT_GE(done_when_first_emitted, 6u);
+  EXPECT_LE(done_when_first_emitted, 12u);  // never more than 4 per thread ahead of item 0
+}
+
+TEST(OrderedParallel, RethrowsAnEmitErrorAndStopsTheWorkers) {
+  std::atomic<size_t> computed{0};
+  EXPECT_THROW(ordered_parallel_for(
+                   1000, 2, [&](size_t) { computed++; },
+                   [](size_t i) {
+                     if (i == 3) throw std::runtime_error("emit 3");
+                   }),
+               std::runtime_error);
+  EXPECT_LT(computed.load(), 1000u);
 }
