@@ -166,7 +166,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   }
 
   // 2. Partition by bytes; every process computes the same split.
-  const auto shares = partition_by_bytes(entries, mpi.size());
+  const auto shares = partition_by_bytes(entries, mpi.size(), kRootUnpackCost);
   const auto& mine = shares[static_cast<size_t>(mpi.rank())];
   int threads = opts.threads;
   if (threads <= 0) {

@@ -6,7 +6,7 @@
 namespace cs::cluster {
 
 std::vector<std::vector<size_t>> partition_by_bytes(const std::vector<RankEntry>& entries,
-                                                    int processes) {
+                                                    int processes, double root_unpack_cost) {
   const size_t p = static_cast<size_t>(std::max(processes, 1));
   std::vector<std::vector<size_t>> out(p);
   std::vector<size_t> order(entries.size());
@@ -14,6 +14,12 @@ std::vector<std::vector<size_t>> partition_by_bytes(const std::vector<RankEntry>
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return entries[a].bytes > entries[b].bytes; });
   std::vector<uint64_t> load(p, 0);
+  if (p > 1 && root_unpack_cost > 0) {
+    uint64_t total = 0;
+    for (const RankEntry& e : entries) total += std::max<uint64_t>(e.bytes, 1);
+    load[0] = static_cast<uint64_t>(root_unpack_cost * static_cast<double>(total) *
+                                    static_cast<double>(p - 1) / static_cast<double>(p));
+  }
   for (size_t i : order) {
     size_t best = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
     out[best].push_back(i);

@@ -47,6 +47,28 @@ TEST(Partition, EveryEntryExactlyOnceAndBalanced) {
   }
 }
 
+TEST(Partition, TheRootParsesLessForTheRanksItUnpacks) {
+  std::vector<uint64_t> sizes(1000, 100);  // 100,000 bytes
+  for (int p : {2, 4}) {
+    auto shares = partition_by_bytes(with_sizes(sizes), p, 0.15);
+    size_t seen = 0;
+    for (const auto& s : shares) seen += s.size();
+    EXPECT_EQ(seen, sizes.size());
+    // Head start: 0.15 x 100,000 x (p-1)/p bytes; then every load (the root's head start
+    // included) ends within one item of (items + head) / p.
+    const double head = 0.15 * 1000 * (p - 1) / p;  // in items
+    const double load = (1000 + head) / p;
+    EXPECT_NEAR(static_cast<double>(shares[0].size()), load - head, 1.0) << "p=" << p;
+    for (int q = 1; q < p; ++q)
+      EXPECT_NEAR(static_cast<double>(shares[static_cast<size_t>(q)].size()), load, 1.0);
+  }
+  // With many processes the root may parse nothing at all.
+  auto shares = partition_by_bytes(with_sizes(std::vector<uint64_t>(8, 100)), 8, 0.15);
+  EXPECT_TRUE(shares[0].empty());
+  // No cost, one process: as before.
+  EXPECT_EQ(partition_by_bytes(with_sizes({10, 7, 5, 4}), 1, 0.15)[0].size(), 4u);
+}
+
 TEST(Partition, MoreProcessesThanRanks) {
   auto shares = partition_by_bytes(with_sizes({5, 3}), 4);
   ASSERT_EQ(shares.size(), 4u);
