@@ -15,7 +15,7 @@
 namespace cs::cluster {
 
 // Runs work(i) for every i in [0, n) on up to `threads` threads (the caller's included), claiming
-// items in order at most 4 per thread ahead of the next to emit, and calls emit(i) in increasing i
+// items in order at most 16 per thread ahead of the next to emit, and calls emit(i) in increasing i
 // on the calling thread as soon as work(i) is done; the caller also computes items while it waits.
 // threads <= 1 runs work(i), emit(i) alternately on the caller. The first exception from work()
 // or emit() is rethrown on the caller once the items in hand are finished; no item from the
