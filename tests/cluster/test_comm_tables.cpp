@@ -3,9 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "cluster/cluster_communication.h"
+#include "cluster/cluster_matrix.h"
+#include "cluster/discovery.h"
 #include "cluster/msprof_golden.h"
+#include "cluster/rank_parser.h"
+#include "examples/generator/generator.h"
 
 namespace cs::cluster {
 namespace {
@@ -104,6 +109,49 @@ TEST(CommTables, MatrixAndStepTraceTables) {
   for (double v : s.find("preparing_us")->doubles) EXPECT_FALSE(std::isnan(v));
   const io::Table s2 = step_trace_table(test::load_case("set_order"));  // no Preparing column
   for (double v : s2.find("preparing_us")->doubles) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
+  // A generated 32-rank job: ~10k links, above the size where the table is built on two threads.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(CS_BUILD_DIR) / "comm_tables_test";
+  fs::remove_all(dir);
+  generator::GeneratorOptions o;
+  o.ranks = 32;
+  o.tp = 8;
+  o.pp = 2;
+  o.steps = 2;
+  o.trace_view = 0;
+  io::Diagnostics diag;
+  ASSERT_TRUE(generator::generate_cluster(dir.string(), o, diag));
+  std::vector<RankData> ranks;
+  for (const auto& e : discover_ranks(dir.string()).ranks)
+    ranks.push_back(parse_rank(e, ParseOptions{}));
+  fs::remove_all(dir);
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const auto links = merge_matrix_links(ranks, groups, diag);
+  ASSERT_GE(links.size(), 4096u);
+  const io::Table one = communication_matrix_table(links, 1);
+  const io::Table two = communication_matrix_table(links, 2);
+  two.validate();
+  ASSERT_EQ(one.rows(), two.rows());
+  ASSERT_EQ(one.columns.size(), two.columns.size());
+  for (size_t c = 0; c < one.columns.size(); ++c) {
+    const io::Column& a = one.columns[c];
+    const io::Column& b = two.columns[c];
+    EXPECT_EQ(a.name, b.name);
+    for (size_t i = 0; i < one.rows(); ++i) {
+      if (!a.ints.empty()) {
+        ASSERT_EQ(a.ints[i], b.ints[i]) << a.name << " row " << i;
+      }
+      if (!a.doubles.empty()) {
+        ASSERT_EQ(a.doubles[i], b.doubles[i]) << a.name << " row " << i;
+      }
+      if (a.encoded || !a.strings.empty()) {
+        ASSERT_EQ(a.str(i), b.str(i)) << a.name << " row " << i;
+      }
+    }
+  }
 }
 
 }  // namespace
