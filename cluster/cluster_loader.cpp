@@ -14,6 +14,7 @@
 #include "cluster/discovery.h"
 #include "cluster/partition.h"
 #include "cluster/rank_data_codec.h"
+#include "io/allocator_tuning.h"
 
 namespace cs::cluster {
 
@@ -294,6 +295,9 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       for (RankData& d : share) result.ranks.push_back(std::move(d));
   }
   if (mpi.is_root()) {
+    // The received batches and the parsers' buffers are freed: give their pages back before the
+    // analyses build their tables.
+    io::release_freed_memory();
     std::stable_sort(result.ranks.begin(), result.ranks.end(),
                      [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });
     uint64_t bytes = 0;

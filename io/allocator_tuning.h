@@ -4,7 +4,8 @@
 // blocks over 128 KB-32 MB with fresh mmaps, so every file parsed after another one is freed
 // faults its pages in again. Keeping freed memory for reuse makes the readers 25-40% faster
 // (bench/bench_json_readers: communication.json 188-235 -> 271-296 MB/s). Peak memory is
-// unchanged; memory freed late in a run is kept until exit unless released explicitly.
+// unchanged; memory freed late in a run is kept until exit unless released explicitly. Arenas
+// are capped at one per core (at least 2), so threads share their freed memory.
 
 namespace cs::io {
 
