@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end benchmark of `clusterscope cluster` on generated clusters: wall time, input MB/s and
-# peak RSS per process, at 1 and 2 MPI processes with one thread each (the MPI scaling), and at 1
-# process with the default thread count (every core: parse threads, then the root's analyses).
+# peak RSS per process, at 1 and 2 MPI processes with one thread each (the MPI scaling), at 1
+# process with the default thread count (every core: parse threads, then the root's analyses),
+# and as one process with no launcher (np "-": no MPI at all, the laptop case).
 #   bench/cluster_e2e.sh [RANKS...]      (default: 256 1024)
 # Needs a Release build in build/ (scripts/build.sh). Data goes to ${BENCH_DIR:-/tmp/clusterscope-bench}.
 set -euo pipefail
@@ -24,7 +25,7 @@ for n in "${sizes[@]}"; do
   fi
   # Input = the files `cluster` reads (trace_view.json timelines are not among them).
   mb=$(( $(find "$in" -type f ! -name trace_view.json ! -name truth.json -printf '%s\n' | paste -sd+ | bc) / 1000000 ))
-  for cfg in 1:1 2:1 1:0; do
+  for cfg in 1:1 2:1 1:0 -:0; do
     np=${cfg%:*}
     threads=${cfg#*:}
     out="$DIR/out-$n-$np-$threads"
@@ -36,7 +37,11 @@ for n in "${sizes[@]}"; do
     start=$(date +%s.%N)
     # --bind-to none: Open MPI binds each process to one core by default, which would put all of
     # a process's threads on that core.
-    mpirun -np "$np" --bind-to none bash -c "/usr/bin/time -f %M -o $rss_log.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet --threads $threads" || true
+    if [ "$np" = - ]; then
+      /usr/bin/time -f %M -o "$rss_log.0" $BIN cluster -d "$in" -o "$out" --quiet --threads "$threads" || true
+    else
+      mpirun -np "$np" --bind-to none bash -c "/usr/bin/time -f %M -o $rss_log.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet --threads $threads" || true
+    fi
     secs=$(echo "$(date +%s.%N) - $start" | bc)
     rss=$(for f in "$rss_log".*; do echo $(( $(cat "$f" | tail -1) / 1024 )); done | paste -sd, -)
     printf "%-6s %-4s %-7s %9.2f %10s %10.0f %s\n" "$n" "$np" "$([ "$threads" = 0 ] && echo all || echo "$threads")" "$secs" "$mb" "$(echo "$mb / $secs" | bc -l)" "$rss"
