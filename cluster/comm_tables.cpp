@@ -13,6 +13,8 @@ namespace cs::cluster {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Below this many rows a second thread costs more than it saves.
+constexpr size_t kParallelRows = 4096;
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
@@ -53,7 +55,7 @@ std::unordered_map<std::string_view, uint32_t> ordinals(size_t n, Field field, L
 // two sorted halves merge), 4 in the result.
 template <class KeyOf, class TieOf>
 std::vector<uint32_t> sorted_order(size_t n, KeyOf key_of, TieOf tie_of, bool parallel = false) {
-  parallel = parallel && n >= 4096;  // below that a thread costs more than it saves
+  parallel = parallel && n >= kParallelRows;
   using Ordinals = std::unordered_map<std::string_view, uint32_t>;
   Ordinals step_ord, group_ord, op_ord;
   run_both(
@@ -293,7 +295,7 @@ io::Table communication_matrix_table(const GlobalLinks& links, int threads) {
   bw.doubles.reserve(order.size());
   // Two sets of columns, filled at once when there are threads to spare.
   run_both(
-      threads > 1 && order.size() >= 4096,
+      threads > 1 && order.size() >= kParallelRows,
       [&] {
         for (uint32_t i : order) {
           const Key k = key_of(i);
