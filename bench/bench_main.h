@@ -5,12 +5,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include "cluster/cpu_cores.h"
 #include "io/allocator_tuning.h"
 
 namespace cs::bench {
 
 inline int run_benchmarks(int argc, char** argv) {
-  cs::io::tune_allocator_for_batch_parsing();
+  cs::io::tune_allocator_for_batch_parsing(cs::cluster::usable_cores());
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/merge_command.h"
 #include "cli/top_command.h"
+#include "cluster/cpu_cores.h"
 #include "io/allocator_tuning.h"
 #include "version.h"
 
@@ -31,7 +32,7 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  cs::io::tune_allocator_for_batch_parsing();
+  cs::io::tune_allocator_for_batch_parsing(cs::cluster::usable_cores());
   if (argc < 2) {
     print_usage(stderr);
     return cs::cli::kExitUsage;

@@ -9,8 +9,9 @@
 
 namespace cs::io {
 
-// Call once at the start of main (before threads start).
-void tune_allocator_for_batch_parsing();
+// Call once at the start of main (before threads start). `cores`: the cores this process may run
+// on (cluster::usable_cores()); malloc keeps at most max(2, cores) arenas.
+void tune_allocator_for_batch_parsing(int cores);
 
 // Gives the pages of freed memory back to the kernel (glibc malloc_trim), wherever they are in
 // the heap. Call after freeing a large body of small objects that the rest of the run will not
