@@ -9,6 +9,7 @@ PACKAGES=(
   libhdf5-openmpi-dev hdf5-tools
   libeigen3-dev libboost-program-options-dev
   libsimdjson-dev zlib1g-dev
+  libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-h5py python3-numpy
   time bc

@@ -1,0 +1,299 @@
+#include "db/database.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <system_error>
+#include <utility>
+
+namespace cs::db {
+
+namespace {
+
+// `file:` URI for a path: '%', '?' and '#' are escaped, and a run of leading slashes becomes one
+// (a URI "file://x" would name host x).
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  size_t start = 0;
+  while (start + 1 < path.size() && path[start] == '/' && path[start + 1] == '/') ++start;
+  for (size_t i = start; i < path.size(); ++i) {
+    char c = path[i];
+    if (c == '%') {
+      uri += "%25";
+    } else if (c == '?') {
+      uri += "%3f";
+    } else if (c == '#') {
+      uri += "%23";
+    } else {
+      uri += c;
+    }
+  }
+  uri += "?mode=ro&immutable=1";
+  return uri;
+}
+
+std::string where(std::string_view table) {
+  if (table.empty()) return {};
+  return "table " + std::string(table) + ": ";
+}
+
+// Identifiers from our own code are plain names, but quote them anyway for PRAGMA arguments.
+std::string quoted(std::string_view name) {
+  std::string q = "\"";
+  for (char c : name) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  q += '"';
+  return q;
+}
+
+}  // namespace
+
+std::string sqlite_hint(int code) {
+  switch (code & 0xff) {
+    case SQLITE_NOTADB:
+      return "the file is not an SQLite database; re-export the rank's profile data or remove it";
+    case SQLITE_CORRUPT:
+      return "the database is corrupt or truncated (an interrupted copy?); copy or re-export the "
+             "rank's profile data again";
+    case SQLITE_CANTOPEN:
+      return "check the file exists and is readable";
+    case SQLITE_IOERR:
+      return "the file could not be read; check the disk or file system and copy it again";
+    case SQLITE_NOMEM:
+      return "out of memory; run with fewer threads or on a node with more memory";
+    default:
+      return "check the file is a complete profiler database; re-export it if it is not";
+  }
+}
+
+Database::Database(Database&& o) noexcept
+    : db_(std::exchange(o.db_, nullptr)),
+      path_(std::move(o.path_)),
+      tables_(std::move(o.tables_)) {}
+
+Database& Database::operator=(Database&& o) noexcept {
+  if (this != &o) {
+    if (db_) sqlite3_close_v2(db_);
+    db_ = std::exchange(o.db_, nullptr);
+    path_ = std::move(o.path_);
+    tables_ = std::move(o.tables_);
+  }
+  return *this;
+}
+
+Database::~Database() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+std::optional<Database> Database::open(const std::string& path, io::Diagnostics& diag) {
+  Database d;
+  d.path_ = path;
+  int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+  int rc = sqlite3_open_v2(file_uri(path).c_str(), &d.db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = d.db_ ? sqlite3_errmsg(d.db_) : sqlite3_errstr(rc);
+    diag.error(path, 0, "cannot open database: " + msg, sqlite_hint(rc));
+    return std::nullopt;
+  }
+  sqlite3_extended_result_codes(d.db_, 1);
+  // Reading the schema is the first access to the file: a non-database or a truncated header
+  // fails here.
+  sqlite3_stmt* stmt = nullptr;
+  rc = sqlite3_prepare_v2(d.db_, "SELECT name FROM sqlite_master WHERE type IN ('table','view')",
+                          -1, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    diag.error(path, 0, std::string("cannot read database schema: ") + sqlite3_errmsg(d.db_),
+               sqlite_hint(rc));
+    sqlite3_finalize(stmt);
+    return std::nullopt;
+  }
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const unsigned char* t = sqlite3_column_text(stmt, 0);
+    if (t) d.tables_.emplace_back(reinterpret_cast<const char*>(t));
+  }
+  if (rc != SQLITE_DONE) {
+    diag.error(path, 0, std::string("cannot read database schema: ") + sqlite3_errmsg(d.db_),
+               sqlite_hint(rc));
+    sqlite3_finalize(stmt);
+    return std::nullopt;
+  }
+  sqlite3_finalize(stmt);
+  std::sort(d.tables_.begin(), d.tables_.end());
+  return d;
+}
+
+bool Database::has_table(std::string_view table) const {
+  return std::binary_search(tables_.begin(), tables_.end(), table);
+}
+
+std::vector<std::string> Database::tables() const {
+  return tables_;
+}
+
+std::vector<std::string> Database::columns(std::string_view table) const {
+  std::vector<std::string> out;
+  if (!has_table(table)) return out;
+  std::string sql = "PRAGMA table_info(" + quoted(table) + ")";
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return out;
+  }
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    const unsigned char* name = sqlite3_column_text(stmt, 1);
+    if (name) out.emplace_back(reinterpret_cast<const char*>(name));
+  }
+  sqlite3_finalize(stmt);
+  return out;
+}
+
+bool Database::has_column(std::string_view table, std::string_view column) const {
+  auto cols = columns(table);
+  return std::find(cols.begin(), cols.end(), column) != cols.end();
+}
+
+bool Database::require(std::string_view table, const std::vector<std::string>& columns,
+                       io::Diagnostics& diag) const {
+  if (!has_table(table)) {
+    diag.error(path_, 0, "table " + std::string(table) + " is missing",
+               "the profiler did not export it or the file is incomplete; re-export the rank's "
+               "profile data with export type db");
+    return false;
+  }
+  auto have = this->columns(table);
+  std::string missing;
+  for (const auto& c : columns) {
+    if (std::find(have.begin(), have.end(), c) == have.end()) {
+      if (!missing.empty()) missing += ", ";
+      missing += c;
+    }
+  }
+  if (missing.empty()) return true;
+  diag.error(path_, 0, where(table) + "missing column(s) " + missing,
+             "the file comes from a profiler version clusterscope does not know; re-export it "
+             "with a current torch_npu/CANN or report the version");
+  return false;
+}
+
+std::optional<Statement> Database::prepare(std::string_view sql, std::string_view table,
+                                           io::Diagnostics& diag) const {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK || stmt == nullptr) {
+    diag.error(path_, 0, where(table) + "cannot query: " + sqlite3_errmsg(db_), sqlite_hint(rc));
+    sqlite3_finalize(stmt);
+    return std::nullopt;
+  }
+  return Statement(stmt, path_, std::string(table));
+}
+
+Statement::Statement(sqlite3_stmt* stmt, std::string file, std::string table)
+    : stmt_(stmt), file_(std::move(file)), table_(std::move(table)) {}
+
+Statement::Statement(Statement&& o) noexcept
+    : stmt_(std::exchange(o.stmt_, nullptr)),
+      file_(std::move(o.file_)),
+      table_(std::move(o.table_)),
+      finished_(o.finished_) {}
+
+Statement& Statement::operator=(Statement&& o) noexcept {
+  if (this != &o) {
+    if (stmt_) sqlite3_finalize(stmt_);
+    stmt_ = std::exchange(o.stmt_, nullptr);
+    file_ = std::move(o.file_);
+    table_ = std::move(o.table_);
+    finished_ = o.finished_;
+  }
+  return *this;
+}
+
+Statement::~Statement() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+StepResult Statement::step(io::Diagnostics& diag) {
+  if (finished_) return StepResult::kDone;
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return StepResult::kRow;
+  finished_ = true;
+  if (rc == SQLITE_DONE) return StepResult::kDone;
+  diag.error(file_, 0, where(table_) + "read failed: " + sqlite3_errmsg(sqlite3_db_handle(stmt_)),
+             sqlite_hint(rc));
+  return StepResult::kError;
+}
+
+bool Statement::bind(int index, int64_t value) {
+  sqlite3_reset(stmt_);
+  finished_ = false;
+  return sqlite3_bind_int64(stmt_, index, value) == SQLITE_OK;
+}
+
+int Statement::column_count() const {
+  return sqlite3_column_count(stmt_);
+}
+
+std::string Statement::column_name(int i) const {
+  const char* n = sqlite3_column_name(stmt_, i);
+  return n ? n : "";
+}
+
+bool Statement::is_null(int i) const {
+  return sqlite3_column_type(stmt_, i) == SQLITE_NULL;
+}
+
+std::optional<int64_t> Statement::int64_at(int i) const {
+  switch (sqlite3_column_type(stmt_, i)) {
+    case SQLITE_INTEGER:
+      return sqlite3_column_int64(stmt_, i);
+    case SQLITE_FLOAT: {
+      double v = sqlite3_column_double(stmt_, i);
+      if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.2e18) {
+        return static_cast<int64_t>(v);
+      }
+      return std::nullopt;
+    }
+    case SQLITE_TEXT: {
+      std::string s(text_at(i));
+      if (s.empty()) return std::nullopt;
+      errno = 0;
+      char* end = nullptr;
+      long long v = std::strtoll(s.c_str(), &end, 10);
+      if (errno != 0 || end != s.c_str() + s.size()) return std::nullopt;
+      return static_cast<int64_t>(v);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<double> Statement::double_at(int i) const {
+  switch (sqlite3_column_type(stmt_, i)) {
+    case SQLITE_INTEGER:
+      return static_cast<double>(sqlite3_column_int64(stmt_, i));
+    case SQLITE_FLOAT:
+      return sqlite3_column_double(stmt_, i);
+    case SQLITE_TEXT: {
+      std::string s(text_at(i));
+      if (s.empty()) return std::nullopt;
+      char* end = nullptr;
+      double v = std::strtod(s.c_str(), &end);
+      if (end != s.c_str() + s.size()) return std::nullopt;
+      return v;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string_view Statement::text_at(int i) const {
+  const unsigned char* t = sqlite3_column_text(stmt_, i);
+  if (!t) return {};
+  return {reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, i))};
+}
+
+}  // namespace cs::db

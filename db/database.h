@@ -1,0 +1,119 @@
+#pragma once
+// A read-only view of one SQLite file a profiler wrote (analysis.db, ascend_pytorch_profiler_N.db,
+// msprof_*.db, ...).
+//
+// The file is opened through the URI `file:PATH?mode=ro&immutable=1`: SQLite neither writes nor
+// locks it, so a reader can never modify the profiler's output, leave a journal beside it, or wait
+// on a lock another process holds. Errors never throw and are never printed: they become
+// io::Diagnostics naming the file, the table (when there is one) and what to do.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/diagnostics.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace cs::db {
+
+class Statement;
+
+// One open database file. Move-only; closes on destruction.
+class Database {
+ public:
+  Database() = default;
+  Database(Database&&) noexcept;
+  Database& operator=(Database&&) noexcept;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  ~Database();
+
+  // Opens `path` read-only and immutable and checks it is a readable SQLite database (reads its
+  // schema). Returns nullopt with one error in `diag` when it is missing, not a database,
+  // truncated or corrupt.
+  static std::optional<Database> open(const std::string& path, io::Diagnostics& diag);
+
+  const std::string& path() const { return path_; }
+
+  // True when the schema has a table (or view) of this exact name.
+  bool has_table(std::string_view table) const;
+  // Column names of a table in declaration order; empty when the table does not exist.
+  std::vector<std::string> columns(std::string_view table) const;
+  // True when the table exists and has this column.
+  bool has_column(std::string_view table, std::string_view column) const;
+  // Names of all tables, sorted.
+  std::vector<std::string> tables() const;
+
+  // Checks that `table` exists with every one of `columns`; otherwise adds one error naming the
+  // file, the table and the missing column(s) and returns false.
+  bool require(std::string_view table, const std::vector<std::string>& columns,
+               io::Diagnostics& diag) const;
+
+  // Prepares `sql`; `table` names the table it reads, for diagnostics. Returns nullopt with an
+  // error in `diag` when SQLite refuses the statement.
+  std::optional<Statement> prepare(std::string_view sql, std::string_view table,
+                                   io::Diagnostics& diag) const;
+
+  // The sqlite3 handle, for callers that need an API this class does not wrap.
+  sqlite3* handle() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::vector<std::string> tables_;  // sorted, read once at open
+};
+
+// The result of one step of a statement.
+enum class StepResult { kRow, kDone, kError };
+
+// A prepared statement with typed access to the current row's columns. Move-only.
+class Statement {
+ public:
+  Statement(Statement&&) noexcept;
+  Statement& operator=(Statement&&) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Advances to the next row. On an error (SQLITE_CORRUPT in a page read late, I/O error, ...)
+  // adds one error naming the file and table to `diag` and returns kError; the statement is then
+  // finished.
+  StepResult step(io::Diagnostics& diag);
+
+  // Binds a 64-bit integer to parameter `index` (1-based). Returns false when SQLite refuses.
+  bool bind(int index, int64_t value);
+
+  int column_count() const;
+  std::string column_name(int i) const;
+  // True when the current row's column i is NULL.
+  bool is_null(int i) const;
+  // The column as an integer; nullopt when it is NULL or text that is not an integer. REAL values
+  // with an integral value are accepted.
+  std::optional<int64_t> int64_at(int i) const;
+  // The column as a double; nullopt when it is NULL or text that is not a number.
+  std::optional<double> double_at(int i) const;
+  // The column as text (numbers are rendered by SQLite); empty for NULL. Valid until the next
+  // step.
+  std::string_view text_at(int i) const;
+
+  // Which table this statement reads (for diagnostics).
+  const std::string& table() const { return table_; }
+
+ private:
+  friend class Database;
+  Statement(sqlite3_stmt* stmt, std::string file, std::string table);
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string file_;
+  std::string table_;
+  bool finished_ = false;
+};
+
+// What to tell the user about a failed SQLite call with result code `code` (primary or extended).
+std::string sqlite_hint(int code);
+
+}  // namespace cs::db
