@@ -12,6 +12,7 @@
 #include "cluster/cluster_run.h"
 #include "cluster/discovery.h"
 #include "cluster/mpi_comm.h"
+#include "recipes/recipe_run.h"
 
 namespace po = boost::program_options;
 
@@ -42,6 +43,7 @@ int run_cluster(int argc, char** argv) {
   cluster::ClusterRunOptions opts;
   std::string dir, dir_alt, out, out_alt, mode = "all", mode_alt, ranks, ranks_alt, formats = "all";
   std::string group_by = "type";
+  std::string export_type, export_type_alt;
   int64_t step = -1, step_alt = -1;
   po::options_description desc(
       "usage: clusterscope cluster -d DIR [options]\n"
@@ -54,7 +56,9 @@ int run_cluster(int argc, char** argv) {
     ("profiling_path", po::value(&dir_alt), "same as -d (msprof-analyze spelling)")
     ("output,o", po::value(&out), "output directory (default: DIR); files go to OUT/cluster_analysis_output/")
     ("output_path", po::value(&out_alt), "same as -o")
-    ("mode,m", po::value(&mode), "all | communication_time | communication_matrix | step_trace | operators | diagnosis")
+    ("mode,m", po::value(&mode), "all | communication_time | communication_matrix | step_trace | operators | diagnosis, or one of msprof-analyze's recipes (communication_group_map, communication_time_sum, ...)")
+    ("export_type", po::value(&export_type), "recipes: db (default: cluster_analysis.db) | text (<Recipe>/*.csv)")
+    ("export-type", po::value(&export_type_alt), "same as --export_type")
     ("rank-list", po::value(&ranks), "only these ranks, e.g. 0,2,8-15")
     ("rank_list", po::value(&ranks_alt), "same as --rank-list")
     ("step", po::value(&step), "only this step number")
@@ -92,6 +96,27 @@ int run_cluster(int argc, char** argv) {
   if (ranks.empty()) ranks = ranks_alt;
   if (step < 0) step = step_alt;
   if (dir.empty()) return usage_error("no input directory: give -d DIR");
+  if (export_type.empty()) export_type = export_type_alt;
+  if (recipes::is_recipe(mode)) {
+    if (!export_type.empty() && export_type != "db" && export_type != "text")
+      return usage_error("unknown --export_type '" + export_type + "' (db or text)");
+    recipes::RecipeRunOptions ropts;
+    ropts.recipe = mode;
+    ropts.input_dir = dir;
+    ropts.output_dir = out.empty() ? dir : out;
+    ropts.export_type =
+        export_type == "text" ? recipes::ExportType::kText : recipes::ExportType::kDb;
+    ropts.strict = opts.strict;
+    ropts.quiet = opts.quiet;
+    if (!ranks.empty()) {
+      std::set<int> set;
+      std::string error;
+      if (!cluster::parse_rank_list(ranks, set, error)) return usage_error("--rank-list: " + error);
+      ropts.rank_filter = std::move(set);
+    }
+    cluster::MpiSession mpi(argc, argv);
+    return recipes::run_recipe(mpi, ropts);
+  }
   if (!cluster::is_valid_mode(mode)) return usage_error("unknown mode '" + mode + "'");
   if (opts.top_n <= 0) return usage_error("--top-n must be at least 1");
   if (opts.order_by.empty()) opts.order_by = "total";

@@ -1,0 +1,204 @@
+#include "recipes/communication_group_map.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "recipes/frame_ops.h"
+#include "recipes/frame_writers.h"
+#include "recipes/rank_db.h"
+
+namespace cs::recipes {
+
+namespace {
+
+bool is_p2p_op(const std::string& op) {
+  std::string lower = op;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("send") != std::string::npos || lower.find("receive") != std::string::npos ||
+         lower.find("recv") != std::string::npos;
+}
+
+std::string rank_tuple(const std::vector<int64_t>& ranks) {
+  std::string s = "(";
+  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? "," : "") + std::to_string(ranks[i]);
+  return s + ")";
+}
+
+// META_DATA's parallel_group_info as rows (group_name, group_id, pg_name, global_ranks).
+void read_parallel_info(const std::string& db_path, Frame& out, io::Diagnostics& diag) {
+  out = Frame{};
+  auto& gname = out.add("group_name");
+  auto& gid = out.add("group_id");
+  auto& pg = out.add("pg_name");
+  auto& granks = out.add("global_ranks");
+  if (db_path.empty()) return;
+  RankDb db(db_path, diag);
+  if (!db.ok() || !db.has_table("META_DATA")) return;
+  Frame meta;
+  if (!db.query("SELECT value FROM META_DATA WHERE name = 'parallel_group_info' LIMIT 1", {}, meta,
+                "META_DATA", diag) ||
+      meta.rows() == 0 || meta.columns[0].cells[0].kind != Cell::Kind::kText)
+    return;
+  simdjson::dom::parser parser;
+  simdjson::dom::object obj;
+  if (parser.parse(meta.columns[0].cells[0].s).get(obj) != simdjson::SUCCESS) {
+    diag.warn(db_path, 0, "META_DATA: parallel_group_info is not a JSON object",
+              "group ids and pg names are left empty");
+    return;
+  }
+  for (auto field : obj) {
+    const std::string id(field.key);
+    std::string pg_name;
+    std::vector<int64_t> ranks;
+    simdjson::dom::object info;
+    if (field.value.get(info) == simdjson::SUCCESS) {
+      std::string_view sv;
+      if (info["group_name"].get(sv) == simdjson::SUCCESS) pg_name = std::string(sv);
+      simdjson::dom::array arr;
+      if (info["global_ranks"].get(arr) == simdjson::SUCCESS)
+        for (auto v : arr) {
+          int64_t r;
+          if (v.get(r) == simdjson::SUCCESS) ranks.push_back(r);
+        }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    gname.push_back(Cell::text(double_hash_text(id)));
+    gid.push_back(Cell::text(id));
+    pg.push_back(Cell::text(pg_name));
+    granks.push_back(Cell::text(rank_tuple(ranks)));
+  }
+}
+
+}  // namespace
+
+std::string double_hash_text(const std::string& s) {
+  uint64_t h0 = 0, h1 = 0;
+  for (unsigned char c : s) {
+    h0 = (h0 * 29 + c) & 0xFFFFFFFFu;
+    h1 = (h1 * 131 + c) & 0xFFFFFFFFu;
+  }
+  return std::to_string((h0 << 32) | h1);
+}
+
+bool map_communication_groups(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) {
+  RankDb db(paths.analysis_db, diag);
+  if (!db.ok()) return false;
+  Frame groups;
+  auto& gname = groups.add("group_name");
+  auto& rank = groups.add("rank_id");
+  auto& type = groups.add("type");
+  if (db.has_table("CommAnalyzerTime")) {
+    Frame rows;
+    if (!db.query("SELECT hccl_op_name, group_name FROM CommAnalyzerTime", {}, rows,
+                  "CommAnalyzerTime", diag))
+      return false;
+    std::unordered_set<std::string> seen;
+    for (size_t r = 0; r < rows.rows(); ++r) {
+      const Cell& op = rows.columns[0].cells[r];
+      const Cell& g = rows.columns[1].cells[r];
+      const std::string t = op.kind == Cell::Kind::kText && is_p2p_op(op.s) ? "p2p" : "collective";
+      if (!seen.insert(cell_key(g) + '\x1f' + t).second) continue;
+      gname.push_back(g);
+      rank.push_back(Cell::integer(paths.rank));
+      type.push_back(Cell::text(t));
+    }
+  }
+  Frame parallel;
+  if (groups.rows() > 0) read_parallel_info(paths.profiler_db, parallel, diag);
+  out["comm_groups"] = std::move(groups);
+  out["parallel_info"] = std::move(parallel);
+  return true;
+}
+
+bool build_group_mapping(const std::vector<RankPartial>& parts, Frame& out) {
+  // (type, group_name) -> ranks, in groupby's sorted order.
+  struct Key {
+    Cell type, group;
+    bool operator<(const Key& o) const {
+      const int c = compare_cells(type, o.type);
+      return c != 0 ? c < 0 : compare_cells(group, o.group) < 0;
+    }
+  };
+  std::map<Key, std::set<int64_t>> groups;
+  std::vector<const Frame*> infos;
+  for (const auto& p : parts) {
+    if (!p.used) continue;
+    auto it = p.frames.find("comm_groups");
+    if (it != p.frames.end()) {
+      const Frame& f = it->second;
+      for (size_t r = 0; r < f.rows(); ++r) {
+        const Cell& g = f.columns[0].cells[r];
+        if (g.is_null()) continue;
+        groups[Key{f.columns[2].cells[r], g}].insert(f.columns[1].cells[r].i);
+      }
+    }
+    auto pi = p.frames.find("parallel_info");
+    if (pi != p.frames.end() && pi->second.rows() > 0) infos.push_back(&pi->second);
+  }
+  if (groups.empty()) return false;
+  // Parallel group info of every rank, duplicates dropped, first seen first.
+  std::vector<std::vector<Cell>> info_rows;
+  std::set<std::string> seen;
+  for (const Frame* f : infos)
+    for (size_t r = 0; r < f->rows(); ++r) {
+      std::vector<Cell> row;
+      std::string key;
+      for (const auto& c : f->columns) {
+        row.push_back(c.cells[r]);
+        key += cell_key(c.cells[r]) + '\x1f';
+      }
+      if (seen.insert(key).second) info_rows.push_back(std::move(row));
+    }
+  out = Frame{};
+  auto& type = out.add("type");
+  auto& rank_set = out.add("rank_set");
+  auto& gname = out.add("group_name");
+  auto& gid = out.add("group_id");
+  auto& pg = out.add("pg_name");
+  for (const auto& [key, ranks] : groups) {
+    const std::string set = rank_tuple(std::vector<int64_t>(ranks.begin(), ranks.end()));
+    bool matched = false;
+    for (const auto& row : info_rows) {
+      if (!(row[0] == key.group)) continue;
+      matched = true;
+      const std::string& global = row[3].s;
+      const bool use_global = !global.empty() && global != "[]" && global != set;
+      type.push_back(key.type);
+      rank_set.push_back(Cell::text(use_global ? global : set));
+      gname.push_back(key.group);
+      gid.push_back(row[1]);
+      pg.push_back(row[2]);
+    }
+    if (!matched) {
+      type.push_back(key.type);
+      rank_set.push_back(Cell::text(set));
+      gname.push_back(key.group);
+      gid.push_back(Cell::text(""));
+      pg.push_back(Cell::text(""));
+    }
+  }
+  return true;
+}
+
+bool CommunicationGroupMap::map(const RankDbPaths& paths, FrameSet& out,
+                                io::Diagnostics& diag) const {
+  return map_communication_groups(paths, out, diag);
+}
+
+bool CommunicationGroupMap::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                                   io::Diagnostics& diag) const {
+  Frame mapping;
+  if (!build_group_mapping(parts, mapping)) {
+    diag.warn(out.cluster_output_dir, 0, "communication_group_map: no communication group found",
+              "nothing was written");
+    return true;
+  }
+  return write_frame_sqlite(mapping, out.db_path(dir_name()), "CommunicationGroupMapping", diag);
+}
+
+}  // namespace cs::recipes

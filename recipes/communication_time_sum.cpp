@@ -1,0 +1,279 @@
+#include "recipes/communication_time_sum.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+#include "recipes/communication_group_map.h"
+#include "recipes/frame_ops.h"
+#include "recipes/frame_writers.h"
+#include "recipes/pandas_math.h"
+#include "recipes/rank_db.h"
+
+namespace cs::recipes {
+
+namespace {
+
+const std::vector<std::string> kTimeColumns = {"step",
+                                               "rank_id",
+                                               "hccl_op_name",
+                                               "group_name",
+                                               "start_timestamp",
+                                               "elapsed_time",
+                                               "transit_time",
+                                               "wait_time",
+                                               "synchronization_time",
+                                               "idle_time",
+                                               "synchronization_time_ratio",
+                                               "wait_time_ratio"};
+const std::vector<std::string> kBandwidthColumns = {
+    "step",         "rank_id",       "hccl_op_name", "group_name",         "band_type",
+    "transit_size", "transit_time",  "bandwidth",    "large_packet_ratio", "package_size",
+    "count",        "total_duration"};
+
+// Reads a whole table with the rank id (and a "step" column when the table has none).
+bool read_table(RankDb& db, const std::string& table, int rank, Frame& out, io::Diagnostics& diag) {
+  if (!db.has_table(table)) return true;
+  if (!db.query("SELECT * FROM " + table, {}, out, table, diag)) return false;
+  const size_t n = out.rows();
+  auto& r = out.add("rank_id");
+  for (size_t i = 0; i < n; ++i) r.push_back(Cell::integer(rank));
+  if (!find_column(out, "step")) {
+    auto& s = out.add("step");
+    for (size_t i = 0; i < n; ++i) s.push_back(Cell::text("step"));
+  }
+  return true;
+}
+
+// pd.merge(df, rank_set_df, on="group_name", how="left") repeats each row once per mapping row
+// of its group (once when there is none): the row order with those repeats.
+std::vector<size_t> merged_rows(const Frame& f, const Frame& mapping) {
+  std::unordered_map<std::string, size_t> matches;
+  std::set<std::string> seen;
+  const FrameColumn* rs = find_column(mapping, "rank_set");
+  const FrameColumn* gn = find_column(mapping, "group_name");
+  for (size_t r = 0; r < mapping.rows(); ++r) {
+    const std::string g = cell_key(gn->cells[r]);
+    if (seen.insert(cell_key(rs->cells[r]) + '\x1f' + g).second) ++matches[g];
+  }
+  std::vector<size_t> rows;
+  const FrameColumn* g = find_column(f, "group_name");
+  for (size_t r = 0; r < f.rows(); ++r) {
+    size_t m = 1;
+    if (g) {
+      auto it = matches.find(cell_key(g->cells[r]));
+      if (it != matches.end()) m = it->second;
+    }
+    for (size_t k = 0; k < m; ++k) rows.push_back(r);
+  }
+  return rows;
+}
+
+Frame take_rows(const Frame& f, const std::vector<size_t>& rows) {
+  Frame out;
+  for (const auto& c : f.columns) {
+    auto& d = out.add(c.name);
+    d.force_object = c.force_object;
+    d.cells.reserve(rows.size());
+    for (size_t r : rows) d.cells.push_back(c.cells[r]);
+  }
+  return out;
+}
+
+// (a / b.replace(0, nan)).fillna(0).round(4)
+Cell ratio4(const Cell& a, const Cell& b) {
+  const double den = b.num();
+  if (den == 0.0 || std::isnan(den) || std::isnan(a.num())) return Cell::real(0.0);
+  const double q = a.num() / den;
+  return Cell::real(std::isnan(q) ? 0.0 : numpy_round(q, 4));
+}
+
+Cell add_cells(const Cell& a, const Cell& b) {
+  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i + b.i);
+  return Cell::real(a.num() + b.num());
+}
+
+Frame empty_frame(const std::vector<std::string>& names) {
+  Frame f;
+  for (const auto& n : names) f.add(n);
+  return f;
+}
+
+}  // namespace
+
+Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
+  const Frame merged = take_rows(time, merged_rows(time, mapping));
+  const std::vector<std::string> sums = {"elapse_time", "transit_time", "wait_time",
+                                         "synchronization_time", "idle_time"};
+  Frame summed;
+  for (const char* k : {"step", "rank_id", "group_name"}) summed.add(k);
+  for (const auto& s : sums) summed.add(s);
+  std::vector<Dtype> types;
+  for (const auto& s : sums) {
+    const FrameColumn* c = find_column(merged, s);
+    types.push_back(c ? c->dtype() : Dtype::kObject);
+  }
+  for (const auto& rows : group_rows(merged, {"step", "rank_id", "group_name"}, true)) {
+    const size_t r0 = rows.front();
+    for (size_t k = 0; k < 3; ++k)
+      summed.columns[k].push_back(find_column(merged, summed.columns[k].name)->cells[r0]);
+    for (size_t k = 0; k < sums.size(); ++k) {
+      const FrameColumn* c = find_column(merged, sums[k]);
+      summed.columns[3 + k].push_back(c ? group_sum(*c, types[k], rows) : Cell::integer(0));
+    }
+  }
+  const size_t n = summed.rows();
+  auto& op = summed.add("hccl_op_name");
+  auto& start = summed.add("start_timestamp");
+  auto& sync_ratio = summed.add("synchronization_time_ratio");
+  auto& wait_ratio = summed.add("wait_time_ratio");
+  const auto& transit = find_column(summed, "transit_time")->cells;
+  const auto& wait = find_column(summed, "wait_time")->cells;
+  const auto& sync = find_column(summed, "synchronization_time")->cells;
+  for (size_t r = 0; r < n; ++r) {
+    op.push_back(Cell::text("Total Op Info"));
+    start.push_back(Cell::integer(0));
+    sync_ratio.push_back(ratio4(sync[r], add_cells(transit[r], sync[r])));
+    wait_ratio.push_back(ratio4(wait[r], add_cells(transit[r], wait[r])));
+  }
+  Frame rows = time;
+  const size_t tn = rows.rows();
+  for (const char* k : {"synchronization_time_ratio", "wait_time_ratio"}) {
+    auto& c = rows.add(k);
+    for (size_t r = 0; r < tn; ++r) c.push_back(Cell::integer(0));
+  }
+  std::vector<std::string> order = kTimeColumns;
+  order[5] = "elapse_time";
+  Frame out = concat_frames({&rows, &summed}, order);
+  out.columns[5].name = "elapsed_time";
+  return out;
+}
+
+Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& mapping) {
+  const Frame merged = take_rows(bandwidth, merged_rows(bandwidth, mapping));
+  const std::vector<std::string> keys4 = {"group_name", "step", "rank_id", "transport_type"};
+  // Per (group, step, rank, transport): the sizes and times of its distinct ops (first row of
+  // each op name), summed as DataFrame.sum does.
+  const FrameColumn* op = find_column(merged, "hccl_op_name");
+  const FrameColumn* size = find_column(merged, "transit_size");
+  const FrameColumn* ttime = find_column(merged, "transit_time");
+  const Dtype size_t_ = size->dtype(), time_t_ = ttime->dtype();
+  auto distinct_sum = [](const FrameColumn& c, Dtype t, const std::vector<size_t>& rows) {
+    if (t == Dtype::kInt64) {
+      int64_t s = 0;
+      for (size_t r : rows) s += c.cells[r].i;
+      return Cell::integer(s);
+    }
+    std::vector<double> v;
+    for (size_t r : rows) {
+      const Cell& x = c.cells[r];
+      v.push_back(x.is_number() && !std::isnan(x.num()) ? x.num() : 0.0);
+    }
+    return Cell::real(numpy_sum(v));
+  };
+  std::unordered_map<std::string, std::pair<Cell, Cell>> sums4;
+  auto key_of = [&](size_t r, const std::vector<std::string>& keys) {
+    std::string k;
+    for (const auto& name : keys) k += cell_key(find_column(merged, name)->cells[r]) + '\x1f';
+    return k;
+  };
+  for (const auto& rows : group_rows(merged, keys4, false)) {
+    std::set<std::string> ops;
+    std::vector<size_t> distinct;
+    for (size_t r : rows)
+      if (ops.insert(cell_key(op->cells[r])).second) distinct.push_back(r);
+    sums4[key_of(rows.front(), keys4)] = {distinct_sum(*size, size_t_, distinct),
+                                          distinct_sum(*ttime, time_t_, distinct)};
+  }
+  const std::vector<std::string> keys5 = {"group_name", "step", "rank_id", "transport_type",
+                                          "package_size"};
+  Frame agg;
+  for (const auto& k : keys5) agg.add(k);
+  auto& count = agg.add("count");
+  auto& duration = agg.add("total_duration");
+  auto& agg_op = agg.add("hccl_op_name");
+  auto& agg_size = agg.add("transit_size");
+  auto& agg_time = agg.add("transit_time");
+  auto& ratio = agg.add("large_packet_ratio");
+  auto& bw = agg.add("bandwidth");
+  const FrameColumn* count_c = find_column(merged, "count");
+  const FrameColumn* dur_c = find_column(merged, "total_duration");
+  const Dtype count_t = count_c->dtype(), dur_t = dur_c->dtype();
+  for (const auto& rows : group_rows(merged, keys5, true)) {
+    const size_t r0 = rows.front();
+    for (size_t k = 0; k < keys5.size(); ++k)
+      agg.columns[k].push_back(find_column(merged, keys5[k])->cells[r0]);
+    count.push_back(group_sum(*count_c, count_t, rows));
+    duration.push_back(group_sum(*dur_c, dur_t, rows));
+    agg_op.push_back(Cell::text("Total Op Info"));
+    const auto& s = sums4[key_of(r0, keys4)];
+    agg_size.push_back(s.first);
+    agg_time.push_back(s.second);
+    ratio.push_back(Cell::integer(0));
+    bw.push_back(ratio4(s.first, s.second));
+  }
+  std::vector<std::string> order = kBandwidthColumns;
+  order[4] = "transport_type";
+  Frame out = concat_frames({&bandwidth, &agg}, order);
+  out.columns[4].name = "band_type";
+  return out;
+}
+
+bool CommunicationTimeSum::map(const RankDbPaths& paths, FrameSet& out,
+                               io::Diagnostics& diag) const {
+  if (!map_communication_groups(paths, out, diag)) return false;
+  RankDb db(paths.analysis_db, diag);
+  if (!db.ok()) return false;
+  Frame time, bandwidth;
+  if (!read_table(db, "CommAnalyzerTime", paths.rank, time, diag) ||
+      !read_table(db, "CommAnalyzerBandwidth", paths.rank, bandwidth, diag))
+    return false;
+  if (time.rows() == 0 || bandwidth.rows() == 0) {
+    diag.warn(paths.analysis_db, 0,
+              "communication_time_sum: no CommAnalyzerTime or "
+              "CommAnalyzerBandwidth rows",
+              "this rank adds no communication times");
+    return true;
+  }
+  out["time"] = std::move(time);
+  out["bandwidth"] = std::move(bandwidth);
+  return true;
+}
+
+bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                                  io::Diagnostics& diag) const {
+  Frame mapping;
+  if (!build_group_mapping(parts, mapping)) {
+    diag.error(out.cluster_output_dir, 0,
+               "communication_time_sum: no communication group found, so no CommunicationGroup"
+               "Mapping",
+               "check that analysis.db has CommAnalyzerTime rows");
+    return false;
+  }
+  const std::string db = out.db_path(dir_name());
+  if (!write_frame_sqlite(mapping, db, "CommunicationGroupMapping", diag)) return false;
+  std::vector<const Frame*> times, bands;
+  for (const auto& p : parts) {
+    if (!p.used) continue;
+    if (auto it = p.frames.find("time"); it != p.frames.end()) times.push_back(&it->second);
+    if (auto it = p.frames.find("bandwidth"); it != p.frames.end()) bands.push_back(&it->second);
+  }
+  Frame time_out = empty_frame(kTimeColumns), band_out = empty_frame(kBandwidthColumns);
+  if (!times.empty()) {
+    const Frame all = concat_frames(times, column_union(times));
+    time_out = communication_time_with_totals(all, mapping);
+  }
+  if (!bands.empty()) {
+    const Frame all = concat_frames(bands, column_union(bands));
+    band_out = communication_bandwidth_with_totals(all, mapping);
+  }
+  if (out.export_type == ExportType::kDb)
+    return write_frame_sqlite(time_out, db, "ClusterCommunicationTime", diag) &&
+           write_frame_sqlite(band_out, db, "ClusterCommunicationBandwidth", diag);
+  const std::string dir = out.dir(dir_name());
+  return write_frame_csv(time_out, dir + "/cluster_communication_time.csv", diag) &&
+         write_frame_csv(band_out, dir + "/cluster_communication_bandwidth.csv", diag);
+}
+
+}  // namespace cs::recipes

@@ -1,0 +1,31 @@
+#pragma once
+// msprof-analyze's communication_time_sum recipe: every rank's CommAnalyzerTime and
+// CommAnalyzerBandwidth rows (analysis.db) with their rank, plus per (step, rank, group) a
+// "Total Op Info" row: summed times with the synchronization and wait ratios, and per transport
+// and packet size the summed counts and durations with the bandwidth of the distinct ops' sizes
+// and times. Text: CommunicationTimeSum/cluster_communication_{time,bandwidth}.csv (and the
+// group mapping in CommunicationTimeSum/cluster_analysis.db); db: tables
+// ClusterCommunicationTime, ClusterCommunicationBandwidth and CommunicationGroupMapping.
+
+#include "recipes/recipe.h"
+
+namespace cs::recipes {
+
+class CommunicationTimeSum : public Recipe {
+ public:
+  std::string name() const override { return "communication_time_sum"; }
+  std::string dir_name() const override { return "CommunicationTimeSum"; }
+  bool needs_analysis_db() const override { return true; }
+  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+              io::Diagnostics& diag) const override;
+};
+
+// The time table with its per-(step, rank, group) totals appended (msprof-analyze's
+// _compute_time_info); `mapping` is the CommunicationGroupMapping frame.
+Frame communication_time_with_totals(const Frame& time, const Frame& mapping);
+// The bandwidth table with its per-(group, step, rank, transport, packet size) totals appended
+// (msprof-analyze's _compute_bandwidth_info).
+Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& mapping);
+
+}  // namespace cs::recipes

@@ -1,0 +1,39 @@
+#pragma once
+// The few DataFrame operations the recipes need, with pandas' semantics: column lookup,
+// concatenation aligned by column name, keys for grouping and ordering like groupby's sort.
+
+#include <string>
+#include <vector>
+
+#include "recipes/frame.h"
+
+namespace cs::recipes {
+
+// The column named `name`, or nullptr.
+const FrameColumn* find_column(const Frame& f, const std::string& name);
+FrameColumn* find_column(Frame& f, const std::string& name);
+
+// pd.concat(frames).reindex(columns=names): rows of every frame in order, the named columns
+// (NULL where a frame lacks one).
+Frame concat_frames(const std::vector<const Frame*>& frames, const std::vector<std::string>& names);
+
+// The union of the frames' column names in first-seen order (pd.concat's columns).
+std::vector<std::string> column_union(const std::vector<const Frame*>& frames);
+
+// groupby's key order: NULL keys are dropped by the caller; numbers before text, numbers by
+// value, text by code point. Returns <0, 0, >0.
+int compare_cells(const Cell& a, const Cell& b);
+// groupby(keys, sort=sort): the row indices of each group, groups sorted by their keys
+// (sort=true) or in order of first appearance; rows with a NULL key are left out.
+std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<std::string>& keys,
+                                            bool sort);
+// groupby(...).agg("sum") of a column (of dtype `t`, c.dtype()) over `rows`: an int for int64, else
+// the Kahan-compensated float sum.
+Cell group_sum(const FrameColumn& c, Dtype t, const std::vector<size_t>& rows);
+// groupby(...).agg("first"): the first non-NULL cell (NULL when none).
+Cell group_first(const FrameColumn& c, const std::vector<size_t>& rows);
+
+// A cell as a hashable/comparable text key ("i:12", "r:0.5", "t:abc", "n").
+std::string cell_key(const Cell& c);
+
+}  // namespace cs::recipes

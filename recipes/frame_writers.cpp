@@ -1,0 +1,179 @@
+#include "recipes/frame_writers.h"
+
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+namespace cs::recipes {
+
+namespace {
+
+// Python's csv module, QUOTE_MINIMAL: quote a field holding the delimiter, the quote character
+// or a line break; double the quotes inside.
+void append_csv_field(std::string& out, const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+std::string sql_quote_name(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// pandas' SQLite type for a column: from the dtype, or for object columns from the values
+// (lib.infer_dtype: all text "string", all float "floating", all int "integer"; else TEXT).
+const char* sql_type(const FrameColumn& c) {
+  const Dtype t = c.dtype();
+  if (t == Dtype::kInt64) return "INTEGER";
+  if (t == Dtype::kFloat64) return "REAL";
+  bool any_text = false, any_real = false, any_int = false;
+  for (const auto& cell : c.cells) {
+    if (cell.kind == Cell::Kind::kText) any_text = true;
+    if (cell.kind == Cell::Kind::kReal) any_real = true;
+    if (cell.kind == Cell::Kind::kInt) any_int = true;
+  }
+  if (!any_text && any_real && !any_int) return "REAL";
+  if (!any_text && any_int && !any_real) return "INTEGER";
+  return "TEXT";
+}
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+
+}  // namespace
+
+bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& diag) {
+  std::string out;
+  for (size_t c = 0; c < f.columns.size(); ++c) {
+    if (c) out += ',';
+    append_csv_field(out, f.columns[c].name);
+  }
+  out += '\n';
+  std::vector<Dtype> types;
+  for (const auto& col : f.columns) types.push_back(col.dtype());
+  const size_t n = f.rows();
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t c = 0; c < f.columns.size(); ++c) {
+      if (c) out += ',';
+      append_csv_field(out, csv_cell(f.columns[c].cells[r], types[c]));
+    }
+    out += '\n';
+  }
+  std::FILE* fp = std::fopen(path.c_str(), "wb");
+  if (!fp || std::fwrite(out.data(), 1, out.size(), fp) != out.size()) {
+    if (fp) std::fclose(fp);
+    diag.error(path, 0, "cannot write the file", "check the output directory's permissions");
+    return false;
+  }
+  if (std::fclose(fp) != 0) {
+    diag.error(path, 0, "cannot write the file", "check the free space of the output directory");
+    return false;
+  }
+  return true;
+}
+
+bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
+                        io::Diagnostics& diag) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    diag.error(db_path, 0,
+               std::string("cannot open the database for writing: ") +
+                   (raw ? sqlite3_errmsg(raw) : "out of memory"),
+               "check the output directory's permissions");
+    if (raw) sqlite3_close(raw);
+    return false;
+  }
+  std::unique_ptr<sqlite3, DbCloser> db(raw);
+  auto fail = [&](const std::string& what) {
+    diag.error(db_path, 0, "table " + table + ": " + what + ": " + sqlite3_errmsg(db.get()),
+               "check the free space and permissions of the output directory");
+    return false;
+  };
+  auto exec = [&](const std::string& sql) {
+    return sqlite3_exec(db.get(), sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  };
+  const std::string qname = sql_quote_name(table);
+  std::string create = "CREATE TABLE " + qname + " (\n";
+  std::string insert = "INSERT INTO " + qname + " VALUES (";
+  for (size_t c = 0; c < f.columns.size(); ++c) {
+    if (c) {
+      create += ",\n  ";
+      insert += ',';
+    }
+    create += sql_quote_name(f.columns[c].name) + " " + sql_type(f.columns[c]);
+    insert += '?';
+  }
+  create += "\n)";
+  insert += ')';
+  if (!exec("BEGIN") || !exec("DROP TABLE IF EXISTS " + qname) || !exec(create))
+    return fail("cannot create the table");
+  if (f.index_columns > 0) {
+    std::string names, list;
+    for (size_t c = 0; c < f.index_columns; ++c) {
+      names += (c ? "_" : "") + f.columns[c].name;
+      list += (c ? "," : "") + sql_quote_name(f.columns[c].name);
+    }
+    if (!exec("CREATE INDEX " + sql_quote_name("ix_" + table + "_" + names) + "ON " + qname + " (" +
+              list + ")"))
+      return fail("cannot create the index");
+  }
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db.get(), insert.c_str(), -1, &st, nullptr) != SQLITE_OK)
+    return fail("cannot prepare the insert");
+  std::vector<Dtype> types;
+  for (const auto& col : f.columns) types.push_back(col.dtype());
+  const size_t n = f.rows();
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t c = 0; c < f.columns.size(); ++c) {
+      const Cell& cell = f.columns[c].cells[r];
+      const int i = static_cast<int>(c) + 1;
+      switch (cell.kind) {
+        case Cell::Kind::kNull:
+          sqlite3_bind_null(st, i);
+          break;
+        case Cell::Kind::kText:
+          sqlite3_bind_text(st, i, cell.s.data(), static_cast<int>(cell.s.size()),
+                            SQLITE_TRANSIENT);
+          break;
+        case Cell::Kind::kInt:
+          if (types[c] == Dtype::kFloat64)
+            sqlite3_bind_double(st, i, static_cast<double>(cell.i));
+          else
+            sqlite3_bind_int64(st, i, cell.i);
+          break;
+        case Cell::Kind::kReal:
+          if (std::isnan(cell.d))
+            sqlite3_bind_null(st, i);
+          else
+            sqlite3_bind_double(st, i, cell.d);
+          break;
+      }
+    }
+    if (sqlite3_step(st) != SQLITE_DONE) {
+      sqlite3_finalize(st);
+      return fail("cannot insert a row");
+    }
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  if (!exec("COMMIT")) return fail("cannot commit");
+  return true;
+}
+
+}  // namespace cs::recipes

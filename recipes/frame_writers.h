@@ -1,0 +1,23 @@
+#pragma once
+// Writes a Frame as msprof-analyze's pandas calls do: DataFrame.to_csv (comma, "\n" lines,
+// minimal quoting, index columns first) and DataFrame.to_sql(if_exists="replace") into SQLite
+// (CREATE TABLE "name" (\n"col" TYPE,\n  ...\n) with REAL/INTEGER/TEXT from the dtype, and
+// CREATE INDEX "ix_<table>_<cols>"ON ... for index columns).
+
+#include <string>
+
+#include "io/diagnostics.h"
+#include "recipes/frame.h"
+
+namespace cs::recipes {
+
+// Writes `f` to `path` as CSV. Returns false with an error in `diag` when the file cannot be
+// written.
+bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& diag);
+
+// Replaces table `table` of the SQLite database `db_path` (created when missing) with `f`.
+// Returns false with an error in `diag` on failure.
+bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
+                        io::Diagnostics& diag);
+
+}  // namespace cs::recipes

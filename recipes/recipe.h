@@ -1,0 +1,55 @@
+#pragma once
+// One msprof-analyze recipe (`cluster -m <name>`): a map step that reads one rank's databases
+// into frames (run on whichever MPI process holds the rank), and a reduce step on the root that
+// merges every rank's frames, in rank order, and writes msprof-analyze's outputs.
+
+#include <string>
+#include <vector>
+
+#include "io/diagnostics.h"
+#include "recipes/frame_codec.h"
+
+namespace cs::recipes {
+
+// Where one rank's databases are (empty when the file is absent).
+struct RankDbPaths {
+  int rank = -1;
+  std::string rank_dir;
+  std::string profiler_db;  // ascend_pytorch_profiler_{rank}.db / ascend_mindspore_profiler_...
+  std::string analysis_db;  // analysis.db / communication_analyzer.db
+};
+
+// One rank's partial result.
+struct RankPartial {
+  int rank = -1;
+  bool used = false;  // false: the rank was skipped (missing database, read error)
+  FrameSet frames;
+};
+
+enum class ExportType { kText, kDb };
+
+struct RecipeOutput {
+  std::string cluster_output_dir;  // OUT/cluster_analysis_output
+  ExportType export_type = ExportType::kDb;
+  // Where this recipe writes: the cluster output directory for db, <it>/<DirName> for text.
+  std::string dir(const std::string& recipe_dir_name) const;
+  std::string db_path(const std::string& recipe_dir_name) const;
+};
+
+class Recipe {
+ public:
+  virtual ~Recipe() = default;
+  // msprof-analyze's name (-m) and the output directory name of its text export.
+  virtual std::string name() const = 0;
+  virtual std::string dir_name() const = 0;
+  // The databases a rank needs (a rank without them is skipped, as msprof-analyze does).
+  virtual bool needs_profiler_db() const { return false; }
+  virtual bool needs_analysis_db() const { return false; }
+  // Reads one rank's data. Returns false (with diagnostics) when the rank cannot be used.
+  virtual bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const = 0;
+  // Root: merges the ranks' partial results (sorted by rank) and writes the outputs.
+  virtual bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                      io::Diagnostics& diag) const = 0;
+};
+
+}  // namespace cs::recipes

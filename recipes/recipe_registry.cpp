@@ -1,0 +1,35 @@
+#include "recipes/recipe_registry.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "recipes/communication_group_map.h"
+#include "recipes/communication_time_sum.h"
+
+namespace cs::recipes {
+
+namespace {
+
+const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry() {
+  static const std::map<std::string, std::function<std::unique_ptr<Recipe>()>> r = {
+      {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
+      {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
+  };
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_recipe(const std::string& name) {
+  auto it = registry().find(name);
+  return it == registry().end() ? nullptr : it->second();
+}
+
+std::vector<std::string> recipe_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, _] : registry()) names.push_back(n);
+  return names;
+}
+
+}  // namespace cs::recipes

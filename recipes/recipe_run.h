@@ -1,0 +1,33 @@
+#pragma once
+// `clusterscope cluster -m <recipe>`: the root finds the rank directories and broadcasts them;
+// every process reads its share of the ranks (split by bytes) with the recipe's map step and
+// sends the packed partial results to the root, which reduces them in rank order and writes
+// msprof-analyze's outputs. The outputs are the same for any number of processes.
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "cluster/mpi_comm.h"
+#include "recipes/recipe.h"
+
+namespace cs::recipes {
+
+struct RecipeRunOptions {
+  std::string recipe;
+  std::string input_dir;
+  std::string output_dir;  // files go to OUT/cluster_analysis_output/
+  std::optional<std::set<int>> rank_filter;
+  ExportType export_type = ExportType::kDb;
+  bool strict = false;
+  bool quiet = false;
+};
+
+// True when `name` is a recipe `-m` accepts.
+bool is_recipe(const std::string& name);
+
+// Collective. Returns the exit status on every process: 0 every rank used, 3 some ranks skipped
+// (1 with strict), 1 nothing usable or an output could not be written.
+int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts);
+
+}  // namespace cs::recipes
