@@ -246,6 +246,10 @@ bool Statement::is_null(int i) const {
   return sqlite3_column_type(stmt_, i) == SQLITE_NULL;
 }
 
+int Statement::storage_class(int i) const {
+  return sqlite3_column_type(stmt_, i);
+}
+
 std::optional<int64_t> Statement::int64_at(int i) const {
   switch (sqlite3_column_type(stmt_, i)) {
     case SQLITE_INTEGER:

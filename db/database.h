@@ -92,6 +92,9 @@ class Statement {
   std::string column_name(int i) const;
   // True when the current row's column i is NULL.
   bool is_null(int i) const;
+  // SQLite's storage class of the current row's column i (SQLITE_INTEGER, SQLITE_FLOAT,
+  // SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL): pandas.read_sql keeps ints and floats apart.
+  int storage_class(int i) const;
   // The column as an integer; nullopt when it is NULL or text that is not an integer. REAL values
   // with an integral value are accepted.
   std::optional<int64_t> int64_at(int i) const;

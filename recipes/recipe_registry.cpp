@@ -5,6 +5,7 @@
 #include <map>
 
 #include "recipes/communication_group_map.h"
+#include "recipes/communication_matrix_sum.h"
 #include "recipes/communication_time_sum.h"
 
 namespace cs::recipes {
@@ -14,6 +15,7 @@ namespace {
 const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry() {
   static const std::map<std::string, std::function<std::unique_ptr<Recipe>()>> r = {
       {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
+      {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},
       {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
   };
   return r;

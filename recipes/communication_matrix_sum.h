@@ -1,0 +1,31 @@
+#pragma once
+// msprof-analyze's communication_matrix_sum recipe: every rank's CommAnalyzerMatrix rows
+// (analysis.db) summed per (group, step, op, link) across ranks, local ranks mapped to global
+// ones (a rank's own row, src == dst, tells which local rank it is in each group), bandwidths
+// recomputed, and per link a "Total Op Info" row summing the "-total" rows. Text:
+// CommMatrixSum/cluster_communication_matrix.csv; db: table ClusterCommunicationMatrix.
+//
+// msprof-analyze also reads META_DATA's parallel_group_info, but keys it by the integer hash of
+// the group id while CommAnalyzerMatrix holds group names as text, so for torch_npu data it
+// never matches; it is not read here.
+
+#include "recipes/recipe.h"
+
+namespace cs::recipes {
+
+class CommunicationMatrixSum : public Recipe {
+ public:
+  std::string name() const override { return "communication_matrix_sum"; }
+  std::string dir_name() const override { return "CommMatrixSum"; }
+  bool needs_analysis_db() const override { return true; }
+  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+              io::Diagnostics& diag) const override;
+};
+
+// The merged matrix from the ranks' CommAnalyzerMatrix frames (in rank order); `ranks[i]` is
+// the global rank of frames[i]. An empty frame when no link could be mapped.
+Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
+                                 const std::vector<int>& ranks);
+
+}  // namespace cs::recipes

@@ -1,0 +1,82 @@
+// Every recipe under mpirun: an 8-rank DB job (the real 2-rank job's rank directories repeated,
+// renumbered) gives the same files, byte for byte, with no launcher and under mpirun -np 1, 2
+// and 4, where each process reads its share of the ranks and sends the partial results to the
+// root.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "recipes/recipe_test_util.h"
+
+namespace fs = std::filesystem;
+using cs::test::read_file;
+using cs::test::read_tree;
+using cs::test::run_command;
+
+namespace {
+
+const fs::path& job() {
+  static const cs::test::ScratchDir dir("recipe-mpi");
+  static const bool made = [] {
+    const fs::path src = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
+    for (int r = 0; r < 8; ++r) {
+      const int s = r % 2;
+      const fs::path from = src / ("rank" + std::to_string(s) + "_ascend_pt");
+      const fs::path to =
+          dir.path() / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt");
+      fs::create_directories(to / "ASCEND_PROFILER_OUTPUT");
+      fs::copy_file(from / ("profiler_info_" + std::to_string(s) + ".json"),
+                    to / ("profiler_info_" + std::to_string(r) + ".json"));
+      fs::copy_file(from / "ASCEND_PROFILER_OUTPUT" / "analysis.db",
+                    to / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
+      fs::copy_file(
+          from / "ASCEND_PROFILER_OUTPUT" /
+              ("ascend_pytorch_profiler_" + std::to_string(s) + ".db"),
+          to / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(r) + ".db"));
+    }
+    return true;
+  }();
+  (void)made;
+  return dir.path();
+}
+
+class RecipeMpi : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(RecipeMpi, SameBytesAtOneTwoAndFourProcesses) {
+  const auto [recipe, type] = GetParam();
+  const fs::path out = cs::test::temp_dir(std::string("recipe-mpi-") + recipe + "-" + type);
+  auto run = [&](const std::string& launcher, const std::string& name) {
+    const fs::path o = out / name;
+    const int rc =
+        run_command(launcher + CS_BINARY + " cluster -d " + job().string() + " -o " + o.string() +
+                        " -m " + recipe + " --export_type " + type + " --quiet",
+                    o.string() + ".log");
+    EXPECT_EQ(rc, 0) << read_file(o.string() + ".log");
+    return read_tree(o / "cluster_analysis_output");
+  };
+  const auto expected = run("", "nolauncher");
+  ASSERT_FALSE(expected.empty());
+  for (int np : {1, 2, 4}) {
+    const auto got = run(cs::test::mpirun(np), "np" + std::to_string(np));
+    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
+    for (const auto& [name, content] : expected) {
+      auto it = got.find(name);
+      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
+      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
+    }
+  }
+  fs::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Recipes, RecipeMpi,
+                         ::testing::Values(std::pair{"communication_group_map", "db"},
+                                           std::pair{"communication_time_sum", "text"},
+                                           std::pair{"communication_time_sum", "db"},
+                                           std::pair{"communication_matrix_sum", "text"},
+                                           std::pair{"communication_matrix_sum", "db"}),
+                         [](const auto& info) {
+                           return std::string(info.param.first) + "_" + info.param.second;
+                         });
+
+}  // namespace
