@@ -1,54 +1,19 @@
 #include "cluster/merge_sources.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <system_error>
 
 #include "cluster/discovery.h"
+#include "io/input_kind.h"
 
 namespace cs::cluster {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr size_t kSniffBytes = size_t{1} << 20;
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// distributedInfo.rank from the text of a trace's head, -1 when not there.
-int rank_in_head(std::string_view head) {
-  size_t at = head.find("\"distributedInfo\"");
-  if (at == std::string_view::npos) return -1;
-  size_t end = head.find('}', at);
-  std::string_view info = head.substr(at, end == std::string_view::npos ? head.npos : end - at);
-  size_t k = info.find("\"rank\"");
-  if (k == std::string_view::npos) return -1;
-  size_t i = k + 6;
-  while (i < info.size() && std::isspace(static_cast<unsigned char>(info[i]))) ++i;
-  if (i >= info.size() || info[i] != ':') return -1;
-  ++i;
-  while (i < info.size() && std::isspace(static_cast<unsigned char>(info[i]))) ++i;
-  int64_t r = 0;
-  size_t digits = 0;
-  for (; i < info.size() && std::isdigit(static_cast<unsigned char>(info[i])) && digits < 9;
-       ++i, ++digits)
-    r = r * 10 + (info[i] - '0');
-  return digits > 0 ? static_cast<int>(r) : -1;
-}
-
-// A merged trace says so before its events (cluster/merge_run.h writes the marker).
-bool looks_merged(std::string_view head) {
-  return head.find("\"merged_by\":\"clusterscope merge\"") != std::string_view::npos;
-}
 
 std::string canonical_or_self(const std::string& p) {
   std::error_code ec;
@@ -89,33 +54,6 @@ std::optional<int> rank_from_file_name(std::string_view name) {
   return found;
 }
 
-SniffResult sniff_kineto_trace(const std::string& path, int& rank, std::string& error) {
-  rank = -1;
-  error.clear();
-  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files as they are
-  if (!f) {
-    error = std::string("cannot open: ") + std::strerror(errno);
-    return SniffResult::kUnreadable;
-  }
-  std::string head(kSniffBytes, '\0');
-  int n = gzread(f, head.data(), static_cast<unsigned>(head.size()));
-  if (n < 0) {
-    int zerr = 0;
-    const char* msg = gzerror(f, &zerr);
-    std::string_view why = msg ? msg : "corrupt gzip data";
-    if (why.substr(0, path.size() + 2) == path + ": ") why.remove_prefix(path.size() + 2);
-    error = "cannot read: " + std::string(why);
-    gzclose(f);
-    return SniffResult::kUnreadable;
-  }
-  gzclose(f);
-  head.resize(static_cast<size_t>(n));
-  if (head.find("\"traceEvents\"") == std::string::npos) return SniffResult::kNotTrace;
-  if (looks_merged(head)) return SniffResult::kMerged;
-  rank = rank_in_head(head);
-  return SniffResult::kTrace;
-}
-
 MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions& opts) {
   MergeSources res;
   DiscoveryOptions dopts;
@@ -143,7 +81,7 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
       continue;
     }
     if (!e.is_regular_file(ec2)) continue;
-    if (!ends_with(name, ".json") && !ends_with(name, ".json.gz")) continue;
+    if (!name.ends_with(".json") && !name.ends_with(".json.gz")) continue;
     const std::string p = e.path().string();
     if (!exclude.empty() && canonical_or_self(p) == exclude) continue;
     kineto_paths.push_back(p);
@@ -172,17 +110,16 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
   }
   std::vector<MergeSource> unranked;
   for (const std::string& p : kineto_paths) {
-    int rank = -1;
-    std::string error;
-    SniffResult sniff = sniff_kineto_trace(p, rank, error);
-    if (sniff == SniffResult::kUnreadable) {
-      res.diag.error(p, 0, error, "the file was not merged; check that it is complete");
+    const io::InputClass c = io::classify_input(p);
+    if (c.kind == io::InputKind::kUnreadable) {
+      res.diag.error(p, 0, c.reason, "the file was not merged; check that it is complete");
       ++res.skipped;
-    } else if (sniff == SniffResult::kMerged) {
+    } else if (c.kind == io::InputKind::kMergedTrace) {
       res.diag.warn(p, 0, "an earlier merged trace; not merged again",
                     "write merged traces outside the input directory");
     }
-    if (sniff != SniffResult::kTrace) continue;
+    if (c.kind != io::InputKind::kKinetoTrace && c.kind != io::InputKind::kTraceView) continue;
+    const int rank = c.rank;
     MergeSource s{rank, p, RankOrigin::kDistributedInfo};
     if (rank < 0) {
       if (auto r = rank_from_file_name(fs::path(p).filename().string())) {

@@ -3,8 +3,9 @@
 //
 //   * rank directories (*_ascend_pt, *_ascend_ms, PROF_*; cluster/discovery.h): their
 //     ASCEND_PROFILER_OUTPUT/trace_view.json; rank from profiler_info_{N}.json;
-//   * PyTorch profiler (Kineto) traces: any *.json / *.json.gz below DIR, outside rank
-//     directories, whose first MiB holds "traceEvents"; rank from distributedInfo.rank, else from
+//   * PyTorch profiler (Kineto) traces, object or array form, and NPU timelines: any *.json /
+//     *.json.gz below DIR, outside rank directories, that io/input_kind.h classifies as a
+//     timeline; rank from distributedInfo.rank, else from
 //     a rank[-_]N pattern in the file name, else the smallest ranks still free, in path order.
 // Two timelines with one rank: the first (rank directories first, then path order) is kept and
 // the other reported and skipped.
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
+#include "io/input_kind.h"
 
 namespace cs::cluster {
 
@@ -33,7 +35,7 @@ struct MergeSource {
 struct MergeSourceOptions {
   std::optional<std::set<int>> rank_filter;  // --ranks; nullopt = all
   std::string exclude;                       // a path never taken as input (the output file)
-  int max_depth = 20;                        // directory levels searched for Kineto traces
+  int max_depth = io::kSearchDepth;          // directory levels searched for Kineto traces
 };
 
 struct MergeSources {
@@ -52,15 +54,5 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
 // The N of the last "rank", "rank-N" or "rank_N" (any case) in a file name, or nullopt.
 // Example: "sampled_rank-3.json.gz" -> 3; "trace.json" -> nullopt.
 std::optional<int> rank_from_file_name(std::string_view file_name);
-
-enum class SniffResult {
-  kTrace,       // "traceEvents" in the head
-  kNotTrace,    // some other JSON file
-  kMerged,      // the output of an earlier `clusterscope merge` (its "merged_by" marker)
-  kUnreadable,  // cannot open, or corrupt gzip (`error` says why)
-};
-// Looks at the first MiB of a (maybe gzip) JSON file. `rank` gets distributedInfo.rank when
-// that appears there, else -1. Example: sampled_rank-0.json.gz -> kTrace, rank 0.
-SniffResult sniff_kineto_trace(const std::string& path, int& rank, std::string& error);
 
 }  // namespace cs::cluster

@@ -1,13 +1,12 @@
 #include "compare/input_source.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <vector>
 
 #include "cluster/discovery.h"
+#include "io/input_kind.h"
 #include "io/kineto_trace.h"
 #include "io/trace_view.h"
 
@@ -17,76 +16,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// First non-blank character of a (possibly gzip) file, '\0' when unreadable or blank.
-char first_json_char(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files as they are
-  if (!f) return '\0';
-  char buf[4096];
-  const int n = gzread(f, buf, sizeof buf);
-  gzclose(f);
-  for (int i = 0; i < n; ++i) {
-    const auto c = static_cast<unsigned char>(buf[i]);
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0xEF || c == 0xBB || c == 0xBF)
-      continue;
-    return static_cast<char>(c);
-  }
-  return '\0';
-}
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool is_json_name(const std::string& name) {
-  return ends_with(name, ".json") || ends_with(name, ".json.gz");
-}
-
-// Kineto traces below `dir` (at most 10 levels), sorted by path.
-std::vector<std::string> kineto_traces_below(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    if (it.depth() > 10) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file(ec)) continue;
-    const auto name = it->path().filename().string();
-    if (!is_json_name(name) || name == "trace_view.json") continue;
-    if (first_json_char(it->path().string()) == '{') {
-      // Only traces: the object must hold traceEvents near the start (a quick look).
-      gzFile f = gzopen(it->path().c_str(), "rb");
-      if (!f) continue;
-      std::string head(1 << 16, '\0');
-      const int n = gzread(f, head.data(), static_cast<unsigned>(head.size()));
-      gzclose(f);
-      if (n > 0 &&
-          head.substr(0, static_cast<size_t>(n)).find("\"traceEvents\"") != std::string::npos)
-        out.push_back(it->path().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-bool file_side(const std::string& path, SideInput& out, io::Diagnostics& diag) {
-  const char c = first_json_char(path);
+bool file_side(const std::string& path, const io::InputClass& c, SideInput& out,
+               io::Diagnostics& diag) {
   out.timeline = path;
-  if (c == '{') {
+  if (c.kind == io::InputKind::kKinetoTrace) {
     out.kind = SideKind::kKinetoTrace;
     out.npu = false;
-    out.note = "PyTorch profiler (Kineto) trace, GPU";
+    out.note = "PyTorch profiler (Kineto) trace: " + c.reason;
     return true;
   }
-  if (c == '[') {
+  if (c.kind == io::InputKind::kTraceView) {
     out.kind = SideKind::kTraceView;
     out.npu = true;
-    out.note = "NPU trace_view.json";
+    out.note = "NPU trace_view.json: " + c.reason;
     return true;
   }
-  diag.error(path, 1, "not a profiler timeline (neither a JSON object nor a JSON array)",
+  diag.error(path, 1,
+             std::string("not a profiler timeline (") + io::input_kind_name(c.kind) + ": " +
+                 c.reason + ")",
              "pass a Kineto trace (*.json, *.json.gz), a trace_view.json, a rank directory or a "
              "cluster directory");
   return false;
@@ -110,43 +57,40 @@ const char* side_kind_name(SideKind k) {
 
 bool detect_side(const std::string& path, SideInput& out, io::Diagnostics& diag) {
   out.path = path;
-  std::error_code ec;
-  const auto st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) {
-    diag.error(path, 0, "does not exist", "check the path");
-    return false;
-  }
-  if (fs::is_regular_file(st)) return file_side(path, out, diag);
-  if (!fs::is_directory(st)) {
-    diag.error(path, 0, "is neither a file nor a directory", "pass a trace file or a directory");
-    return false;
-  }
-  for (const auto& candidate : {fs::path(path) / "ASCEND_PROFILER_OUTPUT" / "trace_view.json",
-                                fs::path(path) / "trace_view.json"}) {
-    if (fs::is_regular_file(candidate, ec)) {
-      out.kind = SideKind::kRankDirectory;
-      out.timeline = candidate.string();
-      out.npu = true;
-      out.note = "NPU rank directory, timeline " + out.timeline;
-      return true;
-    }
+  const io::InputClass c = io::classify_input(path);
+  switch (c.kind) {
+    case io::InputKind::kMissing:
+      diag.error(path, 0, "does not exist", "check the path");
+      return false;
+    case io::InputKind::kRankDir:
+      if (!c.trace_view.empty()) {
+        out.kind = SideKind::kRankDirectory;
+        out.timeline = c.trace_view;
+        out.npu = true;
+        out.note = "NPU rank directory, timeline " + out.timeline;
+        return true;
+      }
+      break;
+    case io::InputKind::kClusterDir:
+    case io::InputKind::kProfDir:
+    case io::InputKind::kOtherDir:
+      break;
+    default:
+      return file_side(path, c, out, diag);
   }
   // Many ranks: NPU rank directories first, then Kineto traces.
   cluster::DiscoveryResult found = cluster::discover_ranks(path);
   if (!found.ranks.empty()) {
     for (const auto& r : found.ranks) {
-      const auto tv = fs::path(r.output_dir.empty() ? r.path : r.output_dir) / "trace_view.json";
-      const auto tv2 = fs::path(r.path) / "ASCEND_PROFILER_OUTPUT" / "trace_view.json";
-      for (const auto& c : {tv, tv2}) {
-        if (!fs::is_regular_file(c, ec)) continue;
-        out.kind = SideKind::kClusterDirectory;
-        out.timeline = c.string();
-        out.npu = true;
-        out.ranks = static_cast<int>(found.ranks.size());
-        out.note = "NPU cluster directory with " + std::to_string(found.ranks.size()) +
-                   " ranks; comparing rank " + std::to_string(r.rank) + " (" + out.timeline + ")";
-        return true;
-      }
+      const io::InputClass rc = io::classify_input(r.path);
+      if (rc.trace_view.empty()) continue;
+      out.kind = SideKind::kClusterDirectory;
+      out.timeline = rc.trace_view;
+      out.npu = true;
+      out.ranks = static_cast<int>(found.ranks.size());
+      out.note = "NPU cluster directory with " + std::to_string(found.ranks.size()) +
+                 " ranks; comparing rank " + std::to_string(r.rank) + " (" + out.timeline + ")";
+      return true;
     }
     // No timeline: only run vs run (against another cluster directory) can use it.
     out.kind = SideKind::kClusterDirectory;
@@ -157,23 +101,25 @@ bool detect_side(const std::string& path, SideInput& out, io::Diagnostics& diag)
                " ranks, no trace_view.json";
     return true;
   }
-  const auto traces = kineto_traces_below(path);
+  const auto traces = io::timelines_below(path);
   if (traces.empty()) {
-    diag.error(path, 0, "no profiler timeline found in this directory",
+    diag.error(path, 0, "no profiler timeline found in this directory (" + c.reason + ")",
                "pass a Kineto trace, a trace_view.json, a rank directory (*_ascend_pt) or a "
                "directory holding them");
     return false;
   }
   out.timeline = traces.front();
-  out.npu = false;
+  out.npu = io::classify_input(out.timeline).kind == io::InputKind::kTraceView;
+  const char* what = out.npu ? "NPU timelines" : "Kineto traces";
   if (traces.size() == 1) {
-    out.kind = SideKind::kKinetoTrace;
-    out.note = "directory with one Kineto trace: " + out.timeline;
+    out.kind = out.npu ? SideKind::kTraceView : SideKind::kKinetoTrace;
+    out.note = std::string("directory with one ") +
+               (out.npu ? "NPU timeline: " : "Kineto trace: ") + out.timeline;
   } else {
     out.kind = SideKind::kClusterDirectory;
     out.ranks = static_cast<int>(traces.size());
-    out.note = "GPU cluster directory with " + std::to_string(traces.size()) +
-               " Kineto traces; comparing the first, " + out.timeline;
+    out.note = "cluster directory with " + std::to_string(traces.size()) + " " + what +
+               "; comparing the first, " + out.timeline;
   }
   return true;
 }

@@ -46,9 +46,40 @@ int64_t difference_ns(Intervals a, Intervals b) {
   return total;
 }
 
+std::array<double, kCategoryCount> exclusive_category_us(
+    const std::vector<std::pair<std::pair<int64_t, int64_t>, KernelCategory>>& kernels) {
+  // Sweep over start/end points; each stretch of time is split evenly among the kernels running
+  // in it, so the shares add up to the union of the kernels.
+  std::vector<std::pair<int64_t, std::pair<int, size_t>>> ev;
+  ev.reserve(kernels.size() * 2);
+  for (const auto& [iv, cat] : kernels) {
+    if (iv.second <= iv.first) continue;
+    ev.push_back({iv.first, {+1, static_cast<size_t>(cat)}});
+    ev.push_back({iv.second, {-1, static_cast<size_t>(cat)}});
+  }
+  std::sort(ev.begin(), ev.end());
+  std::array<double, kCategoryCount> out{};
+  std::array<int64_t, kCategoryCount> active{};
+  int64_t running = 0;
+  int64_t prev = ev.empty() ? 0 : ev.front().first;
+  for (const auto& [t, what] : ev) {
+    if (running > 0 && t > prev) {
+      const double len = static_cast<double>(t - prev) / 1000.0;
+      for (size_t c = 0; c < kCategoryCount; ++c)
+        if (active[c] > 0)
+          out[c] += len * static_cast<double>(active[c]) / static_cast<double>(running);
+    }
+    prev = t;
+    active[what.second] += what.first;
+    running += what.first;
+  }
+  return out;
+}
+
 OverallMetrics overall_metrics(const Profile& p) {
   OverallMetrics m;
   Intervals compute, comm;
+  std::vector<std::pair<std::pair<int64_t, int64_t>, KernelCategory>> compute_kernels;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const auto& k : p.kernels) {
     lo = std::min(lo, k.start_ns);
@@ -59,17 +90,22 @@ OverallMetrics overall_metrics(const Profile& p) {
       continue;
     }
     compute.emplace_back(k.start_ns, k.end_ns);
-    const auto c = static_cast<size_t>(k.category);
-    m.category_us[c] += k.dur_us;
-    ++m.category_count[c];
+    compute_kernels.push_back({{k.start_ns, k.end_ns}, k.category});
+    ++m.category_count[static_cast<size_t>(k.category)];
     ++m.computing_count;
   }
+  m.category_us = exclusive_category_us(compute_kernels);
   if (p.has_overlap) {
     m.from_overlap_analysis = true;
     m.computing_us = p.overlap_computing_us;
     m.uncovered_comm_us = p.overlap_comm_not_overlapped_us;
     m.free_us = p.overlap_free_us;
     m.e2e_us = static_cast<double>(p.overlap_end_ns - p.overlap_start_ns) / 1000.0;
+    // The producer's Computing is the union of the same compute tasks; shares of it by category.
+    double sum = 0;
+    for (double v : m.category_us) sum += v;
+    if (sum > 0)
+      for (double& v : m.category_us) v *= m.computing_us / sum;
     return m;
   }
   if (p.kernels.empty()) return m;

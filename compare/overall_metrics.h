@@ -16,7 +16,9 @@
 namespace cs::compare {
 
 struct OverallMetrics {
-  std::array<double, kCategoryCount> category_us{};  // summed kernel durations per category
+  // Computing time per category: time shared by overlapping kernels is split evenly among them,
+  // so the rows add up to computing_us.
+  std::array<double, kCategoryCount> category_us{};
   std::array<int64_t, kCategoryCount> category_count{};
   double computing_us = 0;  // NPU: Overlap Analysis "Computing"; GPU: union of compute kernels
   int64_t computing_count = 0;
@@ -30,6 +32,12 @@ struct OverallMetrics {
 // Metrics of one profile. GPU (or NPU without Overlap Analysis): from kernel intervals — compute
 // kernels vs communication kernels; uncovered = |comm \ compute|; free = E2E − |compute ∪ comm|.
 OverallMetrics overall_metrics(const Profile& p);
+
+// Each category's share of the union of `kernels` ([start, end) ns, category): every stretch of
+// time split evenly among the kernels running in it. Example: A [0, 10000) and B [5000, 15000) ns
+// of two categories -> A 7.5 µs, B 7.5 µs (the union, 15 µs).
+std::array<double, kCategoryCount> exclusive_category_us(
+    const std::vector<std::pair<std::pair<int64_t, int64_t>, KernelCategory>>& kernels);
 
 // Length of the union of [start, end) intervals (ns), and of `a` minus `b`.
 // Example: union_ns({{0,10},{5,20}}) == 20.

@@ -5,6 +5,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "io/trace_view.h"
+
 namespace cs::compare {
 
 namespace {
@@ -150,17 +152,9 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
     hi = it->end_ns;
   }
 
-  // HCCL process ops win over hcom_* tasks seen elsewhere (the same op twice).
-  bool hccl_process_ops = false;
-  if (npu)
-    for (const auto& e : t.events)
-      if (e.kind == EventKind::kCommunication) {
-        auto pn = t.process_names.find(e.pid);
-        if (pn != t.process_names.end() && pn->second == "HCCL") {
-          hccl_process_ops = true;
-          break;
-        }
-      }
+  // HCCL process ops win over hcom_* tasks seen elsewhere (the same op twice); device tasks of a
+  // collective (io/trace_view.h marks them communication) are counted through their op.
+  const bool hccl_process_ops = npu && io::has_hccl_process_ops(t);
 
   std::vector<const TraceEvent*> op_events;
   std::unordered_map<KernelKey, int32_t, KernelKeyHash> kernel_at;
@@ -180,10 +174,9 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
       case EventKind::kMemcpy:
       case EventKind::kMemset:
       case EventKind::kCommunication: {
-        if (npu && e.kind == EventKind::kCommunication && hccl_process_ops) {
-          auto pn = t.process_names.find(e.pid);
-          if (pn == t.process_names.end() || pn->second != "HCCL") break;
-        }
+        if (npu && e.kind == EventKind::kCommunication && hccl_process_ops &&
+            !io::is_npu_comm_op(t, e, true))
+          break;
         DeviceKernel k;
         k.name = e.name;
         k.task_type = e.task_type;

@@ -109,6 +109,7 @@ simdjson_inline bool plain_int(std::string_view tok, const char* readable, int64
 struct RareFields {
   std::string_view pid_s, tid_s, id_s;  // string pid / tid / flow id
   std::string_view task_type, arg_name, arg_labels;
+  int64_t stream_id = -1;  // NPU HCCL task arg "stream id"
   CollectiveArgs coll;
   std::string_view coll_name, dtype, pg_name, pg_ranks;
   bool has_coll = false;
@@ -290,6 +291,9 @@ class EventParser {
           break;
         case 'T':
           if (key_is(k, "Task Type")) e = string_of(v, s.rare().task_type);
+          break;
+        case 's':
+          if (key_is(k, "stream id")) e = int_arg(v, s.rare().stream_id);
           break;
         case 'n':
           if (key_is(k, "name")) e = raw_or_string(v, s.rare().arg_name);
@@ -506,6 +510,7 @@ class EventParser {
         e.external_id = s.external_id;
         if (s.input_dims.data()) e.input_dims = intern_cached(s.input_dims);
         if (r.task_type.data()) e.task_type = out_.strings.intern(r.task_type);
+        if (r.stream_id >= 0) out_.task_streams.emplace(pid, r.stream_id);
         if (r.has_coll) {
           CollectiveArgs c = r.coll;
           c.collective_name = intern_or_none(r.coll_name);
@@ -623,7 +628,8 @@ bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& 
   const char* want = events_key.empty() ? "a JSON array of events" : "a JSON object";
   od::json_type top;
   if (auto err = doc.type().get(top)) return ep.fatal(doc, err, "cannot read the document");
-  if (events_key.empty()) {
+  // Chrome's JSON Array Format ([ ... ] without traceEvents) holds the same events.
+  if (events_key.empty() || top == od::json_type::array) {
     if (top != od::json_type::array) {
       diag.error(source, 1, std::string("top level is not ") + want,
                  "expected a trace_view.json ([{...}, ...]); pass the right file", 0);
@@ -632,6 +638,14 @@ bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& 
     od::array arr;
     if (auto err = doc.get_array().get(arr)) return ep.fatal(doc, err, "cannot read the array");
     const bool ok = ep.parse_array(arr, doc);
+    if (!events_key.empty() && ok && out.events.empty() && out.flows.empty() &&
+        out.process_names.empty()) {
+      diag.error(source, 1, "a JSON array with no trace events",
+                 "expected a PyTorch profiler trace ({\"traceEvents\": [...]} or [{\"ph\": ...}, "
+                 "...]); pass the right file",
+                 0);
+      return false;
+    }
     return ok || !out.events.empty();
   }
   if (top != od::json_type::object) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -38,8 +39,10 @@ enum class EventKind : uint8_t {
   kMemset,             // gpu_memset
   kSync,               // cuda_sync
   kPythonFunction,     // python_function
-  kCommunication,      // NPU HCCL process events (hcom_*)
+  kCommunication,      // NPU hcom_* ops, and the device tasks of a collective (HCCL streams)
   kOverlap,            // NPU Overlap Analysis events (Computing, Communication, ..., Free)
+  kDeviceWait,         // NPU device sync tasks outside collectives (EVENT_WAIT, EVENT_RECORD)
+  kDeviceDma,          // NPU DMA tasks outside collectives (PCIE_DMA_SQE, SDMA_SQE, MEMCPY_ASYNC)
 };
 
 // A complete (X) or instant (i) event.
@@ -99,7 +102,10 @@ struct Trace {
   std::unordered_map<int64_t, std::string> process_names;   // pid -> M process_name
   std::unordered_map<int64_t, std::string> process_labels;  // pid -> M process_labels ("GPU 0")
   std::map<std::pair<int64_t, int64_t>, std::string> thread_names;  // (pid, tid) -> thread_name
-  DistributedInfo distributed;                                      // Kineto only
+  // (pid, "stream id" arg) of the events carrying one (NPU HCCL tasks name the device stream
+  // they run on).
+  std::set<std::pair<int64_t, int64_t>> task_streams;
+  DistributedInfo distributed;  // Kineto only
   int64_t base_time_ns = -1;    // "baseTimeNanoseconds", -1 when absent
   uint64_t bytes = 0;           // uncompressed JSON size
   uint64_t total_events = 0;    // every array element seen, kept or not
@@ -119,7 +125,8 @@ bool parse_kineto_trace(const simdjson::padded_string& json, const std::string& 
                         Diagnostics& diag);
 
 // Shared by the Kineto and trace_view readers: parses `json` whose events array is the document
-// itself (`events_key` empty) or the member `events_key` of the top-level object.
+// itself (`events_key` empty, or a top-level array: Chrome's JSON Array Format) or the member
+// `events_key` of the top-level object.
 bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& source,
                         std::string_view events_key, Trace& out, Diagnostics& diag);
 

@@ -41,6 +41,12 @@ std::vector<Shape> parse_shapes(std::string_view text) {
     text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '"' || text.back() == '\t'))
     text.remove_suffix(1);
+  // NPU timelines end each tensor with ";\r\n": the last terminator opens no tensor.
+  if (text.find('\n') != std::string_view::npos) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+      text.remove_suffix(1);
+    if (!text.empty() && text.back() == ';') text.remove_suffix(1);
+  }
   if (text.empty() || text == "N/A") return out;
   if (text.front() == '[') {
     // JSON: [[a, b], [c], []]; nested lists deeper than two levels (tensor lists) are flattened.
@@ -59,13 +65,18 @@ std::vector<Shape> parse_shapes(std::string_view text) {
         num = (num < 0 ? 0 : num * 10) + (c - '0');
       } else if (c == ',') {
         if (num >= 0) cur.push_back(num), num = -1;
-      } else if (c != ' ') {
+      } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {  // pretty-printed JSON
         return {};
       }
     }
     return out;
   }
   for (auto tensor : split(text, ';')) {
+    // NPU timelines write "32,3,224,224;\r\n64,3,11,11": blanks around a tensor are no dims.
+    while (!tensor.empty() && std::isspace(static_cast<unsigned char>(tensor.front())))
+      tensor.remove_prefix(1);
+    while (!tensor.empty() && std::isspace(static_cast<unsigned char>(tensor.back())))
+      tensor.remove_suffix(1);
     Shape s;
     if (!tensor.empty())
       for (auto dim : split(tensor, ',')) {

@@ -32,10 +32,13 @@ struct OpCall {
 bool load_op_calls(const std::string& profile, std::vector<OpCall>& out, std::string& used,
                    io::Diagnostics& diag);
 
-// Device kernels of a parsed trace, each attributed to the innermost framework op (cpu_op /
-// Python-side op) that launched it through the runtime call sharing its correlation id; that op's
-// name becomes the type and its input dims the shapes. Kernels with no known launcher get type
-// "kernel".
+// Device work of a parsed trace: kernels (and memcpy/memset), and on NPU the compute tasks and
+// the hcom_* communication ops (typed as kernel_details.csv types them, "hcom_allReduce_"); an
+// NPU trace's waits, DMA and a collective's device tasks are not kernels. Each kernel is
+// attributed to the innermost framework op (cpu_op) that launched it — through the runtime call
+// sharing its correlation id (Kineto) or the flow from the op to the task (NPU) — whose name
+// becomes the type and its input dims the shapes. Others are typed by their task type
+// ("AI_CORE") or "kernel".
 void calls_from_trace(const io::Trace& trace, std::vector<OpCall>& out);
 
 }  // namespace cs::report
