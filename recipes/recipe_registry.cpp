@@ -7,6 +7,8 @@
 #include "recipes/communication_group_map.h"
 #include "recipes/communication_matrix_sum.h"
 #include "recipes/communication_time_sum.h"
+#include "recipes/compute_op_sum.h"
+#include "recipes/hccl_sum.h"
 
 namespace cs::recipes {
 
@@ -17,6 +19,8 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
       {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},
       {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
+      {"compute_op_sum", [] { return std::make_unique<ComputeOpSum>(); }},
+      {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},
   };
   return r;
 }

@@ -69,14 +69,15 @@ TEST_P(RecipeMpi, SameBytesAtOneTwoAndFourProcesses) {
   fs::remove_all(out);
 }
 
-INSTANTIATE_TEST_SUITE_P(Recipes, RecipeMpi,
-                         ::testing::Values(std::pair{"communication_group_map", "db"},
-                                           std::pair{"communication_time_sum", "text"},
-                                           std::pair{"communication_time_sum", "db"},
-                                           std::pair{"communication_matrix_sum", "text"},
-                                           std::pair{"communication_matrix_sum", "db"}),
-                         [](const auto& info) {
-                           return std::string(info.param.first) + "_" + info.param.second;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Recipes, RecipeMpi,
+    ::testing::Values(std::pair{"communication_group_map", "db"},
+                      std::pair{"communication_time_sum", "text"},
+                      std::pair{"communication_time_sum", "db"},
+                      std::pair{"communication_matrix_sum", "text"},
+                      std::pair{"communication_matrix_sum", "db"}, std::pair{"hccl_sum", "text"},
+                      std::pair{"hccl_sum", "db"}, std::pair{"compute_op_sum", "text"},
+                      std::pair{"compute_op_sum", "db"}),
+    [](const auto& info) { return std::string(info.param.first) + "_" + info.param.second; });
 
 }  // namespace

@@ -1,0 +1,63 @@
+#include "recipes/compute_op_sum.h"
+
+#include "recipes/duration_stats.h"
+#include "recipes/frame_ops.h"
+#include "recipes/hccl_sum.h"
+
+namespace cs::recipes {
+
+namespace {
+
+const char* kQuery =
+    "SELECT NAME_IDS.value AS \"OpName\", OPTYPE_IDS.value AS \"OpType\", "
+    "TASKTYPE_IDS.value AS \"TaskType\", INPUTSHAPES_IDS.value AS \"InputShapes\", "
+    "round(TASK.endNs - TASK.startNs) AS \"Duration\" "
+    "FROM COMPUTE_TASK_INFO "
+    "LEFT JOIN TASK ON TASK.globalTaskId = COMPUTE_TASK_INFO.globalTaskId "
+    "LEFT JOIN STRING_IDS AS NAME_IDS ON NAME_IDS.id = COMPUTE_TASK_INFO.name "
+    "LEFT JOIN STRING_IDS AS OPTYPE_IDS ON OPTYPE_IDS.id = COMPUTE_TASK_INFO.opType "
+    "LEFT JOIN STRING_IDS AS TASKTYPE_IDS ON TASKTYPE_IDS.id = COMPUTE_TASK_INFO.taskType "
+    "LEFT JOIN STRING_IDS AS INPUTSHAPES_IDS ON INPUTSHAPES_IDS.id = COMPUTE_TASK_INFO.inputShapes "
+    "WHERE TASK.startNs >= ? and TASK.startNs <= ?";
+
+// pd.concat(describe_duration(df.groupby(keys)).assign(Rank=rank) for each rank), sorted by
+// descending SumNs.
+Frame per_rank(const std::vector<const Frame*>& frames, const std::vector<std::string>& keys) {
+  std::vector<Frame> parts;
+  for (const Frame* f : frames) {
+    parts.push_back(describe_duration(*f, keys, "Duration"));
+    assign(parts.back(), "Rank", find_column(*f, "Rank")->cells.front());
+  }
+  std::vector<const Frame*> ptrs;
+  for (const auto& p : parts) ptrs.push_back(&p);
+  Frame all = concat_frames(ptrs, column_union(ptrs));
+  all.index_columns = keys.size();
+  return sort_by(all, "SumNs", false);
+}
+
+}  // namespace
+
+bool ComputeOpSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
+  return map_profiler_query(paths, kQuery, {"COMPUTE_TASK_INFO", "TASK", "STRING_IDS"}, out, diag);
+}
+
+bool ComputeOpSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                          io::Diagnostics& diag) const {
+  std::vector<const Frame*> frames;
+  for (const auto& p : parts)
+    if (p.used) frames.push_back(&p.frames.at("rows"));
+  if (frames.empty()) return true;
+  const Frame by_type = per_rank(frames, {"OpType", "TaskType"});
+  const Frame all = concat_frames(frames, column_union(frames));
+  const Frame all_stats =
+      sort_by(describe_duration(all, {"OpType", "TaskType"}, "Duration"), "SumNs", false);
+  const Frame by_name = per_rank(frames, {"OpName", "OpType", "TaskType", "InputShapes"});
+  return dump_recipe_frame(all_stats, out, dir_name(), "all_stats.csv", "ComputeOpAllRankStats",
+                           diag) &&
+         dump_recipe_frame(by_type, out, dir_name(), "rank_stats_by_optype.csv",
+                           "ComputeOpPerRankStatsByOpType", diag) &&
+         dump_recipe_frame(by_name, out, dir_name(), "rank_stats_by_opname.csv",
+                           "ComputeOpPerRankStatsByOpName", diag);
+}
+
+}  // namespace cs::recipes

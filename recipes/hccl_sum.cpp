@@ -1,0 +1,166 @@
+#include "recipes/hccl_sum.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "recipes/communication_group_map.h"
+#include "recipes/duration_stats.h"
+#include "recipes/frame_ops.h"
+#include "recipes/frame_writers.h"
+#include "recipes/pandas_sort.h"
+#include "recipes/rank_db.h"
+
+namespace cs::recipes {
+
+namespace {
+
+const char* kQuery =
+    "SELECT NAME_IDS.value AS \"OpName\", TYPE_IDS.value AS \"OpType\", "
+    "round(endNs - startNs) AS \"Duration\", GROUP_NAME_IDS.value AS \"GroupName\" "
+    "FROM COMMUNICATION_OP "
+    "LEFT JOIN STRING_IDS AS TYPE_IDS ON TYPE_IDS.id = COMMUNICATION_OP.opType "
+    "LEFT JOIN STRING_IDS AS NAME_IDS ON NAME_IDS.id = COMMUNICATION_OP.opName "
+    "LEFT JOIN STRING_IDS AS GROUP_NAME_IDS ON GROUP_NAME_IDS.id = COMMUNICATION_OP.groupName "
+    "WHERE COMMUNICATION_OP.startNs >= ? and COMMUNICATION_OP.startNs <= ?";
+
+constexpr size_t kTopNum = 15;
+
+// DataFrame.nlargest(n, "MeanNs") with keep="first": when n covers every row, sort_values
+// descending; else the rows at or above the n-th largest, stably by descending mean, first n.
+std::vector<size_t> nlargest(const FrameColumn& mean, size_t n) {
+  const size_t rows = mean.cells.size();
+  auto less = [&](size_t a, size_t b) { return mean.cells[a].num() < mean.cells[b].num(); };
+  if (n >= rows) return pandas_sort_order(rows, less, false);
+  std::vector<size_t> order(rows);
+  for (size_t i = 0; i < rows; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return mean.cells[a].num() > mean.cells[b].num(); });
+  order.resize(n);
+  return order;
+}
+
+}  // namespace
+
+bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::string& dir_name,
+                       const std::string& file, const std::string& table, io::Diagnostics& diag) {
+  if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
+  if (out.export_type == ExportType::kDb)
+    return write_frame_sqlite(f, out.db_path(dir_name), table, diag);
+  return write_frame_csv(to_microseconds(f), out.dir(dir_name) + "/" + file, diag);
+}
+
+bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
+                        const std::vector<std::string>& tables, FrameSet& out,
+                        io::Diagnostics& diag) {
+  RankDb db(paths.profiler_db, diag);
+  if (!db.ok()) return false;
+  for (const auto& t : tables)
+    if (!db.has_table(t)) {
+      diag.warn(paths.profiler_db, 0, "no table " + t,
+                "this rank is skipped (it has no data for this recipe)");
+      return false;
+    }
+  Frame rows;
+  if (!db.query(sql, {0, std::numeric_limits<int64_t>::max()}, rows, tables.front(), diag))
+    return false;
+  if (rows.rows() == 0) {
+    diag.warn(paths.profiler_db, 0, "no rows in " + tables.front(), "this rank adds nothing");
+    return false;
+  }
+  assign(rows, "Rank", Cell::integer(paths.rank));
+  out["rows"] = std::move(rows);
+  return true;
+}
+
+bool HcclSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
+  return map_profiler_query(paths, kQuery, {"COMMUNICATION_OP", "STRING_IDS"}, out, diag);
+}
+
+bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                     io::Diagnostics& diag) const {
+  std::vector<const Frame*> frames;
+  for (const auto& p : parts)
+    if (p.used) frames.push_back(&p.frames.at("rows"));
+  if (frames.empty()) return true;
+  // Per rank, by op type, ordered by rank.
+  std::vector<Frame> per_rank;
+  std::vector<const Frame*> per_rank_ptrs;
+  for (const Frame* f : frames) {
+    per_rank.push_back(describe_duration(*f, {"OpType"}, "Duration"));
+    assign(per_rank.back(), "Rank", f->columns.back().cells.front());
+  }
+  for (const auto& f : per_rank) per_rank_ptrs.push_back(&f);
+  Frame rank_stats = concat_frames(per_rank_ptrs, column_union(per_rank_ptrs));
+  rank_stats.index_columns = 1;
+  rank_stats = sort_by(rank_stats, "Rank", true);
+  const Frame all = concat_frames(frames, column_union(frames));
+  const Frame all_stats = describe_duration(all, {"OpType"}, "Duration");
+  // Top ops by mean, with the ranks of their fastest and slowest instance.
+  Frame by_name = describe_duration(all, {"OpName"}, "Duration");
+  Frame top = take(by_name, nlargest(*find_column(by_name, "MeanNs"), kTopNum));
+  const auto name_groups = group_rows(all, {"OpName"}, true);
+  std::map<std::string, const std::vector<size_t>*> rows_of;
+  const FrameColumn& names = *find_column(all, "OpName");
+  const FrameColumn& dur = *find_column(all, "Duration");
+  const FrameColumn& rank = *find_column(all, "Rank");
+  for (const auto& g : name_groups) rows_of[cell_key(names.cells[g.front()])] = &g;
+  auto& min_rank = top.add("MinRank");
+  auto& max_rank = top.add("MaxRank");
+  for (size_t r = 0; r < top.rows(); ++r) {
+    const auto& g = *rows_of[cell_key(top.columns[0].cells[r])];
+    const double lo = top.columns[4].cells[r].num(), hi = top.columns[8].cells[r].num();
+    Cell at_min, at_max;
+    for (size_t i : g) {
+      const double d = dur.cells[i].num();
+      if (at_min.is_null() && d == lo) at_min = rank.cells[i];
+      if (at_max.is_null() && d == hi) at_max = rank.cells[i];
+    }
+    min_rank.push_back(at_min);
+    max_rank.push_back(at_max);
+  }
+  // Each group's ranks: the first row of each rank in the group, ordered by that row's index
+  // within its rank's frame (sort_index over the concatenated frames' indexes).
+  Frame groups;
+  auto& gname = groups.add("GroupName");
+  auto& gid = groups.add("GroupId");
+  auto& granks = groups.add("Ranks");
+  groups.index_columns = 1;
+  std::vector<size_t> local_index;
+  for (const Frame* f : frames)
+    for (size_t r = 0; r < f->rows(); ++r) local_index.push_back(r);
+  const FrameColumn& gcol = *find_column(all, "GroupName");
+  for (const auto& g : group_rows(all, {"GroupName"}, true)) {
+    std::vector<size_t> firsts;
+    std::set<std::string> seen;
+    for (size_t i : g)
+      if (seen.insert(cell_key(rank.cells[i])).second) firsts.push_back(i);
+    // sort_index leaves an index that is already in order as it is, else numpy's quicksort.
+    bool monotonic = true;
+    for (size_t k = 1; k < firsts.size(); ++k)
+      monotonic = monotonic && local_index[firsts[k - 1]] <= local_index[firsts[k]];
+    std::vector<size_t> order(firsts.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    if (!monotonic)
+      order = numpy_argsort(firsts.size(), [&](size_t a, size_t b) {
+        return local_index[firsts[a]] < local_index[firsts[b]];
+      });
+    std::string text;
+    for (size_t k = 0; k < order.size(); ++k)
+      text += (k ? ";" : "") + std::to_string(rank.cells[firsts[order[k]]].i);
+    const Cell& name = gcol.cells[g.front()];
+    const std::string hash = double_hash_text(name.kind == Cell::Kind::kText ? name.s : "");
+    gname.push_back(name);
+    gid.push_back(Cell::text(hash.size() > 3 ? hash.substr(hash.size() - 3) : hash));
+    granks.push_back(Cell::text(text));
+  }
+  groups = sort_by(groups, "GroupId", true);
+  return dump_recipe_frame(all_stats, out, dir_name(), "all_stats.csv", "HcclAllRankStats", diag) &&
+         dump_recipe_frame(rank_stats, out, dir_name(), "rank_stats.csv", "HcclPerRankStats",
+                           diag) &&
+         dump_recipe_frame(top, out, dir_name(), "top_op_stats.csv", "HcclTopOpStats", diag) &&
+         dump_recipe_frame(groups, out, dir_name(), "group_name_map.csv", "HcclGroupNameMap", diag);
+}
+
+}  // namespace cs::recipes

@@ -1,0 +1,34 @@
+#pragma once
+// msprof-analyze's hccl_sum recipe: the durations of every rank's communication ops
+// (ascend_pytorch_profiler_N.db COMMUNICATION_OP, names through STRING_IDS) described per op
+// type for all ranks (HcclAllRankStats / all_stats.csv) and per rank (HcclPerRankStats /
+// rank_stats.csv), the 15 op names of highest mean with the ranks of their fastest and slowest
+// instance (HcclTopOpStats / top_op_stats.csv), and each group's ranks (HcclGroupNameMap /
+// group_name_map.csv).
+
+#include "recipes/recipe.h"
+
+namespace cs::recipes {
+
+class HcclSum : public Recipe {
+ public:
+  std::string name() const override { return "hccl_sum"; }
+  std::string dir_name() const override { return "HcclSum"; }
+  bool needs_profiler_db() const override { return true; }
+  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+              io::Diagnostics& diag) const override;
+};
+
+// Writes `f` as msprof-analyze's dump_data does: text -> `file` in the recipe directory (units
+// converted to microseconds), db -> `table` of cluster_analysis.db.
+bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::string& dir_name,
+                       const std::string& file, const std::string& table, io::Diagnostics& diag);
+
+// Reads a profiler-database query msprof-analyze's exports run (step range 0..INT64_MAX) into
+// out["rows"] with a Rank column; a rank without the tables is skipped with a warning.
+bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
+                        const std::vector<std::string>& tables, FrameSet& out,
+                        io::Diagnostics& diag);
+
+}  // namespace cs::recipes

@@ -1,0 +1,129 @@
+#include "recipes/pandas_sort.h"
+
+#include <utility>
+
+namespace cs::recipes {
+
+namespace {
+
+constexpr std::ptrdiff_t kSmallQuicksort = 15;
+
+int msb(size_t n) {
+  int depth = 0;
+  while (n >>= 1) ++depth;
+  return depth;
+}
+
+// numpy's aheapsort (used when the introsort recursion gets too deep); `a` is 1-based inside.
+void heapsort(size_t* tosort, std::ptrdiff_t n, const std::function<bool(size_t, size_t)>& less) {
+  size_t* a = tosort - 1;
+  std::ptrdiff_t i, j, l;
+  size_t tmp;
+  for (l = n >> 1; l > 0; --l) {
+    tmp = a[l];
+    for (i = l, j = l << 1; j <= n;) {
+      if (j < n && less(a[j], a[j + 1])) j += 1;
+      if (less(tmp, a[j])) {
+        a[i] = a[j];
+        i = j;
+        j += j;
+      } else {
+        break;
+      }
+    }
+    a[i] = tmp;
+  }
+  for (; n > 1;) {
+    tmp = a[n];
+    a[n] = a[1];
+    n -= 1;
+    for (i = 1, j = 2; j <= n;) {
+      if (j < n && less(a[j], a[j + 1])) j++;
+      if (less(tmp, a[j])) {
+        a[i] = a[j];
+        i = j;
+        j += j;
+      } else {
+        break;
+      }
+    }
+    a[i] = tmp;
+  }
+}
+
+}  // namespace
+
+std::vector<size_t> numpy_argsort(size_t n, const std::function<bool(size_t, size_t)>& less) {
+  std::vector<size_t> idx(n);
+  for (size_t i = 0; i < n; ++i) idx[i] = i;
+  if (n < 2) return idx;
+  size_t* pl = idx.data();
+  size_t* pr = idx.data() + n - 1;
+  std::vector<size_t*> stack;
+  std::vector<int> depths;
+  int cdepth = msb(n) * 2;
+  for (;;) {
+    if (cdepth < 0) {
+      heapsort(pl, pr - pl + 1, less);
+    } else {
+      while ((pr - pl) > kSmallQuicksort) {
+        size_t* pm = pl + ((pr - pl) >> 1);
+        if (less(*pm, *pl)) std::swap(*pm, *pl);
+        if (less(*pr, *pm)) std::swap(*pr, *pm);
+        if (less(*pm, *pl)) std::swap(*pm, *pl);
+        const size_t vp = *pm;
+        size_t* pi = pl;
+        size_t* pj = pr - 1;
+        std::swap(*pm, *pj);
+        for (;;) {
+          do ++pi;
+          while (less(*pi, vp));
+          do --pj;
+          while (less(vp, *pj));
+          if (pi >= pj) break;
+          std::swap(*pi, *pj);
+        }
+        size_t* pk = pr - 1;
+        std::swap(*pi, *pk);
+        if (pi - pl < pr - pi) {
+          stack.push_back(pi + 1);
+          stack.push_back(pr);
+          pr = pi - 1;
+        } else {
+          stack.push_back(pl);
+          stack.push_back(pi - 1);
+          pl = pi + 1;
+        }
+        depths.push_back(--cdepth);
+      }
+      for (size_t* pi = pl + 1; pi <= pr; ++pi) {
+        const size_t vi = *pi;
+        size_t* pj = pi;
+        size_t* pk = pi - 1;
+        while (pj > pl && less(vi, *pk)) *pj-- = *pk--;
+        *pj = vi;
+      }
+    }
+    if (stack.empty()) break;
+    pr = stack.back();
+    stack.pop_back();
+    pl = stack.back();
+    stack.pop_back();
+    cdepth = depths.back();
+    depths.pop_back();
+  }
+  return idx;
+}
+
+std::vector<size_t> pandas_sort_order(size_t n, const std::function<bool(size_t, size_t)>& less,
+                                      bool ascending) {
+  if (ascending) return numpy_argsort(n, less);
+  // Reverse, sort ascending, reverse.
+  auto rev_less = [&](size_t a, size_t b) { return less(n - 1 - a, n - 1 - b); };
+  std::vector<size_t> sorted = numpy_argsort(n, rev_less);
+  std::vector<size_t> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = n - 1 - sorted[n - 1 - i];
+  return out;
+}
+
+}  // namespace cs::recipes
