@@ -27,6 +27,8 @@ class RankDb {
   std::vector<std::string> columns(const std::string& table) const;
   // Runs `sql` with integer parameters bound in order; the rows go to `out` (columns named as
   // the query names them). False with an error in `diag` (file, table, what to do) on failure.
+  // The SQLite handle (nullptr when not open), e.g. to register functions a query calls.
+  sqlite3* handle() const { return db_ ? db_->handle() : nullptr; }
   bool query(const std::string& sql, const std::vector<int64_t>& params, Frame& out,
              const std::string& table, io::Diagnostics& diag);
 

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "recipes/cann_api_sum.h"
 #include "recipes/communication_group_map.h"
 #include "recipes/communication_matrix_sum.h"
 #include "recipes/communication_time_sum.h"
@@ -16,6 +17,7 @@ namespace {
 
 const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry() {
   static const std::map<std::string, std::function<std::unique_ptr<Recipe>()>> r = {
+      {"cann_api_sum", [] { return std::make_unique<CannApiSum>(); }},
       {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
       {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},
       {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
