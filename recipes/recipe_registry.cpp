@@ -5,6 +5,7 @@
 #include <map>
 
 #include "recipes/cann_api_sum.h"
+#include "recipes/cluster_time_summary.h"
 #include "recipes/communication_group_map.h"
 #include "recipes/communication_matrix_sum.h"
 #include "recipes/communication_time_sum.h"
@@ -18,6 +19,7 @@ namespace {
 const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry() {
   static const std::map<std::string, std::function<std::unique_ptr<Recipe>()>> r = {
       {"cann_api_sum", [] { return std::make_unique<CannApiSum>(); }},
+      {"cluster_time_summary", [] { return std::make_unique<ClusterTimeSummary>(); }},
       {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
       {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},
       {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},

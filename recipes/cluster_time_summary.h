@@ -1,0 +1,30 @@
+#pragma once
+// msprof-analyze's cluster_time_summary recipe: per (rank, step) the step time (STEP_TIME), the
+// step trace split (analysis.db StepTraceTime), the communication time split into the
+// transmit stage (the fastest rank's duration of each op) and the wait stage (the rest), and the
+// asynchronous memory copies with the part of them that overlaps neither computation nor
+// communication (taken out of the free time). Text:
+// ClusterTimeSummary/cluster_time_summary_<UTC time>.csv; db: table ClusterTimeSummary.
+
+#include "recipes/recipe.h"
+
+namespace cs::recipes {
+
+class ClusterTimeSummary : public Recipe {
+ public:
+  std::string name() const override { return "cluster_time_summary"; }
+  std::string dir_name() const override { return "ClusterTimeSummary"; }
+  bool needs_profiler_db() const override { return true; }
+  bool needs_analysis_db() const override { return true; }
+  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+              io::Diagnostics& diag) const override;
+};
+
+// The time (ns) of the memory-copy intervals (type 4) not covered by a computing (0) or
+// communication (1) interval, over intervals ordered by start then end (msprof-analyze's
+// get_memory_not_overlap sweep), divided by 1000.
+double memory_not_overlapped_us(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                                const std::vector<int64_t>& type);
+
+}  // namespace cs::recipes
