@@ -10,6 +10,7 @@
 #include "recipes/communication_matrix_sum.h"
 #include "recipes/communication_time_sum.h"
 #include "recipes/compute_op_sum.h"
+#include "recipes/free_analysis.h"
 #include "recipes/hccl_sum.h"
 
 namespace cs::recipes {
@@ -24,6 +25,7 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},
       {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
       {"compute_op_sum", [] { return std::make_unique<ComputeOpSum>(); }},
+      {"free_analysis", [] { return std::make_unique<FreeAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},
   };
   return r;

@@ -39,7 +39,8 @@ INSTANTIATE_TEST_SUITE_P(
         std::pair{"hccl_sum", "text"}, std::pair{"hccl_sum", "db"},
         std::pair{"compute_op_sum", "text"}, std::pair{"compute_op_sum", "db"},
         std::pair{"cann_api_sum", "text"}, std::pair{"cann_api_sum", "db"},
-        std::pair{"cluster_time_summary", "text"}, std::pair{"cluster_time_summary", "db"}),
+        std::pair{"cluster_time_summary", "text"}, std::pair{"cluster_time_summary", "db"},
+        std::pair{"free_analysis", "text"}, std::pair{"free_analysis", "db"}),
     [](const auto& info) { return std::string(info.param.first) + "_" + info.param.second; });
 
 }  // namespace
