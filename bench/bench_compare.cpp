@@ -17,7 +17,7 @@
 #include "bench/bench_main.h"
 #include "compare/lcs.h"
 #include "io/gzip_input.h"
-#include "io/kineto_trace.h"
+#include "readers/kineto_trace.h"
 
 namespace {
 

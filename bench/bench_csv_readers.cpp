@@ -16,7 +16,7 @@
 
 #include "bench/bench_main.h"
 #include "io/csv_reader.h"
-#include "io/kernel_details.h"
+#include "readers/kernel_details.h"
 
 namespace {
 

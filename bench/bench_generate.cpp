@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "examples/generator/generator.h"
+#include "generator/generator.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Throughput of the JSON readers (io/communication, io/matrix) on large realistic files.
+// Throughput of the JSON readers (readers/communication, readers/matrix) on large realistic files.
 //
 // Generates once, into /tmp/clusterscope_bench_json/, a communication.json (~120 MB: 24 steps x
 // 3,000 ops, every transport, Size Distribution entries) and a communication_matrix.json
@@ -16,9 +16,9 @@
 #include <simdjson.h>
 
 #include "bench/bench_main.h"
-#include "io/communication.h"
 #include "io/json_writer.h"
-#include "io/matrix.h"
+#include "readers/communication.h"
+#include "readers/matrix.h"
 
 namespace {
 

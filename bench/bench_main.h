@@ -1,12 +1,12 @@
 #pragma once
 // The main() of every benchmark program: runs the benchmarks with the allocator settings
-// clusterscope itself runs with (io/allocator_tuning.h).
+// clusterscope itself runs with (runtime/allocator_tuning.h).
 //   int main(int argc, char** argv) { return cs::bench::run_benchmarks(argc, argv); }
 
 #include <benchmark/benchmark.h>
 
-#include "cluster/cpu_cores.h"
-#include "io/allocator_tuning.h"
+#include "runtime/allocator_tuning.h"
+#include "runtime/cpu_cores.h"
 
 namespace cs::bench {
 

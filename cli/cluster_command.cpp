@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "cluster/cluster_run.h"
-#include "cluster/discovery.h"
-#include "cluster/mpi_comm.h"
+#include "load/discovery.h"
+#include "mpi/mpi_comm.h"
 #include "recipes/recipe_run.h"
 
 namespace po = boost::program_options;

@@ -9,12 +9,12 @@
 
 #include "cli/commands.h"
 #include "cluster/cluster_loader.h"
-#include "cluster/mpi_comm.h"
 #include "compare/comparison.h"
 #include "compare/input_source.h"
 #include "compare/name_map.h"
 #include "compare/overall_metrics.h"
 #include "compare/run_diff.h"
+#include "mpi/mpi_comm.h"
 
 namespace cs::cli {
 

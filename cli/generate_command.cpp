@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "examples/generator/generator.h"
+#include "generator/generator.h"
 
 namespace po = boost::program_options;
 

@@ -7,8 +7,8 @@
 #include "cli/commands.h"
 #include "cli/merge_command.h"
 #include "cli/top_command.h"
-#include "cluster/cpu_cores.h"
-#include "io/allocator_tuning.h"
+#include "runtime/allocator_tuning.h"
+#include "runtime/cpu_cores.h"
 #include "version.h"
 
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cluster/discovery.h"
-#include "cluster/merge_run.h"
-#include "cluster/mpi_comm.h"
+#include "load/discovery.h"
+#include "mpi/mpi_comm.h"
+#include "timeline/merge_run.h"
 
 namespace po = boost::program_options;
 

@@ -1,6 +1,6 @@
 #pragma once
 // `clusterscope merge DIR -o merged.json[.gz]`: every rank's timeline in one Chrome/Perfetto
-// trace (cluster/merge_run.h does the work).
+// trace (timeline/merge_run.h does the work).
 
 namespace cs::cli {
 

@@ -8,8 +8,8 @@
 
 #include "cli/commands.h"
 #include "io/csv_writer.h"
-#include "report/top_profile.h"
-#include "report/top_table.h"
+#include "top/top_profile.h"
+#include "top/top_table.h"
 
 namespace cs::cli {
 

@@ -10,11 +10,11 @@
 #include <thread>
 #include <utility>
 
-#include "cluster/cpu_cores.h"
-#include "cluster/discovery.h"
-#include "cluster/partition.h"
-#include "cluster/rank_data_codec.h"
-#include "io/allocator_tuning.h"
+#include "load/discovery.h"
+#include "load/partition.h"
+#include "load/rank_data_codec.h"
+#include "runtime/allocator_tuning.h"
+#include "runtime/cpu_cores.h"
 
 namespace cs::cluster {
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "cluster/mpi_comm.h"
-#include "cluster/progress.h"
-#include "cluster/rank_data.h"
-#include "cluster/rank_parser.h"
 #include "io/diagnostics.h"
+#include "load/rank_data.h"
+#include "load/rank_parser.h"
+#include "mpi/mpi_comm.h"
+#include "runtime/progress.h"
 
 namespace cs::cluster {
 

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "cluster/cluster_outputs.h"
-#include "cluster/manifest.h"
 #include "io/hdf5_writer.h"
+#include "load/manifest.h"
 #include "report/cluster_report.h"
 #include "version.h"
 

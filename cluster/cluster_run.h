@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cluster/cluster_loader.h"
-#include "cluster/mpi_comm.h"
+#include "mpi/mpi_comm.h"
 
 namespace cs::cluster {
 

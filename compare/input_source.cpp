@@ -5,10 +5,10 @@
 #include <system_error>
 #include <vector>
 
-#include "cluster/discovery.h"
 #include "io/input_kind.h"
-#include "io/kineto_trace.h"
-#include "io/trace_view.h"
+#include "load/discovery.h"
+#include "readers/kineto_trace.h"
+#include "readers/trace_view.h"
 
 namespace cs::compare {
 

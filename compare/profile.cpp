@@ -5,7 +5,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "io/trace_view.h"
+#include "readers/trace_view.h"
 
 namespace cs::compare {
 
@@ -153,7 +153,7 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
   }
 
   // HCCL process ops win over hcom_* tasks seen elsewhere (the same op twice); device tasks of a
-  // collective (io/trace_view.h marks them communication) are counted through their op.
+  // collective (readers/trace_view.h marks them communication) are counted through their op.
   const bool hccl_process_ops = npu && io::has_hccl_process_ops(t);
 
   std::vector<const TraceEvent*> op_events;

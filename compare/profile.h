@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "compare/kernel_category.h"
-#include "io/kineto_trace.h"
+#include "readers/kineto_trace.h"
 
 namespace cs::compare {
 

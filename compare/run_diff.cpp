@@ -8,10 +8,10 @@
 #include <string_view>
 #include <tuple>
 
-#include "cluster/cluster_matrix.h"
-#include "cluster/communication_groups.h"
 #include "compare/diff.h"
-#include "io/matrix.h"
+#include "msprof/cluster_matrix.h"
+#include "msprof/communication_groups.h"
+#include "readers/matrix.h"
 
 namespace cs::compare {
 

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "cluster/rank_data.h"
 #include "compare/run_noise.h"
 #include "io/diagnostics.h"
 #include "io/table.h"
+#include "load/rank_data.h"
 
 namespace cs::compare {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Exact decimal numbers of the trace readers (io/kineto_trace.h): integers and microsecond
+// Exact decimal numbers of the trace readers (readers/kineto_trace.h): integers and microsecond
 // timestamps read straight from the JSON text, 8 digits at a time (SWAR) where the buffer allows.
 //
 //   uint64_t v = 0;
@@ -65,7 +65,7 @@ inline const char* read_digits(const char* p, const char* end, const char* reada
   return p;
 }
 
-// parse_us_to_ns (io/kineto_trace.h) for text inside a buffer readable up to `readable`
+// parse_us_to_ns (readers/kineto_trace.h) for text inside a buffer readable up to `readable`
 // (>= the end of `text`; simdjson's padding allows reading past the JSON).
 bool parse_us_to_ns_in(std::string_view text, const char* readable, int64_t& ns);
 

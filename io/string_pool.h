@@ -1,5 +1,5 @@
 #pragma once
-// Interned strings of the trace readers (io/kineto_trace.h): event names repeat hundreds of
+// Interned strings of the trace readers (readers/kineto_trace.h): event names repeat hundreds of
 // thousands of times in a trace, so each distinct string is stored once and events keep its id.
 //
 //   StringPool pool;

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "cluster/discovery.h"
-#include "cluster/partition.h"
-#include "cluster/rank_data_codec.h"
+#include "load/discovery.h"
+#include "load/partition.h"
+#include "load/rank_data_codec.h"
 #include "recipes/recipe_registry.h"
 
 namespace cs::recipes {

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "cluster/mpi_comm.h"
+#include "mpi/mpi_comm.h"
 #include "recipes/recipe.h"
 
 namespace cs::recipes {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
-#include "examples/generator/generator.h"
+#include "generator/generator.h"
 
 namespace {
 

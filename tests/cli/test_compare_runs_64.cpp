@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
-#include "examples/generator/generator.h"
+#include "generator/generator.h"
 
 namespace {
 

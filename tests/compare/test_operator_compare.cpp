@@ -9,7 +9,7 @@
 #include "compare/name_map.h"
 #include "compare/operator_compare.h"
 #include "io/csv_writer.h"
-#include "io/kineto_trace.h"
+#include "readers/kineto_trace.h"
 
 namespace cs::compare {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "compare/overall_metrics.h"
-#include "io/kineto_trace.h"
-#include "io/trace_view.h"
+#include "readers/kineto_trace.h"
+#include "readers/trace_view.h"
 
 namespace cs::compare {
 namespace {

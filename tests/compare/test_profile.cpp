@@ -5,8 +5,8 @@
 
 #include "compare/input_source.h"
 #include "compare/profile.h"
-#include "io/kineto_trace.h"
-#include "io/trace_view.h"
+#include "readers/kineto_trace.h"
+#include "readers/trace_view.h"
 
 namespace cs::compare {
 namespace {

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "cluster/discovery.h"
-#include "cluster/rank_parser.h"
-#include "examples/generator/generator.h"
+#include "generator/generator.h"
+#include "load/discovery.h"
+#include "load/rank_parser.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "io/decimal.h"
-#include "io/kineto_trace.h"
+#include "readers/kineto_trace.h"
 
 namespace {
 

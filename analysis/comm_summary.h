@@ -1,0 +1,27 @@
+#pragma once
+// Communication summaries from every rank's communication.json (Total Op Info entries skipped,
+// so nothing is counted twice):
+//  - "comm_rank_summary", one row per (group, rank): ops, elapse, transit, wait, sync, idle (ms),
+//    wait_ratio = wait / (wait + transit), sync_ratio = sync / (sync + transit) (0 when the
+//    divisor is below 1e-15, as CANN computes them).
+//  - "comm_transport_summary", one row per (group, rank, transport): size_mb, time_ms,
+//    bandwidth_gbps = size / time, nominal_gbps and utilization = bandwidth / nominal (NaN when
+//    the transport has no nominal speed, e.g. SIO, SDMA). SDMA is skipped: it is the sum of
+//    HCCS, PCIE and SIO.
+// Rows are ordered by group (first appearance in rank order), then rank, then transport.
+//
+//   auto t = comm_rank_summary_table(ranks);   // ranks sorted by rank
+
+#include <vector>
+
+#include "io/table.h"
+#include "load/rank_data.h"
+
+namespace cs::cluster {
+
+io::Table comm_rank_summary_table(const std::vector<RankData>& ranks);
+// The newer nominal speeds (RDMA 25, HCCS 28 GB/s) are used for a transport when some rank's
+// bandwidth on it exceeds the older nominal (12.5 / 18) by more than 5%.
+io::Table comm_transport_summary_table(const std::vector<RankData>& ranks);
+
+}  // namespace cs::cluster

@@ -1,0 +1,360 @@
+#include "analysis/comm_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+#include <unordered_map>
+
+#include "msprof/cluster_communication.h"
+#include "runtime/ordered_parallel.h"
+
+namespace cs::cluster {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Below this many rows a second thread costs more than it saves.
+constexpr size_t kParallelRows = 4096;
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Sort key shared by every table: step, group, op, rank, then a tie-breaker (see sort_rows). The
+// views point into data that outlives the table being built (the index, the links, the ranks).
+struct Key {
+  std::string_view step, group, op;
+  int64_t rank, extra_rank;
+  std::string_view extra;
+};
+
+// Dense ordinals of the distinct values of one key field over rows 0..n-1, in the order `less`
+// gives them.
+template <class Field, class Less>
+std::unordered_map<std::string_view, uint32_t> ordinals(size_t n, Field field, Less less) {
+  std::unordered_map<std::string_view, uint32_t> ord;
+  std::vector<std::string_view> distinct;
+  std::string_view last;
+  for (size_t i = 0; i < n; ++i) {
+    std::string_view v = field(i);
+    if (!distinct.empty() && v == last) continue;  // rows come grouped: skip the hash mostly
+    last = v;
+    if (ord.emplace(v, 0).second) distinct.push_back(v);
+  }
+  std::sort(distinct.begin(), distinct.end(), less);
+  for (uint32_t i = 0; i < distinct.size(); ++i) ord[distinct[i]] = i;
+  return ord;
+}
+
+// The row numbers 0..n-1 in table order: a stable sort by step (natural order), group, op
+// (natural order), rank, extra_rank, extra, where key_of(i) gives row i's Key. The string fields
+// repeat across thousands of rows, so each distinct value is ranked once and rows are compared by
+// integers. tie_of(i) gives the Key of row i with only rank, extra_rank and extra needed (what
+// rows equal in step, group and op are compared by; cheaper than key_of for some tables).
+// `parallel`: on two threads, with the same result. Memory: 16 bytes a row while sorting (24 while
+// two sorted halves merge), 4 in the result.
+template <class KeyOf, class TieOf>
+std::vector<uint32_t> sorted_order(size_t n, KeyOf key_of, TieOf tie_of, bool parallel = false) {
+  parallel = parallel && n >= kParallelRows;
+  using Ordinals = std::unordered_map<std::string_view, uint32_t>;
+  Ordinals step_ord, group_ord, op_ord;
+  run_both(
+      parallel,
+      [&] {
+        step_ord = ordinals(
+            n, [&](size_t i) { return key_of(i).step; }, natural_less);
+        group_ord = ordinals(
+            n, [&](size_t i) { return key_of(i).group; },
+            [](std::string_view a, std::string_view b) { return a < b; });
+      },
+      [&] {
+        op_ord = ordinals(
+            n, [&](size_t i) { return key_of(i).op; }, natural_less);
+      });
+  struct Ord {
+    uint32_t step, group, op, row;
+  };
+  std::vector<Ord> order(n);
+  auto fill = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const Key k = key_of(i);
+      order[i] = {step_ord.at(k.step), group_ord.at(k.group), op_ord.at(k.op),
+                  static_cast<uint32_t>(i)};
+    }
+  };
+  run_both(
+      parallel, [&] { fill(0, n / 2); }, [&] { fill(n / 2, n); });
+  // The row number as the last tie-breaker makes the order total: std::sort is then stable (and
+  // needs no merge buffer), and two sorted halves merge into the same order as one sort.
+  auto less = [&](const Ord& a, const Ord& b) {
+    if (a.step != b.step) return a.step < b.step;
+    if (a.group != b.group) return a.group < b.group;
+    if (a.op != b.op) return a.op < b.op;
+    const Key ka = tie_of(a.row);
+    const Key kb = tie_of(b.row);
+    if (ka.rank != kb.rank) return ka.rank < kb.rank;
+    if (ka.extra_rank != kb.extra_rank) return ka.extra_rank < kb.extra_rank;
+    if (ka.extra != kb.extra) return ka.extra < kb.extra;
+    return a.row < b.row;
+  };
+  const auto mid = order.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  if (parallel) {
+    run_both(
+        true, [&] { std::sort(order.begin(), mid, less); },
+        [&] { std::sort(mid, order.end(), less); });
+    std::inplace_merge(order.begin(), mid, order.end(), less);
+  } else {
+    std::sort(order.begin(), order.end(), less);
+  }
+  std::vector<uint32_t> rows(n);
+  for (size_t i = 0; i < n; ++i) rows[i] = order[i].row;
+  return rows;
+}
+
+// Sorts rows (each with a `key`) into table order, in place.
+template <class Row>
+void sort_rows(std::vector<Row>& rows) {
+  auto key_of = [&rows](size_t i) -> const Key& { return rows[i].key; };
+  const std::vector<uint32_t> order = sorted_order(rows.size(), key_of, key_of);
+  // Permute in place: position i takes row order[i], following each cycle once.
+  std::vector<bool> placed(rows.size(), false);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (placed[i]) continue;
+    Row held = std::move(rows[i]);
+    size_t at = i;
+    while (true) {
+      placed[at] = true;
+      const size_t from = order[at];
+      if (from == i) break;
+      rows[at] = std::move(rows[from]);
+      at = from;
+    }
+    rows[at] = std::move(held);
+  }
+}
+
+}  // namespace
+
+bool natural_less(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (is_digit(a[i]) && is_digit(b[j])) {
+      size_t i2 = i, j2 = j;
+      while (i2 < a.size() && a[i2] == '0') ++i2;  // leading zeros do not count
+      while (j2 < b.size() && b[j2] == '0') ++j2;
+      size_t ie = i2, je = j2;
+      while (ie < a.size() && is_digit(a[ie])) ++ie;
+      while (je < b.size() && is_digit(b[je])) ++je;
+      if (ie - i2 != je - j2) return ie - i2 < je - j2;
+      int c = a.substr(i2, ie - i2).compare(b.substr(j2, je - j2));
+      if (c != 0) return c < 0;
+      if (ie - i != je - j) return ie - i < je - j;  // "01" after "1"
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+io::Table communication_ops_table(const std::vector<RankData>& ranks, const CommGroups& groups) {
+  struct Row {
+    Key key;
+    const io::CommOp* op;
+    bool p2p;
+    std::string_view tuple;  // into the index
+  };
+  std::vector<Row> rows;
+  const CommIndex index = index_communication(ranks, groups);
+  for (const CommGroupEntry& ge : index.groups)
+    for (const CommStepEntry& se : ge.steps)
+      for (const CommOpEntry& oe : se.ops)
+        for (const CommOpRef& ref : oe.ranks)
+          rows.push_back({Key{se.step, py_group_of(oe.key), op_part_of(oe.key), ref.rank, 0, {}},
+                          ref.op, oe.p2p, ge.tuple_key});
+  sort_rows(rows);
+
+  io::Table t("communication_ops");
+  // String columns are dictionary-encoded: 170k rows at 1,024 ranks repeat a few thousand names.
+  io::DictionaryEncoder step(t.add_encoded_string("step"));
+  io::DictionaryEncoder group(t.add_encoded_string("group"));
+  io::DictionaryEncoder op(t.add_encoded_string("op"));
+  auto& rank = t.add_int("rank");
+  auto& elapse = t.add_double("elapse_ms", "ms");
+  auto& transit = t.add_double("transit_ms", "ms");
+  auto& wait = t.add_double("wait_ms", "ms");
+  auto& sync = t.add_double("sync_ms", "ms");
+  auto& idle = t.add_double("idle_ms", "ms");
+  auto& wait_ratio = t.add_double("wait_ratio", "ratio");
+  auto& sync_ratio = t.add_double("sync_ratio", "ratio");
+  io::DictionaryEncoder type(t.add_encoded_string("type"));
+  io::DictionaryEncoder group_ranks(t.add_encoded_string("group_ranks"));
+  auto& start = t.add_double("start_us", "us");
+  for (const Row& r : rows) {
+    auto get = [&](io::TimeField f) {
+      return r.op->has_time_info && r.op->time.has(f) ? r.op->time.get(f) : kNaN;
+    };
+    step.push(r.key.step);
+    group.push(r.key.group);
+    op.push(r.key.op);
+    rank.ints.push_back(r.key.rank);
+    elapse.doubles.push_back(get(io::kElapseTimeMs));
+    transit.doubles.push_back(get(io::kTransitTimeMs));
+    wait.doubles.push_back(get(io::kWaitTimeMs));
+    sync.doubles.push_back(get(io::kSyncTimeMs));
+    idle.doubles.push_back(get(io::kIdleTimeMs));
+    wait_ratio.doubles.push_back(get(io::kWaitTimeRatio));
+    sync_ratio.doubles.push_back(get(io::kSyncTimeRatio));
+    type.push(r.p2p ? "p2p" : "collective");
+    group_ranks.push(r.tuple);
+    start.doubles.push_back(get(io::kStartTimestampUs));
+  }
+  return t;
+}
+
+io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
+                                        const CommGroups& groups) {
+  struct Row {
+    Key key;
+    double size, time;
+    std::string_view tuple;  // into the index
+  };
+  std::vector<Row> rows;
+  const CommIndex index = index_communication(ranks, groups);
+  std::vector<std::vector<TotalGroup>> totals;  // the keys point into these
+  for (const CommGroupEntry& ge : index.groups)
+    for (const CommStepEntry& se : ge.steps)
+      for (const TotalGroup& tg : totals.emplace_back(compute_total_op_info(se)))
+        for (const TotalRank& tr : tg.ranks)
+          for (const TotalTransport& tt : tr.transports)
+            rows.push_back({Key{se.step, tg.group, {}, tr.rank, 0, tt.name}, tt.size_mb.v,
+                            tt.time_ms.v, ge.tuple_key});
+  sort_rows(rows);
+
+  io::Table t("communication_bandwidth");
+  io::DictionaryEncoder step(t.add_encoded_string("step"));
+  io::DictionaryEncoder group(t.add_encoded_string("group"));
+  auto& rank = t.add_int("rank");
+  io::DictionaryEncoder transport(t.add_encoded_string("transport"));
+  auto& size = t.add_double("size_mb", "MB");
+  auto& time = t.add_double("time_ms", "ms");
+  auto& bw = t.add_double("bandwidth_gbps", "GB/s");
+  io::DictionaryEncoder group_ranks(t.add_encoded_string("group_ranks"));
+  for (const Row& r : rows) {
+    step.push(r.key.step);
+    group.push(r.key.group);
+    rank.ints.push_back(r.key.rank);
+    transport.push(r.key.extra);
+    size.doubles.push_back(r.size);
+    time.doubles.push_back(r.time);
+    bw.doubles.push_back(std::fabs(r.time) < 1e-15 ? 0.0 : r.size / r.time);
+    group_ranks.push(r.tuple);
+  }
+  return t;
+}
+
+io::Table communication_matrix_table(const GlobalLinks& links, int threads) {
+  // 700k links at 1,024 ranks: sorted as 4-byte row numbers, each key made when compared.
+  std::vector<const GlobalLink*> at;
+  at.reserve(links.size());
+  for (const GlobalLink& l : links) at.push_back(&l);
+  auto key_of = [&at](size_t i) {
+    const GlobalLink& l = *at[i];
+    std::string_view op = op_part_of(l.op_key());
+    if (op.empty()) op = l.op_key();
+    return Key{l.step(), l.group(), op, l.src_rank, l.dst_rank, {}};
+  };
+  auto tie_of = [&at](size_t i) {
+    const GlobalLink& l = *at[i];
+    return Key{{}, {}, {}, l.src_rank, l.dst_rank, {}};
+  };
+  const std::vector<uint32_t> order = sorted_order(links.size(), key_of, tie_of, threads > 1);
+
+  io::Table t("communication_matrix");
+  // 700k rows at 1,024 ranks, with a few thousand distinct names: the string columns are
+  // dictionary-encoded (4 bytes a cell instead of a std::string).
+  io::DictionaryEncoder step(t.add_encoded_string("step"));
+  io::DictionaryEncoder group(t.add_encoded_string("group"));
+  io::DictionaryEncoder op(t.add_encoded_string("op"));
+  auto& src = t.add_int("src_rank");
+  auto& dst = t.add_int("dst_rank");
+  io::DictionaryEncoder transport(t.add_encoded_string("transport"));
+  auto& size = t.add_double("size_mb", "MB");
+  auto& time = t.add_double("time_ms", "ms");
+  auto& bw = t.add_double("bandwidth_gbps", "GB/s");
+  io::DictionaryEncoder op_name(t.add_encoded_string("op_name"));
+  for (io::Column& c : t.columns)
+    if (c.encoded) c.codes.reserve(order.size());
+  src.ints.reserve(order.size());
+  dst.ints.reserve(order.size());
+  size.doubles.reserve(order.size());
+  time.doubles.reserve(order.size());
+  bw.doubles.reserve(order.size());
+  // Two sets of columns, filled at once when there are threads to spare.
+  run_both(
+      threads > 1 && order.size() >= kParallelRows,
+      [&] {
+        for (uint32_t i : order) {
+          const Key k = key_of(i);
+          step.push(k.step);
+          group.push(k.group);
+          op.push(k.op);
+          src.ints.push_back(at[i]->src_rank);
+          dst.ints.push_back(at[i]->dst_rank);
+        }
+      },
+      [&] {
+        for (uint32_t i : order) {
+          const GlobalLink& l = *at[i];
+          transport.push(l.transport);
+          size.doubles.push_back(l.size_mb);
+          time.doubles.push_back(l.time_ms);
+          bw.doubles.push_back(l.bandwidth_gbps());
+          op_name.push(l.op_name());
+        }
+      });
+  return t;
+}
+
+io::Table step_trace_table(const std::vector<RankData>& ranks) {
+  struct Row {
+    Key key;
+    const io::StepTraceFile* file;
+    const io::StepTraceRow* row;
+  };
+  std::vector<Row> rows;
+  for (const RankData& rd : ranks) {
+    if (!rd.has_step_trace) continue;
+    for (const io::StepTraceRow& row : rd.step_trace.rows)
+      rows.push_back({Key{row.step, {}, {}, rd.rank(), 0, {}}, &rd.step_trace, &row});
+  }
+  sort_rows(rows);
+
+  io::Table t("step_trace");
+  auto& step = t.add_string("step");
+  auto& rank = t.add_int("rank");
+  static const std::pair<const char*, const char*> kColumns[] = {
+      {"computing_us", "Computing"},
+      {"comm_not_overlapped_us", "Communication(Not Overlapped)"},
+      {"overlapped_us", "Overlapped"},
+      {"communication_us", "Communication"},
+      {"free_us", "Free"},
+      {"stage_us", "Stage"},
+      {"bubble_us", "Bubble"},
+      {"preparing_us", "Preparing"},
+  };
+  std::vector<io::Column*> cols;
+  for (const auto& [name, source] : kColumns) cols.push_back(&t.add_double(name, "us"));
+  for (const Row& r : rows) {
+    step.strings.emplace_back(r.key.step);
+    rank.ints.push_back(r.key.rank);
+    for (size_t c = 0; c < cols.size(); ++c)
+      cols[c]->doubles.push_back(r.file->get(*r.row, kColumns[c].second));
+  }
+  return t;
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,79 @@
+#include "analysis/operators_topn.h"
+
+#include "msprof/cluster_step_trace.h"
+
+namespace cs::cluster {
+
+stats::OperatorTable merge_operators(const std::vector<RankData>& ranks) {
+  stats::OperatorTable merged;
+  for (const auto& r : ranks) merged.merge(r.operators);
+  return merged;
+}
+
+stats::RankStages rank_stages(const std::vector<RankData>& ranks, const CommGroups* groups) {
+  stats::RankStages out;
+  int64_t tp = 0, dp = 0;
+  bool consistent = true, any = false;
+  for (const auto& r : ranks) {
+    if (!r.has_metadata || r.rank() < 0) continue;
+    const auto t = r.metadata.arg("tensor_model_parallel_size");
+    const auto d = r.metadata.arg("data_parallel_size");
+    if (!t || !d || *t <= 0 || *d <= 0) continue;
+    if (any && (*t != tp || *d != dp)) consistent = false;
+    tp = *t, dp = *d, any = true;
+  }
+  if (any && consistent) {
+    for (const auto& r : ranks)
+      if (r.rank() >= 0) out[r.rank()] = static_cast<int>(r.rank() / (tp * dp));
+    return out;
+  }
+  if (groups) {
+    const auto stages = infer_stages(*groups);
+    for (size_t i = 0; i < stages.size(); ++i)
+      for (int rank : stages[i].sorted()) out[rank] = static_cast<int>(i);
+  }
+  return out;
+}
+
+io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
+                               stats::OrderBy order, const stats::RankStages& stages) {
+  io::Table t("operators_topn");
+  auto& key = t.add_string("key");
+  auto& count = t.add_int("count");
+  auto& total = t.add_double("total_us", "us");
+  auto& mean = t.add_double("mean_us", "us");
+  auto& sd = t.add_double("std_us", "us");
+  auto& mn = t.add_double("min_us", "us");
+  auto& mx = t.add_double("max_us", "us");
+  auto& p50 = t.add_double("p50_us", "us");
+  auto& p90 = t.add_double("p90_us", "us");
+  auto& p99 = t.add_double("p99_us", "us");
+  auto& ranks = t.add_int("ranks");
+  auto& min_rank = t.add_int("min_rank");
+  auto& max_rank = t.add_int("max_rank");
+  auto& cv = t.add_double("cross_rank_cv", "ratio");
+  for (const auto& r : stats::select_topn(merged, top_n, order, stages)) {
+    key.strings.push_back(r.key);
+    count.ints.push_back(r.count);
+    total.doubles.push_back(r.total_us);
+    mean.doubles.push_back(r.mean_us);
+    sd.doubles.push_back(r.std_us);
+    mn.doubles.push_back(r.min_us);
+    mx.doubles.push_back(r.max_us);
+    p50.doubles.push_back(r.p50_us);
+    p90.doubles.push_back(r.p90_us);
+    p99.doubles.push_back(r.p99_us);
+    ranks.ints.push_back(r.ranks);
+    min_rank.ints.push_back(r.min_rank);
+    max_rank.ints.push_back(r.max_rank);
+    cv.doubles.push_back(r.cross_rank_cv);
+  }
+  return t;
+}
+
+io::Table operators_topn_table(const std::vector<RankData>& ranks, size_t top_n,
+                               stats::OrderBy order) {
+  return operators_topn_table(merge_operators(ranks), top_n, order, rank_stages(ranks));
+}
+
+}  // namespace cs::cluster

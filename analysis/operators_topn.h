@@ -1,0 +1,47 @@
+#pragma once
+// The "operators_topn" table: global TopN operator keys over all ranks (interface.md), from the
+// per-rank OperatorTables merged in rank order.
+//
+//   io::Table t = operators_topn_table(ranks, 15, stats::OrderBy::kTotal);
+//   // columns: key,count,total_us,mean_us,std_us,min_us,max_us,p50_us,p90_us,p99_us,ranks,
+//   //          min_rank,max_rank,cross_rank_cv
+//
+// cross_rank_cv is the CV among pipeline-stage peers: every per-rank total is divided by the
+// median total of its stage (ranks of the same pp index), then CV = population std / mean of
+// those ratios. With one stage this is the plain CV of per-rank totals; with pipeline parallelism
+// the stages' different kernel mixes no longer count as spread. min_rank / max_rank are the ranks
+// with the smallest / largest ratio to their stage median.
+
+#include <cstddef>
+#include <vector>
+
+#include "io/table.h"
+#include "load/rank_data.h"
+#include "msprof/communication_groups.h"
+#include "stats/operator_table.h"
+#include "stats/topn.h"
+
+namespace cs::cluster {
+
+// Merges every rank's operators in the order given (callers pass ranks sorted by rank, so
+// floating-point sums are the same whatever the number of MPI processes).
+stats::OperatorTable merge_operators(const std::vector<RankData>& ranks);
+
+// Pipeline stage (pp index) of every rank: from profiler_metadata.json's distributed_args
+// (Megatron order, tensor fastest: pp = rank / (tp * dp)) when every rank with metadata agrees
+// on tp and dp, else from the stages inferred from the communication groups
+// (cluster_step_trace.h infer_stages) when `groups` is given, else empty (no stage information).
+// 16 ranks, tp 4, dp 2 -> {0..7: 0, 8..15: 1}.
+stats::RankStages rank_stages(const std::vector<RankData>& ranks,
+                              const CommGroups* groups = nullptr);
+
+// The table from an already merged OperatorTable. top_n = 0 keeps every key.
+// p50/p90/p99 are sketch quantiles: within +-1% (relative) of the exact sample quantile.
+// `stages` (rank_stages()) makes cross_rank_cv and min/max rank peer-relative.
+io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
+                               stats::OrderBy order, const stats::RankStages& stages = {});
+// Same, merging `ranks` first; stages from rank_stages(ranks).
+io::Table operators_topn_table(const std::vector<RankData>& ranks, size_t top_n,
+                               stats::OrderBy order);
+
+}  // namespace cs::cluster

@@ -1,0 +1,77 @@
+// generate_cluster: validate, simulate, write one rank directory per rank and truth.json.
+#include "generator/generator.h"
+
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+
+#include "generator/simulation.h"
+#include "generator/topology.h"
+#include "generator/writers.h"
+
+namespace cs::generator {
+
+namespace {
+
+bool make_dirs(const std::string& path, io::Diagnostics& diag) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) {
+    diag.error(path, 0, "cannot create directory: " + ec.message(),
+               "check that the output path is writable");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
+                      io::Diagnostics& diag, GenerateSummary* summary) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (!validate_options(opts, diag)) return false;
+  if (!make_dirs(out_dir, diag)) return false;
+
+  const Topology topo = build_topology(opts.ranks, opts.tp, opts.pp, opts.seed);
+  SimulationResult sim = simulate(opts, topo);
+  const WriteContext ctx{opts, topo, sim.base_us};
+
+  GenerateSummary s;
+  s.ranks = topo.ranks;
+  s.tp = topo.tp;
+  s.pp = topo.pp;
+  s.dp = topo.dp;
+  s.steps = opts.steps;
+  auto put = [&](const std::string& path, const std::string& text) {
+    if (!write_text_file(path, text, diag)) return false;
+    ++s.files;
+    s.bytes += text.size();
+    return true;
+  };
+
+  for (int r = 0; r < topo.ranks; ++r) {
+    RankTimeline& tl = sim.ranks[static_cast<size_t>(r)];
+    const std::string dir = out_dir + "/" + rank_dir_name(ctx, r);
+    const std::string out = dir + "/ASCEND_PROFILER_OUTPUT";
+    if (!make_dirs(out, diag)) return false;
+    bool ok = put(dir + "/profiler_info_" + std::to_string(r) + ".json",
+                  render_profiler_info_json(ctx, r)) &&
+              put(dir + "/profiler_metadata.json", render_profiler_metadata_json(ctx, r)) &&
+              put(out + "/communication.json", render_communication_json(ctx, r, tl)) &&
+              put(out + "/communication_matrix.json", render_matrix_json(ctx, r, tl)) &&
+              put(out + "/step_trace_time.csv", render_step_trace_csv(ctx, r, tl)) &&
+              put(out + "/kernel_details.csv", render_kernel_details_csv(ctx, r, tl)) &&
+              put(out + "/op_statistic.csv", render_op_statistic_csv(ctx, r, tl)) &&
+              (!opts.writes_trace_view() ||
+               put(out + "/trace_view.json", render_trace_view_json(ctx, r, tl)));
+    if (!ok) return false;
+    tl = RankTimeline{};  // release this rank's events early
+  }
+  if (!put(out_dir + "/truth.json", render_truth_json(ctx))) return false;
+
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (summary) *summary = s;
+  return true;
+}
+
+}  // namespace cs::generator

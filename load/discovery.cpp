@@ -1,0 +1,370 @@
+#include "load/discovery.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "readers/profiler_info.h"
+
+namespace cs::cluster {
+
+namespace {
+
+// Per-rank input files clusterscope reads, by location.
+constexpr const char* kOutputFiles[] = {"communication.json",  "communication_matrix.json",
+                                        "step_trace_time.csv", "kernel_details.csv",
+                                        "op_statistic.csv",    "trace_view.json"};
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string join(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (a.back() == '/') return a + b;
+  return a + "/" + b;
+}
+
+struct StatInfo {
+  bool exists = false;
+  bool is_dir = false;
+  bool is_file = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  uint64_t size = 0;
+};
+
+StatInfo stat_path(const std::string& path) {  // follows symlinks
+  StatInfo s;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return s;
+  s.exists = true;
+  s.is_dir = S_ISDIR(st.st_mode);
+  s.is_file = S_ISREG(st.st_mode);
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.size = static_cast<uint64_t>(st.st_size);
+  return s;
+}
+
+// Entry names of a directory, sorted (deterministic order). False when it cannot be read.
+bool list_dir(const std::string& path, std::vector<std::string>& names, int& err) {
+  names.clear();
+  DIR* d = ::opendir(path.c_str());
+  if (!d) {
+    err = errno;
+    return false;
+  }
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == "..") continue;
+    names.push_back(std::move(n));
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return true;
+}
+
+// A timestamp compares as a number when it is all digits (shorter = older), else as text.
+bool newer(const std::string& a, const std::string& b) {
+  auto digits = [](const std::string& s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (digits(a) && digits(b)) {
+    std::string_view x = a, y = b;
+    while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+    while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+    if (x.size() != y.size()) return x.size() > y.size();
+    return x > y;
+  }
+  return a > b;
+}
+
+class Walker {
+ public:
+  Walker(const DiscoveryOptions& opts, DiscoveryResult& res) : opts_(opts), res_(res) {}
+
+  void walk(const std::string& path, const std::string& name, int depth) {
+    StatInfo st = stat_path(path);
+    if (!st.is_dir) return;
+    if (!visited_.insert({st.dev, st.ino}).second) return;  // symlink loop or alias
+    if (framework_from_dir_name(name) != Framework::kUnknown) {
+      found_.push_back(inspect_rank_dir(path, name));
+      return;
+    }
+    if (depth >= opts_.max_depth) {
+      if (!depth_warned_) {
+        res_.diag.warn(path, 0,
+                       "directory is deeper than " + std::to_string(opts_.max_depth) +
+                           " levels below the input directory; not searched",
+                       "point the input directory closer to the rank directories");
+        depth_warned_ = true;
+      }
+      return;
+    }
+    std::vector<std::string> names;
+    int err = 0;
+    if (!list_dir(path, names, err)) {
+      res_.diag.warn(path, 0, std::string("cannot read directory: ") + std::strerror(err),
+                     "check its permissions; rank directories below it were not searched");
+      return;
+    }
+    for (const auto& n : names) walk(join(path, n), n, depth + 1);
+  }
+
+  std::vector<RankEntry>& found() { return found_; }
+
+ private:
+  RankEntry inspect_rank_dir(const std::string& path, const std::string& name) {
+    RankEntry e;
+    e.path = path;
+    e.framework = framework_from_dir_name(name);
+    e.timestamp = timestamp_from_dir_name(name);
+
+    std::vector<std::string> out_dirs;  // relative to path, preferred first
+    if (e.framework == Framework::kMsprof) {
+      bool analyze_has_comm = stat_path(join(path, "analyze/communication.json")).is_file;
+      bool analyze = stat_path(join(path, "analyze")).is_dir;
+      bool mindstudio = stat_path(join(path, "mindstudio_profiler_output")).is_dir;
+      if (analyze && (analyze_has_comm || !mindstudio)) out_dirs = {"analyze"};
+      if (mindstudio) out_dirs.push_back("mindstudio_profiler_output");
+      if (analyze && out_dirs.front() != "analyze") out_dirs.push_back("analyze");
+    } else if (stat_path(join(path, "ASCEND_PROFILER_OUTPUT")).is_dir) {
+      out_dirs = {"ASCEND_PROFILER_OUTPUT"};
+    }
+    if (!out_dirs.empty()) e.output_dir = join(path, out_dirs.front());
+
+    // Rank id: profiler_info_{N}.json in the rank directory root (or, failing that, in an
+    // output directory, where some producers put it).
+    std::vector<std::string> search = {""};
+    for (const auto& d : out_dirs) search.push_back(d);
+    std::vector<std::string> names;
+    int err = 0;
+    for (const auto& rel_dir : search) {
+      if (!list_dir(join(path, rel_dir), names, err)) continue;
+      for (const auto& n : names) {
+        auto r = io::rank_from_profiler_info_name(n);
+        if (!r) continue;
+        std::string rel = join(rel_dir, n);
+        if (e.rank < 0) {
+          e.rank = *r;
+          add_file(e, rel);
+        } else if (*r != e.rank) {
+          e.problems.push_back("also has " + rel + " (rank " + std::to_string(*r) +
+                               "); used rank " + std::to_string(e.rank));
+        }
+      }
+      if (e.rank >= 0) break;
+    }
+    if (stat_path(join(path, "profiler_metadata.json")).is_file)
+      add_file(e, "profiler_metadata.json");
+    for (const auto& d : out_dirs)
+      for (const char* f : kOutputFiles) {
+        std::string rel = join(d, f);
+        if (stat_path(join(path, rel)).is_file) add_file(e, rel);
+      }
+
+    if (e.rank < 0) {
+      e.status = RankStatus::kSkipped;
+      e.problems.push_back("no profiler_info_{N}.json, so its rank is unknown");
+    } else if (out_dirs.empty()) {
+      e.status = RankStatus::kPartial;
+      e.problems.push_back(e.framework == Framework::kMsprof
+                               ? "no analyze/ or mindstudio_profiler_output/ directory"
+                               : "no ASCEND_PROFILER_OUTPUT/ directory");
+    }
+    return e;
+  }
+
+  static void add_file(RankEntry& e, const std::string& rel) {
+    for (const auto& f : e.files)
+      if (f == rel) return;
+    e.files.push_back(rel);
+    e.bytes += stat_path(join(e.path, rel)).size;
+  }
+
+  const DiscoveryOptions& opts_;
+  DiscoveryResult& res_;
+  std::set<std::pair<dev_t, ino_t>> visited_;
+  std::vector<RankEntry> found_;
+  bool depth_warned_ = false;
+};
+
+std::string base_name(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  auto slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+}  // namespace
+
+Framework framework_from_dir_name(std::string_view name) {
+  if (ends_with(name, "_ascend_pt")) return Framework::kPyTorch;
+  if (ends_with(name, "_ascend_ms")) return Framework::kMindSpore;
+  if (name.substr(0, 5) == "PROF_") return Framework::kMsprof;
+  return Framework::kUnknown;
+}
+
+std::string timestamp_from_dir_name(std::string_view name) {
+  Framework f = framework_from_dir_name(name);
+  size_t from_end = f == Framework::kMsprof ? 2 : (f == Framework::kUnknown ? 0 : 3);
+  if (from_end == 0) return {};
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t us = name.find('_', start);
+    parts.push_back(name.substr(start, us == std::string_view::npos ? us : us - start));
+    if (us == std::string_view::npos) break;
+    start = us + 1;
+  }
+  // PROF_{n}_{ts}_{s} needs 4 fields; {host}_{pid}_{ts}_ascend_pt needs at least 4 too.
+  if (parts.size() < 4) return {};
+  return std::string(parts[parts.size() - from_end]);
+}
+
+bool parse_rank_list(std::string_view text, std::set<int>& out, std::string& error) {
+  out.clear();
+  auto parse_int = [](std::string_view s, int& v) {
+    if (s.empty() || s.size() > 9) return false;
+    v = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    return true;
+  };
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  if (trim(text).empty()) {
+    error = "the rank list is empty";
+    return false;
+  }
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string_view item =
+        trim(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    size_t dash = item.find('-');
+    int a = 0, b = 0;
+    bool ok;
+    if (dash == std::string_view::npos) {
+      ok = parse_int(item, a);
+      b = a;
+    } else {
+      ok = parse_int(trim(item.substr(0, dash)), a) && parse_int(trim(item.substr(dash + 1)), b);
+    }
+    if (!ok) {
+      error = "'" + std::string(item) + "' is not a rank or a range A-B";
+      out.clear();
+      return false;
+    }
+    if (b < a) {
+      error = "range '" + std::string(item) + "' ends before it starts";
+      out.clear();
+      return false;
+    }
+    for (int r = a; r <= b; ++r) out.insert(r);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return true;
+}
+
+DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& opts) {
+  DiscoveryResult res;
+  StatInfo st = stat_path(dir);
+  if (!st.exists) {
+    res.diag.error(dir, 0, "no such directory", "check the path given with -d");
+    res.fatal = true;
+    return res;
+  }
+  if (!st.is_dir) {
+    res.diag.error(dir, 0, "not a directory",
+                   "give the directory that holds the rank directories (*_ascend_pt, ...)");
+    res.fatal = true;
+    return res;
+  }
+
+  Walker walker(opts, res);
+  walker.walk(dir, base_name(dir), 0);
+  std::vector<RankEntry>& found = walker.found();
+
+  // PyTorch and MindSpore together: one job cannot have both.
+  const RankEntry* pt = nullptr;
+  const RankEntry* ms = nullptr;
+  for (const auto& e : found) {
+    if (e.framework == Framework::kPyTorch && !pt) pt = &e;
+    if (e.framework == Framework::kMindSpore && !ms) ms = &e;
+  }
+  if (pt && ms) {
+    res.diag.error(
+        dir, 0,
+        "found both PyTorch (" + pt->path + ") and MindSpore (" + ms->path + ") rank directories",
+        "analyse one framework at a time: give a directory holding only one kind");
+    res.fatal = true;
+    return res;
+  }
+
+  // One directory per rank: the newest timestamp wins.
+  std::map<int, size_t> best;  // rank -> index into found
+  std::vector<bool> dropped(found.size(), false);
+  for (size_t i = 0; i < found.size(); ++i) {
+    RankEntry& e = found[i];
+    if (e.rank < 0) continue;
+    if (opts.rank_filter && !opts.rank_filter->count(e.rank)) continue;
+    auto [it, inserted] = best.emplace(e.rank, i);
+    if (inserted) continue;
+    size_t keep = it->second, drop = i;
+    if (newer(found[i].timestamp, found[keep].timestamp)) std::swap(keep, drop);
+    it->second = keep;
+    dropped[drop] = true;
+    found[drop].status = RankStatus::kSkipped;
+    found[drop].problems.push_back("duplicate of rank " + std::to_string(e.rank) + ": " +
+                                   found[keep].path + " is newer (timestamp " +
+                                   found[keep].timestamp + " vs " + found[drop].timestamp + ")");
+    res.diag.warn(found[drop].path, 0,
+                  "rank " + std::to_string(e.rank) + " also found in " + found[keep].path +
+                      ", which is newer; this one was skipped",
+                  "remove the older directory to silence this warning");
+  }
+
+  for (size_t i = 0; i < found.size(); ++i) {
+    RankEntry& e = found[i];
+    if (e.rank < 0) {
+      res.diag.warn(e.path, 0, "no profiler_info_{N}.json in this rank directory; skipped",
+                    "copy the whole rank directory, including profiler_info_{N}.json");
+      res.skipped.push_back(std::move(e));
+    } else if (dropped[i]) {
+      res.skipped.push_back(std::move(e));
+    } else if (opts.rank_filter && !opts.rank_filter->count(e.rank)) {
+      ++res.filtered_out;
+    } else {
+      res.ranks.push_back(std::move(e));
+    }
+  }
+  std::sort(res.ranks.begin(), res.ranks.end(),
+            [](const RankEntry& a, const RankEntry& b) { return a.rank < b.rank; });
+
+  if (res.ranks.empty()) {
+    res.diag.error(dir, 0,
+                   found.empty() ? "no rank directories (*_ascend_pt, *_ascend_ms, PROF_*) found"
+                                 : "no usable rank directory found (see the skipped ones)",
+                   opts.rank_filter && res.filtered_out > 0
+                       ? "check --rank-list against the ranks present"
+                       : "check the path: it should hold the profiler's per-rank directories");
+    res.fatal = true;
+  }
+  return res;
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,56 @@
+#include "load/manifest.h"
+
+namespace cs::cluster {
+
+namespace {
+
+std::string join_problems(const std::vector<std::string>& problems) {
+  std::string s;
+  for (const auto& p : problems) {
+    if (!s.empty()) s += "; ";
+    s += p;
+  }
+  return s;
+}
+
+}  // namespace
+
+io::Table build_manifest_table(const std::vector<RankData>& ranks,
+                               const std::vector<RankEntry>& skipped) {
+  io::Table t("rank_manifest");
+  auto& rank = t.add_int("rank");
+  auto& path = t.add_string("path");
+  auto& framework = t.add_string("framework");
+  auto& status = t.add_string("status");
+  auto& files = t.add_int("files_read");
+  auto& bytes = t.add_int("bytes_read", "bytes");
+  auto& problems = t.add_string("problems");
+  auto row = [&](const RankEntry& e, int64_t nfiles, int64_t nbytes) {
+    rank.ints.push_back(e.rank);
+    path.strings.push_back(e.path);
+    framework.strings.push_back(framework_name(e.framework));
+    status.strings.push_back(status_name(e.status));
+    files.ints.push_back(nfiles);
+    bytes.ints.push_back(nbytes);
+    problems.strings.push_back(join_problems(e.problems));
+  };
+  for (const auto& d : ranks)
+    row(d.entry, static_cast<int64_t>(d.files_read), static_cast<int64_t>(d.bytes_read));
+  for (const auto& e : skipped) row(e, 0, 0);
+  return t;
+}
+
+StatusCounts count_statuses(const std::vector<RankData>& ranks,
+                            const std::vector<RankEntry>& skipped) {
+  StatusCounts c;
+  auto add = [&](RankStatus s) {
+    if (s == RankStatus::kOk) ++c.ok;
+    if (s == RankStatus::kPartial) ++c.partial;
+    if (s == RankStatus::kSkipped) ++c.skipped;
+  };
+  for (const auto& d : ranks) add(d.entry.status);
+  for (const auto& e : skipped) add(RankStatus::kSkipped), (void)e;
+  return c;
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,31 @@
+#include "load/rank_data.h"
+
+namespace cs::cluster {
+
+const char* framework_name(Framework f) {
+  switch (f) {
+    case Framework::kPyTorch:
+      return "pytorch";
+    case Framework::kMindSpore:
+      return "mindspore";
+    case Framework::kMsprof:
+      return "msprof";
+    case Framework::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+const char* status_name(RankStatus s) {
+  switch (s) {
+    case RankStatus::kOk:
+      return "ok";
+    case RankStatus::kPartial:
+      return "partial";
+    case RankStatus::kSkipped:
+      return "skipped";
+  }
+  return "unknown";
+}
+
+}  // namespace cs::cluster

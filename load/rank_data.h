@@ -1,0 +1,67 @@
+#pragma once
+// What the cluster pipeline knows about one rank: the discovery entry (a manifest row) and, after
+// parsing, the compact per-rank data every analysis reads. RankData is packed to bytes to move
+// between MPI processes (load/rank_data_codec.h).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/diagnostics.h"
+#include "readers/communication.h"
+#include "readers/kernel_details.h"
+#include "readers/matrix.h"
+#include "readers/profiler_info.h"
+#include "readers/step_trace.h"
+#include "runtime/page_buffer.h"
+#include "stats/operator_table.h"
+
+namespace cs::cluster {
+
+enum class Framework { kPyTorch, kMindSpore, kMsprof, kUnknown };
+enum class RankStatus { kOk, kPartial, kSkipped };
+
+// "pytorch", "mindspore", "msprof", "unknown".
+const char* framework_name(Framework f);
+// "ok", "partial", "skipped".
+const char* status_name(RankStatus s);
+
+// One rank directory found by discovery.
+struct RankEntry {
+  int rank = -1;           // -1: no profiler_info_{N}.json, rank unknown
+  std::string path;        // the rank directory (as found below the input directory)
+  std::string output_dir;  // where the per-rank files live (ASCEND_PROFILER_OUTPUT/, analyze/, ...)
+  Framework framework = Framework::kUnknown;
+  std::string timestamp;           // from the directory name, used to break duplicate-rank ties
+  std::vector<std::string> files;  // per-rank input files present, paths relative to `path`
+  uint64_t bytes = 0;              // total size of those files
+  RankStatus status = RankStatus::kOk;
+  std::vector<std::string> problems;  // one sentence each, for the manifest
+};
+
+// Everything parsed from one rank directory.
+struct RankData {
+  RankEntry entry;
+  bool has_communication = false;
+  bool has_matrix = false;
+  bool has_step_trace = false;
+  bool has_kernels = false;
+  bool has_metadata = false;
+  io::CommunicationFile communication;
+  // Instead of `communication`, while the root waits to analyse it: that data packed
+  // (rank_data_codec.h, unpack_communication). Packed, a rank's ops take about half the memory,
+  // so the root holds them this way through the matrix merge, its peak; in pages of their own, so
+  // unpacking gives them back as it goes.
+  io::PageBuffer packed_communication;
+  io::MatrixFile matrix;
+  io::StepTraceFile step_trace;
+  io::ProfilerMetadata metadata;
+  stats::OperatorTable operators;  // keyed by the --group-by key
+  io::Diagnostics diagnostics;     // everything the readers reported for this rank
+  uint64_t files_read = 0;
+  uint64_t bytes_read = 0;
+
+  int rank() const { return entry.rank; }
+};
+
+}  // namespace cs::cluster

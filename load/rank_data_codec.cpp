@@ -1,0 +1,383 @@
+#include "load/rank_data_codec.h"
+
+#include <cstring>
+
+#include <stdexcept>
+#include <string_view>
+
+#include "io/string_pool.h"
+
+namespace cs::cluster {
+
+namespace {
+
+using io::ByteReader;
+using io::ByteWriter;
+using io::Num;
+
+void put_num(ByteWriter& w, Num n) {
+  w.put(n.v);
+  w.put<uint8_t>(n.is_int);
+}
+Num get_num(ByteReader& r) {
+  Num n;
+  n.v = r.get<double>();
+  n.is_int = r.get<uint8_t>() != 0;
+  return n;
+}
+
+void put_strings(ByteWriter& w, const std::vector<std::string>& v) {
+  w.put<uint32_t>(static_cast<uint32_t>(v.size()));
+  for (const auto& s : v) w.str(s);
+}
+std::vector<std::string> get_strings(ByteReader& r) {
+  std::vector<std::string> v(r.get<uint32_t>());
+  for (auto& s : v) s = r.str();
+  return v;
+}
+
+template <int N>
+void put_fields(ByteWriter& w, const io::NumFields<N>& f) {
+  w.bytes(f.v.data(), sizeof(double) * N);
+  w.put(f.is_int);
+  w.put(f.present);
+}
+template <int N>
+void get_fields(ByteReader& r, io::NumFields<N>& f) {
+  r.bytes(f.v.data(), sizeof(double) * N);
+  f.is_int = r.get<uint8_t>();
+  f.present = r.get<uint8_t>();
+}
+
+// A builtin name travels as its id (one byte); any other as text, since each process has its own
+// table of the other names.
+constexpr uint8_t kNamedTransport = 0xff;
+void put_transport_name(ByteWriter& w, io::TransportName t) {
+  if (t.is_builtin()) {
+    w.put<uint8_t>(static_cast<uint8_t>(t.id()));
+    return;
+  }
+  w.put<uint8_t>(kNamedTransport);
+  w.str(t.view());
+}
+io::TransportName get_transport_name(ByteReader& r) {
+  const auto code = r.get<uint8_t>();
+  if (code != kNamedTransport) return io::TransportName::builtin(code);
+  io::TransportName t;
+  io::TransportName::make(r.view(), t);  // a full table leaves it empty, as the reader would
+  return t;
+}
+
+void put_ops(ByteWriter& w, const std::vector<io::CommOp>& ops) {
+  w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
+  for (const auto& op : ops) {
+    w.str(op.name);
+    w.put<uint8_t>((op.has_time_info ? 1 : 0) | (op.has_bandwidth_info ? 2 : 0));
+    put_fields(w, op.time);
+    w.put<uint32_t>(static_cast<uint32_t>(op.transports.size()));
+    for (const auto& t : op.transports) {
+      put_transport_name(w, t.name);
+      put_fields(w, t);
+      w.put<uint8_t>(t.has_size_distribution);
+      w.put(t.bucket_count);
+    }
+    w.put<uint32_t>(static_cast<uint32_t>(op.buckets.size()));
+    for (const auto& b : op.buckets) {
+      w.str(b.size_key);
+      put_num(w, b.count);
+      put_num(w, b.duration_ms);
+    }
+  }
+}
+std::vector<io::CommOp> get_ops(ByteReader& r) {
+  std::vector<io::CommOp> ops(r.get<uint32_t>());
+  for (auto& op : ops) {
+    op.name = r.str();
+    auto flags = r.get<uint8_t>();
+    op.has_time_info = flags & 1;
+    op.has_bandwidth_info = flags & 2;
+    get_fields(r, op.time);
+    op.transports.resize(r.get<uint32_t>());
+    size_t buckets = 0;  // the transports' counts must add up to the op's buckets
+    for (auto& t : op.transports) {
+      t.name = get_transport_name(r);
+      get_fields(r, t);
+      t.has_size_distribution = r.get<uint8_t>() != 0;
+      t.bucket_count = r.get<uint16_t>();
+      buckets += t.bucket_count;
+    }
+    const uint32_t bucket_total = r.get<uint32_t>();
+    if (buckets != bucket_total)
+      throw std::runtime_error("packed rank data: size buckets do not add up");
+    op.buckets.resize(bucket_total);
+    for (auto& b : op.buckets) {
+      b.size_key = r.str();
+      b.count = get_num(r);
+      b.duration_ms = get_num(r);
+    }
+  }
+  return ops;
+}
+
+// A rank's link keys and op names repeat (~8 keys and ~150 op names for 650 links): its file's
+// text table is sent once, before the steps, and links send their 4-byte ids into it.
+void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops) {
+  w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
+  for (const auto& op : ops) {
+    w.str(op.key);
+    w.put<uint32_t>(static_cast<uint32_t>(op.links.size()));
+    for (const auto& l : op.links) {
+      w.put<uint32_t>(l.link_id);
+      w.put<int32_t>(l.src_local);
+      w.put<int32_t>(l.dst_local);
+      put_transport_name(w, l.transport);
+      put_fields(w, l);
+      w.put<uint8_t>(l.has_op_name);
+      w.put<uint32_t>(l.op_name_id);
+    }
+  }
+}
+std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r, uint32_t texts) {
+  auto text = [&](uint32_t id) {
+    if (id >= texts && id != io::kNoString)
+      throw std::runtime_error("packed rank data: text id out of range");
+    return id;
+  };
+  std::vector<io::MatrixOp> ops(r.get<uint32_t>());
+  for (auto& op : ops) {
+    op.key = r.str();
+    op.links.resize(r.get<uint32_t>());
+    for (auto& l : op.links) {
+      l.link_id = text(r.get<uint32_t>());
+      l.src_local = r.get<int32_t>();
+      l.dst_local = r.get<int32_t>();
+      l.transport = get_transport_name(r);
+      get_fields(r, l);
+      l.has_op_name = r.get<uint8_t>() != 0;
+      l.op_name_id = text(r.get<uint32_t>());
+    }
+  }
+  return ops;
+}
+
+void put_diagnostics(ByteWriter& w, const io::Diagnostics& d) {
+  w.put<uint32_t>(static_cast<uint32_t>(d.items().size()));
+  for (const auto& x : d.items()) {
+    w.put<uint8_t>(x.severity == io::Severity::kError ? 1 : 0);
+    w.str(x.file);
+    w.put(x.line);
+    w.put(x.offset);
+    w.str(x.what);
+    w.str(x.hint);
+  }
+}
+io::Diagnostics get_diagnostics(ByteReader& r) {
+  io::Diagnostics d;
+  d.set_limit_per_file(SIZE_MAX);  // the sender already applied its limit
+  uint32_t n = r.get<uint32_t>();
+  for (uint32_t i = 0; i < n; ++i) {
+    io::Diagnostic x;
+    x.severity = r.get<uint8_t>() ? io::Severity::kError : io::Severity::kWarning;
+    x.file = r.str();
+    x.line = r.get<int64_t>();
+    x.offset = r.get<int64_t>();
+    x.what = r.str();
+    x.hint = r.str();
+    d.add(std::move(x));
+  }
+  return d;
+}
+
+}  // namespace
+
+void pack_rank_entry(const RankEntry& e, ByteWriter& w) {
+  w.put<int32_t>(e.rank);
+  w.str(e.path);
+  w.str(e.output_dir);
+  w.put<uint8_t>(static_cast<uint8_t>(e.framework));
+  w.str(e.timestamp);
+  put_strings(w, e.files);
+  w.put(e.bytes);
+  w.put<uint8_t>(static_cast<uint8_t>(e.status));
+  put_strings(w, e.problems);
+}
+
+RankEntry unpack_rank_entry(ByteReader& r) {
+  RankEntry e;
+  e.rank = r.get<int32_t>();
+  e.path = r.str();
+  e.output_dir = r.str();
+  e.framework = static_cast<Framework>(r.get<uint8_t>());
+  e.timestamp = r.str();
+  e.files = get_strings(r);
+  e.bytes = r.get<uint64_t>();
+  e.status = static_cast<RankStatus>(r.get<uint8_t>());
+  e.problems = get_strings(r);
+  return e;
+}
+
+void put_communication(ByteWriter& w, const io::CommunicationFile& c) {
+  w.put<uint32_t>(static_cast<uint32_t>(c.steps.size()));
+  for (const auto& s : c.steps) {
+    w.str(s.step);
+    put_ops(w, s.collective);
+    put_ops(w, s.p2p);
+  }
+}
+
+io::CommunicationFile get_communication(ByteReader& r) {
+  io::CommunicationFile c;
+  c.steps.resize(r.get<uint32_t>());
+  for (auto& s : c.steps) {
+    s.step = r.str();
+    s.collective = get_ops(r);
+    s.p2p = get_ops(r);
+  }
+  if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the ops");
+  return c;
+}
+
+void pack_rank_data(const RankData& d, ByteWriter& w) {
+  pack_rank_entry(d.entry, w);
+  w.put<uint8_t>((d.has_communication ? 1 : 0) | (d.has_matrix ? 2 : 0) |
+                 (d.has_step_trace ? 4 : 0) | (d.has_kernels ? 8 : 0) | (d.has_metadata ? 16 : 0));
+  // The communication data, length first, so the root can keep it packed without reading it.
+  if (!d.packed_communication.empty()) {
+    w.put<uint64_t>(d.packed_communication.size());
+    w.bytes(d.packed_communication.data(), d.packed_communication.size());
+  } else {
+    const size_t at = w.data().size();
+    w.put<uint64_t>(0);
+    put_communication(w, d.communication);
+    const uint64_t n = w.data().size() - at - sizeof(uint64_t);
+    std::memcpy(w.data().data() + at, &n, sizeof n);
+  }
+  const io::StringPool& texts = *d.matrix.texts;
+  w.put<uint32_t>(static_cast<uint32_t>(texts.size()));
+  for (uint32_t i = 0; i < texts.size(); ++i) w.str(texts.str(i));
+  w.put<uint32_t>(static_cast<uint32_t>(d.matrix.steps.size()));
+  for (const auto& s : d.matrix.steps) {
+    w.str(s.step);
+    put_matrix_ops(w, s.collective);
+    put_matrix_ops(w, s.p2p);
+  }
+  put_strings(w, d.step_trace.columns);
+  w.put<uint32_t>(static_cast<uint32_t>(d.step_trace.rows.size()));
+  for (const auto& row : d.step_trace.rows) {
+    w.str(row.step);
+    w.put<uint32_t>(static_cast<uint32_t>(row.values.size()));
+    w.bytes(row.values.data(), row.values.size() * sizeof(double));
+  }
+  w.put<uint8_t>(d.metadata.has_distributed_args);
+  w.put<uint32_t>(static_cast<uint32_t>(d.metadata.distributed_args.size()));
+  for (const auto& [k, v] : d.metadata.distributed_args) {
+    w.str(k);
+    w.put(v);
+  }
+  w.put<uint32_t>(static_cast<uint32_t>(d.metadata.parallel_groups.size()));
+  for (const auto& g : d.metadata.parallel_groups) {
+    w.str(g.group_id);
+    w.str(g.group_name);
+    w.put<int32_t>(g.group_rank);
+    w.put<uint32_t>(static_cast<uint32_t>(g.global_ranks.size()));
+    for (int x : g.global_ranks) w.put<int32_t>(x);
+  }
+  d.operators.pack(w);
+  put_diagnostics(w, d.diagnostics);
+  w.put(d.files_read);
+  w.put(d.bytes_read);
+}
+
+RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
+  RankData d;
+  d.entry = unpack_rank_entry(r);
+  auto flags = r.get<uint8_t>();
+  d.has_communication = flags & 1;
+  d.has_matrix = flags & 2;
+  d.has_step_trace = flags & 4;
+  d.has_kernels = flags & 8;
+  d.has_metadata = flags & 16;
+  const auto comm_bytes = static_cast<size_t>(r.get<uint64_t>());
+  const char* comm = r.skip(comm_bytes);
+  if (keep_communication_packed) {
+    d.packed_communication = io::PageBuffer(comm, comm_bytes);
+  } else {
+    ByteReader cr(comm, comm_bytes);
+    d.communication = get_communication(cr);
+  }
+  // The texts are distinct, so interning them in order gives them their ids back.
+  const uint32_t texts = r.get<uint32_t>();
+  for (uint32_t i = 0; i < texts; ++i)
+    if (d.matrix.keep(r.view()) != i)
+      throw std::runtime_error("packed rank data: repeated text in the matrix text table");
+  d.matrix.steps.resize(r.get<uint32_t>());
+  for (auto& s : d.matrix.steps) {
+    s.step = r.str();
+    s.collective = get_matrix_ops(r, texts);
+    s.p2p = get_matrix_ops(r, texts);
+  }
+  d.step_trace.columns = get_strings(r);
+  d.step_trace.rows.resize(r.get<uint32_t>());
+  for (auto& row : d.step_trace.rows) {
+    row.step = r.str();
+    row.values.resize(r.get<uint32_t>());
+    r.bytes(row.values.data(), row.values.size() * sizeof(double));
+  }
+  d.metadata.has_distributed_args = r.get<uint8_t>() != 0;
+  uint32_t nargs = r.get<uint32_t>();
+  for (uint32_t i = 0; i < nargs; ++i) {
+    std::string k = r.str();
+    d.metadata.distributed_args[k] = r.get<int64_t>();
+  }
+  d.metadata.parallel_groups.resize(r.get<uint32_t>());
+  for (auto& g : d.metadata.parallel_groups) {
+    g.group_id = r.str();
+    g.group_name = r.str();
+    g.group_rank = r.get<int32_t>();
+    g.global_ranks.resize(r.get<uint32_t>());
+    for (int& x : g.global_ranks) x = r.get<int32_t>();
+  }
+  d.operators = stats::OperatorTable::unpack(r);
+  d.diagnostics = get_diagnostics(r);
+  d.files_read = r.get<uint64_t>();
+  d.bytes_read = r.get<uint64_t>();
+  return d;
+}
+
+void pack_communication(RankData& d) {
+  if (!d.packed_communication.empty()) return;
+  ByteWriter w;
+  put_communication(w, d.communication);
+  d.packed_communication = io::PageBuffer(w.data().data(), w.data().size());
+  d.communication = io::CommunicationFile{};
+}
+
+void unpack_communication(RankData& d) {
+  if (d.packed_communication.empty()) return;
+  ByteReader r(d.packed_communication.data(), d.packed_communication.size());
+  d.communication = get_communication(r);
+  d.packed_communication.release();
+}
+
+const io::CommunicationFile& communication_of(const RankData& d, io::CommunicationFile& scratch) {
+  if (d.packed_communication.empty()) return d.communication;
+  ByteReader r(d.packed_communication.data(), d.packed_communication.size());
+  scratch = get_communication(r);
+  return scratch;
+}
+
+std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries) {
+  ByteWriter w;
+  w.put<uint32_t>(static_cast<uint32_t>(entries.size()));
+  for (const auto& e : entries) pack_rank_entry(e, w);
+  return std::move(w.data());
+}
+
+std::vector<RankEntry> unpack_rank_entries(const std::vector<char>& buf) {
+  ByteReader r(buf);
+  std::vector<RankEntry> entries(r.get<uint32_t>());
+  for (auto& e : entries) e = unpack_rank_entry(r);
+  return entries;
+}
+
+}  // namespace cs::cluster

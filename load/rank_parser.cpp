@@ -1,0 +1,211 @@
+#include "load/rank_parser.h"
+
+#include <cmath>
+#include <filesystem>
+#include <string_view>
+
+#include "readers/communication.h"
+#include "readers/kernel_details.h"
+#include "readers/matrix.h"
+#include "readers/profiler_info.h"
+#include "readers/step_trace.h"
+
+namespace cs::cluster {
+
+namespace fs = std::filesystem;
+
+std::optional<OperatorKey> parse_operator_key(const std::string& s) {
+  if (s == "type") return OperatorKey::kType;
+  if (s == "name") return OperatorKey::kName;
+  if (s == "name+shapes") return OperatorKey::kNameShapes;
+  return std::nullopt;
+}
+
+namespace {
+
+// Tracks one file's reading: found? read? bytes? damaged?
+struct FileRead {
+  RankData& data;
+  fs::path path;
+  bool exists = false;
+
+  FileRead(RankData& d, fs::path p) : data(d), path(std::move(p)) {
+    std::error_code ec;
+    exists = fs::is_regular_file(path, ec);
+  }
+
+  // Records the outcome of a reader call that appended to `diag`.
+  // Returns true when the data is usable (read, maybe with skipped parts).
+  bool finish(bool ok, const io::Diagnostics& diag, size_t errors_before) {
+    std::error_code ec;
+    auto size = fs::file_size(path, ec);
+    if (ok) {
+      ++data.files_read;
+      if (!ec) data.bytes_read += size;
+    }
+    size_t new_errors = diag.error_count() - errors_before;
+    std::string name = path.filename().string();
+    if (!ok) {
+      data.entry.problems.push_back(name + ": unreadable (" + first_error(diag, errors_before) +
+                                    ")");
+    } else if (new_errors > 0) {
+      data.entry.problems.push_back(name + ": " + std::to_string(new_errors) +
+                                    " problem(s), partly read (" +
+                                    first_error(diag, errors_before) + ")");
+    }
+    return ok;
+  }
+
+  static std::string first_error(const io::Diagnostics& diag, size_t errors_before) {
+    size_t seen = 0;
+    for (const auto& d : diag.items()) {
+      if (d.severity != io::Severity::kError) continue;
+      if (seen++ >= errors_before) {
+        std::string s = d.what;
+        if (d.line > 0) s = "line " + std::to_string(d.line) + ": " + s;
+        return s;
+      }
+    }
+    return "see diagnostics";
+  }
+};
+
+void keep_step(std::vector<io::CommStep>& steps, const std::string& want) {
+  std::erase_if(steps, [&](const io::CommStep& s) { return s.step != want; });
+}
+void keep_step(std::vector<io::MatrixStep>& steps, const std::string& want) {
+  std::erase_if(steps, [&](const io::MatrixStep& s) { return s.step != want; });
+}
+
+std::string operator_key(const io::KernelRecord& k, OperatorKey how) {
+  switch (how) {
+    case OperatorKey::kType:
+      return std::string(k.type.empty() ? k.name : k.type);
+    case OperatorKey::kName:
+      return std::string(k.name);
+    case OperatorKey::kNameShapes: {
+      std::string key(k.name);
+      key += " [";
+      key += k.input_shapes;
+      key += ']';
+      return key;
+    }
+  }
+  return std::string(k.name);
+}
+
+}  // namespace
+
+RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
+  RankData d;
+  d.entry = entry;
+  const size_t discovery_problems = d.entry.problems.size();  // notes from discovery, not damage
+  const fs::path dir = entry.output_dir.empty() ? fs::path(entry.path) : fs::path(entry.output_dir);
+  const std::string step_name = opts.step ? "step" + std::to_string(*opts.step) : std::string();
+  int wanted = 0, usable = 0;
+
+  // Metadata is optional: its absence is noted, not a problem.
+  {
+    FileRead f(d, fs::path(entry.path) / kMetadataJson);
+    if (f.exists) {
+      size_t before = d.diagnostics.error_count();
+      bool ok = io::read_profiler_metadata(f.path.string(), d.metadata, d.diagnostics);
+      d.has_metadata = f.finish(ok, d.diagnostics, before);
+    }
+  }
+
+  auto missing = [&](const char* name, const char* what_for) {
+    d.entry.problems.push_back(std::string(name) + ": missing (needed for " + what_for + ")");
+  };
+
+  if (opts.communication) {
+    ++wanted;
+    FileRead f(d, dir / kCommunicationJson);
+    if (f.exists) {
+      size_t before = d.diagnostics.error_count();
+      bool ok = io::read_communication_json(f.path.string(), d.communication, d.diagnostics);
+      if (ok && opts.step) keep_step(d.communication.steps, step_name);
+      d.has_communication = f.finish(ok, d.diagnostics, before);
+      usable += d.has_communication;
+    } else {
+      missing(kCommunicationJson, "communication analysis");
+    }
+  }
+  if (opts.matrix) {
+    ++wanted;
+    FileRead f(d, dir / kMatrixJson);
+    if (f.exists) {
+      size_t before = d.diagnostics.error_count();
+      bool ok = io::read_communication_matrix_json(f.path.string(), d.matrix, d.diagnostics);
+      if (ok && opts.step) keep_step(d.matrix.steps, step_name);
+      d.has_matrix = f.finish(ok, d.diagnostics, before);
+      usable += d.has_matrix;
+    } else {
+      missing(kMatrixJson, "the communication matrix");
+    }
+  }
+  if (opts.step_trace) {
+    ++wanted;
+    FileRead f(d, dir / kStepTraceCsv);
+    if (f.exists) {
+      size_t before = d.diagnostics.error_count();
+      bool ok = io::read_step_trace_csv(f.path.string(), d.step_trace, d.diagnostics);
+      if (ok && opts.step) {
+        const std::string want = std::to_string(*opts.step);
+        std::erase_if(d.step_trace.rows,
+                      [&](const io::StepTraceRow& r) { return !r.step.empty() && r.step != want; });
+      }
+      d.has_step_trace = f.finish(ok, d.diagnostics, before);
+      usable += d.has_step_trace;
+    } else {
+      missing(kStepTraceCsv, "step trace analysis");
+    }
+  }
+  if (opts.kernels) {
+    ++wanted;
+    FileRead f(d, dir / kKernelDetailsCsv);
+    const int rank = entry.rank;
+    if (f.exists) {
+      size_t before = d.diagnostics.error_count();
+      bool ok = io::read_kernel_details_csv(
+          f.path.string(),
+          [&](const io::KernelRecord& k) {
+            if (opts.step && k.step_id >= 0 && k.step_id != *opts.step) return;
+            d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
+          },
+          d.diagnostics);
+      d.has_kernels = f.finish(ok, d.diagnostics, before);
+      usable += d.has_kernels;
+    } else {
+      FileRead g(d, dir / kOpStatisticCsv);
+      if (g.exists) {
+        std::vector<io::OpStatisticRow> rows;
+        size_t before = d.diagnostics.error_count();
+        bool ok = io::read_op_statistic_csv(g.path.string(), rows, d.diagnostics);
+        for (const auto& r : rows) {
+          // The reader reports unusable cells; rows without a count or total carry nothing.
+          if (!std::isfinite(r.count) || !std::isfinite(r.total_us) || r.count < 1) continue;
+          const double mn = std::isfinite(r.min_us) ? r.min_us : r.total_us / r.count;
+          const double mx = std::isfinite(r.max_us) ? r.max_us : r.total_us / r.count;
+          d.operators.add_aggregate(r.op_type, static_cast<int64_t>(r.count), r.total_us, mn, mx,
+                                    rank);
+        }
+        d.has_kernels = g.finish(ok, d.diagnostics, before);
+        usable += d.has_kernels;
+      } else {
+        missing(kKernelDetailsCsv, "operator statistics; op_statistic.csv is absent too");
+      }
+    }
+  }
+
+  if (wanted > 0 && usable == 0) {
+    d.entry.status = RankStatus::kSkipped;
+  } else if (d.entry.problems.size() > discovery_problems) {
+    d.entry.status = RankStatus::kPartial;
+  } else {
+    d.entry.status = RankStatus::kOk;
+  }
+  return d;
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,40 @@
+#pragma once
+// Parses one rank directory into RankData: the JSON and CSV files the chosen analyses need, each
+// reader's diagnostics kept, and the rank's status (ok / partial / skipped) with one problem
+// sentence per file that was missing or damaged.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "load/rank_data.h"
+
+namespace cs::cluster {
+
+// How kernels are grouped into operator keys (--group-by).
+enum class OperatorKey { kType, kName, kNameShapes };
+// "type" | "name" | "name+shapes" -> key; nullopt for anything else.
+std::optional<OperatorKey> parse_operator_key(const std::string& s);
+
+struct ParseOptions {
+  bool communication = true;  // communication.json
+  bool matrix = true;         // communication_matrix.json
+  bool step_trace = true;     // step_trace_time.csv
+  bool kernels = true;        // kernel_details.csv, else op_statistic.csv
+  OperatorKey group_by = OperatorKey::kType;
+  std::optional<int64_t> step;  // --step N: keep only step N ("stepN" / Step Id N / Step N)
+};
+
+// Per-rank file names, as the profilers write them.
+inline constexpr const char* kCommunicationJson = "communication.json";
+inline constexpr const char* kMatrixJson = "communication_matrix.json";
+inline constexpr const char* kStepTraceCsv = "step_trace_time.csv";
+inline constexpr const char* kKernelDetailsCsv = "kernel_details.csv";
+inline constexpr const char* kOpStatisticCsv = "op_statistic.csv";
+inline constexpr const char* kMetadataJson = "profiler_metadata.json";
+
+// Reads what `opts` asks for from entry.output_dir (metadata from entry.path). Never throws for
+// bad input: problems land in RankData::diagnostics and entry.problems, status is set.
+RankData parse_rank(const RankEntry& entry, const ParseOptions& opts);
+
+}  // namespace cs::cluster

@@ -1,0 +1,366 @@
+#include "readers/communication.h"
+
+#include <cctype>
+
+#include "io/json_input.h"
+
+namespace cs::io {
+
+const std::array<std::string_view, kTimeFieldCount> kTimeFieldNames = {
+    "Start Timestamp(us)", "Elapse Time(ms)",           "Transit Time(ms)",
+    "Wait Time(ms)",       "Synchronization Time(ms)",  "Idle Time(ms)",
+    "Wait Time Ratio",     "Synchronization Time Ratio"};
+
+std::string_view CommOp::group() const {
+  size_t at = name.rfind('@');
+  return at == std::string::npos ? std::string_view() : std::string_view(name).substr(at + 1);
+}
+
+std::string_view CommOp::op_name() const {
+  size_t at = name.rfind('@');
+  return at == std::string::npos ? std::string_view(name) : std::string_view(name).substr(0, at);
+}
+
+bool is_p2p_op_name(std::string_view op_name) {
+  auto starts_ci = [&](std::string_view prefix) {
+    if (op_name.size() < prefix.size()) return false;
+    for (size_t i = 0; i < prefix.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(op_name[i])) != prefix[i]) return false;
+    }
+    return true;
+  };
+  return starts_ci("hcom_send") || starts_ci("hcom_receive") || starts_ci("hcom_batchsendrecv");
+}
+
+namespace {
+
+using simdjson::error_code;
+using simdjson::SUCCESS;
+namespace od = simdjson::ondemand;
+
+constexpr std::string_view kTimeInfoKey = "Communication Time Info";
+constexpr std::string_view kBandwidthInfoKey = "Communication Bandwidth Info";
+constexpr std::string_view kSizeDistributionKey = "Size Distribution";
+
+// TransportField's keys, then the size distribution's.
+constexpr int kTrSizeDist = kTransportFieldCount;
+constexpr std::array<std::string_view, kTransportFieldCount + 1> kTransportKeys = {
+    "Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet Ratio",
+    kSizeDistributionKey};
+
+// Walks one communication.json document into a CommunicationFile.
+class CommWalker {
+ public:
+  CommWalker(JsonContext& ctx, CommunicationFile& out) : ctx_(ctx), out_(out) {}
+
+  error_code root(od::document& doc) {
+    od::object steps;
+    error_code e = doc.get_object().get(steps);
+    if (e) {
+      if (e == simdjson::INCORRECT_TYPE) {
+        ctx_.reported = true;
+        ctx_.error_at_offset(0, "the top level is not a JSON object",
+                             "communication.json holds {\"step\": {\"collective\": {...}}}; "
+                             "check that this is the right file");
+      }
+      return e;
+    }
+    for (auto fr : steps) {
+      od::field f;
+      if ((e = std::move(fr).get(f))) return e;
+      std::string_view key;
+      if ((e = key_text(f, key))) return e;
+      CommStep& st = out_.steps.emplace_back();
+      st.step.assign(key);
+      od::value v = f.value();
+      if ((e = step(v, st))) return e;
+      if (skip_step_) {
+        out_.steps.pop_back();
+        skip_step_ = false;
+      }
+    }
+    return SUCCESS;
+  }
+
+ private:
+  error_code step(od::value& v, CommStep& st) {
+    step_ = &st;
+    od::object obj;
+    error_code e = get_object_or_warn(
+        v, obj, ctx_, [&] { return "step '" + st.step + "'"; }, "");
+    if (e == simdjson::INCORRECT_TYPE) {
+      skip_step_ = true;
+      return SUCCESS;
+    }
+    if (e) return e;
+    for (auto fr : obj) {
+      od::field f;
+      if ((e = std::move(fr).get(f))) return e;
+      std::string_view k = raw_key(f);
+      std::vector<CommOp>* ops = nullptr;
+      if (k == "collective") {
+        ops = &st.collective;
+      } else if (k == "p2p") {
+        ops = &st.p2p;
+      } else {
+        continue;  // unknown keys are ignored
+      }
+      od::value ov = f.value();
+      od::object ops_obj;
+      e = get_object_or_warn(
+          ov, ops_obj, ctx_, [&] { return "step '" + st.step + "'"; }, k);
+      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e) return e;
+      if ((e = op_list(ops_obj, *ops, ops == &st.p2p ? p2p_hint_ : collective_hint_))) return e;
+    }
+    return SUCCESS;
+  }
+
+  // `hint`: the most ops seen in this section of a step so far (updated).
+  error_code op_list(od::object& obj, std::vector<CommOp>& ops, size_t& hint) {
+    error_code e;
+    for (auto fr : obj) {
+      od::field f;
+      if ((e = std::move(fr).get(f))) return e;
+      std::string_view key;
+      if ((e = key_text(f, key))) return e;
+      // Producers write about as many ops in every step: reserving the largest count seen avoids
+      // the vector's regrowth (and the page faults of its copies).
+      if (ops.empty() && hint > 0) ops.reserve(hint);
+      CommOp& op = ops.emplace_back();
+      op.name.assign(key);
+      od::value v = f.value();
+      op_ = &op;
+      e = one_op(v, op);
+      if (e) {
+        ctx_.where = where();
+        ops.pop_back();  // a damaged op is not kept half-read
+        op_ = nullptr;
+        return e;
+      }
+      if (skip_op_) {
+        ops.pop_back();
+        skip_op_ = false;
+      } else {
+        ctx_.got_data = true;
+      }
+      op_ = nullptr;
+    }
+    if (ops.size() > hint) hint = ops.size();
+    // The first step grows its list by doubling; every rank's data is held until the end of the
+    // run, so give the unused half back (later steps reserve the right size from `hint`).
+    if (ops.capacity() > ops.size() + ops.size() / 8) ops.shrink_to_fit();
+    return SUCCESS;
+  }
+
+  std::string where() const {
+    std::string s;
+    if (op_) s = "op '" + op_->name + "'";
+    if (step_) s += (s.empty() ? "step '" : " of step '") + step_->step + "'";
+    return s;
+  }
+
+  error_code one_op(od::value& v, CommOp& op) {
+    od::object obj;
+    error_code e = get_object_or_warn(
+        v, obj, ctx_, [&] { return where(); }, "");
+    if (e == simdjson::INCORRECT_TYPE) {
+      skip_op_ = true;
+      return SUCCESS;
+    }
+    if (e) return e;
+    for (auto fr : obj) {
+      od::field f;
+      if ((e = std::move(fr).get(f))) return e;
+      std::string_view k = raw_key(f);
+      od::value fv = f.value();
+      if (k == kTimeInfoKey) {
+        od::object t;
+        e = get_object_or_warn(
+            fv, t, ctx_, [&] { return where(); }, k);
+        if (e == simdjson::INCORRECT_TYPE) continue;
+        if (e) return e;
+        op.has_time_info = true;
+        if ((e = time_info(t, op.time))) return e;
+      } else if (k == kBandwidthInfoKey) {
+        od::object b;
+        e = get_object_or_warn(
+            fv, b, ctx_, [&] { return where(); }, k);
+        if (e == simdjson::INCORRECT_TYPE) continue;
+        if (e) return e;
+        op.has_bandwidth_info = true;
+        if ((e = bandwidth_info(b, op))) return e;
+      }
+    }
+    return SUCCESS;
+  }
+
+  error_code time_info(od::object& obj, CommTimeInfo& t) {
+    error_code e;
+    int expected = 0;
+    for (auto fr : obj) {
+      od::field f;
+      if ((e = std::move(fr).get(f))) return e;
+      std::string_view k;
+      int idx = match_key(f, kTimeFieldNames, expected, k);
+      if (idx < 0) continue;
+      expected = idx + 1;
+      od::value v = f.value();
+      Num n;
+      if (read_num_or_warn(
+              v, n, ctx_, [&] { return where(); }, k)) {
+        t.set(static_cast<TimeField>(idx), n);
+      }
+    }
+    return SUCCESS;
+  }
+
+  error_code bandwidth_info(od::object& obj, CommOp& op) {
+    error_code e;
+    op.transports.reserve(5);  // RDMA, HCCS, PCIE, SDMA, SIO: what producers write
+    for (auto fr : obj) {
+      od::field f;
+      if ((e = std::move(fr).get(f))) return e;
+      std::string_view name;
+      if ((e = key_text(f, name))) return e;
+      od::value v = f.value();
+      od::object tobj;
+      e = get_object_or_warn(
+          v, tobj, ctx_, [&] { return where(); }, name);
+      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e) return e;
+      TransportName tn;
+      if (!TransportName::make(name, tn)) {
+        ctx_.warn_at(v.raw_json_token().data(),
+                     where() + ": transport \"" + std::string(name) + "\" is one name too many (" +
+                         std::to_string(kMaxTransportNames) + " distinct names)",
+                     "the transport was skipped; the file likely writes data as transport names");
+        continue;
+      }
+      TransportInfo& tr = op.transports.emplace_back();
+      tr.name = tn;
+      if ((e = transport(tobj, tr, op))) return e;
+    }
+    return SUCCESS;
+  }
+
+  error_code transport(od::object& obj, TransportInfo& tr, CommOp& op) {
+    error_code e;
+    int expected = 0;
+    auto where_tr = [&] { return where() + ", transport " + std::string(tr.name.view()); };
+    for (auto fr : obj) {
+      od::field f;
+      if ((e = std::move(fr).get(f))) return e;
+      std::string_view k;
+      int idx = match_key(f, kTransportKeys, expected, k);
+      if (idx < 0) continue;
+      expected = idx + 1;
+      od::value v = f.value();
+      if (idx == kTrSizeDist) {
+        od::object d;
+        e = get_object_or_warn(v, d, ctx_, where_tr, k);
+        if (e == simdjson::INCORRECT_TYPE) continue;
+        if (e) return e;
+        tr.has_size_distribution = true;
+        if ((e = size_distribution(d, tr, op))) return e;
+        continue;
+      }
+      Num n;
+      if (read_num_or_warn(v, n, ctx_, where_tr, k)) tr.set(idx, n);  // idx is a TransportField
+    }
+    return SUCCESS;
+  }
+
+  error_code size_distribution(od::object& obj, const TransportInfo& tr, CommOp& op) {
+    error_code e;
+    for (auto fr : obj) {
+      od::field f;
+      if ((e = std::move(fr).get(f))) return e;
+      std::string_view key;
+      if ((e = key_text(f, key))) return e;
+      od::value v = f.value();
+      auto where_sd = [&] {
+        return where() + ", transport " + std::string(tr.name.view()) + ", Size Distribution";
+      };
+      od::array arr;
+      e = get_array_or_warn(v, arr, ctx_, where_sd, key);
+      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e) return e;
+      SizeBucket b;
+      int i = 0;
+      bool ok = true;
+      const char* at = v.raw_json_token().data();
+      for (auto er : arr) {
+        od::value ev;
+        if ((e = std::move(er).get(ev))) return e;
+        if (i < 2) {
+          Num n;
+          if (read_num_or_warn(ev, n, ctx_, where_sd, key)) {
+            (i == 0 ? b.count : b.duration_ms) = n;
+          } else {
+            ok = false;
+          }
+        }
+        ++i;
+      }
+      if (i != 2) {
+        ctx_.warn_at(at,
+                     where_sd() + ": \"" + std::string(key) + "\" has " + std::to_string(i) +
+                         " values, expected [count, duration]",
+                     i < 2 ? "the entry was skipped" : "the extra values were ignored");
+        if (i < 2) ok = false;
+      }
+      if (!ok) continue;
+      b.size_key.assign(key);
+      if (!op.add_bucket(std::move(b))) {
+        ctx_.warn_at(
+            at,
+            where_sd() + ": more than " + std::to_string(TransportInfo::kMaxBuckets) + " entries",
+            "the entries after that were skipped");
+        break;
+      }
+    }
+    return SUCCESS;
+  }
+
+  JsonContext& ctx_;
+  CommunicationFile& out_;
+  const CommStep* step_ = nullptr;
+  const CommOp* op_ = nullptr;
+  bool skip_op_ = false;
+  bool skip_step_ = false;
+  size_t collective_hint_ = 0, p2p_hint_ = 0;  // most ops seen in one step's section
+};
+
+bool parse_padded(simdjson::padded_string_view text, const std::string& source,
+                  CommunicationFile& out, Diagnostics& diag) {
+  out.steps.clear();
+  bool got = false;
+  JsonWalkStatus st = walk_json_document(
+      text, source, diag, /*keep_depth=*/3,
+      [&out](simdjson::ondemand::document& doc, JsonContext& ctx) {
+        // A repaired (truncated) text is walked from scratch.
+        out.steps.clear();
+        CommWalker w(ctx, out);
+        return w.root(doc);
+      },
+      &got);
+  return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
+}
+
+}  // namespace
+
+bool read_communication_json(const std::string& path, CommunicationFile& out, Diagnostics& diag) {
+  out.steps.clear();
+  JsonFileBuffer& buf = thread_json_buffer();
+  if (!load_json_file(path, buf, diag)) return false;
+  return parse_padded(buf.view(), path, out, diag);
+}
+
+bool parse_communication_json(std::string_view json, const std::string& source,
+                              CommunicationFile& out, Diagnostics& diag) {
+  simdjson::padded_string text = to_padded(json);
+  return parse_padded(text, source, out, diag);
+}
+
+}  // namespace cs::io

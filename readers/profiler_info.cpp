@@ -1,0 +1,297 @@
+#include "readers/profiler_info.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "io/json_input.h"
+
+namespace cs::io {
+
+std::optional<int64_t> ProfilerMetadata::arg(std::string_view key) const {
+  auto it = distributed_args.find(std::string(key));
+  if (it == distributed_args.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<int> rank_from_profiler_info_name(std::string_view filename) {
+  size_t slash = filename.rfind('/');
+  if (slash != std::string_view::npos) filename.remove_prefix(slash + 1);
+  constexpr std::string_view kPrefix = "profiler_info_";
+  constexpr std::string_view kSuffix = ".json";
+  if (!filename.starts_with(kPrefix) || !filename.ends_with(kSuffix)) return std::nullopt;
+  std::string_view digits =
+      filename.substr(kPrefix.size(), filename.size() - kPrefix.size() - kSuffix.size());
+  if (digits.empty()) return std::nullopt;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  int n = 0;
+  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (r.ec != std::errc() || r.ptr != digits.data() + digits.size()) return std::nullopt;
+  return n;
+}
+
+uint64_t group_double_hash(std::string_view group_id) {
+  // msprof-analyze hashes ord(c) over a Python str: decode UTF-8 to code points (a stray byte that
+  // starts no valid sequence counts as itself).
+  uint32_t h0 = 0;
+  uint32_t h1 = 0;
+  for (size_t i = 0; i < group_id.size();) {
+    const auto c = static_cast<unsigned char>(group_id[i]);
+    uint32_t cp = c;
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    bool valid = len > 1 && i + len <= group_id.size();
+    for (size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(group_id[i + k]) & 0xC0) == 0x80;
+    if (valid) {
+      cp = c & (0xFFu >> (len + 1));
+      for (size_t k = 1; k < len; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(group_id[i + k]) & 0x3Fu);
+    } else {
+      len = 1;
+    }
+    i += len;
+    h0 = h0 * 29u + cp;
+    h1 = h1 * 131u + cp;
+  }
+  return (static_cast<uint64_t>(h0) << 32) | h1;
+}
+
+std::string group_double_hash_str(std::string_view group_id) {
+  return std::to_string(group_double_hash(group_id));
+}
+
+namespace {
+
+using simdjson::error_code;
+using simdjson::SUCCESS;
+namespace od = simdjson::ondemand;
+
+// An integer value (a float with an integral value is accepted too: 2.0 -> 2).
+// Adds a warning and returns false for anything else.
+bool read_int_or_warn(od::value& v, int64_t& out, JsonContext& ctx, const std::string& where,
+                      std::string_view key) {
+  Num n;
+  NumRead r = read_num(v, n);
+  if (r != NumRead::kOk) {
+    warn_bad_number(v, r, ctx, where, key);
+    return false;
+  }
+  if (!n.is_int && (n.v != std::floor(n.v) || std::fabs(n.v) > 9.0e18)) {
+    ctx.warn_at(
+        v.raw_json_token().data(),
+        where + ": \"" + std::string(key) + "\" is " + describe_token(v) + ", expected an integer",
+        "the value was treated as missing");
+    return false;
+  }
+  out = static_cast<int64_t>(n.v);
+  return true;
+}
+
+error_code root_object(od::document& doc, od::object& obj, JsonContext& ctx,
+                       std::string_view what) {
+  error_code e = doc.get_object().get(obj);
+  if (e == simdjson::INCORRECT_TYPE) {
+    ctx.reported = true;
+    ctx.error_at_offset(0, "the top level is not a JSON object",
+                        "a " + std::string(what) + " holds one object; check the file");
+  }
+  return e;
+}
+
+error_code walk_info(od::document& doc, JsonContext& ctx, ProfilerInfo& out) {
+  od::object obj;
+  error_code e = root_object(doc, obj, ctx, "profiler_info file");
+  if (e) return e;
+  ctx.got_data = true;
+  for (auto fr : obj) {
+    od::field f;
+    if ((e = std::move(fr).get(f))) return e;
+    std::string_view k = raw_key(f);
+    od::value v = f.value();
+    if (k == "rank_id") {
+      int64_t r = -1;
+      if (read_int_or_warn(v, r, ctx, "the top level", k)) out.rank_id = static_cast<int>(r);
+    } else if (k == "torch_npu_version") {
+      out.framework = "torch_npu";
+    } else if (k == "ms_version" || k == "mindspore_version") {
+      out.framework = "mindspore";
+    }
+  }
+  return SUCCESS;
+}
+
+error_code walk_group(od::object& obj, ParallelGroup& g, JsonContext& ctx) {
+  error_code e;
+  auto where = [&] { return "group '" + g.group_id + "'"; };
+  for (auto fr : obj) {
+    od::field f;
+    if ((e = std::move(fr).get(f))) return e;
+    std::string_view k = raw_key(f);
+    od::value v = f.value();
+    if (k == "group_name") {
+      std::string_view s;
+      e = v.get_string().get(s);
+      if (e == simdjson::INCORRECT_TYPE) {
+        ctx.warn_at(v.raw_json_token().data(),
+                    where() + ": \"group_name\" is " + describe_token(v) + ", expected a string",
+                    "the value was treated as missing");
+        continue;
+      }
+      if (e) return e;
+      g.group_name.assign(s);
+    } else if (k == "group_rank") {
+      int64_t r = -1;
+      if (read_int_or_warn(v, r, ctx, where(), k)) g.group_rank = static_cast<int>(r);
+    } else if (k == "global_ranks") {
+      od::array arr;
+      e = get_array_or_warn(v, arr, ctx, where, k);
+      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e) return e;
+      for (auto er : arr) {
+        od::value ev;
+        if ((e = std::move(er).get(ev))) return e;
+        int64_t r = -1;
+        if (read_int_or_warn(ev, r, ctx, where(), "global_ranks")) {
+          g.global_ranks.push_back(static_cast<int>(r));
+        }
+      }
+    }
+  }
+  return SUCCESS;
+}
+
+error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& out) {
+  od::object obj;
+  error_code e = root_object(doc, obj, ctx, "profiler_metadata.json");
+  if (e) return e;
+  ctx.got_data = true;
+  for (auto fr : obj) {
+    od::field f;
+    if ((e = std::move(fr).get(f))) return e;
+    std::string_view k = raw_key(f);
+    od::value v = f.value();
+    if (k == "distributed_args") {
+      od::object args;
+      e = get_object_or_warn(
+          v, args, ctx, [] { return std::string("the top level"); }, k);
+      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e) return e;
+      out.has_distributed_args = true;
+      for (auto ar : args) {
+        od::field af;
+        if ((e = std::move(ar).get(af))) return e;
+        std::string_view name;
+        if ((e = af.unescaped_key().get(name))) return e;
+        od::value av = af.value();
+        // Only integer entries are kept; flags and strings (sequence_parallel: true, ...) are not
+        // used and pass silently.
+        Num n;
+        if (read_num(av, n) == NumRead::kOk && n.is_int) {
+          out.distributed_args[std::string(name)] = static_cast<int64_t>(n.v);
+        }
+      }
+    } else if (k == "parallel_group_info") {
+      od::object groups;
+      e = get_object_or_warn(
+          v, groups, ctx, [] { return std::string("the top level"); }, k);
+      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e) return e;
+      for (auto gr : groups) {
+        od::field gf;
+        if ((e = std::move(gr).get(gf))) return e;
+        std::string_view id;
+        if ((e = gf.unescaped_key().get(id))) return e;
+        od::value gv = gf.value();
+        od::object gobj;
+        e = get_object_or_warn(
+            gv, gobj, ctx, [] { return std::string("parallel_group_info"); }, id);
+        if (e == simdjson::INCORRECT_TYPE) continue;
+        if (e) return e;
+        ParallelGroup& g = out.parallel_groups.emplace_back();
+        g.group_id.assign(id);
+        if ((e = walk_group(gobj, g, ctx))) {
+          ctx.where = "group '" + g.group_id + "'";
+          out.parallel_groups.pop_back();
+          return e;
+        }
+      }
+    }
+  }
+  return SUCCESS;
+}
+
+bool metadata_padded(simdjson::padded_string_view text, const std::string& source,
+                     ProfilerMetadata& out, Diagnostics& diag) {
+  out = ProfilerMetadata{};
+  bool got = false;
+  JsonWalkStatus st = walk_json_document(
+      text, source, diag, /*keep_depth=*/2,
+      [&out](od::document& doc, JsonContext& ctx) {
+        out = ProfilerMetadata{};
+        return walk_metadata(doc, ctx, out);
+      },
+      &got);
+  return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
+}
+
+}  // namespace
+
+namespace {
+
+// Parses profiler_info text; `source` is the file's path (its name gives the rank).
+bool info_padded(simdjson::padded_string_view text, const std::string& source, ProfilerInfo& out,
+                 Diagnostics& diag) {
+  out = ProfilerInfo{};
+  bool got = false;
+  JsonWalkStatus st = walk_json_document(
+      text, source, diag, /*keep_depth=*/1,
+      [&out](od::document& doc, JsonContext& ctx) {
+        out = ProfilerInfo{};
+        return walk_info(doc, ctx, out);
+      },
+      &got);
+  // The file name's N is authoritative; the rank_id inside should agree.
+  std::optional<int> from_name = rank_from_profiler_info_name(source);
+  if (from_name) {
+    if (out.rank_id >= 0 && out.rank_id != *from_name) {
+      diag.warn(source, 0,
+                "rank_id " + std::to_string(out.rank_id) + " inside the file disagrees with rank " +
+                    std::to_string(*from_name) + " in its name",
+                "the rank in the file name is used");
+    }
+    out.rank_id = *from_name;
+    return true;  // the name alone identifies the rank
+  }
+  return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
+}
+
+}  // namespace
+
+bool read_profiler_info(const std::string& path, ProfilerInfo& out, Diagnostics& diag) {
+  out = ProfilerInfo{};
+  simdjson::padded_string text;
+  if (!load_json_file(path, text, diag)) return false;
+  return info_padded(text, path, out, diag);
+}
+
+bool parse_profiler_info(std::string_view json, const std::string& source, ProfilerInfo& out,
+                         Diagnostics& diag) {
+  simdjson::padded_string text = to_padded(json);
+  return info_padded(text, source, out, diag);
+}
+
+bool read_profiler_metadata(const std::string& path, ProfilerMetadata& out, Diagnostics& diag) {
+  out = ProfilerMetadata{};
+  simdjson::padded_string text;
+  if (!load_json_file(path, text, diag)) return false;
+  return metadata_padded(text, path, out, diag);
+}
+
+bool parse_profiler_metadata(std::string_view json, const std::string& source,
+                             ProfilerMetadata& out, Diagnostics& diag) {
+  simdjson::padded_string text = to_padded(json);
+  return metadata_padded(text, source, out, diag);
+}
+
+}  // namespace cs::io

@@ -1,0 +1,21 @@
+#include "runtime/cpu_cores.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace cs::cluster {
+
+int usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+int node_threads(int per_process, int processes) {
+  return std::max(1, std::min(usable_cores(), per_process * processes));
+}
+
+}  // namespace cs::cluster

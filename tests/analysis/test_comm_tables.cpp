@@ -1,0 +1,158 @@
+#include "analysis/comm_tables.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "generator/generator.h"
+#include "load/discovery.h"
+#include "load/rank_parser.h"
+#include "msprof/cluster_communication.h"
+#include "msprof/cluster_matrix.h"
+#include "msprof/msprof_golden.h"
+
+namespace cs::cluster {
+namespace {
+
+TEST(CommTables, NaturalOrder) {
+  EXPECT_TRUE(natural_less("step2", "step10"));
+  EXPECT_FALSE(natural_less("step10", "step2"));
+  EXPECT_TRUE(natural_less("a", "b"));
+  EXPECT_TRUE(natural_less("", "a"));
+  EXPECT_FALSE(natural_less("x1", "x1"));
+}
+
+// The values of a string column, plain or dictionary-encoded.
+std::vector<std::string> texts(const io::Column* c) {
+  std::vector<std::string> out;
+  for (size_t i = 0; c && i < c->size(); ++i) out.emplace_back(c->str(i));
+  return out;
+}
+
+TEST(CommTables, OpsTableRowsAndValues) {
+  const auto ranks = test::load_case("set_order");
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const io::Table t = communication_ops_table(ranks, groups);
+  t.validate();
+  // Every op report of every rank, once.
+  size_t reports = 0;
+  for (const auto& rd : ranks)
+    for (const auto& st : rd.communication.steps) reports += st.collective.size() + st.p2p.size();
+  ASSERT_EQ(t.rows(), reports);
+  const auto step = texts(t.find("step"));
+  EXPECT_EQ(step.front(), "step3");  // natural order: step3 before step10
+  EXPECT_EQ(step.back(), "step10");
+  const auto& rank = t.find("rank")->ints;
+  const auto group = texts(t.find("group"));
+  const auto op = texts(t.find("op"));
+  for (size_t i = 1; i < t.rows(); ++i) {
+    if (step[i] == step[i - 1] && group[i] == group[i - 1] && op[i] == op[i - 1]) {
+      EXPECT_LT(rank[i - 1], rank[i]);
+    }
+  }
+  EXPECT_EQ(t.find("elapse_ms")->unit, "ms");
+  for (double v : t.find("wait_ratio")->doubles) EXPECT_TRUE(v >= 0 && v <= 1);
+  const auto tuples = texts(t.find("group_ranks"));
+  EXPECT_NE(std::find(tuples.begin(), tuples.end(), "(15, 7)"), tuples.end());
+}
+
+TEST(CommTables, BandwidthTableEqualsTotals) {
+  const auto ranks = test::load_case("tp2pp2");
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const io::Table t = communication_bandwidth_table(ranks, groups);
+  t.validate();
+  ASSERT_GT(t.rows(), 0u);
+  const auto& size = t.find("size_mb")->doubles;
+  const auto& time = t.find("time_ms")->doubles;
+  const auto& bw = t.find("bandwidth_gbps")->doubles;
+  for (size_t i = 0; i < t.rows(); ++i)
+    EXPECT_DOUBLE_EQ(bw[i], time[i] < 1e-15 ? 0.0 : size[i] / time[i]);
+  // Sum of HCCS sizes of rank 0, step1, its tp group, computed straight from the inputs.
+  double want = 0;
+  const auto& st = ranks[0].communication.steps[0];
+  std::string tp_group;
+  for (const auto& op : st.collective) {
+    if (op.name == "Total Op Info") continue;
+    tp_group = std::string(py_group_of(op.name));
+    for (const auto& tr : op.transports)
+      if (tr.name == "HCCS") want += tr.get(io::kTrSizeMb);
+  }
+  bool found = false;
+  const auto steps = texts(t.find("step")), groups_col = texts(t.find("group")),
+             transports = texts(t.find("transport"));
+  for (size_t i = 0; i < t.rows(); ++i)
+    if (steps[i] == "step1" && t.find("rank")->ints[i] == 0 && groups_col[i] == tp_group &&
+        transports[i] == "HCCS") {
+      EXPECT_DOUBLE_EQ(size[i], want);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(CommTables, MatrixAndStepTraceTables) {
+  const auto ranks = test::load_case("tp2pp2");
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const auto links = merge_matrix_links(ranks, groups, diag);
+  const io::Table m = communication_matrix_table(links);
+  m.validate();
+  EXPECT_EQ(m.rows(), links.size());
+  EXPECT_EQ(m.find("bandwidth_gbps")->unit, "GB/s");
+  const io::Table s = step_trace_table(ranks);
+  s.validate();
+  EXPECT_EQ(s.rows(), 8u);  // 4 ranks x 2 steps
+  EXPECT_EQ(texts(s.find("step"))[0], "1");
+  EXPECT_EQ(s.find("rank")->ints[1], 1);  // sorted by step, then rank
+  for (double v : s.find("preparing_us")->doubles) EXPECT_FALSE(std::isnan(v));
+  const io::Table s2 = step_trace_table(test::load_case("set_order"));  // no Preparing column
+  for (double v : s2.find("preparing_us")->doubles) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
+  // A generated 32-rank job: ~10k links, above the size where the table is built on two threads.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(CS_BUILD_DIR) / "comm_tables_test";
+  fs::remove_all(dir);
+  generator::GeneratorOptions o;
+  o.ranks = 32;
+  o.tp = 8;
+  o.pp = 2;
+  o.steps = 2;
+  o.trace_view = 0;
+  io::Diagnostics diag;
+  ASSERT_TRUE(generator::generate_cluster(dir.string(), o, diag));
+  std::vector<RankData> ranks;
+  for (const auto& e : discover_ranks(dir.string()).ranks)
+    ranks.push_back(parse_rank(e, ParseOptions{}));
+  fs::remove_all(dir);
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const auto links = merge_matrix_links(ranks, groups, diag);
+  ASSERT_GE(links.size(), 4096u);
+  const io::Table one = communication_matrix_table(links, 1);
+  const io::Table two = communication_matrix_table(links, 2);
+  two.validate();
+  ASSERT_EQ(one.rows(), two.rows());
+  ASSERT_EQ(one.columns.size(), two.columns.size());
+  for (size_t c = 0; c < one.columns.size(); ++c) {
+    const io::Column& a = one.columns[c];
+    const io::Column& b = two.columns[c];
+    EXPECT_EQ(a.name, b.name);
+    for (size_t i = 0; i < one.rows(); ++i) {
+      if (!a.ints.empty()) {
+        ASSERT_EQ(a.ints[i], b.ints[i]) << a.name << " row " << i;
+      }
+      if (!a.doubles.empty()) {
+        ASSERT_EQ(a.doubles[i], b.doubles[i]) << a.name << " row " << i;
+      }
+      if (a.encoded || !a.strings.empty()) {
+        ASSERT_EQ(a.str(i), b.str(i)) << a.name << " row " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cs::cluster

@@ -1,0 +1,155 @@
+// Slow-link detection from link observations (global ranks, transit size and time).
+
+#include "analysis/slow_link.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/link_observations.h"
+
+#include <random>
+#include <set>
+
+namespace cs::cluster {
+namespace {
+
+// A ring allreduce per step in each of `groups` groups of 8 ranks (HCCS inside a node) and a DP
+// ring across nodes (RDMA). `slow` maps (src, dst) to a bandwidth factor (0.3 = 30% speed).
+std::vector<LinkObservation> ring_cluster(int groups, int steps,
+                                          const std::map<std::pair<int, int>, double>& slow,
+                                          uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> jitter(0.97, 1.03);
+  std::vector<LinkObservation> obs;
+  // Observations hold views: the names live as long as the test program.
+  static std::set<std::string> names;
+  auto name = [](std::string s) { return std::string_view(*names.insert(std::move(s)).first); };
+  auto add = [&](const std::string& key, int a, int b, const char* tr, double mb, double gbps) {
+    auto it = slow.find({a, b});
+    const double bw = gbps * jitter(rng) * (it == slow.end() ? 1.0 : it->second);
+    obs.push_back({name(key), a, b, tr, mb, mb / bw});
+  };
+  for (int s = 1; s <= steps; ++s) {
+    for (int g = 0; g < groups; ++g)
+      for (int i = 0; i < 8; ++i) {
+        add("allreduce-total@tp" + std::to_string(g), g * 8 + i, g * 8 + (i + 1) % 8, "HCCS", 64,
+            16.6);
+        add("allreduce-top1@tp" + std::to_string(g), g * 8 + i, g * 8 + (i + 1) % 8, "HCCS", 8,
+            17);  // a derived key: must be ignored
+        add("allreduce-total@tp" + std::to_string(g), g * 8 + i, g * 8 + i, "LOCAL", 64, 60);
+      }
+    for (int i = 0; i < 8; ++i)
+      for (int g = 0; g < groups; ++g)
+        add("allreduce-total@dp" + std::to_string(i), g * 8 + i, ((g + 1) % groups) * 8 + i, "RDMA",
+            32, 11.4);
+  }
+  return obs;
+}
+
+TEST(SlowLink, Helpers) {
+  EXPECT_EQ(nominal_gbps("HCCS", false), 18);
+  EXPECT_EQ(nominal_gbps("HCCS", true), 28);
+  EXPECT_EQ(nominal_gbps("RDMA", false), 12.5);
+  EXPECT_EQ(nominal_gbps("RDMA", true), 25);
+  EXPECT_EQ(nominal_gbps("PCIE", true), 20);
+  EXPECT_EQ(nominal_gbps("SIO", true), 0);
+  EXPECT_TRUE(is_derived_matrix_key("allreduce-top1@123"));
+  EXPECT_TRUE(is_derived_matrix_key("allgather-bottom3@123"));
+  EXPECT_TRUE(is_derived_matrix_key("Total Op Info@123"));
+  EXPECT_FALSE(is_derived_matrix_key("allreduce-total@123"));
+  EXPECT_FALSE(is_derived_matrix_key("hcom_send__1_0_1@5"));
+}
+
+TEST(SlowLink, CleanClusterHasNone) {
+  for (uint64_t seed = 1; seed <= 5; ++seed)
+    EXPECT_TRUE(find_slow_links(ring_cluster(4, 4, {}, seed)).empty()) << seed;
+}
+
+TEST(SlowLink, FindsHccsLinkAt30And70Percent) {
+  for (double f : {0.3, 0.7}) {
+    auto found = find_slow_links(ring_cluster(4, 4, {{{10, 11}, f}}));
+    ASSERT_EQ(found.size(), 1u) << f;
+    EXPECT_EQ(found[0].src_rank, 10);
+    EXPECT_EQ(found[0].dst_rank, 11);
+    EXPECT_EQ(found[0].transport, "HCCS");
+    EXPECT_NEAR(found[0].ratio, f, 0.03);
+    EXPECT_NEAR(found[0].expected_gbps, 16.6, 0.3);
+    EXPECT_NEAR(found[0].bandwidth_gbps, 16.6 * f, 0.5);
+    EXPECT_EQ(found[0].nominal_gbps, 18);
+    EXPECT_NE(found[0].evidence.find("HCCS link 10->11"), std::string::npos);
+    EXPECT_NE(found[0].evidence.find("nominal 18 GB/s"), std::string::npos) << found[0].evidence;
+  }
+}
+
+TEST(SlowLink, FindsRdmaLinkAndOrdersBySlowest) {
+  auto found = find_slow_links(ring_cluster(4, 3, {{{3, 11}, 0.7}, {{0, 1}, 0.3}}));
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].src_rank, 0);
+  EXPECT_EQ(found[0].transport, "HCCS");
+  EXPECT_EQ(found[1].src_rank, 3);
+  EXPECT_EQ(found[1].dst_rank, 11);
+  EXPECT_EQ(found[1].transport, "RDMA");
+  auto t = slow_links_table(found);
+  t.validate();
+  EXPECT_EQ(t.name, "slow_links");
+  EXPECT_EQ(t.rows(), 2u);
+  EXPECT_EQ(t.find("src_rank")->ints[1], 3);
+  EXPECT_NEAR(t.find("ratio")->doubles[0], 0.3, 0.02);
+}
+
+// A link carrying small packets is slow by nature: it is compared with other small transfers.
+TEST(SlowLink, SizeClassesKeepSmallTransfersApart) {
+  auto obs = ring_cluster(2, 2, {});
+  for (int i = 0; i < 8; ++i) obs.push_back({"send-total@pp", i, i + 8, "HCCS", 0.01, 0.01 / 2.0});
+  EXPECT_TRUE(find_slow_links(obs).empty());
+}
+
+TEST(SlowLink, IgnoresBadObservations) {
+  std::vector<LinkObservation> obs = {
+      {"allreduce-total@g", 0, 1, "HCCS", 0, 0},
+      {"allreduce-total@g", 0, 1, "HCCS", 10, -1},
+      {"allreduce-total@g", 1, 1, "HCCS", 10, 100},
+  };
+  EXPECT_TRUE(find_slow_links(obs).empty());
+  EXPECT_TRUE(find_slow_links({}).empty());
+}
+
+// The adapter leaves out what find_slow_links() ignores (derived keys, LOCAL and self links) and
+// keeps the rest in link order.
+TEST(SlowLink, ObservationsLeaveOutIgnoredLinks) {
+  GlobalLinks links;
+  GlobalLinks::Chunk chunk;
+  auto op = [&](const char* key) {
+    chunk.ops.push_back({"step1", key, "1", &chunk.names});
+    return &chunk.ops.back();
+  };
+  const GlobalLinkOp* total = op("allreduce-total@1");
+  const GlobalLinkOp* top = op("allreduce-top1@1");
+  const GlobalLinkOp* info = op("Total Op Info@1");
+  auto link = [&](const GlobalLinkOp* o, int src, int dst, const char* tr) {
+    GlobalLink l;
+    l.op = o;
+    l.src_rank = src;
+    l.dst_rank = dst;
+    l.transport = io::TransportName(tr);
+    l.size_mb = 8;
+    l.time_ms = 1;
+    chunk.links.push_back(l);
+  };
+  link(total, 0, 1, "HCCS");
+  link(total, 1, 1, "HCCS");  // self
+  link(total, 1, 0, "LOCAL");
+  link(total, 1, 2, "RDMA");
+  link(top, 0, 1, "HCCS");
+  link(info, 0, 1, "HCCS");
+  links.append(std::move(chunk));
+  const auto obs = link_observations(links);
+  ASSERT_EQ(obs.size(), 2u);
+  EXPECT_EQ(obs[0].op_key, "allreduce-total@1");
+  EXPECT_EQ(obs[0].transport, "HCCS");
+  EXPECT_EQ(obs[1].src_rank, 1);
+  EXPECT_EQ(obs[1].dst_rank, 2);
+  EXPECT_EQ(obs[1].transport, "RDMA");
+}
+
+}  // namespace
+}  // namespace cs::cluster

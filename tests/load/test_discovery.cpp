@@ -1,0 +1,272 @@
+// Rank discovery on small trees built in a temp dir, and on a generated cluster.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "generator/generator.h"
+#include "load/discovery.h"
+
+namespace fs = std::filesystem;
+using cs::cluster::discover_ranks;
+using cs::cluster::DiscoveryOptions;
+using cs::cluster::Framework;
+using cs::cluster::parse_rank_list;
+using cs::cluster::RankStatus;
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "cs_discovery_XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+// A torch_npu-style rank directory with profiler_info_{rank}.json and two output files.
+fs::path make_rank(const fs::path& parent, const std::string& name, int rank,
+                   const std::string& out = "ASCEND_PROFILER_OUTPUT") {
+  fs::path d = parent / name;
+  if (rank >= 0)
+    write_file(d / ("profiler_info_" + std::to_string(rank) + ".json"),
+               "{\"rank_id\": " + std::to_string(rank) + "}");
+  write_file(d / out / "communication.json", "{}");
+  write_file(d / out / "step_trace_time.csv", "Device_id,Step\n");
+  return d;
+}
+
+}  // namespace
+
+TEST(ParseRankList, RangesAndSingles) {
+  std::set<int> s;
+  std::string err;
+  ASSERT_TRUE(parse_rank_list("0,2,8-11", s, err)) << err;
+  EXPECT_EQ(s, (std::set<int>{0, 2, 8, 9, 10, 11}));
+  ASSERT_TRUE(parse_rank_list(" 3 , 1-1 ", s, err)) << err;
+  EXPECT_EQ(s, (std::set<int>{1, 3}));
+}
+
+TEST(ParseRankList, BadSyntax) {
+  std::set<int> s;
+  std::string err;
+  EXPECT_FALSE(parse_rank_list("", s, err));
+  EXPECT_FALSE(parse_rank_list("1,,2", s, err));
+  EXPECT_FALSE(parse_rank_list("a", s, err));
+  EXPECT_NE(err.find("'a'"), std::string::npos);
+  EXPECT_FALSE(parse_rank_list("5-3", s, err));
+  EXPECT_NE(err.find("ends before it starts"), std::string::npos);
+  EXPECT_FALSE(parse_rank_list("-3", s, err));
+  EXPECT_FALSE(parse_rank_list("1-2-3", s, err));
+  EXPECT_TRUE(s.empty());
+}
+
+TEST(DirNames, FrameworkAndTimestamp) {
+  EXPECT_EQ(cs::cluster::framework_from_dir_name("n1_123_1708156014257_ascend_pt"),
+            Framework::kPyTorch);
+  EXPECT_EQ(cs::cluster::framework_from_dir_name("n1_123_1708156014257_ascend_ms"),
+            Framework::kMindSpore);
+  EXPECT_EQ(cs::cluster::framework_from_dir_name("PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA"),
+            Framework::kMsprof);
+  EXPECT_EQ(cs::cluster::framework_from_dir_name("ASCEND_PROFILER_OUTPUT"), Framework::kUnknown);
+  EXPECT_EQ(cs::cluster::timestamp_from_dir_name("n1_123_1708156014257_ascend_pt"),
+            "1708156014257");
+  // Host names may hold '_' themselves: the field is counted from the end.
+  EXPECT_EQ(cs::cluster::timestamp_from_dir_name("my_host_7_123_99_ascend_ms"), "99");
+  EXPECT_EQ(cs::cluster::timestamp_from_dir_name("PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA"),
+            "20230628101435646");
+}
+
+TEST(Discovery, FindsRanksSortedWithFiles) {
+  TempDir t;
+  make_rank(fs::path(t.path()) / "a", "h_2_300_ascend_pt", 1);
+  make_rank(fs::path(t.path()) / "b" / "c", "h_1_200_ascend_pt", 0);
+  write_file(fs::path(t.path()) / "b" / "notes.txt", "x");
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal) << (res.diag.empty() ? "" : res.diag.items()[0].to_string());
+  ASSERT_EQ(res.ranks.size(), 2u);
+  EXPECT_EQ(res.ranks[0].rank, 0);
+  EXPECT_EQ(res.ranks[1].rank, 1);
+  EXPECT_EQ(res.ranks[0].framework, Framework::kPyTorch);
+  EXPECT_EQ(res.ranks[0].timestamp, "200");
+  EXPECT_EQ(res.ranks[0].output_dir, res.ranks[0].path + "/ASCEND_PROFILER_OUTPUT");
+  EXPECT_EQ(
+      res.ranks[0].files,
+      (std::vector<std::string>{"profiler_info_0.json", "ASCEND_PROFILER_OUTPUT/communication.json",
+                                "ASCEND_PROFILER_OUTPUT/step_trace_time.csv"}));
+  EXPECT_EQ(res.ranks[0].bytes, std::string("{\"rank_id\": 0}").size() + 2 + 15);
+  EXPECT_TRUE(res.skipped.empty());
+  EXPECT_EQ(res.ranks[0].status, RankStatus::kOk);
+}
+
+TEST(Discovery, DoesNotDescendIntoRankDirectories) {
+  TempDir t;
+  fs::path outer = make_rank(t.path(), "h_1_100_ascend_pt", 0);
+  // torch_npu keeps a PROF_ directory inside the rank directory: not another rank.
+  make_rank(outer, "PROF_000001_20240101_ABC", 5, "mindstudio_profiler_output");
+  auto res = discover_ranks(t.path());
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_EQ(res.ranks[0].rank, 0);
+}
+
+TEST(Discovery, DuplicateRankNewestTimestampWins) {
+  TempDir t;
+  make_rank(fs::path(t.path()) / "run1", "h_1_1708156014999_ascend_pt", 3);
+  make_rank(fs::path(t.path()) / "run2", "h_1_1708156015000_ascend_pt", 3);
+  make_rank(fs::path(t.path()) / "run0", "h_1_999_ascend_pt", 3);  // shorter number = older
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_EQ(res.ranks[0].timestamp, "1708156015000");
+  ASSERT_EQ(res.skipped.size(), 2u);
+  for (const auto& s : res.skipped) {
+    EXPECT_EQ(s.status, RankStatus::kSkipped);
+    ASSERT_FALSE(s.problems.empty());
+    EXPECT_NE(s.problems.back().find("duplicate of rank 3"), std::string::npos);
+  }
+  EXPECT_EQ(res.diag.warning_count(), 2u);
+}
+
+TEST(Discovery, MissingProfilerInfoIsSkippedWithReason) {
+  TempDir t;
+  make_rank(t.path(), "h_1_100_ascend_pt", 0);
+  make_rank(t.path(), "h_2_100_ascend_pt", -1);
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  ASSERT_EQ(res.skipped.size(), 1u);
+  EXPECT_EQ(res.skipped[0].rank, -1);
+  EXPECT_EQ(res.skipped[0].status, RankStatus::kSkipped);
+  EXPECT_NE(res.skipped[0].problems[0].find("profiler_info"), std::string::npos);
+  EXPECT_EQ(res.diag.warning_count(), 1u);
+}
+
+TEST(Discovery, MixedFrameworksIsFatal) {
+  TempDir t;
+  make_rank(t.path(), "h_1_100_ascend_pt", 0);
+  make_rank(t.path(), "h_2_100_ascend_ms", 1);
+  auto res = discover_ranks(t.path());
+  EXPECT_TRUE(res.fatal);
+  ASSERT_TRUE(res.diag.has_errors());
+  EXPECT_NE(res.diag.items().back().what.find("PyTorch"), std::string::npos);
+  EXPECT_NE(res.diag.items().back().what.find("MindSpore"), std::string::npos);
+}
+
+TEST(Discovery, ProfDirectories) {
+  TempDir t;
+  fs::path p = make_rank(t.path(), "PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA", 2,
+                         "mindstudio_profiler_output");
+  write_file(p / "analyze" / "communication.json", "{}");
+  make_rank(t.path(), "PROF_000002_20230628101435999_XYZ", 3, "mindstudio_profiler_output");
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 2u);
+  EXPECT_EQ(res.ranks[0].framework, Framework::kMsprof);
+  EXPECT_EQ(res.ranks[0].timestamp, "20230628101435646");
+  EXPECT_EQ(res.ranks[0].output_dir, p.string() + "/analyze");  // analyze/ holds communication
+  EXPECT_EQ(res.ranks[1].output_dir, res.ranks[1].path + "/mindstudio_profiler_output");
+  EXPECT_NE(std::find(res.ranks[0].files.begin(), res.ranks[0].files.end(),
+                      "mindstudio_profiler_output/step_trace_time.csv"),
+            res.ranks[0].files.end());
+}
+
+TEST(Discovery, SymlinkLoopTerminatesAndAliasCountedOnce) {
+  TempDir t;
+  fs::path a = fs::path(t.path()) / "a";
+  make_rank(a, "h_1_100_ascend_pt", 0);
+  fs::create_directory_symlink(t.path(), a / "loop");  // a/loop -> root
+  fs::create_directory_symlink(a / "h_1_100_ascend_pt", fs::path(t.path()) / "alias");
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_TRUE(res.skipped.empty());
+}
+
+TEST(Discovery, DeepNesting) {
+  TempDir t;
+  fs::path d = t.path();
+  for (int i = 0; i < 12; ++i) d /= "level" + std::to_string(i);
+  make_rank(d, "h_1_100_ascend_pt", 7);
+  auto res = discover_ranks(t.path());
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_EQ(res.ranks[0].rank, 7);
+
+  DiscoveryOptions shallow;
+  shallow.max_depth = 5;
+  auto res2 = discover_ranks(t.path(), shallow);
+  EXPECT_TRUE(res2.fatal);
+  EXPECT_TRUE(res2.ranks.empty());
+  EXPECT_GE(res2.diag.warning_count(), 1u);
+}
+
+TEST(Discovery, RankFilter) {
+  TempDir t;
+  for (int r = 0; r < 6; ++r) make_rank(t.path(), "h_" + std::to_string(r) + "_100_ascend_pt", r);
+  DiscoveryOptions o;
+  std::set<int> filter;
+  std::string err;
+  ASSERT_TRUE(parse_rank_list("0,3-4,9", filter, err));
+  o.rank_filter = filter;
+  auto res = discover_ranks(t.path(), o);
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 3u);
+  EXPECT_EQ(res.ranks[1].rank, 3);
+  EXPECT_EQ(res.filtered_out, 3);
+  EXPECT_TRUE(res.skipped.empty());
+}
+
+TEST(Discovery, MissingDirectoryAndEmptyTree) {
+  auto res = discover_ranks("/nonexistent/clusterscope/dir");
+  EXPECT_TRUE(res.fatal);
+  EXPECT_TRUE(res.diag.has_errors());
+  TempDir t;
+  auto res2 = discover_ranks(t.path());
+  EXPECT_TRUE(res2.fatal);
+  EXPECT_NE(res2.diag.items().back().what.find("no rank directories"), std::string::npos);
+}
+
+TEST(Discovery, InputDirectoryIsItselfARankDirectory) {
+  TempDir t;
+  fs::path d = make_rank(t.path(), "h_1_100_ascend_ms", 4);
+  auto res = discover_ranks(d.string());
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_EQ(res.ranks[0].framework, Framework::kMindSpore);
+}
+
+TEST(Discovery, GeneratedCluster) {
+  TempDir t;
+  cs::generator::GeneratorOptions opts;
+  opts.ranks = 16;
+  opts.tp = 4;
+  opts.pp = 2;
+  opts.steps = 1;
+  cs::io::Diagnostics diag;
+  ASSERT_TRUE(cs::generator::generate_cluster(t.path(), opts, diag));
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 16u);
+  for (int r = 0; r < 16; ++r) {
+    const auto& e = res.ranks[static_cast<size_t>(r)];
+    EXPECT_EQ(e.rank, r);
+    EXPECT_EQ(e.status, RankStatus::kOk);
+    EXPECT_EQ(e.files.size(), 8u);  // info, metadata, 5 outputs, trace_view.json
+    EXPECT_GT(e.bytes, 10000u);
+  }
+}

@@ -1,0 +1,181 @@
+#include "load/rank_data_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace cs::cluster {
+namespace {
+
+RankData sample() {
+  RankData d;
+  d.entry.rank = 7;
+  d.entry.path = "/data/node1_123_1708156014257_ascend_pt";
+  d.entry.output_dir = d.entry.path + "/ASCEND_PROFILER_OUTPUT";
+  d.entry.framework = Framework::kPyTorch;
+  d.entry.timestamp = "1708156014257";
+  d.entry.files = {"communication.json", "kernel_details.csv"};
+  d.entry.bytes = 123456;
+  d.entry.status = RankStatus::kPartial;
+  d.entry.problems = {"kernel_details.csv: 2 problem(s)"};
+  d.has_communication = d.has_step_trace = d.has_kernels = true;
+  io::CommStep step;
+  step.step = "step1";
+  io::CommOp op;
+  op.name = "hcom_allReduce__844_2_1@13681369207305868844";
+  op.has_time_info = op.has_bandwidth_info = true;
+  op.time.set(io::kElapseTimeMs, io::Num::real(121.73694384375));
+  op.time.set(io::kWaitTimeRatio, io::Num::integer(0));
+  io::TransportInfo t;
+  t.name = io::TransportName("HCCS");
+  t.set(io::kTrSizeMb, io::Num::real(0.06393599999999998));
+  t.has_size_distribution = true;
+  op.transports.push_back(t);
+  op.add_bucket({"0.003072", io::Num::integer(18), io::Num::real(0.0202498125)});
+  op.transports.push_back(io::TransportInfo{});
+  op.transports.back().name = io::TransportName("a transport of its own");
+  op.add_bucket({"8.0", io::Num::real(2.5), io::Num::integer(3)});
+  step.collective.push_back(op);
+  op.name = "hcom_send__1@42";
+  step.p2p.push_back(op);
+  d.communication.steps.push_back(step);
+  io::MatrixStep ms;
+  ms.step = "step1";
+  io::MatrixOp mo;
+  mo.key = "allreduce-top1@42";
+  io::MatrixLink l;
+  l.link_id = d.matrix.keep("0-1");
+  l.src_local = 0;
+  l.dst_local = 1;
+  l.transport = io::TransportName("HCCS");
+  l.set(io::kLinkSizeMb, io::Num::real(12.0));
+  l.set(io::kLinkTimeMs, io::Num::real(0.71));
+  l.set(io::kLinkUtilization, io::Num::integer(1));
+  l.op_name_id = d.matrix.keep("hcom_allReduce__844_2_1");
+  l.has_op_name = true;
+  mo.links.push_back(l);
+  ms.collective.push_back(mo);
+  d.matrix.steps.push_back(ms);
+  d.step_trace.columns = {"Computing", "Free"};
+  d.step_trace.rows.push_back({"1", {80309.68717187493, std::nan("")}});
+  d.metadata.has_distributed_args = true;
+  d.metadata.distributed_args["tensor_model_parallel_size"] = 2;
+  d.metadata.parallel_groups.push_back({"10.0.0.1%eth0_60000_0_1", "tp", 1, {6, 7}});
+  d.operators.add("MatMulV2", 185.504, 7);
+  d.operators.add("MatMulV2", 501.17, 7);
+  d.diagnostics.error("kernel_details.csv", 12, "row has 5 fields", "skipped");
+  d.files_read = 3;
+  d.bytes_read = 100000;
+  return d;
+}
+
+std::vector<char> packed(const RankData& d) {
+  io::ByteWriter w;
+  pack_rank_data(d, w);
+  return w.data();
+}
+
+TEST(RankDataCodec, RoundTripIsBitExact) {
+  RankData a = sample();
+  std::vector<char> bytes = packed(a);
+  io::ByteReader r(bytes);
+  RankData b = unpack_rank_data(r);
+  EXPECT_TRUE(r.done());
+  // Packing the copy again gives the same bytes: every field survived.
+  EXPECT_EQ(packed(b), bytes);
+  EXPECT_EQ(b.rank(), 7);
+  EXPECT_EQ(b.entry.problems, a.entry.problems);
+  ASSERT_EQ(b.communication.steps.size(), 1u);
+  const auto& op = b.communication.steps[0].collective[0];
+  EXPECT_EQ(op.name, "hcom_allReduce__844_2_1@13681369207305868844");
+  EXPECT_EQ(op.time.get(io::kElapseTimeMs), 121.73694384375);
+  EXPECT_TRUE(op.time.num(io::kWaitTimeRatio).is_int);
+  EXPECT_FALSE(op.time.has(io::kTransitTimeMs));
+  ASSERT_EQ(op.transports.size(), 2u);
+  EXPECT_EQ(op.transports[0].name, "HCCS");
+  EXPECT_TRUE(op.transports[0].has(io::kTrSizeMb));
+  EXPECT_FALSE(op.transports[0].num(io::kTrSizeMb).is_int);
+  EXPECT_FALSE(op.transports[0].has(io::kTrTimeMs));
+  ASSERT_EQ(op.size_distribution(op.transports[0]).size(), 1u);
+  EXPECT_EQ(op.size_distribution(op.transports[0])[0].size_key, "0.003072");
+  // A name outside the built-in set is sent as text and found again on the other side.
+  EXPECT_EQ(op.transports[1].name, "a transport of its own");
+  ASSERT_EQ(op.size_distribution(op.transports[1]).size(), 1u);
+  EXPECT_EQ(op.size_distribution(op.transports[1])[0].duration_ms.v, 3.0);
+  const io::MatrixLink& link = b.matrix.steps[0].collective[0].links[0];
+  EXPECT_EQ(link.transport, "HCCS");
+  EXPECT_EQ(link.get(io::kLinkTimeMs), 0.71);
+  EXPECT_TRUE(link.has(io::kLinkUtilization));
+  EXPECT_TRUE(link.num(io::kLinkUtilization).is_int);
+  EXPECT_FALSE(link.has(io::kLinkLargePacketRatio));
+  EXPECT_EQ(b.communication.steps[0].p2p[0].name, "hcom_send__1@42");
+  EXPECT_EQ(b.matrix.op_name(b.matrix.steps[0].collective[0].links[0]), "hcom_allReduce__844_2_1");
+  EXPECT_EQ(b.matrix.link_key(b.matrix.steps[0].collective[0].links[0]), "0-1");
+  EXPECT_TRUE(std::isnan(b.step_trace.rows[0].values[1]));
+  EXPECT_EQ(b.metadata.parallel_groups[0].global_ranks, (std::vector<int>{6, 7}));
+  ASSERT_EQ(b.operators.keys().count("MatMulV2"), 1u);
+  EXPECT_EQ(b.operators.keys().at("MatMulV2").durations.count, 2);
+  EXPECT_EQ(b.diagnostics.error_count(), 1u);
+}
+
+// The root can hold a rank's communication data packed until it analyses it: kept packed on
+// arrival, sent on as is, unpacked to the same data, and readable in place (groups).
+TEST(RankDataCodec, CommunicationCanStayPacked) {
+  const RankData a = sample();
+  const std::vector<char> bytes = packed(a);
+  io::ByteReader r(bytes);
+  RankData b = unpack_rank_data(r, /*keep_communication_packed=*/true);
+  EXPECT_TRUE(r.done());
+  EXPECT_TRUE(b.communication.steps.empty());
+  ASSERT_FALSE(b.packed_communication.empty());
+  EXPECT_EQ(packed(b), bytes);  // sent on as is
+  io::CommunicationFile scratch;
+  const io::CommunicationFile& seen = communication_of(b, scratch);
+  EXPECT_EQ(&seen, &scratch);
+  ASSERT_EQ(seen.steps.size(), 1u);
+  EXPECT_EQ(seen.steps[0].collective[0].name, "hcom_allReduce__844_2_1@13681369207305868844");
+  const RankData copy = b;  // a copy holds its own pages
+  unpack_communication(b);
+  EXPECT_TRUE(b.packed_communication.empty());
+  EXPECT_EQ(packed(b), bytes);
+  EXPECT_EQ(&communication_of(b, scratch), &b.communication);
+  EXPECT_EQ(packed(copy), bytes);
+  // And back: the parse threads pack their own ranks the same way.
+  pack_communication(b);
+  EXPECT_TRUE(b.communication.steps.empty());
+  EXPECT_EQ(packed(b), bytes);
+  unpack_communication(b);
+  unpack_communication(b);  // nothing to do twice
+  EXPECT_EQ(packed(b), bytes);
+}
+
+// A damaged packed section is an error, not garbage.
+TEST(RankDataCodec, DamagedPackedCommunicationThrows) {
+  RankData d = sample();
+  pack_communication(d);
+  std::vector<char> cut(d.packed_communication.data(),
+                        d.packed_communication.data() + d.packed_communication.size() - 3);
+  d.packed_communication = io::PageBuffer(cut.data(), cut.size());
+  EXPECT_THROW(unpack_communication(d), std::runtime_error);
+}
+
+TEST(RankDataCodec, EntriesRoundTrip) {
+  std::vector<RankEntry> v{sample().entry, RankEntry{}};
+  auto bytes = pack_rank_entries(v);
+  auto back = unpack_rank_entries(bytes);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].path, v[0].path);
+  EXPECT_EQ(back[0].framework, Framework::kPyTorch);
+  EXPECT_EQ(back[1].rank, -1);
+}
+
+TEST(RankDataCodec, TruncatedBufferThrowsInsteadOfReadingGarbage) {
+  std::vector<char> bytes = packed(sample());
+  bytes.resize(bytes.size() / 2);
+  io::ByteReader r(bytes);
+  EXPECT_THROW(unpack_rank_data(r), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace cs::cluster

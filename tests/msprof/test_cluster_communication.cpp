@@ -1,0 +1,77 @@
+#include "msprof/cluster_communication.h"
+
+#include <gtest/gtest.h>
+
+#include "msprof/msprof_golden.h"
+
+namespace cs::cluster {
+namespace {
+
+std::string render(const std::vector<RankData>& ranks, const io::JsonStyle& style) {
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  std::string out;
+  io::JsonWriter w(&out, style);
+  write_cluster_communication(w, ranks, groups);
+  return out;
+}
+
+TEST(ClusterCommunication, GoldenFiles) {
+  for (const char* c : test::kCases) {
+    const std::string got = render(test::load_case(c), io::JsonStyle::python());
+    const std::string want = test::expected(c, "cluster_communication.json");
+    EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
+  }
+}
+
+TEST(ClusterCommunication, RatioRulesOfMsprof) {
+  EXPECT_TRUE(msprof_ratio(io::Num::real(1), io::Num::real(0)).is_int);
+  EXPECT_EQ(msprof_ratio(io::Num::real(1), io::Num::real(3)).v, 0.3333);
+  EXPECT_FALSE(msprof_ratio(io::Num::integer(0), io::Num::real(2)).is_int);
+  EXPECT_EQ(msprof_ratio(io::Num::real(2.00005), io::Num::real(1)).v, io::py_round(2.00005, 4));
+}
+
+// The real (older) sample, split into per-rank communication.json files by split_sample.py: our
+// output, written with JsonStyle::msprof() (the sample's separators), equals the sample once the
+// Total Op Info@<group> entry (which that older version did not write) is left out.
+TEST(ClusterCommunication, RealSampleRoundTrip) {
+  const std::string sample =
+      test::slurp(std::string(CS_TEST_DATA) + "/ascend/cluster_communication.json");
+  ASSERT_FALSE(sample.empty());
+  std::string got = render(test::load_case("sample_split"), io::JsonStyle::msprof());
+  const size_t t = got.find(",\"Total Op Info@6297232067196334501\": {\"0\": ");
+  ASSERT_NE(t, std::string::npos) << got.substr(0, 200);
+  EXPECT_EQ(got.compare(t + 1, 15, "\"Total Op Info@"), 0);
+  got = got.substr(0, t) + "}}}";
+  EXPECT_EQ(got, sample) << test::first_diff(got, sample);
+}
+
+TEST(ClusterCommunication, NoOpsNoFile) {
+  std::vector<RankData> ranks(1);
+  ranks[0].entry.rank = 0;
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const std::string path = test::temp_path("empty_cluster_communication.json");
+  std::remove(path.c_str());
+  EXPECT_TRUE(write_cluster_communication_json(path, ranks, groups, diag));
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(ClusterCommunication, FileEqualsStringAndDuplicateRankReportKeepsFirst) {
+  auto ranks = test::load_case("tp2pp2");
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const std::string path = test::temp_path("cluster_communication.json");
+  ASSERT_TRUE(write_cluster_communication_json(path, ranks, groups, diag));
+  EXPECT_EQ(test::slurp(path), test::expected("tp2pp2", "cluster_communication.json"));
+  // A second step block with the same name repeats ops: setdefault keeps the first report.
+  ranks[0].communication.steps.push_back(ranks[0].communication.steps[0]);
+  ranks[0].communication.steps.back().collective[0].time.set(io::kElapseTimeMs, io::Num::real(1e9));
+  const CommIndex index = index_communication(ranks, groups);
+  const CommOpEntry& op = index.groups[0].steps[0].ops[0];
+  EXPECT_NE(op.ranks[0].op->time.get(io::kElapseTimeMs), 1e9);
+  EXPECT_EQ(op.ranks.size(), 2u);  // ranks 0 and 1 of the tp group, once each
+}
+
+}  // namespace
+}  // namespace cs::cluster

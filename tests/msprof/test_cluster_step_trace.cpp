@@ -1,0 +1,110 @@
+#include "msprof/cluster_step_trace.h"
+
+#include <gtest/gtest.h>
+
+#include "msprof/msprof_golden.h"
+
+namespace cs::cluster {
+namespace {
+
+std::string render(const std::string& c) {
+  const auto ranks = test::load_case(c);
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  return format_cluster_step_trace(build_cluster_step_trace(ranks, groups, diag));
+}
+
+TEST(ClusterStepTrace, GoldenFiles) {
+  for (const char* c : test::kCases) {
+    const std::string got = render(c);
+    const std::string want = test::expected(c, "cluster_step_trace_time.csv");
+    EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
+  }
+}
+
+TEST(ClusterStepTrace, MegatronIndexes) {
+  std::map<std::string, int64_t> args{{"world_size", 8},
+                                      {"tensor_model_parallel_size", 2},
+                                      {"pipeline_model_parallel_size", 2},
+                                      {"data_parallel_size", 2}};
+  auto map = megatron_index_map(args);
+  ASSERT_TRUE(map);
+  for (int r = 0; r < 8; ++r) {
+    ASSERT_TRUE((*map)[r]);
+    EXPECT_EQ((*(*map)[r])[0], r / 2 % 2) << r;  // dp
+    EXPECT_EQ((*(*map)[r])[1], r / 4) << r;      // pp
+    EXPECT_EQ((*(*map)[r])[2], r % 2) << r;      // tp
+  }
+  std::string why;
+  args["world_size"] = 6;
+  EXPECT_FALSE(megatron_index_map(args, &why));
+  EXPECT_NE(why.find("world_size"), std::string::npos);
+  args["world_size"] = 8;
+  args["context_parallel_size"] = 2;  // msprof-analyze's partition fails (IndexError) with cp > 1
+  EXPECT_FALSE(megatron_index_map(args, &why));
+}
+
+TEST(ClusterStepTrace, StagesFromPpGroups) {
+  const auto ranks = test::load_case("stages8");
+  io::Diagnostics diag;
+  const auto stages = infer_stages(build_comm_groups(ranks, {}, diag));
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].tuple_str(), "(0, 1, 2, 3)");
+  EXPECT_EQ(stages[1].tuple_str(), "(4, 5, 6, 7)");
+  // Without metadata there is no pg_name, so no stage.
+  EXPECT_TRUE(infer_stages(build_comm_groups(test::load_case("set_order"), {}, diag)).empty());
+}
+
+TEST(ClusterStepTrace, CsvQuoting) {
+  std::string s;
+  append_csv_field(s, "(0, 1)");
+  append_csv_field(s, "a\"b");
+  append_csv_field(s, "plain");
+  EXPECT_EQ(s, "\"(0, 1)\"\"a\"\"b\"plain");
+}
+
+// The real sample (older msprof-analyze, stage = the p2p group (0..7)): its rank rows, rebuilt
+// from per-rank rows with that header, match byte for byte apart from the line ends.
+TEST(ClusterStepTrace, RealSampleRankRows) {
+  std::string sample =
+      test::slurp(std::string(CS_TEST_DATA) + "/ascend/cluster_step_trace_time.csv");
+  ASSERT_FALSE(sample.empty());
+  std::vector<RankData> ranks;
+  size_t pos = sample.find('\n') + 1;
+  const std::string header = sample.substr(0, pos - 1);
+  std::string rank_rows;
+  while (pos < sample.size()) {
+    size_t end = sample.find('\n', pos);
+    std::string line = sample.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.find(",rank,") == std::string::npos) continue;
+    rank_rows += line + "\r\n";
+    // ",rank,3,v..." -> per-rank csv "Device_id,Step,<cols>\n3,,v..."
+    size_t c2 = line.find(',', 6);
+    const int rank = std::stoi(line.substr(6, c2 - 6));
+    std::string csv = "Device_id,Step," + header.substr(std::string("Step,Type,Index,").size()) +
+                      "\n" + std::to_string(rank) + "," + line.substr(c2) + "\n";
+    RankData rd;
+    rd.entry.rank = rank;
+    io::Diagnostics diag;
+    rd.has_step_trace = io::parse_step_trace_csv(csv, "sample", rd.step_trace, diag);
+    ASSERT_TRUE(rd.has_step_trace);
+    ranks.push_back(std::move(rd));
+  }
+  ASSERT_EQ(ranks.size(), 8u);
+  io::Diagnostics diag;
+  const std::string got = format_cluster_step_trace(build_cluster_step_trace(ranks, {}, diag));
+  EXPECT_EQ(got, header + "\r\n" + rank_rows);
+}
+
+TEST(ClusterStepTrace, NoRowsNoFile) {
+  std::vector<RankData> ranks(1);
+  io::Diagnostics diag;
+  const std::string path = test::temp_path("empty_step_trace.csv");
+  std::remove(path.c_str());
+  EXPECT_TRUE(write_cluster_step_trace_csv(path, ranks, {}, diag));
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+}  // namespace
+}  // namespace cs::cluster

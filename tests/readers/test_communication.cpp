@@ -1,0 +1,588 @@
+// Tests of readers/communication.{h,cpp}: communication.json as Python's json module reads it, and
+// every kind of damage a real file can have.
+
+#include "readers/communication.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace cs::io {
+namespace {
+
+std::string data(const std::string& name) {
+  return std::string(CS_TEST_DATA) + "/comm/" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+// What Python's json module reads from a communication.json, one value per line, in the order
+// the reader keeps (time fields in producer order, the rest in file order).
+const char* kPyFlatten = R"PY(
+import json, sys
+TIME = ["Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)",
+        "Synchronization Time(ms)", "Idle Time(ms)", "Wait Time Ratio", "Synchronization Time Ratio"]
+TR = ["Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet Ratio"]
+d = json.load(open(sys.argv[1]))
+for step, sd in d.items():
+    for sec in ("collective", "p2p"):
+        for op, ob in sd.get(sec, {}).items():
+            print("op", step, sec, op, sep="|")
+            t = ob.get("Communication Time Info")
+            if t is not None:
+                for k in TIME:
+                    if k in t:
+                        print(k, repr(t[k]), sep="|")
+            for tr, ti in ob.get("Communication Bandwidth Info", {}).items():
+                print("transport", tr, sep="|")
+                for k in TR:
+                    if k in ti:
+                        print(k, repr(ti[k]), sep="|")
+                for sk, (c, du) in ti.get("Size Distribution", {}).items():
+                    print("sd", sk, repr(c), repr(du), sep="|")
+)PY";
+
+std::string num(Num n) {
+  std::string s;
+  append_py_num(s, n);
+  return s;
+}
+
+std::string flatten(const CommunicationFile& f) {
+  std::string out;
+  for (const auto& st : f.steps) {
+    for (int sec = 0; sec < 2; ++sec) {
+      const auto& ops = sec == 0 ? st.collective : st.p2p;
+      for (const auto& op : ops) {
+        out += "op|" + st.step + (sec == 0 ? "|collective|" : "|p2p|") + op.name + "\n";
+        if (op.has_time_info) {
+          for (int i = 0; i < kTimeFieldCount; ++i) {
+            auto fld = static_cast<TimeField>(i);
+            if (op.time.has(fld))
+              out += std::string(kTimeFieldNames[i]) + "|" + num(op.time.num(i)) + "\n";
+          }
+        }
+        for (const auto& tr : op.transports) {
+          out += "transport|" + std::string(tr.name.view()) + "\n";
+          if (tr.has(kTrSizeMb)) out += "Transit Size(MB)|" + num(tr.num(kTrSizeMb)) + "\n";
+          if (tr.has(kTrTimeMs)) out += "Transit Time(ms)|" + num(tr.num(kTrTimeMs)) + "\n";
+          if (tr.has(kTrBandwidthGbps))
+            out += "Bandwidth(GB/s)|" + num(tr.num(kTrBandwidthGbps)) + "\n";
+          if (tr.has(kTrLargePacketRatio))
+            out += "Large Packet Ratio|" + num(tr.num(kTrLargePacketRatio)) + "\n";
+          for (const auto& b : op.size_distribution(tr))
+            out += "sd|" + b.size_key + "|" + num(b.count) + "|" + num(b.duration_ms) + "\n";
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string python_flatten(const std::string& path) {
+  std::string script =
+      testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_flatten_comm.py";
+  std::ofstream(script) << kPyFlatten;
+  std::string out = run("/usr/bin/python3 " + script + " '" + path + "'");
+  std::remove(script.c_str());
+  return out;
+}
+
+std::string all_diags(const Diagnostics& d) {
+  std::string s;
+  for (const auto& x : d.items()) s += x.to_string() + "\n";
+  return s;
+}
+
+TEST(Communication, SameValuesAsPythonJsonModule) {
+  for (const char* name : {"rank0_communication.json", "rank0_communication_indented.json",
+                           "rank1_communication.json", "escaped_communication.json"}) {
+    SCOPED_TRACE(name);
+    CommunicationFile f;
+    Diagnostics diag;
+    ASSERT_TRUE(read_communication_json(data(name), f, diag)) << all_diags(diag);
+    EXPECT_TRUE(diag.empty()) << all_diags(diag);
+    std::string expected = python_flatten(data(name));
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(flatten(f), expected);
+  }
+}
+
+TEST(Communication, RankZeroStructure) {
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(data("rank0_communication.json"), f, diag));
+  ASSERT_EQ(f.steps.size(), 1u);
+  const CommStep& st = f.steps[0];
+  EXPECT_EQ(st.step, "step");
+  ASSERT_EQ(st.collective.size(), 3u);
+  ASSERT_EQ(st.p2p.size(), 2u);
+  const CommOp& op = st.collective[0];
+  EXPECT_EQ(op.name, "hcom_broadcast__501_0@6297232067196334501");
+  EXPECT_EQ(op.op_name(), "hcom_broadcast__501_0");
+  EXPECT_EQ(op.group(), "6297232067196334501");
+  EXPECT_FALSE(op.is_total());
+  EXPECT_TRUE(op.has_time_info);
+  EXPECT_DOUBLE_EQ(op.time.get(kStartTimestampUs), 1695054582608213.0);
+  EXPECT_FALSE(op.time.num(kStartTimestampUs).is_int);
+  EXPECT_DOUBLE_EQ(op.time.get(kElapseTimeMs), 121.73694384375);
+  ASSERT_EQ(op.transports.size(), 4u);
+  EXPECT_EQ(op.transports[0].name, "RDMA");
+  EXPECT_EQ(op.transports[3].name, "SDMA");
+  // `0` stays an int and `0.0` a float, as Python would print them back.
+  EXPECT_TRUE(op.transports[0].num(kTrSizeMb).is_int);
+  EXPECT_FALSE(op.transports[1].num(kTrLargePacketRatio).is_int);
+  EXPECT_TRUE(op.transports[0].has_size_distribution);
+  EXPECT_TRUE(op.size_distribution(op.transports[0]).empty());
+  const auto sd = op.size_distribution(op.transports[1]);
+  ASSERT_EQ(sd.size(), 3u);
+  EXPECT_EQ(sd[0].size_key, "0.003072");
+  EXPECT_TRUE(sd[0].count.is_int);
+  EXPECT_EQ(sd[0].count.v, 18);
+  EXPECT_DOUBLE_EQ(sd[0].duration_ms.v, 0.0202498125);
+  EXPECT_EQ(sd[2].size_key, "0.002752");
+
+  const CommOp& total = st.collective[2];
+  EXPECT_TRUE(total.is_total());
+  EXPECT_EQ(total.group(), "");
+  EXPECT_EQ(total.op_name(), "Total Op Info");
+  // The producer bug kept in the sample: Total Op Info's RDMA has no Bandwidth(GB/s).
+  ASSERT_EQ(total.transports[0].name, "RDMA");
+  EXPECT_FALSE(total.transports[0].has(kTrBandwidthGbps));
+  EXPECT_TRUE(total.transports[1].has(kTrBandwidthGbps));
+
+  EXPECT_EQ(st.p2p[0].name, "hcom_send__501_2@6297232067196334501");
+  EXPECT_EQ(st.p2p[1].name, "hcom_receive__501_3@6297232067196334501");
+}
+
+TEST(Communication, StepsUnknownKeysAndMissingTransports) {
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(data("rank1_communication.json"), f, diag));
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
+  ASSERT_EQ(f.steps.size(), 2u);
+  EXPECT_EQ(f.steps[0].step, "step1");
+  EXPECT_EQ(f.steps[1].step, "step2");
+  ASSERT_EQ(f.steps[0].collective.size(), 3u);
+  EXPECT_TRUE(f.steps[0].p2p.empty());
+  const CommOp& gather = f.steps[0].collective[2];
+  EXPECT_EQ(gather.name, "hcom_allGather__501_4@6297232067196334501");
+  EXPECT_TRUE(gather.has_time_info);
+  EXPECT_FALSE(gather.has_bandwidth_info);
+  EXPECT_TRUE(gather.transports.empty());
+  const CommOp& with_sio = f.steps[0].collective[1];
+  ASSERT_EQ(with_sio.transports.size(), 5u);
+  EXPECT_EQ(with_sio.transports[4].name, "SIO");
+  EXPECT_DOUBLE_EQ(with_sio.transports[4].get(kTrBandwidthGbps), 6.0);
+  EXPECT_TRUE(f.steps[1].collective.empty());
+  ASSERT_EQ(f.steps[1].p2p.size(), 1u);
+  EXPECT_EQ(f.steps[1].p2p[0].name, "hcom_batchSendRecv__7_1@6297232067196334501");
+}
+
+TEST(Communication, EscapedKeysAreUnescaped) {
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(data("escaped_communication.json"), f, diag));
+  ASSERT_EQ(f.steps.size(), 1u);
+  EXPECT_EQ(f.steps[0].step, "step");
+  ASSERT_EQ(f.steps[0].collective.size(), 1u);
+  EXPECT_EQ(f.steps[0].collective[0].name, "hcom_\"odd\"_op@5");
+  EXPECT_EQ(f.steps[0].collective[0].transports[0].name, "HCCS");
+  EXPECT_DOUBLE_EQ(f.steps[0].collective[0].time.get(kElapseTimeMs), 1.5);
+}
+
+TEST(Communication, P2pOpNames) {
+  EXPECT_TRUE(is_p2p_op_name("hcom_send__501_2"));
+  EXPECT_TRUE(is_p2p_op_name("HCOM_Receive_1"));
+  EXPECT_TRUE(is_p2p_op_name("hcom_batchSendRecv__7_1"));
+  EXPECT_FALSE(is_p2p_op_name("hcom_allReduce__844_2_1"));
+  EXPECT_FALSE(is_p2p_op_name("hcom_sen"));
+  EXPECT_FALSE(is_p2p_op_name("Total Op Info"));
+  EXPECT_FALSE(is_p2p_op_name(""));
+}
+
+TEST(Communication, ParseFromMemoryEqualsReadFromFile) {
+  std::string text = slurp(data("rank0_communication.json"));
+  CommunicationFile a, b;
+  Diagnostics da, db;
+  ASSERT_TRUE(parse_communication_json(text, "mem", a, da));
+  ASSERT_TRUE(read_communication_json(data("rank0_communication.json"), b, db));
+  EXPECT_EQ(flatten(a), flatten(b));
+}
+
+TEST(Communication, TruncatedFileKeepsCompleteOpsAndSaysWhere) {
+  const std::string path = data("truncated_communication.json");
+  const std::string text = slurp(path);
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(path, f, diag)) << all_diags(diag);
+  ASSERT_EQ(f.steps.size(), 1u);
+  // The two real ops before the damage are complete; the cut Total Op Info is not kept.
+  ASSERT_EQ(f.steps[0].collective.size(), 2u);
+  EXPECT_EQ(f.steps[0].collective[1].name, "hcom_broadcast__501_1@6297232067196334501");
+  EXPECT_EQ(f.steps[0].collective[1].transports.size(), 4u);
+  EXPECT_TRUE(f.steps[0].p2p.empty());
+  ASSERT_EQ(diag.error_count(), 1u) << all_diags(diag);
+  const Diagnostic& d = diag.items()[0];
+  EXPECT_EQ(d.file, path);
+  EXPECT_EQ(d.offset, static_cast<int64_t>(text.size()));
+  int64_t lines = 1 + std::count(text.begin(), text.end(), '\n');
+  EXPECT_EQ(d.line, lines);
+  EXPECT_GT(d.line, 100);
+  EXPECT_NE(d.what.find("ends early"), std::string::npos) << d.what;
+  EXPECT_NE(d.what.find("byte " + std::to_string(text.size())), std::string::npos) << d.what;
+  EXPECT_NE(d.hint.find("was the profiler stopped before it finished writing?"), std::string::npos);
+  // The full values of what was kept are those of the complete file.
+  CommunicationFile full;
+  Diagnostics d2;
+  ASSERT_TRUE(read_communication_json(data("rank0_communication.json"), full, d2));
+  full.steps[0].collective.resize(2);
+  full.steps[0].p2p.clear();
+  EXPECT_EQ(flatten(f), flatten(full));
+}
+
+TEST(Communication, TruncatedInsideAString) {
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(data("truncated_in_string_communication.json"), f, diag));
+  ASSERT_EQ(f.steps.size(), 1u);
+  EXPECT_EQ(f.steps[0].collective.size(), 3u);
+  ASSERT_EQ(f.steps[0].p2p.size(), 1u);
+  EXPECT_EQ(f.steps[0].p2p[0].name, "hcom_send__501_2@6297232067196334501");
+  ASSERT_EQ(diag.error_count(), 1u);
+  EXPECT_NE(diag.items()[0].what.find("inside a string"), std::string::npos);
+}
+
+// Every prefix of a real file: never a crash, and what is kept is always a prefix of the ops of
+// the whole file, value for value.
+TEST(Communication, EveryPrefixIsReadSafely) {
+  const std::string text = slurp(data("rank0_communication.json"));
+  CommunicationFile full;
+  Diagnostics d0;
+  ASSERT_TRUE(parse_communication_json(text, "full", full, d0));
+  const std::string full_flat = flatten(full);
+  size_t last_len = 0;
+  for (size_t n = 0; n < text.size(); ++n) {
+    CommunicationFile f;
+    Diagnostics diag;
+    bool ok = parse_communication_json(std::string_view(text).substr(0, n), "cut", f, diag);
+    ASSERT_TRUE(diag.has_errors()) << "prefix " << n;
+    std::string flat = flatten(f);
+    ASSERT_EQ(full_flat.compare(0, flat.size(), flat), 0) << "prefix " << n;
+    if (ok) {
+      ASSERT_FALSE(flat.empty()) << "prefix " << n;
+    }
+    ASSERT_GE(flat.size(), last_len) << "prefix " << n;  // more text never loses ops
+    last_len = flat.size();
+  }
+}
+
+TEST(Communication, RandomByteDamageNeverCrashes) {
+  const std::string text = slurp(data("rank0_communication.json"));
+  std::mt19937 rng(12345);
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::string t = text;
+    int flips = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < flips; ++k) {
+      size_t pos = rng() % t.size();
+      const char pool[] = "{}[]\",:0a\\\x80\xff \n-eE.";
+      t[pos] = pool[rng() % (sizeof pool - 1)];
+    }
+    CommunicationFile f;
+    Diagnostics diag;
+    parse_communication_json(t, "fuzz", f, diag);
+    for (const auto& d : diag.items()) EXPECT_FALSE(d.what.empty());
+  }
+}
+
+TEST(Communication, EmptyMissingAndBinaryFilesAreErrors) {
+  struct Case {
+    std::string path;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {data("empty.json"), "empty"},
+      {data("whitespace.json"), "empty"},
+      {data("does_not_exist.json"), "not found"},
+      {data("mismatch"), "directory"},
+      {data("binary.json"), "not valid UTF-8"},
+      {data("zeros.json"), "JSON"},
+      {data("not_object.json"), "not a JSON object"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.path);
+    CommunicationFile f;
+    Diagnostics diag;
+    EXPECT_FALSE(read_communication_json(c.path, f, diag));
+    EXPECT_TRUE(f.steps.empty());
+    ASSERT_EQ(diag.error_count(), 1u) << all_diags(diag);
+    EXPECT_EQ(diag.items()[0].file, c.path);
+    EXPECT_NE(diag.items()[0].what.find(c.expect), std::string::npos) << diag.items()[0].what;
+    EXPECT_FALSE(diag.items()[0].hint.empty());
+  }
+  // The first bad byte of the binary file is at offset 7.
+  CommunicationFile f;
+  Diagnostics diag;
+  read_communication_json(data("binary.json"), f, diag);
+  EXPECT_EQ(diag.items()[0].offset, 7);
+  EXPECT_EQ(diag.items()[0].line, 1);
+}
+
+TEST(Communication, WrongTypesWarnAndSkipTheValue) {
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(data("wrong_types_communication.json"), f, diag));
+  EXPECT_EQ(diag.error_count(), 0u) << all_diags(diag);
+  const std::string all = all_diags(diag);
+  // Only step1 is an object; "not an op" is skipped; op 3 keeps its (empty) bandwidth block.
+  ASSERT_EQ(f.steps.size(), 1u);
+  ASSERT_EQ(f.steps[0].collective.size(), 2u);
+  EXPECT_TRUE(f.steps[0].p2p.empty());
+  const CommOp& op = f.steps[0].collective[0];
+  EXPECT_EQ(op.name, "hcom_allReduce__1@5");
+  EXPECT_FALSE(op.time.has(kStartTimestampUs));
+  EXPECT_TRUE(op.time.has(kElapseTimeMs));
+  EXPECT_FALSE(op.time.has(kTransitTimeMs));
+  EXPECT_FALSE(op.time.has(kWaitTimeMs));
+  EXPECT_FALSE(op.time.has(kSyncTimeMs));
+  EXPECT_FALSE(op.time.has(kIdleTimeMs));
+  EXPECT_TRUE(op.time.has(kWaitTimeRatio));
+  EXPECT_TRUE(op.time.has(kSyncTimeRatio));
+  EXPECT_TRUE(op.time.num(kSyncTimeRatio).is_int);
+  // The warning names the op, the key and what was found, with line and byte offset.
+  EXPECT_NE(all.find("op 'hcom_allReduce__1@5' of step 'step1': \"Start Timestamp(us)\" is a "
+                     "string (\"1695054582608213.0\"), expected a number"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("\"Idle Time(ms)\" is a boolean (true)"), std::string::npos) << all;
+  EXPECT_NE(all.find("\"Synchronization Time(ms)\" is null"), std::string::npos) << all;
+  EXPECT_NE(all.find("\"Wait Time(ms)\" is an object"), std::string::npos) << all;
+  for (const auto& d : diag.items()) {
+    EXPECT_GT(d.line, 0) << d.to_string();
+    EXPECT_GE(d.offset, 0) << d.to_string();
+  }
+  // HCCS: size skipped, the rest kept; the Size Distribution keeps only well-formed entries.
+  ASSERT_EQ(op.transports.size(), 2u);  // "RDMA": "none" is skipped
+  EXPECT_EQ(op.transports[0].name, "HCCS");
+  EXPECT_FALSE(op.transports[0].has(kTrSizeMb));
+  EXPECT_TRUE(op.transports[0].has(kTrTimeMs));
+  ASSERT_EQ(op.size_distribution(op.transports[0]).size(), 2u);
+  EXPECT_EQ(op.size_distribution(op.transports[0])[0].size_key, "1.0");
+  EXPECT_EQ(op.size_distribution(op.transports[0])[1].size_key, "8.0");
+  EXPECT_NE(all.find("\"RDMA\" is a string (\"none\"), expected an object"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("has 1 values"), std::string::npos) << all;
+  EXPECT_NE(all.find("has 3 values"), std::string::npos) << all;
+  EXPECT_EQ(op.transports[1].name, "PCIE");
+  EXPECT_FALSE(op.transports[1].has_size_distribution);  // [] is not an object
+  const CommOp& op3 = f.steps[0].collective[1];
+  EXPECT_EQ(op3.name, "hcom_allReduce__3@5");
+  EXPECT_FALSE(op3.has_time_info);
+  EXPECT_TRUE(op3.has_bandwidth_info);
+  EXPECT_NE(all.find("\"p2p\" is 5, expected an object"), std::string::npos) << all;
+  EXPECT_NE(all.find("step 'step2' is a string (\"nothing\"), expected an object"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("op 'hcom_allReduce__2@5' of step 'step1' is a string (\"not an op\")"),
+            std::string::npos)
+      << all;
+}
+
+TEST(Communication, NanInfinityAndOutOfRangeAreMissing) {
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(data("nan_communication.json"), f, diag));
+  EXPECT_EQ(diag.error_count(), 0u);
+  EXPECT_EQ(diag.warning_count(), 6u) << all_diags(diag);
+  const CommOp& op = f.steps.at(0).collective.at(0);
+  for (TimeField fld : {kStartTimestampUs, kElapseTimeMs, kTransitTimeMs, kWaitTimeMs, kSyncTimeMs})
+    EXPECT_FALSE(op.time.has(fld)) << fld;
+  EXPECT_TRUE(op.time.has(kIdleTimeMs));
+  EXPECT_TRUE(op.time.num(kWaitTimeRatio).is_int);
+  EXPECT_FALSE(op.time.num(kSyncTimeRatio).is_int);
+  EXPECT_FALSE(op.transports.at(0).has(kTrSizeMb));
+  EXPECT_TRUE(op.transports.at(0).has(kTrTimeMs));
+  for (const auto& d : diag.items()) {
+    EXPECT_NE(d.what.find("not a finite number"), std::string::npos) << d.what;
+    EXPECT_EQ(d.hint, "the value was treated as missing");
+  }
+  EXPECT_NE(diag.items()[0].what.find("\"Start Timestamp(us)\" is NaN"), std::string::npos);
+  EXPECT_NE(diag.items()[3].what.find("1e999"), std::string::npos);
+}
+
+TEST(Communication, HugeAndExtremeNumbers) {
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(data("huge_numbers_communication.json"), f, diag));
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
+  const CommOp& op = f.steps.at(0).collective.at(0);
+  EXPECT_EQ(op.group(), "18446744073709551615");
+  EXPECT_TRUE(op.time.num(kStartTimestampUs).is_int);
+  EXPECT_DOUBLE_EQ(op.time.get(kStartTimestampUs), 1e23);
+  EXPECT_EQ(op.time.get(kElapseTimeMs), 1.7976931348623157e308);
+  EXPECT_EQ(op.time.get(kTransitTimeMs), 5e-324);
+  EXPECT_TRUE(op.time.num(kWaitTimeMs).is_int);
+  EXPECT_EQ(op.time.get(kWaitTimeMs), 9223372036854775807.0);
+  EXPECT_EQ(op.time.get(kSyncTimeMs), -9223372036854775808.0);
+  EXPECT_TRUE(op.time.num(kIdleTimeMs).is_int);
+  EXPECT_EQ(op.time.get(kIdleTimeMs), 18446744073709551615.0);
+  EXPECT_FALSE(op.time.num(kWaitTimeRatio).is_int);  // 1E2 is a float in Python
+  EXPECT_EQ(op.time.get(kWaitTimeRatio), 100.0);
+  EXPECT_TRUE(std::signbit(op.time.get(kSyncTimeRatio)));
+}
+
+// simdjson 3.0.1's get_number() returns 0.0 for floats of more than 19 significant digits; such
+// values must still be read exactly (as Python's float() would).
+TEST(Communication, FloatsWithMoreThanNineteenDigitsAreExact) {
+  const std::string text =
+      R"J({"step1": {"collective": {"hcom_allReduce__1_1_1@7": {"Communication Time Info": {)J"
+      R"J("Start Timestamp(us)": 1708156100001234.56789012345678901, )J"
+      R"J("Elapse Time(ms)": 40.05491940625000001, "Transit Time(ms)": 0.1234567890123456789012, )J"
+      R"J("Wait Time(ms)": 123456789012345678901234.5 , "Synchronization Time(ms)": 1.5, )J"
+      R"J("Idle Time(ms)": 0.00000000000000000000000000001234567890123456789})J"
+      R"J(}}, "p2p": {}}})J";
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_communication_json(text, "long.json", f, diag));
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
+  const CommOp& op = f.steps.at(0).collective.at(0);
+  EXPECT_EQ(op.time.get(kStartTimestampUs), 1708156100001234.56789012345678901);
+  EXPECT_EQ(op.time.get(kElapseTimeMs), 40.05491940625000001);
+  EXPECT_EQ(op.time.get(kTransitTimeMs), 0.1234567890123456789012);
+  EXPECT_EQ(op.time.get(kWaitTimeMs), 123456789012345678901234.5);
+  EXPECT_EQ(op.time.get(kSyncTimeMs), 1.5);
+  EXPECT_EQ(op.time.get(kIdleTimeMs), 0.00000000000000000000000000001234567890123456789);
+  for (TimeField t : {kStartTimestampUs, kElapseTimeMs, kTransitTimeMs, kWaitTimeMs, kIdleTimeMs})
+    EXPECT_FALSE(op.time.num(t).is_int);
+}
+
+TEST(Communication, BrokenStructureMidFileKeepsOpsBefore) {
+  const std::string path = data("broken_middle_communication.json");
+  const std::string text = slurp(path);
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(path, f, diag));
+  ASSERT_EQ(f.steps.size(), 1u);
+  ASSERT_EQ(f.steps[0].collective.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.steps[0].collective[1].time.get(kElapseTimeMs), 2.5);
+  ASSERT_EQ(diag.error_count(), 1u);
+  const Diagnostic& d = diag.items()[0];
+  EXPECT_EQ(d.line, 4);
+  // The damage (the missing colon) is on line 4, after the op's key.
+  int64_t line4 = static_cast<int64_t>(text.find("\"hcom_allReduce__3@5\""));
+  EXPECT_GT(d.offset, line4);
+  EXPECT_LT(d.offset, static_cast<int64_t>(text.find("\"hcom_allReduce__4@5\"")));
+  EXPECT_NE(d.what.find("op 'hcom_allReduce__3@5' of step 'step'"), std::string::npos) << d.what;
+  EXPECT_NE(d.hint.find("what came before was kept"), std::string::npos) << d.hint;
+}
+
+TEST(Communication, TrailingTextIsAWarning) {
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(read_communication_json(data("trailing_garbage_communication.json"), f, diag));
+  EXPECT_EQ(f.steps.size(), 1u);
+  EXPECT_EQ(diag.error_count(), 0u);
+  ASSERT_EQ(diag.warning_count(), 1u);
+  EXPECT_EQ(diag.items()[0].line, 2);
+  EXPECT_NE(diag.items()[0].what.find("extra text"), std::string::npos);
+}
+
+TEST(Communication, ManyBadValuesAreCountedNotAllKept) {
+  std::string text = R"({"step": {"collective": {)";
+  for (int i = 0; i < 3000; ++i) {
+    if (i) text += ",\n";
+    text += "\"hcom_allReduce__" + std::to_string(i) +
+            "@1\": {\"Communication Time Info\": {\"Elapse Time(ms)\": NaN}}";
+  }
+  text += "}}}";
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_communication_json(text, "many", f, diag));
+  EXPECT_EQ(f.steps[0].collective.size(), 3000u);
+  EXPECT_EQ(diag.warning_count(), 3000u);
+  EXPECT_LE(diag.items().size(), 100u);
+  EXPECT_EQ(diag.items()[99].line, 100);
+}
+
+// The per-rank records are held for every rank of the job at once: keep them small.
+TEST(Communication, RecordsStayCompact) {
+  EXPECT_LE(sizeof(CommTimeInfo), 72u);
+  EXPECT_LE(sizeof(TransportInfo), 40u);
+  EXPECT_LE(sizeof(CommOp), 160u);
+}
+
+// A transport counts its size buckets in 16 bits: beyond 65,535 entries the rest are skipped
+// with a warning, and the next transport still sees only its own.
+TEST(Communication, TooManySizeBucketsAreCutWithAWarning) {
+  std::string sd;
+  for (int i = 0; i < TransportInfo::kMaxBuckets + 2; ++i)
+    sd += (i ? ", \"" : "\"") + std::to_string(i) + ".0\": [1, 0.5]";
+  const std::string text = R"J({"step1": {"collective": {"hcom_allReduce__1@9": {
+    "Communication Bandwidth Info": {"RDMA": {"Size Distribution": {)J" +
+                           sd + R"J(}},
+      "HCCS": {"Size Distribution": {"8.0": [8, 1.5]}}}}}}})J";
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_communication_json(text, "many buckets", f, diag)) << all_diags(diag);
+  const CommOp& op = f.steps.at(0).collective.at(0);
+  ASSERT_EQ(op.transports.size(), 2u);
+  EXPECT_EQ(op.size_distribution(op.transports[0]).size(), TransportInfo::kMaxBuckets);
+  ASSERT_EQ(op.size_distribution(op.transports[1]).size(), 1u);
+  EXPECT_EQ(op.size_distribution(op.transports[1])[0].size_key, "8.0");
+  EXPECT_EQ(diag.warning_count(), 1u);
+  EXPECT_NE(all_diags(diag).find("more than 65535 entries"), std::string::npos) << all_diags(diag);
+}
+
+// Size buckets live in one array per op: each transport must still see only its own, in order.
+TEST(Communication, SizeBucketsStayWithTheirTransport) {
+  const std::string text = R"J({"step1": {"collective": {"hcom_allReduce__1@9": {
+    "Communication Bandwidth Info": {
+      "RDMA": {"Transit Size(MB)": 3, "Size Distribution": {"1.0": [1, 0.5], "2.0": [2, 1.5]}},
+      "HCCS": {"Transit Size(MB)": 0, "Size Distribution": {}},
+      "PCIE": {"Transit Size(MB)": 0},
+      "SDMA": {"Size Distribution": {"4.0": [4, 2.5]}, "Transit Size(MB)": 4.0}}}}}})J";
+  CommunicationFile f;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_communication_json(text, "buckets", f, diag)) << all_diags(diag);
+  const CommOp& op = f.steps.at(0).collective.at(0);
+  ASSERT_EQ(op.transports.size(), 4u);
+  auto keys = [&](size_t t) {
+    std::string k;
+    for (const SizeBucket& b : op.size_distribution(op.transports[t])) k += b.size_key + ";";
+    return k;
+  };
+  EXPECT_EQ(keys(0), "1.0;2.0;");
+  EXPECT_EQ(keys(1), "");
+  EXPECT_TRUE(op.transports[1].has_size_distribution);
+  EXPECT_EQ(keys(2), "");
+  EXPECT_FALSE(op.transports[2].has_size_distribution);
+  EXPECT_EQ(keys(3), "4.0;");
+  EXPECT_EQ(op.transports[3].name, "SDMA");
+  EXPECT_EQ(op.transports[3].get(kTrSizeMb), 4.0);
+  EXPECT_FALSE(op.transports[3].num(kTrSizeMb).is_int);
+  EXPECT_TRUE(op.transports[0].num(kTrSizeMb).is_int);
+}
+
+}  // namespace
+}  // namespace cs::io

@@ -1,0 +1,212 @@
+// Tests of readers/profiler_info.{h,cpp}: profiler_info_N.json, profiler_metadata.json and the
+// group-name double hash.
+
+#include "readers/profiler_info.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace cs::io {
+namespace {
+
+std::string data(const std::string& name) {
+  return std::string(CS_TEST_DATA) + "/comm/" + name;
+}
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+std::string all_diags(const Diagnostics& d) {
+  std::string s;
+  for (const auto& x : d.items()) s += x.to_string() + "\n";
+  return s;
+}
+
+TEST(ProfilerInfo, RankFromFileName) {
+  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_0.json"), 0);
+  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_127.json"), 127);
+  EXPECT_EQ(rank_from_profiler_info_name("/a/b_ascend_pt/profiler_info_5.json"), 5);
+  EXPECT_EQ(rank_from_profiler_info_name("profiler_info.json"), std::nullopt);
+  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_.json"), std::nullopt);
+  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_x.json"), std::nullopt);
+  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_-1.json"), std::nullopt);
+  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_3.json.bak"), std::nullopt);
+  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_99999999999.json"), std::nullopt);
+  EXPECT_EQ(rank_from_profiler_info_name("xprofiler_info_1.json"), std::nullopt);
+}
+
+TEST(ProfilerInfo, TorchNpuFile) {
+  ProfilerInfo info;
+  Diagnostics diag;
+  ASSERT_TRUE(read_profiler_info(data("profiler_info_3.json"), info, diag));
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
+  EXPECT_EQ(info.rank_id, 3);
+  EXPECT_EQ(info.framework, "torch_npu");
+}
+
+TEST(ProfilerInfo, MindSporeFile) {
+  ProfilerInfo info;
+  Diagnostics diag;
+  ASSERT_TRUE(read_profiler_info(data("mindspore/profiler_info_12.json"), info, diag));
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
+  EXPECT_EQ(info.rank_id, 12);
+  EXPECT_EQ(info.framework, "mindspore");
+}
+
+TEST(ProfilerInfo, FileNameWinsOverRankIdInside) {
+  ProfilerInfo info;
+  Diagnostics diag;
+  ASSERT_TRUE(read_profiler_info(data("mismatch/profiler_info_7.json"), info, diag));
+  EXPECT_EQ(info.rank_id, 7);
+  ASSERT_EQ(diag.warning_count(), 1u);
+  EXPECT_NE(diag.items()[0].what.find("rank_id 6"), std::string::npos);
+}
+
+TEST(ProfilerInfo, NoRankAnywhere) {
+  ProfilerInfo info;
+  Diagnostics diag;
+  EXPECT_TRUE(read_profiler_info(data("no_rank/profiler_info.json"), info, diag));
+  EXPECT_EQ(info.rank_id, -1);
+  ASSERT_EQ(diag.warning_count(), 1u);
+  EXPECT_NE(diag.items()[0].what.find("\"rank_id\" is a string (\"two\")"), std::string::npos)
+      << all_diags(diag);
+}
+
+TEST(ProfilerInfo, FromMemoryAndBroken) {
+  ProfilerInfo info;
+  Diagnostics diag;
+  EXPECT_TRUE(parse_profiler_info(R"({"rank_id": 4})", "profiler_info.json", info, diag));
+  EXPECT_EQ(info.rank_id, 4);
+  // Broken text: the name still gives the rank, the damage is reported.
+  Diagnostics d2;
+  EXPECT_TRUE(parse_profiler_info(R"({"rank_id": 4, "con)", "x/profiler_info_9.json", info, d2));
+  EXPECT_EQ(info.rank_id, 9);
+  EXPECT_EQ(d2.error_count(), 1u);
+  // Broken and no rank in the name: nothing usable.
+  Diagnostics d3;
+  EXPECT_FALSE(parse_profiler_info("\x01\x02", "profiler_info.json", info, d3));
+  EXPECT_EQ(d3.error_count(), 1u);
+  Diagnostics d4;
+  EXPECT_FALSE(read_profiler_info(data("empty.json"), info, d4));
+  EXPECT_EQ(d4.error_count(), 1u);
+}
+
+TEST(ProfilerMetadata, DistributedArgsAndGroups) {
+  ProfilerMetadata md;
+  Diagnostics diag;
+  ASSERT_TRUE(read_profiler_metadata(data("profiler_metadata.json"), md, diag));
+  EXPECT_TRUE(md.has_distributed_args);
+  EXPECT_EQ(md.arg("tensor_model_parallel_size"), 2);
+  EXPECT_EQ(md.arg("pipeline_model_parallel_size"), 2);
+  EXPECT_EQ(md.arg("data_parallel_size"), 4);
+  EXPECT_EQ(md.arg("context_parallel_size"), 1);
+  EXPECT_EQ(md.arg("expert_model_parallel_size"), 1);
+  EXPECT_EQ(md.arg("world_size"), 16);
+  EXPECT_EQ(md.arg("rank"), 3);
+  // Non-integers are not distributed-args integers.
+  EXPECT_EQ(md.arg("sequence_parallel"), std::nullopt);
+  EXPECT_EQ(md.arg("backend"), std::nullopt);
+  EXPECT_EQ(md.arg("lr"), std::nullopt);
+  EXPECT_EQ(md.arg("nope"), std::nullopt);
+  ASSERT_EQ(md.parallel_groups.size(), 3u);
+  const ParallelGroup& dp = md.parallel_groups[0];
+  EXPECT_EQ(dp.group_id, "10.170.22.98%enp67s0f5_60000_0_1708156014257149");
+  EXPECT_EQ(dp.group_name, "dp");
+  EXPECT_EQ(dp.group_rank, 0);
+  EXPECT_EQ(dp.global_ranks, (std::vector<int>{3, 7, 11, 15}));
+  EXPECT_EQ(md.parallel_groups[1].group_name, "tp");
+  EXPECT_EQ(md.parallel_groups[1].group_rank, 1);
+  EXPECT_EQ(md.parallel_groups[1].global_ranks, (std::vector<int>{2, 3}));
+  // The bad group: every bad value is a warning and left out; 2.0 is an integral value.
+  const ParallelGroup& bad = md.parallel_groups[2];
+  EXPECT_EQ(bad.group_name, "");
+  EXPECT_EQ(bad.group_rank, -1);
+  EXPECT_EQ(bad.global_ranks, (std::vector<int>{1, 2}));
+  EXPECT_EQ(diag.error_count(), 0u);
+  EXPECT_EQ(diag.warning_count(), 4u) << all_diags(diag);
+  const std::string all = all_diags(diag);
+  EXPECT_NE(all.find(":26: group 'group_bad': \"group_name\" is 5"), std::string::npos) << all;
+  EXPECT_NE(all.find("\"global_ranks\" is 3.5, expected an integer"), std::string::npos) << all;
+}
+
+TEST(ProfilerMetadata, TruncatedKeepsCompleteGroups) {
+  ProfilerMetadata md;
+  Diagnostics diag;
+  ASSERT_TRUE(read_profiler_metadata(data("truncated_profiler_metadata.json"), md, diag))
+      << all_diags(diag);
+  EXPECT_EQ(md.arg("world_size"), 16);
+  ASSERT_EQ(md.parallel_groups.size(), 1u) << all_diags(diag);
+  EXPECT_EQ(md.parallel_groups[0].group_name, "dp");
+  EXPECT_EQ(diag.error_count(), 1u);
+  EXPECT_NE(diag.items()[0].hint.find("was the profiler stopped"), std::string::npos);
+}
+
+TEST(ProfilerMetadata, NotAnObjectAndMissing) {
+  ProfilerMetadata md;
+  Diagnostics diag;
+  EXPECT_FALSE(parse_profiler_metadata("[1, 2]", "m.json", md, diag));
+  EXPECT_EQ(diag.error_count(), 1u);
+  Diagnostics d2;
+  EXPECT_FALSE(read_profiler_metadata(data("nope/profiler_metadata.json"), md, d2));
+  EXPECT_NE(d2.items().at(0).what.find("not found"), std::string::npos);
+  Diagnostics d3;
+  EXPECT_TRUE(parse_profiler_metadata("{}", "m.json", md, d3));
+  EXPECT_FALSE(md.has_distributed_args);
+  EXPECT_TRUE(md.parallel_groups.empty());
+}
+
+TEST(GroupHash, MatchesPythonDoubleHash) {
+  const std::vector<std::string> ids = {
+      "",
+      "a",
+      "10.170.22.98%enp67s0f5_60000_0_1708156014257149",
+      "90.90.97.116%enp189s0f0_60000_0_1727235779839829",
+      "hccl_world_group",
+      "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80",  // non-ASCII: hashed by code point, as Python does
+      std::string(1000, 'z'),
+  };
+  std::string script = testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_double_hash.py";
+  std::ofstream(script) << "import sys\n"
+                           "for a in sys.argv[1:]:\n"
+                           "    b = bytes.fromhex(a).decode('utf-8')\n"
+                           "    h0 = h1 = 0\n"
+                           "    for c in map(ord, b):\n"
+                           "        h0 = (h0 * 29 + c) % 2**32\n"
+                           "        h1 = (h1 * 131 + c) % 2**32\n"
+                           "    print((h0 << 32) | h1)\n";
+  std::string cmd = "/usr/bin/python3 " + script;
+  std::string ours;
+  for (const auto& id : ids) {
+    std::string hex = "''";
+    if (!id.empty()) {
+      hex.clear();
+      static const char* digits = "0123456789abcdef";
+      for (unsigned char c : id) {
+        hex += digits[c >> 4];
+        hex += digits[c & 15];
+      }
+    }
+    cmd += " " + hex;
+    ours += group_double_hash_str(id) + "\n";
+  }
+  std::string py = run(cmd);
+  std::remove(script.c_str());
+  ASSERT_FALSE(py.empty());
+  EXPECT_EQ(ours, py);
+  EXPECT_EQ(group_double_hash(""), 0u);
+  EXPECT_EQ(group_double_hash("a"), (97ull << 32) | 97ull);
+}
+
+}  // namespace
+}  // namespace cs::io

@@ -1,0 +1,114 @@
+// step_trace_time.csv reader: a realistic per-rank file (tests/data/step_trace), the older
+// header without Preparing and with empty Step cells, and bad files.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "readers/step_trace.h"
+
+namespace cs::io {
+namespace {
+
+const std::string kData = std::string(CS_TEST_DATA);
+
+std::string all_text(const Diagnostics& d) {
+  std::string s;
+  for (const auto& x : d.items()) s += x.to_string() + "\n";
+  return s;
+}
+
+TEST(StepTrace, PerRankFile) {
+  Diagnostics diag;
+  StepTraceFile f;
+  ASSERT_TRUE(read_step_trace_csv(kData + "/step_trace/step_trace_time.csv", f, diag));
+  EXPECT_TRUE(diag.empty()) << all_text(diag);
+  ASSERT_EQ(f.columns.size(), 9u);
+  EXPECT_EQ(f.columns.front(), "Computing");
+  EXPECT_EQ(f.columns.back(), "Preparing");
+  EXPECT_EQ(f.column("Bubble"), 6);
+  EXPECT_EQ(f.column("Device_id"), -1);
+  EXPECT_EQ(f.column("Step"), -1);
+  ASSERT_EQ(f.rows.size(), 3u);
+  EXPECT_EQ(f.rows[0].step, "1");
+  EXPECT_EQ(f.rows[2].step, "3");
+  EXPECT_DOUBLE_EQ(f.get(f.rows[0], "Computing"), 80309.687);
+  EXPECT_DOUBLE_EQ(f.get(f.rows[1], "Preparing"), 998.7);
+  EXPECT_DOUBLE_EQ(f.get(f.rows[2], "Bubble"), 9150.0);
+  EXPECT_TRUE(std::isnan(f.get(f.rows[0], "No such column")));
+  // The producer's identities hold in the file (formats.md §4).
+  for (const auto& r : f.rows) {
+    double cno = f.get(r, "Communication(Not Overlapped)");
+    EXPECT_NEAR(f.get(r, "Overlapped"), f.get(r, "Communication") - cno, 1e-3);
+    EXPECT_NEAR(f.get(r, "Communication(Not Overlapped and Exclude Receive)"),
+                cno - f.get(r, "Bubble"), 1e-3);
+    EXPECT_NEAR(f.get(r, "Stage") + f.get(r, "Bubble"),
+                f.get(r, "Computing") + cno + f.get(r, "Free"), 1e-3);
+  }
+}
+
+TEST(StepTrace, OlderHeaderEmptyStepAndBadCells) {
+  Diagnostics diag;
+  StepTraceFile f;
+  const std::string path = kData + "/malformed/csv_step_trace_old_empty_step.csv";
+  ASSERT_TRUE(read_step_trace_csv(path, f, diag));
+  ASSERT_EQ(f.columns.size(), 8u);
+  EXPECT_EQ(f.column("Preparing"), -1);
+  EXPECT_TRUE(std::isnan(f.get(f.rows[0], "Preparing")));
+  ASSERT_EQ(f.rows.size(), 2u);
+  EXPECT_EQ(f.rows[0].step, "");
+  EXPECT_DOUBLE_EQ(f.get(f.rows[0], "Free"), 1366552.5200156313);
+  EXPECT_EQ(f.get(f.rows[0], "Bubble"), 0.0);
+  const auto& r = f.rows[1];
+  EXPECT_TRUE(std::isnan(f.get(r, "Computing")));   // N/A: missing, silently
+  EXPECT_TRUE(std::isnan(f.get(r, "Overlapped")));  // empty: missing, silently
+  EXPECT_TRUE(std::isnan(f.get(r, "Free")));        // 1e999: warned
+  EXPECT_TRUE(std::isnan(f.get(r, "Communication(Not Overlapped and Exclude Receive)")));  // NaN
+  EXPECT_DOUBLE_EQ(f.get(r, "Communication(Not Overlapped)"), 265000.5);
+  ASSERT_EQ(diag.items().size(), 2u) << all_text(diag);
+  for (const auto& d : diag.items()) {
+    EXPECT_EQ(d.file, path);
+    EXPECT_EQ(d.line, 3);
+    EXPECT_EQ(d.severity, Severity::kWarning);
+  }
+  EXPECT_NE(diag.items()[0].what.find("\"Free\""), std::string::npos);
+}
+
+TEST(StepTrace, CrlfBomAndWrongFieldCount) {
+  const std::string text =
+      "\xEF\xBB\xBF"
+      "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
+      "Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\r\n"
+      "0,5,100.5,20,5,25,10,130.5,0,20,3.25\r\n"
+      "0,6,100.5,20\r\n"
+      "0,7,\t101.5\t,21,5,26,11,133.5,0,21,3\r\n";
+  Diagnostics diag;
+  StepTraceFile f;
+  ASSERT_TRUE(parse_step_trace_csv(text, "rank0/step_trace_time.csv", f, diag));
+  ASSERT_EQ(f.rows.size(), 2u);
+  EXPECT_EQ(f.rows[1].step, "7");
+  EXPECT_EQ(f.get(f.rows[1], "Computing"), 101.5);
+  EXPECT_EQ(f.get(f.rows[0], "Preparing"), 3.25);
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].file, "rank0/step_trace_time.csv");
+  EXPECT_EQ(diag.items()[0].line, 3);
+  EXPECT_NE(diag.items()[0].what.find("row has 4 fields, header has 11"), std::string::npos);
+}
+
+TEST(StepTrace, UnusableFiles) {
+  for (const char* name : {"csv_empty.csv", "csv_binary.csv", "csv_blank_lines.csv"}) {
+    Diagnostics diag;
+    StepTraceFile f;
+    EXPECT_FALSE(read_step_trace_csv(kData + "/malformed/" + name, f, diag)) << name;
+    ASSERT_EQ(diag.error_count(), 1u) << all_text(diag);
+    EXPECT_EQ(diag.items()[0].file, kData + "/malformed/" + name);
+  }
+  Diagnostics diag;
+  StepTraceFile f;
+  EXPECT_FALSE(parse_step_trace_csv("Device_id,Step\n0,1\n", "x.csv", f, diag));
+  EXPECT_EQ(diag.error_count(), 1u);
+}
+
+}  // namespace
+}  // namespace cs::io

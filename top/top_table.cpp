@@ -1,0 +1,219 @@
+#include "top/top_table.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "report/display_format.h"
+#include "report/table_view.h"
+
+namespace cs::report {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Row {
+  std::string name, type;
+  size_t calls = 0;
+  double time = 0, flops = 0, bytes = 0;
+  double max_call = -1;
+  const OpCall* longest = nullptr;
+  size_t flops_n = 0, bytes_n = 0;
+};
+
+bool same_ci(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+void fold(double& acc, double v, TopOptions::Aggregate agg) {
+  if (agg == TopOptions::Aggregate::kMax)
+    acc = std::max(acc, v);
+  else
+    acc += v;
+}
+
+}  // namespace
+
+io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, TopTotals* totals) {
+  std::vector<Row> rows;
+  std::map<std::string, size_t> index;
+  double total = 0;
+  for (const auto& c : calls) {
+    if (!std::isfinite(c.dur_us)) continue;
+    if (c.dur_us < opt.min_time_s * 1e6) continue;
+    if (!opt.type.empty() && !same_ci(c.type, opt.type)) continue;
+    total += c.dur_us;
+    if (totals) ++totals->calls;
+    size_t r;
+    if (opt.aggregate_by == TopOptions::By::kNone) {
+      r = rows.size();
+      rows.emplace_back();
+    } else {
+      const std::string& key = opt.aggregate_by == TopOptions::By::kType ? c.type : c.name;
+      auto [it, fresh] = index.emplace(key, rows.size());
+      if (fresh) rows.emplace_back();
+      r = it->second;
+    }
+    Row& row = rows[r];
+    if (row.calls == 0) {
+      row.name = opt.aggregate_by == TopOptions::By::kType ? c.type : c.name;
+      row.type = c.type;
+    }
+    ++row.calls;
+    fold(row.time, c.dur_us, opt.aggregate);
+    if (std::isfinite(c.flops)) fold(row.flops, c.flops, opt.aggregate), ++row.flops_n;
+    if (std::isfinite(c.bytes)) fold(row.bytes, c.bytes, opt.aggregate), ++row.bytes_n;
+    if (c.dur_us > row.max_call) row.max_call = c.dur_us, row.longest = &c;
+  }
+  for (auto& row : rows) {
+    if (opt.aggregate == TopOptions::Aggregate::kMean) {
+      row.time /= static_cast<double>(row.calls);
+      if (row.flops_n) row.flops /= static_cast<double>(row.flops_n);
+      if (row.bytes_n) row.bytes /= static_cast<double>(row.bytes_n);
+    }
+    if (!row.flops_n) row.flops = kNaN;
+    if (!row.bytes_n) row.bytes = kNaN;
+  }
+  const auto key = [&](const Row& r) {
+    const double v = opt.order_by == TopOptions::Order::kTime     ? r.time
+                     : opt.order_by == TopOptions::Order::kMemory ? r.bytes
+                                                                  : r.flops;
+    return std::isfinite(v) ? v : -1.0;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    if (key(a) != key(b)) return key(a) > key(b);
+    return a.time > b.time;
+  });
+  if (rows.size() > opt.top_n) rows.resize(opt.top_n);
+  if (totals) totals->time_us = total;
+
+  io::Table t("top");
+  auto& c_rank = t.add_int("rank");
+  auto& c_name = t.add_string("name");
+  auto& c_type = t.add_string("type");
+  auto& c_calls = t.add_int("calls");
+  auto& c_time = t.add_double("device_self_us", "us");
+  auto& c_share = t.add_double("share_pct", "%");
+  auto& c_cum = t.add_double("cumulative_pct", "%");
+  auto& c_flops = t.add_double("flops", "FLOP");
+  auto& c_tflops = t.add_double("tflops_per_s", "TFLOP/s");
+  auto& c_bytes = t.add_double("bytes", "bytes");
+  auto& c_bw = t.add_double("bandwidth_gbps", "GB/s");
+  auto& c_in = t.add_string("input_shapes");
+  auto& c_dt = t.add_string("input_dtypes");
+  auto& c_out = t.add_string("output_shapes");
+  double cum = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    c_rank.ints.push_back(static_cast<int64_t>(i + 1));
+    c_name.strings.push_back(r.name);
+    c_type.strings.push_back(r.type);
+    c_calls.ints.push_back(static_cast<int64_t>(r.calls));
+    c_time.doubles.push_back(r.time);
+    const double share = total > 0 ? 100.0 * r.time / total : kNaN;
+    cum += r.time;
+    c_share.doubles.push_back(share);
+    c_cum.doubles.push_back(total > 0 ? 100.0 * cum / total : kNaN);
+    c_flops.doubles.push_back(r.flops);
+    // Rates over the same aggregate: FLOP / µs = 1e6 FLOP/s; TFLOP/s = flops / us / 1e6.
+    c_tflops.doubles.push_back(r.time > 0 && std::isfinite(r.flops) ? r.flops / r.time / 1e6
+                                                                    : kNaN);
+    c_bytes.doubles.push_back(r.bytes);
+    c_bw.doubles.push_back(r.time > 0 && std::isfinite(r.bytes) ? r.bytes / r.time / 1e3 : kNaN);
+    c_in.strings.push_back(r.longest ? r.longest->input_shapes : "");
+    c_dt.strings.push_back(r.longest ? r.longest->input_dtypes : "");
+    c_out.strings.push_back(r.longest ? r.longest->output_shapes : "");
+  }
+  return t;
+}
+
+namespace {
+
+size_t display_width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+std::string shorten(const std::string& s, size_t max) {
+  if (display_width(s) <= max) return s;
+  std::string out;
+  size_t n = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if ((c & 0xC0) != 0x80 && ++n > max - 1) break;
+    out += s[i];
+  }
+  return out + "\u2026";
+}
+
+std::string pad(const std::string& s, size_t w, bool right) {
+  const size_t n = display_width(s);
+  if (n >= w) return s;
+  return right ? std::string(w - n, ' ') + s : s + std::string(w - n, ' ');
+}
+
+std::string maybe(double v, const std::string& text) {
+  return std::isfinite(v) ? text : "-";
+}
+
+}  // namespace
+
+std::string format_top_text(const io::Table& t, size_t total_calls, double total_us) {
+  const ColumnRef rank(&t, "rank"), name(&t, "name"), type(&t, "type"), calls(&t, "calls"),
+      time(&t, "device_self_us"), cum(&t, "cumulative_pct"), flops(&t, "flops"),
+      tflops(&t, "tflops_per_s"), bytes(&t, "bytes"), bw(&t, "bandwidth_gbps"),
+      in(&t, "input_shapes"), out(&t, "output_shapes");
+  const std::vector<std::string> head = {"#",
+                                         "device self time",
+                                         "cum%",
+                                         "calls",
+                                         "GFLOP",
+                                         "TFLOP/s",
+                                         "memory",
+                                         "GB/s",
+                                         "type",
+                                         "name",
+                                         "input shapes",
+                                         "output shapes"};
+  const std::vector<bool> right = {true, true, true,  true,  true,  true,
+                                   true, true, false, false, false, false};
+  std::vector<std::vector<std::string>> cells;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    cells.push_back({rank.str(r), fmt_us(time.num(r)), fmt_num(cum.num(r), 1) + "%",
+                     fmt_num(calls.num(r), 0), maybe(flops.num(r), fmt_num(flops.num(r) / 1e9, 2)),
+                     maybe(tflops.num(r), fmt_num(tflops.num(r), 2)),
+                     maybe(bytes.num(r), fmt_bytes(bytes.num(r))),
+                     maybe(bw.num(r), fmt_num(bw.num(r), 1)), shorten(type.str(r), 24),
+                     shorten(name.str(r), 48), shorten(in.str(r), 40), shorten(out.str(r), 24)});
+  }
+  std::vector<size_t> w(head.size());
+  for (size_t k = 0; k < head.size(); ++k) {
+    w[k] = display_width(head[k]);
+    for (const auto& row : cells) w[k] = std::max(w[k], display_width(row[k]));
+  }
+  std::string s;
+  const auto line = [&](const std::vector<std::string>& row) {
+    std::string l;
+    for (size_t k = 0; k < row.size(); ++k) {
+      if (k) l += "  ";
+      l += pad(row[k], w[k], right[k]);
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    s += l + "\n";
+  };
+  line(head);
+  for (const auto& row : cells) line(row);
+  s += std::to_string(t.rows()) + " rows from " + std::to_string(total_calls) + " calls, " +
+       fmt_us(total_us) + " device time in total\n";
+  return s;
+}
+
+}  // namespace cs::report
