@@ -14,8 +14,10 @@ namespace {
 
 constexpr size_t kMaxListed = 50;
 
-void finding(HtmlOut& h, const char* cls, const std::string& text, const std::string& evidence) {
-  h.open("li", attr("class", cls));
+// One finding; `rank` >= 0 makes it open that rank's drill-down when clicked.
+void finding(HtmlOut& h, const char* cls, const std::string& text, const std::string& evidence,
+             long long rank = -1) {
+  h.open("li", attr("class", cls) + (rank >= 0 ? attr("data-rank", std::to_string(rank)) : ""));
   h.text(text);
   if (!evidence.empty()) {
     h.raw(" ");
@@ -128,7 +130,7 @@ void section_findings(HtmlOut& h, const ClusterContext& ctx) {
       if (!c.empty() && c != "unknown") text += " (cause: " + c + ")";
       if (score) text += ", score " + fmt_num(score.num(r), 2);
       text += ".";
-      finding(h, "bad", text, ev.str(r));
+      finding(h, "bad", text, ev.str(r), rank.integer(r));
       ++count;
     }
     if (order.size() > kMaxListed)

@@ -1,7 +1,10 @@
 #include "report/cluster_report.h"
 
+#include <algorithm>
 #include "report/cluster_sections.h"
+
 #include "report/display_format.h"
+#include "report/page_script.h"
 #include "report/report_page.h"
 #include "report/table_view.h"
 
@@ -20,6 +23,26 @@ ClusterContext make_cluster_context(const ClusterReportInput& in) {
   return ctx;
 }
 
+namespace {
+
+// The drill-down's data: the slow ranks and two healthy peers (the ranks of median step time
+// among those not judged slow) for the merge command.
+PageData drill_data(const ClusterContext& ctx) {
+  PageData d;
+  d.input_path = ctx.in.input_path;
+  d.slow_ranks.assign(ctx.slow_ranks.begin(), ctx.slow_ranks.end());
+  auto per_rank = rank_step_means(ctx.in.step_trace, nullptr);
+  std::erase_if(per_rank, [&](const RankSteps& r) { return ctx.slow_ranks.count(r.rank) > 0; });
+  std::sort(per_rank.begin(), per_rank.end(), [](const RankSteps& a, const RankSteps& b) {
+    return a.total() < b.total() || (a.total() == b.total() && a.rank < b.rank);
+  });
+  if (!per_rank.empty()) d.peer = per_rank[per_rank.size() / 2].rank;
+  if (per_rank.size() > 1) d.peer2 = per_rank[(per_rank.size() / 2 + 1) % per_rank.size()].rank;
+  return d;
+}
+
+}  // namespace
+
 std::string render_cluster_report_html(const ClusterReportInput& in) {
   const ClusterContext ctx = make_cluster_context(in);
   HtmlOut h;
@@ -32,6 +55,7 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
               {"matrix", "Communication matrix"},
               {"wait", "Wait ratio"},
               {"operators", "Top operators"}});
+  page_data(h, drill_data(ctx));
   h.open("main");
   section_overview(h, ctx);
   section_findings(h, ctx);

@@ -90,14 +90,16 @@ void section_step_trace(HtmlOut& h, const ClusterContext& ctx) {
   double mean = 0;
   for (const auto& r : per_rank) mean += r.total();
   mean /= static_cast<double>(per_rank.size());
+  // The ranks judged slow first (a slow rank waits least, so its step is often not the longest),
+  // then the longest steps.
   std::vector<RankSteps> listed;
-  for (size_t i = 0; i < sorted.size() && i < 10; ++i) listed.push_back(sorted[i]);
   for (const auto& r : sorted)
-    if (ctx.slow_ranks.count(r.rank) && listed.size() < 40 &&
-        std::none_of(listed.begin(), listed.end(),
-                     [&](const RankSteps& l) { return l.rank == r.rank; }))
-      listed.push_back(r);
-  h.element("h3", "", "Longest step times");
+    if (ctx.slow_ranks.count(r.rank) && listed.size() < 30) listed.push_back(r);
+  for (size_t i = 0, n = listed.size(); i < sorted.size() && listed.size() < n + 10; ++i)
+    if (!ctx.slow_ranks.count(sorted[i].rank)) listed.push_back(sorted[i]);
+  h.element(
+      "h3", "",
+      ctx.slow_ranks.empty() ? "Longest step times" : "Slow ranks, then the longest step times");
   h.open("table");
   table_head(h, {"#rank", "#step time", "#vs. mean", "#computing",
                  "#communication (not overlapped)", "#free", "judged slow"});

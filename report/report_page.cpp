@@ -1,5 +1,6 @@
 #include "report/report_page.h"
 
+#include "report/page_script.h"
 #include "version.h"
 
 namespace cs::report {
@@ -25,11 +26,21 @@ p.note{color:#57606a;margin:6px 0}
 .card{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;min-width:130px;background:#f6f8fa}
 .card .v{font-size:20px;font-weight:600}
 .card .l{color:#57606a;font-size:12px}
-table{border-collapse:collapse;margin:6px 0;font-size:13px}
+table{border-collapse:collapse;margin:6px 0;font-size:13px;display:block;max-width:100%;overflow-x:auto}
+th.sortable{cursor:pointer;user-select:none;white-space:nowrap}
+th.sortable:hover{background:#eaeef2}
+th[aria-sort=ascending]::after{content:" \25B2";font-size:9px}
+th[aria-sort=descending]::after{content:" \25BC";font-size:9px}
+.tsearch{margin:6px 0 2px}
+.tsearch input{font:inherit;padding:3px 8px;border:1px solid #d0d7de;border-radius:6px;width:300px;max-width:60%;margin-right:8px}
+td.rk,[data-rank]{cursor:pointer}
+td.rk{color:#0969da;text-decoration:underline dotted}
+aside#drill{position:fixed;top:0;right:0;bottom:0;width:min(640px,60vw);overflow:auto;background:#fff;border-left:2px solid #d0d7de;box-shadow:-4px 0 16px rgba(0,0,0,.15);padding:14px 18px;z-index:5;display:none}
+aside#drill button.close{float:right;font-size:20px;border:0;background:none;cursor:pointer}
 th,td{border-bottom:1px solid #eaeef2;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;font-weight:600;position:sticky;top:37px}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.key{max-width:520px;min-width:90px;overflow-wrap:anywhere}
+td.key{max-width:520px;min-width:90px;overflow-wrap:break-word}
 tr.flag td{background:#ffebe9}
 .bar{display:inline-block;width:90px;height:10px;background:#eaeef2;border-radius:2px;vertical-align:middle}
 .bar span{display:block;height:10px;border-radius:2px}
@@ -93,10 +104,12 @@ void begin_page(HtmlOut& h, std::string_view title, const std::vector<std::strin
 
 void end_page(HtmlOut& h) {
   while (h.depth() > 2) h.close();  // back to <html><body>
+  page_script(h);
   h.element(
       "footer", "",
       std::string("Written by clusterscope ") + CLUSTERSCOPE_VERSION +
-          ". Self-contained page: no scripts, no network; hover a bar or cell for its values.");
+          ". Self-contained page, no network: click a column header to sort, type in a table's box "
+          "to filter, click a rank for its details; hover a bar, cell or shortened name for more.");
   h.close_to(0);
   h.raw("\n");
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs, from Debian packages, whatever clusterscope needs that is missing.
+# chromium, chromium-driver and python3-selenium drive the browser tests (tests/report/browser_render).
 # Idempotent: a second run installs nothing and takes well under a second.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-h5py python3-numpy
+  chromium chromium-driver python3-selenium
   time bc
 )
 

@@ -1,6 +1,9 @@
 // Renders the reports in headless Chromium (Debian package `chromium`) and checks a screenshot is
-// produced: the pages open from a file with no network. Skipped when /usr/bin/chromium is absent.
-// Screenshots are left in <build>/report_screens/ for a person to look at.
+// produced: the pages open from a file with no network; then drives it through chromedriver and
+// python3-selenium (tests/report/browser_check.py) on a generated job: console errors, overflow,
+// sorting, search, drill-down. Skipped when the browser is absent, except under CI=true, where a
+// missing browser is a failure (scripts/install-deps.sh installs it). Screenshots are left in
+// <build>/report_screens/ for a person to look at.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,6 +25,18 @@ using report::test::load_csv_table;
 namespace {
 
 constexpr const char* kChromium = "/usr/bin/chromium";
+constexpr const char* kDriver = "/usr/bin/chromedriver";
+constexpr const char* kPython = "/usr/bin/python3";
+
+bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci && std::string(ci) == "true";
+}
+
+// Runs `cmd` through the shell; returns its exit status.
+int run(const std::string& cmd) {
+  return std::system(cmd.c_str());
+}
 const std::string kData = std::string(CS_TEST_DATA) + "/report/";
 
 fs::path screens_dir() {
@@ -67,8 +82,10 @@ void render_and_check(const std::string& html_text, const std::string& stem,
 class BrowserRender : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kChromium))
-      GTEST_SKIP() << "headless Chromium not installed (apt-get install -y chromium)";
+    if (fs::exists(kChromium)) return;
+    if (in_ci())
+      FAIL() << "headless Chromium not installed under CI=true: run scripts/install-deps.sh";
+    GTEST_SKIP() << "headless Chromium not installed (scripts/install-deps.sh installs it)";
   }
 };
 
@@ -114,4 +131,37 @@ TEST_F(BrowserRender, CompareReport) {
   in.comparison_path = "/runs/npu";
   in.seconds = 3.1;
   render_and_check(render_compare_report_html(in), "compare");
+}
+
+// A generated 96-rank job (tp 4, pp 2) with rank 37 computing 1.3x slower, analysed by the binary;
+// the page driven in the browser by tests/report/browser_check.py.
+TEST_F(BrowserRender, InteractiveClusterReport) {
+  const bool have = fs::exists(kDriver) &&
+                    run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
+  if (!have) {
+    if (in_ci()) FAIL() << "chromedriver or python3-selenium missing under CI=true";
+    GTEST_SKIP() << "chromedriver or python3-selenium missing (scripts/install-deps.sh)";
+  }
+  const fs::path dir = fs::temp_directory_path() / ("cs_browser_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string job = (dir / "job").string(), out = (dir / "out").string();
+  ASSERT_EQ(run(std::string(CS_BINARY) + " generate " + job +
+                " --ranks 96 --tp 4 --pp 2 --slow-rank 37:1.3 > /dev/null 2>&1"),
+            0);
+  ASSERT_EQ(run(std::string(CS_BINARY) + " cluster -d " + job + " -o " + out +
+                " --format html -q > /dev/null 2>&1") >>
+                8,
+            0);
+  const fs::path html = fs::path(out) / "cluster_analysis_output" / "report.html";
+  ASSERT_TRUE(fs::exists(html));
+  const fs::path log = screens_dir() / "interactive.log";
+  const int rc =
+      run(std::string(kPython) + " " + CS_SOURCE_DIR + "/tests/report/browser_check.py " +
+          html.string() + " " + screens_dir().string() + " 37 > " + log.string() + " 2>&1");
+  std::ifstream f(log);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("load_ms"), std::string::npos) << text;
+  fs::copy_file(html, screens_dir() / "interactive.html", fs::copy_options::overwrite_existing);
+  fs::remove_all(dir);
 }

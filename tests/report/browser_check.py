@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Drives headless Debian chromium (chromedriver + python3-selenium) against a cluster report.
+
+usage: browser_check.py REPORT.html OUT_DIR SLOW_RANK
+Checks: no console errors; no horizontal overflow at 1024/1400/1920 px; the slow rank's finding in
+the first screen; a header click sorts; typing in a search box filters; clicking the slow rank
+opens its drill-down with the merge command. Screenshots go to OUT_DIR. Prints the load time.
+Exits 1 with one line per failed check.
+"""
+import os
+import sys
+import tempfile
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+html, out, slow = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(out, exist_ok=True)
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+opts = Options()
+opts.binary_location = "/usr/bin/chromium"
+profile = tempfile.mkdtemp(prefix="cs_selenium_")
+for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+          "--no-first-run", "--disable-background-networking", "--disable-component-update",
+          "--user-data-dir=" + profile):
+    opts.add_argument(a)
+opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+try:
+    drv.set_window_size(1400, 900)
+    drv.get("file://" + os.path.abspath(html))
+    load_ms = drv.execute_script(
+        "var t=performance.getEntriesByType('navigation')[0];return t.loadEventEnd-t.startTime;")
+    print("load_ms %.0f size_bytes %d" % (load_ms, os.path.getsize(html)))
+    errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
+    check(not errors, "console errors: %s" % errors[:3])
+
+    # The slow rank's finding is in the first screen.
+    li = drv.find_elements(By.CSS_SELECTOR, "#findings li[data-rank='%s']" % slow)
+    check(bool(li), "no finding names rank %s" % slow)
+    if li:
+        top = drv.execute_script("return arguments[0].getBoundingClientRect().top;", li[0])
+        check(0 <= top < 900, "rank %s's finding is not in the first screen (top %d px)" % (slow, top))
+
+    for w in (1024, 1400, 1920):
+        drv.set_window_size(w, 900)
+        over = drv.execute_script(
+            "return document.documentElement.scrollWidth-document.documentElement.clientWidth;")
+        check(over <= 0, "horizontal overflow of %d px at %d px wide" % (over, w))
+        drv.save_screenshot(os.path.join(out, "report_%d.png" % w))
+    drv.set_window_size(1400, 900)
+
+    # Sorting: click the step-time header of the steps table twice.
+    table = drv.find_element(By.CSS_SELECTOR, "#steps table")
+    head = table.find_elements(By.CSS_SELECTOR, "thead th")[1]
+    read = "return Array.from(arguments[0].tBodies[0].rows).map(r=>parseFloat(r.cells[1].textContent));"
+    for want in ("descending", "ascending"):
+        drv.execute_script("arguments[0].scrollIntoView({block:'center'});", head)
+        head.click()
+        vals = drv.execute_script(read, table)
+        ordered = sorted(vals, reverse=(want == "descending"))
+        check(len(vals) > 1 and vals == ordered, "step-time column not %s after a click: %s" % (want, vals))
+        check(head.get_attribute("aria-sort") == want, "header not marked %s" % want)
+
+    # Search: the box before the steps table filters to the slow rank.
+    box = drv.find_elements(By.CSS_SELECTOR, "#steps .tsearch input")
+    check(bool(box), "no search box before the steps table")
+    if box:
+        box[0].send_keys(slow)
+        shown = drv.execute_script(
+            "return Array.from(arguments[0].tBodies[0].rows).filter(r=>r.style.display!=='none')"
+            ".map(r=>r.cells[0].textContent);", table)
+        total = drv.execute_script("return arguments[0].tBodies[0].rows.length;", table)
+        check(slow in shown and len(shown) < total,
+              "search for %s shows %s of %d rows" % (slow, shown, total))
+        drv.save_screenshot(os.path.join(out, "report_search.png"))
+
+    # Drill-down from the finding.
+    drv.execute_script("window.scrollTo(0,0);")
+    if li:
+        li[0].click()
+        panel = drv.find_elements(By.ID, "drill")
+        check(bool(panel) and panel[0].is_displayed(), "clicking the finding opened no drill-down")
+        if panel:
+            text = panel[0].text
+            check("Rank " + slow in text, "drill-down does not name rank " + slow)
+            check("clusterscope merge" in text and "--ranks " + slow + "," in text,
+                  "drill-down has no merge command for rank " + slow)
+            drv.save_screenshot(os.path.join(out, "report_drill.png"))
+    errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
+    check(not errors, "console errors after interaction: %s" % errors[:3])
+finally:
+    drv.quit()
+
+for f in failures:
+    print("FAIL: " + f)
+sys.exit(1 if failures else 0)
