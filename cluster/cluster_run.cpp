@@ -145,6 +145,9 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
         processes);
     if (!results.summary.empty()) std::printf("%s", results.summary.c_str());
     std::printf("Results: %s/\n", out_dir.string().c_str());
+    // The last line: the page to open.
+    if (fs::exists(out_dir / "report.html"))
+      std::printf("Report: %s\n", fs::absolute(out_dir / "report.html").string().c_str());
   }
   if (c.ok + c.partial == 0) return 1;
   if (c.partial + c.skipped > 0) return opts.strict ? 1 : 3;

@@ -51,6 +51,7 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
   begin_page(h, "clusterscope \u2014 cluster report", sub);
   nav_bar(h, {{"overview", "Overview"},
               {"findings", "Findings"},
+              {"ranks", "Every rank"},
               {"steps", "Step time"},
               {"matrix", "Communication matrix"},
               {"wait", "Wait ratio"},
@@ -59,6 +60,7 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
   h.open("main");
   section_overview(h, ctx);
   section_findings(h, ctx);
+  section_distribution(h, ctx);
   section_step_trace(h, ctx);
   section_matrix(h, ctx);
   section_wait(h, ctx);

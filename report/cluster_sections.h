@@ -26,6 +26,8 @@ constexpr size_t kBucketBars = 128;
 
 void section_overview(HtmlOut& h, const ClusterContext& ctx);
 void section_findings(HtmlOut& h, const ClusterContext& ctx);
+// Every rank at full resolution: sorted distributions with the slow ranks labelled.
+void section_distribution(HtmlOut& h, const ClusterContext& ctx);
 void section_step_trace(HtmlOut& h, const ClusterContext& ctx);
 void section_matrix(HtmlOut& h, const ClusterContext& ctx);
 void section_wait(HtmlOut& h, const ClusterContext& ctx);

@@ -62,6 +62,9 @@ line.grid{stroke:#eaeef2}
 line.axis{stroke:#8c959f}
 line.wh{stroke:#1f2328;stroke-width:1}
 .s0{fill:#54aeff;background:#54aeff}.s1{fill:#fb8f44;background:#fb8f44}.s2{fill:#d0d7de;background:#d0d7de}.s3{fill:#8250df;background:#8250df}
+polyline.dline{fill:none;stroke:#0969da;stroke-width:1.5}
+svg.dist g.fl circle{fill:#cf222e}svg.dist g.fl text{fill:#cf222e;font-weight:600}
+svg.dist g.hi circle{fill:#1f2328}
 rect.flag{fill:none;stroke:#cf222e;stroke-width:1.5}
 path.flagmark{fill:#cf222e}
 .flagkey{background:#fff;border:2px solid #cf222e}

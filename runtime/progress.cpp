@@ -87,10 +87,20 @@ void ProgressBar::update(int64_t done, uint64_t done_bytes) {
   bar[kWidth] = 0;
   double secs = std::chrono::duration<double>(now - start_).count();
   double rate = secs > 0 ? static_cast<double>(done_bytes) / secs : 0;
-  std::fprintf(stderr, "\rclusterscope: %s [%s] %lld/%lld ranks  %s of %s  %s/s   ", label_.c_str(),
-               bar, static_cast<long long>(done), static_cast<long long>(total_),
+  // Time left at the rate so far: by bytes when sizes are known, else by ranks.
+  double left = -1;
+  if (done_bytes > 0 && total_bytes_ > done_bytes)
+    left = secs * static_cast<double>(total_bytes_ - done_bytes) / static_cast<double>(done_bytes);
+  else if (done > 0 && total_ > done)
+    left = secs * static_cast<double>(total_ - done) / static_cast<double>(done);
+  char eta[32] = "";
+  if (left >= 0 && done < total_)
+    std::snprintf(eta, sizeof eta, "  ETA %d:%02d", static_cast<int>(left) / 60,
+                  static_cast<int>(left) % 60);
+  std::fprintf(stderr, "\rclusterscope: %s [%s] %lld/%lld ranks  %s of %s  %s/s%s   ",
+               label_.c_str(), bar, static_cast<long long>(done), static_cast<long long>(total_),
                human_bytes(done_bytes).c_str(), human_bytes(total_bytes_).c_str(),
-               human_bytes(static_cast<uint64_t>(rate)).c_str());
+               human_bytes(static_cast<uint64_t>(rate)).c_str(), eta);
   std::fflush(stderr);
 }
 
