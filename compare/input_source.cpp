@@ -9,6 +9,7 @@
 #include "load/discovery.h"
 #include "readers/kineto_trace.h"
 #include "readers/trace_view.h"
+#include "readers/trace_content.h"
 
 namespace cs::compare {
 
@@ -137,6 +138,11 @@ bool load_side(const SideInput& in, std::optional<int64_t> step, Profile& out,
                          : io::read_kineto_trace(in.timeline, trace, diag);
   if (!ok) return false;
   out.source = in.timeline;
+  const io::TraceContent content = io::trace_content(trace);
+  if (content.device_kernels == 0) {
+    diag.error(in.timeline, 0, content.summary + ": no device time to compare", content.hint);
+    return false;
+  }
   return build_profile(std::move(trace), in.npu, step, out, diag);
 }
 

@@ -37,8 +37,12 @@ OpClass op_class(std::string_view op) {
   return OpClass::kNone;
 }
 
+// Matrix-unit (tensor core / MFMA) kernels by name: NVIDIA cuBLAS/cutlass/cuDNN, AMD
+// rocBLAS/Tensile (Cijk_*), hipBLASLt and composable-kernel GEMMs, and attention kernels of
+// FlashAttention, xformers and Triton (attn_fwd / attn_bwd).
 bool gpu_cube_name(std::string_view l) {
-  return contains_any(l, {"gemm", "conv", "cutlass", "wgrad", "gemvx", "flash", "fmha", "xmma"});
+  return contains_any(l, {"gemm", "conv", "cutlass", "wgrad", "gemvx", "flash", "fmha", "xmma",
+                          "cijk_", "hipblaslt", "mfma", "wmma", "attn_fwd", "attn_bwd"});
 }
 
 bool npu_cube_name(std::string_view l) {
@@ -111,7 +115,7 @@ KernelCategory classify_kernel(const KernelFacts& k) {
   }
   if (cls == OpClass::kNone) {
     if (contains_any(name, {"flash_attention", "flashattention", "flash_fwd", "flash_bwd",
-                            "fusionattention", "fmha"}))
+                            "fusionattention", "fmha", "attn_fwd", "attn_bwd"}))
       cls = OpClass::kFlashAttention;
     else if (contains_any(name, {"paged_attention", "pagedattention"}))
       cls = OpClass::kPagedAttention;

@@ -47,9 +47,10 @@ struct KernelFacts {
 // fusion_attention, flashattn, xformers_flash, efficient_attention -> FA; aten::conv* -> Conv;
 // aten::addmm|bmm|mm|matmul -> Matmul), backward when an enclosing op name says
 // backward/bwd/grad or the launch came from the backward thread; else by the kernel name
-// (GPU: gemm|conv|cutlass|wgrad|gemvx -> Cube; NPU: MatMul/Conv/... -> Cube; cast|transdata|
-// transpose -> Vector Trans; else Vector No Trans). memcpy -> SDMA, memset and AI_CPU -> Other.
-// Example: kernel "void cutlass::Kernel<...>" under "aten::mm" -> kMatmul.
+// (GPU: gemm|conv|cutlass|wgrad|gemvx, AMD Cijk_*|hipblaslt|mfma, attn_fwd|attn_bwd -> Cube; NPU:
+// MatMul/Conv/... -> Cube; cast|transdata| transpose -> Vector Trans; else Vector No Trans). memcpy
+// -> SDMA, memset and AI_CPU -> Other. Example: kernel "void cutlass::Kernel<...>" under "aten::mm"
+// -> kMatmul.
 KernelCategory classify_kernel(const KernelFacts& k);
 
 // True when an op name says the op is part of the backward pass.

@@ -11,6 +11,7 @@
 #include "readers/kernel_details.h"
 #include "readers/trace_view.h"
 #include "top/top_cost.h"
+#include "readers/trace_content.h"
 
 namespace cs::report {
 
@@ -260,8 +261,8 @@ bool load_op_calls(const std::string& profile, std::vector<OpCall>& out, std::st
   const size_t before = out.size();
   calls_from_trace(trace, out);
   if (out.size() == before) {
-    diag.error(used, 0, "the trace holds no device kernels",
-               "profile with device activities on (ProfilerActivity.CUDA / NPU)");
+    const io::TraceContent content = io::trace_content(trace);
+    diag.error(used, 0, content.summary, content.hint);
     return false;
   }
   return true;
