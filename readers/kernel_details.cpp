@@ -41,6 +41,8 @@ bool stream_kernels(CsvReader& r, const std::function<void(const KernelRecord&)>
   const int c_in_shapes = r.column("Input Shapes");
   const int c_in_dtypes = r.column("Input Data Types");
   const int c_out_shapes = r.column("Output Shapes");
+  const int c_in_formats = r.column("Input Formats");
+  const int c_out_formats = r.column("Output Formats");
   const int c_aicore = r.column("aicore_time(us)");
   const int c_aiv = r.column("aiv_time(us)");
   if (c_name < 0 || c_dur < 0) {
@@ -75,6 +77,8 @@ bool stream_kernels(CsvReader& r, const std::function<void(const KernelRecord&)>
     k.input_shapes = strip_quotes(row[c_in_shapes]);
     k.input_dtypes = strip_quotes(row[c_in_dtypes]);
     k.output_shapes = strip_quotes(row[c_out_shapes]);
+    k.input_formats = strip_quotes(row[c_in_formats]);
+    k.output_formats = strip_quotes(row[c_out_formats]);
     k.start_us = cells.number(row, c_start);
     k.wait_us = cells.number(row, c_wait);
     k.aicore_time_us = cells.number(row, c_aicore);

@@ -22,6 +22,8 @@ struct KernelRecord {
   std::string_view input_shapes;  // quotes removed: 81920,4096;8192,512
   std::string_view input_dtypes;
   std::string_view output_shapes;
+  std::string_view input_formats;   // "NC1HWC0;FRACTAL_Z;NCHW" ("" when absent)
+  std::string_view output_formats;  // "NC1HWC0"
   double start_us = 0;
   double duration_us = 0;
   double wait_us = 0;

@@ -12,6 +12,7 @@
 #include "readers/trace_view.h"
 #include "top/top_cost.h"
 #include "readers/trace_content.h"
+#include "top/top_formats.h"
 
 namespace cs::report {
 
@@ -78,7 +79,7 @@ bool load_kernel_details(const std::string& path, std::vector<OpCall>& out, io::
         c.output_shapes = std::string(k.output_shapes);
         c.dur_us = k.duration_us;
         const auto in = parse_shapes(k.input_shapes), outs = parse_shapes(k.output_shapes);
-        c.flops = estimate_flops(k.type, in, outs);
+        c.flops = estimate_flops_with_formats(k.type, in, k.input_formats, outs, k.output_formats);
         c.bytes = estimate_bytes(in, k.input_dtypes, outs, "");
         out.push_back(std::move(c));
       },
