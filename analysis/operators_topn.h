@@ -36,7 +36,8 @@ stats::RankStages rank_stages(const std::vector<RankData>& ranks,
                               const CommGroups* groups = nullptr);
 
 // The table from an already merged OperatorTable. top_n = 0 keeps every key.
-// p50/p90/p99 are sketch quantiles: within +-1% (relative) of the exact sample quantile.
+// p50/p90/p99 are exact (numpy's linear interpolation) while a key has at most 2^20 kernels and
+// the merged table at most 8 Mi kept in all; beyond, within +-1% (relative) of the lower quantile.
 // `stages` (rank_stages()) makes cross_rank_cv and min/max rank peer-relative.
 io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
                                stats::OrderBy order, const stats::RankStages& stages = {});

@@ -280,9 +280,11 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
   if (want.step_trace) {
     tasks.push_back({"step trace", 0.1, [&] {
                        TaskOutput& o = out[kStepTrace];
-                       if (json)
+                       // msprof-analyze's file is a CSV: written for --format csv too.
+                       if (json || ctx.opts.formats.count("csv") > 0)
                          write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks,
-                                                      groups, o.notes);
+                                                      groups, o.notes,
+                                                      ctx.opts.load.rank_filter.has_value());
                        sink.put(step_trace_table(ranks));
                      }});
   }

@@ -8,8 +8,9 @@
 #include <set>
 
 #include "cluster/cluster_outputs.h"
-#include "io/hdf5_writer.h"
+#include "load/discovery.h"
 #include "load/manifest.h"
+#include "io/hdf5_writer.h"
 #include "report/cluster_report.h"
 #include "version.h"
 
@@ -36,7 +37,14 @@ void report_problems(const LoadedCluster& lc) {
       ++printed;
     }
   };
-  for (const auto& d : lc.diagnostics.items()) consider(d);
+  for (const auto& d : lc.diagnostics.items()) {
+    // Discovery's warnings are already one per problem (duplicate runs, unknown ranks, ...).
+    if (d.severity == io::Severity::kWarning && printed < kMaxErrorLines) {
+      print_line(d);
+      ++printed;
+    }
+    consider(d);
+  }
   for (const auto& r : lc.ranks)
     for (const auto& d : r.diagnostics.items()) consider(d);
   if (total > printed)
@@ -54,6 +62,36 @@ std::string iso_utc_now() {
   return buf;
 }
 
+// --step N that no rank's files hold: a mistake, not an empty result. Exit 2 naming the steps
+// present ("step 9 is not in the data — steps present: 1-4"); 0 when N is there or when the files
+// carry no step numbers at all.
+int check_step_present(const LoadedCluster& lc, const ClusterRunOptions& opts) {
+  if (!opts.load.parse.step) return 0;
+  std::set<int> present;
+  for (const auto& r : lc.ranks)
+    for (int64_t s : r.steps_present) present.insert(static_cast<int>(s));
+  if (present.empty() || present.count(static_cast<int>(*opts.load.parse.step))) return 0;
+  std::fprintf(stderr, "clusterscope: %s: step %lld is not in the data \u2014 steps present: %s\n",
+               opts.load.input_dir.c_str(), static_cast<long long>(*opts.load.parse.step),
+               format_rank_set(present).c_str());
+  return 2;
+}
+
+// Nothing could be analysed but directories were found: the manifest still says what was found
+// and why each was skipped.
+void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts) {
+  if (lc.skipped.empty()) return;
+  const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) return;
+  TableSink sink(out_dir.string(), /*csv=*/true, nullptr, {}, 1);
+  sink.put(build_manifest_table(lc.ranks, lc.skipped));
+  if (sink.diagnostics().has_errors()) return;
+  std::fprintf(stderr, "clusterscope: every skipped directory and why: %s\n",
+               (out_dir / "rank_manifest.csv").string().c_str());
+}
+
 int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
                       PhaseLog& log, std::chrono::steady_clock::time_point started) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
@@ -67,6 +105,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     return 1;
   }
   report_problems(lc);
+  if (const int code = check_step_present(lc, opts); code != 0) return code;
 
   io::Diagnostics out_diag;
   OutputContext ctx{lc, opts, out_dir.string(), out_diag};
@@ -181,7 +220,10 @@ int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
   LoadedCluster lc = load_cluster(mpi, load, log);
   int code = 0;
   if (lc.fatal) {
-    if (mpi.is_root()) std::fprintf(stderr, "clusterscope: %s\n", lc.fatal_message.c_str());
+    if (mpi.is_root()) {
+      std::fprintf(stderr, "clusterscope: %s\n", lc.fatal_message.c_str());
+      write_manifest_only(lc, opts);
+    }
     code = 1;
   } else if (mpi.is_root()) {
     code = analyse_and_write(lc, opts, mpi.size(), log, started);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "readers/profiler_info.h"
+#include "load/run_choice.h"
 
 namespace cs::cluster {
 
@@ -68,22 +69,6 @@ bool list_dir(const std::string& path, std::vector<std::string>& names, int& err
   ::closedir(d);
   std::sort(names.begin(), names.end());
   return true;
-}
-
-// A timestamp compares as a number when it is all digits (shorter = older), else as text.
-bool newer(const std::string& a, const std::string& b) {
-  auto digits = [](const std::string& s) {
-    return !s.empty() &&
-           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (digits(a) && digits(b)) {
-    std::string_view x = a, y = b;
-    while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
-    while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
-    if (x.size() != y.size()) return x.size() > y.size();
-    return x > y;
-  }
-  return a > b;
 }
 
 class Walker {
@@ -229,6 +214,16 @@ std::string timestamp_from_dir_name(std::string_view name) {
   return std::string(parts[parts.size() - from_end]);
 }
 
+std::string format_rank_set(const std::set<int>& ranks) {
+  std::string out;
+  for (auto it = ranks.begin(); it != ranks.end();) {
+    int a = *it, b = a;
+    for (++it; it != ranks.end() && *it == b + 1; ++it) b = *it;
+    out += (out.empty() ? "" : ",") + std::to_string(a) + (b > a ? "-" + std::to_string(b) : "");
+  }
+  return out;
+}
+
 bool parse_rank_list(std::string_view text, std::set<int>& out, std::string& error) {
   out.clear();
   auto parse_int = [](std::string_view s, int& v) {
@@ -315,34 +310,62 @@ DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& o
     return res;
   }
 
-  // One directory per rank: the newest timestamp wins.
+  // One directory per rank: readable beats unreadable, then the newest real timestamp wins.
   std::map<int, size_t> best;  // rank -> index into found
+  std::map<size_t, RunTime> times;
+  auto time_of = [&](size_t i) -> const RunTime& {
+    auto it = times.find(i);
+    if (it == times.end()) it = times.emplace(i, run_time_of(found[i])).first;
+    return it->second;
+  };
   std::vector<bool> dropped(found.size(), false);
+  std::vector<std::string> kept_why, undecided;
   for (size_t i = 0; i < found.size(); ++i) {
     RankEntry& e = found[i];
     if (e.rank < 0) continue;
     if (opts.rank_filter && !opts.rank_filter->count(e.rank)) continue;
     auto [it, inserted] = best.emplace(e.rank, i);
     if (inserted) continue;
-    size_t keep = it->second, drop = i;
-    if (newer(found[i].timestamp, found[keep].timestamp)) std::swap(keep, drop);
+    std::string why;
+    RunChoice c = choose_run(found[it->second], time_of(it->second), e, time_of(i), why);
+    if (c == RunChoice::kUndecided) {
+      undecided.push_back("rank " + std::to_string(e.rank) + ": " + why);
+      continue;
+    }
+    size_t keep = c == RunChoice::kFirst ? it->second : i;
+    size_t drop = c == RunChoice::kFirst ? i : it->second;
     it->second = keep;
     dropped[drop] = true;
     found[drop].status = RankStatus::kSkipped;
-    found[drop].problems.push_back("duplicate of rank " + std::to_string(e.rank) + ": " +
-                                   found[keep].path + " is newer (timestamp " +
-                                   found[keep].timestamp + " vs " + found[drop].timestamp + ")");
-    res.diag.warn(found[drop].path, 0,
-                  "rank " + std::to_string(e.rank) + " also found in " + found[keep].path +
-                      ", which is newer; this one was skipped",
-                  "remove the older directory to silence this warning");
+    found[drop].problems.push_back("another run of rank " + std::to_string(e.rank) + ": " + why);
+    kept_why.push_back("rank " + std::to_string(e.rank) + ": " + why);
+  }
+  if (!undecided.empty()) {
+    std::string list;
+    for (size_t k = 0; k < undecided.size() && k < 4; ++k) list += (k ? "; " : "") + undecided[k];
+    if (undecided.size() > 4) list += "; and " + std::to_string(undecided.size() - 4) + " more";
+    res.diag.error(
+        dir, 0, "several runs of the same rank and no timestamp to tell which is newest: " + list,
+        "point -d at one run's directories, or move the other runs away");
+    res.fatal = true;
+    return res;
+  }
+  if (!kept_why.empty()) {
+    res.diag.warn(dir, 0,
+                  std::to_string(kept_why.size()) +
+                      " rank(s) found in more than one run; the newest readable run of each was "
+                      "kept (" +
+                      kept_why.front() + (kept_why.size() > 1 ? "; ..." : "") + ")",
+                  "the others are listed as skipped in rank_manifest.csv; remove the older runs "
+                  "to silence this");
   }
 
+  size_t no_rank = 0;
+  std::string first_no_rank;
   for (size_t i = 0; i < found.size(); ++i) {
     RankEntry& e = found[i];
     if (e.rank < 0) {
-      res.diag.warn(e.path, 0, "no profiler_info_{N}.json in this rank directory; skipped",
-                    "copy the whole rank directory, including profiler_info_{N}.json");
+      if (++no_rank == 1) first_no_rank = e.path;
       res.skipped.push_back(std::move(e));
     } else if (dropped[i]) {
       res.skipped.push_back(std::move(e));
@@ -352,13 +375,42 @@ DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& o
       res.ranks.push_back(std::move(e));
     }
   }
+  if (no_rank > 0)  // one message for all of them; each is a manifest row
+    res.diag.warn(first_no_rank, 0,
+                  no_rank == 1 ? "no profiler_info_{N}.json in this rank directory; skipped"
+                               : std::to_string(no_rank) +
+                                     " rank directories have no profiler_info_{N}.json (this is "
+                                     "the first); skipped",
+                  "copy the whole rank directory, including profiler_info_{N}.json");
   std::sort(res.ranks.begin(), res.ranks.end(),
             [](const RankEntry& a, const RankEntry& b) { return a.rank < b.rank; });
 
+  if (opts.rank_filter) {  // ranks asked for that no directory holds
+    std::set<int> present;
+    for (const auto& e : found)
+      if (e.rank >= 0) present.insert(e.rank);
+    std::set<int> absent;
+    for (int r : *opts.rank_filter)
+      if (!present.count(r)) absent.insert(r);
+    if (!absent.empty())
+      res.diag.warn(dir, 0,
+                    "--rank-list names rank(s) " + format_rank_set(absent) +
+                        " that are not in the data (ranks present: " +
+                        (present.empty() ? std::string("none") : format_rank_set(present)) + ")",
+                    "give ranks that exist; the others were analysed");
+  }
   if (res.ranks.empty()) {
+    std::string skipped;
+    for (size_t k = 0; k < res.skipped.size() && k < 5; ++k)
+      skipped += (k ? "; " : "") + res.skipped[k].path + " (" +
+                 (res.skipped[k].problems.empty() ? "skipped" : res.skipped[k].problems.front()) +
+                 ")";
+    if (res.skipped.size() > 5)
+      skipped += "; and " + std::to_string(res.skipped.size() - 5) + " more";
     res.diag.error(dir, 0,
                    found.empty() ? "no rank directories (*_ascend_pt, *_ascend_ms, PROF_*) found"
-                                 : "no usable rank directory found (see the skipped ones)",
+                   : skipped.empty() ? "no usable rank directory found"
+                                     : "no usable rank directory found; skipped: " + skipped,
                    opts.rank_filter && res.filtered_out > 0
                        ? "check --rank-list against the ranks present"
                        : "check the path: it should hold the profiler's per-rank directories");

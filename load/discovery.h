@@ -42,6 +42,9 @@ DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& o
 // rank or a range A-B") on bad syntax, negative numbers or reversed ranges.
 bool parse_rank_list(std::string_view text, std::set<int>& out, std::string& error);
 
+// A rank set as ranges: {0,1,2,3,20,30} -> "0-3,20,30".
+std::string format_rank_set(const std::set<int>& ranks);
+
 // The framework a directory name announces: kPyTorch for *_ascend_pt, kMindSpore for
 // *_ascend_ms, kMsprof for PROF_*, kUnknown otherwise.
 Framework framework_from_dir_name(std::string_view name);

@@ -58,6 +58,8 @@ struct RankData {
   io::ProfilerMetadata metadata;
   stats::OperatorTable operators;  // keyed by the --group-by key
   io::Diagnostics diagnostics;     // everything the readers reported for this rank
+  // With --step: the step numbers the files hold before the filter ("step3" -> 3), sorted.
+  std::vector<int64_t> steps_present;
   uint64_t files_read = 0;
   uint64_t bytes_read = 0;
 

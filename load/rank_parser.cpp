@@ -1,7 +1,10 @@
 #include "load/rank_parser.h"
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <optional>
+#include <set>
 #include <string_view>
 
 #include "readers/communication.h"
@@ -70,10 +73,26 @@ struct FileRead {
   }
 };
 
-void keep_step(std::vector<io::CommStep>& steps, const std::string& want) {
+// "step12" / "12" -> 12; nullopt for anything else.
+std::optional<int64_t> step_number(std::string_view s) {
+  if (s.starts_with("step")) s.remove_prefix(4);
+  int64_t n = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+  return n;
+}
+
+void note_step(std::set<int64_t>& seen, std::string_view s) {
+  if (auto n = step_number(s)) seen.insert(*n);
+}
+
+void keep_step(std::vector<io::CommStep>& steps, const std::string& want, std::set<int64_t>& seen) {
+  for (const auto& s : steps) note_step(seen, s.step);
   std::erase_if(steps, [&](const io::CommStep& s) { return s.step != want; });
 }
-void keep_step(std::vector<io::MatrixStep>& steps, const std::string& want) {
+void keep_step(std::vector<io::MatrixStep>& steps, const std::string& want,
+               std::set<int64_t>& seen) {
+  for (const auto& s : steps) note_step(seen, s.step);
   std::erase_if(steps, [&](const io::MatrixStep& s) { return s.step != want; });
 }
 
@@ -103,6 +122,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
   const fs::path dir = entry.output_dir.empty() ? fs::path(entry.path) : fs::path(entry.output_dir);
   const std::string step_name = opts.step ? "step" + std::to_string(*opts.step) : std::string();
   int wanted = 0, usable = 0;
+  std::set<int64_t> steps_seen;  // with --step: every step the files hold
 
   // Metadata is optional: its absence is noted, not a problem.
   {
@@ -124,7 +144,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
       bool ok = io::read_communication_json(f.path.string(), d.communication, d.diagnostics);
-      if (ok && opts.step) keep_step(d.communication.steps, step_name);
+      if (ok && opts.step) keep_step(d.communication.steps, step_name, steps_seen);
       d.has_communication = f.finish(ok, d.diagnostics, before);
       usable += d.has_communication;
     } else {
@@ -137,7 +157,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
       bool ok = io::read_communication_matrix_json(f.path.string(), d.matrix, d.diagnostics);
-      if (ok && opts.step) keep_step(d.matrix.steps, step_name);
+      if (ok && opts.step) keep_step(d.matrix.steps, step_name, steps_seen);
       d.has_matrix = f.finish(ok, d.diagnostics, before);
       usable += d.has_matrix;
     } else {
@@ -152,6 +172,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       bool ok = io::read_step_trace_csv(f.path.string(), d.step_trace, d.diagnostics);
       if (ok && opts.step) {
         const std::string want = std::to_string(*opts.step);
+        for (const auto& r : d.step_trace.rows) note_step(steps_seen, r.step);
         std::erase_if(d.step_trace.rows,
                       [&](const io::StepTraceRow& r) { return !r.step.empty() && r.step != want; });
       }
@@ -170,7 +191,10 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       bool ok = io::read_kernel_details_csv(
           f.path.string(),
           [&](const io::KernelRecord& k) {
-            if (opts.step && k.step_id >= 0 && k.step_id != *opts.step) return;
+            if (opts.step && k.step_id >= 0) {
+              steps_seen.insert(k.step_id);
+              if (k.step_id != *opts.step) return;
+            }
             d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
           },
           d.diagnostics);
@@ -198,6 +222,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     }
   }
 
+  d.steps_present.assign(steps_seen.begin(), steps_seen.end());
   if (wanted > 0 && usable == 0) {
     d.entry.status = RankStatus::kSkipped;
   } else if (d.entry.problems.size() > discovery_problems) {

@@ -157,7 +157,8 @@ io::Num cell_num(double v) {
 }  // namespace
 
 ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
-                                          const CommGroups& groups, io::Diagnostics& diag) {
+                                          const CommGroups& groups, io::Diagnostics& diag,
+                                          bool ranks_filtered) {
   ClusterStepTrace out;
   const io::StepTraceFile* first = nullptr;
   const io::ProfilerMetadata* meta = nullptr;
@@ -242,7 +243,7 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
                 "the DP/PP/TP index columns were left out; check profiler_metadata.json");
     } else {
       parallel = true;
-      if (map->size() > ranks_with_file)
+      if (map->size() > ranks_with_file && !ranks_filtered)
         diag.warn("", 0,
                   "step trace data found for " + std::to_string(ranks_with_file) +
                       " ranks but "
@@ -308,8 +309,9 @@ std::string format_cluster_step_trace(const ClusterStepTrace& t) {
 }
 
 bool write_cluster_step_trace_csv(const std::string& path, const std::vector<RankData>& ranks,
-                                  const CommGroups& groups, io::Diagnostics& diag) {
-  const ClusterStepTrace t = build_cluster_step_trace(ranks, groups, diag);
+                                  const CommGroups& groups, io::Diagnostics& diag,
+                                  bool ranks_filtered) {
+  const ClusterStepTrace t = build_cluster_step_trace(ranks, groups, diag, ranks_filtered);
   if (t.header.empty()) return true;  // msprof-analyze: "Can't get step time info!", no file
   const std::string text = format_cluster_step_trace(t);
   return write_output_file(path, diag, [&](std::FILE* f) {

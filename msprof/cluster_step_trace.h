@@ -51,15 +51,19 @@ struct ClusterStepTrace {
 };
 
 // Builds the file's content from ranks (sorted by rank) and the communication groups.
+// `ranks_filtered` (--rank-list): fewer ranks than world_size is what the user asked for, so it
+// is not reported as missing files.
 ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
-                                          const CommGroups& groups, io::Diagnostics& diag);
+                                          const CommGroups& groups, io::Diagnostics& diag,
+                                          bool ranks_filtered = false);
 
 // The CSV text, exactly as Python's csv.writer prints it ("\r\n" line ends).
 std::string format_cluster_step_trace(const ClusterStepTrace& t);
 
 // Writes cluster_step_trace_time.csv; nothing written (true returned) when there is no row.
 bool write_cluster_step_trace_csv(const std::string& path, const std::vector<RankData>& ranks,
-                                  const CommGroups& groups, io::Diagnostics& diag);
+                                  const CommGroups& groups, io::Diagnostics& diag,
+                                  bool ranks_filtered = false);
 
 // A CSV field as Python's csv module (QUOTE_MINIMAL) writes it (io/csv_writer.h).
 using io::append_csv_field;

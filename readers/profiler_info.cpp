@@ -99,6 +99,69 @@ error_code root_object(od::document& doc, od::object& obj, JsonContext& ctx,
   return e;
 }
 
+// An integer, or a string holding one ("0", as torch_npu 2.7 writes rank_id). Warns otherwise.
+bool read_int_or_string_int(od::value& v, int64_t& out, JsonContext& ctx, const std::string& where,
+                            std::string_view key) {
+  std::string_view s;
+  if (v.get_string().get(s) == SUCCESS) {
+    int64_t n = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (r.ec == std::errc() && r.ptr == s.data() + s.size() && !s.empty()) {
+      out = n;
+      return true;
+    }
+    ctx.warn_at(v.raw_json_token().data(),
+                where + ": \"" + std::string(key) + "\" is a string (\"" + std::string(s) +
+                    "\"), expected an integer",
+                "the value was treated as missing");
+    return false;
+  }
+  int64_t exact = 0;  // a 19-digit ns time does not survive a trip through double
+  if (v.get_int64().get(exact) == SUCCESS) {
+    out = exact;
+    return true;
+  }
+  return read_int_or_warn(v, out, ctx, where, key);
+}
+
+// config.experimental_config._export_type: a string or a list of strings.
+error_code walk_config(od::value& v, JsonContext& ctx, ProfilerInfo& out) {
+  od::object cfg;
+  error_code e = get_object_or_warn(
+      v, cfg, ctx, [] { return std::string("the top level"); }, "config");
+  if (e == simdjson::INCORRECT_TYPE) return SUCCESS;
+  if (e) return e;
+  for (auto cr : cfg) {
+    od::field cf;
+    if ((e = std::move(cr).get(cf))) return e;
+    if (raw_key(cf) != "experimental_config") continue;
+    od::value ev = cf.value();
+    od::object exp;
+    e = get_object_or_warn(
+        ev, exp, ctx, [] { return std::string("config"); }, "experimental_config");
+    if (e == simdjson::INCORRECT_TYPE) return SUCCESS;
+    if (e) return e;
+    for (auto xr : exp) {
+      od::field xf;
+      if ((e = std::move(xr).get(xf))) return e;
+      if (raw_key(xf) != "_export_type") continue;
+      od::value tv = xf.value();
+      std::string_view s;
+      od::array arr;
+      if (tv.get_string().get(s) == SUCCESS) {
+        out.export_types.emplace_back(s);
+      } else if (tv.get_array().get(arr) == SUCCESS) {
+        for (auto ar : arr) {
+          od::value av;
+          if ((e = std::move(ar).get(av))) return e;
+          if (av.get_string().get(s) == SUCCESS) out.export_types.emplace_back(s);
+        }
+      }
+    }
+  }
+  return SUCCESS;
+}
+
 error_code walk_info(od::document& doc, JsonContext& ctx, ProfilerInfo& out) {
   od::object obj;
   error_code e = root_object(doc, obj, ctx, "profiler_info file");
@@ -111,7 +174,25 @@ error_code walk_info(od::document& doc, JsonContext& ctx, ProfilerInfo& out) {
     od::value v = f.value();
     if (k == "rank_id") {
       int64_t r = -1;
-      if (read_int_or_warn(v, r, ctx, "the top level", k)) out.rank_id = static_cast<int>(r);
+      if (read_int_or_string_int(v, r, ctx, "the top level", k)) out.rank_id = static_cast<int>(r);
+    } else if (k == "config") {
+      if ((e = walk_config(v, ctx, out))) return e;
+    } else if (k == "end_info" || k == "start_info") {
+      od::object times;
+      e = get_object_or_warn(
+          v, times, ctx, [] { return std::string("the top level"); }, k);
+      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e) return e;
+      for (auto tr : times) {
+        od::field tf;
+        if ((e = std::move(tr).get(tf))) return e;
+        std::string_view tk = raw_key(tf);
+        if (tk != "collectionTimeEnd" && tk != "collectionTimeBegin") continue;
+        od::value tv = tf.value();
+        int64_t t = 0;
+        if (!read_int_or_string_int(tv, t, ctx, std::string(k), tk)) continue;
+        (tk == "collectionTimeEnd" ? out.collection_end_ns : out.collection_begin_ns) = t;
+      }
     } else if (k == "torch_npu_version") {
       out.framework = "torch_npu";
     } else if (k == "ms_version" || k == "mindspore_version") {

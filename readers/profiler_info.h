@@ -14,8 +14,15 @@
 namespace cs::io {
 
 struct ProfilerInfo {
-  int rank_id = -1;       // "rank_id" (the file name's N is authoritative; they should agree)
+  int rank_id = -1;  // "rank_id", an integer or (torch_npu 2.7+) a string "0"; the file name's N
+                     // is authoritative, they should agree
   std::string framework;  // from the file when present (e.g. "config"->... or ""), informational
+  // config.experimental_config._export_type: "text" or (newer producers) ["text", "db"].
+  std::vector<std::string> export_types;
+  // Wall-clock times in ns since the epoch; 0 when absent. end_info.collectionTimeEnd, and
+  // start_info.collectionTimeBegin where the producer writes it.
+  int64_t collection_end_ns = 0;
+  int64_t collection_begin_ns = 0;
 };
 
 struct ParallelGroup {

@@ -1,7 +1,9 @@
 #include "stats/operator_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace cs::stats {
 
@@ -20,7 +22,7 @@ void OperatorTable::add(std::string_view key, double duration_us, int rank) {
   if (!std::isfinite(duration_us)) return;
   auto& s = slot(keys_, key);
   s.durations.add(duration_us, rank);
-  s.sketch.add(duration_us);
+  s.quantiles.add(duration_us);
   s.rank_totals[rank] += duration_us;
 }
 
@@ -40,7 +42,7 @@ void OperatorTable::add_aggregate(std::string_view key, int64_t count, double to
   g.min_rank = rank;
   g.max_rank = rank;
   s.durations.merge(g);
-  s.sketch.add(g.mean, count);
+  s.quantiles.add_approximate(g.mean, count);
   s.rank_totals[rank] += total_us;
 }
 
@@ -48,8 +50,22 @@ void OperatorTable::merge(const OperatorTable& other) {
   for (const auto& [key, o] : other.keys_) {
     auto& s = slot(keys_, key);
     s.durations.merge(o.durations);
-    s.sketch.merge(o.sketch);
+    s.quantiles.merge(o.quantiles);
     for (const auto& [rank, total] : o.rank_totals) s.rank_totals[rank] += total;
+  }
+  size_t held = 0;
+  for (const auto& [key, s] : keys_) held += s.quantiles.exact_samples();
+  if (held <= kExactBudget) return;
+  // Largest first (ties by key), so the outcome depends only on the merged contents.
+  std::vector<std::pair<size_t, OperatorKeyStats*>> by_size;
+  for (auto& [key, s] : keys_)
+    if (s.quantiles.exact_samples() > 0) by_size.emplace_back(s.quantiles.exact_samples(), &s);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& [n, s] : by_size) {
+    if (held <= kExactBudget) break;
+    s->quantiles.drop_exact();
+    held -= n;
   }
 }
 
@@ -58,7 +74,7 @@ void OperatorTable::pack(io::ByteWriter& w) const {
   for (const auto& [key, s] : keys_) {
     w.str(key);
     s.durations.pack(w);
-    s.sketch.pack(w);
+    s.quantiles.pack(w);
     w.put<uint32_t>(static_cast<uint32_t>(s.rank_totals.size()));
     for (const auto& [rank, total] : s.rank_totals) {
       w.put<int32_t>(rank);
@@ -74,7 +90,7 @@ OperatorTable OperatorTable::unpack(io::ByteReader& r) {
     std::string key = r.str();
     OperatorKeyStats s;
     s.durations = RunningStats::unpack(r);
-    s.sketch = QuantileSketch::unpack(r);
+    s.quantiles = Quantiles::unpack(r);
     const auto nr = r.get<uint32_t>();
     for (uint32_t j = 0; j < nr; ++j) {
       const auto rank = r.get<int32_t>();

@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "io/byte_buffer.h"
-#include "stats/quantile_sketch.h"
+#include "stats/quantiles.h"
 #include "stats/running_stats.h"
 
 namespace cs::stats {
 
 struct OperatorKeyStats {
   RunningStats durations;             // per kernel, microseconds
-  QuantileSketch sketch;              // per kernel durations
+  Quantiles quantiles;                // per kernel durations (exact up to a bound)
   std::map<int, double> rank_totals;  // rank -> total microseconds of this key on that rank
 };
 
@@ -29,8 +29,12 @@ class OperatorTable {
   // min/max/avg known but no individual values (the sketch gets `count` copies of avg).
   void add_aggregate(std::string_view key, int64_t count, double total_us, double min_us,
                      double max_us, int rank);
-  // Exact merge; call in rank order for byte-identical floating-point sums.
+  // Exact merge; call in rank order for byte-identical floating-point sums. Past
+  // kExactBudget samples held exactly in the whole table, the keys with the most samples fall
+  // back to their sketches until the table is within it again.
   void merge(const OperatorTable& other);
+  // Samples the whole table keeps exactly (64 MiB of doubles).
+  static constexpr size_t kExactBudget = size_t{8} << 20;
 
   const std::map<std::string, OperatorKeyStats, std::less<>>& keys() const { return keys_; }
   bool empty() const { return keys_.empty(); }

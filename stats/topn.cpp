@@ -63,9 +63,9 @@ TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const R
   r.std_us = std::sqrt(s.durations.sample_variance());
   r.min_us = s.durations.count > 0 ? s.durations.min : 0.0;
   r.max_us = s.durations.count > 0 ? s.durations.max : 0.0;
-  r.p50_us = s.sketch.quantile(0.50);
-  r.p90_us = s.sketch.quantile(0.90);
-  r.p99_us = s.sketch.quantile(0.99);
+  r.p50_us = s.quantiles.quantile(0.50);
+  r.p90_us = s.quantiles.quantile(0.90);
+  r.p99_us = s.quantiles.quantile(0.99);
   r.ranks = static_cast<int64_t>(s.rank_totals.size());
   const auto totals = stage_relative_totals(s.rank_totals, stages);
   double lo = 0, hi = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // TopN operators from a merged OperatorTable: one row per key with the per-kernel statistics,
-// quantiles from the sketch, and the spread of per-rank totals (cross-rank CV, min/max rank).
+// quantiles (exact up to a bound), and the spread of per-rank totals (cross-rank CV, min/max rank).
 //
 //   OperatorTable merged;  for (auto& r : ranks) merged.merge(r.operators);   // rank order
 //   auto rows = select_topn(merged, 15, OrderBy::kTotal);
@@ -29,8 +29,9 @@ struct TopNRow {
   double std_us = 0;  // sample standard deviation of kernel durations (n-1), 0 for one kernel
   double min_us = 0;
   double max_us = 0;
-  // Quantiles of kernel durations from the QuantileSketch: within +-alpha (1% by default,
-  // relative) of the true lower sample quantile x[floor(q*(n-1))].
+  // Quantiles of kernel durations (stats/quantiles.h): exact, interpolated linearly as numpy and
+  // pandas do, while the key has at most 2^20 samples (and the table 8 Mi in all); beyond that
+  // within +-1% (relative) of the lower sample quantile x[floor(q*(n-1))].
   double p50_us = 0;
   double p90_us = 0;
   double p99_us = 0;

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "generator/generator.h"
 #include "load/discovery.h"
+#include "load/run_choice.h"
 
 namespace fs = std::filesystem;
 using cs::cluster::discover_ranks;
@@ -130,7 +132,7 @@ TEST(Discovery, DuplicateRankNewestTimestampWins) {
   TempDir t;
   make_rank(fs::path(t.path()) / "run1", "h_1_1708156014999_ascend_pt", 3);
   make_rank(fs::path(t.path()) / "run2", "h_1_1708156015000_ascend_pt", 3);
-  make_rank(fs::path(t.path()) / "run0", "h_1_999_ascend_pt", 3);  // shorter number = older
+  make_rank(fs::path(t.path()) / "run0", "h_1_1608156015000_ascend_pt", 3);  // a year older
   auto res = discover_ranks(t.path());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 1u);
@@ -139,9 +141,83 @@ TEST(Discovery, DuplicateRankNewestTimestampWins) {
   for (const auto& s : res.skipped) {
     EXPECT_EQ(s.status, RankStatus::kSkipped);
     ASSERT_FALSE(s.problems.empty());
-    EXPECT_NE(s.problems.back().find("duplicate of rank 3"), std::string::npos);
+    EXPECT_NE(s.problems.back().find("another run of rank 3"), std::string::npos);
   }
-  EXPECT_EQ(res.diag.warning_count(), 2u);
+  EXPECT_EQ(res.diag.warning_count(), 1u);  // said once, not once per duplicate
+}
+
+// torch_npu's names: {host}_{pid}_{YYYYMMDDhhmmssSSS}_ascend_pt. The later run wins although it
+// sorts first by path, and the message gives both timestamps.
+TEST(Discovery, DuplicateRunsByDirectoryNameDate) {
+  TempDir t;
+  make_rank(fs::path(t.path()) / "a", "node_7_20250101123456789_ascend_pt", 0);
+  make_rank(fs::path(t.path()) / "b", "node_7_20241231235959000_ascend_pt", 0);
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_EQ(res.ranks[0].timestamp, "20250101123456789");
+  ASSERT_EQ(res.skipped.size(), 1u);
+  const std::string& why = res.skipped[0].problems.back();
+  EXPECT_NE(why.find("2025-01-01 12:34:56.789"), std::string::npos) << why;
+  EXPECT_NE(why.find("2024-12-31 23:59:59.000"), std::string::npos) << why;
+  ASSERT_EQ(res.diag.warning_count(), 1u);
+  EXPECT_NE(res.diag.items()[0].to_string().find("kept "), std::string::npos);
+  EXPECT_EQ(cs::cluster::dir_timestamp_ns("20250101123456789"), 1735734896789000000LL);
+  EXPECT_EQ(cs::cluster::dir_timestamp_ns("1708156014257"), 1708156014257000000LL);
+  EXPECT_EQ(cs::cluster::dir_timestamp_ns("999"), 0);
+  EXPECT_EQ(cs::cluster::dir_timestamp_ns("20251399123456789"), 0);  // month 13
+}
+
+// A real profiler_info file (ascend-real/text_level1 rank 0, collectionTimeEnd
+// 1736408884023552840 = 2025-01-09 07:48:04.023 UTC) copied into two runs whose names carry no
+// timestamp; the copy in "old/" has its end time moved back by one hour (3.6e12 ns).
+TEST(Discovery, DuplicateRunsByProfilerInfoEndTime) {
+  TempDir t;
+  std::ifstream in(std::string(CS_TEST_DATA) + "/discovery/profiler_info_0.json");
+  std::string real((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_NE(real.find("1736408884023552840"), std::string::npos);
+  std::string older = real;
+  older.replace(older.find("1736408884023552840"), 19, "1736405284023552840");
+  fs::path newer_dir = make_rank(fs::path(t.path()) / "new", "rank0_ascend_pt", 0);
+  fs::path older_dir = make_rank(fs::path(t.path()) / "old", "rank0_ascend_pt", 0);
+  write_file(newer_dir / "profiler_info_0.json", real);
+  write_file(older_dir / "profiler_info_0.json", older);
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_EQ(fs::path(res.ranks[0].path).parent_path().filename(), "new");
+  ASSERT_EQ(res.skipped.size(), 1u);
+  const std::string& why = res.skipped[0].problems.back();
+  EXPECT_NE(why.find("2025-01-09 07:48:04.023"), std::string::npos) << why;
+  EXPECT_NE(why.find("2025-01-09 06:48:04.023"), std::string::npos) << why;
+
+  // The same two runs with the end time removed from both: nothing tells them apart.
+  std::string none = real;
+  none.replace(none.find("1736408884023552840"), 19, "0");
+  write_file(newer_dir / "profiler_info_0.json", none);
+  write_file(older_dir / "profiler_info_0.json", none);
+  auto res2 = discover_ranks(t.path());
+  EXPECT_TRUE(res2.fatal);
+  ASSERT_EQ(res2.diag.error_count(), 1u);
+  const std::string msg = res2.diag.items().back().to_string();
+  EXPECT_NE(msg.find("no timestamp"), std::string::npos) << msg;
+  EXPECT_NE(msg.find((fs::path("new") / "rank0_ascend_pt").string()), std::string::npos) << msg;
+  EXPECT_NE(msg.find((fs::path("old") / "rank0_ascend_pt").string()), std::string::npos) << msg;
+}
+
+// A newer run the tool cannot read (no ASCEND_PROFILER_OUTPUT/) never shadows an older one it can.
+TEST(Discovery, UnreadableRunNeverShadowsReadableOne) {
+  TempDir t;
+  make_rank(fs::path(t.path()) / "old", "h_1_20250101000000000_ascend_pt", 5);
+  fs::path bad = fs::path(t.path()) / "new" / "h_1_20250202000000000_ascend_pt";
+  write_file(bad / "profiler_info_5.json", "{\"rank_id\": 5}");
+  auto res = discover_ranks(t.path());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_EQ(res.ranks[0].timestamp, "20250101000000000");
+  EXPECT_EQ(res.ranks[0].status, RankStatus::kOk);
+  ASSERT_EQ(res.skipped.size(), 1u);
+  EXPECT_NE(res.skipped[0].problems.back().find("which can be read"), std::string::npos);
 }
 
 TEST(Discovery, MissingProfilerInfoIsSkippedWithReason) {
@@ -230,6 +306,25 @@ TEST(Discovery, RankFilter) {
   EXPECT_EQ(res.ranks[1].rank, 3);
   EXPECT_EQ(res.filtered_out, 3);
   EXPECT_TRUE(res.skipped.empty());
+  // Rank 9 does not exist: said once, with the ranks present.
+  ASSERT_EQ(res.diag.warning_count(), 1u);
+  const std::string msg = res.diag.items()[0].to_string();
+  EXPECT_NE(msg.find("rank(s) 9 that are not in the data (ranks present: 0-5)"), std::string::npos)
+      << msg;
+  EXPECT_EQ(cs::cluster::format_rank_set({0, 1, 2, 3, 20, 30}), "0-3,20,30");
+}
+
+TEST(Discovery, NoUsableRankListsTheSkippedOnes) {
+  TempDir t;
+  make_rank(t.path(), "h_1_100_ascend_pt", -1);
+  make_rank(t.path(), "h_2_100_ascend_pt", -1);
+  auto res = discover_ranks(t.path());
+  EXPECT_TRUE(res.fatal);
+  ASSERT_EQ(res.skipped.size(), 2u);
+  const std::string msg = res.diag.items().back().to_string();
+  EXPECT_NE(msg.find("h_1_100_ascend_pt (no profiler_info"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("h_2_100_ascend_pt (no profiler_info"), std::string::npos) << msg;
+  EXPECT_EQ(res.diag.warning_count(), 1u);  // one warning for both directories
 }
 
 TEST(Discovery, MissingDirectoryAndEmptyTree) {

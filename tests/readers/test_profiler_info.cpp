@@ -102,6 +102,41 @@ TEST(ProfilerInfo, FromMemoryAndBroken) {
   EXPECT_EQ(d4.error_count(), 1u);
 }
 
+// torch_npu 2.7 / CANN 8.3 write rank_id as a string and _export_type as a list (modeled on the
+// real text_level1 file, shortened); older ones an int and a string.
+TEST(ProfilerInfo, NewerProducerStringRankAndExportList) {
+  const char* newer = R"({"config": {"common_config": {"with_stack": true},
+    "experimental_config": {"_profiler_level": "Level1", "_export_type": ["text", "db"]}},
+    "start_info": {"syscnt_enable": true, "collectionTimeBegin": "1736408883000000000"},
+    "end_info": {"collectionTimeEnd": 1736408884023552840, "MonotonicTimeEnd": 1},
+    "rank_id": "6"})";
+  ProfilerInfo info;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_profiler_info(newer, "profiler_info.json", info, diag));
+  EXPECT_EQ(diag.items().size(), 0u) << all_diags(diag);
+  EXPECT_EQ(info.rank_id, 6);
+  EXPECT_EQ(info.export_types, (std::vector<std::string>{"text", "db"}));
+  EXPECT_EQ(info.collection_end_ns, 1736408884023552840LL);
+  EXPECT_EQ(info.collection_begin_ns, 1736408883000000000LL);
+
+  // The real 2025-01 file: int rank, "text", the end time.
+  ProfilerInfo old;
+  Diagnostics d2;
+  ASSERT_TRUE(
+      read_profiler_info(std::string(CS_TEST_DATA) + "/discovery/profiler_info_0.json", old, d2));
+  EXPECT_EQ(d2.items().size(), 0u) << all_diags(d2);
+  EXPECT_EQ(old.rank_id, 0);
+  EXPECT_EQ(old.export_types, (std::vector<std::string>{"text"}));
+  EXPECT_EQ(old.collection_end_ns, 1736408884023552840LL);
+
+  // A string that is not a number is reported, not read as rank 0.
+  ProfilerInfo bad;
+  Diagnostics d3;
+  parse_profiler_info(R"({"rank_id": "zero"})", "profiler_info.json", bad, d3);
+  EXPECT_EQ(bad.rank_id, -1);
+  EXPECT_EQ(d3.warning_count(), 1u);
+}
+
 TEST(ProfilerMetadata, DistributedArgsAndGroups) {
   ProfilerMetadata md;
   Diagnostics diag;

@@ -23,8 +23,8 @@ TEST(OperatorTable, AddKeepsPerKeyAndPerRankTotals) {
   EXPECT_DOUBLE_EQ(mm.durations.sum, 60);
   EXPECT_DOUBLE_EQ(mm.durations.mean, 20);
   EXPECT_EQ(mm.durations.max_rank, 0);
-  EXPECT_EQ(mm.sketch.count(), 3);
-  EXPECT_NEAR(mm.sketch.quantile(0.5), 20, 0.2);
+  EXPECT_EQ(mm.quantiles.count(), 3);
+  EXPECT_NEAR(mm.quantiles.quantile(0.5), 20, 0.2);
   EXPECT_DOUBLE_EQ(mm.rank_totals.at(0), 40);
   EXPECT_DOUBLE_EQ(mm.rank_totals.at(1), 20);
   EXPECT_EQ(t.keys().at("Add").durations.count, 1);
@@ -41,8 +41,8 @@ TEST(OperatorTable, AddAggregate) {
   EXPECT_DOUBLE_EQ(c.durations.min, 10);
   EXPECT_DOUBLE_EQ(c.durations.max, 40);
   EXPECT_EQ(c.durations.min_rank, 3);
-  EXPECT_EQ(c.sketch.count(), 4);
-  EXPECT_NEAR(c.sketch.quantile(0.9), 25, 0.25);
+  EXPECT_EQ(c.quantiles.count(), 4);
+  EXPECT_NEAR(c.quantiles.quantile(0.9), 25, 0.25);
   EXPECT_DOUBLE_EQ(c.rank_totals.at(3), 100);
   // Mixed with individual kernels: means combine exactly.
   t.add("Conv2D", 50, 4);
@@ -76,7 +76,7 @@ TEST(OperatorTable, MergeEqualsSingleTable) {
     EXPECT_EQ(m.durations.min, s.durations.min);
     EXPECT_EQ(m.durations.max, s.durations.max);
     EXPECT_EQ(m.durations.max_rank, s.durations.max_rank);
-    for (double q : {0.5, 0.9, 0.99}) EXPECT_EQ(m.sketch.quantile(q), s.sketch.quantile(q));
+    for (double q : {0.5, 0.9, 0.99}) EXPECT_EQ(m.quantiles.quantile(q), s.quantiles.quantile(q));
     ASSERT_EQ(m.rank_totals.size(), s.rank_totals.size());
     for (const auto& [r, tot] : s.rank_totals) EXPECT_NEAR(m.rank_totals.at(r), tot, 1e-9 * tot);
   }

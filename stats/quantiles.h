@@ -1,0 +1,57 @@
+#pragma once
+// Mergeable quantiles of one key's durations: exact while the key has at most kExactLimit
+// samples (every sample kept; quantile(q) interpolates linearly between the two order statistics
+// around q*(n-1), as numpy.quantile / pandas' Series.quantile do by default), and a QuantileSketch
+// beyond that (quantile(q) then within ±1% (relative) of the lower sample quantile
+// x[floor(q*(n-1))]). Merging keeps every sample while the merged count fits, so the result is
+// the same whatever the number of MPI processes or the order of the merges.
+//
+//   Quantiles d;  d.add(2466.0);  d.add(8828.0);
+//   d.quantile(0.5) == 5647.0;  d.exact() == true
+
+#include <cstdint>
+#include <vector>
+
+#include "io/byte_buffer.h"
+#include "stats/quantile_sketch.h"
+
+namespace cs::stats {
+
+class Quantiles {
+ public:
+  // Samples one key keeps exactly (8 MiB of doubles); more and it falls back to the sketch.
+  static constexpr int64_t kExactLimit = int64_t{1} << 20;
+
+  // Adds `count` samples of value x (NaN ignored).
+  void add(double x, int64_t count = 1);
+  // Adds `count` samples known only by their mean (pre-aggregated input): no longer exact.
+  void add_approximate(double x, int64_t count);
+  void merge(const Quantiles& o);
+  // Gives up the kept samples (the sketch answers from now on); frees their memory.
+  void drop_exact();
+
+  // q in [0, 1]; NaN when empty. Exact (linear interpolation) while exact().
+  double quantile(double q) const;
+  int64_t count() const { return count_; }
+  bool exact() const { return exact_; }
+  // Samples held exactly (0 once the sketch answers).
+  size_t exact_samples() const { return samples_.size(); }
+  // Relative error bound of quantile(): 0 while exact, the sketch's alpha beyond.
+  double relative_error() const { return exact_ ? 0.0 : sketch_.relative_accuracy(); }
+
+  void pack(io::ByteWriter& w) const;
+  static Quantiles unpack(io::ByteReader& r);
+
+ private:
+  std::vector<double> samples_;  // while exact_
+  QuantileSketch sketch_;        // once !exact_
+  bool exact_ = true;
+  int64_t count_ = 0;
+};
+
+// Linear interpolation between order statistics, numpy's default method ("linear"): with
+// h = q*(n-1), lo = floor(h), t = h - lo: a + (b-a)*t for t < 0.5, b - (b-a)*(1-t) otherwise
+// (numpy's _lerp), where a = x[lo], b = x[lo+1]. `v` is reordered. NaN when empty.
+double exact_quantile(std::vector<double>& v, double q);
+
+}  // namespace cs::stats
