@@ -1,7 +1,8 @@
 #pragma once
 // Per-operator mergeable statistics across ranks: for each operator key (type, name, or
-// name+shapes) every kernel duration feeds a RunningStats and a QuantileSketch, and each rank's
-// total is kept so the cross-rank spread (CV, min/max rank) can be computed after the merge.
+// name+shapes) every kernel duration feeds a RunningStats and Quantiles (exact up to a bound),
+// and each rank's total is kept so the cross-rank spread (CV, min/max rank) can be computed
+// after the merge.
 
 #include <map>
 #include <string>
