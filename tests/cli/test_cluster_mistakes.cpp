@@ -60,11 +60,13 @@ TEST(ClusterMistakes, RankListNamesRanksThatDoNotExist) {
 // the newer is kept and said once on stderr, with both timestamps; the manifest lists the other.
 TEST(ClusterMistakes, DuplicateRunsSaidOnceWithTimestamps) {
   const fs::path in = temp_dir("cs_mistake_dup");
-  for (const char* run : {"h_1_20250109074800000", "h_1_20250109084800000"})
+  for (const char* run : {"h_1_20250109074800000", "h_1_20250109084800000"}) {
+    fs::create_directories(in / run);
     for (int r = 0; r < 2; ++r)
       fs::copy(kJob + "/rank" + std::to_string(r) + "_ascend_pt",
                in / run / (std::string("r") + std::to_string(r) + "_" + run + "_ascend_pt"),
                fs::copy_options::recursive);
+  }
   const fs::path out = temp_dir("cs_mistake_dup_out");
   const std::string log = (out / "log.txt").string();
   run_command(
