@@ -46,7 +46,8 @@ bool is_derived_matrix_key(std::string_view op_key) {
 }
 
 std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
-                                             const SlowLinkOptions& opts) {
+                                             const SlowLinkOptions& opts, int* unjudged) {
+  if (unjudged) *unjudged = 0;
   // 1. Classes (transport, op type, log2 size) and their median bandwidth.
   using ClassKey = std::tuple<std::string_view, std::string_view, int>;
   std::map<ClassKey, uint32_t> class_index;
@@ -94,8 +95,13 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
 
   // 3. Robust z of the ratio among links of the same transport.
   std::map<std::string_view, std::vector<std::pair<LinkKey, double>>> by_transport;
-  for (const auto& [k, a] : links)
+  for (const auto& [k, a] : links) {
+    if (a.n < opts.min_transfers || !(a.size >= opts.min_total_mb)) {
+      if (unjudged) ++*unjudged;
+      continue;
+    }
     by_transport[std::get<0>(k)].push_back({k, a.expected_time / a.time});
+  }
   std::vector<SlowLinkFinding> out;
   for (const auto& [transport, v] : by_transport) {
     std::vector<double> ratios;
@@ -125,7 +131,7 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
                    std::to_string(f.dst_rank) + " moves " + fmt("%.2f", f.bandwidth_gbps) +
                    " GB/s where links of the same transport moving the same kind of data reach " +
                    fmt("%.2f", f.expected_gbps) + " GB/s (" + fmt("%.0f", ratio * 100) +
-                   "%, over " + std::to_string(a.n) + " transfers, " + fmt("%.0f", a.size) + " MB)";
+                   "%, over " + std::to_string(a.n) + " transfers, " + fmt("%.4g", a.size) + " MB)";
       if (nominal > 0)
         f.evidence += "; " + fmt("%.0f", f.bandwidth_gbps / nominal * 100) + "% of the nominal " +
                       fmt("%g", nominal) + " GB/s";

@@ -38,6 +38,10 @@ struct SlowLinkOptions {
   double max_ratio = 0.85;   // at most this share of the expected bandwidth
   double z_threshold = 3.5;  // robust z among links of the same transport
   double min_size_mb = 0;    // ignore observations smaller than this
+  // A link is judged only on enough data: at least this many transfers and this much volume
+  // (a 0 MB handshake or one small transfer says nothing about bandwidth).
+  int min_transfers = 3;
+  double min_total_mb = 1.0;
 };
 
 struct SlowLinkFinding {
@@ -63,8 +67,10 @@ bool is_derived_matrix_key(std::string_view op_key);
 
 // Slow links, slowest (lowest ratio) first. Derived keys, LOCAL and self links, and observations
 // with no size or time are ignored.
+// `unjudged` (optional) receives the number of links left unjudged for too little data.
 std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
-                                             const SlowLinkOptions& opts = {});
+                                             const SlowLinkOptions& opts = {},
+                                             int* unjudged = nullptr);
 
 // The "slow_links" table.
 io::Table slow_links_table(const std::vector<SlowLinkFinding>& findings);

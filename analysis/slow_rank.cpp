@@ -3,36 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
-#include <string_view>
-#include <unordered_map>
+#include <set>
 
+#include "analysis/collective_lateness.h"
+#include "analysis/operators_topn.h"
+#include "analysis/step_deviation.h"
 #include "stats/outliers.h"
 
 namespace cs::cluster {
 
 namespace {
-
-struct OpEntry {
-  int rank;
-  double sync_ms;
-  double wait_ms;
-  double transit_ms;
-};
-
-struct RankAcc {
-  int comm_ops = 0, comm_votes = 0;
-  double own_wait = 0, peer_wait = 0, net = 0;
-  double transit_rel_sum = 0;
-  int transit_n = 0;
-  int max_group = 0;
-  int steps = 0, step_votes = 0, computing_votes = 0, free_votes = 0;
-  double computing_rel_sum = 0, free_rel_sum = 0;
-};
-
-double value_or_zero(const io::CommOp& op, io::TimeField f) {
-  return op.time.has(f) && std::isfinite(op.time.get(f)) ? op.time.get(f) : 0.0;
-}
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -41,192 +23,133 @@ std::string fmt(const char* f, double v) {
 }
 
 std::string ms(double v) {
-  return fmt(v < 10 ? "%.2f ms" : "%.1f ms", v);
-}
-std::string pct(double rel) {
-  return fmt("%+.0f%%", rel * 100);
+  return fmt(std::abs(v) < 10 ? "%.2f ms" : "%.1f ms", v);
 }
 
-// Pipeline-stage index of each rank from distributed_args (Megatron order), -1 when unknown.
-int stage_of(const RankData& r) {
-  const auto tp = r.metadata.arg("tensor_model_parallel_size");
-  const auto dp = r.metadata.arg("data_parallel_size");
-  if (!tp || !dp || *tp <= 0 || *dp <= 0 || r.rank() < 0) return -1;
-  return static_cast<int>(r.rank() / (*tp * *dp));
+std::string sigmas(double z) {
+  return z > 999 ? std::string(">999σ") : fmt("%.0fσ", z);
 }
 
-// Median of `v` without element i.
-double median_without(const std::vector<double>& v, size_t i) {
-  std::vector<double> o;
-  o.reserve(v.size());
-  for (size_t j = 0; j < v.size(); ++j)
-    if (j != i) o.push_back(v[j]);
-  return stats::median(std::move(o));
-}
-
-void collective_votes(const std::vector<RankData>& ranks, const SlowRankOptions& opts,
-                      std::map<int, RankAcc>& acc) {
-  // (step, op key) -> every rank's numbers. Keys keep the group (after '@').
-  std::unordered_map<std::string, std::vector<OpEntry>> instances;
-  for (const auto& r : ranks) {
-    if (!r.has_communication) continue;
-    for (const auto& step : r.communication.steps)
-      for (const auto& op : step.collective) {
-        if (op.is_total() || !op.has_time_info) continue;
-        std::string key = step.step;
-        key += '\n';
-        key += op.name;
-        instances[key].push_back({r.rank(), value_or_zero(op, io::kSyncTimeMs),
-                                  value_or_zero(op, io::kWaitTimeMs),
-                                  value_or_zero(op, io::kTransitTimeMs)});
-      }
-  }
-  std::vector<double> vals, transit;
-  for (const auto& [key, entries] : instances) {
-    const size_t n = entries.size();
-    if (n < 2) continue;
-    bool any_sync = false;
-    for (const auto& e : entries) any_sync |= e.sync_ms > 0;
-    vals.clear();
-    transit.clear();
-    for (const auto& e : entries) {
-      vals.push_back(any_sync ? e.sync_ms : e.wait_ms);
-      transit.push_back(e.transit_ms);
-    }
-    const double med = stats::median(vals);
-    const double med_transit = stats::median(transit);
-    long late = -1;
-    if (n <= 100) {
-      late = stats::extreme_outlier(vals, stats::Tail::kLow);
-    } else {
-      const auto out = stats::robust_outliers(vals, stats::Tail::kLow, opts.z_threshold);
-      for (size_t i : out)
-        if (late < 0 || vals[i] < vals[static_cast<size_t>(late)]) late = static_cast<long>(i);
-    }
-    if (late >= 0 &&
-        median_without(vals, static_cast<size_t>(late)) - vals[static_cast<size_t>(late)] <
-            opts.min_gap_ms)
-      late = -1;
-    for (size_t i = 0; i < n; ++i) {
-      auto& a = acc[entries[i].rank];
-      ++a.comm_ops;
-      a.own_wait += vals[i];
-      a.peer_wait += median_without(vals, i);
-      a.net += med - vals[i];
-      a.max_group = std::max(a.max_group, static_cast<int>(n));
-      if (med_transit > 0) {
-        a.transit_rel_sum += transit[i] / med_transit - 1;
-        ++a.transit_n;
-      }
-      if (static_cast<long>(i) == late) ++a.comm_votes;
-    }
-  }
-}
-
-void step_trace_votes(const std::vector<RankData>& ranks, const SlowRankOptions& opts,
-                      std::map<int, RankAcc>& acc) {
-  struct Cell {
-    int rank;
-    double computing, free;
+// Net impact per step of every rank with collective data: the peers' wait for it minus what it
+// waited itself beyond its stage peers (a rank held up elsewhere is late for a reason).
+std::map<int, double> net_impact(const std::map<int, RankLateness>& late,
+                                 const stats::RankStages& stages) {
+  std::map<int, std::vector<double>> waits_by_stage;
+  const auto stage = [&](int r) {
+    const auto it = stages.find(r);
+    return it == stages.end() ? -1 : it->second;
   };
-  std::map<std::pair<std::string, int>, std::vector<Cell>> cells;  // (step, stage) -> ranks
-  for (const auto& r : ranks) {
-    if (!r.has_step_trace) continue;
-    const int stage = stage_of(r);
-    for (const auto& row : r.step_trace.rows)
-      cells[{row.step, stage}].push_back(
-          {r.rank(), r.step_trace.get(row, "Computing"), r.step_trace.get(row, "Free")});
+  const auto per_step = [](double v, int steps) { return v / std::max(1, steps); };
+  for (const auto& [r, l] : late)
+    waits_by_stage[stage(r)].push_back(per_step(l.own_wait_ms, l.steps));
+  std::map<int, double> stage_wait;
+  for (auto& [s, v] : waits_by_stage) stage_wait[s] = stats::median(v);
+  std::map<int, double> out;
+  for (const auto& [r, l] : late) {
+    const double excess = per_step(l.own_wait_ms, l.steps) - stage_wait[stage(r)];
+    out[r] = per_step(l.imposed_ms, l.steps) - std::max(0.0, excess);
   }
-  std::vector<double> comp, fr;
-  for (const auto& [key, v] : cells) {
-    if (v.size() < 2) continue;
-    comp.clear();
-    fr.clear();
-    for (const auto& c : v) comp.push_back(c.computing), fr.push_back(c.free);
-    for (size_t i = 0; i < v.size(); ++i) {
-      auto& a = acc[v[i].rank];
-      ++a.steps;
-      const double mc = median_without(comp, i), mf = median_without(fr, i);
-      const double rc = mc > 0 && std::isfinite(comp[i]) ? comp[i] / mc - 1 : 0.0;
-      // Free is small next to a step: compare its excess with the step's Computing, so a few
-      // microseconds of extra idle on an almost-busy rank is not a "+50%".
-      const double rf =
-          mc > 0 && std::isfinite(fr[i]) && std::isfinite(mf) ? (fr[i] - mf) / mc : 0.0;
-      a.computing_rel_sum += rc;
-      a.free_rel_sum += rf;
-      const bool c_out = rc >= opts.step_rel, f_out = rf >= opts.step_rel;
-      a.computing_votes += c_out;
-      a.free_votes += f_out;
-      a.step_votes += c_out || f_out;
-    }
-  }
+  return out;
 }
 
-std::string evidence_of(const SlowRankFinding& f, bool comm_flag, bool step_flag) {
-  std::string s;
-  if (comm_flag) {
-    s += "late in " + std::to_string(f.comm_votes) + " of " + std::to_string(f.comm_ops) +
-         " collective ops: waits " + ms(f.mean_wait_ms) + " on average where its " +
-         std::to_string(f.peers) + " peers wait " + ms(f.peer_mean_wait_ms);
-  }
-  if (step_flag || std::abs(f.computing_rel) >= 0.02 || f.free_rel >= 0.02) {
-    if (!s.empty()) s += "; ";
-    s += "Computing " + pct(f.computing_rel) + " vs stage median";
-    if (f.free_rel >= 0.02) s += ", Free +" + fmt("%.0f", f.free_rel * 100) + "% of Computing";
-    if (step_flag)
-      s += " (stands out in " + std::to_string(f.step_votes) + " of " + std::to_string(f.steps) +
-           " steps)";
-  }
-  if (f.cause == "communication") {
-    if (!s.empty()) s += "; ";
-    s += "its transfers take " + pct(f.transit_rel) + " longer than its peers'";
-  }
-  return s;
+std::string cause_text(const SlowRankFinding& f) {
+  const auto dev = [&](const char* what, double excess, double z, double rel) {
+    std::string s = std::string(what) + " ";
+    if (rel != 0) s += fmt("%+.1f%%", rel * 100) + " (";
+    s += (excess >= 0 ? "+" : "") + ms(excess) + " per step";
+    if (rel != 0) s += ")";
+    return s + " against its " + std::to_string(f.peers) + " stage peers, " + sigmas(z) +
+           " of their spread in " +
+           (f.steps > 1 ? "every one of " + std::to_string(f.steps) + " steps"
+                        : std::string("the one step captured"));
+  };
+  if (f.cause == "compute")
+    return dev("Computing", f.computing_excess_ms, f.computing_z, f.computing_rel);
+  if (f.cause == "host")
+    return dev("Free (device idle, host-bound)", f.free_excess_ms, f.free_z, 0);
+  if (f.cause == "communication")
+    return "its transfers take " + fmt("%+.0f%%", f.transit_rel * 100) +
+           " longer than its peers' in the same collectives";
+  return "its Computing and Free times are within the noise of its stage peers";
 }
 
 }  // namespace
 
-std::vector<SlowRankFinding> find_slow_ranks(const std::vector<RankData>& ranks,
-                                             const SlowRankOptions& opts) {
-  std::map<int, RankAcc> acc;
-  collective_votes(ranks, opts, acc);
-  step_trace_votes(ranks, opts, acc);
+SlowRankAnalysis analyze_slow_ranks(const std::vector<RankData>& ranks,
+                                    const stats::RankStages& stages,
+                                    const std::vector<SlowLinkFinding>& slow_links,
+                                    const SlowRankOptions& opts) {
+  SlowRankAnalysis out;
+  const auto late = collective_lateness(ranks, stages);
+  const auto dev = step_deviations(ranks, stages);
+  std::set<int> link_ends;
+  for (const auto& l : slow_links) link_ends.insert(l.src_rank), link_ends.insert(l.dst_rank);
 
-  // Net lateness across ranks: only a high outlier can be a culprit of collective lateness.
-  std::vector<int> ids;
-  std::vector<double> net;
-  for (const auto& [rank, a] : acc)
-    if (a.comm_ops > 0) ids.push_back(rank), net.push_back(a.net);
-  const auto z = stats::robust_z(net);
+  // The net impact against the noise of the rank's stage peers (a cascade in another stage, as
+  // behind a slow link, does not raise the bar); with fewer than 4 peers the z cannot be judged.
+  const auto net = net_impact(late, stages);
+  std::map<int, std::pair<std::vector<int>, std::vector<double>>> by_stage;
+  for (const auto& [r, v] : net) {
+    const auto it = stages.find(r);
+    auto& b = by_stage[it == stages.end() ? -1 : it->second];
+    b.first.push_back(r);
+    b.second.push_back(v);
+  }
   std::map<int, double> net_z;
-  for (size_t i = 0; i < ids.size(); ++i) net_z[ids[i]] = z[i];
+  for (const auto& [stage, b] : by_stage) {
+    const auto z = stats::robust_z(b.second);
+    for (size_t i = 0; i < b.first.size(); ++i)
+      net_z[b.first[i]] = b.first.size() >= 4 ? z[i] : std::numeric_limits<double>::infinity();
+  }
 
-  std::vector<SlowRankFinding> out;
-  for (const auto& [rank, a] : acc) {
+  std::set<int> all;
+  for (const auto& [r, l] : late) all.insert(r);
+  for (const auto& [r, d] : dev.ranks) all.insert(r);
+  for (int rank : all) {
     SlowRankFinding f;
     f.rank = rank;
-    f.comm_votes = a.comm_votes;
-    f.comm_ops = a.comm_ops;
-    f.mean_wait_ms = a.comm_ops ? a.own_wait / a.comm_ops : 0;
-    f.peer_mean_wait_ms = a.comm_ops ? a.peer_wait / a.comm_ops : 0;
-    f.net_lateness_ms = a.net;
-    f.peers = std::max(0, a.max_group - 1);
-    f.step_votes = a.step_votes;
-    f.steps = a.steps;
-    f.computing_rel = a.steps ? a.computing_rel_sum / a.steps : 0;
-    f.free_rel = a.steps ? a.free_rel_sum / a.steps : 0;
-    f.transit_rel = a.transit_n ? a.transit_rel_sum / a.transit_n : 0;
+    const auto li = late.find(rank);
+    const auto di = dev.ranks.find(rank);
+    const RankStepDeviation d = di == dev.ranks.end() ? RankStepDeviation{} : di->second;
+    f.peers = d.peers;
+    f.steps = d.computing.steps;
+    f.computing_rel = d.computing.rel;
+    f.computing_excess_ms = d.computing.excess_ms;
+    f.computing_z = d.computing.z_min;
+    f.free_excess_ms = d.free.excess_ms;
+    f.free_z = d.free.z_min;
+    const bool has_comm = li != late.end() && li->second.instances > 0;
+    bool flagged = false;
+    if (has_comm) {
+      const RankLateness& l = li->second;
+      f.last = l.last;
+      f.trials = l.trials;
+      f.expected_last = l.expected;
+      f.transit_rel = l.transit_rel;
+      const double impact = net.at(rank);
+      f.impact_ms_per_step = l.imposed_ms / std::max(1, l.steps);
+      if (f.steps == 0) f.steps = l.steps;
+      const bool enough_share = d.step_ms > 0 ? impact >= opts.min_impact_share * d.step_ms : true;
+      flagged = l.trials > 0 && l.last_z() >= opts.min_last_z &&
+                l.last >= opts.min_last_share * l.trials && impact > 0 &&
+                static_cast<int>(l.late_steps.size()) >= l.steps && enough_share;
+      // Without step-trace judgement the impact itself must stand above its peers' noise.
+      if (!(d.computing.steps > 0 && d.peers >= 3)) flagged = flagged && net_z[rank] >= opts.net_z;
+      f.collective_evidence = flagged;
+    } else if (d.computing.steps > 0 || d.free.steps > 0) {
+      const double zmin =
+          std::max(d.computing.steps, d.free.steps) > 1 ? opts.alone_z : opts.alone_z_one_step;
+      flagged = (d.computing.z_min >= zmin && d.computing.excess_ms > 0) ||
+                (d.free.z_min >= zmin && d.free.excess_ms > 0);
+      f.impact_ms_per_step = std::max(d.computing.z_min >= zmin ? d.computing.excess_ms : 0.0,
+                                      d.free.z_min >= zmin ? d.free.excess_ms : 0.0);
+    }
+    if (!flagged) continue;
 
-    const auto zi = net_z.find(rank);
-    const bool comm_flag = a.comm_votes >= opts.min_votes &&
-                           a.comm_votes >= opts.min_vote_share * a.comm_ops && a.net > 0 &&
-                           zi != net_z.end() && zi->second >= opts.z_threshold;
-    const bool step_flag = a.steps > 0 && a.step_votes >= opts.min_step_share * a.steps;
-    if (!comm_flag && !step_flag) continue;
-
-    const bool compute = a.steps > 0 && a.computing_votes >= opts.min_step_share * a.steps;
-    const bool host = a.steps > 0 && a.free_votes >= opts.min_step_share * a.steps;
-    if (compute && (!host || f.computing_rel >= f.free_rel))
+    const bool compute =
+        d.computing.steps > 0 && d.computing.z_min >= opts.step_z && d.computing.excess_ms > 0;
+    const bool host = d.free.steps > 0 && d.free.z_min >= opts.step_z && d.free.excess_ms > 0;
+    if (compute && (!host || d.computing.excess_ms >= d.free.excess_ms))
       f.cause = "compute";
     else if (host)
       f.cause = "host";
@@ -234,20 +157,63 @@ std::vector<SlowRankFinding> find_slow_ranks(const std::vector<RankData>& ranks,
       f.cause = "communication";
     else
       f.cause = "unknown";
-    f.score = (comm_flag ? a.comm_votes : 0) + a.step_votes;
-    f.evidence = evidence_of(f, comm_flag, step_flag);
-    out.push_back(std::move(f));
+    // Late for no reason of its own: its Computing and Free are as its stage peers' (judged),
+    // so it passes on lateness it inherited (a slow link or rank elsewhere held it up).
+    const bool judged = d.computing.steps > 0 && d.peers >= 3;
+    if (f.collective_evidence && judged && f.cause != "compute" && f.cause != "host") continue;
+    // A rank at the end of a slow link is late because of the link: the link is the finding.
+    if (link_ends.count(rank) && f.cause != "compute" && f.cause != "host") continue;
+    f.score = std::round(f.impact_ms_per_step * 1000) / 1000;
+    if (f.collective_evidence) {
+      f.evidence = "its peers wait for it: last to arrive in " + std::to_string(f.last) + " of " +
+                   std::to_string(f.trials) + " collectives (" + fmt("%.1f", f.expected_last) +
+                   " expected by chance), costing its groups ≈ " + ms(f.impact_ms_per_step) +
+                   " per step; " + cause_text(f);
+    } else {
+      f.evidence = "no collective data for this rank; " + cause_text(f);
+    }
+    out.findings.push_back(std::move(f));
   }
-  std::sort(out.begin(), out.end(), [](const SlowRankFinding& a, const SlowRankFinding& b) {
-    return a.score != b.score ? a.score > b.score : a.rank < b.rank;
-  });
+  std::sort(out.findings.begin(), out.findings.end(),
+            [](const SlowRankFinding& a, const SlowRankFinding& b) {
+              return a.score != b.score ? a.score > b.score : a.rank < b.rank;
+            });
+
+  // Stage imbalance: stages differ by design; said apart, never as a slow rank.
+  if (dev.stages.size() >= 2) {
+    auto [lo, hi] = std::minmax_element(
+        dev.stages.begin(), dev.stages.end(),
+        [](const StageLoad& a, const StageLoad& b) { return a.computing_ms < b.computing_ms; });
+    double noise = 0;
+    for (const auto& s : dev.stages) noise = std::max(noise, s.sigma_ms);
+    const double diff = hi->computing_ms - lo->computing_ms;
+    if (lo->computing_ms > 0 && diff > 5 * noise && diff > 0.01 * lo->computing_ms)
+      out.stage_imbalance =
+          "Pipeline stages carry different work (imbalance, not a slow rank): stage " +
+          std::to_string(hi->stage) + " computes " + ms(hi->computing_ms) + " per step, stage " +
+          std::to_string(lo->stage) + " " + ms(lo->computing_ms) + " (" +
+          fmt("%+.1f%%", diff / lo->computing_ms * 100) +
+          "); ranks are compared only with peers of their own stage.";
+  }
+  if (dev.duplicate_rows > 0)
+    out.notes.warn("", 0,
+                   "step_trace_time.csv of " + std::to_string(dev.duplicate_ranks.size()) +
+                       " rank(s) (first: rank " + std::to_string(dev.duplicate_ranks.front()) +
+                       ") repeats rows of a step: " + std::to_string(dev.duplicate_rows) +
+                       " repeated row(s) ignored",
+                   "the first row of each step was kept; check how the files were written");
   return out;
+}
+
+std::vector<SlowRankFinding> find_slow_ranks(const std::vector<RankData>& ranks,
+                                             const SlowRankOptions& opts) {
+  return analyze_slow_ranks(ranks, rank_stages(ranks), {}, opts).findings;
 }
 
 io::Table slow_ranks_table(const std::vector<SlowRankFinding>& findings) {
   io::Table t("slow_ranks");
   auto& rank = t.add_int("rank");
-  auto& score = t.add_double("score", "votes");
+  auto& score = t.add_double("score", "ms per step");
   auto& cause = t.add_string("cause");
   auto& evidence = t.add_string("evidence");
   for (const auto& f : findings) {

@@ -76,7 +76,9 @@ std::string comm_op_type(std::string_view op_name) {
 
 std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>& ranks,
                                                      const std::vector<SlowLinkFinding>& slow_links,
-                                                     const SlowTransferOptions& opts) {
+                                                     const SlowTransferOptions& opts,
+                                                     size_t* unjudged) {
+  if (unjudged) *unjudged = 0;
   // 1. Instances: (step, op name) -> min elapse over ranks, max size, ranks.
   std::vector<Instance> inst;
   std::unordered_map<std::string, size_t> index;
@@ -110,6 +112,10 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>
     std::sort(in.ranks.begin(), in.ranks.end());
     in.ranks.erase(std::unique(in.ranks.begin(), in.ranks.end()), in.ranks.end());
     if (in.ranks.size() < 2) continue;
+    if (!(in.size_mb >= opts.min_size_mb)) {
+      if (unjudged) ++*unjudged;
+      continue;
+    }
     classes[{comm_op_type(in.op), round3(in.size_mb), static_cast<int>(in.ranks.size())}].push_back(
         i);
   }
@@ -117,7 +123,10 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>
   // 3. Outliers within each class.
   std::vector<SlowTransferFinding> out;
   for (const auto& [ck, members] : classes) {
-    if (members.size() < opts.min_class_ops) continue;
+    if (members.size() < opts.min_class_ops) {
+      if (unjudged) *unjudged += members.size();
+      continue;
+    }
     std::vector<double> v;
     v.reserve(members.size());
     for (size_t i : members) v.push_back(inst[i].transfer_ms);

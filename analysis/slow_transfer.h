@@ -37,6 +37,7 @@ struct SlowTransferOptions {
   double z_threshold = 3.5;  // robust z of the transfer time within its class
   double min_ratio = 1.3;    // transfer time / class median, at least
   size_t min_class_ops = 5;  // classes with fewer instances are not judged
+  double min_size_mb = 0.1;  // ops moving less are not judged (latency, not bandwidth)
 };
 
 struct SlowTransferFinding {
@@ -61,9 +62,12 @@ std::string comm_op_type(std::string_view op_name);
 
 // Slow op instances, largest ratio first (ties: step, op). `ranks` sorted by rank; slow_links
 // from find_slow_links() (used for attribution only, may be empty).
+// `unjudged` (optional) receives the number of op instances left unjudged for too little data
+// (under min_size_mb, or in a class of fewer than min_class_ops instances).
 std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>& ranks,
                                                      const std::vector<SlowLinkFinding>& slow_links,
-                                                     const SlowTransferOptions& opts = {});
+                                                     const SlowTransferOptions& opts = {},
+                                                     size_t* unjudged = nullptr);
 
 // The "slow_transfers" table.
 io::Table slow_transfers_table(const std::vector<SlowTransferFinding>& findings);

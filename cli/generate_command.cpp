@@ -28,7 +28,7 @@ int usage_error(const std::string& what, const std::string& hint) {
 int run_generate(int argc, char** argv) {
   generator::GeneratorOptions opts;
   std::string out_dir, framework = "pytorch";
-  std::vector<std::string> slow_ranks, slow_links, slow_kernels;
+  std::vector<std::string> slow_ranks, slow_links, slow_kernels, slow_hosts;
   uint64_t seed = 1;
   bool trace_on = false, trace_off = false;
 
@@ -54,6 +54,16 @@ int run_generate(int argc, char** argv) {
       "of the normal bandwidth (0.3), FACTOR > 1 how many times slower it is (4)")(
       "slow-kernel", po::value<std::vector<std::string>>(&slow_kernels)->composing(),
       "R:TYPE:FACTOR  kernels whose Type starts with TYPE run FACTOR times slower on rank R")(
+      "slow-host", po::value<std::vector<std::string>>(&slow_hosts)->composing(),
+      "R:GAP_US  rank R's host is slow: GAP_US more idle before every kernel launch")(
+      "rank-jitter", po::value<double>(&opts.rank_jitter)->default_value(0),
+      "spread of a per-rank constant speed factor (e.g. 0.02)")(
+      "first-stage-work", po::value<double>(&opts.first_stage_work)->default_value(1.0),
+      "compute of the first pipeline stage relative to the middle ones")(
+      "last-stage-work", po::value<double>(&opts.last_stage_work)->default_value(1.0),
+      "compute of the last pipeline stage relative to the middle ones")(
+      "host-noise", po::value<double>(&opts.host_noise_us)->default_value(0),
+      "US  every rank idles a random 0..US once a step (host gaps)")(
       "framework", po::value<std::string>(&framework)->default_value("pytorch"),
       "pytorch (*_ascend_pt) or mindspore (*_ascend_ms)")(
       "trace-view", po::bool_switch(&trace_on),
@@ -110,6 +120,12 @@ int run_generate(int argc, char** argv) {
       return usage_error("--slow-kernel " + error,
                          "write it as R:TYPE:FACTOR, e.g. --slow-kernel 2:MatMul:3");
     opts.slow_kernels.push_back(v);
+  }
+  for (const auto& s : slow_hosts) {
+    generator::SlowRank v;  // same R:NUMBER form
+    if (!generator::parse_slow_rank(s, v, error))
+      return usage_error("--slow-host " + error, "write it as R:GAP_US, e.g. --slow-host 3:40");
+    opts.slow_hosts.push_back({v.rank, v.factor});
   }
 
   io::Diagnostics diag;

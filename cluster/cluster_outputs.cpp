@@ -202,7 +202,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
   std::vector<stats::TopNRow> by_cv;
   std::vector<SlowLinkFinding> slow_links;
   std::vector<SlowTransferFinding> slow_transfers;
-  std::vector<SlowRankFinding> slow_ranks;
+  SlowRankAnalysis slow_ranks;
+  int unjudged_links = 0;  // links with too little data to judge (slow_link.h)
 
   if (want.communication) {
     if (json)
@@ -218,64 +219,64 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
   if (want.matrix) {
     // First: its merged links and table are the largest working set and it frees the ranks'
     // matrix data; the other tasks start once that is done, while it writes its table.
-    tasks.push_back({"matrix, slow links, slow transfers", 2.0,
-                     [&] {
-                       // Local ranks map to global ones through profiler_metadata.json first, self
-                       // links second.
-                       MatrixOptions mopts;
-                       mopts.use_metadata_ranks = true;
-                       TaskOutput& o = out[kMatrix];
-                       io::Diagnostics d;
-                       links = json ? merge_and_write_cluster_matrix(
-                                          path("cluster_communication_matrix.json"), ranks, groups,
-                                          d, io::JsonStyle::python(), mopts, threads)
-                                    : merge_matrix_links(ranks, groups, d, mopts);
-                       for (const auto& item : d.items())
-                         (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
-                       // The merged links own their names and no other analysis reads the ranks'
-                       // matrix data (the groups were built from it before): free it and give its
-                       // pages back, so the table below does not stack on top of it.
-                       for (RankData& rd : ctx.loaded.ranks) rd.matrix = io::MatrixFile{};
-                       io::release_freed_memory();
-                       ensure_unpacked();  // in the room the matrix data left
-                       // The table and the link diagnosis both only read `links`: run them at
-                       // once when there are threads to spare.
-                       auto diagnose = [&] {
-                         if (!want.diagnosis) return;
-                         slow_links = find_slow_links(link_observations(links));
-                         // Slow transfers per op class; links named only when the matrix agrees
-                         // (slow_transfer.h).
-                         slow_transfers = find_slow_transfers(ranks, slow_links);
-                       };
-                       std::thread diagnosis_thread;
-                       if (threads > 1) {
-                         diagnosis_thread = std::thread(diagnose);
-                       } else {
-                         diagnose();
-                       }
-                       io::Table table;
-                       try {
-                         table = communication_matrix_table(links, threads);
-                       } catch (...) {
-                         if (diagnosis_thread.joinable()) diagnosis_thread.join();
-                         throw;
-                       }
-                       if (diagnosis_thread.joinable()) diagnosis_thread.join();
-                       links.clear();  // in the table now; free early
-                       gate.open();    // the rest stays below the merge's peak
-                       // The report's digest needs the slow links, so it is made here, after the
-                       // diagnosis; then the table is written and freed.
-                       if (want_matrix_digest) {
-                         const io::Table slow = slow_links_table(slow_links);
-                         r.matrix_digest =
-                             report::digest_matrix(table, want.diagnosis ? &slow : nullptr);
-                       }
-                       sink.put(std::move(table));
-                       // The links, the table and the merge's buffers are gone: give their pages
-                       // back, or the other tasks' threads (other malloc arenas) stack on top.
-                       io::release_freed_memory();
-                     },
-                     /*first=*/true});
+    tasks.push_back(
+        {"matrix, slow links, slow transfers", 2.0,
+         [&] {
+           // Local ranks map to global ones through profiler_metadata.json first, self
+           // links second.
+           MatrixOptions mopts;
+           mopts.use_metadata_ranks = true;
+           TaskOutput& o = out[kMatrix];
+           io::Diagnostics d;
+           links = json ? merge_and_write_cluster_matrix(path("cluster_communication_matrix.json"),
+                                                         ranks, groups, d, io::JsonStyle::python(),
+                                                         mopts, threads)
+                        : merge_matrix_links(ranks, groups, d, mopts);
+           for (const auto& item : d.items())
+             (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
+           // The merged links own their names and no other analysis reads the ranks'
+           // matrix data (the groups were built from it before): free it and give its
+           // pages back, so the table below does not stack on top of it.
+           for (RankData& rd : ctx.loaded.ranks) rd.matrix = io::MatrixFile{};
+           io::release_freed_memory();
+           ensure_unpacked();  // in the room the matrix data left
+           // The table and the link diagnosis both only read `links`: run them at
+           // once when there are threads to spare.
+           auto diagnose = [&] {
+             if (!want.diagnosis) return;
+             slow_links = find_slow_links(link_observations(links), {}, &unjudged_links);
+             // Slow transfers per op class; links named only when the matrix agrees
+             // (slow_transfer.h).
+             slow_transfers = find_slow_transfers(ranks, slow_links);
+           };
+           std::thread diagnosis_thread;
+           if (threads > 1) {
+             diagnosis_thread = std::thread(diagnose);
+           } else {
+             diagnose();
+           }
+           io::Table table;
+           try {
+             table = communication_matrix_table(links, threads);
+           } catch (...) {
+             if (diagnosis_thread.joinable()) diagnosis_thread.join();
+             throw;
+           }
+           if (diagnosis_thread.joinable()) diagnosis_thread.join();
+           links.clear();  // in the table now; free early
+           gate.open();    // the rest stays below the merge's peak
+           // The report's digest needs the slow links, so it is made here, after the
+           // diagnosis; then the table is written and freed.
+           if (want_matrix_digest) {
+             const io::Table slow = slow_links_table(slow_links);
+             r.matrix_digest = report::digest_matrix(table, want.diagnosis ? &slow : nullptr);
+           }
+           sink.put(std::move(table));
+           // The links, the table and the merge's buffers are gone: give their pages
+           // back, or the other tasks' threads (other malloc arenas) stack on top.
+           io::release_freed_memory();
+         },
+         /*first=*/true});
   }
   if (want.step_trace) {
     tasks.push_back({"step trace", 0.1, [&] {
@@ -305,7 +306,10 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
                        sink.put(comm_rank_summary_table(ranks));
                        sink.put(comm_transport_summary_table(ranks));
-                       slow_ranks = find_slow_ranks(ranks);
+                       // After the matrix task's gate: the slow links are known, so a rank
+                       // late only because of a slow link is not blamed (slow_rank.h).
+                       slow_ranks = analyze_slow_ranks(
+                           ranks, rank_stages(ranks, want.groups ? &groups : nullptr), slow_links);
                      }});
   }
   // The root holds the ranks' communication data packed until the matrix merge is done (the
@@ -325,10 +329,16 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
     ctx.diag.append(o.diag);
   }
   if (want.diagnosis) {
-    sink.put(slow_ranks_table(slow_ranks));
+    r.notes.append(slow_ranks.notes);
+    sink.put(slow_ranks_table(slow_ranks.findings));
     sink.put(slow_links_table(slow_links));
     sink.put(slow_transfers_table(slow_transfers));
-    r.summary = diagnosis_summary(slow_ranks, slow_links, by_cv, slow_transfers);
+    r.summary = diagnosis_summary(slow_ranks.findings, slow_links, by_cv, slow_transfers);
+    if (!slow_ranks.stage_imbalance.empty()) r.summary += slow_ranks.stage_imbalance + "\n";
+    if (unjudged_links > 0)
+      r.summary += std::to_string(unjudged_links) +
+                   " link(s) carried too little data to judge (fewer than 3 transfers or under "
+                   "1 MB in all): no verdict on them.\n";
   }
   return r;
 }

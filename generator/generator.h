@@ -35,6 +35,11 @@ struct SlowKernel {
   double factor = 1.0;
 };
 
+struct SlowHost {
+  int rank = -1;
+  double gap_us = 0;  // extra host-side idle before every kernel launch on this rank
+};
+
 enum class FrameworkKind { kPyTorch, kMindSpore };
 
 struct GeneratorOptions {
@@ -49,6 +54,16 @@ struct GeneratorOptions {
   std::vector<SlowRank> slow_ranks;
   std::vector<SlowLink> slow_links;
   std::vector<SlowKernel> slow_kernels;
+  std::vector<SlowHost> slow_hosts;
+  // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed
+  // factor 1 + N(0, rank_jitter) on every compute kernel, and the first / last pipeline stage
+  // carrying more (or less) work by these factors (pp > 1 only).
+  double rank_jitter = 0;
+  double first_stage_work = 1.0;
+  double last_stage_work = 1.0;
+  // Host gaps: every rank idles a random 0..host_noise_us once a step (between its forward and
+  // backward passes), so Free differs from rank to rank and step to step.
+  double host_noise_us = 0;
   // ASCEND_PROFILER_OUTPUT/trace_view.json per rank (last step only): -1 = when ranks <= 256
   // (default; the timeline is the largest file), 0 = never, 1 = always.
   int trace_view = -1;

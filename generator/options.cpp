@@ -180,6 +180,16 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
           "use one of (or a prefix of): " + types);
     }
   }
+  for (const auto& h : o.slow_hosts)
+    if (h.rank < 0 || h.rank >= o.ranks || !(h.gap_us >= 0) || !std::isfinite(h.gap_us))
+      err("slow host " + std::to_string(h.rank) + " is out of range or has a negative gap",
+          "give a rank in " + range + " and a gap in microseconds >= 0");
+  if (!(o.rank_jitter >= 0 && o.rank_jitter < 0.2) || !(o.first_stage_work > 0) ||
+      !(o.last_stage_work > 0) || !std::isfinite(o.first_stage_work) ||
+      !std::isfinite(o.last_stage_work) || !(o.host_noise_us >= 0) ||
+      !std::isfinite(o.host_noise_us))
+    err("rank jitter must be in [0, 0.2), stage work factors positive, host noise >= 0",
+        "e.g. rank jitter 0.02, last stage work 1.1");
   return diag.error_count() == before;
 }
 

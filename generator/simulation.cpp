@@ -76,6 +76,13 @@ class Sim {
       now_[r] = uniform(static_cast<int>(r), 0.0, 200.0);
     }
     for (const auto& s : o.slow_ranks) compute_factor_[static_cast<size_t>(s.rank)] *= s.factor;
+    host_gap_.assign(n, 0.0);
+    for (const auto& h : o.slow_hosts) host_gap_[static_cast<size_t>(h.rank)] += h.gap_us;
+    if (o.rank_jitter > 0)  // drawn only when asked, so default outputs do not change
+      for (size_t r = 0; r < n; ++r) {
+        std::normal_distribution<double> speed(1.0, o.rank_jitter);
+        compute_factor_[r] *= std::clamp(speed(rng_[r]), 0.8, 1.2);
+      }
     for (const auto& k : o.slow_kernels) {
       auto types = kernel_types_matching(k.type);
       for (size_t i = 0; i < kernel_catalog().size(); ++i)
@@ -113,6 +120,9 @@ class Sim {
       }
       for (int mb = 0; mb < opts_.microbatches; ++mb)
         for (int p = 0; p < topo_.pp; ++p) forward(p);
+      if (opts_.host_noise_us > 0)  // drawn only when asked, so default outputs do not change
+        for (int r = 0; r < topo_.ranks; ++r)
+          now_[static_cast<size_t>(r)] += uniform(r, 0.0, opts_.host_noise_us);
       for (int mb = 0; mb < opts_.microbatches; ++mb)
         for (int p = topo_.pp - 1; p >= 0; --p) backward(p, mb == opts_.microbatches - 1);
       for (int p = 0; p < topo_.pp; ++p) finish_step(p);
@@ -146,11 +156,11 @@ class Sim {
       double& t = now_[static_cast<size_t>(r)];
       for (int id : ids) {
         const KernelSpec& k = kernel_catalog()[static_cast<size_t>(id)];
-        double dur = k.base_us / (k.tp_sharded ? topo_.tp : 1) * jitter(r, 0.03) *
+        double dur = k.base_us / (k.tp_sharded ? topo_.tp : 1) * jitter(r, 0.03) * stage_work(p) *
                      compute_factor_[static_cast<size_t>(r)] *
                      kernel_factor_[static_cast<size_t>(r)][static_cast<size_t>(id)];
         dur = std::max(dur, 1.0);
-        double gap = uniform(r, 1.5, 4.5);
+        double gap = uniform(r, 1.5, 4.5) + host_gap_[static_cast<size_t>(r)];
         KernelEvent e;
         e.start_us = t + gap;
         e.dur_us = static_cast<float>(dur);
@@ -161,6 +171,14 @@ class Sim {
         t = e.start_us + dur;
       }
     }
+  }
+
+  // Work of stage p relative to the middle stages (first / last stage factors; pp > 1 only).
+  double stage_work(int p) const {
+    if (topo_.pp < 2) return 1.0;
+    if (p == 0) return opts_.first_stage_work;
+    if (p == topo_.pp - 1) return opts_.last_stage_work;
+    return 1.0;
   }
 
   double link_factor(int a, int b) const {
@@ -343,6 +361,7 @@ class Sim {
   std::vector<double> now_;           // per rank: when its stream is free
   std::vector<double> dp_async_end_;  // per rank: end of the overlapped DP allreduce
   std::vector<double> compute_factor_;
+  std::vector<double> host_gap_;  // per rank: extra idle before each kernel launch, us
   std::vector<std::vector<double>> kernel_factor_;
   std::map<std::pair<int, int>, double> link_factor_;
   std::vector<int> seq_;

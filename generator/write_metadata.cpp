@@ -152,6 +152,18 @@ std::string render_truth_json(const WriteContext& ctx) {
   w.value(o.framework == FrameworkKind::kMindSpore ? "mindspore" : "pytorch");
   w.end_object();
 
+  w.key("noise");  // realism settings: per-rank speed spread and stage imbalance by design
+  w.begin_object();
+  w.key("rank_jitter");
+  w.value(o.rank_jitter);
+  w.key("first_stage_work");
+  w.value(o.first_stage_work);
+  w.key("last_stage_work");
+  w.value(o.last_stage_work);
+  w.key("host_noise_us");
+  w.value(o.host_noise_us);
+  w.end_object();
+
   w.key("slow_ranks");
   w.begin_array();
   for (const auto& s : o.slow_ranks) {
@@ -192,6 +204,17 @@ std::string render_truth_json(const WriteContext& ctx) {
       w.end_object();
     }
     w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+
+  w.key("slow_hosts");
+  w.begin_array();
+  for (const auto& h : o.slow_hosts) {
+    w.begin_object();
+    kv(w, "rank", h.rank);
+    w.key("gap_us");
+    w.value(h.gap_us);
     w.end_object();
   }
   w.end_array();

@@ -195,19 +195,38 @@ void section_findings(HtmlOut& h, const ClusterContext& ctx) {
   {
     const auto waits = rank_wait_ratios(in.comm_rank_summary);
     if (!waits.empty()) {
-      auto [lo, hi] = std::minmax_element(
+      const auto hi = std::max_element(
           waits.begin(), waits.end(),
           [](const RankWait& a, const RankWait& b) { return a.wait_ratio < b.wait_ratio; });
       double max_sync = 0;
       for (const auto& w : waits) max_sync = std::max(max_sync, w.sync_ratio);
       if (hi->wait_ratio > 0.2 && max_sync > 0.2) {
+        // One story: name the ranks the diagnosis judged slow, not whoever waits least (a rank
+        // at the end of a slow link or in a lightly loaded group waits least too).
+        std::string who;
+        if (ctx.slow_ranks.empty()) {
+          who =
+              " No rank is judged slow: no single late rank explains the waits (see the slow "
+              "links and the findings).";
+        } else {
+          who = " Judged slow (its peers wait for it): rank";
+          who += ctx.slow_ranks.size() > 1 ? "s " : " ";
+          size_t i = 0;
+          for (long long r : ctx.slow_ranks) {
+            if (i == 5) {
+              who += ", ...";
+              break;
+            }
+            who += (i++ ? ", " : "") + std::to_string(r);
+          }
+          who += " (see Findings).";
+        }
         finding(h, "warn",
                 "Ranks are not synchronized: communication waits up to " + fmt_pct(hi->wait_ratio) +
                     " (rank " + std::to_string(hi->rank) + ") with synchronization up to " +
-                    fmt_pct(max_sync) + ". The rank that waits least (rank " +
-                    std::to_string(lo->rank) + ", " + fmt_pct(lo->wait_ratio) +
-                    ") is the likely late arrival.",
-                "In a collective every rank waits for the last one, so the slow rank waits least.");
+                    fmt_pct(max_sync) + "." + who,
+                "In a collective every rank waits for the last one; the slow-rank diagnosis "
+                "checks who the others wait for, in every group and step.");
         ++count;
       } else if (hi->wait_ratio > 0.2) {
         finding(h, "warn",

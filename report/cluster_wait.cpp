@@ -71,7 +71,10 @@ void section_wait(HtmlOut& h, const ClusterContext& ctx) {
   const auto bars = bucket_ranks(pts, bucketed ? kBucketBars : kMaxRankBars);
   std::string how =
       "Wait time / (wait + transit time) over all of a rank's communication ops. In a collective "
-      "every rank waits for the last to arrive, so the late (slow) rank waits least.";
+      "every rank waits for the last to arrive, so a late rank waits little; but waiting least "
+      "alone does not make a rank slow (a rank in a lightly loaded group, or at the end of a slow "
+      "link, waits little too). The ranks judged slow, whose peers wait for them in every step, "
+      "are marked.";
   if (bucketed)
     how += " Bars are buckets of " + std::to_string(bars.front().count) +
            " consecutive ranks: the bar is the mean, the whisker min to max, the cross-bar the "
@@ -91,7 +94,11 @@ void section_wait(HtmlOut& h, const ClusterContext& ctx) {
   std::sort(sorted.begin(), sorted.end(), [](const RankWait& a, const RankWait& b) {
     return a.wait_ratio < b.wait_ratio || (a.wait_ratio == b.wait_ratio && a.rank < b.rank);
   });
-  h.element("h3", "", "Ranks that wait least (likely late arrivals)");
+  h.element("h3", "", "Ranks that wait least");
+  if (ctx.slow_ranks.empty())
+    note(h,
+         "No rank is judged slow: these ranks wait least, but their peers do not wait for "
+         "them more than chance and noise explain.");
   h.open("table");
   table_head(h, {"#rank", "#wait ratio", "#synchronization ratio", "judged slow"});
   h.open("tbody");

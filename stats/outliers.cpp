@@ -54,6 +54,18 @@ double mad(const std::vector<double>& v, double center) {
   return median(std::move(dev));
 }
 
+double robust_sigma(const std::vector<double>& v) {
+  const double med = median(v);
+  if (std::isnan(med)) return kNaN;
+  const double scale = 1.4826 * mad(v, med);
+  if (scale > 0) return scale;
+  double sum = 0;
+  size_t n = 0;
+  for (double x : v)
+    if (!std::isnan(x)) sum += std::abs(x - med), ++n;
+  return n > 0 ? 1.2533 * sum / static_cast<double>(n) : 0.0;
+}
+
 std::vector<double> robust_z(const std::vector<double>& v) {
   std::vector<double> z(v.size(), 0.0);
   const double med = median(v);

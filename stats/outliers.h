@@ -19,6 +19,11 @@ double median(std::vector<double> v);
 // Median absolute deviation around `center` (NaN when empty).
 double mad(const std::vector<double>& v, double center);
 
+// Robust standard deviation: 1.4826 * MAD (the normal-consistent scale); when the MAD is 0, the
+// mean absolute deviation around the median times 1.2533; 0 when every value is equal, NaN when
+// empty. O(n). {10, 11, 12, 13, 50} -> 1.4826 (MAD 1 around the median 12).
+double robust_sigma(const std::vector<double>& v);
+
 // Robust z-score of every value: 0.6745 * (x - median) / MAD. When the MAD is 0 (more than half
 // the values equal) the mean absolute deviation scaled by 1.2533 stands in (Iglewicz & Hoaglin);
 // when that is 0 too, values equal to the median get 0 and the others +-infinity.
