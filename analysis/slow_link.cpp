@@ -96,7 +96,8 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
   // 3. Robust z of the ratio among links of the same transport.
   std::map<std::string_view, std::vector<std::pair<LinkKey, double>>> by_transport;
   for (const auto& [k, a] : links) {
-    if (a.n < opts.min_transfers || !(a.size >= opts.min_total_mb)) {
+    if (!(a.size >= opts.min_total_mb) ||
+        (a.n < opts.min_transfers && !(a.size >= opts.min_bulk_mb))) {
       if (unjudged) ++*unjudged;
       continue;
     }

@@ -38,10 +38,12 @@ struct SlowLinkOptions {
   double max_ratio = 0.85;   // at most this share of the expected bandwidth
   double z_threshold = 3.5;  // robust z among links of the same transport
   double min_size_mb = 0;    // ignore observations smaller than this
-  // A link is judged only on enough data: at least this many transfers and this much volume
-  // (a 0 MB handshake or one small transfer says nothing about bandwidth).
+  // A link is judged only on enough data: at least min_total_mb in all, and either min_transfers
+  // transfers or min_bulk_mb in all (a 0 MB handshake or one small transfer is latency, not
+  // bandwidth; data-simplified matrices hold one large "-total" transfer per step).
   int min_transfers = 3;
   double min_total_mb = 1.0;
+  double min_bulk_mb = 16.0;
 };
 
 struct SlowLinkFinding {

@@ -337,8 +337,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
     if (!slow_ranks.stage_imbalance.empty()) r.summary += slow_ranks.stage_imbalance + "\n";
     if (unjudged_links > 0)
       r.summary += std::to_string(unjudged_links) +
-                   " link(s) carried too little data to judge (fewer than 3 transfers or under "
-                   "1 MB in all): no verdict on them.\n";
+                   " link(s) carried too little data to judge (under 1 MB, or fewer than 3 "
+                   "transfers and under 16 MB in all): no verdict on them.\n";
   }
   return r;
 }

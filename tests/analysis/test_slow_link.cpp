@@ -153,3 +153,32 @@ TEST(SlowLink, ObservationsLeaveOutIgnoredLinks) {
 
 }  // namespace
 }  // namespace cs::cluster
+
+namespace cs::cluster {
+namespace {
+
+// Issue 15: "Slow link: HCCS 0->3 ... 0.06 GB/s (over 1 transfers, 0 MB)". A link with one tiny
+// transfer (or a few under 1 MB) carries latency, not bandwidth: it is counted as unjudged, never
+// a finding; a link with enough transfers at the same low speed is a finding.
+TEST(SlowLink, TooLittleDataIsNotJudged) {
+  std::vector<LinkObservation> obs;
+  for (int src = 0; src < 8; ++src)
+    for (int k = 0; k < 5; ++k)
+      obs.push_back({"hcom_allReduce__1_1_1@g", src, (src + 1) % 8, "HCCS", 8.0, 0.5});
+  obs.push_back(
+      {"hcom_allReduce__1_1_1@g", 0, 3, "HCCS", 0.0004, 0.0066});  // 0.06 GB/s, 1 transfer
+  int unjudged = -1;
+  auto f = find_slow_links(obs, {}, &unjudged);
+  EXPECT_TRUE(f.empty()) << f.front().evidence;
+  EXPECT_EQ(unjudged, 1);
+  // Five 8 MB transfers at a quarter of the speed: enough data, found.
+  for (int k = 0; k < 5; ++k) obs.push_back({"hcom_allReduce__1_1_1@g", 2, 5, "HCCS", 8.0, 2.0});
+  f = find_slow_links(obs, {}, &unjudged);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].src_rank, 2);
+  EXPECT_EQ(f[0].dst_rank, 5);
+  EXPECT_EQ(unjudged, 1);
+}
+
+}  // namespace
+}  // namespace cs::cluster
