@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/slow_rank.h"
-#include "cluster/synthetic_cluster.h"
+#include "analysis/synthetic_cluster.h"
 
 namespace cs::cluster {
 namespace {
