@@ -42,7 +42,7 @@ bool split_formats(const std::string& text, std::set<std::string>& out, std::str
 int run_cluster(int argc, char** argv) {
   cluster::ClusterRunOptions opts;
   std::string dir, dir_alt, out, out_alt, mode = "all", mode_alt, ranks, ranks_alt, formats = "all";
-  std::string group_by = "type";
+  std::string group_by = "type", data_type = "auto", data_type_alt;
   std::string export_type, export_type_alt;
   int64_t step = -1, step_alt = -1;
   po::options_description desc(
@@ -61,6 +61,8 @@ int run_cluster(int argc, char** argv) {
     ("export-type", po::value(&export_type_alt), "same as --export_type")
     ("rank-list", po::value(&ranks), "only these ranks, e.g. 0,2,8-15")
     ("rank_list", po::value(&ranks_alt), "same as --rank-list")
+    ("data-type", po::value(&data_type), "auto (default: a rank's DB export when it has one) | text | db")
+    ("data_type", po::value(&data_type_alt), "same as --data-type")
     ("step", po::value(&step), "only this step number")
     ("step_id", po::value(&step_alt), "same as --step")
     ("top-n", po::value(&opts.top_n)->default_value(15), "operators in the TopN table")
@@ -95,6 +97,14 @@ int run_cluster(int argc, char** argv) {
   if (vm.count("mode") == 0 && !mode_alt.empty()) mode = mode_alt;
   if (ranks.empty()) ranks = ranks_alt;
   if (step < 0) step = step_alt;
+  if (vm.count("data-type") == 0 && !data_type_alt.empty()) data_type = data_type_alt;
+  if (data_type == "text") {
+    opts.load.data_type = cluster::DataType::kText;
+  } else if (data_type == "db") {
+    opts.load.data_type = cluster::DataType::kDb;
+  } else if (data_type != "auto") {
+    return usage_error("unknown --data-type '" + data_type + "' (auto, text or db)");
+  }
   if (dir.empty()) return usage_error("no input directory: give -d DIR");
   if (export_type.empty()) export_type = export_type_alt;
   if (recipes::is_recipe(mode)) {

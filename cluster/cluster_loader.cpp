@@ -123,6 +123,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       log.begin("discover");
       DiscoveryOptions dopts;
       dopts.rank_filter = opts.rank_filter;
+      dopts.data_type = opts.data_type;
       DiscoveryResult found = discover_ranks(opts.input_dir, dopts);
       result.diagnostics.append(found.diag);
       result.skipped = std::move(found.skipped);

@@ -22,6 +22,7 @@ namespace cs::cluster {
 struct LoadOptions {
   std::string input_dir;
   std::optional<std::set<int>> rank_filter;  // --rank-list
+  DataType data_type = DataType::kAuto;      // --data-type
   ParseOptions parse;
   int threads = 0;             // parser threads per process; 0 = cores / processes on this node
   bool show_progress = false;  // progress bar on the root

@@ -294,6 +294,22 @@ std::optional<double> Statement::double_at(int i) const {
   }
 }
 
+std::optional<io::Num> Statement::num_at(int i) const {
+  switch (sqlite3_column_type(stmt_, i)) {
+    case SQLITE_INTEGER:
+      return io::Num::integer(sqlite3_column_int64(stmt_, i));
+    case SQLITE_FLOAT:
+      return io::Num::real(sqlite3_column_double(stmt_, i));
+    case SQLITE_TEXT: {
+      if (auto n = int64_at(i)) return io::Num::integer(*n);
+      if (auto d = double_at(i)) return io::Num::real(*d);
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string_view Statement::text_at(int i) const {
   const unsigned char* t = sqlite3_column_text(stmt_, i);
   if (!t) return {};

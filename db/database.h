@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
+#include "io/py_format.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -100,6 +101,9 @@ class Statement {
   std::optional<int64_t> int64_at(int i) const;
   // The column as a double; nullopt when it is NULL or text that is not a number.
   std::optional<double> double_at(int i) const;
+  // The column as a Num: INTEGER as an int, REAL as a float, numeric text as what it spells;
+  // nullopt when NULL or not a number.
+  std::optional<io::Num> num_at(int i) const;
   // The column as text (numbers are rendered by SQLite); empty for NULL. Valid until the next
   // step.
   std::string_view text_at(int i) const;

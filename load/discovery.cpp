@@ -25,6 +25,16 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// The DB export's files: analysis.db and the framework's profiler database (torch_npu
+// ascend_pytorch_profiler_{N}.db, MindSpore ascend_mindspore_profiler_{N}.db and
+// communication_analyzer.db, CANN msprof_{timestamp}.db).
+bool is_db_export_file(std::string_view n) {
+  if (!ends_with(n, ".db")) return false;
+  return n == "analysis.db" || n == "communication_analyzer.db" ||
+         n.starts_with("ascend_pytorch_profiler") || n.starts_with("ascend_mindspore_profiler") ||
+         n.starts_with("msprof_");
+}
+
 std::string join(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   if (a.back() == '/') return a + b;
@@ -149,11 +159,29 @@ class Walker {
     }
     if (stat_path(join(path, "profiler_metadata.json")).is_file)
       add_file(e, "profiler_metadata.json");
+    bool has_text = false, has_db = false;
     for (const auto& d : out_dirs)
       for (const char* f : kOutputFiles) {
         std::string rel = join(d, f);
-        if (stat_path(join(path, rel)).is_file) add_file(e, rel);
+        if (stat_path(join(path, rel)).is_file) {
+          add_file(e, rel);
+          has_text = true;
+        }
       }
+    // DB files: in the output directories, and (msprof_*.db) in the rank directory itself.
+    std::vector<std::string> db_dirs = out_dirs;
+    if (e.framework == Framework::kMsprof) db_dirs.insert(db_dirs.begin(), "");
+    for (const auto& d : db_dirs) {
+      if (!list_dir(join(path, d), names, err)) continue;
+      for (const auto& n : names) {
+        std::string rel = join(d, n);
+        if (is_db_export_file(n) && stat_path(join(path, rel)).is_file) {
+          add_file(e, rel);
+          has_db = true;
+        }
+      }
+    }
+    choose_export(e, has_text, has_db);
 
     if (e.rank < 0) {
       e.status = RankStatus::kSkipped;
@@ -165,6 +193,24 @@ class Walker {
                                : "no ASCEND_PROFILER_OUTPUT/ directory");
     }
     return e;
+  }
+
+  // DB first (as msprof-analyze) unless --data-type says otherwise; a rank without the export
+  // asked for is read from the other one, with a note.
+  void choose_export(RankEntry& e, bool has_text, bool has_db) const {
+    switch (opts_.data_type) {
+      case DataType::kAuto:
+        e.export_type = has_db ? ExportType::kDb : ExportType::kText;
+        break;
+      case DataType::kText:
+        e.export_type = has_text || !has_db ? ExportType::kText : ExportType::kDb;
+        if (!has_text && has_db) e.problems.push_back("no text export; read the DB export");
+        break;
+      case DataType::kDb:
+        e.export_type = has_db || !has_text ? ExportType::kDb : ExportType::kText;
+        if (!has_db && has_text) e.problems.push_back("no DB export; read the text export");
+        break;
+    }
   }
 
   static void add_file(RankEntry& e, const std::string& rel) {

@@ -25,6 +25,7 @@ io::Table build_manifest_table(const std::vector<RankData>& ranks,
   auto& files = t.add_int("files_read");
   auto& bytes = t.add_int("bytes_read", "bytes");
   auto& problems = t.add_string("problems");
+  auto& exported = t.add_string("export");
   auto row = [&](const RankEntry& e, int64_t nfiles, int64_t nbytes) {
     rank.ints.push_back(e.rank);
     path.strings.push_back(e.path);
@@ -33,6 +34,7 @@ io::Table build_manifest_table(const std::vector<RankData>& ranks,
     files.ints.push_back(nfiles);
     bytes.ints.push_back(nbytes);
     problems.strings.push_back(join_problems(e.problems));
+    exported.strings.push_back(export_name(e.export_type));
   };
   for (const auto& d : ranks)
     row(d.entry, static_cast<int64_t>(d.files_read), static_cast<int64_t>(d.bytes_read));

@@ -8,7 +8,8 @@
 
 namespace cs::cluster {
 
-// Columns: rank,path,framework,status,files_read,bytes_read,problems (problems joined by "; ").
+// Columns: rank,path,framework,status,files_read,bytes_read,problems,export (problems joined
+// by "; "; export: text or db, which of the rank's exports was read).
 // Rows: parsed ranks in rank order, then the skipped directories in discovery order.
 io::Table build_manifest_table(const std::vector<RankData>& ranks,
                                const std::vector<RankEntry>& skipped);

@@ -20,11 +20,17 @@ namespace cs::cluster {
 
 enum class Framework { kPyTorch, kMindSpore, kMsprof, kUnknown };
 enum class RankStatus { kOk, kPartial, kSkipped };
+// Which of a rank's exports was read: the text files (JSON/CSV) or the SQLite databases.
+enum class ExportType : uint8_t { kText, kDb };
+// Which export to read when a rank has both (--data-type): auto = the DB first, as msprof-analyze.
+enum class DataType { kAuto, kText, kDb };
 
 // "pytorch", "mindspore", "msprof", "unknown".
 const char* framework_name(Framework f);
 // "ok", "partial", "skipped".
 const char* status_name(RankStatus s);
+// "text", "db".
+const char* export_name(ExportType e);
 
 // One rank directory found by discovery.
 struct RankEntry {
@@ -36,7 +42,8 @@ struct RankEntry {
   std::vector<std::string> files;  // per-rank input files present, paths relative to `path`
   uint64_t bytes = 0;              // total size of those files
   RankStatus status = RankStatus::kOk;
-  std::vector<std::string> problems;  // one sentence each, for the manifest
+  std::vector<std::string> problems;           // one sentence each, for the manifest
+  ExportType export_type = ExportType::kText;  // chosen by discovery
 };
 
 // Everything parsed from one rank directory.

@@ -200,6 +200,7 @@ void pack_rank_entry(const RankEntry& e, ByteWriter& w) {
   w.put(e.bytes);
   w.put<uint8_t>(static_cast<uint8_t>(e.status));
   put_strings(w, e.problems);
+  w.put<uint8_t>(static_cast<uint8_t>(e.export_type));
 }
 
 RankEntry unpack_rank_entry(ByteReader& r) {
@@ -213,6 +214,7 @@ RankEntry unpack_rank_entry(ByteReader& r) {
   e.bytes = r.get<uint64_t>();
   e.status = static_cast<RankStatus>(r.get<uint8_t>());
   e.problems = get_strings(r);
+  e.export_type = static_cast<ExportType>(r.get<uint8_t>());
   return e;
 }
 

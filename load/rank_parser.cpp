@@ -96,6 +96,8 @@ void keep_step(std::vector<io::MatrixStep>& steps, const std::string& want,
   std::erase_if(steps, [&](const io::MatrixStep& s) { return s.step != want; });
 }
 
+}  // namespace
+
 std::string operator_key(const io::KernelRecord& k, OperatorKey how) {
   switch (how) {
     case OperatorKey::kType:
@@ -113,9 +115,8 @@ std::string operator_key(const io::KernelRecord& k, OperatorKey how) {
   return std::string(k.name);
 }
 
-}  // namespace
-
 RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
+  if (entry.export_type == ExportType::kDb) return parse_rank_db(entry, opts);
   RankData d;
   d.entry = entry;
   const size_t discovery_problems = d.entry.problems.size();  // notes from discovery, not damage

@@ -34,7 +34,17 @@ inline constexpr const char* kOpStatisticCsv = "op_statistic.csv";
 inline constexpr const char* kMetadataJson = "profiler_metadata.json";
 
 // Reads what `opts` asks for from entry.output_dir (metadata from entry.path). Never throws for
-// bad input: problems land in RankData::diagnostics and entry.problems, status is set.
+// bad input: problems land in RankData::diagnostics and entry.problems, status is set. A rank
+// whose entry.export_type is kDb is read by parse_rank_db.
 RankData parse_rank(const RankEntry& entry, const ParseOptions& opts);
+
+// The same from the rank's DB export (analysis.db, ascend_pytorch_profiler_{N}.db or its
+// MindSpore/msprof equivalent): the same RankData, so every analysis works on either export. A
+// damaged or incomplete database is a problem of this rank only (partial or skipped), never an
+// exception.
+RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts);
+
+// The operator key of a kernel under --group-by.
+std::string operator_key(const io::KernelRecord& k, OperatorKey how);
 
 }  // namespace cs::cluster

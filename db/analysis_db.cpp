@@ -1,0 +1,347 @@
+#include "db/analysis_db.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "db/column_checks.h"
+
+namespace cs::db {
+
+namespace {
+
+// StepTraceTime column -> step_trace_time.csv header, in the producer's order.
+constexpr std::array<std::pair<const char*, const char*>, 9> kStepColumns = {{
+    {"computing", "Computing"},
+    {"communication_not_overlapped", "Communication(Not Overlapped)"},
+    {"overlapped", "Overlapped"},
+    {"communication", "Communication"},
+    {"free", "Free"},
+    {"stage", "Stage"},
+    {"bubble", "Bubble"},
+    {"communication_not_overlapped_and_exclude_receive",
+     "Communication(Not Overlapped and Exclude Receive)"},
+    {"preparing", "Preparing"},
+}};
+
+// Where an op lives while the tables are read: steps[step].collective/p2p[index].
+struct OpRef {
+  size_t step;
+  bool p2p;
+  size_t index;
+};
+
+// Builds the communication structure from rows in any order.
+class CommBuilder {
+ public:
+  explicit CommBuilder(io::CommunicationFile& out) : out_(out) {}
+
+  // The op for (step, type, name@group), created at the end of its step when new.
+  io::CommOp& op(std::string_view step, std::string_view type, std::string_view op_name,
+                 std::string_view group) {
+    std::string name(op_name);
+    if (!group.empty()) {
+      name += '@';
+      name += group;
+    }
+    const bool p2p = type == "p2p" || (type.empty() && io::is_p2p_op_name(op_name));
+    std::string key(step);
+    key += '\x1f';
+    key += p2p ? 'p' : 'c';
+    key += name;
+    auto it = ops_.find(key);
+    if (it != ops_.end()) return at(it->second);
+    size_t s = step_index(step);
+    auto& list = p2p ? out_.steps[s].p2p : out_.steps[s].collective;
+    list.emplace_back().name = std::move(name);
+    OpRef ref{s, p2p, list.size() - 1};
+    ops_.emplace(std::move(key), ref);
+    pending_.emplace_back();
+    refs_.push_back(ref);
+    return list.back();
+  }
+
+  // The pending size buckets of an op's transport (its index in op.transports).
+  std::vector<io::SizeBucket>& buckets(const io::CommOp& op, size_t transport) {
+    auto& p = pending_[pending_index(op)];
+    if (p.size() <= transport) p.resize(transport + 1);
+    return p[transport];
+  }
+
+  // Lays every op's buckets out transport after transport.
+  void finish() {
+    for (size_t i = 0; i < refs_.size(); ++i) {
+      io::CommOp& op = at(refs_[i]);
+      for (size_t t = 0; t < op.transports.size(); ++t) {
+        if (t >= pending_[i].size()) break;
+        auto& list = pending_[i][t];
+        size_t n = std::min<size_t>(list.size(), io::TransportInfo::kMaxBuckets);
+        op.transports[t].bucket_count = static_cast<uint16_t>(n);
+        for (size_t b = 0; b < n; ++b) op.buckets.push_back(std::move(list[b]));
+      }
+    }
+  }
+
+ private:
+  io::CommOp& at(const OpRef& r) {
+    auto& list = r.p2p ? out_.steps[r.step].p2p : out_.steps[r.step].collective;
+    return list[r.index];
+  }
+  size_t pending_index(const io::CommOp& op) {
+    for (size_t i = cached_; i < refs_.size(); ++i) {
+      if (&at(refs_[i]) == &op) return cached_ = i;
+    }
+    for (size_t i = 0; i < refs_.size(); ++i) {
+      if (&at(refs_[i]) == &op) return cached_ = i;
+    }
+    return 0;
+  }
+  size_t step_index(std::string_view step) {
+    auto it = steps_.find(std::string(step));
+    if (it != steps_.end()) return it->second;
+    out_.steps.emplace_back().step = std::string(step);
+    steps_.emplace(std::string(step), out_.steps.size() - 1);
+    return out_.steps.size() - 1;
+  }
+
+  io::CommunicationFile& out_;
+  std::unordered_map<std::string, OpRef> ops_;
+  std::unordered_map<std::string, size_t> steps_;
+  std::vector<OpRef> refs_;                                        // creation order
+  std::vector<std::vector<std::vector<io::SizeBucket>>> pending_;  // per op, per transport
+  size_t cached_ = 0;
+};
+
+// round(x, 4) of a / (a + b), 0 when the sum is 0: the producer's per-op ratios.
+double ratio4(double a, double b) {
+  const double d = a + b;
+  return d == 0 ? 0.0 : io::py_round(a / d, 4);
+}
+
+// Column index of each name in a statement over "SELECT * FROM table".
+int column_index(const Statement& st, std::string_view name) {
+  for (int i = 0; i < st.column_count(); ++i) {
+    if (st.column_name(i) == name) return i;
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool read_step_trace_db(const Database& db, io::StepTraceFile& out, io::Diagnostics& diag) {
+  out = {};
+  if (!db.require(kStepTraceTimeTable, {"step"}, diag)) return false;
+  auto st = db.prepare("SELECT * FROM StepTraceTime", kStepTraceTimeTable, diag);
+  if (!st) return false;
+  std::vector<int> cols;
+  for (const auto& [db_name, csv_name] : kStepColumns) {
+    int i = column_index(*st, db_name);
+    if (i < 0) continue;  // older producers have no preparing column
+    cols.push_back(i);
+    out.columns.emplace_back(csv_name);
+  }
+  const int step_col = column_index(*st, "step");
+  BadCells bad(db.path(), kStepTraceTimeTable);
+  StepResult r;
+  while ((r = st->step(diag)) == StepResult::kRow) {
+    io::StepTraceRow row;
+    row.step = std::string(st->text_at(step_col));
+    row.values.reserve(cols.size());
+    for (size_t c = 0; c < cols.size(); ++c) {
+      auto v = st->double_at(cols[c]);
+      if (!v) bad.add(kStepColumns[c].first);
+      row.values.push_back(v ? *v : std::numeric_limits<double>::quiet_NaN());
+    }
+    out.rows.push_back(std::move(row));
+  }
+  bad.report(diag);
+  return r != StepResult::kError;
+}
+
+bool read_communication_db(const Database& db, io::CommunicationFile& out, io::Diagnostics& diag) {
+  out = {};
+  static const std::vector<std::string> kTimeCols = {
+      "hccl_op_name", "group_name", "start_timestamp",      "elapse_time", "transit_time",
+      "wait_time",    "idle_time",  "synchronization_time", "step",        "type"};
+  if (!db.require(kCommTimeTable, kTimeCols, diag)) return false;
+  CommBuilder builder(out);
+  {
+    auto st = db.prepare(
+        "SELECT hccl_op_name, group_name, step, type, start_timestamp, elapse_time, "
+        "transit_time, wait_time, synchronization_time, idle_time FROM CommAnalyzerTime",
+        kCommTimeTable, diag);
+    if (!st) return false;
+    static constexpr std::array<std::pair<int, const char*>, 6> kFields = {{
+        {io::kStartTimestampUs, "start_timestamp"},
+        {io::kElapseTimeMs, "elapse_time"},
+        {io::kTransitTimeMs, "transit_time"},
+        {io::kWaitTimeMs, "wait_time"},
+        {io::kSyncTimeMs, "synchronization_time"},
+        {io::kIdleTimeMs, "idle_time"},
+    }};
+    BadCells bad(db.path(), kCommTimeTable);
+    StepResult r;
+    while ((r = st->step(diag)) == StepResult::kRow) {
+      if (st->is_null(0)) {
+        bad.skip_row();
+        continue;
+      }
+      io::CommOp& op = builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
+      op.has_time_info = true;
+      for (size_t f = 0; f < kFields.size(); ++f) {
+        auto n = st->num_at(4 + static_cast<int>(f));
+        if (n) {
+          op.time.set(kFields[f].first, *n);
+        } else {
+          bad.add(kFields[f].second);
+        }
+      }
+      if (op.time.has(io::kWaitTimeMs) && op.time.has(io::kTransitTimeMs)) {
+        op.time.set(io::kWaitTimeRatio, io::Num::real(ratio4(op.time.get(io::kWaitTimeMs),
+                                                             op.time.get(io::kTransitTimeMs))));
+      }
+      if (op.time.has(io::kSyncTimeMs) && op.time.has(io::kTransitTimeMs)) {
+        op.time.set(io::kSyncTimeRatio, io::Num::real(ratio4(op.time.get(io::kSyncTimeMs),
+                                                             op.time.get(io::kTransitTimeMs))));
+      }
+    }
+    bad.report(diag);
+    if (r == StepResult::kError) return false;
+  }
+  static const std::vector<std::string> kBandCols = {
+      "hccl_op_name",       "group_name",   "transport_type",
+      "transit_size",       "transit_time", "bandwidth",
+      "large_packet_ratio", "package_size", "count",
+      "total_duration",     "step",         "type"};
+  // Bandwidth is optional (an export without it still has the times); a damaged table is an error.
+  if (db.has_table(kCommBandwidthTable) && db.require(kCommBandwidthTable, kBandCols, diag)) {
+    auto st = db.prepare(
+        "SELECT hccl_op_name, group_name, step, type, transport_type, transit_size, "
+        "transit_time, bandwidth, large_packet_ratio, package_size, count, total_duration "
+        "FROM CommAnalyzerBandwidth",
+        kCommBandwidthTable, diag);
+    if (!st) return false;
+    BadCells bad(db.path(), kCommBandwidthTable);
+    static constexpr std::array<const char*, 4> kTrCols = {"transit_size", "transit_time",
+                                                           "bandwidth", "large_packet_ratio"};
+    StepResult r;
+    while ((r = st->step(diag)) == StepResult::kRow) {
+      io::TransportName tn;
+      if (st->is_null(0) || st->is_null(4) || !io::TransportName::make(st->text_at(4), tn)) {
+        bad.skip_row();
+        continue;
+      }
+      io::CommOp& op = builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
+      op.has_bandwidth_info = true;
+      size_t t = 0;
+      while (t < op.transports.size() && !(op.transports[t].name == tn)) ++t;
+      if (t == op.transports.size()) {
+        io::TransportInfo& tr = op.transports.emplace_back();
+        tr.name = tn;
+        tr.has_size_distribution = true;
+        for (int f = 0; f < io::kTransportFieldCount; ++f) {
+          auto n = st->num_at(5 + f);
+          if (n) {
+            tr.set(f, *n);
+          } else {
+            bad.add(kTrCols[f]);
+          }
+        }
+      }
+      auto size = st->num_at(9);
+      auto count = st->num_at(10);
+      auto dur = st->num_at(11);
+      if (!size || !count || !dur) {
+        if (!size) bad.add("package_size");
+        if (!count) bad.add("count");
+        if (!dur) bad.add("total_duration");
+        continue;
+      }
+      // A transport without packets is written as one row of zeros.
+      if (size->v == 0 && count->v == 0 && dur->v == 0) continue;
+      builder.buckets(op, t).push_back({io::py_repr(size->v), *count, *dur});
+    }
+    bad.report(diag);
+    if (r == StepResult::kError) return false;
+  }
+  builder.finish();
+  return true;
+}
+
+bool read_matrix_db(const Database& db, io::MatrixFile& out, io::Diagnostics& diag) {
+  out = {};
+  static const std::vector<std::string> kCols = {
+      "hccl_op_name", "group_name", "src_rank", "dst_rank", "transport_type", "transit_size",
+      "transit_time", "bandwidth",  "step",     "type",     "op_name"};
+  if (!db.require(kCommMatrixTable, kCols, diag)) return false;
+  auto st = db.prepare(
+      "SELECT hccl_op_name, group_name, step, type, src_rank, dst_rank, transport_type, "
+      "transit_size, transit_time, bandwidth, op_name FROM CommAnalyzerMatrix",
+      kCommMatrixTable, diag);
+  if (!st) return false;
+  std::unordered_map<std::string, OpRef> ops;
+  std::unordered_map<std::string, size_t> steps;
+  BadCells bad(db.path(), kCommMatrixTable);
+  StepResult r;
+  while ((r = st->step(diag)) == StepResult::kRow) {
+    auto src = st->int64_at(4);
+    auto dst = st->int64_at(5);
+    io::TransportName tn;
+    if (st->is_null(0) || !src || !dst || !io::TransportName::make(st->text_at(6), tn)) {
+      bad.skip_row();
+      continue;
+    }
+    std::string step(st->text_at(2));
+    std::string_view type = st->text_at(3);
+    std::string opkey(st->text_at(0));
+    if (!st->is_null(1)) {
+      opkey += '@';
+      opkey += st->text_at(1);
+    }
+    const bool p2p = type == "p2p";
+    std::string key = step + '\x1f' + (p2p ? 'p' : 'c') + opkey;
+    auto it = ops.find(key);
+    if (it == ops.end()) {
+      auto sit = steps.find(step);
+      if (sit == steps.end()) {
+        out.steps.emplace_back().step = step;
+        sit = steps.emplace(step, out.steps.size() - 1).first;
+      }
+      auto& list = p2p ? out.steps[sit->second].p2p : out.steps[sit->second].collective;
+      list.emplace_back().key = opkey;
+      it = ops.emplace(key, OpRef{sit->second, p2p, list.size() - 1}).first;
+    }
+    auto& list =
+        it->second.p2p ? out.steps[it->second.step].p2p : out.steps[it->second.step].collective;
+    io::MatrixOp& op = list[it->second.index];
+    io::MatrixLink& link = op.links.emplace_back();
+    link.transport = tn;
+    link.src_local = static_cast<int>(*src);
+    link.dst_local = static_cast<int>(*dst);
+    link.link_id = out.keep(std::to_string(*src) + "-" + std::to_string(*dst));
+    static constexpr std::array<std::pair<int, const char*>, 3> kNums = {{
+        {io::kLinkSizeMb, "transit_size"},
+        {io::kLinkTimeMs, "transit_time"},
+        {io::kLinkBandwidthGbps, "bandwidth"},
+    }};
+    for (size_t f = 0; f < kNums.size(); ++f) {
+      auto n = st->num_at(7 + static_cast<int>(f));
+      if (n) {
+        link.set(kNums[f].first, *n);
+      } else {
+        bad.add(kNums[f].second);
+      }
+    }
+    if (!st->is_null(10)) {
+      link.has_op_name = true;
+      link.op_name_id = out.keep(st->text_at(10));
+    }
+  }
+  bad.report(diag);
+  return r != StepResult::kError;
+}
+
+}  // namespace cs::db

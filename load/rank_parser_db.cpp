@@ -1,0 +1,192 @@
+// parse_rank_db: one rank directory's DB export into RankData (see rank_parser.h).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "load/rank_parser.h"
+#include "db/analysis_db.h"
+#include "db/database.h"
+#include "db/profiler_db.h"
+#include "db/string_ids.h"
+#include "readers/profiler_info.h"
+
+namespace cs::cluster {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_profiler_db_name(std::string_view n) {
+  return n.starts_with("ascend_pytorch_profiler") || n.starts_with("ascend_mindspore_profiler") ||
+         n.starts_with("msprof_");
+}
+
+// The first error recorded after `before` errors, as a short text for the manifest.
+std::string first_error(const io::Diagnostics& diag, size_t before) {
+  size_t seen = 0;
+  for (const auto& d : diag.items()) {
+    if (d.severity != io::Severity::kError) continue;
+    if (seen++ >= before) return d.what;
+  }
+  return "see diagnostics";
+}
+
+// One database file of the rank, opened on first use.
+class DbFile {
+ public:
+  DbFile(RankData& d, std::string path) : d_(d), path_(std::move(path)) {}
+
+  const std::string& path() const { return path_; }
+  std::string name() const { return fs::path(path_).filename().string(); }
+  bool exists() const { return !path_.empty(); }
+
+  // The open database, or nullptr (the failure recorded once as a problem).
+  const db::Database* get() {
+    if (tried_) return db_ ? &*db_ : nullptr;
+    tried_ = true;
+    if (path_.empty()) return nullptr;
+    size_t before = d_.diagnostics.error_count();
+    db_ = db::Database::open(path_, d_.diagnostics);
+    if (!db_) {
+      d_.entry.problems.push_back(name() + ": unreadable (" + first_error(d_.diagnostics, before) +
+                                  ")");
+      return nullptr;
+    }
+    ++d_.files_read;
+    std::error_code ec;
+    auto size = fs::file_size(path_, ec);
+    if (!ec) d_.bytes_read += size;
+    return &*db_;
+  }
+
+ private:
+  RankData& d_;
+  std::string path_;
+  std::optional<db::Database> db_;
+  bool tried_ = false;
+};
+
+}  // namespace
+
+RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
+  RankData d;
+  d.entry = entry;
+  const size_t discovery_problems = d.entry.problems.size();
+  std::string analysis_path, profiler_path;
+  for (const auto& rel : entry.files) {
+    std::string n = fs::path(rel).filename().string();
+    std::string full = (fs::path(entry.path) / rel).string();
+    if (n == "analysis.db" || n == "communication_analyzer.db") {
+      if (analysis_path.empty()) analysis_path = full;
+    } else if (is_profiler_db_name(n) && n.ends_with(".db") && profiler_path.empty()) {
+      profiler_path = full;
+    }
+  }
+  DbFile analysis(d, analysis_path);
+  DbFile profiler(d, profiler_path);
+  int wanted = 0, usable = 0;
+
+  // Runs one table reader on `file`; records a missing file or a failed read as a problem.
+  auto part = [&](DbFile& file, const char* file_label, const char* what_for, auto&& read) {
+    ++wanted;
+    if (!file.exists()) {
+      d.entry.problems.push_back(std::string(file_label) + ": missing (needed for " + what_for +
+                                 ")");
+      return false;
+    }
+    const db::Database* db = file.get();
+    if (!db) return false;
+    size_t before = d.diagnostics.error_count();
+    bool ok = read(*db);
+    size_t new_errors = d.diagnostics.error_count() - before;
+    if (!ok) {
+      d.entry.problems.push_back(file.name() + ": " + first_error(d.diagnostics, before) +
+                                 " (needed for " + what_for + ")");
+    } else if (new_errors > 0) {
+      d.entry.problems.push_back(file.name() + ": " + std::to_string(new_errors) +
+                                 " problem(s), partly read (" + first_error(d.diagnostics, before) +
+                                 ")");
+    }
+    usable += ok;
+    return ok;
+  };
+
+  // Metadata: profiler_metadata.json when the producer wrote it, else META_DATA (optional).
+  const fs::path meta_json = fs::path(entry.path) / kMetadataJson;
+  std::error_code ec;
+  if (fs::is_regular_file(meta_json, ec)) {
+    d.has_metadata = io::read_profiler_metadata(meta_json.string(), d.metadata, d.diagnostics);
+    if (d.has_metadata) {
+      ++d.files_read;
+      d.bytes_read += fs::file_size(meta_json, ec);
+    }
+  } else if (profiler.exists()) {
+    if (const db::Database* db = profiler.get()) {
+      d.has_metadata = db::read_meta_data(*db, d.metadata, d.diagnostics);
+    }
+  }
+
+  const std::string step_name = opts.step ? "step" + std::to_string(*opts.step) : std::string();
+  if (opts.communication) {
+    d.has_communication =
+        part(analysis, "analysis.db", "communication analysis", [&](const db::Database& db) {
+          bool ok = db::read_communication_db(db, d.communication, d.diagnostics);
+          if (ok && opts.step) {
+            std::erase_if(d.communication.steps,
+                          [&](const io::CommStep& s) { return s.step != step_name; });
+          }
+          return ok;
+        });
+  }
+  if (opts.matrix) {
+    d.has_matrix =
+        part(analysis, "analysis.db", "the communication matrix", [&](const db::Database& db) {
+          bool ok = db::read_matrix_db(db, d.matrix, d.diagnostics);
+          if (ok && opts.step) {
+            std::erase_if(d.matrix.steps,
+                          [&](const io::MatrixStep& s) { return s.step != step_name; });
+          }
+          return ok;
+        });
+  }
+  if (opts.step_trace) {
+    d.has_step_trace =
+        part(analysis, "analysis.db", "step trace analysis", [&](const db::Database& db) {
+          bool ok = db::read_step_trace_db(db, d.step_trace, d.diagnostics);
+          if (ok && opts.step) {
+            const std::string want = std::to_string(*opts.step);
+            std::erase_if(d.step_trace.rows, [&](const io::StepTraceRow& r) {
+              return !r.step.empty() && r.step != want;
+            });
+          }
+          return ok;
+        });
+  }
+  if (opts.kernels) {
+    const char* label = "ascend_pytorch_profiler_{N}.db";
+    d.has_kernels = part(profiler, label, "operator statistics", [&](const db::Database& db) {
+      db::StringIds strings;
+      if (!strings.load(db, d.diagnostics)) return false;
+      const int rank = entry.rank;
+      return db::read_compute_kernels(
+          db, strings,
+          [&](const io::KernelRecord& k) {
+            if (opts.step && k.step_id >= 0 && k.step_id != *opts.step) return;
+            d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
+          },
+          d.diagnostics);
+    });
+  }
+
+  if (wanted > 0 && usable == 0) {
+    d.entry.status = RankStatus::kSkipped;
+  } else if (d.entry.problems.size() > discovery_problems) {
+    d.entry.status = RankStatus::kPartial;
+  } else {
+    d.entry.status = RankStatus::kOk;
+  }
+  return d;
+}
+
+}  // namespace cs::cluster
