@@ -12,6 +12,7 @@
 #include "cluster/cluster_run.h"
 #include "load/discovery.h"
 #include "mpi/mpi_comm.h"
+#include "recipes/cluster_db_all.h"
 #include "recipes/recipe_run.h"
 
 namespace po = boost::program_options;
@@ -107,9 +108,9 @@ int run_cluster(int argc, char** argv) {
   }
   if (dir.empty()) return usage_error("no input directory: give -d DIR");
   if (export_type.empty()) export_type = export_type_alt;
+  if (!export_type.empty() && export_type != "db" && export_type != "text")
+    return usage_error("unknown --export_type '" + export_type + "' (db or text)");
   if (recipes::is_recipe(mode)) {
-    if (!export_type.empty() && export_type != "db" && export_type != "text")
-      return usage_error("unknown --export_type '" + export_type + "' (db or text)");
     recipes::RecipeRunOptions ropts;
     ropts.recipe = mode;
     ropts.input_dir = dir;
@@ -154,7 +155,19 @@ int run_cluster(int argc, char** argv) {
   opts.load.show_progress = opts.progress;
 
   cluster::MpiSession mpi(argc, argv);
-  return cluster::run_cluster(mpi, opts);
+  int code = cluster::run_cluster(mpi, opts);
+  // -m all: also cluster_analysis.db, by default when the job has DB exports (as msprof-analyze).
+  if (mode == "all" && code != kExitFatal && export_type != "text") {
+    recipes::ClusterDbOptions db;
+    db.input_dir = dir;
+    db.output_dir = opts.output_dir;
+    db.rank_filter = opts.load.rank_filter;
+    db.quiet = opts.quiet;
+    if (export_type == "db" || recipes::job_has_db_export(mpi, db)) {
+      if (recipes::write_cluster_analysis_db(mpi, db) != 0) code = kExitFatal;
+    }
+  }
+  return code;
 }
 
 }  // namespace cs::cli

@@ -1,0 +1,257 @@
+#include "recipes/cluster_db_all.h"
+
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "msprof/cluster_step_trace.h"
+#include "msprof/communication_groups.h"
+#include "load/discovery.h"
+#include "db/analysis_db.h"
+#include "db/database.h"
+#include "db/profiler_db.h"
+#include "recipes/recipe_run.h"
+
+namespace cs::recipes {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kDbName = "cluster_analysis.db";
+
+// msprof-analyze's DDL for the tables written here (its tables_config), verbatim.
+constexpr const char* kHostInfoDdl = "CREATE TABLE HostInfo(hostUid TEXT,hostName TEXT)";
+constexpr const char* kRankDeviceMapDdl =
+    "CREATE TABLE RankDeviceMap(rankId INTEGER,deviceId INTEGER,hostUid TEXT,profilePath TEXT)";
+constexpr const char* kStepTraceDdl =
+    "CREATE TABLE ClusterStepTraceTime(step TEXT,type TEXT,\"index\" TEXT,computing NUMERIC,"
+    "communication_not_overlapped NUMERIC,overlapped NUMERIC,communication NUMERIC,free NUMERIC,"
+    "stage NUMERIC,bubble NUMERIC,communication_not_overlapped_and_exclude_receive NUMERIC,"
+    "preparing NUMERIC,dp_index INTEGER,pp_index INTEGER,tp_index INTEGER)";
+constexpr int kStepTraceColumns = 15;
+
+// The rank directories whose DB export is read (as discovery chooses with DB first).
+std::vector<cluster::RankEntry> db_ranks(const ClusterDbOptions& opts) {
+  cluster::DiscoveryOptions d;
+  d.rank_filter = opts.rank_filter;
+  d.data_type = cluster::DataType::kAuto;
+  auto found = cluster::discover_ranks(opts.input_dir, d);
+  std::vector<cluster::RankEntry> out;
+  for (auto& e : found.ranks)
+    if (e.export_type == cluster::ExportType::kDb) out.push_back(std::move(e));
+  return out;
+}
+
+std::string rank_file(const cluster::RankEntry& e, bool analysis) {
+  for (const auto& rel : e.files) {
+    std::string n = fs::path(rel).filename().string();
+    bool is_analysis = n == "analysis.db" || n == "communication_analyzer.db";
+    if (is_analysis == analysis && n.ends_with(".db")) return (fs::path(e.path) / rel).string();
+  }
+  return {};
+}
+
+// One statement run to completion with bound values; false on any SQLite error.
+class Writer {
+ public:
+  explicit Writer(sqlite3* db) : db_(db) {}
+  bool exec(const char* sql) {
+    return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+  bool prepare(const char* sql) {
+    sqlite3_finalize(st_);
+    st_ = nullptr;
+    return sqlite3_prepare_v2(db_, sql, -1, &st_, nullptr) == SQLITE_OK;
+  }
+  void text(int i, const std::string& s) {
+    sqlite3_bind_text(st_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
+  void integer(int i, int64_t v) { sqlite3_bind_int64(st_, i, v); }
+  void num(int i, io::Num n) {
+    if (n.is_int) {
+      sqlite3_bind_int64(st_, i, static_cast<int64_t>(n.v));
+    } else {
+      sqlite3_bind_double(st_, i, n.v);
+    }
+  }
+  bool row() {
+    bool ok = sqlite3_step(st_) == SQLITE_DONE;
+    sqlite3_reset(st_);
+    sqlite3_clear_bindings(st_);
+    return ok;
+  }
+  ~Writer() { sqlite3_finalize(st_); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* st_ = nullptr;
+};
+
+bool write_host_tables(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
+  std::vector<std::pair<std::string, std::string>> hosts;  // first-seen order, unique uid
+  struct Row {
+    int64_t rank, device;
+    std::string uid, path;
+  };
+  std::vector<Row> rows;
+  for (const auto& e : ranks) {
+    io::Diagnostics diag;  // a rank without the tables is left out, as msprof-analyze does
+    std::string path = rank_file(e, false);
+    if (path.empty()) continue;
+    auto db = db::Database::open(path, diag);
+    if (!db || !db->has_table("HOST_INFO")) continue;
+    auto st = db->prepare("SELECT hostUid, hostName FROM HOST_INFO LIMIT 1", "HOST_INFO", diag);
+    if (!st || st->step(diag) != db::StepResult::kRow) continue;
+    std::string uid(st->text_at(0)), name(st->text_at(1));
+    auto map = db::read_rank_device_map(*db, diag);
+    if (uid.empty() || name.empty() || map.empty()) continue;
+    bool seen = false;
+    for (auto& h : hosts) {
+      if (h.first == uid) {
+        h.second = name;
+        seen = true;
+      }
+    }
+    if (!seen) hosts.emplace_back(uid, name);
+    std::string abs = fs::absolute(e.path).lexically_normal().string();
+    while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+    for (auto [r, d] : map) rows.push_back({r, d, uid, abs});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::tie(a.rank, a.device, a.uid, a.path) < std::tie(b.rank, b.device, b.uid, b.path);
+  });
+  if (!hosts.empty()) {
+    if (!w.exec(kHostInfoDdl) || !w.prepare("INSERT INTO HostInfo VALUES (?,?)")) return false;
+    for (const auto& [uid, name] : hosts) {
+      w.text(1, uid);
+      w.text(2, name);
+      if (!w.row()) return false;
+    }
+  }
+  if (!rows.empty()) {
+    if (!w.exec(kRankDeviceMapDdl) || !w.prepare("INSERT INTO RankDeviceMap VALUES (?,?,?,?)"))
+      return false;
+    for (const auto& r : rows) {
+      w.integer(1, r.rank);
+      w.integer(2, r.device);
+      w.text(3, r.uid);
+      w.text(4, r.path);
+      if (!w.row()) return false;
+    }
+  }
+  return true;
+}
+
+bool write_step_trace(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
+  std::vector<cluster::RankData> data;
+  for (const auto& e : ranks) {
+    cluster::RankData d;
+    d.entry = e;
+    io::Diagnostics diag;  // reported by the main run already
+    std::string path = rank_file(e, true);
+    if (!path.empty()) {
+      if (auto db = db::Database::open(path, diag)) {
+        d.has_step_trace = db::read_step_trace_db(*db, d.step_trace, diag);
+      }
+    }
+    std::string prof = rank_file(e, false);
+    if (!prof.empty()) {
+      if (auto db = db::Database::open(prof, diag)) {
+        d.has_metadata = db::read_meta_data(*db, d.metadata, diag);
+      }
+    }
+    data.push_back(std::move(d));
+  }
+  io::Diagnostics diag;
+  cluster::ClusterStepTrace t =
+      cluster::build_cluster_step_trace(data, cluster::CommGroups{}, diag);
+  if (t.rows.empty()) return true;
+  if (!w.exec(kStepTraceDdl) ||
+      !w.prepare("INSERT INTO ClusterStepTraceTime VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
+    return false;
+  for (const auto& row : t.rows) {
+    int i = 1;
+    for (const auto& c : row) {
+      if (i > kStepTraceColumns) break;
+      if (c.kind == cluster::StepCell::kString) {
+        w.text(i, c.s);
+      } else {
+        w.num(i, c.n);
+      }
+      ++i;
+    }
+    for (; i <= kStepTraceColumns; ++i) w.integer(i, 0);  // msprof-analyze pads with 0
+    if (!w.row()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& opts) {
+  bool any = false;
+  if (mpi.is_root()) any = !db_ranks(opts).empty();
+  return mpi.any(any);
+}
+
+int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOptions& opts) {
+  const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
+  const fs::path tmp = out_dir / ".cluster_analysis_db.tmp";
+  std::vector<cluster::RankEntry> ranks;
+  bool has_comm = false;
+  if (mpi.is_root()) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    ranks = db_ranks(opts);
+    for (const auto& e : ranks) {
+      io::Diagnostics diag;
+      std::string path = rank_file(e, true);
+      if (path.empty()) continue;
+      auto db = db::Database::open(path, diag);
+      if (db && db->has_table(db::kCommTimeTable)) has_comm = true;
+    }
+  }
+  if (mpi.any(has_comm)) {
+    for (const char* recipe : {"communication_time_sum", "communication_matrix_sum"}) {
+      RecipeRunOptions r;
+      r.recipe = recipe;
+      r.input_dir = opts.input_dir;
+      r.output_dir = tmp.string();
+      r.rank_filter = opts.rank_filter;
+      r.export_type = ExportType::kDb;
+      r.quiet = true;
+      run_recipe(mpi, r);  // its problems are printed by it; the other tables are still written
+    }
+  }
+  int code = 0;
+  if (mpi.is_root()) {
+    std::error_code ec;
+    const fs::path tmp_db = tmp / "cluster_analysis_output" / kDbName;
+    fs::create_directories(tmp_db.parent_path(), ec);
+    sqlite3* db = nullptr;
+    bool ok = !ec && sqlite3_open(tmp_db.c_str(), &db) == SQLITE_OK;
+    if (ok) {
+      Writer w(db);
+      ok = w.exec("BEGIN") && write_host_tables(w, ranks) && write_step_trace(w, ranks) &&
+           w.exec("COMMIT");
+    }
+    if (db) sqlite3_close(db);
+    if (ok) fs::rename(tmp_db, out_dir / kDbName, ec);
+    if (!ok || ec) {
+      std::fprintf(stderr,
+                   "clusterscope: %s: cannot write %s \u2014 check the output directory is "
+                   "writable and has space\n",
+                   (out_dir / kDbName).c_str(), kDbName);
+      code = 1;
+    } else if (!opts.quiet) {
+      std::printf("cluster_analysis.db: %s\n", (out_dir / kDbName).c_str());
+    }
+    fs::remove_all(tmp, ec);
+  }
+  return static_cast<int>(mpi.max(code));
+}
+
+}  // namespace cs::recipes

@@ -1,0 +1,34 @@
+#pragma once
+// cluster_analysis.db for `clusterscope cluster -m all` on DB exports, as msprof-analyze's "all"
+// mode writes it with --export_type db: CommunicationGroupMapping, ClusterCommunicationTime,
+// ClusterCommunicationBandwidth (the communication_time_sum recipe), ClusterCommunicationMatrix
+// (communication_matrix_sum), HostInfo and RankDeviceMap (each rank's HOST_INFO and
+// RANK_DEVICE_MAP; profilePath the rank directory's absolute path), ClusterStepTraceTime (the
+// rows of cluster_step_trace_time.csv from each rank's StepTraceTime, dp/pp/tp index 0 without
+// distributed_args). Written beside the other outputs as a .tmp directory and renamed into place,
+// so a reader never sees half a database.
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "mpi/mpi_comm.h"
+
+namespace cs::recipes {
+
+struct ClusterDbOptions {
+  std::string input_dir;
+  std::string output_dir;  // the database goes to OUT/cluster_analysis_output/cluster_analysis.db
+  std::optional<std::set<int>> rank_filter;
+  bool quiet = false;
+};
+
+// True (on every process) when some rank directory below `input_dir` has a DB export; then
+// `cluster -m all` writes cluster_analysis.db by default. Collective.
+bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& opts);
+
+// Collective. Writes the database; returns 0, or 1 (with one line on stderr) when it could not be
+// written.
+int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOptions& opts);
+
+}  // namespace cs::recipes

@@ -1,0 +1,139 @@
+// cluster -m all on the real db_level1 job writes cluster_analysis.db equal to msprof-analyze's
+// (tests/data/ascend-real/msprof-analyze-ref/db_level1__all/cluster_analysis.db, from
+// `cluster_analysis.py -d db_level1 -m all`): same tables in the same order with the same CREATE
+// statements, same rows with the same storage classes and bit-identical numbers. As SOURCES.md
+// notes, the reference's RankDeviceMap.profilePath holds only the rank directory's name and
+// HostInfo.hostName was replaced by "localhost": profilePath is compared by its last component,
+// hostName not at all.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_test_util.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kData = CS_TEST_DATA;
+
+const fs::path& scratch() {
+  static const cs::test::ScratchDir d("cluster-analysis-db");
+  return d.path();
+}
+
+struct Table {
+  std::string name, sql;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;  // "type:value" per cell
+};
+
+std::vector<Table> dump(const fs::path& path) {
+  std::vector<Table> out;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK) << path;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_master WHERE type='table' ORDER BY rowid",
+                     -1, &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    out.push_back({reinterpret_cast<const char*>(sqlite3_column_text(st, 0)),
+                   reinterpret_cast<const char*>(sqlite3_column_text(st, 1)),
+                   {},
+                   {}});
+  }
+  sqlite3_finalize(st);
+  for (auto& t : out) {
+    std::string q = "SELECT * FROM \"" + t.name + "\" ORDER BY rowid";
+    sqlite3_prepare_v2(db, q.c_str(), -1, &st, nullptr);
+    for (int i = 0; i < sqlite3_column_count(st); ++i)
+      t.columns.push_back(sqlite3_column_name(st, i));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      std::vector<std::string> row;
+      for (int i = 0; i < sqlite3_column_count(st); ++i) {
+        char buf[64];
+        switch (sqlite3_column_type(st, i)) {
+          case SQLITE_INTEGER:
+            row.push_back("int:" + std::to_string(sqlite3_column_int64(st, i)));
+            break;
+          case SQLITE_FLOAT:
+            std::snprintf(buf, sizeof buf, "real:%.17g", sqlite3_column_double(st, i));
+            row.push_back(buf);
+            break;
+          case SQLITE_NULL:
+            row.push_back("null");
+            break;
+          default:
+            row.push_back(std::string("text:") +
+                          reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
+        }
+      }
+      t.rows.push_back(std::move(row));
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
+}  // namespace
+
+TEST(ClusterAnalysisDb, EqualsMsprofAnalyzeOnDbLevel1) {
+  fs::path job = scratch() / "db_level1";
+  fs::copy(kData / "ascend-real/db_level1", job, fs::copy_options::recursive);
+  fs::path out = scratch() / "out";
+  int rc = cs::test::run_command(
+      std::string(CS_BINARY) + " cluster -q -m all -d " + job.string() + " -o " + out.string(),
+      (scratch() / "log").string());
+  ASSERT_EQ(rc, 0) << cs::test::read_file(scratch() / "log");
+  fs::path mine_path = out / "cluster_analysis_output/cluster_analysis.db";
+  ASSERT_TRUE(fs::exists(mine_path));
+  EXPECT_FALSE(fs::exists(out / "cluster_analysis_output/.cluster_analysis_db.tmp"));
+  auto ref = dump(kData / "ascend-real/msprof-analyze-ref/db_level1__all/cluster_analysis.db");
+  auto mine = dump(mine_path);
+  ASSERT_EQ(ref.size(), 7u);
+  ASSERT_EQ(mine.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const Table& a = ref[i];
+    const Table& b = mine[i];
+    ASSERT_EQ(b.name, a.name);
+    EXPECT_EQ(b.sql, a.sql) << a.name;
+    EXPECT_EQ(b.columns, a.columns) << a.name;
+    ASSERT_EQ(b.rows.size(), a.rows.size()) << a.name;
+    for (size_t r = 0; r < a.rows.size(); ++r) {
+      for (size_t c = 0; c < a.columns.size(); ++c) {
+        std::string x = a.rows[r][c], y = b.rows[r][c];
+        if (a.name == "HostInfo" && a.columns[c] == "hostName") continue;
+        if (a.name == "RankDeviceMap" && a.columns[c] == "profilePath") {
+          y = "text:" + fs::path(y.substr(5)).filename().string();
+          EXPECT_TRUE(fs::path(b.rows[r][c].substr(5)).is_absolute()) << b.rows[r][c];
+        }
+        EXPECT_EQ(y, x) << a.name << " row " << r << " column " << a.columns[c];
+      }
+    }
+  }
+}
+
+TEST(ClusterAnalysisDb, TextExportTypeWritesNoDatabase) {
+  fs::path job = scratch() / "db_level1_text";
+  fs::copy(kData / "ascend-real/db_level1", job, fs::copy_options::recursive);
+  fs::path out = scratch() / "out_text";
+  int rc = cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " + job.string() +
+                                     " -o " + out.string() + " --export-type text",
+                                 (scratch() / "log2").string());
+  ASSERT_EQ(rc, 0) << cs::test::read_file(scratch() / "log2");
+  EXPECT_FALSE(fs::exists(out / "cluster_analysis_output/cluster_analysis.db"));
+  EXPECT_TRUE(fs::exists(out / "cluster_analysis_output/cluster_communication.json"));
+  // A text-only job writes no database by default either.
+  fs::path out2 = scratch() / "out_textjob";
+  rc = cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " +
+                                 (kData / "ascend-real/text_level1").string() + " -o " +
+                                 out2.string(),
+                             (scratch() / "log3").string());
+  // (tests/data holds rank 1 of this job without its communication files: exit 3.)
+  ASSERT_TRUE(rc == 0 || rc == 3) << cs::test::read_file(scratch() / "log3");
+  EXPECT_FALSE(fs::exists(out2 / "cluster_analysis_output/cluster_analysis.db"));
+}
