@@ -169,7 +169,7 @@ bool CsvReader::open_text(std::string_view text, std::string source) {
   path_ = std::move(source);
   from_text_ = true;
   buf_.assign(text.size() + kPad, '\0');
-  std::memcpy(buf_.data(), text.data(), text.size());
+  if (!text.empty()) std::memcpy(buf_.data(), text.data(), text.size());
   end_ = text.size();
   eof_ = true;
   if (const void* z = std::memchr(buf_.data(), '\0', end_)) {

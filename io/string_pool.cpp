@@ -66,7 +66,7 @@ size_t StringPool::probe(std::string_view s, uint64_t h) const {
     if (slot.id == kNoString) return i;
     if (slot.tag == tag) {
       const std::string_view have = views_[slot.id];
-      if (have.size() == s.size() && std::memcmp(have.data(), s.data(), s.size()) == 0) return i;
+      if (have == s) return i;
     }
   }
 }

@@ -458,8 +458,7 @@ class EventParser {
                          static_cast<unsigned char>(s.back())) %
                         kCacheSlots;
     CacheEntry& c = cache_[slot];
-    if (c.id != kNoString && c.text.size() == s.size() &&
-        std::memcmp(c.text.data(), s.data(), s.size()) == 0)
+    if (c.id != kNoString && std::string_view(c.text) == s)
       return c.id;
     c.id = out_.strings.intern(s);
     c.text = out_.strings.str(c.id);  // stays valid: the pool never moves its strings
