@@ -184,8 +184,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
         processes);
     if (!results.summary.empty()) std::printf("%s", results.summary.c_str());
     std::printf("Results: %s/\n", out_dir.string().c_str());
-    // The last line: the page to open.
-    if (fs::exists(out_dir / "report.html"))
+    // The last line: the page to open, only when this run wrote it (never a stale one).
+    if (html && !html_diag.has_errors() && fs::exists(out_dir / "report.html"))
       std::printf("Report: %s\n", fs::absolute(out_dir / "report.html").string().c_str());
   }
   if (c.ok + c.partial == 0) return 1;

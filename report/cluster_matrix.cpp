@@ -18,7 +18,7 @@ namespace {
 constexpr size_t kMaxGrid = 64;        // cells per side after binning
 constexpr size_t kCellBudget = 12000;  // heatmap cells in the whole page
 constexpr size_t kMaxHeatmaps = 12;
-constexpr size_t kMaxGroupRows = 30;
+constexpr size_t kMaxGroupRows = 4096;
 constexpr size_t kPerSize = 2;  // heatmaps drawn per group size, besides groups with slow links
 
 struct Link {
@@ -175,6 +175,35 @@ std::string gbps(double v) {
 
 }  // namespace
 
+std::map<std::string, std::vector<long long>> group_ranks(const ClusterReportInput& in) {
+  std::map<std::string, std::vector<long long>> out;
+  const ColumnRef group(in.comm_rank_summary, "group"), rank(in.comm_rank_summary, "rank");
+  for (size_t r = 0; r < rows(in.comm_rank_summary); ++r)
+    if (const long long rk = rank.integer(r); rk >= 0) out[group.str(r)].push_back(rk);
+  if (in.matrix_digest) {
+    for (const Group& g : in.matrix_digest->groups)
+      out[g.name].insert(out[g.name].end(), g.ranks.begin(), g.ranks.end());
+  } else if (in.communication_matrix) {
+    const io::Table* t = in.communication_matrix;
+    const ColumnRef mg(t, "group"), src(t, "src_rank"), dst(t, "dst_rank");
+    std::map<std::string_view, std::set<long long>> seen;
+    for (size_t r = 0; r < rows(t); ++r) {
+      auto& s = seen[mg.text(r)];
+      if (src.integer(r) >= 0) s.insert(src.integer(r));
+      if (dst.integer(r) >= 0) s.insert(dst.integer(r));
+    }
+    for (const auto& [name, ranks] : seen)
+      out[std::string(name)].insert(out[std::string(name)].end(), ranks.begin(), ranks.end());
+  }
+  return out;
+}
+
+void group_cell(HtmlOut& h, const ClusterContext& ctx, const std::string& hash) {
+  const std::string& label = ctx.groups.name(hash);
+  h.element("td", attr("class", "key grp") + (label != hash ? attr("title", "group " + hash) : ""),
+            label);
+}
+
 void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
   begin_section(h, "matrix", "Communication matrix");
   const io::Table* t = ctx.in.communication_matrix;
@@ -215,13 +244,13 @@ void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
     double vmax = 0;
     for (double v : grid.values)
       if (std::isfinite(v)) vmax = std::max(vmax, v);
-    h.open("figure");
-    heatmap_chart(h, grid, vmax, gbps, "Bandwidth heatmap of group " + g.name);
+    h.open("figure", attr("data-group", g.name));
+    heatmap_chart(h, grid, vmax, gbps, "Bandwidth heatmap of " + ctx.groups.name(g.name));
     heatmap_legend(h, vmax, gbps);
     std::string tr;
     for (const auto& s : g.transports) tr += (tr.empty() ? "" : ", ") + s;
-    h.element("figcaption", "",
-              "Group " + g.name + ": " + std::to_string(g.ranks.size()) + " ranks, " +
+    h.element("figcaption", attr("title", "group " + g.name),
+              ctx.groups.name(g.name) + ": " + std::to_string(g.ranks.size()) + " ranks, " +
                   std::to_string(g.links.size()) + " links" + (tr.empty() ? "" : " (" + tr + ")") +
                   "; bandwidth min / median / max " + gbps(g.bw_min) + " / " + gbps(g.bw_median) +
                   " / " + gbps(g.bw_max) + (g.slow ? "; " + std::to_string(g.slow) + " slow" : "") +
@@ -232,16 +261,26 @@ void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
   if (drawn < groups.size())
     note(h, std::to_string(drawn) + " of " + std::to_string(groups.size()) +
                 " groups drawn: those with slow links, then at most two of each size, largest and "
-                "most uneven first; all groups are listed below.");
+                "most uneven first; every group is listed below, the slow links' groups first "
+                "(pick one to see its row and heatmap, or filter the table).");
   h.element("h3", "", "Groups");
+  // The picker: every group, slow links' groups first (filled and wired by the page script).
+  h.open("div", attr("class", "gpick"));
+  h.element("label", attr("for", "gsel"), "Group: ");
+  h.open("select", attr("id", "gsel") + attr("aria-label", "Pick a communication group"));
+  for (size_t i = 0; i < groups.size() && i < kMaxGroupRows; ++i)
+    h.element("option", attr("value", groups[i].name),
+              ctx.groups.name(groups[i].name) + (groups[i].slow ? " — slow links" : ""));
+  h.close();
+  h.close();
   h.open("table");
   table_head(h, {"group", "#ranks", "#links", "transports", "#min GB/s", "#median GB/s",
                  "#max GB/s", "#slow links", "drawn"});
   h.open("tbody");
   for (size_t i = 0; i < groups.size() && i < kMaxGroupRows; ++i) {
     const Group& g = groups[i];
-    h.open("tr", g.slow ? attr("class", "flag") : std::string());
-    h.element("td", attr("class", "key"), g.name);
+    h.open("tr", attr("data-group", g.name) + (g.slow ? attr("class", "flag") : std::string()));
+    group_cell(h, ctx, g.name);
     num_cell(h, std::to_string(g.ranks.size()));
     num_cell(h, std::to_string(g.links.size()));
     std::string tr;

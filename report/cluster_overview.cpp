@@ -185,7 +185,13 @@ void section_findings(HtmlOut& h, const ClusterContext& ctx) {
                       std::to_string(hi->rank) + " (" + fmt_us((*hi).*p.field) +
                       "), least on rank " + std::to_string(lo->rank) + " (" +
                       fmt_us((*lo).*p.field) + ").",
-                  "Imbalance above 5% of the step time makes every rank wait for the slowest.");
+                  std::string("Imbalance above 5% of the step time makes every rank wait for the "
+                              "slowest.") +
+                      (ctx.slow_ranks.count(hi->rank) || ctx.slow_ranks.empty()
+                           ? ""
+                           : " Rank " + std::to_string(hi->rank) +
+                                 " is not judged slow: its peers do not wait for it more than "
+                                 "chance explains (stage imbalance or noise)."));
           ++count;
         }
       }

@@ -1,6 +1,7 @@
 #include "report/cluster_report.h"
 
 #include <algorithm>
+#include <map>
 #include "report/cluster_sections.h"
 
 #include "report/display_format.h"
@@ -11,7 +12,7 @@
 namespace cs::report {
 
 ClusterContext make_cluster_context(const ClusterReportInput& in) {
-  ClusterContext ctx{in, {}, {}};
+  ClusterContext ctx{in, {}, {}, {}};
   const ColumnRef rank(in.slow_ranks, "rank");
   for (size_t r = 0; r < rows(in.slow_ranks); ++r)
     if (const long long v = rank.integer(r); v >= 0) ctx.slow_ranks.insert(v);
@@ -38,13 +39,56 @@ PageData drill_data(const ClusterContext& ctx) {
   });
   if (!per_rank.empty()) d.peer = per_rank[per_rank.size() / 2].rank;
   if (per_rank.size() > 1) d.peer2 = per_rank[(per_rank.size() / 2 + 1) % per_rank.size()].rank;
+  // Coordinates and groups from the group naming, hosts from the rank directories' names.
+  std::map<std::string, size_t> group_index;
+  for (const auto& [hash, label] : ctx.groups.label) {
+    group_index.emplace(hash, d.groups.size());
+    d.groups.emplace_back(label, hash);
+  }
+  for (const auto& [rank, c] : ctx.groups.coords) {
+    auto& r = d.ranks[rank];
+    r.tp = c.tp, r.dp = c.dp, r.stage = c.stage;
+  }
+  for (const auto& [rank, hashes] : ctx.groups.of_rank)
+    for (const auto& hash : hashes) d.ranks[rank].groups.push_back(group_index[hash]);
+  std::map<std::string, size_t> host_index;
+  const ColumnRef mrank(ctx.in.manifest, "rank"), mpath(ctx.in.manifest, "path");
+  for (size_t r = 0; r < rows(ctx.in.manifest); ++r) {
+    const long long rk = mrank.integer(r);
+    const std::string host = host_of_rank_dir(mpath.str(r));
+    if (rk < 0 || host.empty()) continue;
+    const auto [it, added] = host_index.emplace(host, d.hosts.size());
+    if (added) d.hosts.push_back(host);
+    d.ranks[rk].host = static_cast<long long>(it->second);
+  }
   return d;
 }
 
 }  // namespace
 
+std::string host_of_rank_dir(std::string_view path) {
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  std::string_view base = path.substr(path.find_last_of('/') + 1);
+  for (const std::string_view suffix : {"_ascend_pt", "_ascend_ms"}) {
+    if (base.size() <= suffix.size() || base.substr(base.size() - suffix.size()) != suffix)
+      continue;
+    base.remove_suffix(suffix.size());
+    // {worker}_{pid}_{timestamp}: drop the trailing all-digit fields.
+    while (true) {
+      const size_t u = base.find_last_of('_');
+      if (u == std::string_view::npos || u + 1 == base.size()) break;
+      const std::string_view tail = base.substr(u + 1);
+      if (tail.find_first_not_of("0123456789") != std::string_view::npos) break;
+      base = base.substr(0, u);
+    }
+    return std::string(base);
+  }
+  return "";
+}
+
 std::string render_cluster_report_html(const ClusterReportInput& in) {
-  const ClusterContext ctx = make_cluster_context(in);
+  ClusterContext ctx = make_cluster_context(in);
+  ctx.groups = name_groups(group_ranks(in));
   HtmlOut h;
   std::vector<std::string> sub;
   if (!in.input_path.empty()) sub.push_back("Input: " + in.input_path);

@@ -1,12 +1,14 @@
 #pragma once
 // The sections of the cluster report (internal to report/). Each writes one <section>.
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "report/cluster_report.h"
+#include "report/group_names.h"
 #include "report/html_out.h"
 
 namespace cs::report {
@@ -16,7 +18,18 @@ struct ClusterContext {
   const ClusterReportInput& in;
   std::set<long long> slow_ranks;
   std::set<std::pair<long long, long long>> slow_links;  // (src, dst) global ranks
+  GroupNaming groups;  // communication groups named by what they are, rank coordinates
 };
+
+// Every group's ranks: from comm_rank_summary (group, rank) and the matrix (digest or table).
+std::map<std::string, std::vector<long long>> group_ranks(const ClusterReportInput& in);
+
+// The host of a rank directory from its name ({host}_{pid}_{timestamp}_ascend_pt -> host), "" when
+// the name does not follow the producer's pattern.
+std::string host_of_rank_dir(std::string_view path);
+
+// A group cell: its label, the hash on hover.
+void group_cell(HtmlOut& h, const ClusterContext& ctx, const std::string& hash);
 
 ClusterContext make_cluster_context(const ClusterReportInput& in);
 
@@ -32,6 +45,8 @@ void section_step_trace(HtmlOut& h, const ClusterContext& ctx);
 void section_matrix(HtmlOut& h, const ClusterContext& ctx);
 void section_wait(HtmlOut& h, const ClusterContext& ctx);
 void section_operators(HtmlOut& h, const ClusterContext& ctx);
+// Rank x step heatmap of Computing against the stage median (canvas; drawn by the page script).
+void rank_step_heatmap(HtmlOut& h, const ClusterContext& ctx);
 
 // Per-rank mean over steps of computing, communication not overlapped and free (µs), as read from
 // the step_trace table; empty when the table or its rank column is absent.

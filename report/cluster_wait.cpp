@@ -90,15 +90,40 @@ void section_wait(HtmlOut& h, const ClusterContext& ctx) {
   opt.aria_label = "Communication wait ratio per rank";
   rank_bar_chart(h, bars, series, opt);
 
+  // One story: the ranks the diagnosis judged slow first, then those that wait least; a rank that
+  // waits least without being judged slow is said to be no late arrival, with the likely reason.
   std::vector<RankWait> sorted = waits;
-  std::sort(sorted.begin(), sorted.end(), [](const RankWait& a, const RankWait& b) {
+  std::sort(sorted.begin(), sorted.end(), [&](const RankWait& a, const RankWait& b) {
+    const bool sa = ctx.slow_ranks.count(a.rank) > 0, sb = ctx.slow_ranks.count(b.rank) > 0;
+    if (sa != sb) return sa;
     return a.wait_ratio < b.wait_ratio || (a.wait_ratio == b.wait_ratio && a.rank < b.rank);
   });
-  h.element("h3", "", "Ranks that wait least");
-  if (ctx.slow_ranks.empty())
+  h.element("h3", "",
+            ctx.slow_ranks.empty() ? "Ranks that wait least"
+                                   : "Ranks judged slow, then those that wait least");
+  const auto least =
+      std::min_element(waits.begin(), waits.end(), [](const RankWait& a, const RankWait& b) {
+        return a.wait_ratio < b.wait_ratio || (a.wait_ratio == b.wait_ratio && a.rank < b.rank);
+      });
+  if (ctx.slow_ranks.empty()) {
     note(h,
          "No rank is judged slow: these ranks wait least, but their peers do not wait for "
          "them more than chance and noise explain.");
+  } else if (!ctx.slow_ranks.count(least->rank)) {
+    std::string blamed;
+    for (const long long r : ctx.slow_ranks)
+      blamed += (blamed.empty() ? "" : ", ") + std::to_string(r);
+    std::string why = "its peers do not wait for it in every step";
+    for (const auto& [src, dst] : ctx.slow_links)
+      if (src == least->rank || dst == least->rank) {
+        why = "it sits at the end of the slow link " + std::to_string(src) + " \u2192 " +
+              std::to_string(dst) + ", whose transfers keep it busy while its peers wait";
+        break;
+      }
+    note(h, "Rank " + std::to_string(least->rank) + " waits least but is not judged slow: " + why +
+                ". The diagnosis blames rank" + (ctx.slow_ranks.size() > 1 ? "s " : " ") + blamed +
+                " (see Findings).");
+  }
   h.open("table");
   table_head(h, {"#rank", "#wait ratio", "#synchronization ratio", "judged slow"});
   h.open("tbody");

@@ -26,6 +26,7 @@ std::string fmt_num(double x, int decimals) {
 
 std::string fmt_us(double us) {
   if (!std::isfinite(us)) return fmt_num(us, 0);
+  if (us == 0) return "0";  // beside "20.00 ms" ticks, "0.0 µs" reads as a unit change
   const double a = std::fabs(us);
   if (a < 1000) return fmt_num(us, 1) + " \u00b5s";
   if (a < 1e6) return fmt_num(us / 1e3, 2) + " ms";

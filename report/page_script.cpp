@@ -60,8 +60,9 @@ panel.innerHTML='';var x=document.createElement('button');x.textContent='\u00d7'
 x.title='Close';x.onclick=function(){panel.style.display='none';};panel.appendChild(x);
 var h=document.createElement('h2');h.textContent='Rank '+rank;panel.appendChild(h);
 var slow=(D.slow_ranks||[]).map(String).indexOf(rank)>=0;
-var info=(D.ranks&&D.ranks[rank])||'';var p=document.createElement('p');p.className='note';
-p.textContent=(slow?'Judged slow. ':'')+info;panel.appendChild(p);
+var p=document.createElement('p');p.className='note';
+p.textContent=slow?'Judged slow by the diagnosis.':'Not judged slow.';panel.appendChild(p);
+if(window.csDrillExtra)window.csDrillExtra(rank,panel);
 var tabs=document.querySelectorAll('main table');
 for(var t=0;t<tabs.length;t++){var tb=tabs[t],cols=rankCols(tb);if(!cols.length||!tb.tBodies[0])continue;
 var hit=[];for(var r=0;r<tb.tBodies[0].rows.length;r++){var row=tb.tBodies[0].rows[r];
@@ -87,11 +88,12 @@ for(var c=0;c<row.cells.length;c++){var td=row.cells[c];
 if(cols.indexOf(c)>=0&&/^[0-9]+$/.test(td.textContent.trim())){td.setAttribute('data-rank',td.textContent.trim());td.classList.add('rk');}
 else if(!td.classList.contains('n'))shorten(td,64);}}
 sortable(tb);searchable(tb);}
-var caps=document.querySelectorAll('figcaption');for(var i=0;i<caps.length;i++)shorten(caps[i],72);
+var caps=document.querySelectorAll('figcaption');for(var i=0;i<caps.length;i++)shorten(caps[i],200);
 window.csDrill=drill;})();
 )JS";
 
-// A JSON string literal, safe inside a <script> element.
+}  // namespace
+
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (const char c : s) {
@@ -122,11 +124,10 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-}  // namespace
-
 void page_script(HtmlOut& h) {
   h.open("script");
   h.raw(kScript);
+  h.raw(views_script());
   h.close();
 }
 
@@ -138,10 +139,19 @@ void page_data(HtmlOut& h, const PageData& d) {
   j += "]";
   if (d.peer >= 0) j += ",\"peer\":" + std::to_string(d.peer);
   if (d.peer2 >= 0) j += ",\"peer2\":" + std::to_string(d.peer2);
-  j += ",\"ranks\":{";
+  j += ",\"hosts\":[";
+  for (size_t i = 0; i < d.hosts.size(); ++i) j += (i ? "," : "") + json_string(d.hosts[i]);
+  j += "],\"groups\":[";
+  for (size_t i = 0; i < d.groups.size(); ++i)
+    j += (i ? "[" : "[") + json_string(d.groups[i].first) + "," + json_string(d.groups[i].second) +
+         (i + 1 < d.groups.size() ? "]," : "]");
+  j += "],\"rk\":{";
   bool first = true;
-  for (const auto& [rank, text] : d.rank_info) {
-    j += (first ? "\"" : ",\"") + std::to_string(rank) + "\":" + json_string(text);
+  for (const auto& [rank, r] : d.ranks) {
+    j += (first ? "\"" : ",\"") + std::to_string(rank) + "\":[" + std::to_string(r.tp) + "," +
+         std::to_string(r.dp) + "," + std::to_string(r.stage) + "," + std::to_string(r.host) + ",[";
+    for (size_t i = 0; i < r.groups.size(); ++i) j += (i ? "," : "") + std::to_string(r.groups[i]);
+    j += "]]";
     first = false;
   }
   j += "}}";

@@ -9,6 +9,8 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "report/html_out.h"
@@ -17,11 +19,25 @@ namespace cs::report {
 
 // What the drill-down needs beyond the page's tables.
 struct PageData {
-  std::string input_path;                      // the job directory, for the merge command
-  std::vector<long long> slow_ranks;           // judged slow
-  long long peer = -1, peer2 = -1;             // healthy peers (the second when the first is asked)
-  std::map<long long, std::string> rank_info;  // one line per rank (coordinates, host), optional
+  std::string input_path;             // the job directory, for the merge command
+  std::vector<long long> slow_ranks;  // judged slow
+  long long peer = -1, peer2 = -1;    // healthy peers (the second when the first is asked)
+  // Per rank: its coordinates (tp index, dp index, stage; -1 unknown), host (index into hosts,
+  // -1 unknown) and groups (indices into groups: (label, hash)).
+  struct RankInfo {
+    long long tp = -1, dp = -1, stage = -1, host = -1;
+    std::vector<size_t> groups;
+  };
+  std::map<long long, RankInfo> ranks;
+  std::vector<std::string> hosts;
+  std::vector<std::pair<std::string, std::string>> groups;
 };
+
+// A JSON string literal, safe inside a <script> element.
+std::string json_string(std::string_view s);
+
+// The views part of the script (heatmap, group picker, drill-down details).
+std::string_view views_script();
 
 // Writes <script type="application/json" id="cs-data"> with `d`.
 void page_data(HtmlOut& h, const PageData& d);

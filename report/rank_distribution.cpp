@@ -111,6 +111,7 @@ void section_distribution(HtmlOut& h, const ClusterContext& ctx) {
     panel(h, "Communication wait ratio", w, ctx.slow_ranks, fmt_pct);
   }
   h.close();  // div
+  rank_step_heatmap(h, ctx);
   h.close();  // section
 }
 

@@ -77,6 +77,15 @@ rect.mk{fill:none;stroke:#cf222e;stroke-width:2}
 .heats{display:flex;flex-wrap:wrap;gap:18px}
 .heats figure{margin:0}
 .heats figcaption{font-size:12px;color:#57606a;max-width:520px;word-break:break-all}
+.hm{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start}
+.hm figure{margin:0;max-width:100%}
+.hm canvas{max-width:100%;cursor:pointer;image-rendering:pixelated;border:1px solid #d0d7de}
+.hmtip{font-size:12px;color:#1f2328;min-height:16px}
+.hmkey{display:inline-block;width:120px;height:10px;vertical-align:-1px;background:linear-gradient(90deg,#2166ac,#f7f7f7,#b2182b)}
+.gpick{margin:6px 0}.gpick select{font:inherit;max-width:100%}
+tr.picked td{outline:2px solid #0969da}
+aside#drill th{position:static}
+.legend .sep{margin:0 6px}
 svg.diff{vertical-align:middle}
 rect.worse{fill:#cf222e}rect.better{fill:#1a7f37}
 td.worse{color:#cf222e}td.better{color:#1a7f37}

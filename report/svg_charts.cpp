@@ -212,9 +212,10 @@ void heatmap_legend(HtmlOut& h, double vmax, const std::function<std::string(dou
   for (int q = 0; q < 9; ++q)
     h.element("span", attr("class", std::string("sw q") + std::to_string(q)), "");
   h.element("span", "", std::string(" ") + call_fmt(fmt, vmax));
+  h.element("span", attr("class", "sep"), " \u00b7 ");
   h.open("span", attr("class", "key"));
   h.element("span", attr("class", "sw mkkey"), "");
-  h.text("slow link");
+  h.text(" slow link");
   h.close();
   h.close();
 }

@@ -1,0 +1,102 @@
+// One story everywhere (issue 16): on the demo-shaped generated job (64 ranks, tp 4 x pp 2, rank 13
+// computing 1.3x slower, the link 0 -> 4 at 30%), the summary, the CSVs and every section of
+// report.html name the same slow rank and the same slow link as the generator's truth.json — in
+// particular the wait-ratio section does not present rank 0 (the least-waiting rank, at the end of
+// the slow link) as the late arrival.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Every integer captured by group 1 of `re` in `text`.
+std::set<long long> captured(const std::string& text, const std::string& re) {
+  std::set<long long> out;
+  const std::regex r(re);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), r); it != std::sregex_iterator();
+       ++it)
+    out.insert(std::stoll((*it)[1].str()));
+  return out;
+}
+
+// The text of the element with id `id` up to the next <section (the section's own HTML).
+std::string section(const std::string& html, const std::string& id) {
+  const size_t a = html.find("id=\"" + id + "\"");
+  if (a == std::string::npos) return "";
+  const size_t b = html.find("<section", a);
+  return html.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
+}  // namespace
+
+TEST(OneStory, DemoJobSlowRankAndSlowLink) {
+  const fs::path dir = fs::temp_directory_path() / ("cs_story_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string job = (dir / "job").string(), out = (dir / "out").string();
+  ASSERT_EQ(std::system((std::string(CS_BINARY) + " generate " + job +
+                         " --ranks 64 --tp 4 --pp 2 --steps 4 --seed 7 --slow-rank 13:1.3"
+                         " --slow-link 0-4:0.3 > /dev/null 2>&1")
+                            .c_str()),
+            0);
+  const fs::path stdout_file = dir / "stdout.txt";
+  const int rc = std::system((std::string(CS_BINARY) + " cluster -d " + job + " -o " + out + " > " +
+                              stdout_file.string() + " 2>/dev/null")
+                                 .c_str());
+  ASSERT_EQ(rc >> 8, 0);
+  const fs::path res = fs::path(out) / "cluster_analysis_output";
+  // The truth, written by the generator.
+  const std::string truth = read(fs::path(job) / "truth.json");
+  const auto truth_ranks =
+      captured(truth.substr(truth.find("\"slow_ranks\"")), R"re(\{\s*"rank":\s*(\d+))re");
+  ASSERT_EQ(truth_ranks, std::set<long long>{13});
+
+  // The summary on stdout.
+  const std::string summary = read(stdout_file);
+  EXPECT_EQ(captured(summary, R"(Rank (\d+) is slow)"), truth_ranks) << summary;
+  EXPECT_NE(summary.find("Slow link: HCCS link 0->4"), std::string::npos) << summary;
+  // The CSVs.
+  EXPECT_EQ(captured(read(res / "slow_ranks.csv"), R"(\n(\d+),)"), truth_ranks);
+  EXPECT_EQ(captured(read(res / "slow_links.csv"), R"(\n(\d+),4,)"), std::set<long long>{0});
+
+  const std::string html = read(res / "report.html");
+  // Findings: the slow rank, and rank 0 only as a link end.
+  const std::string findings = section(html, "findings");
+  EXPECT_EQ(captured(findings, R"(Rank (\d+) looks slow)"), truth_ranks);
+  EXPECT_NE(findings.find("Link 0 \u2192 4"), std::string::npos);
+  EXPECT_EQ(captured(findings, R"re(data-rank="(\d+)")re"), truth_ranks);
+  // Every rank: the labelled (red) dots are the slow rank.
+  EXPECT_EQ(captured(section(html, "ranks"), R"re(<g data-rank="(\d+)" class="fl")re"),
+            truth_ranks);
+  EXPECT_NE(section(html, "ranks").find("\"slow\":[13]"), std::string::npos);
+  // Step time: the rows marked judged slow.
+  const std::string steps = section(html, "steps");
+  EXPECT_EQ(captured(steps, R"re(<tr class="flag"><td class="n">(\d+)</td>)re"), truth_ranks);
+  // Wait ratio: the judged-slow row is rank 13; rank 0 waits least and is said not to be slow,
+  // because of the slow link; nothing calls it the late arrival.
+  const std::string wait = section(html, "wait");
+  EXPECT_EQ(captured(wait, R"re(<tr class="flag"><td class="n">(\d+)</td>)re"), truth_ranks);
+  EXPECT_NE(wait.find("Rank 0 waits least but is not judged slow: it sits at the end of the slow "
+                      "link 0 \u2192 4"),
+            std::string::npos)
+      << wait.substr(0, 3000);
+  EXPECT_NE(wait.find("The diagnosis blames rank 13"), std::string::npos);
+  EXPECT_EQ(html.find("late arrival"), std::string::npos);
+  // The drill-down data and the matrix agree too.
+  EXPECT_NE(html.find("\"slow_ranks\":[13]"), std::string::npos);
+  EXPECT_NE(section(html, "matrix").find("slow links</option>"), std::string::npos);
+  fs::remove_all(dir);
+}
