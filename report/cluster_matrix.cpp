@@ -1,6 +1,7 @@
 // Communication-matrix section of the cluster report: a bandwidth heatmap per communication group.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -18,7 +19,7 @@ namespace {
 constexpr size_t kMaxGrid = 64;        // cells per side after binning
 constexpr size_t kCellBudget = 12000;  // heatmap cells in the whole page
 constexpr size_t kMaxHeatmaps = 12;
-constexpr size_t kMaxGroupRows = 4096;
+constexpr size_t kMaxGroupRows = 200;  // table rows; the picker has every group
 constexpr size_t kPerSize = 2;  // heatmaps drawn per group size, besides groups with slow links
 
 struct Link {
@@ -169,6 +170,14 @@ HeatGrid make_grid(const Group& g, const ClusterContext& ctx) {
   return grid;
 }
 
+// A finite number for JSON with two decimals (0 when not finite).
+std::string json_num(double v) {
+  if (!std::isfinite(v)) return "0";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
 std::string gbps(double v) {
   return fmt_num(v, 2) + " GB/s";
 }
@@ -261,17 +270,33 @@ void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
   if (drawn < groups.size())
     note(h, std::to_string(drawn) + " of " + std::to_string(groups.size()) +
                 " groups drawn: those with slow links, then at most two of each size, largest and "
-                "most uneven first; every group is listed below, the slow links' groups first "
-                "(pick one to see its row and heatmap, or filter the table).");
+                "most uneven first. Pick any group below (the slow links' groups first) for its "
+                "numbers "
+                "and heatmap; the table lists the first " +
+                std::to_string(kMaxGroupRows) + ".");
   h.element("h3", "", "Groups");
-  // The picker: every group, slow links' groups first (filled and wired by the page script).
-  h.open("div", attr("class", "gpick"));
-  h.element("label", attr("for", "gsel"), "Group: ");
-  h.open("select", attr("id", "gsel") + attr("aria-label", "Pick a communication group"));
-  for (size_t i = 0; i < groups.size() && i < kMaxGroupRows; ++i)
-    h.element("option", attr("value", groups[i].name),
-              ctx.groups.name(groups[i].name) + (groups[i].slow ? " — slow links" : ""));
+  // The picker: every group, slow links' groups first, as compact JSON (index into the page
+  // data's group names, ranks, links, bandwidth min / median / max, slow links); the page script
+  // fills the <select> and shows the picked group's numbers, row and heatmap.
+  std::string j = "[";
+  bool first = true;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
+    const long long gi = ctx.groups.index(g.name);
+    if (gi < 0) continue;
+    j += (first ? "[" : ",[") + std::to_string(gi) + "," + std::to_string(g.ranks.size()) + "," +
+         std::to_string(g.links.size()) + "," + json_num(g.bw_min) + "," + json_num(g.bw_median) +
+         "," + json_num(g.bw_max) + "," + std::to_string(g.slow) + "," +
+         (was_drawn[i] ? "1" : "0") + "]";
+    first = false;
+  }
+  h.open("script", attr("type", "application/json") + attr("id", "cs-groups"));
+  h.raw(j + "]");
   h.close();
+  h.open("div", attr("class", "gpick"));
+  h.element("label", attr("for", "gsel"), "Pick any group: ");
+  h.element("select", attr("id", "gsel") + attr("aria-label", "Pick a communication group"), "");
+  h.element("p", attr("class", "note") + attr("id", "gsum"), "");
   h.close();
   h.open("table");
   table_head(h, {"group", "#ranks", "#links", "transports", "#min GB/s", "#median GB/s",

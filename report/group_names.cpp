@@ -27,6 +27,11 @@ const std::string& GroupNaming::name(const std::string& hash) const {
   return it == label.end() ? hash : it->second;
 }
 
+long long GroupNaming::index(const std::string& hash) const {
+  const auto it = std::lower_bound(order.begin(), order.end(), hash);
+  return it != order.end() && *it == hash ? it - order.begin() : -1;
+}
+
 std::string rank_range(const std::vector<long long>& r) {
   if (r.empty()) return "";
   if (r.size() == 1) return std::to_string(r[0]);
@@ -112,6 +117,7 @@ GroupNaming name_groups(const std::map<std::string, std::vector<long long>>& gro
     }
     n.label.emplace(hash, label);
   }
+  for (const auto& [hash, label] : n.label) n.order.push_back(hash);
   for (auto& [rank, c] : n.coords)
     if (c.stage < 0 && pp > 1) c.stage = rank / stage;
   return n;

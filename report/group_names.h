@@ -5,7 +5,8 @@
 // set inside one stage is a data-parallel group ("dp 0 of stage 1"); the hash stays available for
 // hover. Rank sets alone cannot tell tp x pp or dp x pp from tp x dp (two kinds of groups: blocks
 // and strided sets); they are read as tp x dp, pipeline stages only with dp groups inside a stage
-// (three kinds, the Megatron tp x dp x pp layout). Each rank gets coordinates (its position in its tp and dp groups, its stage).
+// (three kinds, the Megatron tp x dp x pp layout). Each rank gets coordinates (its position in its
+// tp and dp groups, its stage).
 //
 //   GroupNaming n = name_groups({{"1425…", {0, 1, 2, 3}}, {"9876…", {0, 4}}});
 //   n.label.at("1425…") == "tp 0 (ranks 0-3)";  n.coords.at(4).stage == 1;
@@ -26,8 +27,12 @@ struct GroupNaming {
   std::map<long long, std::vector<std::string>> of_rank;  // rank -> its group hashes
   long long stage_size = 0;                               // ranks per pipeline stage (0: unknown)
 
+  std::vector<std::string> order;  // the hashes, sorted (label's order)
+
   // The label of `hash`, or the hash itself when the group is unknown.
   const std::string& name(const std::string& hash) const;
+  // The position of `hash` in `order` (and in label's iteration order), -1 when unknown.
+  long long index(const std::string& hash) const;
 };
 
 // Names every group of `groups` (hash -> its ranks, any order, duplicates allowed).

@@ -15,24 +15,22 @@ var g=document.getElementById('cs-heat');if(g)H=JSON.parse(g.textContent);}catch
 function fmt(us){if(us<0)return '\u2013';return us>=1e6?(us/1e6).toFixed(2)+' s':(us>=1e3?(us/1e3).toFixed(2)+' ms':us.toFixed(1)+' \u00b5s');}
 function pct(r){return (r>=1?'+':'\u2212')+Math.abs((r-1)*100).toFixed(1)+'%';}
 var ratio=null,pos={};
-function med(a){a.sort(function(x,y){return x-y;});var n=a.length;return n?(n%2?a[(n-1)/2]:(a[n/2-1]+a[n/2])/2):0;}
-if(H){H.ranks.forEach(function(r,i){pos[r]=i;});ratio=H.c.map(function(row){var by={};
-row.forEach(function(v,i){if(v<0)return;var s=H.stage[i];(by[s]=by[s]||[]).push(v);});var m={};
-for(var s in by)m[s]=med(by[s]);return row.map(function(v,i){var d=m[H.stage[i]];return v<0||!d?NaN:v/d;});});}
+if(H){H.ranks.forEach(function(r,i){pos[r]=i;});ratio=H.r.map(function(row){return row.map(function(v){return v<0?NaN:v/1000;});});
+H.c=H.r.map(function(row,si){return row.map(function(v,i){return v<0?-1:v/1000*H.med[si][H.stage[i]];});});}
 function color(r){if(!(r===r))return '#d0d7de';var t=Math.max(-1,Math.min(1,(r-1)/0.15));
 var w=[247,247,247],hi=t>0?[178,24,43]:[33,102,172],a=Math.abs(t);
 return 'rgb('+[0,1,2].map(function(k){return Math.round(w[k]+(hi[k]-w[k])*a);}).join(',')+')';}
 function heat(){var box=document.getElementById('hm');if(!box||!H)return;var n=H.ranks.length;
 var cols=Math.max(8,Math.min(128,Math.ceil(Math.sqrt(n*4)))),rows=Math.ceil(n/cols);
-var cell=Math.max(3,Math.min(16,Math.floor(480/cols))),tip=document.getElementById('hmtip');
+var cell=Math.max(4,Math.min(16,Math.floor(512/cols))),tip=document.getElementById('hmtip');
 var slow={};(H.slow||[]).forEach(function(r){slow[r]=1;});
 H.steps.forEach(function(st,si){var f=document.createElement('figure');var c=document.createElement('canvas');
 c.width=cols*cell;c.height=rows*cell;c.setAttribute('role','img');
 c.setAttribute('aria-label','Computing of every rank against its stage median, step '+st);
 var x=c.getContext('2d');for(var i=0;i<n;i++){x.fillStyle=color(ratio[si][i]);
 x.fillRect((i%cols)*cell,Math.floor(i/cols)*cell,cell-(cell>4?1:0),cell-(cell>4?1:0));}
-x.strokeStyle='#1f2328';x.lineWidth=Math.max(1,cell/4);for(var r in slow){var p=pos[r];if(p===undefined)continue;
-x.strokeRect((p%cols)*cell+0.5,Math.floor(p/cols)*cell+0.5,Math.max(cell-1,2),Math.max(cell-1,2));}
+x.strokeStyle='#1f2328';x.lineWidth=1.5;for(var r in slow){var p=pos[r];if(p===undefined)continue;
+x.strokeRect((p%cols)*cell-2,Math.floor(p/cols)*cell-2,cell+3,cell+3);}
 function at(ev){var b=c.getBoundingClientRect(),sx=c.width/b.width,sy=c.height/b.height;
 var i=Math.floor((ev.clientY-b.top)*sy/cell)*cols+Math.floor((ev.clientX-b.left)*sx/cell);return i>=0&&i<n?i:-1;}
 c.addEventListener('mousemove',function(ev){var i=at(ev);if(i<0)return;
@@ -40,13 +38,20 @@ tip.textContent='Rank '+H.ranks[i]+', step '+st+': Computing '+fmt(H.c[si][i])+'
 c.addEventListener('click',function(ev){var i=at(ev);if(i>=0&&window.csDrill)window.csDrill(H.ranks[i]);});
 var cap=document.createElement('figcaption');cap.textContent='Step '+st+' \u2014 '+n+' ranks, '+cols+' per row';
 f.appendChild(c);f.appendChild(cap);box.appendChild(f);});}
-function picker(){var s=document.getElementById('gsel');if(!s)return;function show(){var v=s.value;
+function picker(){var s=document.getElementById('gsel'),G=null;if(!s)return;
+try{G=JSON.parse(document.getElementById('cs-groups').textContent);}catch(x){return;}
+var f=document.createDocumentFragment();G.forEach(function(g){var o=document.createElement('option');
+var d=(D.groups||[])[g[0]]||['group','?'];o.value=d[1];o.textContent=d[0]+(g[6]?' \u2014 '+g[6]+' slow links':'');f.appendChild(o);});
+s.appendChild(f);var sum=document.getElementById('gsum');
+function show(){var g=G[s.selectedIndex];if(!g)return;var v=s.value,d=D.groups[g[0]];
+sum.textContent=d[0]+' (group '+d[1]+'): '+g[1]+' ranks, '+g[2]+' links; bandwidth min / median / max '+
+g[3]+' / '+g[4]+' / '+g[5]+' GB/s'+(g[6]?'; '+g[6]+' slow links':'')+(g[7]?'; its heatmap is outlined above.':'; heatmap not drawn (see communication_matrix.csv).');
 var rows=document.querySelectorAll('#matrix tr[data-group]'),figs=document.querySelectorAll('#matrix figure[data-group]');
 for(var i=0;i<rows.length;i++){var on=rows[i].getAttribute('data-group')===v;rows[i].classList.toggle('picked',on);
 if(on){var tb=rows[i].parentNode;tb.insertBefore(rows[i],tb.firstChild);}}
 for(var j=0;j<figs.length;j++)figs[j].style.outline=figs[j].getAttribute('data-group')===v?'2px solid #0969da':'';}
 s.addEventListener('change',function(){show();var fig=document.querySelector('#matrix figure[data-group="'+s.value+'"]');
-(fig||document.querySelector('#matrix tr.picked')||s).scrollIntoView({block:'center'});});show();}
+(fig||s).scrollIntoView({block:'center'});});show();}
 function extra(rank,panel){var info=D.rk&&D.rk[rank];var add=function(tag,text,cls){var el=document.createElement(tag);
 el.textContent=text;if(cls)el.className=cls;panel.appendChild(el);return el;};
 if(info){var co=[];if(info[2]>=0)co.push('stage (pp) '+info[2]);if(info[0]>=0)co.push('tp index '+info[0]);

@@ -4,10 +4,14 @@
 usage: browser_check.py REPORT.html OUT_DIR SLOW_RANK
 Checks: no console errors; no horizontal overflow at 1024/1400/1920 px; the slow rank's finding in
 the first screen; a header click sorts; typing in a search box filters; clicking the slow rank
-opens its drill-down with the merge command. Screenshots go to OUT_DIR. Prints the load time.
+opens its drill-down with the merge command, its coordinates, groups and steps; the rank x step
+heatmap paints the slow rank's cell red in every step; the group picker lists every group, the
+slow links' first; no "0.0 µs" tick beside ms ticks; legends keep values and keys apart.
+Screenshots go to OUT_DIR (printed). Prints the load time.
 Exits 1 with one line per failed check.
 """
 import os
+import re
 import sys
 import tempfile
 
@@ -59,6 +63,50 @@ try:
         drv.save_screenshot(os.path.join(out, "report_%d.png" % w))
     drv.set_window_size(1400, 900)
 
+    # The rank x step heatmap: one canvas per step, the slow rank's cell red in each.
+    cells = drv.execute_script("""
+var H=JSON.parse(document.getElementById('cs-heat').textContent),n=H.ranks.length,p=H.ranks.indexOf(%s);
+var cs=document.querySelectorAll('#hm canvas'),out=[];
+var cols=Math.max(8,Math.min(128,Math.ceil(Math.sqrt(n*4)))),cell=Math.max(4,Math.min(16,Math.floor(512/cols)));
+for(var i=0;i<cs.length;i++){var d=cs[i].getContext('2d').getImageData((p%%cols)*cell+Math.floor(cell/2),
+Math.floor(p/cols)*cell+Math.floor(cell/2),1,1).data;out.push([d[0],d[1],d[2]]);}
+return [H.steps.length,out];""" % slow)
+    check(cells[0] >= 1 and len(cells[1]) == cells[0], "heatmap: %d canvases for %d steps" % (len(cells[1]), cells[0]))
+    check(all(r > 150 and g < 110 and b < 110 for r, g, b in cells[1]),
+          "heatmap: rank %s's cells are not red: %s" % (slow, cells[1]))
+    hm = drv.find_element(By.ID, "hm")
+    drv.execute_script("arguments[0].scrollIntoView({block:'center'});", hm)
+    drv.save_screenshot(os.path.join(out, "report_heatmap.png"))
+
+    # Text: no "0.0 µs" tick (ms ticks start at "0"), legends with the slow-link key apart.
+    body = drv.execute_script("return document.body.innerText;")
+    zeros = re.findall(r"(?<![\d.,])0\.0 \u00b5s", body)
+    check(not zeros, "a '0.0 \u00b5s' label is on the page (%d)" % len(zeros))
+    legends = drv.execute_script(
+        "return Array.from(document.querySelectorAll('.legend')).map(l=>l.textContent);")
+    bad = [t for t in legends if re.search(r"GB/s\S?slow link", t)]
+    check(not bad, "legend runs value and key together: %s" % bad[:2])
+
+    # The group picker: every group, those with slow links first; picking one marks its row.
+    sel = drv.find_elements(By.ID, "gsel")
+    check(bool(sel), "no group picker in the matrix section")
+    if sel:
+        opts_text = drv.execute_script("return Array.from(arguments[0].options).map(o=>o.text);", sel[0])
+        ngroups = drv.execute_script(
+            "return JSON.parse(document.getElementById('cs-groups').textContent).length;")
+        nrows = drv.execute_script("return document.querySelectorAll('#matrix tr[data-group]').length;")
+        check(len(opts_text) == ngroups and ngroups >= nrows and ngroups > 6,
+              "picker has %d of %d groups (table %d)" % (len(opts_text), ngroups, nrows))
+        check(opts_text and "slow links" in opts_text[0], "first group is not a slow link's: %s" % opts_text[:2])
+        check(all(re.match(r"(tp|dp|pp) \d+", t) for t in opts_text[:20]),
+              "groups not named by what they are: %s" % opts_text[:5])
+        summary = drv.find_element(By.ID, "gsum").text
+        check("slow links" in summary and "GB/s" in summary, "picked group's numbers: " + summary)
+        drv.execute_script("arguments[0].selectedIndex=3;arguments[0].dispatchEvent(new Event('change'));", sel[0])
+        picked = drv.find_elements(By.CSS_SELECTOR, "#matrix tr.picked")
+        check(len(picked) == 1, "picking a group marks %d rows" % len(picked))
+        drv.save_screenshot(os.path.join(out, "report_groups.png"))
+
     # Sorting: click the step-time header of the steps table twice.
     table = drv.find_element(By.CSS_SELECTOR, "#steps table")
     head = table.find_elements(By.CSS_SELECTOR, "thead th")[1]
@@ -95,12 +143,18 @@ try:
             check("Rank " + slow in text, "drill-down does not name rank " + slow)
             check("clusterscope merge" in text and "--ranks " + slow + "," in text,
                   "drill-down has no merge command for rank " + slow)
+            check("Coordinates: stage (pp)" in text and "tp index" in text,
+                  "drill-down has no coordinates: " + text[:200])
+            check("Its groups" in text and re.search(r"\btp \d+ \(ranks", text),
+                  "drill-down lists no named groups")
+            check("Its steps" in text and "vs stage median" in text, "drill-down has no steps")
             drv.save_screenshot(os.path.join(out, "report_drill.png"))
     errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
     check(not errors, "console errors after interaction: %s" % errors[:3])
 finally:
     drv.quit()
 
+print("screenshots " + os.path.abspath(out))
 for f in failures:
     print("FAIL: " + f)
 sys.exit(1 if failures else 0)

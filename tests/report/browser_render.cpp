@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -133,8 +134,8 @@ TEST_F(BrowserRender, CompareReport) {
   render_and_check(render_compare_report_html(in), "compare");
 }
 
-// A generated 96-rank job (tp 4, pp 2) with rank 37 computing 1.3x slower, analysed by the binary;
-// the page driven in the browser by tests/report/browser_check.py.
+// A generated 96-rank job (tp 4, pp 2) with rank 37 computing 1.3x slower and the link 0 -> 4 slow,
+// analysed by the binary; the page driven in the browser by tests/report/browser_check.py.
 TEST_F(BrowserRender, InteractiveClusterReport) {
   const bool have = fs::exists(kDriver) &&
                     run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
@@ -145,9 +146,10 @@ TEST_F(BrowserRender, InteractiveClusterReport) {
   const fs::path dir = fs::temp_directory_path() / ("cs_browser_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::string job = (dir / "job").string(), out = (dir / "out").string();
-  ASSERT_EQ(run(std::string(CS_BINARY) + " generate " + job +
-                " --ranks 96 --tp 4 --pp 2 --slow-rank 37:1.3 > /dev/null 2>&1"),
-            0);
+  ASSERT_EQ(
+      run(std::string(CS_BINARY) + " generate " + job +
+          " --ranks 96 --tp 4 --pp 2 --slow-rank 37:1.3 --slow-link 0-4:0.3 > /dev/null 2>&1"),
+      0);
   ASSERT_EQ(run(std::string(CS_BINARY) + " cluster -d " + job + " -o " + out +
                 " --format html -q > /dev/null 2>&1") >>
                 8,
@@ -162,6 +164,7 @@ TEST_F(BrowserRender, InteractiveClusterReport) {
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   EXPECT_EQ(rc, 0) << text;
   EXPECT_NE(text.find("load_ms"), std::string::npos) << text;
+  std::printf("%s", text.c_str());  // load time, size and where the screenshots are
   fs::copy_file(html, screens_dir() / "interactive.html", fs::copy_options::overwrite_existing);
   fs::remove_all(dir);
 }
