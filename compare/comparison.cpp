@@ -26,7 +26,8 @@ ComparisonTables compare_profiles(const Profile& base, const Profile& comparison
 
 bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
                       const std::string& base_path, const std::string& comparison_path,
-                      io::Diagnostics& diag, const std::vector<const io::Table*>& extra) {
+                      io::Diagnostics& diag, const std::vector<const io::Table*>& extra,
+                      const WriteContext& context) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) {
@@ -61,7 +62,12 @@ bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
   in.operator_compare = non_empty(t.operators);
   in.communication_compare = non_empty(t.communication);
   for (const auto* table : extra)
-    if (table && table->name == "regressions" && !table->columns.empty()) in.regressions = table;
+    if (table && !table->columns.empty()) {
+      if (table->name == "regressions") in.regressions = table;
+      if (table->name == "rank_diff") in.rank_diff = table;
+    }
+  in.scope_text = context.scope;
+  in.warnings = context.warnings;
   in.base_path = base_path;
   in.comparison_path = comparison_path;
   return report::write_compare_report_html(in, out_dir + "/report.html", diag) && ok;

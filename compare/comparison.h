@@ -31,12 +31,19 @@ struct ComparisonTables {
 ComparisonTables compare_profiles(const Profile& base, const Profile& comparison,
                                   const CompareOptions& opt);
 
+// What the report says about the comparison beyond its tables (run vs run).
+struct WriteContext {
+  std::string scope;                  // what was compared
+  std::vector<std::string> warnings;  // shown first, loudly
+};
+
 // Writes the four CSV files, comparison.h5 and report.html into `out_dir` (created when missing),
 // plus the `extra` tables (run vs run: rank_diff, regressions) as CSV and in the same HDF5 file.
 // Tables without columns (a side with no timeline) are skipped. The paths go to the HDF5 /meta
 // attributes. False with errors in `diag` when a file cannot be written.
 bool write_comparison(const ComparisonTables& t, const std::string& out_dir,
                       const std::string& base_path, const std::string& comparison_path,
-                      io::Diagnostics& diag, const std::vector<const io::Table*>& extra = {});
+                      io::Diagnostics& diag, const std::vector<const io::Table*>& extra = {},
+                      const WriteContext& context = {});
 
 }  // namespace cs::compare

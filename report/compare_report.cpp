@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "report/compare_regressions.h"
 #include "report/diff_table.h"
 #include "report/display_format.h"
 #include "report/report_page.h"
@@ -42,6 +43,11 @@ void overview(HtmlOut& h, const CompareReportInput& in) {
   if (in.seconds > 0) cards.push_back({"time taken", fmt_num(in.seconds, 2) + " s"});
   stat_cards(h, cards);
   h.open("ul", attr("class", "findings"));
+  // Loud first: the runs differ in shape or steps.
+  for (const auto& w : in.warnings) h.element("li", attr("class", "bad warnbox"), w);
+  if (!in.scope_text.empty()) h.element("li", attr("class", "warn"), in.scope_text);
+  // What regressed, by how much and where.
+  regression_findings(h, in);
   if (have && base > 0) {
     const double rel = cmp / base - 1;
     const char* cls = std::fabs(rel) < 0.02 ? "ok" : (rel > 0 ? "bad" : "ok");
@@ -74,14 +80,34 @@ std::string render_compare_report_html(const CompareReportInput& in) {
   if (!in.comparison_path.empty()) sub.push_back("Comparison: " + in.comparison_path);
   begin_page(h, "clusterscope \u2014 comparison report", sub);
   nav_bar(h, {{"overview", "Overview"},
+              {"regressions", "Regressions"},
               {"overall", "Overall metrics"},
               {"kernels", "Kernels"},
               {"operators", "Operators"},
-              {"communication", "Communication"},
-              {"regressions", "Regressions"}});
+              {"communication", "Communication"}});
   h.open("main");
   overview(h, in);
 
+  begin_section(h, "regressions", "Regressions (run vs run)");
+  if (in.regressions) {
+    more_note(h,
+              diff_table(h, *in.regressions,
+                         {{{"what", "what", CellKind::kText},
+                           {"key", "key", CellKind::kText},
+                           {"where", "where", CellKind::kText},
+                           {"base", "base_us", CellKind::kUs},
+                           {"comparison", "comparison_us", CellKind::kUs},
+                           {"diff", "diff_us", CellKind::kUs},
+                           {"comparison / base", "diff_ratio", CellKind::kRatio},
+                           {"significant", "significant", CellKind::kText}},
+                          "diff_us",
+                          30,
+                          false}),
+              "regressions.csv");
+  } else {
+    not_computed(h, "Regressions (only when both sides are cluster directories)");
+  }
+  h.close();
   begin_section(h, "overall", "Overall metrics");
   if (in.overall_metrics) {
     note(h, "Positive differences (red) mean the comparison spends more time than the base.");
@@ -158,25 +184,6 @@ std::string render_compare_report_html(const CompareReportInput& in) {
   }
   h.close();
 
-  begin_section(h, "regressions", "Regressions (run vs run)");
-  if (in.regressions) {
-    more_note(h,
-              diff_table(h, *in.regressions,
-                         {{{"what", "what", CellKind::kText},
-                           {"key", "key", CellKind::kText},
-                           {"base", "base_us", CellKind::kUs},
-                           {"comparison", "comparison_us", CellKind::kUs},
-                           {"diff", "diff_us", CellKind::kUs},
-                           {"comparison / base", "diff_ratio", CellKind::kRatio},
-                           {"significant", "significant", CellKind::kText}},
-                          "diff_us",
-                          30,
-                          false}),
-              "regressions.csv");
-  } else {
-    not_computed(h, "Regressions (only when both sides are cluster directories)");
-  }
-  h.close();
   end_page(h);
   return h.finish();
 }

@@ -8,6 +8,7 @@
 //   write_compare_report_html(in, out_dir + "/report.html", diag);
 
 #include <string>
+#include <vector>
 
 #include "io/diagnostics.h"
 #include "io/table.h"
@@ -19,7 +20,10 @@ struct CompareReportInput {
   const io::Table* kernel_compare = nullptr;         // key,base_total_us,...,diff_us,diff_ratio
   const io::Table* operator_compare = nullptr;       // order,base_op,comparison_op,...,diff_us
   const io::Table* communication_compare = nullptr;  // op_type,base_calls,...,diff_us,diff_ratio
-  const io::Table* regressions = nullptr;            // run vs run: what,key,...,significant
+  const io::Table* regressions = nullptr;            // run vs run: what,key,...,significant,where
+  const io::Table* rank_diff = nullptr;              // run vs run: rank,step,metric,...,diff_us
+  std::string scope_text;             // what was compared ("all 16 ranks of both runs ...")
+  std::vector<std::string> warnings;  // shown first, loudly (runs of different shape or steps)
   std::string base_path;
   std::string comparison_path;
   double seconds = 0;        // wall time of the comparison

@@ -34,6 +34,16 @@ std::string cell_text(const ColumnRef& c, size_t r, CellKind kind) {
 
 }  // namespace
 
+std::string middle_ellipsis(const std::string& text, size_t max) {
+  // Code point starts, so a cut never splits a UTF-8 sequence.
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < text.size(); ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  if (starts.size() <= max || max < 3) return text;
+  const size_t keep = (max - 1) / 2;
+  return text.substr(0, starts[keep]) + "\u2026" + text.substr(starts[starts.size() - keep]);
+}
+
 size_t diff_table(HtmlOut& h, const io::Table& t, const DiffTableSpec& spec) {
   const ColumnRef diff(&t, spec.diff_column);
   std::vector<size_t> order(t.rows());
@@ -42,6 +52,9 @@ size_t diff_table(HtmlOut& h, const io::Table& t, const DiffTableSpec& spec) {
     const double v = std::fabs(diff.num(r));
     return std::isfinite(v) ? v : -1.0;
   };
+  // A difference below the display resolution (0.05 µs, 0.00005 ms) is no difference.
+  const double zero = spec.diff_column.find("_ms") != std::string::npos ? 5e-5 : 0.05;
+  if (spec.skip_zero) std::erase_if(order, [&](size_t r) { return !(mag(r) >= zero); });
   if (spec.sort_by_abs_diff)
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return mag(a) > mag(b); });
@@ -70,7 +83,14 @@ size_t diff_table(HtmlOut& h, const io::Table& t, const DiffTableSpec& spec) {
         cls += d > 0 ? " worse" : " better";
       std::string text = cell_text(cols[k], r, spec_col.kind);
       if (spec_col.column == spec.diff_column && std::isfinite(d) && d > 0) text = "+" + text;
-      h.element("td", attr("class", cls), text);
+      const std::string shown_text =
+          spec_col.kind == CellKind::kText ? middle_ellipsis(text) : text;
+      if (shown_text != text)
+        h.element("td",
+                  attr("class", cls + " short") + attr("title", text) + attr("data-full", text),
+                  shown_text);
+      else
+        h.element("td", attr("class", cls), text);
     }
     h.open("td");
     diff_bar(h, d, max_abs);
@@ -79,7 +99,7 @@ size_t diff_table(HtmlOut& h, const io::Table& t, const DiffTableSpec& spec) {
   }
   h.close();
   h.close();
-  return order.size() - shown;
+  return t.rows() - shown;
 }
 
 }  // namespace cs::report

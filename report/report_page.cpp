@@ -38,7 +38,7 @@ td.rk{color:#0969da;text-decoration:underline dotted}
 aside#drill{position:fixed;top:0;right:0;bottom:0;width:min(640px,60vw);overflow:auto;background:#fff;border-left:2px solid #d0d7de;box-shadow:-4px 0 16px rgba(0,0,0,.15);padding:14px 18px;z-index:5;display:none}
 aside#drill button.close{float:right;font-size:20px;border:0;background:none;cursor:pointer}
 th,td{border-bottom:1px solid #eaeef2;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f6f8fa;font-weight:600;position:sticky;top:37px}
+th{background:#f6f8fa;font-weight:600;position:sticky;top:0}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.key{max-width:520px;min-width:90px;overflow-wrap:break-word}
 tr.flag td{background:#ffebe9}
@@ -50,6 +50,7 @@ ul.findings li{margin:4px 0}
 li.bad::marker{color:#cf222e}
 li.warn::marker{color:#bf8700}
 li.ok::marker{color:#1a7f37}
+li.warnbox{font-weight:600;color:#cf222e}
 .ev{color:#57606a;font-size:12px}
 pre.summary{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;overflow:auto;font-size:12px}
 .legend{margin:4px 0 2px;font-size:12px;color:#57606a}

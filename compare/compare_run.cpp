@@ -1,0 +1,223 @@
+#include "compare/compare_run.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "cluster/cluster_loader.h"
+#include "compare/comparison.h"
+#include "compare/input_source.h"
+#include "compare/name_map.h"
+#include "compare/overall_metrics.h"
+#include "compare/run_diff.h"
+#include "compare/run_shape.h"
+#include "mpi/mpi_comm.h"
+
+namespace cs::compare {
+
+namespace {
+
+constexpr int kOk = 0, kFatal = 1, kUsage = 2, kPartial = 3;
+
+void print_diagnostics(const io::Diagnostics& diag, bool quiet) {
+  for (const auto& d : diag.items()) {
+    if (quiet && d.severity == io::Severity::kWarning) continue;
+    std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
+  }
+  if (diag.suppressed() > 0 && !quiet)
+    std::fprintf(stderr, "clusterscope: %zu more problems not shown\n", diag.suppressed());
+}
+
+// Problems of the loaded ranks (skipped or partly read) as one warning per rank.
+void add_rank_problems(const cluster::LoadedCluster& lc, const char* label, io::Diagnostics& diag) {
+  diag.append(lc.diagnostics);
+  for (const auto& r : lc.ranks)
+    if (r.entry.status != cluster::RankStatus::kOk)
+      diag.warn(r.entry.path, 0,
+                std::string(label) + " rank " + std::to_string(r.rank()) + " partly read: " +
+                    (r.entry.problems.empty() ? "see its files" : r.entry.problems.front()),
+                "run 'clusterscope cluster' on it for the full list");
+  for (const auto& e : lc.skipped)
+    diag.warn(e.path, 0,
+              std::string(label) + " rank directory skipped" +
+                  (e.problems.empty() ? std::string() : ": " + e.problems.front()),
+              "run 'clusterscope cluster' on it for the full list");
+}
+
+// Ranks of `wanted` that `lc` does not hold.
+std::vector<int> absent_ranks(const std::set<int>& wanted, const cluster::LoadedCluster& lc) {
+  std::set<int> have;
+  for (const auto& r : lc.ranks) have.insert(r.rank());
+  std::vector<int> out;
+  for (int r : wanted)
+    if (!have.count(r)) out.push_back(r);
+  return out;
+}
+
+// The rank whose timelines the kernel/operator tables compare: the rank of the first significant
+// regression placed on one rank, else the first rank compared.
+int detail_rank(const RunTables& t, const std::vector<cluster::RankData>& ranks) {
+  for (const auto& r : t.ranked) {
+    if (!r.significant) break;
+    if (r.where.rfind("rank ", 0) == 0) return std::stoi(r.where.substr(5));
+  }
+  return ranks.empty() ? 0 : ranks.front().rank();
+}
+
+// The rank directory of `rank` in a loaded run, "" when absent.
+std::string rank_dir(const std::vector<cluster::RankData>& ranks, int rank) {
+  for (const auto& r : ranks)
+    if (r.rank() == rank) return r.entry.path;
+  return "";
+}
+
+}  // namespace
+
+int run_compare(const CompareRunOptions& o, int argc, char** argv) {
+  io::Diagnostics diag;
+  CompareOptions copt;
+  NameMap name_map;
+  if (!o.name_map_path.empty()) {
+    if (!read_name_map(o.name_map_path, name_map, diag)) {
+      print_diagnostics(diag, o.quiet);
+      return kUsage;
+    }
+    copt.operators.name_map = &name_map;
+  }
+  copt.operators.use_input_shape = o.use_input_shape;
+  copt.operators.max_kernel_num = o.max_kernel_num;
+
+  SideInput sides[2];
+  Profile profiles[2];
+  const std::string paths[2] = {o.base_path, o.comparison_path};
+  const std::optional<int64_t> steps[2] = {o.base_step, o.comparison_step};
+  const char* labels[2] = {"base", "comparison"};
+  for (int i = 0; i < 2; ++i) {
+    if (!detect_side(paths[i], sides[i], diag)) {
+      print_diagnostics(diag, o.quiet);
+      return kFatal;
+    }
+  }
+  const bool runs =
+      sides[0].kind == SideKind::kClusterDirectory && sides[1].kind == SideKind::kClusterDirectory;
+  if (o.ranks && !runs) {
+    std::fputs(
+        "clusterscope: compare: --rank picks ranks of two cluster directories \u2014 pass two "
+        "cluster directories, or drop --rank\n",
+        stderr);
+    return kUsage;
+  }
+  WriteContext wctx;
+  RunTables run_tables;
+  cluster::LoadedCluster loaded[2];
+  if (runs) {
+    // Both clusters loaded like `cluster` does (ranks spread over the MPI processes); only the
+    // root goes on.
+    cluster::MpiSession mpi(argc, argv);
+    bool fatal = false;
+    for (int i = 0; i < 2; ++i) {
+      cluster::LoadOptions lo;
+      lo.input_dir = paths[i];
+      lo.parse.step = steps[i];
+      lo.rank_filter = o.ranks;
+      cluster::PhaseLog log(false);
+      loaded[i] = cluster::load_cluster(mpi, lo, log);
+      if (loaded[i].fatal) {
+        if (mpi.is_root())
+          std::fprintf(stderr, "clusterscope: %s: %s\n", labels[i],
+                       loaded[i].fatal_message.c_str());
+        fatal = true;
+      }
+    }
+    if (!mpi.is_root()) return fatal ? kFatal : kOk;
+    if (fatal) return kFatal;
+    if (o.ranks) {
+      for (int i = 0; i < 2; ++i)
+        if (const auto absent = absent_ranks(*o.ranks, loaded[i]); !absent.empty()) {
+          std::fprintf(stderr,
+                       "clusterscope: compare: --rank names ranks the %s run does not have: "
+                       "%s \u2014 it has %s\n",
+                       labels[i], describe_ranks(absent).c_str(),
+                       describe_ranks([&] {
+                         std::vector<int> v;
+                         for (const auto& r : loaded[i].ranks) v.push_back(r.rank());
+                         return v;
+                       }())
+                           .c_str());
+          return kUsage;
+        }
+    } else if (const std::string why = shape_mismatch(loaded[0].ranks, loaded[1].ranks);
+               !why.empty()) {
+      std::fprintf(stderr,
+                   "clusterscope: compare: %s \u2014 compare two runs of the same job, or pick "
+                   "the ranks both have with --rank\n",
+                   why.c_str());
+      return kUsage;
+    }
+    for (int i = 0; i < 2; ++i) add_rank_problems(loaded[i], labels[i], diag);
+    wctx.warnings = align_steps(loaded[0].ranks, loaded[1].ranks);
+    for (const auto& w : wctx.warnings)
+      std::fprintf(stderr, "clusterscope: WARNING: %s\n", w.c_str());
+    run_tables = compare_runs(loaded[0].ranks, loaded[1].ranks, {}, diag);
+    // The timelines compared in detail: the rank of the largest regression, on both sides.
+    const int rank = detail_rank(run_tables, loaded[0].ranks);
+    bool both = true;
+    for (int i = 0; i < 2; ++i) {
+      SideInput s;
+      io::Diagnostics scratch;
+      const std::string dir = rank_dir(loaded[i].ranks, rank);
+      if (!dir.empty() && detect_side(dir, s, scratch) && !s.timeline.empty())
+        sides[i] = s;
+      else
+        both = false;
+    }
+    const std::string all =
+        o.ranks ? "the " + describe_ranks(std::vector<int>(o.ranks->begin(), o.ranks->end())) +
+                      " picked by --rank"
+                : "all " + std::to_string(run_tables.ranks_compared) + " ranks of both runs";
+    wctx.scope =
+        "Run vs run: " + all +
+        " compared step by step (rank_diff.csv) and ranked as regressions "
+        "(regressions.csv). " +
+        (both ? "The overall, kernel, operator and communication tables compare rank " +
+                    std::to_string(rank) + "'s timelines, the rank of the largest regression."
+              : "A run has no trace_view.json for rank " + std::to_string(rank) +
+                    ": no timeline tables.");
+    if (!both) sides[0].timeline.clear();
+  }
+  for (int i = 0; i < 2; ++i)
+    if (!o.quiet)
+      std::fprintf(stderr, "clusterscope: %s: %s (%s)\n", labels[i], sides[i].path.c_str(),
+                   sides[i].note.c_str());
+  const bool timelines = !runs || (!sides[0].timeline.empty() && !sides[1].timeline.empty());
+  if (runs && !timelines && !o.quiet)
+    std::fputs(
+        "clusterscope: a side has no trace_view.json; writing only the run-vs-run tables "
+        "(rank_diff.csv, regressions.csv)\n",
+        stderr);
+  ComparisonTables tables;
+  if (timelines) {
+    for (int i = 0; i < 2; ++i) {
+      if (!load_side(sides[i], steps[i], profiles[i], diag)) {
+        print_diagnostics(diag, o.quiet);
+        return kFatal;
+      }
+    }
+    tables = compare_profiles(profiles[0], profiles[1], copt);
+  }
+  const std::string out_dir = o.out + "/comparison_output";
+  std::vector<const io::Table*> extra;
+  if (runs) extra = {&run_tables.rank_diff, &run_tables.regressions};
+  const bool written =
+      write_comparison(tables, out_dir, o.base_path, o.comparison_path, diag, extra, wctx);
+  print_diagnostics(diag, o.quiet);
+  if (!written) return kFatal;
+  if (timelines) std::fputs(format_overall_table(tables.overall).c_str(), stdout);
+  if (runs) {
+    std::printf("Run vs run: %d ranks compared\n", run_tables.ranks_compared);
+    std::fputs(format_top_regressions(run_tables.ranked, 5).c_str(), stdout);
+  }
+  if (!o.quiet) std::fprintf(stderr, "clusterscope: wrote %s/\n", out_dir.c_str());
+  return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? kPartial : kOk;
+}
+
+}  // namespace cs::compare
