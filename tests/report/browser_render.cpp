@@ -168,3 +168,31 @@ TEST_F(BrowserRender, InteractiveClusterReport) {
   fs::copy_file(html, screens_dir() / "interactive.html", fs::copy_options::overwrite_existing);
   fs::remove_all(dir);
 }
+
+// The compare report of the real Kineto pair (full C++ template kernel names) fits: no overflow at
+// 1,024 and 1,920 px, at most 5,000 px tall at 1,400 px (the baseline binary's report of this pair
+// was 9,246 px tall: names wrapped into rows hundreds of pixels high).
+TEST_F(BrowserRender, KinetoCompareReportFits) {
+  const bool have = fs::exists(kDriver) &&
+                    run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
+  if (!have) {
+    if (in_ci()) FAIL() << "chromedriver or python3-selenium missing under CI=true";
+    GTEST_SKIP() << "chromedriver or python3-selenium missing (scripts/install-deps.sh)";
+  }
+  const fs::path dir = fs::temp_directory_path() / ("cs_fit_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string data = std::string(CS_TEST_DATA) + "/kineto/";
+  ASSERT_EQ(run(std::string(CS_BINARY) + " compare " + data + "sampled_rank-0.json.gz " + data +
+                "sampled_rank-1.json.gz -q -o " + dir.string() + " > /dev/null 2>&1"),
+            0);
+  const fs::path html = dir / "comparison_output" / "report.html";
+  const fs::path log = screens_dir() / "compare_fit.log";
+  const int rc = run(std::string(kPython) + " " + CS_SOURCE_DIR + "/tests/report/browser_fit.py " +
+                     html.string() + " " + screens_dir().string() + " compare_kineto 5000 > " +
+                     log.string() + " 2>&1");
+  std::ifstream f(log);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 0) << text;
+  std::printf("%s", text.c_str());
+  fs::remove_all(dir);
+}

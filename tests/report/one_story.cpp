@@ -110,3 +110,31 @@ TEST(OneStory, DemoJobSlowRankAndSlowLink) {
   EXPECT_GT(std::stoi(fields[6]), 0) << m.substr(gp, 80);
   fs::remove_all(dir);
 }
+
+// The summary's last line points at report.html only when this run wrote it: a second run into
+// the same directory without html must not send the user to the first run's page.
+TEST(OneStory, ReportLineNeverPointsAtAStalePage) {
+  const fs::path dir = fs::temp_directory_path() / ("cs_stale_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string job = (dir / "job").string(), out = (dir / "out").string();
+  ASSERT_EQ(std::system((std::string(CS_BINARY) + " generate " + job +
+                         " --ranks 16 --tp 4 > /dev/null 2>&1")
+                            .c_str()),
+            0);
+  const auto run = [&](const std::string& format) {
+    const fs::path so = dir / ("stdout_" + format + ".txt");
+    std::system((std::string(CS_BINARY) + " cluster -d " + job + " -o " + out + " --format " +
+                 format + " > " + so.string() + " 2>/dev/null")
+                    .c_str());
+    return read(so);
+  };
+  const std::string first = run("html");
+  // The last line: "Report: <abs path>/cluster_analysis_output/report.html".
+  const size_t last = first.rfind("Report: ");
+  ASSERT_NE(last, std::string::npos) << first;
+  EXPECT_EQ(first.substr(last), "Report: " + fs::absolute(fs::path(out)).string() +
+                                    "/cluster_analysis_output/report.html\n");
+  const std::string second = run("csv");
+  EXPECT_EQ(second.find("Report: "), std::string::npos) << second;
+  fs::remove_all(dir);
+}
