@@ -26,6 +26,25 @@ void finding(HtmlOut& h, const char* cls, const std::string& text, const std::st
   h.close();
 }
 
+// One story: when the rank with the most of a part is not the one the diagnosis blames, say why.
+// Communication not overlapped is mostly waiting, an effect of someone else being slow.
+std::string one_story(const ClusterContext& ctx, long long rank, bool communication) {
+  if (ctx.slow_ranks.empty() || ctx.slow_ranks.count(rank)) return "";
+  std::string blamed;
+  for (const long long r : ctx.slow_ranks)
+    blamed += (blamed.empty() ? "" : ", ") + std::to_string(r);
+  const std::string whom = (ctx.slow_ranks.size() > 1 ? " ranks " : " rank ") + blamed + ".";
+  if (communication)
+    return " Rank " + std::to_string(rank) +
+           " spends that time waiting for its peers or transferring, an effect: the diagnosis "
+           "blames" +
+           whom;
+  return " Rank " + std::to_string(rank) +
+         " is not judged slow: its peers do not wait for it more than chance explains (stage "
+         "imbalance or noise); the diagnosis blames" +
+         whom;
+}
+
 }  // namespace
 
 void section_overview(HtmlOut& h, const ClusterContext& ctx) {
@@ -187,11 +206,7 @@ void section_findings(HtmlOut& h, const ClusterContext& ctx) {
                       fmt_us((*lo).*p.field) + ").",
                   std::string("Imbalance above 5% of the step time makes every rank wait for the "
                               "slowest.") +
-                      (ctx.slow_ranks.count(hi->rank) || ctx.slow_ranks.empty()
-                           ? ""
-                           : " Rank " + std::to_string(hi->rank) +
-                                 " is not judged slow: its peers do not wait for it more than "
-                                 "chance explains (stage imbalance or noise)."));
+                      one_story(ctx, hi->rank, p.field == &RankSteps::comm));
           ++count;
         }
       }

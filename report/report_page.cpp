@@ -77,7 +77,7 @@ rect.mk{fill:none;stroke:#cf222e;stroke-width:2}
 .mkkey{background:#fff;border:2px solid #cf222e}
 .heats{display:flex;flex-wrap:wrap;gap:18px}
 .heats figure{margin:0}
-.heats figcaption{font-size:12px;color:#57606a;max-width:520px;word-break:break-all}
+.heats figcaption{font-size:12px;color:#57606a;max-width:520px;overflow-wrap:anywhere}
 .hm{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start}
 .hm figure{margin:0;max-width:100%}
 .hm canvas{max-width:100%;cursor:pointer;image-rendering:pixelated;border:1px solid #d0d7de}

@@ -79,6 +79,17 @@ TEST(OneStory, DemoJobSlowRankAndSlowLink) {
   EXPECT_EQ(captured(findings, R"(Rank (\d+) looks slow)"), truth_ranks);
   EXPECT_NE(findings.find("Link 0 \u2192 4"), std::string::npos);
   EXPECT_EQ(captured(findings, R"re(data-rank="(\d+)")re"), truth_ranks);
+  // An imbalance finding whose "most on rank N" is another rank says whom the diagnosis blames.
+  const std::regex most(R"(most on rank (\d+)[^<]*<span class="ev">([^<]*)</span>)");
+  size_t others = 0;
+  for (auto it = std::sregex_iterator(findings.begin(), findings.end(), most);
+       it != std::sregex_iterator(); ++it)
+    if ((*it)[1].str() != "13") {
+      ++others;
+      EXPECT_NE((*it)[2].str().find("the diagnosis blames rank 13."), std::string::npos)
+          << (*it)[0].str();
+    }
+  EXPECT_GE(others, 1u);  // the demo job: the most uncovered communication is on a waiting rank
   // Every rank: the labelled (red) dots are the slow rank.
   EXPECT_EQ(captured(section(html, "ranks"), R"re(<g data-rank="(\d+)" class="fl")re"),
             truth_ranks);
