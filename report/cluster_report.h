@@ -1,6 +1,6 @@
 #pragma once
-// report.html of `clusterscope cluster`: one self-contained page (inline CSS and SVG, no scripts,
-// nothing fetched) drawn from the result tables only — this library does not know how they were
+// report.html of `clusterscope cluster`: one self-contained page (inline CSS, SVG and a small
+// script, nothing fetched) drawn from the result tables only — this library does not know how they were
 // computed. Any table may be null: its section then says "not computed in this mode".
 //
 //   ClusterReportInput in;
@@ -8,9 +8,10 @@
 //   io::Diagnostics diag;
 //   write_cluster_report_html(in, out_dir + "/report.html", diag);
 //
-// Large clusters stay readable and small: beyond 256 ranks the per-rank charts show buckets of
-// consecutive ranks (mean parts, min/median/max whiskers) and list outliers separately; heatmaps
-// are binned to at most 64 x 64 cells and only the most relevant groups are drawn.
+// Large clusters stay readable and small: every rank keeps a point in the sorted curves and a cell
+// in the rank x step heatmap (canvas); beyond 256 ranks the per-rank bar charts show buckets of
+// consecutive ranks (mean parts, min/median/max whiskers); matrix heatmaps are binned to at most
+// 64 x 64 cells and only the most relevant groups are drawn, any group can be picked.
 
 #include <cstdint>
 #include <memory>

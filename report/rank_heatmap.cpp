@@ -54,7 +54,8 @@ void rank_step_heatmap(HtmlOut& h, const ClusterContext& ctx) {
            (shown < steps.size() ? " The first " + std::to_string(shown) + " of " +
                                        std::to_string(steps.size()) + " steps are drawn."
                                  : std::string()));
-  // JSON: ranks, their stage, Computing (µs, integers) per step and rank (-1 when absent).
+  // JSON: the ranks, their stage, the slow ranks, the steps, then per step every rank's Computing
+  // in per mille of its stage's median ("r", -1 when absent) and the stage medians in µs ("med").
   std::string j = "{\"ranks\":[";
   std::string st = "],\"stage\":[";
   bool first = true;
