@@ -1,7 +1,7 @@
 #pragma once
 // report.html of `clusterscope cluster`: one self-contained page (inline CSS, SVG and a small
-// script, nothing fetched) drawn from the result tables only — this library does not know how they were
-// computed. Any table may be null: its section then says "not computed in this mode".
+// script, nothing fetched) drawn from the result tables only — this library does not know how they
+// were computed. Any table may be null: its section then says "not computed in this mode".
 //
 //   ClusterReportInput in;
 //   in.manifest = &manifest; in.step_trace = &steps; ... in.seconds = 12.5;
