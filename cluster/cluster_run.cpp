@@ -4,13 +4,15 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "cluster/cluster_outputs.h"
+#include "io/hdf5_writer.h"
 #include "load/discovery.h"
 #include "load/manifest.h"
-#include "io/hdf5_writer.h"
 #include "report/cluster_report.h"
 #include "version.h"
 
@@ -26,33 +28,97 @@ void print_line(const io::Diagnostic& d) {
   std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
 }
 
-// Errors always go to stderr (the first few; the manifest has them all).
+// The file's path below its rank directory ("ASCEND_PROFILER_OUTPUT/analysis.db"), so the same
+// problem in every rank's copy of a file reads the same.
+std::string path_in_rank(const std::string& file, const std::string& rank_dir) {
+  if (file.empty() || rank_dir.empty()) return file;
+  std::error_code ec;
+  fs::path rel = fs::path(file).lexically_relative(rank_dir);
+  if (rel.empty() || *rel.begin() == "..") return file;
+  return rel.string();
+}
+
+// One problem as it reads in every rank: severity, file below the rank directory, what, hint.
+struct ProblemKey {
+  io::Severity severity;
+  std::string file, what, hint;
+  auto operator<=>(const ProblemKey&) const = default;
+};
+
+// Errors and rank problems go to stderr once per problem, not once per rank: the first rank's
+// line, then "(the same in N ranks: 0-11)". The manifest has every rank's problems.
 void report_problems(const LoadedCluster& lc) {
-  size_t printed = 0, total = 0;
-  auto consider = [&](const io::Diagnostic& d) {
-    if (d.severity != io::Severity::kError) return;
-    ++total;
+  size_t printed = 0, hidden = 0;
+  // Discovery's diagnostics are already one per problem (duplicate runs, unknown ranks, ...).
+  for (const auto& d : lc.diagnostics.items()) {
     if (printed < kMaxErrorLines) {
       print_line(d);
       ++printed;
+    } else if (d.severity == io::Severity::kError) {
+      ++hidden;
     }
-  };
-  for (const auto& d : lc.diagnostics.items()) {
-    // Discovery's warnings are already one per problem (duplicate runs, unknown ranks, ...).
-    if (d.severity == io::Severity::kWarning && printed < kMaxErrorLines) {
-      print_line(d);
-      ++printed;
-    }
-    consider(d);
   }
-  for (const auto& r : lc.ranks)
-    for (const auto& d : r.diagnostics.items()) consider(d);
-  if (total > printed)
+  std::map<ProblemKey, size_t> index;  // -> position in `problems`
+  struct Problem {
+    const io::Diagnostic* first;
+    std::set<int> ranks;
+    size_t count = 0;
+  };
+  std::vector<Problem> problems;
+  for (const auto& r : lc.ranks) {
+    for (const auto& d : r.diagnostics.items()) {
+      // A rank's warnings with a file are row-level notes (kept in the manifest); those without
+      // a file say something about the whole rank and are shown like errors.
+      if (d.severity != io::Severity::kError && !d.file.empty()) continue;
+      ProblemKey key{d.severity, path_in_rank(d.file, r.entry.path), d.what, d.hint};
+      auto [it, added] = index.try_emplace(std::move(key), problems.size());
+      if (added) problems.push_back({&d, {}, 0});
+      Problem& p = problems[it->second];
+      ++p.count;
+      if (r.entry.rank >= 0) p.ranks.insert(r.entry.rank);
+    }
+  }
+  for (const Problem& p : problems) {
+    if (printed >= kMaxErrorLines) {
+      ++hidden;
+      continue;
+    }
+    ++printed;
+    std::string line = p.first->to_string();
+    if (p.count > 1) {
+      line += " (the same in " + std::to_string(p.count) + " ranks";
+      if (!p.ranks.empty()) line += ": " + format_rank_set(p.ranks);
+      line += ")";
+    }
+    std::fprintf(stderr, "clusterscope: %s\n", line.c_str());
+  }
+  if (hidden > 0)
     std::fprintf(
         stderr,
         "clusterscope: ... %zu more problem(s) \u2014 every rank's status and problems are "
         "in rank_manifest.csv\n",
-        total - printed);
+        hidden);
+}
+
+// The analyses' notes, each distinct one once (the same note from several steps or groups gets
+// "(N times)"), at most kMaxErrorLines of them.
+void print_notes(const io::Diagnostics& notes) {
+  std::map<ProblemKey, size_t> index;
+  std::vector<std::pair<const io::Diagnostic*, size_t>> distinct;
+  for (const auto& d : notes.items()) {
+    auto [it, added] =
+        index.try_emplace(ProblemKey{d.severity, d.file, d.what, d.hint}, distinct.size());
+    if (added) distinct.emplace_back(&d, 0);
+    ++distinct[it->second].second;
+  }
+  for (size_t i = 0; i < distinct.size() && i < kMaxErrorLines; ++i) {
+    std::string line = distinct[i].first->to_string();
+    if (distinct[i].second > 1) line += " (" + std::to_string(distinct[i].second) + " times)";
+    std::fprintf(stderr, "clusterscope: %s\n", line.c_str());
+  }
+  if (distinct.size() > kMaxErrorLines)
+    std::fprintf(stderr, "clusterscope: ... %zu more warning(s) from the analyses\n",
+                 distinct.size() - kMaxErrorLines);
 }
 
 std::string iso_utc_now() {
@@ -127,14 +193,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   AnalysisResults results = run_analyses(ctx, sink, html, log);
   log.end(std::to_string(sink.count()) + " tables, written as built");
 
-  if (!opts.quiet) {
-    size_t shown = 0;
-    for (const auto& d : results.notes.items())
-      if (shown++ < kMaxErrorLines) print_line(d);
-    if (shown > kMaxErrorLines)
-      std::fprintf(stderr, "clusterscope: ... %zu more warning(s) from the analyses\n",
-                   shown - kMaxErrorLines);
-  }
+  if (!opts.quiet) print_notes(results.notes);
 
   log.begin("write");
   if (h5) {

@@ -4,11 +4,11 @@
 #include <optional>
 #include <string>
 
-#include "load/rank_parser.h"
 #include "db/analysis_db.h"
 #include "db/database.h"
 #include "db/profiler_db.h"
 #include "db/string_ids.h"
+#include "load/rank_parser.h"
 #include "readers/profiler_info.h"
 
 namespace cs::cluster {
@@ -66,6 +66,38 @@ class DbFile {
   std::optional<db::Database> db_;
   bool tried_ = false;
 };
+
+// The rank's profiler level from its profiler_info_{N}.json ("" when unknown).
+std::string profiler_level_of(const RankEntry& entry) {
+  for (const auto& rel : entry.files) {
+    if (!io::rank_from_profiler_info_name(fs::path(rel).filename().string())) continue;
+    io::ProfilerInfo info;
+    io::Diagnostics scratch;  // already read (and reported) by discovery
+    if (io::read_profiler_info((fs::path(entry.path) / rel).string(), info, scratch))
+      return info.profiler_level;
+  }
+  return {};
+}
+
+// True when analysis.db opened but holds neither communication table: the profile was taken
+// without communication analysis (Level0), which is the producer's choice, not damage. One
+// problem and one warning say so, worded the same for every rank so they are printed once.
+bool no_communication_analysis(DbFile& analysis, RankData& d) {
+  if (!analysis.exists()) return false;
+  const db::Database* db = analysis.get();
+  if (!db || db->has_table("CommAnalyzerTime") || db->has_table("CommAnalyzerMatrix")) return false;
+  const std::string level = profiler_level_of(d.entry);
+  const std::string why = level.empty() ? std::string("the profile was taken without it")
+                                        : "profiler_info says _profiler_level " + level;
+  d.entry.problems.push_back("analysis.db: no communication analysis (" + why + ")");
+  d.diagnostics.warn("", 0,
+                     "analysis.db holds no communication analysis (CommAnalyzerTime and "
+                     "CommAnalyzerMatrix are absent; " +
+                         why + ")",
+                     "communication outputs stay empty for these ranks; profile with "
+                     "profiler_level Level1 or Level2 to analyse communication");
+  return true;
+}
 
 }  // namespace
 
@@ -128,7 +160,9 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
   }
 
   const std::string step_name = opts.step ? "step" + std::to_string(*opts.step) : std::string();
-  if (opts.communication) {
+  const bool no_comm =
+      (opts.communication || opts.matrix) && no_communication_analysis(analysis, d);
+  if (opts.communication && !no_comm) {
     d.has_communication =
         part(analysis, "analysis.db", "communication analysis", [&](const db::Database& db) {
           bool ok = db::read_communication_db(db, d.communication, d.diagnostics);
@@ -139,7 +173,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           return ok;
         });
   }
-  if (opts.matrix) {
+  if (opts.matrix && !no_comm) {
     d.has_matrix =
         part(analysis, "analysis.db", "the communication matrix", [&](const db::Database& db) {
           bool ok = db::read_matrix_db(db, d.matrix, d.diagnostics);

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 #include "io/text_hash.h"
@@ -191,6 +193,11 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
     }
   }
 
+  // Links whose local ranks no rank of the group mapped: said once per group below.
+  struct Unmapped {
+    std::set<std::string> local_ranks;
+  };
+  std::map<std::string_view, Unmapped> unmapped;
   std::vector<OutOp> out;
   out.reserve(se.ops.size());
   for (const MOpEntry& oe : se.ops) {
@@ -221,22 +228,10 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
         return true;
       };
       int src_global = -1, dst_global = -1;
-      if (!lookup(src, src_global)) {
-        diag.warn("", 0,
-                  "the src local rank " + std::string(src) + " of the operator " + oe.key +
-                      " cannot be mapped to the global rank",
-                  "the link was left out of cluster_communication_matrix.json; no rank of the "
-                  "group reported a self link \"" +
-                      std::string(src) + "-" + std::string(src) + "\" in step " + se.step);
-        continue;
-      }
-      if (!lookup(dst, dst_global)) {
-        diag.warn("", 0,
-                  "the dst local rank " + std::string(dst) + " of the operator " + oe.key +
-                      " cannot be mapped to the global rank",
-                  "the link was left out of cluster_communication_matrix.json; no rank of the "
-                  "group reported a self link \"" +
-                      std::string(dst) + "-" + std::string(dst) + "\" in step " + se.step);
+      const bool src_ok = lookup(src, src_global);
+      if (!src_ok || !lookup(dst, dst_global)) {
+        Unmapped& u = unmapped[group];
+        u.local_ranks.insert(std::string(src_ok ? dst : src));
         continue;
       }
       l.bandwidth_gbps = msprof_ratio(l.size_mb, l.time_ms);
@@ -246,6 +241,17 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
       global.at(pair_key(src_global, dst_global), added) = l;
     }
     out.push_back({oe.key, std::move(global.links)});
+  }
+
+  for (const auto& [group, u] : unmapped) {
+    std::string ranks;
+    for (const std::string& r : u.local_ranks) ranks += (ranks.empty() ? "" : ", ") + r;
+    diag.warn("", 0,
+              "communication group " + std::string(group) + ": local rank(s) " + ranks +
+                  " cannot be mapped to global ranks (no rank of the group reported their self "
+                  "links \"i-i\"; their rank directories are probably not in the input)",
+              "their links were left out of cluster_communication_matrix.json, as "
+              "msprof-analyze does; add those ranks' directories to analyse them");
   }
 
   // Total Op Info@<group>: ops without middle/top/bottom in their key.

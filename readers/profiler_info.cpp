@@ -124,7 +124,7 @@ bool read_int_or_string_int(od::value& v, int64_t& out, JsonContext& ctx, const 
   return read_int_or_warn(v, out, ctx, where, key);
 }
 
-// config.experimental_config._export_type: a string or a list of strings.
+// config.experimental_config: _export_type (a string or a list of strings) and _profiler_level.
 error_code walk_config(od::value& v, JsonContext& ctx, ProfilerInfo& out) {
   od::object cfg;
   error_code e = get_object_or_warn(
@@ -144,9 +144,14 @@ error_code walk_config(od::value& v, JsonContext& ctx, ProfilerInfo& out) {
     for (auto xr : exp) {
       od::field xf;
       if ((e = std::move(xr).get(xf))) return e;
-      if (raw_key(xf) != "_export_type") continue;
+      const std::string_view xk = raw_key(xf);
       od::value tv = xf.value();
       std::string_view s;
+      if (xk == "_profiler_level") {
+        if (tv.get_string().get(s) == SUCCESS) out.profiler_level = std::string(s);
+        continue;
+      }
+      if (xk != "_export_type") continue;
       od::array arr;
       if (tv.get_string().get(s) == SUCCESS) {
         out.export_types.emplace_back(s);

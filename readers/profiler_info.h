@@ -19,6 +19,9 @@ struct ProfilerInfo {
   std::string framework;  // from the file when present (e.g. "config"->... or ""), informational
   // config.experimental_config._export_type: "text" or (newer producers) ["text", "db"].
   std::vector<std::string> export_types;
+  // config.experimental_config._profiler_level: "Level0", "Level1", "Level2", "Level_none"; ""
+  // when absent. Level0 records no communication analysis.
+  std::string profiler_level;
   // Wall-clock times in ns since the epoch; 0 when absent. end_info.collectionTimeEnd, and
   // start_info.collectionTimeBegin where the producer writes it.
   int64_t collection_end_ns = 0;

@@ -227,3 +227,39 @@ TEST(DbExport, BothDatabasesGarbageUnderMpirun) {
   std::ofstream(rank_db(job, 1, "ascend_pytorch_profiler_1.db"), std::ios::trunc) << "SQLite";
   expect_rank1_damaged(job, "analysis.db", "not a database", "skipped", cs::test::mpirun(2));
 }
+
+// Level0 profiles carry no communication analysis in analysis.db (the real db_level0 sample holds
+// only StepTraceTime): that is the producer's choice, said once for all ranks with the level
+// profiler_info gives, not "table is missing — re-export" twice per rank.
+TEST(DbExport, Level0JobSaysOnceThatItHasNoCommunication) {
+  fs::path job = scratch() / "level0";
+  fs::remove_all(job);
+  fs::copy(kData / "ascend-real/db_level0", job, fs::copy_options::recursive);
+  RunResult r = run(job);
+  EXPECT_EQ(r.rc, 3) << r.log;  // partial: the communication outputs are empty
+  size_t lines = 0;
+  for (size_t p = 0; (p = r.log.find("no communication analysis", p)) != std::string::npos; ++p)
+    ++lines;
+  EXPECT_EQ(lines, 1u) << r.log;
+  EXPECT_NE(r.log.find("_profiler_level Level0"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("(the same in 2 ranks: 0-1)"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find("is missing"), std::string::npos) << r.log;
+  EXPECT_NE(manifest_row(r.manifest, 1).find(",partial,"), std::string::npos) << r.manifest;
+  EXPECT_NE(manifest_row(r.manifest, 1).find("no communication analysis"), std::string::npos);
+  // The step trace is still there (StepTraceTime is exported at Level0).
+  EXPECT_NE(read_file(r.out / "cluster_step_trace_time.csv").find("\n"), std::string::npos);
+}
+
+// text_level1 holds ranks 0 and 1 of an 8-rank group (the copy in tests/data has rank 1's matrix
+// trimmed): the links to the absent local ranks cannot be mapped. One line for the group (the
+// full sample gave 72 lines, one per link and rank).
+TEST(DbExport, UnmappableLocalRanksSaidOncePerGroup) {
+  fs::path job = scratch() / "text-unmapped";
+  fs::remove_all(job);
+  fs::copy(kData / "ascend-real/text_level1", job, fs::copy_options::recursive);
+  RunResult r = run(job);
+  size_t lines = 0;
+  for (size_t p = 0; (p = r.log.find("cannot be mapped", p)) != std::string::npos; ++p) ++lines;
+  EXPECT_EQ(lines, 1u) << r.log;
+  EXPECT_NE(r.log.find("2, 3, 4, 5, 6, 7 cannot be mapped"), std::string::npos) << r.log;
+}
