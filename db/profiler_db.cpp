@@ -1,5 +1,7 @@
 #include "db/profiler_db.h"
 
+#include "io/csv_cells.h"
+
 #include <algorithm>
 #include <string_view>
 
@@ -42,11 +44,20 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
   if (!read_step_time(db, steps, diag)) steps.clear();
   const bool has_dtypes = db.has_column("COMPUTE_TASK_INFO", "inputDataTypes");
   const bool has_wait = db.has_column("COMPUTE_TASK_INFO", "waitNs");
+  // Optional text columns, NULL when this producer's version lacks them.
+  auto optional_column = [&](const char* column) {
+    return db.has_column("COMPUTE_TASK_INFO", column) ? std::string("c.") + column + ", "
+                                                      : std::string("NULL, ");
+  };
   std::string sql = "SELECT c.name, c.opType, c.inputShapes, ";
   sql += has_dtypes ? "c.inputDataTypes, " : "NULL, ";
   sql += has_wait ? "c.waitNs, " : "NULL, ";
+  sql += "t.startNs, t.endNs, ";
+  sql += optional_column("inputFormats");
+  sql += optional_column("outputShapes");
+  sql += optional_column("outputFormats");
   sql +=
-      "t.startNs, t.endNs FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = "
+      "NULL FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = "
       "c.globalTaskId ORDER BY t.startNs";
   auto st = db.prepare(sql, "COMPUTE_TASK_INFO", diag);
   if (!st) return false;
@@ -81,9 +92,14 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
       if (!s) ++missing_ids;
       return s ? *s : std::string_view();
     };
+    // Shape, dtype and format texts carry the quotes kernel_details.csv's cells hold after CSV
+    // unquoting ("\"64,3,11,11;64\""); removed as that reader removes them.
     k.type = text(1);
-    k.input_shapes = text(2);
-    k.input_dtypes = text(3);
+    k.input_shapes = io::strip_quotes(text(2));
+    k.input_dtypes = io::strip_quotes(text(3));
+    k.input_formats = io::strip_quotes(text(7));
+    k.output_shapes = io::strip_quotes(text(8));
+    k.output_formats = io::strip_quotes(text(9));
     k.start_us = static_cast<double>(*start) / 1000.0;
     k.duration_us = static_cast<double>(*end - *start) / 1000.0;
     if (auto w = st->int64_at(4)) k.wait_us = static_cast<double>(*w) / 1000.0;
@@ -148,6 +164,53 @@ std::vector<std::pair<int64_t, int64_t>> read_rank_device_map(const Database& db
     if (r && d) out.emplace_back(*r, *d);
   }
   return out;
+}
+
+bool read_communication_ops(const Database& db, const StringIds& strings,
+                            const std::function<void(const CommunicationOp&)>& on_op,
+                            io::Diagnostics& diag) {
+  if (!db.has_table("COMMUNICATION_OP")) return true;  // a job without collectives
+  if (!db.require("COMMUNICATION_OP", {"opName", "startNs", "endNs", "opType"}, diag)) return false;
+  auto st =
+      db.prepare("SELECT opName, opType, startNs, endNs FROM COMMUNICATION_OP ORDER BY startNs",
+                 "COMMUNICATION_OP", diag);
+  if (!st) return false;
+  BadCells bad(db.path(), "COMMUNICATION_OP");
+  int64_t missing_ids = 0;
+  StepResult r;
+  while ((r = st->step(diag)) == StepResult::kRow) {
+    auto name_id = st->int64_at(0);
+    auto type_id = st->int64_at(1);
+    auto start = st->int64_at(2);
+    auto end = st->int64_at(3);
+    if (!name_id || !start || !end) {
+      bad.add(!name_id ? "opName" : !start ? "startNs" : "endNs");
+      continue;
+    }
+    auto name = strings.find(*name_id);
+    if (!name) {
+      ++missing_ids;
+      continue;
+    }
+    CommunicationOp op;
+    op.name = *name;
+    if (type_id) {
+      auto type = strings.find(*type_id);
+      if (type) op.type = *type;
+    }
+    op.start_us = static_cast<double>(*start) / 1000.0;
+    op.duration_us = static_cast<double>(*end - *start) / 1000.0;
+    on_op(op);
+  }
+  bad.report(diag);
+  if (missing_ids > 0) {
+    diag.error(db.path(), 0,
+               "table COMMUNICATION_OP: " + std::to_string(missing_ids) +
+                   " string id(s) missing from STRING_IDS",
+               "those operators were left out; the database is incomplete: re-export the rank's "
+               "profile data");
+  }
+  return r != StepResult::kError;
 }
 
 }  // namespace cs::db

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/database.h"
@@ -40,6 +41,22 @@ bool read_step_time(const Database& db, std::vector<StepTime>& out, io::Diagnost
 bool read_compute_kernels(const Database& db, const StringIds& strings,
                           const std::function<void(const io::KernelRecord&)>& on_kernel,
                           io::Diagnostics& diag);
+
+// One row of COMMUNICATION_OP: a collective as the host launched it (kernel_details.csv's hcom_*
+// rows), times in us.
+struct CommunicationOp {
+  std::string_view name;  // "hcom_allReduce__210_0_1"
+  std::string_view type;  // "hcom_allReduce_" ("" when the opType id is unknown)
+  double start_us = 0;
+  double duration_us = 0;
+};
+
+// Streams COMMUNICATION_OP in start order (true and nothing when the table is absent: a job
+// without collectives). Rows with NULLs or string ids missing from STRING_IDS are skipped and
+// counted in one diagnostic naming the table.
+bool read_communication_ops(const Database& db, const StringIds& strings,
+                            const std::function<void(const CommunicationOp&)>& on_op,
+                            io::Diagnostics& diag);
 
 // Reads META_DATA's distributed_args and parallel_group_info into the structure
 // profiler_metadata.json fills. Returns false when META_DATA is absent or neither entry is

@@ -9,9 +9,10 @@
 
 #include "io/input_kind.h"
 #include "readers/kernel_details.h"
+#include "readers/trace_content.h"
 #include "readers/trace_view.h"
 #include "top/top_cost.h"
-#include "readers/trace_content.h"
+#include "top/top_db.h"
 #include "top/top_formats.h"
 
 namespace cs::report {
@@ -25,12 +26,14 @@ bool is_trace(const io::InputClass& c) {
 }
 
 // The file to read for a directory: a rank directory's kernel_details.csv (else its
-// trace_view.json), else the only kernel_details.csv or timeline up to three levels down
-// (io/input_kind.h decides what a file is). "" with an error when none or many.
+// trace_view.json, else its ascend_pytorch_profiler_N.db), else the only kernel_details.csv or
+// timeline up to three levels down (io/input_kind.h decides what a file is). "" with an error when
+// none or many.
 std::string resolve_dir(const std::string& dir, io::Diagnostics& diag) {
   const io::InputClass self = io::classify_input(dir);
   if (!self.kernel_details.empty()) return self.kernel_details;
   if (!self.trace_view.empty()) return self.trace_view;
+  if (const std::string db = profiler_db_in(dir); !db.empty()) return db;
   std::vector<std::string> kernels, traces;
   std::error_code ec;
   for (auto it =
@@ -61,8 +64,8 @@ std::string resolve_dir(const std::string& dir, io::Diagnostics& diag) {
   } else {
     diag.error(dir, 0,
                "no kernel_details.csv and no timeline (Kineto trace, trace_view.json) found",
-               "pass a rank directory with ASCEND_PROFILER_OUTPUT/, a kernel_details.csv or a "
-               "Kineto trace");
+               "pass a rank directory with ASCEND_PROFILER_OUTPUT/, a kernel_details.csv, an "
+               "ascend_pytorch_profiler_N.db or a Kineto trace");
   }
   return {};
 }
@@ -103,14 +106,12 @@ std::string one_line_shapes(std::string_view s) {
   return out;
 }
 
-// The op type of an hcom op as kernel_details.csv writes it: "hcom_allReduce__586_0_1" ->
-// "hcom_allReduce_".
+}  // namespace
+
 std::string hcom_type(std::string_view name) {
   const size_t at = name.find("__");
   return std::string(at == std::string_view::npos ? name : name.substr(0, at + 1));
 }
-
-}  // namespace
 
 void calls_from_trace(const io::Trace& t, std::vector<OpCall>& out) {
   using io::EventKind;
@@ -248,6 +249,12 @@ bool load_op_calls(const std::string& profile, std::vector<OpCall>& out, std::st
   }
   const io::InputClass c = io::classify_input(used);
   if (c.kind == io::InputKind::kKernelDetails) return load_kernel_details(used, out, diag);
+  if (c.kind == io::InputKind::kDbExport) {
+    if (fs::path(used).filename() != "analysis.db") return load_profiler_db(used, out, diag);
+    diag.error(used, 0, "analysis.db holds the communication and step analyses, not kernels",
+               "pass the rank directory or its ascend_pytorch_profiler_N.db");
+    return false;
+  }
   if (!is_trace(c)) {
     diag.error(used, 0,
                std::string("not a kernel_details.csv or a timeline (") +

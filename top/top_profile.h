@@ -1,14 +1,16 @@
 #pragma once
 // The operator calls of one profile for `clusterscope top`: a rank directory
-// (ASCEND_PROFILER_OUTPUT/kernel_details.csv), a kernel_details.csv, a Kineto trace (.json /
-// .json.gz) or an NPU trace_view.json. Each call carries its device time, and the work and bytes
-// estimated from shapes and dtypes (top/top_cost.h) where those are known.
+// (ASCEND_PROFILER_OUTPUT/kernel_details.csv, else trace_view.json, else the DB export's
+// ascend_pytorch_profiler_N.db), a kernel_details.csv, a profiler database, a Kineto trace
+// (.json / .json.gz) or an NPU trace_view.json. Each call carries its device time, and the work and
+// bytes estimated from shapes and dtypes (top/top_cost.h) where those are known.
 //
 //   std::vector<OpCall> calls; std::string used; io::Diagnostics diag;
 //   if (load_op_calls("rank0_ascend_pt", calls, used, diag)) ...   // used =
 //   ".../kernel_details.csv"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/diagnostics.h"
@@ -31,6 +33,10 @@ struct OpCall {
 // the file read. False with an error diagnostic (path, what to do) when nothing usable is found.
 bool load_op_calls(const std::string& profile, std::vector<OpCall>& out, std::string& used,
                    io::Diagnostics& diag);
+
+// The op type of an hcom op as kernel_details.csv writes it: "hcom_allReduce__586_0_1" ->
+// "hcom_allReduce_".
+std::string hcom_type(std::string_view name);
 
 // Device work of a parsed trace: kernels (and memcpy/memset), and on NPU the compute tasks and
 // the hcom_* communication ops (typed as kernel_details.csv types them, "hcom_allReduce_"); an
