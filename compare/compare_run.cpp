@@ -145,8 +145,23 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
                            .c_str());
           return kUsage;
         }
-    } else if (const std::string why = shape_mismatch(loaded[0].ranks, loaded[1].ranks);
-               !why.empty()) {
+    }
+    // One rank on each side (two rank directories): the user asks to compare these two, whatever
+    // their rank ids — rank 0 against rank 1 of one job is a common question. The comparison's
+    // rank takes the base's id so the tables pair them, and the scope says so.
+    std::string paired;
+    if (!o.ranks && loaded[0].ranks.size() == 1 && loaded[1].ranks.size() == 1 &&
+        loaded[0].ranks[0].rank() != loaded[1].ranks[0].rank()) {
+      paired = "rank " + std::to_string(loaded[1].ranks[0].rank()) +
+               " of the comparison is compared with rank " +
+               std::to_string(loaded[0].ranks[0].rank()) + " of the base. ";
+      loaded[1].ranks[0].operators.rename_rank(loaded[1].ranks[0].rank(),
+                                               loaded[0].ranks[0].rank());
+      loaded[1].ranks[0].entry.rank = loaded[0].ranks[0].rank();
+    }
+    if (const std::string why =
+            o.ranks ? std::string() : shape_mismatch(loaded[0].ranks, loaded[1].ranks);
+        !why.empty()) {
       std::fprintf(stderr,
                    "clusterscope: compare: %s \u2014 compare two runs of the same job, or pick "
                    "the ranks both have with --rank\n",
@@ -175,7 +190,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
                       " picked by --rank"
                 : "all " + std::to_string(run_tables.ranks_compared) + " ranks of both runs";
     wctx.scope =
-        "Run vs run: " + all +
+        "Run vs run: " + paired + all +
         " compared step by step (rank_diff.csv) and ranked as regressions "
         "(regressions.csv). " +
         (both ? "The overall, kernel, operator and communication tables compare rank " +

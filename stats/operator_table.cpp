@@ -101,4 +101,14 @@ OperatorTable OperatorTable::unpack(io::ByteReader& r) {
   return t;
 }
 
+void OperatorTable::rename_rank(int from, int to) {
+  if (from == to) return;
+  for (auto& [key, st] : keys_) {
+    auto it = st.rank_totals.find(from);
+    if (it == st.rank_totals.end()) continue;
+    st.rank_totals[to] += it->second;
+    st.rank_totals.erase(from);
+  }
+}
+
 }  // namespace cs::stats

@@ -37,6 +37,10 @@ class OperatorTable {
   // Samples the whole table keeps exactly (64 MiB of doubles).
   static constexpr size_t kExactBudget = size_t{8} << 20;
 
+  // Files every key's per-rank total of rank `from` under rank `to` (when two single-rank
+  // profiles with different rank ids are paired for a comparison).
+  void rename_rank(int from, int to);
+
   const std::map<std::string, OperatorKeyStats, std::less<>>& keys() const { return keys_; }
   bool empty() const { return keys_.empty(); }
 

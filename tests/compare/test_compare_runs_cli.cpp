@@ -184,3 +184,21 @@ TEST_F(CompareRuns, KinetoPairNamesShortNoZeroRows) {
 }
 
 }  // namespace
+
+// Two rank directories with different rank ids (rank 0 and rank 1 of the real db_level1 job) are
+// compared with each other, not refused as runs of different shape, and the operator totals are
+// paired: MatMulV2 957.979 vs 976.56 us (sqlite3 on each ascend_pytorch_profiler_N.db:
+// SELECT sum(t.endNs - t.startNs) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId)
+// JOIN STRING_IDS s ON s.id = c.opType WHERE s.value = 'MatMulV2' -> 957979 / 976560 ns).
+TEST_F(CompareRuns, TwoRankDirectoriesOfOneJobArePaired) {
+  const fs::path job = fs::path(CS_TEST_DATA) / "ascend-real/db_level1";
+  const fs::path out = dir_ / "rank0_vs_rank1";
+  const CliRun r = run("compare " + (job / "rank0_ascend_pt").string() + " " +
+                           (job / "rank1_ascend_pt").string() + " -o " + out.string(),
+                       dir_);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("differ in shape"), std::string::npos) << r.err;
+  const std::string reg = slurp(out / "comparison_output" / "regressions.csv");
+  EXPECT_NE(reg.find("operator,MatMulV2,957.979,976.56,"), std::string::npos) << reg;
+  EXPECT_EQ(reg.find(",0,-"), std::string::npos) << reg;  // nothing compared against zeros
+}
