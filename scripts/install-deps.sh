@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian packages, whatever clusterscope needs that is missing.
 # chromium, chromium-driver and python3-selenium drive the browser tests (tests/report/browser_render).
+# clang and libclang-rt-14-dev (libFuzzer) build the fuzz harnesses (scripts/fuzz.sh).
 # Idempotent: a second run installs nothing and takes well under a second.
 set -euo pipefail
 
@@ -15,6 +16,7 @@ PACKAGES=(
   python3 python3-h5py python3-numpy
   chromium chromium-driver python3-selenium
   time bc
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: installs missing Debian packages, builds, runs every test through CTest
 # (unit, golden, MPI at 1/2/4 processes, h5py). Then, unless SANITIZE=0 or time is short, the same
-# suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
+# suite built with AddressSanitizer + UndefinedBehaviorSanitizer. Then, unless FUZZ=0, a short
+# libFuzzer run of every reader harness (scripts/fuzz.sh, FUZZ_SECONDS each, default 30).
 #   scripts/test.sh            # everything
 #   SANITIZE=0 scripts/test.sh # skip the sanitizer pass
+#   FUZZ=0 scripts/test.sh     # skip the fuzzing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -50,6 +52,19 @@ if [ "${SANITIZE:-1}" != "0" ]; then
     esac
   else
     echo "== sanitizer pass skipped: ${elapsed}s already spent"
+  fi
+fi
+# Fuzzing: every harness of fuzz/ for FUZZ_SECONDS (30 s: the clang build of the harnesses plus
+# 10 x 30 s keeps CI under its budget on 2 cores; see docs/fuzzing.md). Under CI (CI=true) or with
+# FUZZ_STRICT=1 a crash, timeout, leak or sanitizer report fails the script; otherwise it is
+# reported. The reproducers are in build-fuzz/crashes/.
+if [ "${FUZZ:-1}" != "0" ]; then
+  echo "== fuzz (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-30}s per harness)"
+  rc=0
+  scripts/fuzz.sh "${FUZZ_SECONDS:-30}" || rc=$?
+  if [ "$rc" != 0 ]; then
+    echo "== FUZZING FAILED (see above)"
+    if [ "${CI:-}" = true ] || [ "${FUZZ_STRICT:-0}" = 1 ]; then exit 1; fi
   fi
 fi
 echo "== all tests passed in $(( $(date +%s) - start ))s"

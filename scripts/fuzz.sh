@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (fuzz/, clang, ASan+UBSan) into build-fuzz/ and runs each for
+# SECONDS (default 60) on its seed corpus tests/data/fuzz/<harness>/. Fails on any crash, timeout
+# (-timeout, 10 s per input), leak, out-of-memory or sanitizer report; the reproducer is saved as
+# build-fuzz/crashes/<harness>-<kind>-<sha1>. Inputs that found new coverage go to
+# build-fuzz/corpus/<harness>/ and are reused by the next run. See docs/fuzzing.md.
+#   scripts/fuzz.sh                        # every harness, 60 s each
+#   scripts/fuzz.sh 30                     # 30 s each
+#   FUZZ_ONLY="step_trace kineto_trace" scripts/fuzz.sh 120
+#   FUZZ_KEEP_GOING=1 scripts/fuzz.sh 60   # count every crash instead of stopping at the first
+#                                          # (libFuzzer -fork=1 -ignore_crashes=1 ...)
+# Prints one line per harness (runs, runs/s, crashes, timeouts, OOMs, leaks, sanitizer reports)
+# and writes them to build-fuzz/fuzz_summary.tsv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-60}
+dir=${FUZZ_BUILD_DIR:-build-fuzz}
+jobs=${JOBS:-$(nproc)}
+
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+build_start=$(date +%s)
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DCS_BUILD_FUZZ=ON -DCS_BUILD_TESTS=OFF -DCS_BUILD_BENCH=OFF \
+  "${launcher[@]}" >/dev/null
+cmake --build "$dir" -j "$jobs" --target fuzz_all
+echo "== fuzz: harnesses built in $(( $(date +%s) - build_start ))s"
+
+mkdir -p "$dir/crashes" "$dir/corpus" "$dir/logs"
+names=${FUZZ_ONLY:-$(cd tests/data/fuzz && ls -d -- */ | tr -d /)}
+summary="$dir/fuzz_summary.tsv"
+printf 'harness\truns\truns_per_s\tcrashes\ttimeouts\tooms\tleaks\tsanitizer_reports\tresult\n' >"$summary"
+failed=0
+for name in $names; do
+  bin="$dir/fuzz/fuzzer_$name"
+  if [ ! -x "$bin" ]; then
+    echo "clusterscope: fuzz.sh: no fuzzer for $name — add it to fuzz/CMakeLists.txt" >&2
+    exit 2
+  fi
+  mkdir -p "$dir/corpus/$name"
+  log="$dir/logs/$name.log"
+  flags=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+    -artifact_prefix="$dir/crashes/$name-")
+  if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
+    flags+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+  fi
+  # Reproducers libFuzzer saves: <harness>-crash-*, -timeout-*, -oom-*, -leak-*.
+  count() { ls "$dir/crashes" | grep -c "^$name-$1-" || true; }
+  before=$(( $(count crash) + $(count timeout) + $(count oom) + $(count leak) ))
+  b_crash=$(count crash) b_timeout=$(count timeout) b_oom=$(count oom) b_leak=$(count leak)
+  rc=0
+  ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$bin" "${flags[@]}" "$dir/corpus/$name" "tests/data/fuzz/$name" >"$log" 2>&1 || rc=$?
+  crashes=$(( $(count crash) - b_crash ))
+  timeouts=$(( $(count timeout) - b_timeout ))
+  ooms=$(( $(count oom) - b_oom ))
+  leaks=$(( $(count leak) - b_leak ))
+  after=$(( $(count crash) + $(count timeout) + $(count oom) + $(count leak) ))
+  # Runs and speed: the final stats (single process) or the last status line (fork mode).
+  runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
+  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
+  if [ -z "$runs" ]; then
+    runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
+    rate=$(grep -oE 'exec/s:? [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || true)
+  fi
+  sanitizer=$(grep -c 'SUMMARY: \(AddressSanitizer\|UndefinedBehaviorSanitizer\|LeakSanitizer\)' "$log" || true)
+  result=ok
+  if [ "$rc" != 0 ] || [ "$after" != "$before" ] || [ $((crashes + timeouts + ooms + leaks)) != 0 ]; then
+    result=FAILED
+    failed=1
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${runs:-0}" "${rate:-0}" "$crashes" \
+    "$timeouts" "$ooms" "$leaks" "$sanitizer" "$result" >>"$summary"
+  printf '== fuzz %-22s %10s runs %7s runs/s  crashes %s timeouts %s ooms %s leaks %s sanitizer %s  %s\n' \
+    "$name" "${runs:-0}" "${rate:-0}" "$crashes" "$timeouts" "$ooms" "$leaks" "$sanitizer" "$result"
+  if [ "$result" != ok ]; then
+    echo "   log: $log; reproducers: $(ls "$dir/crashes" | grep "^$name-" | sed "s|^|$dir/crashes/|" | tr '\n' ' ')"
+  fi
+done
+if [ "$failed" != 0 ]; then
+  echo "== FUZZING FOUND PROBLEMS (see above); keep each reproducer in tests/data/fuzz/<harness>/"
+  exit 1
+fi
+echo "== fuzzing clean"
