@@ -12,10 +12,15 @@ int communication_matrix(const uint8_t* data, size_t size) {
   if (io::read_communication_matrix_json(path, file, diag)) {
     // The op type every merged link is filed under, as msprof/ derives it.
     for (const auto& step : file.steps)
-      for (const auto& op : step.ops) {
-        (void)io::matrix_op_type(op.op_part());
-        for (const auto& link : op.links) (void)file.link_key(link);
-      }
+      for (const auto* ops : {&step.collective, &step.p2p})
+        for (const auto& op : *ops) {
+          (void)io::matrix_op_type(op.op_part());
+          (void)op.group();
+          for (const auto& link : op.links) {
+            (void)file.link_key(link);
+            (void)file.op_name(link);
+          }
+        }
   }
   return 0;
 }

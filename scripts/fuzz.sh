@@ -29,6 +29,8 @@ cmake --build "$dir" -j "$jobs" --target fuzz_all
 echo "== fuzz: harnesses built in $(( $(date +%s) - build_start ))s"
 
 mkdir -p "$dir/crashes" "$dir/corpus" "$dir/logs"
+# The harnesses write each input to a file (the readers take paths): on tmpfs that is 4x faster.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 names=${FUZZ_ONLY:-$(cd tests/data/fuzz && ls -d -- */ | tr -d /)}
 summary="$dir/fuzz_summary.tsv"
 printf 'harness\truns\truns_per_s\tcrashes\ttimeouts\tooms\tleaks\tsanitizer_reports\tresult\n' >"$summary"
@@ -51,6 +53,7 @@ for name in $names; do
   before=$(( $(count crash) + $(count timeout) + $(count oom) + $(count leak) ))
   b_crash=$(count crash) b_timeout=$(count timeout) b_oom=$(count oom) b_leak=$(count leak)
   rc=0
+  t0=$(date +%s)
   ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$bin" "${flags[@]}" "$dir/corpus/$name" "tests/data/fuzz/$name" >"$log" 2>&1 || rc=$?
   crashes=$(( $(count crash) - b_crash ))
@@ -58,13 +61,14 @@ for name in $names; do
   ooms=$(( $(count oom) - b_oom ))
   leaks=$(( $(count leak) - b_leak ))
   after=$(( $(count crash) + $(count timeout) + $(count oom) + $(count leak) ))
-  # Runs and speed: the final stats (single process) or the last status line (fork mode).
+  wall=$(( $(date +%s) - t0 ))
+  # Runs: the final stats (single process) or the last status line (fork mode); runs/s over the
+  # whole wall time of the harness (seed loading included).
   runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
   if [ -z "$runs" ]; then
     runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
-    rate=$(grep -oE 'exec/s:? [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || true)
   fi
+  rate=$(( ${runs:-0} / (wall > 0 ? wall : 1) ))
   sanitizer=$(grep -c 'SUMMARY: \(AddressSanitizer\|UndefinedBehaviorSanitizer\|LeakSanitizer\)' "$log" || true)
   result=ok
   if [ "$rc" != 0 ] || [ "$after" != "$before" ] || [ $((crashes + timeouts + ooms + leaks)) != 0 ]; then

@@ -1,0 +1,113 @@
+// The fuzz seeds (tests/data/fuzz/<harness>/seed-*, cut by fuzz/make_seeds.py) are inputs the
+// readers accept with content: a seed the reader rejected outright would start the fuzzer from
+// noise. Each check reads a seed through the reader its harness calls and expects records and no
+// error.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/analysis_db.h"
+#include "db/database.h"
+#include "db/profiler_db.h"
+#include "db/string_ids.h"
+#include "io/input_kind.h"
+#include "readers/communication.h"
+#include "readers/kineto_trace.h"
+#include "readers/matrix.h"
+#include "readers/step_trace.h"
+#include "readers/trace_view.h"
+
+namespace {
+
+std::string seed(const std::string& harness, const std::string& name) {
+  return std::string(CS_TEST_DATA) + "/fuzz/" + harness + "/seed-" + name;
+}
+
+TEST(FuzzSeeds, JsonSeedsHaveRecords) {
+  for (const char* n : {"sample_split.json", "text_level1.json"}) {
+    cs::io::CommunicationFile f;
+    cs::io::Diagnostics d;
+    EXPECT_TRUE(cs::io::read_communication_json(seed("communication", n), f, d)) << n;
+    EXPECT_FALSE(f.steps.empty()) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n;
+  }
+  for (const char* n : {"comm.json", "set_order.json", "text_level1.json"}) {
+    cs::io::MatrixFile f;
+    cs::io::Diagnostics d;
+    EXPECT_TRUE(cs::io::read_communication_matrix_json(seed("communication_matrix", n), f, d));
+    EXPECT_FALSE(f.steps.empty()) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n;
+  }
+}
+
+TEST(FuzzSeeds, TimelineSeedsHaveEvents) {
+  for (const char* n :
+       {"hta_base.json.gz", "hta_test.json", "array_form.json", "sampled_rank0.json"}) {
+    cs::io::Trace t;
+    cs::io::Diagnostics d;
+    EXPECT_TRUE(cs::io::read_kineto_trace(seed("kineto_trace", n), t, d)) << n;
+    EXPECT_GT(t.events.size(), 10u) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n;
+  }
+  for (const char* n : {"a2.json", "text_level1.json"}) {
+    cs::io::Trace t;
+    cs::io::Diagnostics d;
+    EXPECT_TRUE(cs::io::read_trace_view(seed("trace_view", n), t, d)) << n;
+    EXPECT_GT(t.events.size(), 10u) << n;
+    EXPECT_FALSE(t.process_names.empty()) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n;
+  }
+}
+
+TEST(FuzzSeeds, StepTraceSeedsHaveRows) {
+  for (const char* n : {"step_trace.csv", "text_level1.csv", "stages8.csv"}) {
+    cs::io::StepTraceFile f;
+    cs::io::Diagnostics d;
+    EXPECT_TRUE(cs::io::read_step_trace_csv(seed("step_trace", n), f, d)) << n;
+    EXPECT_FALSE(f.rows.empty()) << n;
+    EXPECT_GE(f.column("Computing"), 0) << n;
+  }
+}
+
+TEST(FuzzSeeds, DatabaseSeedsHaveRows) {
+  cs::io::Diagnostics d;
+  for (const char* n : {"level0.db", "level1.db"}) {
+    auto db = cs::db::Database::open(seed("analysis_db", n), d);
+    ASSERT_TRUE(db) << n;
+    cs::io::StepTraceFile steps;
+    EXPECT_TRUE(cs::db::read_step_trace_db(*db, steps, d)) << n;
+    EXPECT_FALSE(steps.rows.empty()) << n;
+  }
+  auto db = cs::db::Database::open(seed("profiler_db", "level1.db"), d);
+  ASSERT_TRUE(db);
+  cs::db::StringIds strings;
+  ASSERT_TRUE(strings.load(*db, d));
+  size_t kernels = 0;
+  EXPECT_TRUE(cs::db::read_compute_kernels(
+      *db, strings, [&](const cs::io::KernelRecord&) { ++kernels; }, d));
+  EXPECT_EQ(kernels, 12u);  // fuzz/make_seeds.py keeps 12 compute tasks
+  std::vector<cs::db::StepTime> step_times;
+  EXPECT_TRUE(cs::db::read_step_time(*db, step_times, d));
+  EXPECT_EQ(d.error_count(), 0u);
+}
+
+TEST(FuzzSeeds, InputKindSeedsAreClassified) {
+  // The first byte picks the name in fuzz/input_kind.cpp: 0 trace.json, 2 trace_view.json.
+  auto head_of = [](const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    std::string s(1 << 16, '\0');
+    size_t n = f ? std::fread(s.data(), 1, s.size(), f) : 0;
+    if (f) std::fclose(f);
+    s.resize(n);
+    return s.size() > 1 ? s.substr(1) : std::string();
+  };
+  EXPECT_EQ(cs::io::classify_head("trace.json", head_of(seed("input_kind", "kineto.json"))).kind,
+            cs::io::InputKind::kKinetoTrace);
+  EXPECT_EQ(
+      cs::io::classify_head("trace_view.json", head_of(seed("input_kind", "trace_view.json"))).kind,
+      cs::io::InputKind::kTraceView);
+}
+
+}  // namespace
