@@ -156,24 +156,80 @@ io::Num cell_num(double v) {
 
 }  // namespace
 
+namespace {
+
+// The value columns of the cluster file, by name: every known column some rank has, in the
+// order first seen (the first rank's header for normal inputs). Columns the profiler does not
+// write are left out, and ranks lacking a column get 0 there (msprof-analyze's value for a cell
+// it cannot read); both said once.
+std::vector<std::string> cluster_columns(const std::vector<RankData>& ranks,
+                                         io::Diagnostics& diag) {
+  std::vector<std::string> cols;
+  int unknown_ranks = 0, unknown_first = -1;
+  for (const RankData& rd : ranks) {
+    if (!rd.has_step_trace || rd.step_trace.rows.empty()) continue;
+    bool unknown = false;
+    for (const std::string& c : rd.step_trace.columns) {
+      if (!io::is_step_trace_column(c)) {
+        unknown = true;
+      } else if (std::find(cols.begin(), cols.end(), c) == cols.end()) {
+        cols.push_back(c);
+      }
+    }
+    if (unknown && unknown_ranks++ == 0) unknown_first = rd.rank();
+  }
+  if (unknown_ranks > 0)
+    diag.warn("", 0,
+              "step_trace_time.csv of " + std::to_string(unknown_ranks) + " rank(s) (first: rank " +
+                  std::to_string(unknown_first) + ") has columns the profiler does not write",
+              "they were left out of cluster_step_trace_time.csv; the other columns were matched "
+              "by name");
+  std::string lacking;
+  int lacking_ranks = 0, lacking_first = -1;
+  for (const RankData& rd : ranks) {
+    if (!rd.has_step_trace || rd.step_trace.rows.empty()) continue;
+    bool lacks = false;
+    for (const std::string& c : cols) {
+      if (rd.step_trace.column(c) >= 0) continue;
+      lacks = true;
+      if (lacking.find("\"" + c + "\"") == std::string::npos)
+        lacking += (lacking.empty() ? "\"" : ", \"") + c + "\"";
+    }
+    if (lacks && lacking_ranks++ == 0) lacking_first = rd.rank();
+  }
+  if (lacking_ranks > 0)
+    diag.warn("", 0,
+              "step_trace_time.csv of " + std::to_string(lacking_ranks) + " rank(s) (first: rank " +
+                  std::to_string(lacking_first) + ") lacks column(s) other ranks have: " + lacking,
+              "those cells are written as 0 in cluster_step_trace_time.csv");
+  return cols;
+}
+
+}  // namespace
+
 ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
                                           const CommGroups& groups, io::Diagnostics& diag,
                                           bool ranks_filtered) {
   ClusterStepTrace out;
-  const io::StepTraceFile* first = nullptr;
   const io::ProfilerMetadata* meta = nullptr;
   size_t ranks_with_file = 0;
+  const std::vector<std::string> columns = cluster_columns(ranks, diag);
+  std::vector<int> where;  // per output column: the rank's column index, -1 when it lacks it
   for (const RankData& rd : ranks) {
     if (!meta && rd.has_metadata && rd.metadata.has_distributed_args &&
         !rd.metadata.distributed_args.empty())
       meta = &rd.metadata;
     if (!rd.has_step_trace) continue;
     ++ranks_with_file;
-    if (!first && !rd.step_trace.rows.empty()) first = &rd.step_trace;
+    where.clear();
+    for (const std::string& c : columns) where.push_back(rd.step_trace.column(c));
     for (const io::StepTraceRow& row : rd.step_trace.rows) {
       std::vector<StepCell> cells{StepCell::str(row.step), StepCell::str("rank"),
                                   StepCell::num(io::Num::integer(rd.rank()))};
-      for (double v : row.values) cells.push_back(StepCell::num(cell_num(v)));
+      for (int c : where)
+        cells.push_back(StepCell::num(c >= 0 && static_cast<size_t>(c) < row.values.size()
+                                          ? cell_num(row.values[static_cast<size_t>(c)])
+                                          : io::Num::integer(0)));
       out.rows.push_back(std::move(cells));
     }
   }
@@ -271,7 +327,7 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
   }
 
   out.header = {"Step", "Type", "Index"};
-  for (const std::string& c : first->columns) out.header.push_back(c);
+  for (const std::string& c : columns) out.header.push_back(c);
   if (parallel)
     for (const char* h : {"DP Index", "PP Index", "TP Index"}) out.header.push_back(h);
   return out;

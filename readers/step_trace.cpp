@@ -1,10 +1,13 @@
 // step_trace_time.csv reader (formats.md §4): every column but Device_id and Step is a value
 // column, kept in file order, so older files without Preparing (or newer ones with more columns)
-// read the same way.
+// read the same way. Header names lose any byte-order marks left in front (a file written twice
+// with a BOM); rows identical to an earlier one are dropped with one warning.
 
 #include "readers/step_trace.h"
 
+#include <cstring>
 #include <limits>
+#include <unordered_set>
 #include <utility>
 
 #include "io/csv_cells.h"
@@ -14,36 +17,77 @@ namespace cs::io {
 
 namespace {
 
+// A header name without the UTF-8 byte-order marks in front of it (the reader drops one).
+std::string_view without_boms(std::string_view h) {
+  while (h.size() >= 3 && h.substr(0, 3) == "\xEF\xBB\xBF") h.remove_prefix(3);
+  return trim(h);
+}
+
+// The row's identity for spotting exact repeats: the step, then the values' bits.
+std::string row_key(const StepTraceRow& s) {
+  std::string k = s.step;
+  k.push_back('\0');
+  const size_t at = k.size();
+  k.resize(at + s.values.size() * sizeof(double));
+  if (!s.values.empty())
+    std::memcpy(k.data() + at, s.values.data(), s.values.size() * sizeof(double));
+  return k;
+}
+
 bool stream_step_trace(CsvReader& r, StepTraceFile& out, Diagnostics& diag) {
   out.columns.clear();
   out.rows.clear();
-  const int c_step = r.column("Step");
+  int c_step = -1;
   std::vector<int> value_cols;
+  bool known = false;
   for (size_t i = 0; i < r.header().size(); ++i) {
-    const std::string& h = r.header()[i];
-    if (h == "Device_id" || h == "Step") continue;
-    out.columns.push_back(h);
+    const std::string_view h = without_boms(r.header()[i]);
+    if (h == "Device_id") continue;
+    if (h == "Step") {
+      if (c_step < 0) c_step = static_cast<int>(i);
+      continue;
+    }
+    known = known || is_step_trace_column(h);
+    out.columns.emplace_back(h);
     value_cols.push_back(static_cast<int>(i));
   }
-  if (value_cols.empty()) {
-    diag.error(r.path(), 1, "no value columns in the header (expected Computing, ...)",
+  if (!known) {
+    diag.error(r.path(), 1,
+               "the header has none of the profiler's step columns (Computing, Free, Stage, ...)",
                "this does not look like a step_trace_time.csv; check the file", 0);
     return false;
   }
   CsvCells cells(r, diag);
   CsvRow row;
+  std::unordered_set<std::string> seen;
+  int64_t repeats = 0, first_repeat_line = 0, first_repeat_offset = -1;
   while (r.next(row)) {
     StepTraceRow s;
     s.step = std::string(trim(row[c_step]));
     s.values.reserve(value_cols.size());
     for (int c : value_cols) s.values.push_back(cells.number(row, c));
+    if (!seen.insert(row_key(s)).second) {
+      if (repeats++ == 0) first_repeat_line = row.line, first_repeat_offset = row.offset;
+      continue;
+    }
     out.rows.push_back(std::move(s));
   }
   cells.finish();
+  if (repeats > 0)
+    diag.warn(r.path(), first_repeat_line,
+              std::to_string(repeats) + " row(s) repeat an earlier row exactly (the first here)",
+              "each repeated row was counted once; check how the file was written",
+              first_repeat_offset);
   return true;
 }
 
 }  // namespace
+
+bool is_step_trace_column(std::string_view name) {
+  for (std::string_view k : kStepTraceColumns)
+    if (k == name) return true;
+  return false;
+}
 
 int StepTraceFile::column(const std::string& name) const {
   for (size_t i = 0; i < columns.size(); ++i) {

@@ -3,12 +3,25 @@
 // Overlapped,Communication,Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive)
 // [,Preparing]. Microseconds. See formats.md §4.
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/diagnostics.h"
 
 namespace cs::io {
+
+// The value columns the profilers write, in their order (Preparing only in newer files).
+inline constexpr std::array<std::string_view, 9> kStepTraceColumns = {
+    "Computing",  "Communication(Not Overlapped)",
+    "Overlapped", "Communication",
+    "Free",       "Stage",
+    "Bubble",     "Communication(Not Overlapped and Exclude Receive)",
+    "Preparing"};
+
+// True for a name in kStepTraceColumns: is_step_trace_column("Free") == true.
+bool is_step_trace_column(std::string_view name);
 
 struct StepTraceRow {
   std::string step;            // as written ("" when the producer left it empty)
@@ -28,8 +41,9 @@ struct StepTraceFile {
 };
 
 // Reads the file (parse_* reads text already in memory; `source` names it in diagnostics).
-// Returns false (with an error) only when the file cannot be used at all; bad rows and cells
-// become diagnostics naming file and line, and are skipped.
+// Returns false (with an error) only when the file cannot be used at all (no known column in the
+// header); bad rows and cells become diagnostics naming file and line, and are skipped; rows
+// repeating an earlier row exactly are dropped with one warning (count, first line).
 bool read_step_trace_csv(const std::string& path, StepTraceFile& out, Diagnostics& diag);
 bool parse_step_trace_csv(std::string_view text, const std::string& source, StepTraceFile& out,
                           Diagnostics& diag);

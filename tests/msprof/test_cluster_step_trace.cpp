@@ -97,6 +97,54 @@ TEST(ClusterStepTrace, RealSampleRankRows) {
   EXPECT_EQ(got, header + "\r\n" + rank_rows);
 }
 
+// Finding 6 of issue 17: one rank's extra column (in the middle) or doubled BOM must not shift
+// the other ranks' values. Columns are matched by name; the unknown one is left out and said
+// once; a rank without Preparing gets 0 there, said once.
+TEST(ClusterStepTrace, ColumnsMatchedByName) {
+  const std::string std_header =
+      "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,"
+      "Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\n";
+  const std::vector<std::string> texts = {
+      // rank 0: an unknown column before Free
+      "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Extra,"
+      "Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\n"
+      "0,1,10,2,1,3,999,4,16,0,2,5\n",
+      // rank 1: a second BOM in front of the header (the reader drops only the first)
+      "\xEF\xBB\xBF\xEF\xBB\xBF" + std_header + "1,1,11,2,1,3,5,17,0,2,6\n",
+      // rank 2: the standard header
+      std_header + "2,1,12,2,1,3,6,18,0,2,7\n",
+      // rank 3: an older file without Preparing, columns in another order
+      "Step,Free,Computing,Communication(Not Overlapped),Overlapped,Communication,Stage,Bubble,"
+      "Communication(Not Overlapped and Exclude Receive)\n1,7,13,2,1,3,19,0,2\n"};
+  std::vector<RankData> ranks;
+  for (size_t r = 0; r < texts.size(); ++r) {
+    RankData rd;
+    rd.entry.rank = static_cast<int>(r);
+    io::Diagnostics d;
+    rd.has_step_trace = io::parse_step_trace_csv(texts[r], "r.csv", rd.step_trace, d);
+    ASSERT_TRUE(rd.has_step_trace) << r;
+    ranks.push_back(std::move(rd));
+  }
+  io::Diagnostics diag;
+  const std::string got = format_cluster_step_trace(build_cluster_step_trace(ranks, {}, diag));
+  EXPECT_EQ(got,
+            "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,"
+            "Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\r\n"
+            "1,rank,0,10.0,2.0,1.0,3.0,4.0,16.0,0.0,2.0,5.0\r\n"
+            "1,rank,1,11.0,2.0,1.0,3.0,5.0,17.0,0.0,2.0,6.0\r\n"
+            "1,rank,2,12.0,2.0,1.0,3.0,6.0,18.0,0.0,2.0,7.0\r\n"
+            "1,rank,3,13.0,2.0,1.0,3.0,7.0,19.0,0.0,2.0,0\r\n");
+  ASSERT_EQ(diag.warning_count(), 2u);
+  EXPECT_NE(diag.items()[0].what.find("1 rank(s) (first: rank 0) has columns the profiler does "
+                                      "not write"),
+            std::string::npos)
+      << diag.items()[0].what;
+  EXPECT_NE(diag.items()[1].what.find("(first: rank 3) lacks column(s) other ranks have: "
+                                      "\"Preparing\""),
+            std::string::npos)
+      << diag.items()[1].what;
+}
+
 TEST(ClusterStepTrace, NoRowsNoFile) {
   std::vector<RankData> ranks(1);
   io::Diagnostics diag;

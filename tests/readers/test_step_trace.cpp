@@ -96,6 +96,29 @@ TEST(StepTrace, CrlfBomAndWrongFieldCount) {
   EXPECT_NE(diag.items()[0].what.find("row has 4 fields, header has 11"), std::string::npos);
 }
 
+// Finding 3 of issue 17: exact repeats of a row are dropped with one warning naming the file,
+// the count and the first repeat's line; a row with the same step but other values is kept.
+// A doubled BOM does not turn Device_id into a value column.
+TEST(StepTrace, RepeatedRowsCollapsedOnce) {
+  std::string text =
+      "\xEF\xBB\xBF\xEF\xBB\xBFDevice_id,Step,Computing,Free\n"
+      "0,1,10,2\n"
+      "0,2,11,3\n";
+  for (int i = 0; i < 1000; ++i) text += "0,1,10,2\n";
+  text += "0,1,10,2.5\n";
+  Diagnostics diag;
+  StepTraceFile f;
+  ASSERT_TRUE(parse_step_trace_csv(text, "rank0/step_trace_time.csv", f, diag));
+  EXPECT_EQ(f.columns, (std::vector<std::string>{"Computing", "Free"}));
+  ASSERT_EQ(f.rows.size(), 3u);
+  EXPECT_EQ(f.get(f.rows[2], "Free"), 2.5);
+  ASSERT_EQ(diag.items().size(), 1u) << all_text(diag);
+  EXPECT_EQ(diag.items()[0].severity, Severity::kWarning);
+  EXPECT_EQ(diag.items()[0].file, "rank0/step_trace_time.csv");
+  EXPECT_EQ(diag.items()[0].line, 4);
+  EXPECT_NE(diag.items()[0].what.find("1000 row(s) repeat an earlier row"), std::string::npos);
+}
+
 TEST(StepTrace, UnusableFiles) {
   for (const char* name : {"csv_empty.csv", "csv_binary.csv", "csv_blank_lines.csv"}) {
     Diagnostics diag;
@@ -108,6 +131,11 @@ TEST(StepTrace, UnusableFiles) {
   StepTraceFile f;
   EXPECT_FALSE(parse_step_trace_csv("Device_id,Step\n0,1\n", "x.csv", f, diag));
   EXPECT_EQ(diag.error_count(), 1u);
+  // Not a step trace at all (a text file linked in its place): rejected by its header.
+  Diagnostics d2;
+  EXPECT_FALSE(parse_step_trace_csv("root:x:0:0:root:/root:/bin/bash\n", "x.csv", f, d2));
+  ASSERT_EQ(d2.error_count(), 1u);
+  EXPECT_EQ(d2.items()[0].what.find("root"), std::string::npos);
 }
 
 }  // namespace
