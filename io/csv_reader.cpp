@@ -5,10 +5,14 @@
 
 #include "io/csv_reader.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
+
+#include "io/input_file.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -102,37 +106,6 @@ class Scanner {
   uint64_t others_ = 0;
 };
 
-// A raw row for a diagnostic: at most ~200 bytes, control characters escaped.
-std::string snippet(const char* p, size_t n) {
-  constexpr size_t kMax = 200;
-  bool cut = n > kMax;
-  if (cut) {
-    n = kMax;
-    while (n > 0 && (static_cast<unsigned char>(p[n]) & 0xC0) == 0x80) --n;  // UTF-8 boundary
-  }
-  std::string s;
-  s.reserve(n + 8);
-  for (size_t i = 0; i < n; ++i) {
-    auto c = static_cast<unsigned char>(p[i]);
-    if (c == '\n') {
-      s += "\\n";
-    } else if (c == '\r') {
-      s += "\\r";
-    } else if (c == '\t') {
-      s += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      s += "\\x";
-      s += hex[c >> 4];
-      s += hex[c & 15];
-    } else {
-      s += static_cast<char>(c);
-    }
-  }
-  if (cut) s += "...";
-  return s;
-}
-
 // Collapses doubled quotes of a field in place (its bytes are writable: they are in buf_).
 std::string_view unescape_quotes(std::string_view f) {
   char* b = const_cast<char*>(f.data());
@@ -153,10 +126,16 @@ CsvReader::~CsvReader() {
 }
 
 bool CsvReader::open() {
-  file_ = std::fopen(path_.c_str(), "rb");
+  // A FIFO or device is refused before any read (a FIFO would block), errors say the errno's
+  // own words ("permission denied", "a symlink loop").
+  uint64_t size = 0;
+  const int fd = open_input_file(path_, diag_, size, /*allow_empty=*/true);
+  if (fd < 0) return false;
+  file_ = ::fdopen(fd, "rb");
   if (file_ == nullptr) {
-    diag_.error(path_, 0, std::string("cannot open: ") + std::strerror(errno),
-                "check the path and the file permissions");
+    const int err = errno;
+    ::close(fd);
+    diag_.error(path_, 0, "cannot open: " + errno_text(err), errno_hint(err));
     return false;
   }
   std::setvbuf(file_, nullptr, _IONBF, 0);  // we read big chunks ourselves
@@ -274,10 +253,10 @@ bool CsvReader::next(CsvRow& row) {
 
 void CsvReader::report_row(int64_t line, int64_t offset, size_t begin, size_t end, std::string what,
                            std::string hint, bool error) {
+  // The row's text is not repeated (a file linked in by mistake may hold secrets): its line
+  // and byte offset say where it is.
   while (end > begin && (buf_[end - 1] == '\n' || buf_[end - 1] == '\r')) --end;
-  what += ": \"";
-  what += snippet(buf_.data() + begin, end - begin);
-  what += '"';
+  what += " (a row of " + std::to_string(end - begin) + " bytes)";
   Diagnostic d{error ? Severity::kError : Severity::kWarning,
                path_,
                line,
@@ -324,6 +303,20 @@ bool CsvReader::read_record(std::vector<std::string_view>& fields, int64_t& line
       continue;
     }
     if (n == 1 && fields[0].empty() && unescape_.empty()) continue;  // blank line
+    if (extra_fields_ > 0) {
+      const std::string what = "more than " + std::to_string(kMaxFields) + " fields in a row (" +
+                               std::to_string(n + extra_fields_) + ")";
+      if (header_.empty()) {  // the header: not a table this reader can use
+        diag_.error(path_, line, what + " in the header",
+                    "this is not a profiler CSV file; check the file", offset);
+        stopped_ = true;
+        return false;
+      }
+      ++rows_skipped_;
+      report_row(line, offset, begin, rec_end, what,
+                 "the row was skipped; check that the file was not damaged", true);
+      continue;
+    }
     if (!header_.empty() && n != header_.size() && !(allow_short_rows_ && n < header_.size())) {
       ++rows_skipped_;
       const bool at_eof = rec_end == end_ && eof_ && buf_[rec_end - 1] != '\n';
@@ -364,7 +357,12 @@ CsvReader::Parse CsvReader::parse_record(std::vector<std::string_view>& fields, 
 
   // Fields are written by index into `fields`, grown as needed and cut to n by the caller,
   // so a steady stream of rows of the header's width never reallocates.
+  extra_fields_ = 0;
   auto push = [&](size_t begin, size_t end) {
+    if (n == kMaxFields) {
+      ++extra_fields_;
+      return;
+    }
     if (n == fields.size()) fields.resize(n < 16 ? 16 : 2 * n);
     fields[n++] = std::string_view(b + begin, end - begin);
   };
@@ -422,7 +420,7 @@ CsvReader::Parse CsvReader::parse_record(std::vector<std::string_view>& fields, 
     // d is a ',', a '\n' or the end of the data (last record without a newline).
     if (quoted) {
       // Text between the closing quote and the delimiter (e.g. a CR) is dropped.
-      if (escaped) unescape_.push_back(static_cast<uint32_t>(n));
+      if (escaped && n < kMaxFields) unescape_.push_back(static_cast<uint32_t>(n));
       push(qb, qe);
       quoted = false;
     } else {

@@ -63,6 +63,10 @@ class CsvReader {
   size_t buffer_capacity() const { return buf_.size() > kPad ? buf_.size() - kPad : 0; }
   // Records longer than this stop the reader with an error (a file without newlines is not CSV).
   static constexpr size_t kMaxRecordBytes = size_t{64} << 20;
+  // Records with more fields than this are not stored field by field (a run of millions of
+  // commas must not cost ~100 bytes each): a header that wide stops the reader with an error, a
+  // row that wide is reported and skipped.
+  static constexpr size_t kMaxFields = size_t{1} << 16;
 
   const std::string& path() const { return path_; }
   int64_t rows_read() const { return rows_read_; }
@@ -91,6 +95,7 @@ class CsvReader {
   std::string record_;                            // unescaped field bytes of the current record
   std::vector<std::pair<size_t, size_t>> spans_;  // [begin, end) of each field in buf_
   std::vector<uint32_t> unescape_;                // fields holding doubled quotes
+  size_t extra_fields_ = 0;                       // fields of the record beyond kMaxFields
   size_t end_ = 0;                                // buf_[pos_, end_) holds unread bytes
   size_t buffer_size_ = size_t{1} << 20;
   int64_t base_offset_ = 0;    // file offset of buf_[0]

@@ -1,5 +1,6 @@
 #pragma once
-// Shared plumbing of the JSON readers (simdjson on-demand): loading a file into a padded buffer,
+// Shared plumbing of the JSON readers (simdjson on-demand): loading a file into a padded buffer
+// (io/json_file.h) and recovering a cut file (io/json_truncation.h), included from here;
 // one reused parser per thread, turning simdjson errors into Diagnostics with byte offset AND line,
 // reading numbers the way Python's json module sees them (int vs float), and recovering the
 // readable part of a file that was cut short.
@@ -21,48 +22,11 @@
 #include <simdjson.h>
 
 #include "io/diagnostics.h"
+#include "io/json_file.h"
+#include "io/json_truncation.h"
 #include "io/py_format.h"
 
 namespace cs::io {
-
-// Reads the whole file at `path` into `out` (with simdjson's padding) in one read. Returns false
-// and adds an error naming the file when it is missing, unreadable, a directory or empty.
-// Example: load_json_file("rank0/communication.json", text, diag).
-bool load_json_file(const std::string& path, simdjson::padded_string& out, Diagnostics& diag);
-
-// A reusable read buffer with simdjson's padding: loading a file into it again reuses its memory
-// (no page faults, no zeroing), which matters at GB/s. Holds the largest file loaded into it.
-class JsonFileBuffer {
- public:
-  simdjson::padded_string_view view() const {
-    return simdjson::padded_string_view(data_.get(), size_, capacity_);
-  }
-  size_t size() const { return size_; }
-  // Makes room for n bytes (+ padding, zeroed) and sets the size to n; returns the data.
-  char* resize(size_t n);
-  // Frees the memory.
-  void release();
-
- private:
-  std::unique_ptr<char[]> data_;
-  size_t size_ = 0;
-  size_t capacity_ = 0;  // bytes usable including padding
-};
-
-// Same as above, into a reusable buffer. Example:
-//   JsonFileBuffer& buf = thread_json_buffer(); load_json_file(path, buf, diag);
-bool load_json_file(const std::string& path, JsonFileBuffer& out, Diagnostics& diag);
-
-// This thread's reusable buffer for the readers in io/ (one document at a time per thread: a
-// reader must not call another reader while it walks).
-JsonFileBuffer& thread_json_buffer();
-
-// Copies `json` into a padded buffer (for text that came without simdjson's padding).
-simdjson::padded_string to_padded(std::string_view json);
-
-// This thread's on-demand parser, created on first use and reused: its buffers grow to the
-// largest document parsed on this thread. A document must be finished before the next iterate().
-simdjson::ondemand::parser& thread_json_parser();
 
 // 1-based line of byte `offset` in `text`. Counts newlines from the last answer when the offsets
 // asked for grow, so many look-ups in one pass over a big file stay linear.
@@ -245,20 +209,6 @@ inline simdjson::error_code get_array_or_warn(simdjson::ondemand::value& v,
 // What the token at `v` is, for diagnostics: `a string ("abc")`, `NaN`, `an object`, `null`.
 std::string describe_token(simdjson::ondemand::value& v);
 
-// How a text cut short can still be read: the longest prefix that ends right after an opening
-// bracket or a complete value at nesting depth <= keep_depth, with the brackets still open there
-// closed. keep_depth = 3 keeps whole ops of {"step": {"collective": {op: {...}}}}.
-struct TruncationInfo {
-  bool truncated = false;  // the text ends inside a string or with brackets still open
-  bool in_string = false;  // ... inside a string
-  int open_brackets = 0;   // brackets open at the end of the text
-  int64_t cut = 0;         // bytes of the text kept
-  std::string closers;     // appended after the kept bytes, e.g. "}}}"
-};
-TruncationInfo analyze_truncation(std::string_view text, int keep_depth);
-// text[0, cut) + closers, padded.
-simdjson::padded_string repair_truncated(std::string_view text, const TruncationInfo& t);
-
 enum class JsonWalkStatus {
   kOk,       // the whole document was read
   kDamaged,  // part of it was read (ctx.got_data says whether anything was stored); errors added
@@ -274,8 +224,5 @@ using JsonWalk = std::function<simdjson::error_code(simdjson::ondemand::document
 JsonWalkStatus walk_json_document(simdjson::padded_string_view text, const std::string& source,
                                   Diagnostics& diag, int keep_depth, const JsonWalk& walk,
                                   bool* got_data = nullptr);
-
-// Offset of the first byte that is not valid UTF-8, or -1 when all of `text` is valid.
-int64_t first_invalid_utf8(std::string_view text);
 
 }  // namespace cs::io

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "io/int_range.h"
 #include "readers/communication.h"
 #include "readers/kernel_details.h"
 #include "readers/matrix.h"
@@ -207,14 +208,24 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
         std::vector<io::OpStatisticRow> rows;
         size_t before = d.diagnostics.error_count();
         bool ok = io::read_op_statistic_csv(g.path.string(), rows, d.diagnostics);
+        size_t out_of_range = 0;
         for (const auto& r : rows) {
           // The reader reports unusable cells; rows without a count or total carry nothing.
           if (!std::isfinite(r.count) || !std::isfinite(r.total_us) || r.count < 1) continue;
+          int64_t count = 0;
+          if (!io::double_to_int64(r.count, count)) {  // 1e300 calls cannot be: never cast
+            ++out_of_range;
+            continue;
+          }
           const double mn = std::isfinite(r.min_us) ? r.min_us : r.total_us / r.count;
           const double mx = std::isfinite(r.max_us) ? r.max_us : r.total_us / r.count;
-          d.operators.add_aggregate(r.op_type, static_cast<int64_t>(r.count), r.total_us, mn, mx,
-                                    rank);
+          d.operators.add_aggregate(r.op_type, count, r.total_us, mn, mx, rank);
         }
+        if (out_of_range > 0)
+          d.diagnostics.warn(
+              g.path.string(), 0,
+              std::to_string(out_of_range) + " row(s) with a Count beyond 64-bit integers",
+              "those rows were skipped");
         d.has_kernels = g.finish(ok, d.diagnostics, before);
         usable += d.has_kernels;
       } else {

@@ -1,8 +1,11 @@
 #include "readers/profiler_info.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <set>
 
+#include "io/int_range.h"
 #include "io/json_input.h"
 
 namespace cs::io {
@@ -84,8 +87,25 @@ bool read_int_or_warn(od::value& v, int64_t& out, JsonContext& ctx, const std::s
         "the value was treated as missing");
     return false;
   }
-  out = static_cast<int64_t>(n.v);
+  if (!double_to_int64(n.v, out)) {  // an integer beyond 64 bits (kept as a double)
+    ctx.warn_at(v.raw_json_token().data(),
+                where + ": \"" + std::string(key) + "\" is out of range for a 64-bit integer",
+                "the value was treated as missing");
+    return false;
+  }
   return true;
+}
+
+// A rank (rank_id, group_rank, an entry of global_ranks): an integer in [0, 2^31). Warns and
+// returns false for anything else (a rank of -1 or 2147483648 is never cut to 32 bits).
+bool rank_in_range(od::value& v, int64_t r, int& out, JsonContext& ctx, const std::string& where,
+                   std::string_view key) {
+  if (r >= 0 && int64_to_int(r, out)) return true;
+  ctx.warn_at(v.raw_json_token().data(),
+              where + ": \"" + std::string(key) + "\" is " + std::to_string(r) +
+                  ", out of range for a rank (0 to 2147483647)",
+              "the value was treated as missing");
+  return false;
 }
 
 error_code root_object(od::document& doc, od::object& obj, JsonContext& ctx,
@@ -179,7 +199,8 @@ error_code walk_info(od::document& doc, JsonContext& ctx, ProfilerInfo& out) {
     od::value v = f.value();
     if (k == "rank_id") {
       int64_t r = -1;
-      if (read_int_or_string_int(v, r, ctx, "the top level", k)) out.rank_id = static_cast<int>(r);
+      if (read_int_or_string_int(v, r, ctx, "the top level", k))
+        rank_in_range(v, r, out.rank_id, ctx, "the top level", k);
     } else if (k == "config") {
       if ((e = walk_config(v, ctx, out))) return e;
     } else if (k == "end_info" || k == "start_info") {
@@ -228,7 +249,8 @@ error_code walk_group(od::object& obj, ParallelGroup& g, JsonContext& ctx) {
       g.group_name.assign(s);
     } else if (k == "group_rank") {
       int64_t r = -1;
-      if (read_int_or_warn(v, r, ctx, where(), k)) g.group_rank = static_cast<int>(r);
+      if (read_int_or_warn(v, r, ctx, where(), k))
+        rank_in_range(v, r, g.group_rank, ctx, where(), k);
     } else if (k == "global_ranks") {
       od::array arr;
       e = get_array_or_warn(v, arr, ctx, where, k);
@@ -238,9 +260,10 @@ error_code walk_group(od::object& obj, ParallelGroup& g, JsonContext& ctx) {
         od::value ev;
         if ((e = std::move(er).get(ev))) return e;
         int64_t r = -1;
-        if (read_int_or_warn(ev, r, ctx, where(), "global_ranks")) {
-          g.global_ranks.push_back(static_cast<int>(r));
-        }
+        int rank = -1;
+        if (read_int_or_warn(ev, r, ctx, where(), "global_ranks") &&
+            rank_in_range(ev, r, rank, ctx, where(), "global_ranks"))
+          g.global_ranks.push_back(rank);
       }
     }
   }
@@ -264,6 +287,8 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
       out.has_distributed_args = true;
+      std::set<std::string> arg_names;
+      bool repeated_arg = false;
       for (auto ar : args) {
         od::field af;
         if ((e = std::move(ar).get(af))) return e;
@@ -272,10 +297,20 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
         od::value av = af.value();
         // Only integer entries are kept; flags and strings (sequence_parallel: true, ...) are not
         // used and pass silently.
-        Num n;
-        if (read_num(av, n) == NumRead::kOk && n.is_int) {
-          out.distributed_args[std::string(name)] = static_cast<int64_t>(n.v);
+        // A key written twice: the last value holds, as in Python's json (said once).
+        if (!arg_names.insert(std::string(name)).second && !repeated_arg) {
+          repeated_arg = true;
+          ctx.warn_at(av.raw_json_token().data(),
+                      "distributed_args: a key is written more than once",
+                      "the last value was used, as Python's json module does");
+          out.distributed_args.erase(std::string(name));
         }
+        Num n;
+        int64_t iv = 0;
+        if (read_num(av, n) == NumRead::kOk && n.is_int && double_to_int64(n.v, iv))
+          out.distributed_args[std::string(name)] = iv;
+        else
+          out.distributed_args.erase(std::string(name));
       }
     } else if (k == "parallel_group_info") {
       od::object groups;
@@ -283,6 +318,7 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
           v, groups, ctx, [] { return std::string("the top level"); }, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
+      bool repeated_group = false;
       for (auto gr : groups) {
         od::field gf;
         if ((e = std::move(gr).get(gf))) return e;
@@ -294,6 +330,17 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
             gv, gobj, ctx, [] { return std::string("parallel_group_info"); }, id);
         if (e == simdjson::INCORRECT_TYPE) continue;
         if (e) return e;
+        // A group id written twice: the last one holds, as in Python's json (said once).
+        const auto same = std::find_if(out.parallel_groups.begin(), out.parallel_groups.end(),
+                                       [&](const ParallelGroup& p) { return p.group_id == id; });
+        if (same != out.parallel_groups.end()) {
+          if (!repeated_group)
+            ctx.warn_at(gv.raw_json_token().data(),
+                        "parallel_group_info: a group id is written more than once",
+                        "the last one was used, as Python's json module does");
+          repeated_group = true;
+          out.parallel_groups.erase(same);
+        }
         ParallelGroup& g = out.parallel_groups.emplace_back();
         g.group_id.assign(id);
         if ((e = walk_group(gobj, g, ctx))) {
@@ -307,6 +354,25 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
   return SUCCESS;
 }
 
+// Global ranks at or beyond distributed_args' world_size cannot be: dropped, said once.
+void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source, Diagnostics& diag) {
+  const auto w = m.distributed_args.find("world_size");
+  if (w == m.distributed_args.end() || w->second <= 0) return;
+  size_t dropped = 0;
+  for (ParallelGroup& g : m.parallel_groups) {
+    const size_t before = g.global_ranks.size();
+    std::erase_if(g.global_ranks, [&](int r) { return r >= w->second; });
+    dropped += before - g.global_ranks.size();
+  }
+  if (dropped > 0)
+    diag.warn(source, 0,
+              std::to_string(dropped) +
+                  " global rank(s) of parallel_group_info are not below "
+                  "distributed_args' world_size " +
+                  std::to_string(w->second),
+              "they were left out of their groups; check the file");
+}
+
 bool metadata_padded(simdjson::padded_string_view text, const std::string& source,
                      ProfilerMetadata& out, Diagnostics& diag) {
   out = ProfilerMetadata{};
@@ -318,6 +384,7 @@ bool metadata_padded(simdjson::padded_string_view text, const std::string& sourc
         return walk_metadata(doc, ctx, out);
       },
       &got);
+  drop_ranks_beyond_world(out, source, diag);
   return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
 }
 

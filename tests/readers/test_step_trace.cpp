@@ -101,7 +101,8 @@ TEST(StepTrace, CrlfBomAndWrongFieldCount) {
 // A doubled BOM does not turn Device_id into a value column.
 TEST(StepTrace, RepeatedRowsCollapsedOnce) {
   std::string text =
-      "\xEF\xBB\xBF\xEF\xBB\xBFDevice_id,Step,Computing,Free\n"
+      "\xEF\xBB\xBF\xEF\xBB\xBF"
+      "Device_id,Step,Computing,Free\n"
       "0,1,10,2\n"
       "0,2,11,3\n";
   for (int i = 0; i < 1000; ++i) text += "0,1,10,2\n";
