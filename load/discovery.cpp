@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <utility>
 
-#include "readers/profiler_info.h"
+#include "io/input_file.h"
 #include "load/run_choice.h"
+#include "load/walk_guard.h"
+#include "readers/profiler_info.h"
 
 namespace cs::cluster {
 
@@ -48,12 +51,16 @@ struct StatInfo {
   dev_t dev = 0;
   ino_t ino = 0;
   uint64_t size = 0;
+  int err = 0;  // errno when the stat failed
 };
 
 StatInfo stat_path(const std::string& path) {  // follows symlinks
   StatInfo s;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return s;
+  if (::stat(path.c_str(), &st) != 0) {
+    s.err = errno;
+    return s;
+  }
   s.exists = true;
   s.is_dir = S_ISDIR(st.st_mode);
   s.is_file = S_ISREG(st.st_mode);
@@ -83,12 +90,14 @@ bool list_dir(const std::string& path, std::vector<std::string>& names, int& err
 
 class Walker {
  public:
-  Walker(const DiscoveryOptions& opts, DiscoveryResult& res) : opts_(opts), res_(res) {}
+  Walker(const std::string& root, const DiscoveryOptions& opts, DiscoveryResult& res)
+      : opts_(opts), res_(res), guard_(root) {}
 
   void walk(const std::string& path, const std::string& name, int depth) {
     StatInfo st = stat_path(path);
+    if (!st.exists && st.err == ELOOP) guard_.note_loop(path);
     if (!st.is_dir) return;
-    if (!visited_.insert({st.dev, st.ino}).second) return;  // symlink loop or alias
+    if (!guard_.may_enter(path, st.dev, st.ino)) return;  // loop, alias, /proc, ...
     if (framework_from_dir_name(name) != Framework::kUnknown) {
       found_.push_back(inspect_rank_dir(path, name));
       return;
@@ -106,7 +115,7 @@ class Walker {
     std::vector<std::string> names;
     int err = 0;
     if (!list_dir(path, names, err)) {
-      res_.diag.warn(path, 0, std::string("cannot read directory: ") + std::strerror(err),
+      res_.diag.warn(path, 0, "cannot read directory: " + io::errno_text(err),
                      "check its permissions; rank directories below it were not searched");
       return;
     }
@@ -114,6 +123,8 @@ class Walker {
   }
 
   std::vector<RankEntry>& found() { return found_; }
+  // Adds the walk's notes (links out of the input directory, loops, system directories).
+  void report() { guard_.report(res_.diag); }
 
  private:
   RankEntry inspect_rank_dir(const std::string& path, const std::string& name) {
@@ -222,7 +233,7 @@ class Walker {
 
   const DiscoveryOptions& opts_;
   DiscoveryResult& res_;
-  std::set<std::pair<dev_t, ino_t>> visited_;
+  WalkGuard guard_;
   std::vector<RankEntry> found_;
   bool depth_warned_ = false;
 };
@@ -325,7 +336,11 @@ DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& o
   DiscoveryResult res;
   StatInfo st = stat_path(dir);
   if (!st.exists) {
-    res.diag.error(dir, 0, "no such directory", "check the path given with -d");
+    if (st.err == ENOENT)
+      res.diag.error(dir, 0, "no such directory", "check the path given with -d");
+    else
+      res.diag.error(dir, 0, "cannot open the directory: " + io::errno_text(st.err),
+                     io::errno_hint(st.err));
     res.fatal = true;
     return res;
   }
@@ -336,8 +351,19 @@ DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& o
     return res;
   }
 
-  Walker walker(opts, res);
+  if (const char* r = ::realpath(dir.c_str(), nullptr)) {
+    const bool system = WalkGuard::is_system_path(r);
+    std::free(const_cast<char*>(r));
+    if (system) {
+      res.diag.error(dir, 0, "is in /proc, /sys or /dev, where no profile can be",
+                     "give the directory that holds the rank directories (*_ascend_pt, ...)");
+      res.fatal = true;
+      return res;
+    }
+  }
+  Walker walker(dir, opts, res);
   walker.walk(dir, base_name(dir), 0);
+  walker.report();
   std::vector<RankEntry>& found = walker.found();
 
   // PyTorch and MindSpore together: one job cannot have both.

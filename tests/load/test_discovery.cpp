@@ -275,6 +275,45 @@ TEST(Discovery, SymlinkLoopTerminatesAndAliasCountedOnce) {
   EXPECT_TRUE(res.skipped.empty());
 }
 
+// Issue 17, finding 8: links to rank directories elsewhere are followed and said (one line for
+// all); links to the input directory, to "/" (above it) or in a loop are not walked again (one
+// line); /proc, /sys and /dev are never entered, nor accepted as the input directory.
+TEST(Discovery, SymlinksFollowedButBounded) {
+  TempDir t, elsewhere;
+  const fs::path root = fs::path(t.path()) / "job";
+  make_rank(root, "h_1_100_ascend_pt", 0);
+  make_rank(elsewhere.path(), "h_2_100_ascend_pt", 1);
+  make_rank(elsewhere.path(), "h_3_100_ascend_pt", 2);
+  fs::create_directory_symlink(fs::path(elsewhere.path()) / "h_2_100_ascend_pt",
+                               root / "h_2_100_ascend_pt");
+  fs::create_directory_symlink(elsewhere.path(), root / "more");
+  fs::create_directory_symlink("/", root / "slash");
+  fs::create_directory_symlink(root, root / "self");
+  fs::create_directory_symlink("/proc", root / "proc");
+  fs::create_directory_symlink(root / "x1", root / "x2");
+  fs::create_directory_symlink(root / "x2", root / "x1");  // ELOOP
+  auto res = discover_ranks(root.string());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 3u);
+  EXPECT_EQ(res.ranks[2].rank, 2);
+  std::string all;
+  for (const auto& d : res.diag.items()) all += d.to_string() + "\n";
+  EXPECT_EQ(res.diag.warning_count(), 3u) << all;
+  EXPECT_NE(all.find("followed 2 symbolic link(s) out of the input directory"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("5 directory link(s) lead back to a directory already searched"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("1 path(s) lead into /proc, /sys or /dev"), std::string::npos) << all;
+
+  for (const char* sys : {"/proc", "/sys/kernel", "/dev"}) {
+    auto r = discover_ranks(sys);
+    EXPECT_TRUE(r.fatal) << sys;
+    ASSERT_EQ(r.diag.error_count(), 1u) << sys;
+    EXPECT_NE(r.diag.items()[0].what.find("/proc, /sys or /dev"), std::string::npos);
+  }
+}
+
 TEST(Discovery, DeepNesting) {
   TempDir t;
   fs::path d = t.path();

@@ -189,6 +189,41 @@ TEST(KinetoTrace, LongDurationsAreExact) {
   EXPECT_EQ(t.events[1].dur_ns, 1500);
 }
 
+// Issue 17, finding 9: numbers beyond int64 are never converted (UBSan's double->int64 site):
+// a pid of 1e300 skips its event, a correlation of 1e30 becomes unknown (-1), a dur whose ns
+// would overflow skips its event; a distributedInfo rank outside [0, world_size) or beyond 32
+// bits leaves both unknown, with one warning.
+TEST(KinetoTrace, OutOfRangeNumbersAreRefused) {
+  const std::string json = R"J({"distributedInfo": {"rank": 2147483648, "world_size": 8},
+    "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 1e300, "tid": 2, "ts": 10, "dur": 1},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 2, "ts": 10, "dur": 1,
+     "args": {"correlation": 1e30}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 2, "ts": 10, "dur": 1e300}
+  ]})J";
+  simdjson::padded_string p(json);
+  Trace t;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_kineto_trace(p, "range.json", t, diag));
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].correlation, -1);
+  EXPECT_EQ(t.skipped_events, 2u);
+  EXPECT_EQ(t.distributed.rank, -1);
+  EXPECT_EQ(t.distributed.world_size, -1);
+  EXPECT_EQ(diag.warning_count(), 3u);
+  for (const char* rank : {"-5", "8", "9000000000"}) {
+    const std::string j = std::string(R"({"distributedInfo": {"rank": )") + rank +
+                          R"(, "world_size": 8}, "traceEvents": []})";
+    simdjson::padded_string q(j);
+    Trace u;
+    Diagnostics d;
+    parse_kineto_trace(q, "rank.json", u, d);
+    EXPECT_EQ(u.distributed.rank, -1) << rank;
+    ASSERT_EQ(d.warning_count(), 1u) << rank;
+    EXPECT_NE(d.items()[0].what.find("0 <= rank < world_size"), std::string::npos);
+  }
+}
+
 TEST(KinetoTrace, ParseMicrosecondsToNanoseconds) {
   int64_t ns = 0;
   EXPECT_TRUE(parse_us_to_ns("1704161511420306.491", ns));

@@ -201,6 +201,55 @@ TEST(ProfilerMetadata, NotAnObjectAndMissing) {
   EXPECT_TRUE(md.parallel_groups.empty());
 }
 
+// Issue 17, finding 9: ranks outside [0, 2^31) are refused (never cut to 32 bits), global ranks
+// at or beyond world_size dropped (said once), a repeated key resolved as Python's json does
+// (the last value wins), with one warning.
+TEST(ProfilerMetadata, RangesAndRepeatedKeys) {
+  const std::string json =
+      R"({"distributed_args": {"world_size": 4, "tensor_model_parallel_size": 1,
+      "world_size": 8, "data_parallel_size": 1e400},
+    "parallel_group_info": {
+      "g1": {"group_name": "tp", "group_rank": 2147483648, "global_ranks": [0, 1]},
+      "g2": {"group_name": "dp", "group_rank": 0,
+             "global_ranks": [2147483648, -1, 1000000000000000000, 3, 8, 7, 12345678901234567890]},
+      "g1": {"group_name": "pp", "group_rank": 1, "global_ranks": [4, 5]}}})";
+  ProfilerMetadata m;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_profiler_metadata(json, "profiler_metadata.json", m, diag));
+  EXPECT_EQ(m.distributed_args.at("world_size"), 8);  // the last one
+  EXPECT_EQ(m.distributed_args.count("data_parallel_size"), 0u);
+  ASSERT_EQ(m.parallel_groups.size(), 2u);
+  EXPECT_EQ(m.parallel_groups[0].group_id, "g2");
+  EXPECT_EQ(m.parallel_groups[0].global_ranks, (std::vector<int>{3, 7}));
+  EXPECT_EQ(m.parallel_groups[1].group_id, "g1");
+  EXPECT_EQ(m.parallel_groups[1].group_name, "pp");
+  EXPECT_EQ(m.parallel_groups[1].group_rank, 1);
+  const std::string all = all_diags(diag);
+  EXPECT_NE(all.find("distributed_args: a key is written more than once"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("parallel_group_info: a group id is written more than once"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("\"group_rank\" is 2147483648, out of range for a rank"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("\"global_ranks\" is -1, out of range"), std::string::npos) << all;
+  EXPECT_NE(all.find("1 global rank(s) of parallel_group_info are not below distributed_args' "
+                     "world_size 8"),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(diag.error_count(), 0u) << all;
+}
+
+TEST(ProfilerInfo, RankIdOutOfRange) {
+  for (const char* id : {"-1", "2147483648", "\"99999999999\""}) {
+    ProfilerInfo info;
+    Diagnostics diag;
+    parse_profiler_info(std::string(R"({"rank_id": )") + id + "}", "info.json", info, diag);
+    EXPECT_EQ(info.rank_id, -1) << id;
+    EXPECT_EQ(diag.warning_count(), 1u) << id << all_diags(diag);
+  }
+}
+
 TEST(GroupHash, MatchesPythonDoubleHash) {
   const std::vector<std::string> ids = {
       "",
