@@ -1,5 +1,7 @@
 #include "cluster/cluster_loader.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -195,13 +197,21 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       received[static_cast<size_t>(p)].resize(shares[static_cast<size_t>(p)].size());
   bool local_failed = false;
   std::string local_error;
+  // A process other than the root (which discovered the files) names itself in what it could
+  // not see or open: without a shared file system that is the whole story.
+  ParseOptions parse_opts = opts.parse;
+  if (!mpi.is_root()) {
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
+    parse_opts.process_note = "process " + std::to_string(mpi.rank()) + " on host " + host;
+  }
   {
     ProgressBar bar(mpi.is_root() && opts.show_progress, "parse",
                     static_cast<int64_t>(entries.size()), result.input_bytes);
     std::atomic<bool> finished{false};
     std::thread runner([&] {
       try {
-        parsed = parse_share(entries, mine, opts.parse, threads, done, done_bytes,
+        parsed = parse_share(entries, mine, parse_opts, threads, done, done_bytes,
                              mpi.is_root() ? nullptr : &packed, opts.keep_communication_packed);
       } catch (const std::exception& e) {
         local_failed = true;

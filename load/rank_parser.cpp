@@ -1,5 +1,9 @@
 #include "load/rank_parser.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -32,10 +36,18 @@ struct FileRead {
   RankData& data;
   fs::path path;
   bool exists = false;
+  std::string note;  // " (not readable by process 3 on host n7)" when another process listed it
 
-  FileRead(RankData& d, fs::path p) : data(d), path(std::move(p)) {
-    std::error_code ec;
-    exists = fs::is_regular_file(path, ec);
+  // "Missing" only when the file is not there: a file that cannot be reached (permission
+  // denied, a symlink loop) or is not a regular one (a FIFO) goes to its reader, whose error
+  // says what it is.
+  FileRead(RankData& d, fs::path p, const std::string& process_note)
+      : data(d),
+        path(std::move(p)),
+        note(process_note.empty() ? "" : " (read by " + process_note + ")") {
+    struct stat st {};
+    exists =
+        ::stat(path.c_str(), &st) == 0 ? !S_ISDIR(st.st_mode) : errno != ENOENT && errno != ENOTDIR;
   }
 
   // Records the outcome of a reader call that appended to `diag`.
@@ -51,7 +63,7 @@ struct FileRead {
     std::string name = path.filename().string();
     if (!ok) {
       data.entry.problems.push_back(name + ": unreadable (" + first_error(diag, errors_before) +
-                                    ")");
+                                    ")" + note);
     } else if (new_errors > 0) {
       data.entry.problems.push_back(name + ": " + std::to_string(new_errors) +
                                     " problem(s), partly read (" +
@@ -128,7 +140,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
 
   // Metadata is optional: its absence is noted, not a problem.
   {
-    FileRead f(d, fs::path(entry.path) / kMetadataJson);
+    FileRead f(d, fs::path(entry.path) / kMetadataJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
       bool ok = io::read_profiler_metadata(f.path.string(), d.metadata, d.diagnostics);
@@ -136,13 +148,22 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     }
   }
 
+  // A file discovery listed (on another process) but absent here: this process cannot see it.
+  const auto listed = [&](const char* name) {
+    return std::any_of(entry.files.begin(), entry.files.end(),
+                       [&](const std::string& f) { return fs::path(f).filename() == name; });
+  };
   auto missing = [&](const char* name, const char* what_for) {
-    d.entry.problems.push_back(std::string(name) + ": missing (needed for " + what_for + ")");
+    std::string p = std::string(name) + ": missing (needed for " + what_for + ")";
+    if (!opts.process_note.empty() && listed(name))
+      p = std::string(name) + ": listed by discovery but not visible to " + opts.process_note +
+          " (needed for " + what_for + "; is the directory on a file system every host shares?)";
+    d.entry.problems.push_back(std::move(p));
   };
 
   if (opts.communication) {
     ++wanted;
-    FileRead f(d, dir / kCommunicationJson);
+    FileRead f(d, dir / kCommunicationJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
       bool ok = io::read_communication_json(f.path.string(), d.communication, d.diagnostics);
@@ -155,7 +176,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
   }
   if (opts.matrix) {
     ++wanted;
-    FileRead f(d, dir / kMatrixJson);
+    FileRead f(d, dir / kMatrixJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
       bool ok = io::read_communication_matrix_json(f.path.string(), d.matrix, d.diagnostics);
@@ -168,7 +189,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
   }
   if (opts.step_trace) {
     ++wanted;
-    FileRead f(d, dir / kStepTraceCsv);
+    FileRead f(d, dir / kStepTraceCsv, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
       bool ok = io::read_step_trace_csv(f.path.string(), d.step_trace, d.diagnostics);
@@ -186,7 +207,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
   }
   if (opts.kernels) {
     ++wanted;
-    FileRead f(d, dir / kKernelDetailsCsv);
+    FileRead f(d, dir / kKernelDetailsCsv, opts.process_note);
     const int rank = entry.rank;
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
@@ -203,7 +224,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       d.has_kernels = f.finish(ok, d.diagnostics, before);
       usable += d.has_kernels;
     } else {
-      FileRead g(d, dir / kOpStatisticCsv);
+      FileRead g(d, dir / kOpStatisticCsv, opts.process_note);
       if (g.exists) {
         std::vector<io::OpStatisticRow> rows;
         size_t before = d.diagnostics.error_count();

@@ -23,6 +23,9 @@ struct ParseOptions {
   bool kernels = true;        // kernel_details.csv, else op_statistic.csv
   OperatorKey group_by = OperatorKey::kType;
   std::optional<int64_t> step;  // --step N: keep only step N ("stepN" / Step Id N / Step N)
+  // Who parses when it is not the process that discovered the files ("process 3 on host n7"):
+  // a file discovery listed but this process cannot see or open is said with it.
+  std::string process_note;
 };
 
 // Per-rank file names, as the profilers write them.
