@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "io/py_format.h"
+#include "io/utf8.h"
 
 namespace cs::io {
 
@@ -82,6 +83,12 @@ std::string errno_hint(int err) {
 }  // namespace
 
 void append_csv_field(std::string& out, std::string_view field) {
+  // Invalid UTF-8 and NUL bytes from a damaged input never reach the file: U+FFFD instead.
+  std::string clean;
+  if (!is_clean_utf8(field)) {
+    append_utf8_sanitized(clean, field);
+    field = clean;
+  }
   bool quote = false;
   for (char ch : field) quote |= ch == ',' || ch == '"' || ch == '\n' || ch == '\r';
   if (!quote) {

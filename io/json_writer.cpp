@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "io/utf8.h"
+
 namespace cs::io {
 
 namespace {
@@ -19,7 +21,7 @@ void append_u(std::string& out, unsigned cp) {
 
 // True for a byte append_json_string copies as is.
 inline bool plain_byte(unsigned char c, bool ensure_ascii) {
-  return c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || !ensure_ascii);
+  return c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || (c == 0x7f && !ensure_ascii));
 }
 
 // The end of the run of plain bytes of s starting at i: 8 bytes a step while a word holds none
@@ -32,7 +34,8 @@ size_t plain_run_end(std::string_view s, size_t i, bool ensure_ascii) {
     std::memcpy(&x, s.data() + i, 8);
     uint64_t bad = ((x - k01 * 0x20) & ~x & k80)  // a byte below 0x20
                    | has_zero_byte(x ^ (k01 * '"')) | has_zero_byte(x ^ (k01 * '\\'));
-    if (ensure_ascii) bad |= (x & k80) | has_zero_byte(x ^ (k01 * 0x7f));
+    bad |= x & k80;  // non-ASCII: checked as UTF-8 (or escaped) one sequence at a time
+    if (ensure_ascii) bad |= has_zero_byte(x ^ (k01 * 0x7f));
     if (bad) break;
     i += 8;
   }
@@ -79,8 +82,19 @@ void append_json_string(std::string& out, std::string_view s, bool ensure_ascii)
     }
     if (c < 0x20 || (c == 0x7f && ensure_ascii)) {  // Python escapes DEL too
       append_u(out, c);
-    } else if (c < 0x80 || !ensure_ascii) {
+    } else if (c < 0x80) {
       out += static_cast<char>(c);
+    } else if (!ensure_ascii) {
+      // Valid UTF-8 as it is; a byte that starts no valid sequence (a damaged or hostile name)
+      // becomes U+FFFD, so the file stays valid JSON text.
+      const size_t len =
+          utf8_length(reinterpret_cast<const unsigned char*>(s.data()) + i, s.size() - i);
+      if (len == 0) {
+        out += "\xEF\xBF\xBD";
+      } else {
+        out.append(s.data() + i, len);
+        i += len - 1;
+      }
     } else {
       // Decode one UTF-8 sequence; invalid bytes become U+FFFD as Python's decoder would with
       // errors="replace".

@@ -101,6 +101,26 @@ TEST(CsvWriter, QuotesOnlyWhenNeeded) {
   EXPECT_EQ(s, "\xe4\xb8\xad;'tab\t'");
 }
 
+// Issue 17, finding 9: invalid UTF-8 and NUL bytes from a damaged input become U+FFFD; valid
+// UTF-8 is left alone. Checked against Python: b"a\xff\x00b,\xc3\xa9".decode("utf-8",
+// "replace").replace("\x00", "\ufffd").encode() == b"a\xef\xbf\xbd\xef\xbf\xbdb,\xc3\xa9".
+TEST(CsvWriter, InvalidUtf8AndNulReplaced) {
+  std::string s;
+  cs::io::append_csv_field(s, std::string_view("a\xff\x00"
+                                               "b,\xc3\xa9",
+                                               7));
+  EXPECT_EQ(s,
+            "\"a\xef\xbf\xbd\xef\xbf\xbd"
+            "b,\xc3\xa9\"");
+  s.clear();
+  cs::io::append_csv_field(s, "cut \xe4\xb8");  // a sequence cut short
+  EXPECT_EQ(s, "cut \xef\xbf\xbd\xef\xbf\xbd");
+  s.clear();
+  const std::string long_ascii(100, 'x');
+  cs::io::append_csv_field(s, long_ascii + std::string(1, '\0'));  // past the 8-byte fast path
+  EXPECT_EQ(s, long_ascii + "\xef\xbf\xbd");
+}
+
 TEST(CsvWriter, ExactTextForAllColumnTypes) {
   EXPECT_EQ(cs::io::table_to_csv(all_types_table()),
             "name,rank,time_us\n"

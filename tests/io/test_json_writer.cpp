@@ -166,6 +166,17 @@ TEST(JsonWriter, NoEnsureAsciiMatchesPython) {
   EXPECT_EQ(out, python_redump(out, "separators=(\",\", \": \"), ensure_ascii=False"));
 }
 
+// Issue 17, finding 9: without ensure_ascii, bytes that are not UTF-8 become U+FFFD (the file
+// stays valid JSON text); valid UTF-8 is copied; NUL is escaped as Python does (\u0000).
+TEST(JsonWriter, InvalidUtf8ReplacedWithoutEnsureAscii) {
+  std::string out;
+  append_json_string(out, std::string_view("ab\xff\x00\xc3\xa9\xed\xa0\x80z", 10), false);
+  EXPECT_EQ(out, "\"ab\xef\xbf\xbd\\u0000\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz\"");
+  out.clear();
+  append_json_string(out, "\xe4\xb8\xad\xe6\x96\x87 and more ASCII text", false);
+  EXPECT_EQ(out, "\"\xe4\xb8\xad\xe6\x96\x87 and more ASCII text\"");
+}
+
 TEST(JsonWriter, EnsureAsciiEscapes) {
   auto esc = [](std::string_view s, bool ascii = true) {
     std::string out;
