@@ -35,6 +35,9 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 
 }  // namespace
 
+// The largest dim accepted (10^12): more digits would overflow int64 and mean a damaged shape.
+constexpr int64_t kMaxDim = 1'000'000'000'000;
+
 std::vector<Shape> parse_shapes(std::string_view text) {
   std::vector<Shape> out;
   while (!text.empty() && (text.front() == ' ' || text.front() == '"' || text.front() == '\t'))
@@ -63,6 +66,7 @@ std::vector<Shape> parse_shapes(std::string_view text) {
         --depth;
       } else if (std::isdigit(static_cast<unsigned char>(c))) {
         num = (num < 0 ? 0 : num * 10) + (c - '0');
+        if (num > kMaxDim) return {};  // no tensor has such a dim: a damaged shape
       } else if (c == ',') {
         if (num >= 0) cur.push_back(num), num = -1;
       } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {  // pretty-printed JSON
@@ -85,6 +89,7 @@ std::vector<Shape> parse_shapes(std::string_view text) {
         for (char c : dim) {
           if (!std::isdigit(static_cast<unsigned char>(c))) return {};
           v = v * 10 + (c - '0');
+          if (v > kMaxDim) return {};
         }
         s.push_back(v);
       }
@@ -96,7 +101,8 @@ std::vector<Shape> parse_shapes(std::string_view text) {
 double elements(const Shape& s) {
   double n = 1;
   for (int64_t d : s) n *= static_cast<double>(d);
-  return n;
+  // Beyond 2^53 elements (petabytes) the shape is damaged, not a tensor: unknown.
+  return n <= 9007199254740992.0 ? n : std::numeric_limits<double>::quiet_NaN();
 }
 
 int dtype_bytes(std::string_view dtype) {
@@ -118,8 +124,10 @@ int dtype_bytes(std::string_view dtype) {
   return 0;
 }
 
-double estimate_flops(std::string_view op_type, const std::vector<Shape>& in,
-                      const std::vector<Shape>& out) {
+namespace {
+
+double flops_unchecked(std::string_view op_type, const std::vector<Shape>& in,
+                       const std::vector<Shape>& out) {
   const std::string t = lower(op_type);
   const bool matmul = t.find("matmul") != std::string::npos ||
                       t.find("gemm") != std::string::npos || t == "aten::mm" || t == "aten::bmm" ||
@@ -175,6 +183,15 @@ double estimate_flops(std::string_view op_type, const std::vector<Shape>& in,
       return kNaN;
     }
   return kNaN;
+}
+
+}  // namespace
+
+double estimate_flops(std::string_view op_type, const std::vector<Shape>& in,
+                      const std::vector<Shape>& out) {
+  // Beyond 10^20 per call (a day of a 10^15 FLOP/s chip) the shapes are damaged: unknown ('-').
+  const double f = flops_unchecked(op_type, in, out);
+  return f <= 1e20 ? f : kNaN;
 }
 
 double estimate_bytes(const std::vector<Shape>& in, std::string_view dtypes,

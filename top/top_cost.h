@@ -17,10 +17,10 @@ namespace cs::report {
 using Shape = std::vector<int64_t>;
 
 // Parses either notation; a tensor with no dims ("" or []) is a scalar (empty Shape). Unparseable
-// text gives an empty list.
+// text, or a dim beyond 10^12, gives an empty list.
 std::vector<Shape> parse_shapes(std::string_view text);
 
-// Elements of a shape (1 for a scalar).
+// Elements of a shape (1 for a scalar); NaN beyond 2^53 (a damaged shape, so FLOPs show '-').
 double elements(const Shape& s);
 
 // Bytes per element of a dtype name as Ascend (DT_BF16, FLOAT16, INT8) or PyTorch (float,
@@ -28,12 +28,12 @@ double elements(const Shape& s);
 int dtype_bytes(std::string_view dtype);
 
 // Floating-point operations of one call, NaN when the operator kind or its shapes are not
-// understood. Matrix products (MatMul*, BatchMatMul*, Gemm, aten::mm/bmm/matmul/addmm/linear):
-// 2*M*N*K with M*N from the output (or the operands), K = elements of A / rows of the output; when
-// B gives a smaller K the smaller is taken (profilers sometimes record padded operands).
-// Convolutions (Conv2D*, aten::conv*/convolution with output shape): 2 * out elements * weight
-// elements / out channels. Element-wise ops (Add, Sub, Mul, Div, RealDiv, Maximum, Minimum, Relu,
-// Gelu, ...): output (else first input) elements.
+// understood, or the figure is beyond 10^20 (damaged shapes). Matrix products (MatMul*,
+// BatchMatMul*, Gemm, aten::mm/bmm/matmul/addmm/linear): 2*M*N*K with M*N from the output (or the
+// operands), K = elements of A / rows of the output; when B gives a smaller K the smaller is taken
+// (profilers sometimes record padded operands). Convolutions (Conv2D*, aten::conv*/convolution with
+// output shape): 2 * out elements * weight elements / out channels. Element-wise ops (Add, Sub,
+// Mul, Div, RealDiv, Maximum, Minimum, Relu, Gelu, ...): output (else first input) elements.
 double estimate_flops(std::string_view op_type, const std::vector<Shape>& inputs,
                       const std::vector<Shape>& outputs);
 

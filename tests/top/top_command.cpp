@@ -35,6 +35,19 @@ TEST(TopCost, ParsesBothShapeNotations) {
   EXPECT_EQ(dtype_bytes("mystery"), 0);
 }
 
+// Issue 17, finding 9: a damaged shape never overflows (UBSan's signed-overflow site) and never
+// gives absurd FLOPs: a dim of 20 digits is unparseable, a product beyond 2^53 elements or
+// FLOPs beyond 10^20 are unknown (NaN, shown as '-').
+TEST(TopCost, HugeShapesGiveUnknownFlops) {
+  EXPECT_TRUE(parse_shapes("99999999999999999999999,2;2,2").empty());
+  EXPECT_TRUE(parse_shapes("[[99999999999999999999999, 2]]").empty());
+  EXPECT_TRUE(std::isnan(elements({1000000, 1000000, 1000000})));
+  EXPECT_TRUE(
+      std::isnan(estimate_flops("MatMulV2", parse_shapes("1000000000,1000000;1000000,1000000"),
+                                parse_shapes("1000000000,1000000"))));
+  EXPECT_DOUBLE_EQ(elements({4096, 4096}), 4096.0 * 4096);
+}
+
 TEST(TopCost, MatmulConvAndElementwiseFlops) {
   // Plain A[M,K] x B[K,N] with the output shape.
   EXPECT_DOUBLE_EQ(
