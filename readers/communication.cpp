@@ -1,6 +1,10 @@
 #include "readers/communication.h"
 
 #include <cctype>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "io/json_input.h"
 
@@ -49,6 +53,44 @@ constexpr std::array<std::string_view, kTransportFieldCount + 1> kTransportKeys 
     kSizeDistributionKey};
 
 // Walks one communication.json document into a CommunicationFile.
+// Entries written under the same key: the last one's value at the first one's place, as a Python
+// dict (json.load, so msprof-analyze) keeps them. Returns the name of the first repeated entry
+// ("" when none) and counts the dropped ones in `dropped`. `seen` is scratch, reused.
+template <class T>
+std::string keep_last_of_repeated(std::vector<T>& v, std::string T::*name,
+                                  std::unordered_map<std::string_view, size_t>& seen,
+                                  size_t& dropped) {
+  seen.clear();
+  std::vector<size_t> winner;  // index -> the last entry with its name (only when repeats)
+  for (size_t i = 0; i < v.size(); ++i) {
+    auto [it, fresh] = seen.try_emplace(v[i].*name, i);
+    if (fresh) continue;
+    if (winner.empty()) {
+      winner.resize(v.size());
+      for (size_t k = 0; k < v.size(); ++k) winner[k] = k;
+    }
+    winner[it->second] = i;
+    winner[i] = SIZE_MAX;  // dropped
+  }
+  seen.clear();  // its keys point into v, about to change
+  if (winner.empty()) return {};
+  std::string first;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (winner[i] == SIZE_MAX || winner[i] == i) continue;
+    if (first.empty()) first = v[i].*name;
+    v[i] = std::move(v[winner[i]]);
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (winner[i] == SIZE_MAX) continue;
+    if (w != i) v[w] = std::move(v[i]);
+    ++w;
+  }
+  dropped += v.size() - w;
+  v.resize(w);
+  return first;
+}
+
 class CommWalker {
  public:
   CommWalker(JsonContext& ctx, CommunicationFile& out) : ctx_(ctx), out_(out) {}
@@ -79,6 +121,14 @@ class CommWalker {
         skip_step_ = false;
       }
     }
+    const std::string first = keep_last_of_repeated(out_.steps, &CommStep::step, seen_, repeated_);
+    if (!first.empty() && repeated_first_.empty()) repeated_first_ = "step '" + first + "'";
+    if (repeated_ > 0)
+      ctx_.warn_at(nullptr,
+                   std::to_string(repeated_) +
+                       " key(s) written more than once (first: " + repeated_first_ + ")",
+                   "the last value of each was used, as Python's json module (and msprof-analyze) "
+                   "does");
     return SUCCESS;
   }
 
@@ -146,6 +196,9 @@ class CommWalker {
       }
       op_ = nullptr;
     }
+    const std::string first = keep_last_of_repeated(ops, &CommOp::name, seen_, repeated_);
+    if (!first.empty() && repeated_first_.empty())
+      repeated_first_ = "op '" + first + "' of step '" + step_->step + "'";
     if (ops.size() > hint) hint = ops.size();
     // The first step grows its list by doubling; every rank's data is held until the end of the
     // run, so give the unused half back (later steps reserve the right size from `hint`).
@@ -329,7 +382,10 @@ class CommWalker {
   const CommOp* op_ = nullptr;
   bool skip_op_ = false;
   bool skip_step_ = false;
-  size_t collective_hint_ = 0, p2p_hint_ = 0;  // most ops seen in one step's section
+  size_t collective_hint_ = 0, p2p_hint_ = 0;          // most ops seen in one step's section
+  std::unordered_map<std::string_view, size_t> seen_;  // keep_last_of_repeated's scratch
+  size_t repeated_ = 0;                                // keys written more than once
+  std::string repeated_first_;                         // the first, for the warning
 };
 
 bool parse_padded(simdjson::padded_string_view text, const std::string& source,
