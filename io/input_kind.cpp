@@ -1,5 +1,6 @@
 #include "io/input_kind.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+
+#include "io/input_file.h"
 
 namespace cs::io {
 
@@ -93,13 +96,18 @@ struct Head {
 
 Head read_head(const std::string& path) {
   Head h;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+  {
+    // A FIFO or device is refused here (gzopen would block on a FIFO), with the errno's words.
+    Diagnostics d;
+    uint64_t size = 0;
+    const int fd = open_input_file(path, d, size, /*allow_empty=*/true);
+    if (fd < 0) {
+      h.error = d.items().empty() ? std::string("cannot open") : d.items()[0].what;
+      return h;
+    }
     unsigned char magic[2] = {0, 0};
-    h.gzip = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    std::fclose(f);
-  } else {
-    h.error = std::string("cannot open: ") + std::strerror(errno);
-    return h;
+    h.gzip = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    ::close(fd);
   }
   gzFile g = gzopen(path.c_str(), "rb");  // reads plain files as they are
   if (!g) {
@@ -352,6 +360,12 @@ InputClass classify_head(std::string_view name, std::string_view head) {
 InputClass classify_input(const std::string& path) {
   std::error_code ec;
   const auto st = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
+    InputClass c;  // there, but not reachable: permission denied, a symlink loop
+    c.kind = InputKind::kUnreadable;
+    c.reason = errno_text(ec.value());
+    return c;
+  }
   if (ec || !fs::exists(st)) {
     InputClass c;
     c.kind = InputKind::kMissing;

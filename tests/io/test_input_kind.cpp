@@ -4,6 +4,7 @@
 #include "io/input_kind.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -111,6 +112,23 @@ TEST(InputKind, SqliteExportsByMagicAndName) {
   EXPECT_EQ(classify_head("other.db", magic).kind, InputKind::kOtherSqlite);
   // The name alone is not enough.
   EXPECT_EQ(classify_head("analysis.db", "not sqlite").kind, InputKind::kOtherFile);
+}
+
+// Issue 17, finding 10: a FIFO is refused without blocking, a symlink loop is named as such
+// (neither is "does not exist").
+TEST(InputKind, FifoAndSymlinkLoopAreUnreadableNotMissing) {
+  TempDir t;
+  const std::string fifo = t.str() + "/trace.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto c = classify_input(fifo);
+  EXPECT_EQ(c.kind, InputKind::kUnreadable);
+  EXPECT_NE(c.reason.find("FIFO"), std::string::npos) << c.reason;
+  fs::create_symlink(t.str() + "/b.json", t.str() + "/a.json");
+  fs::create_symlink(t.str() + "/a.json", t.str() + "/b.json");
+  c = classify_input(t.str() + "/a.json");
+  EXPECT_EQ(c.kind, InputKind::kUnreadable);
+  EXPECT_NE(c.reason.find("symlink loop"), std::string::npos) << c.reason;
+  EXPECT_EQ(classify_input(t.str() + "/absent.json").kind, InputKind::kMissing);
 }
 
 TEST(InputKind, DirectoryLayouts) {
