@@ -231,6 +231,8 @@ TEST(JsonWriter, EscapesAtEveryPositionOfAWord) {
       if (c < 0x20 || (c == 0x7f && ascii)) {
         std::snprintf(buf, sizeof buf, "\\u%04x", c);
         out += buf;
+      } else if (c >= 0x80) {
+        out += "\xEF\xBF\xBD";  // a lone byte >= 0x80 is not UTF-8: U+FFFD (issue 17)
       } else {
         out += static_cast<char>(c);
       }
@@ -242,7 +244,7 @@ TEST(JsonWriter, EscapesAtEveryPositionOfAWord) {
     for (size_t len = 0; len <= 24; ++len) {
       for (size_t pos = 0; pos < len; ++pos) {
         for (char sp : specials) {
-          // Bytes >= 0x80 are only plain without ensure_ascii (with it they are UTF-8 decoded).
+          // Bytes >= 0x80 alone are not UTF-8: U+FFFD without ensure_ascii (with it, decoded).
           if (ascii && static_cast<unsigned char>(sp) >= 0x80) continue;
           std::string s(len, 'a');
           for (size_t k = 0; k < len; ++k) s[k] = static_cast<char>('a' + k % 26);
