@@ -1,6 +1,6 @@
 // clusterscope generate OUT --ranks N [--tp T] [--pp P] [--steps S] [--seed N]
 //     [--slow-rank R:FACTOR]... [--slow-link SRC-DST:FACTOR]... [--slow-kernel R:TYPE:FACTOR]...
-//     [--framework pytorch|mindspore]
+//     [--framework pytorch|mindspore] [--export-type text|db|both]
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -27,7 +27,7 @@ int usage_error(const std::string& what, const std::string& hint) {
 
 int run_generate(int argc, char** argv) {
   generator::GeneratorOptions opts;
-  std::string out_dir, framework = "pytorch";
+  std::string out_dir, framework = "pytorch", export_type = "text";
   std::vector<std::string> slow_ranks, slow_links, slow_kernels, slow_hosts;
   uint64_t seed = 1;
   bool trace_on = false, trace_off = false;
@@ -66,6 +66,9 @@ int run_generate(int argc, char** argv) {
       "US  every rank idles a random 0..US once a step (host gaps)")(
       "framework", po::value<std::string>(&framework)->default_value("pytorch"),
       "pytorch (*_ascend_pt) or mindspore (*_ascend_ms)")(
+      "export-type", po::value<std::string>(&export_type)->default_value("text"),
+      "text (JSON/CSV files), db (ASCEND_PROFILER_OUTPUT/analysis.db and "
+      "ascend_pytorch_profiler_{rank}.db) or both")(
       "trace-view", po::bool_switch(&trace_on),
       "write ASCEND_PROFILER_OUTPUT/trace_view.json (last step) for every rank (default: only up "
       "to 256 ranks)")("no-trace-view", po::bool_switch(&trace_off), "never write trace_view.json");
@@ -98,6 +101,16 @@ int run_generate(int argc, char** argv) {
     opts.framework = generator::FrameworkKind::kMindSpore;
   } else {
     return usage_error("unknown --framework '" + framework + "'", "use pytorch or mindspore");
+  }
+
+  if (export_type == "text") {
+    opts.export_type = generator::ExportKind::kText;
+  } else if (export_type == "db") {
+    opts.export_type = generator::ExportKind::kDb;
+  } else if (export_type == "both") {
+    opts.export_type = generator::ExportKind::kBoth;
+  } else {
+    return usage_error("unknown --export-type '" + export_type + "'", "use text, db or both");
   }
 
   std::string error;

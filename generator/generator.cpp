@@ -48,6 +48,14 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
     s.bytes += text.size();
     return true;
   };
+  auto put_db = [&](const std::string& path, auto&& write) {
+    if (!write(path)) return false;
+    ++s.files;
+    std::error_code ec;
+    auto size = std::filesystem::file_size(path, ec);
+    if (!ec) s.bytes += size;
+    return true;
+  };
 
   for (int r = 0; r < topo.ranks; ++r) {
     RankTimeline& tl = sim.ranks[static_cast<size_t>(r)];
@@ -55,15 +63,27 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
     const std::string out = dir + "/ASCEND_PROFILER_OUTPUT";
     if (!make_dirs(out, diag)) return false;
     bool ok = put(dir + "/profiler_info_" + std::to_string(r) + ".json",
-                  render_profiler_info_json(ctx, r)) &&
-              put(dir + "/profiler_metadata.json", render_profiler_metadata_json(ctx, r)) &&
-              put(out + "/communication.json", render_communication_json(ctx, r, tl)) &&
-              put(out + "/communication_matrix.json", render_matrix_json(ctx, r, tl)) &&
-              put(out + "/step_trace_time.csv", render_step_trace_csv(ctx, r, tl)) &&
-              put(out + "/kernel_details.csv", render_kernel_details_csv(ctx, r, tl)) &&
-              put(out + "/op_statistic.csv", render_op_statistic_csv(ctx, r, tl)) &&
-              (!opts.writes_trace_view() ||
-               put(out + "/trace_view.json", render_trace_view_json(ctx, r, tl)));
+                  render_profiler_info_json(ctx, r));
+    if (ok && opts.writes_text()) {
+      ok = put(dir + "/profiler_metadata.json", render_profiler_metadata_json(ctx, r)) &&
+           put(out + "/kernel_details.csv", render_kernel_details_csv(ctx, r, tl)) &&
+           put(out + "/op_statistic.csv", render_op_statistic_csv(ctx, r, tl)) &&
+           (!opts.writes_trace_view() ||
+            put(out + "/trace_view.json", render_trace_view_json(ctx, r, tl)));
+    }
+    RankDocuments docs{render_communication_json(ctx, r, tl), render_matrix_json(ctx, r, tl),
+                       render_step_trace_csv(ctx, r, tl)};
+    if (ok && opts.writes_text()) {
+      ok = put(out + "/communication.json", docs.communication) &&
+           put(out + "/communication_matrix.json", docs.matrix) &&
+           put(out + "/step_trace_time.csv", docs.step_trace);
+    }
+    if (ok && opts.writes_db()) {
+      ok = put_db(out + "/analysis.db",
+                  [&](const std::string& p) { return write_analysis_db(p, docs, diag); }) &&
+           put_db(out + "/ascend_pytorch_profiler_" + std::to_string(r) + ".db",
+                  [&](const std::string& p) { return write_profiler_db(p, ctx, r, tl, diag); });
+    }
     if (!ok) return false;
     tl = RankTimeline{};  // release this rank's events early
   }

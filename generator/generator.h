@@ -42,6 +42,10 @@ struct SlowHost {
 
 enum class FrameworkKind { kPyTorch, kMindSpore };
 
+// Which per-rank export to write: the text files (JSON/CSV), the databases (analysis.db and
+// ascend_pytorch_profiler_{rank}.db), or both, as torch_npu's export_type does.
+enum class ExportKind { kText, kDb, kBoth };
+
 struct GeneratorOptions {
   int ranks = 8;
   int tp = 1;
@@ -68,6 +72,9 @@ struct GeneratorOptions {
   // (default; the timeline is the largest file), 0 = never, 1 = always.
   int trace_view = -1;
   bool writes_trace_view() const { return trace_view > 0 || (trace_view < 0 && ranks <= 256); }
+  ExportKind export_type = ExportKind::kText;
+  bool writes_text() const { return export_type != ExportKind::kDb; }
+  bool writes_db() const { return export_type != ExportKind::kText; }
 
   int dp() const { return tp > 0 && pp > 0 ? ranks / (tp * pp) : 0; }
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace cs::generator {
 
@@ -96,6 +97,31 @@ std::vector<std::string_view> kernel_types_matching(std::string_view prefix) {
     if (match && std::find(out.begin(), out.end(), k.type) == out.end()) out.push_back(k.type);
   }
   return out;
+}
+
+std::string_view framework_op_name(std::string_view type) {
+  static const std::pair<std::string_view, std::string_view> kMap[] = {
+      {"MatMul", "aten::matmul"},
+      {"FlashAttentionScoreGrad", "npu_fusion_attention_grad"},
+      {"FlashAttention", "npu_fusion_attention"},
+      {"LayerNormGrad", "aten::native_layer_norm_backward"},
+      {"LayerNorm", "aten::layer_norm"},
+      {"FastGeluGrad", "npu_fast_gelu_backward"},
+      {"FastGelu", "npu_fast_gelu"},
+      {"Cast", "aten::_to_copy"},
+      {"InplaceAdd", "aten::add_"},
+      {"Add", "aten::add"},
+      {"Gather", "aten::embedding"},
+      {"Embedding", "aten::embedding"},
+      {"CrossEntropy", "aten::cross_entropy_loss"},
+      {"SoftmaxCrossEntropy", "aten::cross_entropy_loss"},
+      {"ApplyAdamW", "npu_apply_adam_w"},
+      {"LpNorm", "aten::norm"},
+      {"Mul", "aten::mul"},
+  };
+  for (const auto& [prefix, op] : kMap)
+    if (type.substr(0, prefix.size()) == prefix) return op;
+  return "aten::empty";
 }
 
 }  // namespace cs::generator

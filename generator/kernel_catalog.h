@@ -59,4 +59,8 @@ enum KernelId : int {
 // Distinct kernel types whose Type starts with `prefix` (case-insensitive), catalog order.
 std::vector<std::string_view> kernel_types_matching(std::string_view prefix);
 
+// The framework op that launches a kernel of this Type, as torch_npu names it: "MatMulV3" ->
+// "aten::matmul" ("aten::empty" for an unknown type).
+std::string_view framework_op_name(std::string_view type);
+
 }  // namespace cs::generator

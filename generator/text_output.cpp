@@ -62,7 +62,7 @@ void append_num3(std::string& out, double v) {
 }
 
 void append_abs_us(std::string& out, int64_t base_us, double rel_us) {
-  int64_t ns = base_us * 1000 + std::llround(rel_us * 1000.0);
+  int64_t ns = abs_ns(base_us, rel_us);
   append_uint(out, static_cast<uint64_t>(ns / 1000));
   unsigned frac = static_cast<unsigned>(ns % 1000);
   out.push_back('.');

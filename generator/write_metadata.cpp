@@ -71,6 +71,17 @@ std::string render_profiler_info_json(const WriteContext& ctx, int rank) {
   w.value(false);
   w.key("_data_simplification");
   w.value(true);
+  if (ctx.opts.writes_db()) {  // the text export alone keeps the files it always had
+    w.key("_export_type");
+    if (ctx.opts.writes_text()) {
+      w.begin_array();
+      w.value("text");
+      w.value("db");
+      w.end_array();
+    } else {
+      w.value("db");
+    }
+  }
   w.end_object();
   w.end_object();
   w.key("start_info");
@@ -91,12 +102,10 @@ std::string render_profiler_info_json(const WriteContext& ctx, int rank) {
   return out;
 }
 
-std::string render_profiler_metadata_json(const WriteContext& ctx, int rank) {
+std::string render_distributed_args_json(const WriteContext& ctx, int rank) {
   const Topology& t = ctx.topo;
   std::string out;
   JsonWriter w(&out, io::JsonStyle::python());
-  w.begin_object();
-  w.key("distributed_args");
   w.begin_object();
   kv(w, "tensor_model_parallel_size", t.tp);
   kv(w, "pipeline_model_parallel_size", t.pp);
@@ -108,7 +117,13 @@ std::string render_profiler_metadata_json(const WriteContext& ctx, int rank) {
   kv(w, "world_size", t.ranks);
   kv(w, "rank", rank);
   w.end_object();
-  w.key("parallel_group_info");
+  return out;
+}
+
+std::string render_parallel_group_info_json(const WriteContext& ctx, int rank) {
+  const Topology& t = ctx.topo;
+  std::string out;
+  JsonWriter w(&out, io::JsonStyle::python());
   w.begin_object();
   for (int g : {t.dp_group[static_cast<size_t>(rank)], t.tp_group[static_cast<size_t>(rank)],
                 t.pp_group[static_cast<size_t>(rank)]}) {
@@ -125,6 +140,17 @@ std::string render_profiler_metadata_json(const WriteContext& ctx, int rank) {
     w.end_object();
   }
   w.end_object();
+  return out;
+}
+
+std::string render_profiler_metadata_json(const WriteContext& ctx, int rank) {
+  std::string out;
+  JsonWriter w(&out, io::JsonStyle::python());
+  w.begin_object();
+  w.key("distributed_args");
+  w.raw_value(render_distributed_args_json(ctx, rank));
+  w.key("parallel_group_info");
+  w.raw_value(render_parallel_group_info_json(ctx, rank));
   w.end_object();
   return out;
 }

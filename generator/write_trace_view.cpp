@@ -47,32 +47,6 @@ std::vector<Interval> minus(const std::vector<Interval>& a, const std::vector<In
   return out;
 }
 
-// The framework op that launches a kernel of this type (torch_npu names).
-std::string_view op_name_for(std::string_view type) {
-  static const std::pair<std::string_view, std::string_view> kMap[] = {
-      {"MatMul", "aten::matmul"},
-      {"FlashAttentionScoreGrad", "npu_fusion_attention_grad"},
-      {"FlashAttention", "npu_fusion_attention"},
-      {"LayerNormGrad", "aten::native_layer_norm_backward"},
-      {"LayerNorm", "aten::layer_norm"},
-      {"FastGeluGrad", "npu_fast_gelu_backward"},
-      {"FastGelu", "npu_fast_gelu"},
-      {"Cast", "aten::_to_copy"},
-      {"InplaceAdd", "aten::add_"},
-      {"Add", "aten::add"},
-      {"Gather", "aten::embedding"},
-      {"Embedding", "aten::embedding"},
-      {"CrossEntropy", "aten::cross_entropy_loss"},
-      {"SoftmaxCrossEntropy", "aten::cross_entropy_loss"},
-      {"ApplyAdamW", "npu_apply_adam_w"},
-      {"LpNorm", "aten::norm"},
-      {"Mul", "aten::mul"},
-  };
-  for (const auto& [prefix, op] : kMap)
-    if (type.substr(0, prefix.size()) == prefix) return op;
-  return "aten::empty";
-}
-
 struct Out {
   std::string& s;
   bool first = true;
@@ -173,7 +147,7 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
   for (int i = 0; i < 4; ++i) o.meta(overlap, i, "thread_name", lanes[i]);
 
   // The step op spans the host activity of the step: from before the first launch to its end.
-  const double lead = 60.0;  // µs between a launch on the host and the kernel start
+  const double lead = kLaunchLeadUs;
   double host_start = span.start_us;
   if (!kernels.empty()) host_start = std::min(host_start, kernels.front()->start_us - lead - 5);
   o.x("ProfilerStep#" + std::to_string(step + 1), py, py_tid, base, host_start,
@@ -186,8 +160,8 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
     const KernelSpec& k = cat[e.spec];
     const double launch = e.start_us - lead;
     double gap = i + 1 < kernels.size() ? kernels[i + 1]->start_us - e.start_us : 20.0;
-    const double op_dur = std::max(0.01, std::min(8.0, 0.45 * gap));
-    o.x(op_name_for(k.type), py, py_tid, base, launch, op_dur, "cpu_op",
+    const double op_dur = host_op_duration_us(gap);
+    o.x(framework_op_name(k.type), py, py_tid, base, launch, op_dur, "cpu_op",
         "\"Sequence number\": -1, \"Fwd thread id\": 0");
     o.x("AscendCL@aclnnLaunch", cann, py_tid, base, launch + 0.1 * op_dur, 0.8 * op_dur, "",
         "\"Mode\": \"ACL_OP\", \"level\": \"acl\"");

@@ -2,6 +2,8 @@
 // Writers of the per-rank files from a simulated RankTimeline, and of OUT/truth.json. Each
 // renders one file into a string (so tests can check the text) and write_text_file() stores it.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -40,9 +42,39 @@ std::string render_op_statistic_csv(const WriteContext& ctx, int rank, const Ran
 // ops with torch_to_npu flows, CANN launches, Ascend Hardware kernels (the same ones as in
 // kernel_details.csv), HCCL hcom ops and the Overlap Analysis spans.
 std::string render_trace_view_json(const WriteContext& ctx, int rank, const RankTimeline& tl);
-// profiler_info_{rank}.json and profiler_metadata.json.
+// profiler_info_{rank}.json and profiler_metadata.json (whose two entries, distributed_args and
+// parallel_group_info, are also rendered alone for the DB export's META_DATA).
 std::string render_profiler_info_json(const WriteContext& ctx, int rank);
 std::string render_profiler_metadata_json(const WriteContext& ctx, int rank);
+std::string render_distributed_args_json(const WriteContext& ctx, int rank);
+std::string render_parallel_group_info_json(const WriteContext& ctx, int rank);
+
+// The text documents of one rank that analysis.db holds too.
+struct RankDocuments {
+  std::string communication;  // communication.json
+  std::string matrix;         // communication_matrix.json
+  std::string step_trace;     // step_trace_time.csv
+};
+// ASCEND_PROFILER_OUTPUT/analysis.db (StepTraceTime, CommAnalyzerTime, CommAnalyzerBandwidth,
+// CommAnalyzerMatrix) holding the numbers of `docs`. False with diagnostics on a write failure.
+bool write_analysis_db(const std::string& path, const RankDocuments& docs, io::Diagnostics& diag);
+// ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{rank}.db: STRING_IDS, TASK, COMPUTE_TASK_INFO,
+// COMMUNICATION_OP, COMMUNICATION_TASK_INFO, CANN_API, PYTORCH_API, CONNECTION_IDS, MSTX_EVENTS,
+// STEP_TIME, META_DATA, RANK_DEVICE_MAP, HOST_INFO, SESSION_TIME_INFO, NPU_INFO and the ENUM_*
+// tables, times in ns; the kernels and ops of kernel_details.csv at the same nanoseconds.
+bool write_profiler_db(const std::string& path, const WriteContext& ctx, int rank,
+                       const RankTimeline& tl, io::Diagnostics& diag);
+// A kernel's host side (trace_view.json and the DB agree): its framework op starts
+// kLaunchLeadUs before the kernel and lasts host_op_duration_us(gap to the next kernel of the
+// step, 20 for the last); the CANN launch covers the op's middle 80%.
+inline constexpr double kLaunchLeadUs = 60.0;
+inline double host_op_duration_us(double gap_us) {
+  return std::max(0.01, std::min(8.0, 0.45 * gap_us));
+}
+// Absolute nanoseconds of a relative time, as append_abs_us() prints it.
+inline int64_t abs_ns(int64_t base_us, double rel_us) {
+  return base_us * 1000 + static_cast<int64_t>(std::llround(rel_us * 1000.0));
+}
 // OUT/truth.json: the shape of the job and the injected faults.
 std::string render_truth_json(const WriteContext& ctx);
 

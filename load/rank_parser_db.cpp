@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "db/analysis_db.h"
 #include "db/database.h"
@@ -203,10 +204,36 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
       db::StringIds strings;
       if (!strings.load(db, d.diagnostics)) return false;
       const int rank = entry.rank;
-      return db::read_compute_kernels(
+      if (!db::read_compute_kernels(
+              db, strings,
+              [&](const io::KernelRecord& k) {
+                if (opts.step && k.step_id >= 0 && k.step_id != *opts.step) return;
+                d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
+              },
+              d.diagnostics))
+        return false;
+      // The collectives (COMMUNICATION_OP): kernel_details.csv lists them as hcom_* rows, so
+      // the text export counts them among the operators too.
+      std::vector<db::StepTime> steps;
+      if (opts.step && !db::read_step_time(db, steps, d.diagnostics)) steps.clear();
+      return db::read_communication_ops(
           db, strings,
-          [&](const io::KernelRecord& k) {
-            if (opts.step && k.step_id >= 0 && k.step_id != *opts.step) return;
+          [&](const db::CommunicationOp& op) {
+            if (opts.step && !steps.empty()) {
+              const double start_ns = op.start_us * 1000.0;
+              for (const auto& st : steps) {
+                if (start_ns < static_cast<double>(st.start_ns) ||
+                    start_ns > static_cast<double>(st.end_ns))
+                  continue;
+                if (st.id != *opts.step) return;
+                break;
+              }
+            }
+            io::KernelRecord k;
+            k.name = op.name;
+            k.type = op.type;
+            k.start_us = op.start_us;
+            k.duration_us = op.duration_us;
             d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
           },
           d.diagnostics);

@@ -1,0 +1,230 @@
+// ascend_pytorch_profiler_{rank}.db of one rank: the simulated timeline in torch_npu's DB export
+// tables. Every string column is an id into STRING_IDS, times are absolute nanoseconds. The
+// kernels and hcom ops are those of kernel_details.csv at the same nanoseconds (so text and DB
+// give the same durations), each with its host side: a framework op in PYTORCH_API linked by
+// CONNECTION_IDS to its CANN launch in CANN_API, linked by connectionId to the device task.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "generator/kernel_catalog.h"
+#include "generator/profiler_db_schema.h"
+#include "generator/sqlite_writer.h"
+#include "generator/writers.h"
+
+namespace cs::generator {
+
+namespace {
+
+constexpr int kComputeStream = 2;
+constexpr int kHcclStream = 56;
+
+// The framework API torch_npu records for a collective.
+const char* hccl_api_name(CommKind k) {
+  switch (k) {
+    case CommKind::kAllReduce:
+      return "HcclAllreduce";
+    case CommKind::kAllGather:
+      return "HcclAllGather";
+    case CommKind::kReduceScatter:
+      return "HcclReduceScatter";
+    case CommKind::kSend:
+      return "HcclSend";
+    case CommKind::kReceive:
+      return "HcclRecv";
+  }
+  return "Hccl";
+}
+
+// Writes the rows of one rank; the ids (connection, task, framework op) run in event order.
+class ProfilerDbWriter {
+ public:
+  ProfilerDbWriter(SqliteFile& db, const WriteContext& ctx, int rank)
+      : ctx_(ctx),
+        rank_(rank),
+        pid_(100000 +
+             static_cast<int64_t>((static_cast<uint64_t>(rank) * 7919u + ctx.opts.seed * 104729u) %
+                                  800000u)),
+        tid_(pid_ * (int64_t{1} << 32) + pid_),
+        task_(db.insert("TASK", 12)),
+        compute_(db.insert("COMPUTE_TASK_INFO", 14)),
+        comm_op_(db.insert("COMMUNICATION_OP", 13)),
+        comm_task_(db.insert("COMMUNICATION_TASK_INFO", 14)),
+        cann_(db.insert("CANN_API", 7)),
+        pytorch_(db.insert("PYTORCH_API", 12)),
+        connections_(db.insert("CONNECTION_IDS", 2)) {}
+
+  int64_t ns(double rel_us) const { return abs_ns(ctx_.base_us, rel_us); }
+
+  // The host side of a device event launched at `launch` (relative us) for `op_dur` us:
+  // PYTORCH_API op, CONNECTION_IDS link and CANN_API launch. Returns the connection id.
+  int64_t host_side(std::string_view op, double launch, double op_dur, int api_type,
+                    std::string_view api) {
+    const int64_t conn = next_conn_++;
+    const int64_t fw = next_fw_++;
+    pytorch_.row({ns(launch), ns(launch + op_dur), tid_, fw, ids_.id(op), std::nullopt,
+                  std::nullopt, std::nullopt, std::nullopt, std::nullopt, kApiTypeOp, 0});
+    connections_.row({fw, conn});
+    cann_.row({ns(launch + 0.1 * op_dur), ns(launch + 0.9 * op_dur), api_type, tid_, conn,
+               ids_.id(api), 0});
+    return conn;
+  }
+
+  void kernel(const KernelEvent& e, double gap_us) {
+    const KernelSpec& k = kernel_catalog()[e.spec];
+    const double op_dur = host_op_duration_us(gap_us);
+    const int64_t conn = host_side(framework_op_name(k.type), e.start_us - kLaunchLeadUs, op_dur,
+                                   kApiTypeNode, "launch");
+    const int64_t start = ns(e.start_us);
+    const int64_t end = start + std::llround(static_cast<double>(e.dur_us) * 1000.0);
+    const int64_t gid = next_task_++;
+    task_.row({start, end, rank_ % kDevicesPerNode, conn, gid, pid_, ids_.id(device_task_type(k)),
+               kNoValue, kComputeStream, next_task_id_++, kNoValue, 0});
+    // Shapes keep the quotes kernel_details.csv's cells hold after CSV unquoting.
+    compute_.row({ids_.id(k.name), gid, k.block_dim, k.mix_block_dim, ids_.id(core_name(k.core)),
+                  ids_.id(k.type), ids_.id(k.input_formats), ids_.id(k.input_dtypes),
+                  ids_.id(quoted(k.input_shapes)), ids_.id(k.output_formats),
+                  ids_.id(k.output_dtypes), ids_.id(quoted(k.output_shapes)), ids_.id("N/A"),
+                  std::llround(static_cast<double>(e.wait_us) * 1000.0)});
+  }
+
+  void communication(const CommRecord& c) {
+    const Group& g = ctx_.topo.groups[static_cast<size_t>(c.group)];
+    const std::string name = comm_op_name(ctx_.topo, c);
+    const int64_t conn =
+        host_side(hccl_api_name(c.kind), c.start_us - kLaunchLeadUs, 8.0, kApiTypeNode, "launch");
+    const int64_t op_id = next_op_id_++;
+    const int64_t name_id = ids_.id(name), group_id = ids_.id(g.id);
+    double bytes = 0;
+    for (const auto& l : c.links)
+      if (l.transport != Transport::kLocal) bytes += l.size_mb() * 1e6;
+    // The duration as kernel_details.csv rounds it (the end may differ from ns(end_us) by 1 ns).
+    const int64_t start = ns(c.start_us);
+    const int64_t end = start + std::llround((c.end_us - c.start_us) * 1000.0);
+    comm_op_.row({name_id, start, end, conn, group_id, op_id, 0, 0, kDataTypeBf16,
+                  ids_.id(g.ring ? "RING" : "MESH"),
+                  static_cast<int64_t>(std::llround(bytes / 2.0)), ids_.id(comm_op_stem(c.kind)),
+                  std::llround(c.wait_ms * 1e6)});
+    // One device task per link: the transfer ends with the op.
+    for (const auto& l : c.links) {
+      const bool rdma = l.transport == Transport::kRdma;
+      const bool local = l.transport == Transport::kLocal;
+      const int64_t task_start = std::max<int64_t>(start, end - std::llround(l.time_ms * 1e6));
+      const int64_t gid = next_task_++;
+      task_.row({task_start, end, rank_ % kDevicesPerNode, conn, gid, pid_,
+                 ids_.id(rdma ? "RDMA_SEND" : "SDMA"), kNoValue, kHcclStream, next_task_id_++,
+                 kNoValue, 0});
+      comm_task_.row({name_id, gid,
+                      ids_.id(rdma    ? "RDMASend"
+                              : local ? "Reduce_Inline"
+                                      : "Memcpy"),
+                      0, group_id, 0, rdma ? kRdmaSendPayload : kRdmaInvalid, l.src_local,
+                      l.dst_local,
+                      rdma    ? kTransportRdma
+                      : local ? kTransportLocal
+                              : kTransportSdma,
+                      static_cast<int64_t>(std::llround(l.size_mb() * 1e6)), kDataTypeBf16,
+                      rdma    ? kLinkRoce
+                      : local ? kLinkOnChip
+                              : kLinkHccs,
+                      op_id});
+    }
+  }
+
+  StringIdTable& ids() { return ids_; }
+  int64_t tid() const { return tid_; }
+
+ private:
+  static std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+  static const char* device_task_type(const KernelSpec& k) {
+    switch (k.core) {
+      case Core::kAiCore:
+        return "KERNEL_AICORE";
+      case Core::kAiVectorCore:
+        return "KERNEL_AIVEC";
+      case Core::kMixAic:
+        return "MIX_AIC";
+      case Core::kMixAiv:
+        return "MIX_AIV";
+      case Core::kAiCpu:
+        return "KERNEL_AICPU";
+    }
+    return "KERNEL_AICORE";
+  }
+
+  const WriteContext& ctx_;
+  int rank_;
+  int64_t pid_, tid_;
+  StringIdTable ids_;
+  Insert task_, compute_, comm_op_, comm_task_, cann_, pytorch_, connections_;
+  int64_t next_conn_ = 1, next_fw_ = 0, next_task_ = 0, next_op_id_ = 1;
+  int64_t next_task_id_ = 1000;
+};
+
+// META_DATA, RANK_DEVICE_MAP, HOST_INFO, NPU_INFO, SESSION_TIME_INFO, STEP_TIME and one
+// MSTX_EVENTS range per step ("step N", host side only).
+void write_rank_tables(SqliteFile& db, const WriteContext& ctx, int rank, const RankTimeline& tl,
+                       ProfilerDbWriter& w) {
+  {
+    Insert meta = db.insert("META_DATA", 2);
+    meta.row({"SCHEMA_VERSION_MICRO", "0"});
+    meta.row({"SCHEMA_VERSION_MINOR", "0"});
+    meta.row({"SCHEMA_VERSION_MAJOR", "1"});
+    meta.row({"SCHEMA_VERSION", "1.0.0"});
+    meta.row({"distributed_args", render_distributed_args_json(ctx, rank)});
+    meta.row({"parallel_group_info", render_parallel_group_info_json(ctx, rank)});
+  }
+  db.insert("RANK_DEVICE_MAP", 2).row({rank, rank % kDevicesPerNode});
+  db.insert("HOST_INFO", 2)
+      .row({std::to_string(1000003 * static_cast<uint64_t>(Topology::node(rank)) + 17),
+            node_host(rank)});
+  db.insert("NPU_INFO", 2).row({rank % kDevicesPerNode, "Ascend910B"});
+  if (tl.steps.empty()) return;
+  db.insert("SESSION_TIME_INFO", 2)
+      .row({w.ns(tl.steps.front().start_us - 1000.0), w.ns(tl.steps.back().end_us + 1000.0)});
+  Insert steps = db.insert("STEP_TIME", 3);
+  Insert mstx = db.insert("MSTX_EVENTS", 11);
+  for (size_t s = 0; s < tl.steps.size(); ++s) {
+    const StepSpan& sp = tl.steps[s];
+    const int64_t id = static_cast<int64_t>(s) + 1;
+    steps.row({id, w.ns(sp.start_us), w.ns(sp.end_us)});
+    mstx.row({w.ns(sp.start_us), w.ns(sp.end_us), kMstxStartEnd, id, kNoValue,
+              w.ids().id("step " + std::to_string(id)), w.tid(), w.tid(), 65535, kNoValue, 0});
+  }
+}
+
+}  // namespace
+
+bool write_profiler_db(const std::string& path, const WriteContext& ctx, int rank,
+                       const RankTimeline& tl, io::Diagnostics& diag) {
+  SqliteFile db;
+  if (!db.create(path, diag)) return false;
+  create_profiler_tables(db);
+  write_enum_tables(db);
+  {
+    ProfilerDbWriter w(db, ctx, rank);
+    // Kernels and hcom ops merged by start time, as kernel_details.csv lists them.
+    size_t ki = 0, ci = 0;
+    while (ki < tl.kernels.size() || ci < tl.comms.size()) {
+      const bool take_kernel =
+          ci >= tl.comms.size() ||
+          (ki < tl.kernels.size() && tl.kernels[ki].start_us <= tl.comms[ci].start_us);
+      if (take_kernel) {
+        const KernelEvent& e = tl.kernels[ki++];
+        const bool next_same_step = ki < tl.kernels.size() && tl.kernels[ki].step == e.step;
+        w.kernel(e, next_same_step ? tl.kernels[ki].start_us - e.start_us : 20.0);
+      } else {
+        w.communication(tl.comms[ci++]);
+      }
+    }
+    write_rank_tables(db, ctx, rank, tl, w);
+    w.ids().write(db);
+  }
+  db.exec(
+      "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);"
+      "CREATE INDEX CommunicationTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId);");
+  return db.finish(diag);
+}
+
+}  // namespace cs::generator
