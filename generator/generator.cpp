@@ -62,11 +62,13 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
     const std::string dir = out_dir + "/" + rank_dir_name(ctx, r);
     const std::string out = dir + "/ASCEND_PROFILER_OUTPUT";
     if (!make_dirs(out, diag)) return false;
+    // profiler_info and profiler_metadata.json are written at collection time, whatever the
+    // export type (msprof-analyze reads distributed_args from the JSON file only).
     bool ok = put(dir + "/profiler_info_" + std::to_string(r) + ".json",
-                  render_profiler_info_json(ctx, r));
+                  render_profiler_info_json(ctx, r)) &&
+              put(dir + "/profiler_metadata.json", render_profiler_metadata_json(ctx, r));
     if (ok && opts.writes_text()) {
-      ok = put(dir + "/profiler_metadata.json", render_profiler_metadata_json(ctx, r)) &&
-           put(out + "/kernel_details.csv", render_kernel_details_csv(ctx, r, tl)) &&
+      ok = put(out + "/kernel_details.csv", render_kernel_details_csv(ctx, r, tl)) &&
            put(out + "/op_statistic.csv", render_op_statistic_csv(ctx, r, tl)) &&
            (!opts.writes_trace_view() ||
             put(out + "/trace_view.json", render_trace_view_json(ctx, r, tl)));

@@ -2,7 +2,8 @@
 // tables. Every string column is an id into STRING_IDS, times are absolute nanoseconds. The
 // kernels and hcom ops are those of kernel_details.csv at the same nanoseconds (so text and DB
 // give the same durations), each with its host side: a framework op in PYTORCH_API linked by
-// CONNECTION_IDS to its CANN launch in CANN_API, linked by connectionId to the device task.
+// CONNECTION_IDS to its CANN launch in CANN_API, linked by connectionId to the device task. Each
+// step starts with a MEMCPY_ASYNC task (the input batch), as real jobs have.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +20,8 @@ namespace {
 
 constexpr int kComputeStream = 2;
 constexpr int kHcclStream = 56;
+constexpr int kCopyStream = 3;
+constexpr int64_t kInputCopyNs = 35000;
 
 // The framework API torch_npu records for a collective.
 const char* hccl_api_name(CommKind k) {
@@ -132,6 +135,15 @@ class ProfilerDbWriter {
     }
   }
 
+  // The input batch's host-to-device copy at the start of a step (MEMCPY_ASYNC).
+  void input_copy(double start_us) {
+    const int64_t conn =
+        host_side("aten::copy_", start_us - kLaunchLeadUs, 8.0, kApiTypeAcl, "aclrtMemcpyAsync");
+    const int64_t start = ns(start_us);
+    task_.row({start, start + kInputCopyNs, rank_ % kDevicesPerNode, conn, next_task_++, pid_,
+               ids_.id("MEMCPY_ASYNC"), kNoValue, kCopyStream, next_task_id_++, kNoValue, 0});
+  }
+
   StringIdTable& ids() { return ids_; }
   int64_t tid() const { return tid_; }
 
@@ -204,6 +216,7 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
   write_enum_tables(db);
   {
     ProfilerDbWriter w(db, ctx, rank);
+    for (const auto& sp : tl.steps) w.input_copy(sp.start_us + 1.0);
     // Kernels and hcom ops merged by start time, as kernel_details.csv lists them.
     size_t ki = 0, ci = 0;
     while (ki < tl.kernels.size() || ci < tl.comms.size()) {

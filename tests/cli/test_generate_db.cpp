@@ -31,7 +31,10 @@ const fs::path& scratch() {
 std::vector<std::string> query(const fs::path& db, const std::string& sql) {
   std::vector<std::string> rows;
   sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+  // Immutable: the samples are never written, not even a -shm or -wal file beside them.
+  const std::string uri = "file:" + db.string() + "?mode=ro&immutable=1";
+  if (sqlite3_open_v2(uri.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) !=
+      SQLITE_OK) {
     ADD_FAILURE() << "cannot open " << db;
     sqlite3_close(h);
     return rows;
