@@ -36,15 +36,6 @@ double nominal_gbps(std::string_view transport, bool newer) {
   return 0.0;
 }
 
-bool is_derived_matrix_key(std::string_view op_key) {
-  const auto at = op_key.rfind('@');
-  const std::string_view op = at == std::string_view::npos ? op_key : op_key.substr(0, at);
-  if (op == "Total Op Info") return true;
-  for (const char* s : {"-top", "-middle", "-bottom"})
-    if (op.find(s) != std::string_view::npos) return true;
-  return false;
-}
-
 std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
                                              const SlowLinkOptions& opts, int* unjudged) {
   if (unjudged) *unjudged = 0;

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/comm_keys.h"
 #include "io/table.h"
 
 namespace cs::cluster {
@@ -63,9 +64,9 @@ struct SlowLinkFinding {
 // older; 0 for others. nominal_gbps("HCCS", false) -> 18.
 double nominal_gbps(std::string_view transport, bool newer);
 
-// True for matrix op keys that duplicate others: the per-op "-top1", "-middle", "-bottomN"
-// selections and "Total Op Info" (use the "-total" keys or plain op names).
-bool is_derived_matrix_key(std::string_view op_key);
+// Matrix op keys that duplicate others ("-top1", "-middle", "-bottomN", "Total Op Info"): the
+// one predicate of io/comm_keys.h (use the "-total" keys or plain op names).
+using io::is_derived_matrix_key;
 
 // Slow links, slowest (lowest ratio) first. Derived keys, LOCAL and self links, and observations
 // with no size or time are ignored.

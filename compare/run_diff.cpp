@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "compare/diff.h"
+#include "io/comm_keys.h"
 #include "msprof/cluster_matrix.h"
 #include "msprof/communication_groups.h"
 #include "readers/matrix.h"
@@ -296,7 +297,7 @@ void link_candidates(const std::vector<RankData>& base, const std::vector<RankDa
     for (const auto& l : merged) steps.emplace(l.step());
     const double n = steps.empty() ? 1.0 : static_cast<double>(steps.size());
     for (const auto& l : merged) {
-      if (l.op_key().rfind("Total Op Info", 0) != 0 || l.src_rank == l.dst_rank) continue;
+      if (!io::is_total_op_info(l.op_key()) || l.src_rank == l.dst_rank) continue;
       auto& bc = links[std::string(l.transport)][{l.src_rank, l.dst_rank}];
       (side == 0 ? bc.first : bc.second) += l.time_ms * 1000.0 / n;
     }

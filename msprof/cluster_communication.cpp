@@ -3,6 +3,7 @@
 #include <cmath>
 #include <span>
 
+#include "io/comm_keys.h"
 #include "msprof/msprof_file.h"
 #include "runtime/ordered_parallel.h"
 
@@ -10,10 +11,6 @@ namespace cs::cluster {
 
 namespace {
 constexpr double kEps = 1e-15;  // msprof-analyze Constant.EPS
-
-bool starts_with_total(std::string_view key) {
-  return key.substr(0, 5) == "Total";
-}
 
 template <class T>
 T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& index,
@@ -31,7 +28,7 @@ void index_ops(CommIndex& out, std::unordered_map<const CommGroup*, size_t>& ent
                const std::vector<io::CommOp>& ops, bool p2p, int rank) {
   const char* type = p2p ? "p2p" : "collective";
   for (const io::CommOp& op : ops) {
-    if (starts_with_total(op.name)) continue;
+    if (io::msprof_is_total(op.name)) continue;
     const CommGroup* g = groups.find(type, py_group_of(op.name));
     // An op whose group is unknown (groups built from another mode's files) gets the empty
     // tuple "()", as dict.get(group, []) gives in msprof-analyze.
@@ -277,13 +274,15 @@ void write_group(io::JsonWriter& w, const CommGroupEntry& ge) {
 
 }  // namespace
 
+bool renders_groups_in_parallel(const io::JsonStyle& style, int threads) {
+  return threads > 1 && style.indent < 0;
+}
+
 bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>& ranks,
                                  const CommGroups& groups, int threads) {
   const CommIndex index = index_communication(ranks, groups);
   if (index.groups.empty()) return false;
-  // Group tuples are rendered on several threads when the style is compact (a rendered group
-  // then has the same bytes as one written in place).
-  const bool parallel = threads > 1 && w.style().indent < 0;
+  const bool parallel = renders_groups_in_parallel(w.style(), threads);
   std::vector<std::string> text(parallel ? index.groups.size() : 0);
   w.begin_object();
   ordered_parallel_for(
@@ -313,8 +312,8 @@ bool write_cluster_communication_json(const std::string& path, const std::vector
   for (const RankData& rd : ranks)
     if (rd.has_communication)
       for (const io::CommStep& s : rd.communication.steps) {
-        for (const io::CommOp& op : s.collective) any = any || !starts_with_total(op.name);
-        for (const io::CommOp& op : s.p2p) any = any || !starts_with_total(op.name);
+        for (const io::CommOp& op : s.collective) any = any || !io::msprof_is_total(op.name);
+        for (const io::CommOp& op : s.p2p) any = any || !io::msprof_is_total(op.name);
       }
   if (!any) return true;  // msprof-analyze writes no file when there is no op
   return write_output_file(path, diag, [&](std::FILE* f) {

@@ -75,6 +75,10 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step);
 // compute_ratio of msprof-analyze: int 0 when |divisor| < 1e-15, else round(a / b, 4) as a float.
 io::Num msprof_ratio(io::Num dividend, io::Num divisor);
 
+// True when write_cluster_communication renders group tuples on several threads: threads > 1 and a
+// compact style (a group rendered apart then has the same bytes as one written in place).
+bool renders_groups_in_parallel(const io::JsonStyle& style, int threads);
+
 // Writes the whole document, rendering group tuples on up to `threads` threads (same bytes for
 // any count). Returns false when there is no op at all (msprof-analyze then writes no file).
 bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>& ranks,

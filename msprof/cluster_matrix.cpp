@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "io/comm_keys.h"
 #include "io/text_hash.h"
 #include "msprof/cluster_communication.h"
 #include "msprof/msprof_file.h"
@@ -15,10 +16,6 @@
 namespace cs::cluster {
 
 namespace {
-
-bool starts_with_total(std::string_view key) {
-  return key.substr(0, 5) == "Total";
-}
 
 // Index of the ops of the output: group tuple -> step -> op key -> reporting ranks.
 struct MRef {
@@ -62,7 +59,7 @@ void index_ops(MIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_
                const std::vector<io::MatrixOp>& ops, bool p2p, int rank,
                const io::MatrixFile& file) {
   for (const io::MatrixOp& op : ops) {
-    if (starts_with_total(op.key)) continue;
+    if (io::msprof_is_total(op.key)) continue;
     const CommGroup* g = groups.find(p2p ? "p2p" : "collective", py_group_of(op.key));
     auto [entry, fresh] = entry_of.try_emplace(g, 0);
     bool added = false;
@@ -260,9 +257,7 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
   const size_t n_ops = out.size();
   for (size_t i = 0; i < n_ops; ++i) {
     const OutOp& op = out[i];
-    if (op.key.find("middle") != std::string::npos || op.key.find("top") != std::string::npos ||
-        op.key.find("bottom") != std::string::npos)
-      continue;
+    if (io::msprof_is_matrix_statistic_key(op.key)) continue;
     const std::string_view group = py_group_of(op.key);
     for (const OutLink& l : op.links) {
       auto [it, inserted] = totals.try_emplace(group);
@@ -407,9 +402,9 @@ bool has_matrix_ops(const std::vector<RankData>& ranks) {
     if (rd.has_matrix)
       for (const io::MatrixStep& s : rd.matrix.steps) {
         for (const io::MatrixOp& op : s.collective)
-          if (!starts_with_total(op.key)) return true;
+          if (!io::msprof_is_total(op.key)) return true;
         for (const io::MatrixOp& op : s.p2p)
-          if (!starts_with_total(op.key)) return true;
+          if (!io::msprof_is_total(op.key)) return true;
       }
   return false;
 }

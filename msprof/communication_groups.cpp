@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "io/comm_keys.h"
 #include "msprof/msprof_file.h"
 
 namespace cs::cluster {
@@ -43,10 +44,6 @@ std::vector<const CommGroup*> CommGroups::all() const {
 
 namespace {
 
-bool starts_with_total(std::string_view key) {
-  return key.substr(0, 5) == "Total";
-}
-
 void add_rank(std::vector<CommGroup>& groups, decltype(CommGroups::p2p_index)& index,
               const char* type, std::string_view group_name, int rank) {
   auto it = index.find(group_name);  // the common case: a known group, no std::string made
@@ -62,7 +59,7 @@ void add_rank(std::vector<CommGroup>& groups, decltype(CommGroups::p2p_index)& i
 }
 
 void add_key(CommGroups& out, bool p2p, const std::string& key, int rank) {
-  if (starts_with_total(key)) return;
+  if (io::msprof_is_total(key)) return;
   if (p2p)
     add_rank(out.p2p, out.p2p_index, "p2p", py_group_of(key), rank);
   else

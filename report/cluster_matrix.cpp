@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "io/comm_keys.h"
 #include "report/cluster_sections.h"
 #include "report/display_format.h"
 #include "report/report_page.h"
@@ -59,8 +60,7 @@ std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
   std::unordered_map<std::string_view, std::pair<bool, bool>> op_kind;
   auto kind = [&](size_t r) {
     auto [it, added] = op_kind.try_emplace(op.text(r));
-    if (added)
-      it->second = {contains_ci(it->first, "total op info"), contains_ci(it->first, "-total")};
+    if (added) it->second = {io::is_total_op_info(it->first), contains_ci(it->first, "-total")};
     return it->second;
   };
   std::vector<Group> out;

@@ -7,12 +7,13 @@
 namespace cs::cluster {
 namespace {
 
-std::string render(const std::vector<RankData>& ranks, const io::JsonStyle& style) {
+std::string render(const std::vector<RankData>& ranks, const io::JsonStyle& style,
+                   int threads = 1) {
   io::Diagnostics diag;
   const CommGroups groups = build_comm_groups(ranks, {}, diag);
   std::string out;
   io::JsonWriter w(&out, style);
-  write_cluster_communication(w, ranks, groups);
+  write_cluster_communication(w, ranks, groups, threads);
   return out;
 }
 
@@ -22,6 +23,35 @@ TEST(ClusterCommunication, GoldenFiles) {
     const std::string want = test::expected(c, "cluster_communication.json");
     EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
   }
+}
+
+// The pipeline writes the document with the run's threads (cluster/cluster_outputs.cpp): at 2
+// and 4 threads the group tuples are rendered apart on other threads (the parallel branch, which
+// needs the compact style clusterscope writes), and the bytes equal those of one thread, both to
+// a string and to a file.
+TEST(ClusterCommunication, SameOutputForAnyThreadCount) {
+  for (const char* c : {"stages8", "tp2pp2"}) {
+    const auto ranks = test::load_case(c);
+    io::Diagnostics diag;
+    const CommGroups groups = build_comm_groups(ranks, {}, diag);
+    // Enough group tuples that every thread renders some.
+    ASSERT_GE(index_communication(ranks, groups).groups.size(), 4u) << c;
+    const std::string want = render(ranks, io::JsonStyle::python(), 1);
+    EXPECT_EQ(want, test::expected(c, "cluster_communication.json")) << c;
+    for (int threads : {2, 4}) {
+      ASSERT_TRUE(renders_groups_in_parallel(io::JsonStyle::python(), threads));
+      const std::string got = render(ranks, io::JsonStyle::python(), threads);
+      EXPECT_EQ(got, want) << c << " threads=" << threads << ": " << test::first_diff(got, want);
+      const std::string path = test::temp_path("cluster_communication_threads.json");
+      ASSERT_TRUE(write_cluster_communication_json(path, ranks, groups, diag,
+                                                   io::JsonStyle::python(), threads));
+      EXPECT_EQ(test::slurp(path), want) << c << " threads=" << threads;
+    }
+  }
+  // An indented document is always written in place (a group rendered apart would lose its
+  // indentation).
+  EXPECT_FALSE(renders_groups_in_parallel(io::JsonStyle::indented(4), 4));
+  EXPECT_FALSE(renders_groups_in_parallel(io::JsonStyle::python(), 1));
 }
 
 TEST(ClusterCommunication, RatioRulesOfMsprof) {
