@@ -1,4 +1,4 @@
-// communication.json of one rank (formats.md §2).
+// communication.json of one rank (docs/formats.md §2).
 #include <array>
 #include <vector>
 

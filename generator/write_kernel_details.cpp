@@ -1,4 +1,4 @@
-// kernel_details.csv and op_statistic.csv of one rank (formats.md §4), with the producer's
+// kernel_details.csv and op_statistic.csv of one rank (docs/formats.md §4), with the producer's
 // quirks: Start Time cells are quoted and end in a TAB, shapes are wrapped in doubled quotes,
 // missing values are N/A.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// communication_matrix.json of one rank (formats.md §3).
+// communication_matrix.json of one rank (docs/formats.md §3).
 #include <algorithm>
 #include <map>
 #include <utility>

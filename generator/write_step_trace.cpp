@@ -1,4 +1,4 @@
-// step_trace_time.csv of one rank, computed from the simulated intervals (formats.md §4).
+// step_trace_time.csv of one rank, computed from the simulated intervals (docs/formats.md §4).
 #include <algorithm>
 #include <utility>
 #include <vector>

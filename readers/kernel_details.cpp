@@ -1,4 +1,4 @@
-// kernel_details.csv and op_statistic.csv readers (formats.md §4). Columns are looked up by
+// kernel_details.csv and op_statistic.csv readers (docs/formats.md §4). Columns are looked up by
 // header name, so chip-specific counter columns, their order and their presence do not matter.
 
 #include "readers/kernel_details.h"

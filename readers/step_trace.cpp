@@ -1,4 +1,4 @@
-// step_trace_time.csv reader (formats.md §4): every column but Device_id and Step is a value
+// step_trace_time.csv reader (docs/formats.md §4): every column but Device_id and Step is a value
 // column, kept in file order, so older files without Preparing (or newer ones with more columns)
 // read the same way. Header names lose any byte-order marks left in front (a file written twice
 // with a BOM); rows identical to an earlier one are dropped with one warning.

@@ -1,10 +1,10 @@
 // cluster -m all on the real db_level1 job writes cluster_analysis.db equal to msprof-analyze's
 // (tests/data/ascend-real/msprof-analyze-ref/db_level1__all/cluster_analysis.db, from
 // `cluster_analysis.py -d db_level1 -m all`): same tables in the same order with the same CREATE
-// statements, same rows with the same storage classes and bit-identical numbers. As SOURCES.md
-// notes, the reference's RankDeviceMap.profilePath holds only the rank directory's name and
-// HostInfo.hostName was replaced by "localhost": profilePath is compared by its last component,
-// hostName not at all.
+// statements, same rows with the same storage classes and bit-identical numbers. As
+// tests/data/SOURCES.md notes, the reference's RankDeviceMap.profilePath holds only the rank
+// directory's name and HostInfo.hostName was replaced by "localhost": profilePath is compared by
+// its last component, hostName not at all.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cli/cli_test_util.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -37,7 +38,7 @@ fs::path ClusterOutputs::root_, ClusterOutputs::input_;
 
 TEST_F(ClusterOutputs, Hdf5FileMatchesTheCsvTablesInH5py) {
   if (run_command("/usr/bin/python3 -c 'import h5py'", "/dev/null") != 0)
-    GTEST_SKIP() << "python3-h5py is not installed (scripts/install-deps.sh installs it)";
+    CS_MISSING_TOOL("python3-h5py");
   const fs::path out = root_ / "all";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
                             out.string() + " --quiet",

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "cli/cli_test_util.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using cs::test::mpirun;
@@ -53,9 +54,9 @@ class MergeTest : public ::testing::Test {
 
   void SetUp() override {
     if (!registered_)
-      GTEST_SKIP() << "'" << binary()
-                   << " merge' is not available (register run_merge in cli/main.cpp, or set "
-                      "CS_MERGE_BINARY)";
+      CS_MISSING_TOOL("'" << binary()
+                          << " merge' (register run_merge in cli/main.cpp, or set "
+                             "CS_MERGE_BINARY)");
   }
 
   // Runs `clusterscope merge ARGS`; stdout+stderr go to LOG.
@@ -240,7 +241,8 @@ TEST_F(MergeTest, SameBytesUnderMpirun) {
 // are printed for the record; the bound is generous.
 TEST_F(MergeTest, PeakMemoryDoesNotGrowWithRanks) {
 #if defined(__SANITIZE_ADDRESS__)
-  // ASan keeps freed memory in quarantine (256 MB by default), so RSS grows with what was freed.
+  // Platform, not a missing tool: ASan keeps freed memory in quarantine (256 MB by default), so
+  // RSS grows with what was freed.
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer";
 #endif
   long rss[2] = {0, 0};

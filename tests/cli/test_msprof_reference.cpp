@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "cli/cli_test_util.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -47,7 +48,7 @@ struct Shape {
 class MsprofReference : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(MsprofReference, GeneratedClusterMatchesPythonModel) {
-  if (!have_python()) GTEST_SKIP() << "/usr/bin/python3 not found: cannot run the reference model";
+  if (!have_python()) CS_MISSING_TOOL("/usr/bin/python3 (runs the reference model)");
   const Shape s = GetParam();
   const std::string tag =
       std::to_string(s.ranks) + "-" + std::to_string(s.tp) + "-" + std::to_string(s.pp);

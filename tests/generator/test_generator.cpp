@@ -19,6 +19,7 @@
 #include "readers/matrix.h"
 #include "readers/profiler_info.h"
 #include "readers/step_trace.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using namespace cs::generator;
@@ -214,7 +215,7 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
       for (const auto& op : st.collective) {
         if (op.is_total()) continue;
         EXPECT_TRUE(hashes.count(std::string(op.group()))) << op.name;
-        // Idle = Elapse - Transit - Wait (formats.md §2).
+        // Idle = Elapse - Transit - Wait (docs/formats.md §2).
         double idle = op.time.get(cs::io::kElapseTimeMs) - op.time.get(cs::io::kTransitTimeMs) -
                       op.time.get(cs::io::kWaitTimeMs);
         EXPECT_NEAR(op.time.get(cs::io::kIdleTimeMs), idle, 1e-9) << op.name;
@@ -442,7 +443,7 @@ TEST(Generator, MindSporeDirectories) {
 }
 
 TEST(GenerateCli, ErrorsAndSummary) {
-  if (!fs::exists(CS_BINARY)) GTEST_SKIP() << "build the clusterscope target first: " << CS_BINARY;
+  if (!fs::exists(CS_BINARY)) CS_MISSING_TOOL("the clusterscope binary " << CS_BINARY);
   TempDir t;
   auto run = [](const std::string& args, std::string& err) {
     std::string cmd = std::string(CS_BINARY) + " generate " + args + " 2>&1";

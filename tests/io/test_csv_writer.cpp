@@ -17,6 +17,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using cs::io::Diagnostics;
@@ -284,7 +285,7 @@ TEST(CsvWriter, DiskFullKeepsThePreviousFile) {
 TEST(CsvWriter, PythonCsvModuleReadsItBack) {
   std::string probe;
   if (run("/usr/bin/python3 -c 'import csv, struct'", probe) != 0)
-    GTEST_SKIP() << "/usr/bin/python3 is not usable: " << probe;
+    CS_MISSING_TOOL("/usr/bin/python3 (" << probe << ")");
   TempDir dir;
   Table t = all_types_table();
   const fs::path csv = dir.path / "mixed.csv";

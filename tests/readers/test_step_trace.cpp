@@ -37,7 +37,7 @@ TEST(StepTrace, PerRankFile) {
   EXPECT_DOUBLE_EQ(f.get(f.rows[1], "Preparing"), 998.7);
   EXPECT_DOUBLE_EQ(f.get(f.rows[2], "Bubble"), 9150.0);
   EXPECT_TRUE(std::isnan(f.get(f.rows[0], "No such column")));
-  // The producer's identities hold in the file (formats.md §4).
+  // The producer's identities hold in the file (docs/formats.md §4).
   for (const auto& r : f.rows) {
     double cno = f.get(r, "Communication(Not Overlapped)");
     EXPECT_NEAR(f.get(r, "Overlapped"), f.get(r, "Communication") - cno, 1e-3);

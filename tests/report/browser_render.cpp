@@ -17,6 +17,7 @@
 #include "report/compare_report.h"
 #include "report/csv_table.h"
 #include "report/synthetic_cluster.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using namespace cs;
@@ -28,11 +29,6 @@ namespace {
 constexpr const char* kChromium = "/usr/bin/chromium";
 constexpr const char* kDriver = "/usr/bin/chromedriver";
 constexpr const char* kPython = "/usr/bin/python3";
-
-bool in_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::string(ci) == "true";
-}
 
 // Runs `cmd` through the shell; returns its exit status.
 int run(const std::string& cmd) {
@@ -83,10 +79,7 @@ void render_and_check(const std::string& html_text, const std::string& stem,
 class BrowserRender : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (fs::exists(kChromium)) return;
-    if (in_ci())
-      FAIL() << "headless Chromium not installed under CI=true: run scripts/install-deps.sh";
-    GTEST_SKIP() << "headless Chromium not installed (scripts/install-deps.sh installs it)";
+    if (!fs::exists(kChromium)) CS_MISSING_TOOL("headless Chromium (" << kChromium << ")");
   }
 };
 
@@ -139,10 +132,7 @@ TEST_F(BrowserRender, CompareReport) {
 TEST_F(BrowserRender, InteractiveClusterReport) {
   const bool have = fs::exists(kDriver) &&
                     run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
-  if (!have) {
-    if (in_ci()) FAIL() << "chromedriver or python3-selenium missing under CI=true";
-    GTEST_SKIP() << "chromedriver or python3-selenium missing (scripts/install-deps.sh)";
-  }
+  if (!have) CS_MISSING_TOOL("chromedriver or python3-selenium");
   const fs::path dir = fs::temp_directory_path() / ("cs_browser_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::string job = (dir / "job").string(), out = (dir / "out").string();
@@ -175,10 +165,7 @@ TEST_F(BrowserRender, InteractiveClusterReport) {
 TEST_F(BrowserRender, KinetoCompareReportFits) {
   const bool have = fs::exists(kDriver) &&
                     run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
-  if (!have) {
-    if (in_ci()) FAIL() << "chromedriver or python3-selenium missing under CI=true";
-    GTEST_SKIP() << "chromedriver or python3-selenium missing (scripts/install-deps.sh)";
-  }
+  if (!have) CS_MISSING_TOOL("chromedriver or python3-selenium");
   const fs::path dir = fs::temp_directory_path() / ("cs_fit_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::string data = std::string(CS_TEST_DATA) + "/kineto/";

@@ -160,7 +160,7 @@ def new_link():
 
 
 # --metadata-ranks: map local ranks through profiler_metadata.json first (sorted global_ranks,
-# local i = i-th), self links second: what formats.md §6 and clusterscope's default describe.
+# local i = i-th), self links second: what docs/formats.md §6 and clusterscope's default describe.
 # Without it: self links only, as msprof-analyze actually behaves (its metadata lookup never hits).
 METADATA_MAP = {}
 
