@@ -13,7 +13,9 @@
 #include "load/discovery.h"
 #include "mpi/mpi_comm.h"
 #include "recipes/cluster_db_all.h"
+#include "recipes/recipe_registry.h"
 #include "recipes/recipe_run.h"
+#include "runtime/enum_names.h"
 
 namespace po = boost::program_options;
 
@@ -21,21 +23,11 @@ namespace cs::cli {
 
 namespace {
 
-bool split_formats(const std::string& text, std::set<std::string>& out, std::string& error) {
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item == "all") {
-      out = {"json", "csv", "hdf5", "html"};
-    } else if (item == "json" || item == "csv" || item == "hdf5" || item == "html") {
-      out.insert(item);
-    } else {
-      error = "unknown format '" + item + "'";
-      return false;
-    }
-  }
-  if (out.empty()) error = "no format given";
-  return !out.empty();
+// msprof-analyze's recipes -m also accepts, ", "-separated.
+std::string recipe_list() {
+  std::string out;
+  for (const std::string& name : recipes::recipe_names()) out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 }  // namespace
@@ -43,7 +35,7 @@ bool split_formats(const std::string& text, std::set<std::string>& out, std::str
 int run_cluster(int argc, char** argv) {
   cluster::ClusterRunOptions opts;
   std::string dir, dir_alt, out, out_alt, mode = "all", mode_alt, ranks, ranks_alt, formats = "all";
-  std::string group_by = "type", data_type = "auto", data_type_alt;
+  std::string group_by = "type", order_by = "total", data_type = "auto", data_type_alt;
   std::string export_type, export_type_alt;
   int64_t step = -1, step_alt = -1;
   po::options_description desc(
@@ -68,16 +60,21 @@ int run_cluster(int argc, char** argv) {
     ("step_id", po::value(&step_alt), "same as --step")
     ("top-n", po::value(&opts.top_n)->default_value(15), "operators in the TopN table")
     ("group-by", po::value(&group_by), "operator key: type (default) | name | name+shapes")
-    ("order-by", po::value(&opts.order_by), "TopN order: total (default) | mean | max | cv")
+    ("order-by", po::value(&order_by), "TopN order: total (default) | mean | max | cv")
     ("format", po::value(&formats), "all (default) or a list of json,csv,hdf5,html")
     ("threads", po::value(&opts.load.threads)->default_value(0), "parser threads per process (default: cores / processes on the node)")
     ("strict", po::bool_switch(&opts.strict), "exit 1 instead of 3 when some ranks were skipped or partly read")
     ("progress", po::bool_switch(&opts.progress), "phase timings and a progress bar even when stderr is not a terminal")
     ("quiet,q", po::bool_switch(&opts.quiet), "print nothing but errors");
   // clang-format on
+  // No positional arguments: a stray word is an error, not ignored.
+  po::options_description all;
+  all.add(desc).add_options()("stray", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("stray", -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     std::fprintf(stderr, "clusterscope: cluster: %s \u2014 run 'clusterscope cluster --help'\n",
@@ -93,30 +90,40 @@ int run_cluster(int argc, char** argv) {
                  what.c_str());
     return kExitUsage;
   };
+  // A wrong choice: the message already lists the valid ones.
+  auto unknown_choice = [](const std::string& what) {
+    std::fprintf(stderr, "clusterscope: cluster: %s\n", what.c_str());
+    return kExitUsage;
+  };
+  if (vm.count("stray"))
+    return usage_error(unexpected_argument(vm["stray"].as<std::vector<std::string>>()));
   if (dir.empty()) dir = dir_alt;
   if (out.empty()) out = out_alt;
   if (vm.count("mode") == 0 && !mode_alt.empty()) mode = mode_alt;
   if (ranks.empty()) ranks = ranks_alt;
   if (step < 0) step = step_alt;
   if (vm.count("data-type") == 0 && !data_type_alt.empty()) data_type = data_type_alt;
-  if (data_type == "text") {
-    opts.load.data_type = cluster::DataType::kText;
-  } else if (data_type == "db") {
-    opts.load.data_type = cluster::DataType::kDb;
-  } else if (data_type != "auto") {
-    return usage_error("unknown --data-type '" + data_type + "' (auto, text or db)");
-  }
-  if (dir.empty()) return usage_error("no input directory: give -d DIR");
+  const auto data = enum_from_name(cluster::kDataTypeNames, data_type);
+  if (!data)
+    return unknown_choice(
+        unknown_value("--data-type", data_type, enum_names(cluster::kDataTypeNames)));
+  opts.load.data_type = *data;
   if (export_type.empty()) export_type = export_type_alt;
-  if (!export_type.empty() && export_type != "db" && export_type != "text")
-    return usage_error("unknown --export_type '" + export_type + "' (db or text)");
-  if (recipes::is_recipe(mode)) {
+  const auto exporting = enum_from_name(recipes::kExportTypeNames, export_type);
+  if (!export_type.empty() && !exporting)
+    return unknown_choice(
+        unknown_value("--export_type", export_type, enum_names(recipes::kExportTypeNames)));
+  const auto run_mode = enum_from_name(cluster::kModeNames, mode);
+  if (!run_mode && !recipes::is_recipe(mode))
+    return unknown_choice(unknown_value(
+        "mode", mode, enum_names(cluster::kModeNames) + ", or a recipe: " + recipe_list()));
+  if (dir.empty()) return usage_error("no input directory: give -d DIR");
+  if (!run_mode) {
     recipes::RecipeRunOptions ropts;
     ropts.recipe = mode;
     ropts.input_dir = dir;
     ropts.output_dir = out.empty() ? dir : out;
-    ropts.export_type =
-        export_type == "text" ? recipes::ExportType::kText : recipes::ExportType::kDb;
+    ropts.export_type = exporting.value_or(recipes::ExportType::kDb);
     ropts.strict = opts.strict;
     ropts.quiet = opts.quiet;
     if (!ranks.empty()) {
@@ -128,17 +135,18 @@ int run_cluster(int argc, char** argv) {
     cluster::MpiSession mpi(argc, argv);
     return recipes::run_recipe(mpi, ropts);
   }
-  if (!cluster::is_valid_mode(mode)) return usage_error("unknown mode '" + mode + "'");
   if (opts.top_n <= 0) return usage_error("--top-n must be at least 1");
-  if (opts.order_by.empty()) opts.order_by = "total";
-  if (opts.order_by != "total" && opts.order_by != "mean" && opts.order_by != "max" &&
-      opts.order_by != "cv")
-    return usage_error("unknown --order-by '" + opts.order_by + "'");
+  if (order_by.empty()) order_by = "total";
+  const auto order = stats::parse_order_by(order_by);
+  if (!order)
+    return unknown_choice(unknown_value("--order-by", order_by, enum_names(stats::kOrderByNames)));
+  opts.order_by = *order;
   auto key = cluster::parse_operator_key(group_by);
-  if (!key) return usage_error("unknown --group-by '" + group_by + "'");
+  if (!key)
+    return unknown_choice(
+        unknown_value("--group-by", group_by, enum_names(cluster::kOperatorKeyNames)));
   std::string error;
-  opts.formats.clear();
-  if (!split_formats(formats, opts.formats, error)) return usage_error(error);
+  if (!cluster::parse_output_formats(formats, opts.formats, error)) return unknown_choice(error);
   if (!ranks.empty()) {
     std::set<int> set;
     if (!cluster::parse_rank_list(ranks, set, error)) return usage_error("--rank-list: " + error);
@@ -146,10 +154,10 @@ int run_cluster(int argc, char** argv) {
   }
   opts.load.input_dir = dir;
   opts.output_dir = out.empty() ? dir : out;
-  opts.mode = mode;
+  opts.mode = *run_mode;
   opts.load.parse.group_by = *key;
   if (step >= 0) opts.load.parse.step = step;
-  opts.load.parse = cluster::parse_options_for_mode(mode, opts.load.parse);
+  opts.load.parse = cluster::parse_options_for_mode(*run_mode, opts.load.parse);
   if (!opts.progress) opts.progress = !opts.quiet && isatty(STDERR_FILENO);
   if (opts.quiet) opts.progress = false;
   opts.load.show_progress = opts.progress;
@@ -157,14 +165,15 @@ int run_cluster(int argc, char** argv) {
   cluster::MpiSession mpi(argc, argv);
   int code = cluster::run_cluster(mpi, opts);
   // -m all: also cluster_analysis.db, by default when the job has DB exports (as msprof-analyze).
-  if (mode == "all" && code != kExitFatal && export_type != "text") {
+  if (*run_mode == cluster::Mode::kAll && code != kExitFatal &&
+      exporting != recipes::ExportType::kText) {
     recipes::ClusterDbOptions db;
     db.input_dir = dir;
     db.output_dir = opts.output_dir;
     db.rank_filter = opts.load.rank_filter;
     db.quiet = opts.quiet;
-    if (export_type == "db" || recipes::job_has_db_export(mpi, db)) {
-      if (recipes::write_cluster_analysis_db(mpi, db) != 0) code = kExitFatal;
+    if (exporting == recipes::ExportType::kDb || recipes::job_has_db_export(mpi, db)) {
+      if (recipes::write_cluster_analysis_db(mpi, db) != kExitOk) code = kExitFatal;
     }
   }
   return code;

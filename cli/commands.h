@@ -4,12 +4,20 @@
 //   0 = success, 3 = finished but some input was skipped or partly read, 2 = bad command line,
 //   1 = nothing usable / fatal error.
 
+#include <string>
+#include <vector>
+
+#include "runtime/exit_status.h"
+
 namespace cs::cli {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFatal = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitPartial = 3;
+// The words no option of a command takes (its hidden "stray" positional), as the usage error
+// names them: "unexpected argument 'extra'", "unexpected arguments 'a' 'b'".
+inline std::string unexpected_argument(const std::vector<std::string>& words) {
+  std::string out = words.size() == 1 ? "unexpected argument" : "unexpected arguments";
+  for (const std::string& w : words) out += " '" + w + "'";
+  return out;
+}
 
 int run_cluster(int argc, char** argv);
 int run_compare(int argc, char** argv);

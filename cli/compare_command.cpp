@@ -1,5 +1,5 @@
-// clusterscope compare BASE COMPARISON: GPU vs NPU, or version vs version (interface.md). Option
-// parsing only; the run is compare/compare_run.
+// clusterscope compare BASE COMPARISON: GPU vs NPU, or version vs version (docs/interface.md).
+// Option parsing only; the run is compare/compare_run.
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -31,11 +31,12 @@ int run_compare(int argc, char** argv) {
     ("quiet,q", "print only errors");
   // clang-format on
   po::options_description hidden;
-  hidden.add_options()("base", po::value<std::string>())("comparison", po::value<std::string>());
+  hidden.add_options()("base", po::value<std::string>())("comparison", po::value<std::string>())(
+      "stray", po::value<std::vector<std::string>>());
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
-  pos.add("base", 1).add("comparison", 1);
+  pos.add("base", 1).add("comparison", 1).add("stray", -1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
@@ -56,6 +57,11 @@ int run_compare(int argc, char** argv) {
         "clusterscope: compare: needs BASE and COMPARISON \u2014 run 'clusterscope compare "
         "--help'\n",
         stderr);
+    return kExitUsage;
+  }
+  if (vm.count("stray")) {
+    std::fprintf(stderr, "clusterscope: compare: %s \u2014 run 'clusterscope compare --help'\n",
+                 unexpected_argument(vm["stray"].as<std::vector<std::string>>()).c_str());
     return kExitUsage;
   }
   if (vm.count("base-step")) o.base_step = vm["base-step"].as<int64_t>();

@@ -73,9 +73,10 @@ int run_generate(int argc, char** argv) {
       "write ASCEND_PROFILER_OUTPUT/trace_view.json (last step) for every rank (default: only up "
       "to 256 ranks)")("no-trace-view", po::bool_switch(&trace_off), "never write trace_view.json");
   po::options_description all;
-  all.add(visible).add_options()("out", po::value<std::string>(&out_dir), "output directory");
+  all.add(visible).add_options()("out", po::value<std::string>(&out_dir), "output directory")(
+      "stray", po::value<std::vector<std::string>>());
   po::positional_options_description pos;
-  pos.add("out", 1);
+  pos.add("out", 1).add("stray", -1);
 
   po::variables_map vm;
   try {
@@ -88,6 +89,9 @@ int run_generate(int argc, char** argv) {
   } catch (const po::error& e) {
     return usage_error(e.what(), "run 'clusterscope generate --help'");
   }
+  if (vm.count("stray"))
+    return usage_error(unexpected_argument(vm["stray"].as<std::vector<std::string>>()),
+                       "run 'clusterscope generate --help'");
   if (out_dir.empty())
     return usage_error("no output directory given", "write: clusterscope generate OUT --ranks N");
   opts.seed = seed;

@@ -35,16 +35,16 @@ int main(int argc, char** argv) {
   cs::io::tune_allocator_for_batch_parsing(cs::cluster::usable_cores());
   if (argc < 2) {
     print_usage(stderr);
-    return cs::cli::kExitUsage;
+    return cs::kExitUsage;
   }
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     print_usage(stdout);
-    return cs::cli::kExitOk;
+    return cs::kExitOk;
   }
   if (cmd == "--version" || cmd == "-V") {
     std::printf("clusterscope %s\n", CLUSTERSCOPE_VERSION);
-    return cs::cli::kExitOk;
+    return cs::kExitOk;
   }
   try {
     if (cmd == "cluster") return cs::cli::run_cluster(argc - 1, argv + 1);
@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
         stderr,
         "clusterscope: %s: internal error: %s \u2014 please report this with the command line\n",
         cmd.c_str(), e.what());
-    return cs::cli::kExitFatal;
+    return cs::kExitFatal;
   }
   std::fprintf(stderr, "clusterscope: unknown command '%s' \u2014 run 'clusterscope --help'\n",
                cmd.c_str());
-  return cs::cli::kExitUsage;
+  return cs::kExitUsage;
 }

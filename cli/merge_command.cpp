@@ -35,8 +35,10 @@ int run_merge(int argc, char** argv) {
     ("align", po::value(&opts.align), "shift each rank so the first event whose name contains this text starts when it does in the lowest rank")
     ("quiet,q", po::bool_switch(&opts.quiet), "print nothing but errors");
   // clang-format on
+  po::options_description all;
+  all.add(desc).add_options()("stray", po::value<std::vector<std::string>>());
   po::positional_options_description pos;
-  pos.add("dir", 1);
+  pos.add("dir", 1).add("stray", -1);
   po::variables_map vm;
   auto usage_error = [](const std::string& what) {
     std::fprintf(stderr, "clusterscope: merge: %s \u2014 run 'clusterscope merge --help'\n",
@@ -44,7 +46,7 @@ int run_merge(int argc, char** argv) {
     return kExitUsage;
   };
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     return usage_error(e.what());
@@ -53,6 +55,8 @@ int run_merge(int argc, char** argv) {
     std::cout << desc << "\n";
     return kExitOk;
   }
+  if (vm.count("stray"))
+    return usage_error(unexpected_argument(vm["stray"].as<std::vector<std::string>>()));
   if (opts.input_dir.empty()) return usage_error("no input directory: give DIR");
   if (opts.output.empty()) return usage_error("no output file: give -o merged.json[.gz]");
   if (vm.count("align") && opts.align.empty()) return usage_error("--align needs a name");

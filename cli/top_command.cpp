@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "io/csv_writer.h"
+#include "io/diagnostics_print.h"
 #include "top/top_profile.h"
 #include "top/top_table.h"
 
@@ -17,18 +18,15 @@ namespace po = boost::program_options;
 
 namespace {
 
-void print_diagnostics(const io::Diagnostics& diag, bool quiet) {
-  for (const auto& d : diag.items()) {
-    if (quiet && d.severity == io::Severity::kWarning) continue;
-    std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
-  }
-  if (diag.suppressed() > 0 && !quiet)
-    std::fprintf(stderr, "clusterscope: %zu more problems not shown\n", diag.suppressed());
-}
-
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "clusterscope: top: %s \u2014 run 'clusterscope top --help'\n",
                what.c_str());
+  return kExitUsage;
+}
+
+// A wrong choice: the message already lists the valid ones.
+int unknown_choice(const std::string& what) {
+  std::fprintf(stderr, "clusterscope: top: %s\n", what.c_str());
   return kExitUsage;
 }
 
@@ -56,11 +54,12 @@ int run_top(int argc, char** argv) {
     ("quiet,q", "print only errors");
   // clang-format on
   po::options_description hidden;
-  hidden.add_options()("profile", po::value<std::string>());
+  hidden.add_options()("profile", po::value<std::string>())("stray",
+                                                            po::value<std::vector<std::string>>());
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
-  pos.add("profile", 1);
+  pos.add("profile", 1).add("stray", -1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
@@ -73,29 +72,26 @@ int run_top(int argc, char** argv) {
     return kExitOk;
   }
   if (!vm.count("profile")) return usage_error("missing PROFILE");
+  if (vm.count("stray"))
+    return usage_error(unexpected_argument(vm["stray"].as<std::vector<std::string>>()));
   const bool quiet = vm.count("quiet") > 0;
   report::TopOptions o;
   o.top_n = top_n;
   o.min_time_s = min_time;
   o.type = type;
-  if (by == "type")
-    o.aggregate_by = report::TopOptions::By::kType;
-  else if (by == "name")
-    o.aggregate_by = report::TopOptions::By::kName;
-  else if (by != "none")
-    return usage_error("--aggregate-by must be type or name, not '" + by + "'");
-  if (agg == "mean")
-    o.aggregate = report::TopOptions::Aggregate::kMean;
-  else if (agg == "max")
-    o.aggregate = report::TopOptions::Aggregate::kMax;
-  else if (agg != "sum")
-    return usage_error("--aggregate must be sum, mean or max, not '" + agg + "'");
-  if (order == "memory")
-    o.order_by = report::TopOptions::Order::kMemory;
-  else if (order == "flops")
-    o.order_by = report::TopOptions::Order::kFlops;
-  else if (order != "time")
-    return usage_error("--order-by must be time, memory or flops, not '" + order + "'");
+  const auto aggregate_by = enum_from_name(report::kTopByNames, by);
+  if (!aggregate_by)
+    return unknown_choice(unknown_value("--aggregate-by", by, enum_names(report::kTopByNames)));
+  o.aggregate_by = *aggregate_by;
+  const auto aggregate = enum_from_name(report::kTopAggregateNames, agg);
+  if (!aggregate)
+    return unknown_choice(
+        unknown_value("--aggregate", agg, enum_names(report::kTopAggregateNames)));
+  o.aggregate = *aggregate;
+  const auto order_by = enum_from_name(report::kTopOrderNames, order);
+  if (!order_by)
+    return unknown_choice(unknown_value("--order-by", order, enum_names(report::kTopOrderNames)));
+  o.order_by = *order_by;
   if (min_time < 0) return usage_error("--min-time must not be negative");
 
   io::Diagnostics diag;
@@ -103,7 +99,7 @@ int run_top(int argc, char** argv) {
   std::string used;
   const std::string profile = vm["profile"].as<std::string>();
   if (!report::load_op_calls(profile, calls, used, diag)) {
-    print_diagnostics(diag, quiet);
+    io::print_diagnostics(diag, quiet);
     return kExitFatal;
   }
   report::TopTotals totals;
@@ -111,10 +107,10 @@ int run_top(int argc, char** argv) {
   if (!quiet) std::printf("%s\n", used.c_str());
   std::fputs(report::format_top_text(t, totals.calls, totals.time_us).c_str(), stdout);
   if (!csv.empty() && !io::write_table_csv(t, csv, diag)) {
-    print_diagnostics(diag, quiet);
+    io::print_diagnostics(diag, quiet);
     return kExitFatal;
   }
-  print_diagnostics(diag, quiet);
+  io::print_diagnostics(diag, quiet);
   return diag.has_errors() ? kExitPartial : kExitOk;
 }
 

@@ -35,15 +35,15 @@ struct Wants {
   bool groups, communication, matrix, step_trace, operators, diagnosis;
 };
 
-Wants wants_for(const std::string& mode) {
-  const bool all = mode == "all";
-  const bool diag = all || mode == "diagnosis";
+Wants wants_for(Mode mode) {
+  const bool all = mode == Mode::kAll;
+  const bool diag = all || mode == Mode::kDiagnosis;
   return Wants{
-      mode != "operators",
-      all || mode == "communication_time" || diag,
-      all || mode == "communication_matrix" || diag,
-      all || mode == "step_trace" || diag,
-      all || mode == "operators" || diag,
+      mode != Mode::kOperators,
+      all || mode == Mode::kCommunicationTime || diag,
+      all || mode == Mode::kCommunicationMatrix || diag,
+      all || mode == Mode::kStepTrace || diag,
+      all || mode == Mode::kOperators || diag,
       diag,
   };
 }
@@ -173,15 +173,15 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
   AnalysisResults r;
   const auto& ranks = ctx.loaded.ranks;
   const Wants want = wants_for(ctx.opts.mode);
-  const bool json = ctx.opts.formats.count("json") > 0;
+  const bool json = ctx.opts.formats.count(OutputFormat::kJson) > 0;
   auto path = [&](const char* name) { return ctx.out_dir + "/" + name; };
 
   CommGroups groups;
   if (want.groups) {
     GroupOptions g;
     // msprof-analyze reads groups from the files its mode analyses.
-    g.use_communication = ctx.opts.mode != "communication_matrix";
-    g.use_matrix = ctx.opts.mode != "communication_time";
+    g.use_communication = ctx.opts.mode != Mode::kCommunicationMatrix;
+    g.use_matrix = ctx.opts.mode != Mode::kCommunicationTime;
     groups = build_comm_groups(ranks, g, r.notes);
     if (json) write_communication_group_json(path("communication_group.json"), groups, ctx.diag);
     log.lap("communication groups");
@@ -209,7 +209,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
     if (json)
       tasks.push_back({"cluster_communication.json", 1.0, [&] {
                          write_cluster_communication_json(path("cluster_communication.json"), ranks,
-                                                          groups, out[kCommJson].diag);
+                                                          groups, out[kCommJson].diag,
+                                                          io::JsonStyle::python(), threads);
                        }});
     tasks.push_back({"communication tables", 0.7, [&] {
                        sink.put(communication_ops_table(ranks, groups));
@@ -282,7 +283,7 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
     tasks.push_back({"step trace", 0.1, [&] {
                        TaskOutput& o = out[kStepTrace];
                        // msprof-analyze's file is a CSV: written for --format csv too.
-                       if (json || ctx.opts.formats.count("csv") > 0)
+                       if (json || ctx.opts.formats.count(OutputFormat::kCsv) > 0)
                          write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks,
                                                       groups, o.notes,
                                                       ctx.opts.load.rank_filter.has_value());
@@ -290,17 +291,15 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                      }});
   }
   if (want.operators) {
-    tasks.push_back(
-        {"operators", 0.1, [&] {
-           const stats::OperatorTable merged = merge_operators(ranks);
-           const auto order =
-               stats::parse_order_by(ctx.opts.order_by).value_or(stats::OrderBy::kTotal);
-           // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
-           const auto stages = rank_stages(ranks, want.groups ? &groups : nullptr);
-           sink.put(
-               operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n), order, stages));
-           by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
-         }});
+    tasks.push_back({"operators", 0.1, [&] {
+                       const stats::OperatorTable merged = merge_operators(ranks);
+                       const stats::OrderBy order = ctx.opts.order_by;
+                       // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
+                       const auto stages = rank_stages(ranks, want.groups ? &groups : nullptr);
+                       sink.put(operators_topn_table(merged, static_cast<size_t>(ctx.opts.top_n),
+                                                     order, stages));
+                       by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
+                     }});
   }
   if (want.diagnosis) {
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {

@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "cluster/cluster_outputs.h"
+#include "io/diagnostics_print.h"
 #include "io/hdf5_writer.h"
 #include "load/discovery.h"
 #include "load/manifest.h"
 #include "report/cluster_report.h"
+#include "runtime/exit_status.h"
 #include "version.h"
 
 namespace cs::cluster {
@@ -23,10 +25,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kMaxErrorLines = 20;
-
-void print_line(const io::Diagnostic& d) {
-  std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
-}
 
 // The file's path below its rank directory ("ASCEND_PROFILER_OUTPUT/analysis.db"), so the same
 // problem in every rank's copy of a file reads the same.
@@ -52,7 +50,7 @@ void report_problems(const LoadedCluster& lc) {
   // Discovery's diagnostics are already one per problem (duplicate runs, unknown ranks, ...).
   for (const auto& d : lc.diagnostics.items()) {
     if (printed < kMaxErrorLines) {
-      print_line(d);
+      io::print_message(d.to_string());
       ++printed;
     } else if (d.severity == io::Severity::kError) {
       ++hidden;
@@ -90,7 +88,7 @@ void report_problems(const LoadedCluster& lc) {
       if (!p.ranks.empty()) line += ": " + format_rank_set(p.ranks);
       line += ")";
     }
-    std::fprintf(stderr, "clusterscope: %s\n", line.c_str());
+    io::print_message(line);
   }
   if (hidden > 0)
     std::fprintf(
@@ -114,7 +112,7 @@ void print_notes(const io::Diagnostics& notes) {
   for (size_t i = 0; i < distinct.size() && i < kMaxErrorLines; ++i) {
     std::string line = distinct[i].first->to_string();
     if (distinct[i].second > 1) line += " (" + std::to_string(distinct[i].second) + " times)";
-    std::fprintf(stderr, "clusterscope: %s\n", line.c_str());
+    io::print_message(line);
   }
   if (distinct.size() > kMaxErrorLines)
     std::fprintf(stderr, "clusterscope: ... %zu more warning(s) from the analyses\n",
@@ -132,15 +130,15 @@ std::string iso_utc_now() {
 // present ("step 9 is not in the data — steps present: 1-4"); 0 when N is there or when the files
 // carry no step numbers at all.
 int check_step_present(const LoadedCluster& lc, const ClusterRunOptions& opts) {
-  if (!opts.load.parse.step) return 0;
+  if (!opts.load.parse.step) return kExitOk;
   std::set<int> present;
   for (const auto& r : lc.ranks)
     for (int64_t s : r.steps_present) present.insert(static_cast<int>(s));
-  if (present.empty() || present.count(static_cast<int>(*opts.load.parse.step))) return 0;
+  if (present.empty() || present.count(static_cast<int>(*opts.load.parse.step))) return kExitOk;
   std::fprintf(stderr, "clusterscope: %s: step %lld is not in the data \u2014 steps present: %s\n",
                opts.load.input_dir.c_str(), static_cast<long long>(*opts.load.parse.step),
                format_rank_set(present).c_str());
-  return 2;
+  return kExitUsage;
 }
 
 // Nothing could be analysed but directories were found: the manifest still says what was found
@@ -168,16 +166,16 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
                  "clusterscope: %s: cannot create the output directory (%s) \u2014 choose another "
                  "with -o\n",
                  out_dir.string().c_str(), ec.message().c_str());
-    return 1;
+    return kExitFatal;
   }
   report_problems(lc);
-  if (const int code = check_step_present(lc, opts); code != 0) return code;
+  if (const int code = check_step_present(lc, opts); code != kExitOk) return code;
 
   io::Diagnostics out_diag;
   OutputContext ctx{lc, opts, out_dir.string(), out_diag};
-  const bool csv = opts.formats.count("csv") > 0;
-  const bool hdf5 = opts.formats.count("hdf5") > 0;
-  const bool html = opts.formats.count("html") > 0;
+  const bool csv = opts.formats.count(OutputFormat::kCsv) > 0;
+  const bool hdf5 = opts.formats.count(OutputFormat::kHdf5) > 0;
+  const bool html = opts.formats.count(OutputFormat::kHtml) > 0;
   // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
   // are small and kept, the matrix reaches it as a digest.
   const std::set<std::string> report_tables = {"rank_manifest",  "step_trace", "comm_rank_summary",
@@ -200,7 +198,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     h5->set_attribute("/meta", "tool", std::string("clusterscope"), h5_diag);
     h5->set_attribute("/meta", "tool_version", std::string(CLUSTERSCOPE_VERSION), h5_diag);
     h5->set_attribute("/meta", "input_path", opts.load.input_dir, h5_diag);
-    h5->set_attribute("/meta", "mode", opts.mode, h5_diag);
+    h5->set_attribute("/meta", "mode", std::string(mode_name(opts.mode)), h5_diag);
     h5->set_attribute("/meta", "ranks", static_cast<int64_t>(lc.ranks.size()), h5_diag);
     h5->set_attribute("/meta", "ranks_skipped", static_cast<int64_t>(lc.skipped.size()), h5_diag);
     h5->set_attribute("/meta", "processes", static_cast<int64_t>(processes), h5_diag);
@@ -231,8 +229,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   log.end(out_dir.string());
-  for (const auto& d : out_diag.items()) print_line(d);
-  if (out_diag.has_errors()) return 1;
+  for (const auto& d : out_diag.items()) io::print_message(d.to_string());
+  if (out_diag.has_errors()) return kExitFatal;
 
   const StatusCounts c = count_statuses(lc.ranks, lc.skipped);
   if (!opts.quiet) {
@@ -247,28 +245,12 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     if (html && !html_diag.has_errors() && fs::exists(out_dir / "report.html"))
       std::printf("Report: %s\n", fs::absolute(out_dir / "report.html").string().c_str());
   }
-  if (c.ok + c.partial == 0) return 1;
-  if (c.partial + c.skipped > 0) return opts.strict ? 1 : 3;
-  return 0;
+  if (c.ok + c.partial == 0) return kExitFatal;
+  if (c.partial + c.skipped > 0) return opts.strict ? kExitFatal : kExitPartial;
+  return kExitOk;
 }
 
 }  // namespace
-
-bool is_valid_mode(const std::string& mode) {
-  return mode == "all" || mode == "communication_time" || mode == "communication_matrix" ||
-         mode == "step_trace" || mode == "operators" || mode == "diagnosis";
-}
-
-ParseOptions parse_options_for_mode(const std::string& mode, ParseOptions base) {
-  // Communication groups (needed for every msprof-compatible output, and for pipeline stages in
-  // the step trace) come from both communication files.
-  const bool comm = mode != "operators";
-  base.communication = comm;
-  base.matrix = comm;
-  base.step_trace = mode == "all" || mode == "step_trace" || mode == "diagnosis";
-  base.kernels = mode == "all" || mode == "operators" || mode == "diagnosis";
-  return base;
-}
 
 int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
   const auto started = std::chrono::steady_clock::now();
@@ -277,13 +259,13 @@ int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
   LoadOptions load = opts.load;
   load.keep_communication_packed = true;
   LoadedCluster lc = load_cluster(mpi, load, log);
-  int code = 0;
+  int code = kExitOk;
   if (lc.fatal) {
     if (mpi.is_root()) {
-      std::fprintf(stderr, "clusterscope: %s\n", lc.fatal_message.c_str());
+      io::print_message(lc.fatal_message);
       write_manifest_only(lc, opts);
     }
-    code = 1;
+    code = kExitFatal;
   } else if (mpi.is_root()) {
     code = analyse_and_write(lc, opts, mpi.size(), log, started);
     if (log.enabled()) {
@@ -292,7 +274,7 @@ int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
     }
   }
   // Every process exits with the root's status.
-  return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : 0));
+  return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : kExitOk));
 }
 
 }  // namespace cs::cluster

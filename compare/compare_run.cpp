@@ -10,22 +10,13 @@
 #include "compare/overall_metrics.h"
 #include "compare/run_diff.h"
 #include "compare/run_shape.h"
+#include "io/diagnostics_print.h"
 #include "mpi/mpi_comm.h"
+#include "runtime/exit_status.h"
 
 namespace cs::compare {
 
 namespace {
-
-constexpr int kOk = 0, kFatal = 1, kUsage = 2, kPartial = 3;
-
-void print_diagnostics(const io::Diagnostics& diag, bool quiet) {
-  for (const auto& d : diag.items()) {
-    if (quiet && d.severity == io::Severity::kWarning) continue;
-    std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
-  }
-  if (diag.suppressed() > 0 && !quiet)
-    std::fprintf(stderr, "clusterscope: %zu more problems not shown\n", diag.suppressed());
-}
 
 // Problems of the loaded ranks (skipped or partly read) as one warning per rank.
 void add_rank_problems(const cluster::LoadedCluster& lc, const char* label, io::Diagnostics& diag) {
@@ -78,8 +69,8 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   NameMap name_map;
   if (!o.name_map_path.empty()) {
     if (!read_name_map(o.name_map_path, name_map, diag)) {
-      print_diagnostics(diag, o.quiet);
-      return kUsage;
+      io::print_diagnostics(diag, o.quiet);
+      return kExitUsage;
     }
     copt.operators.name_map = &name_map;
   }
@@ -93,8 +84,8 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   const char* labels[2] = {"base", "comparison"};
   for (int i = 0; i < 2; ++i) {
     if (!detect_side(paths[i], sides[i], diag)) {
-      print_diagnostics(diag, o.quiet);
-      return kFatal;
+      io::print_diagnostics(diag, o.quiet);
+      return kExitFatal;
     }
   }
   const bool runs =
@@ -104,7 +95,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
         "clusterscope: compare: --rank picks ranks of two cluster directories \u2014 pass two "
         "cluster directories, or drop --rank\n",
         stderr);
-    return kUsage;
+    return kExitUsage;
   }
   WriteContext wctx;
   RunTables run_tables;
@@ -128,8 +119,8 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
         fatal = true;
       }
     }
-    if (!mpi.is_root()) return fatal ? kFatal : kOk;
-    if (fatal) return kFatal;
+    if (!mpi.is_root()) return fatal ? kExitFatal : kExitOk;
+    if (fatal) return kExitFatal;
     if (o.ranks) {
       for (int i = 0; i < 2; ++i)
         if (const auto absent = absent_ranks(*o.ranks, loaded[i]); !absent.empty()) {
@@ -143,7 +134,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
                          return v;
                        }())
                            .c_str());
-          return kUsage;
+          return kExitUsage;
         }
     }
     // One rank on each side (two rank directories): the user asks to compare these two, whatever
@@ -166,7 +157,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
                    "clusterscope: compare: %s \u2014 compare two runs of the same job, or pick "
                    "the ranks both have with --rank\n",
                    why.c_str());
-      return kUsage;
+      return kExitUsage;
     }
     for (int i = 0; i < 2; ++i) add_rank_problems(loaded[i], labels[i], diag);
     wctx.warnings = align_steps(loaded[0].ranks, loaded[1].ranks);
@@ -213,8 +204,8 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   if (timelines) {
     for (int i = 0; i < 2; ++i) {
       if (!load_side(sides[i], steps[i], profiles[i], diag)) {
-        print_diagnostics(diag, o.quiet);
-        return kFatal;
+        io::print_diagnostics(diag, o.quiet);
+        return kExitFatal;
       }
     }
     tables = compare_profiles(profiles[0], profiles[1], copt);
@@ -224,15 +215,16 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   if (runs) extra = {&run_tables.rank_diff, &run_tables.regressions};
   const bool written =
       write_comparison(tables, out_dir, o.base_path, o.comparison_path, diag, extra, wctx);
-  print_diagnostics(diag, o.quiet);
-  if (!written) return kFatal;
+  io::print_diagnostics(diag, o.quiet);
+  if (!written) return kExitFatal;
   if (timelines) std::fputs(format_overall_table(tables.overall).c_str(), stdout);
   if (runs) {
     std::printf("Run vs run: %d ranks compared\n", run_tables.ranks_compared);
     std::fputs(format_top_regressions(run_tables.ranked, 5).c_str(), stdout);
   }
   if (!o.quiet) std::fprintf(stderr, "clusterscope: wrote %s/\n", out_dir.c_str());
-  return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? kPartial : kOk;
+  return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? kExitPartial
+                                                                                 : kExitOk;
 }
 
 }  // namespace cs::compare

@@ -17,10 +17,6 @@ std::string_view base_name(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 // What a file that is not a regular one is, for "is a FIFO, not a regular file".
 const char* file_type_text(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -79,11 +75,11 @@ std::string errno_hint(int err) {
 InputLimit input_limit_for(std::string_view path) {
   const std::string_view name = base_name(path);
   constexpr uint64_t kMB = 1000 * 1000, kGB = kMB * 1000;
-  if (ends_with(name, "communication.json")) return {"communication.json", 8 * kGB};
-  if (ends_with(name, "communication_matrix.json")) return {"communication_matrix.json", 8 * kGB};
+  if (name.ends_with("communication.json")) return {"communication.json", 8 * kGB};
+  if (name.ends_with("communication_matrix.json")) return {"communication_matrix.json", 8 * kGB};
   if (name.substr(0, 13) == "profiler_info") return {"profiler_info.json", 64 * kMB};
   if (name == "profiler_metadata.json") return {"profiler_metadata.json", 64 * kMB};
-  if (ends_with(name, ".csv")) return {"CSV file", UINT64_MAX};  // streamed: memory stays flat
+  if (name.ends_with(".csv")) return {"CSV file", UINT64_MAX};  // streamed: memory stays flat
   return {"JSON file", 32 * kGB};
 }
 

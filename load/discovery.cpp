@@ -24,15 +24,11 @@ constexpr const char* kOutputFiles[] = {"communication.json",  "communication_ma
                                         "step_trace_time.csv", "kernel_details.csv",
                                         "op_statistic.csv",    "trace_view.json"};
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The DB export's files: analysis.db and the framework's profiler database (torch_npu
 // ascend_pytorch_profiler_{N}.db, MindSpore ascend_mindspore_profiler_{N}.db and
 // communication_analyzer.db, CANN msprof_{timestamp}.db).
 bool is_db_export_file(std::string_view n) {
-  if (!ends_with(n, ".db")) return false;
+  if (!n.ends_with(".db")) return false;
   return n == "analysis.db" || n == "communication_analyzer.db" ||
          n.starts_with("ascend_pytorch_profiler") || n.starts_with("ascend_mindspore_profiler") ||
          n.starts_with("msprof_");
@@ -248,8 +244,8 @@ std::string base_name(const std::string& path) {
 }  // namespace
 
 Framework framework_from_dir_name(std::string_view name) {
-  if (ends_with(name, "_ascend_pt")) return Framework::kPyTorch;
-  if (ends_with(name, "_ascend_ms")) return Framework::kMindSpore;
+  if (name.ends_with("_ascend_pt")) return Framework::kPyTorch;
+  if (name.ends_with("_ascend_ms")) return Framework::kMindSpore;
   if (name.substr(0, 5) == "PROF_") return Framework::kMsprof;
   return Framework::kUnknown;
 }

@@ -23,10 +23,7 @@ namespace cs::cluster {
 namespace fs = std::filesystem;
 
 std::optional<OperatorKey> parse_operator_key(const std::string& s) {
-  if (s == "type") return OperatorKey::kType;
-  if (s == "name") return OperatorKey::kName;
-  if (s == "name+shapes") return OperatorKey::kNameShapes;
-  return std::nullopt;
+  return enum_from_name(kOperatorKeyNames, s);
 }
 
 namespace {

@@ -8,12 +8,17 @@
 #include <string>
 
 #include "load/rank_data.h"
+#include "runtime/enum_names.h"
 
 namespace cs::cluster {
 
 // How kernels are grouped into operator keys (--group-by).
 enum class OperatorKey { kType, kName, kNameShapes };
-// "type" | "name" | "name+shapes" -> key; nullopt for anything else.
+inline constexpr std::array<EnumName<OperatorKey>, 3> kOperatorKeyNames{
+    {{"type", OperatorKey::kType},
+     {"name", OperatorKey::kName},
+     {"name+shapes", OperatorKey::kNameShapes}}};
+// "type" | "name" | "name+shapes" -> key (kOperatorKeyNames); nullopt for anything else.
 std::optional<OperatorKey> parse_operator_key(const std::string& s);
 
 struct ParseOptions {

@@ -6,13 +6,14 @@
 #include <filesystem>
 #include <vector>
 
-#include "msprof/cluster_step_trace.h"
-#include "msprof/communication_groups.h"
-#include "load/discovery.h"
 #include "db/analysis_db.h"
 #include "db/database.h"
 #include "db/profiler_db.h"
+#include "load/discovery.h"
+#include "msprof/cluster_step_trace.h"
+#include "msprof/communication_groups.h"
 #include "recipes/recipe_run.h"
+#include "runtime/exit_status.h"
 
 namespace cs::recipes {
 
@@ -226,7 +227,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
       run_recipe(mpi, r);  // its problems are printed by it; the other tables are still written
     }
   }
-  int code = 0;
+  int code = kExitOk;
   if (mpi.is_root()) {
     std::error_code ec;
     const fs::path tmp_db = tmp / "cluster_analysis_output" / kDbName;
@@ -245,7 +246,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
                    "clusterscope: %s: cannot write %s \u2014 check the output directory is "
                    "writable and has space\n",
                    (out_dir / kDbName).c_str(), kDbName);
-      code = 1;
+      code = kExitFatal;
     } else if (!opts.quiet) {
       std::printf("cluster_analysis.db: %s\n", (out_dir / kDbName).c_str());
     }

@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "io/diagnostics_print.h"
 #include "load/discovery.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
 #include "recipes/recipe_registry.h"
+#include "runtime/exit_status.h"
 
 namespace cs::recipes {
 
@@ -113,7 +115,7 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
     if (mpi.is_root())
       std::fprintf(stderr, "clusterscope: cluster: unknown recipe '%s' \u2014 use one of: %s\n",
                    opts.recipe.c_str(), names_list().c_str());
-    return 2;
+    return kExitUsage;
   }
   // 1. The root discovers the rank directories and broadcasts them.
   std::vector<cluster::RankEntry> entries;
@@ -137,8 +139,8 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
   }
   const bool is_fatal = mpi.any(!fatal.empty());
   if (is_fatal) {
-    if (mpi.is_root()) std::fprintf(stderr, "clusterscope: %s\n", fatal.c_str());
-    return 1;
+    if (mpi.is_root()) io::print_message(fatal);
+    return kExitFatal;
   }
   mpi.broadcast(buf);
   if (!mpi.is_root()) entries = cluster::unpack_rank_entries(buf);
@@ -147,7 +149,7 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
   const auto shares = cluster::partition_by_bytes(entries, mpi.size());
   const std::vector<char> mine =
       map_share(*recipe, entries, shares[static_cast<size_t>(mpi.rank())]);
-  int code = 0;
+  int code = kExitOk;
   if (mpi.is_root()) {
     Unpacked all;
     unpack_share(mine, all);
@@ -157,7 +159,7 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
     size_t used = 0;
     for (const auto& p : all.parts) used += p.used;
     for (const auto& [err, line] : all.messages)
-      if (err || !opts.quiet) std::fprintf(stderr, "clusterscope: %s\n", line.c_str());
+      if (err || !opts.quiet) io::print_message(line);
     RecipeOutput out;
     out.cluster_output_dir = (fs::path(opts.output_dir) / "cluster_analysis_output").string();
     out.export_type = opts.export_type;
@@ -172,27 +174,26 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
       wrote = recipe->reduce(all.parts, out, diag);
     }
     for (const auto& d : diag.items())
-      if (d.severity == io::Severity::kError || !opts.quiet)
-        std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
+      if (d.severity == io::Severity::kError || !opts.quiet) io::print_message(d.to_string());
     if (used == 0) {
       std::fprintf(stderr,
                    "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
                    opts.input_dir.c_str(), recipe->name().c_str(),
                    "export the profiling data with export_type db");
-      code = 1;
+      code = kExitFatal;
     } else if (!wrote || diag.has_errors()) {
-      code = 1;
+      code = kExitFatal;
     } else if (used < all.parts.size()) {
-      code = opts.strict ? 1 : 3;
+      code = opts.strict ? kExitFatal : kExitPartial;
     }
-    if (code != 1 && !opts.quiet)
+    if (code != kExitFatal && !opts.quiet)
       std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",
                   recipe->name().c_str(), used, all.parts.size(),
                   out.dir(recipe->dir_name()).c_str());
   } else {
     mpi.gather_to_root_each(mine, [](int, std::vector<char>&&) {});
   }
-  return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : 0));
+  return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : kExitOk));
 }
 
 std::string RecipeOutput::dir(const std::string& recipe_dir_name) const {

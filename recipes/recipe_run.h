@@ -10,8 +10,13 @@
 
 #include "mpi/mpi_comm.h"
 #include "recipes/recipe.h"
+#include "runtime/enum_names.h"
 
 namespace cs::recipes {
+
+// --export_type (recipes/recipe.h): db (the default: cluster_analysis.db) | text (<Recipe>/*.csv).
+inline constexpr std::array<EnumName<ExportType>, 2> kExportTypeNames{
+    {{"db", ExportType::kDb}, {"text", ExportType::kText}}};
 
 struct RecipeRunOptions {
   std::string recipe;

@@ -10,11 +10,7 @@
 namespace cs::stats {
 
 std::optional<OrderBy> parse_order_by(std::string_view s) {
-  if (s == "total") return OrderBy::kTotal;
-  if (s == "mean") return OrderBy::kMean;
-  if (s == "max") return OrderBy::kMax;
-  if (s == "cv") return OrderBy::kCv;
-  return std::nullopt;
+  return enum_from_name(kOrderByNames, s);
 }
 
 double cross_rank_cv(const std::map<int, double>& rank_totals) {

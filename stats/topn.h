@@ -12,13 +12,18 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/enum_names.h"
 #include "stats/operator_table.h"
 
 namespace cs::stats {
 
 // --order-by: total (sum of durations), mean, max (longest kernel), cv (cross-rank CV).
 enum class OrderBy { kTotal, kMean, kMax, kCv };
-// "total" | "mean" | "max" | "cv" -> OrderBy; nullopt for anything else.
+inline constexpr std::array<EnumName<OrderBy>, 4> kOrderByNames{{{"total", OrderBy::kTotal},
+                                                                 {"mean", OrderBy::kMean},
+                                                                 {"max", OrderBy::kMax},
+                                                                 {"cv", OrderBy::kCv}}};
+// "total" | "mean" | "max" | "cv" -> OrderBy (kOrderByNames); nullopt for anything else.
 std::optional<OrderBy> parse_order_by(std::string_view s);
 
 struct TopNRow {

@@ -10,8 +10,10 @@
 #include <simdjson.h>
 
 #include "io/byte_buffer.h"
+#include "io/diagnostics_print.h"
 #include "io/gzip_input.h"
 #include "io/json_writer.h"
+#include "runtime/exit_status.h"
 #include "timeline/merge_output.h"
 #include "timeline/merge_sources.h"
 #include "timeline/merge_trace.h"
@@ -19,13 +21,6 @@
 namespace cs::cluster {
 
 namespace {
-
-void print_diagnostics(const io::Diagnostics& diag) {
-  for (const io::Diagnostic& d : diag.items())
-    std::fprintf(stderr, "clusterscope: %s\n", d.to_string().c_str());
-  if (diag.suppressed() > 0)
-    std::fprintf(stderr, "clusterscope: %zu more problems not shown\n", diag.suppressed());
-}
 
 // What phase A learns of one timeline, sent to the root.
 struct Facts {
@@ -158,8 +153,8 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
   sopts.rank_filter = opts.rank_filter;
   sopts.exclude = opts.output;
   MergeSources found = find_merge_sources(opts.input_dir, sopts);
-  if (root) print_diagnostics(found.diag);
-  if (found.fatal) return 1;  // the same on every process: discovery is deterministic
+  if (root) io::print_diagnostics(found.diag);
+  if (found.fatal) return kExitFatal;  // the same on every process: discovery is deterministic
   const std::vector<MergeSource>& sources = found.sources;
   const auto [begin, end] = block_of(sources.size(), mpi.rank(), mpi.size());
 
@@ -185,7 +180,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
     f.base_ns = s.base_time_ns;
     f.distributed_rank = s.distributed_rank;
   }
-  for (const io::Diagnostics& d : scan_diag) print_diagnostics(d);  // in rank order
+  for (const io::Diagnostics& d : scan_diag) io::print_diagnostics(d);  // in rank order
   io::ByteWriter facts_out;
   for (const Facts& f : mine) {
     facts_out.put<uint8_t>(f.ok);
@@ -213,7 +208,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
     }
     io::Diagnostics d;
     std::vector<Decision> dec = decide(sources, facts, opts, ref_base, d);
-    print_diagnostics(d);
+    io::print_diagnostics(d);
     io::ByteWriter w;
     w.put<int64_t>(ref_base);
     for (const Decision& x : dec) {
@@ -239,7 +234,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
       std::fprintf(stderr,
                    "clusterscope: %s: no timeline could be read \u2014 see the errors above\n",
                    opts.input_dir.c_str());
-    return 1;
+    return kExitFatal;
   }
 
   // Phase B: stream the rewritten events.
@@ -265,7 +260,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
     if (loaded != i) {
       text = simdjson::padded_string();
       if (!io::load_json_maybe_gzip(sources[i].path, text, d)) {
-        print_diagnostics(d);
+        io::print_diagnostics(d);
         ++failed_rewrites;
         loaded = SIZE_MAX;
         continue;
@@ -277,7 +272,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
     report::RewriteStats st;
     const bool ok = report::rewrite_trace(text, sources[i].path, scan, plan, sink, st, d);
     if (!ok) ++failed_rewrites;
-    print_diagnostics(d);
+    io::print_diagnostics(d);
     pack_summary(summary, sources[i], scan, plan, st, ok);
   }
   text = simdjson::padded_string();
@@ -350,11 +345,11 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
       all_written = false;
     }
     if (!all_written) remove_quietly(tmp);
-    int code = 0;
+    int code = kExitOk;
     if (!all_written) {
-      code = 1;
+      code = kExitFatal;
     } else {
-      code = (failed > 0 || found.skipped > 0 || merged < sources.size()) ? 3 : 0;
+      code = (failed > 0 || found.skipped > 0 || merged < sources.size()) ? kExitPartial : kExitOk;
       if (!opts.quiet)
         std::printf("clusterscope: merged %zu of %zu timelines (%llu events) into %s\n", complete,
                     sources.size() + static_cast<size_t>(found.skipped),

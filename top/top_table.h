@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/table.h"
+#include "runtime/enum_names.h"
 #include "top/top_profile.h"
 
 namespace cs::report {
@@ -31,6 +32,19 @@ struct TopOptions {
   double min_time_s = 0;  // calls shorter than this are left out
   std::string type;       // only calls of this type ("" = all)
 };
+// The names `top` accepts for each choice (--aggregate-by, --aggregate, --order-by).
+inline constexpr std::array<EnumName<TopOptions::By>, 3> kTopByNames{
+    {{"none", TopOptions::By::kNone},
+     {"type", TopOptions::By::kType},
+     {"name", TopOptions::By::kName}}};
+inline constexpr std::array<EnumName<TopOptions::Aggregate>, 3> kTopAggregateNames{
+    {{"sum", TopOptions::Aggregate::kSum},
+     {"mean", TopOptions::Aggregate::kMean},
+     {"max", TopOptions::Aggregate::kMax}}};
+inline constexpr std::array<EnumName<TopOptions::Order>, 3> kTopOrderNames{
+    {{"time", TopOptions::Order::kTime},
+     {"memory", TopOptions::Order::kMemory},
+     {"flops", TopOptions::Order::kFlops}}};
 
 // Calls and device time that passed the filters (what the percentages are of).
 struct TopTotals {

@@ -1,0 +1,19 @@
+#pragma once
+// The one printer of the commands' messages (cluster, compare, top, merge, the recipes):
+//   clusterscope: <file>[:line]: <what> — <what to do>
+// on stderr. Readers and analyses never print (io/diagnostics.h); the commands' runs call these.
+
+#include <string>
+
+#include "io/diagnostics.h"
+
+namespace cs::io {
+
+// Prints "clusterscope: <line>" on stderr.
+void print_message(const std::string& line);
+
+// Prints each diagnostic as one message (warnings left out when `quiet`), then, unless quiet, how
+// many more the per-file limit kept back.
+void print_diagnostics(const Diagnostics& diag, bool quiet = false);
+
+}  // namespace cs::io

@@ -1,0 +1,12 @@
+#pragma once
+// The process exit status of every command, in one place (docs/interface.md "Exit status").
+// Library code returns these by name, never as raw numbers; the CLI returns them from main().
+
+namespace cs {
+
+constexpr int kExitOk = 0;       // everything asked for was done
+constexpr int kExitFatal = 1;    // nothing usable, or an output could not be written
+constexpr int kExitUsage = 2;    // a mistake on the command line (or a --step not in the data)
+constexpr int kExitPartial = 3;  // finished, but some input was skipped or only partly read
+
+}  // namespace cs
