@@ -1,6 +1,6 @@
 // clusterscope generate OUT --ranks N [--tp T] [--pp P] [--steps S] [--seed N]
 //     [--slow-rank R:FACTOR]... [--slow-link SRC-DST:FACTOR]... [--slow-kernel R:TYPE:FACTOR]...
-//     [--framework pytorch|mindspore] [--export-type text|db|both]
+//     [--framework pytorch|mindspore] [--export-type text|db|both] [--force]
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "generator/generator.h"
+#include "generator/output_dir.h"
 
 namespace po = boost::program_options;
 
@@ -30,7 +31,7 @@ int run_generate(int argc, char** argv) {
   std::string out_dir, framework = "pytorch", export_type = "text";
   std::vector<std::string> slow_ranks, slow_links, slow_kernels, slow_hosts;
   uint64_t seed = 1;
-  bool trace_on = false, trace_off = false;
+  bool trace_on = false, trace_off = false, force = false;
 
   po::options_description visible(
       "usage: clusterscope generate OUT --ranks N [options]\n\n"
@@ -71,7 +72,10 @@ int run_generate(int argc, char** argv) {
       "ascend_pytorch_profiler_{rank}.db) or both")(
       "trace-view", po::bool_switch(&trace_on),
       "write ASCEND_PROFILER_OUTPUT/trace_view.json (last step) for every rank (default: only up "
-      "to 256 ranks)")("no-trace-view", po::bool_switch(&trace_off), "never write trace_view.json");
+      "to 256 ranks)")("no-trace-view", po::bool_switch(&trace_off), "never write trace_view.json")(
+      "force", po::bool_switch(&force),
+      "OUT may be non-empty: an earlier generate's output there is removed first (other files "
+      "are kept)");
   po::options_description all;
   all.add(visible).add_options()("out", po::value<std::string>(&out_dir), "output directory")(
       "stray", po::value<std::vector<std::string>>());
@@ -150,6 +154,13 @@ int run_generate(int argc, char** argv) {
     for (const auto& d : diag.items())
       std::fprintf(stderr, "clusterscope: generate: %s\n", d.to_string().c_str());
     return kExitUsage;
+  }
+  // OUT empty or new; --force replaces an earlier generate's output (never mixes two clusters).
+  const auto state = generator::prepare_output_dir(out_dir, force, diag);
+  if (state != generator::OutputDirState::kReady) {
+    for (const auto& d : diag.items())
+      std::fprintf(stderr, "clusterscope: generate: %s\n", d.to_string().c_str());
+    return state == generator::OutputDirState::kRefused ? kExitUsage : kExitFatal;
   }
   generator::GenerateSummary sum;
   if (!generator::generate_cluster(out_dir, opts, diag, &sum)) {

@@ -3,9 +3,11 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <string>
+#include <system_error>
 
 #include "cli/commands.h"
 #include "load/discovery.h"
@@ -59,6 +61,16 @@ int run_merge(int argc, char** argv) {
     return usage_error(unexpected_argument(vm["stray"].as<std::vector<std::string>>()));
   if (opts.input_dir.empty()) return usage_error("no input directory: give DIR");
   if (opts.output.empty()) return usage_error("no output file: give -o merged.json[.gz]");
+  if (std::error_code ec;
+      std::filesystem::is_directory(opts.output, ec) || opts.output.back() == '/') {
+    std::string dir = opts.output;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    std::fprintf(stderr,
+                 "clusterscope: merge: %s: -o must be a file, and this is a directory \u2014 give "
+                 "a file name, e.g. -o %s/merged.json.gz\n",
+                 opts.output.c_str(), dir.c_str());
+    return kExitUsage;
+  }
   if (vm.count("align") && opts.align.empty()) return usage_error("--align needs a name");
   if (!ranks.empty()) {
     std::set<int> set;

@@ -65,7 +65,14 @@ int run_top(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    return usage_error(e.what());
+    // Name top's own options, so a mistaken option (one of cluster's, a missing FILE) is plain.
+    std::string known;
+    for (const auto& o : opts.options())
+      known += (known.empty() ? "" : ", ") + std::string("--") + o->long_name();
+    if (const auto* u = dynamic_cast<const po::unknown_option*>(&e))
+      return usage_error("top has no option " + u->get_option_name() + " (its options: " + known +
+                         ")");
+    return usage_error(std::string(e.what()) + " (top's options: " + known + ")");
   }
   if (vm.count("help")) {
     std::cout << opts << "\n";

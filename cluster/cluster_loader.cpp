@@ -129,6 +129,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       DiscoveryResult found = discover_ranks(opts.input_dir, dopts);
       result.diagnostics.append(found.diag);
       result.skipped = std::move(found.skipped);
+      result.input_is_rank_dir = found.input_is_rank_dir;
       if (found.fatal || found.ranks.empty()) {
         result.fatal = true;
         if (found.fatal) {

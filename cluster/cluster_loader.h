@@ -38,6 +38,7 @@ struct LoadedCluster {
   std::vector<RankData> ranks;     // every rank directory parsed, sorted by rank
   std::vector<RankEntry> skipped;  // found but not parsed (no rank id, duplicate, ...)
   io::Diagnostics diagnostics;     // discovery's findings (per-rank ones stay in RankData)
+  bool input_is_rank_dir = false;  // -d is one rank's directory (DiscoveryResult)
   uint64_t input_bytes = 0;        // bytes of input files across all ranks
   int threads_per_process = 1;
   int processes_on_root_node = 1;  // the root's node: processes that sleep while it analyses

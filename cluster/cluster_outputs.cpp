@@ -284,9 +284,9 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                        TaskOutput& o = out[kStepTrace];
                        // msprof-analyze's file is a CSV: written for --format csv too.
                        if (json || ctx.opts.formats.count(OutputFormat::kCsv) > 0)
-                         write_cluster_step_trace_csv(path("cluster_step_trace_time.csv"), ranks,
-                                                      groups, o.notes,
-                                                      ctx.opts.load.rank_filter.has_value());
+                         write_cluster_step_trace_csv(
+                             path("cluster_step_trace_time.csv"), ranks, groups, o.notes,
+                             ctx.opts.load.rank_filter.has_value() || ctx.missing_ranks_said);
                        sink.put(step_trace_table(ranks));
                      }});
   }

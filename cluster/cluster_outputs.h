@@ -20,6 +20,9 @@ struct OutputContext {
   const ClusterRunOptions& opts;
   std::string out_dir;    // OUT/cluster_analysis_output
   io::Diagnostics& diag;  // write errors
+  // Missing ranks of the job were already said (job_coverage.h): the step trace does not warn
+  // about them again.
+  bool missing_ranks_said = false;
 };
 
 struct AnalysisResults {

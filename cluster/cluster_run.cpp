@@ -11,6 +11,7 @@
 
 #include "cluster/cluster_outputs.h"
 #include "io/diagnostics_print.h"
+#include "cluster/job_coverage.h"
 #include "io/hdf5_writer.h"
 #include "load/discovery.h"
 #include "load/manifest.h"
@@ -170,9 +171,24 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   }
   report_problems(lc);
   if (const int code = check_step_present(lc, opts); code != kExitOk) return code;
+  // Fewer rank directories than the job has, -d at one rank's directory, results inside one.
+  const auto coverage = job_coverage(lc.ranks, lc.skipped, opts.load.rank_filter.has_value());
+  const bool short_of_job = coverage && !coverage->missing.empty();
+  const bool one_rank_of_job =
+      lc.input_is_rank_dir && !(coverage && coverage->size_known && coverage->missing.empty());
+  if (short_of_job)
+    std::fprintf(stderr,
+                 "clusterscope: %s: %s \u2014 the job's size is from %s; the results cover "
+                 "the ranks found (copy the missing rank directories below -d for the whole job)\n",
+                 opts.load.input_dir.c_str(), coverage_line(*coverage).c_str(),
+                 coverage->source.c_str());
+  if (const std::string note =
+          input_output_note(lc.ranks, lc.input_is_rank_dir, opts.load.input_dir, out_dir.string());
+      !note.empty())
+    std::fprintf(stderr, "clusterscope: %s\n", note.c_str());
 
   io::Diagnostics out_diag;
-  OutputContext ctx{lc, opts, out_dir.string(), out_diag};
+  OutputContext ctx{lc, opts, out_dir.string(), out_diag, short_of_job};
   const bool csv = opts.formats.count(OutputFormat::kCsv) > 0;
   const bool hdf5 = opts.formats.count(OutputFormat::kHdf5) > 0;
   const bool html = opts.formats.count(OutputFormat::kHtml) > 0;
@@ -190,6 +206,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   log.begin("analyse");
   AnalysisResults results = run_analyses(ctx, sink, html, log);
   log.end(std::to_string(sink.count()) + " tables, written as built");
+  if (short_of_job) results.summary = coverage_line(*coverage) + "\n" + results.summary;
 
   if (!opts.quiet) print_notes(results.notes);
 
@@ -246,7 +263,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
       std::printf("Report: %s\n", fs::absolute(out_dir / "report.html").string().c_str());
   }
   if (c.ok + c.partial == 0) return kExitFatal;
-  if (c.partial + c.skipped > 0) return opts.strict ? kExitFatal : kExitPartial;
+  if (c.partial + c.skipped > 0 || short_of_job || one_rank_of_job)
+    return opts.strict ? kExitFatal : kExitPartial;
   return kExitOk;
 }
 

@@ -2,8 +2,10 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "io/py_format.h"
 #include "io/utf8.h"
@@ -32,9 +34,20 @@ void append_header(std::string& out, const Table& t) {
   out += '\n';
 }
 
-void append_row(std::string& out, const Table& t, size_t r) {
+// The rule of every column, in column order (ignored for non-double columns).
+std::vector<CsvNumberRule> column_rules(const Table& t) {
+  std::vector<CsvNumberRule> rules;
+  rules.reserve(t.columns.size());
+  for (const auto& c : t.columns) rules.push_back(csv_number_rule(c.unit));
+  return rules;
+}
+
+void append_row(std::string& out, const Table& t, const std::vector<CsvNumberRule>& rules,
+                size_t r) {
   bool first = true;
+  size_t k = 0;
   for (const auto& c : t.columns) {
+    const CsvNumberRule& rule = rules[k++];
     if (!first) out += ',';
     first = false;
     switch (c.type) {
@@ -49,7 +62,7 @@ void append_row(std::string& out, const Table& t, size_t r) {
         append_int(out, c.ints[r]);
         break;
       case ColumnType::kDouble:
-        append_shortest(out, c.doubles[r]);
+        append_csv_number(out, c.doubles[r], rule);
         break;
     }
   }
@@ -82,6 +95,34 @@ std::string errno_hint(int err) {
 
 }  // namespace
 
+CsvNumberRule csv_number_rule(std::string_view unit) {
+  using K = CsvNumberRule::Kind;
+  if (unit == "us") return {K::kDecimals, 3};
+  if (unit == "ms" || unit == "ms per step" || unit == "MB") return {K::kDecimals, 6};
+  if (unit == "s") return {K::kDecimals, 9};
+  if (unit == "ns") return {K::kDecimals, 0};
+  if (unit == "ratio" || unit == "%" || unit == "GB/s" || unit == "TFLOP/s")
+    return {K::kSignificant, 6};
+  return {K::kExact, 0};
+}
+
+void append_csv_number(std::string& out, double v, CsvNumberRule rule) {
+  if (rule.kind == CsvNumberRule::Kind::kExact || !std::isfinite(v)) {
+    append_shortest(out, v);
+    return;
+  }
+  // printf-exact rounding (std::to_chars with a precision), read back, then the shortest text.
+  char buf[400];
+  const auto res =
+      rule.kind == CsvNumberRule::Kind::kDecimals
+          ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, rule.digits)
+          : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, rule.digits);
+  double rounded = v;
+  if (res.ec == std::errc()) std::from_chars(buf, res.ptr, rounded);
+  if (rounded == 0) rounded = 0;  // no "-0"
+  append_shortest(out, rounded);
+}
+
 void append_csv_field(std::string& out, std::string_view field) {
   // Invalid UTF-8 and NUL bytes from a damaged input never reach the file: U+FFFD instead.
   std::string clean;
@@ -108,7 +149,8 @@ std::string table_to_csv(const Table& t) {
   std::string out;
   append_header(out, t);
   const size_t rows = t.rows();
-  for (size_t r = 0; r < rows; ++r) append_row(out, t, r);
+  const std::vector<CsvNumberRule> rules = column_rules(t);
+  for (size_t r = 0; r < rows; ++r) append_row(out, t, rules, r);
   return out;
 }
 
@@ -140,8 +182,9 @@ bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag)
   };
   append_header(buf, t);
   const size_t rows = t.rows();
+  const std::vector<CsvNumberRule> rules = column_rules(t);
   for (size_t r = 0; r < rows && ok; ++r) {
-    append_row(buf, t, r);
+    append_row(buf, t, rules, r);
     if (buf.size() >= kFlushAt) flush();
   }
   flush();

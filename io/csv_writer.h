@@ -8,9 +8,10 @@
 //
 // Format: a header row of column names, then one line per row, '\n' line ends, no trailing
 // spaces. Strings are quoted only when they hold a comma, a double quote, CR or LF (quotes
-// doubled), like Python's csv module with QUOTE_MINIMAL; ints as integers; doubles as the
-// shortest text that reads back to the same double ("0.1", "3", "1e+20"), NaN and infinities as
-// "nan", "inf", "-inf" (what Python's float() and pandas read back).
+// doubled), like Python's csv module with QUOTE_MINIMAL; ints as integers; doubles with the
+// digits their column's unit needs (csv_number_rule), then as the shortest text that reads back
+// to that rounded double ("0.1", "3", "1e+20"), NaN and infinities as "nan", "inf", "-inf" (what
+// Python's float() and pandas read back).
 
 #include <string>
 #include <string_view>
@@ -19,6 +20,22 @@
 #include "io/table.h"
 
 namespace cs::io {
+
+// How a double column is written, by its unit (interface.md, "Numbers in clusterscope's CSV
+// files"): times to the nanosecond, the profilers' resolution ("us" 3 decimals, "ms" and
+// "ms per step" 6, "s" 9, "ns" 0), "MB" to the byte (6 decimals), rates and ratios ("ratio", "%",
+// "GB/s", "TFLOP/s") to 6 significant digits; counts ("FLOP", "bytes") and any other unit exact.
+struct CsvNumberRule {
+  enum class Kind { kExact, kDecimals, kSignificant };
+  Kind kind = Kind::kExact;
+  int digits = 0;
+};
+CsvNumberRule csv_number_rule(std::string_view unit);
+
+// Appends `v` rounded by `rule` (correctly rounded, as printf), as the shortest text of the
+// rounded double; a rounded zero is "0", never "-0". Example: 71.87163054120971 with the "us"
+// rule -> "71.872"; 0.123456789 with the "ratio" rule -> "0.123457"; 3.0 -> "3".
+void append_csv_number(std::string& out, double v, CsvNumberRule rule);
 
 // Appends one CSV field: as is, or quoted with doubled quotes when it needs quoting.
 // Example: append_csv_field(s, "a,b") appends "\"a,b\""; "say \"hi\"" -> "\"say \"\"hi\"\"\"".

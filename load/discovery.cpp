@@ -94,8 +94,10 @@ class Walker {
     if (!st.exists && st.err == ELOOP) guard_.note_loop(path);
     if (!st.is_dir) return;
     if (!guard_.may_enter(path, st.dev, st.ino)) return;  // loop, alias, /proc, ...
-    if (framework_from_dir_name(name) != Framework::kUnknown) {
+    if (framework_from_dir_name(name) != Framework::kUnknown ||
+        (depth == 0 && holds_rank_files(path))) {
       found_.push_back(inspect_rank_dir(path, name));
+      if (depth == 0) res_.input_is_rank_dir = true;
       return;
     }
     if (depth >= opts_.max_depth) {
@@ -119,6 +121,18 @@ class Walker {
   }
 
   std::vector<RankEntry>& found() { return found_; }
+
+  // A directory the profiler wrote for one rank, whatever its name: it holds
+  // ASCEND_PROFILER_OUTPUT/ or a profiler_info_{N}.json.
+  static bool holds_rank_files(const std::string& path) {
+    if (stat_path(join(path, "ASCEND_PROFILER_OUTPUT")).is_dir) return true;
+    std::vector<std::string> names;
+    int err = 0;
+    if (!list_dir(path, names, err)) return false;
+    for (const auto& n : names)
+      if (io::rank_from_profiler_info_name(n)) return true;
+    return false;
+  }
   // Adds the walk's notes (links out of the input directory, loops, system directories).
   void report() { guard_.report(res_.diag); }
 

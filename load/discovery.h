@@ -21,7 +21,7 @@ namespace cs::cluster {
 
 struct DiscoveryOptions {
   std::optional<std::set<int>> rank_filter;  // --rank-list; nullopt = every rank
-  DataType data_type = DataType::kAuto;  // --data-type: which export when a rank has both
+  DataType data_type = DataType::kAuto;      // --data-type: which export when a rank has both
   int max_depth = 20;  // directory levels searched below the input directory (>= 10 required)
 };
 
@@ -31,11 +31,15 @@ struct DiscoveryResult {
   int filtered_out = 0;            // rank directories left out by the rank filter (not errors)
   io::Diagnostics diag;            // warnings (duplicates, unreadable dirs) and errors
   bool fatal = false;              // true: nothing can be analysed (see diag for why)
+  // The input directory is itself one rank's directory (named *_ascend_pt / *_ascend_ms /
+  // PROF_*, or holding ASCEND_PROFILER_OUTPUT/ or profiler_info_{N}.json), not a job's.
+  bool input_is_rank_dir = false;
 };
 
 // Walks `dir` and returns the rank directories found. Fatal (with an error diagnostic): `dir`
 // missing or not a directory, PyTorch and MindSpore rank directories mixed, or no rank
-// directory at all. Example: a tree with a/x_1_100_ascend_pt/profiler_info_0.json and
+// directory at all. The input directory may itself be a rank directory (input_is_rank_dir).
+// Example: a tree with a/x_1_100_ascend_pt/profiler_info_0.json and
 // b/x_2_200_ascend_pt/profiler_info_1.json gives ranks {0, 1}.
 DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& opts = {});
 

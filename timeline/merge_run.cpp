@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "io/diagnostics_print.h"
 #include "io/gzip_input.h"
 #include "io/json_writer.h"
+#include "load/discovery.h"
 #include "runtime/exit_status.h"
 #include "timeline/merge_output.h"
 #include "timeline/merge_sources.h"
@@ -54,9 +56,10 @@ void remove_quietly(const std::string& path) {
 
 // Root: shifts from the gathered facts. The reference is the lowest rank that has the thing
 // (a base time; the --align event).
+// `unaligned`: the timelines --align could not align (said in one warning).
 std::vector<Decision> decide(const std::vector<MergeSource>& sources,
                              const std::vector<Facts>& facts, const MergeOptions& opts,
-                             int64_t& ref_base, io::Diagnostics& diag) {
+                             int64_t& ref_base, size_t& unaligned, io::Diagnostics& diag) {
   const size_t n = sources.size();
   std::vector<Decision> out(n);
   ref_base = -1;
@@ -73,6 +76,7 @@ std::vector<Decision> decide(const std::vector<MergeSource>& sources,
       have_ref = true;
       ref_align = facts[i].align_ns + base_shift[i];
     }
+  std::set<int> no_event;  // ranks without the --align event
   for (size_t i = 0; i < n; ++i) {
     out[i].ok = facts[i].ok;
     out[i].shift_ns = base_shift[i];
@@ -86,13 +90,21 @@ std::vector<Decision> decide(const std::vector<MergeSource>& sources,
                 "check that the file belongs to this job");
     if (opts.align.empty()) continue;
     if (!have_ref || !facts[i].align_found) {
-      diag.warn(s.path, 0,
-                "rank " + std::to_string(s.rank) + " has no event whose name contains '" +
-                    opts.align + "'; its timestamps were not aligned",
-                "give --align a name every rank has (e.g. hcom_allReduce or ncclKernel)");
+      no_event.insert(s.rank);
       continue;
     }
     out[i].shift_ns += ref_align - (facts[i].align_ns + base_shift[i]);
+  }
+  unaligned = no_event.size();
+  if (!no_event.empty()) {
+    size_t read = 0;
+    for (const Facts& f : facts) read += f.ok;
+    diag.warn(opts.input_dir, 0,
+              "--align '" + opts.align + "': " + std::to_string(no_event.size()) + " of " +
+                  std::to_string(read) + " timelines have no event whose name contains it (rank" +
+                  (no_event.size() == 1 ? " " : "s ") + format_rank_set(no_event) +
+                  "); their timestamps were not aligned",
+              "give --align a name every rank has (e.g. hcom_allReduce or ncclKernel)");
   }
   return out;
 }
@@ -192,6 +204,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
   std::vector<std::vector<char>> gathered = mpi.gather_to_root(facts_out.data());
   std::vector<char> decided;
   int64_t ref_base = -1;
+  size_t unaligned = 0;  // root: timelines --align could not align
   if (root) {
     std::vector<Facts> facts;
     for (const auto& buf : gathered) {
@@ -207,7 +220,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
       }
     }
     io::Diagnostics d;
-    std::vector<Decision> dec = decide(sources, facts, opts, ref_base, d);
+    std::vector<Decision> dec = decide(sources, facts, opts, ref_base, unaligned, d);
     io::print_diagnostics(d);
     io::ByteWriter w;
     w.put<int64_t>(ref_base);
@@ -349,7 +362,9 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
     if (!all_written) {
       code = kExitFatal;
     } else {
-      code = (failed > 0 || found.skipped > 0 || merged < sources.size()) ? kExitPartial : kExitOk;
+      code = (failed > 0 || found.skipped > 0 || merged < sources.size() || unaligned > 0)
+                 ? kExitPartial
+                 : kExitOk;
       if (!opts.quiet)
         std::printf("clusterscope: merged %zu of %zu timelines (%llu events) into %s\n", complete,
                     sources.size() + static_cast<size_t>(found.skipped),

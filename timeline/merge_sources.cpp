@@ -70,7 +70,9 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
   const std::string exclude = opts.exclude.empty() ? "" : canonical_or_self(opts.exclude);
   std::vector<std::string> kineto_paths;
   auto opt = fs::directory_options::skip_permission_denied;
-  for (auto it = fs::recursive_directory_iterator(dir, opt, ec);
+  // DIR that is itself a rank directory: its trace_view.json is that rank's, not a Kineto trace.
+  for (auto it = found.input_is_rank_dir ? fs::recursive_directory_iterator()
+                                         : fs::recursive_directory_iterator(dir, opt, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::directory_entry& e = *it;
     const std::string name = e.path().filename().string();
@@ -96,14 +98,18 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
   for (const auto& d : found.diag.items())
     if (d.severity == io::Severity::kWarning) res.diag.add(d);
   res.skipped += static_cast<int>(found.skipped.size());
+  std::set<int> no_timeline;  // rank directories without trace_view.json: said once below
   for (const RankEntry& e : found.ranks) {
     const std::string out_dir =
         e.output_dir.empty() ? e.path + "/ASCEND_PROFILER_OUTPUT" : e.output_dir;
     std::string tv = out_dir + "/trace_view.json";
     if (!fs::is_regular_file(tv, ec)) {
-      res.diag.warn(e.path, 0, "no " + tv + "; rank " + std::to_string(e.rank) + " skipped",
-                    "export the timeline with the profiler (or leave the rank out with --ranks)");
-      ++res.skipped;
+      if (opts.rank_filter && !opts.rank_filter->count(e.rank)) {
+        ++res.filtered_out;
+      } else {
+        no_timeline.insert(e.rank);
+        ++res.skipped;
+      }
       continue;
     }
     all.push_back({e.rank, tv, RankOrigin::kProfilerInfo});
@@ -168,6 +174,29 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
   }
   std::sort(res.sources.begin(), res.sources.end(),
             [](const MergeSource& a, const MergeSource& b) { return a.rank < b.rank; });
+  // One line for every rank directory without a timeline, with the count and what to do.
+  const std::string no_timeline_what =
+      no_timeline.empty()
+          ? std::string()
+          : std::to_string(no_timeline.size()) + " rank director" +
+                (no_timeline.size() == 1 ? "y has" : "ies have") +
+                " no ASCEND_PROFILER_OUTPUT/trace_view.json (rank" +
+                (no_timeline.size() == 1 ? " " : "s ") + format_rank_set(no_timeline) + ")";
+  const std::string no_timeline_hint =
+      "export the timeline with the profiler (torch_npu: export_type text), or for a job "
+      "from clusterscope generate, generate it again with --trace-view";
+  if (res.sources.empty() && kept.empty() && !no_timeline.empty()) {
+    res.diag.error(dir, 0,
+                   no_timeline_what +
+                       ", and no PyTorch profiler trace is there: nothing "
+                       "to merge",
+                   no_timeline_hint);
+    res.fatal = true;
+    return res;
+  }
+  if (!no_timeline.empty())
+    res.diag.warn(dir, 0, no_timeline_what + "; those ranks were not merged",
+                  no_timeline_hint + " (or leave them out with --ranks)");
   if (res.sources.empty()) {
     res.diag.error(dir, 0,
                    kept.empty() ? "no timeline found (trace_view.json in rank directories, or "

@@ -61,7 +61,7 @@ Table all_types_table() {
   Table t("mixed");
   auto& s = t.add_string("name");
   auto& i = t.add_int("rank");
-  auto& d = t.add_double("time_us", "us");
+  auto& d = t.add_double("value");  // no unit: exact (shortest round trip)
   s.strings = {
       "plain",   "a,b", "say \"hi\"", "line1\nline2", "cr\rhere", "", "\xe4\xb8\xad\xe6\x96\x87 ok",
       " spaced "};
@@ -124,7 +124,7 @@ TEST(CsvWriter, InvalidUtf8AndNulReplaced) {
 
 TEST(CsvWriter, ExactTextForAllColumnTypes) {
   EXPECT_EQ(cs::io::table_to_csv(all_types_table()),
-            "name,rank,time_us\n"
+            "name,rank,value\n"
             "plain,0,0.30000000000000004\n"
             "\"a,b\",-1,nan\n"
             "\"say \"\"hi\"\"\",9223372036854775807,inf\n"
@@ -135,13 +135,45 @@ TEST(CsvWriter, ExactTextForAllColumnTypes) {
             " spaced ,3,3\n");
 }
 
+// Issue 15, point 9: numbers with the digits their column needs. Times to the nanosecond (us: 3
+// decimals, ms: 6), MB to the byte, rates and ratios to 6 significant digits; counts and
+// unit-less columns exact. Python agrees: f"{71.87163054120971:.3f}" == "71.872",
+// f"{0.123456789:.6g}" == "0.123457", f"{1234567.89:.6g}" == "1.23457e+06" (1234570), and
+// f"{7.0000005:.6f}" == "7.000000" (the double is below 7.0000005).
+TEST(CsvWriter, NumbersWithTheDigitsTheirUnitNeeds) {
+  Table t("digits");
+  t.add_double("t_us", "us").doubles = {71.87163054120971, 3.0, -0.0001, 1e20, 0.0005};
+  t.add_double("t_ms", "ms").doubles = {0.07187163054120971, 12.5, 1.0 / 3, -2.0000004, 0};
+  t.add_double("size_mb", "MB").doubles = {0.1 + 0.2, 1024, 1e-7, 7.0000005, 2};
+  t.add_double("bw", "GB/s").doubles = {0.123456789, 1234567.89, 5e-12, 20, 1.0 / 3};
+  t.add_double("ratio", "ratio").doubles = {2.0 / 3, 1, 0, -0.000123456789, 0.5};
+  t.add_double("pct", "%").doubles = {99.99999, 12.345678, 100, 0.001, 50};
+  t.add_double("flops", "FLOP").doubles = {1342177280.0, 0.1 + 0.2, 1e20, 3, 1.5};
+  t.add_double("score", "ms per step").doubles = {1.23456789, 0, 2, 3, 4};
+  EXPECT_EQ(cs::io::table_to_csv(t),
+            "t_us,t_ms,size_mb,bw,ratio,pct,flops,score\n"
+            "71.872,0.071872,0.3,0.123457,0.666667,100,1342177280,1.234568\n"
+            "3,12.5,1024,1234570,1,12.3457,0.30000000000000004,0\n"
+            "0,0.333333,0,5e-12,0,100,1e+20,2\n"
+            "1e+20,-2,7,20,-0.000123457,0.001,3,3\n"
+            "0.001,0,2,0.333333,0.5,50,1.5,4\n");
+  // NaN and infinities stay as they are under every rule.
+  std::string s;
+  cs::io::append_csv_number(s, std::numeric_limits<double>::quiet_NaN(),
+                            cs::io::csv_number_rule("us"));
+  s += ',';
+  cs::io::append_csv_number(s, -std::numeric_limits<double>::infinity(),
+                            cs::io::csv_number_rule("ratio"));
+  EXPECT_EQ(s, "nan,-inf");
+}
+
 TEST(CsvWriter, EncodedStringColumnWritesLikePlain) {
   Table plain = all_types_table();
   Table encoded("all_types");
   cs::io::DictionaryEncoder names(encoded.add_encoded_string("name"));
   for (const std::string& s : plain.columns[0].strings) names.push(s);
   encoded.add_int("rank").ints = plain.columns[1].ints;
-  encoded.add_double("time_us", "us").doubles = plain.columns[2].doubles;
+  encoded.add_double("value").doubles = plain.columns[2].doubles;
   EXPECT_EQ(encoded.rows(), plain.rows());
   EXPECT_EQ(cs::io::table_to_csv(encoded), cs::io::table_to_csv(plain));
   // Repeats share one dictionary entry; codes follow the rows.
