@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cluster/cluster_run.h"
+#include "io/output_ledger.h"
 #include "load/discovery.h"
 #include "mpi/mpi_comm.h"
 #include "recipes/cluster_db_all.h"
@@ -176,6 +177,7 @@ int run_cluster(int argc, char** argv) {
       if (recipes::write_cluster_analysis_db(mpi, db) != kExitOk) code = kExitFatal;
     }
   }
+  io::OutputLedger::instance().finish();  // the list of this run's outputs, sorted
   return code;
 }
 

@@ -2,7 +2,8 @@
 // Subcommands of the clusterscope binary. Each takes the arguments after the command name
 // (argv[0] is the command name) and returns the process exit status:
 //   0 = success, 3 = finished but some input was skipped or partly read, 2 = bad command line,
-//   1 = nothing usable / fatal error.
+//   1 = nothing usable / fatal error (a failed write of any output included),
+//   130 / 143 = `cluster` interrupted by SIGINT / SIGTERM (runtime/interrupt.h: 128 + signal).
 
 #include <string>
 #include <vector>

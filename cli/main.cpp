@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/merge_command.h"
 #include "cli/top_command.h"
+#include "io/hdf5_error.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "version.h"
@@ -32,6 +33,9 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before MPI_Init (cluster, merge) and any HDF5 call: no exit-time HDF5 cleanup
+  // (io/hdf5_error.h).
+  cs::io::hdf5_start_without_exit_cleanup();
   cs::io::tune_allocator_for_batch_parsing(cs::cluster::usable_cores());
   if (argc < 2) {
     print_usage(stderr);

@@ -17,6 +17,7 @@
 #include "load/rank_data_codec.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
+#include "runtime/interrupt.h"
 
 namespace cs::cluster {
 
@@ -79,6 +80,7 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
     for (;;) {
       size_t i = next.fetch_add(1);
       if (i >= mine.size()) return;
+      runtime::interrupt_checkpoint("load");  // an interrupt stops between ranks
       const RankEntry& e = entries[mine[i]];
       try {
         out[i] = parse_rank(e, opts);
@@ -249,6 +251,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     int64_t last_sent = -1;
     auto last_send = std::chrono::steady_clock::now();
     for (;;) {
+      runtime::interrupt_checkpoint("stream");
       bool me_done = finished.load();
       if (mpi.is_root()) {
         int finals = mpi.poll_progress(per_process, final_sent);

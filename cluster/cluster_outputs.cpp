@@ -283,10 +283,14 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
     tasks.push_back({"step trace", 0.1, [&] {
                        TaskOutput& o = out[kStepTrace];
                        // msprof-analyze's file is a CSV: written for --format csv too.
+                       // Its notes are warnings; a failed write is an error (exit 1).
+                       io::Diagnostics d;
                        if (json || ctx.opts.formats.count(OutputFormat::kCsv) > 0)
                          write_cluster_step_trace_csv(
-                             path("cluster_step_trace_time.csv"), ranks, groups, o.notes,
+                             path("cluster_step_trace_time.csv"), ranks, groups, d,
                              ctx.opts.load.rank_filter.has_value() || ctx.missing_ranks_said);
+                       for (const auto& item : d.items())
+                         (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
                        sink.put(step_trace_table(ranks));
                      }});
   }

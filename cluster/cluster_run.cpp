@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -13,10 +14,12 @@
 #include "io/diagnostics_print.h"
 #include "cluster/job_coverage.h"
 #include "io/hdf5_writer.h"
+#include "io/output_ledger.h"
 #include "load/discovery.h"
 #include "load/manifest.h"
 #include "report/cluster_report.h"
 #include "runtime/exit_status.h"
+#include "runtime/interrupt.h"
 #include "version.h"
 
 namespace cs::cluster {
@@ -142,14 +145,59 @@ int check_step_present(const LoadedCluster& lc, const ClusterRunOptions& opts) {
   return kExitUsage;
 }
 
+// "a.csv, b.json and 3 more": file names relative to `dir`, at most `max` of them.
+std::string name_list(const std::vector<std::string>& paths, const fs::path& dir, size_t max = 8) {
+  std::string out;
+  for (size_t i = 0; i < paths.size() && i < max; ++i) {
+    if (i) out += ", ";
+    out += fs::path(paths[i]).lexically_relative(dir).string();
+  }
+  if (paths.size() > max) out += " and " + std::to_string(paths.size() - max) + " more";
+  return out;
+}
+
+// Creates OUT/cluster_analysis_output and starts this run's ledger there: the outputs of the
+// previous run in it are removed first (one line says which), so old and new never mix. False
+// (after one message) when the directory cannot be created.
+bool start_output_dir(const fs::path& out_dir, bool quiet) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::fprintf(stderr,
+                 "clusterscope: %s: cannot create the output directory (%s) \u2014 choose another "
+                 "with -o\n",
+                 out_dir.string().c_str(), ec.message().c_str());
+    return false;
+  }
+  io::Diagnostics diag;
+  const std::vector<std::string> removed = io::OutputLedger::instance().begin(out_dir, diag);
+  for (const auto& d : diag.items()) io::print_message(d.to_string());
+  if (!removed.empty() && !quiet) {
+    std::vector<std::string> paths;
+    for (const auto& name : removed) paths.push_back((out_dir / name).string());
+    std::fprintf(stderr, "clusterscope: %s: removed %zu file(s) of the previous run: %s\n",
+                 out_dir.string().c_str(), removed.size(), name_list(paths, out_dir).c_str());
+  }
+  return true;
+}
+
+// The end of a run that failed to write some output: which files are there and which are not.
+void report_written_and_missing(const fs::path& out_dir) {
+  const auto& ledger = io::OutputLedger::instance();
+  const std::vector<std::string> failed = ledger.failed_files();
+  const std::vector<std::string> written = ledger.written_files();
+  std::fprintf(stderr, "clusterscope: %s: %zu output(s) not written: %s; %zu written: %s\n",
+               out_dir.string().c_str(), failed.size(),
+               failed.empty() ? "-" : name_list(failed, out_dir).c_str(), written.size(),
+               written.empty() ? "none" : name_list(written, out_dir).c_str());
+}
+
 // Nothing could be analysed but directories were found: the manifest still says what was found
 // and why each was skipped.
 void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts) {
   if (lc.skipped.empty()) return;
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) return;
+  if (!start_output_dir(out_dir, opts.quiet)) return;
   TableSink sink(out_dir.string(), /*csv=*/true, nullptr, {}, 1);
   sink.put(build_manifest_table(lc.ranks, lc.skipped));
   if (sink.diagnostics().has_errors()) return;
@@ -160,15 +208,7 @@ void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts)
 int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
                       PhaseLog& log, std::chrono::steady_clock::time_point started) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    std::fprintf(stderr,
-                 "clusterscope: %s: cannot create the output directory (%s) \u2014 choose another "
-                 "with -o\n",
-                 out_dir.string().c_str(), ec.message().c_str());
-    return kExitFatal;
-  }
+  if (!start_output_dir(out_dir, opts.quiet)) return kExitFatal;
   report_problems(lc);
   if (const int code = check_step_present(lc, opts); code != kExitOk) return code;
   // Fewer rank directories than the job has, -d at one rank's directory, results inside one.
@@ -211,6 +251,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   if (!opts.quiet) print_notes(results.notes);
 
   log.begin("write");
+  runtime::interrupt_checkpoint("write");
   if (h5) {
     h5->set_attribute("/meta", "tool", std::string("clusterscope"), h5_diag);
     h5->set_attribute("/meta", "tool_version", std::string(CLUSTERSCOPE_VERSION), h5_diag);
@@ -247,7 +288,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   log.end(out_dir.string());
   for (const auto& d : out_diag.items()) io::print_message(d.to_string());
-  if (out_diag.has_errors()) return kExitFatal;
+  if (out_diag.has_errors()) {
+    report_written_and_missing(out_dir);
+    return kExitFatal;
+  }
 
   const StatusCounts c = count_statuses(lc.ranks, lc.skipped);
   if (!opts.quiet) {
@@ -268,15 +312,46 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   return kExitOk;
 }
 
+// The interrupt action (runtime/interrupt.h): the .tmp files of this run removed, one line from
+// the root naming what had been completed, every process ended with 130 / 143.
+[[noreturn]] void on_interrupt(const MpiSession& mpi, const ClusterRunOptions& opts, int sig) {
+  auto& ledger = io::OutputLedger::instance();
+  ledger.remove_temporaries();
+  if (mpi.is_root()) {
+    const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
+    const std::vector<std::string> written = ledger.written_files();
+    if (written.empty()) {
+      std::fprintf(stderr,
+                   "clusterscope: interrupted (%s) \u2014 no results written; partial files "
+                   "removed\n",
+                   runtime::interrupt_signal_name(sig));
+    } else {
+      std::fprintf(stderr,
+                   "clusterscope: interrupted (%s) \u2014 partial files removed; complete before "
+                   "the interrupt: %s (in %s)\n",
+                   runtime::interrupt_signal_name(sig), name_list(written, out_dir).c_str(),
+                   out_dir.string().c_str());
+    }
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int code = runtime::interrupt_exit_code(sig);
+  if (mpi.size() > 1) mpi.abort(code);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
   const auto started = std::chrono::steady_clock::now();
+  runtime::install_interrupt_handlers();
+  runtime::set_interrupt_action([&mpi, &opts](int sig) { on_interrupt(mpi, opts, sig); });
   PhaseLog log(mpi.is_root() && opts.progress && !opts.quiet);
   // The analyses unpack the communication data once the matrix merge (the root's peak) is done.
   LoadOptions load = opts.load;
   load.keep_communication_packed = true;
   LoadedCluster lc = load_cluster(mpi, load, log);
+  runtime::interrupt_checkpoint("loaded");
   int code = kExitOk;
   if (lc.fatal) {
     if (mpi.is_root()) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "io/csv_writer.h"
+#include "runtime/interrupt.h"
 
 namespace cs::cluster {
 
@@ -16,6 +17,7 @@ TableSink::TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<s
       overlap_(threads > 1 && csv && h5) {}
 
 void TableSink::put(io::Table t) {
+  runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
   io::Diagnostics d, h5_d;
   auto write_h5 = [&] {
     std::lock_guard<std::mutex> lock(h5_mu_);

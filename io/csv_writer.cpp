@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "io/output_file.h"
 #include "io/py_format.h"
 #include "io/utf8.h"
 
@@ -74,23 +75,6 @@ const Column* ragged_column(const Table& t) {
   for (const auto& c : t.columns)
     if (c.size() != t.rows()) return &c;
   return nullptr;
-}
-
-std::string errno_hint(int err) {
-  switch (err) {
-    case ENOENT:
-      return "the output directory does not exist; create it or choose another with -o";
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return "the output directory is not writable; choose another with -o";
-    case ENOSPC:
-    case EDQUOT:
-    case EFBIG:
-      return "the disk is full or over quota; free space or choose another output with -o";
-    default:
-      return "check the output path and free disk space, or choose another output with -o";
-  }
 }
 
 }  // namespace
@@ -162,21 +146,16 @@ bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag)
                "the file was not written; this is a bug in clusterscope, please report it");
     return false;
   }
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    const int err = errno;
-    diag.error(path, 0, std::string("cannot create file: ") + std::strerror(err), errno_hint(err));
-    return false;
-  }
+  OutputFile out;
+  if (!out.open(path, diag)) return false;
+  std::FILE* f = out.get();
   std::string buf;
   buf.reserve(kFlushAt + 4096);
   bool ok = true;
-  int err = 0;
   auto flush = [&] {
     if (ok && !buf.empty() && std::fwrite(buf.data(), 1, buf.size(), f) != buf.size()) {
       ok = false;
-      err = errno;
+      out.fail(errno);
     }
     buf.clear();
   };
@@ -188,27 +167,7 @@ bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag)
     if (buf.size() >= kFlushAt) flush();
   }
   flush();
-  if (ok && std::fflush(f) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    std::remove(tmp.c_str());
-    diag.error(path, 0, std::string("cannot write file: ") + std::strerror(err), errno_hint(err));
-    return false;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = errno;
-    std::remove(tmp.c_str());
-    diag.error(path, 0, "cannot rename " + tmp + " to the final name: " + std::strerror(err),
-               errno_hint(err));
-    return false;
-  }
-  return true;
+  return out.commit(diag);
 }
 
 }  // namespace cs::io

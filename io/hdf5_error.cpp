@@ -20,6 +20,12 @@ void hdf5_silence_errors() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
+void hdf5_start_without_exit_cleanup() {
+  H5dont_atexit();  // effective only before the library starts: hence first thing in main()
+  H5open();
+  hdf5_silence_errors();
+}
+
 std::string hdf5_error_text() {
   std::vector<std::string> descs;  // outermost (API) first
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, &descs);
@@ -27,6 +33,9 @@ std::string hdf5_error_text() {
   if (descs.empty()) return "unknown HDF5 error";
   std::string text = descs.front();
   if (descs.size() > 1 && descs.back() != descs.front()) text += ": " + descs.back();
+  // HDF5's descriptions may hold line breaks: a message stays one line.
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
   return text;
 }
 

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "io/hdf5_error.h"
+#include "io/output_file.h"
+#include "io/output_ledger.h"
 
 namespace cs::io {
 
@@ -214,11 +216,13 @@ void Hdf5File::abandon() {
   file_.close();
   std::remove((path_ + ".tmp").c_str());
   H5Eclear2(H5E_DEFAULT);
+  OutputLedger::instance().failed(path_);
 }
 
 std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& diag) {
   hdf5_silence_errors();
   const std::string tmp = path + ".tmp";
+  OutputLedger::instance().started(path);
   // The default (sec2, POSIX) driver: serial I/O even though the library is the MPI build.
   Hdf5Plist fapl(H5Pcreate(H5P_FILE_ACCESS));
   Hdf5Plist fcpl(H5Pcreate(H5P_FILE_CREATE));
@@ -233,6 +237,7 @@ std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& d
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     std::error_code ec;
     const bool dir_exists = dir.empty() || std::filesystem::is_directory(dir, ec);
+    OutputLedger::instance().failed(path);
     diag.error(path, 0, "cannot create HDF5 file " + tmp + ": " + text,
                dir_exists ? "check that the output directory is writable and has free space, or "
                             "choose another with -o"
@@ -255,6 +260,7 @@ bool Hdf5File::write_table(const Table& t, Diagnostics& diag, const Hdf5TableOpt
                "this is a bug in clusterscope, please report it");
     return false;
   }
+  if (failed_) return false;  // one message per problem: the failure is already reported
   if (std::string why = check_table(t); !why.empty()) {
     diag.error(path_, 0, why, "the table was left out of the HDF5 file; please report this bug");
     return false;
@@ -290,6 +296,7 @@ bool Hdf5File::set_attribute(const std::string& object_path, const std::string& 
                "this is a bug in clusterscope, please report it");
     return false;
   }
+  if (failed_) return false;  // already reported
   // Create the missing groups along the path, one component at a time.
   std::string prefix;
   size_t pos = 0;
@@ -332,15 +339,12 @@ bool Hdf5File::finish(Diagnostics& diag) {
     std::string text = hdf5_error_text();
     std::remove(tmp.c_str());
     failed_ = true;
+    OutputLedger::instance().failed(path_);
     diag.error(path_, 0, "cannot close HDF5 file " + tmp + ": " + text, kDefaultHint);
     return false;
   }
-  if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
-    std::error_code ec(errno, std::generic_category());
-    std::remove(tmp.c_str());
+  if (!publish_output(tmp, path_, diag)) {
     failed_ = true;
-    diag.error(path_, 0, "cannot rename " + tmp + " to the final name: " + ec.message(),
-               "check that the output directory is writable");
     return false;
   }
   return true;

@@ -60,7 +60,8 @@ class Hdf5File {
   // Writes table `t` as group "/<t.name>" (layout above). False with an error in `diag` when
   // the name is empty or holds '/', a table of that name exists, column lengths differ, a
   // column name is empty/duplicate/holds '/' (nothing is written then), or HDF5 fails (e.g.
-  // disk full): then the file is marked failed and finish() will not publish it.
+  // disk full): then the file is marked failed, later tables and attributes are skipped without
+  // another error, and finish() will not publish it.
   bool write_table(const Table& t, Diagnostics& diag, const Hdf5TableOptions& opt = {});
 
   // Sets (or replaces) attribute `name` on the object at `object_path` ("/", "/meta",

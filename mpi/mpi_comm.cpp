@@ -9,6 +9,8 @@
 #include <string_view>
 #include <thread>
 
+#include "runtime/interrupt.h"
+
 namespace cs::cluster {
 
 namespace {
@@ -75,6 +77,7 @@ int64_t MpiSession::max_idle_wait(int64_t local) const {
   int done = 0;
   auto nap = std::chrono::microseconds(200);
   while (true) {
+    runtime::interrupt_checkpoint("idle");  // a waiting process ends on SIGINT/SIGTERM too
     MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     if (done) break;
     std::this_thread::sleep_for(nap);

@@ -4,7 +4,7 @@
 #include <span>
 
 #include "io/comm_keys.h"
-#include "msprof/msprof_file.h"
+#include "io/output_file.h"
 #include "runtime/ordered_parallel.h"
 
 namespace cs::cluster {
@@ -316,7 +316,7 @@ bool write_cluster_communication_json(const std::string& path, const std::vector
         for (const io::CommOp& op : s.p2p) any = any || !io::msprof_is_total(op.name);
       }
   if (!any) return true;  // msprof-analyze writes no file when there is no op
-  return write_output_file(path, diag, [&](std::FILE* f) {
+  return io::write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
     write_cluster_communication(w, ranks, groups, threads);
     w.flush();

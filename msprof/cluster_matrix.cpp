@@ -8,9 +8,9 @@
 #include <unordered_map>
 
 #include "io/comm_keys.h"
+#include "io/output_file.h"
 #include "io/text_hash.h"
 #include "msprof/cluster_communication.h"
-#include "msprof/msprof_file.h"
 #include "runtime/ordered_parallel.h"
 
 namespace cs::cluster {
@@ -434,7 +434,7 @@ bool write_cluster_communication_matrix_json(const std::string& path,
                                              const io::JsonStyle& style,
                                              const MatrixOptions& opts) {
   if (!has_matrix_ops(ranks)) return true;
-  return write_output_file(path, diag, [&](std::FILE* f) {
+  return io::write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
     write_cluster_matrix(w, ranks, groups, diag, opts);
     w.flush();
@@ -453,7 +453,7 @@ GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
     return links;
   }
   bool merged = false;
-  write_output_file(path, diag, [&](std::FILE* f) {
+  io::write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
     merge_pass(ranks, groups, diag, opts, &w, &links, threads);
     merged = true;

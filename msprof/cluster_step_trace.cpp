@@ -5,7 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "msprof/msprof_file.h"
+#include "io/output_file.h"
 
 namespace cs::cluster {
 
@@ -370,7 +370,7 @@ bool write_cluster_step_trace_csv(const std::string& path, const std::vector<Ran
   const ClusterStepTrace t = build_cluster_step_trace(ranks, groups, diag, ranks_filtered);
   if (t.header.empty()) return true;  // msprof-analyze: "Can't get step time info!", no file
   const std::string text = format_cluster_step_trace(t);
-  return write_output_file(path, diag, [&](std::FILE* f) {
+  return io::write_output_file(path, diag, [&](std::FILE* f) {
     return std::fwrite(text.data(), 1, text.size(), f) == text.size();
   });
 }

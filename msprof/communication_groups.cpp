@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "io/comm_keys.h"
-#include "msprof/msprof_file.h"
+#include "io/output_file.h"
 
 namespace cs::cluster {
 
@@ -161,7 +161,7 @@ void write_communication_group(io::JsonWriter& w, const CommGroups& groups) {
 
 bool write_communication_group_json(const std::string& path, const CommGroups& groups,
                                     io::Diagnostics& diag, const io::JsonStyle& style) {
-  return write_output_file(path, diag, [&](std::FILE* f) {
+  return io::write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
     write_communication_group(w, groups);
     w.flush();

@@ -9,6 +9,8 @@
 #include "db/analysis_db.h"
 #include "db/database.h"
 #include "db/profiler_db.h"
+#include "io/output_file.h"
+#include "io/output_ledger.h"
 #include "load/discovery.h"
 #include "msprof/cluster_step_trace.h"
 #include "msprof/communication_groups.h"
@@ -232,6 +234,9 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
     std::error_code ec;
     const fs::path tmp_db = tmp / "cluster_analysis_output" / kDbName;
     fs::create_directories(tmp_db.parent_path(), ec);
+    io::Diagnostics publish_diag;
+    const std::string final_db = (out_dir / kDbName).string();
+    io::OutputLedger::instance().started(final_db);
     sqlite3* db = nullptr;
     bool ok = !ec && sqlite3_open(tmp_db.c_str(), &db) == SQLITE_OK;
     if (ok) {
@@ -240,8 +245,12 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
            w.exec("COMMIT");
     }
     if (db) sqlite3_close(db);
-    if (ok) fs::rename(tmp_db, out_dir / kDbName, ec);
-    if (!ok || ec) {
+    if (ok) {
+      ok = io::publish_output(tmp_db.string(), final_db, publish_diag);
+    } else {
+      io::OutputLedger::instance().failed(final_db);
+    }
+    if (!ok) {
       std::fprintf(stderr,
                    "clusterscope: %s: cannot write %s \u2014 check the output directory is "
                    "writable and has space\n",

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "io/output_file.h"
+
 namespace cs::recipes {
 
 namespace {
@@ -74,17 +76,7 @@ bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& d
     }
     out += '\n';
   }
-  std::FILE* fp = std::fopen(path.c_str(), "wb");
-  if (!fp || std::fwrite(out.data(), 1, out.size(), fp) != out.size()) {
-    if (fp) std::fclose(fp);
-    diag.error(path, 0, "cannot write the file", "check the output directory's permissions");
-    return false;
-  }
-  if (std::fclose(fp) != 0) {
-    diag.error(path, 0, "cannot write the file", "check the free space of the output directory");
-    return false;
-  }
-  return true;
+  return io::write_output_text(path, out, diag);
 }
 
 bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,

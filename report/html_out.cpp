@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "io/output_file.h"
+
 namespace cs::report {
 
 std::string html_escape(std::string_view s) {
@@ -107,31 +109,7 @@ std::string HtmlOut::finish() {
 }
 
 bool write_text_file(const std::string& path, std::string_view content, io::Diagnostics& diag) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    diag.error(path, 0, std::string("cannot create file: ") + std::strerror(errno),
-               "check that the output directory exists and is writable");
-    return false;
-  }
-  const size_t n = std::fwrite(content.data(), 1, content.size(), f);
-  const bool write_ok = n == content.size();
-  const int err = write_ok ? 0 : errno;
-  const bool close_ok = std::fclose(f) == 0;
-  if (!write_ok || !close_ok) {
-    std::remove(tmp.c_str());
-    diag.error(path, 0, std::string("cannot write file: ") + std::strerror(err ? err : errno),
-               "check free disk space and permissions");
-    return false;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    std::remove(tmp.c_str());
-    diag.error(path, 0, std::string("cannot rename temporary file: ") + std::strerror(e),
-               "check permissions of the output directory");
-    return false;
-  }
-  return true;
+  return io::write_output_text(path, content, diag);
 }
 
 }  // namespace cs::report

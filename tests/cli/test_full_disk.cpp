@@ -1,0 +1,122 @@
+// End to end: `clusterscope cluster` on a full disk (simulated with `ulimit -f` in a child shell,
+// SIGXFSZ ignored so write() fails with EFBIG) ends with status 1, never a crash (HDF5's exit
+// cleanup used to die with SIGSEGV, rc 139), names the files it could not write, and leaves no
+// incomplete file under a final name, with no launcher and under mpirun -np 2. A failed write of
+// cluster_step_trace_time.csv is an error too, also with --quiet.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "cli/cli_test_util.h"
+
+namespace fs = std::filesystem;
+using cs::test::read_file;
+using cs::test::run_command;
+
+namespace {
+
+const fs::path& root() {
+  static const cs::test::ScratchDir d("fulldisk");
+  return d.path();
+}
+
+// A generated 16-rank job and a complete run of it (the reference contents).
+class FullDisk : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    input_ = root() / "input";
+    ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + input_.string() +
+                              " --ranks 16 --tp 4 --pp 2 --steps 2 --seed 7",
+                          (root() / "gen.log").string()),
+              0)
+        << read_file(root() / "gen.log");
+    ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
+                              (root() / "ref").string() + " --quiet",
+                          (root() / "ref.log").string()),
+              0)
+        << read_file(root() / "ref.log");
+  }
+
+  // `cluster` with at most `kb` KiB per file written; its exit status (-1 when it died on a
+  // signal: a crash).
+  static int run_limited(const std::string& launcher, const fs::path& out, int kb,
+                         const std::string& extra = "") {
+    return run_command("bash -c 'trap \"\" XFSZ; ulimit -f " + std::to_string(kb) + "; exec " +
+                           launcher + CS_BINARY + " cluster -d " + input_.string() + " -o " +
+                           out.string() + extra + "'",
+                       out.string() + ".log");
+  }
+
+  // Every file under a final name in `out` is complete: the same bytes as the complete run's
+  // (the HDF5 file and the report carry a time, so they are checked for their ends only). No
+  // .tmp is left.
+  static void expect_only_complete_files(const fs::path& out) {
+    const fs::path dir = out / "cluster_analysis_output";
+    const fs::path ref = root() / "ref" / "cluster_analysis_output";
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      EXPECT_FALSE(name.ends_with(".tmp")) << name << " left behind";
+      if (name == ".clusterscope_written") continue;
+      ASSERT_TRUE(fs::exists(ref / name)) << name;
+      if (name.ends_with(".h5")) {
+        EXPECT_EQ(fs::file_size(e.path()), fs::file_size(ref / name)) << name;
+      } else if (name.ends_with(".html")) {
+        EXPECT_TRUE(read_file(e.path()).ends_with("</html>\n")) << name;
+      } else {
+        EXPECT_EQ(read_file(e.path()), read_file(ref / name)) << name << " is incomplete";
+      }
+    }
+  }
+
+  static fs::path input_;
+};
+fs::path FullDisk::input_;
+
+TEST_F(FullDisk, ExitsOneNamesTheFilesAndLeavesNoPartialFile) {
+  const fs::path out = root() / "limited";
+  const int rc = run_limited("", out, 64);
+  const std::string log = read_file(out.string() + ".log");
+  EXPECT_EQ(rc, 1) << "-1: killed by a signal (the HDF5 exit crash)\n" << log;
+  EXPECT_NE(log.find("File too large"), std::string::npos) << log;
+  EXPECT_NE(log.find("cluster_analysis.h5"), std::string::npos) << log;
+  EXPECT_NE(log.find("output(s) not written: "), std::string::npos) << log;
+  expect_only_complete_files(out);
+}
+
+TEST_F(FullDisk, QuietStillSaysWhatFailed) {
+  const fs::path out = root() / "limited-quiet";
+  EXPECT_EQ(run_limited("", out, 64, " --quiet"), 1);
+  const std::string log = read_file(out.string() + ".log");
+  EXPECT_NE(log.find("File too large"), std::string::npos) << log;
+  expect_only_complete_files(out);
+}
+
+TEST_F(FullDisk, UnderMpirunEveryProcessEndsWithOne) {
+  const fs::path out = root() / "limited-mpi";
+  const int rc = run_limited(cs::test::mpirun(2), out, 64);
+  const std::string log = read_file(out.string() + ".log");
+  EXPECT_EQ(rc, 1) << log;
+  EXPECT_EQ(log.find("signal 11"), std::string::npos) << log;
+  EXPECT_NE(log.find("File too large"), std::string::npos) << log;
+  expect_only_complete_files(out);
+}
+
+// A cluster_step_trace_time.csv that cannot be written (a directory holds its name) is an error:
+// status 1 and a message naming it, also with --quiet (it used to be a warning, status 0).
+TEST_F(FullDisk, FailedStepTraceCsvIsAnError) {
+  const fs::path out = root() / "step-trace-blocked";
+  fs::create_directories(out / "cluster_analysis_output" / "cluster_step_trace_time.csv");
+  const fs::path log = out.string() + ".log";
+  EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
+                            out.string() + " --quiet --format json,csv",
+                        log.string()),
+            1)
+      << read_file(log);
+  const std::string text = read_file(log);
+  EXPECT_NE(text.find("cluster_step_trace_time.csv"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 output(s) not written: cluster_step_trace_time.csv;"), std::string::npos)
+      << text;
+}
+
+}  // namespace
