@@ -21,7 +21,8 @@
 
 namespace cs::runtime {
 
-// Installs the handlers for SIGINT and SIGTERM (once per process; later calls do nothing).
+// Installs the handlers for SIGINT and SIGTERM (once per process; later calls do nothing). A
+// signal ignored when the process started (nohup, a background job of a script) stays ignored.
 void install_interrupt_handlers();
 
 // The signal received (SIGINT or SIGTERM), 0 when none.

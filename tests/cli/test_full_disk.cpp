@@ -39,11 +39,12 @@ class FullDisk : public ::testing::Test {
   }
 
   // `cluster` with at most `kb` KiB per file written; its exit status (-1 when it died on a
-  // signal: a crash).
+  // signal: a crash). Under a launcher the limit is set in each process (mpirun itself needs
+  // larger files for its shared memory).
   static int run_limited(const std::string& launcher, const fs::path& out, int kb,
                          const std::string& extra = "") {
-    return run_command("bash -c 'trap \"\" XFSZ; ulimit -f " + std::to_string(kb) + "; exec " +
-                           launcher + CS_BINARY + " cluster -d " + input_.string() + " -o " +
+    return run_command(launcher + "bash -c 'trap \"\" XFSZ; ulimit -f " + std::to_string(kb) +
+                           "; exec " + CS_BINARY + " cluster -d " + input_.string() + " -o " +
                            out.string() + extra + "'",
                        out.string() + ".log");
   }

@@ -51,8 +51,9 @@ class Interrupt : public ::testing::Test {
   static int run_and_signal(const std::string& launcher, const std::string& sig,
                             const std::string& target, const fs::path& out) {
     const std::string log = out.string() + ".log";
+    // set -m: the background job gets SIGINT like a foreground one (not ignored).
     const std::string script =
-        "CLUSTERSCOPE_TEST_INTERRUPT=wait:table " + launcher + CS_BINARY + " cluster -d " +
+        "set -m; CLUSTERSCOPE_TEST_INTERRUPT=wait:table " + launcher + CS_BINARY + " cluster -d " +
         input_.string() + " -o " + out.string() + " >" + log + " 2>&1 & pid=$!; " +
         "for i in $(seq 600); do grep -q \"waiting for a signal\" " + log +
         " && break; sleep 0.1; done; kill -" + sig + " " + target + "; " +
