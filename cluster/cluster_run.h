@@ -26,7 +26,10 @@ struct ClusterRunOptions {
 };
 
 // Collective. Returns the exit status (the same on every process): 0 all ranks analysed,
-// 3 some skipped or partly read (1 with strict), 1 nothing usable.
+// 3 some skipped or partly read (1 with strict), 1 nothing usable or an output not written.
+// Starts OUT/cluster_analysis_output's ledger (io/output_ledger.h: the previous run's files are
+// removed first) and handles SIGINT/SIGTERM: at the next checkpoint the .tmp files are removed,
+// the root prints one line, and every process exits 130/143 (MPI_Abort under a launcher).
 int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts);
 
 }  // namespace cs::cluster
