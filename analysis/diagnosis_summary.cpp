@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "io/text_escape.h"
+
 namespace cs::cluster {
 
 namespace {
@@ -47,8 +49,8 @@ static std::string summary_body(const std::vector<SlowRankFinding>& slow_ranks,
     for (size_t i = 0; i < slow_ranks.size() && i < max_items; ++i) {
       const auto& f = slow_ranks[i];
       s += "Rank " + std::to_string(f.rank) + " is slow";
-      if (f.cause != "unknown") s += " (" + f.cause + ")";
-      s += ": " + f.evidence + ".\n";
+      if (f.cause != "unknown") s += " (" + io::escape_text(f.cause) + ")";
+      s += ": " + io::escape_text(f.evidence) + ".\n";
     }
     if (slow_ranks.size() > max_items)
       s +=
@@ -58,7 +60,7 @@ static std::string summary_body(const std::vector<SlowRankFinding>& slow_ranks,
     s += "No slow link found.\n";
   } else {
     for (size_t i = 0; i < slow_links.size() && i < max_items; ++i)
-      s += "Slow link: " + slow_links[i].evidence + ".\n";
+      s += "Slow link: " + io::escape_text(slow_links[i].evidence) + ".\n";
     if (slow_links.size() > max_items)
       s +=
           std::to_string(slow_links.size() - max_items) + " more slow link(s) in slow_links.csv.\n";
@@ -66,17 +68,19 @@ static std::string summary_body(const std::vector<SlowRankFinding>& slow_ranks,
   if (with_transfers) {
     if (slow_transfers.empty()) s += "No slow transfer found.\n";
     for (size_t i = 0; i < slow_transfers.size() && i < max_items; ++i)
-      s += "Slow transfer: " + slow_transfers[i].step + " " + slow_transfers[i].op + ": " +
-           slow_transfers[i].evidence + ".\n";
+      s += "Slow transfer: " + io::escape_text(slow_transfers[i].step) + " " +
+           io::escape_text(slow_transfers[i].op) + ": " +
+           io::escape_text(slow_transfers[i].evidence) + ".\n";
     if (slow_transfers.size() > max_items)
       s += std::to_string(slow_transfers.size() - max_items) +
            " more slow transfer(s) in slow_transfers.csv.\n";
   }
   if (!topn_by_cv.empty() && topn_by_cv.front().cross_rank_cv >= kNotableOperatorCv) {
     const auto& r = topn_by_cv.front();
-    s += "Operator " + r.key + " varies most across ranks: CV " + fmt("%.2f", r.cross_rank_cv) +
-         " of the per-rank totals over " + std::to_string(r.ranks) + " ranks, highest on rank " +
-         std::to_string(r.max_rank) + ", lowest on rank " + std::to_string(r.min_rank) + ".\n";
+    s += "Operator " + io::escape_text(r.key) + " varies most across ranks: CV " +
+         fmt("%.2f", r.cross_rank_cv) + " of the per-rank totals over " + std::to_string(r.ranks) +
+         " ranks, highest on rank " + std::to_string(r.max_rank) + ", lowest on rank " +
+         std::to_string(r.min_rank) + ".\n";
   }
   return s;
 }

@@ -15,6 +15,7 @@
 #include "cluster/job_coverage.h"
 #include "io/hdf5_writer.h"
 #include "io/output_ledger.h"
+#include "io/text_escape.h"
 #include "load/discovery.h"
 #include "load/manifest.h"
 #include "report/cluster_report.h"
@@ -139,9 +140,8 @@ int check_step_present(const LoadedCluster& lc, const ClusterRunOptions& opts) {
   for (const auto& r : lc.ranks)
     for (int64_t s : r.steps_present) present.insert(static_cast<int>(s));
   if (present.empty() || present.count(static_cast<int>(*opts.load.parse.step))) return kExitOk;
-  std::fprintf(stderr, "clusterscope: %s: step %lld is not in the data \u2014 steps present: %s\n",
-               opts.load.input_dir.c_str(), static_cast<long long>(*opts.load.parse.step),
-               format_rank_set(present).c_str());
+  io::print_message(opts.load.input_dir + ": step " + std::to_string(*opts.load.parse.step) +
+                    " is not in the data \u2014 steps present: " + format_rank_set(present));
   return kExitUsage;
 }
 
@@ -201,8 +201,7 @@ void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts)
   TableSink sink(out_dir.string(), /*csv=*/true, nullptr, {}, 1);
   sink.put(build_manifest_table(lc.ranks, lc.skipped));
   if (sink.diagnostics().has_errors()) return;
-  std::fprintf(stderr, "clusterscope: every skipped directory and why: %s\n",
-               (out_dir / "rank_manifest.csv").string().c_str());
+  io::print_message("every skipped directory and why: " + (out_dir / "rank_manifest.csv").string());
 }
 
 int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
@@ -301,10 +300,11 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
         c.ok + c.partial, c.ok, c.partial, c.skipped, human_bytes(lc.input_bytes).c_str(), secs,
         processes);
     if (!results.summary.empty()) std::printf("%s", results.summary.c_str());
-    std::printf("Results: %s/\n", out_dir.string().c_str());
+    std::printf("Results: %s/\n", io::escape_text(out_dir.string()).c_str());
     // The last line: the page to open, only when this run wrote it (never a stale one).
     if (html && !html_diag.has_errors() && fs::exists(out_dir / "report.html"))
-      std::printf("Report: %s\n", fs::absolute(out_dir / "report.html").string().c_str());
+      std::printf("Report: %s\n",
+                  io::escape_text(fs::absolute(out_dir / "report.html").string()).c_str());
   }
   if (c.ok + c.partial == 0) return kExitFatal;
   if (c.partial + c.skipped > 0 || short_of_job || one_rank_of_job)

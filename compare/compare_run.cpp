@@ -114,8 +114,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
       loaded[i] = cluster::load_cluster(mpi, lo, log);
       if (loaded[i].fatal) {
         if (mpi.is_root())
-          std::fprintf(stderr, "clusterscope: %s: %s\n", labels[i],
-                       loaded[i].fatal_message.c_str());
+          io::print_message(std::string(labels[i]) + ": " + loaded[i].fatal_message);
         fatal = true;
       }
     }
@@ -161,8 +160,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     }
     for (int i = 0; i < 2; ++i) add_rank_problems(loaded[i], labels[i], diag);
     wctx.warnings = align_steps(loaded[0].ranks, loaded[1].ranks);
-    for (const auto& w : wctx.warnings)
-      std::fprintf(stderr, "clusterscope: WARNING: %s\n", w.c_str());
+    for (const auto& w : wctx.warnings) io::print_message("WARNING: " + w);
     run_tables = compare_runs(loaded[0].ranks, loaded[1].ranks, {}, diag);
     // The timelines compared in detail: the rank of the largest regression, on both sides.
     const int rank = detail_rank(run_tables, loaded[0].ranks);
@@ -192,8 +190,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   }
   for (int i = 0; i < 2; ++i)
     if (!o.quiet)
-      std::fprintf(stderr, "clusterscope: %s: %s (%s)\n", labels[i], sides[i].path.c_str(),
-                   sides[i].note.c_str());
+      io::print_message(std::string(labels[i]) + ": " + sides[i].path + " (" + sides[i].note + ")");
   const bool timelines = !runs || (!sides[0].timeline.empty() && !sides[1].timeline.empty());
   if (runs && !timelines && !o.quiet)
     std::fputs(
@@ -222,7 +219,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     std::printf("Run vs run: %d ranks compared\n", run_tables.ranks_compared);
     std::fputs(format_top_regressions(run_tables.ranked, 5).c_str(), stdout);
   }
-  if (!o.quiet) std::fprintf(stderr, "clusterscope: wrote %s/\n", out_dir.c_str());
+  if (!o.quiet) io::print_message("wrote " + out_dir + "/");
   return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? kExitPartial
                                                                                  : kExitOk;
 }

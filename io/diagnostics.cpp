@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "io/text_escape.h"
+
 namespace cs::io {
 
 static size_t count_errors(const std::vector<Diagnostic>& items) {
@@ -11,13 +13,13 @@ static size_t count_errors(const std::vector<Diagnostic>& items) {
 }
 
 std::string Diagnostic::to_string() const {
-  std::string s = file;
+  std::string s = escape_text(file);
   if (line > 0) {
     s += ':';
     s += std::to_string(line);
   }
   if (!s.empty()) s += ": ";
-  s += what;
+  append_escaped_text(s, what);
   if (offset >= 0 && line <= 0) {
     s += " (byte ";
     s += std::to_string(offset);
@@ -25,7 +27,7 @@ std::string Diagnostic::to_string() const {
   }
   if (!hint.empty()) {
     s += " \u2014 ";
-    s += hint;
+    append_escaped_text(s, hint);
   }
   return s;
 }

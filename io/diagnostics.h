@@ -22,7 +22,8 @@ struct Diagnostic {
   std::string what;     // what is wrong, e.g. "row has 5 fields, header has 7"
   std::string hint;     // what to do, e.g. "the row was skipped; check the file is complete"
 
-  // "file:line: what — hint" (without the "clusterscope: " prefix).
+  // "file:line: what — hint" (without the "clusterscope: " prefix), one line: control
+  // characters and invalid UTF-8 in file, what and hint escaped (io/text_escape.h).
   std::string to_string() const;
 };
 

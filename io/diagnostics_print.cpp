@@ -2,10 +2,16 @@
 
 #include <cstdio>
 
+#include "io/text_escape.h"
+
 namespace cs::io {
 
 void print_message(const std::string& line) {
-  std::fprintf(stderr, "clusterscope: %s\n", line.c_str());
+  // Input-derived text (names, quoted values) can neither drive the terminal nor forge a line.
+  std::string out = "clusterscope: ";
+  append_escaped_text(out, line);
+  out += '\n';
+  std::fwrite(out.data(), 1, out.size(), stderr);
 }
 
 void print_diagnostics(const Diagnostics& diag, bool quiet) {

@@ -9,7 +9,8 @@
 
 namespace cs::io {
 
-// Prints "clusterscope: <line>" on stderr.
+// Prints "clusterscope: <line>" on stderr, one line: control characters and invalid UTF-8 of
+// `line` escaped (io/text_escape.h).
 void print_message(const std::string& line);
 
 // Prints each diagnostic as one message (warnings left out when `quiet`), then, unless quiet, how

@@ -1,14 +1,18 @@
 #include "load/manifest.h"
 
+#include "io/text_escape.h"
+
 namespace cs::cluster {
 
 namespace {
 
+// One cell, problems separated by "; ", each escaped (io/text_escape.h): `cat` of the manifest
+// shows names with control characters as \n, \x1b.
 std::string join_problems(const std::vector<std::string>& problems) {
   std::string s;
   for (const auto& p : problems) {
     if (!s.empty()) s += "; ";
-    s += p;
+    io::append_escaped_text(s, p);
   }
   return s;
 }
@@ -28,7 +32,7 @@ io::Table build_manifest_table(const std::vector<RankData>& ranks,
   auto& exported = t.add_string("export");
   auto row = [&](const RankEntry& e, int64_t nfiles, int64_t nbytes) {
     rank.ints.push_back(e.rank);
-    path.strings.push_back(e.path);
+    path.strings.push_back(io::escape_text(e.path));  // a hostile name cannot act on a terminal
     framework.strings.push_back(framework_name(e.framework));
     status.strings.push_back(status_name(e.status));
     files.ints.push_back(nfiles);
