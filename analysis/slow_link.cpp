@@ -37,8 +37,10 @@ double nominal_gbps(std::string_view transport, bool newer) {
 }
 
 std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
-                                             const SlowLinkOptions& opts, int* unjudged) {
+                                             const SlowLinkOptions& opts, int* unjudged,
+                                             int* overflowed) {
   if (unjudged) *unjudged = 0;
+  if (overflowed) *overflowed = 0;
   // 1. Classes (transport, op type, log2 size) and their median bandwidth.
   using ClassKey = std::tuple<std::string_view, std::string_view, int>;
   std::map<ClassKey, uint32_t> class_index;
@@ -55,6 +57,7 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
         !std::isfinite(o.time_ms))
       continue;
     const double bw = o.size_mb / o.time_ms;
+    if (!std::isfinite(bw)) continue;  // 1.7e308 MB in 0.01 ms: no bandwidth to compare
     const std::string_view op = o.op_key.substr(0, o.op_key.rfind('@'));
     auto [it, added] = op_types.try_emplace(op);
     if (added) {
@@ -87,6 +90,10 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
   // 3. Robust z of the ratio among links of the same transport.
   std::map<std::string_view, std::vector<std::pair<LinkKey, double>>> by_transport;
   for (const auto& [k, a] : links) {
+    if (!std::isfinite(a.size) || !std::isfinite(a.time) || !std::isfinite(a.expected_time)) {
+      if (overflowed) ++*overflowed;  // sums beyond 1.8e308: never printed as inf or nan MB
+      continue;
+    }
     if (!(a.size >= opts.min_total_mb) ||
         (a.n < opts.min_transfers && !(a.size >= opts.min_bulk_mb))) {
       if (unjudged) ++*unjudged;

@@ -70,10 +70,12 @@ using io::is_derived_matrix_key;
 
 // Slow links, slowest (lowest ratio) first. Derived keys, LOCAL and self links, and observations
 // with no size or time are ignored.
-// `unjudged` (optional) receives the number of links left unjudged for too little data.
+// `unjudged` (optional) receives the number of links left unjudged for too little data;
+// `overflowed` (optional) the number left unjudged because a sum of their sizes or times is not
+// finite (beyond 1.8e308: the bandwidth is unknown).
 std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
                                              const SlowLinkOptions& opts = {},
-                                             int* unjudged = nullptr);
+                                             int* unjudged = nullptr, int* overflowed = nullptr);
 
 // The "slow_links" table.
 io::Table slow_links_table(const std::vector<SlowLinkFinding>& findings);

@@ -203,7 +203,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
   std::vector<SlowLinkFinding> slow_links;
   std::vector<SlowTransferFinding> slow_transfers;
   SlowRankAnalysis slow_ranks;
-  int unjudged_links = 0;  // links with too little data to judge (slow_link.h)
+  int unjudged_links = 0;    // links with too little data to judge (slow_link.h)
+  int overflowed_links = 0;  // links whose size sums are beyond 1.8e308 (slow_link.h)
 
   if (want.communication) {
     if (json)
@@ -245,7 +246,8 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
            // once when there are threads to spare.
            auto diagnose = [&] {
              if (!want.diagnosis) return;
-             slow_links = find_slow_links(link_observations(links), {}, &unjudged_links);
+             slow_links = find_slow_links(link_observations(links), {}, &unjudged_links,
+                                          &overflowed_links);
              // Slow transfers per op class; links named only when the matrix agrees
              // (slow_transfer.h).
              slow_transfers = find_slow_transfers(ranks, slow_links);
@@ -342,6 +344,10 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
       r.summary += std::to_string(unjudged_links) +
                    " link(s) carried too little data to judge (under 1 MB, or fewer than 3 "
                    "transfers and under 16 MB in all): no verdict on them.\n";
+    if (overflowed_links > 0)
+      r.summary += std::to_string(overflowed_links) +
+                   " link(s) have sizes whose sum is beyond 1.8e308 MB (not a finite number): "
+                   "their size and bandwidth are unknown, no verdict on them.\n";
   }
   return r;
 }

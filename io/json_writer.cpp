@@ -1,5 +1,6 @@
 #include "io/json_writer.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -232,6 +233,11 @@ void JsonWriter::value(std::string_view s) {
 
 void JsonWriter::value(Num n) {
   before_value();
+  if (!std::isfinite(n.v)) {
+    ++nonfinite_;
+    put("null");
+    return;
+  }
   if (str_) {
     append_py_num(*str_, n);
     return;
@@ -250,8 +256,9 @@ void JsonWriter::null() {
   put("null");
 }
 
-void JsonWriter::raw_value(std::string_view json) {
+void JsonWriter::raw_value(std::string_view json, size_t nonfinite) {
   before_value();
+  nonfinite_ += nonfinite;
   put(json);
 }
 

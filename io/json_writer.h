@@ -43,19 +43,24 @@ class JsonWriter {
   void key(std::string_view k);
   void value(std::string_view s);
   void value(const char* s) { value(std::string_view(s)); }
+  // A number as Python prints it; a NaN or an infinity (a sum of finite values beyond 1.8e308)
+  // is written as null, which every JSON parser reads, and counted (nonfinite_count()).
   void value(Num n);
   void value(double d) { value(Num::real(d)); }
   void value(int64_t i) { value(Num::integer(i)); }
   void value(int i) { value(Num::integer(i)); }
   void value(bool b);
   void null();
-  // Inserts already-formatted JSON text as a value (e.g. a cached sub-document).
-  void raw_value(std::string_view json);
+  // Inserts already-formatted JSON text as a value (e.g. a sub-document rendered by another
+  // writer, whose nonfinite_count() is passed on as `nonfinite`).
+  void raw_value(std::string_view json, size_t nonfinite = 0);
 
   void flush();
   // True when every write to the FILE* succeeded.
   bool ok() const { return ok_; }
   const JsonStyle& style() const { return style_; }
+  // How many NaN / infinite numbers were written as null (see value(Num)).
+  size_t nonfinite_count() const { return nonfinite_; }
 
  private:
   void before_value();
@@ -75,6 +80,7 @@ class JsonWriter {
   };
   std::vector<Level> stack_;
   bool ok_ = true;
+  size_t nonfinite_ = 0;
 };
 
 // Appends s as a JSON string literal (quotes included) the way Python's json module escapes it.

@@ -284,6 +284,7 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>&
   if (index.groups.empty()) return false;
   const bool parallel = renders_groups_in_parallel(w.style(), threads);
   std::vector<std::string> text(parallel ? index.groups.size() : 0);
+  std::vector<size_t> nonfinite(text.size(), 0);
   w.begin_object();
   ordered_parallel_for(
       index.groups.size(), parallel ? threads : 1,
@@ -291,11 +292,12 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>&
         if (!parallel) return;
         io::JsonWriter fw(&text[i], w.style());
         write_group(fw, index.groups[i]);
+        nonfinite[i] = fw.nonfinite_count();
       },
       [&](size_t i) {
         w.key(index.groups[i].tuple_key);
         if (parallel) {
-          w.raw_value(text[i]);
+          w.raw_value(text[i], nonfinite[i]);
           std::string().swap(text[i]);
         } else {
           write_group(w, index.groups[i]);
@@ -320,8 +322,18 @@ bool write_cluster_communication_json(const std::string& path, const std::vector
     io::JsonWriter w(f, style);
     write_cluster_communication(w, ranks, groups, threads);
     w.flush();
+    warn_nonfinite_written(diag, path, w.nonfinite_count());
     return w.ok();
   });
+}
+
+void warn_nonfinite_written(io::Diagnostics& diag, const std::string& path, size_t count) {
+  if (count == 0) return;
+  diag.warn(path, 0,
+            std::to_string(count) +
+                " number(s) overflowed (a sum of finite inputs beyond 1.8e308, e.g. two Transit "
+                "Size(MB) values of 1.7e308) and were written as null, not NaN/Infinity",
+            "those sums are unknown; check the ranks' communication files for values near 1e308");
 }
 
 }  // namespace cs::cluster

@@ -90,6 +90,10 @@ bool write_cluster_communication_json(const std::string& path, const std::vector
                                       const io::JsonStyle& style = io::JsonStyle::python(),
                                       int threads = 1);
 
+// Adds the one warning for an output file in which `count` numbers were not finite (sums of
+// finite inputs beyond 1.8e308) and were written as null; nothing when count is 0.
+void warn_nonfinite_written(io::Diagnostics& diag, const std::string& path, size_t count);
+
 // One op's two blocks exactly as read (canonical key order, values as written).
 void write_comm_op_blocks(io::JsonWriter& w, const io::CommOp& op);
 

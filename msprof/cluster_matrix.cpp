@@ -335,7 +335,8 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
   const MIndex index = index_matrix(ranks, groups);
   if (index.groups.empty()) return false;
   struct GroupResult {
-    std::string text;  // the group's JSON object (when writing)
+    std::string text;      // the group's JSON object (when writing)
+    size_t nonfinite = 0;  // numbers written as null in `text`
     GlobalLinks::Chunk links;
     io::Diagnostics diag;
   };
@@ -372,6 +373,7 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
         if (w) {
           io::JsonWriter fw(&res[i].text, w->style());
           merge_group(index.groups[i], res[i], &fw);
+          res[i].nonfinite = fw.nonfinite_count();
         } else {
           merge_group(index.groups[i], res[i], nullptr);
         }
@@ -381,7 +383,7 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
         if (w) {
           w->key(index.groups[i].tuple);
           if (render_apart) {
-            w->raw_value(r.text);
+            w->raw_value(r.text, r.nonfinite);
           } else {
             merge_group(index.groups[i], r, w);
           }
@@ -438,6 +440,7 @@ bool write_cluster_communication_matrix_json(const std::string& path,
     io::JsonWriter w(f, style);
     write_cluster_matrix(w, ranks, groups, diag, opts);
     w.flush();
+    warn_nonfinite_written(diag, path, w.nonfinite_count());
     return w.ok();
   });
 }
@@ -458,6 +461,7 @@ GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
     merge_pass(ranks, groups, diag, opts, &w, &links, threads);
     merged = true;
     w.flush();
+    warn_nonfinite_written(diag, path, w.nonfinite_count());
     return w.ok();
   });
   if (!merged) {  // the file could not be created (reported); the analyses still get the links

@@ -176,5 +176,25 @@ TEST(SlowLink, TooLittleDataIsNotJudged) {
   EXPECT_EQ(unjudged, 1);
 }
 
+// Issue 17, finding 5: sizes of 1.7e308 MB each are finite, their sums are not; the summary said
+// "-nan MB". Such a link is counted as overflowed and never judged (no inf or nan in evidence).
+TEST(SlowLink, OverflowingSumsAreNotJudged) {
+  std::vector<LinkObservation> obs;
+  for (int src = 0; src < 8; ++src)
+    for (int k = 0; k < 5; ++k)
+      obs.push_back({"hcom_allReduce__1_1_1@g", src, (src + 1) % 8, "HCCS", 8.0, 0.5});
+  for (int k = 0; k < 5; ++k)  // 2 -> 5: five transfers of 1.7e308 MB
+    obs.push_back({"hcom_allReduce__1_1_1@g", 2, 5, "HCCS", 1.7e308, 2.0});
+  obs.push_back({"hcom_allReduce__1_1_1@g", 4, 6, "HCCS", 1.7e308, 1e-3});  // bandwidth inf
+  int unjudged = -1, overflowed = -1;
+  const auto f = find_slow_links(obs, {}, &unjudged, &overflowed);
+  EXPECT_EQ(overflowed, 1);  // 2 -> 5; 4 -> 6 has no finite bandwidth at all and is left out
+  for (const auto& x : f) {
+    EXPECT_EQ(x.evidence.find("nan"), std::string::npos) << x.evidence;
+    EXPECT_EQ(x.evidence.find("inf"), std::string::npos) << x.evidence;
+  }
+  EXPECT_TRUE(f.empty()) << f.front().evidence;
+}
+
 }  // namespace
 }  // namespace cs::cluster

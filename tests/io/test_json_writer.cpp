@@ -166,6 +166,37 @@ TEST(JsonWriter, NoEnsureAsciiMatchesPython) {
   EXPECT_EQ(out, python_redump(out, "separators=(\",\", \": \"), ensure_ascii=False"));
 }
 
+// Issue 17, finding 5: a sum of finite values can overflow (1.7e308 + 1.7e308); Python writes
+// Infinity / NaN, which strict parsers (MindStudio Insight, browsers, jq) reject. The writer puts
+// null and counts it, and a sub-document's count carries over through raw_value.
+TEST(JsonWriter, NonFiniteNumbersAreNullAndCounted) {
+  std::string sub;
+  JsonWriter fw(&sub, JsonStyle::msprof());
+  fw.begin_array();
+  fw.value(1.7e308 + 1.7e308);
+  fw.value(Num::integer(3));
+  fw.end_array();
+  EXPECT_EQ(sub, "[null,3]");
+  EXPECT_EQ(fw.nonfinite_count(), 1u);
+  std::string out;
+  JsonWriter w(&out, JsonStyle::msprof());
+  w.begin_object();
+  w.key("nan");
+  w.value(std::numeric_limits<double>::quiet_NaN());
+  w.key("inf");
+  w.value(-std::numeric_limits<double>::infinity());
+  w.key("sub");
+  w.raw_value(sub, fw.nonfinite_count());
+  w.key("max");
+  w.value(1.7976931348623157e308);
+  w.end_object();
+  EXPECT_EQ(out,
+            "{\"nan\": null,\"inf\": null,\"sub\": [null,3],\"max\": 1.7976931348623157e+308}");
+  EXPECT_EQ(w.nonfinite_count(), 3u);
+  EXPECT_EQ(out.find("NaN"), std::string::npos);
+  EXPECT_EQ(out.find("Infinity"), std::string::npos);
+}
+
 // Issue 17, finding 9: without ensure_ascii, bytes that are not UTF-8 become U+FFFD (the file
 // stays valid JSON text); valid UTF-8 is copied; NUL is escaped as Python does (\u0000).
 TEST(JsonWriter, InvalidUtf8ReplacedWithoutEnsureAscii) {
