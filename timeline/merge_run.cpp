@@ -13,7 +13,9 @@
 #include "io/byte_buffer.h"
 #include "io/diagnostics_print.h"
 #include "io/gzip_input.h"
+#include "io/json_validate.h"
 #include "io/json_writer.h"
+#include "io/text_escape.h"
 #include "load/discovery.h"
 #include "runtime/exit_status.h"
 #include "timeline/merge_output.h"
@@ -143,7 +145,9 @@ bool unpack_summary_json(io::ByteReader& r, std::string& json, bool first, uint6
   json += ",\"rank_from\":";
   io::append_json_string(json, origin, false);
   json += ",\"shift_ns\":" + std::to_string(shift);
-  if (!align_event.empty()) json += ",\"align_event\":\"" + align_event + "\"";
+  // Raw texts from the input (the event's name contents, the pids) only when they are valid JSON.
+  if (!align_event.empty() && io::is_valid_json_string_contents(align_event))
+    json += ",\"align_event\":\"" + align_event + "\"";
   json += ",\"events\":" + std::to_string(n) + ",\"added_metadata\":" + std::to_string(added) +
           ",\"flow_ids\":" + std::to_string(flows) + ",\"complete\":" + (ok ? "true" : "false") +
           ",\"pids\":[";
@@ -151,7 +155,8 @@ bool unpack_summary_json(io::ByteReader& r, std::string& json, bool first, uint6
   for (uint32_t i = 0; i < np; ++i) {
     const std::string raw = r.str();
     const int64_t pid = r.get<int64_t>();
-    json += (i ? ",[" : "[") + raw + "," + std::to_string(pid) + "]";
+    json += (i ? ",[" : "[") + (io::is_valid_json_value(raw) ? raw : std::string("null")) + "," +
+            std::to_string(pid) + "]";
   }
   json += "]}";
   return ok;
@@ -368,7 +373,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
       if (!opts.quiet)
         std::printf("clusterscope: merged %zu of %zu timelines (%llu events) into %s\n", complete,
                     sources.size() + static_cast<size_t>(found.skipped),
-                    static_cast<unsigned long long>(events), opts.output.c_str());
+                    static_cast<unsigned long long>(events), io::escape_text(opts.output).c_str());
     }
     status[0] = static_cast<char>(code);
   }

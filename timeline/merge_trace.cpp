@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "io/json_input.h"
+#include "io/json_validate.h"
 #include "readers/kineto_trace.h"
 #include "timeline/merge_timestamp.h"
 
@@ -353,6 +354,30 @@ bool rewrite_trace(simdjson::padded_string_view json, const std::string& source,
   for (size_t i = 0; i < scan.processes.size(); ++i) index.emplace(scan.processes[i].pid, i);
   std::unordered_map<std::string_view, int64_t> flow_ids;
   const std::string label = rank_label(plan.rank);
+  // A process name: "rank N · " + the name's string contents, when they are valid JSON text.
+  auto append_name = [&](std::string& to, std::string_view contents) {
+    to += '"' + label;
+    if (io::is_valid_json_string_contents(contents)) {
+      to += contents;
+    } else {
+      to += "(name not valid JSON)";
+      ++stats.invalid_fields;
+    }
+    to += '"';
+  };
+  // "rank N · pid <pid>" for a process the input does not name.
+  auto append_pid_name = [&](std::string& to, std::string_view pid) {
+    std::string contents = "pid ";
+    if (is_quoted(pid)) {
+      contents += pid.substr(1, pid.size() - 2);
+    } else if (io::is_valid_json_value(pid)) {
+      contents += pid;  // a number
+    } else {
+      contents += '?';
+    }
+    append_name(to, contents);
+  };
+  std::string val;  // one field's value, checked before it is written
   const int64_t flow_base = int64_t{plan.rank} * kFlowIdStride;
   std::string out;
   out.reserve(kChunkBytes + 65536);
@@ -361,13 +386,11 @@ bool rewrite_trace(simdjson::padded_string_view json, const std::string& source,
   for (size_t i = 0; i < scan.processes.size(); ++i) {
     const TraceProcess& p = scan.processes[i];
     if (!p.has_name) {
-      std::string_view pid = p.pid;
-      if (is_quoted(pid)) pid = pid.substr(1, pid.size() - 2);
       out += ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":";
       append_int(out, plan.new_pid[i]);
-      out += ",\"tid\":0,\"args\":{\"name\":\"" + label + "pid ";
-      out += pid;
-      out += "\"}}";
+      out += ",\"tid\":0,\"args\":{\"name\":";
+      append_pid_name(out, p.pid);
+      out += "}}";
       ++stats.added_metadata;
     }
     if (!p.has_sort) {
@@ -405,64 +428,80 @@ bool rewrite_trace(simdjson::padded_string_view json, const std::string& source,
           if (pid == last_pid) proc = last_index;
         }
         out += ",\n{";
+        bool first = true;
         for (size_t i = 0; i < ev.fields.size(); ++i) {
           const RawField& f = ev.fields[i];
           const int fi = static_cast<int>(i);
-          if (i) out += ',';
-          out += '"';
-          out += f.key;
-          out += "\":";
+          // Every field is rendered apart and checked: one that is not valid JSON (NaN, a bad
+          // string or escape, deep nesting) is left out, never copied.
+          if (!io::is_valid_json_string_contents(f.key)) {
+            ++stats.invalid_fields;
+            continue;
+          }
+          val.clear();
           if (fi == ev.pid && proc != SIZE_MAX) {
-            append_int(out, plan.new_pid[proc]);
+            append_int(val, plan.new_pid[proc]);
           } else if (fi == ev.ts) {
-            if (!shift_timestamp(f.value, plan.shift_ns, out)) out += f.value;
+            if (!shift_timestamp(f.value, plan.shift_ns, val)) val = f.value;
           } else if ((fi == ev.id && flow) || fi == ev.bind_id) {
             auto [it, added] = flow_ids.emplace(f.value, 0);
             if (added) it->second = flow_base + static_cast<int64_t>(flow_ids.size());
-            append_int(out, it->second);
+            append_int(val, it->second);
           } else if (fi == ev.args && meta && proc != SIZE_MAX &&
                      (ev.str(ev.name) == "process_name" ||
                       ev.str(ev.name) == "process_sort_index") &&
                      split_object(small, f.value, args)) {
             const bool naming = ev.str(ev.name) == "process_name";
             const char* key = naming ? "name" : "sort_index";
-            bool seen = false;
-            out += '{';
+            bool seen = false, any = false;
+            val += '{';
             for (size_t k = 0; k < args.size(); ++k) {
-              if (k) out += ',';
-              out += '"' + args[k].first + "\":";
-              if (args[k].first == key && !seen) {
+              const bool mine = args[k].first == key && !seen;
+              if (!io::is_valid_json_string_contents(args[k].first) ||
+                  (!mine && !io::is_valid_json_value(args[k].second))) {
+                ++stats.invalid_fields;
+                continue;
+              }
+              if (any) val += ',';
+              any = true;
+              val += '"' + args[k].first + "\":";
+              if (mine) {
                 seen = true;
                 if (naming) {
                   std::string_view v = args[k].second;
-                  out += '"' + label;
-                  out += is_quoted(v) ? v.substr(1, v.size() - 2) : v;
-                  out += '"';
+                  append_name(val, is_quoted(v) ? v.substr(1, v.size() - 2) : v);
                 } else {
-                  append_int(out, plan.new_pid[proc]);
+                  append_int(val, plan.new_pid[proc]);
                 }
               } else {
-                out += args[k].second;
+                val += args[k].second;
               }
             }
             if (!seen) {
-              if (!args.empty()) out += ',';
-              out += '"';
-              out += key;
-              out += "\":";
+              if (any) val += ',';
+              val += '"';
+              val += key;
+              val += "\":";
               if (naming) {
-                out += '"' + label + "pid ";
-                std::string_view pid = scan.processes[proc].pid;
-                out += is_quoted(pid) ? pid.substr(1, pid.size() - 2) : pid;
-                out += '"';
+                append_pid_name(val, scan.processes[proc].pid);
               } else {
-                append_int(out, plan.new_pid[proc]);
+                append_int(val, plan.new_pid[proc]);
               }
             }
-            out += '}';
+            val += '}';
           } else {
-            out += f.value;
+            val = f.value;
           }
+          if (!io::is_valid_json_value(val)) {
+            ++stats.invalid_fields;
+            continue;
+          }
+          if (!first) out += ',';
+          first = false;
+          out += '"';
+          out += f.key;
+          out += "\":";
+          out += val;
         }
         out += '}';
         if (out.size() >= kChunkBytes) {
@@ -473,6 +512,13 @@ bool rewrite_trace(simdjson::padded_string_view json, const std::string& source,
       [](std::string_view, od::value) { return simdjson::SUCCESS; });
   if (!out.empty()) sink(out);
   stats.flow_ids = flow_ids.size();
+  if (stats.invalid_fields > 0)
+    diag.warn(source, 0,
+              std::to_string(stats.invalid_fields) +
+                  " event field(s) were not valid JSON (NaN/Infinity, a broken string or escape, "
+                  "a raw control character, nesting over " +
+                  std::to_string(io::kMaxJsonCopyDepth) + " levels) and were left out",
+              "the rest of each event was merged; regenerate the file to keep those fields");
   return ok;
 }
 

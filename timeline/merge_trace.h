@@ -77,10 +77,13 @@ struct RewriteStats {
   uint64_t events = 0;          // input events written
   uint64_t added_metadata = 0;  // process_name / process_sort_index events added
   uint64_t flow_ids = 0;        // distinct flow ids renumbered
+  uint64_t invalid_fields = 0;  // fields (or args members) left out: not valid JSON
 };
 
 // Streams the events of `json` (already scanned into `scan`) to `sink` in chunks of about 1 MB.
-// Every event is written as ",\n{...}"; the added metadata events come first. Returns false
+// Every event is written as ",\n{...}"; the added metadata events come first. Each copied field
+// is checked (io/json_validate.h): one that is not valid JSON is left out and counted, with one
+// warning for the file. Returns false
 // with an error when the JSON cannot be read (the sink may then have got part of the events).
 bool rewrite_trace(simdjson::padded_string_view json, const std::string& source,
                    const TraceScan& scan, const RankPlan& plan,
