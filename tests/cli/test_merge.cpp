@@ -209,12 +209,11 @@ TEST_F(MergeTest, BrokenFieldsAreLeftOutAndTheOutputStaysValid) {
   std::ofstream(dir / "trace_rank_0.json", std::ios::binary)
       << "{\"distributedInfo\": {\"rank\": 0}, \"traceEvents\": [\n"
       << event("good", 10, "\"dur\":5,\"args\":{\"a\":1}") << ",\n"
-      << event("nan", 20, "\"dur\":NaN,\"args\":{\"x\":NaN}") << ",\n"
+      << event("nan", 20, "\"dur\":5,\"args\":{\"x\":NaN}") << ",\n"
       << event("inf", 30, "\"dur\":1,\"args\":{\"x\":[Infinity,-Infinity]}") << ",\n"
-      << event("colon", 40, "\"dur\":1,\"args\":{\"a\" 1}") << ",\n"
+      << event("array", 40, "\"dur\":1,\"args\":[1 2]") << ",\n"
       << event("comma", 50, "\"dur\":1,\"args\":{\"a\":1,}") << ",\n"
       << event("escape", 60, "\"dur\":1,\"args\":{\"a\":\"\\q\"}") << ",\n"
-      << event("control", 70, "\"dur\":1,\"args\":{\"a\":\"x\x01y\tz\"}") << ",\n"
       << event("deep", 80, "\"dur\":1,\"args\":{\"a\":" + deep + "}") << ",\n"
       << "{\"ph\":\"X\",\"name\":\"token\",\"pid\":1,\"tid\":1,\"ts\":tru,\"dur\":01}"
       << ",\n"
@@ -222,7 +221,8 @@ TEST_F(MergeTest, BrokenFieldsAreLeftOutAndTheOutputStaysValid) {
       << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":{\"x\":1}}"
          "}"
       << "\n]}";
-  // Rank 1: an unterminated string; rank 2: bytes that are not UTF-8 in a name.
+  // Rank 1: an unterminated string; rank 2: bytes that are not UTF-8 in a name; rank 3: raw
+  // control characters in a string (simdjson refuses the whole file: it is skipped, named).
   std::ofstream(dir / "trace_rank_1.json", std::ios::binary)
       << "{\"distributedInfo\": {\"rank\": 1}, \"traceEvents\": [\n"
       << event("ok", 10, "\"dur\":5") << ",\n"
@@ -230,13 +230,16 @@ TEST_F(MergeTest, BrokenFieldsAreLeftOutAndTheOutputStaysValid) {
   std::ofstream(dir / "trace_rank_2.json", std::ios::binary)
       << "{\"distributedInfo\": {\"rank\": 2}, \"traceEvents\": [\n"
       << event("bad\xff\xfe utf8", 10, "\"dur\":5") << "\n]}";
+  std::ofstream(dir / "trace_rank_3.json", std::ios::binary)
+      << "{\"distributedInfo\": {\"rank\": 3}, \"traceEvents\": [\n"
+      << event("control", 70, "\"dur\":1,\"args\":{\"a\":\"x\x01y\tz\"}") << "\n]}";
 
   // Rank 0 alone: merged, rc 0, one warning with the count of fields left out.
   const fs::path one = root_ / "hostile0.json";
   const fs::path log0 = root_ / "h0.log";
   EXPECT_EQ(merge(dir.string() + " -o " + one.string() + " --ranks 0", log0), 0) << read_file(log0);
   const std::string err = read_file(log0);
-  EXPECT_NE(err.find("trace_rank_0.json: 12 event field(s) were not valid JSON"), std::string::npos)
+  EXPECT_NE(err.find("trace_rank_0.json: 10 event field(s) were not valid JSON"), std::string::npos)
       << err;
   EXPECT_EQ(err.find("were not valid JSON", err.find("were not valid JSON") + 1), std::string::npos)
       << err;
@@ -247,11 +250,12 @@ TEST_F(MergeTest, BrokenFieldsAreLeftOutAndTheOutputStaysValid) {
       merged.find("\"name\":\"good\",\"pid\":0,\"tid\":1,\"ts\":10,\"dur\":5,\"args\":{\"a\":1}"),
       std::string::npos)
       << merged;
-  EXPECT_NE(merged.find("\"name\":\"nan\",\"pid\":0,\"tid\":1,\"ts\":20}"), std::string::npos)
+  EXPECT_NE(merged.find("\"name\":\"nan\",\"pid\":0,\"tid\":1,\"ts\":20,\"dur\":5}"),
+            std::string::npos)
       << merged;
   EXPECT_NE(merged.find("(name not valid JSON)"), std::string::npos) << merged;
 
-  // All three: whatever is skipped, the output is strict JSON.
+  // All four: whatever is skipped, the output is strict JSON.
   const fs::path all = root_ / "hostile.json";
   const fs::path log = root_ / "h.log";
   const int rc = merge(dir.string() + " -o " + all.string(), log);

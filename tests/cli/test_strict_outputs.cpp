@@ -56,7 +56,7 @@ TEST(StrictOutputs, OverflowingSumsAreNullWithOneWarningPerFile) {
             std::string::npos);
   const std::string log = (root / "log.txt").string();
   const int rc = run_command(std::string(CS_BINARY) + " cluster -d " + job.string() + " -o " +
-                                 (root / "o").string() + " --format csv",
+                                 (root / "o").string() + " --format json,csv",
                              log);
   const std::string text = read_file(log);
   EXPECT_EQ(rc, 0) << text;
