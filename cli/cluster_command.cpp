@@ -39,6 +39,7 @@ int run_cluster(int argc, char** argv) {
   std::string group_by = "type", order_by = "total", data_type = "auto", data_type_alt;
   std::string export_type, export_type_alt;
   int64_t step = -1, step_alt = -1;
+  double timeout = 600;
   po::options_description desc(
       "usage: clusterscope cluster -d DIR [options]\n"
       "Analyses every rank of a profiled job. Under mpirun -np N the rank directories are split\n"
@@ -64,6 +65,7 @@ int run_cluster(int argc, char** argv) {
     ("order-by", po::value(&order_by), "TopN order: total (default) | mean | max | cv")
     ("format", po::value(&formats), "all (default) or a list of json,csv,hdf5,html")
     ("threads", po::value(&opts.load.threads)->default_value(0), "parser threads per process (default: cores / processes on the node)")
+    ("timeout", po::value(&timeout)->default_value(600), "under mpirun: seconds to wait for a process that stopped answering before the job is ended, naming it (0 = no limit)")
     ("strict", po::bool_switch(&opts.strict), "exit 1 instead of 3 when some ranks were skipped or partly read")
     ("progress", po::bool_switch(&opts.progress), "phase timings and a progress bar even when stderr is not a terminal")
     ("quiet,q", po::bool_switch(&opts.quiet), "print nothing but errors");
@@ -119,6 +121,7 @@ int run_cluster(int argc, char** argv) {
     return unknown_choice(unknown_value(
         "mode", mode, enum_names(cluster::kModeNames) + ", or a recipe: " + recipe_list()));
   if (dir.empty()) return usage_error("no input directory: give -d DIR");
+  if (!(timeout >= 0)) return usage_error("--timeout must be 0 (no limit) or more seconds");
   if (!run_mode) {
     recipes::RecipeRunOptions ropts;
     ropts.recipe = mode;
@@ -134,6 +137,7 @@ int run_cluster(int argc, char** argv) {
       ropts.rank_filter = std::move(set);
     }
     cluster::MpiSession mpi(argc, argv);
+    mpi.set_timeout(timeout);
     return recipes::run_recipe(mpi, ropts);
   }
   if (opts.top_n <= 0) return usage_error("--top-n must be at least 1");
@@ -164,6 +168,7 @@ int run_cluster(int argc, char** argv) {
   opts.load.show_progress = opts.progress;
 
   cluster::MpiSession mpi(argc, argv);
+  mpi.set_timeout(timeout);
   int code = cluster::run_cluster(mpi, opts);
   // -m all: also cluster_analysis.db, by default when the job has DB exports (as msprof-analyze).
   if (*run_mode == cluster::Mode::kAll && code != kExitFatal &&

@@ -277,7 +277,10 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
           stream.finish();  // returns once the root has every batch
           break;
         }
-        if (d != last_sent && now - last_send > std::chrono::milliseconds(200)) {
+        // Progress when it changed, and at least every second as a sign of life for the root's
+        // watchdog (mpi/mpi_comm.h, BatchStream).
+        if ((d != last_sent && now - last_send > std::chrono::milliseconds(200)) ||
+            now - last_send > std::chrono::seconds(1)) {
           mpi.send_progress(d, false);
           last_sent = d;
           last_send = now;
@@ -294,7 +297,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   }
 
   // 4. Agree on errors (every batch has been delivered by now): nobody is left waiting.
-  if (mpi.any(local_failed)) {
+  if (mpi.any(local_failed, MpiSession::Arrival::kPrompt)) {
     result.fatal = true;
     result.fatal_message =
         local_failed

@@ -11,6 +11,7 @@
 //
 // Only the thread that created the session may call these (MPI_THREAD_FUNNELED).
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,18 +35,40 @@ class MpiSession {
   // Processes of this job on this node (for the default thread count).
   int local_size() const { return local_size_; }
 
-  // Collective: true when any process passes true (one MPI_Allreduce of a flag).
-  bool any(bool local) const;
+  // How the processes reach an agreement (any, max, sum), for the watchdog (set_timeout):
+  //   kRootLast: the root may work alone first (discovery, analyses); the others wait for it
+  //              without a limit, the root waits for them at most the timeout.
+  //   kPrompt:   every process arrives at about the same time; each waits at most the timeout
+  //              (the non-root processes, which wait on the root, twice the timeout + 2 s, so the
+  //              root names a stalled peer first).
+  enum class Arrival { kRootLast, kPrompt };
+
+  // Seconds a watched wait for another process lasts before the job is ended: one message naming
+  // the process(es) and host(s) that did not answer, then MPI_Abort(1) ends every process.
+  // 0 = no limit. Default 600.
+  void set_timeout(double seconds) { timeout_s_ = seconds; }
+  double timeout() const { return timeout_s_; }
+  // "process 3 on host node7".
+  std::string describe(int process) const;
+  // Ends the job: `processes` did not answer for the timeout while `doing` ("while the ranks were
+  // parsed and gathered"). Prints one message, then MPI_Abort.
+  [[noreturn]] void abort_stalled(const std::vector<int>& processes,
+                                  const std::string& doing) const;
+
+  // Collective: true when any process passes true. Every agreement is point to point through the
+  // root (a few bytes per process), so a process that does not answer can be named.
+  bool any(bool local, Arrival arrival = Arrival::kRootLast) const;
   // Collective: maximum / sum of a value over processes, returned on every process.
-  int64_t max(int64_t local) const;
-  int64_t sum(int64_t local) const;
-  // Collective, like max(), but a process that arrives early sleeps while it waits instead of
-  // spinning: use it where the root works alone for long (analyses), so an idle process does not
-  // take a core from the root's threads.
+  int64_t max(int64_t local, Arrival arrival = Arrival::kRootLast) const;
+  int64_t sum(int64_t local, Arrival arrival = Arrival::kRootLast) const;
+  // Collective, max() where the root works alone for long (analyses): a process that arrives
+  // early sleeps while it waits (it never takes a core from the root's threads).
   int64_t max_idle_wait(int64_t local) const;
   // Collective: gathers one int64 per process to the root (empty elsewhere).
   std::vector<int64_t> gather_int64(int64_t local) const;
-  // Collective: rank 0's buffer is copied to every process (others' `buf` is replaced).
+  // Collective: rank 0's buffer is copied to every process (others' `buf` is replaced). The others
+  // wait for the root without a limit (it discovers the input first); the root waits for each of
+  // them at most the timeout.
   void broadcast(std::vector<char>& buf) const;
   // Collective: each process sends `mine`; rank 0 returns all buffers in process order (its own
   // first), others return an empty vector. Buffers of any size (sent in chunks below 1 GiB).
@@ -59,9 +82,12 @@ class MpiSession {
   // finished; the root polls without blocking. Each non-root must end with send_progress(n, true).
   void send_progress(int64_t done, bool final) const;
   // Root only: receives pending progress messages. Updates per-process counts in `done` (size()
-  // entries) and returns the number of processes that sent their final message so far.
+  // entries) and returns the number of processes that sent their final message so far. Every
+  // message counts as a sign of life for BatchStream's watchdog (a non-root process sends one at
+  // least every second while it works).
   int poll_progress(std::vector<int64_t>& done, std::vector<bool>& finished) const;
 
+  // Collective, watched as Arrival::kPrompt.
   void barrier() const;
   // Ends every process of the job now (for unrecoverable errors under a launcher).
   [[noreturn]] void abort(int code) const;
@@ -72,6 +98,15 @@ class MpiSession {
   int local_size_ = 1;
   bool owns_init_ = false;
   bool uses_mpi_ = false;
+  double timeout_s_ = 600;
+  std::vector<std::string> hosts_;  // host name of each process
+  friend class BatchStream;
+  // Root: when each process was last heard from (progress or stream messages).
+  mutable std::vector<std::chrono::steady_clock::time_point> heard_;
+  // Seconds this process waits for another in a watched wait (0 = no limit).
+  double deadline_seconds() const;
+  // any / max / sum through the root (op 0 = or, 1 = max, 2 = sum), watched.
+  int64_t agree(int64_t local, int op, Arrival arrival, const char* doing) const;
 };
 
 // True when this process was started by an MPI launcher (mpirun/mpiexec of Open MPI or MPICH,
@@ -83,6 +118,12 @@ bool launched_by_mpi();
 // the root while they are still working; the root takes them as they arrive. Batches of one
 // process arrive in the order sent. Every process creates one at the same point; each non-root
 // ends with finish(), and the root polls until every other process has finished.
+// Watchdog: poll() ends the job (MpiSession::abort_stalled) when a process whose stream has not
+// ended sent nothing (no batch, no progress message) for the session's timeout; a non-root whose
+// batches the root does not take within its deadline ends it too.
+// Test hook (tests only): CLUSTERSCOPE_TEST_STALL_PROCESS=N makes non-root process N sleep
+// CLUSTERSCOPE_TEST_STALL_SECONDS (default 3600) when it creates its stream, before it sends
+// anything, as a stopped process would.
 class BatchStream {
  public:
   explicit BatchStream(const MpiSession& mpi);
