@@ -13,6 +13,7 @@
 
 #include "io/hdf5_writer.h"
 #include "io/json_writer.h"
+#include "io/py_format.h"
 #include "io/table.h"
 #include "support/missing_tool.h"
 
@@ -120,7 +121,8 @@ class Expectation {
       w_.begin_array();
       for (size_t i = 0; c.type == ColumnType::kString && i < c.size(); ++i) w_.value(c.str(i));
       for (int64_t i : c.ints) w_.raw_value(std::to_string(i));  // exact int64
-      for (double d : c.doubles) w_.value(d);
+      // py_repr keeps NaN/Infinity (JsonWriter writes them as null): only Python reads this.
+      for (double d : c.doubles) w_.raw_value(cs::io::py_repr(d));
       w_.end_array();
       w_.end_object();
     }
