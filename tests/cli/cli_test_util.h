@@ -61,6 +61,22 @@ inline std::string mpirun(int np) {
   return "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(np) + " ";
 }
 
+// Generates a 16-rank job (tp 4, pp 2, 2 steps, `seed`) into `root`/input and runs `cluster` on it
+// into `root`/ref (the reference contents of a complete run). Empty on success, else the log of the
+// command that failed.
+inline std::string generate_job_and_reference(const std::filesystem::path& root, int seed) {
+  const std::string input = (root / "input").string();
+  if (run_command(std::string(CS_BINARY) + " generate " + input +
+                      " --ranks 16 --tp 4 --pp 2 --steps 2 --seed " + std::to_string(seed),
+                  (root / "gen.log").string()) != 0)
+    return "generate failed: " + read_file(root / "gen.log");
+  if (run_command(std::string(CS_BINARY) + " cluster -d " + input + " -o " +
+                      (root / "ref").string() + " --quiet",
+                  (root / "ref.log").string()) != 0)
+    return "cluster failed: " + read_file(root / "ref.log");
+  return {};
+}
+
 // Every regular file below `dir`, relative path -> content.
 inline std::map<std::string, std::string> read_tree(const std::filesystem::path& dir) {
   std::map<std::string, std::string> out;

@@ -26,16 +26,7 @@ class FullDisk : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     input_ = root() / "input";
-    ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + input_.string() +
-                              " --ranks 16 --tp 4 --pp 2 --steps 2 --seed 7",
-                          (root() / "gen.log").string()),
-              0)
-        << read_file(root() / "gen.log");
-    ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
-                              (root() / "ref").string() + " --quiet",
-                          (root() / "ref.log").string()),
-              0)
-        << read_file(root() / "ref.log");
+    ASSERT_EQ(cs::test::generate_job_and_reference(root(), 7), "");
   }
 
   // `cluster` with at most `kb` KiB per file written; its exit status (-1 when it died on a
