@@ -136,8 +136,7 @@ int run_cluster(int argc, char** argv) {
       if (!cluster::parse_rank_list(ranks, set, error)) return usage_error("--rank-list: " + error);
       ropts.rank_filter = std::move(set);
     }
-    cluster::MpiSession mpi(argc, argv);
-    mpi.set_timeout(timeout);
+    cluster::MpiSession mpi(argc, argv, timeout);
     return recipes::run_recipe(mpi, ropts);
   }
   if (opts.top_n <= 0) return usage_error("--top-n must be at least 1");
@@ -167,8 +166,7 @@ int run_cluster(int argc, char** argv) {
   if (opts.quiet) opts.progress = false;
   opts.load.show_progress = opts.progress;
 
-  cluster::MpiSession mpi(argc, argv);
-  mpi.set_timeout(timeout);
+  cluster::MpiSession mpi(argc, argv, timeout);
   int code = cluster::run_cluster(mpi, opts);
   // -m all: also cluster_analysis.db, by default when the job has DB exports (as msprof-analyze).
   if (*run_mode == cluster::Mode::kAll && code != kExitFatal &&

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -123,6 +124,9 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   std::vector<RankEntry> entries;
   {
     std::vector<char> buf;
+    // The root discovers alone; the others wait for it, watched (mpi/mpi_comm.h, RootAlone).
+    std::optional<MpiSession::RootAlone> alone;
+    alone.emplace(mpi, "discover", "discovered the rank directories");
     if (mpi.is_root()) {
       log.begin("discover");
       DiscoveryOptions dopts;
@@ -160,6 +164,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
               (result.skipped.empty() ? ""
                                       : ", " + std::to_string(result.skipped.size()) + " skipped"));
     }
+    alone.reset();
     mpi.broadcast(buf);
     if (!mpi.is_root()) {
       io::ByteReader r(buf);

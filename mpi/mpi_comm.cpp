@@ -6,13 +6,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <mutex>
 #include <string_view>
 #include <thread>
 
+#include "mpi/mpi_watch.h"
 #include "runtime/interrupt.h"
 
 namespace cs::cluster {
@@ -26,44 +29,11 @@ constexpr int kTagAgree = 105;        // a process's value, to the root
 constexpr int kTagAgreeResult = 106;  // the agreed value, from the root
 constexpr int kTagBroadcast = 107;
 constexpr int64_t kChunk = int64_t{1} << 30;  // stay below INT_MAX bytes per message
-constexpr int kHostChars = 64;
 
-using Clock = std::chrono::steady_clock;
-
-// Waits for `reqs` (reqs[i] talks to process peers[i]) without spinning: tests, then sleeps
-// 0.2 ms doubling up to 20 ms. `seconds` <= 0: no limit. False when the limit passed first;
-// `missing` then names the processes whose requests are not complete.
-bool wait_all(std::vector<MPI_Request>& reqs, const std::vector<int>& peers, double seconds,
-              std::vector<int>& missing) {
-  const auto start = Clock::now();
-  auto nap = std::chrono::microseconds(200);
-  for (;;) {
-    runtime::interrupt_checkpoint("idle");  // a waiting process ends on SIGINT/SIGTERM too
-    int done = 0;
-    MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
-    if (done) return true;
-    if (seconds > 0 && std::chrono::duration<double>(Clock::now() - start).count() > seconds) {
-      missing.clear();
-      for (size_t i = 0; i < reqs.size(); ++i) {
-        int flag = 0;
-        if (reqs[i] != MPI_REQUEST_NULL) MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE);
-        if (reqs[i] != MPI_REQUEST_NULL && !flag) missing.push_back(peers[i]);
-      }
-      std::sort(missing.begin(), missing.end());
-      missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-      if (missing.empty()) return true;
-      return false;
-    }
-    std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(20000));
-  }
-}
-
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", s);
-  return buf;
-}
+using watch::Clock;
+using watch::seconds_text;
+using watch::wait_all;
+using watch::WaitLimit;
 
 }  // namespace
 
@@ -75,38 +45,36 @@ bool launched_by_mpi() {
   return forced && std::string_view(forced) == "1";
 }
 
-MpiSession::MpiSession(int& argc, char**& argv) {
+MpiSession::MpiSession(int& argc, char**& argv, double timeout_seconds)
+    : timeout_s_(timeout_seconds) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized && !launched_by_mpi()) return;  // one process, no MPI
   uses_mpi_ = true;
   if (!initialized) {
+    start(argc, argv);
+  } else {
     int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    owns_init_ = true;
+    MPI_Query_thread(&provided);
+    threads_ok_ = provided >= MPI_THREAD_SERIALIZED;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
-  MPI_Comm_size(local, &local_size_);
-  MPI_Comm_free(&local);
-  // Host names, for the watchdog's messages.
-  char mine[kHostChars] = {};
-  if (::gethostname(mine, sizeof mine - 1) != 0) std::strcpy(mine, "?");
-  std::vector<char> all(static_cast<size_t>(size_) * kHostChars);
-  MPI_Allgather(mine, kHostChars, MPI_CHAR, all.data(), kHostChars, MPI_CHAR, MPI_COMM_WORLD);
-  for (int p = 0; p < size_; ++p) {
-    const char* h = all.data() + static_cast<size_t>(p) * kHostChars;
-    hosts_.emplace_back(h, strnlen(h, kHostChars));
-  }
   heard_.assign(static_cast<size_t>(size_), Clock::now());
+  watch::stall_if_requested("startup", rank_);  // the test hook (see the header)
+  exchange_hosts();
+}
+
+bool MpiSession::watches_root() const {
+  return uses_mpi_ && size_ > 1 && timeout_s_ > 0 && threads_ok_;
 }
 
 std::string MpiSession::describe(int process) const {
   std::string s = "process " + std::to_string(process);
   if (process >= 0 && static_cast<size_t>(process) < hosts_.size())
     s += " on host " + hosts_[static_cast<size_t>(process)];
+  else
+    s += " (host not known: it stopped before sending its name)";
   return s;
 }
 
@@ -133,15 +101,18 @@ void MpiSession::abort_stalled(const std::vector<int>& processes, const std::str
 
 int64_t MpiSession::agree(int64_t local, int op, Arrival arrival, const char* doing) const {
   if (!uses_mpi_ || size_ == 1) return local;
-  const double limit =
-      is_root() || arrival == Arrival::kPrompt ? deadline_seconds() : 0.0;  // 0: no limit
+  // A non-root process waiting for the root working alone counts from the root's last heartbeat
+  // (RootAlone); without the heartbeat thread it waits without a limit.
+  const WaitLimit limit{
+      is_root() || arrival == Arrival::kPrompt || watches_root() ? deadline_seconds() : 0.0,
+      !is_root()};
   std::vector<int> missing;
   if (!is_root()) {
     int64_t result = 0;
     std::vector<MPI_Request> reqs(2);
     MPI_Isend(&local, 1, MPI_INT64_T, 0, kTagAgree, MPI_COMM_WORLD, &reqs[0]);
     MPI_Irecv(&result, 1, MPI_INT64_T, 0, kTagAgreeResult, MPI_COMM_WORLD, &reqs[1]);
-    if (!wait_all(reqs, {0, 0}, limit, missing)) abort_stalled(missing, doing);
+    if (!wait_all(reqs, {0, 0}, limit, heard_, missing)) abort_stalled(missing, doing);
     return result;
   }
   std::vector<int64_t> values(static_cast<size_t>(size_), 0);
@@ -152,7 +123,7 @@ int64_t MpiSession::agree(int64_t local, int op, Arrival arrival, const char* do
               &reqs[static_cast<size_t>(p - 1)]);
     peers.push_back(p);
   }
-  if (!wait_all(reqs, peers, limit, missing)) abort_stalled(missing, doing);
+  if (!wait_all(reqs, peers, limit, heard_, missing)) abort_stalled(missing, doing);
   int64_t result = local;
   for (int p = 1; p < size_; ++p) {
     const int64_t v = values[static_cast<size_t>(p)];
@@ -161,7 +132,7 @@ int64_t MpiSession::agree(int64_t local, int op, Arrival arrival, const char* do
   for (int p = 1; p < size_; ++p)
     MPI_Isend(&result, 1, MPI_INT64_T, p, kTagAgreeResult, MPI_COMM_WORLD,
               &reqs[static_cast<size_t>(p - 1)]);
-  if (!wait_all(reqs, peers, limit, missing)) abort_stalled(missing, doing);
+  if (!wait_all(reqs, peers, limit, heard_, missing)) abort_stalled(missing, doing);
   return result;
 }
 
@@ -202,8 +173,14 @@ void MpiSession::broadcast(std::vector<char>& buf) const {
   int64_t n = static_cast<int64_t>(buf.size());
   std::vector<MPI_Request> reqs;
   std::vector<int> peers, missing;
+  const char* doing = "while the list of rank directories was sent";
   if (!is_root()) {
-    MPI_Recv(&n, 1, MPI_INT64_T, 0, kTagBroadcast, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    // The root may be discovering the input (RootAlone): as agree() with Arrival::kRootLast.
+    const WaitLimit first{watches_root() ? deadline_seconds() : 0.0, true};
+    reqs.resize(1);
+    MPI_Irecv(&n, 1, MPI_INT64_T, 0, kTagBroadcast, MPI_COMM_WORLD, &reqs[0]);
+    if (!wait_all(reqs, {0}, first, heard_, missing)) abort_stalled(missing, doing);
+    reqs.clear();
     buf.resize(static_cast<size_t>(n));
     for (int64_t off = 0; off < n; off += kChunk) {
       MPI_Request& r = reqs.emplace_back();
@@ -211,8 +188,8 @@ void MpiSession::broadcast(std::vector<char>& buf) const {
                 kTagBroadcast, MPI_COMM_WORLD, &r);
       peers.push_back(0);
     }
-    if (!wait_all(reqs, peers, deadline_seconds(), missing))
-      abort_stalled(missing, "while the list of rank directories was sent");
+    if (!wait_all(reqs, peers, {deadline_seconds(), true}, heard_, missing))
+      abort_stalled(missing, doing);
     return;
   }
   for (int p = 1; p < size_; ++p) {
@@ -226,8 +203,8 @@ void MpiSession::broadcast(std::vector<char>& buf) const {
       peers.push_back(p);
     }
   }
-  if (!wait_all(reqs, peers, deadline_seconds(), missing))
-    abort_stalled(missing, "while the list of rank directories was sent");
+  if (!wait_all(reqs, peers, {deadline_seconds(), false}, heard_, missing))
+    abort_stalled(missing, doing);
 }
 
 std::vector<std::vector<char>> MpiSession::gather_to_root(const std::vector<char>& mine) const {
@@ -244,24 +221,40 @@ std::vector<std::vector<char>> MpiSession::gather_to_root(const std::vector<char
 void MpiSession::gather_to_root_each(
     const std::vector<char>& mine,
     const std::function<void(int, std::vector<char>&&)>& take) const {
+  watch::stall_if_requested("each", rank_);  // the test hook (see the header)
+  if (!uses_mpi_ || size_ == 1) return;
+  const char* doing = "while the processes sent their results to the root";
+  std::vector<int> missing;
+  std::vector<MPI_Request> reqs;
   if (!is_root()) {
     int64_t n = static_cast<int64_t>(mine.size());
-    MPI_Send(&n, 1, MPI_INT64_T, 0, kTagSize, MPI_COMM_WORLD);
+    MPI_Isend(&n, 1, MPI_INT64_T, 0, kTagSize, MPI_COMM_WORLD, &reqs.emplace_back());
     for (int64_t off = 0; off < n; off += kChunk) {
       int len = static_cast<int>(std::min(kChunk, n - off));
-      MPI_Send(mine.data() + off, len, MPI_BYTE, 0, kTagData, MPI_COMM_WORLD);
+      MPI_Isend(mine.data() + off, len, MPI_BYTE, 0, kTagData, MPI_COMM_WORLD,
+                &reqs.emplace_back());
     }
+    if (!wait_all(reqs, std::vector<int>(reqs.size(), 0), {deadline_seconds(), true}, heard_,
+                  missing))
+      abort_stalled(missing, doing);
     return;
   }
   // Receive in process order: deterministic, and bounded memory pressure on the root.
   for (int p = 1; p < size_; ++p) {
     int64_t n = 0;
-    MPI_Recv(&n, 1, MPI_INT64_T, p, kTagSize, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    reqs.assign(1, MPI_REQUEST_NULL);
+    MPI_Irecv(&n, 1, MPI_INT64_T, p, kTagSize, MPI_COMM_WORLD, &reqs[0]);
+    if (!wait_all(reqs, {p}, {deadline_seconds(), false}, heard_, missing))
+      abort_stalled(missing, doing);
     std::vector<char> buf(static_cast<size_t>(n));
+    reqs.clear();
     for (int64_t off = 0; off < n; off += kChunk) {
       int len = static_cast<int>(std::min(kChunk, n - off));
-      MPI_Recv(buf.data() + off, len, MPI_BYTE, p, kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Irecv(buf.data() + off, len, MPI_BYTE, p, kTagData, MPI_COMM_WORLD, &reqs.emplace_back());
     }
+    if (!wait_all(reqs, std::vector<int>(reqs.size(), p), {deadline_seconds(), false}, heard_,
+                  missing))
+      abort_stalled(missing, doing);
     take(p, std::move(buf));
   }
 }
@@ -329,8 +322,8 @@ struct BatchStream::Impl {
   void wait_oldest() {
     Pending& p = pending.front();
     std::vector<int> missing;
-    if (!wait_all(p.requests, std::vector<int>(p.requests.size(), 0), mpi.deadline_seconds(),
-                  missing))
+    if (!wait_all(p.requests, std::vector<int>(p.requests.size(), 0),
+                  {mpi.deadline_seconds(), true}, mpi.heard_, missing))
       mpi.abort_stalled(missing, "while this process sent its ranks to it");
     pending.pop_front();
   }
@@ -365,12 +358,7 @@ BatchStream::BatchStream(const MpiSession& mpi) : impl_(std::make_unique<Impl>(m
     std::fill(mpi.heard_.begin(), mpi.heard_.end(), Clock::now());
     return;
   }
-  // Test hook (see the header): this process stalls before it sends anything.
-  const char* stall = std::getenv("CLUSTERSCOPE_TEST_STALL_PROCESS");
-  if (stall && std::atoi(stall) == mpi.rank()) {
-    const char* secs = std::getenv("CLUSTERSCOPE_TEST_STALL_SECONDS");
-    std::this_thread::sleep_for(std::chrono::seconds(secs ? std::atoi(secs) : 3600));
-  }
+  watch::stall_if_requested("gather", mpi.rank());  // the test hook (see the header)
 }
 
 BatchStream::~BatchStream() = default;
@@ -401,7 +389,7 @@ int BatchStream::poll(const std::function<void(int, std::vector<char>&&)>& take)
     MPI_Status st;
     MPI_Iprobe(MPI_ANY_SOURCE, kTagStream, MPI_COMM_WORLD, &flag, &st);
     if (!flag) break;
-    const int src = st.MPI_SOURCE;
+    const int src = st.MPI_SOURCE;  // (heartbeats are drained below)
     im.mpi.heard_[static_cast<size_t>(src)] = Clock::now();
     Impl::Incoming& in = im.incoming[static_cast<size_t>(src)];
     if (!in.receiving) {
@@ -428,6 +416,7 @@ int BatchStream::poll(const std::function<void(int, std::vector<char>&&)>& take)
       in.data = {};
     }
   }
+  watch::drain_heartbeats(im.mpi.heard_);  // a waiting process's heartbeat is a sign of life
   im.check_peers();
   return im.finished;
 }
@@ -438,6 +427,7 @@ void MpiSession::barrier() const {
 
 void MpiSession::abort(int code) const {
   if (!uses_mpi_) std::exit(code);
+  std::lock_guard lock(watch::mpi_mutex());  // not while RootAlone's thread is in MPI
   MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);
 }

@@ -9,20 +9,26 @@
 //   step auto all = mpi.gather_to_root(bytes);  // rank 0 gets every process's buffer, in process
 //   order
 //
-// Only the thread that created the session may call these (MPI_THREAD_FUNNELED).
+// Only the thread that created the session may call these (MPI runs MPI_THREAD_SERIALIZED so
+// that RootAlone's heartbeat thread may talk while that thread works without MPI).
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cs::cluster {
 
 class MpiSession {
  public:
-  MpiSession(int& argc, char**& argv);
+  // Starts MPI under a launcher. The start-up is watched with `timeout_seconds` (see
+  // set_timeout): a process that does not finish MPI_Init ends the job (one message from process
+  // 0 naming itself: MPI cannot say which process is missing); one that finishes it but then does
+  // not answer is named with its host.
+  MpiSession(int& argc, char**& argv, double timeout_seconds = 600);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
@@ -48,6 +54,27 @@ class MpiSession {
   // 0 = no limit. Default 600.
   void set_timeout(double seconds) { timeout_s_ = seconds; }
   double timeout() const { return timeout_s_; }
+  // True when the root's solo phases are watched (MPI, 2+ processes, a timeout, threads).
+  bool watches_root() const;
+
+  // A phase where the root works alone (discovery, the analyses, writing) while the others wait
+  // for it. Create it on every process at the same point; on the root, a thread sends a heartbeat
+  // to each waiting process every 0.4 s and ends the job when one of theirs stops for the
+  // timeout; a waiting process ends it when the root's stop for twice the timeout + 2 s. The
+  // thread that created the session must not call MPI while the scope lives.
+  //   { MpiSession::RootAlone alone(mpi, "discover", "discovered the rank directories"); ... }
+  // `phase` is the test hook's name for this point (CLUSTERSCOPE_TEST_STALL_PHASE).
+  class RootAlone {
+   public:
+    RootAlone(const MpiSession& mpi, std::string_view phase, std::string doing);
+    ~RootAlone();
+    RootAlone(const RootAlone&) = delete;
+    RootAlone& operator=(const RootAlone&) = delete;
+
+   private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+  };
   // "process 3 on host node7".
   std::string describe(int process) const;
   // Ends the job: `processes` did not answer for the timeout while `doing` ("while the ranks were
@@ -67,14 +94,15 @@ class MpiSession {
   // Collective: gathers one int64 per process to the root (empty elsewhere).
   std::vector<int64_t> gather_int64(int64_t local) const;
   // Collective: rank 0's buffer is copied to every process (others' `buf` is replaced). The others
-  // wait for the root without a limit (it discovers the input first); the root waits for each of
-  // them at most the timeout.
+  // wait for the root (it discovers the input first: run that in a RootAlone scope); the root
+  // waits for each of them at most the timeout.
   void broadcast(std::vector<char>& buf) const;
   // Collective: each process sends `mine`; rank 0 returns all buffers in process order (its own
   // first), others return an empty vector. Buffers of any size (sent in chunks below 1 GiB).
   std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
   // Collective, the streaming form: the root calls take(p, buffer) for each process p >= 1 in
   // process order as its buffer arrives, so it never holds more than one received buffer.
+  // Watched as Arrival::kPrompt: the root waits for each process at most the timeout.
   void gather_to_root_each(const std::vector<char>& mine,
                            const std::function<void(int, std::vector<char>&&)>& take) const;
 
@@ -98,6 +126,7 @@ class MpiSession {
   int local_size_ = 1;
   bool owns_init_ = false;
   bool uses_mpi_ = false;
+  bool threads_ok_ = false;  // MPI_THREAD_SERIALIZED provided
   double timeout_s_ = 600;
   std::vector<std::string> hosts_;  // host name of each process
   friend class BatchStream;
@@ -105,6 +134,9 @@ class MpiSession {
   mutable std::vector<std::chrono::steady_clock::time_point> heard_;
   // Seconds this process waits for another in a watched wait (0 = no limit).
   double deadline_seconds() const;
+  // MPI_Init watched by a guard thread; then the host names, point to point through the root.
+  void start(int& argc, char**& argv);
+  void exchange_hosts();
   // any / max / sum through the root (op 0 = or, 1 = max, 2 = sum), watched.
   int64_t agree(int64_t local, int op, Arrival arrival, const char* doing) const;
 };
@@ -121,9 +153,14 @@ bool launched_by_mpi();
 // Watchdog: poll() ends the job (MpiSession::abort_stalled) when a process whose stream has not
 // ended sent nothing (no batch, no progress message) for the session's timeout; a non-root whose
 // batches the root does not take within its deadline ends it too.
-// Test hook (tests only): CLUSTERSCOPE_TEST_STALL_PROCESS=N makes non-root process N sleep
-// CLUSTERSCOPE_TEST_STALL_SECONDS (default 3600) when it creates its stream, before it sends
-// anything, as a stopped process would.
+// Test hook (tests only): CLUSTERSCOPE_TEST_STALL_PROCESS=N makes process N sleep
+// CLUSTERSCOPE_TEST_STALL_SECONDS (default 3600), sending nothing, as a stopped process would, at
+// the point CLUSTERSCOPE_TEST_STALL_PHASE names: "init" (before MPI_Init), "startup" (after it,
+// before the host names are exchanged), "gather" (the default: a non-root process creating its
+// stream), "each" (gather_to_root_each, before sending or receiving), or a RootAlone scope's
+// phase ("discover", "analyse", "reduce", "db-discover", "db-write", "merge-write"; a non-root
+// process sleeps there too). CLUSTERSCOPE_TEST_SLOW_ROOT=<phase>:<seconds> makes the root sleep
+// that long in a RootAlone scope while its heartbeat thread runs (a slow, not a stopped, root).
 class BatchStream {
  public:
   explicit BatchStream(const MpiSession& mpi);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -306,6 +307,9 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
   std::vector<std::vector<char>> reports = mpi.gather_to_root(report_out.data());
 
   std::vector<char> status(1, 0);
+  // The root writes the merged file alone; the others wait for it, watched (mpi/mpi_comm.h).
+  std::optional<MpiSession::RootAlone> alone;
+  alone.emplace(mpi, "merge-write", "wrote the merged timeline");
   if (root) {
     bool all_written = write_ok;
     uint32_t failed = 0;
@@ -377,6 +381,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
     }
     status[0] = static_cast<char>(code);
   }
+  alone.reset();
   mpi.broadcast(status);
   return status[0];
 }
