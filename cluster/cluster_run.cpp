@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cluster/cluster_outputs.h"
-#include "io/diagnostics_print.h"
 #include "cluster/job_coverage.h"
+#include "io/diagnostics_print.h"
 #include "io/hdf5_writer.h"
 #include "io/output_ledger.h"
 #include "io/text_escape.h"
@@ -146,14 +146,8 @@ int check_step_present(const LoadedCluster& lc, const ClusterRunOptions& opts) {
 }
 
 // "a.csv, b.json and 3 more": file names relative to `dir`, at most `max` of them.
-std::string name_list(const std::vector<std::string>& paths, const fs::path& dir, size_t max = 8) {
-  std::string out;
-  for (size_t i = 0; i < paths.size() && i < max; ++i) {
-    if (i) out += ", ";
-    out += fs::path(paths[i]).lexically_relative(dir).string();
-  }
-  if (paths.size() > max) out += " and " + std::to_string(paths.size() - max) + " more";
-  return out;
+std::string name_list(const std::vector<std::string>& paths, const fs::path& dir) {
+  return io::output_name_list(paths, dir.string());
 }
 
 // Creates OUT/cluster_analysis_output and starts this run's ledger there: the outputs of the
@@ -319,19 +313,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   ledger.remove_temporaries();
   if (mpi.is_root()) {
     const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
-    const std::vector<std::string> written = ledger.written_files();
-    if (written.empty()) {
-      std::fprintf(stderr,
-                   "clusterscope: interrupted (%s) \u2014 no results written; partial files "
-                   "removed\n",
-                   runtime::interrupt_signal_name(sig));
-    } else {
-      std::fprintf(stderr,
-                   "clusterscope: interrupted (%s) \u2014 partial files removed; complete before "
-                   "the interrupt: %s (in %s)\n",
-                   runtime::interrupt_signal_name(sig), name_list(written, out_dir).c_str(),
-                   out_dir.string().c_str());
-    }
+    io::print_message(ledger.interrupted_line(runtime::interrupt_signal_name(sig), out_dir));
   }
   std::fflush(stdout);
   std::fflush(stderr);
@@ -359,11 +341,15 @@ int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
       write_manifest_only(lc, opts);
     }
     code = kExitFatal;
-  } else if (mpi.is_root()) {
-    code = analyse_and_write(lc, opts, mpi.size(), log, started);
-    if (log.enabled()) {
-      std::fprintf(stderr, "clusterscope: peak RSS of the root process %s\n",
-                   human_bytes(peak_rss_bytes()).c_str());
+  } else {
+    // The root analyses and writes alone; the others wait for it, watched (mpi/mpi_comm.h).
+    MpiSession::RootAlone alone(mpi, "analyse", "analysed the ranks and wrote the results");
+    if (mpi.is_root()) {
+      code = analyse_and_write(lc, opts, mpi.size(), log, started);
+      if (log.enabled()) {
+        std::fprintf(stderr, "clusterscope: peak RSS of the root process %s\n",
+                     human_bytes(peak_rss_bytes()).c_str());
+      }
     }
   }
   // Every process exits with the root's status.

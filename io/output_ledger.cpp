@@ -88,6 +88,32 @@ std::vector<std::string> OutputLedger::begin(const std::string& dir, Diagnostics
   return removed;
 }
 
+void OutputLedger::extend(const std::string& dir, Diagnostics& diag) {
+  std::lock_guard<std::mutex> lock(mu_);
+  dir_ = fs::path(dir).lexically_normal().string();
+  listed_.clear();
+  const fs::path ledger = fs::path(dir_) / kLedgerFileName;
+  {
+    std::ifstream in(ledger);
+    std::string line;
+    while (std::getline(in, line))
+      if (safe_name(line)) listed_.insert(line);
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (stale_temporary(name)) remove_file(it->path(), diag);
+  }
+  if (fs::exists(ledger, ec)) return;
+  std::FILE* f = std::fopen(ledger.string().c_str(), "wb");
+  if (!f || std::fputs(kLedgerHeader, f) < 0 || std::fclose(f) != 0) {
+    if (f) std::fclose(f);
+    diag.warn(ledger.string(), 0, "cannot write the list of this run's outputs",
+              "the next run will not know which files to replace; check the directory's "
+              "permissions");
+  }
+}
+
 void OutputLedger::finish() {
   std::lock_guard<std::mutex> lock(mu_);
   if (dir_.empty()) return;
@@ -175,6 +201,27 @@ std::vector<std::string> OutputLedger::written_files() const {
 std::vector<std::string> OutputLedger::failed_files() const {
   std::lock_guard<std::mutex> lock(mu_);
   return failed_;
+}
+
+std::string OutputLedger::interrupted_line(const std::string& signal_name,
+                                           const std::string& dir) const {
+  const std::vector<std::string> written = written_files();
+  if (written.empty())
+    return "interrupted (" + signal_name + ") \u2014 no results written; partial files removed";
+  return "interrupted (" + signal_name +
+         ") \u2014 partial files removed; complete before the interrupt: " +
+         output_name_list(written, dir) + " (in " + dir + ")";
+}
+
+std::string output_name_list(const std::vector<std::string>& paths, const std::string& dir,
+                             size_t max) {
+  std::string out;
+  for (size_t i = 0; i < paths.size() && i < max; ++i) {
+    if (i) out += ", ";
+    out += fs::path(paths[i]).lexically_relative(dir).string();
+  }
+  if (paths.size() > max) out += " and " + std::to_string(paths.size() - max) + " more";
+  return out;
 }
 
 }  // namespace cs::io

@@ -32,6 +32,10 @@ class OutputLedger {
   // .tmp files and stale .tmp leftovers of ours, then starts a new, empty ledger file. Returns
   // the names removed (relative to `dir`); problems (a file that cannot be removed) go to diag.
   std::vector<std::string> begin(const std::string& dir, Diagnostics& diag);
+  // Starts a run that adds to `dir` (a recipe run: msprof-analyze's recipes extend the outputs
+  // already there): nothing listed is removed, the existing list is kept and this run's outputs
+  // are added to it; stale .tmp leftovers of ours are removed. Problems go to diag.
+  void extend(const std::string& dir, Diagnostics& diag);
   // The run completed: rewrites the ledger file as the sorted list of the files it names, so it
   // reads the same whatever order the outputs were written in.
   void finish();
@@ -57,6 +61,10 @@ class OutputLedger {
   std::vector<std::string> written_files() const;
   std::vector<std::string> failed_files() const;
 
+  // The line an interrupted run prints (without "clusterscope: " and the newline): "interrupted
+  // (SIGINT) — partial files removed; complete before the interrupt: a.csv, b.json (in DIR)".
+  std::string interrupted_line(const std::string& signal_name, const std::string& dir) const;
+
  private:
   OutputLedger() = default;
   std::string relative_to_dir(const std::string& path) const;  // "" when outside dir_
@@ -69,5 +77,9 @@ class OutputLedger {
   std::vector<std::string> written_, failed_;
   bool closed_ = false;  // remove_temporaries() ran: no more .tmp files
 };
+
+// "a.csv, b/c.csv and 3 more": `paths` relative to `dir`, at most `max` named.
+std::string output_name_list(const std::vector<std::string>& paths, const std::string& dir,
+                             size_t max = 8);
 
 }  // namespace cs::io

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "db/analysis_db.h"
@@ -205,6 +206,8 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
   const fs::path tmp = out_dir / ".cluster_analysis_db.tmp";
   std::vector<cluster::RankEntry> ranks;
   bool has_comm = false;
+  std::optional<cluster::MpiSession::RootAlone> alone;  // the root works alone, watched
+  alone.emplace(mpi, "db-discover", "looked for the ranks' databases");
   if (mpi.is_root()) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
@@ -217,6 +220,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
       if (db && db->has_table(db::kCommTimeTable)) has_comm = true;
     }
   }
+  alone.reset();
   if (mpi.any(has_comm)) {
     for (const char* recipe : {"communication_time_sum", "communication_matrix_sum"}) {
       RecipeRunOptions r;
@@ -226,10 +230,12 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
       r.rank_filter = opts.rank_filter;
       r.export_type = ExportType::kDb;
       r.quiet = true;
+      r.in_temporary_dir = true;
       run_recipe(mpi, r);  // its problems are printed by it; the other tables are still written
     }
   }
   int code = kExitOk;
+  alone.emplace(mpi, "db-write", "wrote cluster_analysis.db");
   if (mpi.is_root()) {
     std::error_code ec;
     const fs::path tmp_db = tmp / "cluster_analysis_output" / kDbName;
@@ -261,6 +267,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
     }
     fs::remove_all(tmp, ec);
   }
+  alone.reset();
   return static_cast<int>(mpi.max(code));
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "io/output_file.h"
+#include "runtime/interrupt.h"
 
 namespace cs::recipes {
 
@@ -60,6 +61,7 @@ struct DbCloser {
 }  // namespace
 
 bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& diag) {
+  runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
   std::string out;
   for (size_t c = 0; c < f.columns.size(); ++c) {
     if (c) out += ',';
@@ -81,6 +83,7 @@ bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& d
 
 bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
                         io::Diagnostics& diag) {
+  runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
   sqlite3* raw = nullptr;
   if (sqlite3_open_v2(db_path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
@@ -113,6 +116,8 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   }
   create += "\n)";
   insert += ')';
+  // The file is this run's own .tmp copy (recipes/recipe_run.h): no rollback journal on disk.
+  exec("PRAGMA journal_mode=MEMORY");
   if (!exec("BEGIN") || !exec("DROP TABLE IF EXISTS " + qname) || !exec(create))
     return fail("cannot create the table");
   if (f.index_columns > 0) {

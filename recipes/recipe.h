@@ -31,6 +31,9 @@ enum class ExportType { kText, kDb };
 struct RecipeOutput {
   std::string cluster_output_dir;  // OUT/cluster_analysis_output
   ExportType export_type = ExportType::kDb;
+  // When set, the database the tables go to instead of <dir>/cluster_analysis.db (its .tmp
+  // copy while the run writes, recipes/recipe_run.cpp).
+  std::string db_file;
   // Where this recipe writes: the cluster output directory for db, <it>/<DirName> for text.
   std::string dir(const std::string& recipe_dir_name) const;
   std::string db_path(const std::string& recipe_dir_name) const;

@@ -1,15 +1,21 @@
 #include "recipes/recipe_run.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "io/diagnostics_print.h"
+#include "io/output_file.h"
+#include "io/output_ledger.h"
 #include "load/discovery.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
 #include "recipes/recipe_registry.h"
 #include "runtime/exit_status.h"
+#include "runtime/interrupt.h"
 
 namespace cs::recipes {
 
@@ -103,6 +109,48 @@ std::string names_list() {
   return s;
 }
 
+// Starts cluster_analysis.db's .tmp for this run: a copy of `final_db` when it exists (the
+// recipe adds its tables to it), else empty (SQLite reads an empty file as a new database).
+// False with an error in diag (the .tmp removed) when it cannot be written.
+bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
+  const std::string tmp = io::temporary_name(final_db);
+  std::FILE* out = io::OutputLedger::instance().open_temporary(final_db);
+  int err = out ? 0 : errno;
+  if (out) {
+    if (std::FILE* in = std::fopen(final_db.c_str(), "rb")) {
+      std::vector<char> buf(1 << 20);
+      size_t n = 0;
+      while (err == 0 && (n = std::fread(buf.data(), 1, buf.size(), in)) > 0)
+        if (std::fwrite(buf.data(), 1, n, out) != n) err = errno ? errno : EIO;
+      if (err == 0 && std::ferror(in)) err = EIO;
+      std::fclose(in);
+    }
+    if (std::fflush(out) != 0 && err == 0) err = errno;
+    if (std::fclose(out) != 0 && err == 0) err = errno;
+  }
+  if (err == 0) return true;
+  std::remove(tmp.c_str());
+  io::OutputLedger::instance().failed(final_db);
+  diag.error(final_db, 0, std::string("cannot start this run's copy (") + std::strerror(err) + ")",
+             io::output_errno_hint(err));
+  return false;
+}
+
+// The interrupt action of a recipe run: the .tmp files removed, one line from the root, every
+// process ended with 130 / 143.
+[[noreturn]] void on_interrupt(const cluster::MpiSession& mpi, const std::string& out_dir,
+                               int sig) {
+  auto& ledger = io::OutputLedger::instance();
+  ledger.remove_temporaries();
+  if (mpi.is_root())
+    io::print_message(ledger.interrupted_line(runtime::interrupt_signal_name(sig), out_dir));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int code = runtime::interrupt_exit_code(sig);
+  if (mpi.size() > 1) mpi.abort(code);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 bool is_recipe(const std::string& name) {
@@ -117,10 +165,20 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
                    opts.recipe.c_str(), names_list().c_str());
     return kExitUsage;
   }
+  const std::string cluster_output_dir =
+      (fs::path(opts.output_dir) / "cluster_analysis_output").string();
+  if (!opts.in_temporary_dir) {
+    runtime::install_interrupt_handlers();
+    runtime::set_interrupt_action(
+        [&mpi, cluster_output_dir](int sig) { on_interrupt(mpi, cluster_output_dir, sig); });
+  }
   // 1. The root discovers the rank directories and broadcasts them.
   std::vector<cluster::RankEntry> entries;
   std::vector<char> buf;
   std::string fatal;
+  // The root discovers alone; the others wait for it, watched (mpi/mpi_comm.h, RootAlone).
+  std::optional<cluster::MpiSession::RootAlone> alone;
+  alone.emplace(mpi, "discover", "discovered the rank directories");
   if (mpi.is_root()) {
     cluster::DiscoveryOptions dopts;
     dopts.rank_filter = opts.rank_filter;
@@ -137,6 +195,7 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
     entries = std::move(found.ranks);
     buf = cluster::pack_rank_entries(entries);
   }
+  alone.reset();
   const bool is_fatal = mpi.any(!fatal.empty());
   if (is_fatal) {
     if (mpi.is_root()) io::print_message(fatal);
@@ -150,10 +209,12 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
   const std::vector<char> mine =
       map_share(*recipe, entries, shares[static_cast<size_t>(mpi.rank())]);
   int code = kExitOk;
+  Unpacked all;
+  if (mpi.is_root()) unpack_share(mine, all);
+  mpi.gather_to_root_each(mine, [&](int, std::vector<char>&& b) { unpack_share(b, all); });
+  // The root reduces and writes alone; the others wait for it, watched.
+  alone.emplace(mpi, "reduce", "reduced the ranks and wrote the results");
   if (mpi.is_root()) {
-    Unpacked all;
-    unpack_share(mine, all);
-    mpi.gather_to_root_each(mine, [&](int, std::vector<char>&& b) { unpack_share(b, all); });
     std::sort(all.parts.begin(), all.parts.end(),
               [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
     size_t used = 0;
@@ -161,17 +222,38 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
     for (const auto& [err, line] : all.messages)
       if (err || !opts.quiet) io::print_message(line);
     RecipeOutput out;
-    out.cluster_output_dir = (fs::path(opts.output_dir) / "cluster_analysis_output").string();
+    out.cluster_output_dir = cluster_output_dir;
     out.export_type = opts.export_type;
     io::Diagnostics diag;
     std::error_code ec;
     fs::create_directories(out.dir(recipe->dir_name()), ec);
     bool wrote = false;
+    // The database is written as a .tmp copy and renamed when complete (see the header).
+    const std::string final_db = out.db_path(recipe->dir_name());
+    // (In a text export some recipes write a database too: staged the same way, and dropped
+    // when the recipe wrote nothing to it.)
+    const bool staged = !opts.in_temporary_dir;
     if (ec) {
       diag.error(out.dir(recipe->dir_name()), 0, "cannot create the output directory",
                  "choose another with -o");
     } else if (used > 0) {
-      wrote = recipe->reduce(all.parts, out, diag);
+      if (!opts.in_temporary_dir) io::OutputLedger::instance().extend(cluster_output_dir, diag);
+      if (!staged || stage_database(final_db, diag)) {
+        if (staged) out.db_file = io::temporary_name(final_db);
+        wrote = recipe->reduce(all.parts, out, diag);
+        std::error_code size_ec;
+        const bool unused = staged && fs::file_size(out.db_file, size_ec) == 0 && !size_ec &&
+                            !fs::exists(final_db, size_ec);
+        if (staged && unused) {
+          std::remove(out.db_file.c_str());
+        } else if (staged && wrote && !diag.has_errors()) {
+          wrote = io::publish_output(out.db_file, final_db, diag);
+        } else if (staged) {
+          std::remove(out.db_file.c_str());
+          io::OutputLedger::instance().failed(final_db);
+        }
+      }
+      if (!opts.in_temporary_dir) io::OutputLedger::instance().finish();
     }
     for (const auto& d : diag.items())
       if (d.severity == io::Severity::kError || !opts.quiet) io::print_message(d.to_string());
@@ -190,9 +272,8 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
       std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",
                   recipe->name().c_str(), used, all.parts.size(),
                   out.dir(recipe->dir_name()).c_str());
-  } else {
-    mpi.gather_to_root_each(mine, [](int, std::vector<char>&&) {});
   }
+  alone.reset();
   return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : kExitOk));
 }
 
@@ -202,6 +283,7 @@ std::string RecipeOutput::dir(const std::string& recipe_dir_name) const {
 }
 
 std::string RecipeOutput::db_path(const std::string& recipe_dir_name) const {
+  if (!db_file.empty()) return db_file;
   return (fs::path(dir(recipe_dir_name)) / "cluster_analysis.db").string();
 }
 

@@ -26,13 +26,20 @@ struct RecipeRunOptions {
   ExportType export_type = ExportType::kDb;
   bool strict = false;
   bool quiet = false;
+  // The output directory is itself a temporary of a larger run (cluster -m all's
+  // cluster_analysis.db): files are written in place, no ledger, no interrupt handling here.
+  bool in_temporary_dir = false;
 };
 
 // True when `name` is a recipe `-m` accepts.
 bool is_recipe(const std::string& name);
 
 // Collective. Returns the exit status on every process: 0 every rank used, 3 some ranks skipped
-// (1 with strict), 1 nothing usable or an output could not be written.
+// (1 with strict), 1 nothing usable or an output could not be written. Every output goes through
+// a .tmp and the output ledger (io/output_ledger.h, extended, never cleared: recipes add to a
+// directory): the CSVs through io/output_file.h; cluster_analysis.db is copied to
+// cluster_analysis.db.tmp (empty when there is none), the tables written there, and renamed
+// over the old one when complete. SIGINT/SIGTERM: the .tmp removed, one line, exit 130/143.
 int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts);
 
 }  // namespace cs::recipes
