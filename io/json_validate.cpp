@@ -106,15 +106,12 @@ bool scan_number(std::string_view s, size_t& i) {
     while (i < s.size() && is_digit(s[i])) ++i;
   }
   const std::string_view num = s.substr(start, i - start);
-  if (integer) {  // strict parsers keep integers in 64 bits
-    if (num[0] == '-') {
-      int64_t v;
-      auto r = std::from_chars(num.data(), num.data() + num.size(), v);
-      return r.ec == std::errc() && r.ptr == num.data() + num.size();
-    }
-    uint64_t v;
-    auto r = std::from_chars(num.data(), num.data() + num.size(), v);
-    return r.ec == std::errc() && r.ptr == num.data() + num.size();
+  if (integer) {
+    // Any length Python reads (msprof / Kineto traces are read by Python tools): json.loads
+    // accepts integers beyond 64 bits up to its int_max_str_digits limit; the digits are copied
+    // exactly.
+    const size_t digits = num.size() - (num[0] == '-' ? 1 : 0);
+    return digits <= kMaxJsonIntegerDigits;
   }
   double d;  // beyond double range (1e999): Python reads inf, strict parsers refuse it
   auto r = std::from_chars(num.data(), num.data() + num.size(), d);

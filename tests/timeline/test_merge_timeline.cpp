@@ -101,6 +101,30 @@ TEST(MergeTrace, KinetoObjectFactsAndAlign) {
   EXPECT_NE(out.find("\"ts\":0.75"), std::string::npos) << out;
 }
 
+// Python reads integers beyond 64 bits (issue 17): merge keeps them, digit for digit, in args
+// and in ts (shifted exactly).
+TEST(MergeTrace, IntegersBeyond64BitsAreKeptExactly) {
+  const std::string big = "123456789012345678901234567890";
+  const std::string json = R"([
+    {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": )" +
+                           big + R"(, "dur": 1, "args": {"seq": )" + big + R"(, "n": [-)" + big +
+                           R"(]}}
+  ])";
+  for (const int64_t shift : {int64_t{0}, int64_t{2000}, int64_t{-1}}) {
+    cs::report::TraceScan scan;
+    cs::io::Diagnostics diag;
+    const std::string out = merged(json, 0, shift, scan, diag);
+    const std::string ts = shift == 0      ? big
+                           : shift == 2000 ? "123456789012345678901234567892"
+                                           : "123456789012345678901234567889.999";
+    EXPECT_NE(out.find("\"ts\":" + ts + ","), std::string::npos) << out;
+    EXPECT_NE(out.find("\"args\":{\"seq\": " + big + ", \"n\": [-" + big + "]}"), std::string::npos)
+        << out;
+    EXPECT_FALSE(diag.has_errors() || !diag.items().empty()) << diag.items().size();
+  }
+  EXPECT_EQ(shifted(big, 1), big + ".001");
+}
+
 TEST(MergeTrace, BrokenFileGivesOneErrorWithPosition) {
   const std::string json =
       "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"ts\": 1},\n {\"ph\": \"X\", \"na";
