@@ -309,14 +309,9 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
 // The interrupt action (runtime/interrupt.h): the .tmp files of this run removed, one line from
 // the root naming what had been completed, every process ended with 130 / 143.
 [[noreturn]] void on_interrupt(const MpiSession& mpi, const ClusterRunOptions& opts, int sig) {
-  auto& ledger = io::OutputLedger::instance();
-  ledger.remove_temporaries();
-  if (mpi.is_root()) {
-    const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
-    io::print_message(ledger.interrupted_line(runtime::interrupt_signal_name(sig), out_dir));
-  }
-  std::fflush(stdout);
-  std::fflush(stderr);
+  io::OutputLedger::instance().interrupted(
+      runtime::interrupt_signal_name(sig),
+      (fs::path(opts.output_dir) / "cluster_analysis_output").string(), mpi.is_root());
   const int code = runtime::interrupt_exit_code(sig);
   if (mpi.size() > 1) mpi.abort(code);
   std::_Exit(code);

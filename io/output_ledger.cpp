@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/diagnostics_print.h"
+
 namespace cs::io {
 
 namespace fs = std::filesystem;
@@ -49,6 +51,17 @@ bool remove_file(const fs::path& p, Diagnostics& diag) {
   return true;
 }
 
+// Writes `ledger` holding only its header (a new, empty list).
+void start_ledger_file(const fs::path& ledger, Diagnostics& diag) {
+  std::FILE* f = std::fopen(ledger.string().c_str(), "wb");
+  if (!f || std::fputs(kLedgerHeader, f) < 0 || std::fclose(f) != 0) {
+    if (f) std::fclose(f);
+    diag.warn(ledger.string(), 0, "cannot write the list of this run's outputs",
+              "the next run will not know which files to replace; check the directory's "
+              "permissions");
+  }
+}
+
 }  // namespace
 
 OutputLedger& OutputLedger::instance() {
@@ -78,13 +91,7 @@ std::vector<std::string> OutputLedger::begin(const std::string& dir, Diagnostics
   }
   std::sort(removed.begin(), removed.end());
   removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
-  std::FILE* f = std::fopen(ledger.string().c_str(), "wb");
-  if (!f || std::fputs(kLedgerHeader, f) < 0 || std::fclose(f) != 0) {
-    if (f) std::fclose(f);
-    diag.warn(ledger.string(), 0, "cannot write the list of this run's outputs",
-              "the next run will not know which files to replace; check the directory's "
-              "permissions");
-  }
+  start_ledger_file(ledger, diag);
   return removed;
 }
 
@@ -105,13 +112,7 @@ void OutputLedger::extend(const std::string& dir, Diagnostics& diag) {
     if (stale_temporary(name)) remove_file(it->path(), diag);
   }
   if (fs::exists(ledger, ec)) return;
-  std::FILE* f = std::fopen(ledger.string().c_str(), "wb");
-  if (!f || std::fputs(kLedgerHeader, f) < 0 || std::fclose(f) != 0) {
-    if (f) std::fclose(f);
-    diag.warn(ledger.string(), 0, "cannot write the list of this run's outputs",
-              "the next run will not know which files to replace; check the directory's "
-              "permissions");
-  }
+  start_ledger_file(ledger, diag);
 }
 
 void OutputLedger::finish() {
@@ -203,14 +204,18 @@ std::vector<std::string> OutputLedger::failed_files() const {
   return failed_;
 }
 
-std::string OutputLedger::interrupted_line(const std::string& signal_name,
-                                           const std::string& dir) const {
+void OutputLedger::interrupted(const std::string& signal_name, const std::string& dir, bool print) {
+  remove_temporaries();
   const std::vector<std::string> written = written_files();
-  if (written.empty())
-    return "interrupted (" + signal_name + ") \u2014 no results written; partial files removed";
-  return "interrupted (" + signal_name +
-         ") \u2014 partial files removed; complete before the interrupt: " +
-         output_name_list(written, dir) + " (in " + dir + ")";
+  if (print && written.empty())
+    print_message("interrupted (" + signal_name +
+                  ") \u2014 no results written; partial files removed");
+  else if (print)
+    print_message("interrupted (" + signal_name +
+                  ") \u2014 partial files removed; complete before the interrupt: " +
+                  output_name_list(written, dir) + " (in " + dir + ")");
+  std::fflush(stdout);
+  std::fflush(stderr);
 }
 
 std::string output_name_list(const std::vector<std::string>& paths, const std::string& dir,

@@ -61,9 +61,10 @@ class OutputLedger {
   std::vector<std::string> written_files() const;
   std::vector<std::string> failed_files() const;
 
-  // The line an interrupted run prints (without "clusterscope: " and the newline): "interrupted
-  // (SIGINT) — partial files removed; complete before the interrupt: a.csv, b.json (in DIR)".
-  std::string interrupted_line(const std::string& signal_name, const std::string& dir) const;
+  // An interrupted run: remove_temporaries(), then (when `print`) one line "clusterscope:
+  // interrupted (SIGINT) — partial files removed; complete before the interrupt: a.csv, b.json
+  // (in DIR)", stdout and stderr flushed. The caller exits.
+  void interrupted(const std::string& signal_name, const std::string& dir, bool print);
 
  private:
   OutputLedger() = default;

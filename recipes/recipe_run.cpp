@@ -140,12 +140,8 @@ bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
 // process ended with 130 / 143.
 [[noreturn]] void on_interrupt(const cluster::MpiSession& mpi, const std::string& out_dir,
                                int sig) {
-  auto& ledger = io::OutputLedger::instance();
-  ledger.remove_temporaries();
-  if (mpi.is_root())
-    io::print_message(ledger.interrupted_line(runtime::interrupt_signal_name(sig), out_dir));
-  std::fflush(stdout);
-  std::fflush(stderr);
+  io::OutputLedger::instance().interrupted(runtime::interrupt_signal_name(sig), out_dir,
+                                           mpi.is_root());
   const int code = runtime::interrupt_exit_code(sig);
   if (mpi.size() > 1) mpi.abort(code);
   std::_Exit(code);
