@@ -14,8 +14,6 @@ namespace cs::io {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 std::string header_list(const CsvReader& r) {
   std::string s;
   for (const auto& h : r.header()) {

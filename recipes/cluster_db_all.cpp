@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -13,8 +14,10 @@
 #include "io/output_file.h"
 #include "io/output_ledger.h"
 #include "load/discovery.h"
+#include "load/rank_parser.h"
 #include "msprof/cluster_step_trace.h"
 #include "msprof/communication_groups.h"
+#include "readers/distributed_args_json.h"
 #include "recipes/recipe_run.h"
 #include "runtime/exit_status.h"
 
@@ -36,6 +39,7 @@ constexpr const char* kStepTraceDdl =
     "stage NUMERIC,bubble NUMERIC,communication_not_overlapped_and_exclude_receive NUMERIC,"
     "preparing NUMERIC,dp_index INTEGER,pp_index INTEGER,tp_index INTEGER)";
 constexpr int kStepTraceColumns = 15;
+constexpr const char* kBaseInfoDdl = "CREATE TABLE ClusterBaseInfo(key TEXT,value TEXT)";
 
 // The rank directories whose DB export is read (as discovery chooses with DB first).
 std::vector<cluster::RankEntry> db_ranks(const ClusterDbOptions& opts) {
@@ -149,38 +153,41 @@ bool write_host_tables(Writer& w, const std::vector<cluster::RankEntry>& ranks) 
   return true;
 }
 
+// A stage row's index as msprof-analyze writes it into the database, "(" + ",".join(ranks) + ")",
+// from the text export's str(tuple): "(0, 1, 2, 3)" -> "(0,1,2,3)", "(5,)" -> "(5)".
+std::string db_stage_index(const std::string& tuple_str) {
+  std::string out;
+  for (char c : tuple_str)
+    if (c != ' ') out += c;
+  if (out.size() >= 2 && out[out.size() - 2] == ',') out.erase(out.size() - 2, 1);
+  return out;
+}
+
 bool write_step_trace(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
+  // Each rank as the main run reads it (StepTraceTime; CommAnalyzerTime/Matrix for the groups;
+  // profiler_metadata.json, else META_DATA, for distributed_args and parallel_group_info), so the
+  // pipeline stages come from the "pp" p2p groups as in the text export.
+  cluster::ParseOptions parse;
+  parse.kernels = false;
   std::vector<cluster::RankData> data;
-  for (const auto& e : ranks) {
-    cluster::RankData d;
-    d.entry = e;
-    io::Diagnostics diag;  // reported by the main run already
-    std::string path = rank_file(e, true);
-    if (!path.empty()) {
-      if (auto db = db::Database::open(path, diag)) {
-        d.has_step_trace = db::read_step_trace_db(*db, d.step_trace, diag);
-      }
-    }
-    std::string prof = rank_file(e, false);
-    if (!prof.empty()) {
-      if (auto db = db::Database::open(prof, diag)) {
-        d.has_metadata = db::read_meta_data(*db, d.metadata, diag);
-      }
-    }
-    data.push_back(std::move(d));
-  }
+  for (const auto& e : ranks) data.push_back(cluster::parse_rank_db(e, parse));
+  io::Diagnostics group_diag;  // reported by the main run already
+  const cluster::CommGroups groups = cluster::build_comm_groups(data, {}, group_diag);
   io::Diagnostics diag;
-  cluster::ClusterStepTrace t =
-      cluster::build_cluster_step_trace(data, cluster::CommGroups{}, diag);
+  cluster::ClusterStepTrace t = cluster::build_cluster_step_trace(data, groups, diag);
   if (t.rows.empty()) return true;
   if (!w.exec(kStepTraceDdl) ||
       !w.prepare("INSERT INTO ClusterStepTraceTime VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
     return false;
   for (const auto& row : t.rows) {
+    const bool stage =
+        row.size() > 1 && row[1].kind == cluster::StepCell::kString && row[1].s == "stage";
     int i = 1;
     for (const auto& c : row) {
       if (i > kStepTraceColumns) break;
-      if (c.kind == cluster::StepCell::kString) {
+      if (stage && i == 3) {
+        w.text(i, db_stage_index(c.s));
+      } else if (c.kind == cluster::StepCell::kString) {
         w.text(i, c.s);
       } else {
         w.num(i, c.n);
@@ -189,6 +196,30 @@ bool write_step_trace(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
     }
     for (; i <= kStepTraceColumns; ++i) w.integer(i, 0);  // msprof-analyze pads with 0
     if (!w.row()) return false;
+  }
+  return true;
+}
+
+// ClusterBaseInfo: one row ("distributed_args", json.dumps of the first rank's distributed_args
+// without "rank"), as msprof-analyze writes it for DB input. msprof-analyze takes the first
+// profiler_metadata.json its directory walk meets that has distributed_args (file-system order);
+// here the lowest rank's, so the choice does not depend on the file system. Without any, no table.
+bool write_base_info(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
+  std::vector<const cluster::RankEntry*> by_rank;
+  for (const auto& e : ranks) by_rank.push_back(&e);
+  std::sort(by_rank.begin(), by_rank.end(),
+            [](const auto* a, const auto* b) { return a->rank < b->rank; });
+  for (const auto* e : by_rank) {
+    io::Diagnostics diag;  // an unreadable metadata file is reported by the main run
+    auto args = io::distributed_args_python_json(
+        (fs::path(e->path) / cluster::kMetadataJson).string(), diag);
+    if (!args) continue;
+    if (*args == "{}") return true;  // only "rank": msprof-analyze stops here and writes no row
+    if (!w.exec(kBaseInfoDdl) || !w.prepare("INSERT INTO ClusterBaseInfo VALUES (?,?)"))
+      return false;
+    w.text(1, "distributed_args");
+    w.text(2, *args);
+    return w.row();
   }
   return true;
 }
@@ -247,8 +278,8 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
     bool ok = !ec && sqlite3_open(tmp_db.c_str(), &db) == SQLITE_OK;
     if (ok) {
       Writer w(db);
-      ok = w.exec("BEGIN") && write_host_tables(w, ranks) && write_step_trace(w, ranks) &&
-           w.exec("COMMIT");
+      ok = w.exec("BEGIN") && write_host_tables(w, ranks) && write_base_info(w, ranks) &&
+           write_step_trace(w, ranks) && w.exec("COMMIT");
     }
     if (db) sqlite3_close(db);
     if (ok) {

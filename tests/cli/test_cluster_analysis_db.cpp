@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -79,22 +80,13 @@ std::vector<Table> dump(const fs::path& path) {
   return out;
 }
 
-}  // namespace
-
-TEST(ClusterAnalysisDb, EqualsMsprofAnalyzeOnDbLevel1) {
-  fs::path job = scratch() / "db_level1";
-  fs::copy(kData / "ascend-real/db_level1", job, fs::copy_options::recursive);
-  fs::path out = scratch() / "out";
-  int rc = cs::test::run_command(
-      std::string(CS_BINARY) + " cluster -q -m all -d " + job.string() + " -o " + out.string(),
-      (scratch() / "log").string());
-  ASSERT_EQ(rc, 0) << cs::test::read_file(scratch() / "log");
-  fs::path mine_path = out / "cluster_analysis_output/cluster_analysis.db";
-  ASSERT_TRUE(fs::exists(mine_path));
-  EXPECT_FALSE(fs::exists(out / "cluster_analysis_output/.cluster_analysis_db.tmp"));
-  auto ref = dump(kData / "ascend-real/msprof-analyze-ref/db_level1__all/cluster_analysis.db");
+// Every table of `ref_path` in `mine_path`, in the same order, with the same CREATE statement,
+// columns, storage classes and values (see the comment at the top for the two exceptions).
+void expect_same_database(const fs::path& ref_path, const fs::path& mine_path,
+                          size_t expected_tables) {
+  auto ref = dump(ref_path);
   auto mine = dump(mine_path);
-  ASSERT_EQ(ref.size(), 7u);
+  ASSERT_EQ(ref.size(), expected_tables);
   ASSERT_EQ(mine.size(), ref.size());
   for (size_t i = 0; i < ref.size(); ++i) {
     const Table& a = ref[i];
@@ -108,6 +100,8 @@ TEST(ClusterAnalysisDb, EqualsMsprofAnalyzeOnDbLevel1) {
         std::string x = a.rows[r][c], y = b.rows[r][c];
         if (a.name == "HostInfo" && a.columns[c] == "hostName") continue;
         if (a.name == "RankDeviceMap" && a.columns[c] == "profilePath") {
+          // The shared reference holds the directory's name only, ours an absolute path.
+          x = "text:" + fs::path(x.substr(5)).filename().string();
           y = "text:" + fs::path(y.substr(5)).filename().string();
           EXPECT_TRUE(fs::path(b.rows[r][c].substr(5)).is_absolute()) << b.rows[r][c];
         }
@@ -115,6 +109,50 @@ TEST(ClusterAnalysisDb, EqualsMsprofAnalyzeOnDbLevel1) {
       }
     }
   }
+}
+
+// cluster -m all on a copy of `job_src` (plus `extra` files copied in) into OUT; returns OUT's db.
+fs::path run_all(const std::string& name, const fs::path& job_src,
+                 const std::vector<std::pair<fs::path, fs::path>>& extra = {}) {
+  fs::path job = scratch() / name;
+  fs::copy(job_src, job, fs::copy_options::recursive);
+  for (const auto& [from, to] : extra) fs::copy_file(from, job / to);
+  fs::path out = scratch() / (name + "-out");
+  fs::path log = scratch() / (name + ".log");
+  int rc = cs::test::run_command(
+      std::string(CS_BINARY) + " cluster -q -m all -d " + job.string() + " -o " + out.string(),
+      log.string());
+  EXPECT_EQ(rc, 0) << cs::test::read_file(log);
+  EXPECT_FALSE(fs::exists(out / "cluster_analysis_output/.cluster_analysis_db.tmp"));
+  return out / "cluster_analysis_output/cluster_analysis.db";
+}
+
+}  // namespace
+
+TEST(ClusterAnalysisDb, EqualsMsprofAnalyzeOnDbLevel1) {
+  fs::path mine = run_all("db_level1", kData / "ascend-real/db_level1");
+  ASSERT_TRUE(fs::exists(mine));
+  expect_same_database(kData / "ascend-real/msprof-analyze-ref/db_level1__all/cluster_analysis.db",
+                       mine, 7);
+}
+
+// The same job with a profiler_metadata.json per rank (written by hand in torch_npu's shape,
+// tests/data/ascend-real/db_level1_metadata/): msprof-analyze then also writes ClusterBaseInfo —
+// json.dumps of distributed_args without "rank" (a key written twice keeps its first place and last
+// value, non-ASCII and the emoji as \u escapes, 1e+20, a 30-digit int exact) — and takes
+// ClusterStepTraceTime's tp index from tensor_model_parallel_size. Reference: msprof-analyze's
+// `cluster_analysis.py -d JOB -m all` on exactly this input
+// (msprof-analyze-ref/db_level1_metadata__all/cluster_analysis.db).
+TEST(ClusterAnalysisDb, ClusterBaseInfoEqualsMsprofAnalyze) {
+  const fs::path meta = kData / "ascend-real/db_level1_metadata";
+  fs::path mine =
+      run_all("db_level1_metadata", kData / "ascend-real/db_level1",
+              {{meta / "rank0_profiler_metadata.json", "rank0_ascend_pt/profiler_metadata.json"},
+               {meta / "rank1_profiler_metadata.json", "rank1_ascend_pt/profiler_metadata.json"}});
+  ASSERT_TRUE(fs::exists(mine));
+  expect_same_database(
+      kData / "ascend-real/msprof-analyze-ref/db_level1_metadata__all/cluster_analysis.db", mine,
+      8);
 }
 
 TEST(ClusterAnalysisDb, TextExportTypeWritesNoDatabase) {
@@ -136,4 +174,48 @@ TEST(ClusterAnalysisDb, TextExportTypeWritesNoDatabase) {
   // (tests/data holds rank 1 of this job without its communication files: exit 3.)
   ASSERT_TRUE(rc == 0 || rc == 3) << cs::test::read_file(scratch() / "log3");
   EXPECT_FALSE(fs::exists(out2 / "cluster_analysis_output/cluster_analysis.db"));
+}
+
+// Pipeline stages from DB inputs: a generated 8-rank job (tp 4, pp 2, 2 steps, DB export only)
+// gives msprof-analyze's stage rows in ClusterStepTraceTime — the column-wise max over each
+// stage's ranks per step, the index written "(0,1,2,3)" (no spaces, unlike the text export's
+// tuple) — and its ClusterBaseInfo. Reference: msprof-analyze 8399c1cd's
+// `cluster_analysis.py -d JOB -m all` on `generate JOB --ranks 8 --tp 4 --pp 2 --steps 2
+// --export-type db`, its other tables dropped (tests/data/generated-db/tp4pp2_msprof_all/). The
+// rows are compared as sets: msprof-analyze lists ranks in os.listdir() order (4, 1, 6, ... on
+// the machine that made it), clusterscope by rank (docs/generated_db.md).
+TEST(ClusterAnalysisDb, StageRowsAndBaseInfoFromGeneratedDbJob) {
+  fs::path job = scratch() / "tp4pp2";
+  fs::path log = scratch() / "tp4pp2.log";
+  ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " generate " + job.string() +
+                                      " --ranks 8 --tp 4 --pp 2 --steps 2 --export-type db",
+                                  log.string()),
+            0)
+      << cs::test::read_file(log);
+  fs::path out = scratch() / "tp4pp2-out";
+  ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " cluster -q -m all -d " + job.string() +
+                                      " -o " + out.string(),
+                                  log.string()),
+            0)
+      << cs::test::read_file(log);
+  auto ref = dump(kData / "generated-db/tp4pp2_msprof_all/cluster_analysis.db");
+  auto mine = dump(out / "cluster_analysis_output/cluster_analysis.db");
+  ASSERT_EQ(ref.size(), 2u);
+  for (const Table& a : ref) {
+    const Table* b = nullptr;
+    for (const Table& t : mine)
+      if (t.name == a.name) b = &t;
+    ASSERT_NE(b, nullptr) << a.name;
+    EXPECT_EQ(b->sql, a.sql) << a.name;
+    EXPECT_EQ(b->columns, a.columns) << a.name;
+    auto x = a.rows, y = b->rows;
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    EXPECT_EQ(y, x) << a.name;
+  }
+  size_t stage_rows = 0;
+  for (const Table& t : mine)
+    if (t.name == "ClusterStepTraceTime")
+      for (const auto& row : t.rows) stage_rows += row[1] == "text:stage";
+  EXPECT_EQ(stage_rows, 4u);  // 2 steps x 2 stages
 }
