@@ -1,5 +1,7 @@
 // Harness: profiler_info_N.json (first byte even) or profiler_metadata.json (odd), through the
-// readers rank_parser calls. The rest of the input is the file.
+// readers rank_parser calls (and, for the metadata, the ClusterBaseInfo renderer
+// cluster_analysis.db uses). The rest of the input is the file.
+#include "readers/distributed_args_json.h"
 #include "readers/profiler_info.h"
 #include "fuzz/harnesses.h"
 #include "fuzz/temp_input.h"
@@ -19,6 +21,7 @@ int profiler_info(const uint8_t* data, size_t size) {
     if (io::read_profiler_metadata(path, meta, diag)) {
       for (const auto& g : meta.parallel_groups) (void)io::group_double_hash(g.group_id);
     }
+    (void)io::distributed_args_python_json(path, diag);
   }
   return 0;
 }
