@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "io/csv_writer.h"
 #include "io/diagnostics_print.h"
+#include "io/input_kind.h"
 #include "top/top_profile.h"
 #include "top/top_table.h"
 
@@ -37,7 +38,8 @@ int run_top(int argc, char** argv) {
       "clusterscope top PROFILE [options]\n"
       "PROFILE: a rank directory (ASCEND_PROFILER_OUTPUT/kernel_details.csv), a "
       "kernel_details.csv,\n"
-      "or a PyTorch profiler (Kineto) trace .json[.gz]\n\noptions");
+      "a PyTorch profiler (Kineto) trace .json[.gz], an NPU trace_view.json,\n"
+      "a MegEngine static-graph profile JSON or a MegEngine *.chrome_timeline.json\n\noptions");
   size_t top_n = 20;
   std::string by = "none", agg = "sum", order = "time", csv, type;
   double min_time = 0;
@@ -109,6 +111,8 @@ int run_top(int argc, char** argv) {
     io::print_diagnostics(diag, quiet);
     return kExitFatal;
   }
+  // MegEngine's static-graph profile: shares of the total device time, as profile_analyze.
+  o.share_of_all = io::classify_input(used).kind == io::InputKind::kMegEngineProfile;
   report::TopTotals totals;
   const io::Table t = report::top_table(calls, o, &totals);
   if (!quiet) std::printf("%s\n", used.c_str());

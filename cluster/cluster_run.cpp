@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "cluster/cluster_outputs.h"
-#include "cluster/job_coverage.h"
 #include "io/diagnostics_print.h"
 #include "io/hdf5_writer.h"
 #include "io/output_ledger.h"
 #include "io/text_escape.h"
 #include "load/discovery.h"
+#include "load/job_coverage.h"
 #include "load/manifest.h"
 #include "report/cluster_report.h"
 #include "runtime/exit_status.h"
@@ -210,11 +210,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   const bool one_rank_of_job =
       lc.input_is_rank_dir && !(coverage && coverage->size_known && coverage->missing.empty());
   if (short_of_job)
-    std::fprintf(stderr,
-                 "clusterscope: %s: %s \u2014 the job's size is from %s; the results cover "
-                 "the ranks found (copy the missing rank directories below -d for the whole job)\n",
-                 opts.load.input_dir.c_str(), coverage_line(*coverage).c_str(),
-                 coverage->source.c_str());
+    std::fprintf(stderr, "clusterscope: %s\n",
+                 short_of_job_line(opts.load.input_dir, *coverage).c_str());
   if (const std::string note =
           input_output_note(lc.ranks, lc.input_is_rank_dir, opts.load.input_dir, out_dir.string());
       !note.empty())

@@ -8,8 +8,9 @@
 #include "io/input_kind.h"
 #include "load/discovery.h"
 #include "readers/kineto_trace.h"
-#include "readers/trace_view.h"
+#include "readers/timeline_reader.h"
 #include "readers/trace_content.h"
+#include "readers/trace_view.h"
 
 namespace cs::compare {
 
@@ -26,6 +27,12 @@ bool file_side(const std::string& path, const io::InputClass& c, SideInput& out,
     out.note = "PyTorch profiler (Kineto) trace: " + c.reason;
     return true;
   }
+  if (c.kind == io::InputKind::kMegEngineTimeline) {
+    out.kind = SideKind::kKinetoTrace;  // device work read with the GPU conventions
+    out.npu = false;
+    out.note = "MegEngine chrome_timeline.json: " + c.reason;
+    return true;
+  }
   if (c.kind == io::InputKind::kTraceView) {
     out.kind = SideKind::kTraceView;
     out.npu = true;
@@ -35,8 +42,8 @@ bool file_side(const std::string& path, const io::InputClass& c, SideInput& out,
   diag.error(path, 1,
              std::string("not a profiler timeline (") + io::input_kind_name(c.kind) + ": " +
                  c.reason + ")",
-             "pass a Kineto trace (*.json, *.json.gz), a trace_view.json, a rank directory or a "
-             "cluster directory");
+             "pass a Kineto trace (*.json, *.json.gz), a trace_view.json, a MegEngine "
+             "chrome_timeline.json, a rank directory or a cluster directory");
   return false;
 }
 
@@ -134,8 +141,11 @@ bool load_side(const SideInput& in, std::optional<int64_t> step, Profile& out,
     return false;
   }
   io::Trace trace;
+  const io::InputKind kind = io::classify_input(in.timeline).kind;
   const bool ok = in.npu ? io::read_trace_view(in.timeline, trace, diag)
-                         : io::read_kineto_trace(in.timeline, trace, diag);
+                  : kind == io::InputKind::kMegEngineTimeline
+                      ? io::read_timeline(in.timeline, kind, trace, diag)
+                      : io::read_kineto_trace(in.timeline, trace, diag);
   if (!ok) return false;
   out.source = in.timeline;
   const io::TraceContent content = io::trace_content(trace);

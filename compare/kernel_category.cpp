@@ -34,6 +34,9 @@ OpClass op_class(std::string_view op) {
   for (std::string_view mm :
        {"aten::addmm", "aten::bmm", "aten::mm", "aten::matmul", "aten::baddbmm"})
     if (l == mm) return OpClass::kMatmul;
+  // MegEngine's op types (formats.md §11): Convolution*, MatrixMul, BatchedMatrixMul.
+  if (l.rfind("convolution", 0) == 0) return OpClass::kConv;
+  if (l == "matrixmul" || l == "batchedmatrixmul") return OpClass::kMatmul;
   return OpClass::kNone;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "readers/megengine_timeline.h"
 #include "readers/trace_view.h"
 
 namespace cs::compare {
@@ -185,7 +186,8 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
         k.dur_us = e.dur_us;
         k.collective = e.collective;
         const auto name = t.strings.str(e.name);
-        k.communication = npu ? e.kind == EventKind::kCommunication : name.substr(0, 4) == "nccl";
+        k.communication = npu ? e.kind == EventKind::kCommunication
+                              : name.substr(0, 4) == "nccl" || io::is_megengine_collective(name);
         k.kind = e.kind;
         kernel_at.emplace(KernelKey{e.pid, e.tid, e.ts_ns},
                           static_cast<int32_t>(out.kernels.size()));

@@ -158,6 +158,15 @@ bool found_later(const std::string& path, std::string_view needle) {
   return found;
 }
 
+// MegEngine's dynamic-graph timeline: its flow categories and the op details ("__id__",
+// "__device__") of its events. "" when none is in `head`.
+std::string_view megengine_mark(std::string_view head) {
+  for (std::string_view m :
+       {"\"OpDispatch\"", "\"KernelLaunch\"", "\"TensorLink\"", "\"__device__\"", "\"__id__\""})
+    if (head.find(m) != std::string_view::npos) return m;
+  return {};
+}
+
 InputClass classify_file(const std::string& path) {
   Head h = read_head(path);
   if (!h.error.empty()) {
@@ -246,7 +255,7 @@ InputClass classify_dir(const std::string& path) {
     if (ranks == 0 && (n.ends_with(".json") || n.ends_with(".json.gz")) &&
         it->is_regular_file(ec2)) {
       const InputKind k = classify_file(it->path().string()).kind;
-      if (k == InputKind::kKinetoTrace || k == InputKind::kTraceView) ++traces;
+      if (is_timeline_kind(k)) ++traces;
     }
   }
   if (ranks > 0 || traces > 0) {
@@ -276,6 +285,10 @@ const char* input_kind_name(InputKind k) {
       return "merged trace";
     case InputKind::kKernelDetails:
       return "kernel_details.csv";
+    case InputKind::kMegEngineProfile:
+      return "MegEngine static-graph profile";
+    case InputKind::kMegEngineTimeline:
+      return "MegEngine chrome_timeline.json";
     case InputKind::kDbExport:
       return "DB export";
     case InputKind::kOtherSqlite:
@@ -296,6 +309,11 @@ const char* input_kind_name(InputKind k) {
   return "?";
 }
 
+bool is_timeline_kind(InputKind k) {
+  return k == InputKind::kKinetoTrace || k == InputKind::kTraceView ||
+         k == InputKind::kMegEngineTimeline;
+}
+
 bool is_rank_dir_name(std::string_view n) {
   return n.ends_with("_ascend_pt") || n.ends_with("_ascend_ms") || n.starts_with("PROF_") ||
          n == "ASCEND_PROFILER_OUTPUT";
@@ -312,6 +330,12 @@ InputClass classify_head(std::string_view name, std::string_view head) {
   const char first = first_char(head);
   if (first == '{') {
     if (head.find("\"traceEvents\"") == std::string_view::npos) {
+      if (head.find("\"graph_exec\"") != std::string_view::npos ||
+          head.find("\"opr_footprint\"") != std::string_view::npos) {
+        c.kind = InputKind::kMegEngineProfile;
+        c.reason = "JSON object with graph_exec (MegEngine static-graph profile)";
+        return c;
+      }
       c.kind = InputKind::kOtherJson;
       c.reason = "JSON object without traceEvents";
       return c;
@@ -319,6 +343,11 @@ InputClass classify_head(std::string_view name, std::string_view head) {
     if (head.find(kMergedMark) != std::string_view::npos) {
       c.kind = InputKind::kMergedTrace;
       c.reason = "output of clusterscope merge";
+      return c;
+    }
+    if (const std::string_view mark = megengine_mark(head); !mark.empty()) {
+      c.kind = InputKind::kMegEngineTimeline;
+      c.reason = "trace with MegEngine's marks (" + std::string(mark) + ")";
       return c;
     }
     c.kind = InputKind::kKinetoTrace;
@@ -391,7 +420,7 @@ std::vector<std::string> timelines_below(const std::string& dir,
     }
     if (!(n.ends_with(".json") || n.ends_with(".json.gz")) || !it->is_regular_file(ec2)) continue;
     InputClass c = classify_file(it->path().string());
-    if (c.kind == InputKind::kKinetoTrace || c.kind == InputKind::kTraceView)
+    if (is_timeline_kind(c.kind))
       out.push_back(it->path().string());
     else if (other)
       other->emplace_back(it->path().string(), std::move(c));

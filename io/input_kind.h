@@ -10,6 +10,9 @@
 //     * JSON array of events: an NPU trace_view.json when it carries Ascend marks (string "ts",
 //       Ascend Hardware / CANN / HCCL / Overlap Analysis processes, "Task Type" args), else a
 //       Kineto trace in Chrome's JSON Array Format;
+//     * JSON object with "graph_exec" (no traceEvents): a MegEngine static-graph profile;
+//     * JSON object with "traceEvents" and MegEngine's marks (OpDispatch / KernelLaunch /
+//       TensorLink flows, "__id__" op details): a MegEngine chrome_timeline.json;
 //     * CSV whose header has Name, Type and Duration(us): a kernel_details.csv.
 //   Directories by layout: *_ascend_pt / *_ascend_ms / ASCEND_PROFILER_OUTPUT (or a directory
 //   holding ASCEND_PROFILER_OUTPUT/ or profiler_info_N.json) is a rank directory, PROF_* an msprof
@@ -32,21 +35,23 @@ inline constexpr size_t kSniffBytes = size_t{1} << 20;
 inline constexpr int kSearchDepth = 20;
 
 enum class InputKind {
-  kMissing,        // no such path
-  kUnreadable,     // cannot open or inflate (reason says why)
-  kKinetoTrace,    // PyTorch profiler (Kineto) trace, object or JSON Array Format
-  kTraceView,      // NPU trace_view.json (torch_npu / MindSpore)
-  kMergedTrace,    // the output of an earlier `clusterscope merge`
-  kKernelDetails,  // kernel_details.csv
-  kDbExport,       // analysis.db, ascend_pytorch_profiler_N.db, ascend_mindspore_profiler_N.db,
-                   // msprof_*.db
-  kOtherSqlite,    // some other SQLite file
-  kOtherJson,      // JSON that is no profiler timeline
-  kOtherFile,      // anything else
-  kRankDir,        // *_ascend_pt, *_ascend_ms, ASCEND_PROFILER_OUTPUT or a directory holding it
-  kProfDir,        // msprof PROF_*
-  kClusterDir,     // rank directories or traces below
-  kOtherDir,       // a directory with no profiler output found below
+  kMissing,            // no such path
+  kUnreadable,         // cannot open or inflate (reason says why)
+  kKinetoTrace,        // PyTorch profiler (Kineto) trace, object or JSON Array Format
+  kTraceView,          // NPU trace_view.json (torch_npu / MindSpore)
+  kMergedTrace,        // the output of an earlier `clusterscope merge`
+  kKernelDetails,      // kernel_details.csv
+  kMegEngineProfile,   // MegEngine static-graph profile JSON (graph_exec + profiler)
+  kMegEngineTimeline,  // MegEngine dynamic-graph *.chrome_timeline.json
+  kDbExport,           // analysis.db, ascend_pytorch_profiler_N.db, ascend_mindspore_profiler_N.db,
+                       // msprof_*.db
+  kOtherSqlite,        // some other SQLite file
+  kOtherJson,          // JSON that is no profiler timeline
+  kOtherFile,          // anything else
+  kRankDir,            // *_ascend_pt, *_ascend_ms, ASCEND_PROFILER_OUTPUT or a directory holding it
+  kProfDir,            // msprof PROF_*
+  kClusterDir,         // rank directories or traces below
+  kOtherDir,           // a directory with no profiler output found below
 };
 
 // Short name of a kind, e.g. "Kineto trace", "NPU trace_view.json", "rank directory".
@@ -74,6 +79,10 @@ InputClass classify_input(const std::string& path);
 // Classifies a file's first bytes (already inflated) named `file_name`; used by classify_input
 // and by tests. Example: classify_head("a.json", "{\"traceEvents\": [") -> kKinetoTrace.
 InputClass classify_head(std::string_view file_name, std::string_view head);
+
+// True for the timelines (Kineto, NPU trace_view.json, MegEngine chrome_timeline.json): what
+// `compare` and `merge` read and a directory of them is a cluster directory.
+bool is_timeline_kind(InputKind k);
 
 // True for a directory name a profiler gives a rank's output: *_ascend_pt, *_ascend_ms, PROF_*,
 // ASCEND_PROFILER_OUTPUT.

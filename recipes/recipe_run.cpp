@@ -11,6 +11,7 @@
 #include "io/output_file.h"
 #include "io/output_ledger.h"
 #include "load/discovery.h"
+#include "load/job_coverage.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
 #include "recipes/recipe_registry.h"
@@ -147,6 +148,18 @@ bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
   std::_Exit(code);
 }
 
+// True (with the one stderr line) when the job's metadata or rank ids say it has ranks that
+// were not found below -d (load/job_coverage.h); never when --rank-list picked the ranks.
+bool short_of_job(const std::vector<cluster::RankEntry>& entries, const RecipeRunOptions& opts) {
+  std::vector<cluster::RankData> ranks;
+  ranks.reserve(entries.size());
+  for (const auto& e : entries) ranks.push_back(cluster::metadata_of(e));
+  const auto coverage = cluster::job_coverage(ranks, {}, opts.rank_filter.has_value());
+  if (!coverage || coverage->missing.empty()) return false;
+  io::print_message(cluster::short_of_job_line(opts.input_dir, *coverage));
+  return true;
+}
+
 }  // namespace
 
 bool is_recipe(const std::string& name) {
@@ -264,6 +277,9 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
     } else if (used < all.parts.size()) {
       code = opts.strict ? kExitFatal : kExitPartial;
     }
+    // Fewer rank directories than the job has: said and exit 3, as in cluster's normal mode.
+    if (code != kExitFatal && short_of_job(entries, opts))
+      code = opts.strict ? kExitFatal : kExitPartial;
     if (code != kExitFatal && !opts.quiet)
       std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",
                   recipe->name().c_str(), used, all.parts.size(),

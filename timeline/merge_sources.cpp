@@ -124,7 +124,7 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
       res.diag.warn(p, 0, "an earlier merged trace; not merged again",
                     "write merged traces outside the input directory");
     }
-    if (c.kind != io::InputKind::kKinetoTrace && c.kind != io::InputKind::kTraceView) continue;
+    if (!io::is_timeline_kind(c.kind)) continue;
     const int rank = c.rank;
     MergeSource s{rank, p, RankOrigin::kDistributedInfo};
     if (rank < 0) {

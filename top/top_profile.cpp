@@ -9,11 +9,13 @@
 
 #include "io/input_kind.h"
 #include "readers/kernel_details.h"
+#include "readers/timeline_reader.h"
 #include "readers/trace_content.h"
 #include "readers/trace_view.h"
 #include "top/top_cost.h"
 #include "top/top_db.h"
 #include "top/top_formats.h"
+#include "top/top_megengine.h"
 
 namespace cs::report {
 
@@ -22,7 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool is_trace(const io::InputClass& c) {
-  return c.kind == io::InputKind::kKinetoTrace || c.kind == io::InputKind::kTraceView;
+  return io::is_timeline_kind(c.kind);
 }
 
 // The file to read for a directory: a rank directory's kernel_details.csv (else its
@@ -255,17 +257,17 @@ bool load_op_calls(const std::string& profile, std::vector<OpCall>& out, std::st
                "pass the rank directory or its ascend_pytorch_profiler_N.db");
     return false;
   }
+  if (c.kind == io::InputKind::kMegEngineProfile) return load_megengine_profile(used, out, diag);
   if (!is_trace(c)) {
     diag.error(used, 0,
                std::string("not a kernel_details.csv or a timeline (") +
                    io::input_kind_name(c.kind) + ": " + c.reason + ")",
-               "pass a rank directory, a kernel_details.csv or a Kineto trace");
+               "pass a rank directory, a kernel_details.csv, a Kineto trace or a MegEngine "
+               "profile");
     return false;
   }
   io::Trace trace;
-  const bool ok = c.kind == io::InputKind::kTraceView ? io::read_trace_view(used, trace, diag)
-                                                      : io::read_kineto_trace(used, trace, diag);
-  if (!ok) return false;
+  if (!io::read_timeline(used, c.kind, trace, diag)) return false;
   const size_t before = out.size();
   calls_from_trace(trace, out);
   if (out.size() == before) {

@@ -43,9 +43,10 @@ void fold(double& acc, double v, TopOptions::Aggregate agg) {
 io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, TopTotals* totals) {
   std::vector<Row> rows;
   std::map<std::string, size_t> index;
-  double total = 0;
+  double total = 0, all = 0;
   for (const auto& c : calls) {
     if (!std::isfinite(c.dur_us)) continue;
+    all += c.dur_us;
     if (c.dur_us < opt.min_time_s * 1e6) continue;
     if (!opt.type.empty() && !same_ci(c.type, opt.type)) continue;
     total += c.dur_us;
@@ -92,6 +93,7 @@ io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, Top
   });
   if (rows.size() > opt.top_n) rows.resize(opt.top_n);
   if (totals) totals->time_us = total;
+  if (opt.share_of_all) total = all;
 
   io::Table t("top");
   auto& c_rank = t.add_int("rank");

@@ -31,6 +31,10 @@ struct TopOptions {
   Order order_by = Order::kTime;
   double min_time_s = 0;  // calls shorter than this are left out
   std::string type;       // only calls of this type ("" = all)
+  // Shares of the device time of every call, filtered out or not (MegEngine's profile_analyze:
+  // its ratio and cumulative columns are of the total device time); false: of the calls that
+  // passed the filters.
+  bool share_of_all = false;
 };
 // The names `top` accepts for each choice (--aggregate-by, --aggregate, --order-by).
 inline constexpr std::array<EnumName<TopOptions::By>, 3> kTopByNames{

@@ -49,7 +49,8 @@ TEST(OverallInvariants, EveryTraceTheTestsRead) {
         "/kineto-variants/array_format_resnet50_worker0.pt.trace.json.gz",
         "/kineto-variants/pretty_h100_falconsai.json.gz",
         "/kineto-variants/pretty_mi300_falconsai.json.gz",
-        "/kineto-variants/hta_compare_base.json.gz", "/kineto-variants/hta_compare_test.json.gz"}) {
+        "/kineto-variants/hta_compare_base.json.gz", "/kineto-variants/hta_compare_test.json.gz",
+        "/megengine/dynamic.chrome_timeline.json"}) {
     const std::string path = kData + rel;
     const Profile p = load(path);
     expect_invariants(path, overall_metrics(p));

@@ -1,10 +1,13 @@
-#include "cluster/job_coverage.h"
+#include "load/job_coverage.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
 
+#include "db/database.h"
+#include "db/profiler_db.h"
 #include "load/discovery.h"
+#include "readers/profiler_info.h"
 
 namespace cs::cluster {
 
@@ -12,6 +15,13 @@ namespace {
 
 // A world size beyond this is a damaged file, not a job (no job has a million ranks yet).
 constexpr int64_t kMaxWorldSize = 1 << 20;
+
+// The per-rank profiler database that holds META_DATA (formats.md §9).
+bool holds_meta_data(const std::string& n) {
+  return n.ends_with(".db") &&
+         (n.starts_with("ascend_pytorch_profiler") || n.starts_with("ascend_mindspore_profiler") ||
+          n.starts_with("msprof_"));
+}
 
 }  // namespace
 
@@ -51,6 +61,33 @@ std::optional<JobCoverage> job_coverage(const std::vector<RankData>& ranks,
   for (int r = 0; r < c.world_size; ++r)
     if (!c.found.count(r)) c.missing.insert(r);
   return c;
+}
+
+RankData metadata_of(const RankEntry& entry) {
+  namespace fs = std::filesystem;
+  RankData d;
+  d.entry = entry;
+  io::Diagnostics scratch;
+  std::error_code ec;
+  const fs::path json = fs::path(entry.path) / "profiler_metadata.json";
+  if (fs::is_regular_file(json, ec)) {
+    d.has_metadata = io::read_profiler_metadata(json.string(), d.metadata, scratch);
+    if (d.has_metadata) return d;
+  }
+  for (const auto& rel : entry.files) {
+    const std::string n = fs::path(rel).filename().string();
+    if (!holds_meta_data(n)) continue;
+    auto db = db::Database::open((fs::path(entry.path) / rel).string(), scratch);
+    if (db) d.has_metadata = db::read_meta_data(*db, d.metadata, scratch);
+    break;
+  }
+  return d;
+}
+
+std::string short_of_job_line(const std::string& input_dir, const JobCoverage& c) {
+  return input_dir + ": " + coverage_line(c) + " \u2014 the job's size is from " + c.source +
+         "; the results cover the ranks found (copy the missing rank directories below -d for "
+         "the whole job)";
 }
 
 std::string coverage_line(const JobCoverage& c) {

@@ -28,6 +28,18 @@ struct JobCoverage {
 std::optional<JobCoverage> job_coverage(const std::vector<RankData>& ranks,
                                         const std::vector<RankEntry>& skipped, bool ranks_filtered);
 
+// The rank's own metadata for job_coverage when the rank is not otherwise parsed (`cluster -m
+// <recipe>`): profiler_metadata.json at the rank directory's root, else the META_DATA table of
+// its ascend_*_profiler_N.db. A RankData holding `entry` and that metadata (has_metadata false
+// when neither could be read; problems are not reported here, the recipe's reading reports them).
+RankData metadata_of(const RankEntry& entry);
+
+// The one stderr line for a job short of ranks (without "clusterscope: "), the same in every
+// mode: "<dir>: 12 of 16 ranks of the job found: 4 missing (ranks 12-15) — the job's size is
+// from …; the results cover the ranks found (copy the missing rank directories below -d for the
+// whole job)".
+std::string short_of_job_line(const std::string& input_dir, const JobCoverage& c);
+
 // "12 of 16 ranks of the job found: 4 missing (ranks 12-15)"; with nothing missing,
 // "16 of 16 ranks of the job found".
 std::string coverage_line(const JobCoverage& c);

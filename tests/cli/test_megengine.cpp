@@ -1,0 +1,111 @@
+// End to end: `top`, `compare` and `merge` on MegEngine's profiles (tests/data/megengine,
+// described in tests/readers/test_megengine.cpp; hand-computed values there and in
+// tests/top/test_top_megengine.cpp and tests/compare/test_megengine_compare.cpp).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/gzip_input.h"
+#include "tests/cli/cli_test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using cs::test::read_file;
+using cs::test::run_command;
+using cs::test::temp_dir;
+
+const std::string kDir = std::string(CS_TEST_DATA) + "/megengine/";
+const std::string kBin = CS_BINARY;
+
+// The value column `col` of overall_metrics.csv's row `metric`.
+double overall(const std::string& csv, const std::string& metric, size_t col) {
+  std::istringstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(metric + ",", 0) != 0) continue;
+    std::istringstream ls(line);
+    std::string cell;
+    for (size_t i = 0; i <= col && std::getline(ls, cell, ','); ++i) {
+    }
+    return std::stod(cell);
+  }
+  ADD_FAILURE() << "no row " << metric;
+  return 0;
+}
+
+TEST(MegEngineCli, TopOnTheStaticGraphProfile) {
+  const fs::path dir = temp_dir("megengine-top");
+  const std::string prof = kDir + "static_graph.profile.json";
+  ASSERT_EQ(run_command(kBin + " top " + prof + " -t 3 --csv " + (dir / "t.csv").string(),
+                        (dir / "t.log").string()),
+            0)
+      << read_file(dir / "t.log");
+  const std::string log = read_file(dir / "t.log");
+  // conv1 first with 3.000 ms, 42.9% of the 7 ms.
+  EXPECT_NE(log.find("conv1"), std::string::npos) << log;
+  EXPECT_NE(log.find("42.9%"), std::string::npos) << log;
+  const std::string csv = read_file(dir / "t.csv");
+  EXPECT_NE(csv.find("\n1,conv1,ConvolutionForward,1,3000"), std::string::npos) << csv;
+  // --aggregate-by type --aggregate sum --order-by memory: Elemwise (6430528 bytes) first.
+  ASSERT_EQ(run_command(kBin + " top -q " + prof +
+                            " --aggregate-by type --aggregate sum --order-by memory --csv " +
+                            (dir / "a.csv").string(),
+                        (dir / "a.log").string()),
+            0)
+      << read_file(dir / "a.log");
+  EXPECT_NE(read_file(dir / "a.csv").find("\n1,Elemwise,Elemwise,2,1500"), std::string::npos)
+      << read_file(dir / "a.csv");
+  // --type and --min-time (seconds) filter; shares stay of the total device time.
+  ASSERT_EQ(run_command(kBin + " top -q " + prof + " --type MatrixMul --min-time 0.001",
+                        (dir / "f.log").string()),
+            0);
+  EXPECT_NE(read_file(dir / "f.log").find("28.6%"), std::string::npos) << read_file(dir / "f.log");
+  fs::remove_all(dir);
+}
+
+TEST(MegEngineCli, CompareAndMergeTheTimelineBesideAKinetoTrace) {
+  const fs::path dir = temp_dir("megengine-cmp");
+  fs::create_directories(dir / "in");
+  fs::copy_file(kDir + "dynamic.chrome_timeline.json", dir / "in/rank0.chrome_timeline.json");
+  simdjson::padded_string kineto;
+  cs::io::Diagnostics diag;
+  ASSERT_TRUE(cs::io::load_json_maybe_gzip(
+      std::string(CS_TEST_DATA) + "/kineto-variants/hta_compare_base.json.gz", kineto, diag));
+  std::ofstream(dir / "in/object.json") << std::string_view(kineto.data(), kineto.size());
+  const std::string meg = (dir / "in/rank0.chrome_timeline.json").string();
+  ASSERT_EQ(run_command(kBin + " compare " + meg + " " + (dir / "in/object.json").string() +
+                            " -o " + (dir / "cmp").string(),
+                        (dir / "cmp.log").string()),
+            0)
+      << read_file(dir / "cmp.log");
+  const std::string csv = read_file(dir / "cmp/comparison_output/overall_metrics.csv");
+  // The MegEngine side (base_ms, column 1): 0.214 ms computing, 0.050 uncovered, 0.031 free,
+  // 0.295 E2E; both sides keep the invariants.
+  EXPECT_NEAR(overall(csv, "Computing Time", 1), 0.214, 1e-6) << csv;
+  EXPECT_NEAR(overall(csv, "Uncovered Communication Time", 1), 0.050, 1e-6);
+  EXPECT_NEAR(overall(csv, "Free Time", 1), 0.031, 1e-6);
+  EXPECT_NEAR(overall(csv, "E2E Time", 1), 0.295, 1e-6);
+  for (size_t col : {1u, 4u}) {
+    const double computing = overall(csv, "Computing Time", col);
+    const double total = computing + overall(csv, "Uncovered Communication Time", col) +
+                         overall(csv, "Free Time", col);
+    EXPECT_NEAR(total, overall(csv, "E2E Time", col), 0.01 * total) << col;
+  }
+  // merge: the MegEngine timeline (rank 0 from its name) and the Kineto trace (rank 1).
+  ASSERT_EQ(run_command(
+                kBin + " merge " + (dir / "in").string() + " -o " + (dir / "merged.json").string(),
+                (dir / "merge.log").string()),
+            0)
+      << read_file(dir / "merge.log");
+  EXPECT_NE(read_file(dir / "merge.log").find("merged 2 of 2 timelines"), std::string::npos)
+      << read_file(dir / "merge.log");
+  const std::string merged = read_file(dir / "merged.json");
+  EXPECT_NE(merged.find("rank 0 \u00b7 pid 100"), std::string::npos);
+  EXPECT_NE(merged.find("\"CollectiveComm\""), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
