@@ -15,6 +15,7 @@ const std::vector<Harness>& harnesses() {
       {"analysis_db", analysis_db, 64 << 10},
       {"profiler_db", profiler_db, 128 << 10},
       {"input_kind", input_kind, 8 << 10},
+      {"megengine", megengine, 16 << 10},
   };
   return all;
 }

@@ -44,6 +44,8 @@ int trace_view(const uint8_t* data, size_t size);
 int analysis_db(const uint8_t* data, size_t size);
 // ascend_pytorch_profiler_N.db (STRING_IDS, kernels, STEP_TIME, META_DATA, RANK_DEVICE_MAP).
 int profiler_db(const uint8_t* data, size_t size);
+// MegEngine's static-graph profile / chrome_timeline.json (the first byte picks which).
+int megengine(const uint8_t* data, size_t size);
 // io/input_kind: classify_head on a name picked by the first byte, and classify_input on a file.
 int input_kind(const uint8_t* data, size_t size);
 

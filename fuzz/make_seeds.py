@@ -4,7 +4,7 @@
 Seeds are small: whole files where the real one is small, otherwise its first records (JSON
 arrays cut to their first events and re-serialised, CSVs to their first lines, SQLite databases
 copied with only the tables the reader uses and a few rows). Harnesses whose first byte picks a
-variant (kernel_details, profiler_info, input_kind) get that byte prepended. Crashers found by
+variant (kernel_details, profiler_info, input_kind, megengine) get that byte prepended. Crashers found by
 scripts/fuzz.sh are added to the same folders by hand (crash-*, timeout-*), never by this script.
 Run from the repository root: python3 fuzz/make_seeds.py
 """
@@ -93,6 +93,9 @@ def main():
     put("input_kind", "trace_view.json", b"\2" + json.dumps(cut_events(tv, 10)).encode())
     put("input_kind", "kernel_details.csv", b"\3" + raw("ascend/kernel_details_small.csv"))
     put("input_kind", "analysis.db", b"\4" + raw("ascend-real/db_level0/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db"))
+    # MegEngine: static-graph profile (first byte 0), chrome_timeline.json (first byte 1).
+    put("megengine", "static.json", b"0" + raw("megengine/static_graph.profile.json"))
+    put("megengine", "timeline.json", b"1" + raw("megengine/dynamic.chrome_timeline.json"))
 
 
 def small_profiler_db(path):

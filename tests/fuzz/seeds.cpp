@@ -16,6 +16,8 @@
 #include "readers/communication.h"
 #include "readers/kineto_trace.h"
 #include "readers/matrix.h"
+#include "readers/megengine_profile.h"
+#include "readers/megengine_timeline.h"
 #include "readers/step_trace.h"
 #include "readers/trace_view.h"
 
@@ -108,6 +110,27 @@ TEST(FuzzSeeds, InputKindSeedsAreClassified) {
   EXPECT_EQ(
       cs::io::classify_head("trace_view.json", head_of(seed("input_kind", "trace_view.json"))).kind,
       cs::io::InputKind::kTraceView);
+}
+
+TEST(FuzzSeeds, MegEngineSeedsHaveRecords) {
+  // The seed without its first byte (which picks the reader) is the file.
+  auto body = [](const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    std::string s(1 << 16, '\0');
+    size_t n = f ? std::fread(s.data(), 1, s.size(), f) : 0;
+    if (f) std::fclose(f);
+    s.resize(n);
+    return simdjson::padded_string(s.size() > 1 ? s.substr(1) : std::string());
+  };
+  cs::io::MegEngineProfile p;
+  cs::io::Diagnostics d;
+  EXPECT_TRUE(cs::io::parse_megengine_profile(body(seed("megengine", "static.json")), "s", p, d));
+  EXPECT_EQ(p.ops.size(), 6u);
+  cs::io::Trace t;
+  EXPECT_TRUE(
+      cs::io::parse_megengine_timeline(body(seed("megengine", "timeline.json")), "t", t, d));
+  EXPECT_GT(t.events.size(), 10u);
+  EXPECT_EQ(d.error_count() + d.warning_count(), 0u);
 }
 
 }  // namespace
