@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "support/test_files.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -19,23 +21,12 @@ struct CliRun {
 
 CliRun run(const std::string& args) {
   CliRun r;
-  const std::string cmd = std::string(CS_BINARY) + " compare " + args + " 2>/dev/null";
-  std::FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.status =
+      cs::test::run_capture(std::string(CS_BINARY) + " compare " + args + " 2>/dev/null", r.out);
   return r;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using cs::test::slurp;
 
 const std::string kData = CS_TEST_DATA;
 

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "support/test_files.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -26,17 +28,8 @@ CliRun run(const std::string& args, const fs::path& dir) {
   CliRun r;
   const fs::path err = dir / "stderr.txt";
   const std::string cmd = std::string(CS_BINARY) + " " + args + " 2>" + err.string();
-  std::FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream e(err);
-  std::stringstream s;
-  s << e.rdbuf();
-  r.err = s.str();
+  r.status = cs::test::run_capture(cmd, r.out);
+  r.err = cs::test::slurp(err);
   return r;
 }
 

@@ -20,34 +20,15 @@
 #include "readers/profiler_info.h"
 #include "readers/step_trace.h"
 #include "support/missing_tool.h"
+#include "support/test_files.h"
 
 namespace fs = std::filesystem;
 using namespace cs::generator;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "cs_generator_XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using cs::test::slurp;
+using cs::test::TempDir;
 
 // Rank directory of rank r under dir (via discovery, which the generated tree must satisfy).
 std::map<int, std::string> rank_dirs(const std::string& dir) {
@@ -178,10 +159,10 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
   auto o = small(16, 4, 2);
   cs::io::Diagnostics diag;
   GenerateSummary sum;
-  ASSERT_TRUE(generate_cluster(t.path(), o, diag, &sum));
+  ASSERT_TRUE(generate_cluster(t.str(), o, diag, &sum));
   EXPECT_EQ(sum.files, 16u * 8 + 1);  // 8 files per rank with trace_view.json, plus truth.json
   EXPECT_GT(sum.bytes, 16u * 50000);
-  auto dirs = rank_dirs(t.path());
+  auto dirs = rank_dirs(t.str());
   ASSERT_EQ(dirs.size(), 16u);
 
   for (const auto& [rank, dir] : dirs) {
@@ -292,9 +273,8 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
 TEST(Generator, KernelDetailsKeepProducerQuirks) {
   TempDir t;
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(generate_cluster(t.path(), small(8, 8, 1, 1), diag));
-  std::string text =
-      slurp(rank_dirs(t.path()).at(0) + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv");
+  ASSERT_TRUE(generate_cluster(t.str(), small(8, 8, 1, 1), diag));
+  std::string text = slurp(rank_dirs(t.str()).at(0) + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv");
   std::string header = text.substr(0, text.find('\n'));
   std::string sample = slurp(std::string(CS_TEST_DATA) + "/ascend/kernel_details.csv");
   EXPECT_EQ(header, sample.substr(0, sample.find('\n')));  // same 46 columns as torch_npu
@@ -308,8 +288,8 @@ TEST(Generator, CollectivesAreCausallyConsistent) {
   // least (sync ~ 0).
   TempDir t;
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(generate_cluster(t.path(), small(8, 4, 1, 1), diag));
-  auto dirs = rank_dirs(t.path());
+  ASSERT_TRUE(generate_cluster(t.str(), small(8, 4, 1, 1), diag));
+  auto dirs = rank_dirs(t.str());
   std::map<std::string, std::vector<std::pair<double, double>>>
       ops;  // key -> (start, end) per rank
   std::map<std::string, std::vector<double>> syncs;
@@ -341,8 +321,8 @@ TEST(Generator, SlowRankWaitsLeastAndPeersWaitForIt) {
   auto o = small(16, 8, 1, 2);  // one TP group per node, dp = 2
   o.slow_ranks.push_back({5, 1.5});
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(generate_cluster(t.path(), o, diag));
-  auto dirs = rank_dirs(t.path());
+  ASSERT_TRUE(generate_cluster(t.str(), o, diag));
+  auto dirs = rank_dirs(t.str());
   std::vector<double> wait(8);
   for (int r = 0; r < 8; ++r)
     wait[static_cast<size_t>(r)] = mean_field(read_comm(dirs[r]), cs::io::kSyncTimeMs);
@@ -358,7 +338,7 @@ TEST(Generator, SlowRankWaitsLeastAndPeersWaitForIt) {
                                           s4, diag));
   EXPECT_GT(s5.get(s5.rows[0], "Computing"), 1.4 * s4.get(s4.rows[0], "Computing"));
 
-  std::string truth = slurp(fs::path(t.path()) / "truth.json");
+  std::string truth = slurp(fs::path(t.str()) / "truth.json");
   EXPECT_NE(truth.find("\"rank\": 5"), std::string::npos);
   EXPECT_NE(truth.find("\"factor\": 1.5"), std::string::npos);
 }
@@ -368,8 +348,8 @@ TEST(Generator, SlowLinkLowersItsBandwidth) {
   auto o = small(8, 8, 1, 1);
   o.slow_links.push_back({2, 3, 4.0});
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(generate_cluster(t.path(), o, diag));
-  auto dirs = rank_dirs(t.path());
+  ASSERT_TRUE(generate_cluster(t.str(), o, diag));
+  auto dirs = rank_dirs(t.str());
   cs::io::MatrixFile m;
   ASSERT_TRUE(cs::io::read_communication_matrix_json(
       dirs[2] + "/ASCEND_PROFILER_OUTPUT/communication_matrix.json", m, diag));
@@ -384,7 +364,7 @@ TEST(Generator, SlowLinkLowersItsBandwidth) {
   ASSERT_GT(slow, 0);
   EXPECT_NEAR(normal / slow, 4.0, 0.5);
   EXPECT_GT(normal, 10.0);
-  std::string truth = slurp(fs::path(t.path()) / "truth.json");
+  std::string truth = slurp(fs::path(t.str()) / "truth.json");
   EXPECT_NE(truth.find("\"transport\": \"HCCS\""), std::string::npos);
 }
 
@@ -393,8 +373,8 @@ TEST(Generator, SlowKernelSlowsOnlyThatTypeOnThatRank) {
   auto o = small(8, 8, 1, 1);
   o.slow_kernels.push_back({6, "FlashAttentionScoreGrad", 3.0});
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(generate_cluster(t.path(), o, diag));
-  auto dirs = rank_dirs(t.path());
+  ASSERT_TRUE(generate_cluster(t.str(), o, diag));
+  auto dirs = rank_dirs(t.str());
   auto mean_of = [&](int r, std::string_view type) {
     double s = 0;
     int n = 0;
@@ -417,11 +397,11 @@ TEST(Generator, DeterministicForASeed) {
   TempDir a, b, c;
   auto o = small(8, 4, 2, 1);
   cs::io::Diagnostics d;
-  ASSERT_TRUE(generate_cluster(a.path(), o, d));
+  ASSERT_TRUE(generate_cluster(a.str(), o, d));
   ASSERT_TRUE(generate_cluster(b.path(), o, d));
   o.seed = 43;
   ASSERT_TRUE(generate_cluster(c.path(), o, d));
-  auto da = rank_dirs(a.path()), db = rank_dirs(b.path()), dc = rank_dirs(c.path());
+  auto da = rank_dirs(a.str()), db = rank_dirs(b.path()), dc = rank_dirs(c.path());
   for (const char* f : {"communication.json", "communication_matrix.json", "kernel_details.csv",
                         "step_trace_time.csv", "op_statistic.csv"}) {
     std::string rel = std::string("/ASCEND_PROFILER_OUTPUT/") + f;
@@ -436,8 +416,8 @@ TEST(Generator, MindSporeDirectories) {
   auto o = small(8, 2, 1, 1);
   o.framework = FrameworkKind::kMindSpore;
   cs::io::Diagnostics d;
-  ASSERT_TRUE(generate_cluster(t.path(), o, d));
-  auto res = cs::cluster::discover_ranks(t.path());
+  ASSERT_TRUE(generate_cluster(t.str(), o, d));
+  auto res = cs::cluster::discover_ranks(t.str());
   ASSERT_EQ(res.ranks.size(), 8u);
   EXPECT_EQ(res.ranks[0].framework, cs::cluster::Framework::kMindSpore);
 }
@@ -446,25 +426,19 @@ TEST(GenerateCli, ErrorsAndSummary) {
   if (!fs::exists(CS_BINARY)) CS_MISSING_TOOL("the clusterscope binary " << CS_BINARY);
   TempDir t;
   auto run = [](const std::string& args, std::string& err) {
-    std::string cmd = std::string(CS_BINARY) + " generate " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    char buf[4096];
-    err.clear();
-    while (size_t n = fread(buf, 1, sizeof buf, p)) err.append(buf, n);
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return cs::test::run_capture(std::string(CS_BINARY) + " generate " + args + " 2>&1", err);
   };
   std::string out;
-  EXPECT_EQ(run(t.path() + "/x --ranks 10 --tp 4", out), 2);
+  EXPECT_EQ(run(t.str() + "/x --ranks 10 --tp 4", out), 2);
   EXPECT_NE(out.find("clusterscope: generate: --ranks 10 is not divisible by tp*pp = 4 \u2014 "),
             std::string::npos)
       << out;
-  EXPECT_EQ(run(t.path() + "/x --ranks 8 --slow-rank 9:2", out), 2);
+  EXPECT_EQ(run(t.str() + "/x --ranks 8 --slow-rank 9:2", out), 2);
   EXPECT_NE(out.find("out of range"), std::string::npos) << out;
-  EXPECT_EQ(run(t.path() + "/x --ranks 8 --slow-rank 3", out), 2);
+  EXPECT_EQ(run(t.str() + "/x --ranks 8 --slow-rank 3", out), 2);
   EXPECT_NE(out.find("R:FACTOR"), std::string::npos) << out;
-  EXPECT_EQ(run(t.path() + "/x --ranks 8 --bogus", out), 2);
-  EXPECT_EQ(run(t.path() + "/x --ranks 8 --tp 4 --steps 1 --slow-rank 1:2", out), 0) << out;
+  EXPECT_EQ(run(t.str() + "/x --ranks 8 --bogus", out), 2);
+  EXPECT_EQ(run(t.str() + "/x --ranks 8 --tp 4 --steps 1 --slow-rank 1:2", out), 0) << out;
   EXPECT_NE(out.find("wrote 8 ranks"), std::string::npos) << out;
-  EXPECT_TRUE(fs::exists(fs::path(t.path()) / "x" / "truth.json"));
+  EXPECT_TRUE(fs::exists(fs::path(t.str()) / "x" / "truth.json"));
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers of the HDF5 writer tests (test_hdf5_writer*.cpp): a temporary directory, the h5py
+// Helpers of the HDF5 writer tests (test_hdf5_writer*.cpp): the fixture (a temporary directory
+// and a new file), the h5py
 // checker (tests/data/h5/check_table.py) and its expectations, sample tables.
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "io/hdf5_writer.h"
@@ -16,6 +18,7 @@
 #include "io/py_format.h"
 #include "io/table.h"
 #include "support/missing_tool.h"
+#include "support/test_files.h"
 
 namespace cs::test::hdf5 {
 
@@ -26,35 +29,29 @@ using cs::io::Table;
 
 inline const std::string kChecker = std::string(CS_TEST_DATA) + "/h5/check_table.py";
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/cs_hdf5_writer_XXXXXX";
-    path = ::mkdtemp(tmpl);
+using cs::test::TempDir;
+
+// The fixture of the HDF5 writer tests: a temporary directory and, after open(name), a new HDF5
+// file there (h5, file) with its diagnostics (diag).
+class Hdf5Writer : public ::testing::Test {
+ protected:
+  // Creates <dir>/<name>; false when it could not be created.
+  bool open(const std::string& name) {
+    h5 = dir.path() / name;
+    file = cs::io::Hdf5File::create(h5.string(), diag);
+    return file.has_value();
   }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+  TempDir dir{"cs_hdf5_writer"};
+  fs::path h5;
+  Diagnostics diag;
+  std::optional<cs::io::Hdf5File> file;
 };
-
-// Runs a shell command, returns its exit status and fills `out` with stdout+stderr.
-inline int run(const std::string& cmd, std::string& out) {
-  out.clear();
-  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int st = ::pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
+using cs::test::run_merged;
 // "" when /usr/bin/python3 can import h5py, else why not.
 inline std::string h5py_missing() {
   static const std::string why = [] {
     std::string out;
-    return run("/usr/bin/python3 -c 'import h5py, numpy'", out) == 0 ? std::string() : out;
+    return run_merged("/usr/bin/python3 -c 'import h5py, numpy'", out) == 0 ? std::string() : out;
   }();
   return why;
 }
@@ -153,7 +150,7 @@ class Expectation {
 inline void expect_h5py_ok(const fs::path& h5, const std::string& expected,
                            const std::string& want) {
   std::string out;
-  int rc = run("/usr/bin/python3 " + kChecker + " " + h5.string() + " " + expected, out);
+  int rc = run_merged("/usr/bin/python3 " + kChecker + " " + h5.string() + " " + expected, out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out, want);
 }

@@ -17,7 +17,9 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+
 #include "support/missing_tool.h"
+#include "support/test_files.h"
 
 namespace fs = std::filesystem;
 using cs::io::Diagnostics;
@@ -25,37 +27,9 @@ using cs::io::Table;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A fresh directory under /tmp, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/cs_csv_writer_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-// Runs a shell command, returns its exit status and fills `out` with stdout+stderr.
-int run(const std::string& cmd, std::string& out) {
-  out.clear();
-  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int st = ::pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+using cs::test::run_merged;
+using cs::test::slurp;
+using cs::test::TempDir;
 
 Table all_types_table() {
   Table t("mixed");
@@ -217,7 +191,7 @@ TEST(CsvWriter, RaggedTableThrowsInTableToCsv) {
 
 TEST(CsvWriter, WritesFileAtomicallyAndReplaces) {
   TempDir dir;
-  const fs::path out = dir.path / "mixed.csv";
+  const fs::path out = dir.path() / "mixed.csv";
   {
     std::ofstream old(out);
     old << "old content\n";
@@ -226,7 +200,7 @@ TEST(CsvWriter, WritesFileAtomicallyAndReplaces) {
   Table t = all_types_table();
   ASSERT_TRUE(cs::io::write_table_csv(t, out.string(), diag));
   EXPECT_TRUE(diag.empty());
-  EXPECT_EQ(read_file(out), cs::io::table_to_csv(t));
+  EXPECT_EQ(slurp(out), cs::io::table_to_csv(t));
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
 }
 
@@ -239,17 +213,17 @@ TEST(CsvWriter, LargeTableStreamsInSeveralFlushes) {
     k.strings.push_back("op_" + std::to_string(i) + (i % 7 == 0 ? ",x" : ""));
     v.doubles.push_back(i * 0.001);
   }
-  const fs::path out = dir.path / "big.csv";
+  const fs::path out = dir.path() / "big.csv";
   Diagnostics diag;
   ASSERT_TRUE(cs::io::write_table_csv(t, out.string(), diag));
-  const std::string text = read_file(out);
+  const std::string text = slurp(out);
   EXPECT_GT(text.size(), size_t{2} << 20);  // more than one 1 MiB buffer
   EXPECT_EQ(text, cs::io::table_to_csv(t));
 }
 
 TEST(CsvWriter, MissingDirectoryIsADiagnostic) {
   TempDir dir;
-  const std::string out = (dir.path / "no_such_dir" / "t.csv").string();
+  const std::string out = (dir.path() / "no_such_dir" / "t.csv").string();
   Diagnostics diag;
   EXPECT_FALSE(cs::io::write_table_csv(all_types_table(), out, diag));
   ASSERT_EQ(diag.error_count(), 1u);
@@ -265,7 +239,7 @@ TEST(CsvWriter, RaggedTableIsADiagnosticNotAFile) {
   Table t("bad");
   t.add_int("a").ints = {1, 2};
   t.add_int("b").ints = {1};
-  const std::string out = (dir.path / "bad.csv").string();
+  const std::string out = (dir.path() / "bad.csv").string();
   Diagnostics diag;
   EXPECT_FALSE(cs::io::write_table_csv(t, out, diag));
   ASSERT_EQ(diag.error_count(), 1u);
@@ -278,7 +252,7 @@ TEST(CsvWriter, RaggedTableIsADiagnosticNotAFile) {
 // diagnostic, the temporary file is removed and the previous file under the final name survives.
 TEST(CsvWriter, DiskFullKeepsThePreviousFile) {
   TempDir dir;
-  const fs::path out = dir.path / "full.csv";
+  const fs::path out = dir.path() / "full.csv";
   {
     std::ofstream old(out);
     old << "previous\n";
@@ -308,7 +282,7 @@ TEST(CsvWriter, DiskFullKeepsThePreviousFile) {
   ASSERT_EQ(::waitpid(pid, &st, 0), pid);
   ASSERT_TRUE(WIFEXITED(st));
   EXPECT_EQ(WEXITSTATUS(st), 0) << "10: write succeeded, 11-13: wrong diagnostic";
-  EXPECT_EQ(read_file(out), "previous\n");
+  EXPECT_EQ(slurp(out), "previous\n");
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
 }
 
@@ -316,17 +290,17 @@ TEST(CsvWriter, DiskFullKeepsThePreviousFile) {
 // (bit for bit, NaN as NaN).
 TEST(CsvWriter, PythonCsvModuleReadsItBack) {
   std::string probe;
-  if (run("/usr/bin/python3 -c 'import csv, struct'", probe) != 0)
+  if (run_merged("/usr/bin/python3 -c 'import csv, struct'", probe) != 0)
     CS_MISSING_TOOL("/usr/bin/python3 (" << probe << ")");
   TempDir dir;
   Table t = all_types_table();
-  const fs::path csv = dir.path / "mixed.csv";
+  const fs::path csv = dir.path() / "mixed.csv";
   Diagnostics diag;
   ASSERT_TRUE(cs::io::write_table_csv(t, csv.string(), diag));
 
   // Expected values in an unambiguous encoding: one line per column,
   // "<type> <hex name> <cell>...", strings as hex bytes ("-" when empty), doubles as bits.
-  const fs::path expected = dir.path / "expected.txt";
+  const fs::path expected = dir.path() / "expected.txt";
   {
     std::ofstream e(expected);
     auto hex = [](const std::string& s) {
@@ -385,11 +359,11 @@ for j, line in enumerate(open(sys.argv[2])):
             assert same, (r, got, want)
 print('ok', len(body))
 )PY";
-  const fs::path py = dir.path / "check.py";
+  const fs::path py = dir.path() / "check.py";
   std::ofstream(py) << script;
   std::string out;
-  int rc =
-      run("/usr/bin/python3 " + py.string() + " " + csv.string() + " " + expected.string(), out);
+  int rc = run_merged(
+      "/usr/bin/python3 " + py.string() + " " + csv.string() + " " + expected.string(), out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out, "ok 8\n");
 }

@@ -68,10 +68,9 @@ TEST(Hdf5Meta, Iso8601) {
   EXPECT_EQ(cs::io::utc_iso8601(1736413971), "2025-01-09T09:12:51Z");
 }
 
-TEST(Hdf5Writer, AllColumnTypesEmptyTablesAndMetaReadByH5py) {
+TEST_F(Hdf5Writer, AllColumnTypesEmptyTablesAndMetaReadByH5py) {
   SKIP_WITHOUT_H5PY();
-  TempDir dir;
-  const fs::path h5 = dir.path / "cluster_analysis.h5";
+  const fs::path h5 = dir.path() / "cluster_analysis.h5";
   Diagnostics diag;
   auto file = Hdf5File::create(h5.string(), diag);
   ASSERT_TRUE(file) << diag.items().front().to_string();
@@ -116,25 +115,22 @@ TEST(Hdf5Writer, AllColumnTypesEmptyTablesAndMetaReadByH5py) {
   w.begin_array();
   w.value("created");
   w.end_array();
-  expect_h5py_ok(h5, e.save(dir.path / "expected.json"), "ok 3 28\n");
+  expect_h5py_ok(h5, e.save(dir.path() / "expected.json"), "ok 3 28\n");
 
   // The extra meta attributes, in order, after the standard ones.
   std::string out;
-  EXPECT_EQ(run("/usr/bin/python3 -c \"import h5py; a = h5py.File('" + h5.string() +
-                    "')['meta'].attrs; print(list(a.keys())[6:], a['mode'], a['threshold'])\"",
-                out),
-            0)
+  EXPECT_EQ(
+      run_merged("/usr/bin/python3 -c \"import h5py; a = h5py.File('" + h5.string() +
+                     "')['meta'].attrs; print(list(a.keys())[6:], a['mode'], a['threshold'])\"",
+                 out),
+      0)
       << out;
   EXPECT_EQ(out, "['mode', 'threshold'] all 0.25\n");
 }
 
-TEST(Hdf5Writer, EncodedStringColumnsReadLikePlainOnes) {
+TEST_F(Hdf5Writer, EncodedStringColumnsReadLikePlainOnes) {
   SKIP_WITHOUT_H5PY();
-  TempDir dir;
-  const fs::path h5 = dir.path / "encoded.h5";
-  Diagnostics diag;
-  auto file = Hdf5File::create(h5.string(), diag);
-  ASSERT_TRUE(file);
+  ASSERT_TRUE(open("encoded.h5"));
   Table t("encoded");
   cs::io::DictionaryEncoder name(t.add_encoded_string("name"));
   auto& rank = t.add_int("rank");
@@ -149,23 +145,19 @@ TEST(Hdf5Writer, EncodedStringColumnsReadLikePlainOnes) {
   ASSERT_TRUE(file->finish(diag));
   Expectation e;
   e.table(t);
-  expect_h5py_ok(h5, e.save(dir.path / "expected.json"), "ok 1 14\n");
+  expect_h5py_ok(h5, e.save(dir.path() / "expected.json"), "ok 1 14\n");
 }
 
-TEST(Hdf5Writer, H5dumpReadsTheHeader) {
+TEST_F(Hdf5Writer, H5dumpReadsTheHeader) {
   std::string probe;
-  if (run("command -v h5dump", probe) != 0) CS_MISSING_TOOL("h5dump (hdf5-tools)");
-  TempDir dir;
-  const fs::path h5 = dir.path / "t.h5";
-  Diagnostics diag;
-  auto file = Hdf5File::create(h5.string(), diag);
-  ASSERT_TRUE(file);
+  if (run_merged("command -v h5dump", probe) != 0) CS_MISSING_TOOL("h5dump (hdf5-tools)");
+  ASSERT_TRUE(open("t.h5"));
   ASSERT_TRUE(file->write_table(mixed_table(), diag));
   ASSERT_TRUE(file->write_table(empty_table(), diag));
   ASSERT_TRUE(cs::io::write_hdf5_meta(*file, cs::io::Hdf5Meta{}, diag));
   ASSERT_TRUE(file->finish(diag));
   std::string out;
-  ASSERT_EQ(run("h5dump -H " + h5.string(), out), 0) << out;
+  ASSERT_EQ(run_merged("h5dump -H " + h5.string(), out), 0) << out;
   for (const char* want :
        {"GROUP \"mixed\"", "DATASET \"time_us\"", "H5T_IEEE_F64LE", "H5T_STD_I64LE",
         "CSET H5T_CSET_UTF8", "STRSIZE 11", "STRPAD H5T_STR_NULLPAD", "ATTRIBUTE \"units\"",
@@ -174,9 +166,8 @@ TEST(Hdf5Writer, H5dumpReadsTheHeader) {
     EXPECT_NE(out.find(want), std::string::npos) << want << " not in:\n" << out;
 }
 
-TEST(Hdf5Writer, ManyRowsSpanSeveralChunks) {
+TEST_F(Hdf5Writer, ManyRowsSpanSeveralChunks) {
   SKIP_WITHOUT_H5PY();
-  TempDir dir;
   Table t("operators_topn");
   auto& key = t.add_string("key");
   auto& count = t.add_int("count");
@@ -186,7 +177,7 @@ TEST(Hdf5Writer, ManyRowsSpanSeveralChunks) {
     count.ints.push_back(i);
     total.doubles.push_back(i * 0.37);
   }
-  const fs::path h5 = dir.path / "big.h5";
+  const fs::path h5 = dir.path() / "big.h5";
   Diagnostics diag;
   auto file = Hdf5File::create(h5.string(), diag);
   ASSERT_TRUE(file);
@@ -194,18 +185,14 @@ TEST(Hdf5Writer, ManyRowsSpanSeveralChunks) {
   ASSERT_TRUE(file->finish(diag));
   Expectation e;
   e.table(t);
-  expect_h5py_ok(h5, e.save(dir.path / "expected.json"), "ok 1 450000\n");
+  expect_h5py_ok(h5, e.save(dir.path() / "expected.json"), "ok 1 450000\n");
   // Compression works: far smaller than the raw 150000 * (8 + 8) bytes + strings.
   EXPECT_LT(fs::file_size(h5), 150000u * 16u);
 }
 
-TEST(Hdf5Writer, SetAttributeCreatesGroupsAndReplaces) {
+TEST_F(Hdf5Writer, SetAttributeCreatesGroupsAndReplaces) {
   SKIP_WITHOUT_H5PY();
-  TempDir dir;
-  const fs::path h5 = dir.path / "a.h5";
-  Diagnostics diag;
-  auto file = Hdf5File::create(h5.string(), diag);
-  ASSERT_TRUE(file);
+  ASSERT_TRUE(open("a.h5"));
   ASSERT_TRUE(file->write_table(mixed_table(), diag));
   ASSERT_TRUE(file->set_attribute("/", "format", std::string("clusterscope"), diag));
   ASSERT_TRUE(file->set_attribute("/a/b/c", "x", int64_t{1}, diag));
@@ -215,19 +202,18 @@ TEST(Hdf5Writer, SetAttributeCreatesGroupsAndReplaces) {
   ASSERT_TRUE(file->finish(diag));
   EXPECT_TRUE(diag.empty());
   std::string out;
-  ASSERT_EQ(run("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + h5.string() +
-                    "'); print(f.attrs['format'], f['a/b/c'].attrs['x'], "
-                    "f['mixed/rank'].attrs['units'], f['mixed'].attrs['note'])\"",
-                out),
+  ASSERT_EQ(run_merged("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + h5.string() +
+                           "'); print(f.attrs['format'], f['a/b/c'].attrs['x'], "
+                           "f['mixed/rank'].attrs['units'], f['mixed'].attrs['note'])\"",
+                       out),
             0)
       << out;
   EXPECT_EQ(out, "clusterscope replaced rank id 2.5\n");
 }
 
-TEST(Hdf5Writer, WriteTablesInOneCall) {
+TEST_F(Hdf5Writer, WriteTablesInOneCall) {
   SKIP_WITHOUT_H5PY();
-  TempDir dir;
-  const fs::path h5 = dir.path / "cluster_analysis.h5";
+  const fs::path h5 = dir.path() / "cluster_analysis.h5";
   Table mixed = mixed_table();
   Table empty = empty_table();
   Table ragged("ragged");
@@ -265,11 +251,11 @@ TEST(Hdf5Writer, WriteTablesInOneCall) {
   w.key("created");
   w.value("2025-01-09T09:12:51Z");
   w.end_object();
-  expect_h5py_ok(h5, e.save(dir.path / "expected.json"), "ok 2 28\n");
+  expect_h5py_ok(h5, e.save(dir.path() / "expected.json"), "ok 2 28\n");
 
   // An unwritable destination: false, and nothing under the final name.
   Diagnostics diag2;
-  const fs::path bad = dir.path / "missing" / "x.h5";
+  const fs::path bad = dir.path() / "missing" / "x.h5";
   EXPECT_FALSE(cs::io::write_tables_hdf5(bad.string(), {&mixed}, meta, diag2));
   EXPECT_EQ(diag2.error_count(), 1u);
   EXPECT_FALSE(fs::exists(bad));

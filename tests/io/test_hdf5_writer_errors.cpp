@@ -18,9 +18,8 @@
 using cs::io::Hdf5File;
 using namespace cs::test::hdf5;  // NOLINT: the helpers of hdf5_test_util.h
 
-TEST(Hdf5Writer, MissingDirectoryIsADiagnostic) {
-  TempDir dir;
-  const std::string h5 = (dir.path / "no_such_dir" / "x.h5").string();
+TEST_F(Hdf5Writer, MissingDirectoryIsADiagnostic) {
+  const std::string h5 = (dir.path() / "no_such_dir" / "x.h5").string();
   Diagnostics diag;
   EXPECT_FALSE(Hdf5File::create(h5, diag));
   ASSERT_EQ(diag.error_count(), 1u);
@@ -31,9 +30,8 @@ TEST(Hdf5Writer, MissingDirectoryIsADiagnostic) {
   EXPECT_NE(d.hint.find("does not exist"), std::string::npos) << d.hint;
 }
 
-TEST(Hdf5Writer, AbandonedWriterLeavesNoFile) {
-  TempDir dir;
-  const fs::path h5 = dir.path / "x.h5";
+TEST_F(Hdf5Writer, AbandonedWriterLeavesNoFile) {
+  const fs::path h5 = dir.path() / "x.h5";
   {
     std::ofstream old(h5);
     old << "previous";
@@ -52,12 +50,8 @@ TEST(Hdf5Writer, AbandonedWriterLeavesNoFile) {
   EXPECT_TRUE(diag.empty());
 }
 
-TEST(Hdf5Writer, MovedWriterFinishesOnce) {
-  TempDir dir;
-  const fs::path h5 = dir.path / "m.h5";
-  Diagnostics diag;
-  auto file = Hdf5File::create(h5.string(), diag);
-  ASSERT_TRUE(file);
+TEST_F(Hdf5Writer, MovedWriterFinishesOnce) {
+  ASSERT_TRUE(open("m.h5"));
   {
     Hdf5File moved(std::move(*file));
     ASSERT_TRUE(moved.write_table(empty_table(), diag));
@@ -68,21 +62,17 @@ TEST(Hdf5Writer, MovedWriterFinishesOnce) {
   file.reset();  // the moved-from object must not delete anything
   EXPECT_TRUE(fs::exists(h5));
   std::string out;
-  if (run("command -v h5dump", out) == 0) {
-    EXPECT_EQ(run("h5dump -H " + h5.string(), out), 0) << out;
+  if (run_merged("command -v h5dump", out) == 0) {
+    EXPECT_EQ(run_merged("h5dump -H " + h5.string(), out), 0) << out;
   } else if (cs::test::in_ci()) {
     ADD_FAILURE() << "missing tool under CI=true: h5dump (hdf5-tools) \u2014 run "
                      "scripts/install-deps.sh";
   }
 }
 
-TEST(Hdf5Writer, BadTablesAreDiagnosticsAndTheRestIsWritten) {
+TEST_F(Hdf5Writer, BadTablesAreDiagnosticsAndTheRestIsWritten) {
   SKIP_WITHOUT_H5PY();
-  TempDir dir;
-  const fs::path h5 = dir.path / "bad.h5";
-  Diagnostics diag;
-  auto file = Hdf5File::create(h5.string(), diag);
-  ASSERT_TRUE(file);
+  ASSERT_TRUE(open("bad.h5"));
 
   Table unnamed;
   unnamed.add_int("a").ints = {1};
@@ -123,14 +113,13 @@ TEST(Hdf5Writer, BadTablesAreDiagnosticsAndTheRestIsWritten) {
   w.begin_array();
   for (const char* g : {"a", "ragged", "dup", "bad_column"}) w.value(g);
   w.end_array();
-  expect_h5py_ok(h5, e.save(dir.path / "expected.json"), "ok 1 28\n");
+  expect_h5py_ok(h5, e.save(dir.path() / "expected.json"), "ok 1 28\n");
 }
 
 // A full disk, simulated with a file-size limit in a child process: a diagnostic, and no file
 // under the final name nor a temporary one.
-TEST(Hdf5Writer, DiskFullLeavesNoFile) {
-  TempDir dir;
-  const fs::path h5 = dir.path / "full.h5";
+TEST_F(Hdf5Writer, DiskFullLeavesNoFile) {
+  const fs::path h5 = dir.path() / "full.h5";
   Table t("noise");
   auto& v = t.add_double("v");
   uint64_t x = 88172645463325252ull;

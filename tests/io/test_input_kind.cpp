@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/test_files.h"
+
 namespace fs = std::filesystem;
 using cs::io::classify_head;
 using cs::io::classify_input;
@@ -19,29 +21,7 @@ namespace {
 
 const std::string kData = CS_TEST_DATA;
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("cs_input_kind_" + std::to_string(::getpid()));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& rel, const std::string& content) const {
-    const fs::path p = path_ / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << content;
-    return p.string();
-  }
-  std::string dir(const std::string& rel) const {
-    fs::create_directories(path_ / rel);
-    return (path_ / rel).string();
-  }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
+using cs::test::TempDir;
 
 }  // namespace
 

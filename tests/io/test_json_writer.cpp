@@ -13,36 +13,22 @@
 #include <random>
 #include <sstream>
 
+#include "support/test_files.h"
+
 namespace cs::io {
 namespace {
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using cs::test::slurp;
 
 // Python loads our text and dumps it again with the given json.dumps arguments; prints it.
 std::string python_redump(const std::string& text, const std::string& dumps_args) {
   std::string path =
       testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_json_writer_in.json";
   std::ofstream(path, std::ios::binary) << text;
-  std::string out =
-      run("/usr/bin/python3 -c 'import json, sys\nsys.stdout.write(json.dumps(json.load(open("
-          "sys.argv[1], encoding=\"utf-8\")), " +
-          dumps_args + "))' " + path);
+  std::string out = cs::test::run_stdout(
+      "/usr/bin/python3 -c 'import json, sys\nsys.stdout.write(json.dumps(json.load(open("
+      "sys.argv[1], encoding=\"utf-8\")), " +
+      dumps_args + "))' " + path);
   std::remove(path.c_str());
   return out;
 }

@@ -17,6 +17,7 @@
 
 #include "io/output_file.h"
 #include "io/output_ledger.h"
+#include "support/test_files.h"
 
 namespace fs = std::filesystem;
 using cs::io::Diagnostics;
@@ -24,38 +25,23 @@ using cs::io::OutputLedger;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using cs::test::slurp;
 
 void write_plain(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
   out << text;
 }
 
-// A fresh directory under /tmp, removed at the end of the test; the ledger starts empty.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/cs_output_files_XXXXXX";
-    path = ::mkdtemp(tmpl);
-    OutputLedger::instance().reset();
-  }
-  ~TempDir() {
-    OutputLedger::instance().reset();
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+// A fresh directory (tests/support/test_files.h) for a test whose ledger starts and ends empty.
+struct TempDir : cs::test::TempDir {
+  TempDir() : cs::test::TempDir("cs_output_files") { OutputLedger::instance().reset(); }
+  ~TempDir() { OutputLedger::instance().reset(); }
 };
-
 }  // namespace
 
 TEST(OutputFile, CommitPublishesTheCompleteFile) {
   TempDir dir;
-  const fs::path out = dir.path / "x.json";
+  const fs::path out = dir.path() / "x.json";
   Diagnostics diag;
   cs::io::OutputFile f;
   ASSERT_TRUE(f.open(out.string(), diag));
@@ -64,7 +50,7 @@ TEST(OutputFile, CommitPublishesTheCompleteFile) {
   EXPECT_FALSE(fs::exists(out));
   EXPECT_TRUE(fs::exists(out.string() + ".tmp"));
   ASSERT_TRUE(f.commit(diag)) << diag.items().front().to_string();
-  EXPECT_EQ(read_file(out), "{\"a\": 1}");
+  EXPECT_EQ(slurp(out), "{\"a\": 1}");
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
   ASSERT_EQ(OutputLedger::instance().written_files().size(), 1u);
   EXPECT_EQ(OutputLedger::instance().written_files()[0], out.string());
@@ -72,7 +58,7 @@ TEST(OutputFile, CommitPublishesTheCompleteFile) {
 
 TEST(OutputFile, WithoutCommitNothingIsLeft) {
   TempDir dir;
-  const fs::path out = dir.path / "x.csv";
+  const fs::path out = dir.path() / "x.csv";
   write_plain(out, "old\n");
   {
     Diagnostics diag;
@@ -80,14 +66,14 @@ TEST(OutputFile, WithoutCommitNothingIsLeft) {
     ASSERT_TRUE(f.open(out.string(), diag));
     std::fputs("half", f.get());
   }  // destroyed without commit: an interrupted writer
-  EXPECT_EQ(read_file(out), "old\n");
+  EXPECT_EQ(slurp(out), "old\n");
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
   EXPECT_EQ(OutputLedger::instance().failed_files().size(), 1u);
 }
 
 TEST(OutputFile, FailedBodyLeavesNoFileAndOneError) {
   TempDir dir;
-  const fs::path out = dir.path / "x.json";
+  const fs::path out = dir.path() / "x.json";
   Diagnostics diag;
   errno = 0;
   EXPECT_FALSE(cs::io::write_output_file(out.string(), diag, [](std::FILE* f) {
@@ -106,7 +92,7 @@ TEST(OutputFile, FailedBodyLeavesNoFileAndOneError) {
 
 TEST(OutputFile, MissingDirectoryNamesTheFileAndErrno) {
   TempDir dir;
-  const fs::path out = dir.path / "missing" / "x.json";
+  const fs::path out = dir.path() / "missing" / "x.json";
   Diagnostics diag;
   EXPECT_FALSE(cs::io::write_output_text(out.string(), "{}", diag));
   ASSERT_EQ(diag.error_count(), 1u);
@@ -119,7 +105,7 @@ TEST(OutputFile, MissingDirectoryNamesTheFileAndErrno) {
 // the .tmp is removed.
 TEST(OutputFile, FullDiskKeepsTheOldFileAndRemovesTheTmp) {
   TempDir dir;
-  const fs::path out = dir.path / "big.json";
+  const fs::path out = dir.path() / "big.json";
   write_plain(out, "previous\n");
   const std::string text(512 * 1024, 'x');
   pid_t pid = ::fork();
@@ -141,7 +127,7 @@ TEST(OutputFile, FullDiskKeepsTheOldFileAndRemovesTheTmp) {
   ASSERT_EQ(::waitpid(pid, &st, 0), pid);
   ASSERT_TRUE(WIFEXITED(st));
   EXPECT_EQ(WEXITSTATUS(st), 0) << "10: write succeeded, 11-12: wrong diagnostic";
-  EXPECT_EQ(read_file(out), "previous\n");
+  EXPECT_EQ(slurp(out), "previous\n");
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
 }
 
@@ -151,48 +137,48 @@ TEST(OutputLedger, NextRunRemovesThePreviousOutputsOnly) {
   TempDir dir;
   Diagnostics diag;
   auto& ledger = OutputLedger::instance();
-  EXPECT_TRUE(ledger.begin(dir.path.string(), diag).empty());
-  ASSERT_TRUE(cs::io::write_output_text((dir.path / "a.csv").string(), "a\n", diag));
-  ASSERT_TRUE(cs::io::write_output_text((dir.path / "b.json").string(), "{}", diag));
+  EXPECT_TRUE(ledger.begin(dir.path().string(), diag).empty());
+  ASSERT_TRUE(cs::io::write_output_text((dir.path() / "a.csv").string(), "a\n", diag));
+  ASSERT_TRUE(cs::io::write_output_text((dir.path() / "b.json").string(), "{}", diag));
   {
     cs::io::OutputFile f;  // a writer killed mid-way: its .tmp stays (simulated below)
-    ASSERT_TRUE(f.open((dir.path / "c.h5").string(), diag));
+    ASSERT_TRUE(f.open((dir.path() / "c.h5").string(), diag));
   }
-  write_plain(dir.path / "c.h5.tmp", "half");  // as `kill -9` would leave it
-  write_plain(dir.path / "notes.txt", "mine");
-  write_plain(dir.path / "mine.csv", "mine");
-  write_plain(dir.path / "old.json.tmp", "stale .tmp of an earlier version");
-  write_plain(dir.path / "mine.tmp", "a .tmp of the user's");
-  ASSERT_TRUE(fs::exists(dir.path / cs::io::kLedgerFileName));
-  const std::string listed = read_file(dir.path / cs::io::kLedgerFileName);
+  write_plain(dir.path() / "c.h5.tmp", "half");  // as `kill -9` would leave it
+  write_plain(dir.path() / "notes.txt", "mine");
+  write_plain(dir.path() / "mine.csv", "mine");
+  write_plain(dir.path() / "old.json.tmp", "stale .tmp of an earlier version");
+  write_plain(dir.path() / "mine.tmp", "a .tmp of the user's");
+  ASSERT_TRUE(fs::exists(dir.path() / cs::io::kLedgerFileName));
+  const std::string listed = slurp(dir.path() / cs::io::kLedgerFileName);
   EXPECT_NE(listed.find("a.csv\n"), std::string::npos) << listed;
   EXPECT_NE(listed.find("c.h5\n"), std::string::npos) << listed;
 
   ledger.reset();
-  const auto removed = ledger.begin(dir.path.string(), diag);
+  const auto removed = ledger.begin(dir.path().string(), diag);
   EXPECT_EQ(removed, (std::vector<std::string>{"a.csv", "b.json", "c.h5.tmp", "old.json.tmp"}));
-  EXPECT_FALSE(fs::exists(dir.path / "a.csv"));
-  EXPECT_FALSE(fs::exists(dir.path / "b.json"));
-  EXPECT_FALSE(fs::exists(dir.path / "c.h5.tmp"));
-  EXPECT_FALSE(fs::exists(dir.path / "old.json.tmp"));
-  EXPECT_EQ(read_file(dir.path / "notes.txt"), "mine");
-  EXPECT_EQ(read_file(dir.path / "mine.csv"), "mine");
-  EXPECT_EQ(read_file(dir.path / "mine.tmp"), "a .tmp of the user's");
+  EXPECT_FALSE(fs::exists(dir.path() / "a.csv"));
+  EXPECT_FALSE(fs::exists(dir.path() / "b.json"));
+  EXPECT_FALSE(fs::exists(dir.path() / "c.h5.tmp"));
+  EXPECT_FALSE(fs::exists(dir.path() / "old.json.tmp"));
+  EXPECT_EQ(slurp(dir.path() / "notes.txt"), "mine");
+  EXPECT_EQ(slurp(dir.path() / "mine.csv"), "mine");
+  EXPECT_EQ(slurp(dir.path() / "mine.tmp"), "a .tmp of the user's");
   EXPECT_FALSE(diag.has_errors());
   // The new ledger lists nothing yet.
-  EXPECT_EQ(read_file(dir.path / cs::io::kLedgerFileName).find(".csv"), std::string::npos);
+  EXPECT_EQ(slurp(dir.path() / cs::io::kLedgerFileName).find(".csv"), std::string::npos);
 }
 
 // A hand-edited ledger cannot make clusterscope remove files outside its directory.
 TEST(OutputLedger, NamesOutsideTheDirectoryAreIgnored) {
   TempDir dir;
-  fs::create_directories(dir.path / "out");
-  write_plain(dir.path / "victim.csv", "keep");
-  write_plain(dir.path / "out" / cs::io::kLedgerFileName,
-              "../victim.csv\n" + (dir.path / "victim.csv").string() + "\n");
+  fs::create_directories(dir.path() / "out");
+  write_plain(dir.path() / "victim.csv", "keep");
+  write_plain(dir.path() / "out" / cs::io::kLedgerFileName,
+              "../victim.csv\n" + (dir.path() / "victim.csv").string() + "\n");
   Diagnostics diag;
-  EXPECT_TRUE(OutputLedger::instance().begin((dir.path / "out").string(), diag).empty());
-  EXPECT_EQ(read_file(dir.path / "victim.csv"), "keep");
+  EXPECT_TRUE(OutputLedger::instance().begin((dir.path() / "out").string(), diag).empty());
+  EXPECT_EQ(slurp(dir.path() / "victim.csv"), "keep");
 }
 
 // An interrupted run: every open .tmp removed, and no new one created afterwards.
@@ -200,13 +186,13 @@ TEST(OutputLedger, RemoveTemporariesClosesTheRun) {
   TempDir dir;
   Diagnostics diag;
   auto& ledger = OutputLedger::instance();
-  ledger.begin(dir.path.string(), diag);
+  ledger.begin(dir.path().string(), diag);
   cs::io::OutputFile open_one;
-  ASSERT_TRUE(open_one.open((dir.path / "x.csv").string(), diag));
-  ASSERT_TRUE(fs::exists(dir.path / "x.csv.tmp"));
+  ASSERT_TRUE(open_one.open((dir.path() / "x.csv").string(), diag));
+  ASSERT_TRUE(fs::exists(dir.path() / "x.csv.tmp"));
   EXPECT_EQ(ledger.remove_temporaries(), 1u);
-  EXPECT_FALSE(fs::exists(dir.path / "x.csv.tmp"));
+  EXPECT_FALSE(fs::exists(dir.path() / "x.csv.tmp"));
   cs::io::OutputFile late;
-  EXPECT_FALSE(late.open((dir.path / "y.csv").string(), diag));
-  EXPECT_FALSE(fs::exists(dir.path / "y.csv.tmp"));
+  EXPECT_FALSE(late.open((dir.path() / "y.csv").string(), diag));
+  EXPECT_FALSE(fs::exists(dir.path() / "y.csv.tmp"));
 }

@@ -14,19 +14,10 @@
 #include <random>
 #include <sstream>
 
+#include "support/test_files.h"
+
 namespace cs::io {
 namespace {
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
 
 std::string hexfloat(double x) {
   char buf[64];
@@ -98,10 +89,10 @@ TEST(PyFormat, ReprMatchesPython) {
     std::ofstream out(input);
     for (double d : values) out << hexfloat(d) << "\n";
   }
-  std::string py =
-      run("/usr/bin/python3 -c 'import sys\nfor l in open(sys.argv[1]): "
-          "print(repr(float.fromhex(l.strip())))' " +
-          input);
+  std::string py = cs::test::run_stdout(
+      "/usr/bin/python3 -c 'import sys\nfor l in open(sys.argv[1]): "
+      "print(repr(float.fromhex(l.strip())))' " +
+      input);
   std::remove(input.c_str());
   std::istringstream lines(py);
   std::string expected;
@@ -199,10 +190,10 @@ TEST(PyFormat, RoundMatchesPython) {
     std::ofstream out(input);
     for (auto& [x, n] : cases) out << hexfloat(x) << " " << n << "\n";
   }
-  std::string py =
-      run("/usr/bin/python3 -c 'import sys\nfor l in open(sys.argv[1]):\n x, n = l.split()\n "
-          "print(repr(round(float.fromhex(x), int(n))))' " +
-          input);
+  std::string py = cs::test::run_stdout(
+      "/usr/bin/python3 -c 'import sys\nfor l in open(sys.argv[1]):\n x, n = l.split()\n "
+      "print(repr(round(float.fromhex(x), int(n))))' " +
+      input);
   std::remove(input.c_str());
   std::istringstream lines(py);
   std::string expected;

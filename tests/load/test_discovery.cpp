@@ -12,6 +12,7 @@
 #include "generator/generator.h"
 #include "load/discovery.h"
 #include "load/run_choice.h"
+#include "support/test_files.h"
 
 namespace fs = std::filesystem;
 using cs::cluster::discover_ranks;
@@ -22,26 +23,8 @@ using cs::cluster::RankStatus;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "cs_discovery_XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-void write_file(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
+using cs::test::TempDir;
+using cs::test::write_file;
 
 // A torch_npu-style rank directory with profiler_info_{rank}.json and two output files.
 fs::path make_rank(const fs::path& parent, const std::string& name, int rank,
@@ -98,10 +81,10 @@ TEST(DirNames, FrameworkAndTimestamp) {
 
 TEST(Discovery, FindsRanksSortedWithFiles) {
   TempDir t;
-  make_rank(fs::path(t.path()) / "a", "h_2_300_ascend_pt", 1);
-  make_rank(fs::path(t.path()) / "b" / "c", "h_1_200_ascend_pt", 0);
-  write_file(fs::path(t.path()) / "b" / "notes.txt", "x");
-  auto res = discover_ranks(t.path());
+  make_rank(fs::path(t.str()) / "a", "h_2_300_ascend_pt", 1);
+  make_rank(fs::path(t.str()) / "b" / "c", "h_1_200_ascend_pt", 0);
+  write_file(fs::path(t.str()) / "b" / "notes.txt", "x");
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal) << (res.diag.empty() ? "" : res.diag.items()[0].to_string());
   ASSERT_EQ(res.ranks.size(), 2u);
   EXPECT_EQ(res.ranks[0].rank, 0);
@@ -120,20 +103,20 @@ TEST(Discovery, FindsRanksSortedWithFiles) {
 
 TEST(Discovery, DoesNotDescendIntoRankDirectories) {
   TempDir t;
-  fs::path outer = make_rank(t.path(), "h_1_100_ascend_pt", 0);
+  fs::path outer = make_rank(t.str(), "h_1_100_ascend_pt", 0);
   // torch_npu keeps a PROF_ directory inside the rank directory: not another rank.
   make_rank(outer, "PROF_000001_20240101_ABC", 5, "mindstudio_profiler_output");
-  auto res = discover_ranks(t.path());
+  auto res = discover_ranks(t.str());
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_EQ(res.ranks[0].rank, 0);
 }
 
 TEST(Discovery, DuplicateRankNewestTimestampWins) {
   TempDir t;
-  make_rank(fs::path(t.path()) / "run1", "h_1_1708156014999_ascend_pt", 3);
-  make_rank(fs::path(t.path()) / "run2", "h_1_1708156015000_ascend_pt", 3);
-  make_rank(fs::path(t.path()) / "run0", "h_1_1608156015000_ascend_pt", 3);  // a year older
-  auto res = discover_ranks(t.path());
+  make_rank(fs::path(t.str()) / "run1", "h_1_1708156014999_ascend_pt", 3);
+  make_rank(fs::path(t.str()) / "run2", "h_1_1708156015000_ascend_pt", 3);
+  make_rank(fs::path(t.str()) / "run0", "h_1_1608156015000_ascend_pt", 3);  // a year older
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_EQ(res.ranks[0].timestamp, "1708156015000");
@@ -150,9 +133,9 @@ TEST(Discovery, DuplicateRankNewestTimestampWins) {
 // sorts first by path, and the message gives both timestamps.
 TEST(Discovery, DuplicateRunsByDirectoryNameDate) {
   TempDir t;
-  make_rank(fs::path(t.path()) / "a", "node_7_20250101123456789_ascend_pt", 0);
-  make_rank(fs::path(t.path()) / "b", "node_7_20241231235959000_ascend_pt", 0);
-  auto res = discover_ranks(t.path());
+  make_rank(fs::path(t.str()) / "a", "node_7_20250101123456789_ascend_pt", 0);
+  make_rank(fs::path(t.str()) / "b", "node_7_20241231235959000_ascend_pt", 0);
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_EQ(res.ranks[0].timestamp, "20250101123456789");
@@ -178,11 +161,11 @@ TEST(Discovery, DuplicateRunsByProfilerInfoEndTime) {
   ASSERT_NE(real.find("1736408884023552840"), std::string::npos);
   std::string older = real;
   older.replace(older.find("1736408884023552840"), 19, "1736405284023552840");
-  fs::path newer_dir = make_rank(fs::path(t.path()) / "new", "rank0_ascend_pt", 0);
-  fs::path older_dir = make_rank(fs::path(t.path()) / "old", "rank0_ascend_pt", 0);
+  fs::path newer_dir = make_rank(fs::path(t.str()) / "new", "rank0_ascend_pt", 0);
+  fs::path older_dir = make_rank(fs::path(t.str()) / "old", "rank0_ascend_pt", 0);
   write_file(newer_dir / "profiler_info_0.json", real);
   write_file(older_dir / "profiler_info_0.json", older);
-  auto res = discover_ranks(t.path());
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_EQ(fs::path(res.ranks[0].path).parent_path().filename(), "new");
@@ -196,7 +179,7 @@ TEST(Discovery, DuplicateRunsByProfilerInfoEndTime) {
   none.replace(none.find("1736408884023552840"), 19, "0");
   write_file(newer_dir / "profiler_info_0.json", none);
   write_file(older_dir / "profiler_info_0.json", none);
-  auto res2 = discover_ranks(t.path());
+  auto res2 = discover_ranks(t.str());
   EXPECT_TRUE(res2.fatal);
   ASSERT_EQ(res2.diag.error_count(), 1u);
   const std::string msg = res2.diag.items().back().to_string();
@@ -208,10 +191,10 @@ TEST(Discovery, DuplicateRunsByProfilerInfoEndTime) {
 // A newer run the tool cannot read (no ASCEND_PROFILER_OUTPUT/) never shadows an older one it can.
 TEST(Discovery, UnreadableRunNeverShadowsReadableOne) {
   TempDir t;
-  make_rank(fs::path(t.path()) / "old", "h_1_20250101000000000_ascend_pt", 5);
-  fs::path bad = fs::path(t.path()) / "new" / "h_1_20250202000000000_ascend_pt";
+  make_rank(fs::path(t.str()) / "old", "h_1_20250101000000000_ascend_pt", 5);
+  fs::path bad = fs::path(t.str()) / "new" / "h_1_20250202000000000_ascend_pt";
   write_file(bad / "profiler_info_5.json", "{\"rank_id\": 5}");
-  auto res = discover_ranks(t.path());
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_EQ(res.ranks[0].timestamp, "20250101000000000");
@@ -222,9 +205,9 @@ TEST(Discovery, UnreadableRunNeverShadowsReadableOne) {
 
 TEST(Discovery, MissingProfilerInfoIsSkippedWithReason) {
   TempDir t;
-  make_rank(t.path(), "h_1_100_ascend_pt", 0);
-  make_rank(t.path(), "h_2_100_ascend_pt", -1);
-  auto res = discover_ranks(t.path());
+  make_rank(t.str(), "h_1_100_ascend_pt", 0);
+  make_rank(t.str(), "h_2_100_ascend_pt", -1);
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 1u);
   ASSERT_EQ(res.skipped.size(), 1u);
@@ -236,9 +219,9 @@ TEST(Discovery, MissingProfilerInfoIsSkippedWithReason) {
 
 TEST(Discovery, MixedFrameworksIsFatal) {
   TempDir t;
-  make_rank(t.path(), "h_1_100_ascend_pt", 0);
-  make_rank(t.path(), "h_2_100_ascend_ms", 1);
-  auto res = discover_ranks(t.path());
+  make_rank(t.str(), "h_1_100_ascend_pt", 0);
+  make_rank(t.str(), "h_2_100_ascend_ms", 1);
+  auto res = discover_ranks(t.str());
   EXPECT_TRUE(res.fatal);
   ASSERT_TRUE(res.diag.has_errors());
   EXPECT_NE(res.diag.items().back().what.find("PyTorch"), std::string::npos);
@@ -247,11 +230,11 @@ TEST(Discovery, MixedFrameworksIsFatal) {
 
 TEST(Discovery, ProfDirectories) {
   TempDir t;
-  fs::path p = make_rank(t.path(), "PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA", 2,
+  fs::path p = make_rank(t.str(), "PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA", 2,
                          "mindstudio_profiler_output");
   write_file(p / "analyze" / "communication.json", "{}");
-  make_rank(t.path(), "PROF_000002_20230628101435999_XYZ", 3, "mindstudio_profiler_output");
-  auto res = discover_ranks(t.path());
+  make_rank(t.str(), "PROF_000002_20230628101435999_XYZ", 3, "mindstudio_profiler_output");
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 2u);
   EXPECT_EQ(res.ranks[0].framework, Framework::kMsprof);
@@ -265,11 +248,11 @@ TEST(Discovery, ProfDirectories) {
 
 TEST(Discovery, SymlinkLoopTerminatesAndAliasCountedOnce) {
   TempDir t;
-  fs::path a = fs::path(t.path()) / "a";
+  fs::path a = fs::path(t.str()) / "a";
   make_rank(a, "h_1_100_ascend_pt", 0);
-  fs::create_directory_symlink(t.path(), a / "loop");  // a/loop -> root
-  fs::create_directory_symlink(a / "h_1_100_ascend_pt", fs::path(t.path()) / "alias");
-  auto res = discover_ranks(t.path());
+  fs::create_directory_symlink(t.str(), a / "loop");  // a/loop -> root
+  fs::create_directory_symlink(a / "h_1_100_ascend_pt", fs::path(t.str()) / "alias");
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_TRUE(res.skipped.empty());
@@ -280,7 +263,7 @@ TEST(Discovery, SymlinkLoopTerminatesAndAliasCountedOnce) {
 // line); /proc, /sys and /dev are never entered, nor accepted as the input directory.
 TEST(Discovery, SymlinksFollowedButBounded) {
   TempDir t, elsewhere;
-  const fs::path root = fs::path(t.path()) / "job";
+  const fs::path root = fs::path(t.str()) / "job";
   make_rank(root, "h_1_100_ascend_pt", 0);
   make_rank(elsewhere.path(), "h_2_100_ascend_pt", 1);
   make_rank(elsewhere.path(), "h_3_100_ascend_pt", 2);
@@ -316,16 +299,16 @@ TEST(Discovery, SymlinksFollowedButBounded) {
 
 TEST(Discovery, DeepNesting) {
   TempDir t;
-  fs::path d = t.path();
+  fs::path d = t.str();
   for (int i = 0; i < 12; ++i) d /= "level" + std::to_string(i);
   make_rank(d, "h_1_100_ascend_pt", 7);
-  auto res = discover_ranks(t.path());
+  auto res = discover_ranks(t.str());
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_EQ(res.ranks[0].rank, 7);
 
   DiscoveryOptions shallow;
   shallow.max_depth = 5;
-  auto res2 = discover_ranks(t.path(), shallow);
+  auto res2 = discover_ranks(t.str(), shallow);
   EXPECT_TRUE(res2.fatal);
   EXPECT_TRUE(res2.ranks.empty());
   EXPECT_GE(res2.diag.warning_count(), 1u);
@@ -333,13 +316,13 @@ TEST(Discovery, DeepNesting) {
 
 TEST(Discovery, RankFilter) {
   TempDir t;
-  for (int r = 0; r < 6; ++r) make_rank(t.path(), "h_" + std::to_string(r) + "_100_ascend_pt", r);
+  for (int r = 0; r < 6; ++r) make_rank(t.str(), "h_" + std::to_string(r) + "_100_ascend_pt", r);
   DiscoveryOptions o;
   std::set<int> filter;
   std::string err;
   ASSERT_TRUE(parse_rank_list("0,3-4,9", filter, err));
   o.rank_filter = filter;
-  auto res = discover_ranks(t.path(), o);
+  auto res = discover_ranks(t.str(), o);
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 3u);
   EXPECT_EQ(res.ranks[1].rank, 3);
@@ -355,9 +338,9 @@ TEST(Discovery, RankFilter) {
 
 TEST(Discovery, NoUsableRankListsTheSkippedOnes) {
   TempDir t;
-  make_rank(t.path(), "h_1_100_ascend_pt", -1);
-  make_rank(t.path(), "h_2_100_ascend_pt", -1);
-  auto res = discover_ranks(t.path());
+  make_rank(t.str(), "h_1_100_ascend_pt", -1);
+  make_rank(t.str(), "h_2_100_ascend_pt", -1);
+  auto res = discover_ranks(t.str());
   EXPECT_TRUE(res.fatal);
   ASSERT_EQ(res.skipped.size(), 2u);
   const std::string msg = res.diag.items().back().to_string();
@@ -371,14 +354,14 @@ TEST(Discovery, MissingDirectoryAndEmptyTree) {
   EXPECT_TRUE(res.fatal);
   EXPECT_TRUE(res.diag.has_errors());
   TempDir t;
-  auto res2 = discover_ranks(t.path());
+  auto res2 = discover_ranks(t.str());
   EXPECT_TRUE(res2.fatal);
   EXPECT_NE(res2.diag.items().back().what.find("no rank directories"), std::string::npos);
 }
 
 TEST(Discovery, InputDirectoryIsItselfARankDirectory) {
   TempDir t;
-  fs::path d = make_rank(t.path(), "h_1_100_ascend_ms", 4);
+  fs::path d = make_rank(t.str(), "h_1_100_ascend_ms", 4);
   auto res = discover_ranks(d.string());
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_EQ(res.ranks[0].framework, Framework::kMindSpore);
@@ -392,8 +375,8 @@ TEST(Discovery, GeneratedCluster) {
   opts.pp = 2;
   opts.steps = 1;
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(cs::generator::generate_cluster(t.path(), opts, diag));
-  auto res = discover_ranks(t.path());
+  ASSERT_TRUE(cs::generator::generate_cluster(t.str(), opts, diag));
+  auto res = discover_ranks(t.str());
   ASSERT_FALSE(res.fatal);
   ASSERT_EQ(res.ranks.size(), 16u);
   for (int r = 0; r < 16; ++r) {

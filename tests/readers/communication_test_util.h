@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the communication.json reader tests (test_communication*.cpp).
+// Helpers shared by the communication.json, matrix and profiler_info reader tests.
 
 #include <cstdio>
 #include <fstream>
@@ -7,35 +7,20 @@
 #include <string>
 
 #include "io/diagnostics.h"
+#include "support/test_files.h"
 
 namespace cs::io::test {
 
+using cs::test::all_diags;
+using cs::test::slurp;
+
+// Standard output of a shell command (tests/support/test_files.h).
+inline std::string run(const std::string& cmd) {
+  return cs::test::run_stdout(cmd);
+}
+
 inline std::string data(const std::string& name) {
   return std::string(CS_TEST_DATA) + "/comm/" + name;
-}
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-inline std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
-inline std::string all_diags(const Diagnostics& d) {
-  std::string s;
-  for (const auto& x : d.items()) s += x.to_string() + "\n";
-  return s;
 }
 
 }  // namespace cs::io::test

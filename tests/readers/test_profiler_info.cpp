@@ -9,29 +9,14 @@
 #include <cstdio>
 #include <fstream>
 
+#include "readers/communication_test_util.h"
+
 namespace cs::io {
 namespace {
 
-std::string data(const std::string& name) {
-  return std::string(CS_TEST_DATA) + "/comm/" + name;
-}
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
-std::string all_diags(const Diagnostics& d) {
-  std::string s;
-  for (const auto& x : d.items()) s += x.to_string() + "\n";
-  return s;
-}
+using test::all_diags;
+using test::data;
+using test::run;
 
 TEST(ProfilerInfo, RankFromFileName) {
   EXPECT_EQ(rank_from_profiler_info_name("profiler_info_0.json"), 0);
