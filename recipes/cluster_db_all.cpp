@@ -228,7 +228,10 @@ bool write_base_info(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
 
 bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& opts) {
   bool any = false;
-  if (mpi.is_root()) any = !db_ranks(opts).empty();
+  {
+    cluster::MpiSession::RootAlone alone(mpi, "db-discover", "looked for the ranks' databases");
+    if (mpi.is_root()) any = !db_ranks(opts).empty();
+  }
   return mpi.any(any);
 }
 
