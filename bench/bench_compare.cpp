@@ -16,7 +16,7 @@
 
 #include "bench/bench_main.h"
 #include "compare/lcs.h"
-#include "io/gzip_input.h"
+#include "io/json/gzip_input.h"
 #include "readers/kineto_trace.h"
 
 namespace {

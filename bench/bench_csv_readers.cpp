@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bench/bench_main.h"
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 #include "readers/kernel_details.h"
 
 namespace {

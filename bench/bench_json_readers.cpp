@@ -16,7 +16,7 @@
 #include <simdjson.h>
 
 #include "bench/bench_main.h"
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 #include "readers/communication.h"
 #include "readers/matrix.h"
 

@@ -12,6 +12,7 @@
 #include "cluster/cluster_run.h"
 #include "io/output_ledger.h"
 #include "load/discovery.h"
+#include "load/rank_list.h"
 #include "mpi/mpi_comm.h"
 #include "recipes/cluster_db_all.h"
 #include "recipes/recipe_registry.h"

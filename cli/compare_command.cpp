@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "compare/compare_run.h"
 #include "load/discovery.h"
+#include "load/rank_list.h"
 
 namespace cs::cli {
 

@@ -7,7 +7,7 @@
 #include "cli/commands.h"
 #include "cli/merge_command.h"
 #include "cli/top_command.h"
-#include "io/hdf5_error.h"
+#include "io/hdf5/hdf5_error.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "version.h"
@@ -34,7 +34,7 @@ void print_usage(std::FILE* out) {
 
 int main(int argc, char** argv) {
   // Before MPI_Init (cluster, merge) and any HDF5 call: no exit-time HDF5 cleanup
-  // (io/hdf5_error.h).
+  // (io/hdf5/hdf5_error.h).
   cs::io::hdf5_start_without_exit_cleanup();
   cs::io::tune_allocator_for_batch_parsing(cs::cluster::usable_cores());
   if (argc < 2) {

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "load/discovery.h"
+#include "load/rank_list.h"
 #include "mpi/mpi_comm.h"
 #include "timeline/merge_run.h"
 

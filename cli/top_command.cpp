@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "io/csv_writer.h"
+#include "io/csv/csv_writer.h"
 #include "io/diagnostics_print.h"
 #include "io/input_kind.h"
 #include "top/top_profile.h"

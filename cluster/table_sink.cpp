@@ -3,7 +3,7 @@
 #include <thread>
 #include <utility>
 
-#include "io/csv_writer.h"
+#include "io/csv/csv_writer.h"
 #include "runtime/interrupt.h"
 
 namespace cs::cluster {

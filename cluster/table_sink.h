@@ -14,7 +14,7 @@
 #include <string>
 
 #include "io/diagnostics.h"
-#include "io/hdf5_writer.h"
+#include "io/hdf5/hdf5_writer.h"
 #include "io/table.h"
 
 namespace cs::cluster {

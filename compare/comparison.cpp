@@ -8,9 +8,9 @@
 #include "compare/communication_compare.h"
 #include "compare/kernel_compare.h"
 #include "compare/overall_metrics.h"
-#include "io/csv_writer.h"
-#include "io/hdf5_meta.h"
-#include "io/hdf5_writer.h"
+#include "io/csv/csv_writer.h"
+#include "io/hdf5/hdf5_meta.h"
+#include "io/hdf5/hdf5_writer.h"
 
 namespace cs::compare {
 

@@ -1,6 +1,6 @@
 #include "compare/name_map.h"
 
-#include "io/json_input.h"
+#include "io/json/json_input.h"
 
 namespace cs::compare {
 

@@ -1,6 +1,6 @@
 #include "db/profiler_db.h"
 
-#include "io/csv_cells.h"
+#include "io/csv/csv_cells.h"
 
 #include <algorithm>
 #include <string_view>

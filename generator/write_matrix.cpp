@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "generator/writers.h"
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 #include "io/py_format.h"
 
 namespace cs::generator {

@@ -3,7 +3,7 @@
 
 #include "generator/kernel_catalog.h"
 #include "generator/writers.h"
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 
 namespace cs::generator {
 

@@ -13,7 +13,7 @@
 #include "generator/simulation.h"
 #include "generator/topology.h"
 #include "io/diagnostics.h"
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 
 namespace cs::generator {
 

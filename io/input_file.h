@@ -45,7 +45,7 @@ int open_input_file(const std::string& path, Diagnostics& diag, uint64_t& size,
                     bool allow_empty = false);
 
 // The first bytes of a file opened with open_input_file look like JSON: after an optional UTF-8
-// byte-order mark and white space, '{' or '[' (or gzip's magic bytes: io/gzip_input inflates
+// byte-order mark and white space, '{' or '[' (or gzip's magic bytes: io/json/gzip_input inflates
 // it). Otherwise adds one error naming the file and the
 // offset of the first byte that is not (never the bytes themselves) and returns false.
 bool sniff_json_head(int fd, const std::string& path, Diagnostics& diag);

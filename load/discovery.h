@@ -43,13 +43,6 @@ struct DiscoveryResult {
 // b/x_2_200_ascend_pt/profiler_info_1.json gives ranks {0, 1}.
 DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& opts = {});
 
-// Parses a rank list "0,2,8-15" into a set. Returns false with `error` set ("'8-x' is not a
-// rank or a range A-B") on bad syntax, negative numbers or reversed ranges.
-bool parse_rank_list(std::string_view text, std::set<int>& out, std::string& error);
-
-// A rank set as ranges: {0,1,2,3,20,30} -> "0-3,20,30".
-std::string format_rank_set(const std::set<int>& ranks);
-
 // The framework a directory name announces: kPyTorch for *_ascend_pt, kMindSpore for
 // *_ascend_ms, kMsprof for PROF_*, kUnknown otherwise.
 Framework framework_from_dir_name(std::string_view name);

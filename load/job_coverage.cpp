@@ -7,6 +7,7 @@
 #include "db/database.h"
 #include "db/profiler_db.h"
 #include "load/discovery.h"
+#include "load/rank_list.h"
 #include "readers/profiler_info.h"
 
 namespace cs::cluster {

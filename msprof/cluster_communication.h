@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 #include "load/rank_data.h"
 #include "msprof/communication_groups.h"
 #include "readers/communication.h"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 #include "io/py_format.h"
 #include "io/string_pool.h"
 #include "load/rank_data.h"

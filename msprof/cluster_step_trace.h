@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csv_writer.h"
+#include "io/csv/csv_writer.h"
 #include "io/diagnostics.h"
 #include "io/py_format.h"
 #include "load/rank_data.h"
@@ -65,7 +65,7 @@ bool write_cluster_step_trace_csv(const std::string& path, const std::vector<Ran
                                   const CommGroups& groups, io::Diagnostics& diag,
                                   bool ranks_filtered = false);
 
-// A CSV field as Python's csv module (QUOTE_MINIMAL) writes it (io/csv_writer.h).
+// A CSV field as Python's csv module (QUOTE_MINIMAL) writes it (io/csv/csv_writer.h).
 using io::append_csv_field;
 
 }  // namespace cs::cluster

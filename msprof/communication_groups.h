@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 #include "io/text_hash.h"
 #include "load/rank_data.h"
 #include "msprof/py_int_set.h"

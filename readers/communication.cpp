@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/json_input.h"
+#include "io/json/json_input.h"
 
 namespace cs::io {
 

@@ -7,7 +7,7 @@
 
 #include <simdjson.h>
 
-#include "io/json_file.h"
+#include "io/json/json_file.h"
 #include "io/py_format.h"
 
 namespace cs::io {

@@ -7,8 +7,8 @@
 #include <limits>
 #include <utility>
 
-#include "io/csv_cells.h"
-#include "io/csv_reader.h"
+#include "io/csv/csv_cells.h"
+#include "io/csv/csv_reader.h"
 
 namespace cs::io {
 

@@ -11,7 +11,7 @@
 
 #include "io/decimal.h"
 #include "io/int_range.h"
-#include "io/json_input.h"
+#include "io/json/json_input.h"
 #include "readers/kineto_json_scan.h"
 
 namespace cs::io::kineto {

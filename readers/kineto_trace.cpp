@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "io/gzip_input.h"
 #include "io/int_range.h"
-#include "io/json_input.h"
+#include "io/json/gzip_input.h"
+#include "io/json/json_input.h"
 #include "readers/kineto_event_parser.h"
 
 namespace cs::io {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <charconv>
 
-#include "io/json_input.h"
+#include "io/json/json_input.h"
 
 namespace cs::io {
 

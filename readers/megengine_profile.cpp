@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "io/gzip_input.h"
-#include "io/json_input.h"
+#include "io/json/gzip_input.h"
+#include "io/json/json_input.h"
 
 namespace cs::io {
 

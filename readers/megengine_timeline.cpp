@@ -5,8 +5,8 @@
 #include <map>
 #include <vector>
 
-#include "io/gzip_input.h"
-#include "io/json_input.h"
+#include "io/json/gzip_input.h"
+#include "io/json/json_input.h"
 
 namespace cs::io {
 

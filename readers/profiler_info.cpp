@@ -6,7 +6,7 @@
 #include <set>
 
 #include "io/int_range.h"
-#include "io/json_input.h"
+#include "io/json/json_input.h"
 
 namespace cs::io {
 

@@ -10,8 +10,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "io/csv_cells.h"
-#include "io/csv_reader.h"
+#include "io/csv/csv_cells.h"
+#include "io/csv/csv_reader.h"
 
 namespace cs::io {
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "io/gzip_input.h"
+#include "io/json/gzip_input.h"
 
 namespace cs::io {
 

@@ -8,6 +8,7 @@
 
 #include "io/input_kind.h"
 #include "load/discovery.h"
+#include "load/rank_list.h"
 
 namespace cs::cluster {
 

@@ -82,9 +82,9 @@ struct RewriteStats {
 
 // Streams the events of `json` (already scanned into `scan`) to `sink` in chunks of about 1 MB.
 // Every event is written as ",\n{...}"; the added metadata events come first. Each copied field
-// is checked (io/json_validate.h): one that is not valid JSON is left out and counted, with one
-// warning for the file. Returns false
-// with an error when the JSON cannot be read (the sink may then have got part of the events).
+// is checked (io/json/json_validate.h): one that is not valid JSON is left out and counted, with
+// one warning for the file. Returns false with an error when the JSON cannot be read (the sink may
+// then have got part of the events).
 bool rewrite_trace(simdjson::padded_string_view json, const std::string& source,
                    const TraceScan& scan, const RankPlan& plan,
                    const std::function<void(std::string_view)>& sink, RewriteStats& stats,

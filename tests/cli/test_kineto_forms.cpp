@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/gzip_input.h"
+#include "io/json/gzip_input.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include "compare/kernel_compare.h"
 #include "compare/name_map.h"
 #include "compare/operator_compare.h"
-#include "io/csv_writer.h"
+#include "io/csv/csv_writer.h"
 #include "readers/kineto_trace.h"
 
 namespace cs::compare {

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "io/hdf5_writer.h"
-#include "io/json_writer.h"
+#include "io/hdf5/hdf5_writer.h"
+#include "io/json/json_writer.h"
 #include "io/py_format.h"
 #include "io/table.h"
 #include "support/missing_tool.h"

@@ -1,11 +1,11 @@
-// The CSV cell parsers of io/csv_reader.h: numbers (with why a cell is not one), integers and
+// The CSV cell parsers of io/csv/csv_reader.h: numbers (with why a cell is not one), integers and
 // trimming, as the readers of the profilers' CSV files use them.
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 
 namespace cs::io {
 namespace {

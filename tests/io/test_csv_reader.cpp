@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 
 namespace cs::io {
 namespace {

@@ -1,7 +1,7 @@
 // CSV writer: exact text for the cases that matter (quoting, number spelling, empty tables),
 // atomic replace and error paths, and a round trip read back by Python's csv module.
 
-#include "io/csv_writer.h"
+#include "io/csv/csv_writer.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

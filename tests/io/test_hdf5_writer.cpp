@@ -2,7 +2,7 @@
 // h5dump when installed; plus the error paths (missing directory, full disk, bad tables,
 // abandoned writers) and the RAII handles.
 
-#include "io/hdf5_writer.h"
+#include "io/hdf5/hdf5_writer.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -16,11 +16,11 @@
 #include <limits>
 #include <type_traits>
 
-#include "io/hdf5_error.h"
-#include "io/hdf5_meta.h"
-#include "io/hdf5_tables.h"
+#include "io/hdf5/hdf5_error.h"
+#include "io/hdf5/hdf5_meta.h"
+#include "io/hdf5/hdf5_tables.h"
 #include "io/hdf5_test_util.h"
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 #include "support/missing_tool.h"
 #include "version.h"
 

@@ -10,9 +10,9 @@
 #include <iterator>
 #include <string>
 
-#include "io/hdf5_error.h"
+#include "io/hdf5/hdf5_error.h"
+#include "io/hdf5/hdf5_writer.h"
 #include "io/hdf5_test_util.h"
-#include "io/hdf5_writer.h"
 #include "support/missing_tool.h"
 
 using cs::io::Hdf5File;

@@ -16,9 +16,9 @@
 #include <fstream>
 #include <string>
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 #include "io/input_file.h"
-#include "io/json_file.h"
+#include "io/json/json_file.h"
 
 namespace cs::io {
 namespace {

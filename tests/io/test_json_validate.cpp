@@ -1,8 +1,8 @@
-// Tests of io/json_validate.{h,cpp}: what it accepts, simdjson's strict DOM parser accepts too
+// Tests of io/json/json_validate.{h,cpp}: what it accepts, simdjson's strict DOM parser accepts too
 // (checked on every case), and the broken pieces fuzzing put into `merge` outputs are refused
 // (issue 17, finding 5).
 
-#include "io/json_validate.h"
+#include "io/json/json_validate.h"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>

@@ -1,7 +1,7 @@
-// Tests of io/json_writer.{h,cpp}: what JsonWriter prints must be byte for byte what Python's
+// Tests of io/json/json_writer.{h,cpp}: what JsonWriter prints must be byte for byte what Python's
 // json.dumps prints for the same data, in each style (checked by /usr/bin/python3 itself).
 
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

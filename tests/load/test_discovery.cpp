@@ -11,6 +11,7 @@
 
 #include "generator/generator.h"
 #include "load/discovery.h"
+#include "load/rank_list.h"
 #include "load/run_choice.h"
 #include "support/test_files.h"
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "io/gzip_input.h"
+#include "io/json/gzip_input.h"
 #include "readers/kineto_trace.h"
 
 namespace cs::io {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 #include "io/diagnostics.h"
 #include "io/table.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "io/csv_writer.h"
+#include "io/csv/csv_writer.h"
 #include "report/table_view.h"
 #include "top/top_cost.h"
 #include "top/top_profile.h"

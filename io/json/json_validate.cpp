@@ -1,4 +1,4 @@
-#include "io/json_validate.h"
+#include "io/json/json_validate.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Reading what can be read of a JSON text cut short, and finding bytes that are not UTF-8.
 
-#include "io/json_truncation.h"
+#include "io/json/json_truncation.h"
 
 namespace cs::io {
 

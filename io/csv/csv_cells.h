@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 #include "io/diagnostics.h"
 
 namespace cs::io {

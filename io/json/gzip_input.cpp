@@ -1,8 +1,8 @@
-#include "io/gzip_input.h"
+#include "io/json/gzip_input.h"
 
 #include <zlib.h>
 
-#include "io/json_input.h"
+#include "io/json/json_input.h"
 
 #include <algorithm>
 #include <cstring>

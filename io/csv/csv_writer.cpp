@@ -1,4 +1,4 @@
-#include "io/csv_writer.h"
+#include "io/csv/csv_writer.h"
 
 #include <cerrno>
 #include <charconv>

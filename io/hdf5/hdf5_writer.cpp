@@ -1,4 +1,4 @@
-#include "io/hdf5_writer.h"
+#include "io/hdf5/hdf5_writer.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/hdf5_error.h"
+#include "io/hdf5/hdf5_error.h"
 #include "io/output_file.h"
 #include "io/output_ledger.h"
 

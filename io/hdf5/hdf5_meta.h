@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "io/hdf5_writer.h"
+#include "io/hdf5/hdf5_writer.h"
 
 namespace cs::io {
 

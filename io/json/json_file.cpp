@@ -1,7 +1,7 @@
 // Loading JSON files whole into padded buffers (simdjson), after the input checks, and the
 // per-thread reusable buffer and parser.
 
-#include "io/json_file.h"
+#include "io/json/json_file.h"
 
 #include <unistd.h>
 

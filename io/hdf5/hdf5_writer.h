@@ -9,7 +9,7 @@
 //   auto h5 = Hdf5File::create(out_dir + "/cluster_analysis.h5", diag);
 //   if (!h5) return;                    // diag says why
 //   h5->write_table(slow_ranks, diag);  // -> group /slow_ranks
-//   write_hdf5_meta(*h5, meta, diag);   // -> /meta attributes (io/hdf5_meta.h)
+//   write_hdf5_meta(*h5, meta, diag);   // -> /meta attributes (io/hdf5/hdf5_meta.h)
 //   h5->finish(diag);                   // closes and renames <path>.tmp to <path>
 //
 // Layout of a table T with columns c1..cn: group /T holding one 1-D dataset per column, named
@@ -30,7 +30,7 @@
 #include <variant>
 
 #include "io/diagnostics.h"
-#include "io/hdf5_handle.h"
+#include "io/hdf5/hdf5_handle.h"
 #include "io/table.h"
 
 namespace cs::io {

@@ -3,7 +3,7 @@
 // known to be complete), so nothing is allocated per field. A record cut by the end of the
 // buffer is parsed again after the unread tail was moved to the front and the buffer refilled.
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 
 #include <unistd.h>
 

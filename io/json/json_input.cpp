@@ -1,4 +1,4 @@
-#include "io/json_input.h"
+#include "io/json/json_input.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "io/hdf5_meta.h"
+#include "io/hdf5/hdf5_meta.h"
 #include "io/table.h"
 
 namespace cs::io {
 
 // Creates `path` (through "<path>.tmp"), writes each table as group /<name> (layout in
-// io/hdf5_writer.h) and the /meta attributes, then publishes it. Returns true when everything was
-// written. A table that cannot be written as it is (bad name, ragged columns) is reported in
+// io/hdf5/hdf5_writer.h) and the /meta attributes, then publishes it. Returns true when everything
+// was written. A table that cannot be written as it is (bad name, ragged columns) is reported in
 // `diag` and left out, and the file is still published with the others; when HDF5 itself fails
 // (disk full, unwritable directory) nothing is left under `path`.
 bool write_tables_hdf5(const std::string& path, const std::vector<const Table*>& tables,

@@ -1,6 +1,6 @@
-#include "io/hdf5_tables.h"
+#include "io/hdf5/hdf5_tables.h"
 
-#include "io/hdf5_writer.h"
+#include "io/hdf5/hdf5_writer.h"
 
 namespace cs::io {
 

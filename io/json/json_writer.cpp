@@ -1,4 +1,4 @@
-#include "io/json_writer.h"
+#include "io/json/json_writer.h"
 
 #include <cmath>
 #include <cstdint>

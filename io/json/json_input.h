@@ -1,6 +1,6 @@
 #pragma once
 // Shared plumbing of the JSON readers (simdjson on-demand): loading a file into a padded buffer
-// (io/json_file.h) and recovering a cut file (io/json_truncation.h), included from here;
+// (io/json/json_file.h) and recovering a cut file (io/json/json_truncation.h), included from here;
 // one reused parser per thread, turning simdjson errors into Diagnostics with byte offset AND line,
 // reading numbers the way Python's json module sees them (int vs float), and recovering the
 // readable part of a file that was cut short.
@@ -22,8 +22,8 @@
 #include <simdjson.h>
 
 #include "io/diagnostics.h"
-#include "io/json_file.h"
-#include "io/json_truncation.h"
+#include "io/json/json_file.h"
+#include "io/json/json_truncation.h"
 #include "io/py_format.h"
 
 namespace cs::io {

@@ -1,4 +1,4 @@
-#include "io/hdf5_meta.h"
+#include "io/hdf5/hdf5_meta.h"
 
 #include "version.h"
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 
 namespace cs::io {
 

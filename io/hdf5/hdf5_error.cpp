@@ -1,4 +1,4 @@
-#include "io/hdf5_error.h"
+#include "io/hdf5/hdf5_error.h"
 
 #include <hdf5.h>
 

@@ -1,4 +1,4 @@
-#include "io/csv_cells.h"
+#include "io/csv/csv_cells.h"
 
 #include <cmath>
 #include <limits>
