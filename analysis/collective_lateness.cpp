@@ -109,11 +109,12 @@ std::map<int, RankLateness> collective_lateness(const std::vector<RankData>& ran
   };
   std::vector<Timed> timed;
   std::string key;
+  io::CommunicationFile unpacked;  // a rank still held packed is read through it
   for (const auto& r : ranks) {
     if (!r.has_communication || r.rank() < 0) continue;
     RankLateness& acc = out[r.rank()];
     timed.clear();
-    for (const auto& step : r.communication.steps) {
+    for (const auto& step : r.communication.read(unpacked).steps) {
       const int sid =
           step_ids.try_emplace(step.step, static_cast<int>(step_ids.size())).first->second;
       bool any = false;

@@ -40,9 +40,10 @@ double field(const io::CommOp& op, io::TimeField f) {
 
 template <typename F>
 void for_each_op(const std::vector<RankData>& ranks, F&& f) {
+  io::CommunicationFile scratch;  // a rank still held packed is read through it
   for (const auto& r : ranks) {
     if (!r.has_communication) continue;
-    for (const auto& step : r.communication.steps) {
+    for (const auto& step : r.communication.read(scratch).steps) {
       for (const auto& op : step.collective)
         if (!op.is_total()) f(r, op);
       for (const auto& op : step.p2p)

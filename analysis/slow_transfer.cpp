@@ -82,9 +82,10 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>
   // 1. Instances: (step, op name) -> min elapse over ranks, max size, ranks.
   std::vector<Instance> inst;
   std::unordered_map<std::string, size_t> index;
+  io::CommunicationFile scratch;  // a rank still held packed is read through it
   for (const auto& r : ranks) {
     if (!r.has_communication) continue;
-    for (const auto& step : r.communication.steps)
+    for (const auto& step : r.communication.read(scratch).steps)
       for (const auto& op : step.collective) {
         if (op.is_total() || !op.has_time_info) continue;
         const io::TimeField f =

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "generator/generator.h"
 #include "generator/output_dir.h"
+#include "runtime/enum_names.h"
 
 namespace po = boost::program_options;
 
@@ -21,6 +22,12 @@ constexpr const char* kDash = " \u2014 ";
 
 int usage_error(const std::string& what, const std::string& hint) {
   std::fprintf(stderr, "clusterscope: generate: %s%s%s\n", what.c_str(), kDash, hint.c_str());
+  return kExitUsage;
+}
+
+// A wrong choice: the message already lists the valid ones.
+int unknown_choice(const std::string& what) {
+  std::fprintf(stderr, "clusterscope: generate: %s\n", what.c_str());
   return kExitUsage;
 }
 
@@ -103,23 +110,16 @@ int run_generate(int argc, char** argv) {
     return usage_error("--trace-view and --no-trace-view together", "choose one");
   if (trace_on) opts.trace_view = 1;
   if (trace_off) opts.trace_view = 0;
-  if (framework == "pytorch" || framework == "pt") {
-    opts.framework = generator::FrameworkKind::kPyTorch;
-  } else if (framework == "mindspore" || framework == "ms") {
-    opts.framework = generator::FrameworkKind::kMindSpore;
-  } else {
-    return usage_error("unknown --framework '" + framework + "'", "use pytorch or mindspore");
-  }
-
-  if (export_type == "text") {
-    opts.export_type = generator::ExportKind::kText;
-  } else if (export_type == "db") {
-    opts.export_type = generator::ExportKind::kDb;
-  } else if (export_type == "both") {
-    opts.export_type = generator::ExportKind::kBoth;
-  } else {
-    return usage_error("unknown --export-type '" + export_type + "'", "use text, db or both");
-  }
+  const auto framework_kind = enum_from_name(generator::kFrameworkKindNames, framework);
+  if (!framework_kind)
+    return unknown_choice(
+        unknown_value("--framework", framework, enum_names(generator::kFrameworkKindNames)));
+  opts.framework = *framework_kind;
+  const auto export_kind = enum_from_name(generator::kExportKindNames, export_type);
+  if (!export_kind)
+    return unknown_choice(
+        unknown_value("--export-type", export_type, enum_names(generator::kExportKindNames)));
+  opts.export_type = *export_kind;
 
   std::string error;
   for (const auto& s : slow_ranks) {

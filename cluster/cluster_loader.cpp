@@ -101,7 +101,7 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
         packed->push({static_cast<uint32_t>(i), std::move(w.data())});
         out[i] = RankData{};
       } else if (keep_communication_packed) {
-        pack_communication(out[i]);
+        out[i].communication.pack();
       }
       done_bytes += e.bytes;
       ++done;

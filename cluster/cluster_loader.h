@@ -26,8 +26,8 @@ struct LoadOptions {
   ParseOptions parse;
   int threads = 0;             // parser threads per process; 0 = cores / processes on this node
   bool show_progress = false;  // progress bar on the root
-  // Root: hold every rank's communication data packed (RankData::packed_communication) until
-  // the caller unpacks it (unpack_communication); `cluster` does so through the matrix merge.
+  // Root: hold every rank's communication data packed (RankCommunication::pack) until
+  // the caller unpacks it (RankCommunication::unpack); `cluster` does so after the matrix merge.
   bool keep_communication_packed = false;
 };
 

@@ -130,14 +130,14 @@ void run_tasks(std::vector<Task>& tasks, int threads, Gate& gate) {
     if (e) std::rethrow_exception(e);
 }
 
-// Unpacks every rank's communication data (RankData::packed_communication) on `threads` threads.
+// Unpacks every rank's communication data (RankCommunication::unpack) on `threads` threads.
 void unpack_all_communication(std::vector<RankData>& ranks, int threads) {
   std::atomic<size_t> next{0};
   std::mutex mu;
   std::exception_ptr error;  // the first one; rethrown once every thread is done
   auto worker = [&] {
     try {
-      for (size_t i; (i = next.fetch_add(1)) < ranks.size();) unpack_communication(ranks[i]);
+      for (size_t i; (i = next.fetch_add(1)) < ranks.size();) ranks[i].communication.unpack();
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu);
       if (!error) error = std::current_exception();
@@ -221,65 +221,65 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
   if (want.matrix) {
     // First: its merged links and table are the largest working set and it frees the ranks'
     // matrix data; the other tasks start once that is done, while it writes its table.
-    tasks.push_back(
-        {"matrix, slow links, slow transfers", 2.0,
-         [&] {
-           // Local ranks map to global ones through profiler_metadata.json first, self
-           // links second.
-           MatrixOptions mopts;
-           mopts.use_metadata_ranks = true;
-           TaskOutput& o = out[kMatrix];
-           io::Diagnostics d;
-           links = json ? merge_and_write_cluster_matrix(path("cluster_communication_matrix.json"),
-                                                         ranks, groups, d, io::JsonStyle::python(),
-                                                         mopts, threads)
-                        : merge_matrix_links(ranks, groups, d, mopts);
-           for (const auto& item : d.items())
-             (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
-           // The merged links own their names and no other analysis reads the ranks'
-           // matrix data (the groups were built from it before): free it and give its
-           // pages back, so the table below does not stack on top of it.
-           for (RankData& rd : ctx.loaded.ranks) rd.matrix = io::MatrixFile{};
-           io::release_freed_memory();
-           ensure_unpacked();  // in the room the matrix data left
-           // The table and the link diagnosis both only read `links`: run them at
-           // once when there are threads to spare.
-           auto diagnose = [&] {
-             if (!want.diagnosis) return;
-             slow_links = find_slow_links(link_observations(links), {}, &unjudged_links,
-                                          &overflowed_links);
-             // Slow transfers per op class; links named only when the matrix agrees
-             // (slow_transfer.h).
-             slow_transfers = find_slow_transfers(ranks, slow_links);
-           };
-           std::thread diagnosis_thread;
-           if (threads > 1) {
-             diagnosis_thread = std::thread(diagnose);
-           } else {
-             diagnose();
-           }
-           io::Table table;
-           try {
-             table = communication_matrix_table(links, threads);
-           } catch (...) {
-             if (diagnosis_thread.joinable()) diagnosis_thread.join();
-             throw;
-           }
-           if (diagnosis_thread.joinable()) diagnosis_thread.join();
-           links.clear();  // in the table now; free early
-           gate.open();    // the rest stays below the merge's peak
-           // The report's digest needs the slow links, so it is made here, after the
-           // diagnosis; then the table is written and freed.
-           if (want_matrix_digest) {
-             const io::Table slow = slow_links_table(slow_links);
-             r.matrix_digest = report::digest_matrix(table, want.diagnosis ? &slow : nullptr);
-           }
-           sink.put(std::move(table));
-           // The links, the table and the merge's buffers are gone: give their pages
-           // back, or the other tasks' threads (other malloc arenas) stack on top.
-           io::release_freed_memory();
-         },
-         /*first=*/true});
+    tasks.push_back({"matrix, slow links, slow transfers", 2.0,
+                     [&] {
+                       // Local ranks map to global ones through profiler_metadata.json first, self
+                       // links second.
+                       MatrixOptions mopts;
+                       mopts.use_metadata_ranks = true;
+                       TaskOutput& o = out[kMatrix];
+                       io::Diagnostics d;
+                       links = json ? merge_and_write_cluster_matrix(
+                                          path("cluster_communication_matrix.json"), ranks, groups,
+                                          d, io::JsonStyle::python(), mopts, threads)
+                                    : merge_matrix_links(ranks, groups, d, mopts);
+                       for (const auto& item : d.items())
+                         (item.severity == io::Severity::kError ? o.diag : o.notes).add(item);
+                       // The merged links own their names and no other analysis reads the ranks'
+                       // matrix data (the groups were built from it before): free it and give its
+                       // pages back, so the table below does not stack on top of it.
+                       for (RankData& rd : ctx.loaded.ranks) rd.matrix = io::MatrixFile{};
+                       io::release_freed_memory();
+                       ensure_unpacked();  // in the room the matrix data left
+                       // The table and the link diagnosis both only read `links`: run them at
+                       // once when there are threads to spare.
+                       auto diagnose = [&] {
+                         if (!want.diagnosis) return;
+                         slow_links = find_slow_links(link_observations(links), {}, &unjudged_links,
+                                                      &overflowed_links);
+                         // Slow transfers per op class; links named only when the matrix agrees
+                         // (slow_transfer.h).
+                         slow_transfers = find_slow_transfers(ranks, slow_links);
+                       };
+                       std::thread diagnosis_thread;
+                       if (threads > 1) {
+                         diagnosis_thread = std::thread(diagnose);
+                       } else {
+                         diagnose();
+                       }
+                       io::Table table;
+                       try {
+                         table = communication_matrix_table(links, threads);
+                       } catch (...) {
+                         if (diagnosis_thread.joinable()) diagnosis_thread.join();
+                         throw;
+                       }
+                       if (diagnosis_thread.joinable()) diagnosis_thread.join();
+                       links.clear();  // in the table now; free early
+                       gate.open();    // the rest stays below the merge's peak
+                       // The report's digest needs the slow links, so it is made here, after the
+                       // diagnosis; then the table is written and freed.
+                       if (want_matrix_digest) {
+                         const io::Table slow = slow_links_table(slow_links);
+                         r.matrix_digest =
+                             report::digest_matrix(table, want.diagnosis ? &slow : nullptr);
+                       }
+                       sink.put(std::move(table));
+                       // The links, the table and the merge's buffers are gone: give their pages
+                       // back, or the other tasks' threads (other malloc arenas) stack on top.
+                       io::release_freed_memory();
+                     },
+                     /*first=*/true});
   }
   if (want.step_trace) {
     tasks.push_back({"step trace", 0.1, [&] {

@@ -70,7 +70,8 @@ StepMetrics step_metrics(const RankData& d) {
   for (const auto& row : d.step_trace.rows)
     for (size_t c = 0; c < d.step_trace.columns.size() && c < row.values.size(); ++c)
       if (!std::isnan(row.values[c])) m[{row.step, d.step_trace.columns[c]}] = row.values[c];
-  for (const auto& step : d.communication.steps) {
+  io::CommunicationFile unpacked;  // filled only if the rank is held packed
+  for (const auto& step : d.communication.read(unpacked).steps) {
     double transit = 0, wait = 0;
     bool any = false;
     for (const auto* ops : {&step.collective, &step.p2p})
@@ -260,7 +261,8 @@ void communication_candidates(const std::vector<RankData>& base, const std::vect
     const auto labels = group_labels(ranks);
     for (const auto& d : ranks) {
       const double steps = steps_of(d);
-      for (const auto& step : d.communication.steps)
+      io::CommunicationFile unpacked;  // filled only if the rank is held packed
+      for (const auto& step : d.communication.read(unpacked).steps)
         for (const auto* ops : {&step.collective, &step.p2p})
           for (const auto& op : *ops) {
             if (op.is_total() || !op.has_time_info) continue;

@@ -62,7 +62,8 @@ std::vector<std::string> run_steps(const std::vector<RankData>& ranks) {
   std::set<std::string> s;
   for (const auto& d : ranks) {
     for (const auto& row : d.step_trace.rows) s.insert(bare(row.step));
-    for (const auto& st : d.communication.steps) s.insert(bare(st.step));
+    io::CommunicationFile unpacked;  // filled only if the rank is held packed
+    for (const auto& st : d.communication.read(unpacked).steps) s.insert(bare(st.step));
   }
   std::vector<std::string> out(s.begin(), s.end());
   std::sort(out.begin(), out.end(), numeric_less);
@@ -79,16 +80,16 @@ std::vector<std::string> align_steps(std::vector<RankData>& base, std::vector<Ra
   for (auto& d : base) {
     std::erase_if(d.step_trace.rows,
                   [&](const auto& row) { return !keep_base.count(bare(row.step)); });
-    std::erase_if(d.communication.steps,
+    std::erase_if(d.communication.edit().steps,
                   [&](const auto& st) { return !keep_base.count(bare(st.step)); });
   }
   for (auto& d : comp) {
     std::erase_if(d.step_trace.rows,
                   [&](const auto& row) { return !rename.count(bare(row.step)); });
-    std::erase_if(d.communication.steps,
+    std::erase_if(d.communication.edit().steps,
                   [&](const auto& st) { return !rename.count(bare(st.step)); });
     for (auto& row : d.step_trace.rows) row.step = rename[bare(row.step)];
-    for (auto& st : d.communication.steps) {
+    for (auto& st : d.communication.edit().steps) {
       const bool prefixed = st.step.rfind("step", 0) == 0;
       st.step = (prefixed ? "step" : "") + rename[bare(st.step)];
     }

@@ -9,12 +9,14 @@
 //   GenerateSummary s;
 //   if (!generate_cluster("/tmp/c16", o, diag, &s)) { /* diag says why */ }
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/diagnostics.h"
+#include "runtime/enum_names.h"
 
 namespace cs::generator {
 
@@ -41,10 +43,19 @@ struct SlowHost {
 };
 
 enum class FrameworkKind { kPyTorch, kMindSpore };
+// --framework (pt and ms are short for pytorch and mindspore).
+inline constexpr std::array<EnumName<FrameworkKind>, 4> kFrameworkKindNames{
+    {{"pytorch", FrameworkKind::kPyTorch},
+     {"mindspore", FrameworkKind::kMindSpore},
+     {"pt", FrameworkKind::kPyTorch},
+     {"ms", FrameworkKind::kMindSpore}}};
 
 // Which per-rank export to write: the text files (JSON/CSV), the databases (analysis.db and
 // ascend_pytorch_profiler_{rank}.db), or both, as torch_npu's export_type does.
 enum class ExportKind { kText, kDb, kBoth };
+// --export-type.
+inline constexpr std::array<EnumName<ExportKind>, 3> kExportKindNames{
+    {{"text", ExportKind::kText}, {"db", ExportKind::kDb}, {"both", ExportKind::kBoth}}};
 
 struct GeneratorOptions {
   int ranks = 8;

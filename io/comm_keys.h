@@ -7,6 +7,7 @@
 // (the msprof_* predicates below), which differ only on op names no producer writes and are kept
 // so our documents match msprof-analyze's byte for byte even on such names.
 
+#include <cstddef>
 #include <string_view>
 
 namespace cs::io {
@@ -26,6 +27,22 @@ inline bool is_derived_matrix_key(std::string_view op_key) {
   if (op == kTotalOpInfo) return true;
   for (std::string_view s : {"-top", "-middle", "-bottom"})
     if (op.find(s) != std::string_view::npos) return true;
+  return false;
+}
+
+// A matrix key that sums the op's instances: it contains "-total" in any case
+// ("allreduce-total@<group>", "-Total"). The report sums these for a group without a Total Op
+// Info.
+inline bool is_matrix_total_key(std::string_view op_key) {
+  constexpr std::string_view kTotal = "-total";
+  for (size_t i = 0; i + kTotal.size() <= op_key.size(); ++i) {
+    size_t k = 0;
+    for (; k < kTotal.size(); ++k) {
+      const char c = op_key[i + k];
+      if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != kTotal[k]) break;
+    }
+    if (k == kTotal.size()) return true;
+  }
   return false;
 }
 

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "io/diagnostics.h"
+#include "load/rank_communication.h"
 #include "readers/communication.h"
 #include "readers/kernel_details.h"
 #include "readers/matrix.h"
 #include "readers/profiler_info.h"
 #include "readers/step_trace.h"
-#include "runtime/page_buffer.h"
 #include "stats/operator_table.h"
 
 namespace cs::cluster {
@@ -54,12 +54,9 @@ struct RankData {
   bool has_step_trace = false;
   bool has_kernels = false;
   bool has_metadata = false;
-  io::CommunicationFile communication;
-  // Instead of `communication`, while the root waits to analyse it: that data packed
-  // (rank_data_codec.h, unpack_communication). Packed, a rank's ops take about half the memory,
-  // so the root holds them this way through the matrix merge, its peak; in pages of their own, so
-  // unpacking gives them back as it goes.
-  io::PageBuffer packed_communication;
+  // The communication ops, parsed or (on the root, through the matrix merge) packed; reached
+  // only through read() / edit(), which see them in either state (load/rank_communication.h).
+  RankCommunication communication;
   io::MatrixFile matrix;
   io::StepTraceFile step_trace;
   io::ProfilerMetadata metadata;

@@ -244,13 +244,15 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
   w.put<uint8_t>((d.has_communication ? 1 : 0) | (d.has_matrix ? 2 : 0) |
                  (d.has_step_trace ? 4 : 0) | (d.has_kernels ? 8 : 0) | (d.has_metadata ? 16 : 0));
   // The communication data, length first, so the root can keep it packed without reading it.
-  if (!d.packed_communication.empty()) {
-    w.put<uint64_t>(d.packed_communication.size());
-    w.bytes(d.packed_communication.data(), d.packed_communication.size());
+  if (d.communication.packed()) {
+    const io::PageBuffer& bytes = d.communication.packed_bytes();
+    w.put<uint64_t>(bytes.size());
+    w.bytes(bytes.data(), bytes.size());
   } else {
     const size_t at = w.data().size();
     w.put<uint64_t>(0);
-    put_communication(w, d.communication);
+    io::CommunicationFile unused;  // not filled: the rank is not packed
+    put_communication(w, d.communication.read(unused));
     const uint64_t n = w.data().size() - at - sizeof(uint64_t);
     std::memcpy(w.data().data() + at, &n, sizeof n);
   }
@@ -304,10 +306,10 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   const auto comm_bytes = static_cast<size_t>(r.get<uint64_t>());
   const char* comm = r.skip(comm_bytes);
   if (keep_communication_packed) {
-    d.packed_communication = io::PageBuffer(comm, comm_bytes);
+    d.communication.adopt_packed(io::PageBuffer(comm, comm_bytes));
   } else {
     ByteReader cr(comm, comm_bytes);
-    d.communication = get_communication(cr);
+    d.communication = RankCommunication(get_communication(cr));
   }
   // The texts are distinct, so interning them in order gives them their ids back.
   const uint32_t texts = r.get<uint32_t>();
@@ -350,26 +352,38 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   return d;
 }
 
-void pack_communication(RankData& d) {
-  if (!d.packed_communication.empty()) return;
+// RankCommunication's packing is the wire format's communication section (defined here, where
+// put_communication / get_communication are).
+void RankCommunication::pack() {
+  if (packed()) return;
   ByteWriter w;
-  put_communication(w, d.communication);
-  d.packed_communication = io::PageBuffer(w.data().data(), w.data().size());
-  d.communication = io::CommunicationFile{};
+  put_communication(w, file_);
+  packed_ = io::PageBuffer(w.data().data(), w.data().size());
+  file_ = io::CommunicationFile{};
 }
 
-void unpack_communication(RankData& d) {
-  if (d.packed_communication.empty()) return;
-  ByteReader r(d.packed_communication.data(), d.packed_communication.size());
-  d.communication = get_communication(r);
-  d.packed_communication.release();
+void RankCommunication::unpack() {
+  if (!packed()) return;
+  ByteReader r(packed_.data(), packed_.size());
+  file_ = get_communication(r);
+  packed_.release();
 }
 
-const io::CommunicationFile& communication_of(const RankData& d, io::CommunicationFile& scratch) {
-  if (d.packed_communication.empty()) return d.communication;
-  ByteReader r(d.packed_communication.data(), d.packed_communication.size());
+const io::CommunicationFile& RankCommunication::read(io::CommunicationFile& scratch) const {
+  if (!packed()) return file_;
+  ByteReader r(packed_.data(), packed_.size());
   scratch = get_communication(r);
   return scratch;
+}
+
+io::CommunicationFile& RankCommunication::edit() {
+  unpack();
+  return file_;
+}
+
+void RankCommunication::adopt_packed(io::PageBuffer bytes) {
+  file_ = io::CommunicationFile{};
+  packed_ = std::move(bytes);
 }
 
 std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries) {

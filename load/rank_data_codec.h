@@ -13,19 +13,11 @@ namespace cs::cluster {
 void pack_rank_entry(const RankEntry& e, io::ByteWriter& w);
 RankEntry unpack_rank_entry(io::ByteReader& r);
 
-// A rank's communication data travels packed, as RankData::packed_communication holds it (a
-// rank already holding it packed is sent as is).
+// A rank's communication data travels packed, as RankCommunication holds it packed (a rank
+// already holding it packed is sent as is).
 void pack_rank_data(const RankData& d, io::ByteWriter& w);
-// keep_communication_packed: leave the communication data packed (packed_communication).
+// keep_communication_packed: leave the communication data packed (RankCommunication::packed).
 RankData unpack_rank_data(io::ByteReader& r, bool keep_communication_packed = false);
-
-// Moves d.communication into d.packed_communication (nothing when it is packed already).
-void pack_communication(RankData& d);
-// Moves d.packed_communication back into d.communication (nothing when it is not packed).
-// Throws std::runtime_error when the bytes are damaged.
-void unpack_communication(RankData& d);
-// d's communication data, unpacked into `scratch` when it is packed.
-const io::CommunicationFile& communication_of(const RankData& d, io::CommunicationFile& scratch);
 
 // A list of entries (discovery result broadcast from rank 0).
 std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries);

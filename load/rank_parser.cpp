@@ -163,8 +163,8 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     FileRead f(d, dir / kCommunicationJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = io::read_communication_json(f.path.string(), d.communication, d.diagnostics);
-      if (ok && opts.step) keep_step(d.communication.steps, step_name, steps_seen);
+      bool ok = io::read_communication_json(f.path.string(), d.communication.edit(), d.diagnostics);
+      if (ok && opts.step) keep_step(d.communication.edit().steps, step_name, steps_seen);
       d.has_communication = f.finish(ok, d.diagnostics, before);
       usable += d.has_communication;
     } else {

@@ -166,9 +166,9 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
   if (opts.communication && !no_comm) {
     d.has_communication =
         part(analysis, "analysis.db", "communication analysis", [&](const db::Database& db) {
-          bool ok = db::read_communication_db(db, d.communication, d.diagnostics);
+          bool ok = db::read_communication_db(db, d.communication.edit(), d.diagnostics);
           if (ok && opts.step) {
-            std::erase_if(d.communication.steps,
+            std::erase_if(d.communication.edit().steps,
                           [&](const io::CommStep& s) { return s.step != step_name; });
           }
           return ok;

@@ -111,9 +111,10 @@ void write_totals(io::JsonWriter& w, const std::vector<TotalGroup>& totals) {
 CommIndex index_communication(const std::vector<RankData>& ranks, const CommGroups& groups) {
   CommIndex out;
   std::unordered_map<const CommGroup*, size_t> entry_of;
+  io::CommunicationFile scratch;  // a rank still held packed is read through it
   for (const RankData& rd : ranks) {
     if (!rd.has_communication) continue;
-    for (const io::CommStep& step : rd.communication.steps) {
+    for (const io::CommStep& step : rd.communication.read(scratch).steps) {
       index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank());
       index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
     }
@@ -311,9 +312,10 @@ bool write_cluster_communication_json(const std::string& path, const std::vector
                                       const CommGroups& groups, io::Diagnostics& diag,
                                       const io::JsonStyle& style, int threads) {
   bool any = false;
+  io::CommunicationFile scratch;  // a rank still held packed is read through it
   for (const RankData& rd : ranks)
     if (rd.has_communication)
-      for (const io::CommStep& s : rd.communication.steps) {
+      for (const io::CommStep& s : rd.communication.read(scratch).steps) {
         for (const io::CommOp& op : s.collective) any = any || !io::msprof_is_total(op.name);
         for (const io::CommOp& op : s.p2p) any = any || !io::msprof_is_total(op.name);
       }

@@ -76,7 +76,7 @@ CommGroups build_comm_groups(const std::vector<RankData>& ranks, const GroupOpti
     const int rank = rd.rank();
     if (opts.use_communication && rd.has_communication) {
       io::CommunicationFile scratch;  // when the root still holds the data packed
-      for (const io::CommStep& step : communication_of(rd, scratch).steps) {
+      for (const io::CommStep& step : rd.communication.read(scratch).steps) {
         for (const io::CommOp& op : step.collective) add_key(out, false, op.name, rank);
         for (const io::CommOp& op : step.p2p) add_key(out, true, op.name, rank);
       }

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/comm_keys.h"
 #include "io/diagnostics.h"
 #include "io/num_fields.h"
 #include "io/py_format.h"
@@ -72,7 +73,8 @@ struct CommOp {
   std::vector<TransportInfo> transports;  // file order
   std::vector<SizeBucket> buckets;        // every transport's size buckets, file order
 
-  bool is_total() const { return name == "Total Op Info"; }
+  // The rank's summary entry (communication.json writes it without a group; io/comm_keys.h).
+  bool is_total() const { return name == io::kTotalOpInfo; }
   // The part after the last '@' (the group's double hash), "" when there is none.
   std::string_view group() const;
   // The part before the last '@'.

@@ -42,14 +42,6 @@ struct Group {
   double bw_min = 0, bw_median = 0, bw_max = 0;
 };
 
-bool contains_ci(std::string_view s, std::string_view what) {
-  auto it = std::search(s.begin(), s.end(), what.begin(), what.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) ==
-           std::tolower(static_cast<unsigned char>(b));
-  });
-  return it != s.end();
-}
-
 std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
   const ColumnRef group(t, "group"), op(t, "op"), src(t, "src_rank"), dst(t, "dst_rank"),
       tr(t, "transport"), size(t, "size_mb"), time(t, "time_ms"), bw(t, "bandwidth_gbps");
@@ -60,7 +52,7 @@ std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
   std::unordered_map<std::string_view, std::pair<bool, bool>> op_kind;
   auto kind = [&](size_t r) {
     auto [it, added] = op_kind.try_emplace(op.text(r));
-    if (added) it->second = {io::is_total_op_info(it->first), contains_ci(it->first, "-total")};
+    if (added) it->second = {io::is_total_op_info(it->first), io::is_matrix_total_key(it->first)};
     return it->second;
   };
   std::vector<Group> out;

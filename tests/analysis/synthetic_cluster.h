@@ -114,7 +114,7 @@ inline std::vector<cluster::RankData> synthetic_cluster(const SyntheticOptions& 
     for (int r = 0; r < o.ranks; ++r) {
       auto& d = rd[static_cast<size_t>(r)];
       steps_of[static_cast<size_t>(r)].step = "step" + std::to_string(s);
-      d.communication.steps.push_back(std::move(steps_of[static_cast<size_t>(r)]));
+      d.communication.edit().steps.push_back(std::move(steps_of[static_cast<size_t>(r)]));
       const double stage = now[static_cast<size_t>(r)] - step_start[static_cast<size_t>(r)];
       const double comm =
           stage - computing[static_cast<size_t>(r)] - free_us[static_cast<size_t>(r)];

@@ -20,7 +20,7 @@ std::vector<RankData> two_ranks() {
     s.collective.push_back(testing::make_op("hcom_allReduce__1_0_1@77", 2.0, 0.5, 1.0, 0.5));
     s.collective.push_back(testing::make_op("hcom_allReduce__1_1_1@77", 1.0, 0.5, 0.5, 0.0));
     s.collective.push_back(testing::make_op("Total Op Info", 3.0, 1.0, 1.5, 0.5));  // skipped
-    ranks[static_cast<size_t>(r)].communication.steps.push_back(s);
+    ranks[static_cast<size_t>(r)].communication.edit().steps.push_back(s);
   }
   return ranks;
 }
@@ -38,6 +38,22 @@ TEST(CommSummary, RankSummarySumsOpsAndRecomputesRatios) {
   EXPECT_DOUBLE_EQ(t.find("idle_ms")->doubles[0], 0.5);
   EXPECT_DOUBLE_EQ(t.find("wait_ratio")->doubles[0], 1.5 / 2.5);
   EXPECT_DOUBLE_EQ(t.find("sync_ratio")->doubles[0], 0.5 / 1.5);
+}
+
+// A rank the root still holds packed is analysed like an unpacked one: the analyses reach the
+// ops only through RankCommunication::read, which unpacks them for the reader.
+TEST(CommSummary, PackedRanksOpsAreSeen) {
+  auto packed = two_ranks();
+  for (auto& r : packed) r.communication.pack();
+  ASSERT_TRUE(packed[0].communication.packed());
+  auto t = comm_rank_summary_table(packed);
+  t.validate();
+  ASSERT_EQ(t.rows(), 2u);
+  EXPECT_EQ(t.find("ops")->ints[0], 2);
+  EXPECT_DOUBLE_EQ(t.find("elapse_ms")->doubles[0], 3.0);
+  EXPECT_EQ(comm_transport_summary_table(packed).rows(),
+            comm_transport_summary_table(two_ranks()).rows());
+  EXPECT_TRUE(packed[0].communication.packed());  // the analysis left the memory policy alone
 }
 
 TEST(CommSummary, TransportSummaryBandwidthAndUtilization) {

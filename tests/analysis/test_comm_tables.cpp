@@ -38,8 +38,10 @@ TEST(CommTables, OpsTableRowsAndValues) {
   t.validate();
   // Every op report of every rank, once.
   size_t reports = 0;
+  io::CommunicationFile unpacked;
   for (const auto& rd : ranks)
-    for (const auto& st : rd.communication.steps) reports += st.collective.size() + st.p2p.size();
+    for (const auto& st : rd.communication.read(unpacked).steps)
+      reports += st.collective.size() + st.p2p.size();
   ASSERT_EQ(t.rows(), reports);
   const auto step = texts(t.find("step"));
   EXPECT_EQ(step.front(), "step3");  // natural order: step3 before step10
@@ -72,7 +74,8 @@ TEST(CommTables, BandwidthTableEqualsTotals) {
     EXPECT_DOUBLE_EQ(bw[i], time[i] < 1e-15 ? 0.0 : size[i] / time[i]);
   // Sum of HCCS sizes of rank 0, step1, its tp group, computed straight from the inputs.
   double want = 0;
-  const auto& st = ranks[0].communication.steps[0];
+  io::CommunicationFile unpacked;
+  const auto& st = ranks[0].communication.read(unpacked).steps[0];
   std::string tp_group;
   for (const auto& op : st.collective) {
     if (op.name == "Total Op Info") continue;

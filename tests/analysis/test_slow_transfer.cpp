@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 void slow_op(std::vector<RankData>& ranks, const std::string& step, const std::string& name,
              double factor) {
   for (auto& r : ranks)
-    for (auto& s : r.communication.steps)
+    for (auto& s : r.communication.edit().steps)
       if (s.step == step)
         for (auto& op : s.collective)
           if (op.name == name)

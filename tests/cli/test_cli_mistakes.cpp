@@ -63,6 +63,20 @@ TEST(CliMistakes, WrongChoiceExits2ListingTheValidValues) {
       {"top --aggregate median", "unknown --aggregate 'median' \u2014 valid: sum, mean, max"},
       {"top --order-by bytes", "unknown --order-by 'bytes' \u2014 valid: time, memory, flops"},
   };
+  const Mistake generate_cases[] = {
+      {"generate --framework tensorflow",
+       "unknown --framework 'tensorflow' \u2014 valid: pytorch, mindspore, pt, ms"},
+      {"generate --export-type csv", "unknown --export-type 'csv' \u2014 valid: text, db, both"},
+  };
+  for (const Mistake& m : generate_cases) {
+    std::string text;
+    EXPECT_EQ(run(std::string(m.args) + " /nonexistent-cs-generate --ranks 2", text), 2)
+        << m.args << "\n"
+        << text;
+    EXPECT_NE(text.find(std::string("clusterscope: generate: ") + m.says), std::string::npos)
+        << m.args << "\n"
+        << text;
+  }
   for (const Mistake& m : top_cases) {
     std::string text;
     EXPECT_EQ(run(std::string(m.args) + profile, text), 2) << m.args << "\n" << text;

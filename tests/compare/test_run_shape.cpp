@@ -19,7 +19,7 @@ RankData rank_with_steps(int rank, const std::vector<int>& steps) {
     d.step_trace.rows.push_back({std::to_string(s), {100.0 * s}});
     io::CommStep cs;
     cs.step = "step" + std::to_string(s);
-    d.communication.steps.push_back(cs);
+    d.communication.edit().steps.push_back(cs);
   }
   return d;
 }
@@ -61,8 +61,8 @@ TEST(RunShape, DifferentStepsAreComparedInOrder) {
   EXPECT_EQ(b[0].step_trace.rows[0].step, "1");
   EXPECT_EQ(b[0].step_trace.rows[0].values[0], 500.0);
   EXPECT_EQ(b[0].step_trace.rows[3].step, "4");
-  ASSERT_EQ(b[0].communication.steps.size(), 4u);
-  EXPECT_EQ(b[0].communication.steps[2].step, "step3");
+  ASSERT_EQ(b[0].communication.edit().steps.size(), 4u);
+  EXPECT_EQ(b[0].communication.edit().steps[2].step, "step3");
   EXPECT_EQ(compare::run_steps(a), compare::run_steps(b));
 }
 

@@ -26,6 +26,16 @@ TEST(CommKeys, DerivedMatrixKeys) {
   EXPECT_FALSE(is_derived_matrix_key("hcom_topology_sync@5"));  // "top" without the dash
 }
 
+TEST(CommKeys, MatrixTotalKeys) {
+  EXPECT_TRUE(is_matrix_total_key("allreduce-total@123"));
+  EXPECT_TRUE(is_matrix_total_key("AllReduce-Total@123"));  // any case
+  EXPECT_TRUE(is_matrix_total_key("send-total"));           // no group
+  EXPECT_FALSE(is_matrix_total_key("Total Op Info@123"));
+  EXPECT_FALSE(is_matrix_total_key("allreduce_total@123"));  // the dash is part of it
+  EXPECT_FALSE(is_matrix_total_key("allreduce\rtotal@1"));   // not a case of '-'
+  EXPECT_FALSE(is_matrix_total_key("-tota"));
+}
+
 // Where msprof-analyze's own tests differ from ours (names no producer writes), our documents
 // follow msprof-analyze's.
 TEST(CommKeys, MsprofQuirks) {

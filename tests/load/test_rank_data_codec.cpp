@@ -39,7 +39,7 @@ RankData sample() {
   step.collective.push_back(op);
   op.name = "hcom_send__1@42";
   step.p2p.push_back(op);
-  d.communication.steps.push_back(step);
+  d.communication.edit().steps.push_back(step);
   io::MatrixStep ms;
   ms.step = "step1";
   io::MatrixOp mo;
@@ -86,8 +86,11 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
   EXPECT_EQ(packed(b), bytes);
   EXPECT_EQ(b.rank(), 7);
   EXPECT_EQ(b.entry.problems, a.entry.problems);
-  ASSERT_EQ(b.communication.steps.size(), 1u);
-  const auto& op = b.communication.steps[0].collective[0];
+  io::CommunicationFile unpacked;
+  const io::CommunicationFile& comm = b.communication.read(unpacked);
+  EXPECT_NE(&comm, &unpacked);  // held unpacked: the data itself, no copy
+  ASSERT_EQ(comm.steps.size(), 1u);
+  const auto& op = comm.steps[0].collective[0];
   EXPECT_EQ(op.name, "hcom_allReduce__844_2_1@13681369207305868844");
   EXPECT_EQ(op.time.get(io::kElapseTimeMs), 121.73694384375);
   EXPECT_TRUE(op.time.num(io::kWaitTimeRatio).is_int);
@@ -109,7 +112,7 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
   EXPECT_TRUE(link.has(io::kLinkUtilization));
   EXPECT_TRUE(link.num(io::kLinkUtilization).is_int);
   EXPECT_FALSE(link.has(io::kLinkLargePacketRatio));
-  EXPECT_EQ(b.communication.steps[0].p2p[0].name, "hcom_send__1@42");
+  EXPECT_EQ(comm.steps[0].p2p[0].name, "hcom_send__1@42");
   EXPECT_EQ(b.matrix.op_name(b.matrix.steps[0].collective[0].links[0]), "hcom_allReduce__844_2_1");
   EXPECT_EQ(b.matrix.link_key(b.matrix.steps[0].collective[0].links[0]), "0-1");
   EXPECT_TRUE(std::isnan(b.step_trace.rows[0].values[1]));
@@ -127,37 +130,47 @@ TEST(RankDataCodec, CommunicationCanStayPacked) {
   io::ByteReader r(bytes);
   RankData b = unpack_rank_data(r, /*keep_communication_packed=*/true);
   EXPECT_TRUE(r.done());
-  EXPECT_TRUE(b.communication.steps.empty());
-  ASSERT_FALSE(b.packed_communication.empty());
+  EXPECT_TRUE(b.communication.packed());
   EXPECT_EQ(packed(b), bytes);  // sent on as is
+  // The packed rank's ops are seen through the accessor (there is no other way to reach them).
   io::CommunicationFile scratch;
-  const io::CommunicationFile& seen = communication_of(b, scratch);
+  const io::CommunicationFile& seen = b.communication.read(scratch);
   EXPECT_EQ(&seen, &scratch);
   ASSERT_EQ(seen.steps.size(), 1u);
   EXPECT_EQ(seen.steps[0].collective[0].name, "hcom_allReduce__844_2_1@13681369207305868844");
-  const RankData copy = b;  // a copy holds its own pages
-  unpack_communication(b);
-  EXPECT_TRUE(b.packed_communication.empty());
+  EXPECT_TRUE(b.communication.packed());  // reading leaves it packed
+  const RankData copy = b;                // a copy holds its own pages
+  b.communication.unpack();
+  EXPECT_FALSE(b.communication.packed());
   EXPECT_EQ(packed(b), bytes);
-  EXPECT_EQ(&communication_of(b, scratch), &b.communication);
+  io::CommunicationFile unused;
+  EXPECT_NE(&b.communication.read(unused), &unused);  // unpacked: the held data, no copy
+  EXPECT_EQ(b.communication.read(unused).steps.size(), 1u);
   EXPECT_EQ(packed(copy), bytes);
   // And back: the parse threads pack their own ranks the same way.
-  pack_communication(b);
-  EXPECT_TRUE(b.communication.steps.empty());
+  b.communication.pack();
+  EXPECT_TRUE(b.communication.packed());
   EXPECT_EQ(packed(b), bytes);
-  unpack_communication(b);
-  unpack_communication(b);  // nothing to do twice
+  b.communication.unpack();
+  b.communication.unpack();  // nothing to do twice
   EXPECT_EQ(packed(b), bytes);
+  // edit() of a packed rank unpacks it first: the parsers' --step filter never drops ops unseen.
+  RankData c = copy;
+  ASSERT_TRUE(c.communication.packed());
+  EXPECT_EQ(c.communication.edit().steps.size(), 1u);
+  EXPECT_FALSE(c.communication.packed());
 }
 
 // A damaged packed section is an error, not garbage.
 TEST(RankDataCodec, DamagedPackedCommunicationThrows) {
   RankData d = sample();
-  pack_communication(d);
-  std::vector<char> cut(d.packed_communication.data(),
-                        d.packed_communication.data() + d.packed_communication.size() - 3);
-  d.packed_communication = io::PageBuffer(cut.data(), cut.size());
-  EXPECT_THROW(unpack_communication(d), std::runtime_error);
+  d.communication.pack();
+  const io::PageBuffer& bytes = d.communication.packed_bytes();
+  std::vector<char> cut(bytes.data(), bytes.data() + bytes.size() - 3);
+  d.communication.adopt_packed(io::PageBuffer(cut.data(), cut.size()));
+  io::CommunicationFile scratch;
+  EXPECT_THROW(d.communication.read(scratch), std::runtime_error);
+  EXPECT_THROW(d.communication.unpack(), std::runtime_error);
 }
 
 TEST(RankDataCodec, EntriesRoundTrip) {

@@ -42,8 +42,8 @@ inline std::vector<cluster::RankData> load_case(const std::string& case_name) {
     rd.entry.path = e.path().string();
     const std::string d = e.path().string() + "/";
     if (fs::exists(d + "communication.json"))
-      rd.has_communication =
-          io::read_communication_json(d + "communication.json", rd.communication, rd.diagnostics);
+      rd.has_communication = io::read_communication_json(d + "communication.json",
+                                                         rd.communication.edit(), rd.diagnostics);
     if (fs::exists(d + "communication_matrix.json"))
       rd.has_matrix = io::read_communication_matrix_json(d + "communication_matrix.json", rd.matrix,
                                                          rd.diagnostics);

@@ -95,8 +95,9 @@ TEST(ClusterCommunication, FileEqualsStringAndDuplicateRankReportKeepsFirst) {
   ASSERT_TRUE(write_cluster_communication_json(path, ranks, groups, diag));
   EXPECT_EQ(test::slurp(path), test::expected("tp2pp2", "cluster_communication.json"));
   // A second step block with the same name repeats ops: setdefault keeps the first report.
-  ranks[0].communication.steps.push_back(ranks[0].communication.steps[0]);
-  ranks[0].communication.steps.back().collective[0].time.set(io::kElapseTimeMs, io::Num::real(1e9));
+  ranks[0].communication.edit().steps.push_back(ranks[0].communication.edit().steps[0]);
+  ranks[0].communication.edit().steps.back().collective[0].time.set(io::kElapseTimeMs,
+                                                                    io::Num::real(1e9));
   const CommIndex index = index_communication(ranks, groups);
   const CommOpEntry& op = index.groups[0].steps[0].ops[0];
   EXPECT_NE(op.ranks[0].op->time.get(io::kElapseTimeMs), 1e9);
