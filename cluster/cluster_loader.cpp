@@ -19,6 +19,7 @@
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/interrupt.h"
+#include "runtime/task_runner.h"
 
 namespace cs::cluster {
 
@@ -76,42 +77,35 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
                                   std::atomic<uint64_t>& done_bytes, PackedQueue* packed,
                                   bool keep_communication_packed) {
   std::vector<RankData> out(mine.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (;;) {
-      size_t i = next.fetch_add(1);
-      if (i >= mine.size()) return;
-      runtime::interrupt_checkpoint("load");  // an interrupt stops between ranks
-      const RankEntry& e = entries[mine[i]];
-      try {
-        out[i] = parse_rank(e, opts);
-      } catch (const std::exception& ex) {
-        // A reader bug or exhausted memory on one rank must not take the others down.
-        RankData d;
-        d.entry = e;
-        d.entry.status = RankStatus::kSkipped;
-        d.entry.problems.push_back(std::string("internal error while reading: ") + ex.what());
-        d.diagnostics.error(e.path, 0, std::string("internal error while reading: ") + ex.what(),
-                            "the rank was skipped; please report this with the file");
-        out[i] = std::move(d);
-      }
-      if (packed) {
-        io::ByteWriter w;
-        pack_rank_data(out[i], w);
-        packed->push({static_cast<uint32_t>(i), std::move(w.data())});
-        out[i] = RankData{};
-      } else if (keep_communication_packed) {
-        out[i].communication.pack();
-      }
-      done_bytes += e.bytes;
-      ++done;
+  auto parse_one = [&](size_t i) {
+    runtime::interrupt_checkpoint("load");  // an interrupt stops between ranks
+    const RankEntry& e = entries[mine[i]];
+    try {
+      out[i] = parse_rank(e, opts);
+    } catch (const std::exception& ex) {
+      // A reader bug or exhausted memory on one rank must not take the others down.
+      RankData d;
+      d.entry = e;
+      d.entry.status = RankStatus::kSkipped;
+      d.entry.problems.push_back(std::string("internal error while reading: ") + ex.what());
+      d.diagnostics.error(e.path, 0, std::string("internal error while reading: ") + ex.what(),
+                          "the rank was skipped; please report this with the file");
+      out[i] = std::move(d);
     }
+    if (packed) {
+      io::ByteWriter w;
+      pack_rank_data(out[i], w);
+      packed->push({static_cast<uint32_t>(i), std::move(w.data())});
+      out[i] = RankData{};
+    } else if (keep_communication_packed) {
+      out[i].communication.pack();
+    }
+    done_bytes += e.bytes;
+    ++done;
   };
-  // All parsing happens on pool threads; the MPI thread only services progress messages.
-  const int n = std::max(1, std::min<int>(threads, static_cast<int>(mine.size())));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < n; ++t) pool.emplace_back(worker);
-  for (auto& th : pool) th.join();
+  // Called on the parse thread (load_cluster's `parser`): the MPI thread only services progress
+  // messages while this one and threads - 1 more parse.
+  runtime::parallel_for(mine.size(), threads, parse_one);
   return out;
 }
 
@@ -217,7 +211,8 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     ProgressBar bar(mpi.is_root() && opts.show_progress, "parse",
                     static_cast<int64_t>(entries.size()), result.input_bytes);
     std::atomic<bool> finished{false};
-    std::thread runner([&] {
+    runtime::TaskGroup parser;  // errors are caught inside: they are this process's to report
+    parser.run([&] {
       try {
         parsed = parse_share(entries, mine, parse_opts, threads, done, done_bytes,
                              mpi.is_root() ? nullptr : &packed, opts.keep_communication_packed);
@@ -293,7 +288,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    runner.join();
+    parser.wait();
     bar.finish();
     if (gather_failed && !local_failed) {
       local_failed = true;

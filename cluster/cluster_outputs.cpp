@@ -15,6 +15,7 @@
 #include "msprof/communication_groups.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
+#include "runtime/task_runner.h"
 #include "stats/topn.h"
 
 #include <algorithm>
@@ -115,40 +116,24 @@ void run_tasks(std::vector<Task>& tasks, int threads, Gate& gate) {
   auto worker = [&] {
     for (size_t k; (k = next.fetch_add(1)) < order.size();) run_one(order[k]);
   };
-  std::vector<std::thread> pool;
+  runtime::TaskGroup pool;  // run_one keeps each task's error: nothing is thrown by wait()
   const int extra = std::min<int>(threads, static_cast<int>(order.size())) - 1;
   for (int t = 0; t < extra; ++t)
-    pool.emplace_back([&] {
+    pool.run([&] {
       gate.wait();
       worker();
     });
   for (size_t i : first) run_one(i);
   gate.open();
   worker();
-  for (auto& t : pool) t.join();
+  pool.wait();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
 
 // Unpacks every rank's communication data (RankCommunication::unpack) on `threads` threads.
 void unpack_all_communication(std::vector<RankData>& ranks, int threads) {
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  std::exception_ptr error;  // the first one; rethrown once every thread is done
-  auto worker = [&] {
-    try {
-      for (size_t i; (i = next.fetch_add(1)) < ranks.size();) ranks[i].communication.unpack();
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!error) error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::min<int>(threads, static_cast<int>(ranks.size())); ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  runtime::parallel_for(ranks.size(), threads, [&](size_t i) { ranks[i].communication.unpack(); });
 }
 
 // What one analysis task reports besides its tables (those go to the sink as they are built);
@@ -251,20 +236,14 @@ AnalysisResults run_analyses(const OutputContext& ctx, TableSink& sink, bool wan
                          // (slow_transfer.h).
                          slow_transfers = find_slow_transfers(ranks, slow_links);
                        };
-                       std::thread diagnosis_thread;
+                       runtime::TaskGroup diagnosis;  // joined on every way out of this scope
                        if (threads > 1) {
-                         diagnosis_thread = std::thread(diagnose);
+                         diagnosis.run(diagnose);
                        } else {
                          diagnose();
                        }
-                       io::Table table;
-                       try {
-                         table = communication_matrix_table(links, threads);
-                       } catch (...) {
-                         if (diagnosis_thread.joinable()) diagnosis_thread.join();
-                         throw;
-                       }
-                       if (diagnosis_thread.joinable()) diagnosis_thread.join();
+                       io::Table table = communication_matrix_table(links, threads);
+                       diagnosis.wait();
                        links.clear();  // in the table now; free early
                        gate.open();    // the rest stays below the merge's peak
                        // The report's digest needs the slow links, so it is made here, after the

@@ -1,10 +1,10 @@
 #include "cluster/table_sink.h"
 
-#include <thread>
 #include <utility>
 
 #include "io/csv/csv_writer.h"
 #include "runtime/interrupt.h"
+#include "runtime/task_runner.h"
 
 namespace cs::cluster {
 
@@ -23,18 +23,12 @@ void TableSink::put(io::Table t) {
     std::lock_guard<std::mutex> lock(h5_mu_);
     h5_->write_table(t, h5_d);
   };
-  std::thread h5_thread;
-  if (overlap_) h5_thread = std::thread(write_h5);
-  try {
+  {
+    runtime::TaskGroup h5_task;  // joined on every way out of this scope
+    if (overlap_) h5_task.run(write_h5);
     if (csv_) io::write_table_csv(t, out_dir_ + "/" + t.name + ".csv", d);
-  } catch (...) {
-    if (h5_thread.joinable()) h5_thread.join();
-    throw;
-  }
-  if (h5_thread.joinable()) {
-    h5_thread.join();
-  } else if (h5_) {
-    write_h5();
+    h5_task.wait();
+    if (!overlap_ && h5_) write_h5();
   }
   d.append(h5_d);
   std::lock_guard<std::mutex> lock(mu_);

@@ -5,8 +5,9 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include "runtime/task_runner.h"
 
 namespace cs::cluster {
 
@@ -105,9 +106,9 @@ void ordered_parallel_for(size_t n, int threads, const std::function<void(size_t
   // time there).
   constexpr size_t kItemsPerThread = 16;
   Pipeline pipe(n, static_cast<size_t>(threads) * kItemsPerThread, work);
-  std::vector<std::thread> pool;
+  runtime::TaskGroup pool;  // work_loop keeps work errors in the pipeline: wait() throws none
   const size_t extra = std::min<size_t>(static_cast<size_t>(threads), n) - 1;
-  for (size_t t = 0; t < extra; ++t) pool.emplace_back([&] { pipe.work_loop(); });
+  for (size_t t = 0; t < extra; ++t) pool.run([&] { pipe.work_loop(); });
   std::exception_ptr error;
   try {
     error = pipe.emit_loop(emit);
@@ -115,7 +116,7 @@ void ordered_parallel_for(size_t n, int threads, const std::function<void(size_t
     error = std::current_exception();
   }
   pipe.stop();
-  for (auto& t : pool) t.join();
+  pool.wait();
   if (error) std::rethrow_exception(error);
 }
 
@@ -125,21 +126,15 @@ void run_both(bool parallel, const std::function<void()>& a, const std::function
     b();
     return;
   }
-  std::exception_ptr a_error, b_error;
-  std::thread t([&] {
-    try {
-      a();
-    } catch (...) {
-      a_error = std::current_exception();
-    }
-  });
+  runtime::TaskGroup group;
+  group.run(a);
+  std::exception_ptr b_error;
   try {
     b();
   } catch (...) {
     b_error = std::current_exception();
   }
-  t.join();
-  if (a_error) std::rethrow_exception(a_error);
+  group.wait();  // a's error first
   if (b_error) std::rethrow_exception(b_error);
 }
 
