@@ -29,6 +29,7 @@ int run_compare(int argc, char** argv) {
     ("base-step", po::value<int64_t>(), "compare only ProfilerStep#N of BASE")
     ("comparison-step", po::value<int64_t>(), "compare only ProfilerStep#N of COMPARISON")
     ("rank", po::value(&rank_text), "two cluster directories: compare only these ranks (e.g. 0-7,12; default: every rank)")
+    ("timeout", po::value(&o.timeout)->default_value(600), "under mpirun: seconds to wait for a process that stopped answering before the job is ended, naming it (0 = no limit)")
     ("quiet,q", "print only errors");
   // clang-format on
   po::options_description hidden;
@@ -63,6 +64,13 @@ int run_compare(int argc, char** argv) {
   if (vm.count("stray")) {
     std::fprintf(stderr, "clusterscope: compare: %s \u2014 run 'clusterscope compare --help'\n",
                  unexpected_argument(vm["stray"].as<std::vector<std::string>>()).c_str());
+    return kExitUsage;
+  }
+  if (!(o.timeout >= 0)) {
+    std::fputs(
+        "clusterscope: compare: --timeout must be 0 (no limit) or more seconds \u2014 run "
+        "'clusterscope compare --help'\n",
+        stderr);
     return kExitUsage;
   }
   if (vm.count("base-step")) o.base_step = vm["base-step"].as<int64_t>();

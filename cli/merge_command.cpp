@@ -22,6 +22,7 @@ namespace cs::cli {
 int run_merge(int argc, char** argv) {
   cluster::MergeOptions opts;
   std::string ranks;
+  double timeout = 600;
   po::options_description desc(
       "usage: clusterscope merge DIR -o merged.json[.gz] [options]\n"
       "Merges every rank's timeline below DIR (NPU trace_view.json of each rank directory,\n"
@@ -36,6 +37,7 @@ int run_merge(int argc, char** argv) {
     ("ranks", po::value(&ranks), "only these ranks, e.g. 0,2,8-15")
     ("rank-list", po::value(&ranks), "same as --ranks")
     ("align", po::value(&opts.align), "shift each rank so the first event whose name contains this text starts when it does in the lowest rank")
+    ("timeout", po::value(&timeout)->default_value(600), "under mpirun: seconds to wait for a process that stopped answering before the job is ended, naming it (0 = no limit)")
     ("quiet,q", po::bool_switch(&opts.quiet), "print nothing but errors");
   // clang-format on
   po::options_description all;
@@ -72,6 +74,7 @@ int run_merge(int argc, char** argv) {
                  opts.output.c_str(), dir.c_str());
     return kExitUsage;
   }
+  if (!(timeout >= 0)) return usage_error("--timeout must be 0 (no limit) or more seconds");
   if (vm.count("align") && opts.align.empty()) return usage_error("--align needs a name");
   if (!ranks.empty()) {
     std::set<int> set;
@@ -79,7 +82,7 @@ int run_merge(int argc, char** argv) {
     if (!cluster::parse_rank_list(ranks, set, error)) return usage_error("--ranks: " + error);
     opts.rank_filter = std::move(set);
   }
-  cluster::MpiSession mpi(argc, argv);
+  cluster::MpiSession mpi(argc, argv, timeout);
   return cluster::run_merge(mpi, opts);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cluster/cluster_loader.h"
 #include "compare/comparison.h"
@@ -103,7 +104,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   if (runs) {
     // Both clusters loaded like `cluster` does (ranks spread over the MPI processes); only the
     // root goes on.
-    cluster::MpiSession mpi(argc, argv);
+    cluster::MpiSession mpi(argc, argv, o.timeout);
     bool fatal = false;
     for (int i = 0; i < 2; ++i) {
       cluster::LoadOptions lo;
@@ -118,6 +119,20 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
         fatal = true;
       }
     }
+    // From here the root compares alone and the others wait for it, watched (mpi/mpi_comm.h):
+    // on every way out of this block the root ends the scope and joins one last agreement, so a
+    // root that stops is named instead of leaving the others in MPI_Finalize for ever.
+    struct RootWorksAlone {
+      const cluster::MpiSession& mpi;
+      std::optional<cluster::MpiSession::RootAlone> alone;
+      explicit RootWorksAlone(const cluster::MpiSession& m) : mpi(m) {
+        alone.emplace(m, "compare", "compared the two runs");
+      }
+      ~RootWorksAlone() {
+        alone.reset();
+        (void)mpi.max(0);
+      }
+    } root_alone(mpi);
     if (!mpi.is_root()) return fatal ? kExitFatal : kExitOk;
     if (fatal) return kExitFatal;
     if (o.ranks) {

@@ -26,6 +26,9 @@ struct CompareRunOptions {
   std::optional<int64_t> base_step, comparison_step;
   std::optional<std::set<int>> ranks;  // --rank: the ranks compared (cluster directories only)
   bool quiet = false;
+  // Under mpirun (two cluster directories): seconds to wait for a process that stopped answering
+  // before the job is ended, naming it (0 = no limit).
+  double timeout = 600;
 };
 
 // Exit status as interface.md gives it: 0 ok, 1 nothing usable, 2 usage (runs of different

@@ -8,6 +8,7 @@
 #include <simdjson.h>
 
 #include "io/json/json_file.h"
+#include "io/json/json_writer.h"
 #include "io/py_format.h"
 
 namespace cs::io {
@@ -18,65 +19,9 @@ namespace od = simdjson::ondemand;
 
 constexpr int kMaxDepth = 64;
 
-// A string as json.dumps(ensure_ascii=True) writes it: \" \\ \n \r \t \b \f, other control
-// characters, DEL and every code point above 0x7F as \uXXXX (lowercase hex, surrogate
-// pairs above the BMP). The input is valid UTF-8 (simdjson checked it).
+// A string as json.dumps(ensure_ascii=True) writes it (io/json/json_writer.h).
 void append_py_string(std::string& out, std::string_view s) {
-  auto u4 = [&out](unsigned v) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "\\u%04x", v);
-    out += buf;
-  };
-  out += '"';
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        default:
-          if (c < 0x20 || c == 0x7F) {  // Python escapes all but ' '..'~'
-            u4(c);
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-      ++i;
-      continue;
-    }
-    int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-    unsigned cp = c & (len == 4 ? 0x07 : len == 3 ? 0x0F : 0x1F);
-    for (int k = 1; k < len && i + k < s.size(); ++k)
-      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    if (cp > 0xFFFF) {
-      cp -= 0x10000;
-      u4(0xD800 + (cp >> 10));
-      u4(0xDC00 + (cp & 0x3FF));
-    } else {
-      u4(cp);
-    }
-    i += static_cast<size_t>(len);
-  }
-  out += '"';
+  append_json_string(out, s, true);
 }
 
 bool append_value(std::string& out, od::value v, int depth, std::string_view skip_key);

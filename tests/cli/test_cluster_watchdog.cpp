@@ -28,10 +28,10 @@ struct Stalled {
   std::string log;
 };
 
-// Runs `args` (after "cluster") under mpirun -np 2 with process `process` stalled at `phase`;
+// Runs `args` (after `command`) under mpirun -np 2 with process `process` stalled at `phase`;
 // `extra` is more environment (NAME=VALUE, passed on with -x).
 Stalled run_stalled(int process, const std::string& phase, const std::string& args,
-                    const std::string& extra = {}) {
+                    const std::string& extra = {}, const std::string& command = "cluster") {
   const fs::path root = cs::test::temp_dir("cs_watchdog_" + phase + std::to_string(process));
   const std::string log = (root / "log.txt").string();
   std::string env = "CLUSTERSCOPE_TEST_STALL_PROCESS=" + std::to_string(process) +
@@ -46,7 +46,7 @@ Stalled run_stalled(int process, const std::string& phase, const std::string& ar
   }
   const auto start = std::chrono::steady_clock::now();
   Stalled r;
-  r.rc = run_command(env + mpirun(2) + pass + CS_BINARY + " cluster " + args + " -o " +
+  r.rc = run_command(env + mpirun(2) + pass + CS_BINARY + " " + command + " " + args + " -o " +
                          (root / "o").string() + " --quiet",
                      log);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -174,3 +174,43 @@ TEST(ClusterWatchdog, NormalRunUnderATightTimeoutIsUnaffected) {
 }
 
 }  // namespace
+
+// compare of two cluster directories under mpirun: the root compares alone while the others
+// wait for it (they used to sit in MPI_Finalize without a limit). A root that stops there is
+// named by the waiting process; a waiting process that stops, by the root.
+TEST(ClusterWatchdog, CompareRootStalledIsNamed) {
+  const Stalled r = run_stalled(0, "compare", kJob + " " + kJob + " --timeout 2", {}, "compare");
+  expect_one_message(r, "process 0 on host ", "did not answer for 6 s while ");
+  EXPECT_LT(r.seconds, 20.0) << r.log;
+}
+
+TEST(ClusterWatchdog, CompareWaitingProcessStalledIsNamed) {
+  const Stalled r = run_stalled(1, "compare", kJob + " " + kJob + " --timeout 2",
+                                "CLUSTERSCOPE_TEST_SLOW_ROOT=compare:60", "compare");
+  expect_one_message(r, "process 1 on host ",
+                     "did not answer for 2 s while the root compared the two runs");
+  EXPECT_LT(r.seconds, 20.0) << r.log;
+}
+
+// merge takes --timeout too (it always waited 600 s): two Kineto traces, the root stalled where
+// it writes the merged file alone.
+TEST(ClusterWatchdog, MergeTakesTheTimeout) {
+  const fs::path traces = cs::test::temp_dir("cs_watchdog_merge_traces");
+  for (int r = 0; r < 2; ++r)
+    fs::copy_file(
+        std::string(CS_TEST_DATA) + "/kineto/sampled_rank-" + std::to_string(r) + ".json.gz",
+        traces / ("sampled_rank-" + std::to_string(r) + ".json.gz"));
+  const Stalled r = run_stalled(0, "merge-write", traces.string() + " --timeout 2", {}, "merge");
+  fs::remove_all(traces);
+  expect_one_message(r, "process 0 on host ", "did not answer for 6 s while ");
+  EXPECT_LT(r.seconds, 20.0) << r.log;
+  const fs::path root = cs::test::temp_dir("cs_watchdog_timeout_usage");
+  const std::string log = (root / "log.txt").string();
+  for (const char* cmd : {" merge ", " compare "}) {
+    std::string args = std::string(cmd) == " merge " ? kJob + " -o " + (root / "m.json").string()
+                                                     : kJob + " " + kJob;
+    EXPECT_EQ(run_command(std::string(CS_BINARY) + cmd + args + " --timeout=-1", log), 2) << cmd;
+    EXPECT_NE(read_file(log).find("--timeout must be 0"), std::string::npos) << read_file(log);
+  }
+  fs::remove_all(root);
+}
