@@ -84,10 +84,15 @@ bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& d
 bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
                         io::Diagnostics& diag) {
   runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
+  // Messages name the file the user asked for, not this run's .tmp copy of it.
+  const std::string tmp_suffix = io::temporary_name("");
+  const std::string shown = db_path.ends_with(tmp_suffix)
+                                ? db_path.substr(0, db_path.size() - tmp_suffix.size())
+                                : db_path;
   sqlite3* raw = nullptr;
   if (sqlite3_open_v2(db_path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
-    diag.error(db_path, 0,
+    diag.error(shown, 0,
                std::string("cannot open the database for writing: ") +
                    (raw ? sqlite3_errmsg(raw) : "out of memory"),
                "check the output directory's permissions");
@@ -96,7 +101,7 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   }
   std::unique_ptr<sqlite3, DbCloser> db(raw);
   auto fail = [&](const std::string& what) {
-    diag.error(db_path, 0, "table " + table + ": " + what + ": " + sqlite3_errmsg(db.get()),
+    diag.error(shown, 0, "table " + table + ": " + what + ": " + sqlite3_errmsg(db.get()),
                "check the free space and permissions of the output directory");
     return false;
   };

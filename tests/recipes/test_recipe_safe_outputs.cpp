@@ -80,6 +80,7 @@ TEST_F(RecipeSafeOutputs, FullDiskLeavesTheEarlierDatabaseUntouched) {
     EXPECT_EQ(run_limited(out_, "communication_time_sum", kb, " --quiet"), 1) << kb;
     const std::string log = read_file(out_.string() + ".log");
     EXPECT_NE(log.find("cluster_analysis.db"), std::string::npos) << log;
+    EXPECT_EQ(log.find("cluster_analysis.db.tmp"), std::string::npos) << log;  // the user's name
     EXPECT_TRUE(read_file(db_) == before_) << "cluster_analysis.db changed at " << kb << " KiB";
     expect_no_temporaries(out_);
   }
