@@ -86,4 +86,12 @@ inline std::map<std::string, std::string> read_tree(const std::filesystem::path&
   return out;
 }
 
+// How many lines of `text` contain `what` ("one message per problem" checks).
+inline size_t lines_with(const std::string& text, const std::string& what) {
+  std::istringstream in(text);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += line.find(what) != std::string::npos;
+  return n;
+}
+
 }  // namespace cs::test

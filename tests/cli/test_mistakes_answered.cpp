@@ -40,13 +40,7 @@ Outcome run(const fs::path& dir, const std::string& args) {
   return r;
 }
 
-// Lines of `text` that contain `what`.
-size_t lines_with(const std::string& text, const std::string& what) {
-  std::istringstream in(text);
-  size_t n = 0;
-  for (std::string line; std::getline(in, line);) n += line.find(what) != std::string::npos;
-  return n;
-}
+using cs::test::lines_with;
 
 // The rank directory of rank `r` below a generated job (it holds profiler_info_r.json).
 fs::path rank_dir(const fs::path& job, int r) {

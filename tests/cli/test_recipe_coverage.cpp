@@ -33,12 +33,7 @@ Outcome run(const fs::path& dir, const std::string& args) {
   return r;
 }
 
-size_t lines_with(const std::string& text, const std::string& what) {
-  std::istringstream in(text);
-  size_t n = 0;
-  for (std::string line; std::getline(in, line);) n += line.find(what) != std::string::npos;
-  return n;
-}
+using cs::test::lines_with;
 
 TEST(RecipeCoverage, MissingRanksOfTheJobGiveExit3InRecipeModes) {
   const fs::path dir = temp_dir("recipe_world");
