@@ -58,8 +58,8 @@ if [ "${SANITIZE:-1}" != "0" ]; then
     echo "== sanitizer pass skipped: ${elapsed}s already spent"
   fi
 fi
-# Fuzzing: every harness of fuzz/ for FUZZ_SECONDS (60 s, run side by side, one per core: 10
-# harnesses take 5 minutes on 2 cores; see docs/fuzzing.md). Under CI (CI=true) or with
+# Fuzzing: every harness of fuzz/ for FUZZ_SECONDS (60 s, run side by side, one per core: 11
+# harnesses take 6 minutes on 2 cores; see docs/fuzzing.md). Under CI (CI=true) or with
 # FUZZ_STRICT=1 a crash, timeout, leak or sanitizer report fails the script; otherwise it is
 # reported. The reproducers are in build-fuzz/crashes/.
 if [ "${FUZZ:-1}" != "0" ]; then
