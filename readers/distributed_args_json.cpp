@@ -1,6 +1,5 @@
 #include "readers/distributed_args_json.h"
 
-#include <cstdio>
 #include <filesystem>
 #include <utility>
 #include <vector>

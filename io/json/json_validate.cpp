@@ -128,6 +128,19 @@ void skip_ws(std::string_view s, size_t& i) {
   while (i < s.size() && is_ws(s[i])) ++i;
 }
 
+// An object member's `"key" :` and the blanks after it, from i; false when it is not one.
+bool scan_key(std::string_view s, size_t& i) {
+  skip_ws(s, i);
+  if (i >= s.size() || s[i] != '"') return false;
+  ++i;
+  if (!scan_string(s, i, false)) return false;
+  skip_ws(s, i);
+  if (i >= s.size() || s[i] != ':') return false;
+  ++i;
+  skip_ws(s, i);
+  return true;
+}
+
 }  // namespace
 
 bool is_valid_json_string_contents(std::string_view contents) {
@@ -155,15 +168,8 @@ bool is_valid_json_value(std::string_view s, int max_depth) {
         open.pop_back();
         ++i;
       } else if (c == '{') {
-        // The first key.
-        if (i >= s.size() || s[i] != '"') return false;
-        ++i;
-        if (!scan_string(s, i, false)) return false;
-        skip_ws(s, i);
-        if (i >= s.size() || s[i] != ':') return false;
-        ++i;
-        skip_ws(s, i);
-        continue;  // its value
+        if (!scan_key(s, i)) return false;  // the first key
+        continue;                           // its value
       } else {
         continue;  // the first element
       }
@@ -194,15 +200,7 @@ bool is_valid_json_value(std::string_view s, int max_depth) {
       if (s[i] != ',') return false;
       ++i;
       skip_ws(s, i);
-      if (open.back() == '{') {
-        if (i >= s.size() || s[i] != '"') return false;
-        ++i;
-        if (!scan_string(s, i, false)) return false;
-        skip_ws(s, i);
-        if (i >= s.size() || s[i] != ':') return false;
-        ++i;
-        skip_ws(s, i);
-      }
+      if (open.back() == '{' && !scan_key(s, i)) return false;
       break;  // the next value
     }
   }
