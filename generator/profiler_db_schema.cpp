@@ -109,8 +109,9 @@ void write_enum_tables(SqliteFile& db) {
               {5, "RDMA_SEND_OP"},
               {65534, "N/A"},
               {kRdmaInvalid, "INVALID_TYPE"}});
-  write_enum(db, "ENUM_MSTX_EVENT_TYPE",
-             {{0, "marker"}, {1, "push/pop"}, {kMstxStartEnd, "start/end"}, {3, "marker_ex"}});
+  write_enum(
+      db, "ENUM_MSTX_EVENT_TYPE",
+      {{0, "marker"}, {1, "push/pop"}, {kMstxStartEnd, "start/end"}, {kMstxMarkerEx, "marker_ex"}});
 }
 
 }  // namespace cs::generator

@@ -26,7 +26,7 @@ inline constexpr int kTransportSdma = 0, kTransportRdma = 1, kTransportLocal = 2
 inline constexpr int kLinkOnChip = 0, kLinkHccs = 1, kLinkRoce = 3;
 inline constexpr int kRdmaSendPayload = 1, kRdmaInvalid = 65535;
 inline constexpr int kDataTypeBf16 = 11;
-inline constexpr int kMstxStartEnd = 2;
+inline constexpr int kMstxStartEnd = 2, kMstxMarkerEx = 3;
 // "no value" in the profiler's integer columns (contextId, modelId, category, ...).
 inline constexpr int64_t kNoValue = 4294967295;
 

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "generator/kernel_catalog.h"
 #include "generator/profiler_db_schema.h"
@@ -79,6 +81,14 @@ class ProfilerDbWriter {
     const double op_dur = host_op_duration_us(gap_us);
     const int64_t conn = host_side(framework_op_name(k.type), e.start_us - kLaunchLeadUs, op_dur,
                                    kApiTypeNode, "launch");
+    if (e.step < links_.size()) {
+      StepLinks& l = links_[e.step];
+      const HostLaunch h{conn, ns(e.start_us - kLaunchLeadUs),
+                         ns(e.start_us - kLaunchLeadUs + op_dur)};
+      if (l.first_kernel.conn < 0) l.first_kernel = h;
+      l.last_kernel = h;
+      l.tail_starts[l.kernels++ % kTail] = h.start_ns;
+    }
     const int64_t start = ns(e.start_us);
     const int64_t end = start + std::llround(static_cast<double>(e.dur_us) * 1000.0);
     const int64_t gid = next_task_++;
@@ -139,13 +149,33 @@ class ProfilerDbWriter {
   void input_copy(double start_us) {
     const int64_t conn =
         host_side("aten::copy_", start_us - kLaunchLeadUs, 8.0, kApiTypeAcl, "aclrtMemcpyAsync");
+    links_.push_back({});
+    links_.back().input_copy = {conn, ns(start_us - kLaunchLeadUs),
+                                ns(start_us - kLaunchLeadUs + 8.0)};
     const int64_t start = ns(start_us);
     task_.row({start, start + kInputCopyNs, rank_ % kDevicesPerNode, conn, next_task_++, pid_,
                ids_.id("MEMCPY_ASYNC"), kNoValue, kCopyStream, next_task_id_++, kNoValue, 0});
   }
 
+  // A device event's host launch: its connection id and the framework op's host span (ns).
+  struct HostLaunch {
+    int64_t conn = -1, start_ns = 0, end_ns = 0;
+  };
+  // Per step, the launches the mstx marks and range are tied to.
+  static constexpr size_t kTail = 4;  // the kernels of the "optimizer" range
+  struct StepLinks {
+    HostLaunch input_copy, first_kernel, last_kernel;
+    size_t kernels = 0;
+    int64_t tail_starts[kTail] = {};  // launch starts of the last kTail kernels, as a ring
+    // The launch start of the kTail-th kernel from the end (the first kernel when fewer).
+    int64_t tail_start() const {
+      return kernels < kTail ? first_kernel.start_ns : tail_starts[kernels % kTail];
+    }
+  };
+
   StringIdTable& ids() { return ids_; }
   int64_t tid() const { return tid_; }
+  const std::vector<StepLinks>& step_links() const { return links_; }
 
  private:
   static std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -172,10 +202,37 @@ class ProfilerDbWriter {
   Insert task_, compute_, comm_op_, comm_task_, cann_, pytorch_, connections_;
   int64_t next_conn_ = 1, next_fw_ = 0, next_task_ = 0, next_op_id_ = 1;
   int64_t next_task_id_ = 1000;
+  std::vector<StepLinks> links_;
 };
 
-// META_DATA, RANK_DEVICE_MAP, HOST_INFO, NPU_INFO, SESSION_TIME_INFO, STEP_TIME and one
-// MSTX_EVENTS range per step ("step N", host side only).
+// The mstx annotations a training script with `mstx.mark(msg, stream)` / `mstx.range_start(msg,
+// stream)` leaves, per step: marks "dataloader_start" (tied to the input copy task) and
+// "dataloader_stop" (tied to the first kernel), recorded on the host inside the step, and a range
+// "optimizer" over the launches of the step's last four kernels, tied to the last one's device
+// task. eventType 3 (marker_ex) and 2 (start/end); the connectionId joins TASK (device time) and,
+// through CONNECTION_IDS, PYTORCH_API.
+void write_mstx_annotations(Insert& mstx, ProfilerDbWriter& w, const RankTimeline& tl) {
+  const int64_t mark_start = w.ids().id("dataloader_start");
+  const int64_t mark_stop = w.ids().id("dataloader_stop");
+  const int64_t range = w.ids().id("optimizer");
+  int64_t range_id = static_cast<int64_t>(w.step_links().size()) + 1;  // after the "step N" ranges
+  for (size_t s = 0; s < w.step_links().size() && s < tl.steps.size(); ++s) {
+    const auto& l = w.step_links()[s];
+    if (l.first_kernel.conn < 0) continue;
+    // The host records the marks inside the step (the launches it ties them to may run ahead).
+    const int64_t step_start = w.ns(tl.steps[s].start_us);
+    for (const auto& [msg, at] :
+         {std::pair{mark_start, l.input_copy}, {mark_stop, l.first_kernel}}) {
+      const int64_t t = std::max(at.start_ns, step_start + (msg == mark_stop ? 1000 : 500));
+      mstx.row({t, t, kMstxMarkerEx, kNoValue, kNoValue, msg, w.tid(), w.tid(), 65535, at.conn, 0});
+    }
+    mstx.row({l.tail_start(), l.last_kernel.end_ns, kMstxStartEnd, range_id++, kNoValue, range,
+              w.tid(), w.tid(), 65535, l.last_kernel.conn, 0});
+  }
+}
+
+// META_DATA, RANK_DEVICE_MAP, HOST_INFO, NPU_INFO, SESSION_TIME_INFO, STEP_TIME, one
+// MSTX_EVENTS range per step ("step N", host side only) and the mstx annotations above.
 void write_rank_tables(SqliteFile& db, const WriteContext& ctx, int rank, const RankTimeline& tl,
                        ProfilerDbWriter& w) {
   {
@@ -204,6 +261,7 @@ void write_rank_tables(SqliteFile& db, const WriteContext& ctx, int rank, const 
     mstx.row({w.ns(sp.start_us), w.ns(sp.end_us), kMstxStartEnd, id, kNoValue,
               w.ids().id("step " + std::to_string(id)), w.tid(), w.tid(), 65535, kNoValue, 0});
   }
+  write_mstx_annotations(mstx, w, tl);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "io/diagnostics_print.h"
 
 #include <cstdio>
+#include <map>
+#include <tuple>
+#include <vector>
 
 #include "io/text_escape.h"
 
@@ -18,6 +21,32 @@ void print_diagnostics(const Diagnostics& diag, bool quiet) {
   for (const Diagnostic& d : diag.items()) {
     if (quiet && d.severity == Severity::kWarning) continue;
     print_message(d.to_string());
+  }
+  if (diag.suppressed() > 0 && !quiet)
+    print_message(std::to_string(diag.suppressed()) + " more problems not shown");
+}
+
+void print_diagnostics_grouped(const Diagnostics& diag, bool quiet) {
+  constexpr size_t kNamed = 3;  // further files named in a grouped message
+  using Key = std::tuple<Severity, std::string, std::string>;
+  std::map<Key, size_t> group_of;
+  std::vector<std::vector<const Diagnostic*>> groups;
+  for (const Diagnostic& d : diag.items()) {
+    if (quiet && d.severity == Severity::kWarning) continue;
+    auto [it, fresh] = group_of.try_emplace(Key{d.severity, d.what, d.hint}, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(&d);
+  }
+  for (const auto& g : groups) {
+    Diagnostic first = *g.front();
+    if (g.size() > 1) {
+      std::string more =
+          " (and " + std::to_string(g.size() - 1) + " more file" + (g.size() > 2 ? "s" : "") + ": ";
+      for (size_t i = 1; i < g.size() && i <= kNamed; ++i) more += (i > 1 ? ", " : "") + g[i]->file;
+      if (g.size() - 1 > kNamed) more += ", ...";
+      first.what += more + ")";
+    }
+    print_message(first.to_string());
   }
   if (diag.suppressed() > 0 && !quiet)
     print_message(std::to_string(diag.suppressed()) + " more problems not shown");

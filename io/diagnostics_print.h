@@ -17,4 +17,10 @@ void print_message(const std::string& line);
 // many more the per-file limit kept back.
 void print_diagnostics(const Diagnostics& diag, bool quiet = false);
 
+// Like print_diagnostics, but one message per problem: diagnostics with the same severity, what
+// and hint (the same problem in many ranks' files) are printed once, in first-seen order, as
+//   <first file>: <what> (and N more files: <second file>, ...) — <hint>
+// with at most 3 further file names listed.
+void print_diagnostics_grouped(const Diagnostics& diag, bool quiet = false);
+
 }  // namespace cs::io

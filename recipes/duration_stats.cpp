@@ -52,18 +52,18 @@ Frame describe_duration(const Frame& rows, const std::vector<std::string>& keys,
   return out;
 }
 
-Frame to_microseconds(const Frame& f) {
+Frame convert_unit(const Frame& f, const std::string& unit, double factor) {
   Frame out = f;
   for (size_t c = f.index_columns; c < out.columns.size(); ++c) {
     auto& col = out.columns[c];
     const std::string& n = col.name;
     if (n.size() >= 2 && n.compare(n.size() - 2, 2, "Ns") == 0)
       for (auto& cell : col.cells)
-        if (cell.is_number()) cell = Cell::real(cell.num() / 1000.0);
+        if (cell.is_number()) cell = Cell::real(cell.num() / factor);
     std::string renamed;
     for (size_t i = 0; i < n.size(); ++i) {
       if (n.compare(i, 2, "Ns") == 0) {
-        renamed += "(Us)";
+        renamed += "(" + unit + ")";
         ++i;
       } else {
         renamed += n[i];
@@ -72,6 +72,10 @@ Frame to_microseconds(const Frame& f) {
     col.name = renamed;
   }
   return out;
+}
+
+Frame to_microseconds(const Frame& f) {
+  return convert_unit(f, "Us", 1000.0);
 }
 
 Frame take(const Frame& f, const std::vector<size_t>& order) {

@@ -19,7 +19,10 @@ Frame describe_duration(const Frame& rows, const std::vector<std::string>& keys,
 // The statistics of the values (NaN skipped) as the nine cells of a describe_duration row.
 std::vector<Cell> duration_stats(std::vector<double> values);
 
-// msprof-analyze's convert_unit(df, "Ns", "Us", 1000.0) for the text export.
+// msprof-analyze's convert_unit(df, "Ns", unit, factor) for the text export: every non-index
+// column whose name ends in "Ns" divided by `factor`, "Ns" in the names replaced by "(unit)".
+Frame convert_unit(const Frame& f, const std::string& unit, double factor);
+// convert_unit(f, "Us", 1000.0), the unit of most recipes' text export.
 Frame to_microseconds(const Frame& f);
 
 // Rows of `f` in the order `order`.

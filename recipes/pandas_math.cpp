@@ -1,5 +1,6 @@
 #include "recipes/pandas_math.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -79,6 +80,45 @@ double quantile_linear(const std::vector<double>& sorted, double q) {
 
 double numpy_sum(const std::vector<double>& v) {
   return pairwise(v.data(), v.size());
+}
+
+double series_mean(const std::vector<double>& v) {
+  std::vector<double> filled(v.size());
+  size_t n = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    filled[i] = std::isnan(v[i]) ? 0.0 : v[i];
+    n += !std::isnan(v[i]);
+  }
+  return n == 0 ? kNaN : pairwise(filled.data(), filled.size()) / static_cast<double>(n);
+}
+
+double series_std(const std::vector<double>& v) {
+  double sum = 0;
+  size_t n = 0;
+  for (double x : v)
+    if (!std::isnan(x)) {
+      sum += x;
+      ++n;
+    }
+  if (n < 2) return kNaN;
+  const double mean = sum / static_cast<double>(n);
+  double sq = 0;
+  for (double x : v)
+    if (!std::isnan(x)) sq += (x - mean) * (x - mean);
+  return std::sqrt(sq / static_cast<double>(n - 1));
+}
+
+double numpy_quantile_linear(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return kNaN;
+  const double n = static_cast<double>(sorted.size());
+  const double virtual_index = (n - 1.0) * q;
+  const double below = std::floor(virtual_index);
+  const double t = virtual_index - below;
+  const size_t lo = static_cast<size_t>(std::max(0.0, std::min(below, n - 1)));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double a = sorted[lo], b = sorted[hi];
+  const double diff = b - a;
+  return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
 }
 
 double numpy_round(double x, int decimals) {

@@ -20,6 +20,16 @@ double quantile_linear(const std::vector<double>& sorted, double q);
 // DataFrame[[cols]].sum() on a float column: numpy's pairwise summation over the contiguous
 // values (checked against pandas 1.5.3 / numpy 1.24 on 2,000 random vectors).
 double numpy_sum(const std::vector<double>& v);
+// Series.mean() (pandas' nanmean): numpy's pairwise sum of the values with NaN as 0, divided by
+// the count of the others (NaN for none).
+double series_mean(const std::vector<double>& v);
+// Series.std() (ddof=1) where pandas hands it to bottleneck 1.3 (Debian's python3-pandas does):
+// bottleneck's nanstd, two passes in order (sum -> mean, then squared deviations); NaN skipped,
+// NaN for fewer than 2 values.
+double series_std(const std::vector<double>& v);
+// Series.quantile(q) (numpy.percentile, linear): numpy 1.24's lerp over the sorted values, which
+// for a fraction >= 0.5 interpolates down from the upper value.
+double numpy_quantile_linear(const std::vector<double>& sorted, double q);
 // Series.round(decimals): numpy's rint(x * 10^d) / 10^d.
 double numpy_round(double x, int decimals);
 

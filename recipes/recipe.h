@@ -48,6 +48,10 @@ class Recipe {
   // The databases a rank needs (a rank without them is skipped, as msprof-analyze does).
   virtual bool needs_profiler_db() const { return false; }
   virtual bool needs_analysis_db() const { return false; }
+  // What to do when no rank has the data the recipe reads.
+  virtual std::string missing_data_hint() const {
+    return "export the profiling data with export_type db";
+  }
   // Reads one rank's data. Returns false (with diagnostics) when the rank cannot be used.
   virtual bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const = 0;
   // Root: merges the ranks' partial results (sorted by rank) and writes the outputs.

@@ -12,6 +12,7 @@
 #include "recipes/compute_op_sum.h"
 #include "recipes/free_analysis.h"
 #include "recipes/hccl_sum.h"
+#include "recipes/mstx_sum.h"
 
 namespace cs::recipes {
 
@@ -27,6 +28,7 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"compute_op_sum", [] { return std::make_unique<ComputeOpSum>(); }},
       {"free_analysis", [] { return std::make_unique<FreeAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},
+      {"mstx_sum", [] { return std::make_unique<MstxSum>(); }},
   };
   return r;
 }

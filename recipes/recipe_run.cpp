@@ -49,7 +49,11 @@ void pack_partial(const RankPartial& p, const io::Diagnostics& diag, io::ByteWri
   w.put<uint32_t>(static_cast<uint32_t>(diag.items().size()));
   for (const auto& d : diag.items()) {
     w.put<uint8_t>(d.severity == io::Severity::kError);
-    w.str(d.to_string());
+    w.str(d.file);
+    w.put<int64_t>(d.line);
+    w.put<int64_t>(d.offset);
+    w.str(d.what);
+    w.str(d.hint);
   }
   pack_frame_set(p.frames, w);
 }
@@ -84,7 +88,7 @@ std::vector<char> map_share(const Recipe& recipe, const std::vector<cluster::Ran
 
 struct Unpacked {
   std::vector<RankPartial> parts;
-  std::vector<std::pair<bool, std::string>> messages;  // (is error, line)
+  std::vector<std::pair<int, io::Diagnostic>> messages;  // (rank, what its map step said)
 };
 
 void unpack_share(const std::vector<char>& buf, Unpacked& out) {
@@ -96,8 +100,14 @@ void unpack_share(const std::vector<char>& buf, Unpacked& out) {
     p.used = r.get<uint8_t>() != 0;
     const auto nd = r.get<uint32_t>();
     for (uint32_t k = 0; k < nd; ++k) {
-      const bool err = r.get<uint8_t>() != 0;
-      out.messages.emplace_back(err, r.str());
+      io::Diagnostic d;
+      d.severity = r.get<uint8_t>() != 0 ? io::Severity::kError : io::Severity::kWarning;
+      d.file = r.str();
+      d.line = r.get<int64_t>();
+      d.offset = r.get<int64_t>();
+      d.what = r.str();
+      d.hint = r.str();
+      out.messages.emplace_back(p.rank, std::move(d));
     }
     p.frames = unpack_frame_set(r);
     out.parts.push_back(std::move(p));
@@ -228,8 +238,12 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
               [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
     size_t used = 0;
     for (const auto& p : all.parts) used += p.used;
-    for (const auto& [err, line] : all.messages)
-      if (err || !opts.quiet) io::print_message(line);
+    // The ranks' messages in rank order, a problem many ranks share said once.
+    std::stable_sort(all.messages.begin(), all.messages.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    io::Diagnostics map_diag;
+    for (auto& [rank, d] : all.messages) map_diag.add(std::move(d));
+    io::print_diagnostics_grouped(map_diag, opts.quiet);
     RecipeOutput out;
     out.cluster_output_dir = cluster_output_dir;
     out.export_type = opts.export_type;
@@ -264,13 +278,11 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
       }
       if (!opts.in_temporary_dir) io::OutputLedger::instance().finish();
     }
-    for (const auto& d : diag.items())
-      if (d.severity == io::Severity::kError || !opts.quiet) io::print_message(d.to_string());
+    io::print_diagnostics_grouped(diag, opts.quiet);
     if (used == 0) {
-      std::fprintf(stderr,
-                   "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
-                   opts.input_dir.c_str(), recipe->name().c_str(),
-                   "export the profiling data with export_type db");
+      std::fprintf(
+          stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
+          opts.input_dir.c_str(), recipe->name().c_str(), recipe->missing_data_hint().c_str());
       code = kExitFatal;
     } else if (!wrote || diag.has_errors()) {
       code = kExitFatal;

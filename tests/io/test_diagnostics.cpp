@@ -1,4 +1,4 @@
-// io::print_message / io::print_diagnostics: the one printer of the commands' messages.
+// io::print_message / io::print_diagnostics(_grouped): the one printer of the commands' messages.
 #include "io/diagnostics_print.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +47,26 @@ TEST(PrintMessage, PrefixAndNewline) {
   testing::internal::CaptureStderr();
   print_message("x: y \u2014 z");
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "clusterscope: x: y \u2014 z\n");
+}
+
+TEST(PrintDiagnosticsGrouped, OneMessagePerProblem) {
+  Diagnostics diag;
+  for (int r = 0; r < 6; ++r)
+    diag.warn("r" + std::to_string(r) + ".db", 0, "no table MSTX_EVENTS", "rank skipped");
+  diag.warn("r2.db", 0, "no table STEP_TIME", "steps are 0");
+  diag.error("r3.db", 0, "not a database", "re-export it");
+  diag.error("r4.db", 0, "not a database", "re-export it");
+  testing::internal::CaptureStderr();
+  print_diagnostics_grouped(diag);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "clusterscope: r0.db: no table MSTX_EVENTS (and 5 more files: r1.db, r2.db, r3.db, "
+            "...) \u2014 rank skipped\n"
+            "clusterscope: r2.db: no table STEP_TIME \u2014 steps are 0\n"
+            "clusterscope: r3.db: not a database (and 1 more file: r4.db) \u2014 re-export it\n");
+  testing::internal::CaptureStderr();
+  print_diagnostics_grouped(diag, /*quiet=*/true);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "clusterscope: r3.db: not a database (and 1 more file: r4.db) \u2014 re-export it\n");
 }
 
 }  // namespace

@@ -1,0 +1,227 @@
+#include "recipes/mstx_sum.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "recipes/duration_stats.h"
+#include "recipes/frame_ops.h"
+#include "recipes/frame_writers.h"
+#include "recipes/mstx_annotations.h"
+#include "recipes/pandas_math.h"
+#include "recipes/pandas_sort.h"
+#include "recipes/rank_db.h"
+
+namespace cs::recipes {
+
+namespace {
+
+// The three durations an annotation has, as (column, ratio column, stats table, stats file).
+struct Measure {
+  const char *column, *ratio, *table, *file;
+};
+constexpr Measure kMeasures[] = {
+    {"FrameworkDurationNs", "FrameworkDurationRatio(%)", "MSTXAllFrameworkStats",
+     "all_fwk_stats.csv"},
+    {"CannDurationNs", "CannDurationRatio(%)", "MSTXAllCannStats", "all_cann_stats.csv"},
+    {"DeviceDurationNs", "DeviceDurationRatio(%)", "MSTXAllDeviceStats", "all_device_stats.csv"},
+};
+
+double num_or_nan(const Cell& c) {
+  return c.is_number() ? c.num() : std::nan("");
+}
+
+// calculate_ratio: each row's share (%) of its rank's total of `column` (0 where the total is 0).
+FrameColumn ratio_column(const Frame& f, const Measure& m) {
+  const FrameColumn* v = find_column(f, m.column);
+  const FrameColumn* rank = find_column(f, "Rank");
+  std::map<int64_t, std::vector<double>> per_rank;
+  for (size_t r = 0; r < f.rows(); ++r) {
+    const double x = num_or_nan(v->cells[r]);
+    if (!std::isnan(x)) per_rank[rank->cells[r].i].push_back(x);
+  }
+  std::map<int64_t, double> total;
+  for (const auto& [k, xs] : per_rank) total[k] = kahan_sum(xs);
+  FrameColumn out{m.ratio, {}, false};
+  for (size_t r = 0; r < f.rows(); ++r) {
+    const double t = total.count(rank->cells[r].i) ? total[rank->cells[r].i] : 0.0;
+    out.push_back(Cell::real(t != 0 ? num_or_nan(v->cells[r]) / t * 100.0 : 0.0));
+  }
+  return out;
+}
+
+// sort_values(column, ascending=False): pandas' nargsort, NaN last.
+std::vector<size_t> descending_nan_last(const FrameColumn& c) {
+  std::vector<size_t> valid, nans;
+  for (size_t r = 0; r < c.cells.size(); ++r)
+    (std::isnan(num_or_nan(c.cells[r])) ? nans : valid).push_back(r);
+  const auto order = pandas_sort_order(
+      valid.size(),
+      [&](size_t a, size_t b) { return c.cells[valid[a]].num() < c.cells[valid[b]].num(); }, false);
+  std::vector<size_t> rows;
+  for (size_t i : order) rows.push_back(valid[i]);
+  rows.insert(rows.end(), nans.begin(), nans.end());
+  return rows;
+}
+
+// The mark_stats table: the ranks' rows with the three ratio columns, sorted by CANN share.
+Frame mark_stats(const Frame& all) {
+  Frame f;
+  f.columns.push_back(*find_column(all, "Name"));
+  for (const auto& m : kMeasures) {
+    f.columns.push_back(*find_column(all, m.column));
+    f.columns.push_back(ratio_column(all, m));
+  }
+  f.columns.push_back(*find_column(all, "Rank"));
+  f.columns.push_back(*find_column(all, "StepId"));
+  return take(f, descending_nan_last(*find_column(f, "CannDurationRatio(%)")));
+}
+
+// Series.describe() of the values (as pandas 1.5 with bottleneck computes it) and the groupby
+// sum: Count, Mean, Std, Min, Q1, Median, Q3, Max, Sum.
+std::vector<double> describe_series(const std::vector<double>& values) {
+  std::vector<double> sorted;
+  for (double x : values)
+    if (!std::isnan(x)) sorted.push_back(x);
+  const double nan = std::nan("");
+  const double kahan = kahan_sum(sorted);
+  std::sort(sorted.begin(), sorted.end());
+  return {static_cast<double>(sorted.size()),
+          series_mean(values),
+          series_std(values),
+          sorted.empty() ? nan : sorted.front(),
+          numpy_quantile_linear(sorted, 0.25),
+          numpy_quantile_linear(sorted, 0.5),
+          numpy_quantile_linear(sorted, 0.75),
+          sorted.empty() ? nan : sorted.back(),
+          kahan};
+}
+
+// The rank of the first row holding the extreme (idxmax/idxmin, NaN skipped); 0 when the values
+// are all 0, NULL when all are NaN.
+Cell extreme_rank(const std::vector<double>& v, const std::vector<Cell>& ranks, bool max) {
+  std::optional<size_t> at;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!std::isnan(v[i]) && (!at || (max ? v[i] > v[*at] : v[i] < v[*at]))) at = i;
+  return at ? ranks[*at] : Cell::null();
+}
+
+// describe_duration of `column` per name, for the rows of one step, sorted by Dispersion(%).
+Frame step_stats(const Frame& step, const char* column, const Cell& step_id) {
+  Frame out;
+  auto& name = out.add("Name");
+  out.index_columns = 1;
+  static const char* kCols[] = {"Count", "MeanNs",        "StdNs", "MinNs", "MinRank",
+                                "Q1Ns",  "MedianNs",      "Q3Ns",  "MaxNs", "MaxRank",
+                                "SumNs", "Dispersion(%)", "StepId"};
+  for (const char* c : kCols) out.add(c);
+  auto col = [&](size_t i) -> FrameColumn& { return out.columns[i + 1]; };
+  const FrameColumn* v = find_column(step, column);
+  const FrameColumn* rank = find_column(step, "Rank");
+  for (const auto& g : group_rows(step, {"Name"}, true)) {
+    std::vector<double> values;
+    std::vector<Cell> ranks;
+    for (size_t r : g) {
+      values.push_back(num_or_nan(v->cells[r]));
+      ranks.push_back(rank->cells[r]);
+    }
+    const auto s = describe_series(values);  // Count Mean Std Min Q1 Median Q3 Max Sum
+    const double mx = s[7], mn = s[3];
+    const bool zeros = mx == 0 && mn == 0;
+    double dispersion = (mx - s[6]) / s[8];
+    if (std::isnan(dispersion)) dispersion = 0;
+    name.push_back(find_column(step, "Name")->cells[g.front()]);
+    for (size_t i : {0, 1, 2, 3}) col(i).push_back(Cell::real(s[i]));
+    col(4).push_back(zeros ? Cell::integer(0) : extreme_rank(values, ranks, false));
+    for (size_t i : {4, 5, 6, 7}) col(i + 1).push_back(Cell::real(s[i]));
+    col(9).push_back(zeros ? Cell::integer(0) : extreme_rank(values, ranks, true));
+    col(10).push_back(Cell::real(s[8]));
+    col(11).push_back(Cell::real(dispersion * 100.0));
+    col(12).push_back(step_id);
+  }
+  return take(out, descending_nan_last(*find_column(out, "Dispersion(%)")));
+}
+
+bool write(const Frame& f, const RecipeOutput& out, const std::string& dir, const std::string& file,
+           const std::string& table, io::Diagnostics& diag) {
+  if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
+  if (out.export_type == ExportType::kDb)
+    return write_frame_sqlite(f, out.db_path(dir), table, diag);
+  return write_frame_csv(convert_unit(f, "Ms", 1e6), out.dir(dir) + "/" + file, diag);
+}
+
+}  // namespace
+
+bool MstxSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
+  RankDb db(paths.profiler_db, diag);
+  if (!db.ok()) return false;
+  for (const char* t : {"MSTX_EVENTS", "STRING_IDS"})
+    if (!db.has_table(t)) {
+      diag.warn(paths.profiler_db, 0, std::string("no table ") + t,
+                "this rank is skipped (it has no mstx data)");
+      return false;
+    }
+  std::vector<MstxAnnotation> found;
+  if (!read_mstx_annotations(db, found, diag)) return false;
+  if (found.empty()) {
+    diag.warn(paths.profiler_db, 0, "no mstx marks and no ranges tied to a device task",
+              "this rank adds nothing (host-only ranges are left out, as msprof-analyze does)");
+    return false;
+  }
+  Frame rows;
+  auto& name = rows.add("Name");
+  auto& fwk = rows.add("FrameworkDurationNs");
+  auto& cann = rows.add("CannDurationNs");
+  auto& device = rows.add("DeviceDurationNs");
+  auto& rank = rows.add("Rank");
+  auto& step = rows.add("StepId");
+  for (const auto& a : found) {
+    name.push_back(Cell::text(a.name));
+    fwk.push_back(Cell::real(a.framework_ns));
+    cann.push_back(Cell::real(a.cann_ns));
+    device.push_back(Cell::real(a.device_ns));
+    rank.push_back(Cell::integer(paths.rank));
+    step.push_back(Cell::integer(a.step_id));
+  }
+  out["rows"] = std::move(rows);
+  return true;
+}
+
+bool MstxSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                     io::Diagnostics& diag) const {
+  std::vector<const Frame*> frames;
+  for (const auto& p : parts)
+    if (p.used) frames.push_back(&p.frames.at("rows"));
+  if (frames.empty()) return true;
+  const Frame marks = mark_stats(concat_frames(frames, column_union(frames)));
+  std::vector<Frame> stats(std::size(kMeasures));
+  for (const auto& g : group_rows(marks, {"StepId"}, true)) {
+    const Frame step = take(marks, g);
+    const Cell& id = find_column(step, "StepId")->cells.front();
+    for (size_t m = 0; m < stats.size(); ++m) {
+      const Frame s = step_stats(step, kMeasures[m].column, id);
+      const std::vector<const Frame*> both{&stats[m], &s};
+      const size_t index = s.index_columns;
+      stats[m] = stats[m].columns.empty() ? s : concat_frames(both, column_union(both));
+      stats[m].index_columns = index;
+    }
+  }
+  const std::string dir = dir_name();
+  if (out.export_type == ExportType::kDb) {
+    Frame indexed;
+    auto& index = indexed.add("index");
+    for (size_t r = 0; r < marks.rows(); ++r)
+      index.push_back(Cell::integer(static_cast<int64_t>(r)));
+    for (const auto& c : marks.columns) indexed.columns.push_back(c);
+    indexed.index_columns = 1;
+    if (!write(indexed, out, dir, "", "MSTXMarkStats", diag)) return false;
+  } else if (!write(marks, out, dir, "mark_stats.csv", "", diag)) {
+    return false;
+  }
+  for (size_t m = 0; m < stats.size(); ++m)
+    if (!write(stats[m], out, dir, kMeasures[m].file, kMeasures[m].table, diag)) return false;
+  return true;
+}
+
+}  // namespace cs::recipes
