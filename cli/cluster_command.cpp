@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -168,11 +169,15 @@ int run_cluster(int argc, char** argv) {
   opts.load.show_progress = opts.progress;
 
   cluster::MpiSession mpi(argc, argv, timeout);
-  int code = cluster::run_cluster(mpi, opts);
-  // -m all: also cluster_analysis.db, by default when the job has DB exports (as msprof-analyze).
-  if (*run_mode == cluster::Mode::kAll && code != kExitFatal &&
-      exporting != recipes::ExportType::kText) {
+  // -m all: also cluster_analysis.db, by default when the job has DB exports (as msprof-analyze),
+  // with the step trace the main run built (the root's).
+  const bool db_may_follow =
+      *run_mode == cluster::Mode::kAll && exporting != recipes::ExportType::kText;
+  std::optional<cluster::BuiltStepTrace> step_trace;
+  int code = cluster::run_cluster(mpi, opts, db_may_follow ? &step_trace : nullptr);
+  if (db_may_follow && code != kExitFatal) {
     recipes::ClusterDbOptions db;
+    db.step_trace = step_trace ? &*step_trace : nullptr;
     db.input_dir = dir;
     db.output_dir = opts.output_dir;
     db.rank_filter = opts.load.rank_filter;

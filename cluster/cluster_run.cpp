@@ -200,7 +200,8 @@ void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts)
 }
 
 int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
-                      PhaseLog& log, std::chrono::steady_clock::time_point started) {
+                      PhaseLog& log, std::chrono::steady_clock::time_point started,
+                      std::optional<BuiltStepTrace>* step_trace) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   if (!start_output_dir(out_dir, opts.quiet)) return kExitFatal;
   report_problems(lc);
@@ -219,10 +220,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     std::fprintf(stderr, "clusterscope: %s\n", note.c_str());
 
   io::Diagnostics out_diag;
-  OutputContext ctx{lc, opts, out_dir.string(), out_diag, short_of_job};
   const bool csv = opts.formats.count(OutputFormat::kCsv) > 0;
   const bool hdf5 = opts.formats.count(OutputFormat::kHdf5) > 0;
   const bool html = opts.formats.count(OutputFormat::kHtml) > 0;
+  OutputContext ctx{opts, out_dir.string(), out_diag, short_of_job, html, step_trace != nullptr};
   // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
   // are small and kept, the matrix reaches it as a digest.
   const std::set<std::string> report_tables = {"rank_manifest",  "step_trace", "comm_rank_summary",
@@ -235,8 +236,18 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   sink.put(build_manifest_table(lc.ranks, lc.skipped));
 
   log.begin("analyse");
-  AnalysisResults results = run_analyses(ctx, sink, html, log);
+  AnalysisResults results = run_analyses(lc, ctx, sink, log);
   log.end(std::to_string(sink.count()) + " tables, written as built");
+  if (step_trace && results.has_step_trace) {
+    BuiltStepTrace& built = step_trace->emplace();
+    built.trace = std::move(results.step_trace);
+    built.from_db_exports = true;
+    for (const RankData& r : lc.ranks) {
+      built.rank_dirs.push_back(r.entry.path);
+      built.from_db_exports = built.from_db_exports && r.entry.export_type == ExportType::kDb;
+    }
+    built.one_step = opts.load.parse.step.has_value();
+  }
   if (short_of_job) results.summary = coverage_line(*coverage) + "\n" + results.summary;
 
   if (!opts.quiet) print_notes(results.notes);
@@ -317,7 +328,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
 
 }  // namespace
 
-int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
+int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts,
+                std::optional<BuiltStepTrace>* step_trace) {
   const auto started = std::chrono::steady_clock::now();
   runtime::install_interrupt_handlers();
   runtime::set_interrupt_action([&mpi, &opts](int sig) { on_interrupt(mpi, opts, sig); });
@@ -338,7 +350,7 @@ int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts) {
     // The root analyses and writes alone; the others wait for it, watched (mpi/mpi_comm.h).
     MpiSession::RootAlone alone(mpi, "analyse", "analysed the ranks and wrote the results");
     if (mpi.is_root()) {
-      code = analyse_and_write(lc, opts, mpi.size(), log, started);
+      code = analyse_and_write(lc, opts, mpi.size(), log, started, step_trace);
       if (log.enabled()) {
         std::fprintf(stderr, "clusterscope: peak RSS of the root process %s\n",
                      human_bytes(peak_rss_bytes()).c_str());

@@ -2,12 +2,14 @@
 // `clusterscope cluster`: load every rank (cluster_loader.h), then on the root run the analyses the
 // mode asks for and write their outputs into OUT/cluster_analysis_output/.
 
+#include <optional>
 #include <set>
 #include <string>
 
 #include "cluster/cluster_loader.h"
 #include "cluster/cluster_mode.h"
 #include "mpi/mpi_comm.h"
+#include "msprof/cluster_step_trace.h"
 #include "stats/topn.h"
 
 namespace cs::cluster {
@@ -30,6 +32,8 @@ struct ClusterRunOptions {
 // Starts OUT/cluster_analysis_output's ledger (io/output_ledger.h: the previous run's files are
 // removed first) and handles SIGINT/SIGTERM: at the next checkpoint the .tmp files are removed,
 // the root prints one line, and every process exits 130/143 (MPI_Abort under a launcher).
-int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts);
+// step_trace (optional): on the root, set to the step trace the analyses built (modes with one).
+int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts,
+                std::optional<BuiltStepTrace>* step_trace = nullptr);
 
 }  // namespace cs::cluster

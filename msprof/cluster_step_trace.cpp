@@ -367,7 +367,12 @@ std::string format_cluster_step_trace(const ClusterStepTrace& t) {
 bool write_cluster_step_trace_csv(const std::string& path, const std::vector<RankData>& ranks,
                                   const CommGroups& groups, io::Diagnostics& diag,
                                   bool ranks_filtered) {
-  const ClusterStepTrace t = build_cluster_step_trace(ranks, groups, diag, ranks_filtered);
+  return write_cluster_step_trace_csv(
+      path, build_cluster_step_trace(ranks, groups, diag, ranks_filtered), diag);
+}
+
+bool write_cluster_step_trace_csv(const std::string& path, const ClusterStepTrace& t,
+                                  io::Diagnostics& diag) {
   if (t.header.empty()) return true;  // msprof-analyze: "Can't get step time info!", no file
   const std::string text = format_cluster_step_trace(t);
   return io::write_output_file(path, diag, [&](std::FILE* f) {

@@ -50,6 +50,16 @@ struct ClusterStepTrace {
   std::vector<std::vector<StepCell>> rows;  // rank rows, then stage rows
 };
 
+// The step trace as one run built it, for another output of the same command
+// (cluster_analysis.db of -m all) that would otherwise read every rank again: the rows, and what
+// they were read from so that output can tell they are the rows it would build.
+struct BuiltStepTrace {
+  ClusterStepTrace trace;
+  std::vector<std::string> rank_dirs;  // the rank directories read, by rank
+  bool from_db_exports = false;        // every rank was read from its DB export
+  bool one_step = false;               // --step N: only step N was read
+};
+
 // Builds the file's content from ranks (sorted by rank) and the communication groups.
 // `ranks_filtered` (--rank-list): fewer ranks than world_size is what the user asked for, so it
 // is not reported as missing files.
@@ -64,6 +74,9 @@ std::string format_cluster_step_trace(const ClusterStepTrace& t);
 bool write_cluster_step_trace_csv(const std::string& path, const std::vector<RankData>& ranks,
                                   const CommGroups& groups, io::Diagnostics& diag,
                                   bool ranks_filtered = false);
+// Same, from a document already built (build_cluster_step_trace).
+bool write_cluster_step_trace_csv(const std::string& path, const ClusterStepTrace& t,
+                                  io::Diagnostics& diag);
 
 // A CSV field as Python's csv module (QUOTE_MINIMAL) writes it (io/csv/csv_writer.h).
 using io::append_csv_field;

@@ -163,18 +163,31 @@ std::string db_stage_index(const std::string& tuple_str) {
   return out;
 }
 
-bool write_step_trace(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
-  // Each rank as the main run reads it (StepTraceTime; CommAnalyzerTime/Matrix for the groups;
-  // profiler_metadata.json, else META_DATA, for distributed_args and parallel_group_info), so the
-  // pipeline stages come from the "pp" p2p groups as in the text export.
+// The rows of cluster_step_trace_time.csv as the main run reads each rank (StepTraceTime;
+// CommAnalyzerTime/Matrix for the groups; profiler_metadata.json, else META_DATA, for
+// distributed_args and parallel_group_info), so the pipeline stages come from the "pp" p2p groups
+// as in the text export. The main run's own rows when it read these ranks from their DB exports
+// (all steps); else each rank read again.
+cluster::ClusterStepTrace step_trace_rows(const std::vector<cluster::RankEntry>& ranks,
+                                          const cluster::BuiltStepTrace* built) {
+  if (built && built->from_db_exports && !built->one_step) {
+    std::vector<std::string> dirs;
+    for (const auto& e : ranks) dirs.push_back(e.path);
+    std::vector<std::string> read = built->rank_dirs;
+    std::sort(dirs.begin(), dirs.end());
+    std::sort(read.begin(), read.end());
+    if (dirs == read) return built->trace;
+  }
   cluster::ParseOptions parse;
   parse.kernels = false;
   std::vector<cluster::RankData> data;
   for (const auto& e : ranks) data.push_back(cluster::parse_rank_db(e, parse));
-  io::Diagnostics group_diag;  // reported by the main run already
-  const cluster::CommGroups groups = cluster::build_comm_groups(data, {}, group_diag);
-  io::Diagnostics diag;
-  cluster::ClusterStepTrace t = cluster::build_cluster_step_trace(data, groups, diag);
+  io::Diagnostics diag;  // reported by the main run already
+  const cluster::CommGroups groups = cluster::build_comm_groups(data, {}, diag);
+  return cluster::build_cluster_step_trace(data, groups, diag);
+}
+
+bool write_step_trace(Writer& w, const cluster::ClusterStepTrace& t) {
   if (t.rows.empty()) return true;
   if (!w.exec(kStepTraceDdl) ||
       !w.prepare("INSERT INTO ClusterStepTraceTime VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
@@ -282,7 +295,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
     if (ok) {
       Writer w(db);
       ok = w.exec("BEGIN") && write_host_tables(w, ranks) && write_base_info(w, ranks) &&
-           write_step_trace(w, ranks) && w.exec("COMMIT");
+           write_step_trace(w, step_trace_rows(ranks, opts.step_trace)) && w.exec("COMMIT");
     }
     if (db) sqlite3_close(db);
     if (ok) {

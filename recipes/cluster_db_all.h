@@ -5,15 +5,16 @@
 // (communication_matrix_sum), HostInfo and RankDeviceMap (each rank's HOST_INFO and
 // RANK_DEVICE_MAP; profilePath the rank directory's absolute path), ClusterStepTraceTime (the
 // rows of cluster_step_trace_time.csv from each rank's StepTraceTime, and the pipeline-stage rows
-// when the p2p groups name them), ClusterBaseInfo (the first rank's distributed_args as json.dumps writes
-// them, from profiler_metadata.json). Written beside the other outputs as a .tmp directory and renamed into place,
-// so a reader never sees half a database.
+// when the p2p groups name them), ClusterBaseInfo (the first rank's distributed_args as json.dumps
+// writes them, from profiler_metadata.json). Written beside the other outputs as a .tmp directory
+// and renamed into place, so a reader never sees half a database.
 
 #include <optional>
 #include <set>
 #include <string>
 
 #include "mpi/mpi_comm.h"
+#include "msprof/cluster_step_trace.h"
 
 namespace cs::recipes {
 
@@ -22,6 +23,9 @@ struct ClusterDbOptions {
   std::string output_dir;  // the database goes to OUT/cluster_analysis_output/cluster_analysis.db
   std::optional<std::set<int>> rank_filter;
   bool quiet = false;
+  // The main run's step trace (the root's; null elsewhere or when it built none): its rows are
+  // written when they were read from the same ranks' DB exports, instead of reading them again.
+  const cluster::BuiltStepTrace* step_trace = nullptr;
 };
 
 // True (on every process) when some rank directory below `input_dir` has a DB export; then

@@ -1,0 +1,110 @@
+#pragma once
+// The analyses of `clusterscope cluster` as named steps over a const view of the loaded ranks:
+// each takes const inputs and an options struct and returns its result (tables, findings,
+// notes). A step never frees, packs or unpacks anything and never decides where a table goes:
+// the order of the steps and what is freed between them is the stage list of run_analyses
+// (cluster/cluster_outputs.cpp). msprof-analyze's documents (communication_group.json,
+// cluster_communication.json, cluster_communication_matrix.json, cluster_step_trace_time.csv)
+// are written by their steps while they are computed, when the options ask for them.
+//
+//   AnalysisInputs in{ranks, &groups};
+//   OperatorsResult ops = operators_step(in, opts);  // ops.topn: the operators_topn table
+
+#include <string>
+#include <vector>
+
+#include "analysis/slow_link.h"
+#include "analysis/slow_rank.h"
+#include "analysis/slow_transfer.h"
+#include "cluster/cluster_mode.h"
+#include "io/diagnostics.h"
+#include "io/table.h"
+#include "load/rank_data.h"
+#include "msprof/cluster_matrix.h"
+#include "msprof/cluster_step_trace.h"
+#include "msprof/communication_groups.h"
+#include "stats/topn.h"
+
+namespace cs::cluster {
+
+// What every step reads; nothing in it changes while the steps run.
+struct AnalysisInputs {
+  const std::vector<RankData>& ranks;  // sorted by rank
+  const CommGroups* groups = nullptr;  // null when the mode builds none (-m operators)
+};
+
+struct AnalysisOptions {
+  Mode mode = Mode::kAll;
+  std::string out_dir;           // OUT/cluster_analysis_output: where the documents go
+  bool json = false;             // write msprof-analyze's JSON documents
+  bool step_trace_csv = false;   // write cluster_step_trace_time.csv (json or csv format)
+  bool keep_step_trace = false;  // step_trace_step also returns the document's rows
+  // --rank-list, or the job's missing ranks already said (job_coverage.h): the step trace does
+  // not warn about fewer ranks than the job has.
+  bool ranks_filtered = false;
+  int threads = 1;  // the steps that split their work use up to this many threads
+  size_t top_n = 15;
+  stats::OrderBy order_by = stats::OrderBy::kTotal;
+};
+
+// A step's messages: its analysis warnings (printed with the run's notes) and what writing its
+// document said (printed at the end of the run; an error there fails it).
+struct StepMessages {
+  io::Diagnostics notes, output;
+  // Sorts `d`'s items by severity: errors to output, the others to notes.
+  void add(const io::Diagnostics& d);
+};
+
+struct GroupsResult {
+  CommGroups groups;
+  StepMessages messages;
+};
+// Communication groups from the files the mode analyses, as msprof-analyze reads them (the ops are
+// read packed or not); communication_group.json when json.
+GroupsResult groups_step(const std::vector<RankData>& ranks, const AnalysisOptions& opts);
+
+struct MatrixResult {
+  GlobalLinks links;
+  StepMessages messages;
+};
+// Every rank's matrix links merged into global ones (local ranks mapped through
+// profiler_metadata.json first, self links second); cluster_communication_matrix.json when json.
+MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts);
+
+struct LinkDiagnosis {
+  std::vector<SlowLinkFinding> slow_links;
+  std::vector<SlowTransferFinding> slow_transfers;  // links named only when the matrix agrees
+  int unjudged_links = 0;    // links with too little data to judge (slow_link.h)
+  int overflowed_links = 0;  // links whose size sums are beyond 1.8e308 (slow_link.h)
+};
+// Slow links from the merged links, then slow transfers per op class (slow_transfer.h).
+LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const GlobalLinks& links);
+
+// cluster_communication.json (msprof-analyze's document), rendered on opts.threads threads.
+StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts);
+
+struct StepTraceResult {
+  io::Table table;                // clusterscope's step_trace table
+  ClusterStepTrace msprof_trace;  // the CSV document's rows, when opts.keep_step_trace
+  StepMessages messages;
+};
+// cluster_step_trace_time.csv when opts.step_trace_csv, and the step_trace table.
+StepTraceResult step_trace_step(const AnalysisInputs& in, const AnalysisOptions& opts);
+
+struct OperatorsResult {
+  io::Table topn;                     // operators_topn: opts.top_n rows by opts.order_by
+  std::vector<stats::TopNRow> by_cv;  // the 5 most varying across ranks, for the summary
+};
+// TopN operators over every rank's kernels; pipeline stages make the CV peer-relative.
+OperatorsResult operators_step(const AnalysisInputs& in, const AnalysisOptions& opts);
+
+// Slow ranks, given the slow links (a rank late only because of a slow link is not blamed).
+SlowRankAnalysis slow_ranks_step(const AnalysisInputs& in,
+                                 const std::vector<SlowLinkFinding>& slow_links);
+
+// The closing summary's findings in plain words: slow ranks, links, transfers, the most varying
+// operator, stage imbalance and the links left unjudged.
+std::string diagnosis_text(const SlowRankAnalysis& slow_ranks, const LinkDiagnosis& links,
+                           const std::vector<stats::TopNRow>& by_cv);
+
+}  // namespace cs::cluster
