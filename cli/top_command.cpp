@@ -3,13 +3,18 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <limits>
+#include <regex>
 #include <string>
 
 #include "cli/commands.h"
 #include "io/csv/csv_writer.h"
 #include "io/diagnostics_print.h"
 #include "io/input_kind.h"
+#include "readers/megengine_profile.h"
+#include "top/top_megengine.h"
 #include "top/top_profile.h"
 #include "top/top_table.h"
 
@@ -31,6 +36,60 @@ int unknown_choice(const std::string& what) {
   return kExitUsage;
 }
 
+// A number of seconds as the user would write it ("0.001").
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+// The end keys --top-end-key accepts (profile_analyze's).
+constexpr std::array<EnumName<bool>, 2> kEndKeyNames{{{"end", false}, {"kern", true}}};
+
+// The MegEngine-only option the user gave, "" when none.
+std::string megengine_only_option(const po::variables_map& vm) {
+  for (const char* o : {"top-end-key", "show-host", "copy-time"})
+    if (vm.count(o) && !vm[o].defaulted()) return std::string("--") + o;
+  return {};
+}
+
+// `top` on a MegEngine static-graph profile: profile_analyze's summary block, the device table
+// and with `show_host` the host table; shares are of the total device (host) time by end − start.
+int run_top_megengine(const std::string& path, report::TopOptions o, bool kern, bool show_host,
+                      bool copy_time, const std::string& csv, bool quiet) {
+  io::Diagnostics diag;
+  io::MegEngineProfile p;
+  std::vector<report::OpCall> calls;
+  if (!io::read_megengine_profile(path, p, diag) ||
+      !report::megengine_calls(path, p, {.host = false, .kern = kern}, calls, diag)) {
+    io::print_diagnostics(diag, quiet);
+    return kExitFatal;
+  }
+  const report::MegEngineSummary s = report::megengine_summary(p, o);
+  if (!quiet) std::printf("%s\n", path.c_str());
+  std::fputs(report::format_megengine_summary(s, copy_time).c_str(), stdout);
+  o.share_total_us = s.device_us;
+  report::TopTotals totals;
+  const io::Table t = report::top_table(calls, o, &totals);
+  std::fputs(("\n" + report::format_top_text(t, totals.calls, totals.time_us)).c_str(), stdout);
+  if (show_host) {
+    std::vector<report::OpCall> host;
+    report::calls_from_megengine(p, host, {.host = true, .kern = kern});
+    o.share_total_us = s.host_us;
+    report::TopTotals host_totals;
+    const io::Table h = report::top_table(host, o, &host_totals);
+    std::fputs(
+        ("\n" + report::format_top_text(h, host_totals.calls, host_totals.time_us, "host")).c_str(),
+        stdout);
+  }
+  if (!csv.empty() && !io::write_table_csv(t, csv, diag)) {
+    io::print_diagnostics(diag, quiet);
+    return kExitFatal;
+  }
+  io::print_diagnostics(diag, quiet);
+  return diag.has_errors() ? kExitPartial : kExitOk;
+}
+
 }  // namespace
 
 int run_top(int argc, char** argv) {
@@ -41,18 +100,28 @@ int run_top(int argc, char** argv) {
       "a PyTorch profiler (Kineto) trace .json[.gz], an NPU trace_view.json,\n"
       "a MegEngine static-graph profile JSON or a MegEngine *.chrome_timeline.json\n\noptions");
   size_t top_n = 20;
-  std::string by = "none", agg = "sum", order = "time", csv, type;
-  double min_time = 0;
+  std::string by = "none", agg = "sum", order = "time", csv, opr_name, dtype, end_key = "end";
+  std::vector<std::string> types;
+  double min_time = 0, max_time = std::numeric_limits<double>::infinity();
   // clang-format off
   opts.add_options()
     ("help,h", "show this help")
-    ("top,t", po::value(&top_n), "rows to show (default 20)")
+    ("top,t", po::value(&top_n), "rows to show (default 20; 0 = all)")
     ("aggregate-by", po::value(&by), "group calls by: type | name (default: every call)")
-    ("aggregate", po::value(&agg), "with --aggregate-by: sum | mean | max (default sum)")
+    ("aggregate", po::value(&agg),
+     "sum | mean | max | min (default sum); without --aggregate-by: one row of all calls")
     ("order-by", po::value(&order), "time | memory | flops (default time)")
     ("min-time", po::value(&min_time), "leave out calls shorter than SECONDS")
-    ("type", po::value(&type), "only calls of this operator type (e.g. MatMulV2, aten::mm)")
-    ("csv", po::value(&csv), "also write the table to this CSV file")
+    ("max-time", po::value(&max_time), "leave out calls longer than SECONDS")
+    ("type", po::value(&types), "only calls of this operator type (e.g. MatMulV2, aten::mm); "
+     "repeat for several")
+    ("opr-name", po::value(&opr_name), "only calls whose name matches REGEX from its start")
+    ("input-dtype", po::value(&dtype), "only calls with an input of this dtype (e.g. Float32)")
+    ("top-end-key", po::value(&end_key), "MegEngine profile: end (device time, default) | kern "
+     "(time waiting for inputs)")
+    ("show-host", "MegEngine profile: also the table of host times")
+    ("copy-time", "MegEngine profile: Copy operators' time and wait time in the summary")
+    ("csv", po::value(&csv), "also write the (device) table to this CSV file")
     ("quiet,q", "print only errors");
   // clang-format on
   po::options_description hidden;
@@ -87,11 +156,16 @@ int run_top(int argc, char** argv) {
   report::TopOptions o;
   o.top_n = top_n;
   o.min_time_s = min_time;
-  o.type = type;
+  o.max_time_s = max_time;
+  o.types = types;
+  o.input_dtype = dtype;
   const auto aggregate_by = enum_from_name(report::kTopByNames, by);
-  if (!aggregate_by)
+  if (!aggregate_by || *aggregate_by == report::TopOptions::By::kAll)
     return unknown_choice(unknown_value("--aggregate-by", by, enum_names(report::kTopByNames)));
   o.aggregate_by = *aggregate_by;
+  // profile_analyze: --aggregate alone folds every call into one row.
+  if (o.aggregate_by == report::TopOptions::By::kNone && vm.count("aggregate"))
+    o.aggregate_by = report::TopOptions::By::kAll;
   const auto aggregate = enum_from_name(report::kTopAggregateNames, agg);
   if (!aggregate)
     return unknown_choice(
@@ -102,17 +176,38 @@ int run_top(int argc, char** argv) {
     return unknown_choice(unknown_value("--order-by", order, enum_names(report::kTopOrderNames)));
   o.order_by = *order_by;
   if (min_time < 0) return usage_error("--min-time must not be negative");
+  if (!(max_time >= min_time))
+    return usage_error("--max-time " + seconds(max_time) + " is below --min-time " +
+                       seconds(min_time) + ": no call could pass");
+  const auto kern = enum_from_name(kEndKeyNames, end_key);
+  if (!kern)
+    return unknown_choice(unknown_value("--top-end-key", end_key, enum_names(kEndKeyNames)));
+  if (!opr_name.empty()) {
+    try {
+      o.name_regex.emplace(opr_name, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return usage_error("--opr-name '" + opr_name + "' is not a valid regular expression (" +
+                         e.what() + ")");
+    }
+  }
 
   io::Diagnostics diag;
   std::vector<report::OpCall> calls;
   std::string used;
   const std::string profile = vm["profile"].as<std::string>();
+  std::error_code ec;
+  const bool megengine = std::filesystem::is_regular_file(profile, ec) &&
+                         io::classify_input(profile).kind == io::InputKind::kMegEngineProfile;
+  if (const std::string only = megengine_only_option(vm); !megengine && !only.empty())
+    return usage_error(only + " needs a MegEngine static-graph profile; " + profile +
+                       " is not one (it has no kern or host times)");
+  if (megengine)
+    return run_top_megengine(profile, o, *kern, vm.count("show-host") > 0,
+                             vm.count("copy-time") > 0, csv, quiet);
   if (!report::load_op_calls(profile, calls, used, diag)) {
     io::print_diagnostics(diag, quiet);
     return kExitFatal;
   }
-  // MegEngine's static-graph profile: shares of the total device time, as profile_analyze.
-  o.share_of_all = io::classify_input(used).kind == io::InputKind::kMegEngineProfile;
   report::TopTotals totals;
   const io::Table t = report::top_table(calls, o, &totals);
   if (!quiet) std::printf("%s\n", used.c_str());

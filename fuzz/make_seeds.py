@@ -96,6 +96,8 @@ def main():
     # MegEngine: static-graph profile (first byte 0), chrome_timeline.json (first byte 1).
     put("megengine", "static.json", b"0" + raw("megengine/static_graph.profile.json"))
     put("megengine", "timeline.json", b"1" + raw("megengine/dynamic.chrome_timeline.json"))
+    put("megengine", "copy.json", b"2" + raw("megengine/copy_graph.profile.json"))
+    put("megengine", "cupti.json", b"1" + raw("megengine/cupti.chrome_timeline.json"))
 
 
 def small_profiler_db(path):

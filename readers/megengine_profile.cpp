@@ -71,7 +71,7 @@ bool longest(dom::object per_node, const char* end_key, double& out) {
     dom::element s, e;
     double start, end;
     if (!member(kv.value, "start", s) || !member(kv.value, end_key, e) || !number(s, start) ||
-        !number(e, end))
+        !number(e, end) || !std::isfinite(end - start) || end < start)
       continue;
     out = any ? std::max(out, end - start) : end - start;
     any = true;
@@ -104,7 +104,7 @@ bool parse_megengine_profile(const simdjson::padded_string& json, const std::str
   dom::parser parser;
   dom::element doc;
   if (auto err = parser.parse(json).get(doc)) {
-    diag.error(source, 0, "not valid JSON: " + json_error_what(err), json_error_hint(err));
+    report_json_error(json, source, err, diag);
     return false;
   }
   dom::object graph, ops, vars, prof;
@@ -170,7 +170,7 @@ bool parse_megengine_profile(const simdjson::padded_string& json, const std::str
         continue;
       }
       (device ? op.device_s : op.host_s) = t;
-      if (device && longest(nodes, "kern", t)) op.device_kern_s = t;
+      if (longest(nodes, "kern", t)) (device ? op.device_kern_s : op.host_kern_s) = t;
     }
   }
   dom::object footprints;
@@ -190,8 +190,8 @@ bool parse_megengine_profile(const simdjson::padded_string& json, const std::str
   if (bad)
     diag.warn(source, 0,
               std::to_string(bad) +
-                  " operator entries are malformed (not an object, or no "
-                  "numeric start/end)",
+                  " operator entries are malformed (not an object, no numeric start/end, or "
+                  "end before start)",
               "they were left out; check the file is complete");
   std::stable_sort(out.ops.begin(), out.ops.end(),
                    [](const auto& a, const auto& b) { return id_number(a.id) < id_number(b.id); });

@@ -35,6 +35,7 @@ struct MegEngineOperator {
   double device_s = -1;       // max over comp nodes of end − start; -1 when not on a device
   double device_kern_s = -1;  // max over comp nodes of kern − start (time waiting for inputs)
   double host_s = -1;         // max over threads of end − start; -1 when not measured
+  double host_kern_s = -1;    // max over threads of kern − start
   double computation = -1;    // FLOPs; -1 when unknown (null or 0 in the file)
   double memory = -1;         // bytes read and written; -1 when unknown
   std::string in_shapes;      // "{1,3,224,224}, {64,3,7,7}" as profile_analyze prints them

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "io/json/gzip_input.h"
@@ -55,6 +56,24 @@ bool ts_of(dom::object o, int64_t& ns) {
   return true;
 }
 
+// MegEngine ends a CUPTI kernel's KernelLink flow at the kernel's END on its stream (the launch
+// starts it inside the op executing on the worker); every reader here links a flow where a
+// kernel STARTS. Move each such flow end to the start of the kernel that ends there on that
+// thread, so the kernel is linked to its op like any other.
+void link_cupti_kernels(Trace& t) {
+  const uint32_t link = t.strings.find("KernelLink");
+  if (link == kNoString) return;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> start_of;  // (pid, tid, end) -> start
+  for (const auto& e : t.events)
+    if (e.kind == EventKind::kKernel)
+      start_of.emplace(std::make_tuple(e.pid, e.tid, e.end_ns()), e.ts_ns);
+  for (auto& f : t.flows) {
+    if (f.phase != 'f' || f.cat != link) continue;
+    auto it = start_of.find({f.pid, f.tid, f.ts_ns});
+    if (it != start_of.end()) f.ts_ns = it->second;
+  }
+}
+
 }  // namespace
 
 bool is_megengine_collective(std::string_view n) {
@@ -80,7 +99,7 @@ bool parse_megengine_timeline(const simdjson::padded_string& json, const std::st
   dom::parser parser;
   dom::element doc;
   if (auto err = parser.parse(json).get(doc)) {
-    diag.error(source, 0, "not valid JSON: " + json_error_what(err), json_error_hint(err));
+    report_json_error(json, source, err, diag);
     return false;
   }
   dom::array events;
@@ -216,6 +235,7 @@ bool parse_megengine_timeline(const simdjson::padded_string& json, const std::st
   for (const auto& [key, stack] : open) unpaired += stack.size();
   std::stable_sort(out.events.begin(), out.events.end(),
                    [](const TraceEvent& a, const TraceEvent& b) { return a.ts_ns < b.ts_ns; });
+  link_cupti_kernels(out);
   for (const auto& [key, name] : out.thread_names)
     if (!out.process_names.count(key.first)) out.process_names[key.first] = "MegEngine";
   out.skipped_events = bad;

@@ -8,7 +8,9 @@
 // B/E pairs span the op's work on the device, and HostToDevice copies. With CUPTI on, the
 // kernels themselves (args "execution_time") and Memcpy/Memset (args "bytes") appear on stream
 // threads; then they are the device work and the per-op device spans only annotate it.
-// Flows (s/t/f, categories OpDispatch, KernelLaunch, TensorLink, KernelLink) tie them.
+// Flows (s/t/f, categories OpDispatch, KernelLaunch, TensorLink, KernelLink) tie them. A CUPTI
+// kernel's KernelLink flow ends at the kernel's end; the reader moves that end to the kernel's
+// start, where compare and top look for the flow from the launching op.
 //
 // The reader pairs B with E per thread into complete events of an io::Trace, so `top`,
 // `compare` and `merge` read it as any other timeline: device work is kKernel / kMemcpy /

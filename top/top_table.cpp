@@ -31,14 +31,40 @@ bool same_ci(const std::string& a, const std::string& b) {
          });
 }
 
-void fold(double& acc, double v, TopOptions::Aggregate agg) {
-  if (agg == TopOptions::Aggregate::kMax)
+// Folds the n-th value `v` (n counted before it) into `acc`.
+void fold(double& acc, size_t n, double v, TopOptions::Aggregate agg) {
+  if (n == 0)
+    acc = v;
+  else if (agg == TopOptions::Aggregate::kMax)
     acc = std::max(acc, v);
+  else if (agg == TopOptions::Aggregate::kMin)
+    acc = std::min(acc, v);
   else
     acc += v;
 }
 
+// True when the ';'-separated `dtypes` holds `want` exactly.
+bool has_dtype(const std::string& dtypes, const std::string& want) {
+  size_t from = 0;
+  while (from <= dtypes.size()) {
+    const size_t to = std::min(dtypes.find(';', from), dtypes.size());
+    if (dtypes.compare(from, to - from, want) == 0) return true;
+    from = to + 1;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool passes_filters(const OpCall& c, const TopOptions& opt) {
+  if (!opt.types.empty() && std::none_of(opt.types.begin(), opt.types.end(),
+                                         [&](const std::string& t) { return same_ci(c.type, t); }))
+    return false;
+  if (opt.name_regex &&
+      !std::regex_search(c.name, *opt.name_regex, std::regex_constants::match_continuous))
+    return false;
+  return opt.input_dtype.empty() || has_dtype(c.input_dtypes, opt.input_dtype);
+}
 
 io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, TopTotals* totals) {
   std::vector<Row> rows;
@@ -47,8 +73,8 @@ io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, Top
   for (const auto& c : calls) {
     if (!std::isfinite(c.dur_us)) continue;
     all += c.dur_us;
-    if (c.dur_us < opt.min_time_s * 1e6) continue;
-    if (!opt.type.empty() && !same_ci(c.type, opt.type)) continue;
+    if (c.dur_us < opt.min_time_s * 1e6 || c.dur_us > opt.max_time_s * 1e6) continue;
+    if (!passes_filters(c, opt)) continue;
     total += c.dur_us;
     if (totals) ++totals->calls;
     size_t r;
@@ -56,20 +82,25 @@ io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, Top
       r = rows.size();
       rows.emplace_back();
     } else {
-      const std::string& key = opt.aggregate_by == TopOptions::By::kType ? c.type : c.name;
+      static const std::string kAll = "all";
+      const std::string& key = opt.aggregate_by == TopOptions::By::kType  ? c.type
+                               : opt.aggregate_by == TopOptions::By::kAll ? kAll
+                                                                          : c.name;
       auto [it, fresh] = index.emplace(key, rows.size());
       if (fresh) rows.emplace_back();
       r = it->second;
     }
     Row& row = rows[r];
     if (row.calls == 0) {
-      row.name = opt.aggregate_by == TopOptions::By::kType ? c.type : c.name;
-      row.type = c.type;
+      row.name = opt.aggregate_by == TopOptions::By::kType  ? c.type
+                 : opt.aggregate_by == TopOptions::By::kAll ? "all"
+                                                            : c.name;
+      row.type = opt.aggregate_by == TopOptions::By::kAll ? "all" : c.type;
     }
+    fold(row.time, row.calls, c.dur_us, opt.aggregate);
     ++row.calls;
-    fold(row.time, c.dur_us, opt.aggregate);
-    if (std::isfinite(c.flops)) fold(row.flops, c.flops, opt.aggregate), ++row.flops_n;
-    if (std::isfinite(c.bytes)) fold(row.bytes, c.bytes, opt.aggregate), ++row.bytes_n;
+    if (std::isfinite(c.flops)) fold(row.flops, row.flops_n, c.flops, opt.aggregate), ++row.flops_n;
+    if (std::isfinite(c.bytes)) fold(row.bytes, row.bytes_n, c.bytes, opt.aggregate), ++row.bytes_n;
     if (c.dur_us > row.max_call) row.max_call = c.dur_us, row.longest = &c;
   }
   for (auto& row : rows) {
@@ -91,9 +122,10 @@ io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, Top
     if (key(a) != key(b)) return key(a) > key(b);
     return a.time > b.time;
   });
-  if (rows.size() > opt.top_n) rows.resize(opt.top_n);
+  if (opt.top_n > 0 && rows.size() > opt.top_n) rows.resize(opt.top_n);
   if (totals) totals->time_us = total;
   if (opt.share_of_all) total = all;
+  if (std::isfinite(opt.share_total_us)) total = opt.share_total_us;
 
   io::Table t("top");
   auto& c_rank = t.add_int("rank");
@@ -168,13 +200,14 @@ std::string maybe(double v, const std::string& text) {
 
 }  // namespace
 
-std::string format_top_text(const io::Table& t, size_t total_calls, double total_us) {
+std::string format_top_text(const io::Table& t, size_t total_calls, double total_us,
+                            const std::string& side) {
   const ColumnRef rank(&t, "rank"), name(&t, "name"), type(&t, "type"), calls(&t, "calls"),
       time(&t, "device_self_us"), cum(&t, "cumulative_pct"), flops(&t, "flops"),
       tflops(&t, "tflops_per_s"), bytes(&t, "bytes"), bw(&t, "bandwidth_gbps"),
       in(&t, "input_shapes"), out(&t, "output_shapes");
   const std::vector<std::string> head = {"#",
-                                         "device self time",
+                                         side + " self time",
                                          "cum%",
                                          "calls",
                                          "GFLOP",
@@ -214,7 +247,7 @@ std::string format_top_text(const io::Table& t, size_t total_calls, double total
   line(head);
   for (const auto& row : cells) line(row);
   s += std::to_string(t.rows()) + " rows from " + std::to_string(total_calls) + " calls, " +
-       fmt_us(total_us) + " device time in total\n";
+       fmt_us(total_us) + " " + side + " time in total\n";
   return s;
 }
 

@@ -12,6 +12,9 @@
 // group's calls and the shapes those of its longest call.
 
 #include <cstddef>
+#include <limits>
+#include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -22,29 +25,39 @@
 namespace cs::report {
 
 struct TopOptions {
-  enum class By { kNone, kType, kName };
-  enum class Aggregate { kSum, kMean, kMax };
+  // kAll: every call that passed the filters in one row named "all" (profile_analyze's
+  // --aggregate without --aggregate-by).
+  enum class By { kNone, kType, kName, kAll };
+  enum class Aggregate { kSum, kMean, kMax, kMin };
   enum class Order { kTime, kMemory, kFlops };
-  size_t top_n = 20;
+  size_t top_n = 20;  // 0: every row (profile_analyze's -t 0)
   By aggregate_by = By::kNone;
   Aggregate aggregate = Aggregate::kSum;
   Order order_by = Order::kTime;
   double min_time_s = 0;  // calls shorter than this are left out
-  std::string type;       // only calls of this type ("" = all)
+  double max_time_s = std::numeric_limits<double>::infinity();  // and calls longer than this
+  std::vector<std::string> types;  // only calls of one of these types, any case (empty = all)
+  // Only calls whose name matches from its first character (Python's re.match).
+  std::optional<std::regex> name_regex;
+  std::string input_dtype;  // only calls with an input of exactly this dtype ("" = all)
   // Shares of the device time of every call, filtered out or not (MegEngine's profile_analyze:
   // its ratio and cumulative columns are of the total device time); false: of the calls that
   // passed the filters.
   bool share_of_all = false;
+  // When finite: the base of the shares instead (MegEngine: the total device time by end − start
+  // even when the table's times are kern − start, as profile_analyze).
+  double share_total_us = std::numeric_limits<double>::quiet_NaN();
 };
 // The names `top` accepts for each choice (--aggregate-by, --aggregate, --order-by).
 inline constexpr std::array<EnumName<TopOptions::By>, 3> kTopByNames{
     {{"none", TopOptions::By::kNone},
      {"type", TopOptions::By::kType},
      {"name", TopOptions::By::kName}}};
-inline constexpr std::array<EnumName<TopOptions::Aggregate>, 3> kTopAggregateNames{
+inline constexpr std::array<EnumName<TopOptions::Aggregate>, 4> kTopAggregateNames{
     {{"sum", TopOptions::Aggregate::kSum},
      {"mean", TopOptions::Aggregate::kMean},
-     {"max", TopOptions::Aggregate::kMax}}};
+     {"max", TopOptions::Aggregate::kMax},
+     {"min", TopOptions::Aggregate::kMin}}};
 inline constexpr std::array<EnumName<TopOptions::Order>, 3> kTopOrderNames{
     {{"time", TopOptions::Order::kTime},
      {"memory", TopOptions::Order::kMemory},
@@ -56,13 +69,18 @@ struct TopTotals {
   double time_us = 0;
 };
 
+// True when `c` passes the option's type, name and input-dtype filters (not the time window).
+bool passes_filters(const OpCall& c, const TopOptions& opt);
+
 // Filters, groups, orders and cuts `calls`. cumulative_pct is the running share of the listed
 // rows' time in the time of all calls that passed the filters.
 io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt,
                     TopTotals* totals = nullptr);
 
 // The table as an aligned terminal table (long names shortened with "…"), with a closing line
-// "N of M calls, total T".
-std::string format_top_text(const io::Table& t, size_t total_calls, double total_us);
+// "N rows from M calls, T <side> time in total"; `side` names the time column ("device", or
+// "host" for a MegEngine profile's host table).
+std::string format_top_text(const io::Table& t, size_t total_calls, double total_us,
+                            const std::string& side = "device");
 
 }  // namespace cs::report

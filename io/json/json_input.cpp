@@ -361,4 +361,92 @@ JsonWalkStatus walk_json_document(simdjson::padded_string_view text, const std::
   return finish(fixed_ctx, got_data, false);
 }
 
+namespace {
+
+// Reads every value under `v` so that a damaged one stops the walk where it is.
+simdjson::error_code visit_all(simdjson::ondemand::value v, int depth) {
+  namespace od = simdjson::ondemand;
+  if (depth > 1024) return simdjson::DEPTH_ERROR;
+  od::json_type type;
+  if (auto err = v.type().get(type)) return err;
+  switch (type) {
+    case od::json_type::object: {
+      od::object o;
+      if (auto err = v.get_object().get(o)) return err;
+      for (auto field : o) {
+        od::value child;
+        if (auto err = field.value().get(child)) return err;
+        if (auto err = visit_all(child, depth + 1)) return err;
+      }
+      return simdjson::SUCCESS;
+    }
+    case od::json_type::array: {
+      od::array a;
+      if (auto err = v.get_array().get(a)) return err;
+      for (auto item : a) {
+        od::value child;
+        if (auto err = item.get(child)) return err;
+        if (auto err = visit_all(child, depth + 1)) return err;
+      }
+      return simdjson::SUCCESS;
+    }
+    case od::json_type::number:
+      return v.get_number().error();
+    case od::json_type::string:
+      return v.get_string().error();
+    case od::json_type::boolean:
+      return v.get_bool().error();
+    default:
+      return v.is_null().error();
+  }
+}
+
+}  // namespace
+
+void report_json_error(const simdjson::padded_string& json, const std::string& source,
+                       simdjson::error_code err, Diagnostics& diag) {
+  // Cut short: said here, as nothing of it is read (walk_json_document would say the complete
+  // part was).
+  const std::string_view text(json.data(), json.size());
+  size_t end = text.size();
+  while (end > 0 && is_json_space(text[end - 1])) --end;
+  const TruncationInfo t = analyze_truncation(text, 1);
+  if (end > 0 && t.truncated) {
+    const int64_t line =
+        1 + std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(end), '\n');
+    diag.error(source, line,
+               "the file ends early " + at_text(static_cast<int64_t>(end), line) +
+                   (t.in_string ? ", inside a string"
+                                : ", with " + std::to_string(t.open_brackets) +
+                                      " objects or arrays still open"),
+               "was the profiler stopped before it finished writing? Nothing of it was read; "
+               "profile again",
+               static_cast<int64_t>(end));
+    return;
+  }
+  Diagnostics found;
+  walk_json_document(json, source, found, 1,
+                     [](simdjson::ondemand::document& doc, JsonContext&) -> simdjson::error_code {
+                       simdjson::ondemand::value root;
+                       if (auto e = doc.get_value().get(root)) return e;
+                       return visit_all(root, 0);
+                     });
+  if (found.error_count() == 0) {
+    diag.error(source, 0, "not valid JSON: " + json_error_what(err), json_error_hint(err));
+    return;
+  }
+  for (Diagnostic d : found.items()) {
+    // Python's json.dump writes NaN and Infinity for non-finite floats; JSON has neither.
+    const std::string_view at =
+        d.offset >= 0 && static_cast<size_t>(d.offset) < text.size() ? text.substr(d.offset) : "";
+    for (std::string_view word : {"NaN", "Infinity", "-Infinity"}) {
+      if (!at.starts_with(word)) continue;
+      d.what = "invalid JSON " + at_text(d.offset, d.line) + ": " + std::string(word) +
+               " is not a JSON number (Python writes it for a non-finite float)";
+      d.hint = "replace it with null or a number; nothing could be read";
+    }
+    diag.add(std::move(d));
+  }
+}
+
 }  // namespace cs::io

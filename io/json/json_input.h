@@ -225,4 +225,10 @@ JsonWalkStatus walk_json_document(simdjson::padded_string_view text, const std::
                                   Diagnostics& diag, int keep_depth, const JsonWalk& walk,
                                   bool* got_data = nullptr);
 
+// For a text a DOM parser refused with `err`: one error naming where it is broken (line, byte
+// offset, what, hint — walk_json_document's wording, a cut file "ends early"), found by reading
+// every value of the document on demand. When that finds nothing, the error is `err`'s.
+void report_json_error(const simdjson::padded_string& json, const std::string& source,
+                       simdjson::error_code err, Diagnostics& diag);
+
 }  // namespace cs::io

@@ -3,9 +3,12 @@
 // tests/top/test_top_megengine.cpp and tests/compare/test_megengine_compare.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "io/json/gzip_input.h"
 #include "tests/cli/cli_test_util.h"
@@ -63,6 +66,87 @@ TEST(MegEngineCli, TopOnTheStaticGraphProfile) {
                         (dir / "f.log").string()),
             0);
   EXPECT_NE(read_file(dir / "f.log").find("28.6%"), std::string::npos) << read_file(dir / "f.log");
+  fs::remove_all(dir);
+}
+
+TEST(MegEngineCli, ProfileAnalyzeOptionsAndSummary) {
+  // copy_graph.profile.json (values by hand in tests/top/test_top_megengine.cpp): total device
+  // 4.1 ms, host 115 µs; Copy 0.4 + 0.5 ms, waits 0.1 + 0.2 ms.
+  const fs::path dir = temp_dir("megengine-pa");
+  const std::string prof = kDir + "copy_graph.profile.json";
+  ASSERT_EQ(run_command(kBin + " top -q " + prof + " --copy-time --show-host -t 2",
+                        (dir / "s.log").string()),
+            0)
+      << read_file(dir / "s.log");
+  const std::string log = read_file(dir / "s.log");
+  EXPECT_NE(
+      log.find("total device time  4.10 ms\ntotal host time    115.0 \u00b5s\n"
+               "copy time          tot=900.0 \u00b5s avg=450.0 \u00b5s over 2 Copy operators\n"
+               "copy wait time     tot=300.0 \u00b5s avg=150.0 \u00b5s over 2 Copy operators\n"),
+      std::string::npos)
+      << log;
+  // The device table (conv 2.0 ms = 48.8% of 4.1), then the host one (fc 40 µs = 34.8% of 115).
+  const size_t device = log.find("device self time"), host = log.find("host self time");
+  ASSERT_NE(device, std::string::npos) << log;
+  ASSERT_NE(host, std::string::npos) << log;
+  EXPECT_LT(device, host);
+  EXPECT_NE(log.find("48.8%", device), std::string::npos) << log;
+  EXPECT_NE(log.find("34.8%", host), std::string::npos) << log;
+  EXPECT_NE(log.find("host time in total"), std::string::npos) << log;
+  // --top-end-key kern --opr-name conv --input-dtype Float16 --csv: conv.w_copy 200 µs, conv 100.
+  ASSERT_EQ(run_command(kBin + " top -q " + prof +
+                            " --top-end-key kern --opr-name conv --input-dtype Float16 --csv " +
+                            (dir / "k.csv").string(),
+                        (dir / "k.log").string()),
+            0)
+      << read_file(dir / "k.log");
+  const std::string csv = read_file(dir / "k.csv");
+  EXPECT_NE(csv.find("\n1,conv.w_copy,Copy,1,200"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2,conv,ConvolutionForward,1,100"), std::string::npos) << csv;
+  // --aggregate min alone: one row "all", 200 µs (data).
+  ASSERT_EQ(run_command(kBin + " top -q " + prof + " --aggregate min --max-time 0.0015 --csv " +
+                            (dir / "a.csv").string(),
+                        (dir / "a.log").string()),
+            0);
+  EXPECT_NE(read_file(dir / "a.csv").find("\n1,all,all,4,200"), std::string::npos)
+      << read_file(dir / "a.csv");
+  fs::remove_all(dir);
+}
+
+TEST(MegEngineCli, ProfileAnalyzeOptionMistakesExitTwo) {
+  const fs::path dir = temp_dir("megengine-bad");
+  const std::string prof = kDir + "copy_graph.profile.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {prof + " --top-end-key wall", "unknown --top-end-key 'wall' \u2014 valid: end, kern"},
+      {prof + " --aggregate avg", "valid: sum, mean, max, min"},
+      {prof + " --opr-name '(conv'", "--opr-name '(conv' is not a valid regular expression"},
+      {prof + " --min-time 0.002 --max-time 0.001", "is below --min-time"},
+      {kDir + "dynamic.chrome_timeline.json --show-host",
+       "--show-host needs a MegEngine static-graph profile"},
+      {kDir + "dynamic.chrome_timeline.json --top-end-key kern",
+       "--top-end-key needs a MegEngine static-graph profile"},
+  };
+  for (const auto& [args, message] : cases) {
+    EXPECT_EQ(run_command(kBin + " top " + args, (dir / "e.log").string()), 2) << args;
+    const std::string log = read_file(dir / "e.log");
+    EXPECT_NE(log.find(message), std::string::npos) << args << "\n" << log;
+    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;  // one message
+  }
+  fs::remove_all(dir);
+}
+
+TEST(MegEngineCli, TopTypesCuptiKernelsByTheirOps) {
+  const fs::path dir = temp_dir("megengine-cupti");
+  ASSERT_EQ(run_command(kBin + " top -q " + kDir + "cupti.chrome_timeline.json --csv " +
+                            (dir / "c.csv").string(),
+                        (dir / "c.log").string()),
+            0)
+      << read_file(dir / "c.log");
+  const std::string csv = read_file(dir / "c.csv");
+  EXPECT_NE(csv.find("\n1,cudnn::detail::implicit_convolve_sgemm,Convolution,1,100"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",sgemm_128x64_nn,MatrixMul,1,80"), std::string::npos) << csv;
   fs::remove_all(dir);
 }
 

@@ -256,7 +256,9 @@ TEST(MistakesAnswered, TopOptionErrorsNameTopsOptions) {
   EXPECT_EQ(missing.rc, 2);
   EXPECT_EQ(lines_with(missing.err, "clusterscope: top: "), 1u) << missing.err;
   EXPECT_NE(missing.err.find("top's options: --help, --top, --aggregate-by, --aggregate, "
-                             "--order-by, --min-time, --type, --csv, --quiet"),
+                             "--order-by, --min-time, --max-time, --type, --opr-name, "
+                             "--input-dtype, --top-end-key, --show-host, --copy-time, --csv, "
+                             "--quiet"),
             std::string::npos)
       << missing.err;
   Outcome unknown = run(dir, "top " + kRealJob + "/rank0_ascend_pt --rank-list 0");

@@ -45,5 +45,40 @@ TEST(MegEngineCompare, OverallMetricsAndTheirInvariants) {
   EXPECT_NEAR(m.computing_us + m.uncovered_comm_us + m.free_us, m.e2e_us, 0.01 * m.e2e_us);
 }
 
+// cupti.chrome_timeline.json: CUPTI kernels on stream threads 30 and 31, each launched inside its
+// op on the worker, its KernelLink flow ending at the kernel's END (MegEngine's writer):
+//   implicit_convolve_sgemm 50-150 (Convolution: Conv forward), sgemm_128x64_nn 150-230
+//   (MatrixMul: Matmul), elemwise_kernel 240-260 (Elemwise: Vector), ncclKernel 250-320
+//   (CollectiveComm: communication, 10 µs under the elemwise kernel).
+//   Computing = 100 + 80 + 20 = 200; uncovered communication = 70 - 10 = 60; E2E = 320 - 50 =
+//   270; Free = the gap 230-240 = 10; 200 + 60 + 10 = 270.
+TEST(MegEngineCompare, CuptiKernelsLinkedToTheirOpsByTheFlowEndingAtTheKernelEnd) {
+  SideInput in;
+  io::Diagnostics diag;
+  ASSERT_TRUE(
+      detect_side(std::string(CS_TEST_DATA) + "/megengine/cupti.chrome_timeline.json", in, diag));
+  Profile p;
+  ASSERT_TRUE(load_side(in, {}, p, diag));
+  ASSERT_EQ(p.kernels.size(), 4u);
+  EXPECT_EQ(p.linked_kernels, 4u);  // 0 when the flow is looked for at the kernel's start
+  for (const auto& k : p.kernels) {
+    ASSERT_GE(k.op, 0) << p.str(k.name);
+    EXPECT_LT(k.launch_ns, k.start_ns);  // launched on the worker before it ran
+  }
+  const OverallMetrics m = overall_metrics(p);
+  EXPECT_NEAR(m.computing_us, 200, 1e-6);
+  EXPECT_NEAR(m.uncovered_comm_us, 60, 1e-6);
+  EXPECT_NEAR(m.free_us, 10, 1e-6);
+  EXPECT_NEAR(m.e2e_us, 270, 1e-6);
+  auto cat = [&](KernelCategory c) { return m.category_us[static_cast<size_t>(c)]; };
+  EXPECT_NEAR(cat(KernelCategory::kConvFwd), 100, 1e-6);
+  EXPECT_NEAR(cat(KernelCategory::kMatmul), 80, 1e-6);
+  EXPECT_NEAR(cat(KernelCategory::kVectorNoTrans), 20, 1e-6);
+  double sum = 0;
+  for (double v : m.category_us) sum += v;
+  EXPECT_NEAR(sum, m.computing_us, 0.01 * m.computing_us);
+  EXPECT_NEAR(m.computing_us + m.uncovered_comm_us + m.free_us, m.e2e_us, 0.01 * m.e2e_us);
+}
+
 }  // namespace
 }  // namespace cs::compare

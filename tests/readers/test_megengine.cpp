@@ -6,7 +6,14 @@
 //   dynamic.chrome_timeline.json — one process, threads channel (1), worker (2), gpu0:0 (10),
 //     gpu0:1 (11); five ops dispatched, executed on the worker and spanned on the devices
 //     (Convolution 30-130 µs, MatrixMul 130-210, Elemwise 215-235, CollectiveComm 240-300 on
-//     gpu0:0, Elemwise 280-290 on gpu0:1), a HostToDevice copy 5-9 µs, Start/StopProfile.
+//     gpu0:0, Elemwise 280-290 on gpu0:1), a HostToDevice copy 5-9 µs, Start/StopProfile;
+//   cupti.chrome_timeline.json — the same threads with CUPTI on: four ops on the worker, each
+//     launching one kernel (a B/E on the worker starting a KernelLink flow) that runs on stream
+//     thread 30 or 31 (conv 50-150, sgemm 150-230, elemwise 240-260, nccl 250-320 µs) and ends
+//     the flow at its end; Convolution's per-op span on gpu0:0 (25-160) is an annotation;
+//   copy_graph.profile.json — a static-graph profile with two Copy operators (one on two comp
+//     nodes), kern and host times, Float16 and Float32 inputs (values in
+//     tests/top/test_top_megengine.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -73,6 +80,60 @@ TEST(MegEngineProfile, WrongDocumentsAndDamagedEntries) {
   EXPECT_LT(q.ops[0].device_s, 0);
   ASSERT_EQ(d2.warning_count(), 1u);
   EXPECT_NE(d2.items()[0].what.find("2 operator entries"), std::string::npos);
+}
+
+TEST(MegEngineProfile, BrokenJsonIsOneErrorNamingFileAndPlace) {
+  // A cut file: one error, "ends early", at the end of what is there (line 3).
+  const std::string cut =
+      "{\"graph_exec\": {\"operator\": {\n\"1\": {\"id\": \"1\", \"name\": \"a\"},\n"
+      "\"2\": {\"id\": \"2\", \"na";
+  MegEngineProfile p;
+  Diagnostics diag;
+  EXPECT_FALSE(parse_megengine_profile(simdjson::padded_string(cut), "cut.json", p, diag));
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].file, "cut.json");
+  EXPECT_EQ(diag.items()[0].line, 3);
+  EXPECT_NE(diag.items()[0].what.find("ends early"), std::string::npos) << diag.items()[0].what;
+  // NaN (Python's json.dump writes it; JSON has none): one error at the NaN, line 2.
+  const std::string nan =
+      "{\"graph_exec\": {\"operator\": {}},\n \"profiler\": {\"device\": {\"1\": {\"gpu0:0\": "
+      "{\"start\": NaN, \"end\": 1}}}}}";
+  Diagnostics d2;
+  EXPECT_FALSE(parse_megengine_profile(simdjson::padded_string(nan), "nan.json", p, d2));
+  ASSERT_EQ(d2.items().size(), 1u);
+  EXPECT_EQ(d2.items()[0].file, "nan.json");
+  EXPECT_EQ(d2.items()[0].line, 2);
+  EXPECT_EQ(d2.items()[0].offset, static_cast<int64_t>(nan.find("NaN")));
+  EXPECT_NE(d2.items()[0].what.find("NaN is not a JSON number"), std::string::npos)
+      << d2.items()[0].what;
+  EXPECT_NE(diag.items()[0].hint.find("Nothing of it was read"), std::string::npos);
+  // A time of the wrong type, an end before its start, a difference beyond double: the entries
+  // are left out with one warning; the rest is read.
+  const std::string odd = R"({"graph_exec": {"operator": {"1": {"name": "a", "type": "T"},
+      "2": {"name": "b", "type": "T"}, "3": {"name": "c", "type": "T"},
+      "4": {"name": "d", "type": "T"}}},
+      "profiler": {"device": {"1": {"g": {"start": "0", "end": 1}}, "2": {"g": {"start": 2, "end": 1}},
+                              "3": {"g": {"start": -1.7e308, "end": 1.7e308}},
+                              "4": {"g": {"start": 0, "end": 0.5}}}}})";
+  Diagnostics d3;
+  MegEngineProfile q;
+  ASSERT_TRUE(parse_megengine_profile(simdjson::padded_string(odd), "odd.json", q, d3));
+  ASSERT_EQ(d3.items().size(), 1u);
+  EXPECT_NE(d3.items()[0].what.find("3 operator entries are malformed"), std::string::npos)
+      << d3.items()[0].what;
+  EXPECT_NEAR(q.total_device_s, 0.5, 1e-12);
+}
+
+TEST(MegEngineTimeline, CutFileIsOneErrorNamingFileAndPlace) {
+  const std::string cut =
+      "{\"traceEvents\":[\n{\"name\":\"a\",\"ph\":\"B\",\"pid\":1,\"tid\":1,"
+      "\"ts\":1},\n{\"name\":\"a\",\"ph\":\"E\",\"pid\":1,\"ti";
+  Trace t;
+  Diagnostics diag;
+  EXPECT_FALSE(parse_megengine_timeline(simdjson::padded_string(cut), "cut.json", t, diag));
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].file, "cut.json");
+  EXPECT_EQ(diag.items()[0].line, 3);
 }
 
 TEST(MegEngineTimeline, PairsBeginEndIntoEventsOfTheRightKind) {
@@ -142,6 +203,30 @@ TEST(MegEngineTimeline, CuptiKernelsAreTheDeviceWorkAndUnpairedEventsAreCounted)
   EXPECT_EQ(t.events[2].kind, EventKind::kMemcpy);
   ASSERT_EQ(diag.warning_count(), 1u);
   EXPECT_NE(diag.items()[0].what.find("1 begin/end events have no partner"), std::string::npos);
+}
+
+TEST(MegEngineTimeline, CuptiKernelLinkFlowMovedFromTheKernelEndToItsStart) {
+  // MegEngine ends a CUPTI kernel's KernelLink flow at the kernel's end (ts 40); readers link a
+  // flow where a kernel starts, so the reader moves it to 10. Another category's flow at a
+  // kernel's end (CUPTILink, 45) stays where it is.
+  const std::string text = R"({"traceEvents":[
+    {"name":"sgemm","ph":"B","pid":1,"tid":2,"ts":1},
+    {"cat":"KernelLink","id":7,"name":"1","ph":"s","pid":1,"tid":2,"ts":1},
+    {"name":"sgemm","ph":"E","pid":1,"tid":2,"ts":2},
+    {"name":"sgemm","ph":"B","pid":1,"tid":7,"ts":10,"args":{"execution_time":30000}},
+    {"bp":"e","cat":"KernelLink","id":7,"name":"1","ph":"f","pid":1,"tid":7,"ts":40},
+    {"name":"sgemm","ph":"E","pid":1,"tid":7,"ts":40,"args":{"execution_time":30000}},
+    {"name":"k2","ph":"B","pid":1,"tid":7,"ts":41,"args":{"execution_time":4000}},
+    {"bp":"e","cat":"CUPTILink","id":8,"name":"1","ph":"f","pid":1,"tid":7,"ts":45},
+    {"name":"k2","ph":"E","pid":1,"tid":7,"ts":45,"args":{"execution_time":4000}}
+  ]})";
+  Trace t;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_megengine_timeline(simdjson::padded_string(text), "k.json", t, diag));
+  ASSERT_EQ(t.flows.size(), 3u);
+  EXPECT_EQ(t.flows[0].ts_ns, 1000);   // the start, on the worker
+  EXPECT_EQ(t.flows[1].ts_ns, 10000);  // was 40000
+  EXPECT_EQ(t.flows[2].ts_ns, 45000);
 }
 
 TEST(MegEngineTimeline, DeviceNames) {

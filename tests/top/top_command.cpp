@@ -125,7 +125,7 @@ TEST(TopTable, GroupsOrdersAndFilters) {
 
   o = TopOptions();
   o.min_time_s = 1e-6;  // drops the 0.5 µs cast
-  o.type = "matmul";    // case-insensitive
+  o.types = {"matmul"};  // case-insensitive
   totals = TopTotals();
   t = top_table(calls, o, &totals);
   EXPECT_EQ(t.rows(), 2u);
@@ -144,7 +144,7 @@ TEST(TopProfile, RealKernelDetails) {
   ASSERT_EQ(calls.size(), 29u);
   TopOptions o;
   o.top_n = 5;
-  o.type = "MatMulV2";
+  o.types = {"MatMulV2"};
   TopTotals totals;
   const io::Table t = top_table(calls, o, &totals);
   ASSERT_GE(t.rows(), 1u);
