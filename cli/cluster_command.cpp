@@ -132,6 +132,7 @@ int run_cluster(int argc, char** argv) {
     ropts.export_type = exporting.value_or(recipes::ExportType::kDb);
     ropts.strict = opts.strict;
     ropts.quiet = opts.quiet;
+    ropts.threads = opts.load.threads;
     if (!ranks.empty()) {
       std::set<int> set;
       std::string error;
@@ -182,6 +183,7 @@ int run_cluster(int argc, char** argv) {
     db.output_dir = opts.output_dir;
     db.rank_filter = opts.load.rank_filter;
     db.quiet = opts.quiet;
+    db.threads = opts.load.threads;
     if (exporting == recipes::ExportType::kDb || recipes::job_has_db_export(mpi, db)) {
       if (recipes::write_cluster_analysis_db(mpi, db) != kExitOk) code = kExitFatal;
     }

@@ -174,13 +174,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   // 2. Partition by bytes; every process computes the same split.
   const auto shares = partition_by_bytes(entries, mpi.size(), kRootUnpackCost);
   const auto& mine = shares[static_cast<size_t>(mpi.rank())];
-  int threads = opts.threads;
-  if (threads <= 0) {
-    // A process the launcher bound to some cores uses those; an unbound one its share of the node.
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int cores = usable_cores();
-    threads = cores < hw ? cores : std::max(1, hw / std::max(1, mpi.local_size()));
-  }
+  const int threads = threads_per_process(opts.threads, mpi.local_size());
   result.threads_per_process = threads;
   result.processes_on_root_node = mpi.local_size();  // the root's value is the one used
 

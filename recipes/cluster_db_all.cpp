@@ -277,6 +277,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
       r.rank_filter = opts.rank_filter;
       r.export_type = ExportType::kDb;
       r.quiet = true;
+      r.threads = opts.threads;
       r.in_temporary_dir = true;
       run_recipe(mpi, r);  // its problems are printed by it; the other tables are still written
     }

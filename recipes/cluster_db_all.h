@@ -26,6 +26,7 @@ struct ClusterDbOptions {
   // The main run's step trace (the root's; null elsewhere or when it built none): its rows are
   // written when they were read from the same ranks' DB exports, instead of reading them again.
   const cluster::BuiltStepTrace* step_trace = nullptr;
+  int threads = 0;  // threads reading the ranks (RecipeRunOptions::threads)
 };
 
 // True (on every process) when some rank directory below `input_dir` has a DB export; then

@@ -15,8 +15,10 @@
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
 #include "recipes/recipe_registry.h"
+#include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"
 #include "runtime/interrupt.h"
+#include "runtime/task_runner.h"
 
 namespace cs::recipes {
 
@@ -43,53 +45,74 @@ RankDbPaths db_paths_of(const cluster::RankEntry& e) {
   return p;
 }
 
-void pack_partial(const RankPartial& p, const io::Diagnostics& diag, io::ByteWriter& w) {
-  w.put<int32_t>(p.rank);
-  w.put<uint8_t>(p.used);
-  w.put<uint32_t>(static_cast<uint32_t>(diag.items().size()));
-  for (const auto& d : diag.items()) {
-    w.put<uint8_t>(d.severity == io::Severity::kError);
-    w.str(d.file);
-    w.put<int64_t>(d.line);
-    w.put<int64_t>(d.offset);
-    w.str(d.what);
-    w.str(d.hint);
+// One rank's map result, before it is packed for the root (or handed over in place).
+struct Mapped {
+  RankPartial part;
+  io::Diagnostics diag;
+};
+
+// Reads one rank with the recipe's map step (or says why the rank is skipped).
+void map_rank(const Recipe& recipe, const cluster::RankEntry& entry, Mapped& out) {
+  const RankDbPaths paths = db_paths_of(entry);
+  out.part.rank = paths.rank;
+  const bool missing = (recipe.needs_profiler_db() && paths.profiler_db.empty()) ||
+                       (recipe.needs_analysis_db() && paths.analysis_db.empty());
+  if (missing) {
+    out.diag.warn(paths.rank_dir, 0,
+                  recipe.name() + ": no " +
+                      (recipe.needs_analysis_db() && paths.analysis_db.empty()
+                           ? "ASCEND_PROFILER_OUTPUT/analysis.db"
+                           : "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_N.db"),
+                  "this rank is skipped; export the profiling data with export_type db");
+  } else {
+    out.part.used = recipe.map(paths, out.part.frames, out.diag);
   }
-  pack_frame_set(p.frames, w);
 }
 
-// Reads this process's share of the ranks into one buffer.
-std::vector<char> map_share(const Recipe& recipe, const std::vector<cluster::RankEntry>& entries,
-                            const std::vector<size_t>& mine) {
-  io::ByteWriter w;
-  w.data().reserve(4096);  // also spares GCC 12 a false -Wstringop-overflow on the first put
-  w.put<uint32_t>(static_cast<uint32_t>(mine.size()));
-  for (size_t idx : mine) {
-    const RankDbPaths paths = db_paths_of(entries[idx]);
-    RankPartial part;
-    part.rank = paths.rank;
-    io::Diagnostics diag;
-    const bool missing = (recipe.needs_profiler_db() && paths.profiler_db.empty()) ||
-                         (recipe.needs_analysis_db() && paths.analysis_db.empty());
-    if (missing) {
-      diag.warn(paths.rank_dir, 0,
-                recipe.name() + ": no " +
-                    (recipe.needs_analysis_db() && paths.analysis_db.empty()
-                         ? "ASCEND_PROFILER_OUTPUT/analysis.db"
-                         : "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_N.db"),
-                "this rank is skipped; export the profiling data with export_type db");
-    } else {
-      part.used = recipe.map(paths, part.frames, diag);
-    }
-    pack_partial(part, diag, w);
-  }
-  return std::move(w.data());
+// Reads this process's share of the ranks on `threads` threads; the results in share order.
+std::vector<Mapped> map_share(const Recipe& recipe, const std::vector<cluster::RankEntry>& entries,
+                              const std::vector<size_t>& mine, int threads) {
+  std::vector<Mapped> out(mine.size());
+  runtime::parallel_for(mine.size(), threads,
+                        [&](size_t k) { map_rank(recipe, entries[mine[k]], out[k]); });
+  return out;
 }
 
 struct Unpacked {
   std::vector<RankPartial> parts;
   std::vector<std::pair<int, io::Diagnostic>> messages;  // (rank, what its map step said)
 };
+
+// The share's results as the root uses them, without a pack/unpack round trip (one process, or
+// the root's own share).
+void take_share(std::vector<Mapped>&& mapped, Unpacked& out) {
+  for (auto& m : mapped) {
+    for (const auto& d : m.diag.items()) out.messages.emplace_back(m.part.rank, d);
+    out.parts.push_back(std::move(m.part));
+  }
+}
+
+// The share packed into one buffer for the root.
+std::vector<char> pack_share(const std::vector<Mapped>& mapped) {
+  io::ByteWriter w;
+  w.data().reserve(4096);  // also spares GCC 12 a false -Wstringop-overflow on the first put
+  w.put<uint32_t>(static_cast<uint32_t>(mapped.size()));
+  for (const auto& m : mapped) {
+    w.put<int32_t>(m.part.rank);
+    w.put<uint8_t>(m.part.used);
+    w.put<uint32_t>(static_cast<uint32_t>(m.diag.items().size()));
+    for (const auto& d : m.diag.items()) {
+      w.put<uint8_t>(d.severity == io::Severity::kError);
+      w.str(d.file);
+      w.put<int64_t>(d.line);
+      w.put<int64_t>(d.offset);
+      w.str(d.what);
+      w.str(d.hint);
+    }
+    pack_frame_set(m.part.frames, w);
+  }
+  return std::move(w.data());
+}
 
 void unpack_share(const std::vector<char>& buf, Unpacked& out) {
   io::ByteReader r(buf);
@@ -225,11 +248,18 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
 
   // 2. Every process maps its share; the root gathers the partial results.
   const auto shares = cluster::partition_by_bytes(entries, mpi.size());
-  const std::vector<char> mine =
-      map_share(*recipe, entries, shares[static_cast<size_t>(mpi.rank())]);
+  const int threads = cluster::threads_per_process(opts.threads, mpi.local_size());
+  std::vector<Mapped> mapped =
+      map_share(*recipe, entries, shares[static_cast<size_t>(mpi.rank())], threads);
   int code = kExitOk;
   Unpacked all;
-  if (mpi.is_root()) unpack_share(mine, all);
+  // The root keeps its own share as it is; the others pack theirs for it.
+  std::vector<char> mine;
+  if (mpi.is_root())
+    take_share(std::move(mapped), all);
+  else
+    mine = pack_share(mapped);
+  mapped.clear();
   mpi.gather_to_root_each(mine, [&](int, std::vector<char>&& b) { unpack_share(b, all); });
   // The root reduces and writes alone; the others wait for it, watched.
   alone.emplace(mpi, "reduce", "reduced the ranks and wrote the results");

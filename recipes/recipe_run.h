@@ -1,8 +1,9 @@
 #pragma once
 // `clusterscope cluster -m <recipe>`: the root finds the rank directories and broadcasts them;
-// every process reads its share of the ranks (split by bytes) with the recipe's map step and
-// sends the packed partial results to the root, which reduces them in rank order and writes
-// msprof-analyze's outputs. The outputs are the same for any number of processes.
+// every process reads its share of the ranks (split by bytes) with the recipe's map step, on
+// --threads threads, and sends the packed partial results to the root (the root's own share stays
+// as it is, not packed), which reduces them in rank order and writes msprof-analyze's outputs. The
+// outputs are the same for any number of processes and threads.
 
 #include <optional>
 #include <set>
@@ -26,6 +27,9 @@ struct RecipeRunOptions {
   ExportType export_type = ExportType::kDb;
   bool strict = false;
   bool quiet = false;
+  // Threads reading this process's ranks (--threads; 0: the cores this process may use, see
+  // runtime/cpu_cores.h threads_per_process).
+  int threads = 0;
   // The output directory is itself a temporary of a larger run (cluster -m all's
   // cluster_analysis.db): files are written in place, no ledger, no interrupt handling here.
   bool in_temporary_dir = false;

@@ -18,4 +18,12 @@ int node_threads(int per_process, int processes) {
   return std::max(1, std::min(usable_cores(), per_process * processes));
 }
 
+int threads_per_process(int requested, int processes) {
+  if (requested > 0) return requested;
+  // A process the launcher bound to some cores uses those; an unbound one its share of the node.
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = usable_cores();
+  return cores < hw ? cores : std::max(1, hw / std::max(1, processes));
+}
+
 }  // namespace cs::cluster

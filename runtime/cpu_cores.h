@@ -13,4 +13,9 @@ int usable_cores();
 // Example: 2 threads x 4 processes on a 16-core affinity mask -> 8.
 int node_threads(int per_process, int processes);
 
+// The threads one of a node's `processes` works with: `requested` when positive; else the cores
+// of its affinity mask when the launcher bound it to fewer than the machine has, else its share
+// of the machine's cores. At least 1. Example: 0 requested, 2 processes, unbound, 16 cores -> 8.
+int threads_per_process(int requested, int processes);
+
 }  // namespace cs::cluster

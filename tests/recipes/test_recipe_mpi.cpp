@@ -1,7 +1,7 @@
 // Every recipe under mpirun: an 8-rank DB job (the real 2-rank job's rank directories repeated,
 // renumbered) gives the same files, byte for byte, with no launcher and under mpirun -np 1, 2
 // and 4, where each process reads its share of the ranks and sends the partial results to the
-// root.
+// root. And the same files and messages whatever the number of threads reading the ranks.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -83,5 +83,40 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{"cluster_time_summary", "db"}, std::pair{"free_analysis", "text"},
                       std::pair{"free_analysis", "db"}),
     [](const auto& info) { return std::string(info.param.first) + "_" + info.param.second; });
+
+// --threads: each process reads its ranks on that many threads; the outputs and the messages
+// (in rank order) are those of one thread.
+TEST(RecipeThreads, SameBytesAndMessagesOnOneAndFourThreads) {
+  const fs::path out = cs::test::temp_dir("recipe-threads");
+  for (const char* recipe : {"communication_time_sum", "communication_matrix_sum", "compute_op_sum",
+                             "free_analysis", "communication_group_map"}) {
+    for (const char* type : {"db", "text"}) {
+      auto run = [&](int threads) {
+        const std::string name = std::string(recipe) + "-" + type + "-t" + std::to_string(threads);
+        const fs::path o = out / name;
+        const int rc = run_command(std::string(CS_BINARY) + " cluster -d " + job().string() +
+                                       " -o " + o.string() + " -m " + recipe + " --export_type " +
+                                       type + " --threads " + std::to_string(threads),
+                                   o.string() + ".log");
+        EXPECT_EQ(rc, 0) << read_file(o.string() + ".log");
+        std::string log = read_file(o.string() + ".log");
+        for (size_t at; (at = log.find(name)) != std::string::npos;)
+          log.replace(at, name.size(), "OUT");
+        return std::make_pair(read_tree(o / "cluster_analysis_output"), log);
+      };
+      const auto [expected, expected_log] = run(1);
+      ASSERT_FALSE(expected.empty()) << recipe;
+      const auto [got, got_log] = run(4);
+      EXPECT_EQ(got_log, expected_log) << recipe << " " << type;
+      ASSERT_EQ(got.size(), expected.size()) << recipe << " " << type;
+      for (const auto& [name, content] : expected) {
+        auto it = got.find(name);
+        ASSERT_NE(it, got.end()) << name << " missing with 4 threads";
+        EXPECT_TRUE(it->second == content) << name << " differs with 4 threads";
+      }
+    }
+  }
+  fs::remove_all(out);
+}
 
 }  // namespace
