@@ -7,6 +7,7 @@
 #   MSPROF=/path/to/msprof-analyze checkout (default /tmp/msprof), run with /usr/bin/python3
 #   (Debian's python3-pandas and friends, see docs/generated_db.md). CS=path to clusterscope
 #   (default build/clusterscope). WORK=scratch directory (default /tmp/db-vs-msprof).
+#   THREADS=clusterscope's --threads (default 0: the cores it may use).
 # Prints one line per mode and tool: mode, tool, wall seconds, CPU seconds (user + sys, children
 # included), peak RSS (MiB), DB MB/s per core (database MB / CPU seconds).
 set -euo pipefail
@@ -50,7 +51,7 @@ for mode in "${MODES[@]}"; do
   out=$WORK/out-cs-$mode
   rm -rf "$out"
   measure clusterscope "$mode" "$CS" cluster -q -d "$JOB" -o "$out" -m "$mode" --export_type db \
-    --threads 1
+    --threads "${THREADS:-0}"
   out=$WORK/out-msprof-$mode
   rm -rf "$out"
   mkdir -p "$out"

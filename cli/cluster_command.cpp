@@ -66,7 +66,7 @@ int run_cluster(int argc, char** argv) {
     ("group-by", po::value(&group_by), "operator key: type (default) | name | name+shapes")
     ("order-by", po::value(&order_by), "TopN order: total (default) | mean | max | cv")
     ("format", po::value(&formats), "all (default) or a list of json,csv,hdf5,html")
-    ("threads", po::value(&opts.load.threads)->default_value(0), "parser threads per process (default: cores / processes on the node)")
+    ("threads", po::value(&opts.load.threads)->default_value(0), "threads per process: parsing, or a recipe reading the ranks (default: cores / processes on the node)")
     ("timeout", po::value(&timeout)->default_value(600), "under mpirun: seconds to wait for a process that stopped answering before the job is ended, naming it (0 = no limit)")
     ("strict", po::bool_switch(&opts.strict), "exit 1 instead of 3 when some ranks were skipped or partly read")
     ("progress", po::bool_switch(&opts.progress), "phase timings and a progress bar even when stderr is not a terminal")

@@ -103,7 +103,11 @@ Frame empty_frame(const std::vector<std::string>& names) {
 }  // namespace
 
 Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
-  const Frame merged = take_rows(time, merged_rows(time, mapping));
+  // merged_rows keeps every row, in order, repeated or not: no repeat, no copy.
+  const std::vector<size_t> merged_order = merged_rows(time, mapping);
+  Frame repeated;
+  if (merged_order.size() != time.rows()) repeated = take_rows(time, merged_order);
+  const Frame& merged = merged_order.size() != time.rows() ? repeated : time;
   const std::vector<std::string> sums = {"elapse_time", "transit_time", "wait_time",
                                          "synchronization_time", "idle_time"};
   Frame summed;
@@ -137,21 +141,26 @@ Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
     sync_ratio.push_back(ratio4(sync[r], add_cells(transit[r], sync[r])));
     wait_ratio.push_back(ratio4(wait[r], add_cells(transit[r], wait[r])));
   }
-  Frame rows = time;
-  const size_t tn = rows.rows();
-  for (const char* k : {"synchronization_time_ratio", "wait_time_ratio"}) {
-    auto& c = rows.add(k);
-    for (size_t r = 0; r < tn; ++r) c.push_back(Cell::integer(0));
-  }
+  // The op rows have ratio 0 (int): concatenated without the ratio columns (NULL there), then
+  // filled, rather than copied once more to add them.
   std::vector<std::string> order = kTimeColumns;
   order[5] = "elapse_time";
-  Frame out = concat_frames({&rows, &summed}, order);
+  Frame out = concat_frames({&time, &summed}, order);
   out.columns[5].name = "elapsed_time";
+  const size_t tn = time.rows();
+  for (const char* k : {"synchronization_time_ratio", "wait_time_ratio"}) {
+    if (find_column(time, k)) continue;  // (a table with the column keeps its values)
+    auto& cells = find_column(out, k)->cells;
+    for (size_t r = 0; r < tn; ++r) cells[r] = Cell::integer(0);
+  }
   return out;
 }
 
 Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& mapping) {
-  const Frame merged = take_rows(bandwidth, merged_rows(bandwidth, mapping));
+  const std::vector<size_t> merged_order = merged_rows(bandwidth, mapping);
+  Frame repeated;
+  if (merged_order.size() != bandwidth.rows()) repeated = take_rows(bandwidth, merged_order);
+  const Frame& merged = merged_order.size() != bandwidth.rows() ? repeated : bandwidth;
   const std::vector<std::string> keys4 = {"group_name", "step", "rank_id", "transport_type"};
   // Per (group, step, rank, transport): the sizes and times of its distinct ops (first row of
   // each op name), summed as DataFrame.sum does.

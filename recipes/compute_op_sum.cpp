@@ -30,7 +30,8 @@ Frame per_rank(const std::vector<const Frame*>& frames, const std::vector<std::s
   }
   std::vector<const Frame*> ptrs;
   for (const auto& p : parts) ptrs.push_back(&p);
-  Frame all = concat_frames(ptrs, column_union(ptrs));
+  const std::vector<std::string> names = column_union(ptrs);
+  Frame all = concat_frames(std::move(parts), names);
   all.index_columns = keys.size();
   return sort_by(all, "SumNs", false);
 }

@@ -1,7 +1,10 @@
 #include "recipes/frame_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <functional>
+#include <iterator>
 
 #include "io/py_format.h"
 #include "recipes/pandas_math.h"
@@ -34,15 +37,42 @@ std::vector<std::string> column_union(const std::vector<const Frame*>& frames) {
 Frame concat_frames(const std::vector<const Frame*>& frames,
                     const std::vector<std::string>& names) {
   Frame out;
-  for (const auto& n : names) out.add(n);
+  size_t total = 0;
+  for (const Frame* f : frames) total += f->rows();
+  for (const auto& n : names) out.add(n).cells.reserve(total);
   for (const Frame* f : frames) {
     const size_t rows = f->rows();
     for (size_t k = 0; k < names.size(); ++k) {
       const FrameColumn* src = find_column(*f, names[k]);
       auto& dst = out.columns[k];
       if (src && src->force_object) dst.force_object = true;
-      for (size_t r = 0; r < rows; ++r) dst.cells.push_back(src ? src->cells[r] : Cell::null());
+      if (src)
+        dst.cells.insert(dst.cells.end(), src->cells.begin(), src->cells.begin() + rows);
+      else
+        dst.cells.resize(dst.cells.size() + rows);
     }
+  }
+  return out;
+}
+
+Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>& names) {
+  Frame out;
+  size_t total = 0;
+  for (const Frame& f : frames) total += f.rows();
+  for (const auto& n : names) out.add(n).cells.reserve(total);
+  for (Frame& f : frames) {
+    const size_t rows = f.rows();
+    for (size_t k = 0; k < names.size(); ++k) {
+      FrameColumn* src = find_column(f, names[k]);
+      auto& dst = out.columns[k];
+      if (src && src->force_object) dst.force_object = true;
+      if (src)
+        dst.cells.insert(dst.cells.end(), std::make_move_iterator(src->cells.begin()),
+                         std::make_move_iterator(src->cells.begin() + rows));
+      else
+        dst.cells.resize(dst.cells.size() + rows);
+    }
+    f = Frame{};
   }
   return out;
 }
@@ -81,25 +111,75 @@ std::string cell_key(const Cell& c) {
   return "n";
 }
 
+namespace {
+
+// An integral float within int64's range: its key is that of the int (cell_key).
+bool int_like(double d, int64_t& v) {
+  if (!(d > -9.2e18 && d < 9.2e18)) return false;
+  v = static_cast<int64_t>(d);
+  return d == static_cast<double>(v);
+}
+
+}  // namespace
+
+bool cell_key_equal(const Cell& a, const Cell& b) {
+  const bool an = a.is_number(), bn = b.is_number();
+  if (an && bn) {
+    int64_t x = 0, y = 0;
+    const bool xi = a.kind == Cell::Kind::kInt ? (x = a.i, true) : int_like(a.d, x);
+    const bool yi = b.kind == Cell::Kind::kInt ? (y = b.i, true) : int_like(b.d, y);
+    if (xi || yi) return xi && yi && x == y;
+    return a.d == b.d || (std::isnan(a.d) && std::isnan(b.d));
+  }
+  if (a.kind != b.kind) return false;
+  return a.kind != Cell::Kind::kText || a.s == b.s;
+}
+
+size_t cell_key_hash(const Cell& c) {
+  switch (c.kind) {
+    case Cell::Kind::kNull:
+      return 0x9e3779b97f4a7c15ull;
+    case Cell::Kind::kInt:
+      return std::hash<int64_t>{}(c.i);
+    case Cell::Kind::kReal: {
+      int64_t v = 0;
+      if (int_like(c.d, v)) return std::hash<int64_t>{}(v);
+      if (std::isnan(c.d)) return 0x7ff8dead;
+      return std::hash<double>{}(c.d);
+    }
+    case Cell::Kind::kText:
+      return std::hash<std::string>{}(c.s) ^ 0x51ed270b;
+  }
+  return 0;
+}
+
 std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<std::string>& keys,
                                             bool sort) {
   std::vector<const FrameColumn*> cols;
   for (const auto& k : keys) cols.push_back(find_column(f, k));
-  std::unordered_map<std::string, size_t> index;
   std::vector<std::vector<size_t>> groups;
+  // A missing key column is all NULL: every row is left out.
+  if (std::find(cols.begin(), cols.end(), nullptr) != cols.end()) return groups;
+  auto hash = [&](size_t r) {
+    size_t h = 0;
+    for (const FrameColumn* c : cols) h = h * 0x100000001b3ull ^ cell_key_hash(c->cells[r]);
+    return h;
+  };
+  auto equal = [&](size_t a, size_t b) {
+    for (const FrameColumn* c : cols)
+      if (!cell_key_equal(c->cells[a], c->cells[b])) return false;
+    return true;
+  };
+  // first row of a group -> the group's position
+  std::unordered_map<size_t, size_t, decltype(hash), decltype(equal)> index(64, hash, equal);
   std::vector<size_t> first_row;
   const size_t n = f.rows();
   for (size_t r = 0; r < n; ++r) {
-    std::string key;
     bool null_key = false;
-    for (const FrameColumn* c : cols) {
-      const Cell& cell = c ? c->cells[r] : Cell{};
-      if (cell.is_null()) null_key = true;
-      key += cell_key(cell);
-      key += '\x1f';
-    }
+    for (const FrameColumn* c : cols)
+      if (c->cells[r].is_null()) null_key = true;
     if (null_key) continue;
-    auto [it, fresh] = index.emplace(std::move(key), groups.size());
+    auto [it, fresh] = index.emplace(r, groups.size());
     if (fresh) {
       groups.emplace_back();
       first_row.push_back(r);

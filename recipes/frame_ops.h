@@ -16,6 +16,8 @@ FrameColumn* find_column(Frame& f, const std::string& name);
 // pd.concat(frames).reindex(columns=names): rows of every frame in order, the named columns
 // (NULL where a frame lacks one).
 Frame concat_frames(const std::vector<const Frame*>& frames, const std::vector<std::string>& names);
+// The same, taking the frames' cells instead of copying them (the frames are left empty).
+Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>& names);
 
 // The union of the frames' column names in first-seen order (pd.concat's columns).
 std::vector<std::string> column_union(const std::vector<const Frame*>& frames);
@@ -35,5 +37,9 @@ Cell group_first(const FrameColumn& c, const std::vector<size_t>& rows);
 
 // A cell as a hashable/comparable text key ("i:12", "r:0.5", "t:abc", "n").
 std::string cell_key(const Cell& c);
+// Equality and hash of cells as their cell_key()s compare, without building the keys: an
+// integral float equals the int of its value, all NaNs are one key.
+bool cell_key_equal(const Cell& a, const Cell& b);
+size_t cell_key_hash(const Cell& c);
 
 }  // namespace cs::recipes

@@ -1,0 +1,88 @@
+// recipes/frame_ops.h: cells compared and hashed as their cell_key()s (without building the
+// keys), groupby on those keys, and concatenation by copy or by move giving the same frame.
+#include "recipes/frame_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace cs::recipes {
+namespace {
+
+std::vector<Cell> sample_cells() {
+  const double nan = std::nan("");
+  const double inf = std::numeric_limits<double>::infinity();
+  return {
+      Cell::null(),      Cell::integer(0),   Cell::integer(1),
+      Cell::integer(-7), Cell::real(0.0),    Cell::real(-0.0),
+      Cell::real(1.0),   Cell::real(1.5),    Cell::real(-7.0),
+      Cell::real(nan),   Cell::real(-nan),   Cell::real(inf),
+      Cell::real(-inf),  Cell::real(9.3e18), Cell::real(1e300),
+      Cell::text(""),    Cell::text("1"),    Cell::text("i:1"),
+      Cell::text("abc"), Cell::text("abc"),  Cell::integer(std::numeric_limits<int64_t>::min())};
+}
+
+TEST(CellKey, EqualAndHashAgreeWithTheTextKeys) {
+  const auto cells = sample_cells();
+  for (const Cell& a : cells)
+    for (const Cell& b : cells) {
+      const bool same_key = cell_key(a) == cell_key(b);
+      EXPECT_EQ(cell_key_equal(a, b), same_key) << cell_key(a) << " vs " << cell_key(b);
+      if (same_key) {
+        EXPECT_EQ(cell_key_hash(a), cell_key_hash(b)) << cell_key(a);
+      }
+    }
+}
+
+TEST(GroupRows, IntegralFloatsJoinTheirIntsAndNullKeysAreLeftOut) {
+  Frame f;
+  auto& k = f.add("k");
+  for (const Cell& c :
+       {Cell::integer(2), Cell::real(1.0), Cell::null(), Cell::integer(1), Cell::real(std::nan("")),
+        Cell::real(2.5), Cell::real(std::nan("")), Cell::text("a")})
+    k.push_back(c);
+  const std::vector<std::vector<size_t>> first_seen = {{0}, {1, 3}, {4, 6}, {5}, {7}};
+  EXPECT_EQ(group_rows(f, {"k"}, false), first_seen);
+  EXPECT_TRUE(group_rows(f, {"k", "missing"}, false).empty());
+}
+
+TEST(GroupRows, SortedByKeyNumbersBeforeText) {
+  Frame f;
+  auto& k = f.add("k");
+  auto& m = f.add("m");
+  for (int r = 0; r < 6; ++r) m.push_back(Cell::integer(r % 2));
+  for (const Cell& c : {Cell::text("b"), Cell::real(2.5), Cell::integer(1), Cell::text("a"),
+                        Cell::real(1.0), Cell::integer(-3)})
+    k.push_back(c);
+  // rows 2 (1, 0) and 4 (1.0, 0) are one key
+  const std::vector<std::vector<size_t>> sorted = {{5}, {2, 4}, {1}, {3}, {0}};
+  EXPECT_EQ(group_rows(f, {"k", "m"}, true), sorted);
+}
+
+TEST(ConcatFrames, ByMoveEqualsByCopy) {
+  std::vector<Frame> frames(2);
+  frames[0].add("a").push_back(Cell::integer(1));
+  frames[0].add("b").push_back(Cell::text("x"));
+  frames[1].add("b").push_back(Cell::text("y"));
+  auto& c = frames[1].add("c");
+  c.force_object = true;
+  c.push_back(Cell::real(0.5));
+  const std::vector<const Frame*> ptrs = {&frames[0], &frames[1]};
+  const auto names = column_union(ptrs);
+  const Frame copied = concat_frames(ptrs, names);
+  const Frame moved = concat_frames(std::move(frames), names);
+  ASSERT_EQ(copied.columns.size(), 3u);
+  ASSERT_EQ(moved.columns.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(moved.columns[i].name, copied.columns[i].name);
+    EXPECT_EQ(moved.columns[i].force_object, copied.columns[i].force_object);
+    EXPECT_EQ(moved.columns[i].cells, copied.columns[i].cells);
+  }
+  EXPECT_EQ(copied.columns[0].cells, (std::vector<Cell>{Cell::integer(1), Cell::null()}));
+  EXPECT_TRUE(copied.columns[2].force_object);
+}
+
+}  // namespace
+}  // namespace cs::recipes
