@@ -184,10 +184,10 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
       if (c.is_null()) c = Cell::text("-1");
       if (c.kind == Cell::Kind::kText) {
         char* endp = nullptr;
-        const long long v = std::strtoll(c.s.c_str(), &endp, 10);
-        if (c.s.empty() || *endp != '\0') {
+        const long long v = std::strtoll(c.str().c_str(), &endp, 10);
+        if (c.str().empty() || *endp != '\0') {
           diag.error(paths.analysis_db, 0,
-                     "table StepTraceTime: step '" + c.s + "' is not a number",
+                     "table StepTraceTime: step '" + c.str() + "' is not a number",
                      "msprof-analyze cannot summarise this job either");
           return false;
         }
@@ -237,7 +237,7 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
   const bool float_steps = find_column(comm, "step")->dtype() == Dtype::kFloat64;
   Frame keyed = comm;
   for (auto& c : find_column(keyed, "groupName")->cells)
-    if (c.kind == Cell::Kind::kText) c = Cell::text(double_hash_text(c.s));
+    if (c.kind == Cell::Kind::kText) c = Cell::text(double_hash_text(c.str()));
   const auto& ct = find_column(keyed, "communication_time")->cells;
   std::vector<double> transmit(keyed.rows(), 0.0);
   std::vector<bool> kept(keyed.rows(), false);

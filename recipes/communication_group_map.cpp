@@ -46,7 +46,7 @@ void read_parallel_info(const std::string& db_path, Frame& out, io::Diagnostics&
     return;
   simdjson::dom::parser parser;
   simdjson::dom::object obj;
-  if (parser.parse(meta.columns[0].cells[0].s).get(obj) != simdjson::SUCCESS) {
+  if (parser.parse(meta.columns[0].cells[0].str()).get(obj) != simdjson::SUCCESS) {
     diag.warn(db_path, 0, "META_DATA: parallel_group_info is not a JSON object",
               "group ids and pg names are left empty");
     return;
@@ -101,7 +101,8 @@ bool map_communication_groups(const RankDbPaths& paths, FrameSet& out, io::Diagn
     for (size_t r = 0; r < rows.rows(); ++r) {
       const Cell& op = rows.columns[0].cells[r];
       const Cell& g = rows.columns[1].cells[r];
-      const std::string t = op.kind == Cell::Kind::kText && is_p2p_op(op.s) ? "p2p" : "collective";
+      const std::string t =
+          op.kind == Cell::Kind::kText && is_p2p_op(op.str()) ? "p2p" : "collective";
       if (!seen.insert(cell_key(g) + '\x1f' + t).second) continue;
       gname.push_back(g);
       rank.push_back(Cell::integer(paths.rank));
@@ -166,7 +167,7 @@ bool build_group_mapping(const std::vector<RankPartial>& parts, Frame& out) {
     for (const auto& row : info_rows) {
       if (!(row[0] == key.group)) continue;
       matched = true;
-      const std::string& global = row[3].s;
+      const std::string& global = row[3].str();
       const bool use_global = !global.empty() && global != "[]" && global != set;
       type.push_back(key.type);
       rank_set.push_back(Cell::text(use_global ? global : set));

@@ -33,34 +33,53 @@ Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
                                  const std::vector<int>& ranks) {
   // Which global rank each group's local rank is: from each rank's own (src == dst) rows.
   std::unordered_map<std::string, GroupRanks> rank_map;
+  static const Cell null;
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& f = *frames[i];
+    const FrameColumn* src_c = find_column(f, "src_rank");
+    const FrameColumn* dst_c = find_column(f, "dst_rank");
+    const FrameColumn* group_c = find_column(f, "group_name");
+    if (!src_c) continue;
     for (size_t r = 0; r < f.rows(); ++r) {
-      const Cell& src = at(f, "src_rank", r);
-      if (src.is_null() || !(src == at(f, "dst_rank", r))) continue;
-      GroupRanks& g = rank_map[cell_key(at(f, "group_name", r))];
+      const Cell& src = src_c->cells[r];
+      if (src.is_null() || !(src == (dst_c ? dst_c->cells[r] : null))) continue;
+      GroupRanks& g = rank_map[cell_key(group_c ? group_c->cells[r] : null)];
       const std::string local = cell_key(src);
       if (!g.find(local)) g.local_to_global.emplace_back(local, ranks[i]);
     }
   }
   Frame all = concat_frames(frames, column_union(frames));
-  // rank_set: the group's global ranks joined by ",", "p2p" for point-to-point ops.
+  // rank_set: the group's global ranks joined by ",", "p2p" for point-to-point ops; one text per
+  // group, shared by its rows.
+  std::unordered_map<std::string, Cell> group_sets;
+  const Cell p2p = Cell::text("p2p");
+  const Cell no_set = Cell::text("");
   auto& rank_set = all.add("rank_set");
+  const FrameColumn* type_c = find_column(all, "type");
+  const FrameColumn* all_group_c = find_column(all, "group_name");
+  rank_set.cells.reserve(all.rows());
   for (size_t r = 0; r < all.rows(); ++r) {
-    const Cell& type = at(all, "type", r);
-    if (type.kind == Cell::Kind::kText && type.s == "p2p") {
-      rank_set.push_back(Cell::text("p2p"));
+    const Cell& type = type_c ? type_c->cells[r] : null;
+    if (type.kind == Cell::Kind::kText && type.str() == "p2p") {
+      rank_set.push_back(p2p);
       continue;
     }
-    auto it = rank_map.find(cell_key(at(all, "group_name", r)));
-    std::string s;
-    if (it != rank_map.end()) {
+    const std::string key = cell_key(all_group_c ? all_group_c->cells[r] : null);
+    auto it = rank_map.find(key);
+    if (it == rank_map.end()) {
+      rank_set.push_back(no_set);
+      continue;
+    }
+    auto set = group_sets.find(key);
+    if (set == group_sets.end()) {
       std::vector<int> globals;
       for (const auto& [l, g] : it->second.local_to_global) globals.push_back(g);
       std::sort(globals.begin(), globals.end());
+      std::string s;
       for (size_t k = 0; k < globals.size(); ++k) s += (k ? "," : "") + std::to_string(globals[k]);
+      set = group_sets.emplace(key, Cell::text(std::move(s))).first;
     }
-    rank_set.push_back(Cell::text(s));
+    rank_set.push_back(set->second);
   }
   const FrameColumn* size_c = find_column(all, "transit_size");
   const FrameColumn* time_c = find_column(all, "transit_time");
@@ -105,7 +124,7 @@ Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
   std::vector<size_t> total_rows;
   for (size_t r = 0; r < out.rows(); ++r) {
     const Cell& c = op.cells[r];
-    if (c.kind == Cell::Kind::kText && c.s.find("total") != std::string::npos)
+    if (c.kind == Cell::Kind::kText && c.str().find("total") != std::string::npos)
       total_rows.push_back(r);
   }
   Frame totals_src;

@@ -6,6 +6,11 @@
 
 namespace cs::recipes {
 
+const std::string& Cell::empty_text() {
+  static const std::string empty;
+  return empty;
+}
+
 Dtype FrameColumn::dtype() const {
   if (force_object) return Dtype::kObject;
   bool any_real = false, any_null = false, any_number = false;
@@ -35,7 +40,7 @@ std::string csv_cell(const Cell& c, Dtype t) {
     case Cell::Kind::kNull:
       return {};
     case Cell::Kind::kText:
-      return c.s;
+      return c.str();
     case Cell::Kind::kInt:
       if (t == Dtype::kFloat64) return io::py_repr(static_cast<double>(c.i));
       return std::to_string(c.i);

@@ -6,12 +6,15 @@
 //   numbers (and NULLs), some float   -> float64  (CSV repr "12.0" / "" for NaN, SQL REAL)
 //   a column marked `object`          -> object   (each cell as str(): ints "12", floats repr)
 //   text cells                        -> object   (SQL TEXT)
+// Text cells share their string: copying a cell copies a pointer, and the texts a query reads
+// (recipes/rank_db.h) are one string per distinct value of a column.
 //
 //   Frame f;
 //   auto& c = f.add("rank_id"); c.push_back(Cell::integer(0));
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,13 +25,23 @@ struct Cell {
   Kind kind = Kind::kNull;
   int64_t i = 0;
   double d = 0.0;
-  std::string s;
 
   static Cell null() { return {}; }
-  static Cell integer(int64_t v) { return {Kind::kInt, v, static_cast<double>(v), {}}; }
-  static Cell real(double v) { return {Kind::kReal, 0, v, {}}; }
-  static Cell text(std::string v) { return {Kind::kText, 0, 0.0, std::move(v)}; }
+  static Cell integer(int64_t v) { return Cell(Kind::kInt, v, static_cast<double>(v)); }
+  static Cell real(double v) { return Cell(Kind::kReal, 0, v); }
+  static Cell text(std::string v) {
+    return text(std::make_shared<const std::string>(std::move(v)));
+  }
+  // A text cell sharing `v` (copies of a text cell share its string; nothing is copied).
+  static Cell text(std::shared_ptr<const std::string> v) {
+    Cell c(Kind::kText, 0, 0.0);
+    c.text_ = std::move(v);
+    return c;
+  }
 
+  Cell() = default;
+  // The text of a text cell; empty for the others.
+  const std::string& str() const { return text_ ? *text_ : empty_text(); }
   bool is_null() const { return kind == Kind::kNull; }
   bool is_number() const { return kind == Kind::kInt || kind == Kind::kReal; }
   // The value as a double (ints converted; NULL and text give 0).
@@ -43,10 +56,15 @@ struct Cell {
       case Kind::kReal:
         return a.d == b.d;
       case Kind::kText:
-        return a.s == b.s;
+        return a.text_ == b.text_ || a.str() == b.str();
     }
     return false;
   }
+
+ private:
+  Cell(Kind k, int64_t iv, double dv) : kind(k), i(iv), d(dv) {}
+  static const std::string& empty_text();
+  std::shared_ptr<const std::string> text_;
 };
 
 enum class Dtype { kInt64, kFloat64, kObject };

@@ -21,7 +21,7 @@ void pack_frame(const Frame& f, io::ByteWriter& w) {
           w.put<double>(cell.d);
           break;
         case Cell::Kind::kText:
-          w.str(cell.s);
+          w.str(cell.str());
           break;
       }
     }

@@ -87,7 +87,7 @@ int compare_cells(const Cell& a, const Cell& b) {
   }
   if (an != bn) return an ? -1 : 1;
   if (a.kind == Cell::Kind::kText && b.kind == Cell::Kind::kText) {
-    const int c = a.s.compare(b.s);
+    const int c = a.str().compare(b.str());
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
   return static_cast<int>(a.kind) - static_cast<int>(b.kind);
@@ -106,7 +106,7 @@ std::string cell_key(const Cell& c) {
       return "r:" + io::py_repr(c.d);
     }
     case Cell::Kind::kText:
-      return "t:" + c.s;
+      return "t:" + c.str();
   }
   return "n";
 }
@@ -132,7 +132,7 @@ bool cell_key_equal(const Cell& a, const Cell& b) {
     return a.d == b.d || (std::isnan(a.d) && std::isnan(b.d));
   }
   if (a.kind != b.kind) return false;
-  return a.kind != Cell::Kind::kText || a.s == b.s;
+  return a.kind != Cell::Kind::kText || a.str() == b.str();
 }
 
 size_t cell_key_hash(const Cell& c) {
@@ -148,7 +148,7 @@ size_t cell_key_hash(const Cell& c) {
       return std::hash<double>{}(c.d);
     }
     case Cell::Kind::kText:
-      return std::hash<std::string>{}(c.s) ^ 0x51ed270b;
+      return std::hash<std::string>{}(c.str()) ^ 0x51ed270b;
   }
   return 0;
 }

@@ -150,7 +150,7 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
           sqlite3_bind_null(st, i);
           break;
         case Cell::Kind::kText:
-          sqlite3_bind_text(st, i, cell.s.data(), static_cast<int>(cell.s.size()),
+          sqlite3_bind_text(st, i, cell.str().data(), static_cast<int>(cell.str().size()),
                             SQLITE_TRANSIENT);
           break;
         case Cell::Kind::kInt:

@@ -95,11 +95,11 @@ std::vector<int64_t> as_int(const FrameColumn& c) {
     } else if (cell.kind == Cell::Kind::kText) {
       char* end = nullptr;
       errno = 0;
-      i = std::strtoll(cell.s.c_str(), &end, 10);
-      if (cell.s.empty() || *end != '\0' || errno != 0) {
+      i = std::strtoll(cell.str().c_str(), &end, 10);
+      if (cell.str().empty() || *end != '\0' || errno != 0) {
         is_int = false;
-        x = std::strtod(cell.s.c_str(), &end);
-        ok = !cell.s.empty() && *end == '\0';
+        x = std::strtod(cell.str().c_str(), &end);
+        ok = !cell.str().empty() && *end == '\0';
       }
     } else {
       ok = false;
@@ -107,7 +107,8 @@ std::vector<int64_t> as_int(const FrameColumn& c) {
     if (!ok || !is_int) through_float = true;
     v.push_back(ok && is_int ? i : 0);
     const bool text = cell.kind == Cell::Kind::kText;
-    d.push_back(!ok ? 0.0 : (is_int ? (text ? pandas_strtod(cell.s) : static_cast<double>(i)) : x));
+    d.push_back(!ok ? 0.0
+                    : (is_int ? (text ? pandas_strtod(cell.str()) : static_cast<double>(i)) : x));
   }
   if (through_float)
     for (size_t k = 0; k < v.size(); ++k) v[k] = std::isnan(d[k]) ? 0 : static_cast<int64_t>(d[k]);
@@ -128,7 +129,7 @@ struct Link {
 bool dispatched(const Link& l, size_t i) {
   const Cell& c = l.pt_ts->cells[i];
   if (c.is_null()) return l.pt_ts_numeric;
-  if (c.kind == Cell::Kind::kText) return !c.s.empty();
+  if (c.kind == Cell::Kind::kText) return !c.str().empty();
   return c.num() != 0.0;
 }
 
@@ -208,7 +209,7 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
       std::unordered_map<std::string, size_t> count;
       for (size_t i : inside) {
         if (l.type[i]->kind != Cell::Kind::kText) continue;
-        if (count[l.type[i]->s]++ == 0) kinds.push_back(l.type[i]->s);
+        if (count[l.type[i]->str()]++ == 0) kinds.push_back(l.type[i]->str());
       }
       const auto order = pandas_sort_order(
           kinds.size(), [&](size_t a, size_t b) { return count[kinds[a]] < count[kinds[b]]; },

@@ -83,7 +83,7 @@ void pair_marks(const Frame& marks, std::vector<Pending>& out,
   std::map<std::pair<std::optional<int64_t>, std::string>, std::vector<size_t>> open;
   std::vector<std::pair<size_t, std::string>> missing;  // (row, message) in row order
   for (size_t r = 0; r < marks.rows(); ++r) {
-    const std::string m = msg->cells[r].kind == Cell::Kind::kText ? msg->cells[r].s : "";
+    const std::string m = msg->cells[r].kind == Cell::Kind::kText ? msg->cells[r].str() : "";
     const auto key_tid = int_at(*tid, r);
     if (m.ends_with(kStart)) {
       open[{key_tid, m.substr(0, m.size() - kStart.size())}].push_back(r);
@@ -166,7 +166,7 @@ void read_ranges(const Frame& ranges, std::vector<Pending>& out) {
   const FrameColumn* msg = find_column(ranges, "msg");
   std::vector<std::string> names(ranges.rows());
   for (size_t r = 0; r < ranges.rows(); ++r)
-    if (msg->cells[r].kind == Cell::Kind::kText) names[r] = msg->cells[r].s;
+    if (msg->cells[r].kind == Cell::Kind::kText) names[r] = msg->cells[r].str();
   name_nested_ranges(ranges, names);
   const NumColumn cs(find_column(ranges, "cann_start_ts")), ce(find_column(ranges, "cann_end_ts"));
   const NumColumn ds(find_column(ranges, "device_start_ts")),

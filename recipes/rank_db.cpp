@@ -2,6 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+
 namespace cs::recipes {
 
 RankDb::RankDb(const std::string& path, io::Diagnostics& diag)
@@ -20,6 +24,8 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
   const int ncols = st->column_count();
   out = Frame{};
   for (int c = 0; c < ncols; ++c) out.add(st->column_name(c));
+  std::vector<std::unordered_map<std::string_view, std::shared_ptr<const std::string>>> texts(
+      static_cast<size_t>(ncols));
   db::StepResult rc;
   while ((rc = st->step(diag)) == db::StepResult::kRow) {
     for (int c = 0; c < ncols; ++c) {
@@ -34,8 +40,17 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
         case SQLITE_NULL:
           cells.push_back(Cell::null());
           break;
-        default:
-          cells.push_back(Cell::text(std::string(st->text_at(c))));
+        default: {
+          // Equal texts of a column share one string (group and op names repeat on every row).
+          auto& seen = texts[static_cast<size_t>(c)];
+          const std::string_view v = st->text_at(c);
+          auto it = seen.find(v);
+          if (it == seen.end()) {
+            auto shared = std::make_shared<const std::string>(v);
+            it = seen.emplace(std::string_view(*shared), std::move(shared)).first;
+          }
+          cells.push_back(Cell::text(it->second));
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
 #pragma once
 // One rank's SQLite database as the recipes read it (through db::Database: read-only and
 // immutable): queries return a Frame with each cell typed as SQLite stored it (pandas.read_sql's
-// view of the rows).
+// view of the rows); equal texts of a result column share one string.
 
 #include <cstdint>
 #include <optional>
