@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "io/input_file.h"
+#include "load/msprof_rank.h"
 #include "load/rank_list.h"
 #include "load/run_choice.h"
 #include "load/walk_guard.h"
@@ -28,11 +29,11 @@ constexpr const char* kOutputFiles[] = {"communication.json",  "communication_ma
 // The DB export's files: analysis.db and the framework's profiler database (torch_npu
 // ascend_pytorch_profiler_{N}.db, MindSpore ascend_mindspore_profiler_{N}.db and
 // communication_analyzer.db, CANN msprof_{timestamp}.db).
+// (A msprof_*.db is taken apart: only the newest msprof_{14 digits}.db is read.)
 bool is_db_export_file(std::string_view n) {
   if (!n.ends_with(".db")) return false;
   return n == "analysis.db" || n == "communication_analyzer.db" ||
-         n.starts_with("ascend_pytorch_profiler") || n.starts_with("ascend_mindspore_profiler") ||
-         n.starts_with("msprof_");
+         n.starts_with("ascend_pytorch_profiler") || n.starts_with("ascend_mindspore_profiler");
 }
 
 std::string join(const std::string& a, const std::string& b) {
@@ -179,6 +180,7 @@ class Walker {
       }
       if (e.rank >= 0) break;
     }
+    if (e.rank < 0 && e.framework == Framework::kMsprof) read_msprof_rank(e);
     if (stat_path(join(path, "profiler_metadata.json")).is_file)
       add_file(e, "profiler_metadata.json");
     bool has_text = false, has_db = false;
@@ -195,19 +197,32 @@ class Walker {
     if (e.framework == Framework::kMsprof) db_dirs.insert(db_dirs.begin(), "");
     for (const auto& d : db_dirs) {
       if (!list_dir(join(path, d), names, err)) continue;
+      std::string newest_msprof;  // names are sorted: the last match is the newest
       for (const auto& n : names) {
         std::string rel = join(d, n);
-        if (is_db_export_file(n) && stat_path(join(path, rel)).is_file) {
+        const bool msprof = e.framework == Framework::kMsprof && is_msprof_db_name(n);
+        if ((msprof || is_db_export_file(n)) && stat_path(join(path, rel)).is_file) {
+          if (msprof) {
+            newest_msprof = rel;
+            continue;
+          }
           add_file(e, rel);
           has_db = true;
         }
       }
+      if (!newest_msprof.empty()) {
+        add_file(e, newest_msprof);
+        has_db = true;
+      }
     }
     choose_export(e, has_text, has_db);
 
-    if (e.rank < 0) {
+    if (e.rank < 0 && !e.msprof_device) {
       e.status = RankStatus::kSkipped;
-      e.problems.push_back("no profiler_info_{N}.json, so its rank is unknown");
+      e.problems.push_back(e.framework == Framework::kMsprof
+                               ? "no profiler_info_{N}.json and no info.json.{N} in a device "
+                                 "directory, so its rank is unknown"
+                               : "no profiler_info_{N}.json, so its rank is unknown");
     } else if (out_dirs.empty()) {
       e.status = RankStatus::kPartial;
       e.problems.push_back(e.framework == Framework::kMsprof
@@ -331,6 +346,8 @@ DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& o
     res.fatal = true;
     return res;
   }
+
+  number_msprof_ranks(found, dir, res.diag);
 
   // One directory per rank: readable beats unreadable, then the newest real timestamp wins.
   std::map<int, size_t> best;  // rank -> index into found

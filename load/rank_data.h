@@ -4,6 +4,7 @@
 // between MPI processes (load/rank_data_codec.h).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ const char* status_name(RankStatus s);
 const char* export_name(ExportType e);
 
 // One rank directory found by discovery.
+// A CANN PROF_ directory's device when its info.json has no rank: (hostUid, device id).
+struct MsprofDeviceKey {
+  std::string host_uid;
+  int device = -1;
+  auto operator<=>(const MsprofDeviceKey&) const = default;
+};
+
 struct RankEntry {
   int rank = -1;           // -1: no profiler_info_{N}.json, rank unknown
   std::string path;        // the rank directory (as found below the input directory)
@@ -42,8 +50,9 @@ struct RankEntry {
   std::vector<std::string> files;  // per-rank input files present, paths relative to `path`
   uint64_t bytes = 0;              // total size of those files
   RankStatus status = RankStatus::kOk;
-  std::vector<std::string> problems;           // one sentence each, for the manifest
-  ExportType export_type = ExportType::kText;  // chosen by discovery
+  std::vector<std::string> problems;             // one sentence each, for the manifest
+  ExportType export_type = ExportType::kText;    // chosen by discovery
+  std::optional<MsprofDeviceKey> msprof_device;  // discovery only: a PROF_ dir without a rank
 };
 
 // Everything parsed from one rank directory.

@@ -12,6 +12,7 @@
 #include "io/output_ledger.h"
 #include "load/discovery.h"
 #include "load/job_coverage.h"
+#include "load/msprof_rank.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
 #include "recipes/recipe_registry.h"
@@ -31,9 +32,22 @@ RankDbPaths db_paths_of(const cluster::RankEntry& e) {
   RankDbPaths p;
   p.rank = e.rank;
   p.rank_dir = e.path;
+  std::error_code ec;
+  if (e.framework == cluster::Framework::kMsprof) {
+    // CANN msprof: the newest msprof_{14 digits}.db in the PROF_ directory, and
+    // analyze/communication_analyzer.db.
+    std::string newest;
+    for (fs::directory_iterator it(e.path, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (cluster::is_msprof_db_name(name) && name > newest) newest = name;
+    }
+    if (!newest.empty()) p.profiler_db = (fs::path(e.path) / newest).string();
+    const fs::path analysis = fs::path(e.path) / "analyze" / "communication_analyzer.db";
+    if (fs::is_regular_file(analysis, ec)) p.analysis_db = analysis.string();
+    return p;
+  }
   const fs::path out = fs::path(e.path) / "ASCEND_PROFILER_OUTPUT";
   const std::string n = std::to_string(e.rank);
-  std::error_code ec;
   for (const char* stem : {"ascend_pytorch_profiler_", "ascend_mindspore_profiler_"}) {
     const fs::path db = out / (stem + n + ".db");
     if (fs::is_regular_file(db, ec)) p.profiler_db = db.string();

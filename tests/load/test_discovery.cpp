@@ -247,6 +247,57 @@ TEST(Discovery, ProfDirectories) {
             res.ranks[0].files.end());
 }
 
+// CANN msprof writes no profiler_info_{N}.json: the rank is info.json.{N}'s rank_id in a device
+// directory (msprof-analyze's rule); a string rank_id is read too.
+TEST(Discovery, ProfRankFromInfoJson) {
+  TempDir t;
+  fs::path a = make_rank(t.str(), "PROF_000001_20240101000000001_AAA", -1, "analyze");
+  write_file(a / "device_3" / "info.json.3", "{\"hostUid\": \"77\", \"rank_id\": 11}");
+  fs::path b = make_rank(t.str(), "PROF_000002_20240101000000002_BBB", -1, "analyze");
+  write_file(b / "device_4" / "info.json.4", "{\"rank_id\": \"12\", \"hostUid\": 77}");
+  auto res = discover_ranks(t.str());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 2u);
+  EXPECT_EQ(res.ranks[0].rank, 11);
+  EXPECT_EQ(res.ranks[0].path, a.string());
+  EXPECT_NE(std::find(res.ranks[0].files.begin(), res.ranks[0].files.end(), "device_3/info.json.3"),
+            res.ranks[0].files.end());
+  EXPECT_EQ(res.ranks[1].rank, 12);
+  EXPECT_TRUE(res.diag.empty());
+}
+
+// rank_id -1 everywhere: the devices numbered 0, 1, ... in (hostUid, device id) order, said once.
+TEST(Discovery, ProfRanksNumberedByHostAndDevice) {
+  TempDir t;
+  const char* dirs[] = {"PROF_1_20240101000000001_A", "PROF_2_20240101000000002_B",
+                        "PROF_3_20240101000000003_C"};
+  const char* infos[][2] = {{"device_1", "{\"rank_id\": -1, \"hostUid\": \"200\"}"},
+                            {"device_7", "{\"rank_id\": -1, \"hostUid\": \"100\"}"},
+                            {"device_0", "{\"rank_id\": -1, \"hostUid\": \"200\"}"}};
+  for (int i = 0; i < 3; ++i) {
+    fs::path d = make_rank(t.str(), dirs[i], -1, "analyze");
+    const std::string dev = infos[i][0];
+    write_file(d / dev / ("info.json." + dev.substr(7)), infos[i][1]);
+  }
+  auto res = discover_ranks(t.str());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 3u);
+  // (100, 7) -> 0, (200, 0) -> 1, (200, 1) -> 2
+  EXPECT_NE(res.ranks[0].path.find("PROF_2_"), std::string::npos);
+  EXPECT_NE(res.ranks[1].path.find("PROF_3_"), std::string::npos);
+  EXPECT_NE(res.ranks[2].path.find("PROF_1_"), std::string::npos);
+  ASSERT_EQ(res.diag.items().size(), 1u);
+  EXPECT_NE(res.diag.items()[0].what.find("3 CANN PROF_ device(s) have no rank_id"),
+            std::string::npos);
+  // Ranks known for some: the ones without stay unknown (skipped), as in msprof-analyze.
+  fs::path d = make_rank(t.str(), "PROF_4_20240101000000004_D", -1, "analyze");
+  write_file(d / "device_2" / "info.json.2", "{\"rank_id\": 5}");
+  auto mixed = discover_ranks(t.str());
+  ASSERT_EQ(mixed.ranks.size(), 1u);
+  EXPECT_EQ(mixed.ranks[0].rank, 5);
+  EXPECT_EQ(mixed.skipped.size(), 3u);
+}
+
 TEST(Discovery, SymlinkLoopTerminatesAndAliasCountedOnce) {
   TempDir t;
   fs::path a = fs::path(t.str()) / "a";

@@ -1,0 +1,29 @@
+#pragma once
+// Which rank a CANN msprof PROF_ directory holds when it has no profiler_info_{N}.json, as
+// msprof-analyze decides it: the rank_id of the first info.json.{N} in a device directory
+// (PROF_*/device_{N}/info.json.{N}, readers/msprof_info.h); when no PROF_ directory of the job has
+// one, the devices numbered 0, 1, ... in (hostUid, device id) order.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/diagnostics.h"
+#include "load/rank_data.h"
+
+namespace cs::cluster {
+
+// CANN msprof's profiler database name, msprof_{14 digits}.db (the only one msprof-analyze reads;
+// of several, the newest by name).
+bool is_msprof_db_name(std::string_view name);
+
+// Sets e.rank from the info.json's rank_id, or e.msprof_device when it has none; adds the file to
+// e.files. A file that cannot be read is one of e.problems.
+void read_msprof_rank(RankEntry& e);
+
+// Numbers the PROF_ entries that have a device but no rank (see the file comment), or marks them
+// skipped when other PROF_ entries have ranks; one warning in `diag` says it.
+void number_msprof_ranks(std::vector<RankEntry>& found, const std::string& dir,
+                         io::Diagnostics& diag);
+
+}  // namespace cs::cluster

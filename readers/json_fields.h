@@ -1,0 +1,31 @@
+#pragma once
+// Small field readers the readers of metadata files share (profiler_info_{N}.json,
+// profiler_metadata.json, CANN's info.json.{N}): integers written as numbers or strings, ranks,
+// and the root object. Each warns (file, place, what to do) and returns false for a bad value.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "io/json/json_input.h"
+
+namespace cs::io {
+
+// An integer value (a float with an integral value is accepted too: 2.0 -> 2).
+bool read_int_or_warn(simdjson::ondemand::value& v, int64_t& out, JsonContext& ctx,
+                      const std::string& where, std::string_view key);
+
+// A rank (rank_id, group_rank, an entry of global_ranks): an integer in [0, 2^31). A rank of -1
+// or 2147483648 is never cut to 32 bits.
+bool rank_in_range(simdjson::ondemand::value& v, int64_t r, int& out, JsonContext& ctx,
+                   const std::string& where, std::string_view key);
+
+// The document's top-level object; an error (and ctx.reported) when it is something else.
+simdjson::error_code root_object(simdjson::ondemand::document& doc, simdjson::ondemand::object& obj,
+                                 JsonContext& ctx, std::string_view what);
+
+// An integer, or a string holding one ("0", as torch_npu 2.7 writes rank_id).
+bool read_int_or_string_int(simdjson::ondemand::value& v, int64_t& out, JsonContext& ctx,
+                            const std::string& where, std::string_view key);
+
+}  // namespace cs::io
