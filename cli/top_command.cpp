@@ -110,7 +110,8 @@ int run_top(int argc, char** argv) {
     ("aggregate-by", po::value(&by), "group calls by: type | name (default: every call)")
     ("aggregate", po::value(&agg),
      "sum | mean | max | min (default sum); without --aggregate-by: one row of all calls")
-    ("order-by", po::value(&order), "time | memory | flops (default time)")
+    ("order-by", po::value(&order), "time | memory | flops (FLOP/s) | computation (FLOP) | "
+     "bandwidth, largest first; +COLUMN: smallest first (default time)")
     ("min-time", po::value(&min_time), "leave out calls shorter than SECONDS")
     ("max-time", po::value(&max_time), "leave out calls longer than SECONDS")
     ("type", po::value(&types), "only calls of this operator type (e.g. MatMulV2, aten::mm); "
@@ -171,7 +172,10 @@ int run_top(int argc, char** argv) {
     return unknown_choice(
         unknown_value("--aggregate", agg, enum_names(report::kTopAggregateNames)));
   o.aggregate = *aggregate;
-  const auto order_by = enum_from_name(report::kTopOrderNames, order);
+  // "+column": ascending, as profile_analyze.
+  o.ascending = order.starts_with('+');
+  const auto order_by =
+      enum_from_name(report::kTopOrderNames, std::string_view(order).substr(o.ascending ? 1 : 0));
   if (!order_by)
     return unknown_choice(unknown_value("--order-by", order, enum_names(report::kTopOrderNames)));
   o.order_by = *order_by;

@@ -112,14 +112,29 @@ io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, Top
     if (!row.flops_n) row.flops = kNaN;
     if (!row.bytes_n) row.bytes = kNaN;
   }
+  using Order = TopOptions::Order;
   const auto key = [&](const Row& r) {
-    const double v = opt.order_by == TopOptions::Order::kTime     ? r.time
-                     : opt.order_by == TopOptions::Order::kMemory ? r.bytes
-                                                                  : r.flops;
-    return std::isfinite(v) ? v : -1.0;
+    const double rate_base = r.time > 0 ? r.time : kNaN;
+    switch (opt.order_by) {
+      case Order::kMemory:
+        return r.bytes;
+      case Order::kFlops:
+        return r.flops / rate_base;
+      case Order::kComputation:
+        return r.flops;
+      case Order::kBandwidth:
+        return r.bytes / rate_base;
+      default:
+        return r.time;
+    }
   };
+  // Rows without the value last either way (profile_analyze's N/A sorts above every number, and
+  // its keys are negated only for numbers); ties by time, longest first.
   std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-    if (key(a) != key(b)) return key(a) > key(b);
+    const double x = key(a), y = key(b);
+    const bool xn = std::isfinite(x), yn = std::isfinite(y);
+    if (xn != yn) return xn;
+    if (xn && x != y) return opt.ascending ? x < y : x > y;
     return a.time > b.time;
   });
   if (opt.top_n > 0 && rows.size() > opt.top_n) rows.resize(opt.top_n);

@@ -29,12 +29,15 @@ struct TopOptions {
   // --aggregate without --aggregate-by).
   enum class By { kNone, kType, kName, kAll };
   enum class Aggregate { kSum, kMean, kMax, kMin };
-  enum class Order { kTime, kMemory, kFlops };
+  // profile_analyze's --order-by columns: flops and bandwidth are rates (FLOP/s, bytes/s),
+  // computation and memory amounts.
+  enum class Order { kTime, kMemory, kFlops, kComputation, kBandwidth };
   size_t top_n = 20;  // 0: every row (profile_analyze's -t 0)
   By aggregate_by = By::kNone;
   Aggregate aggregate = Aggregate::kSum;
   Order order_by = Order::kTime;
-  double min_time_s = 0;  // calls shorter than this are left out
+  bool ascending = false;  // "+column": smallest first (rows without the value stay last)
+  double min_time_s = 0;   // calls shorter than this are left out
   double max_time_s = std::numeric_limits<double>::infinity();  // and calls longer than this
   std::vector<std::string> types;  // only calls of one of these types, any case (empty = all)
   // Only calls whose name matches from its first character (Python's re.match).
@@ -58,10 +61,12 @@ inline constexpr std::array<EnumName<TopOptions::Aggregate>, 4> kTopAggregateNam
      {"mean", TopOptions::Aggregate::kMean},
      {"max", TopOptions::Aggregate::kMax},
      {"min", TopOptions::Aggregate::kMin}}};
-inline constexpr std::array<EnumName<TopOptions::Order>, 3> kTopOrderNames{
+inline constexpr std::array<EnumName<TopOptions::Order>, 5> kTopOrderNames{
     {{"time", TopOptions::Order::kTime},
      {"memory", TopOptions::Order::kMemory},
-     {"flops", TopOptions::Order::kFlops}}};
+     {"flops", TopOptions::Order::kFlops},
+     {"computation", TopOptions::Order::kComputation},
+     {"bandwidth", TopOptions::Order::kBandwidth}}};
 
 // Calls and device time that passed the filters (what the percentages are of).
 struct TopTotals {

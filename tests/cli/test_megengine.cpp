@@ -103,6 +103,13 @@ TEST(MegEngineCli, ProfileAnalyzeOptionsAndSummary) {
   const std::string csv = read_file(dir / "k.csv");
   EXPECT_NE(csv.find("\n1,conv.w_copy,Copy,1,200"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n2,conv,ConvolutionForward,1,100"), std::string::npos) << csv;
+  // --order-by +time: the shortest first (data 200 µs).
+  ASSERT_EQ(
+      run_command(kBin + " top -q " + prof + " --order-by +time --csv " + (dir / "o.csv").string(),
+                  (dir / "o.log").string()),
+      0);
+  EXPECT_NE(read_file(dir / "o.csv").find("\n1,data,Host2DeviceCopy,1,200"), std::string::npos)
+      << read_file(dir / "o.csv");
   // --aggregate min alone: one row "all", 200 µs (data).
   ASSERT_EQ(run_command(kBin + " top -q " + prof + " --aggregate min --max-time 0.0015 --csv " +
                             (dir / "a.csv").string(),
@@ -119,6 +126,8 @@ TEST(MegEngineCli, ProfileAnalyzeOptionMistakesExitTwo) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {prof + " --top-end-key wall", "unknown --top-end-key 'wall' \u2014 valid: end, kern"},
       {prof + " --aggregate avg", "valid: sum, mean, max, min"},
+      {prof + " --order-by +speed",
+       "unknown --order-by '+speed' \u2014 valid: time, memory, flops, computation, bandwidth"},
       {prof + " --opr-name '(conv'", "--opr-name '(conv' is not a valid regular expression"},
       {prof + " --min-time 0.002 --max-time 0.001", "is below --min-time"},
       {kDir + "dynamic.chrome_timeline.json --show-host",

@@ -275,6 +275,28 @@ TEST(TopMegEngine, SummaryBlockWithCopyTime) {
       std::string::npos);
 }
 
+TEST(TopMegEngine, OrderByRatesAmountsAndAscending) {
+  // static_graph.profile.json: computation conv1 236027904, fc 1024000, relu1 802816, relu2 1000
+  // (data: none); FLOP/µs conv1 78676, relu1 802.8, fc 512, relu2 2. Bandwidth (bytes/µs):
+  // relu1 6422528/1000 = 6422.5, data 602112/500 = 1204.2, conv1 3851008/3000 = 1283.7,
+  // fc 2054048/2000 = 1027.0, relu2 8000/500 = 16.
+  const auto calls = static_calls();
+  TopOptions o = megengine_options();
+  o.order_by = TopOptions::Order::kComputation;
+  EXPECT_EQ(names(top_table(calls, o)),
+            (std::vector<std::string>{"conv1", "fc", "relu1", "relu2", "data"}));
+  o.order_by = TopOptions::Order::kFlops;  // profile_analyze's flops: a rate
+  EXPECT_EQ(names(top_table(calls, o)),
+            (std::vector<std::string>{"conv1", "relu1", "fc", "relu2", "data"}));
+  o.ascending = true;  // "+flops": smallest first, data (N/A) still last
+  EXPECT_EQ(names(top_table(calls, o)),
+            (std::vector<std::string>{"relu2", "fc", "relu1", "conv1", "data"}));
+  o.ascending = false;
+  o.order_by = TopOptions::Order::kBandwidth;
+  EXPECT_EQ(names(top_table(calls, o)),
+            (std::vector<std::string>{"relu1", "conv1", "data", "fc", "relu2"}));
+}
+
 TEST(TopMegEngine, CuptiKernelsTypedByTheOpThatLaunchedThem) {
   // cupti.chrome_timeline.json (tests/readers/test_megengine.cpp): each CUPTI kernel's KernelLink
   // flow starts inside its op on the worker and ends at the kernel's END on the stream.
