@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cluster/cluster_loader.h"
-#include "cluster/cluster_run.h"
+#include "cluster/cluster_options.h"
 #include "cluster/table_sink.h"
 #include "io/diagnostics.h"
 #include "msprof/cluster_step_trace.h"

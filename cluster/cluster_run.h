@@ -3,29 +3,12 @@
 // mode asks for and write their outputs into OUT/cluster_analysis_output/.
 
 #include <optional>
-#include <set>
-#include <string>
 
-#include "cluster/cluster_loader.h"
-#include "cluster/cluster_mode.h"
+#include "cluster/cluster_options.h"
 #include "mpi/mpi_comm.h"
 #include "msprof/cluster_step_trace.h"
-#include "stats/topn.h"
 
 namespace cs::cluster {
-
-struct ClusterRunOptions {
-  LoadOptions load;
-  std::string output_dir;  // OUT (files go to OUT/cluster_analysis_output/)
-  Mode mode = Mode::kAll;
-  OutputFormats formats = {OutputFormat::kJson, OutputFormat::kCsv, OutputFormat::kHdf5,
-                           OutputFormat::kHtml};
-  int top_n = 15;
-  stats::OrderBy order_by = stats::OrderBy::kTotal;
-  bool strict = false;
-  bool quiet = false;
-  bool progress = false;  // phase timings and progress bar on stderr
-};
 
 // Collective. Returns the exit status (the same on every process): 0 all ranks analysed,
 // 3 some skipped or partly read (1 with strict), 1 nothing usable or an output not written.

@@ -1,0 +1,27 @@
+#pragma once
+// What `clusterscope cluster` is asked to do: how ranks are loaded, where outputs go, the mode,
+// the output formats and the TopN settings. Shared by the run (cluster_run.h) and the analyses'
+// writer (cluster_outputs.h), which includes this instead of the run.
+
+#include <string>
+
+#include "cluster/cluster_loader.h"
+#include "cluster/cluster_mode.h"
+#include "stats/topn.h"
+
+namespace cs::cluster {
+
+struct ClusterRunOptions {
+  LoadOptions load;
+  std::string output_dir;  // OUT (files go to OUT/cluster_analysis_output/)
+  Mode mode = Mode::kAll;
+  OutputFormats formats = {OutputFormat::kJson, OutputFormat::kCsv, OutputFormat::kHdf5,
+                           OutputFormat::kHtml};
+  int top_n = 15;
+  stats::OrderBy order_by = stats::OrderBy::kTotal;
+  bool strict = false;
+  bool quiet = false;
+  bool progress = false;  // phase timings and progress bar on stderr
+};
+
+}  // namespace cs::cluster
