@@ -4,13 +4,13 @@
 #include <cmath>
 #include <limits>
 
-#include "recipes/duration_stats.h"
-#include "recipes/frame_ops.h"
-#include "recipes/frame_writers.h"
+#include "recipes/frame/duration_stats.h"
+#include "recipes/frame/frame_ops.h"
+#include "recipes/frame/frame_writers.h"
+#include "recipes/frame/numpy_aggregates.h"
+#include "recipes/frame/pandas_math.h"
+#include "recipes/frame/rank_db.h"
 #include "recipes/hccl_sum.h"
-#include "recipes/numpy_aggregates.h"
-#include "recipes/pandas_math.h"
-#include "recipes/rank_db.h"
 
 namespace cs::recipes {
 

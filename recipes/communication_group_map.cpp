@@ -7,9 +7,9 @@
 #include <set>
 #include <unordered_set>
 
-#include "recipes/frame_ops.h"
-#include "recipes/frame_writers.h"
-#include "recipes/rank_db.h"
+#include "recipes/frame/frame_ops.h"
+#include "recipes/frame/frame_writers.h"
+#include "recipes/frame/rank_db.h"
 
 namespace cs::recipes {
 

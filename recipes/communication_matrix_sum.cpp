@@ -4,9 +4,9 @@
 #include <map>
 #include <unordered_map>
 
-#include "recipes/frame_ops.h"
-#include "recipes/frame_writers.h"
-#include "recipes/rank_db.h"
+#include "recipes/frame/frame_ops.h"
+#include "recipes/frame/frame_writers.h"
+#include "recipes/frame/rank_db.h"
 
 namespace cs::recipes {
 

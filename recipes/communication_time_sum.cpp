@@ -6,10 +6,10 @@
 #include <unordered_map>
 
 #include "recipes/communication_group_map.h"
-#include "recipes/frame_ops.h"
-#include "recipes/frame_writers.h"
-#include "recipes/pandas_math.h"
-#include "recipes/rank_db.h"
+#include "recipes/frame/frame_ops.h"
+#include "recipes/frame/frame_writers.h"
+#include "recipes/frame/pandas_math.h"
+#include "recipes/frame/rank_db.h"
 
 namespace cs::recipes {
 

@@ -1,7 +1,7 @@
 #include "recipes/compute_op_sum.h"
 
-#include "recipes/duration_stats.h"
-#include "recipes/frame_ops.h"
+#include "recipes/frame/duration_stats.h"
+#include "recipes/frame/frame_ops.h"
 #include "recipes/hccl_sum.h"
 
 namespace cs::recipes {

@@ -8,10 +8,10 @@
 #include <unordered_map>
 
 #include "io/py_format.h"
-#include "recipes/frame_ops.h"
-#include "recipes/frame_writers.h"
-#include "recipes/pandas_sort.h"
-#include "recipes/rank_db.h"
+#include "recipes/frame/frame_ops.h"
+#include "recipes/frame/frame_writers.h"
+#include "recipes/frame/pandas_sort.h"
+#include "recipes/frame/rank_db.h"
 
 namespace cs::recipes {
 

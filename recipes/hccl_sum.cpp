@@ -6,11 +6,11 @@
 #include <set>
 
 #include "recipes/communication_group_map.h"
-#include "recipes/duration_stats.h"
-#include "recipes/frame_ops.h"
-#include "recipes/frame_writers.h"
-#include "recipes/pandas_sort.h"
-#include "recipes/rank_db.h"
+#include "recipes/frame/duration_stats.h"
+#include "recipes/frame/frame_ops.h"
+#include "recipes/frame/frame_writers.h"
+#include "recipes/frame/pandas_sort.h"
+#include "recipes/frame/rank_db.h"
 
 namespace cs::recipes {
 

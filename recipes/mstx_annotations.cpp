@@ -8,7 +8,7 @@
 #include <optional>
 #include <utility>
 
-#include "recipes/frame_ops.h"
+#include "recipes/frame/frame_ops.h"
 
 namespace cs::recipes {
 

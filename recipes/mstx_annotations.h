@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "recipes/rank_db.h"
+#include "recipes/frame/rank_db.h"
 
 namespace cs::recipes {
 

@@ -5,13 +5,13 @@
 #include <map>
 #include <optional>
 
-#include "recipes/duration_stats.h"
-#include "recipes/frame_ops.h"
-#include "recipes/frame_writers.h"
+#include "recipes/frame/duration_stats.h"
+#include "recipes/frame/frame_ops.h"
+#include "recipes/frame/frame_writers.h"
+#include "recipes/frame/pandas_math.h"
+#include "recipes/frame/pandas_sort.h"
+#include "recipes/frame/rank_db.h"
 #include "recipes/mstx_annotations.h"
-#include "recipes/pandas_math.h"
-#include "recipes/pandas_sort.h"
-#include "recipes/rank_db.h"
 
 namespace cs::recipes {
 

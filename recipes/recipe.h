@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "recipes/frame_codec.h"
+#include "recipes/frame/frame_codec.h"
 
 namespace cs::recipes {
 

@@ -16,8 +16,8 @@
 #include <cmath>
 #include <vector>
 
-#include "recipes/pandas_math.h"
-#include "recipes/pandas_sort.h"
+#include "recipes/frame/pandas_math.h"
+#include "recipes/frame/pandas_sort.h"
 
 using namespace cs::recipes;
 

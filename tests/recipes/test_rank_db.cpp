@@ -1,6 +1,6 @@
-// recipes/rank_db.h and recipes/frame.h: a query's rows typed as SQLite stored them, and equal
-// texts of a column sharing one string (as do copies of a text cell).
-#include "recipes/rank_db.h"
+// recipes/frame/rank_db.h and recipes/frame/frame.h: a query's rows typed as SQLite stored them,
+// and equal texts of a column sharing one string (as do copies of a text cell).
+#include "recipes/frame/rank_db.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -10,7 +10,7 @@
 
 #include "db/database.h"
 #include "io/diagnostics.h"
-#include "recipes/frame.h"
+#include "recipes/frame/frame.h"
 
 namespace cs::recipes {
 

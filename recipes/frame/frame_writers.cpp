@@ -1,4 +1,4 @@
-#include "recipes/frame_writers.h"
+#include "recipes/frame/frame_writers.h"
 
 #include <sqlite3.h>
 

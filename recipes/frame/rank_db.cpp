@@ -1,4 +1,4 @@
-#include "recipes/rank_db.h"
+#include "recipes/frame/rank_db.h"
 
 #include <sqlite3.h>
 

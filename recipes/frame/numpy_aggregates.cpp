@@ -1,4 +1,4 @@
-#include "recipes/numpy_aggregates.h"
+#include "recipes/frame/numpy_aggregates.h"
 
 #include <sqlite3.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <new>
 
-#include "recipes/pandas_math.h"
+#include "recipes/frame/pandas_math.h"
 
 namespace cs::recipes {
 

@@ -1,11 +1,11 @@
-#include "recipes/duration_stats.h"
+#include "recipes/frame/duration_stats.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "recipes/frame_ops.h"
-#include "recipes/pandas_math.h"
-#include "recipes/pandas_sort.h"
+#include "recipes/frame/frame_ops.h"
+#include "recipes/frame/pandas_math.h"
+#include "recipes/frame/pandas_sort.h"
 
 namespace cs::recipes {
 

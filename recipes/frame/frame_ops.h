@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/frame.h"
+#include "recipes/frame/frame.h"
 
 namespace cs::recipes {
 

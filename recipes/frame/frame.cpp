@@ -1,4 +1,4 @@
-#include "recipes/frame.h"
+#include "recipes/frame/frame.h"
 
 #include <cmath>
 

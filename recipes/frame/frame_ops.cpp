@@ -1,4 +1,4 @@
-#include "recipes/frame_ops.h"
+#include "recipes/frame/frame_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "io/py_format.h"
-#include "recipes/pandas_math.h"
+#include "recipes/frame/pandas_math.h"
 
 #include <map>
 #include <unordered_map>

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "io/byte_buffer.h"
-#include "recipes/frame.h"
+#include "recipes/frame/frame.h"
 
 namespace cs::recipes {
 

@@ -1,4 +1,4 @@
-#include "recipes/pandas_math.h"
+#include "recipes/frame/pandas_math.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "recipes/pandas_sort.h"
+#include "recipes/frame/pandas_sort.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "recipes/frame_codec.h"
+#include "recipes/frame/frame_codec.h"
 
 namespace cs::recipes {
 
