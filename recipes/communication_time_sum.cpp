@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "recipes/communication_group_map.h"
+#include "recipes/frame/duration_stats.h"
 #include "recipes/frame/frame_ops.h"
 #include "recipes/frame/frame_writers.h"
 #include "recipes/frame/pandas_math.h"
@@ -70,17 +71,6 @@ std::vector<size_t> merged_rows(const Frame& f, const Frame& mapping) {
   return rows;
 }
 
-Frame take_rows(const Frame& f, const std::vector<size_t>& rows) {
-  Frame out;
-  for (const auto& c : f.columns) {
-    auto& d = out.add(c.name);
-    d.force_object = c.force_object;
-    d.cells.reserve(rows.size());
-    for (size_t r : rows) d.cells.push_back(c.cells[r]);
-  }
-  return out;
-}
-
 // (a / b.replace(0, nan)).fillna(0).round(4)
 Cell ratio4(const Cell& a, const Cell& b) {
   const double den = b.num();
@@ -106,7 +96,7 @@ Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
   // merged_rows keeps every row, in order, repeated or not: no repeat, no copy.
   const std::vector<size_t> merged_order = merged_rows(time, mapping);
   Frame repeated;
-  if (merged_order.size() != time.rows()) repeated = take_rows(time, merged_order);
+  if (merged_order.size() != time.rows()) repeated = take(time, merged_order);
   const Frame& merged = merged_order.size() != time.rows() ? repeated : time;
   const std::vector<std::string> sums = {"elapse_time", "transit_time", "wait_time",
                                          "synchronization_time", "idle_time"};
@@ -159,7 +149,7 @@ Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
 Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& mapping) {
   const std::vector<size_t> merged_order = merged_rows(bandwidth, mapping);
   Frame repeated;
-  if (merged_order.size() != bandwidth.rows()) repeated = take_rows(bandwidth, merged_order);
+  if (merged_order.size() != bandwidth.rows()) repeated = take(bandwidth, merged_order);
   const Frame& merged = merged_order.size() != bandwidth.rows() ? repeated : bandwidth;
   const std::vector<std::string> keys4 = {"group_name", "step", "rank_id", "transport_type"};
   // Per (group, step, rank, transport): the sizes and times of its distinct ops (first row of

@@ -17,37 +17,23 @@ int msb(size_t n) {
 // numpy's aheapsort (used when the introsort recursion gets too deep); `a` is 1-based inside.
 void heapsort(size_t* tosort, std::ptrdiff_t n, const std::function<bool(size_t, size_t)>& less) {
   size_t* a = tosort - 1;
-  std::ptrdiff_t i, j, l;
-  size_t tmp;
-  for (l = n >> 1; l > 0; --l) {
-    tmp = a[l];
-    for (i = l, j = l << 1; j <= n;) {
-      if (j < n && less(a[j], a[j + 1])) j += 1;
-      if (less(tmp, a[j])) {
-        a[i] = a[j];
-        i = j;
-        j += j;
-      } else {
-        break;
-      }
+  // Moves `tmp` down from slot i of the heap a[1..n] (numpy's sift-down, used by both phases).
+  auto sift_down = [&](std::ptrdiff_t i, size_t tmp, std::ptrdiff_t size) {
+    for (std::ptrdiff_t j = i << 1; j <= size;) {
+      if (j < size && less(a[j], a[j + 1])) j += 1;
+      if (!less(tmp, a[j])) break;
+      a[i] = a[j];
+      i = j;
+      j += j;
     }
     a[i] = tmp;
-  }
+  };
+  for (std::ptrdiff_t l = n >> 1; l > 0; --l) sift_down(l, a[l], n);
   for (; n > 1;) {
-    tmp = a[n];
+    const size_t tmp = a[n];
     a[n] = a[1];
     n -= 1;
-    for (i = 1, j = 2; j <= n;) {
-      if (j < n && less(a[j], a[j + 1])) j++;
-      if (less(tmp, a[j])) {
-        a[i] = a[j];
-        i = j;
-        j += j;
-      } else {
-        break;
-      }
-    }
-    a[i] = tmp;
+    sift_down(1, tmp, n);
   }
 }
 
