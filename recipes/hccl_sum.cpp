@@ -44,11 +44,12 @@ std::vector<size_t> nlargest(const FrameColumn& mean, size_t n) {
 }  // namespace
 
 bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::string& dir_name,
-                       const std::string& file, const std::string& table, io::Diagnostics& diag) {
+                       const std::string& file, const std::string& table, io::Diagnostics& diag,
+                       const std::string& unit, double factor) {
   if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
   if (out.export_type == ExportType::kDb)
     return write_frame_sqlite(f, out.db_path(dir_name), table, diag);
-  return write_frame_csv(to_microseconds(f), out.dir(dir_name) + "/" + file, diag);
+  return write_frame_csv(convert_unit(f, unit, factor), out.dir(dir_name) + "/" + file, diag);
 }
 
 bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,

@@ -20,10 +20,12 @@ class HcclSum : public Recipe {
               io::Diagnostics& diag) const override;
 };
 
-// Writes `f` as msprof-analyze's dump_data does: text -> `file` in the recipe directory (units
-// converted to microseconds), db -> `table` of cluster_analysis.db.
+// Writes `f` as msprof-analyze's dump_data does: text -> `file` in the recipe directory (the
+// "Ns" columns converted to the recipe's unit: microseconds, or "Ms" / 1e6 for mstx_sum), db ->
+// `table` of cluster_analysis.db.
 bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::string& dir_name,
-                       const std::string& file, const std::string& table, io::Diagnostics& diag);
+                       const std::string& file, const std::string& table, io::Diagnostics& diag,
+                       const std::string& unit = "Us", double factor = 1000.0);
 
 // Reads a profiler-database query msprof-analyze's exports run (step range 0..INT64_MAX) into
 // out["rows"] with a Rank column; a rank without the tables is skipped with a warning.

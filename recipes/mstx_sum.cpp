@@ -7,10 +7,10 @@
 
 #include "recipes/frame/duration_stats.h"
 #include "recipes/frame/frame_ops.h"
-#include "recipes/frame/frame_writers.h"
 #include "recipes/frame/pandas_math.h"
 #include "recipes/frame/pandas_sort.h"
 #include "recipes/frame/rank_db.h"
+#include "recipes/hccl_sum.h"
 #include "recipes/mstx_annotations.h"
 
 namespace cs::recipes {
@@ -143,12 +143,10 @@ Frame step_stats(const Frame& step, const char* column, const Cell& step_id) {
   return take(out, descending_nan_last(*find_column(out, "Dispersion(%)")));
 }
 
+// mstx_sum's text export is in milliseconds (its UNIT "Ms", FACTOR 1e6).
 bool write(const Frame& f, const RecipeOutput& out, const std::string& dir, const std::string& file,
            const std::string& table, io::Diagnostics& diag) {
-  if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
-  if (out.export_type == ExportType::kDb)
-    return write_frame_sqlite(f, out.db_path(dir), table, diag);
-  return write_frame_csv(convert_unit(f, "Ms", 1e6), out.dir(dir) + "/" + file, diag);
+  return dump_recipe_frame(f, out, dir, file, table, diag, "Ms", 1e6);
 }
 
 }  // namespace
@@ -195,17 +193,20 @@ bool MstxSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
   const Frame marks = mark_stats(concat_frames(frames, column_union(frames)));
-  std::vector<Frame> stats(std::size(kMeasures));
+  // Per measure, the steps' tables one after another (pd.concat over the steps).
+  std::vector<std::vector<Frame>> per_step(std::size(kMeasures));
   for (const auto& g : group_rows(marks, {"StepId"}, true)) {
     const Frame step = take(marks, g);
     const Cell& id = find_column(step, "StepId")->cells.front();
-    for (size_t m = 0; m < stats.size(); ++m) {
-      const Frame s = step_stats(step, kMeasures[m].column, id);
-      const std::vector<const Frame*> both{&stats[m], &s};
-      const size_t index = s.index_columns;
-      stats[m] = stats[m].columns.empty() ? s : concat_frames(both, column_union(both));
-      stats[m].index_columns = index;
-    }
+    for (size_t m = 0; m < per_step.size(); ++m)
+      per_step[m].push_back(step_stats(step, kMeasures[m].column, id));
+  }
+  std::vector<Frame> stats;
+  for (const auto& steps : per_step) {
+    std::vector<const Frame*> parts;
+    for (const auto& f : steps) parts.push_back(&f);
+    stats.push_back(concat_frames(parts, column_union(parts)));
+    stats.back().index_columns = 1;  // Name
   }
   const std::string dir = dir_name();
   if (out.export_type == ExportType::kDb) {

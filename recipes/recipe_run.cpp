@@ -34,16 +34,14 @@ RankDbPaths db_paths_of(const cluster::RankEntry& e) {
   p.rank_dir = e.path;
   std::error_code ec;
   if (e.framework == cluster::Framework::kMsprof) {
-    // CANN msprof: the newest msprof_{14 digits}.db in the PROF_ directory, and
-    // analyze/communication_analyzer.db.
-    std::string newest;
-    for (fs::directory_iterator it(e.path, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (cluster::is_msprof_db_name(name) && name > newest) newest = name;
+    // CANN msprof: the msprof_{14 digits}.db discovery chose (the newest) and
+    // analyze/communication_analyzer.db, both among the entry's files.
+    for (const auto& rel : e.files) {
+      const fs::path f = fs::path(e.path) / rel;
+      if (cluster::is_msprof_db_name(f.filename().string()) && rel.find('/') == std::string::npos)
+        p.profiler_db = f.string();
+      if (rel == "analyze/communication_analyzer.db") p.analysis_db = f.string();
     }
-    if (!newest.empty()) p.profiler_db = (fs::path(e.path) / newest).string();
-    const fs::path analysis = fs::path(e.path) / "analyze" / "communication_analyzer.db";
-    if (fs::is_regular_file(analysis, ec)) p.analysis_db = analysis.string();
     return p;
   }
   const fs::path out = fs::path(e.path) / "ASCEND_PROFILER_OUTPUT";
