@@ -12,6 +12,7 @@
 #include "recipes/frame/frame_writers.h"
 #include "recipes/frame/pandas_sort.h"
 #include "recipes/frame/rank_db.h"
+#include "recipes/free_analysis_scan.h"
 
 namespace cs::recipes {
 
@@ -20,7 +21,7 @@ namespace {
 constexpr size_t kTopNum = 10;
 constexpr int64_t kDiffWaitThresholdNs = 50 * 1000;
 
-const char* kBusyQuery = R"(
+const char* const kBusyQuery = R"(
 WITH combined_tasks AS (
     SELECT TASK.startNs as startNs, TASK.endNs as endNs
     FROM COMPUTE_TASK_INFO CTI JOIN TASK ON TASK.globalTaskId = CTI.globalTaskId
@@ -43,7 +44,7 @@ SELECT MIN(startNs) AS "start_ns", MAX(endNs) AS "end_ns", MAX(endNs) - MIN(star
 FROM grouped_tasks GROUP BY group_id ORDER BY startNs
 )";
 
-const char* kLinkQuery = R"(
+const char* const kLinkQuery = R"(
     SELECT task_str.value as task_type, TASK.startNs as task_ts, TASK.endNs as task_end,
         cann.startNs as cann_ts, cann.endNs as cann_end,
         pytorch.startNs as pytorch_ts, pytorch.endNs as pytorch_end
@@ -135,6 +136,13 @@ bool dispatched(const Link& l, size_t i) {
 
 }  // namespace
 
+const char* free_analysis_busy_sql() {
+  return kBusyQuery;
+}
+const char* free_analysis_link_sql() {
+  return kLinkQuery;
+}
+
 std::string ns_to_us_text(int64_t ns) {
   const bool neg = ns < 0;
   const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -156,10 +164,22 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
       diag.warn(paths.profiler_db, 0, std::string("no table ") + t, "this rank is skipped");
       return false;
     }
-  Frame busy, link_rows;
-  if (!db.query(kBusyQuery, {}, busy, "TASK", diag)) return false;
-  if (busy.rows() < 2) return true;
-  const auto bs = as_int(busy.columns[0]), be = as_int(busy.columns[1]);
+  // The scans give the SQL's rows exactly or decline, and then the SQL runs (and reports).
+  std::vector<int64_t> bs, be;
+  if (std::vector<BusyInterval> merged; scan_busy_intervals(db.handle(), merged)) {
+    for (const auto& b : merged) {
+      bs.push_back(b.start);
+      be.push_back(b.end);
+    }
+  } else {
+    Frame busy;
+    if (!db.query(kBusyQuery, {}, busy, "TASK", diag)) return false;
+    if (busy.rows() > 0) {
+      bs = as_int(busy.columns[0]);
+      be = as_int(busy.columns[1]);
+    }
+  }
+  if (bs.size() < 2) return true;
   std::vector<int64_t> fs, fe, fd;
   for (size_t i = 0; i + 1 < bs.size(); ++i) {
     fs.push_back(be[i]);
@@ -169,7 +189,10 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
   auto top = pandas_sort_order(
       fd.size(), [&](size_t a, size_t b) { return fd[a] < fd[b]; }, false);
   if (top.size() > kTopNum) top.resize(kTopNum);
-  if (!db.query(kLinkQuery, {}, link_rows, "TASK", diag)) return false;
+  Frame link_rows;
+  if (!scan_link_rows(db.handle(), kLinkQuery, link_rows) &&
+      !db.query(kLinkQuery, {}, link_rows, "TASK", diag))
+    return false;
   if (link_rows.rows() == 0) return true;
   Link l;
   for (const auto& c : link_rows.columns[0].cells) l.type.push_back(&c);

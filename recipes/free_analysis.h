@@ -22,6 +22,12 @@ class FreeAnalysis : public Recipe {
               io::Diagnostics& diag) const override;
 };
 
+// msprof-analyze's two per-rank queries: the busy intervals (compute tasks and communication
+// ops merged with window functions) and the tasks with their CANN and PyTorch launches. The
+// recipe runs them only when recipes/free_analysis_scan declines; tests compare the two.
+const char* free_analysis_busy_sql();
+const char* free_analysis_link_sql();
+
 // str(Decimal(ns) / Decimal(1000)): exact microseconds without trailing zeros
 // ("1736410576411996.394", "1.5", "2").
 std::string ns_to_us_text(int64_t ns);

@@ -1,0 +1,43 @@
+#pragma once
+// free_analysis's two per-rank queries (msprof-analyze's SQL: window functions over the busy
+// intervals, and four LEFT JOINs SQLite answers with automatic indexes it builds for every rank)
+// done as one plain scan per table plus C++. Each scan either gives exactly the rows the SQL
+// gives, in its order, or returns false and the caller runs the SQL (which also reports any
+// error): nothing here writes a diagnostic. The order rules are in docs/formats.md
+// ("free_analysis: the scans").
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "recipes/frame/frame.h"
+
+struct sqlite3;
+
+namespace cs::recipes {
+
+// A busy interval in ns.
+struct BusyInterval {
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+// The busy query's grouping on integer rows: sorted by start, a row opens a new group when it is
+// the first row or its start is later than the end of every row that starts before it (rows with
+// equal starts always share a group: SUM() OVER (ORDER BY startNs) sums the peers together);
+// returns each group's (min start, max end) in start order.
+std::vector<BusyInterval> merge_busy_intervals(std::vector<BusyInterval> rows);
+
+// The busy query's result read as scans of COMPUTE_TASK_INFO, TASK and COMMUNICATION_OP.
+// False (use the SQL) when a start, end or task id is not an integer or a read fails.
+bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out);
+
+// The link query's rows (task_type, task_ts, task_end, cann_ts, cann_end, pytorch_ts,
+// pytorch_end; cells typed as SQLite stored them) in the query's order, built from scans of
+// TASK, CANN_API, STRING_IDS, CONNECTION_IDS and PYTORCH_API. Used only when SQLite's plan for
+// `link_sql` is the one this reproduces (TASK walked through TaskIndex, keyed lookups); false
+// (use the SQL) otherwise, or when a join key is not an integer, PYTORCH_API repeats a
+// connectionId, or a read fails.
+bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out);
+
+}  // namespace cs::recipes

@@ -1,0 +1,198 @@
+// recipes/free_analysis_scan.h: the busy intervals and the link rows read as table scans give
+// exactly what msprof-analyze's SQL gives on the same rows (ties, equal starts, nested and
+// zero-length tasks, repeated connection ids), and the scans decline what they cannot reproduce.
+#include "recipes/free_analysis_scan.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "recipes/frame/rank_db.h"
+#include "recipes/free_analysis.h"
+#include "recipes/recipe_test_util.h"
+
+namespace cs::recipes {
+namespace {
+
+// The profiler's schema for the tables free_analysis reads (as torch_npu writes them).
+const char* kSchema =
+    "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+    "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,"
+    "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,"
+    "taskId INTEGER,modelId INTEGER, depth integer);"
+    "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim "
+    "INTEGER);"
+    "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId "
+    "INTEGER,groupName INTEGER,opId INTEGER PRIMARY KEY);"
+    "CREATE TABLE CANN_API (startNs INTEGER,endNs INTEGER,type INTEGER,globalTid INTEGER,"
+    "connectionId INTEGER PRIMARY KEY,name INTEGER, depth integer);"
+    "CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER,"
+    " name INTEGER);"
+    "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);";
+
+struct TestDb {
+  std::filesystem::path dir;
+  std::string path;
+  explicit TestDb(const std::string& name) {
+    dir = cs::test::temp_dir(name);
+    path = (dir / "ascend_pytorch_profiler_0.db").string();
+  }
+  ~TestDb() { std::filesystem::remove_all(dir); }
+  void exec(const std::string& sql) {
+    sqlite3* w = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &w), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(w, sql.c_str(), nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(w);
+  }
+};
+
+// Random rows on a small grid of times, so starts and ends tie often; tasks may be nested,
+// zero-length or end before they start; ids repeat and some are missing.
+std::string random_rows(unsigned seed, bool task_index = true) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::string sql =
+      std::string("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;") + kSchema;
+  for (int i = 1; i <= 4; ++i)
+    sql += "INSERT INTO STRING_IDS VALUES (" + std::to_string(i) + ", 'KIND_" + std::to_string(i) +
+           "');";
+  const int tasks = pick(0, 40);
+  for (int i = 0; i < tasks; ++i) {
+    const int s = pick(0, 30);
+    const int len = pick(0, 6) == 0 ? -pick(1, 3) : pick(0, 8);
+    const std::string conn = pick(0, 8) == 0 ? "NULL" : std::to_string(pick(1, 25));
+    const std::string type = pick(0, 8) == 0 ? "NULL" : std::to_string(pick(1, 5));
+    sql += "INSERT INTO TASK (startNs, endNs, connectionId, globalTaskId, taskType) VALUES (" +
+           std::to_string(s) + "," + std::to_string(s + len) + "," + conn + "," +
+           std::to_string(pick(0, 20)) + "," + type + ");";
+  }
+  for (int g = 0; g < 12; ++g)
+    if (pick(0, 1))
+      sql += "INSERT INTO COMPUTE_TASK_INFO (globalTaskId) VALUES (" + std::to_string(g) + ");";
+  const int comms = pick(0, 6);
+  for (int i = 0; i < comms; ++i) {
+    const int s = pick(0, 30);
+    sql += "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES (" + std::to_string(s) + "," +
+           std::to_string(s + pick(0, 5)) + ");";
+  }
+  for (int c = 1; c <= 20; ++c)
+    if (pick(0, 3))
+      sql += "INSERT INTO CANN_API (startNs, endNs, connectionId) VALUES (" +
+             std::to_string(pick(0, 30)) + "," + std::to_string(pick(30, 40)) + "," +
+             std::to_string(c) + ");";
+  const int conns = pick(0, 30);
+  for (int i = 0; i < conns; ++i) {
+    const std::string id = pick(0, 6) == 0 ? "NULL" : std::to_string(pick(1, 15));
+    sql += "INSERT INTO CONNECTION_IDS VALUES (" + id + "," + std::to_string(pick(1, 22)) + ");";
+  }
+  for (int p = 1; p <= 14; ++p)
+    if (pick(0, 2))
+      sql += "INSERT INTO PYTORCH_API (startNs, endNs, connectionId) VALUES ('" +
+             std::to_string(pick(0, 30)) + "','" + std::to_string(pick(30, 40)) + "'," +
+             std::to_string(p) + ");";
+  if (task_index) sql += "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);";
+  return sql + "COMMIT;";
+}
+
+TEST(MergeBusyIntervals, NestedTouchingEqualStartsAndZeroLength) {
+  // (0,10) holds (2,5); (10,12) touches it (not later: one group); (12,12) zero length; (20,25)
+  // and (20,21) start together; (29,29) alone.
+  const auto out =
+      merge_busy_intervals({{20, 21}, {0, 10}, {2, 5}, {10, 12}, {12, 12}, {20, 25}, {29, 29}});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].start, 0);
+  EXPECT_EQ(out[0].end, 12);
+  EXPECT_EQ(out[1].start, 20);
+  EXPECT_EQ(out[1].end, 25);
+  EXPECT_EQ(out[2].start, 29);
+  EXPECT_EQ(out[2].end, 29);
+  EXPECT_TRUE(merge_busy_intervals({}).empty());
+}
+
+TEST(MergeBusyIntervals, EqualStartsShareAGroupEvenAfterAnEarlierEnd) {
+  // (5,3) ends before it starts; (5,9) starts with it: one group from 5 to 9, as SUM() OVER
+  // (ORDER BY startNs) gives the peers one group id.
+  const auto out = merge_busy_intervals({{0, 1}, {5, 3}, {5, 9}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].start, 5);
+  EXPECT_EQ(out[1].end, 9);
+}
+
+TEST(FreeAnalysisScan, BusyIntervalsEqualTheSqlOnRandomRows) {
+  for (unsigned seed = 1; seed <= 150; ++seed) {
+    TestDb t("fa-busy");
+    t.exec(random_rows(seed));
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    ASSERT_TRUE(db.ok());
+    Frame want;
+    ASSERT_TRUE(db.query(free_analysis_busy_sql(), {}, want, "TASK", diag));
+    std::vector<BusyInterval> got;
+    ASSERT_TRUE(scan_busy_intervals(db.handle(), got)) << "seed " << seed;
+    ASSERT_EQ(got.size(), want.rows()) << "seed " << seed;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(Cell::integer(got[i].start), want.columns[0].cells[i]) << "seed " << seed;
+      EXPECT_EQ(Cell::integer(got[i].end), want.columns[1].cells[i]) << "seed " << seed;
+    }
+  }
+}
+
+TEST(FreeAnalysisScan, LinkRowsEqualTheSqlOnRandomRows) {
+  for (unsigned seed = 1; seed <= 150; ++seed) {
+    TestDb t("fa-link");
+    t.exec(random_rows(seed));
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    ASSERT_TRUE(db.ok());
+    Frame want, got;
+    ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, want, "TASK", diag));
+    ASSERT_TRUE(scan_link_rows(db.handle(), free_analysis_link_sql(), got)) << "seed " << seed;
+    ASSERT_EQ(got.columns.size(), want.columns.size());
+    ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
+    for (size_t c = 0; c < want.columns.size(); ++c) {
+      EXPECT_EQ(got.columns[c].name, want.columns[c].name);
+      for (size_t r = 0; r < want.rows(); ++r)
+        EXPECT_EQ(got.columns[c].cells[r], want.columns[c].cells[r])
+            << "seed " << seed << " column " << want.columns[c].name << " row " << r;
+    }
+  }
+}
+
+TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
+  {  // no TaskIndex: SQLite sorts the rows itself, the scan does not guess its order
+    TestDb t("fa-noindex");
+    t.exec(random_rows(7, false));
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    Frame got;
+    EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
+  }
+  {  // a repeated PYTORCH_API connectionId
+    TestDb t("fa-pydup");
+    t.exec(random_rows(7));
+    t.exec(
+        "INSERT INTO PYTORCH_API (startNs, endNs, connectionId) VALUES ('1','2',3),"
+        "('4','5',3)");
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    Frame got;
+    EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
+  }
+  {  // a start that is text, not an integer: the SQL's comparisons are its own
+    TestDb t("fa-text");
+    t.exec(std::string(kSchema) + "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES ('x', 5)");
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    std::vector<BusyInterval> got;
+    EXPECT_FALSE(scan_busy_intervals(db.handle(), got));
+  }
+}
+
+}  // namespace
+}  // namespace cs::recipes
