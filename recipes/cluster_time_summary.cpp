@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "recipes/cluster_time_summary_scan.h"
 #include "recipes/communication_group_map.h"
 #include "recipes/frame/duration_stats.h"
 #include "recipes/frame/frame_ops.h"
@@ -126,6 +127,13 @@ std::string utc_stamp() {
 
 }  // namespace
 
+std::string cluster_time_summary_communication_sql(bool steps) {
+  return comm_query(steps);
+}
+std::string cluster_time_summary_overlap_sql(bool steps) {
+  return memory_query(steps);
+}
+
 double memory_not_overlapped_us(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
                                 const std::vector<int64_t>& type) {
   int64_t total = 0;
@@ -202,12 +210,18 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
   }
   for (const char* tbl : {"COMMUNICATION_OP", "RANK_DEVICE_MAP", "STRING_IDS", "CANN_API"})
     if (!prof.has_table(tbl)) return true;
+  // The scans give the SQL's rows or decline, and then the SQL runs (and reports).
+  TimeSummaryScan scan(prof.handle());
   Frame comm;
-  if (!prof.query(comm_query(steps), kRange, comm, "COMMUNICATION_OP", diag)) return false;
+  if (!scan.communication(comm_query(steps), kRange[0], kRange[1], comm) &&
+      !prof.query(comm_query(steps), kRange, comm, "COMMUNICATION_OP", diag))
+    return false;
   if (comm.rows() > 0) out["communication"] = std::move(comm);
   if (!prof.has_table("TASK") || !prof.has_table("COMPUTE_TASK_INFO")) return true;
   Frame mem;
-  if (!prof.query(memory_query(steps), kRange, mem, "TASK", diag)) return false;
+  if (!scan.overlap(memory_query(steps), kRange[0], kRange[1], mem) &&
+      !prof.query(memory_query(steps), kRange, mem, "TASK", diag))
+    return false;
   if (mem.rows() > 0) out["memory"] = memory_frame(mem, paths.rank);
   return true;
 }

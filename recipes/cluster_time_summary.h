@@ -6,6 +6,8 @@
 // communication (taken out of the free time). Text:
 // ClusterTimeSummary/cluster_time_summary_<UTC time>.csv; db: table ClusterTimeSummary.
 
+#include <string>
+
 #include "recipes/recipe.h"
 
 namespace cs::recipes {
@@ -20,6 +22,13 @@ class ClusterTimeSummary : public Recipe {
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };
+
+// msprof-analyze's two per-rank queries, with or without STEP_TIME joined (two parameters: the
+// range of the CANN launch times): communication ops with group, name, duration (us) and step;
+// compute tasks, communication ops and memory copies with their step, ordered by (start, end).
+// The recipe runs them only when recipes/cluster_time_summary_scan declines.
+std::string cluster_time_summary_communication_sql(bool steps);
+std::string cluster_time_summary_overlap_sql(bool steps);
 
 // The time (ns) of the memory-copy intervals (type 4) not covered by a computing (0) or
 // communication (1) interval, over intervals ordered by start then end (msprof-analyze's

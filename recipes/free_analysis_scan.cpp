@@ -1,58 +1,16 @@
 #include "recipes/free_analysis_scan.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "recipes/table_scan.h"
+
 namespace cs::recipes {
 
 namespace {
-
-// One prepared statement, finalized on scope exit; ok() is false when SQLite refused it.
-class Scan {
- public:
-  Scan(sqlite3* db, const std::string& sql) {
-    if (db && sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) {
-      sqlite3_finalize(st_);
-      st_ = nullptr;
-    }
-  }
-  ~Scan() { sqlite3_finalize(st_); }
-  Scan(const Scan&) = delete;
-  Scan& operator=(const Scan&) = delete;
-  bool ok() const { return st_ != nullptr; }
-  // Next row: 1 a row, 0 done, -1 an error.
-  int next() {
-    const int rc = sqlite3_step(st_);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-  }
-  int type(int c) const { return sqlite3_column_type(st_, c); }
-  int64_t integer(int c) const { return sqlite3_column_int64(st_, c); }
-  sqlite3_stmt* st() const { return st_; }
-  // The value as a cell typed as SQLite stored it (pandas.read_sql's view, as RankDb::query).
-  Cell cell(int c) const {
-    switch (type(c)) {
-      case SQLITE_INTEGER:
-        return Cell::integer(integer(c));
-      case SQLITE_FLOAT:
-        return Cell::real(sqlite3_column_double(st_, c));
-      case SQLITE_NULL:
-        return Cell::null();
-      default: {
-        const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st_, c));
-        return Cell::text(
-            std::string(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(st_, c))));
-      }
-    }
-  }
-
- private:
-  sqlite3_stmt* st_ = nullptr;
-};
 
 bool is_int(int type) {
   return type == SQLITE_INTEGER;
@@ -68,19 +26,6 @@ const std::vector<std::string> kLinkPlan = {
     "SEARCH task_str USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN",
     "SEARCH conn USING AUTOMATIC COVERING INDEX (connectionId=?) LEFT-JOIN",
     "SEARCH pytorch USING AUTOMATIC COVERING INDEX (connectionId=?) LEFT-JOIN"};
-
-bool plan_matches(sqlite3* db, const std::string& sql) {
-  Scan plan(db, "EXPLAIN QUERY PLAN " + sql);
-  if (!plan.ok()) return false;
-  size_t n = 0;
-  int rc;
-  while ((rc = plan.next()) == 1) {
-    const auto* d = reinterpret_cast<const char*>(sqlite3_column_text(plan.st(), 3));
-    if (n >= kLinkPlan.size() || !d || kLinkPlan[n] != d) return false;
-    ++n;
-  }
-  return rc == 0 && n == kLinkPlan.size();
-}
 
 // A CONNECTION_IDS row matching one connectionId: SQLite's automatic covering index on
 // (connectionId) holds (connectionId, id, rowid), so the matches come in (id, rowid) order, NULL
@@ -116,7 +61,7 @@ std::vector<BusyInterval> merge_busy_intervals(std::vector<BusyInterval> rows) {
 bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out) {
   std::unordered_set<int64_t> compute;
   {
-    Scan cti(db, "SELECT globalTaskId FROM COMPUTE_TASK_INFO");
+    TableScan cti(db, "SELECT globalTaskId FROM COMPUTE_TASK_INFO");
     if (!cti.ok()) return false;
     int rc;
     while ((rc = cti.next()) == 1) {
@@ -127,7 +72,7 @@ bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out) {
   }
   std::vector<BusyInterval> rows;
   {
-    Scan task(db, "SELECT startNs, endNs, globalTaskId FROM TASK");
+    TableScan task(db, "SELECT startNs, endNs, globalTaskId FROM TASK");
     if (!task.ok()) return false;
     int rc;
     while ((rc = task.next()) == 1) {
@@ -139,7 +84,7 @@ bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out) {
     if (rc != 0) return false;
   }
   {
-    Scan comm(db, "SELECT startNs, endNs FROM COMMUNICATION_OP");
+    TableScan comm(db, "SELECT startNs, endNs FROM COMMUNICATION_OP");
     if (!comm.ok()) return false;
     int rc;
     while ((rc = comm.next()) == 1) {
@@ -153,11 +98,11 @@ bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out) {
 }
 
 bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out) {
-  if (!plan_matches(db, link_sql)) return false;
+  if (!query_plan_is(db, link_sql, kLinkPlan)) return false;
   int rc;
   std::unordered_map<int64_t, std::pair<Cell, Cell>> cann;
   {
-    Scan s(db, "SELECT connectionId, startNs, endNs FROM CANN_API");
+    TableScan s(db, "SELECT connectionId, startNs, endNs FROM CANN_API");
     if (!s.ok()) return false;
     while ((rc = s.next()) == 1) {
       if (!is_int(s.type(0))) return false;
@@ -167,7 +112,7 @@ bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out) {
   }
   std::unordered_map<int64_t, Cell> strings;
   {
-    Scan s(db, "SELECT id, value FROM STRING_IDS");
+    TableScan s(db, "SELECT id, value FROM STRING_IDS");
     if (!s.ok()) return false;
     while ((rc = s.next()) == 1) {
       if (!is_int(s.type(0))) return false;
@@ -177,7 +122,7 @@ bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out) {
   }
   std::unordered_map<int64_t, std::vector<ConnMatch>> conns;
   {
-    Scan s(db, "SELECT rowid, id, connectionId FROM CONNECTION_IDS");
+    TableScan s(db, "SELECT rowid, id, connectionId FROM CONNECTION_IDS");
     if (!s.ok()) return false;
     while ((rc = s.next()) == 1) {
       if (!is_int(s.type(0)) || !int_or_null(s.type(1)) || !int_or_null(s.type(2))) return false;
@@ -194,7 +139,7 @@ bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out) {
   }
   std::unordered_map<int64_t, std::pair<Cell, Cell>> pytorch;
   {
-    Scan s(db, "SELECT connectionId, startNs, endNs FROM PYTORCH_API");
+    TableScan s(db, "SELECT connectionId, startNs, endNs FROM PYTORCH_API");
     if (!s.ok()) return false;
     while ((rc = s.next()) == 1) {
       if (!int_or_null(s.type(0))) return false;
@@ -212,9 +157,9 @@ bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out) {
   auto& cte = out.add("cann_end");
   auto& pts = out.add("pytorch_ts");
   auto& pte = out.add("pytorch_end");
-  Scan task(db,
-            "SELECT startNs, endNs, connectionId, taskType FROM TASK INDEXED BY TaskIndex "
-            "ORDER BY startNs");
+  TableScan task(db,
+                 "SELECT startNs, endNs, connectionId, taskType FROM TASK INDEXED BY TaskIndex "
+                 "ORDER BY startNs");
   if (!task.ok()) return false;
   const std::pair<Cell, Cell> none;
   while ((rc = task.next()) == 1) {

@@ -1,0 +1,60 @@
+#include "recipes/table_scan.h"
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace cs::recipes {
+
+namespace {
+
+// The schema as text (every sqlite_master row); empty when it cannot be read or when SQLite
+// would also plan from statistics (sqlite_stat1 / sqlite_stat4), so the answer is not kept.
+std::string schema_key(sqlite3* db) {
+  TableScan s(db, "SELECT type, name, tbl_name, sql FROM sqlite_master");
+  if (!s.ok()) return {};
+  std::string key;
+  int rc;
+  while ((rc = s.next()) == 1) {
+    const std::string name = s.text(1);
+    if (name.starts_with("sqlite_stat")) return {};
+    for (int c = 0; c < 4; ++c) {
+      key += s.text(c);
+      key += '\x1f';
+    }
+    key += '\x1e';
+  }
+  return rc == 0 ? key : std::string();
+}
+
+bool plan_matches(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected) {
+  TableScan plan(db, "EXPLAIN QUERY PLAN " + sql);
+  if (!plan.ok()) return false;
+  size_t n = 0;
+  int rc;
+  while ((rc = plan.next()) == 1) {
+    if (n >= expected.size() || plan.text(3) != expected[n]) return false;
+    ++n;
+  }
+  return rc == 0 && n == expected.size();
+}
+
+}  // namespace
+
+bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, std::string>, bool> known;  // (schema, sql) -> answer
+  std::string schema = schema_key(db);
+  if (schema.empty()) return plan_matches(db, sql, expected);
+  auto key = std::make_pair(std::move(schema), sql);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  const bool ok = plan_matches(db, sql, expected);
+  std::lock_guard<std::mutex> lock(mu);
+  known.emplace(std::move(key), ok);
+  return ok;
+}
+
+}  // namespace cs::recipes
