@@ -67,7 +67,7 @@ double median_of(std::vector<double> v) {
 
 Cell round1(const Cell& c) {
   if (c.kind != Cell::Kind::kReal) return c;
-  return Cell::real(numpy_round(c.d, 1));
+  return Cell::real(numpy_round(c.num(), 1));
 }
 
 }  // namespace
@@ -166,7 +166,7 @@ bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutpu
     }
     std::string at_min, at_max;
     for (size_t i = 0; i < g.size(); ++i) {
-      const std::string r = std::to_string(col("rank").cells[g[i]].i);
+      const std::string r = std::to_string(col("rank").cells[g[i]].i());
       if (minv[i] == lo) at_min += (at_min.empty() ? "" : ", ") + r;
       if (maxv[i] == hi) at_max += (at_max.empty() ? "" : ", ") + r;
     }

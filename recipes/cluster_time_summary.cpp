@@ -79,11 +79,11 @@ Frame memory_frame(const Frame& rows, int rank) {
     int64_t copies = 0;
     bool any = false;
     for (size_t i : g) {
-      gs.push_back(s[i].i);
-      ge.push_back(e[i].i);
-      gt.push_back(t[i].i);
-      if (t[i].i == kMemory) {
-        copies += e[i].i - s[i].i;
+      gs.push_back(s[i].i());
+      ge.push_back(e[i].i());
+      gt.push_back(t[i].i());
+      if (t[i].i() == kMemory) {
+        copies += e[i].i() - s[i].i();
         any = true;
       }
     }
@@ -98,13 +98,13 @@ Frame memory_frame(const Frame& rows, int rank) {
 
 Cell minus(const Cell& a, const Cell& b) {
   if (a.is_null() || b.is_null()) return Cell::null();
-  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i - b.i);
+  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i() - b.i());
   return Cell::real(a.num() - b.num());
 }
 
 Cell plus(const Cell& a, const Cell& b) {
   if (a.is_null() || b.is_null()) return Cell::null();
-  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i + b.i);
+  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i() + b.i());
   return Cell::real(a.num() + b.num());
 }
 
@@ -201,7 +201,7 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
         }
         c = Cell::integer(v);
       } else if (c.kind == Cell::Kind::kReal) {
-        c = Cell::integer(static_cast<int64_t>(c.d));
+        c = Cell::integer(static_cast<int64_t>(c.num()));
       }
     }
     trace.columns.push_front(FrameColumn{"rank", {}, false});
@@ -297,7 +297,8 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
     const FrameColumn* sc = find_column(fr, "step");
     if (sc->dtype() == Dtype::kFloat64) step_float = true;
     for (size_t i = 0; i < fr.rows(); ++i) {
-      const auto key = std::make_pair(find_column(fr, "rank")->cells[i].i, cell_key(sc->cells[i]));
+      const auto key =
+          std::make_pair(find_column(fr, "rank")->cells[i].i(), cell_key(sc->cells[i]));
       rows[key].emplace_back(f, i);
       step_cell.emplace(key, sc->cells[i]);
     }

@@ -135,7 +135,7 @@ bool build_group_mapping(const std::vector<RankPartial>& parts, Frame& out) {
       for (size_t r = 0; r < f.rows(); ++r) {
         const Cell& g = f.columns[0].cells[r];
         if (g.is_null()) continue;
-        groups[Key{f.columns[2].cells[r], g}].insert(f.columns[1].cells[r].i);
+        groups[Key{f.columns[2].cells[r], g}].insert(f.columns[1].cells[r].i());
       }
     }
     auto pi = p.frames.find("parallel_info");

@@ -80,7 +80,7 @@ Cell ratio4(const Cell& a, const Cell& b) {
 }
 
 Cell add_cells(const Cell& a, const Cell& b) {
-  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i + b.i);
+  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i() + b.i());
   return Cell::real(a.num() + b.num());
 }
 
@@ -161,7 +161,7 @@ Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& m
   auto distinct_sum = [](const FrameColumn& c, Dtype t, const std::vector<size_t>& rows) {
     if (t == Dtype::kInt64) {
       int64_t s = 0;
-      for (size_t r : rows) s += c.cells[r].i;
+      for (size_t r : rows) s += c.cells[r].i();
       return Cell::integer(s);
     }
     std::vector<double> v;

@@ -89,9 +89,9 @@ std::vector<int64_t> as_int(const FrameColumn& c) {
     double x = 0.0;
     bool ok = true, is_int = true;
     if (cell.kind == Cell::Kind::kInt) {
-      i = cell.i;
+      i = cell.i();
     } else if (cell.kind == Cell::Kind::kReal) {
-      x = cell.d;
+      x = cell.num();
       is_int = false;
     } else if (cell.kind == Cell::Kind::kText) {
       char* end = nullptr;

@@ -149,7 +149,7 @@ bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
       });
     std::string text;
     for (size_t k = 0; k < order.size(); ++k)
-      text += (k ? ";" : "") + std::to_string(rank.cells[firsts[order[k]]].i);
+      text += (k ? ";" : "") + std::to_string(rank.cells[firsts[order[k]]].i());
     const Cell& name = gcol.cells[g.front()];
     const std::string hash = double_hash_text(name.kind == Cell::Kind::kText ? name.str() : "");
     gname.push_back(name);

@@ -45,8 +45,8 @@ const std::string kStart = "_start", kStop = "_stop";
 
 std::optional<int64_t> int_at(const FrameColumn& c, size_t r) {
   const Cell& x = c.cells[r];
-  if (x.kind == Cell::Kind::kInt) return x.i;
-  if (x.kind == Cell::Kind::kReal && std::isfinite(x.d)) return static_cast<int64_t>(x.d);
+  if (x.kind == Cell::Kind::kInt) return x.i();
+  if (x.kind == Cell::Kind::kReal && std::isfinite(x.num())) return static_cast<int64_t>(x.num());
   return std::nullopt;
 }
 
@@ -63,7 +63,7 @@ struct NumColumn {
 
 double difference(const NumColumn& a, const NumColumn& b, size_t r) {
   const Cell &x = a.c->cells[r], &y = b.c->cells[r];
-  if (!a.as_float && !b.as_float) return static_cast<double>(x.i - y.i);
+  if (!a.as_float && !b.as_float) return static_cast<double>(x.i() - y.i());
   auto num = [](const Cell& c) { return c.is_number() ? c.num() : std::nan(""); };
   return num(x) - num(y);
 }

@@ -39,13 +39,13 @@ FrameColumn ratio_column(const Frame& f, const Measure& m) {
   std::map<int64_t, std::vector<double>> per_rank;
   for (size_t r = 0; r < f.rows(); ++r) {
     const double x = num_or_nan(v->cells[r]);
-    if (!std::isnan(x)) per_rank[rank->cells[r].i].push_back(x);
+    if (!std::isnan(x)) per_rank[rank->cells[r].i()].push_back(x);
   }
   std::map<int64_t, double> total;
   for (const auto& [k, xs] : per_rank) total[k] = kahan_sum(xs);
   FrameColumn out{m.ratio, {}, false};
   for (size_t r = 0; r < f.rows(); ++r) {
-    const double t = total.count(rank->cells[r].i) ? total[rank->cells[r].i] : 0.0;
+    const double t = total.count(rank->cells[r].i()) ? total[rank->cells[r].i()] : 0.0;
     out.push_back(Cell::real(t != 0 ? num_or_nan(v->cells[r]) / t * 100.0 : 0.0));
   }
   return out;

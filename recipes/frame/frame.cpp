@@ -42,12 +42,12 @@ std::string csv_cell(const Cell& c, Dtype t) {
     case Cell::Kind::kText:
       return c.str();
     case Cell::Kind::kInt:
-      if (t == Dtype::kFloat64) return io::py_repr(static_cast<double>(c.i));
-      return std::to_string(c.i);
+      if (t == Dtype::kFloat64) return io::py_repr(static_cast<double>(c.i()));
+      return std::to_string(c.i());
     case Cell::Kind::kReal:
-      if (std::isnan(c.d)) return {};
-      if (std::isinf(c.d)) return c.d > 0 ? "inf" : "-inf";
-      return io::py_repr(c.d);
+      if (std::isnan(c.num())) return {};
+      if (std::isinf(c.num())) return c.num() > 0 ? "inf" : "-inf";
+      return io::py_repr(c.num());
   }
   return {};
 }

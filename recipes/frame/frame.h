@@ -6,66 +6,86 @@
 //   numbers (and NULLs), some float   -> float64  (CSV repr "12.0" / "" for NaN, SQL REAL)
 //   a column marked `object`          -> object   (each cell as str(): ints "12", floats repr)
 //   text cells                        -> object   (SQL TEXT)
-// Text cells share their string: copying a cell copies a pointer, and the texts a query reads
-// (recipes/rank_db.h) are one string per distinct value of a column.
+// A cell is 16 trivially copyable bytes: the kind and an int64, a double or a pointer to the
+// run's one copy of its text (recipes/frame/text_pool.h), so columns copy like plain arrays.
 //
 //   Frame f;
 //   auto& c = f.add("rank_id"); c.push_back(Cell::integer(0));
 
 #include <cstdint>
 #include <deque>
-#include <memory>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
+
+#include "recipes/frame/text_pool.h"
 
 namespace cs::recipes {
 
 struct Cell {
   enum class Kind : uint8_t { kNull, kInt, kReal, kText };
   Kind kind = Kind::kNull;
-  int64_t i = 0;
-  double d = 0.0;
 
   static Cell null() { return {}; }
-  static Cell integer(int64_t v) { return Cell(Kind::kInt, v, static_cast<double>(v)); }
-  static Cell real(double v) { return Cell(Kind::kReal, 0, v); }
-  static Cell text(std::string v) {
-    return text(std::make_shared<const std::string>(std::move(v)));
+  static Cell integer(int64_t v) {
+    Cell c(Kind::kInt);
+    c.v_.i = v;
+    return c;
   }
-  // A text cell sharing `v` (copies of a text cell share its string; nothing is copied).
-  static Cell text(std::shared_ptr<const std::string> v) {
-    Cell c(Kind::kText, 0, 0.0);
-    c.text_ = std::move(v);
+  static Cell real(double v) {
+    Cell c(Kind::kReal);
+    c.v_.d = v;
+    return c;
+  }
+  // A text cell; its text is the run's one copy of `v` (recipes/frame/text_pool.h).
+  static Cell text(std::string_view v) { return interned(intern_text(v)); }
+  // A text cell of a text intern_text() returned (no lookup).
+  static Cell interned(const std::string* v) {
+    Cell c(Kind::kText);
+    c.v_.t = v;
     return c;
   }
 
   Cell() = default;
   // The text of a text cell; empty for the others.
-  const std::string& str() const { return text_ ? *text_ : empty_text(); }
+  const std::string& str() const { return kind == Kind::kText ? *v_.t : empty_text(); }
+  // The interned text of a text cell (equal texts, equal pointers); nullptr for the others.
+  const std::string* text_ptr() const { return kind == Kind::kText ? v_.t : nullptr; }
   bool is_null() const { return kind == Kind::kNull; }
   bool is_number() const { return kind == Kind::kInt || kind == Kind::kReal; }
+  // The value of an int cell; 0 for the others.
+  int64_t i() const { return kind == Kind::kInt ? v_.i : 0; }
   // The value as a double (ints converted; NULL and text give 0).
-  double num() const { return kind == Kind::kInt ? static_cast<double>(i) : d; }
+  double num() const {
+    return kind == Kind::kInt ? static_cast<double>(v_.i) : (kind == Kind::kReal ? v_.d : 0.0);
+  }
   friend bool operator==(const Cell& a, const Cell& b) {
     if (a.kind != b.kind) return false;
     switch (a.kind) {
       case Kind::kNull:
         return true;
       case Kind::kInt:
-        return a.i == b.i;
+        return a.v_.i == b.v_.i;
       case Kind::kReal:
-        return a.d == b.d;
+        return a.v_.d == b.v_.d;
       case Kind::kText:
-        return a.text_ == b.text_ || a.str() == b.str();
+        return a.v_.t == b.v_.t;  // interned: equal texts are one string
     }
     return false;
   }
 
  private:
-  Cell(Kind k, int64_t iv, double dv) : kind(k), i(iv), d(dv) {}
+  explicit Cell(Kind k) : kind(k) {}
   static const std::string& empty_text();
-  std::shared_ptr<const std::string> text_;
+  union Value {
+    int64_t i;
+    double d;
+    const std::string* t;
+  };
+  Value v_{0};
 };
+static_assert(sizeof(Cell) == 16 && std::is_trivially_copyable_v<Cell>);
 
 enum class Dtype { kInt64, kFloat64, kObject };
 

@@ -15,10 +15,10 @@ void pack_frame(const Frame& f, io::ByteWriter& w) {
         case Cell::Kind::kNull:
           break;
         case Cell::Kind::kInt:
-          w.put<int64_t>(cell.i);
+          w.put<int64_t>(cell.i());
           break;
         case Cell::Kind::kReal:
-          w.put<double>(cell.d);
+          w.put<double>(cell.num());
           break;
         case Cell::Kind::kText:
           w.str(cell.str());
@@ -50,7 +50,7 @@ Frame unpack_frame(io::ByteReader& r) {
           col.cells.push_back(Cell::real(r.get<double>()));
           break;
         case Cell::Kind::kText:
-          col.cells.push_back(Cell::text(r.str()));
+          col.cells.push_back(Cell::text(r.view()));
           break;
         default:
           throw std::runtime_error("unpack_frame: bad cell kind");

@@ -81,7 +81,7 @@ int compare_cells(const Cell& a, const Cell& b) {
   const bool an = a.is_number(), bn = b.is_number();
   if (an && bn) {
     if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt)
-      return a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
+      return a.i() < b.i() ? -1 : (a.i() > b.i() ? 1 : 0);
     const double x = a.num(), y = b.num();
     return x < y ? -1 : (x > y ? 1 : 0);
   }
@@ -98,12 +98,13 @@ std::string cell_key(const Cell& c) {
     case Cell::Kind::kNull:
       return "n";
     case Cell::Kind::kInt:
-      return "i:" + std::to_string(c.i);
+      return "i:" + std::to_string(c.i());
     case Cell::Kind::kReal: {
       // Equal numbers are one key whatever their storage (pandas compares values).
-      if (c.d == static_cast<double>(static_cast<int64_t>(c.d)) && c.d > -9.2e18 && c.d < 9.2e18)
-        return "i:" + std::to_string(static_cast<int64_t>(c.d));
-      return "r:" + io::py_repr(c.d);
+      if (c.num() == static_cast<double>(static_cast<int64_t>(c.num())) && c.num() > -9.2e18 &&
+          c.num() < 9.2e18)
+        return "i:" + std::to_string(static_cast<int64_t>(c.num()));
+      return "r:" + io::py_repr(c.num());
     }
     case Cell::Kind::kText:
       return "t:" + c.str();
@@ -126,13 +127,13 @@ bool cell_key_equal(const Cell& a, const Cell& b) {
   const bool an = a.is_number(), bn = b.is_number();
   if (an && bn) {
     int64_t x = 0, y = 0;
-    const bool xi = a.kind == Cell::Kind::kInt ? (x = a.i, true) : int_like(a.d, x);
-    const bool yi = b.kind == Cell::Kind::kInt ? (y = b.i, true) : int_like(b.d, y);
+    const bool xi = a.kind == Cell::Kind::kInt ? (x = a.i(), true) : int_like(a.num(), x);
+    const bool yi = b.kind == Cell::Kind::kInt ? (y = b.i(), true) : int_like(b.num(), y);
     if (xi || yi) return xi && yi && x == y;
-    return a.d == b.d || (std::isnan(a.d) && std::isnan(b.d));
+    return a.num() == b.num() || (std::isnan(a.num()) && std::isnan(b.num()));
   }
   if (a.kind != b.kind) return false;
-  return a.kind != Cell::Kind::kText || a.str() == b.str();
+  return a.kind != Cell::Kind::kText || a.text_ptr() == b.text_ptr();  // interned texts
 }
 
 size_t cell_key_hash(const Cell& c) {
@@ -140,15 +141,15 @@ size_t cell_key_hash(const Cell& c) {
     case Cell::Kind::kNull:
       return 0x9e3779b97f4a7c15ull;
     case Cell::Kind::kInt:
-      return std::hash<int64_t>{}(c.i);
+      return std::hash<int64_t>{}(c.i());
     case Cell::Kind::kReal: {
       int64_t v = 0;
-      if (int_like(c.d, v)) return std::hash<int64_t>{}(v);
-      if (std::isnan(c.d)) return 0x7ff8dead;
-      return std::hash<double>{}(c.d);
+      if (int_like(c.num(), v)) return std::hash<int64_t>{}(v);
+      if (std::isnan(c.num())) return 0x7ff8dead;
+      return std::hash<double>{}(c.num());
     }
     case Cell::Kind::kText:
-      return std::hash<std::string>{}(c.str()) ^ 0x51ed270b;
+      return std::hash<const void*>{}(c.text_ptr()) ^ 0x51ed270b;  // interned: one per text
   }
   return 0;
 }
@@ -205,7 +206,7 @@ std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<st
 Cell group_sum(const FrameColumn& c, Dtype t, const std::vector<size_t>& rows) {
   if (t == Dtype::kInt64) {
     int64_t s = 0;
-    for (size_t r : rows) s += c.cells[r].i;
+    for (size_t r : rows) s += c.cells[r].i();
     return Cell::integer(s);
   }
   std::vector<double> v;

@@ -155,15 +155,15 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
           break;
         case Cell::Kind::kInt:
           if (types[c] == Dtype::kFloat64)
-            sqlite3_bind_double(st, i, static_cast<double>(cell.i));
+            sqlite3_bind_double(st, i, static_cast<double>(cell.i()));
           else
-            sqlite3_bind_int64(st, i, cell.i);
+            sqlite3_bind_int64(st, i, cell.i());
           break;
         case Cell::Kind::kReal:
-          if (std::isnan(cell.d))
+          if (std::isnan(cell.num()))
             sqlite3_bind_null(st, i);
           else
-            sqlite3_bind_double(st, i, cell.d);
+            sqlite3_bind_double(st, i, cell.num());
           break;
       }
     }

@@ -2,7 +2,6 @@
 
 #include <sqlite3.h>
 
-#include <memory>
 #include <string_view>
 #include <unordered_map>
 
@@ -24,7 +23,9 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
   const int ncols = st->column_count();
   out = Frame{};
   for (int c = 0; c < ncols; ++c) out.add(st->column_name(c));
-  std::vector<std::unordered_map<std::string_view, std::shared_ptr<const std::string>>> texts(
+  // Per column, the texts seen so far (a column repeats a few texts on every row): one pool
+  // lookup per distinct text.
+  std::vector<std::unordered_map<std::string_view, const std::string*>> texts(
       static_cast<size_t>(ncols));
   db::StepResult rc;
   while ((rc = st->step(diag)) == db::StepResult::kRow) {
@@ -41,15 +42,14 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
           cells.push_back(Cell::null());
           break;
         default: {
-          // Equal texts of a column share one string (group and op names repeat on every row).
           auto& seen = texts[static_cast<size_t>(c)];
           const std::string_view v = st->text_at(c);
           auto it = seen.find(v);
           if (it == seen.end()) {
-            auto shared = std::make_shared<const std::string>(v);
-            it = seen.emplace(std::string_view(*shared), std::move(shared)).first;
+            const std::string* s = intern_text(v);
+            it = seen.emplace(std::string_view(*s), s).first;
           }
-          cells.push_back(Cell::text(it->second));
+          cells.push_back(Cell::interned(it->second));
         }
       }
     }

@@ -126,12 +126,12 @@ TEST(TimeSummaryScan, OverlapRowsEqualTheSqlOnRandomRows) {
   using Row = std::tuple<int64_t, int64_t, int64_t, std::string>;
   auto rows_of = [](const Frame& f) {
     std::vector<Row> v;
-    auto num = [](const Cell& c) { return c.is_null() ? int64_t{-1} : c.i; };
+    auto num = [](const Cell& c) { return c.is_null() ? int64_t{-1} : c.i(); };
     for (size_t r = 0; r < f.rows(); ++r)
       v.emplace_back(num(f.columns[0].cells[r]), num(f.columns[1].cells[r]),
-                     f.columns[2].cells[r].i,
+                     f.columns[2].cells[r].i(),
                      f.columns[3].cells[r].is_null() ? std::string("NULL")
-                                                     : std::to_string(f.columns[3].cells[r].i));
+                                                     : std::to_string(f.columns[3].cells[r].i()));
     return v;
   };
   for (unsigned seed = 1; seed <= 150; ++seed) {

@@ -1,11 +1,13 @@
 // recipes/frame/rank_db.h and recipes/frame/frame.h: a query's rows typed as SQLite stored them,
-// and equal texts of a column sharing one string (as do copies of a text cell).
+// and equal texts sharing one interned string (as do copies of a text cell, on any thread).
 #include "recipes/frame/rank_db.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <string>
+#include <thread>
 
 #include "recipes/recipe_test_util.h"
 
@@ -18,6 +20,25 @@ TEST(TextCell, CopiesShareTheString) {
   EXPECT_EQ(&a.str(), &b.str());
   EXPECT_EQ(a, Cell::text("hcom_allReduce__123_0_1_with_a_long_name"));
   EXPECT_EQ(Cell::integer(3).str(), "");
+}
+
+TEST(TextCell, EqualTextsAreOneStringOnEveryThread) {
+  // Built on different threads from different buffers, equal texts are one interned string (so
+  // equality and hashing can compare pointers), and an int cell reads as its value only.
+  const std::string text = "hcom_broadcast__77_0_1_long_enough_for_the_heap";
+  const std::string* here = Cell::text(text).text_ptr();
+  const std::string* there = nullptr;
+  std::thread t([&] { there = Cell::text(std::string(text)).text_ptr(); });
+  t.join();
+  ASSERT_NE(here, nullptr);
+  EXPECT_EQ(here, there);
+  EXPECT_EQ(*here, text);
+  EXPECT_NE(Cell::text("other").text_ptr(), here);
+  EXPECT_EQ(Cell::text("").str(), "");
+  EXPECT_EQ(Cell::integer(3).text_ptr(), nullptr);
+  EXPECT_EQ(Cell::real(2.5).i(), 0);
+  EXPECT_EQ(Cell::integer(-4).num(), -4.0);
+  EXPECT_EQ(sizeof(Cell), 16u);
 }
 
 TEST(RankDbQuery, TypedCellsAndEqualTextsShareOneString) {

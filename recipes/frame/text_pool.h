@@ -1,0 +1,17 @@
+#pragma once
+// The texts of the recipes' text cells: each distinct text is stored once for the whole run
+// (never freed), so a text cell is a pointer to it, equal texts are equal pointers and copying a
+// cell copies 16 bytes. Thread-safe: the ranks are read on several threads.
+//
+//   const std::string* a = intern_text("hcom_allReduce");
+//   a == intern_text(std::string("hcom_allReduce"));  // true
+
+#include <string>
+#include <string_view>
+
+namespace cs::recipes {
+
+// The run's one copy of `text` (stored on first use; the pointer stays valid until exit).
+const std::string* intern_text(std::string_view text);
+
+}  // namespace cs::recipes
