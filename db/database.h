@@ -108,6 +108,9 @@ class Statement {
   // step.
   std::string_view text_at(int i) const;
 
+  // The sqlite3 statement, for readers that decode columns themselves (hot loops).
+  sqlite3_stmt* handle() const { return stmt_; }
+
   // Which table this statement reads (for diagnostics).
   const std::string& table() const { return table_; }
 

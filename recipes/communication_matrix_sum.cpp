@@ -1,7 +1,6 @@
 #include "recipes/communication_matrix_sum.h"
 
 #include <algorithm>
-#include <map>
 #include <unordered_map>
 
 #include "recipes/frame/frame_ops.h"
@@ -12,19 +11,65 @@ namespace cs::recipes {
 
 namespace {
 
+// A group's local ranks (as cells, compared as cell_key()s) and their global ranks, in order of
+// first appearance.
 struct GroupRanks {
-  std::vector<std::pair<std::string, int>> local_to_global;  // insertion order
-  const int* find(const std::string& local) const {
+  std::vector<std::pair<Cell, int>> local_to_global;
+  const int* find(const Cell& local) const {
     for (const auto& [l, g] : local_to_global)
-      if (l == local) return &g;
+      if (cell_key_equal(l, local)) return &g;
     return nullptr;
   }
 };
 
-const Cell& at(const Frame& f, const std::string& col, size_t r) {
-  static const Cell null;
-  const FrameColumn* c = find_column(f, col);
-  return c ? c->cells[r] : null;
+using RankMap = std::unordered_map<Cell, GroupRanks, CellKeyHash, CellKeyEqual>;
+
+const Cell kNull;
+
+// Column `name` of `f`, or nullptr.
+const std::vector<Cell>* cells_of(const Frame& f, const std::string& name) {
+  const FrameColumn* c = find_column(f, name);
+  return c ? &c->cells : nullptr;
+}
+
+const Cell& at(const std::vector<Cell>* c, size_t r) {
+  return c ? (*c)[r] : kNull;
+}
+
+// rank_set of every row: the group's global ranks joined by ",", "p2p" for point-to-point ops,
+// "" for a group no rank mapped; one text per group, shared by its rows.
+void add_rank_sets(Frame& all, const RankMap& rank_map) {
+  std::unordered_map<Cell, Cell, CellKeyHash, CellKeyEqual> group_sets;
+  const Cell p2p = Cell::text("p2p");
+  const Cell no_set = Cell::text("");
+  const std::vector<Cell>* type_c = cells_of(all, "type");
+  const std::vector<Cell>* group_c = cells_of(all, "group_name");
+  const size_t n = all.rows();
+  auto& rank_set = all.add("rank_set").cells;
+  rank_set.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    const Cell& type = at(type_c, r);
+    if (type.kind == Cell::Kind::kText && type.text_ptr() == p2p.text_ptr()) {
+      rank_set[r] = p2p;
+      continue;
+    }
+    const Cell& group = at(group_c, r);
+    auto set = group_sets.find(group);
+    if (set == group_sets.end()) {
+      Cell value = no_set;
+      if (auto it = rank_map.find(group); it != rank_map.end()) {
+        std::vector<int> globals;
+        for (const auto& [l, g] : it->second.local_to_global) globals.push_back(g);
+        std::sort(globals.begin(), globals.end());
+        std::string s;
+        for (size_t k = 0; k < globals.size(); ++k)
+          s += (k ? "," : "") + std::to_string(globals[k]);
+        value = Cell::text(s);
+      }
+      set = group_sets.emplace(group, value).first;
+    }
+    rank_set[r] = set->second;
+  }
 }
 
 }  // namespace
@@ -32,59 +77,31 @@ const Cell& at(const Frame& f, const std::string& col, size_t r) {
 Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
                                  const std::vector<int>& ranks) {
   // Which global rank each group's local rank is: from each rank's own (src == dst) rows.
-  std::unordered_map<std::string, GroupRanks> rank_map;
-  static const Cell null;
+  RankMap rank_map;
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& f = *frames[i];
-    const FrameColumn* src_c = find_column(f, "src_rank");
-    const FrameColumn* dst_c = find_column(f, "dst_rank");
-    const FrameColumn* group_c = find_column(f, "group_name");
+    const std::vector<Cell>* src_c = cells_of(f, "src_rank");
+    const std::vector<Cell>* dst_c = cells_of(f, "dst_rank");
+    const std::vector<Cell>* group_c = cells_of(f, "group_name");
     if (!src_c) continue;
     for (size_t r = 0; r < f.rows(); ++r) {
-      const Cell& src = src_c->cells[r];
-      if (src.is_null() || !(src == (dst_c ? dst_c->cells[r] : null))) continue;
-      GroupRanks& g = rank_map[cell_key(group_c ? group_c->cells[r] : null)];
-      const std::string local = cell_key(src);
-      if (!g.find(local)) g.local_to_global.emplace_back(local, ranks[i]);
+      const Cell& src = (*src_c)[r];
+      if (src.is_null() || !(src == at(dst_c, r))) continue;
+      GroupRanks& g = rank_map[at(group_c, r)];
+      if (!g.find(src)) g.local_to_global.emplace_back(src, ranks[i]);
     }
   }
   Frame all = concat_frames(frames, column_union(frames));
-  // rank_set: the group's global ranks joined by ",", "p2p" for point-to-point ops; one text per
-  // group, shared by its rows.
-  std::unordered_map<std::string, Cell> group_sets;
-  const Cell p2p = Cell::text("p2p");
-  const Cell no_set = Cell::text("");
-  auto& rank_set = all.add("rank_set");
-  const FrameColumn* type_c = find_column(all, "type");
-  const FrameColumn* all_group_c = find_column(all, "group_name");
-  rank_set.cells.reserve(all.rows());
-  for (size_t r = 0; r < all.rows(); ++r) {
-    const Cell& type = type_c ? type_c->cells[r] : null;
-    if (type.kind == Cell::Kind::kText && type.str() == "p2p") {
-      rank_set.push_back(p2p);
-      continue;
-    }
-    const std::string key = cell_key(all_group_c ? all_group_c->cells[r] : null);
-    auto it = rank_map.find(key);
-    if (it == rank_map.end()) {
-      rank_set.push_back(no_set);
-      continue;
-    }
-    auto set = group_sets.find(key);
-    if (set == group_sets.end()) {
-      std::vector<int> globals;
-      for (const auto& [l, g] : it->second.local_to_global) globals.push_back(g);
-      std::sort(globals.begin(), globals.end());
-      std::string s;
-      for (size_t k = 0; k < globals.size(); ++k) s += (k ? "," : "") + std::to_string(globals[k]);
-      set = group_sets.emplace(key, Cell::text(std::move(s))).first;
-    }
-    rank_set.push_back(set->second);
-  }
+  add_rank_sets(all, rank_map);
   const FrameColumn* size_c = find_column(all, "transit_size");
   const FrameColumn* time_c = find_column(all, "transit_time");
   const FrameColumn* transport_c = find_column(all, "transport_type");
   const FrameColumn* opname_c = find_column(all, "op_name");
+  const std::vector<Cell>* step_in = cells_of(all, "step");
+  const std::vector<Cell>* op_in = cells_of(all, "hccl_op_name");
+  const std::vector<Cell>* group_in = cells_of(all, "group_name");
+  const std::vector<Cell>* src_in = cells_of(all, "src_rank");
+  const std::vector<Cell>* dst_in = cells_of(all, "dst_rank");
   const Dtype size_t_ = size_c->dtype(), time_t_ = time_c->dtype();
   Frame out;
   auto& step = out.add("step");
@@ -98,18 +115,25 @@ Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
   auto& time = out.add("transit_time");
   auto& bw = out.add("bandwidth");
   bw.force_object = true;
-  for (const auto& rows :
-       group_rows(all, {"rank_set", "step", "hccl_op_name", "group_name", "src_rank", "dst_rank"},
-                  false)) {
+  const auto links = group_rows(
+      all, {"rank_set", "step", "hccl_op_name", "group_name", "src_rank", "dst_rank"}, false);
+  // Room for every link and the "Total Op Info" rows at most one per "-total" link, so the
+  // columns are allocated once.
+  size_t total_links = 0;
+  if (op_in)
+    for (const auto& rows : links)
+      total_links += (*op_in)[rows.front()].str().find("total") != std::string::npos;
+  for (auto& c : out.columns) c.cells.reserve(links.size() + total_links);
+  for (const auto& rows : links) {
     const size_t r0 = rows.front();
-    auto it = rank_map.find(cell_key(at(all, "group_name", r0)));
+    auto it = rank_map.find(at(group_in, r0));
     if (it == rank_map.end()) continue;
-    const int* gs = it->second.find(cell_key(at(all, "src_rank", r0)));
-    const int* gd = it->second.find(cell_key(at(all, "dst_rank", r0)));
+    const int* gs = it->second.find(at(src_in, r0));
+    const int* gd = it->second.find(at(dst_in, r0));
     if (!gs || !gd) continue;
-    step.push_back(at(all, "step", r0));
-    op.push_back(at(all, "hccl_op_name", r0));
-    group.push_back(at(all, "group_name", r0));
+    step.push_back(at(step_in, r0));
+    op.push_back(at(op_in, r0));
+    group.push_back(at(group_in, r0));
     src.push_back(Cell::integer(*gs));
     dst.push_back(Cell::integer(*gd));
     transport.push_back(transport_c ? group_first(*transport_c, rows) : Cell::null());
@@ -130,27 +154,31 @@ Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
   Frame totals_src;
   for (const auto& c : out.columns) {
     auto& d = totals_src.add(c.name);
+    d.cells.reserve(total_rows.size());
     for (size_t r : total_rows) d.push_back(c.cells[r]);
   }
   const Dtype tsize_t = size.dtype(), ttime_t = time.dtype();
-  const size_t n = out.rows();
+  const Cell total_op = Cell::text("Total Op Info");
+  const FrameColumn& t_transport = *find_column(totals_src, "transport_type");
+  const FrameColumn& t_opname = *find_column(totals_src, "op_name");
+  const FrameColumn& t_size = *find_column(totals_src, "transit_size");
+  const FrameColumn& t_time = *find_column(totals_src, "transit_time");
   for (const auto& rows :
        group_rows(totals_src, {"group_name", "step", "src_rank", "dst_rank"}, false)) {
     const size_t r0 = rows.front();
-    step.push_back(at(totals_src, "step", r0));
-    op.push_back(Cell::text("Total Op Info"));
-    group.push_back(at(totals_src, "group_name", r0));
-    src.push_back(at(totals_src, "src_rank", r0));
-    dst.push_back(at(totals_src, "dst_rank", r0));
-    transport.push_back(group_first(*find_column(totals_src, "transport_type"), rows));
-    op_name.push_back(group_first(*find_column(totals_src, "op_name"), rows));
-    const Cell s = group_sum(*find_column(totals_src, "transit_size"), tsize_t, rows);
-    const Cell t = group_sum(*find_column(totals_src, "transit_time"), ttime_t, rows);
+    step.push_back(totals_src.columns[0].cells[r0]);
+    op.push_back(total_op);
+    group.push_back(totals_src.columns[2].cells[r0]);
+    src.push_back(totals_src.columns[3].cells[r0]);
+    dst.push_back(totals_src.columns[4].cells[r0]);
+    transport.push_back(group_first(t_transport, rows));
+    op_name.push_back(group_first(t_opname, rows));
+    const Cell s = group_sum(t_size, tsize_t, rows);
+    const Cell t = group_sum(t_time, ttime_t, rows);
     size.push_back(s);
     time.push_back(t);
     bw.push_back(Cell::real(s.num() / t.num()));
   }
-  (void)n;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "recipes/communication_group_map.h"
 #include "recipes/frame/duration_stats.h"
@@ -38,32 +39,29 @@ bool read_table(RankDb& db, const std::string& table, int rank, Frame& out, io::
   if (!db.has_table(table)) return true;
   if (!db.query("SELECT * FROM " + table, {}, out, table, diag)) return false;
   const size_t n = out.rows();
-  auto& r = out.add("rank_id");
-  for (size_t i = 0; i < n; ++i) r.push_back(Cell::integer(rank));
-  if (!find_column(out, "step")) {
-    auto& s = out.add("step");
-    for (size_t i = 0; i < n; ++i) s.push_back(Cell::text("step"));
-  }
+  out.add("rank_id").cells.assign(n, Cell::integer(rank));
+  if (!find_column(out, "step")) out.add("step").cells.assign(n, Cell::text("step"));
   return true;
 }
 
 // pd.merge(df, rank_set_df, on="group_name", how="left") repeats each row once per mapping row
 // of its group (once when there is none): the row order with those repeats.
 std::vector<size_t> merged_rows(const Frame& f, const Frame& mapping) {
-  std::unordered_map<std::string, size_t> matches;
+  std::unordered_map<Cell, size_t, CellKeyHash, CellKeyEqual> matches;
   std::set<std::string> seen;
   const FrameColumn* rs = find_column(mapping, "rank_set");
   const FrameColumn* gn = find_column(mapping, "group_name");
   for (size_t r = 0; r < mapping.rows(); ++r) {
-    const std::string g = cell_key(gn->cells[r]);
-    if (seen.insert(cell_key(rs->cells[r]) + '\x1f' + g).second) ++matches[g];
+    const Cell& g = gn->cells[r];
+    if (seen.insert(cell_key(rs->cells[r]) + '\x1f' + cell_key(g)).second) ++matches[g];
   }
   std::vector<size_t> rows;
+  rows.reserve(f.rows());
   const FrameColumn* g = find_column(f, "group_name");
   for (size_t r = 0; r < f.rows(); ++r) {
     size_t m = 1;
     if (g) {
-      auto it = matches.find(cell_key(g->cells[r]));
+      auto it = matches.find(g->cells[r]);
       if (it != matches.end()) m = it->second;
     }
     for (size_t k = 0; k < m; ++k) rows.push_back(r);
@@ -108,12 +106,13 @@ Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
     const FrameColumn* c = find_column(merged, s);
     types.push_back(c ? c->dtype() : Dtype::kObject);
   }
+  std::vector<const FrameColumn*> cols;  // the 3 keys, then the sums (nullptr: missing)
+  for (const auto& c : summed.columns) cols.push_back(find_column(merged, c.name));
   for (const auto& rows : group_rows(merged, {"step", "rank_id", "group_name"}, true)) {
     const size_t r0 = rows.front();
-    for (size_t k = 0; k < 3; ++k)
-      summed.columns[k].push_back(find_column(merged, summed.columns[k].name)->cells[r0]);
+    for (size_t k = 0; k < 3; ++k) summed.columns[k].push_back(cols[k]->cells[r0]);
     for (size_t k = 0; k < sums.size(); ++k) {
-      const FrameColumn* c = find_column(merged, sums[k]);
+      const FrameColumn* c = cols[3 + k];
       summed.columns[3 + k].push_back(c ? group_sum(*c, types[k], rows) : Cell::integer(0));
     }
   }
@@ -125,8 +124,9 @@ Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
   const auto& transit = find_column(summed, "transit_time")->cells;
   const auto& wait = find_column(summed, "wait_time")->cells;
   const auto& sync = find_column(summed, "synchronization_time")->cells;
+  const Cell total_op = Cell::text("Total Op Info");
   for (size_t r = 0; r < n; ++r) {
-    op.push_back(Cell::text("Total Op Info"));
+    op.push_back(total_op);
     start.push_back(Cell::integer(0));
     sync_ratio.push_back(ratio4(sync[r], add_cells(transit[r], sync[r])));
     wait_ratio.push_back(ratio4(wait[r], add_cells(transit[r], wait[r])));
@@ -171,19 +171,19 @@ Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& m
     }
     return Cell::real(numpy_sum(v));
   };
-  std::unordered_map<std::string, std::pair<Cell, Cell>> sums4;
-  auto key_of = [&](size_t r, const std::vector<std::string>& keys) {
-    std::string k;
-    for (const auto& name : keys) k += cell_key(find_column(merged, name)->cells[r]) + '\x1f';
-    return k;
-  };
+  // Per keys4 group its two sums, and each row's keys4 group.
+  std::vector<std::pair<Cell, Cell>> sums4;
+  std::vector<size_t> group4_of(merged.rows(), 0);
+  std::unordered_set<Cell, CellKeyHash, CellKeyEqual> ops;
   for (const auto& rows : group_rows(merged, keys4, false)) {
-    std::set<std::string> ops;
+    ops.clear();
     std::vector<size_t> distinct;
-    for (size_t r : rows)
-      if (ops.insert(cell_key(op->cells[r])).second) distinct.push_back(r);
-    sums4[key_of(rows.front(), keys4)] = {distinct_sum(*size, size_t_, distinct),
-                                          distinct_sum(*ttime, time_t_, distinct)};
+    for (size_t r : rows) {
+      if (ops.insert(op->cells[r]).second) distinct.push_back(r);
+      group4_of[r] = sums4.size();
+    }
+    sums4.emplace_back(distinct_sum(*size, size_t_, distinct),
+                       distinct_sum(*ttime, time_t_, distinct));
   }
   const std::vector<std::string> keys5 = {"group_name", "step", "rank_id", "transport_type",
                                           "package_size"};
@@ -199,14 +199,16 @@ Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& m
   const FrameColumn* count_c = find_column(merged, "count");
   const FrameColumn* dur_c = find_column(merged, "total_duration");
   const Dtype count_t = count_c->dtype(), dur_t = dur_c->dtype();
+  const Cell total_op = Cell::text("Total Op Info");
+  std::vector<const FrameColumn*> key_cols;
+  for (const auto& k : keys5) key_cols.push_back(find_column(merged, k));
   for (const auto& rows : group_rows(merged, keys5, true)) {
     const size_t r0 = rows.front();
-    for (size_t k = 0; k < keys5.size(); ++k)
-      agg.columns[k].push_back(find_column(merged, keys5[k])->cells[r0]);
+    for (size_t k = 0; k < keys5.size(); ++k) agg.columns[k].push_back(key_cols[k]->cells[r0]);
     count.push_back(group_sum(*count_c, count_t, rows));
     duration.push_back(group_sum(*dur_c, dur_t, rows));
-    agg_op.push_back(Cell::text("Total Op Info"));
-    const auto& s = sums4[key_of(r0, keys4)];
+    agg_op.push_back(total_op);
+    const auto& s = sums4[group4_of[r0]];
     agg_size.push_back(s.first);
     agg_time.push_back(s.second);
     ratio.push_back(Cell::integer(0));

@@ -2,15 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <iterator>
 
 #include "io/py_format.h"
 #include "recipes/frame/pandas_math.h"
-
-#include <map>
-#include <unordered_map>
 
 namespace cs::recipes {
 
@@ -154,6 +152,19 @@ size_t cell_key_hash(const Cell& c) {
   return 0;
 }
 
+namespace {
+
+// splitmix64's finalizer: spreads a combined key hash over the low bits the table uses.
+uint64_t mix(uint64_t h) {
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+}  // namespace
+
 std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<std::string>& keys,
                                             bool sort) {
   std::vector<const FrameColumn*> cols;
@@ -161,32 +172,66 @@ std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<st
   std::vector<std::vector<size_t>> groups;
   // A missing key column is all NULL: every row is left out.
   if (std::find(cols.begin(), cols.end(), nullptr) != cols.end()) return groups;
-  auto hash = [&](size_t r) {
-    size_t h = 0;
-    for (const FrameColumn* c : cols) h = h * 0x100000001b3ull ^ cell_key_hash(c->cells[r]);
-    return h;
-  };
-  auto equal = [&](size_t a, size_t b) {
-    for (const FrameColumn* c : cols)
-      if (!cell_key_equal(c->cells[a], c->cells[b])) return false;
-    return true;
-  };
-  // first row of a group -> the group's position
-  std::unordered_map<size_t, size_t, decltype(hash), decltype(equal)> index(64, hash, equal);
-  std::vector<size_t> first_row;
   const size_t n = f.rows();
+  constexpr uint32_t kNone = UINT32_MAX;
+  // Each row's group (kNone for a NULL key), groups numbered in order of first appearance; an
+  // open-addressing table of group numbers, probed by the key hash, compared by the key cells.
+  std::vector<uint32_t> row_group(n, kNone);
+  std::vector<size_t> first_row, sizes;
+  std::vector<uint64_t> group_hash;
+  size_t mask = 63;
+  std::vector<uint32_t> slots(mask + 1, kNone);
+  auto place = [&](uint32_t g) {
+    size_t pos = group_hash[g] & mask;
+    while (slots[pos] != kNone) pos = (pos + 1) & mask;
+    slots[pos] = g;
+  };
   for (size_t r = 0; r < n; ++r) {
+    uint64_t h = 0;
     bool null_key = false;
-    for (const FrameColumn* c : cols)
-      if (c->cells[r].is_null()) null_key = true;
-    if (null_key) continue;
-    auto [it, fresh] = index.emplace(r, groups.size());
-    if (fresh) {
-      groups.emplace_back();
-      first_row.push_back(r);
+    for (const FrameColumn* c : cols) {
+      const Cell& x = c->cells[r];
+      null_key |= x.is_null();
+      h = h * 0x100000001b3ull ^ cell_key_hash(x);
     }
-    groups[it->second].push_back(r);
+    if (null_key) continue;
+    h = mix(h);
+    size_t pos = h & mask;
+    uint32_t g = kNone;
+    for (;; pos = (pos + 1) & mask) {
+      const uint32_t s = slots[pos];
+      if (s == kNone) break;
+      if (group_hash[s] != h) continue;
+      bool same = true;
+      for (const FrameColumn* c : cols)
+        if (!cell_key_equal(c->cells[first_row[s]], c->cells[r])) {
+          same = false;
+          break;
+        }
+      if (same) {
+        g = s;
+        break;
+      }
+    }
+    if (g == kNone) {
+      g = static_cast<uint32_t>(first_row.size());
+      first_row.push_back(r);
+      sizes.push_back(0);
+      group_hash.push_back(h);
+      slots[pos] = g;
+      if (first_row.size() * 2 > mask + 1) {  // keep the table at most half full
+        mask = mask * 2 + 1;
+        slots.assign(mask + 1, kNone);
+        for (uint32_t k = 0; k < first_row.size(); ++k) place(k);
+      }
+    }
+    row_group[r] = g;
+    ++sizes[g];
   }
+  groups.resize(first_row.size());
+  for (size_t g = 0; g < groups.size(); ++g) groups[g].reserve(sizes[g]);
+  for (size_t r = 0; r < n; ++r)
+    if (row_group[r] != kNone) groups[row_group[r]].push_back(r);
   if (!sort) return groups;
   std::vector<size_t> order(groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -209,8 +254,8 @@ Cell group_sum(const FrameColumn& c, Dtype t, const std::vector<size_t>& rows) {
     for (size_t r : rows) s += c.cells[r].i();
     return Cell::integer(s);
   }
-  std::vector<double> v;
-  v.reserve(rows.size());
+  thread_local std::vector<double> v;  // reused: one group after the other
+  v.clear();
   for (size_t r : rows)
     if (c.cells[r].is_number()) v.push_back(c.cells[r].num());
   return Cell::real(kahan_sum(v));

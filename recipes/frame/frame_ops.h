@@ -41,5 +41,12 @@ std::string cell_key(const Cell& c);
 // integral float equals the int of its value, all NaNs are one key.
 bool cell_key_equal(const Cell& a, const Cell& b);
 size_t cell_key_hash(const Cell& c);
+// cell_key_hash / cell_key_equal as function objects, for maps keyed by cells.
+struct CellKeyHash {
+  size_t operator()(const Cell& c) const { return cell_key_hash(c); }
+};
+struct CellKeyEqual {
+  bool operator()(const Cell& a, const Cell& b) const { return cell_key_equal(a, b); }
+};
 
 }  // namespace cs::recipes

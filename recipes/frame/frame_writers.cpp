@@ -150,8 +150,9 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
           sqlite3_bind_null(st, i);
           break;
         case Cell::Kind::kText:
+          // Interned texts live until exit (recipes/frame/text_pool.h): SQLite need not copy.
           sqlite3_bind_text(st, i, cell.str().data(), static_cast<int>(cell.str().size()),
-                            SQLITE_TRANSIENT);
+                            SQLITE_STATIC);
           break;
         case Cell::Kind::kInt:
           if (types[c] == Dtype::kFloat64)

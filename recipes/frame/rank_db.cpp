@@ -27,19 +27,23 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
   // lookup per distinct text.
   std::vector<std::unordered_map<std::string_view, const std::string*>> texts(
       static_cast<size_t>(ncols));
+  // The rows go to a per-thread buffer first (its memory is reused from query to query), then to
+  // columns of their exact size: no column grows cell by cell.
+  thread_local std::vector<Cell> rows;
+  rows.clear();
+  sqlite3_stmt* raw = st->handle();
   db::StepResult rc;
   while ((rc = st->step(diag)) == db::StepResult::kRow) {
     for (int c = 0; c < ncols; ++c) {
-      auto& cells = out.columns[static_cast<size_t>(c)].cells;
-      switch (st->storage_class(c)) {
+      switch (sqlite3_column_type(raw, c)) {
         case SQLITE_INTEGER:
-          cells.push_back(Cell::integer(*st->int64_at(c)));
+          rows.push_back(Cell::integer(sqlite3_column_int64(raw, c)));
           break;
         case SQLITE_FLOAT:
-          cells.push_back(Cell::real(*st->double_at(c)));
+          rows.push_back(Cell::real(sqlite3_column_double(raw, c)));
           break;
         case SQLITE_NULL:
-          cells.push_back(Cell::null());
+          rows.push_back(Cell::null());
           break;
         default: {
           auto& seen = texts[static_cast<size_t>(c)];
@@ -49,11 +53,20 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
             const std::string* s = intern_text(v);
             it = seen.emplace(std::string_view(*s), s).first;
           }
-          cells.push_back(Cell::interned(it->second));
+          rows.push_back(Cell::interned(it->second));
         }
       }
     }
   }
+  const size_t width = static_cast<size_t>(ncols);
+  const size_t n = width ? rows.size() / width : 0;
+  for (size_t c = 0; c < width; ++c) {
+    auto& cells = out.columns[c].cells;
+    cells.resize(n);
+    for (size_t r = 0; r < n; ++r) cells[r] = rows[r * width + c];
+  }
+  // A huge result's buffer is not kept for the rest of the run.
+  if (rows.capacity() > (size_t{64} << 20) / sizeof(Cell)) std::vector<Cell>().swap(rows);
   return rc == db::StepResult::kDone;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace cs::recipes {
@@ -59,6 +60,32 @@ TEST(GroupRows, SortedByKeyNumbersBeforeText) {
   // rows 2 (1, 0) and 4 (1.0, 0) are one key
   const std::vector<std::vector<size_t>> sorted = {{5}, {2, 4}, {1}, {3}, {0}};
   EXPECT_EQ(group_rows(f, {"k", "m"}, true), sorted);
+}
+
+TEST(GroupRows, ManyGroupsKeepFirstSeenOrderAcrossTableGrowth) {
+  // 3,000 rows over 1,000 keys (an int and a text, rows of a key far apart): the group table
+  // grows many times; every group still holds its rows in order, groups by first appearance.
+  Frame f;
+  auto& a = f.add("a");
+  auto& b = f.add("b");
+  const size_t keys = 1000;
+  for (size_t r = 0; r < 3 * keys; ++r) {
+    const size_t k = (r * 7919) % keys;
+    a.push_back(Cell::integer(static_cast<int64_t>(k % 37)));
+    b.push_back(Cell::text("op_" + std::to_string(k / 37)));
+  }
+  std::vector<std::vector<size_t>> expected;
+  std::vector<long> group_of(keys, -1);
+  for (size_t r = 0; r < 3 * keys; ++r) {
+    const size_t k = (r * 7919) % keys;
+    if (group_of[k] < 0) {
+      group_of[k] = static_cast<long>(expected.size());
+      expected.emplace_back();
+    }
+    expected[static_cast<size_t>(group_of[k])].push_back(r);
+  }
+  EXPECT_EQ(group_rows(f, {"a", "b"}, false), expected);
+  EXPECT_EQ(group_rows(f, {"a", "b"}, true).size(), keys);
 }
 
 TEST(ConcatFrames, ByMoveEqualsByCopy) {

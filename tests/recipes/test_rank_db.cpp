@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "recipes/recipe_test_util.h"
 
@@ -67,6 +68,16 @@ TEST(RankDbQuery, TypedCellsAndEqualTextsShareOneString) {
   EXPECT_TRUE(f.columns[1].cells[1].is_null());
   EXPECT_EQ(f.columns[2].cells[1], Cell::real(2.0));
   EXPECT_TRUE(diag.items().empty());
+  // The rows pass through a buffer reused from query to query: another query of another width
+  // and length gets exactly its own rows.
+  Frame g;
+  ASSERT_TRUE(db.query("SELECT n FROM t WHERE n IS NOT NULL", {}, g, "t", diag));
+  ASSERT_EQ(g.columns.size(), 1u);
+  EXPECT_EQ(g.columns[0].cells, (std::vector<Cell>{Cell::integer(1), Cell::integer(3)}));
+  Frame empty;
+  ASSERT_TRUE(db.query("SELECT name, x FROM t WHERE n > 9", {}, empty, "t", diag));
+  EXPECT_EQ(empty.columns.size(), 2u);
+  EXPECT_EQ(empty.rows(), 0u);
   std::filesystem::remove_all(dir);
 }
 
