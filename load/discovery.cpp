@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <unordered_map>
 #include <utility>
 
 #include "io/input_file.h"
@@ -140,6 +142,8 @@ class Walker {
 
  private:
   RankEntry inspect_rank_dir(const std::string& path, const std::string& name) {
+    stats_.clear();
+    listings_.clear();
     RankEntry e;
     e.path = path;
     e.framework = framework_from_dir_name(name);
@@ -162,11 +166,10 @@ class Walker {
     // output directory, where some producers put it).
     std::vector<std::string> search = {""};
     for (const auto& d : out_dirs) search.push_back(d);
-    std::vector<std::string> names;
-    int err = 0;
     for (const auto& rel_dir : search) {
-      if (!list_dir(join(path, rel_dir), names, err)) continue;
-      for (const auto& n : names) {
+      const auto* listed = list_once(join(path, rel_dir));
+      if (!listed) continue;
+      for (const auto& n : *listed) {
         auto r = io::rank_from_profiler_info_name(n);
         if (!r) continue;
         std::string rel = join(rel_dir, n);
@@ -181,13 +184,12 @@ class Walker {
       if (e.rank >= 0) break;
     }
     if (e.rank < 0 && e.framework == Framework::kMsprof) read_msprof_rank(e);
-    if (stat_path(join(path, "profiler_metadata.json")).is_file)
-      add_file(e, "profiler_metadata.json");
+    if (is_file_in(join(path, ""), "profiler_metadata.json")) add_file(e, "profiler_metadata.json");
     bool has_text = false, has_db = false;
     for (const auto& d : out_dirs)
       for (const char* f : kOutputFiles) {
         std::string rel = join(d, f);
-        if (stat_path(join(path, rel)).is_file) {
+        if (is_file_in(join(path, d), f)) {
           add_file(e, rel);
           has_text = true;
         }
@@ -196,12 +198,13 @@ class Walker {
     std::vector<std::string> db_dirs = out_dirs;
     if (e.framework == Framework::kMsprof) db_dirs.insert(db_dirs.begin(), "");
     for (const auto& d : db_dirs) {
-      if (!list_dir(join(path, d), names, err)) continue;
+      const auto* listed = list_once(join(path, d));
+      if (!listed) continue;
       std::string newest_msprof;  // names are sorted: the last match is the newest
-      for (const auto& n : names) {
+      for (const auto& n : *listed) {
         std::string rel = join(d, n);
         const bool msprof = e.framework == Framework::kMsprof && is_msprof_db_name(n);
-        if ((msprof || is_db_export_file(n)) && stat_path(join(path, rel)).is_file) {
+        if ((msprof || is_db_export_file(n)) && stat_once(join(path, rel)).is_file) {
           if (msprof) {
             newest_msprof = rel;
             continue;
@@ -250,13 +253,43 @@ class Walker {
     }
   }
 
-  static void add_file(RankEntry& e, const std::string& rel) {
+  void add_file(RankEntry& e, const std::string& rel) {
     for (const auto& f : e.files)
       if (f == rel) return;
     e.files.push_back(rel);
-    e.bytes += stat_path(join(e.path, rel)).size;
+    e.bytes += stat_once(join(e.path, rel)).size;
   }
 
+  // stat() of a path below the rank directory being inspected, once per path (cleared per rank).
+  const StatInfo& stat_once(const std::string& path) {
+    auto it = stats_.find(path);
+    if (it == stats_.end()) it = stats_.emplace(path, stat_path(path)).first;
+    return it->second;
+  }
+  // The sorted entry names of a directory below the rank directory being inspected, listed once
+  // (cleared per rank); nullptr when it cannot be read.
+  const std::vector<std::string>* list_once(const std::string& path) {
+    auto it = listings_.find(path);
+    if (it == listings_.end()) {
+      std::vector<std::string> names;
+      int err = 0;
+      std::optional<std::vector<std::string>> v;
+      if (list_dir(path, names, err)) v = std::move(names);
+      it = listings_.emplace(path, std::move(v)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+  // Whether `dir`/`name` is a regular file (following links): a name missing from the
+  // directory's listing is not stat'ed.
+  bool is_file_in(const std::string& dir, const std::string& name) {
+    if (const auto* names = list_once(dir);
+        names && !std::binary_search(names->begin(), names->end(), name))
+      return false;
+    return stat_once(join(dir, name)).is_file;
+  }
+
+  std::unordered_map<std::string, StatInfo> stats_;
+  std::unordered_map<std::string, std::optional<std::vector<std::string>>> listings_;
   const DiscoveryOptions& opts_;
   DiscoveryResult& res_;
   WalkGuard guard_;

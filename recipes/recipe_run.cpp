@@ -32,7 +32,6 @@ RankDbPaths db_paths_of(const cluster::RankEntry& e) {
   RankDbPaths p;
   p.rank = e.rank;
   p.rank_dir = e.path;
-  std::error_code ec;
   if (e.framework == cluster::Framework::kMsprof) {
     // CANN msprof: the msprof_{14 digits}.db discovery chose (the newest) and
     // analyze/communication_analyzer.db, both among the entry's files.
@@ -44,16 +43,18 @@ RankDbPaths db_paths_of(const cluster::RankEntry& e) {
     }
     return p;
   }
+  // Discovery listed ASCEND_PROFILER_OUTPUT/ and kept its regular *.db files among the entry's
+  // files, so they are looked up there instead of stat'ed again.
   const fs::path out = fs::path(e.path) / "ASCEND_PROFILER_OUTPUT";
   const std::string n = std::to_string(e.rank);
-  for (const char* stem : {"ascend_pytorch_profiler_", "ascend_mindspore_profiler_"}) {
-    const fs::path db = out / (stem + n + ".db");
-    if (fs::is_regular_file(db, ec)) p.profiler_db = db.string();
-  }
-  for (const char* name : {"analysis.db", "communication_analyzer.db"}) {
-    const fs::path db = out / name;
-    if (fs::is_regular_file(db, ec)) p.analysis_db = db.string();
-  }
+  auto listed = [&](const std::string& name) {
+    const std::string rel = "ASCEND_PROFILER_OUTPUT/" + name;
+    return std::find(e.files.begin(), e.files.end(), rel) != e.files.end();
+  };
+  for (const char* stem : {"ascend_pytorch_profiler_", "ascend_mindspore_profiler_"})
+    if (listed(stem + n + ".db")) p.profiler_db = (out / (stem + n + ".db")).string();
+  for (const char* name : {"analysis.db", "communication_analyzer.db"})
+    if (listed(name)) p.analysis_db = (out / name).string();
   return p;
 }
 
