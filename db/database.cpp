@@ -6,12 +6,41 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <system_error>
 #include <utility>
 
 namespace cs::db {
 
 namespace {
+
+// The platform's VFS with one change: an absolute path is its own full path name. SQLite's
+// own xFullPathname lstat()s every component of the path to resolve links (six system calls
+// per file for a profiler's database); the name only identifies the file, which is opened
+// read-only and immutable (no journal, no locks are looked up by name). Relative paths are
+// resolved by the platform's VFS as before.
+sqlite3_vfs* platform_vfs = nullptr;  // the VFS direct_path_vfs() copies
+
+int direct_full_pathname(sqlite3_vfs*, const char* name, int n, char* out) {
+  const size_t len = std::strlen(name);
+  if (name[0] != '/' || len + 1 > static_cast<size_t>(n))
+    return platform_vfs->xFullPathname(platform_vfs, name, n, out);
+  std::memcpy(out, name, len + 1);
+  return SQLITE_OK;
+}
+
+sqlite3_vfs* direct_path_vfs() {
+  static sqlite3_vfs vfs{};
+  static const bool registered = [] {
+    platform_vfs = sqlite3_vfs_find(nullptr);
+    if (!platform_vfs) return false;
+    vfs = *platform_vfs;  // pAppData too: the unix VFS finds its I/O methods through it
+    vfs.zName = "cs-direct-path";
+    vfs.xFullPathname = direct_full_pathname;
+    return sqlite3_vfs_register(&vfs, 0) == SQLITE_OK;
+  }();
+  return registered ? &vfs : nullptr;
+}
 
 // `file:` URI for a path: '%', '?' and '#' are escaped, and a run of leading slashes becomes one
 // (a URI "file://x" would name host x).
@@ -94,7 +123,8 @@ std::optional<Database> Database::open(const std::string& path, io::Diagnostics&
   Database d;
   d.path_ = path;
   int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
-  int rc = sqlite3_open_v2(file_uri(path).c_str(), &d.db_, flags, nullptr);
+  sqlite3_vfs* vfs = direct_path_vfs();
+  int rc = sqlite3_open_v2(file_uri(path).c_str(), &d.db_, flags, vfs ? vfs->zName : nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = d.db_ ? sqlite3_errmsg(d.db_) : sqlite3_errstr(rc);
     diag.error(path, 0, "cannot open database: " + msg, sqlite_hint(rc));
