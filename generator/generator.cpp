@@ -24,6 +24,26 @@ bool make_dirs(const std::string& path, io::Diagnostics& diag) {
   return true;
 }
 
+// One CANN msprof PROF_ directory (writers.h, docs/formats.md §1b); `put` writes one file.
+template <class Put>
+bool write_prof_dir(const std::string& dir, const WriteContext& ctx, int rank,
+                    const RankTimeline& tl, Put& put, io::Diagnostics& diag) {
+  const std::string device = std::to_string(rank % kDevicesPerNode);
+  const std::string out = dir + "/mindstudio_profiler_output", analyze = dir + "/analyze";
+  // msprof_{14 digits}.json: the export's local time, YYYYMMDDhhmmss; op_statistic_ shares it.
+  const std::string stamp = "20240101" + std::to_string(120000 + rank % 60);
+  const std::string timeline = out + "/msprof_" + stamp + ".json";
+  const std::string op_statistic = out + "/op_statistic_" + stamp + ".csv";
+  return make_dirs(dir + "/device_" + device, diag) && make_dirs(out, diag) &&
+         make_dirs(analyze, diag) &&
+         put(dir + "/device_" + device + "/info.json." + device,
+             render_msprof_info_json(ctx, rank)) &&
+         put(timeline, render_msprof_timeline_json(ctx, rank, tl)) &&
+         put(op_statistic, render_msprof_op_statistic_csv(ctx, rank, tl)) &&
+         put(analyze + "/communication.json", render_msprof_communication_json(ctx, rank, tl)) &&
+         put(analyze + "/communication_matrix.json", render_msprof_matrix_json(ctx, rank, tl));
+}
+
 }  // namespace
 
 bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
@@ -60,6 +80,11 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
   for (int r = 0; r < topo.ranks; ++r) {
     RankTimeline& tl = sim.ranks[static_cast<size_t>(r)];
     const std::string dir = out_dir + "/" + rank_dir_name(ctx, r);
+    if (opts.framework == FrameworkKind::kMsprof) {
+      if (!write_prof_dir(dir, ctx, r, tl, put, diag)) return false;
+      tl = RankTimeline{};
+      continue;
+    }
     const std::string out = dir + "/ASCEND_PROFILER_OUTPUT";
     if (!make_dirs(out, diag)) return false;
     // profiler_info and profiler_metadata.json are written at collection time, whatever the

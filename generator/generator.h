@@ -42,11 +42,13 @@ struct SlowHost {
   double gap_us = 0;  // extra host-side idle before every kernel launch on this rank
 };
 
-enum class FrameworkKind { kPyTorch, kMindSpore };
+// kMsprof: CANN msprof's PROF_ directories (text only, docs/formats.md §1b).
+enum class FrameworkKind { kPyTorch, kMindSpore, kMsprof };
 // --framework (pt and ms are short for pytorch and mindspore).
-inline constexpr std::array<EnumName<FrameworkKind>, 4> kFrameworkKindNames{
+inline constexpr std::array<EnumName<FrameworkKind>, 5> kFrameworkKindNames{
     {{"pytorch", FrameworkKind::kPyTorch},
      {"mindspore", FrameworkKind::kMindSpore},
+     {"msprof", FrameworkKind::kMsprof},
      {"pt", FrameworkKind::kPyTorch},
      {"ms", FrameworkKind::kMindSpore}}};
 

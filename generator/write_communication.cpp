@@ -185,4 +185,16 @@ std::string render_communication_json(const WriteContext& ctx, int /*rank*/,
   });
 }
 
+std::string render_msprof_communication_json(const WriteContext& ctx, int /*rank*/,
+                                             const RankTimeline& tl) {
+  std::vector<const CommRecord*> ops;
+  ops.reserve(tl.comms.size());
+  for (const auto& c : tl.comms) ops.push_back(&c);
+  std::string out;
+  out.reserve(tl.comms.size() * 1400 + 64);
+  JsonWriter w(&out, io::JsonStyle::python());
+  write_ops(w, ctx, ops);  // every op instance of every step, then "Total Op Info"
+  return out;
+}
+
 }  // namespace cs::generator

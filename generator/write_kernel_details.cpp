@@ -211,4 +211,22 @@ std::string render_op_statistic_csv(const WriteContext& /*ctx*/, int /*rank*/,
   return out;
 }
 
+std::string render_msprof_op_statistic_csv(const WriteContext& ctx, int rank,
+                                           const RankTimeline& tl) {
+  const std::string plain = render_op_statistic_csv(ctx, rank, tl);
+  const std::string device = std::to_string(rank % kDevicesPerNode) + ",";
+  std::string out;
+  out.reserve(plain.size() * 2);
+  bool header = true;
+  for (size_t at = 0; at < plain.size();) {
+    const size_t nl = plain.find('\n', at);
+    const size_t end = nl == std::string::npos ? plain.size() : nl + 1;
+    out += header ? std::string("Device_id,") : device;
+    out.append(plain, at, end - at);
+    header = false;
+    at = end;
+  }
+  return out;
+}
+
 }  // namespace cs::generator

@@ -25,8 +25,9 @@ double large_ratio(const LinkTransfer& l) {
   return l.packet_mb > threshold ? 1.0 : 0.0;
 }
 
+// `op_name` null: no "Op Name" (CANN's flat layout leaves it out).
 void write_link(JsonWriter& w, Transport t, double size, double time, double large,
-                const std::string& op_name) {
+                const std::string* op_name) {
   double bw = time > 0 ? size / time : 0.0;
   double nominal = nominal_bandwidth_gbps(t);
   w.begin_object();
@@ -42,8 +43,10 @@ void write_link(JsonWriter& w, Transport t, double size, double time, double lar
   w.value(nominal > 0 ? io::py_round(bw / nominal, 4) : 0.0);
   w.key("Large Packet Ratio");
   w.value(io::py_round(large, 4));
-  w.key("Op Name");
-  w.value(op_name);
+  if (op_name) {
+    w.key("Op Name");
+    w.value(*op_name);
+  }
   w.end_object();
 }
 
@@ -70,8 +73,9 @@ void write_group(JsonWriter& w, const WriteContext& ctx, const std::string& type
       int i = pick == 0 ? 0 : pick == -1 ? n / 2 : std::max(0, n + pick + 1);
       const LinkUse& u = uses[static_cast<size_t>(i)];
       w.key(std::to_string(k.first) + "-" + std::to_string(k.second));
+      const std::string name = comm_op_name(ctx.topo, *u.op);
       write_link(w, u.link->transport, u.link->size_mb(), u.link->time_ms, large_ratio(*u.link),
-                 comm_op_name(ctx.topo, *u.op));
+                 &name);
     }
     w.end_object();
   }
@@ -86,8 +90,9 @@ void write_group(JsonWriter& w, const WriteContext& ctx, const std::string& type
       packets += u.link->packets;
     }
     w.key(std::to_string(k.first) + "-" + std::to_string(k.second));
+    const std::string none;
     write_link(w, uses.front().link->transport, size, time, packets > 0 ? large / packets : 0.0,
-               "");
+               &none);
   }
   w.end_object();
 }
@@ -117,6 +122,41 @@ std::string render_matrix_json(const WriteContext& ctx, int /*rank*/, const Rank
   return render_steps_json(tl, 800, [&](JsonWriter& w, const std::vector<const CommRecord*>& ops) {
     write_category(w, ctx, ops);
   });
+}
+
+std::string render_msprof_matrix_json(const WriteContext& ctx, int /*rank*/,
+                                      const RankTimeline& tl) {
+  std::string out;
+  out.reserve(tl.comms.size() * 600 + 64);
+  JsonWriter w(&out, io::JsonStyle::python());
+  w.begin_object();
+  std::map<std::pair<int, int>, std::pair<const LinkTransfer*, std::pair<double, double>>> total;
+  for (const auto& c : tl.comms) {
+    if (c.kind == CommKind::kReceive) continue;  // the sender reports the p2p link
+    w.key(comm_op_key(ctx.topo, c));
+    w.begin_object();
+    for (const auto& l : c.links) {
+      w.key(std::to_string(l.src_local) + "-" + std::to_string(l.dst_local));
+      write_link(w, l.transport, l.size_mb(), l.time_ms, large_ratio(l), nullptr);
+      auto& t =
+          total.try_emplace({l.src_local, l.dst_local}, &l, std::pair{0.0, 0.0}).first->second;
+      t.second.first += l.size_mb();
+      t.second.second += l.time_ms;
+    }
+    w.end_object();
+  }
+  if (!total.empty()) {  // the rank's summary per link, which msprof-analyze skips
+    w.key("Total Op Info");
+    w.begin_object();
+    for (const auto& [k, t] : total) {
+      w.key(std::to_string(k.first) + "-" + std::to_string(k.second));
+      write_link(w, t.first->transport, t.second.first, t.second.second, large_ratio(*t.first),
+                 nullptr);
+    }
+    w.end_object();
+  }
+  w.end_object();
+  return out;
 }
 
 }  // namespace cs::generator

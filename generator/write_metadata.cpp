@@ -28,8 +28,38 @@ std::string rank_dir_name(const WriteContext& ctx, int rank) {
   uint64_t h = mix(ctx.opts.seed * 1315423911ULL + static_cast<uint64_t>(rank));
   int64_t pid = 100000 + static_cast<int64_t>(h % 800000);
   int64_t ts_ms = ctx.base_us / 1000 - 60000 + static_cast<int64_t>((h >> 20) % 3000);
+  if (ctx.opts.framework == FrameworkKind::kMsprof) {
+    // PROF_{6 digits}_{timestamp}_{16 capitals}: CANN writes the time to the millisecond
+    // (YYYYMMDDhhmmssmmm); msprof-analyze only compares it as text, so the epoch milliseconds do.
+    std::string name = std::to_string(rank);
+    name.insert(0, name.size() < 6 ? 6 - name.size() : 0, '0');
+    std::string suffix;
+    for (int i = 0; i < 16; ++i) suffix.push_back(static_cast<char>('A' + (h >> (i * 4)) % 26));
+    return "PROF_" + name + "_" + std::to_string(ts_ms) + "_" + suffix;
+  }
   return node_host(rank) + "_" + std::to_string(pid) + "_" + std::to_string(ts_ms) +
          (ctx.opts.framework == FrameworkKind::kMindSpore ? "_ascend_ms" : "_ascend_pt");
+}
+
+std::string render_msprof_info_json(const WriteContext& ctx, int rank) {
+  std::string out;
+  JsonWriter w(&out, io::JsonStyle::python());
+  w.begin_object();
+  w.key("jobInfo");
+  w.value("NA");
+  w.key("hostname");
+  w.value(node_host(rank));
+  w.key("hostUid");
+  w.value(std::to_string(mix(ctx.opts.seed + static_cast<uint64_t>(Topology::node(rank))) %
+                         1000000000000ULL));
+  w.key("devices");
+  w.value(std::to_string(rank % kDevicesPerNode));
+  kv(w, "rank_id", rank);
+  w.key("platform_version");
+  w.value("5");
+  w.end_object();
+  out += '\n';
+  return out;
 }
 
 std::string render_profiler_info_json(const WriteContext& ctx, int rank) {

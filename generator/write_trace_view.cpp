@@ -9,43 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "generator/intervals.h"
 #include "generator/kernel_catalog.h"
 #include "generator/writers.h"
 
 namespace cs::generator {
 
 namespace {
-
-using Interval = std::pair<double, double>;
-
-std::vector<Interval> merged(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const auto& i : v) {
-    if (!out.empty() && i.first <= out.back().second)
-      out.back().second = std::max(out.back().second, i.second);
-    else
-      out.push_back(i);
-  }
-  return out;
-}
-
-// Parts of merged list `a` not covered by merged list `b`.
-std::vector<Interval> minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  std::vector<Interval> out;
-  size_t j = 0;
-  for (auto [lo, hi] : a) {
-    while (j < b.size() && b[j].second <= lo) ++j;
-    size_t k = j;
-    while (k < b.size() && b[k].first < hi) {
-      if (b[k].first > lo) out.push_back({lo, b[k].first});
-      lo = std::max(lo, b[k].second);
-      ++k;
-    }
-    if (lo < hi) out.push_back({lo, hi});
-  }
-  return out;
-}
 
 struct Out {
   std::string& s;

@@ -49,6 +49,21 @@ std::string render_profiler_metadata_json(const WriteContext& ctx, int rank);
 std::string render_distributed_args_json(const WriteContext& ctx, int rank);
 std::string render_parallel_group_info_json(const WriteContext& ctx, int rank);
 
+// CANN msprof's PROF_ text layout (docs/formats.md §1b): device_{d}/info.json.{d} (rank_id,
+// hostUid), analyze/communication.json and analyze/communication_matrix.json flat, one key per op
+// instance "<op name>@<group>" plus "Total Op Info" (no step level, no collective/p2p level; the
+// matrix maps each op instance's "src-dst" local links to their numbers, without "Op Name"), and
+// mindstudio_profiler_output/msprof_{timestamp}.json, the whole run's timeline.
+std::string render_msprof_info_json(const WriteContext& ctx, int rank);
+std::string render_msprof_communication_json(const WriteContext& ctx, int rank,
+                                             const RankTimeline& tl);
+std::string render_msprof_matrix_json(const WriteContext& ctx, int rank, const RankTimeline& tl);
+std::string render_msprof_timeline_json(const WriteContext& ctx, int rank, const RankTimeline& tl);
+// mindstudio_profiler_output/op_statistic_{timestamp}.csv: op_statistic.csv's rows after a
+// Device_id column.
+std::string render_msprof_op_statistic_csv(const WriteContext& ctx, int rank,
+                                           const RankTimeline& tl);
+
 // The text documents of one rank that analysis.db holds too.
 struct RankDocuments {
   std::string communication;  // communication.json
@@ -78,7 +93,8 @@ inline int64_t abs_ns(int64_t base_us, double rel_us) {
 // OUT/truth.json: the shape of the job and the injected faults.
 std::string render_truth_json(const WriteContext& ctx);
 
-// Name of the rank directory: "{host}_{pid}_{timestamp}_ascend_pt" (or _ascend_ms).
+// Name of the rank directory: "{host}_{pid}_{timestamp}_ascend_pt" (or _ascend_ms, or CANN's
+// "PROF_{6 digits}_{timestamp}_{16 capitals}").
 std::string rank_dir_name(const WriteContext& ctx, int rank);
 
 // Writes `text` to `path`. False with an error diagnostic (errno text) on failure.

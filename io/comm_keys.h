@@ -52,6 +52,18 @@ inline bool msprof_is_total(std::string_view key) {
   return key.substr(0, 5) == "Total";
 }
 
+// CANN msprof's flat communication files (PROF_*/analyze/, docs/formats.md §1b): msprof-analyze's
+// adapters skip every key whose lower-cased text starts with "total" ("Total Op Info", "TOTAL").
+inline bool msprof_flat_is_total(std::string_view key) {
+  constexpr std::string_view kTotal = "total";
+  if (key.size() < kTotal.size()) return false;
+  for (size_t i = 0; i < kTotal.size(); ++i) {
+    const char c = key[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != kTotal[i]) return false;
+  }
+  return true;
+}
+
 // msprof-analyze's quirk when it sums Total Op Info@<group> in cluster_communication_matrix.json:
 // it leaves out every key containing "middle", "top" or "bottom" anywhere, without the dash, so
 // an op whose own name holds "top" would be left out of the sum too.

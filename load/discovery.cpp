@@ -219,6 +219,8 @@ class Walker {
       }
     }
     choose_export(e, has_text, has_db);
+    if (e.framework == Framework::kMsprof && e.export_type == ExportType::kText)
+      add_msprof_text_files(e);  // step trace and operator statistics
 
     if (e.rank < 0 && !e.msprof_device) {
       e.status = RankStatus::kSkipped;

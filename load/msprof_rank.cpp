@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "readers/msprof_info.h"
+#include "readers/msprof_step_trace.h"
 
 namespace cs::cluster {
 
@@ -57,6 +58,49 @@ void read_msprof_rank(RankEntry& e) {
       return;
     }
   }
+}
+
+constexpr const char* kTimelineDir = "mindstudio_profiler_output";
+
+// "op_statistic_20240101120000.csv": CANN's per-device operator statistics.
+bool is_op_statistic_name(std::string_view n) {
+  if (!n.starts_with("op_statistic_") || !n.ends_with(".csv") || n.size() <= 17) return false;
+  return std::all_of(n.begin() + 13, n.end() - 4, [](char c) { return c >= '0' && c <= '9'; });
+}
+
+void add_msprof_text_files(RankEntry& e) {
+  const fs::path dir = fs::path(e.path) / kTimelineDir;
+  const std::vector<std::string> names = sorted_names(dir);
+  std::vector<std::string> files = io::msprof_timeline_files(names);
+  std::string newest_statistic;  // names are sorted: the last is the newest
+  for (const auto& n : names)
+    if (is_op_statistic_name(n)) newest_statistic = n;
+  if (!newest_statistic.empty()) files.push_back(newest_statistic);
+  for (const auto& n : files) {
+    const std::string rel = std::string(kTimelineDir) + "/" + n;
+    if (std::find(e.files.begin(), e.files.end(), rel) != e.files.end()) continue;
+    std::error_code ec;
+    const auto size = fs::file_size(dir / n, ec);
+    if (ec) continue;  // not a regular file
+    e.files.push_back(rel);
+    e.bytes += size;
+  }
+}
+
+std::vector<std::string> msprof_timeline_of(const RankEntry& e) {
+  std::vector<std::string> out;
+  const std::string prefix = std::string(kTimelineDir) + "/";
+  for (const auto& f : e.files)
+    if (f.starts_with(prefix) && f.ends_with(".json")) out.push_back(f);
+  return out;
+}
+
+std::string msprof_op_statistic_of(const RankEntry& e) {
+  const std::string prefix = std::string(kTimelineDir) + "/";
+  for (const auto& f : e.files)
+    if (f.starts_with(prefix) && is_op_statistic_name(std::string_view(f).substr(prefix.size())))
+      return f;
+  return {};
 }
 
 // Several runs of one device share its number; discovery's run choice keeps one.

@@ -222,6 +222,7 @@ void put_communication(ByteWriter& w, const io::CommunicationFile& c) {
   w.put<uint32_t>(static_cast<uint32_t>(c.steps.size()));
   for (const auto& s : c.steps) {
     w.str(s.step);
+    w.put<uint8_t>(s.p2p_first);
     put_ops(w, s.collective);
     put_ops(w, s.p2p);
   }
@@ -232,6 +233,7 @@ io::CommunicationFile get_communication(ByteReader& r) {
   c.steps.resize(r.get<uint32_t>());
   for (auto& s : c.steps) {
     s.step = r.str();
+    s.p2p_first = r.get<uint8_t>() != 0;
     s.collective = get_ops(r);
     s.p2p = get_ops(r);
   }
@@ -262,6 +264,7 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
   w.put<uint32_t>(static_cast<uint32_t>(d.matrix.steps.size()));
   for (const auto& s : d.matrix.steps) {
     w.str(s.step);
+    w.put<uint8_t>(s.p2p_first);
     put_matrix_ops(w, s.collective);
     put_matrix_ops(w, s.p2p);
   }
@@ -319,6 +322,7 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   d.matrix.steps.resize(r.get<uint32_t>());
   for (auto& s : d.matrix.steps) {
     s.step = r.str();
+    s.p2p_first = r.get<uint8_t>() != 0;
     s.collective = get_matrix_ops(r, texts);
     s.p2p = get_matrix_ops(r, texts);
   }

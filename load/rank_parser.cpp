@@ -12,9 +12,11 @@
 #include <string_view>
 
 #include "io/int_range.h"
+#include "load/msprof_rank.h"
 #include "readers/communication.h"
 #include "readers/kernel_details.h"
 #include "readers/matrix.h"
+#include "readers/msprof_step_trace.h"
 #include "readers/profiler_info.h"
 #include "readers/step_trace.h"
 
@@ -106,6 +108,25 @@ void keep_step(std::vector<io::MatrixStep>& steps, const std::string& want,
   std::erase_if(steps, [&](const io::MatrixStep& s) { return s.step != want; });
 }
 
+// A PROF_ directory's step trace, from its timeline (readers/msprof_step_trace.h): one row
+// without a step, so --step keeps it. True when it was read.
+bool read_prof_step_trace(RankData& d, const ParseOptions& opts) {
+  const std::vector<std::string> rel = msprof_timeline_of(d.entry);
+  if (rel.empty()) {
+    d.entry.problems.push_back(
+        "mindstudio_profiler_output/msprof_{timestamp}.json: missing (needed for step trace "
+        "analysis)");
+    return false;
+  }
+  std::vector<std::string> paths;
+  for (const auto& r : rel) paths.push_back((fs::path(d.entry.path) / r).string());
+  FileRead f(d, paths.front(), opts.process_note);
+  const size_t before = d.diagnostics.error_count();
+  const bool ok = io::read_msprof_step_trace(paths, d.step_trace, d.diagnostics);
+  d.has_step_trace = f.finish(ok, d.diagnostics, before);
+  return d.has_step_trace;
+}
+
 }  // namespace
 
 std::string operator_key(const io::KernelRecord& k, OperatorKey how) {
@@ -184,7 +205,10 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       missing(kMatrixJson, "the communication matrix");
     }
   }
-  if (opts.step_trace) {
+  if (opts.step_trace && entry.framework == Framework::kMsprof) {
+    ++wanted;
+    if (read_prof_step_trace(d, opts)) ++usable;
+  } else if (opts.step_trace) {
     ++wanted;
     FileRead f(d, dir / kStepTraceCsv, opts.process_note);
     if (f.exists) {
@@ -221,7 +245,12 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       d.has_kernels = f.finish(ok, d.diagnostics, before);
       usable += d.has_kernels;
     } else {
-      FileRead g(d, dir / kOpStatisticCsv, opts.process_note);
+      // A PROF_ directory's operator statistics: mindstudio_profiler_output/op_statistic_*.csv.
+      const std::string prof_statistic =
+          entry.framework == Framework::kMsprof ? msprof_op_statistic_of(entry) : std::string();
+      FileRead g(
+          d, prof_statistic.empty() ? dir / kOpStatisticCsv : fs::path(entry.path) / prof_statistic,
+          opts.process_note);
       if (g.exists) {
         std::vector<io::OpStatisticRow> rows;
         size_t before = d.diagnostics.error_count();

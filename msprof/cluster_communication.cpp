@@ -115,8 +115,9 @@ CommIndex index_communication(const std::vector<RankData>& ranks, const CommGrou
   for (const RankData& rd : ranks) {
     if (!rd.has_communication) continue;
     for (const io::CommStep& step : rd.communication.read(scratch).steps) {
+      if (step.p2p_first) index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
       index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank());
-      index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
+      if (!step.p2p_first) index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
     }
   }
   return out;

@@ -84,8 +84,12 @@ MIndex index_matrix(const std::vector<RankData>& ranks, const CommGroups& groups
   for (const RankData& rd : ranks) {
     if (!rd.has_matrix) continue;
     for (const io::MatrixStep& step : rd.matrix.steps) {
+      const auto p2p = [&] {
+        index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank(), rd.matrix);
+      };
+      if (step.p2p_first) p2p();
       index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank(), rd.matrix);
-      index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank(), rd.matrix);
+      if (!step.p2p_first) p2p();
     }
   }
   return out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/json/json_input.h"
+#include "io/json/leading_keys.h"
 
 namespace cs::io {
 
@@ -93,7 +94,9 @@ std::string keep_last_of_repeated(std::vector<T>& v, std::string T::*name,
 
 class CommWalker {
  public:
-  CommWalker(JsonContext& ctx, CommunicationFile& out) : ctx_(ctx), out_(out) {}
+  // `flat`: CANN msprof's flat layout (is_flat_layout).
+  CommWalker(JsonContext& ctx, CommunicationFile& out, bool flat)
+      : ctx_(ctx), out_(out), flat_(flat) {}
 
   error_code root(od::document& doc) {
     od::object steps;
@@ -107,6 +110,21 @@ class CommWalker {
       }
       return e;
     }
+    if ((e = flat_ ? flat_ops(steps) : step_list(steps))) return e;
+    const std::string first = keep_last_of_repeated(out_.steps, &CommStep::step, seen_, repeated_);
+    if (!first.empty() && repeated_first_.empty()) repeated_first_ = "step '" + first + "'";
+    if (repeated_ > 0)
+      ctx_.warn_at(nullptr,
+                   std::to_string(repeated_) +
+                       " key(s) written more than once (first: " + repeated_first_ + ")",
+                   "the last value of each was used, as Python's json module (and msprof-analyze) "
+                   "does");
+    return SUCCESS;
+  }
+
+ private:
+  error_code step_list(od::object& steps) {
+    error_code e;
     for (auto fr : steps) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
@@ -121,18 +139,29 @@ class CommWalker {
         skip_step_ = false;
       }
     }
-    const std::string first = keep_last_of_repeated(out_.steps, &CommStep::step, seen_, repeated_);
-    if (!first.empty() && repeated_first_.empty()) repeated_first_ = "step '" + first + "'";
-    if (repeated_ > 0)
-      ctx_.warn_at(nullptr,
-                   std::to_string(repeated_) +
-                       " key(s) written more than once (first: " + repeated_first_ + ")",
-                   "the last value of each was used, as Python's json module (and msprof-analyze) "
-                   "does");
     return SUCCESS;
   }
 
- private:
+  // The flat layout adapted as msprof-analyze's MsprofCommunicationTimeAdapter does: one step
+  // "step"; ops whose name starts with hcom_send / hcom_receive / hcom_batchsendrecv (any case)
+  // are p2p, keys starting with "total" (any case) are left out, the rest are collective.
+  // A damaged file keeps the ops read before the damage.
+  error_code flat_ops(od::object& obj) {
+    std::vector<CommOp> ops;
+    size_t hint = 0;
+    const error_code e = op_list(obj, ops, hint);
+    CommStep& st = out_.steps.emplace_back();
+    st.step = "step";
+    st.p2p_first = true;  // the adapter's dict: {"p2p": ..., "collective": ...}
+    for (CommOp& op : ops) {
+      if (is_p2p_op_name(op.name))
+        st.p2p.push_back(std::move(op));
+      else if (!msprof_flat_is_total(op.name))
+        st.collective.push_back(std::move(op));
+    }
+    return e;
+  }
+
   error_code step(od::value& v, CommStep& st) {
     step_ = &st;
     od::object obj;
@@ -152,6 +181,7 @@ class CommWalker {
         ops = &st.collective;
       } else if (k == "p2p") {
         ops = &st.p2p;
+        st.p2p_first = st.p2p_first || st.collective.empty();
       } else {
         continue;  // unknown keys are ignored
       }
@@ -198,7 +228,7 @@ class CommWalker {
     }
     const std::string first = keep_last_of_repeated(ops, &CommOp::name, seen_, repeated_);
     if (!first.empty() && repeated_first_.empty())
-      repeated_first_ = "op '" + first + "' of step '" + step_->step + "'";
+      repeated_first_ = "op '" + first + "'" + (step_ ? " of step '" + step_->step + "'" : "");
     if (ops.size() > hint) hint = ops.size();
     // The first step grows its list by doubling; every rank's data is held until the end of the
     // run, so give the unused half back (later steps reserve the right size from `hint`).
@@ -378,6 +408,7 @@ class CommWalker {
 
   JsonContext& ctx_;
   CommunicationFile& out_;
+  const bool flat_;
   const CommStep* step_ = nullptr;
   const CommOp* op_ = nullptr;
   bool skip_op_ = false;
@@ -388,16 +419,24 @@ class CommWalker {
   std::string repeated_first_;                         // the first, for the warning
 };
 
+// CANN msprof's flat layout (docs/formats.md §1b): the first entry is an op (its first key is
+// "Communication Time Info" or "Communication Bandwidth Info"), not a step.
+bool is_flat_layout(std::string_view text) {
+  const auto keys = leading_keys(text, 2);
+  return keys.size() == 2 && (keys[1] == kTimeInfoKey || keys[1] == kBandwidthInfoKey);
+}
+
 bool parse_padded(simdjson::padded_string_view text, const std::string& source,
                   CommunicationFile& out, Diagnostics& diag) {
   out.steps.clear();
+  const bool flat = is_flat_layout(text);
   bool got = false;
   JsonWalkStatus st = walk_json_document(
       text, source, diag, /*keep_depth=*/3,
-      [&out](simdjson::ondemand::document& doc, JsonContext& ctx) {
+      [&out, flat](simdjson::ondemand::document& doc, JsonContext& ctx) {
         // A repaired (truncated) text is walked from scratch.
         out.steps.clear();
-        CommWalker w(ctx, out);
+        CommWalker w(ctx, out, flat);
         return w.root(doc);
       },
       &got);

@@ -104,6 +104,9 @@ struct CommStep {
   std::string step;                // "step1", or "step" when no step marks were taken
   std::vector<CommOp> collective;  // file order, "Total Op Info" included where present
   std::vector<CommOp> p2p;
+  // The file lists "p2p" before "collective" (CANN msprof's adapted flat layout always does):
+  // msprof-analyze meets that step's p2p ops first, which orders its documents' groups.
+  bool p2p_first = false;
 };
 
 struct CommunicationFile {

@@ -1,10 +1,13 @@
 #include "readers/matrix.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 
 #include "io/json/json_input.h"
+#include "io/json/leading_keys.h"
+#include "readers/msprof_matrix_adapter.h"
 
 namespace cs::io {
 
@@ -71,7 +74,8 @@ bool parse_link(std::string_view s, int& src, int& dst) {
 
 class MatrixWalker {
  public:
-  MatrixWalker(JsonContext& ctx, MatrixFile& out) : ctx_(ctx), out_(out) {}
+  // `flat`: CANN msprof's flat layout (is_flat_layout).
+  MatrixWalker(JsonContext& ctx, MatrixFile& out, bool flat) : ctx_(ctx), out_(out), flat_(flat) {}
 
   error_code root(od::document& doc) {
     od::object steps;
@@ -85,6 +89,29 @@ class MatrixWalker {
       }
       return e;
     }
+    return flat_ ? flat_ops(steps) : step_list(steps);
+  }
+
+ private:
+  // The flat layout's instances adapted as msprof-analyze does (readers/msprof_matrix_adapter.h);
+  // a damaged file keeps the instances read before the damage.
+  error_code flat_ops(od::object& obj) {
+    std::vector<MatrixOp> instances;
+    size_t hint = 0;
+    const error_code e = op_list(obj, instances, hint);
+    std::vector<std::string> unknown;
+    out_.steps.push_back(adapt_msprof_matrix(std::move(instances), out_, &unknown));
+    if (!unknown.empty())
+      ctx_.warn_at(nullptr,
+                   std::to_string(unknown.size()) +
+                       " op type(s) match no known communication type (first: '" + unknown[0] +
+                       "'); named by the op name before its first \"__\", as msprof-analyze does",
+                   "check the op names; their matrix rows are keyed by that name");
+    return e;
+  }
+
+  error_code step_list(od::object& steps) {
+    error_code e;
     for (auto fr : steps) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
@@ -108,7 +135,6 @@ class MatrixWalker {
     return SUCCESS;
   }
 
- private:
   std::string where() const {
     std::string s;
     if (op_) s = "op '" + op_->key + "'";
@@ -127,6 +153,7 @@ class MatrixWalker {
         ops = &st.collective;
       } else if (k == "p2p") {
         ops = &st.p2p;
+        st.p2p_first = st.p2p_first || st.collective.empty();
       } else {
         continue;
       }
@@ -254,21 +281,31 @@ class MatrixWalker {
 
   JsonContext& ctx_;
   MatrixFile& out_;
+  const bool flat_;
   const MatrixStep* step_ = nullptr;
   const MatrixOp* op_ = nullptr;
   size_t collective_hint_ = 0, p2p_hint_ = 0;  // most ops seen in one step's section
   size_t links_hint_ = 0;                      // links of the last op
 };
 
+// CANN msprof's flat layout (docs/formats.md §1b): the first entry maps a link to an object of
+// link fields ("Transport Type", ...), where the stepped layout has "collective"/"p2p" and op keys.
+bool is_flat_layout(std::string_view text) {
+  const auto keys = leading_keys(text, 3);
+  return keys.size() == 3 &&
+         std::find(kLinkKeys.begin(), kLinkKeys.end(), keys[2]) != kLinkKeys.end();
+}
+
 bool parse_padded(simdjson::padded_string_view text, const std::string& source, MatrixFile& out,
                   Diagnostics& diag) {
   out.steps.clear();
+  const bool flat = is_flat_layout(text);
   bool got = false;
   JsonWalkStatus st = walk_json_document(
       text, source, diag, /*keep_depth=*/3,
-      [&out](simdjson::ondemand::document& doc, JsonContext& ctx) {
+      [&out, flat](simdjson::ondemand::document& doc, JsonContext& ctx) {
         out.steps.clear();
-        MatrixWalker w(ctx, out);
+        MatrixWalker w(ctx, out, flat);
         return w.root(doc);
       },
       &got);

@@ -50,6 +50,7 @@ struct MatrixStep {
   std::string step;
   std::vector<MatrixOp> collective;
   std::vector<MatrixOp> p2p;
+  bool p2p_first = false;  // as CommStep::p2p_first
 };
 
 struct MatrixFile {

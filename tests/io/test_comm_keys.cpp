@@ -48,5 +48,13 @@ TEST(CommKeys, MsprofQuirks) {
   EXPECT_FALSE(msprof_is_matrix_statistic_key("hcom_send__1_0_1@5"));
 }
 
+TEST(CommKeys, MsprofFlatTotalIsAnyCaseTotalPrefix) {
+  EXPECT_TRUE(msprof_flat_is_total("Total Op Info"));
+  EXPECT_TRUE(msprof_flat_is_total("TOTAL"));
+  EXPECT_TRUE(msprof_flat_is_total("totally_custom@1"));
+  EXPECT_FALSE(msprof_flat_is_total("tota"));
+  EXPECT_FALSE(msprof_flat_is_total("hcom_total@1"));
+}
+
 }  // namespace
 }  // namespace cs::io
