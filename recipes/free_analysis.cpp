@@ -80,11 +80,13 @@ double pandas_strtod(const std::string& s) {
   return neg ? -number : number;
 }
 
-std::vector<int64_t> as_int(const FrameColumn& c) {
+// Over cells or RawValues (both read as kind, i(), num(), str()).
+template <class Values>
+std::vector<int64_t> as_int(const Values& values) {
   std::vector<double> d;
   std::vector<int64_t> v;
   bool through_float = false;
-  for (const auto& cell : c.cells) {
+  for (const auto& cell : values) {
     int64_t i = 0;
     double x = 0.0;
     bool ok = true, is_int = true;
@@ -123,12 +125,22 @@ std::string us(int64_t ns) {
 struct Link {
   std::vector<const Cell*> type;
   std::vector<int64_t> ts, end, cann_ts, cann_end, pt_end;
-  const FrameColumn* pt_ts = nullptr;
+  const std::vector<RawValue>* pt_ts = nullptr;
   bool pt_ts_numeric = false;  // the column held numbers (NULLs read as NaN, which is truthy)
 };
 
+// FrameColumn::dtype() != kObject for the values: numbers and no text.
+bool numeric_column(const std::vector<RawValue>& values) {
+  bool any_number = false;
+  for (const auto& v : values) {
+    if (v.kind == Cell::Kind::kText) return false;
+    if (v.kind != Cell::Kind::kNull) any_number = true;
+  }
+  return any_number;
+}
+
 bool dispatched(const Link& l, size_t i) {
-  const Cell& c = l.pt_ts->cells[i];
+  const RawValue& c = (*l.pt_ts)[i];
   if (c.is_null()) return l.pt_ts_numeric;
   if (c.kind == Cell::Kind::kText) return !c.str().empty();
   return c.num() != 0.0;
@@ -175,8 +187,8 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
     Frame busy;
     if (!db.query(kBusyQuery, {}, busy, "TASK", diag)) return false;
     if (busy.rows() > 0) {
-      bs = as_int(busy.columns[0]);
-      be = as_int(busy.columns[1]);
+      bs = as_int(busy.columns[0].cells);
+      be = as_int(busy.columns[1].cells);
     }
   }
   if (bs.size() < 2) return true;
@@ -189,20 +201,27 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
   auto top = pandas_sort_order(
       fd.size(), [&](size_t a, size_t b) { return fd[a] < fd[b]; }, false);
   if (top.size() > kTopNum) top.resize(kTopNum);
-  Frame link_rows;
-  if (!scan_link_rows(db.handle(), kLinkQuery, link_rows) &&
-      !db.query(kLinkQuery, {}, link_rows, "TASK", diag))
-    return false;
-  if (link_rows.rows() == 0) return true;
+  LinkRows link;
+  if (!scan_link_rows(db.handle(), kLinkQuery, link)) {
+    Frame rows;
+    if (!db.query(kLinkQuery, {}, rows, "TASK", diag)) return false;
+    link.pytorch_ts.clear();
+    for (const auto& c : rows.columns[5].cells) link.pytorch_ts.push_back(RawValue::of(c));
+    for (const auto& c : rows.columns[6].cells) link.pytorch_end.push_back(RawValue::of(c));
+    rows.columns.resize(5);
+    link.cells = std::move(rows);
+  }
+  if (link.pytorch_ts.empty()) return true;
+  const Frame& link_rows = link.cells;
   Link l;
   for (const auto& c : link_rows.columns[0].cells) l.type.push_back(&c);
-  l.ts = as_int(link_rows.columns[1]);
-  l.end = as_int(link_rows.columns[2]);
-  l.cann_ts = as_int(link_rows.columns[3]);
-  l.cann_end = as_int(link_rows.columns[4]);
-  l.pt_ts = &link_rows.columns[5];
-  l.pt_ts_numeric = l.pt_ts->dtype() != Dtype::kObject;
-  l.pt_end = as_int(link_rows.columns[6]);
+  l.ts = as_int(link_rows.columns[1].cells);
+  l.end = as_int(link_rows.columns[2].cells);
+  l.cann_ts = as_int(link_rows.columns[3].cells);
+  l.cann_end = as_int(link_rows.columns[4].cells);
+  l.pt_ts = &link.pytorch_ts;
+  l.pt_ts_numeric = numeric_column(link.pytorch_ts);
+  l.pt_end = as_int(link.pytorch_end);
   const size_t n = l.ts.size();
   Frame rows;
   auto& rank = rows.add("rankId");

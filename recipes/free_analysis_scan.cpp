@@ -12,6 +12,27 @@ namespace cs::recipes {
 
 namespace {
 
+// Column c of the current row as a RawValue.
+RawValue raw(const TableScan& s, int c) {
+  RawValue v;
+  switch (s.type(c)) {
+    case SQLITE_INTEGER:
+      v.kind = Cell::Kind::kInt;
+      v.int_value = s.integer(c);
+      break;
+    case SQLITE_FLOAT:
+      v.kind = Cell::Kind::kReal;
+      v.real_value = s.cell(c).num();
+      break;
+    case SQLITE_NULL:
+      break;
+    default:
+      v.kind = Cell::Kind::kText;
+      v.text = s.text(c);
+  }
+  return v;
+}
+
 bool is_int(int type) {
   return type == SQLITE_INTEGER;
 }
@@ -97,7 +118,16 @@ bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out) {
   return true;
 }
 
-bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out) {
+RawValue RawValue::of(const Cell& c) {
+  RawValue v;
+  v.kind = c.kind;
+  v.int_value = c.i();
+  v.real_value = c.num();
+  v.text = c.str();
+  return v;
+}
+
+bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out) {
   if (!query_plan_is(db, link_sql, kLinkPlan)) return false;
   int rc;
   std::unordered_map<int64_t, std::pair<Cell, Cell>> cann;
@@ -137,31 +167,30 @@ bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out) {
         return a.rowid < b.rowid;
       });
   }
-  std::unordered_map<int64_t, std::pair<Cell, Cell>> pytorch;
+  std::unordered_map<int64_t, std::pair<RawValue, RawValue>> pytorch;
   {
     TableScan s(db, "SELECT connectionId, startNs, endNs FROM PYTORCH_API");
     if (!s.ok()) return false;
     while ((rc = s.next()) == 1) {
       if (!int_or_null(s.type(0))) return false;
       if (is_int(s.type(0)) &&
-          !pytorch.emplace(s.integer(0), std::make_pair(s.cell(1), s.cell(2))).second)
+          !pytorch.emplace(s.integer(0), std::make_pair(raw(s, 1), raw(s, 2))).second)
         return false;  // a repeated connectionId: SQLite's order among the matches is its own
     }
     if (rc != 0) return false;
   }
-  out = Frame{};
-  auto& type = out.add("task_type");
-  auto& ts = out.add("task_ts");
-  auto& te = out.add("task_end");
-  auto& cts = out.add("cann_ts");
-  auto& cte = out.add("cann_end");
-  auto& pts = out.add("pytorch_ts");
-  auto& pte = out.add("pytorch_end");
+  out = LinkRows{};
+  auto& type = out.cells.add("task_type");
+  auto& ts = out.cells.add("task_ts");
+  auto& te = out.cells.add("task_end");
+  auto& cts = out.cells.add("cann_ts");
+  auto& cte = out.cells.add("cann_end");
   TableScan task(db,
                  "SELECT startNs, endNs, connectionId, taskType FROM TASK INDEXED BY TaskIndex "
                  "ORDER BY startNs");
   if (!task.ok()) return false;
   const std::pair<Cell, Cell> none;
+  const std::pair<RawValue, RawValue> no_launch;
   while ((rc = task.next()) == 1) {
     if (!int_or_null(task.type(2)) || !int_or_null(task.type(3))) return false;
     const bool has_conn = is_int(task.type(2));
@@ -173,22 +202,22 @@ bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out) {
     const std::pair<Cell, Cell>* api = &none;
     if (has_conn)
       if (auto it = cann.find(conn_id); it != cann.end()) api = &it->second;
-    auto emit = [&](const std::pair<Cell, Cell>& pt) {
+    auto emit = [&](const std::pair<RawValue, RawValue>& pt) {
       type.push_back(kind ? *kind : Cell::null());
       ts.push_back(start);
       te.push_back(end);
       cts.push_back(api->first);
       cte.push_back(api->second);
-      pts.push_back(pt.first);
-      pte.push_back(pt.second);
+      out.pytorch_ts.push_back(pt.first);
+      out.pytorch_end.push_back(pt.second);
     };
     const auto matches = has_conn ? conns.find(conn_id) : conns.end();
     if (matches == conns.end()) {
-      emit(none);
+      emit(no_launch);
       continue;
     }
     for (const ConnMatch& m : matches->second) {
-      const std::pair<Cell, Cell>* pt = &none;
+      const std::pair<RawValue, RawValue>* pt = &no_launch;
       if (!m.id_null)
         if (auto it = pytorch.find(m.id); it != pytorch.end()) pt = &it->second;
       emit(*pt);

@@ -32,12 +32,36 @@ std::vector<BusyInterval> merge_busy_intervals(std::vector<BusyInterval> rows);
 // False (use the SQL) when a start, end or task id is not an integer or a read fails.
 bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out);
 
-// The link query's rows (task_type, task_ts, task_end, cann_ts, cann_end, pytorch_ts,
-// pytorch_end; cells typed as SQLite stored them) in the query's order, built from scans of
+// A value as SQLite stored it, outside a frame: PYTORCH_API's times are text, a distinct string
+// on every row, which as frame cells would be interned for the rest of the run. Read like a Cell.
+struct RawValue {
+  Cell::Kind kind = Cell::Kind::kNull;
+  int64_t int_value = 0;
+  double real_value = 0.0;
+  std::string text;
+  static RawValue of(const Cell& c);
+  int64_t i() const { return kind == Cell::Kind::kInt ? int_value : 0; }
+  double num() const {
+    return kind == Cell::Kind::kInt ? static_cast<double>(int_value)
+                                    : (kind == Cell::Kind::kReal ? real_value : 0.0);
+  }
+  const std::string& str() const { return text; }
+  bool is_null() const { return kind == Cell::Kind::kNull; }
+};
+
+// The link query's rows: task_type, task_ts, task_end, cann_ts, cann_end as frame cells, and the
+// PyTorch launch's start and end as raw values, row for row.
+struct LinkRows {
+  Frame cells;
+  std::vector<RawValue> pytorch_ts, pytorch_end;
+};
+
+// The link query's rows (values typed as SQLite stored them) in the query's order, built from
+// scans of
 // TASK, CANN_API, STRING_IDS, CONNECTION_IDS and PYTORCH_API. Used only when SQLite's plan for
 // `link_sql` is the one this reproduces (TASK walked through TaskIndex, keyed lookups); false
 // (use the SQL) otherwise, or when a join key is not an integer, PYTORCH_API repeats a
 // connectionId, or a read fails.
-bool scan_link_rows(sqlite3* db, const std::string& link_sql, Frame& out);
+bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out);
 
 }  // namespace cs::recipes

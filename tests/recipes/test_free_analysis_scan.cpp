@@ -150,17 +150,30 @@ TEST(FreeAnalysisScan, LinkRowsEqualTheSqlOnRandomRows) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
-    Frame want, got;
+    Frame want;
+    LinkRows got;
     ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, want, "TASK", diag));
     ASSERT_TRUE(scan_link_rows(db.handle(), free_analysis_link_sql(), got)) << "seed " << seed;
-    ASSERT_EQ(got.columns.size(), want.columns.size());
-    ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
-    for (size_t c = 0; c < want.columns.size(); ++c) {
-      EXPECT_EQ(got.columns[c].name, want.columns[c].name);
+    ASSERT_EQ(want.columns.size(), 7u);
+    ASSERT_EQ(got.cells.columns.size(), 5u);
+    ASSERT_EQ(got.cells.rows(), want.rows()) << "seed " << seed;
+    for (size_t c = 0; c < 5; ++c) {
+      EXPECT_EQ(got.cells.columns[c].name, want.columns[c].name);
       for (size_t r = 0; r < want.rows(); ++r)
-        EXPECT_EQ(got.columns[c].cells[r], want.columns[c].cells[r])
+        EXPECT_EQ(got.cells.columns[c].cells[r], want.columns[c].cells[r])
             << "seed " << seed << " column " << want.columns[c].name << " row " << r;
     }
+    // The PyTorch times as raw values: the same kind and value as the SQL's cells.
+    ASSERT_EQ(got.pytorch_ts.size(), want.rows());
+    ASSERT_EQ(got.pytorch_end.size(), want.rows());
+    for (size_t r = 0; r < want.rows(); ++r)
+      for (size_t c : {5u, 6u}) {
+        const RawValue& v = c == 5 ? got.pytorch_ts[r] : got.pytorch_end[r];
+        const Cell& w = want.columns[c].cells[r];
+        EXPECT_EQ(v.kind, w.kind) << "seed " << seed << " row " << r;
+        EXPECT_EQ(v.str(), w.str()) << "seed " << seed << " row " << r;
+        EXPECT_EQ(v.num(), w.num()) << "seed " << seed << " row " << r;
+      }
   }
 }
 
@@ -170,7 +183,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     t.exec(random_rows(7, false));
     io::Diagnostics diag;
     RankDb db(t.path, diag);
-    Frame got;
+    LinkRows got;
     EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
   }
   {  // a repeated PYTORCH_API connectionId
@@ -181,7 +194,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
         "('4','5',3)");
     io::Diagnostics diag;
     RankDb db(t.path, diag);
-    Frame got;
+    LinkRows got;
     EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
   }
   {  // a start that is text, not an integer: the SQL's comparisons are its own
