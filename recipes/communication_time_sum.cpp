@@ -82,6 +82,17 @@ Cell add_cells(const Cell& a, const Cell& b) {
   return Cell::real(a.num() + b.num());
 }
 
+const std::vector<std::string> kTimeKeys = {"step", "rank_id", "group_name"};
+const std::vector<std::string> kBandwidthKeys = {"group_name", "step", "rank_id", "transport_type",
+                                                 "package_size"};
+
+// How many groups of `keys` the frames have, each alone (a rank's rows group only together).
+size_t key_groups(const std::vector<const Frame*>& frames, const std::vector<std::string>& keys) {
+  size_t n = 0;
+  for (const Frame* f : frames) n += group_rows(*f, keys, false).size();
+  return n;
+}
+
 Frame empty_frame(const std::vector<std::string>& names) {
   Frame f;
   for (const auto& n : names) f.add(n);
@@ -90,7 +101,7 @@ Frame empty_frame(const std::vector<std::string>& names) {
 
 }  // namespace
 
-Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
+Frame communication_time_with_totals(Frame time, const Frame& mapping) {
   // merged_rows keeps every row, in order, repeated or not: no repeat, no copy.
   const std::vector<size_t> merged_order = merged_rows(time, mapping);
   Frame repeated;
@@ -108,7 +119,7 @@ Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
   }
   std::vector<const FrameColumn*> cols;  // the 3 keys, then the sums (nullptr: missing)
   for (const auto& c : summed.columns) cols.push_back(find_column(merged, c.name));
-  for (const auto& rows : group_rows(merged, {"step", "rank_id", "group_name"}, true)) {
+  for (const auto& rows : group_rows(merged, kTimeKeys, true)) {
     const size_t r0 = rows.front();
     for (size_t k = 0; k < 3; ++k) summed.columns[k].push_back(cols[k]->cells[r0]);
     for (size_t k = 0; k < sums.size(); ++k) {
@@ -135,18 +146,20 @@ Frame communication_time_with_totals(const Frame& time, const Frame& mapping) {
   // filled, rather than copied once more to add them.
   std::vector<std::string> order = kTimeColumns;
   order[5] = "elapse_time";
-  Frame out = concat_frames({&time, &summed}, order);
-  out.columns[5].name = "elapsed_time";
   const size_t tn = time.rows();
-  for (const char* k : {"synchronization_time_ratio", "wait_time_ratio"}) {
-    if (find_column(time, k)) continue;  // (a table with the column keeps its values)
+  std::vector<const char*> zero_ratios;  // (a table with the column keeps its values)
+  for (const char* k : {"synchronization_time_ratio", "wait_time_ratio"})
+    if (!find_column(time, k)) zero_ratios.push_back(k);
+  Frame out = append_frames(std::move(time), summed, order);
+  out.columns[5].name = "elapsed_time";
+  for (const char* k : zero_ratios) {
     auto& cells = find_column(out, k)->cells;
     for (size_t r = 0; r < tn; ++r) cells[r] = Cell::integer(0);
   }
   return out;
 }
 
-Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& mapping) {
+Frame communication_bandwidth_with_totals(Frame bandwidth, const Frame& mapping) {
   const std::vector<size_t> merged_order = merged_rows(bandwidth, mapping);
   Frame repeated;
   if (merged_order.size() != bandwidth.rows()) repeated = take(bandwidth, merged_order);
@@ -185,8 +198,7 @@ Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& m
     sums4.emplace_back(distinct_sum(*size, size_t_, distinct),
                        distinct_sum(*ttime, time_t_, distinct));
   }
-  const std::vector<std::string> keys5 = {"group_name", "step", "rank_id", "transport_type",
-                                          "package_size"};
+  const std::vector<std::string>& keys5 = kBandwidthKeys;
   Frame agg;
   for (const auto& k : keys5) agg.add(k);
   auto& count = agg.add("count");
@@ -216,7 +228,7 @@ Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& m
   }
   std::vector<std::string> order = kBandwidthColumns;
   order[4] = "transport_type";
-  Frame out = concat_frames({&bandwidth, &agg}, order);
+  Frame out = append_frames(std::move(bandwidth), agg, order);
   out.columns[4].name = "band_type";
   return out;
 }
@@ -261,14 +273,14 @@ bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const R
     if (auto it = p.frames.find("bandwidth"); it != p.frames.end()) bands.push_back(&it->second);
   }
   Frame time_out = empty_frame(kTimeColumns), band_out = empty_frame(kBandwidthColumns);
-  if (!times.empty()) {
-    const Frame all = concat_frames(times, column_union(times));
-    time_out = communication_time_with_totals(all, mapping);
-  }
-  if (!bands.empty()) {
-    const Frame all = concat_frames(bands, column_union(bands));
-    band_out = communication_bandwidth_with_totals(all, mapping);
-  }
+  // The ranks' rows with room for the totals (one row per key of each rank's rows), which are
+  // then appended in place.
+  if (!times.empty())
+    time_out = communication_time_with_totals(
+        concat_frames(times, column_union(times), key_groups(times, kTimeKeys)), mapping);
+  if (!bands.empty())
+    band_out = communication_bandwidth_with_totals(
+        concat_frames(bands, column_union(bands), key_groups(bands, kBandwidthKeys)), mapping);
   if (out.export_type == ExportType::kDb)
     return write_frame_sqlite(time_out, db, "ClusterCommunicationTime", diag) &&
            write_frame_sqlite(band_out, db, "ClusterCommunicationBandwidth", diag);

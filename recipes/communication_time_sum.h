@@ -23,9 +23,11 @@ class CommunicationTimeSum : public Recipe {
 
 // The time table with its per-(step, rank, group) totals appended (msprof-analyze's
 // _compute_time_info); `mapping` is the CommunicationGroupMapping frame.
-Frame communication_time_with_totals(const Frame& time, const Frame& mapping);
+// `time`'s columns become the result's (no copy when they have room for the totals).
+Frame communication_time_with_totals(Frame time, const Frame& mapping);
 // The bandwidth table with its per-(group, step, rank, transport, packet size) totals appended
 // (msprof-analyze's _compute_bandwidth_info).
-Frame communication_bandwidth_with_totals(const Frame& bandwidth, const Frame& mapping);
+// `bandwidth`'s columns become the result's, as above.
+Frame communication_bandwidth_with_totals(Frame bandwidth, const Frame& mapping);
 
 }  // namespace cs::recipes

@@ -32,12 +32,12 @@ std::vector<std::string> column_union(const std::vector<const Frame*>& frames) {
   return names;
 }
 
-Frame concat_frames(const std::vector<const Frame*>& frames,
-                    const std::vector<std::string>& names) {
+Frame concat_frames(const std::vector<const Frame*>& frames, const std::vector<std::string>& names,
+                    size_t spare_rows) {
   Frame out;
   size_t total = 0;
   for (const Frame* f : frames) total += f->rows();
-  for (const auto& n : names) out.add(n).cells.reserve(total);
+  for (const auto& n : names) out.add(n).cells.reserve(total + spare_rows);
   for (const Frame* f : frames) {
     const size_t rows = f->rows();
     for (size_t k = 0; k < names.size(); ++k) {
@@ -72,6 +72,29 @@ Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>&
     }
     f = Frame{};
   }
+  return out;
+}
+
+Frame append_frames(Frame&& head, const Frame& tail, const std::vector<std::string>& names) {
+  Frame out;
+  const size_t head_rows = head.rows(), tail_rows = tail.rows();
+  for (const auto& n : names) {
+    FrameColumn& dst = out.add(n);
+    if (FrameColumn* src = find_column(head, n)) {
+      dst.cells = std::move(src->cells);
+      dst.cells.resize(head_rows);
+      dst.force_object = src->force_object;
+    } else {
+      dst.cells.assign(head_rows, Cell::null());
+    }
+    if (const FrameColumn* src = find_column(tail, n)) {
+      dst.force_object = dst.force_object || src->force_object;
+      dst.cells.insert(dst.cells.end(), src->cells.begin(), src->cells.begin() + tail_rows);
+    } else {
+      dst.cells.resize(head_rows + tail_rows);
+    }
+  }
+  head = Frame{};
   return out;
 }
 

@@ -15,9 +15,14 @@ FrameColumn* find_column(Frame& f, const std::string& name);
 
 // pd.concat(frames).reindex(columns=names): rows of every frame in order, the named columns
 // (NULL where a frame lacks one).
-Frame concat_frames(const std::vector<const Frame*>& frames, const std::vector<std::string>& names);
+// Each column has room for `spare_rows` more rows (for append_frames).
+Frame concat_frames(const std::vector<const Frame*>& frames, const std::vector<std::string>& names,
+                    size_t spare_rows = 0);
 // The same, taking the frames' cells instead of copying them (the frames are left empty).
 Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>& names);
+// concat_frames({&head, &tail}, names), keeping head's columns (moved, no copy when they have
+// room for tail's rows: see concat_frames' `spare_rows`).
+Frame append_frames(Frame&& head, const Frame& tail, const std::vector<std::string>& names);
 
 // The union of the frames' column names in first-seen order (pd.concat's columns).
 std::vector<std::string> column_union(const std::vector<const Frame*>& frames);

@@ -111,5 +111,30 @@ TEST(ConcatFrames, ByMoveEqualsByCopy) {
   EXPECT_TRUE(copied.columns[2].force_object);
 }
 
+TEST(AppendFrames, EqualsConcatAndKeepsTheHeadsStorage) {
+  Frame a, b;
+  a.add("x").push_back(Cell::integer(1));
+  a.add("y").push_back(Cell::text("p"));
+  b.add("y").push_back(Cell::text("q"));
+  auto& z = b.add("z");
+  z.force_object = true;
+  z.push_back(Cell::real(0.5));
+  const std::vector<std::string> names = {"z", "y", "x"};
+  const Frame expected = concat_frames(std::vector<const Frame*>{&a, &b}, names);
+  // The head made with room for the tail's row: its cells stay where they are.
+  const std::vector<const Frame*> only_a = {&a};
+  Frame head = concat_frames(only_a, column_union(only_a), b.rows());
+  const Cell* y_cells = find_column(head, "y")->cells.data();
+  const Frame got = append_frames(std::move(head), b, names);
+  ASSERT_EQ(got.columns.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(got.columns[i].name, expected.columns[i].name);
+    EXPECT_EQ(got.columns[i].force_object, expected.columns[i].force_object);
+    EXPECT_EQ(got.columns[i].cells, expected.columns[i].cells);
+  }
+  EXPECT_EQ(got.columns[1].cells.data(), y_cells);
+  EXPECT_EQ(head.rows(), 0u);
+}
+
 }  // namespace
 }  // namespace cs::recipes
