@@ -3,26 +3,12 @@
 #include <utility>
 #include <vector>
 
+#include "generator/intervals.h"
 #include "generator/writers.h"
 
 namespace cs::generator {
 
 namespace {
-
-using Interval = std::pair<double, double>;
-
-// Sorts and merges overlapping intervals.
-std::vector<Interval> merge(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const auto& i : v) {
-    if (!out.empty() && i.first <= out.back().second)
-      out.back().second = std::max(out.back().second, i.second);
-    else
-      out.push_back(i);
-  }
-  return out;
-}
 
 double length(const std::vector<Interval>& v) {
   double s = 0;
@@ -59,8 +45,8 @@ std::string render_step_trace_csv(const WriteContext& /*ctx*/, int rank, const R
     if (c.kind == CommKind::kReceive) bubble[static_cast<size_t>(c.step)] += c.end_us - c.start_us;
   }
   for (int s = 0; s < steps; ++s) {
-    auto cp = merge(std::move(compute[static_cast<size_t>(s)]));
-    auto cm = merge(std::move(comm[static_cast<size_t>(s)]));
+    auto cp = merged(std::move(compute[static_cast<size_t>(s)]));
+    auto cm = merged(std::move(comm[static_cast<size_t>(s)]));
     const StepSpan& span = tl.steps[static_cast<size_t>(s)];
     double first = span.end_us;
     if (!cp.empty()) first = std::min(first, cp.front().first);
