@@ -9,58 +9,16 @@
 
 #include "generator/intervals.h"
 #include "generator/kernel_catalog.h"
+#include "generator/trace_events.h"
 #include "generator/writers.h"
 
 namespace cs::generator {
-
-namespace {
-
-struct Events {
-  std::string& s;
-  int64_t base_us;
-  bool first = true;
-
-  void begin() {
-    s += first ? "[\n" : ",\n";
-    first = false;
-  }
-  void meta(int64_t pid, int64_t tid, std::string_view what, std::string_view name) {
-    begin();
-    s += "{\"name\": \"";
-    s += what;
-    s += "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
-         ", \"ph\": \"M\", \"args\": {\"name\": \"";
-    s += name;
-    s += "\"}}";
-  }
-  // An X event; `args` is the inside of the args object ("" for none).
-  void x(std::string_view name, int64_t pid, int64_t tid, double start, double dur,
-         std::string_view args) {
-    begin();
-    s += "{\"name\": \"";
-    s += name;
-    s += "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
-         ", \"ts\": \"";
-    append_abs_us(s, base_us, start);
-    s += "\", \"dur\": ";
-    append_num3(s, dur);
-    s += ", \"ph\": \"X\"";
-    if (!args.empty()) {
-      s += ", \"args\": {";
-      s += args;
-      s += '}';
-    }
-    s += '}';
-  }
-};
-
-}  // namespace
 
 std::string render_msprof_timeline_json(const WriteContext& ctx, int rank, const RankTimeline& tl) {
   if (tl.steps.empty()) return "[]\n";
   std::string text;
   text.reserve(tl.kernels.size() * 190 + tl.comms.size() * 150 + 4096);
-  Events o{text, ctx.base_us};
+  TraceEvents o{text, ctx.base_us, TraceEvents::kPhAfterTimes};
   const int64_t device = rank % kDevicesPerNode;
   const int64_t hw = 2000 + device, hccl = 3000 + device, overlap = 4000 + device;
   const int64_t stream = 2;
@@ -82,11 +40,11 @@ std::string render_msprof_timeline_json(const WriteContext& ctx, int rank, const
     args = "\"Task Type\": \"";
     args += core_name(k.core);
     args += "\", \"Stream Id\": 2, \"Task Id\": " + std::to_string(1000 + i % 60000);
-    o.x(k.name, hw, stream, e.start_us, e.dur_us, args);
+    o.x(k.name, hw, stream, e.start_us, e.dur_us, "", args);
     compute[e.step].push_back({e.start_us, e.start_us + static_cast<double>(e.dur_us)});
   }
   for (const CommRecord& c : tl.comms) {
-    o.x(comm_op_name(ctx.topo, c), hccl, 0, c.start_us, c.end_us - c.start_us,
+    o.x(comm_op_name(ctx.topo, c), hccl, 0, c.start_us, c.end_us - c.start_us, "",
         "\"connection_id\": " + std::to_string(c.seq));
     comm[static_cast<size_t>(c.step)].push_back({c.start_us, c.end_us});
   }
@@ -99,7 +57,8 @@ std::string render_msprof_timeline_json(const WriteContext& ctx, int rank, const
     const auto free = minus({{span.start_us, span.end_us}}, merged(std::move(busy)));
     const std::vector<Interval>* spans[] = {&cp, &cm, &not_overlapped, &free};
     for (int lane = 0; lane < 4; ++lane)
-      for (const auto& [lo, hi] : *spans[lane]) o.x(lanes[lane], overlap, lane, lo, hi - lo, "");
+      for (const auto& [lo, hi] : *spans[lane])
+        o.x(lanes[lane], overlap, lane, lo, hi - lo, "", "");
   }
   text += "\n]\n";
   return text;

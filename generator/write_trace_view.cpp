@@ -11,74 +11,10 @@
 
 #include "generator/intervals.h"
 #include "generator/kernel_catalog.h"
+#include "generator/trace_events.h"
 #include "generator/writers.h"
 
 namespace cs::generator {
-
-namespace {
-
-struct Out {
-  std::string& s;
-  bool first = true;
-
-  void begin() {
-    s += first ? "[\n" : ",\n";
-    first = false;
-  }
-  void meta(int64_t pid, int64_t tid, std::string_view what, std::string_view name) {
-    begin();
-    s += "{\"ph\": \"M\", \"name\": \"";
-    s += what;
-    s += "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
-         ", \"args\": {\"name\": \"";
-    s += name;
-    s += "\"}}";
-  }
-  void ts(int64_t base_us, double rel_us) {
-    s += ", \"ts\": \"";
-    append_abs_us(s, base_us, rel_us);
-    s += '"';
-  }
-  // An X event; `args` is the inside of the args object ("" for none).
-  void x(std::string_view name, int64_t pid, int64_t tid, int64_t base_us, double start, double dur,
-         std::string_view cat, std::string_view args) {
-    begin();
-    s += "{\"ph\": \"X\", \"name\": \"";
-    s += name;
-    s += "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid);
-    ts(base_us, start);
-    s += ", \"dur\": ";
-    append_num3(s, dur);
-    if (!cat.empty()) {
-      s += ", \"cat\": \"";
-      s += cat;
-      s += '"';
-    }
-    if (!args.empty()) {
-      s += ", \"args\": {";
-      s += args;
-      s += '}';
-    }
-    s += '}';
-  }
-  // One end of a flow arrow (ph "s" or "f").
-  void flow(char ph, std::string_view name, std::string_view cat, uint64_t id, int64_t pid,
-            int64_t tid, int64_t base_us, double at) {
-    begin();
-    s += "{\"ph\": \"";
-    s += ph;
-    s += "\", \"bp\": \"e\", \"name\": \"";
-    s += name;
-    s += "\", \"id\": " + std::to_string(id) + ", \"pid\": " + std::to_string(pid) +
-         ", \"tid\": " + std::to_string(tid);
-    ts(base_us, at);
-    s += ", \"cat\": \"";
-    s += cat;
-    s += "\"}";
-  }
-};
-
-}  // namespace
 
 std::string render_trace_view_json(const WriteContext& ctx, int rank, const RankTimeline& tl) {
   std::string text;
@@ -90,7 +26,7 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
                    (static_cast<uint64_t>(rank) * 7919u + ctx.opts.seed * 104729u) % 800000u);
   const int64_t py_tid = py, cann = py * 100 + 2, hw = 800 + rank % kDevicesPerNode,
                 hccl = py * 100 + 3, overlap = py * 10000 + 1100;
-  const int64_t stream = 2, hccl_stream = 56, base = ctx.base_us;
+  const int64_t stream = 2, hccl_stream = 56;
   const bool ms = ctx.opts.framework == FrameworkKind::kMindSpore;
   const auto& cat = kernel_catalog();
 
@@ -101,7 +37,7 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
   for (const auto& c : tl.comms)
     if (c.step == step) comms.push_back(&c);
   text.reserve(kernels.size() * 900 + comms.size() * 300 + 4096);
-  Out o{text};
+  TraceEvents o{text, ctx.base_us, TraceEvents::kPhFirst};
 
   o.meta(py, 0, "process_name", "Python");
   o.meta(py, py_tid, "thread_name", "Thread " + std::to_string(py_tid));
@@ -120,8 +56,8 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
   const double lead = kLaunchLeadUs;
   double host_start = span.start_us;
   if (!kernels.empty()) host_start = std::min(host_start, kernels.front()->start_us - lead - 5);
-  o.x("ProfilerStep#" + std::to_string(step + 1), py, py_tid, base, host_start,
-      span.end_us - host_start, "cpu_op", "\"Sequence number\": -1, \"Fwd thread id\": 0");
+  o.x("ProfilerStep#" + std::to_string(step + 1), py, py_tid, host_start, span.end_us - host_start,
+      "cpu_op", "\"Sequence number\": -1, \"Fwd thread id\": 0");
 
   std::vector<Interval> compute, comm;
   std::string name;
@@ -131,12 +67,12 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
     const double launch = e.start_us - lead;
     double gap = i + 1 < kernels.size() ? kernels[i + 1]->start_us - e.start_us : 20.0;
     const double op_dur = host_op_duration_us(gap);
-    o.x(framework_op_name(k.type), py, py_tid, base, launch, op_dur, "cpu_op",
+    o.x(framework_op_name(k.type), py, py_tid, launch, op_dur, "cpu_op",
         "\"Sequence number\": -1, \"Fwd thread id\": 0");
-    o.x("AscendCL@aclnnLaunch", cann, py_tid, base, launch + 0.1 * op_dur, 0.8 * op_dur, "",
+    o.x("AscendCL@aclnnLaunch", cann, py_tid, launch + 0.1 * op_dur, 0.8 * op_dur, "",
         "\"Mode\": \"ACL_OP\", \"level\": \"acl\"");
     const uint64_t id = static_cast<uint64_t>(rank) * 1000000u + i;
-    o.flow('s', "torch_to_npu", "async_npu", id, py, py_tid, base, launch);
+    o.flow('s', "torch_to_npu", "async_npu", id, py, py_tid, launch);
     if (ms) {
       name = "Default/network-TrainOneStepCell/";
       name += k.type;
@@ -147,15 +83,15 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
     std::string args = "\"Model Id\": 4294967295, \"Task Type\": \"";
     args += core_name(k.core);
     args += "\", \"Stream Id\": 2, \"Task Id\": " + std::to_string(1000 + i);
-    o.x(name, hw, stream, base, e.start_us, e.dur_us, "", args);
-    o.flow('f', "torch_to_npu", "async_npu", id, hw, stream, base, e.start_us);
+    o.x(name, hw, stream, e.start_us, e.dur_us, "", args);
+    o.flow('f', "torch_to_npu", "async_npu", id, hw, stream, e.start_us);
     compute.push_back({e.start_us, e.start_us + static_cast<double>(e.dur_us)});
   }
   for (const CommRecord* c : comms) {
     name = comm_op_name(ctx.topo, *c);
     const double dur = c->end_us - c->start_us;
-    o.x(name, hccl, 0, base, c->start_us, dur, "", "\"model id\": 4294967295");
-    o.x(name, hw, hccl_stream, base, c->start_us, dur, "",
+    o.x(name, hccl, 0, c->start_us, dur, "", "\"model id\": 4294967295");
+    o.x(name, hw, hccl_stream, c->start_us, dur, "",
         "\"Model Id\": 4294967295, \"Task Type\": \"COMMUNICATION\", \"Stream Id\": 56");
     comm.push_back({c->start_us, c->end_us});
   }
@@ -167,8 +103,7 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
   const auto free = minus({{span.start_us, span.end_us}}, merged(std::move(busy)));
   const std::vector<Interval>* spans[] = {&cp, &cm, &not_overlapped, &free};
   for (int lane = 0; lane < 4; ++lane)
-    for (const auto& [lo, hi] : *spans[lane])
-      o.x(lanes[lane], overlap, lane, base, lo, hi - lo, "", "");
+    for (const auto& [lo, hi] : *spans[lane]) o.x(lanes[lane], overlap, lane, lo, hi - lo, "", "");
   text += "\n]\n";
   return text;
 }
