@@ -54,7 +54,7 @@ int run_cluster(int argc, char** argv) {
     ("output,o", po::value(&out), "output directory (default: DIR); files go to OUT/cluster_analysis_output/")
     ("output_path", po::value(&out_alt), "same as -o")
     ("mode,m", po::value(&mode), "all | communication_time | communication_matrix | step_trace | operators | diagnosis, or one of msprof-analyze's recipes (communication_group_map, communication_time_sum, ...)")
-    ("export_type", po::value(&export_type), "recipes: db (default: cluster_analysis.db) | text (<Recipe>/*.csv)")
+    ("export_type", po::value(&export_type), "msprof-analyze's outputs: db (cluster_analysis.db; default for DB exports) | text (its JSON/CSV files; <Recipe>/*.csv)")
     ("export-type", po::value(&export_type_alt), "same as --export_type")
     ("rank-list", po::value(&ranks), "only these ranks, e.g. 0,2,8-15")
     ("rank_list", po::value(&ranks_alt), "same as --rank-list")
@@ -170,23 +170,24 @@ int run_cluster(int argc, char** argv) {
   opts.load.show_progress = opts.progress;
 
   cluster::MpiSession mpi(argc, argv, timeout);
-  // -m all: also cluster_analysis.db, by default when the job has DB exports (as msprof-analyze),
-  // with the step trace the main run built (the root's).
-  const bool db_may_follow =
-      *run_mode == cluster::Mode::kAll && exporting != recipes::ExportType::kText;
+  // -m all: msprof-analyze's outputs as cluster_analysis.db (by default when the job has DB
+  // exports, as msprof-analyze) or as its text documents, with the step trace the main run built
+  // (the root's).
+  recipes::ClusterDbOptions db;
+  db.input_dir = dir;
+  db.output_dir = opts.output_dir;
+  db.rank_filter = opts.load.rank_filter;
+  db.quiet = opts.quiet;
+  db.threads = opts.load.threads;
+  const bool write_db =
+      *run_mode == cluster::Mode::kAll && exporting != recipes::ExportType::kText &&
+      (exporting == recipes::ExportType::kDb || recipes::job_has_db_export(mpi, db));
+  opts.msprof_text = !write_db;
   std::optional<cluster::BuiltStepTrace> step_trace;
-  int code = cluster::run_cluster(mpi, opts, db_may_follow ? &step_trace : nullptr);
-  if (db_may_follow && code != kExitFatal) {
-    recipes::ClusterDbOptions db;
+  int code = cluster::run_cluster(mpi, opts, write_db ? &step_trace : nullptr);
+  if (write_db && code != kExitFatal) {
     db.step_trace = step_trace ? &*step_trace : nullptr;
-    db.input_dir = dir;
-    db.output_dir = opts.output_dir;
-    db.rank_filter = opts.load.rank_filter;
-    db.quiet = opts.quiet;
-    db.threads = opts.load.threads;
-    if (exporting == recipes::ExportType::kDb || recipes::job_has_db_export(mpi, db)) {
-      if (recipes::write_cluster_analysis_db(mpi, db) != kExitOk) code = kExitFatal;
-    }
+    if (recipes::write_cluster_analysis_db(mpi, db) != kExitOk) code = kExitFatal;
   }
   io::OutputLedger::instance().finish();  // the list of this run's outputs, sorted
   return code;

@@ -17,6 +17,11 @@ struct ClusterRunOptions {
   Mode mode = Mode::kAll;
   OutputFormats formats = {OutputFormat::kJson, OutputFormat::kCsv, OutputFormat::kHdf5,
                            OutputFormat::kHtml};
+  // msprof-analyze's text documents (communication_group.json, cluster_communication.json,
+  // cluster_communication_matrix.json, cluster_step_trace_time.csv). False when they go to
+  // cluster_analysis.db instead (`-m all --export_type db`, as msprof-analyze writes one or the
+  // other); clusterscope's own tables, HDF5 and report are written either way.
+  bool msprof_text = true;
   int top_n = 15;
   stats::OrderBy order_by = stats::OrderBy::kTotal;
   bool strict = false;

@@ -139,9 +139,10 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   AnalysisOptions opts;
   opts.mode = ctx.opts.mode;
   opts.out_dir = ctx.out_dir;
-  opts.json = ctx.opts.formats.count(OutputFormat::kJson) > 0;
+  opts.json = ctx.opts.msprof_text && ctx.opts.formats.count(OutputFormat::kJson) > 0;
   // msprof-analyze's step trace is a CSV: written for --format csv too.
-  opts.step_trace_csv = opts.json || ctx.opts.formats.count(OutputFormat::kCsv) > 0;
+  opts.step_trace_csv =
+      ctx.opts.msprof_text && (opts.json || ctx.opts.formats.count(OutputFormat::kCsv) > 0);
   opts.keep_step_trace = ctx.keep_step_trace;
   opts.ranks_filtered = ctx.opts.load.rank_filter.has_value() || ctx.missing_ranks_said;
   // The two big msprof-analyze documents also split their own work over these threads.

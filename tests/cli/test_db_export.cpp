@@ -80,24 +80,56 @@ std::string manifest_row(const std::string& manifest, int rank) {
 
 }  // namespace
 
+// The first value of a query's first row ("" when none).
+std::string query_value(const fs::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  std::string v;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+      v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return v;
+}
+
 TEST(DbExport, DbOnlyJobIsAnalysed) {
-  RunResult r = run(copy_job("dbonly"), "-q");
+  fs::path job = copy_job("dbonly");
+  // By default (DB inputs), msprof-analyze's outputs go to cluster_analysis.db, as msprof-analyze
+  // writes them, and its text documents are not written; clusterscope's own tables are.
+  RunResult r = run(job, "-q");
   ASSERT_EQ(r.rc, 0) << r.log;
-  const fs::path& out = r.out;
   const std::string& manifest = r.manifest;
   EXPECT_NE(manifest.find("problems,export\n"), std::string::npos) << manifest;
   EXPECT_TRUE(manifest_row(manifest, 0).ends_with(",ok,2,884736,,db")) << manifest;
   EXPECT_TRUE(manifest_row(manifest, 1).ends_with(",ok,2,798720,,db")) << manifest;
-  std::string steps = read_file(out / "cluster_step_trace_time.csv");
+  for (const char* doc : {"cluster_step_trace_time.csv", "cluster_communication.json",
+                          "cluster_communication_matrix.json", "communication_group.json"})
+    EXPECT_FALSE(fs::exists(r.out / doc)) << doc;
+  const fs::path db = r.out / "cluster_analysis.db";
+  EXPECT_EQ(query_value(
+                db, "SELECT computing FROM ClusterStepTraceTime WHERE type='rank' AND \"index\"=0"),
+            "8903.431");
+  EXPECT_EQ(query_value(
+                db, "SELECT computing FROM ClusterStepTraceTime WHERE type='rank' AND \"index\"=1"),
+            "8915.634");
+  EXPECT_NE(query_value(db, "SELECT count(*) FROM ClusterCommunicationTime"), "0");
+  EXPECT_NE(read_file(r.out / "operators_topn.csv").find("TransData"), std::string::npos);
+
+  // --export_type text: its text documents instead, and no database.
+  r = run(job, "-q --export_type text");
+  ASSERT_EQ(r.rc, 0) << r.log;
+  EXPECT_FALSE(fs::exists(r.out / "cluster_analysis.db"));
+  std::string steps = read_file(r.out / "cluster_step_trace_time.csv");
   EXPECT_NE(steps.find("50,rank,0,8903.431,98071.947,4036.153,102108.1,25258.144,132233.522,"),
             std::string::npos)
       << steps;
   EXPECT_NE(steps.find("50,rank,1,8915.634,94556.05,"), std::string::npos) << steps;
-  std::string comm = read_file(out / "cluster_communication.json");
+  std::string comm = read_file(r.out / "cluster_communication.json");
   EXPECT_NE(comm.find("\"(0, 1)\": {\"step50\": {\"hcom_allReduce__210_0_1@17148521525495523210\""),
             std::string::npos);
-  std::string topn = read_file(out / "operators_topn.csv");
-  EXPECT_NE(topn.find("TransData"), std::string::npos);
 }
 
 TEST(DbExport, SameOutputsUnderMpirun) {
@@ -136,7 +168,7 @@ TEST(DbExport, JobMixingTextAndDbRanks) {
   fs::path job = copy_job("mixed");
   fs::remove_all(job / "rank0_ascend_pt");
   fs::copy(kTextRank0, job / "rank0_ascend_pt", fs::copy_options::recursive);
-  RunResult r = run(job, "-q");
+  RunResult r = run(job, "-q --export_type text");
   ASSERT_EQ(r.rc, 0) << r.log;
   EXPECT_TRUE(manifest_row(r.manifest, 0).ends_with(",ok,4,80665,,text")) << r.manifest;
   EXPECT_TRUE(manifest_row(r.manifest, 1).ends_with(",ok,2,798720,,db")) << r.manifest;
@@ -149,7 +181,7 @@ TEST(DbExport, JobMixingTextAndDbRanks) {
 // diagnostic naming the file and `table`.
 void expect_rank1_damaged(const fs::path& job, const std::string& file, const std::string& what,
                           const std::string& status, const std::string& launcher = {}) {
-  RunResult r = run(job, "", launcher);
+  RunResult r = run(job, "--export_type text", launcher);
   EXPECT_EQ(r.rc, 3) << r.log;
   EXPECT_NE(manifest_row(r.manifest, 0).find(",ok,"), std::string::npos) << r.manifest;
   std::string row1 = manifest_row(r.manifest, 1);
@@ -235,7 +267,7 @@ TEST(DbExport, Level0JobSaysOnceThatItHasNoCommunication) {
   fs::path job = scratch() / "level0";
   fs::remove_all(job);
   fs::copy(kData / "ascend-real/db_level0", job, fs::copy_options::recursive);
-  RunResult r = run(job);
+  RunResult r = run(job, "--export_type text");
   EXPECT_EQ(r.rc, 3) << r.log;  // partial: the communication outputs are empty
   size_t lines = 0;
   for (size_t p = 0; (p = r.log.find("no communication analysis", p)) != std::string::npos; ++p)
