@@ -3,7 +3,6 @@
 #include <sqlite3.h>
 
 #include <string_view>
-#include <unordered_map>
 
 namespace cs::recipes {
 
@@ -23,10 +22,9 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
   const int ncols = st->column_count();
   out = Frame{};
   for (int c = 0; c < ncols; ++c) out.add(st->column_name(c));
-  // Per column, the texts seen so far (a column repeats a few texts on every row): one pool
-  // lookup per distinct text.
-  std::vector<std::unordered_map<std::string_view, const std::string*>> texts(
-      static_cast<size_t>(ncols));
+  // Per column, the previous row's text: a column often repeats its text on consecutive rows,
+  // which then costs one comparison instead of a pool lookup.
+  std::vector<const std::string*> last(static_cast<size_t>(ncols), nullptr);
   // The rows go to a per-thread buffer first (its memory is reused from query to query), then to
   // columns of their exact size: no column grows cell by cell.
   thread_local std::vector<Cell> rows;
@@ -46,14 +44,10 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
           rows.push_back(Cell::null());
           break;
         default: {
-          auto& seen = texts[static_cast<size_t>(c)];
+          const std::string*& prev = last[static_cast<size_t>(c)];
           const std::string_view v = st->text_at(c);
-          auto it = seen.find(v);
-          if (it == seen.end()) {
-            const std::string* s = intern_text(v);
-            it = seen.emplace(std::string_view(*s), s).first;
-          }
-          rows.push_back(Cell::interned(it->second));
+          if (!prev || *prev != v) prev = intern_text(v);
+          rows.push_back(Cell::interned(prev));
         }
       }
     }

@@ -1,7 +1,8 @@
 #pragma once
 // The texts of the recipes' text cells: each distinct text is stored once for the whole run
 // (never freed), so a text cell is a pointer to it, equal texts are equal pointers and copying a
-// cell copies 16 bytes. Thread-safe: the ranks are read on several threads.
+// cell copies 16 bytes. Thread-safe (the ranks are read on several threads): the pool is split in
+// shards by the text's hash, each under its own lock, so threads seldom wait for each other.
 //
 //   const std::string* a = intern_text("hcom_allReduce");
 //   a == intern_text(std::string("hcom_allReduce"));  // true

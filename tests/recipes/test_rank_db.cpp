@@ -42,6 +42,29 @@ TEST(TextCell, EqualTextsAreOneStringOnEveryThread) {
   EXPECT_EQ(sizeof(Cell), 16u);
 }
 
+TEST(TextCell, ThreadsInterningTheSameTextsAgreeWhileThePoolGrows) {
+  // Four threads intern the same 20,000 texts in different orders (far more than a shard's first
+  // table holds, so every shard grows while the others read): each text is one string for all.
+  constexpr int kTexts = 20000, kThreads = 4;
+  std::vector<std::vector<const std::string*>> got(kThreads,
+                                                   std::vector<const std::string*>(kTexts));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &got] {
+      for (int k = 0; k < kTexts; ++k) {
+        const int i = t % 2 ? kTexts - 1 - k : (k * 7919 + t) % kTexts;  // every i once
+        got[t][i] = intern_text("pool-stress-" + std::to_string(i));
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int i = 0; i < kTexts; ++i) {
+    ASSERT_NE(got[0][i], nullptr);
+    EXPECT_EQ(*got[0][i], "pool-stress-" + std::to_string(i));
+    for (int t = 1; t < kThreads; ++t) ASSERT_EQ(got[t][i], got[0][i]) << "text " << i;
+    ASSERT_EQ(intern_text("pool-stress-" + std::to_string(i)), got[0][i]);
+  }
+}
+
 TEST(RankDbQuery, TypedCellsAndEqualTextsShareOneString) {
   const std::filesystem::path dir = cs::test::temp_dir("rank-db-query");
   const std::string path = (dir / "analysis.db").string();
