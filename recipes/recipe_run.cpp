@@ -16,6 +16,7 @@
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
 #include "recipes/recipe_registry.h"
+#include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"
 #include "runtime/interrupt.h"
@@ -66,6 +67,7 @@ struct Mapped {
 
 // Reads one rank with the recipe's map step (or says why the rank is skipped).
 void map_rank(const Recipe& recipe, const cluster::RankEntry& entry, Mapped& out) {
+  io::prefer_huge_pages();  // this thread's heap (runtime/allocator_tuning.h)
   const RankDbPaths paths = db_paths_of(entry);
   out.part.rank = paths.rank;
   const bool missing = (recipe.needs_profiler_db() && paths.profiler_db.empty()) ||
@@ -277,6 +279,7 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
   // The root reduces and writes alone; the others wait for it, watched.
   alone.emplace(mpi, "reduce", "reduced the ranks and wrote the results");
   if (mpi.is_root()) {
+    io::prefer_huge_pages();  // the heap the reduce fills, grown since the map
     std::sort(all.parts.begin(), all.parts.end(),
               [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
     size_t used = 0;

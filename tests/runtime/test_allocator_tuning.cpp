@@ -1,0 +1,74 @@
+// runtime/allocator_tuning.h: prefer_huge_pages() marks the heap a thread allocates from for
+// transparent huge pages, on the main heap and in a thread's own arena.
+#include "runtime/allocator_tuning.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace cs::io {
+namespace {
+
+// The VmFlags of the mapping holding `p` (/proc/self/smaps); empty when not found.
+std::string vm_flags_of(const void* p) {
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = at >= lo && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return {};
+}
+
+// True when the mapping holding `p` is advised for huge pages ("hg" among its VmFlags).
+bool advised_huge(const void* p) {
+  return vm_flags_of(p).find(" hg") != std::string::npos;
+}
+
+void* volatile kept;  // keeps the compiler from eliding a malloc/free pair
+
+// A block malloc takes from the heap (below its 32 MiB mmap threshold, so not its own mapping)
+// after prefer_huge_pages(), large enough to make the heap grow.
+void* heap_block_after_advice() {
+  prefer_huge_pages();
+  kept = std::malloc(8 << 20);  // the heap grows (with its pad) ...
+  prefer_huge_pages();          // ... and the new part is advised at the next call
+  void* p = std::malloc(4 << 20);
+  std::free(kept);
+  return p;
+}
+
+TEST(PreferHugePages, MainHeapAndThreadArenasAreAdvised) {
+  tune_allocator_for_batch_parsing(2);  // as main() does: blocks below 32 MiB from the heap
+  const int on_the_stack = 0;
+  if (vm_flags_of(&on_the_stack).empty()) GTEST_FAIL() << "/proc/self/smaps has no VmFlags";
+  void* main_block = heap_block_after_advice();
+  EXPECT_TRUE(advised_huge(main_block)) << vm_flags_of(main_block);
+  bool thread_advised = false;
+  std::string thread_flags;
+  std::thread t([&] {
+    void* p = heap_block_after_advice();
+    thread_advised = advised_huge(p);
+    thread_flags = vm_flags_of(p);
+    std::free(p);
+  });
+  t.join();
+  EXPECT_TRUE(thread_advised) << thread_flags;
+  std::free(main_block);
+}
+
+}  // namespace
+}  // namespace cs::io
