@@ -32,6 +32,11 @@ int direct_full_pathname(sqlite3_vfs*, const char* name, int n, char* out) {
 sqlite3_vfs* direct_path_vfs() {
   static sqlite3_vfs vfs{};
   static const bool registered = [] {
+    // Before SQLite initializes (sqlite3_vfs_find does): no memory statistics, which SQLite
+    // otherwise keeps under one global mutex taken on every allocation and free of every
+    // connection, so the threads reading ranks wait for each other. Nothing here reads them
+    // (sqlite3_memory_used, soft heap limits). Refused harmlessly when SQLite already started.
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     platform_vfs = sqlite3_vfs_find(nullptr);
     if (!platform_vfs) return false;
     vfs = *platform_vfs;  // pAppData too: the unix VFS finds its I/O methods through it

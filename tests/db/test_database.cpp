@@ -384,3 +384,15 @@ TEST(Database, AbsolutePathIsNotResolvedComponentByComponent) {
             (fs::canonical(dir / "real") / "analysis.db").string());
   fs::remove_all(dir);
 }
+
+// SQLite keeps no memory statistics (one global mutex on every allocation of every connection,
+// which the threads reading ranks would wait on): the first Database::open turns them off.
+TEST(DatabaseOpen, SqliteKeepsNoMemoryStatistics) {
+  cs::io::Diagnostics diag;
+  auto db = Database::open(kAnalysis0, diag);
+  ASSERT_TRUE(db.has_value()) << diag.items().front().to_string();
+  sqlite3_int64 current = -1, highwater = -1;
+  ASSERT_EQ(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highwater, 0), SQLITE_OK);
+  EXPECT_EQ(current, 0);  // with statistics, the open connection's schema alone is kilobytes
+  EXPECT_EQ(highwater, 0);
+}
