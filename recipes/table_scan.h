@@ -51,8 +51,11 @@ class TableScan {
         return Cell::real(sqlite3_column_double(st_, c));
       case SQLITE_NULL:
         return Cell::null();
-      default:
-        return Cell::text(text(c));
+      default: {  // interned straight from SQLite's buffer, no std::string in between
+        const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st_, c));
+        return Cell::text(t ? std::string_view(t, static_cast<size_t>(sqlite3_column_bytes(st_, c)))
+                            : std::string_view());
+      }
     }
   }
 
