@@ -210,7 +210,14 @@ std::vector<std::string> cluster_columns(const std::vector<RankData>& ranks,
 ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
                                           const CommGroups& groups, io::Diagnostics& diag,
                                           bool ranks_filtered) {
+  return build_cluster_step_trace_staged(ranks, infer_stages(groups), diag, ranks_filtered);
+}
+
+ClusterStepTrace build_cluster_step_trace_staged(const std::vector<RankData>& ranks,
+                                                 const std::vector<PyIntSet>& stages,
+                                                 io::Diagnostics& diag, bool ranks_filtered) {
   ClusterStepTrace out;
+  out.stages = stages;
   const io::ProfilerMetadata* meta = nullptr;
   size_t ranks_with_file = 0;
   const std::vector<std::string> columns = cluster_columns(ranks, diag);
@@ -224,7 +231,8 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
     where.clear();
     for (const std::string& c : columns) where.push_back(rd.step_trace.column(c));
     for (const io::StepTraceRow& row : rd.step_trace.rows) {
-      std::vector<StepCell> cells{StepCell::str(row.step), StepCell::str("rank"),
+      std::vector<StepCell> cells{row.no_step ? StepCell::null() : StepCell::str(row.step),
+                                  StepCell::str("rank"),
                                   StepCell::num(io::Num::integer(rd.rank()))};
       for (int c : where)
         cells.push_back(StepCell::num(c >= 0 && static_cast<size_t>(c) < row.values.size()
@@ -238,7 +246,6 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
 
   // Stage rows: (step, stage) keys in first-seen order, column-wise max (Python's max keeps the
   // first of equal values, so an int 0 before a 0.0 stays "0").
-  const std::vector<PyIntSet> stages = infer_stages(groups);
   if (!stages.empty()) {
     std::vector<std::string> stage_keys;
     for (const PyIntSet& s : stages) stage_keys.push_back(s.tuple_str());
@@ -254,7 +261,8 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
           stage = stage_keys[s];
           break;
         }
-      auto key = std::make_pair(row[0].s, stage);
+      // Python's key (step, stage): a None step is not the step "".
+      auto key = std::make_pair((row[0].kind == StepCell::kNull ? "N" : "S") + row[0].s, stage);
       auto [it, inserted] = key_index.try_emplace(key, keys.size());
       if (inserted) {
         keys.push_back(key);
@@ -267,7 +275,7 @@ ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
     std::vector<std::vector<StepCell>> stage_rows;
     stage_rows.reserve(keys.size());
     for (size_t k = 0; k < keys.size(); ++k) {
-      std::vector<StepCell> cells{StepCell::str(keys[k].first), StepCell::str("stage"),
+      std::vector<StepCell> cells{(*members[k][0])[0], StepCell::str("stage"),
                                   StepCell::str(keys[k].second)};
       size_t width = SIZE_MAX;
       for (const auto* m : members[k]) width = std::min(width, m->size());  // zip() truncates
@@ -348,6 +356,8 @@ std::string format_cluster_step_trace(const ClusterStepTrace& t) {
     line(row, [&](const StepCell& c) {
       if (c.kind == StepCell::kString) {
         append_csv_field(out, c.s);
+      } else if (c.kind == StepCell::kNull) {
+        // None: csv.writer writes an empty field
       } else {
         std::string num;
         io::append_py_num(num, c.n);

@@ -35,19 +35,22 @@ std::vector<PyIntSet> infer_stages(const CommGroups& groups);
 std::optional<std::vector<std::optional<std::array<int, 3>>>> megatron_index_map(
     const std::map<std::string, int64_t>& distributed_args, std::string* why = nullptr);
 
-// One output cell: a string, a Python number, or the text NA.
+// One output cell: a string, a Python number, the text NA, or None (the step of a whole-run
+// row: an empty CSV field, NULL in cluster_analysis.db).
 struct StepCell {
-  enum Kind { kString, kNumber } kind = kString;
+  enum Kind { kString, kNumber, kNull } kind = kString;
   std::string s;
   io::Num n;
 
   static StepCell str(std::string v) { return {kString, std::move(v), {}}; }
   static StepCell num(io::Num v) { return {kNumber, {}, v}; }
+  static StepCell null() { return {kNull, {}, {}}; }
 };
 
 struct ClusterStepTrace {
   std::vector<std::string> header;          // empty when there is no row (then no file)
   std::vector<std::vector<StepCell>> rows;  // rank rows, then stage rows
+  std::vector<PyIntSet> stages;             // the pipeline stages the stage rows came from
 };
 
 // The step trace as one run built it, for another output of the same command
@@ -66,6 +69,12 @@ struct BuiltStepTrace {
 ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
                                           const CommGroups& groups, io::Diagnostics& diag,
                                           bool ranks_filtered = false);
+// Same, with the pipeline stages already inferred (infer_stages), e.g. from another run's
+// ClusterStepTrace::stages.
+ClusterStepTrace build_cluster_step_trace_staged(const std::vector<RankData>& ranks,
+                                                 const std::vector<PyIntSet>& stages,
+                                                 io::Diagnostics& diag,
+                                                 bool ranks_filtered = false);
 
 // The CSV text, exactly as Python's csv.writer prints it ("\r\n" line ends).
 std::string format_cluster_step_trace(const ClusterStepTrace& t);

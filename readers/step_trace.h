@@ -26,6 +26,7 @@ bool is_step_trace_column(std::string_view name);
 struct StepTraceRow {
   std::string step;            // as written ("" when the producer left it empty)
   std::vector<double> values;  // one per StepTraceFile::columns; NaN when the cell was N/A or empty
+  bool no_step = false;        // a whole-run row: the step is None (msprof-analyze's DB adapters)
 };
 
 struct StepTraceFile {

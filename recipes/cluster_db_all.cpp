@@ -11,6 +11,7 @@
 #include "db/analysis_db.h"
 #include "db/database.h"
 #include "db/profiler_db.h"
+#include "io/diagnostics_print.h"
 #include "io/output_file.h"
 #include "io/output_ledger.h"
 #include "load/discovery.h"
@@ -18,7 +19,9 @@
 #include "msprof/cluster_step_trace.h"
 #include "msprof/communication_groups.h"
 #include "readers/distributed_args_json.h"
+#include "recipes/cluster_db_step_trace.h"
 #include "recipes/recipe_run.h"
+#include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"
 
 namespace cs::recipes {
@@ -51,15 +54,6 @@ std::vector<cluster::RankEntry> db_ranks(const ClusterDbOptions& opts) {
   for (auto& e : found.ranks)
     if (e.export_type == cluster::ExportType::kDb) out.push_back(std::move(e));
   return out;
-}
-
-std::string rank_file(const cluster::RankEntry& e, bool analysis) {
-  for (const auto& rel : e.files) {
-    std::string n = fs::path(rel).filename().string();
-    bool is_analysis = n == "analysis.db" || n == "communication_analyzer.db";
-    if (is_analysis == analysis && n.ends_with(".db")) return (fs::path(e.path) / rel).string();
-  }
-  return {};
 }
 
 // One statement run to completion with bound values; false on any SQLite error.
@@ -107,7 +101,7 @@ bool write_host_tables(Writer& w, const std::vector<cluster::RankEntry>& ranks) 
   std::vector<Row> rows;
   for (const auto& e : ranks) {
     io::Diagnostics diag;  // a rank without the tables is left out, as msprof-analyze does
-    std::string path = rank_file(e, false);
+    std::string path = rank_db_file(e, false);
     if (path.empty()) continue;
     auto db = db::Database::open(path, diag);
     if (!db || !db->has_table("HOST_INFO")) continue;
@@ -163,30 +157,6 @@ std::string db_stage_index(const std::string& tuple_str) {
   return out;
 }
 
-// The rows of cluster_step_trace_time.csv as the main run reads each rank (StepTraceTime;
-// CommAnalyzerTime/Matrix for the groups; profiler_metadata.json, else META_DATA, for
-// distributed_args and parallel_group_info), so the pipeline stages come from the "pp" p2p groups
-// as in the text export. The main run's own rows when it read these ranks from their DB exports
-// (all steps); else each rank read again.
-cluster::ClusterStepTrace step_trace_rows(const std::vector<cluster::RankEntry>& ranks,
-                                          const cluster::BuiltStepTrace* built) {
-  if (built && built->from_db_exports && !built->one_step) {
-    std::vector<std::string> dirs;
-    for (const auto& e : ranks) dirs.push_back(e.path);
-    std::vector<std::string> read = built->rank_dirs;
-    std::sort(dirs.begin(), dirs.end());
-    std::sort(read.begin(), read.end());
-    if (dirs == read) return built->trace;
-  }
-  cluster::ParseOptions parse;
-  parse.kernels = false;
-  std::vector<cluster::RankData> data;
-  for (const auto& e : ranks) data.push_back(cluster::parse_rank_db(e, parse));
-  io::Diagnostics diag;  // reported by the main run already
-  const cluster::CommGroups groups = cluster::build_comm_groups(data, {}, diag);
-  return cluster::build_cluster_step_trace(data, groups, diag);
-}
-
 bool write_step_trace(Writer& w, const cluster::ClusterStepTrace& t) {
   if (t.rows.empty()) return true;
   if (!w.exec(kStepTraceDdl) ||
@@ -200,6 +170,8 @@ bool write_step_trace(Writer& w, const cluster::ClusterStepTrace& t) {
       if (i > kStepTraceColumns) break;
       if (stage && i == 3) {
         w.text(i, db_stage_index(c.s));
+      } else if (c.kind == cluster::StepCell::kNull) {
+        // None: left unbound, NULL
       } else if (c.kind == cluster::StepCell::kString) {
         w.text(i, c.s);
       } else {
@@ -261,7 +233,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
     ranks = db_ranks(opts);
     for (const auto& e : ranks) {
       io::Diagnostics diag;
-      std::string path = rank_file(e, true);
+      std::string path = rank_db_file(e, true);
       if (path.empty()) continue;
       auto db = db::Database::open(path, diag);
       if (db && db->has_table(db::kCommTimeTable)) has_comm = true;
@@ -295,8 +267,12 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
     bool ok = !ec && sqlite3_open(tmp_db.c_str(), &db) == SQLITE_OK;
     if (ok) {
       Writer w(db);
+      io::Diagnostics step_diag;
+      const cluster::ClusterStepTrace trace = cluster_db_step_trace(
+          ranks, opts.step_trace, cluster::threads_per_process(opts.threads, 1), step_diag);
+      io::print_diagnostics_grouped(step_diag, opts.quiet);
       ok = w.exec("BEGIN") && write_host_tables(w, ranks) && write_base_info(w, ranks) &&
-           write_step_trace(w, step_trace_rows(ranks, opts.step_trace)) && w.exec("COMMIT");
+           write_step_trace(w, trace) && w.exec("COMMIT");
     }
     if (db) sqlite3_close(db);
     if (ok) {

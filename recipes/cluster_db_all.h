@@ -3,9 +3,10 @@
 // mode writes it with --export_type db: CommunicationGroupMapping, ClusterCommunicationTime,
 // ClusterCommunicationBandwidth (the communication_time_sum recipe), ClusterCommunicationMatrix
 // (communication_matrix_sum), HostInfo and RankDeviceMap (each rank's HOST_INFO and
-// RANK_DEVICE_MAP; profilePath the rank directory's absolute path), ClusterStepTraceTime (the
-// rows of cluster_step_trace_time.csv from each rank's StepTraceTime, and the pipeline-stage rows
-// when the p2p groups name them), ClusterBaseInfo (the first rank's distributed_args as json.dumps
+// RANK_DEVICE_MAP; profilePath the rank directory's absolute path), ClusterStepTraceTime
+// (recipes/cluster_db_step_trace: torch_npu ranks' StepTraceTime rows, one whole-run row per
+// MindSpore or msprof rank, and the pipeline-stage rows when the p2p groups name them),
+// ClusterBaseInfo (the first rank's distributed_args as json.dumps
 // writes them, from profiler_metadata.json). Written beside the other outputs as a .tmp directory
 // and renamed into place, so a reader never sees half a database.
 
