@@ -79,6 +79,7 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
   std::vector<RankData> out(mine.size());
   auto parse_one = [&](size_t i) {
     runtime::interrupt_checkpoint("load");  // an interrupt stops between ranks
+    io::prefer_huge_pages();                // this thread's heap (runtime/allocator_tuning.h)
     const RankEntry& e = entries[mine[i]];
     try {
       out[i] = parse_rank(e, opts);

@@ -59,6 +59,7 @@ void run_tasks(std::vector<Task>& tasks, int threads, const std::function<void()
   auto run_one = [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
     const double cpu = thread_cpu_seconds();
+    io::prefer_huge_pages();  // the heap this thread fills (runtime/allocator_tuning.h)
     try {
       tasks[i].run();
     } catch (...) {
@@ -136,6 +137,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                              PhaseLog& log) {
   const std::vector<RankData>& ranks = loaded.ranks;
   const Wants want = wants_for(ctx.opts.mode);
+  io::prefer_huge_pages();  // the root's heap, filled by the analyses (runtime/allocator_tuning.h)
   AnalysisOptions opts;
   opts.mode = ctx.opts.mode;
   opts.out_dir = ctx.out_dir;
