@@ -22,9 +22,10 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
   const int ncols = st->column_count();
   out = Frame{};
   for (int c = 0; c < ncols; ++c) out.add(st->column_name(c));
-  // Per column, the previous row's text: a column often repeats its text on consecutive rows,
-  // which then costs one comparison instead of a pool lookup.
+  // Per column, the previous row's text (a column often repeats it on consecutive rows: one
+  // comparison) and a cache of its texts (a text seen before: a hash and a comparison, no lock).
   std::vector<const std::string*> last(static_cast<size_t>(ncols), nullptr);
+  std::vector<TextCache> caches(static_cast<size_t>(ncols));
   // The rows go to a per-thread buffer first (its memory is reused from query to query), then to
   // columns of their exact size: no column grows cell by cell.
   thread_local std::vector<Cell> rows;
@@ -46,7 +47,7 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
         default: {
           const std::string*& prev = last[static_cast<size_t>(c)];
           const std::string_view v = st->text_at(c);
-          if (!prev || *prev != v) prev = intern_text(v);
+          if (!prev || *prev != v) prev = caches[static_cast<size_t>(c)].intern(v);
           rows.push_back(Cell::interned(prev));
         }
       }

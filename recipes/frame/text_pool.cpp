@@ -58,13 +58,24 @@ std::array<Shard, kShards>& shards() {
   return *s;
 }
 
-}  // namespace
-
-const std::string* intern_text(std::string_view text) {
-  const uint64_t h = std::hash<std::string_view>{}(text);
+// intern_text with the text's hash computed.
+const std::string* intern_hashed(std::string_view text, uint64_t h) {
   Shard& shard = shards()[h & (kShards - 1)];
   std::lock_guard<std::mutex> lock(shard.mutex);
   return shard.find_or_add(text, h);
+}
+
+}  // namespace
+
+const std::string* intern_text(std::string_view text) {
+  return intern_hashed(text, std::hash<std::string_view>{}(text));
+}
+
+const std::string* TextCache::intern(std::string_view text) {
+  const uint64_t h = std::hash<std::string_view>{}(text);
+  const std::string*& slot = slots_[(h >> 16) % slots_.size()];
+  if (!slot || *slot != text) slot = intern_hashed(text, h);
+  return slot;
 }
 
 }  // namespace cs::recipes

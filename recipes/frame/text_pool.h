@@ -7,6 +7,8 @@
 //   const std::string* a = intern_text("hcom_allReduce");
 //   a == intern_text(std::string("hcom_allReduce"));  // true
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,5 +16,16 @@ namespace cs::recipes {
 
 // The run's one copy of `text` (stored on first use; the pointer stays valid until exit).
 const std::string* intern_text(std::string_view text);
+
+// A small cache in front of the pool for one thread's stream of texts that repeat (a result
+// column): a text it holds costs a hash and a comparison, no lock. Not thread-safe.
+class TextCache {
+ public:
+  // The same as intern_text(text).
+  const std::string* intern(std::string_view text);
+
+ private:
+  std::array<const std::string*, 128> slots_{};
+};
 
 }  // namespace cs::recipes

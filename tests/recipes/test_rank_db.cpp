@@ -65,6 +65,19 @@ TEST(TextCell, ThreadsInterningTheSameTextsAgreeWhileThePoolGrows) {
   }
 }
 
+TEST(TextCell, CacheGivesThePoolsStringAlsoAfterEvictions) {
+  // A stream of 1,000 texts (far more than the cache's slots), each seen three times in a row
+  // and again later: every answer is the pool's one copy of the text.
+  TextCache cache;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < 1000; ++i) {
+      const std::string text = "cache-text-" + std::to_string(i);
+      for (int k = 0; k < 3; ++k) ASSERT_EQ(cache.intern(text), intern_text(text)) << text;
+      ASSERT_EQ(*cache.intern(text), text);
+    }
+  EXPECT_EQ(*cache.intern(""), "");
+}
+
 TEST(RankDbQuery, TypedCellsAndEqualTextsShareOneString) {
   const std::filesystem::path dir = cs::test::temp_dir("rank-db-query");
   const std::string path = (dir / "analysis.db").string();
