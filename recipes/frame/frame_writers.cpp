@@ -90,8 +90,10 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
                                 ? db_path.substr(0, db_path.size() - tmp_suffix.size())
                                 : db_path;
   sqlite3* raw = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
+  // One thread uses the connection: no mutex around every bind and step (NOMUTEX).
+  if (sqlite3_open_v2(db_path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
     diag.error(shown, 0,
                std::string("cannot open the database for writing: ") +
                    (raw ? sqlite3_errmsg(raw) : "out of memory"),
