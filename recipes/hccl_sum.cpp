@@ -1,5 +1,6 @@
 #include "recipes/hccl_sum.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
