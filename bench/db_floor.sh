@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # SQLite's floor under the DB benchmark. For each mode of bench/db_vs_msprof.sh: the CPU seconds
-# SQLite alone needs to step every row of the tables the mode reads (sqlite_read_floor; the tables
-# below are the ones the mode's statements name, for msprof-analyze and for clusterscope alike)
-# and to write the rows of the cluster_analysis.db the mode writes (sqlite_write_floor, on the
+# SQLite alone needs to step every row of the tables the mode reads, reading the columns its
+# outputs depend on (sqlite_read_floor; the lists below), and to write the rows of the cluster_analysis.db the mode writes (sqlite_write_floor, on the
 # database clusterscope wrote). Their sum divided by the cores is the least wall time any tool
 # that reads and writes these databases through SQLite can take for the ten runs: with
 # msprof-analyze's total beside it, the largest speed-up this machine allows.
@@ -20,18 +19,20 @@ trap 'rm -f "$analysis_dbs" "$profiler_dbs" "$WORK/floor-write.db"' EXIT
 find "$JOB" -name analysis.db | sort >"$analysis_dbs"
 find "$JOB" -name 'ascend_pytorch_profiler_*.db' | sort >"$profiler_dbs"
 
-# mode | analysis.db tables | ascend_pytorch_profiler_N.db tables
+# mode | analysis.db TABLE:COLUMNS | ascend_pytorch_profiler_N.db TABLE:COLUMNS: the columns the
+# mode's outputs depend on, each table once (no columns: all of them; the communication recipes
+# carry every column of analysis.db's tables into their outputs).
 modes=(
-  "all|CommAnalyzerTime CommAnalyzerBandwidth CommAnalyzerMatrix StepTraceTime|STRING_IDS STEP_TIME COMPUTE_TASK_INFO TASK COMMUNICATION_OP META_DATA HOST_INFO RANK_DEVICE_MAP"
-  "communication_group_map|CommAnalyzerTime|META_DATA"
-  "communication_time_sum|CommAnalyzerTime CommAnalyzerBandwidth|META_DATA"
+  "all|CommAnalyzerTime CommAnalyzerBandwidth CommAnalyzerMatrix StepTraceTime|COMPUTE_TASK_INFO:globalTaskId,name,opType,inputShapes,inputDataTypes,waitNs,inputFormats,outputShapes,outputFormats TASK:globalTaskId,startNs,endNs STRING_IDS:id,value STEP_TIME:id,startNs,endNs COMMUNICATION_OP:opName,opType,startNs,endNs META_DATA:name,value HOST_INFO:hostUid,hostName RANK_DEVICE_MAP:rankId,deviceId"
+  "communication_group_map|CommAnalyzerTime:hccl_op_name,group_name|META_DATA:name,value"
+  "communication_time_sum|CommAnalyzerTime CommAnalyzerBandwidth|META_DATA:name,value"
   "communication_matrix_sum|CommAnalyzerMatrix|"
-  "compute_op_sum||COMPUTE_TASK_INFO TASK STRING_IDS"
-  "hccl_sum||COMMUNICATION_OP STRING_IDS"
-  "cann_api_sum||CANN_API STRING_IDS"
-  "mstx_sum||STEP_TIME MSTX_EVENTS STRING_IDS TASK"
-  "cluster_time_summary|CommAnalyzerTime StepTraceTime|META_DATA STEP_TIME COMMUNICATION_OP RANK_DEVICE_MAP STRING_IDS CANN_API COMPUTE_TASK_INFO TASK"
-  "free_analysis||COMPUTE_TASK_INFO TASK COMMUNICATION_OP CANN_API STRING_IDS CONNECTION_IDS PYTORCH_API"
+  "compute_op_sum||COMPUTE_TASK_INFO:globalTaskId,name,opType,taskType,inputShapes TASK:globalTaskId,startNs,endNs STRING_IDS:id,value"
+  "hccl_sum||COMMUNICATION_OP:opName,opType,groupName,startNs,endNs STRING_IDS:id,value"
+  "cann_api_sum||CANN_API:name,startNs,endNs STRING_IDS:id,value"
+  "mstx_sum||MSTX_EVENTS:message,eventType,startNs,endNs,globalTid,connectionId TASK:connectionId,startNs,endNs STEP_TIME:id,startNs,endNs STRING_IDS:id,value"
+  "cluster_time_summary|CommAnalyzerTime:hccl_op_name,group_name StepTraceTime:step,computing,communication_not_overlapped,overlapped,communication,free|META_DATA:name,value STEP_TIME:id,startNs,endNs COMMUNICATION_OP:opName,groupName,startNs,endNs,connectionId RANK_DEVICE_MAP:rankId STRING_IDS:id,value CANN_API:connectionId,startNs COMPUTE_TASK_INFO:globalTaskId TASK:globalTaskId,startNs,endNs,connectionId,taskType"
+  "free_analysis||COMPUTE_TASK_INFO:globalTaskId TASK:globalTaskId,startNs,endNs,connectionId,taskType COMMUNICATION_OP:startNs,endNs CANN_API:connectionId,startNs,endNs PYTORCH_API:connectionId,startNs,endNs STRING_IDS:id,value CONNECTION_IDS:rowid,id,connectionId"
 )
 cpu_of() { sed -n 's/.*cpu \([0-9.]*\) s.*/\1/p'; }
 printf "%-26s %10s %10s %10s %12s\n" mode read_cpu_s write_cpu_s floor_cpu_s msprof_wall_s
