@@ -23,6 +23,7 @@
 #include "recipes/recipe_run.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"
+#include "runtime/task_runner.h"
 
 namespace cs::recipes {
 
@@ -44,16 +45,33 @@ constexpr const char* kStepTraceDdl =
 constexpr int kStepTraceColumns = 15;
 constexpr const char* kBaseInfoDdl = "CREATE TABLE ClusterBaseInfo(key TEXT,value TEXT)";
 
-// The rank directories whose DB export is read (as discovery chooses with DB first).
-std::vector<cluster::RankEntry> db_ranks(const ClusterDbOptions& opts) {
+// The rank directories below the input directory, as the recipes discover them.
+cluster::DiscoveryResult discover(const ClusterDbOptions& opts) {
   cluster::DiscoveryOptions d;
   d.rank_filter = opts.rank_filter;
   d.data_type = cluster::DataType::kAuto;
-  auto found = cluster::discover_ranks(opts.input_dir, d);
+  return cluster::discover_ranks(opts.input_dir, d);
+}
+
+// The rank directories whose DB export is read (as discovery chooses with DB first).
+std::vector<cluster::RankEntry> db_ranks(const cluster::DiscoveryResult& found) {
   std::vector<cluster::RankEntry> out;
-  for (auto& e : found.ranks)
-    if (e.export_type == cluster::ExportType::kDb) out.push_back(std::move(e));
+  for (const auto& e : found.ranks)
+    if (e.export_type == cluster::ExportType::kDb) out.push_back(e);
   return out;
+}
+
+// True when some rank's analysis.db has the communication time table (then the two
+// communication recipes run): the first such rank answers.
+bool any_communication_table(const std::vector<cluster::RankEntry>& ranks) {
+  for (const auto& e : ranks) {
+    io::Diagnostics diag;
+    std::string path = rank_db_file(e, true);
+    if (path.empty()) continue;
+    auto db = db::Database::open(path, diag);
+    if (db && db->has_table(db::kCommTimeTable)) return true;
+  }
+  return false;
 }
 
 // One statement run to completion with bound values; false on any SQLite error.
@@ -92,35 +110,55 @@ class Writer {
   sqlite3_stmt* st_ = nullptr;
 };
 
-bool write_host_tables(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
+// One rank's HOST_INFO row and RANK_DEVICE_MAP; empty when it has not both (left out, as
+// msprof-analyze does).
+struct RankHost {
+  std::string uid, name, path;
+  std::vector<std::pair<int64_t, int64_t>> map;  // (rank, device)
+};
+
+RankHost read_rank_host(const cluster::RankEntry& e) {
+  RankHost h;
+  io::Diagnostics diag;  // a rank without the tables is left out, as msprof-analyze does
+  std::string path = rank_db_file(e, false);
+  if (path.empty()) return h;
+  auto db = db::Database::open(path, diag);
+  if (!db || !db->has_table("HOST_INFO")) return h;
+  auto st = db->prepare("SELECT hostUid, hostName FROM HOST_INFO LIMIT 1", "HOST_INFO", diag);
+  if (!st || st->step(diag) != db::StepResult::kRow) return h;
+  std::string uid(st->text_at(0)), name(st->text_at(1));
+  auto map = db::read_rank_device_map(*db, diag);
+  if (uid.empty() || name.empty() || map.empty()) return h;
+  h.uid = std::move(uid);
+  h.name = std::move(name);
+  h.map = std::move(map);
+  h.path = fs::absolute(e.path).lexically_normal().string();
+  while (h.path.size() > 1 && h.path.back() == '/') h.path.pop_back();
+  return h;
+}
+
+// HostInfo and RankDeviceMap; the ranks' databases are read on `threads` threads.
+bool write_host_tables(Writer& w, const std::vector<cluster::RankEntry>& ranks, int threads) {
+  std::vector<RankHost> read(ranks.size());
+  runtime::parallel_for(ranks.size(), std::max(threads, 1),
+                        [&](size_t i) { read[i] = read_rank_host(ranks[i]); });
   std::vector<std::pair<std::string, std::string>> hosts;  // first-seen order, unique uid
   struct Row {
     int64_t rank, device;
     std::string uid, path;
   };
   std::vector<Row> rows;
-  for (const auto& e : ranks) {
-    io::Diagnostics diag;  // a rank without the tables is left out, as msprof-analyze does
-    std::string path = rank_db_file(e, false);
-    if (path.empty()) continue;
-    auto db = db::Database::open(path, diag);
-    if (!db || !db->has_table("HOST_INFO")) continue;
-    auto st = db->prepare("SELECT hostUid, hostName FROM HOST_INFO LIMIT 1", "HOST_INFO", diag);
-    if (!st || st->step(diag) != db::StepResult::kRow) continue;
-    std::string uid(st->text_at(0)), name(st->text_at(1));
-    auto map = db::read_rank_device_map(*db, diag);
-    if (uid.empty() || name.empty() || map.empty()) continue;
+  for (const RankHost& h : read) {
+    if (h.map.empty()) continue;
     bool seen = false;
-    for (auto& h : hosts) {
-      if (h.first == uid) {
-        h.second = name;
+    for (auto& known : hosts) {
+      if (known.first == h.uid) {
+        known.second = h.name;
         seen = true;
       }
     }
-    if (!seen) hosts.emplace_back(uid, name);
-    std::string abs = fs::absolute(e.path).lexically_normal().string();
-    while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
-    for (auto [r, d] : map) rows.push_back({r, d, uid, abs});
+    if (!seen) hosts.emplace_back(h.uid, h.name);
+    for (auto [r, d] : h.map) rows.push_back({r, d, h.uid, h.path});
   }
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return std::tie(a.rank, a.device, a.uid, a.path) < std::tie(b.rank, b.device, b.uid, b.path);
@@ -215,7 +253,7 @@ bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& o
   bool any = false;
   {
     cluster::MpiSession::RootAlone alone(mpi, "db-discover", "looked for the ranks' databases");
-    if (mpi.is_root()) any = !db_ranks(opts).empty();
+    if (mpi.is_root()) any = !db_ranks(discover(opts)).empty();
   }
   return mpi.any(any);
 }
@@ -223,6 +261,7 @@ bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& o
 int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOptions& opts) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   const fs::path tmp = out_dir / ".cluster_analysis_db.tmp";
+  cluster::DiscoveryResult found;  // the root's, handed to the recipes too
   std::vector<cluster::RankEntry> ranks;
   bool has_comm = false;
   std::optional<cluster::MpiSession::RootAlone> alone;  // the root works alone, watched
@@ -230,14 +269,9 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
   if (mpi.is_root()) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
-    ranks = db_ranks(opts);
-    for (const auto& e : ranks) {
-      io::Diagnostics diag;
-      std::string path = rank_db_file(e, true);
-      if (path.empty()) continue;
-      auto db = db::Database::open(path, diag);
-      if (db && db->has_table(db::kCommTimeTable)) has_comm = true;
-    }
+    found = discover(opts);
+    ranks = db_ranks(found);
+    has_comm = any_communication_table(ranks);
   }
   alone.reset();
   if (mpi.any(has_comm)) {
@@ -251,6 +285,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
       r.quiet = true;
       r.threads = opts.threads;
       r.in_temporary_dir = true;
+      r.discovered = mpi.is_root() ? &found : nullptr;
       run_recipe(mpi, r);  // its problems are printed by it; the other tables are still written
     }
   }
@@ -271,8 +306,9 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
       const cluster::ClusterStepTrace trace = cluster_db_step_trace(
           ranks, opts.step_trace, cluster::threads_per_process(opts.threads, 1), step_diag);
       io::print_diagnostics_grouped(step_diag, opts.quiet);
-      ok = w.exec("BEGIN") && write_host_tables(w, ranks) && write_base_info(w, ranks) &&
-           write_step_trace(w, trace) && w.exec("COMMIT");
+      ok = w.exec("BEGIN") &&
+           write_host_tables(w, ranks, cluster::threads_per_process(opts.threads, 1)) &&
+           write_base_info(w, ranks) && write_step_trace(w, trace) && w.exec("COMMIT");
     }
     if (db) sqlite3_close(db);
     if (ok) {

@@ -239,7 +239,8 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
   if (mpi.is_root()) {
     cluster::DiscoveryOptions dopts;
     dopts.rank_filter = opts.rank_filter;
-    cluster::DiscoveryResult found = cluster::discover_ranks(opts.input_dir, dopts);
+    cluster::DiscoveryResult found =
+        opts.discovered ? *opts.discovered : cluster::discover_ranks(opts.input_dir, dopts);
     if (found.fatal || found.ranks.empty()) {
       fatal = opts.input_dir + ": no rank directory with a profiler_info_{N}.json found \u2014 " +
               "point -d at the directory holding the *_ascend_pt / *_ascend_ms directories";

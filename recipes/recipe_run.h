@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "load/discovery.h"
 #include "mpi/mpi_comm.h"
 #include "recipes/recipe.h"
 #include "runtime/enum_names.h"
@@ -33,6 +34,9 @@ struct RecipeRunOptions {
   // The output directory is itself a temporary of a larger run (cluster -m all's
   // cluster_analysis.db): files are written in place, no ledger, no interrupt handling here.
   bool in_temporary_dir = false;
+  // The rank directories the root already discovered below input_dir with rank_filter (cluster
+  // -m all runs two recipes on the same ranks): used instead of discovering them again.
+  const cluster::DiscoveryResult* discovered = nullptr;
 };
 
 // True when `name` is a recipe `-m` accepts.

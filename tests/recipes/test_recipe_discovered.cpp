@@ -1,0 +1,68 @@
+// A recipe run handed the rank directories already discovered (RecipeRunOptions::discovered, as
+// cluster -m all hands its discovery to the two communication recipes) reads exactly those and
+// does not walk the input directory again; the result is the one of a run that discovers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "load/discovery.h"
+#include "recipes/recipe_run.h"
+#include "recipes/recipe_test_util.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kJob = std::string(CS_TEST_DATA) + "/ascend-real/db_level1";
+
+cs::cluster::MpiSession& session() {
+  int argc = 1;
+  static char prog[] = "test";
+  static char* args[] = {prog, nullptr};
+  char** argv = args;
+  static cs::cluster::MpiSession mpi(argc, argv);  // one per process; no launcher: no MPI
+  return mpi;
+}
+
+// communication_time_sum over `input` into a fresh OUT; the exit status and OUT's database dump.
+std::pair<int, std::string> run(const std::string& name, const std::string& input,
+                                const cs::cluster::DiscoveryResult* discovered) {
+  const fs::path out = cs::test::temp_dir("recipe-discovered-" + name);
+  cs::recipes::RecipeRunOptions r;
+  r.recipe = "communication_time_sum";
+  r.input_dir = input;
+  r.output_dir = out.string();
+  r.quiet = true;
+  r.discovered = discovered;
+  const int code = cs::recipes::run_recipe(session(), r);
+  const std::string dump =
+      cs::test::dump_sqlite(out / "cluster_analysis_output" / "cluster_analysis.db");
+  fs::remove_all(out);
+  return {code, dump};
+}
+
+}  // namespace
+
+TEST(RecipeDiscovered, HandedRanksAreReadWithoutWalkingTheInputAgain) {
+  const cs::cluster::DiscoveryResult found = cs::cluster::discover_ranks(kJob);
+  ASSERT_EQ(found.ranks.size(), 2u);
+  const auto walked = run("walked", kJob, nullptr);
+  ASSERT_EQ(walked.first, 0);
+  ASSERT_NE(walked.second.find("ClusterCommunicationTime"), std::string::npos);
+  // An input directory that does not exist: only the handed discovery can find the ranks.
+  const auto handed = run("handed", kJob + "/no-such-directory", &found);
+  EXPECT_EQ(handed.first, 0);
+  EXPECT_EQ(handed.second, walked.second);
+}
+
+TEST(RecipeDiscovered, OnlyTheHandedRanksAreRead) {
+  cs::cluster::DiscoveryResult one = cs::cluster::discover_ranks(kJob);
+  ASSERT_EQ(one.ranks.size(), 2u);
+  one.ranks.pop_back();
+  const auto both = run("both", kJob, nullptr);
+  const auto first = run("first", kJob, &one);
+  EXPECT_NE(first.first, 1);
+  EXPECT_NE(first.second.find("ClusterCommunicationTime"), std::string::npos);
+  EXPECT_NE(first.second, both.second) << "the second rank's rows should be missing";
+}
