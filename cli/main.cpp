@@ -8,6 +8,7 @@
 #include "cli/merge_command.h"
 #include "cli/top_command.h"
 #include "io/hdf5/hdf5_error.h"
+#include "mpi/mpi_comm.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "version.h"
@@ -33,9 +34,9 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before MPI_Init (cluster, merge) and any HDF5 call: no exit-time HDF5 cleanup
-  // (io/hdf5/hdf5_error.h).
-  cs::io::hdf5_start_without_exit_cleanup();
+  // HDF5 is loaded on first use (io/hdf5/hdf5_library.h); under mpirun now, before MPI_Init
+  // (cluster, merge), so that it starts without exit-time cleanup (io/hdf5/hdf5_error.h).
+  if (cs::cluster::launched_by_mpi()) cs::io::hdf5_start_without_exit_cleanup();
   cs::io::tune_allocator_for_batch_parsing(cs::cluster::usable_cores());
   if (argc < 2) {
     print_usage(stderr);

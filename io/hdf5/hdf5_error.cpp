@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "io/hdf5/hdf5_library.h"
+
 namespace cs::io {
 
 namespace {
@@ -21,12 +23,11 @@ void hdf5_silence_errors() {
 }
 
 void hdf5_start_without_exit_cleanup() {
-  H5dont_atexit();  // effective only before the library starts: hence first thing in main()
-  H5open();
-  hdf5_silence_errors();
+  hdf5_load_library();  // it starts the library without exit cleanup and silent
 }
 
 std::string hdf5_error_text() {
+  if (!hdf5_load_library()) return hdf5_library_error();
   std::vector<std::string> descs;  // outermost (API) first
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, &descs);
   H5Eclear2(H5E_DEFAULT);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/hdf5/hdf5_error.h"
+#include "io/hdf5/hdf5_library.h"
 #include "io/output_file.h"
 #include "io/output_ledger.h"
 
@@ -220,9 +221,16 @@ void Hdf5File::abandon() {
 }
 
 std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& diag) {
-  hdf5_silence_errors();
   const std::string tmp = path + ".tmp";
   OutputLedger::instance().started(path);
+  if (!hdf5_load_library()) {
+    OutputLedger::instance().failed(path);
+    diag.error(path, 0, "cannot write " + path + ": " + hdf5_library_error(),
+               "install Debian's libhdf5-openmpi-103-1 (or point CLUSTERSCOPE_HDF5_LIBRARY at an "
+               "HDF5 1.10 library), or leave hdf5 out of --format");
+    return std::nullopt;
+  }
+  hdf5_silence_errors();
   // The default (sec2, POSIX) driver: serial I/O even though the library is the MPI build.
   Hdf5Plist fapl(H5Pcreate(H5P_FILE_ACCESS));
   Hdf5Plist fcpl(H5Pcreate(H5P_FILE_CREATE));
