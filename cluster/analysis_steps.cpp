@@ -42,7 +42,7 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts) 
   r.links = opts.json ? merge_and_write_cluster_matrix(
                             in_dir(opts, "cluster_communication_matrix.json"), in.ranks, *in.groups,
                             d, io::JsonStyle::python(), mopts, opts.threads)
-                      : merge_matrix_links(in.ranks, *in.groups, d, mopts);
+                      : merge_matrix_links(in.ranks, *in.groups, d, mopts, opts.threads);
   r.messages.add(d);
   return r;
 }

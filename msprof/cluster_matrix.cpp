@@ -422,9 +422,9 @@ double GlobalLink::bandwidth_gbps() const {
 }
 
 GlobalLinks merge_matrix_links(const std::vector<RankData>& ranks, const CommGroups& groups,
-                               io::Diagnostics& diag, const MatrixOptions& opts) {
+                               io::Diagnostics& diag, const MatrixOptions& opts, int threads) {
   GlobalLinks out;
-  merge_pass(ranks, groups, diag, opts, nullptr, &out, 1);
+  merge_pass(ranks, groups, diag, opts, nullptr, &out, threads);
   return out;
 }
 

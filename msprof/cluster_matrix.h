@@ -126,9 +126,11 @@ class GlobalLinks {
 };
 
 // All links of the output file, in file order (group tuples, steps, op keys, links). Unmappable
-// links are dropped with a warning in diag.
+// links are dropped with a warning in diag. Group tuples are merged on up to `threads` threads;
+// the links and warnings are the same, in the same order, for any count.
 GlobalLinks merge_matrix_links(const std::vector<RankData>& ranks, const CommGroups& groups,
-                               io::Diagnostics& diag, const MatrixOptions& opts = {});
+                               io::Diagnostics& diag, const MatrixOptions& opts = {},
+                               int threads = 1);
 
 // Writes the whole document; false when there is no op at all (then msprof-analyze writes no file).
 bool write_cluster_matrix(io::JsonWriter& w, const std::vector<RankData>& ranks,

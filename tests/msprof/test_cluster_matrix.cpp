@@ -122,5 +122,36 @@ TEST(ClusterMatrix, OpNamesSurviveMovesOfTheLinks) {
   }
 }
 
+// The links (and the warnings) do not depend on how many threads merge the group tuples.
+TEST(ClusterMatrix, LinksAreTheSameOnAnyThreadCount) {
+  for (const char* c : {"tp2pp2", "set_order"}) {
+    const auto ranks = test::load_case(c);
+    io::Diagnostics gd;
+    const CommGroups groups = build_comm_groups(ranks, {}, gd);
+    io::Diagnostics d1;
+    const auto one = merge_matrix_links(ranks, groups, d1, {}, 1);
+    ASSERT_FALSE(one.empty()) << c;
+    for (int threads : {2, 4}) {
+      io::Diagnostics dn;
+      const auto many = merge_matrix_links(ranks, groups, dn, {}, threads);
+      ASSERT_EQ(many.size(), one.size()) << c << " on " << threads << " threads";
+      auto a = one.begin();
+      for (const GlobalLink& l : many) {
+        EXPECT_EQ(l.step(), a->step());
+        EXPECT_EQ(l.op_key(), a->op_key());
+        EXPECT_EQ(l.op_name(), a->op_name());
+        EXPECT_EQ(l.src_rank, a->src_rank);
+        EXPECT_EQ(l.dst_rank, a->dst_rank);
+        EXPECT_EQ(l.size_mb, a->size_mb);
+        EXPECT_EQ(l.time_ms, a->time_ms);
+        ++a;
+      }
+      ASSERT_EQ(dn.items().size(), d1.items().size()) << c;
+      for (size_t i = 0; i < d1.items().size(); ++i)
+        EXPECT_EQ(dn.items()[i].to_string(), d1.items()[i].to_string());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cs::cluster
