@@ -198,10 +198,12 @@ bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
 
 // True (with the one stderr line) when the job's metadata or rank ids say it has ranks that
 // were not found below -d (load/job_coverage.h); never when --rank-list picked the ranks.
-bool short_of_job(const std::vector<cluster::RankEntry>& entries, const RecipeRunOptions& opts) {
-  std::vector<cluster::RankData> ranks;
-  ranks.reserve(entries.size());
-  for (const auto& e : entries) ranks.push_back(cluster::metadata_of(e));
+// The ranks' metadata is read on `threads` threads.
+bool short_of_job(const std::vector<cluster::RankEntry>& entries, const RecipeRunOptions& opts,
+                  int threads) {
+  std::vector<cluster::RankData> ranks(entries.size());
+  runtime::parallel_for(entries.size(), threads,
+                        [&](size_t i) { ranks[i] = cluster::metadata_of(entries[i]); });
   const auto coverage = cluster::job_coverage(ranks, {}, opts.rank_filter.has_value());
   if (!coverage || coverage->missing.empty()) return false;
   io::print_message(cluster::short_of_job_line(opts.input_dir, *coverage));
@@ -336,8 +338,9 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
     } else if (used < all.parts.size()) {
       code = opts.strict ? kExitFatal : kExitPartial;
     }
-    // Fewer rank directories than the job has: said and exit 3, as in cluster's normal mode.
-    if (code != kExitFatal && short_of_job(entries, opts))
+    // Fewer rank directories than the job has: said and exit 3, as in cluster's normal mode
+    // (within -m all, by the main run).
+    if (code != kExitFatal && !opts.in_temporary_dir && short_of_job(entries, opts, threads))
       code = opts.strict ? kExitFatal : kExitPartial;
     if (code != kExitFatal && !opts.quiet)
       std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",

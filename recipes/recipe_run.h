@@ -32,7 +32,8 @@ struct RecipeRunOptions {
   // runtime/cpu_cores.h threads_per_process).
   int threads = 0;
   // The output directory is itself a temporary of a larger run (cluster -m all's
-  // cluster_analysis.db): files are written in place, no ledger, no interrupt handling here.
+  // cluster_analysis.db): files are written in place, no ledger, no interrupt handling here, and
+  // no line about ranks missing from the job (the larger run says it once).
   bool in_temporary_dir = false;
   // The rank directories the root already discovered below input_dir with rank_filter (cluster
   // -m all runs two recipes on the same ranks): used instead of discovering them again.
