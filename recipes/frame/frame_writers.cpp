@@ -2,8 +2,13 @@
 
 #include <sqlite3.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "io/output_file.h"
@@ -58,6 +63,55 @@ struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close(db); }
 };
 
+// The whole of file `path` in memory SQLite may own (sqlite3_malloc64), for sqlite3_deserialize;
+// `size` 0 and nullptr for a missing or empty file. False with errno set when it cannot be read.
+bool read_image(const std::string& path, unsigned char*& data, sqlite3_int64& size) {
+  data = nullptr;
+  size = 0;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT;
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  bool ok = end >= 0 && ::lseek(fd, 0, SEEK_SET) == 0;
+  if (ok && end > 0) {
+    data = static_cast<unsigned char*>(sqlite3_malloc64(static_cast<sqlite3_uint64>(end)));
+    ok = data != nullptr;
+    if (!ok) errno = ENOMEM;
+    for (off_t got = 0; ok && got < end;) {
+      const ssize_t n = ::read(fd, data + got, static_cast<size_t>(end - got));
+      if (n <= 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = EIO;  // the file shrank under us
+        ok = false;
+      } else {
+        got += n;
+      }
+    }
+    if (ok) size = end;
+  }
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  if (!ok) sqlite3_free(data), data = nullptr;
+  return ok;
+}
+
+// Replaces file `path`'s bytes with `size` bytes at `data`. False with errno set on failure.
+bool write_image(const std::string& path, const unsigned char* data, sqlite3_int64 size) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  bool ok = true;
+  for (sqlite3_int64 put = 0; ok && put < size;) {
+    const ssize_t n = ::write(fd, data + put, static_cast<size_t>(size - put));
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) put += n;
+  }
+  const int err = errno;
+  if (::close(fd) != 0 && ok) return false;
+  errno = err;
+  return ok;
+}
+
 }  // namespace
 
 bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& diag) {
@@ -89,19 +143,38 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   const std::string shown = db_path.ends_with(tmp_suffix)
                                 ? db_path.substr(0, db_path.size() - tmp_suffix.size())
                                 : db_path;
+  // The database is built in memory (SQLite's memdb: the file's image, the existing tables
+  // first) and its image written in one piece: the same bytes as SQLite writing the file page by
+  // page, without a write per page and without the page cache spilling mid transaction.
+  unsigned char* image = nullptr;
+  sqlite3_int64 image_size = 0;
+  if (!read_image(db_path, image, image_size)) {
+    const int err = errno;
+    diag.error(
+        shown, 0,
+        std::string("cannot read the database to add table ") + table + ": " + std::strerror(err),
+        io::output_errno_hint(err));
+    return false;
+  }
   sqlite3* raw = nullptr;
-  // One thread uses the connection: no mutex around every bind and step (NOMUTEX).
-  if (sqlite3_open_v2(db_path.c_str(), &raw,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK) {
+  // One thread uses the connection: no mutex around every bind and step (NOMUTEX). A memdb name
+  // without a leading '/' is private to this connection.
+  const int open_rc = sqlite3_open_v2(
+      "file:cs-frame-writer?vfs=memdb", &raw,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<sqlite3, DbCloser> db(raw);
+  if (open_rc != SQLITE_OK ||
+      (image_size > 0 && sqlite3_deserialize(raw, "main", image, image_size, image_size,
+                                             SQLITE_DESERIALIZE_FREEONCLOSE |
+                                                 SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK)) {
+    if (open_rc != SQLITE_OK || !raw) sqlite3_free(image);  // else the connection owns it
     diag.error(shown, 0,
                std::string("cannot open the database for writing: ") +
                    (raw ? sqlite3_errmsg(raw) : "out of memory"),
-               "check the output directory's permissions");
-    if (raw) sqlite3_close(raw);
+               "check the file is a complete SQLite database, or remove it");
     return false;
   }
-  std::unique_ptr<sqlite3, DbCloser> db(raw);
+  image = nullptr;  // owned by the connection now
   auto fail = [&](const std::string& what) {
     diag.error(shown, 0, "table " + table + ": " + what + ": " + sqlite3_errmsg(db.get()),
                "check the free space and permissions of the output directory");
@@ -123,7 +196,7 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   }
   create += "\n)";
   insert += ')';
-  // The file is this run's own .tmp copy (recipes/recipe_run.h): no rollback journal on disk.
+  // The file is this run's own .tmp copy (recipes/recipe_run.h): no rollback journal.
   exec("PRAGMA journal_mode=MEMORY");
   if (!exec("BEGIN") || !exec("DROP TABLE IF EXISTS " + qname) || !exec(create))
     return fail("cannot create the table");
@@ -178,6 +251,14 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   }
   sqlite3_finalize(st);
   if (!exec("COMMIT")) return fail("cannot commit");
+  sqlite3_int64 size = 0;
+  const unsigned char* bytes = sqlite3_serialize(db.get(), "main", &size, SQLITE_SERIALIZE_NOCOPY);
+  if (!bytes || !write_image(db_path, bytes, size)) {
+    const int err = bytes ? errno : ENOMEM;
+    diag.error(shown, 0, "table " + table + ": cannot write the database: " + std::strerror(err),
+               io::output_errno_hint(err));
+    return false;
+  }
   return true;
 }
 

@@ -34,20 +34,26 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
   db::StepResult rc;
   while ((rc = st->step(diag)) == db::StepResult::kRow) {
     for (int c = 0; c < ncols; ++c) {
-      switch (sqlite3_column_type(raw, c)) {
+      // The column's value read once: its type, number or text without the per-call checks of
+      // sqlite3_column_*() (the connection has no mutex to take: NOMUTEX).
+      sqlite3_value* v = sqlite3_column_value(raw, c);
+      switch (sqlite3_value_type(v)) {
         case SQLITE_INTEGER:
-          rows.push_back(Cell::integer(sqlite3_column_int64(raw, c)));
+          rows.push_back(Cell::integer(sqlite3_value_int64(v)));
           break;
         case SQLITE_FLOAT:
-          rows.push_back(Cell::real(sqlite3_column_double(raw, c)));
+          rows.push_back(Cell::real(sqlite3_value_double(v)));
           break;
         case SQLITE_NULL:
           rows.push_back(Cell::null());
           break;
         default: {
+          const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+          const std::string_view text =
+              p ? std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v)))
+                : std::string_view();
           const std::string*& prev = last[static_cast<size_t>(c)];
-          const std::string_view v = st->text_at(c);
-          if (!prev || *prev != v) prev = caches[static_cast<size_t>(c)].intern(v);
+          if (!prev || *prev != text) prev = caches[static_cast<size_t>(c)].intern(text);
           rows.push_back(Cell::interned(prev));
         }
       }
