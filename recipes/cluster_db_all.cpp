@@ -20,6 +20,7 @@
 #include "msprof/communication_groups.h"
 #include "readers/distributed_args_json.h"
 #include "recipes/cluster_db_step_trace.h"
+#include "recipes/communication_sums_map.h"
 #include "recipes/recipe_run.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"
@@ -275,19 +276,18 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
   }
   alone.reset();
   if (mpi.any(has_comm)) {
-    for (const char* recipe : {"communication_time_sum", "communication_matrix_sum"}) {
-      RecipeRunOptions r;
-      r.recipe = recipe;
-      r.input_dir = opts.input_dir;
-      r.output_dir = tmp.string();
-      r.rank_filter = opts.rank_filter;
-      r.export_type = ExportType::kDb;
-      r.quiet = true;
-      r.threads = opts.threads;
-      r.in_temporary_dir = true;
-      r.discovered = mpi.is_root() ? &found : nullptr;
-      run_recipe(mpi, r);  // its problems are printed by it; the other tables are still written
-    }
+    RecipeRunOptions r;
+    r.input_dir = opts.input_dir;
+    r.output_dir = tmp.string();
+    r.rank_filter = opts.rank_filter;
+    r.export_type = ExportType::kDb;
+    r.quiet = true;
+    r.threads = opts.threads;
+    r.in_temporary_dir = true;
+    r.discovered = mpi.is_root() ? &found : nullptr;
+    // Each rank read once for both recipes; their problems are printed by them, recipe after
+    // recipe; the other tables are still written.
+    run_recipes_jointly(mpi, r, kCommunicationSums, map_communication_sums);
   }
   int code = kExitOk;
   alone.emplace(mpi, "db-write", "wrote cluster_analysis.db");

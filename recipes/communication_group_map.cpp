@@ -85,22 +85,19 @@ std::string double_hash_text(const std::string& s) {
   return std::to_string((h0 << 32) | h1);
 }
 
-bool map_communication_groups(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) {
-  RankDb db(paths.analysis_db, diag);
-  if (!db.ok()) return false;
+void communication_groups_from(const RankDbPaths& paths, const Frame* time_rows, FrameSet& out,
+                               io::Diagnostics& diag) {
   Frame groups;
   auto& gname = groups.add("group_name");
   auto& rank = groups.add("rank_id");
   auto& type = groups.add("type");
-  if (db.has_table("CommAnalyzerTime")) {
-    Frame rows;
-    if (!db.query("SELECT hccl_op_name, group_name FROM CommAnalyzerTime", {}, rows,
-                  "CommAnalyzerTime", diag))
-      return false;
+  if (time_rows) {
+    const FrameColumn& ops = *find_column(*time_rows, "hccl_op_name");
+    const FrameColumn& names = *find_column(*time_rows, "group_name");
     std::unordered_set<std::string> seen;
-    for (size_t r = 0; r < rows.rows(); ++r) {
-      const Cell& op = rows.columns[0].cells[r];
-      const Cell& g = rows.columns[1].cells[r];
+    for (size_t r = 0; r < time_rows->rows(); ++r) {
+      const Cell& op = ops.cells[r];
+      const Cell& g = names.cells[r];
       const std::string t =
           op.kind == Cell::Kind::kText && is_p2p_op(op.str()) ? "p2p" : "collective";
       if (!seen.insert(cell_key(g) + '\x1f' + t).second) continue;
@@ -113,6 +110,17 @@ bool map_communication_groups(const RankDbPaths& paths, FrameSet& out, io::Diagn
   if (groups.rows() > 0) read_parallel_info(paths.profiler_db, parallel, diag);
   out["comm_groups"] = std::move(groups);
   out["parallel_info"] = std::move(parallel);
+}
+
+bool map_communication_groups(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) {
+  RankDb db(paths.analysis_db, diag);
+  if (!db.ok()) return false;
+  Frame rows;
+  const bool has_time = db.has_table("CommAnalyzerTime");
+  if (has_time && !db.query("SELECT hccl_op_name, group_name FROM CommAnalyzerTime", {}, rows,
+                            "CommAnalyzerTime", diag))
+    return false;
+  communication_groups_from(paths, has_time ? &rows : nullptr, out, diag);
   return true;
 }
 

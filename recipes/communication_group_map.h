@@ -23,6 +23,10 @@ class CommunicationGroupMap : public Recipe {
 // "parallel_info": group_name, group_id, pg_name, global_ranks). Shared with
 // communication_time_sum.
 bool map_communication_groups(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag);
+// The same frames from CommAnalyzerTime's rows already read (`time_rows`, with columns
+// hccl_op_name and group_name; null when the rank has no such table).
+void communication_groups_from(const RankDbPaths& paths, const Frame* time_rows, FrameSet& out,
+                               io::Diagnostics& diag);
 // The CommunicationGroupMapping table (type, rank_set, group_name, group_id, pg_name) from the
 // ranks' frames; false when there are no groups.
 bool build_group_mapping(const std::vector<RankPartial>& parts, Frame& out);

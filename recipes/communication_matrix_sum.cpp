@@ -186,6 +186,11 @@ bool CommunicationMatrixSum::map(const RankDbPaths& paths, FrameSet& out,
                                  io::Diagnostics& diag) const {
   RankDb db(paths.analysis_db, diag);
   if (!db.ok()) return false;
+  return map_communication_matrix(db, paths, out, diag);
+}
+
+bool map_communication_matrix(RankDb& db, const RankDbPaths& paths, FrameSet& out,
+                              io::Diagnostics& diag) {
   if (!db.has_table("CommAnalyzerMatrix")) return true;
   Frame matrix;
   if (!db.query("SELECT * FROM CommAnalyzerMatrix", {}, matrix, "CommAnalyzerMatrix", diag))

@@ -9,6 +9,7 @@
 // the group id while CommAnalyzerMatrix holds group names as text, so for torch_npu data it
 // never matches; it is not read here.
 
+#include "recipes/frame/rank_db.h"
 #include "recipes/recipe.h"
 
 namespace cs::recipes {
@@ -22,6 +23,11 @@ class CommunicationMatrixSum : public Recipe {
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };
+
+// The map step on `paths.analysis_db` already open as `db` (cluster -m all reads it once for
+// both communication recipes: recipes/communication_sums_map.h).
+bool map_communication_matrix(RankDb& db, const RankDbPaths& paths, FrameSet& out,
+                              io::Diagnostics& diag);
 
 // The merged matrix from the ranks' CommAnalyzerMatrix frames (in rank order); `ranks[i]` is
 // the global rank of frames[i]. An empty frame when no link could be mapped.

@@ -34,13 +34,19 @@ const std::vector<std::string> kBandwidthColumns = {
     "transit_size", "transit_time",  "bandwidth",    "large_packet_ratio", "package_size",
     "count",        "total_duration"};
 
+// A table's rows as the recipe keeps them: with the rank id, and a "step" column when the table
+// has none.
+void with_rank_and_step(Frame& rows, int rank) {
+  const size_t n = rows.rows();
+  rows.add("rank_id").cells.assign(n, Cell::integer(rank));
+  if (!find_column(rows, "step")) rows.add("step").cells.assign(n, Cell::text("step"));
+}
+
 // Reads a whole table with the rank id (and a "step" column when the table has none).
 bool read_table(RankDb& db, const std::string& table, int rank, Frame& out, io::Diagnostics& diag) {
   if (!db.has_table(table)) return true;
   if (!db.query("SELECT * FROM " + table, {}, out, table, diag)) return false;
-  const size_t n = out.rows();
-  out.add("rank_id").cells.assign(n, Cell::integer(rank));
-  if (!find_column(out, "step")) out.add("step").cells.assign(n, Cell::text("step"));
+  with_rank_and_step(out, rank);
   return true;
 }
 
@@ -233,13 +239,13 @@ Frame communication_bandwidth_with_totals(Frame bandwidth, const Frame& mapping)
   return out;
 }
 
-bool CommunicationTimeSum::map(const RankDbPaths& paths, FrameSet& out,
-                               io::Diagnostics& diag) const {
-  if (!map_communication_groups(paths, out, diag)) return false;
-  RankDb db(paths.analysis_db, diag);
-  if (!db.ok()) return false;
-  Frame time, bandwidth;
-  if (!read_table(db, "CommAnalyzerTime", paths.rank, time, diag) ||
+namespace {
+
+// The time and bandwidth frames of a rank whose groups are in `out` already.
+bool map_time_tables(RankDb& db, const RankDbPaths& paths, Frame time, bool time_read,
+                     FrameSet& out, io::Diagnostics& diag) {
+  Frame bandwidth;
+  if ((!time_read && !read_table(db, "CommAnalyzerTime", paths.rank, time, diag)) ||
       !read_table(db, "CommAnalyzerBandwidth", paths.rank, bandwidth, diag))
     return false;
   if (time.rows() == 0 || bandwidth.rows() == 0) {
@@ -252,6 +258,40 @@ bool CommunicationTimeSum::map(const RankDbPaths& paths, FrameSet& out,
   out["time"] = std::move(time);
   out["bandwidth"] = std::move(bandwidth);
   return true;
+}
+
+// The map step as two reads of CommAnalyzerTime (its groups, then the whole table): what a rank
+// whose table cannot be read whole with both columns says.
+bool map_in_two_reads(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) {
+  if (!map_communication_groups(paths, out, diag)) return false;
+  RankDb db(paths.analysis_db, diag);
+  if (!db.ok()) return false;
+  return map_time_tables(db, paths, Frame{}, false, out, diag);
+}
+
+}  // namespace
+
+bool map_communication_time(RankDb& db, const RankDbPaths& paths, FrameSet& out,
+                            io::Diagnostics& diag) {
+  if (!db.ok()) return map_in_two_reads(paths, out, diag);
+  Frame time;
+  const bool has_time = db.has_table("CommAnalyzerTime");
+  if (has_time) {
+    io::Diagnostics unused;  // a failure is said by the two reads, as it always was
+    if (!db.query("SELECT * FROM CommAnalyzerTime", {}, time, "CommAnalyzerTime", unused) ||
+        !find_column(time, "hccl_op_name") || !find_column(time, "group_name"))
+      return map_in_two_reads(paths, out, diag);
+  }
+  communication_groups_from(paths, has_time ? &time : nullptr, out, diag);
+  if (has_time) with_rank_and_step(time, paths.rank);
+  return map_time_tables(db, paths, std::move(time), true, out, diag);
+}
+
+bool CommunicationTimeSum::map(const RankDbPaths& paths, FrameSet& out,
+                               io::Diagnostics& diag) const {
+  RankDb db(paths.analysis_db, diag);
+  if (!db.ok()) return false;
+  return map_communication_time(db, paths, out, diag);
 }
 
 bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,

@@ -7,6 +7,7 @@
 // group mapping in CommunicationTimeSum/cluster_analysis.db); db: tables
 // ClusterCommunicationTime, ClusterCommunicationBandwidth and CommunicationGroupMapping.
 
+#include "recipes/frame/rank_db.h"
 #include "recipes/recipe.h"
 
 namespace cs::recipes {
@@ -20,6 +21,11 @@ class CommunicationTimeSum : public Recipe {
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };
+
+// The map step on `paths.analysis_db` already open as `db` (cluster -m all reads it once for
+// both communication recipes: recipes/communication_sums_map.h).
+bool map_communication_time(RankDb& db, const RankDbPaths& paths, FrameSet& out,
+                            io::Diagnostics& diag);
 
 // The time table with its per-(step, rank, group) totals appended (msprof-analyze's
 // _compute_time_info); `mapping` is the CommunicationGroupMapping frame.

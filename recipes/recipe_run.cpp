@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include "io/diagnostics_print.h"
 #include "io/output_file.h"
@@ -59,37 +61,56 @@ RankDbPaths db_paths_of(const cluster::RankEntry& e) {
   return p;
 }
 
-// One rank's map result, before it is packed for the root (or handed over in place).
+// One rank's map results, one per recipe of the run, before they are packed for the root (or
+// handed over in place).
 struct Mapped {
-  RankPartial part;
-  io::Diagnostics diag;
+  std::vector<RankPartial> parts;     // parts[k]: recipes[k]'s
+  std::vector<io::Diagnostics> diag;  // what recipes[k]'s map step said
 };
 
-// Reads one rank with the recipe's map step (or says why the rank is skipped).
-void map_rank(const Recipe& recipe, const cluster::RankEntry& entry, Mapped& out) {
-  io::prefer_huge_pages();  // this thread's heap (runtime/allocator_tuning.h)
-  const RankDbPaths paths = db_paths_of(entry);
-  out.part.rank = paths.rank;
+// True (with the warning) when the rank lacks a database `recipe` needs: it is skipped.
+bool lacks_database(const Recipe& recipe, const RankDbPaths& paths, io::Diagnostics& diag) {
   const bool missing = (recipe.needs_profiler_db() && paths.profiler_db.empty()) ||
                        (recipe.needs_analysis_db() && paths.analysis_db.empty());
-  if (missing) {
-    out.diag.warn(paths.rank_dir, 0,
-                  recipe.name() + ": no " +
-                      (recipe.needs_analysis_db() && paths.analysis_db.empty()
-                           ? "ASCEND_PROFILER_OUTPUT/analysis.db"
-                           : "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_N.db"),
-                  "this rank is skipped; export the profiling data with export_type db");
-  } else {
-    out.part.used = recipe.map(paths, out.part.frames, out.diag);
+  if (missing)
+    diag.warn(paths.rank_dir, 0,
+              recipe.name() + ": no " +
+                  (recipe.needs_analysis_db() && paths.analysis_db.empty()
+                       ? "ASCEND_PROFILER_OUTPUT/analysis.db"
+                       : "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_N.db"),
+              "this rank is skipped; export the profiling data with export_type db");
+  return missing;
+}
+
+// Reads one rank with each recipe's map step (or says why a recipe skips the rank); with `joint`,
+// one read for all of them when no recipe skips it.
+void map_rank(const std::vector<const Recipe*>& recipes, const JointMap* joint,
+              const cluster::RankEntry& entry, Mapped& out) {
+  io::prefer_huge_pages();  // this thread's heap (runtime/allocator_tuning.h)
+  const RankDbPaths paths = db_paths_of(entry);
+  const size_t n = recipes.size();
+  out.parts.resize(n);
+  out.diag.resize(n);
+  std::vector<bool> skipped(n);
+  for (size_t k = 0; k < n; ++k) {
+    out.parts[k].rank = paths.rank;
+    skipped[k] = lacks_database(*recipes[k], paths, out.diag[k]);
   }
+  if (joint && std::find(skipped.begin(), skipped.end(), true) == skipped.end()) {
+    (*joint)(paths, out.parts, out.diag);
+    return;
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (!skipped[k]) out.parts[k].used = recipes[k]->map(paths, out.parts[k].frames, out.diag[k]);
 }
 
 // Reads this process's share of the ranks on `threads` threads; the results in share order.
-std::vector<Mapped> map_share(const Recipe& recipe, const std::vector<cluster::RankEntry>& entries,
+std::vector<Mapped> map_share(const std::vector<const Recipe*>& recipes, const JointMap* joint,
+                              const std::vector<cluster::RankEntry>& entries,
                               const std::vector<size_t>& mine, int threads) {
   std::vector<Mapped> out(mine.size());
   runtime::parallel_for(mine.size(), threads,
-                        [&](size_t k) { map_rank(recipe, entries[mine[k]], out[k]); });
+                        [&](size_t i) { map_rank(recipes, joint, entries[mine[i]], out[i]); });
   return out;
 }
 
@@ -98,25 +119,24 @@ struct Unpacked {
   std::vector<std::pair<int, io::Diagnostic>> messages;  // (rank, what its map step said)
 };
 
-// The share's results as the root uses them, without a pack/unpack round trip (one process, or
-// the root's own share).
-void take_share(std::vector<Mapped>&& mapped, Unpacked& out) {
+// Recipe k's results of the share as the root uses them, without a pack/unpack round trip (one
+// process, or the root's own share).
+void take_share(std::vector<Mapped>& mapped, size_t k, Unpacked& out) {
   for (auto& m : mapped) {
-    for (const auto& d : m.diag.items()) out.messages.emplace_back(m.part.rank, d);
-    out.parts.push_back(std::move(m.part));
+    for (const auto& d : m.diag[k].items()) out.messages.emplace_back(m.parts[k].rank, d);
+    out.parts.push_back(std::move(m.parts[k]));
   }
 }
 
-// The share packed into one buffer for the root.
-std::vector<char> pack_share(const std::vector<Mapped>& mapped) {
-  io::ByteWriter w;
-  w.data().reserve(4096);  // also spares GCC 12 a false -Wstringop-overflow on the first put
+// Recipe k's results of the share, packed for the root (each recipe's after the one before).
+void pack_share(const std::vector<Mapped>& mapped, size_t k, io::ByteWriter& w) {
   w.put<uint32_t>(static_cast<uint32_t>(mapped.size()));
   for (const auto& m : mapped) {
-    w.put<int32_t>(m.part.rank);
-    w.put<uint8_t>(m.part.used);
-    w.put<uint32_t>(static_cast<uint32_t>(m.diag.items().size()));
-    for (const auto& d : m.diag.items()) {
+    const RankPartial& part = m.parts[k];
+    w.put<int32_t>(part.rank);
+    w.put<uint8_t>(part.used);
+    w.put<uint32_t>(static_cast<uint32_t>(m.diag[k].items().size()));
+    for (const auto& d : m.diag[k].items()) {
       w.put<uint8_t>(d.severity == io::Severity::kError);
       w.str(d.file);
       w.put<int64_t>(d.line);
@@ -124,13 +144,12 @@ std::vector<char> pack_share(const std::vector<Mapped>& mapped) {
       w.str(d.what);
       w.str(d.hint);
     }
-    pack_frame_set(m.part.frames, w);
+    pack_frame_set(part.frames, w);
   }
-  return std::move(w.data());
 }
 
-void unpack_share(const std::vector<char>& buf, Unpacked& out) {
-  io::ByteReader r(buf);
+// One recipe's results of a share that pack_share wrote, read from `r` onwards.
+void unpack_share(io::ByteReader& r, Unpacked& out) {
   const auto n = r.get<uint32_t>();
   for (uint32_t i = 0; i < n; ++i) {
     RankPartial p;
@@ -210,20 +229,82 @@ bool short_of_job(const std::vector<cluster::RankEntry>& entries, const RecipeRu
   return true;
 }
 
-}  // namespace
-
-bool is_recipe(const std::string& name) {
-  return make_recipe(name) != nullptr;
+// Root: reduces one recipe's gathered results and writes its outputs; its exit status.
+// `threads`: the threads this process may use.
+int reduce_recipe(const Recipe& recipe, Unpacked& all,
+                  const std::vector<cluster::RankEntry>& entries, const RecipeRunOptions& opts,
+                  const std::string& cluster_output_dir, int threads) {
+  io::prefer_huge_pages();  // the heap the reduce fills, grown since the map
+  std::sort(all.parts.begin(), all.parts.end(),
+            [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
+  size_t used = 0;
+  for (const auto& p : all.parts) used += p.used;
+  // The ranks' messages in rank order, a problem many ranks share said once.
+  std::stable_sort(all.messages.begin(), all.messages.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  io::Diagnostics map_diag;
+  for (auto& [rank, d] : all.messages) map_diag.add(std::move(d));
+  io::print_diagnostics_grouped(map_diag, opts.quiet);
+  RecipeOutput out;
+  out.cluster_output_dir = cluster_output_dir;
+  out.export_type = opts.export_type;
+  io::Diagnostics diag;
+  std::error_code ec;
+  fs::create_directories(out.dir(recipe.dir_name()), ec);
+  bool wrote = false;
+  // The database is written as a .tmp copy and renamed when complete (see the header).
+  const std::string final_db = out.db_path(recipe.dir_name());
+  // (In a text export some recipes write a database too: staged the same way, and dropped
+  // when the recipe wrote nothing to it.)
+  const bool staged = !opts.in_temporary_dir;
+  if (ec) {
+    diag.error(out.dir(recipe.dir_name()), 0, "cannot create the output directory",
+               "choose another with -o");
+  } else if (used > 0) {
+    if (!opts.in_temporary_dir) io::OutputLedger::instance().extend(cluster_output_dir, diag);
+    if (!staged || stage_database(final_db, diag)) {
+      if (staged) out.db_file = io::temporary_name(final_db);
+      wrote = recipe.reduce(all.parts, out, diag);
+      std::error_code size_ec;
+      const bool unused = staged && fs::file_size(out.db_file, size_ec) == 0 && !size_ec &&
+                          !fs::exists(final_db, size_ec);
+      if (staged && unused) {
+        std::remove(out.db_file.c_str());
+      } else if (staged && wrote && !diag.has_errors()) {
+        wrote = io::publish_output(out.db_file, final_db, diag);
+      } else if (staged) {
+        std::remove(out.db_file.c_str());
+        io::OutputLedger::instance().failed(final_db);
+      }
+    }
+    if (!opts.in_temporary_dir) io::OutputLedger::instance().finish();
+  }
+  io::print_diagnostics_grouped(diag, opts.quiet);
+  int code = kExitOk;
+  if (used == 0) {
+    std::fprintf(stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
+                 opts.input_dir.c_str(), recipe.name().c_str(), recipe.missing_data_hint().c_str());
+    code = kExitFatal;
+  } else if (!wrote || diag.has_errors()) {
+    code = kExitFatal;
+  } else if (used < all.parts.size()) {
+    code = opts.strict ? kExitFatal : kExitPartial;
+  }
+  // Fewer rank directories than the job has: said and exit 3, as in cluster's normal mode
+  // (within -m all, by the main run).
+  if (code != kExitFatal && !opts.in_temporary_dir && short_of_job(entries, opts, threads))
+    code = opts.strict ? kExitFatal : kExitPartial;
+  if (code != kExitFatal && !opts.quiet)
+    std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",
+                recipe.name().c_str(), used, all.parts.size(), out.dir(recipe.dir_name()).c_str());
+  return code;
 }
 
-int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
-  const auto recipe = make_recipe(opts.recipe);
-  if (!recipe) {
-    if (mpi.is_root())
-      std::fprintf(stderr, "clusterscope: cluster: unknown recipe '%s' \u2014 use one of: %s\n",
-                   opts.recipe.c_str(), names_list().c_str());
-    return kExitUsage;
-  }
+// Runs `recipes` on the same ranks: discovered and broadcast once, each rank read once (by
+// `joint` when given, else by each recipe's map step), one gather, then each recipe's reduce in
+// order; each recipe's exit status.
+std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOptions& opts,
+                             const std::vector<const Recipe*>& recipes, const JointMap* joint) {
   const std::string cluster_output_dir =
       (fs::path(opts.output_dir) / "cluster_analysis_output").string();
   if (!opts.in_temporary_dir) {
@@ -258,8 +339,10 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
   alone.reset();
   const bool is_fatal = mpi.any(!fatal.empty());
   if (is_fatal) {
-    if (mpi.is_root()) io::print_message(fatal);
-    return kExitFatal;
+    // Said once per recipe, as when each runs on its own.
+    if (mpi.is_root())
+      for (size_t k = 0; k < recipes.size(); ++k) io::print_message(fatal);
+    return std::vector<int>(recipes.size(), kExitFatal);
   }
   mpi.broadcast(buf);
   if (!mpi.is_root()) entries = cluster::unpack_rank_entries(buf);
@@ -268,87 +351,64 @@ int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
   const auto shares = cluster::partition_by_bytes(entries, mpi.size());
   const int threads = cluster::threads_per_process(opts.threads, mpi.local_size());
   std::vector<Mapped> mapped =
-      map_share(*recipe, entries, shares[static_cast<size_t>(mpi.rank())], threads);
-  int code = kExitOk;
-  Unpacked all;
-  // The root keeps its own share as it is; the others pack theirs for it.
+      map_share(recipes, joint, entries, shares[static_cast<size_t>(mpi.rank())], threads);
+  std::vector<Unpacked> all(recipes.size());
+  // The root keeps its own share as it is; the others pack theirs for it, recipe after recipe.
   std::vector<char> mine;
-  if (mpi.is_root())
-    take_share(std::move(mapped), all);
-  else
-    mine = pack_share(mapped);
-  mapped.clear();
-  mpi.gather_to_root_each(mine, [&](int, std::vector<char>&& b) { unpack_share(b, all); });
-  // The root reduces and writes alone; the others wait for it, watched.
-  alone.emplace(mpi, "reduce", "reduced the ranks and wrote the results");
   if (mpi.is_root()) {
-    io::prefer_huge_pages();  // the heap the reduce fills, grown since the map
-    std::sort(all.parts.begin(), all.parts.end(),
-              [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
-    size_t used = 0;
-    for (const auto& p : all.parts) used += p.used;
-    // The ranks' messages in rank order, a problem many ranks share said once.
-    std::stable_sort(all.messages.begin(), all.messages.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    io::Diagnostics map_diag;
-    for (auto& [rank, d] : all.messages) map_diag.add(std::move(d));
-    io::print_diagnostics_grouped(map_diag, opts.quiet);
-    RecipeOutput out;
-    out.cluster_output_dir = cluster_output_dir;
-    out.export_type = opts.export_type;
-    io::Diagnostics diag;
-    std::error_code ec;
-    fs::create_directories(out.dir(recipe->dir_name()), ec);
-    bool wrote = false;
-    // The database is written as a .tmp copy and renamed when complete (see the header).
-    const std::string final_db = out.db_path(recipe->dir_name());
-    // (In a text export some recipes write a database too: staged the same way, and dropped
-    // when the recipe wrote nothing to it.)
-    const bool staged = !opts.in_temporary_dir;
-    if (ec) {
-      diag.error(out.dir(recipe->dir_name()), 0, "cannot create the output directory",
-                 "choose another with -o");
-    } else if (used > 0) {
-      if (!opts.in_temporary_dir) io::OutputLedger::instance().extend(cluster_output_dir, diag);
-      if (!staged || stage_database(final_db, diag)) {
-        if (staged) out.db_file = io::temporary_name(final_db);
-        wrote = recipe->reduce(all.parts, out, diag);
-        std::error_code size_ec;
-        const bool unused = staged && fs::file_size(out.db_file, size_ec) == 0 && !size_ec &&
-                            !fs::exists(final_db, size_ec);
-        if (staged && unused) {
-          std::remove(out.db_file.c_str());
-        } else if (staged && wrote && !diag.has_errors()) {
-          wrote = io::publish_output(out.db_file, final_db, diag);
-        } else if (staged) {
-          std::remove(out.db_file.c_str());
-          io::OutputLedger::instance().failed(final_db);
-        }
-      }
-      if (!opts.in_temporary_dir) io::OutputLedger::instance().finish();
-    }
-    io::print_diagnostics_grouped(diag, opts.quiet);
-    if (used == 0) {
-      std::fprintf(
-          stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
-          opts.input_dir.c_str(), recipe->name().c_str(), recipe->missing_data_hint().c_str());
-      code = kExitFatal;
-    } else if (!wrote || diag.has_errors()) {
-      code = kExitFatal;
-    } else if (used < all.parts.size()) {
-      code = opts.strict ? kExitFatal : kExitPartial;
-    }
-    // Fewer rank directories than the job has: said and exit 3, as in cluster's normal mode
-    // (within -m all, by the main run).
-    if (code != kExitFatal && !opts.in_temporary_dir && short_of_job(entries, opts, threads))
-      code = opts.strict ? kExitFatal : kExitPartial;
-    if (code != kExitFatal && !opts.quiet)
-      std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",
-                  recipe->name().c_str(), used, all.parts.size(),
-                  out.dir(recipe->dir_name()).c_str());
+    for (size_t k = 0; k < recipes.size(); ++k) take_share(mapped, k, all[k]);
+  } else {
+    io::ByteWriter w;
+    w.data().reserve(4096);  // also spares GCC 12 a false -Wstringop-overflow on the first put
+    for (size_t k = 0; k < recipes.size(); ++k) pack_share(mapped, k, w);
+    mine = std::move(w.data());
   }
-  alone.reset();
-  return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : kExitOk));
+  mapped.clear();
+  mpi.gather_to_root_each(mine, [&](int, std::vector<char>&& b) {
+    io::ByteReader r(b);
+    for (auto& a : all) unpack_share(r, a);
+  });
+  // 3. The root reduces and writes alone, recipe after recipe; the others wait for it, watched.
+  std::vector<int> codes;
+  for (size_t k = 0; k < recipes.size(); ++k) {
+    int code = kExitOk;
+    alone.emplace(mpi, "reduce", "reduced the ranks and wrote the results");
+    if (mpi.is_root())
+      code = reduce_recipe(*recipes[k], all[k], entries, opts, cluster_output_dir, threads);
+    all[k] = Unpacked{};  // freed before the next recipe's reduce
+    alone.reset();
+    codes.push_back(static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : kExitOk)));
+  }
+  return codes;
+}
+
+}  // namespace
+
+bool is_recipe(const std::string& name) {
+  return make_recipe(name) != nullptr;
+}
+
+int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
+  const auto recipe = make_recipe(opts.recipe);
+  if (!recipe) {
+    if (mpi.is_root())
+      std::fprintf(stderr, "clusterscope: cluster: unknown recipe '%s' \u2014 use one of: %s\n",
+                   opts.recipe.c_str(), names_list().c_str());
+    return kExitUsage;
+  }
+  return run_recipes(mpi, opts, {recipe.get()}, nullptr).front();
+}
+
+std::vector<int> run_recipes_jointly(const cluster::MpiSession& mpi, const RecipeRunOptions& opts,
+                                     const std::vector<std::string>& names, const JointMap& map) {
+  std::vector<std::unique_ptr<Recipe>> owned;
+  std::vector<const Recipe*> recipes;
+  for (const auto& name : names) {
+    owned.push_back(make_recipe(name));
+    if (!owned.back()) throw std::invalid_argument("run_recipes_jointly: no recipe " + name);
+    recipes.push_back(owned.back().get());
+  }
+  return run_recipes(mpi, opts, recipes, &map);
 }
 
 std::string RecipeOutput::dir(const std::string& recipe_dir_name) const {

@@ -5,9 +5,12 @@
 // as it is, not packed), which reduces them in rank order and writes msprof-analyze's outputs. The
 // outputs are the same for any number of processes and threads.
 
+#include <functional>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "load/discovery.h"
 #include "mpi/mpi_comm.h"
@@ -50,5 +53,20 @@ bool is_recipe(const std::string& name);
 // cluster_analysis.db.tmp (empty when there is none), the tables written there, and renamed
 // over the old one when complete. SIGINT/SIGTERM: the .tmp removed, one line, exit 130/143.
 int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts);
+
+// One rank read once for several recipes (cluster -m all's two communication recipes:
+// recipes/communication_sums_map.h): parts[k] and diag[k] get what recipes[k]'s own map step
+// would give for this rank (parts[k].rank is set; `used`, the frames and the messages are the
+// map's). Called only when no recipe skips the rank for a missing database.
+using JointMap = std::function<void(const RankDbPaths& paths, std::span<RankPartial> parts,
+                                    std::span<io::Diagnostics> diag)>;
+
+// Collective. run_recipe for each of `recipes` in turn (opts.recipe is not used), with the same
+// outputs, messages and exit statuses, but the ranks are discovered once, each rank is read once
+// by `map` and the results go to the root in one gather; then the root reduces each recipe in
+// order. Returns each recipe's exit status, on every process. Throws std::invalid_argument for a
+// name that is not a recipe.
+std::vector<int> run_recipes_jointly(const cluster::MpiSession& mpi, const RecipeRunOptions& opts,
+                                     const std::vector<std::string>& recipes, const JointMap& map);
 
 }  // namespace cs::recipes
