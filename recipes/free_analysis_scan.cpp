@@ -12,8 +12,8 @@ namespace cs::recipes {
 
 namespace {
 
-// Column c of the current row as a RawValue.
-RawValue raw(const TableScan& s, int c) {
+// Column c of the current row as a RawValue; a text is kept in `texts`.
+RawValue raw(const TableScan& s, int c, std::deque<std::string>& texts) {
   RawValue v;
   switch (s.type(c)) {
     case SQLITE_INTEGER:
@@ -28,7 +28,7 @@ RawValue raw(const TableScan& s, int c) {
       break;
     default:
       v.kind = Cell::Kind::kText;
-      v.text = s.text(c);
+      v.text = &texts.emplace_back(s.text(c));
   }
   return v;
 }
@@ -123,8 +123,13 @@ RawValue RawValue::of(const Cell& c) {
   v.kind = c.kind;
   v.int_value = c.i();
   v.real_value = c.num();
-  v.text = c.str();
+  v.text = c.text_ptr();
   return v;
+}
+
+const std::string& RawValue::str() const {
+  static const std::string empty;
+  return kind == Cell::Kind::kText && text ? *text : empty;
 }
 
 bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out) {
@@ -167,6 +172,7 @@ bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out) {
         return a.rowid < b.rowid;
       });
   }
+  std::deque<std::string> texts;  // the PyTorch times' texts, moved to `out`
   std::unordered_map<int64_t, std::pair<RawValue, RawValue>> pytorch;
   {
     TableScan s(db, "SELECT connectionId, startNs, endNs FROM PYTORCH_API");
@@ -174,12 +180,13 @@ bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out) {
     while ((rc = s.next()) == 1) {
       if (!int_or_null(s.type(0))) return false;
       if (is_int(s.type(0)) &&
-          !pytorch.emplace(s.integer(0), std::make_pair(raw(s, 1), raw(s, 2))).second)
+          !pytorch.emplace(s.integer(0), std::make_pair(raw(s, 1, texts), raw(s, 2, texts))).second)
         return false;  // a repeated connectionId: SQLite's order among the matches is its own
     }
     if (rc != 0) return false;
   }
   out = LinkRows{};
+  out.texts = std::move(texts);
   auto& type = out.cells.add("task_type");
   auto& ts = out.cells.add("task_ts");
   auto& te = out.cells.add("task_end");

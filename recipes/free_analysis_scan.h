@@ -7,6 +7,7 @@
 // ("free_analysis: the scans").
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -34,26 +35,32 @@ bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out);
 
 // A value as SQLite stored it, outside a frame: PYTORCH_API's times are text, a distinct string
 // on every row, which as frame cells would be interned for the rest of the run. Read like a Cell.
+// 32 trivially copyable bytes: a text is a pointer to a string kept by the LinkRows the value
+// belongs to (or to an interned cell text), so a value is copied to each row without its text.
 struct RawValue {
   Cell::Kind kind = Cell::Kind::kNull;
   int64_t int_value = 0;
   double real_value = 0.0;
-  std::string text;
+  const std::string* text = nullptr;  // kText: the value's text
+  // The value of cell `c` (a text cell's text is the run's interned copy: no storage needed).
   static RawValue of(const Cell& c);
   int64_t i() const { return kind == Cell::Kind::kInt ? int_value : 0; }
   double num() const {
     return kind == Cell::Kind::kInt ? static_cast<double>(int_value)
                                     : (kind == Cell::Kind::kReal ? real_value : 0.0);
   }
-  const std::string& str() const { return text; }
+  // The text of a text value; empty for the others.
+  const std::string& str() const;
   bool is_null() const { return kind == Cell::Kind::kNull; }
 };
 
 // The link query's rows: task_type, task_ts, task_end, cann_ts, cann_end as frame cells, and the
-// PyTorch launch's start and end as raw values, row for row.
+// PyTorch launch's start and end as raw values, row for row (their texts in `texts`, whose
+// elements never move: moving a LinkRows keeps the values valid).
 struct LinkRows {
   Frame cells;
   std::vector<RawValue> pytorch_ts, pytorch_end;
+  std::deque<std::string> texts;
 };
 
 // The link query's rows (values typed as SQLite stored them) in the query's order, built from
