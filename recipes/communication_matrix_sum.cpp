@@ -115,16 +115,17 @@ Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
   auto& time = out.add("transit_time");
   auto& bw = out.add("bandwidth");
   bw.force_object = true;
-  const auto links = group_rows(
+  const GroupedRows links = group_rows_flat(
       all, {"rank_set", "step", "hccl_op_name", "group_name", "src_rank", "dst_rank"}, false);
   // Room for every link and the "Total Op Info" rows at most one per "-total" link, so the
   // columns are allocated once.
   size_t total_links = 0;
   if (op_in)
-    for (const auto& rows : links)
-      total_links += (*op_in)[rows.front()].str().find("total") != std::string::npos;
+    for (size_t g = 0; g < links.size(); ++g)
+      total_links += (*op_in)[links[g].front()].str().find("total") != std::string::npos;
   for (auto& c : out.columns) c.cells.reserve(links.size() + total_links);
-  for (const auto& rows : links) {
+  for (size_t g = 0; g < links.size(); ++g) {
+    const std::span<const size_t> rows = links[g];
     const size_t r0 = rows.front();
     auto it = rank_map.find(at(group_in, r0));
     if (it == rank_map.end()) continue;
@@ -163,8 +164,10 @@ Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
   const FrameColumn& t_opname = *find_column(totals_src, "op_name");
   const FrameColumn& t_size = *find_column(totals_src, "transit_size");
   const FrameColumn& t_time = *find_column(totals_src, "transit_time");
-  for (const auto& rows :
-       group_rows(totals_src, {"group_name", "step", "src_rank", "dst_rank"}, false)) {
+  const GroupedRows totals =
+      group_rows_flat(totals_src, {"group_name", "step", "src_rank", "dst_rank"}, false);
+  for (size_t g = 0; g < totals.size(); ++g) {
+    const std::span<const size_t> rows = totals[g];
     const size_t r0 = rows.front();
     step.push_back(totals_src.columns[0].cells[r0]);
     op.push_back(total_op);

@@ -188,11 +188,10 @@ uint64_t mix(uint64_t h) {
 
 }  // namespace
 
-std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<std::string>& keys,
-                                            bool sort) {
+GroupedRows group_rows_flat(const Frame& f, const std::vector<std::string>& keys, bool sort) {
   std::vector<const FrameColumn*> cols;
   for (const auto& k : keys) cols.push_back(find_column(f, k));
-  std::vector<std::vector<size_t>> groups;
+  GroupedRows groups;
   // A missing key column is all NULL: every row is left out.
   if (std::find(cols.begin(), cols.end(), nullptr) != cols.end()) return groups;
   const size_t n = f.rows();
@@ -251,27 +250,42 @@ std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<st
     row_group[r] = g;
     ++sizes[g];
   }
-  groups.resize(first_row.size());
-  for (size_t g = 0; g < groups.size(); ++g) groups[g].reserve(sizes[g]);
+  // The groups in their output order (first appearance, or sorted by their keys), then each
+  // group's rows in row order placed by a counting pass.
+  std::vector<uint32_t> order(first_row.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (sort)
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      for (const FrameColumn* c : cols) {
+        const int x = compare_cells(c->cells[first_row[a]], c->cells[first_row[b]]);
+        if (x != 0) return x < 0;
+      }
+      return false;
+    });
+  std::vector<size_t> next(order.size());  // the next free place of each group's rows
+  groups.starts.resize(order.size() + 1);
+  size_t at = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    groups.starts[k] = at;
+    next[order[k]] = at;
+    at += sizes[order[k]];
+  }
+  groups.starts[order.size()] = at;
+  groups.rows.resize(at);
   for (size_t r = 0; r < n; ++r)
-    if (row_group[r] != kNone) groups[row_group[r]].push_back(r);
-  if (!sort) return groups;
-  std::vector<size_t> order(groups.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    for (const FrameColumn* c : cols) {
-      const int x = compare_cells(c->cells[first_row[a]], c->cells[first_row[b]]);
-      if (x != 0) return x < 0;
-    }
-    return false;
-  });
-  std::vector<std::vector<size_t>> sorted;
-  sorted.reserve(groups.size());
-  for (size_t i : order) sorted.push_back(std::move(groups[i]));
-  return sorted;
+    if (row_group[r] != kNone) groups.rows[next[row_group[r]]++] = r;
+  return groups;
 }
 
-Cell group_sum(const FrameColumn& c, Dtype t, const std::vector<size_t>& rows) {
+std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<std::string>& keys,
+                                            bool sort) {
+  const GroupedRows flat = group_rows_flat(f, keys, sort);
+  std::vector<std::vector<size_t>> groups(flat.size());
+  for (size_t g = 0; g < groups.size(); ++g) groups[g].assign(flat[g].begin(), flat[g].end());
+  return groups;
+}
+
+Cell group_sum(const FrameColumn& c, Dtype t, std::span<const size_t> rows) {
   if (t == Dtype::kInt64) {
     int64_t s = 0;
     for (size_t r : rows) s += c.cells[r].i();
@@ -284,7 +298,7 @@ Cell group_sum(const FrameColumn& c, Dtype t, const std::vector<size_t>& rows) {
   return Cell::real(kahan_sum(v));
 }
 
-Cell group_first(const FrameColumn& c, const std::vector<size_t>& rows) {
+Cell group_first(const FrameColumn& c, std::span<const size_t> rows) {
   for (size_t r : rows)
     if (!c.cells[r].is_null()) return c.cells[r];
   return Cell::null();

@@ -2,6 +2,7 @@
 // The few DataFrame operations the recipes need, with pandas' semantics: column lookup,
 // concatenation aligned by column name, keys for grouping and ordering like groupby's sort.
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,11 +35,23 @@ int compare_cells(const Cell& a, const Cell& b);
 // (sort=true) or in order of first appearance; rows with a NULL key are left out.
 std::vector<std::vector<size_t>> group_rows(const Frame& f, const std::vector<std::string>& keys,
                                             bool sort);
+// group_rows' groups in two flat arrays (no allocation per group): group g's row indices are
+// rows[starts[g] .. starts[g + 1]).
+struct GroupedRows {
+  std::vector<size_t> rows;
+  std::vector<size_t> starts;  // size() + 1 entries
+  size_t size() const { return starts.empty() ? 0 : starts.size() - 1; }
+  std::span<const size_t> operator[](size_t g) const {
+    return {rows.data() + starts[g], starts[g + 1] - starts[g]};
+  }
+};
+// group_rows() as GroupedRows: the same groups in the same order.
+GroupedRows group_rows_flat(const Frame& f, const std::vector<std::string>& keys, bool sort);
 // groupby(...).agg("sum") of a column (of dtype `t`, c.dtype()) over `rows`: an int for int64, else
 // the Kahan-compensated float sum.
-Cell group_sum(const FrameColumn& c, Dtype t, const std::vector<size_t>& rows);
+Cell group_sum(const FrameColumn& c, Dtype t, std::span<const size_t> rows);
 // groupby(...).agg("first"): the first non-NULL cell (NULL when none).
-Cell group_first(const FrameColumn& c, const std::vector<size_t>& rows);
+Cell group_first(const FrameColumn& c, std::span<const size_t> rows);
 
 // A cell as a hashable/comparable text key ("i:12", "r:0.5", "t:abc", "n").
 std::string cell_key(const Cell& c);

@@ -88,6 +88,30 @@ TEST(GroupRows, ManyGroupsKeepFirstSeenOrderAcrossTableGrowth) {
   EXPECT_EQ(group_rows(f, {"a", "b"}, true).size(), keys);
 }
 
+TEST(GroupRows, FlatGroupsAreTheSameGroupsInTheSameOrder) {
+  // Keys with NULLs (left out), integral floats joining ints and texts, sorted or not: the flat
+  // form's groups are group_rows' groups, and a missing key column gives no group in both.
+  Frame f;
+  auto& a = f.add("a");
+  auto& b = f.add("b");
+  for (size_t r = 0; r < 500; ++r) {
+    const size_t k = (r * 31) % 53;
+    a.push_back(k % 11 == 0 ? Cell::null()
+                            : (k % 2 ? Cell::integer(static_cast<int64_t>(k % 7))
+                                     : Cell::real(static_cast<double>(k % 7))));
+    b.push_back(Cell::text("op_" + std::to_string(k % 5)));
+  }
+  for (const bool sort : {false, true}) {
+    const auto nested = group_rows(f, {"a", "b"}, sort);
+    const GroupedRows flat = group_rows_flat(f, {"a", "b"}, sort);
+    ASSERT_EQ(flat.size(), nested.size());
+    ASSERT_GT(flat.size(), 10u);
+    for (size_t g = 0; g < flat.size(); ++g)
+      EXPECT_EQ(std::vector<size_t>(flat[g].begin(), flat[g].end()), nested[g]) << g;
+  }
+  EXPECT_EQ(group_rows_flat(f, {"a", "missing"}, true).size(), 0u);
+}
+
 TEST(ConcatFrames, ByMoveEqualsByCopy) {
   std::vector<Frame> frames(2);
   frames[0].add("a").push_back(Cell::integer(1));
