@@ -3,7 +3,6 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <exception>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -19,9 +18,7 @@
 #include "recipes/cluster_db_all.h"
 #include "recipes/recipe_registry.h"
 #include "recipes/recipe_run.h"
-#include "runtime/allocator_tuning.h"
 #include "runtime/enum_names.h"
-#include "runtime/task_runner.h"
 
 namespace po = boost::program_options;
 
@@ -187,38 +184,11 @@ int run_cluster(int argc, char** argv) {
       (exporting == recipes::ExportType::kDb || recipes::job_has_db_export(mpi, db));
   opts.msprof_text = !write_db;
   std::optional<cluster::BuiltStepTrace> step_trace;
-  // What the database needs of the ranks beyond the main run's results: with one process it runs
-  // beside the main run (recipes/cluster_db_all.h), the main run on another thread.
-  std::optional<recipes::ClusterDbWriter> db_writer;
-  if (write_db) db_writer.emplace(mpi, db);
-  int code = kExitOk;
-  if (db_writer && db_writer->can_run_ahead()) {
-    // While both run, memory either frees stays for the other to reuse: given back once when
-    // the main run is done (runtime/allocator_tuning.h); the database part's reduces, which
-    // hold the most memory, wait for that.
-    std::optional<io::FreedMemoryHold> hold(std::in_place);
-    runtime::TaskGroup main_run;
-    main_run.run([&] { code = cluster::run_cluster(mpi, opts, &step_trace); });
-    bool joined = false;
-    std::exception_ptr main_error;  // rethrown here, not as the database part's
-    db_writer->run_ahead([&] {
-      try {
-        main_run.wait();
-      } catch (...) {
-        main_error = std::current_exception();
-      }
-      joined = true;
-      hold.reset();
-    });
-    if (!joined) main_run.wait();
-    if (main_error) std::rethrow_exception(main_error);
-  } else {
-    code = cluster::run_cluster(mpi, opts, write_db ? &step_trace : nullptr);
+  int code = cluster::run_cluster(mpi, opts, write_db ? &step_trace : nullptr);
+  if (write_db && code != kExitFatal) {
+    db.step_trace = step_trace ? &*step_trace : nullptr;
+    if (recipes::write_cluster_analysis_db(mpi, db) != kExitOk) code = kExitFatal;
   }
-  if (write_db && code != kExitFatal &&
-      db_writer->finish(step_trace ? &*step_trace : nullptr) != kExitOk)
-    code = kExitFatal;
-  db_writer.reset();                      // after a failed main run: what ran ahead is removed
   io::OutputLedger::instance().finish();  // the list of this run's outputs, sorted
   return code;
 }

@@ -9,37 +9,11 @@
 
 namespace cs::io {
 
-namespace {
-thread_local std::string* t_capture = nullptr;  // this thread's MessageCapture, if any
-}  // namespace
-
-MessageCapture::MessageCapture() {
-  t_capture = &kept_;
-}
-
-MessageCapture::~MessageCapture() {
-  t_capture = nullptr;
-}
-
-std::string MessageCapture::take() {
-  std::string out;
-  out.swap(kept_);
-  return out;
-}
-
-void print_captured(const std::string& lines) {
-  std::fwrite(lines.data(), 1, lines.size(), stderr);
-}
-
 void print_message(const std::string& line) {
   // Input-derived text (names, quoted values) can neither drive the terminal nor forge a line.
   std::string out = "clusterscope: ";
   append_escaped_text(out, line);
   out += '\n';
-  if (t_capture) {
-    *t_capture += out;
-    return;
-  }
   std::fwrite(out.data(), 1, out.size(), stderr);
 }
 

@@ -23,24 +23,4 @@ void print_diagnostics(const Diagnostics& diag, bool quiet = false);
 // with at most 3 further file names listed.
 void print_diagnostics_grouped(const Diagnostics& diag, bool quiet = false);
 
-// While one lives on a thread, what print_message (and the two above) would print from that
-// thread is kept instead, in order; take() hands it over, to be printed later with
-// print_captured (work done ahead of its turn says its messages in their usual place: cluster
-// -m all's cluster_analysis.db part beside the main run). Captures do not nest.
-class MessageCapture {
- public:
-  MessageCapture();
-  ~MessageCapture();
-  MessageCapture(const MessageCapture&) = delete;
-  MessageCapture& operator=(const MessageCapture&) = delete;
-  // The lines kept so far, each "clusterscope: ...\n"; the capture goes on empty.
-  std::string take();
-
- private:
-  std::string kept_;
-};
-
-// Writes lines a MessageCapture kept to stderr as they were.
-void print_captured(const std::string& lines);
-
 }  // namespace cs::io

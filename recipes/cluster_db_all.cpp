@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
-#include <memory>
 #include <optional>
 #include <vector>
 
@@ -140,16 +138,11 @@ RankHost read_rank_host(const cluster::RankEntry& e) {
   return h;
 }
 
-// Each rank's HOST_INFO row and RANK_DEVICE_MAP, read on `threads` threads.
-std::vector<RankHost> read_rank_hosts(const std::vector<cluster::RankEntry>& ranks, int threads) {
+// HostInfo and RankDeviceMap; the ranks' databases are read on `threads` threads.
+bool write_host_tables(Writer& w, const std::vector<cluster::RankEntry>& ranks, int threads) {
   std::vector<RankHost> read(ranks.size());
   runtime::parallel_for(ranks.size(), std::max(threads, 1),
                         [&](size_t i) { read[i] = read_rank_host(ranks[i]); });
-  return read;
-}
-
-// HostInfo and RankDeviceMap from the ranks' rows.
-bool write_host_tables(Writer& w, const std::vector<RankHost>& read) {
   std::vector<std::pair<std::string, std::string>> hosts;  // first-seen order, unique uid
   struct Row {
     int64_t rank, device;
@@ -266,113 +259,39 @@ bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& o
   return mpi.any(any);
 }
 
-namespace {
-
-fs::path output_dir_of(const ClusterDbOptions& opts) {
-  return fs::path(opts.output_dir) / "cluster_analysis_output";
-}
-
-fs::path temporary_dir_of(const ClusterDbOptions& opts) {
-  return output_dir_of(opts) / ".cluster_analysis_db.tmp";
-}
-
-}  // namespace
-
-// What cluster_analysis.db needs that the main run does not give: the rank directories with a DB
-// export, the two communication recipes' tables (in the .tmp database), the ranks' host rows, and
-// what was said meanwhile when that ran ahead of the main run.
-struct ClusterDbWriter::Prework {
-  std::vector<cluster::RankEntry> ranks;
-  std::vector<RankHost> hosts;
-  std::string messages;
-  std::exception_ptr error;
-};
-
-ClusterDbWriter::ClusterDbWriter(const cluster::MpiSession& mpi, ClusterDbOptions opts)
-    : mpi_(mpi), opts_(std::move(opts)), pre_(std::make_unique<Prework>()) {}
-
-ClusterDbWriter::~ClusterDbWriter() {
-  if (finished_ || !ran_ahead_) return;
-  // The main run failed: no database, as if the first part never ran (its messages dropped).
-  std::error_code ec;
-  fs::remove_all(temporary_dir_of(opts_), ec);
-  if (!out_dir_existed_ && fs::is_empty(output_dir_of(opts_), ec) && !ec)
-    fs::remove(output_dir_of(opts_), ec);
-}
-
-bool ClusterDbWriter::can_run_ahead() const {
-  // With more processes the recipes exchange their results: in turn. With one and no launcher
-  // nothing calls MPI (under mpirun the main run would call it from a thread other than the one
-  // that started it).
-  return mpi_.size() == 1 && !mpi_.uses_mpi();
-}
-
-void ClusterDbWriter::run_ahead(const std::function<void()>& before_reduce) {
-  std::error_code ec;
-  out_dir_existed_ = fs::exists(output_dir_of(opts_), ec);
-  ran_ahead_ = true;
-  io::MessageCapture capture;  // said by finish(), where the serial run says it
-  bool waited = false;
-  try {
-    prepare([&] {
-      waited = true;
-      before_reduce();
-    });
-  } catch (...) {
-    pre_->error = std::current_exception();
-  }
-  pre_->messages = capture.take();
-  if (!waited) before_reduce();
-}
-
-void ClusterDbWriter::prepare(const std::function<void()>& before_reduce) {
-  const fs::path tmp = temporary_dir_of(opts_);
+int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOptions& opts) {
+  const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
+  const fs::path tmp = out_dir / ".cluster_analysis_db.tmp";
   cluster::DiscoveryResult found;  // the root's, handed to the recipes too
+  std::vector<cluster::RankEntry> ranks;
   bool has_comm = false;
   std::optional<cluster::MpiSession::RootAlone> alone;  // the root works alone, watched
-  alone.emplace(mpi_, "db-discover", "looked for the ranks' databases");
-  if (mpi_.is_root()) {
+  alone.emplace(mpi, "db-discover", "looked for the ranks' databases");
+  if (mpi.is_root()) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
-    found = discover(opts_);
-    pre_->ranks = db_ranks(found);
-    has_comm = any_communication_table(pre_->ranks);
+    found = discover(opts);
+    ranks = db_ranks(found);
+    has_comm = any_communication_table(ranks);
   }
   alone.reset();
-  if (mpi_.any(has_comm)) {
+  if (mpi.any(has_comm)) {
     RecipeRunOptions r;
-    r.input_dir = opts_.input_dir;
+    r.input_dir = opts.input_dir;
     r.output_dir = tmp.string();
-    r.rank_filter = opts_.rank_filter;
+    r.rank_filter = opts.rank_filter;
     r.export_type = ExportType::kDb;
     r.quiet = true;
-    r.threads = opts_.threads;
+    r.threads = opts.threads;
     r.in_temporary_dir = true;
-    r.discovered = mpi_.is_root() ? &found : nullptr;
-    r.before_reduce = before_reduce;
+    r.discovered = mpi.is_root() ? &found : nullptr;
     // Each rank read once for both recipes; their problems are printed by them, recipe after
     // recipe; the other tables are still written.
-    run_recipes_jointly(mpi_, r, kCommunicationSums, map_communication_sums);
+    run_recipes_jointly(mpi, r, kCommunicationSums, map_communication_sums);
   }
-  if (mpi_.is_root())
-    pre_->hosts = read_rank_hosts(pre_->ranks, cluster::threads_per_process(opts_.threads, 1));
-}
-
-int ClusterDbWriter::finish(const cluster::BuiltStepTrace* step_trace) {
-  finished_ = true;
-  if (ran_ahead_) {
-    io::print_captured(pre_->messages);
-    if (pre_->error) std::rethrow_exception(pre_->error);
-  } else {
-    prepare(nullptr);
-  }
-  const fs::path out_dir = output_dir_of(opts_);
-  const fs::path tmp = temporary_dir_of(opts_);
-  const std::vector<cluster::RankEntry>& ranks = pre_->ranks;
   int code = kExitOk;
-  std::optional<cluster::MpiSession::RootAlone> alone;
-  alone.emplace(mpi_, "db-write", "wrote cluster_analysis.db");
-  if (mpi_.is_root()) {
+  alone.emplace(mpi, "db-write", "wrote cluster_analysis.db");
+  if (mpi.is_root()) {
     std::error_code ec;
     const fs::path tmp_db = tmp / "cluster_analysis_output" / kDbName;
     fs::create_directories(tmp_db.parent_path(), ec);
@@ -385,10 +304,11 @@ int ClusterDbWriter::finish(const cluster::BuiltStepTrace* step_trace) {
       Writer w(db);
       io::Diagnostics step_diag;
       const cluster::ClusterStepTrace trace = cluster_db_step_trace(
-          ranks, step_trace, cluster::threads_per_process(opts_.threads, 1), step_diag);
-      io::print_diagnostics_grouped(step_diag, opts_.quiet);
-      ok = w.exec("BEGIN") && write_host_tables(w, pre_->hosts) && write_base_info(w, ranks) &&
-           write_step_trace(w, trace) && w.exec("COMMIT");
+          ranks, opts.step_trace, cluster::threads_per_process(opts.threads, 1), step_diag);
+      io::print_diagnostics_grouped(step_diag, opts.quiet);
+      ok = w.exec("BEGIN") &&
+           write_host_tables(w, ranks, cluster::threads_per_process(opts.threads, 1)) &&
+           write_base_info(w, ranks) && write_step_trace(w, trace) && w.exec("COMMIT");
     }
     if (db) sqlite3_close(db);
     if (ok) {
@@ -402,18 +322,13 @@ int ClusterDbWriter::finish(const cluster::BuiltStepTrace* step_trace) {
                    "writable and has space\n",
                    (out_dir / kDbName).c_str(), kDbName);
       code = kExitFatal;
-    } else if (!opts_.quiet) {
+    } else if (!opts.quiet) {
       std::printf("cluster_analysis.db: %s\n", (out_dir / kDbName).c_str());
     }
     fs::remove_all(tmp, ec);
   }
   alone.reset();
-  return static_cast<int>(mpi_.max(code));
-}
-
-int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOptions& opts) {
-  ClusterDbWriter writer(mpi, opts);
-  return writer.finish(opts.step_trace);
+  return static_cast<int>(mpi.max(code));
 }
 
 }  // namespace cs::recipes

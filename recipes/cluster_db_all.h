@@ -10,8 +10,6 @@
 // writes them, from profiler_metadata.json). Written beside the other outputs as a .tmp directory
 // and renamed into place, so a reader never sees half a database.
 
-#include <functional>
-#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,52 +34,8 @@ struct ClusterDbOptions {
 // `cluster -m all` writes cluster_analysis.db by default. Collective.
 bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& opts);
 
-// Writes cluster_analysis.db in two parts: first what needs nothing of the main run (`cluster -m
-// all`'s parse and analyses) — the two communication recipes' tables into the .tmp database and
-// the ranks' host rows — then the rest with the main run's step trace. With one process (no
-// launcher) the first part can run beside the main run (run_ahead on the calling thread, the main
-// run on another); its messages are held back and printed by finish(), where the serial run prints
-// them, so what is printed and written is the same.
-// The recipes' reduces, which hold the most memory, wait for the main run (`before_reduce`).
-//   ClusterDbWriter w(mpi, opts);
-//   if (w.can_run_ahead()) { main run on a thread; w.run_ahead(join); } else { main run }
-//   if (main run ok) w.finish(step_trace);  // else ~ClusterDbWriter removes what ran ahead
-class ClusterDbWriter {
- public:
-  ClusterDbWriter(const cluster::MpiSession& mpi, ClusterDbOptions opts);
-  // Removes what run_ahead() wrote when finish() was not called (the main run failed), and the
-  // output directory when run_ahead() made it and it is still empty.
-  ~ClusterDbWriter();
-  ClusterDbWriter(const ClusterDbWriter&) = delete;
-  ClusterDbWriter& operator=(const ClusterDbWriter&) = delete;
-
-  // True with one process and no launcher: run_ahead() exchanges nothing, so it may run beside
-  // the main run.
-  bool can_run_ahead() const;
-  // The first part, its messages held back for finish(); `before_reduce` is called (on this
-  // thread) before the recipes' reduces, or at the end when there are none. Only when
-  // can_run_ahead().
-  void run_ahead(const std::function<void()>& before_reduce);
-  // Collective. The first part unless it ran ahead, then the database completed with the main
-  // run's step trace (the root's; null elsewhere or when it built none) and renamed into place;
-  // returns 0, or 1 (with one line on stderr) when it could not be written.
-  int finish(const cluster::BuiltStepTrace* step_trace);
-
-  struct Prework;
-
- private:
-  void prepare(const std::function<void()>& before_reduce);
-
-  const cluster::MpiSession& mpi_;
-  ClusterDbOptions opts_;
-  std::unique_ptr<Prework> pre_;
-  bool ran_ahead_ = false;
-  bool out_dir_existed_ = true;
-  bool finished_ = false;
-};
-
-// Collective. Writes the database (a ClusterDbWriter finished with opts.step_trace); returns 0,
-// or 1 (with one line on stderr) when it could not be written.
+// Collective. Writes the database; returns 0, or 1 (with one line on stderr) when it could not be
+// written.
 int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOptions& opts);
 
 }  // namespace cs::recipes

@@ -282,10 +282,8 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
   io::print_diagnostics_grouped(diag, opts.quiet);
   int code = kExitOk;
   if (used == 0) {
-    // (print_message: held back with the rest when the run goes ahead, io/diagnostics_print.h)
-    io::print_message(opts.input_dir + ": " + recipe.name() +
-                      ": no rank has the data this recipe reads \u2014 " +
-                      recipe.missing_data_hint());
+    std::fprintf(stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
+                 opts.input_dir.c_str(), recipe.name().c_str(), recipe.missing_data_hint().c_str());
     code = kExitFatal;
   } else if (!wrote || diag.has_errors()) {
     code = kExitFatal;
@@ -371,7 +369,6 @@ std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOpti
     for (auto& a : all) unpack_share(r, a);
   });
   // 3. The root reduces and writes alone, recipe after recipe; the others wait for it, watched.
-  if (mpi.is_root() && opts.before_reduce) opts.before_reduce();
   std::vector<int> codes;
   for (size_t k = 0; k < recipes.size(); ++k) {
     int code = kExitOk;

@@ -41,10 +41,6 @@ struct RecipeRunOptions {
   // The rank directories the root already discovered below input_dir with rank_filter (cluster
   // -m all runs two recipes on the same ranks): used instead of discovering them again.
   const cluster::DiscoveryResult* discovered = nullptr;
-  // Called on the root once the ranks are mapped and gathered, before the first reduce (cluster
-  // -m all's database part, run beside the main run, waits there for it: the reduces hold the
-  // most memory).
-  std::function<void()> before_reduce;
 };
 
 // True when `name` is a recipe `-m` accepts.

@@ -3,10 +3,8 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -59,50 +57,10 @@ void prefer_huge_pages() {
 #endif
 }
 
-namespace {
-
-std::mutex g_hold_mutex;  // guards the two below
-int g_holds = 0;          // FreedMemoryHolds alive
-bool g_asked = false;     // a release was asked while held
-std::atomic<long> g_releases{0};
-
-void release_now() {
-  g_releases.fetch_add(1, std::memory_order_relaxed);
+void release_freed_memory() {
 #ifdef M_TRIM_THRESHOLD
   malloc_trim(0);
 #endif
-}
-
-}  // namespace
-
-void release_freed_memory() {
-  {
-    std::lock_guard<std::mutex> lock(g_hold_mutex);
-    if (g_holds > 0) {
-      g_asked = true;
-      return;
-    }
-  }
-  release_now();
-}
-
-FreedMemoryHold::FreedMemoryHold() {
-  std::lock_guard<std::mutex> lock(g_hold_mutex);
-  ++g_holds;
-}
-
-FreedMemoryHold::~FreedMemoryHold() {
-  bool release = false;
-  {
-    std::lock_guard<std::mutex> lock(g_hold_mutex);
-    release = --g_holds == 0 && g_asked;
-    if (release) g_asked = false;
-  }
-  if (release) release_now();
-}
-
-long freed_memory_releases() {
-  return g_releases.load(std::memory_order_relaxed);
 }
 
 }  // namespace cs::io

@@ -26,24 +26,6 @@ void prefer_huge_pages();
 // Gives the pages of freed memory back to the kernel (glibc malloc_trim), wherever they are in
 // the heap. Call after freeing a large body of small objects that the rest of the run will not
 // reuse (freed small blocks cannot serve the large arrays that follow).
-// Does nothing while a FreedMemoryHold lives.
 void release_freed_memory();
-
-// While one lives (on any thread), release_freed_memory() gives nothing back and only notes that
-// it was asked; when the last hold ends, the freed memory is given back once if it was. For work
-// that runs beside another and reuses the memory the other frees (cluster -m all's
-// cluster_analysis.db part beside the main run): a release in between would return pages that
-// are faulted in again at once.
-class FreedMemoryHold {
- public:
-  FreedMemoryHold();
-  ~FreedMemoryHold();
-  FreedMemoryHold(const FreedMemoryHold&) = delete;
-  FreedMemoryHold& operator=(const FreedMemoryHold&) = delete;
-};
-
-// How many times this process has given freed memory back (release_freed_memory() calls not
-// held, and held ones released at the end of the last hold).
-long freed_memory_releases();
 
 }  // namespace cs::io

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <thread>
 
 namespace cs::io {
 namespace {
@@ -68,31 +67,6 @@ TEST(PrintDiagnosticsGrouped, OneMessagePerProblem) {
   print_diagnostics_grouped(diag, /*quiet=*/true);
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "clusterscope: r3.db: not a database (and 1 more file: r4.db) \u2014 re-export it\n");
-}
-
-// Messages printed while a MessageCapture lives on the thread are kept, in order, and printed
-// later as they were; other threads still print at once.
-TEST(MessageCapture, KeepsThisThreadsMessagesForLater) {
-  testing::internal::CaptureStderr();
-  std::string kept;
-  Diagnostics diag;
-  diag.error("a.db", 0, "unreadable", "re-export it");
-  {
-    MessageCapture capture;
-    print_message("first");
-    print_diagnostics_grouped(diag);
-    std::thread([] { print_message("other thread"); }).join();
-    kept = capture.take();
-    print_message("after take");
-    EXPECT_EQ(capture.take(), "clusterscope: after take\n");
-  }
-  print_message("not captured");
-  const std::string out = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(out, "clusterscope: other thread\nclusterscope: not captured\n");
-  EXPECT_EQ(kept, "clusterscope: first\nclusterscope: " + diag.items()[0].to_string() + "\n");
-  testing::internal::CaptureStderr();
-  print_captured(kept);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), kept);
 }
 
 }  // namespace

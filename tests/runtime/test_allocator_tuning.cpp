@@ -88,25 +88,5 @@ TEST(PreferHugePages, MainHeapAndThreadArenasAreAdvised) {
   std::free(main_block);
 }
 
-// A release asked while a hold lives gives nothing back then, and once when the last hold ends;
-// a hold no release was asked under gives nothing back.
-TEST(FreedMemoryHold, ReleasesOnceWhenTheLastHoldEnds) {
-  const long start = freed_memory_releases();
-  release_freed_memory();
-  EXPECT_EQ(freed_memory_releases(), start + 1);
-  {
-    FreedMemoryHold outer;
-    {
-      FreedMemoryHold inner;
-      release_freed_memory();
-      std::thread([] { release_freed_memory(); }).join();  // held on every thread
-    }
-    EXPECT_EQ(freed_memory_releases(), start + 1) << "released while a hold lives";
-  }
-  EXPECT_EQ(freed_memory_releases(), start + 2) << "the held releases given back once at the end";
-  { FreedMemoryHold unused; }
-  EXPECT_EQ(freed_memory_releases(), start + 2) << "nothing was asked under this hold";
-}
-
 }  // namespace
 }  // namespace cs::io
