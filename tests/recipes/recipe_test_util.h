@@ -15,8 +15,37 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
+#include "mpi/mpi_comm.h"
 
 namespace cs::test {
+
+// The test process's one MpiSession: without a launcher, one process and no MPI.
+inline cluster::MpiSession& one_process_session() {
+  int argc = 1;
+  static char prog[] = "test";
+  static char* args[] = {prog, nullptr};
+  char** argv = args;
+  static cluster::MpiSession mpi(argc, argv);
+  return mpi;
+}
+
+// Rank `r` of a DB job built from the real two-rank job (ascend-real/db_level1): rank r % 2's
+// files, renumbered r, as `job`/node_<100 + r>_1736410538_ascend_pt.
+inline void copy_real_db_rank(const std::filesystem::path& job, int r) {
+  namespace fs = std::filesystem;
+  const int s = r % 2;
+  const fs::path from = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1" /
+                        ("rank" + std::to_string(s) + "_ascend_pt");
+  const fs::path to = job / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt");
+  fs::create_directories(to / "ASCEND_PROFILER_OUTPUT");
+  fs::copy_file(from / ("profiler_info_" + std::to_string(s) + ".json"),
+                to / ("profiler_info_" + std::to_string(r) + ".json"));
+  fs::copy_file(from / "ASCEND_PROFILER_OUTPUT" / "analysis.db",
+                to / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
+  fs::copy_file(
+      from / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(s) + ".db"),
+      to / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(r) + ".db"));
+}
 
 inline std::string dump_sqlite(const std::filesystem::path& p) {
   sqlite3* db = nullptr;

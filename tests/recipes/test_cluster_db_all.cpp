@@ -51,11 +51,7 @@ std::vector<std::string> steps_written(const fs::path& out) {
 
 // Writes cluster_analysis.db for kJob into a fresh OUT with `built` handed over; its steps.
 std::vector<std::string> write_with(const std::string& name, const BuiltStepTrace* built) {
-  int argc = 1;
-  char prog[] = "test";
-  char* args[] = {prog, nullptr};
-  char** argv = args;
-  static cs::cluster::MpiSession mpi(argc, argv);  // one per process; no launcher: no MPI
+  cs::cluster::MpiSession& mpi = cs::test::one_process_session();
   const fs::path out = cs::test::temp_dir("cluster-db-all-" + name);
   cs::recipes::ClusterDbOptions opts;
   opts.input_dir = kJob;

@@ -16,15 +16,6 @@ namespace {
 
 const std::string kJob = std::string(CS_TEST_DATA) + "/ascend-real/db_level1";
 
-cs::cluster::MpiSession& session() {
-  int argc = 1;
-  static char prog[] = "test";
-  static char* args[] = {prog, nullptr};
-  char** argv = args;
-  static cs::cluster::MpiSession mpi(argc, argv);  // one per process; no launcher: no MPI
-  return mpi;
-}
-
 // communication_time_sum over `input` into a fresh OUT; the exit status and OUT's database dump.
 std::pair<int, std::string> run(const std::string& name, const std::string& input,
                                 const cs::cluster::DiscoveryResult* discovered) {
@@ -35,7 +26,7 @@ std::pair<int, std::string> run(const std::string& name, const std::string& inpu
   r.output_dir = out.string();
   r.quiet = true;
   r.discovered = discovered;
-  const int code = cs::recipes::run_recipe(session(), r);
+  const int code = cs::recipes::run_recipe(cs::test::one_process_session(), r);
   const std::string dump =
       cs::test::dump_sqlite(out / "cluster_analysis_output" / "cluster_analysis.db");
   fs::remove_all(out);

@@ -22,30 +22,6 @@ namespace {
 
 const fs::path kJob = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
 
-cs::cluster::MpiSession& session() {
-  int argc = 1;
-  static char prog[] = "test";
-  static char* args[] = {prog, nullptr};
-  char** argv = args;
-  static cs::cluster::MpiSession mpi(argc, argv);  // one per process; no launcher: no MPI
-  return mpi;
-}
-
-// Rank r of a job built from the real job's two ranks (rank r % 2's files, renumbered).
-void copy_rank(const fs::path& job, int r) {
-  const int s = r % 2;
-  const fs::path from = kJob / ("rank" + std::to_string(s) + "_ascend_pt");
-  const fs::path to = job / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt");
-  fs::create_directories(to / "ASCEND_PROFILER_OUTPUT");
-  fs::copy_file(from / ("profiler_info_" + std::to_string(s) + ".json"),
-                to / ("profiler_info_" + std::to_string(r) + ".json"));
-  fs::copy_file(from / "ASCEND_PROFILER_OUTPUT" / "analysis.db",
-                to / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
-  fs::copy_file(
-      from / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(s) + ".db"),
-      to / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(r) + ".db"));
-}
-
 fs::path analysis_db(const fs::path& job, int r) {
   return job / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt") /
          "ASCEND_PROFILER_OUTPUT" / "analysis.db";
@@ -62,7 +38,7 @@ void exec_sql(const fs::path& db_path, const char* sql) {
 // rank 4: an analysis.db that is not a database; rank 5 as recorded.
 fs::path damaged_job(const fs::path& dir) {
   const fs::path job = dir / "job";
-  for (int r = 0; r < 6; ++r) copy_rank(job, r);
+  for (int r = 0; r < 6; ++r) cs::test::copy_real_db_rank(job, r);
   exec_sql(analysis_db(job, 2), "ALTER TABLE CommAnalyzerTime DROP COLUMN group_name");
   fs::remove(analysis_db(job, 3));
   cs::test::write_file(analysis_db(job, 4), "not a database\n");
@@ -89,7 +65,7 @@ Result in_turn(const fs::path& job, const fs::path& out) {
   for (const auto& name : cs::recipes::kCommunicationSums) {
     auto r = options(job, out);
     r.recipe = name;
-    res.codes.push_back(cs::recipes::run_recipe(session(), r));
+    res.codes.push_back(cs::recipes::run_recipe(cs::test::one_process_session(), r));
   }
   res.messages = testing::internal::GetCapturedStderr();
   res.dump = cs::test::dump_sqlite(out / "cluster_analysis_output" / "cluster_analysis.db");
@@ -99,7 +75,7 @@ Result in_turn(const fs::path& job, const fs::path& out) {
 Result jointly(const fs::path& job, const fs::path& out) {
   Result res;
   testing::internal::CaptureStderr();
-  res.codes = cs::recipes::run_recipes_jointly(session(), options(job, out),
+  res.codes = cs::recipes::run_recipes_jointly(cs::test::one_process_session(), options(job, out),
                                                cs::recipes::kCommunicationSums,
                                                cs::recipes::map_communication_sums);
   res.messages = testing::internal::GetCapturedStderr();
@@ -138,7 +114,8 @@ TEST(RecipeJoint, DamagedRanksSaySoAsInTurn) {
 }
 
 TEST(RecipeJoint, UnknownRecipeIsRefused) {
-  EXPECT_THROW(cs::recipes::run_recipes_jointly(session(), options(kJob, "/nonexistent"),
+  EXPECT_THROW(cs::recipes::run_recipes_jointly(cs::test::one_process_session(),
+                                                options(kJob, "/nonexistent"),
                                                 {"communication_time_sum", "no_such_recipe"},
                                                 cs::recipes::map_communication_sums),
                std::invalid_argument);

@@ -19,22 +19,7 @@ namespace {
 const fs::path& job() {
   static const cs::test::ScratchDir dir("recipe-mpi");
   static const bool made = [] {
-    const fs::path src = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
-    for (int r = 0; r < 8; ++r) {
-      const int s = r % 2;
-      const fs::path from = src / ("rank" + std::to_string(s) + "_ascend_pt");
-      const fs::path to =
-          dir.path() / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt");
-      fs::create_directories(to / "ASCEND_PROFILER_OUTPUT");
-      fs::copy_file(from / ("profiler_info_" + std::to_string(s) + ".json"),
-                    to / ("profiler_info_" + std::to_string(r) + ".json"));
-      fs::copy_file(from / "ASCEND_PROFILER_OUTPUT" / "analysis.db",
-                    to / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
-      fs::copy_file(
-          from / "ASCEND_PROFILER_OUTPUT" /
-              ("ascend_pytorch_profiler_" + std::to_string(s) + ".db"),
-          to / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(r) + ".db"));
-    }
+    for (int r = 0; r < 8; ++r) cs::test::copy_real_db_rank(dir.path(), r);
     return true;
   }();
   (void)made;
