@@ -6,7 +6,7 @@ void BadCells::report(io::Diagnostics& diag) const {
   if (empty()) return;
   std::string what = "table " + table_ + ": ";
   if (!counts_.empty()) {
-    what += "NULL or non-numeric values where numbers belong (";
+    what += "NULL, non-numeric or out-of-range values where numbers belong (";
     bool first = true;
     for (const auto& [col, n] : counts_) {
       if (!first) what += ", ";

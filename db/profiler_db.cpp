@@ -69,9 +69,11 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
     auto name_id = st->int64_at(0);
     auto start = st->int64_at(5);
     auto end = st->int64_at(6);
-    if (!start || !end) {
+    int64_t span = 0;  // endNs - startNs; a difference beyond int64 is a bad endNs
+    const bool overflow = start && end && __builtin_sub_overflow(*end, *start, &span);
+    if (!start || !end || overflow) {
       if (!start) bad.add("TASK.startNs");
-      if (!end) bad.add("TASK.endNs");
+      if (!end || overflow) bad.add("TASK.endNs");
       continue;
     }
     std::optional<std::string_view> name = name_id ? strings.find(*name_id) : std::nullopt;
@@ -101,7 +103,7 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
     k.output_shapes = io::strip_quotes(text(8));
     k.output_formats = io::strip_quotes(text(9));
     k.start_us = static_cast<double>(*start) / 1000.0;
-    k.duration_us = static_cast<double>(*end - *start) / 1000.0;
+    k.duration_us = static_cast<double>(span) / 1000.0;
     if (auto w = st->int64_at(4)) k.wait_us = static_cast<double>(*w) / 1000.0;
     while (step_i < steps.size() && steps[step_i].end_ns < *start) ++step_i;
     k.step_id = step_i < steps.size() && steps[step_i].start_ns <= *start ? steps[step_i].id : -1;
@@ -183,7 +185,8 @@ bool read_communication_ops(const Database& db, const StringIds& strings,
     auto type_id = st->int64_at(1);
     auto start = st->int64_at(2);
     auto end = st->int64_at(3);
-    if (!name_id || !start || !end) {
+    int64_t span = 0;  // endNs - startNs; a difference beyond int64 is a bad endNs
+    if (!name_id || !start || !end || __builtin_sub_overflow(*end, *start, &span)) {
       bad.add(!name_id ? "opName" : !start ? "startNs" : "endNs");
       continue;
     }
@@ -199,7 +202,7 @@ bool read_communication_ops(const Database& db, const StringIds& strings,
       if (type) op.type = *type;
     }
     op.start_us = static_cast<double>(*start) / 1000.0;
-    op.duration_us = static_cast<double>(*end - *start) / 1000.0;
+    op.duration_us = static_cast<double>(span) / 1000.0;
     on_op(op);
   }
   bad.report(diag);

@@ -250,7 +250,7 @@ TEST(DbExport, NullsWhereNumbersBelong) {
   exec_sql(rank_db(job, 1, "analysis.db"),
            "UPDATE CommAnalyzerTime SET elapse_time = NULL WHERE rowid = 1;"
            "UPDATE StepTraceTime SET computing = NULL;");
-  expect_rank1_damaged(job, "analysis.db", "NULL or non-numeric", "partial");
+  expect_rank1_damaged(job, "analysis.db", "NULL, non-numeric or out-of-range", "partial");
 }
 
 TEST(DbExport, BothDatabasesGarbageUnderMpirun) {

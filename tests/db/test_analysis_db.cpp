@@ -7,7 +7,11 @@
 //     on t.globalTaskId=c.globalTaskId"                                            -> 187
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -181,6 +185,38 @@ TEST(ProfilerDb, ComputeKernelsWithNamesStepsAndDurations) {
   EXPECT_EQ(in_step, 187);  // STEP_TIME: step 50 covers the whole capture
   EXPECT_GT(types["TransData"], 0);
   EXPECT_TRUE(diag.empty());
+}
+
+// An endNs so far from startNs that endNs - startNs does not fit in 64 bits (found by the
+// profiler_db fuzzer: signed overflow) is a bad endNs: the row is left out, one error counts it.
+TEST(ProfilerDb, DurationsBeyondInt64AreBadCellsNotOverflows) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("cs-db-span-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path copy = dir / "ascend_pytorch_profiler_0.db";
+  std::filesystem::copy_file(profiler_db(0), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(copy.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "UPDATE TASK SET endNs = -9223372036854775807 - 1 WHERE globalTaskId = "
+                         "(SELECT min(globalTaskId) FROM COMPUTE_TASK_INFO)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  Database db = open_or_die(copy.string());
+  cs::io::Diagnostics diag;
+  cs::db::StringIds ids;
+  ASSERT_TRUE(ids.load(db, diag));
+  int n = 0;
+  ASSERT_TRUE(cs::db::read_compute_kernels(
+      db, ids, [&](const cs::io::KernelRecord&) { ++n; }, diag));
+  EXPECT_EQ(n, 186);  // 187 in the file, one with the impossible endNs left out
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_NE(diag.items()[0].what.find("TASK.endNs: 1"), std::string::npos) << diag.items()[0].what;
+  EXPECT_NE(diag.items()[0].what.find("out-of-range"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ProfilerDb, MetaDataAndRankDeviceMap) {
