@@ -83,9 +83,30 @@ double pandas_strtod(const std::string& s) {
 // Over cells or RawValues (both read as kind, i(), num(), str()).
 template <class Values>
 std::vector<int64_t> as_int(const Values& values) {
-  std::vector<double> d;
   std::vector<int64_t> v;
+  v.reserve(values.size());
   bool through_float = false;
+  for (const auto& cell : values) {
+    int64_t i = 0;
+    bool ok = cell.kind == Cell::Kind::kInt;
+    if (ok) {
+      i = cell.i();
+    } else if (cell.kind == Cell::Kind::kText) {
+      char* end = nullptr;
+      errno = 0;
+      i = std::strtoll(cell.str().c_str(), &end, 10);
+      ok = !cell.str().empty() && *end == '\0' && errno == 0;
+    }
+    if (!ok) {
+      through_float = true;
+      break;
+    }
+    v.push_back(i);
+  }
+  if (!through_float) return v;
+  // Some value is not an integer: the column went through float64 (every value rounded).
+  std::vector<double> d;
+  v.clear();
   for (const auto& cell : values) {
     int64_t i = 0;
     double x = 0.0;
@@ -177,9 +198,12 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
       return false;
     }
   // The scans give the SQL's rows exactly or decline, and then the SQL runs (and reports).
+  // One read of TASK serves both queries.
+  const std::string link_sql = kLinkQuery;
+  FreeAnalysisScan scan = scan_free_analysis(db.handle(), &link_sql);
   std::vector<int64_t> bs, be;
-  if (std::vector<BusyInterval> merged; scan_busy_intervals(db.handle(), merged)) {
-    for (const auto& b : merged) {
+  if (scan.busy_ok) {
+    for (const auto& b : scan.busy) {
       bs.push_back(b.start);
       be.push_back(b.end);
     }
@@ -201,8 +225,8 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
   auto top = pandas_sort_order(
       fd.size(), [&](size_t a, size_t b) { return fd[a] < fd[b]; }, false);
   if (top.size() > kTopNum) top.resize(kTopNum);
-  LinkRows link;
-  if (!scan_link_rows(db.handle(), kLinkQuery, link)) {
+  LinkRows& link = scan.link;
+  if (!scan.link_ok) {
     Frame rows;
     if (!db.query(kLinkQuery, {}, rows, "TASK", diag)) return false;
     link.pytorch_ts.clear();

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "recipes/table_scan.h"
@@ -48,14 +46,171 @@ const std::vector<std::string> kLinkPlan = {
     "SEARCH conn USING AUTOMATIC COVERING INDEX (connectionId=?) LEFT-JOIN",
     "SEARCH pytorch USING AUTOMATIC COVERING INDEX (connectionId=?) LEFT-JOIN"};
 
-// A CONNECTION_IDS row matching one connectionId: SQLite's automatic covering index on
-// (connectionId) holds (connectionId, id, rowid), so the matches come in (id, rowid) order, NULL
-// ids first.
+// A CONNECTION_IDS row: SQLite's automatic covering index on (connectionId) holds
+// (connectionId, id, rowid), so one connectionId's matches come in (id, rowid) order, NULL ids
+// first.
 struct ConnMatch {
+  int64_t conn = 0;
   bool id_null = true;
   int64_t id = 0;
   int64_t rowid = 0;
+  bool operator<(const ConnMatch& o) const {
+    if (conn != o.conn) return conn < o.conn;
+    if (id_null != o.id_null) return id_null;
+    if (id != o.id) return id < o.id;
+    return rowid < o.rowid;
+  }
 };
+
+// A TASK row of the link query, with its TaskIndex key (start, task id; NULL first) and rowid.
+struct TaskRow {
+  bool has_start, has_task_id, has_conn, has_type;
+  int64_t start, task_id, rowid, conn, type;
+  Cell start_cell, end_cell;
+};
+
+bool index_before(const TaskRow& a, const TaskRow& b) {
+  if (a.has_start != b.has_start) return !a.has_start;
+  if (a.start != b.start) return a.start < b.start;
+  if (a.has_task_id != b.has_task_id) return !a.has_task_id;
+  if (a.task_id != b.task_id) return a.task_id < b.task_id;
+  return a.rowid < b.rowid;
+}
+
+// True when TaskIndex's keys are (startNs, globalTaskId), ascending, binary collation: then its
+// order is (startNs, globalTaskId, rowid).
+bool task_index_is_start_then_task_id(sqlite3* db) {
+  TableScan s(db, "PRAGMA index_xinfo('TaskIndex')");
+  if (!s.ok()) return false;
+  static const char* const kKeys[] = {"startNs", "globalTaskId"};
+  size_t keys = 0;
+  int rc;
+  while ((rc = s.next()) == 1) {
+    if (!s.is_int(5) || s.integer(5) == 0) continue;  // the rowid after the keys
+    if (keys >= 2 || s.text_view(2) != kKeys[keys] || !s.is_int(3) || s.integer(3) != 0 ||
+        s.text_view(4) != "BINARY")
+      return false;
+    ++keys;
+  }
+  return rc == 0 && keys == 2;
+}
+
+// Pairs (key, value) sorted by key, the first of equal keys first (a map keeping the first).
+template <class V>
+void sort_by_key(std::vector<std::pair<int64_t, V>>& v) {
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+// The value of `key`'s first pair, or null.
+template <class V>
+const V* find_key(const std::vector<std::pair<int64_t, V>>& v, int64_t key) {
+  auto it = std::lower_bound(v.begin(), v.end(), key,
+                             [](const auto& p, int64_t k) { return p.first < k; });
+  return it != v.end() && it->first == key ? &it->second : nullptr;
+}
+
+// The link query's lookups, each table read once into vectors sorted by its key.
+struct LinkTables {
+  std::vector<std::pair<int64_t, std::pair<Cell, Cell>>> cann;
+  std::vector<std::pair<int64_t, Cell>> strings;
+  std::vector<ConnMatch> conns;
+  std::vector<std::pair<int64_t, std::pair<RawValue, RawValue>>> pytorch;
+  std::deque<std::string> texts;  // the PyTorch times' texts
+};
+
+bool read_link_tables(sqlite3* db, LinkTables& t) {
+  int rc;
+  {
+    TableScan s(db, "SELECT connectionId, startNs, endNs FROM CANN_API");
+    if (!s.ok()) return false;
+    while ((rc = s.next()) == 1) {
+      if (!is_int(s.type(0))) return false;
+      t.cann.emplace_back(s.integer(0), std::make_pair(s.cell(1), s.cell(2)));
+    }
+    if (rc != 0) return false;
+    sort_by_key(t.cann);
+  }
+  {
+    TableScan s(db, "SELECT id, value FROM STRING_IDS");
+    if (!s.ok()) return false;
+    while ((rc = s.next()) == 1) {
+      if (!is_int(s.type(0))) return false;
+      t.strings.emplace_back(s.integer(0), s.cell(1));
+    }
+    if (rc != 0) return false;
+    sort_by_key(t.strings);
+  }
+  {
+    TableScan s(db, "SELECT rowid, id, connectionId FROM CONNECTION_IDS");
+    if (!s.ok()) return false;
+    while ((rc = s.next()) == 1) {
+      if (!is_int(s.type(0)) || !int_or_null(s.type(1)) || !int_or_null(s.type(2))) return false;
+      if (is_int(s.type(2)))
+        t.conns.push_back({s.integer(2), !is_int(s.type(1)), s.integer(1), s.integer(0)});
+    }
+    if (rc != 0) return false;
+    std::sort(t.conns.begin(), t.conns.end());
+  }
+  {
+    TableScan s(db, "SELECT connectionId, startNs, endNs FROM PYTORCH_API");
+    if (!s.ok()) return false;
+    while ((rc = s.next()) == 1) {
+      if (!int_or_null(s.type(0))) return false;
+      if (is_int(s.type(0)))
+        t.pytorch.emplace_back(s.integer(0),
+                               std::make_pair(raw(s, 1, t.texts), raw(s, 2, t.texts)));
+    }
+    if (rc != 0) return false;
+    sort_by_key(t.pytorch);
+    for (size_t i = 1; i < t.pytorch.size(); ++i)
+      if (t.pytorch[i].first == t.pytorch[i - 1].first)
+        return false;  // a repeated connectionId: SQLite's order among the matches is its own
+  }
+  return true;
+}
+
+// The link rows from the TASK rows in TaskIndex's order.
+void build_link_rows(const std::vector<TaskRow>& tasks, LinkTables& t, LinkRows& out) {
+  out = LinkRows{};
+  out.texts = std::move(t.texts);
+  auto& type = out.cells.add("task_type");
+  auto& ts = out.cells.add("task_ts");
+  auto& te = out.cells.add("task_end");
+  auto& cts = out.cells.add("cann_ts");
+  auto& cte = out.cells.add("cann_end");
+  for (auto* c : {&type, &ts, &te, &cts, &cte}) c->cells.reserve(tasks.size());
+  out.pytorch_ts.reserve(tasks.size());
+  out.pytorch_end.reserve(tasks.size());
+  const std::pair<Cell, Cell> none;
+  const std::pair<RawValue, RawValue> no_launch;
+  for (const TaskRow& task : tasks) {
+    const Cell* kind = task.has_type ? find_key(t.strings, task.type) : nullptr;
+    const std::pair<Cell, Cell>* api = task.has_conn ? find_key(t.cann, task.conn) : nullptr;
+    if (!api) api = &none;
+    auto emit = [&](const std::pair<RawValue, RawValue>& pt) {
+      type.push_back(kind ? *kind : Cell::null());
+      ts.push_back(task.start_cell);
+      te.push_back(task.end_cell);
+      cts.push_back(api->first);
+      cte.push_back(api->second);
+      out.pytorch_ts.push_back(pt.first);
+      out.pytorch_end.push_back(pt.second);
+    };
+    auto m = t.conns.end();
+    if (task.has_conn)
+      m = std::lower_bound(t.conns.begin(), t.conns.end(), task.conn,
+                           [](const ConnMatch& c, int64_t k) { return c.conn < k; });
+    if (m == t.conns.end() || m->conn != task.conn) {
+      emit(no_launch);
+      continue;
+    }
+    for (; m != t.conns.end() && m->conn == task.conn; ++m) {
+      const std::pair<RawValue, RawValue>* pt = m->id_null ? nullptr : find_key(t.pytorch, m->id);
+      emit(pt ? *pt : no_launch);
+    }
+  }
+}
 
 }  // namespace
 
@@ -80,42 +235,9 @@ std::vector<BusyInterval> merge_busy_intervals(std::vector<BusyInterval> rows) {
 }
 
 bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out) {
-  std::unordered_set<int64_t> compute;
-  {
-    TableScan cti(db, "SELECT globalTaskId FROM COMPUTE_TASK_INFO");
-    if (!cti.ok()) return false;
-    int rc;
-    while ((rc = cti.next()) == 1) {
-      if (!int_or_null(cti.type(0))) return false;
-      if (is_int(cti.type(0))) compute.insert(cti.integer(0));
-    }
-    if (rc != 0) return false;
-  }
-  std::vector<BusyInterval> rows;
-  {
-    TableScan task(db, "SELECT startNs, endNs, globalTaskId FROM TASK");
-    if (!task.ok()) return false;
-    int rc;
-    while ((rc = task.next()) == 1) {
-      if (!int_or_null(task.type(2))) return false;
-      if (!is_int(task.type(2)) || !compute.count(task.integer(2))) continue;
-      if (!is_int(task.type(0)) || !is_int(task.type(1))) return false;
-      rows.push_back({task.integer(0), task.integer(1)});
-    }
-    if (rc != 0) return false;
-  }
-  {
-    TableScan comm(db, "SELECT startNs, endNs FROM COMMUNICATION_OP");
-    if (!comm.ok()) return false;
-    int rc;
-    while ((rc = comm.next()) == 1) {
-      if (!is_int(comm.type(0)) || !is_int(comm.type(1))) return false;
-      rows.push_back({comm.integer(0), comm.integer(1)});
-    }
-    if (rc != 0) return false;
-  }
-  out = merge_busy_intervals(std::move(rows));
-  return true;
+  FreeAnalysisScan scan = scan_free_analysis(db, nullptr);
+  if (scan.busy_ok) out = std::move(scan.busy);
+  return scan.busy_ok;
 }
 
 RawValue RawValue::of(const Cell& c) {
@@ -133,104 +255,85 @@ const std::string& RawValue::str() const {
 }
 
 bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out) {
-  if (!query_plan_is(db, link_sql, kLinkPlan)) return false;
+  FreeAnalysisScan scan = scan_free_analysis(db, &link_sql);
+  if (scan.link_ok) out = std::move(scan.link);
+  return scan.link_ok;
+}
+
+FreeAnalysisScan scan_free_analysis(sqlite3* db, const std::string* link_sql) {
+  FreeAnalysisScan out;
   int rc;
-  std::unordered_map<int64_t, std::pair<Cell, Cell>> cann;
+  // The busy query's compute tasks: COMPUTE_TASK_INFO's ids, sorted.
+  std::vector<int64_t> compute;
+  out.busy_ok = true;
   {
-    TableScan s(db, "SELECT connectionId, startNs, endNs FROM CANN_API");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!is_int(s.type(0))) return false;
-      cann.emplace(s.integer(0), std::make_pair(s.cell(1), s.cell(2)));
+    TableScan cti(db, "SELECT globalTaskId FROM COMPUTE_TASK_INFO");
+    out.busy_ok = cti.ok();
+    while (out.busy_ok && (rc = cti.next()) == 1) {
+      if (!int_or_null(cti.type(0))) out.busy_ok = false;
+      if (is_int(cti.type(0))) compute.push_back(cti.integer(0));
     }
-    if (rc != 0) return false;
+    if (out.busy_ok && rc != 0) out.busy_ok = false;
+    std::sort(compute.begin(), compute.end());
   }
-  std::unordered_map<int64_t, Cell> strings;
+  LinkTables tables;
+  out.link_ok = link_sql &&
+                query_plan_is(db, *link_sql, kLinkPlan, task_index_is_start_then_task_id) &&
+                read_link_tables(db, tables);
+  if (!out.busy_ok && !out.link_ok) return out;
+  // TASK once, in rowid order: the compute tasks' intervals and the link query's rows.
+  std::vector<BusyInterval> busy;
+  std::vector<TaskRow> tasks;
   {
-    TableScan s(db, "SELECT id, value FROM STRING_IDS");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!is_int(s.type(0))) return false;
-      strings.emplace(s.integer(0), s.cell(1));
+    TableScan task(db, out.link_ok ? "SELECT startNs, endNs, globalTaskId, connectionId, "
+                                     "taskType, rowid FROM TASK"
+                                   : "SELECT startNs, endNs, globalTaskId FROM TASK");
+    if (!task.ok()) return FreeAnalysisScan{};
+    while ((rc = task.next()) == 1) {
+      const bool start_int = is_int(task.type(0));
+      const bool id_ok = int_or_null(task.type(2)), has_id = is_int(task.type(2));
+      if (out.busy_ok) {
+        if (!id_ok) {
+          out.busy_ok = false;
+        } else if (has_id && std::binary_search(compute.begin(), compute.end(), task.integer(2))) {
+          if (start_int && is_int(task.type(1)))
+            busy.push_back({task.integer(0), task.integer(1)});
+          else
+            out.busy_ok = false;
+        }
+      }
+      if (out.link_ok) {
+        // TaskIndex's order is reproduced for integer or NULL keys only.
+        if (!int_or_null(task.type(0)) || !id_ok || !int_or_null(task.type(3)) ||
+            !int_or_null(task.type(4))) {
+          out.link_ok = false;
+        } else {
+          tasks.push_back({start_int, has_id, is_int(task.type(3)), is_int(task.type(4)),
+                           task.integer(0), task.integer(2), task.integer(5), task.integer(3),
+                           task.integer(4), task.cell(0), task.cell(1)});
+        }
+      }
+      if (!out.busy_ok && !out.link_ok) return out;
     }
-    if (rc != 0) return false;
+    if (rc != 0) return FreeAnalysisScan{};
   }
-  std::unordered_map<int64_t, std::vector<ConnMatch>> conns;
-  {
-    TableScan s(db, "SELECT rowid, id, connectionId FROM CONNECTION_IDS");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!is_int(s.type(0)) || !int_or_null(s.type(1)) || !int_or_null(s.type(2))) return false;
-      if (is_int(s.type(2)))
-        conns[s.integer(2)].push_back({!is_int(s.type(1)), s.integer(1), s.integer(0)});
+  if (out.busy_ok) {
+    TableScan comm(db, "SELECT startNs, endNs FROM COMMUNICATION_OP");
+    out.busy_ok = comm.ok();
+    while (out.busy_ok && (rc = comm.next()) == 1) {
+      if (!is_int(comm.type(0)) || !is_int(comm.type(1)))
+        out.busy_ok = false;
+      else
+        busy.push_back({comm.integer(0), comm.integer(1)});
     }
-    if (rc != 0) return false;
-    for (auto& [key, v] : conns)
-      std::sort(v.begin(), v.end(), [](const ConnMatch& a, const ConnMatch& b) {
-        if (a.id_null != b.id_null) return a.id_null;
-        if (a.id != b.id) return a.id < b.id;
-        return a.rowid < b.rowid;
-      });
+    if (out.busy_ok && rc != 0) out.busy_ok = false;
+    if (out.busy_ok) out.busy = merge_busy_intervals(std::move(busy));
   }
-  std::deque<std::string> texts;  // the PyTorch times' texts, moved to `out`
-  std::unordered_map<int64_t, std::pair<RawValue, RawValue>> pytorch;
-  {
-    TableScan s(db, "SELECT connectionId, startNs, endNs FROM PYTORCH_API");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!int_or_null(s.type(0))) return false;
-      if (is_int(s.type(0)) &&
-          !pytorch.emplace(s.integer(0), std::make_pair(raw(s, 1, texts), raw(s, 2, texts))).second)
-        return false;  // a repeated connectionId: SQLite's order among the matches is its own
-    }
-    if (rc != 0) return false;
+  if (out.link_ok) {
+    std::sort(tasks.begin(), tasks.end(), index_before);
+    build_link_rows(tasks, tables, out.link);
   }
-  out = LinkRows{};
-  out.texts = std::move(texts);
-  auto& type = out.cells.add("task_type");
-  auto& ts = out.cells.add("task_ts");
-  auto& te = out.cells.add("task_end");
-  auto& cts = out.cells.add("cann_ts");
-  auto& cte = out.cells.add("cann_end");
-  TableScan task(db,
-                 "SELECT startNs, endNs, connectionId, taskType FROM TASK INDEXED BY TaskIndex "
-                 "ORDER BY startNs");
-  if (!task.ok()) return false;
-  const std::pair<Cell, Cell> none;
-  const std::pair<RawValue, RawValue> no_launch;
-  while ((rc = task.next()) == 1) {
-    if (!int_or_null(task.type(2)) || !int_or_null(task.type(3))) return false;
-    const bool has_conn = is_int(task.type(2));
-    const int64_t conn_id = task.integer(2);
-    const Cell start = task.cell(0), end = task.cell(1);
-    const Cell* kind = nullptr;
-    if (is_int(task.type(3)))
-      if (auto it = strings.find(task.integer(3)); it != strings.end()) kind = &it->second;
-    const std::pair<Cell, Cell>* api = &none;
-    if (has_conn)
-      if (auto it = cann.find(conn_id); it != cann.end()) api = &it->second;
-    auto emit = [&](const std::pair<RawValue, RawValue>& pt) {
-      type.push_back(kind ? *kind : Cell::null());
-      ts.push_back(start);
-      te.push_back(end);
-      cts.push_back(api->first);
-      cte.push_back(api->second);
-      out.pytorch_ts.push_back(pt.first);
-      out.pytorch_end.push_back(pt.second);
-    };
-    const auto matches = has_conn ? conns.find(conn_id) : conns.end();
-    if (matches == conns.end()) {
-      emit(no_launch);
-      continue;
-    }
-    for (const ConnMatch& m : matches->second) {
-      const std::pair<RawValue, RawValue>* pt = &no_launch;
-      if (!m.id_null)
-        if (auto it = pytorch.find(m.id); it != pytorch.end()) pt = &it->second;
-      emit(*pt);
-    }
-  }
-  return rc == 0;
+  return out;
 }
 
 }  // namespace cs::recipes

@@ -64,11 +64,23 @@ struct LinkRows {
 };
 
 // The link query's rows (values typed as SQLite stored them) in the query's order, built from
-// scans of
-// TASK, CANN_API, STRING_IDS, CONNECTION_IDS and PYTORCH_API. Used only when SQLite's plan for
-// `link_sql` is the one this reproduces (TASK walked through TaskIndex, keyed lookups); false
-// (use the SQL) otherwise, or when a join key is not an integer, PYTORCH_API repeats a
-// connectionId, or a read fails.
+// scans of TASK, CANN_API, STRING_IDS, CONNECTION_IDS and PYTORCH_API. Used only when SQLite's
+// plan for `link_sql` is the one this reproduces (TASK walked through TaskIndex on (startNs,
+// globalTaskId), keyed lookups); false (use the SQL) otherwise, or when a TASK start, task id or
+// join key is not an integer or NULL, PYTORCH_API repeats a connectionId, or a read fails.
 bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out);
+
+// Both of free_analysis's per-rank results from one read of TASK (each *_ok false: run that
+// query's SQL instead).
+struct FreeAnalysisScan {
+  bool busy_ok = false;
+  std::vector<BusyInterval> busy;  // as scan_busy_intervals
+  bool link_ok = false;
+  LinkRows link;  // as scan_link_rows
+};
+
+// scan_busy_intervals and scan_link_rows (for `link_sql`; none when it is null) at once: TASK is
+// read once, in rowid order, and the link rows sorted into TaskIndex's order.
+FreeAnalysisScan scan_free_analysis(sqlite3* db, const std::string* link_sql);
 
 }  // namespace cs::recipes

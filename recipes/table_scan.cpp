@@ -1,5 +1,6 @@
 #include "recipes/table_scan.h"
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -41,17 +42,22 @@ bool plan_matches(sqlite3* db, const std::string& sql, const std::vector<std::st
 
 }  // namespace
 
-bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected) {
+bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected,
+                   bool (*also)(sqlite3*)) {
   static std::mutex mu;
-  static std::map<std::pair<std::string, std::string>, bool> known;  // (schema, sql) -> answer
+  // (schema, sql and `also`) -> answer
+  static std::map<std::pair<std::string, std::string>, bool> known;
+  auto answer = [&] { return plan_matches(db, sql, expected) && (!also || also(db)); };
   std::string schema = schema_key(db);
-  if (schema.empty()) return plan_matches(db, sql, expected);
-  auto key = std::make_pair(std::move(schema), sql);
+  if (schema.empty()) return answer();
+  std::string what = sql;
+  if (also) what += '\x1f' + std::to_string(reinterpret_cast<uintptr_t>(also));
+  auto key = std::make_pair(std::move(schema), std::move(what));
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = known.find(key); it != known.end()) return it->second;
   }
-  const bool ok = plan_matches(db, sql, expected);
+  const bool ok = answer();
   std::lock_guard<std::mutex> lock(mu);
   known.emplace(std::move(key), ok);
   return ok;

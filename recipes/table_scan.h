@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "recipes/frame/frame.h"
@@ -21,52 +22,69 @@ class TableScan {
       sqlite3_finalize(st_);
       st_ = nullptr;
     }
+    const int n = st_ ? sqlite3_column_count(st_) : 0;
+    values_.assign(static_cast<size_t>(n), nullptr);
+    types_.assign(static_cast<size_t>(n), SQLITE_NULL);
   }
   ~TableScan() { sqlite3_finalize(st_); }
   TableScan(const TableScan&) = delete;
   TableScan& operator=(const TableScan&) = delete;
 
   bool ok() const { return st_ != nullptr; }
-  // Steps to the next row: 1 a row, 0 done, -1 an error.
+  // Steps to the next row: 1 a row, 0 done, -1 an error. A row's values and their storage
+  // classes are read once here (one sqlite3_column_value per column): the accessors below only
+  // look them up, without sqlite3_column_*()'s per-call checks of the statement.
   int next() {
     const int rc = sqlite3_step(st_);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? 0 : -1;
+    for (size_t c = 0; c < values_.size(); ++c) {
+      values_[c] = sqlite3_column_value(st_, static_cast<int>(c));
+      types_[c] = sqlite3_value_type(values_[c]);
+    }
+    return 1;
   }
   // The storage class of column c (SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, ...).
-  int type(int c) const { return sqlite3_column_type(st_, c); }
+  int type(int c) const { return types_[static_cast<size_t>(c)]; }
   bool is_int(int c) const { return type(c) == SQLITE_INTEGER; }
   bool is_int_or_null(int c) const { return type(c) == SQLITE_INTEGER || type(c) == SQLITE_NULL; }
-  int64_t integer(int c) const { return sqlite3_column_int64(st_, c); }
+  int64_t integer(int c) const { return sqlite3_value_int64(value(c)); }
+  double real(int c) const { return sqlite3_value_double(value(c)); }
   // Column c as text (empty for NULL).
-  std::string text(int c) const {
-    const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st_, c));
-    return t ? std::string(t, static_cast<size_t>(sqlite3_column_bytes(st_, c))) : std::string();
+  std::string_view text_view(int c) const {
+    const auto* t = reinterpret_cast<const char*>(sqlite3_value_text(value(c)));
+    return t ? std::string_view(t, static_cast<size_t>(sqlite3_value_bytes(value(c))))
+             : std::string_view();
   }
+  std::string text(int c) const { return std::string(text_view(c)); }
   // The value as a cell typed as SQLite stored it (pandas.read_sql's view, as RankDb::query).
   Cell cell(int c) const {
     switch (type(c)) {
       case SQLITE_INTEGER:
         return Cell::integer(integer(c));
       case SQLITE_FLOAT:
-        return Cell::real(sqlite3_column_double(st_, c));
+        return Cell::real(real(c));
       case SQLITE_NULL:
         return Cell::null();
-      default: {  // interned straight from SQLite's buffer, no std::string in between
-        const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st_, c));
-        return Cell::text(t ? std::string_view(t, static_cast<size_t>(sqlite3_column_bytes(st_, c)))
-                            : std::string_view());
-      }
+      default:  // interned straight from SQLite's buffer, no std::string in between
+        return Cell::text(text_view(c));
     }
   }
 
  private:
+  sqlite3_value* value(int c) const { return values_[static_cast<size_t>(c)]; }
+
   sqlite3_stmt* st_ = nullptr;
+  std::vector<sqlite3_value*> values_;  // the current row's values (valid until the next step)
+  std::vector<int> types_;              // their storage classes, read before any conversion
 };
 
 // True when SQLite's plan for `sql` (EXPLAIN QUERY PLAN's detail lines, in order) is `expected`:
 // a scan that reproduces a query's row order does so only for the plan it was written from. The
 // answer is kept per database schema (every CREATE statement): without sqlite_stat tables SQLite
 // plans from the schema alone, so ranks written by one profiler version plan the query once.
-bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected);
+// With `also`, it must hold too: a further fact of the schema the caller relies on (e.g. an
+// index's columns), checked and kept with the answer.
+bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected,
+                   bool (*also)(sqlite3*) = nullptr);
 
 }  // namespace cs::recipes

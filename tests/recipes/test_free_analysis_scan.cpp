@@ -55,7 +55,8 @@ struct TestDb {
 
 // Random rows on a small grid of times, so starts and ends tie often; tasks may be nested,
 // zero-length or end before they start; ids repeat and some are missing.
-std::string random_rows(unsigned seed, bool task_index = true) {
+// With `nulls`, some TASK starts and task ids are NULL (TaskIndex puts them first).
+std::string random_rows(unsigned seed, bool task_index = true, bool nulls = false) {
   std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::string sql =
@@ -69,9 +70,10 @@ std::string random_rows(unsigned seed, bool task_index = true) {
     const int len = pick(0, 6) == 0 ? -pick(1, 3) : pick(0, 8);
     const std::string conn = pick(0, 8) == 0 ? "NULL" : std::to_string(pick(1, 25));
     const std::string type = pick(0, 8) == 0 ? "NULL" : std::to_string(pick(1, 5));
+    const std::string start = nulls && pick(0, 5) == 0 ? "NULL" : std::to_string(s);
+    const std::string task_id = nulls && pick(0, 5) == 0 ? "NULL" : std::to_string(pick(0, 20));
     sql += "INSERT INTO TASK (startNs, endNs, connectionId, globalTaskId, taskType) VALUES (" +
-           std::to_string(s) + "," + std::to_string(s + len) + "," + conn + "," +
-           std::to_string(pick(0, 20)) + "," + type + ");";
+           start + "," + std::to_string(s + len) + "," + conn + "," + task_id + "," + type + ");";
   }
   for (int g = 0; g < 12; ++g)
     if (pick(0, 1))
@@ -147,10 +149,11 @@ TEST(FreeAnalysisScan, BusyIntervalsEqualTheSqlOnRandomRows) {
 // A raw value is copied to every row its launch matches: no text copied with it.
 static_assert(std::is_trivially_copyable_v<RawValue> && sizeof(RawValue) == 32);
 
-TEST(FreeAnalysisScan, LinkRowsEqualTheSqlOnRandomRows) {
-  for (unsigned seed = 1; seed <= 150; ++seed) {
+// The link rows the scan gives for `seed`'s rows are the SQL's, row for row.
+void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
+  {
     TestDb t("fa-link");
-    t.exec(random_rows(seed));
+    t.exec(random_rows(seed, true, nulls));
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
@@ -183,6 +186,48 @@ TEST(FreeAnalysisScan, LinkRowsEqualTheSqlOnRandomRows) {
   }
 }
 
+TEST(FreeAnalysisScan, LinkRowsEqualTheSqlOnRandomRows) {
+  for (unsigned seed = 1; seed <= 150; ++seed) expect_link_rows_equal_the_sql(seed, false);
+}
+
+// TASK is read in rowid order and sorted into TaskIndex's (startNs, globalTaskId, rowid) order:
+// NULL starts and task ids come first, as in the index.
+TEST(FreeAnalysisScan, LinkRowsEqualTheSqlWithNullStartsAndTaskIds) {
+  for (unsigned seed = 1; seed <= 150; ++seed) expect_link_rows_equal_the_sql(seed, true);
+}
+
+// One read of TASK for both queries gives what each scan gives alone, and the SQL's rows.
+TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
+  for (unsigned seed = 1; seed <= 60; ++seed) {
+    TestDb t("fa-both");
+    t.exec(random_rows(seed));
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    ASSERT_TRUE(db.ok());
+    Frame busy, link;
+    ASSERT_TRUE(db.query(free_analysis_busy_sql(), {}, busy, "TASK", diag));
+    ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, link, "TASK", diag));
+    const std::string link_sql = free_analysis_link_sql();
+    const FreeAnalysisScan got = scan_free_analysis(db.handle(), &link_sql);
+    ASSERT_TRUE(got.busy_ok && got.link_ok) << "seed " << seed;
+    ASSERT_EQ(got.busy.size(), busy.rows()) << "seed " << seed;
+    for (size_t i = 0; i < got.busy.size(); ++i) {
+      EXPECT_EQ(Cell::integer(got.busy[i].start), busy.columns[0].cells[i]) << "seed " << seed;
+      EXPECT_EQ(Cell::integer(got.busy[i].end), busy.columns[1].cells[i]) << "seed " << seed;
+    }
+    ASSERT_EQ(got.link.cells.rows(), link.rows()) << "seed " << seed;
+    for (size_t c = 0; c < 5; ++c)
+      for (size_t r = 0; r < link.rows(); ++r)
+        EXPECT_EQ(got.link.cells.columns[c].cells[r], link.columns[c].cells[r])
+            << "seed " << seed << " column " << c << " row " << r;
+    // Without a link query only the busy intervals are read.
+    const FreeAnalysisScan busy_only = scan_free_analysis(db.handle(), nullptr);
+    EXPECT_TRUE(busy_only.busy_ok);
+    EXPECT_FALSE(busy_only.link_ok);
+    EXPECT_EQ(busy_only.busy.size(), got.busy.size());
+  }
+}
+
 TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
   {  // no TaskIndex: SQLite sorts the rows itself, the scan does not guess its order
     TestDb t("fa-noindex");
@@ -198,6 +243,27 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     t.exec(
         "INSERT INTO PYTORCH_API (startNs, endNs, connectionId) VALUES ('1','2',3),"
         "('4','5',3)");
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    LinkRows got;
+    EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
+  }
+  {  // TaskIndex on other columns: SQLite's plan reads the same, its order is not (start, id)
+    TestDb t("fa-otherindex");
+    std::string rows = random_rows(7, false);
+    rows.insert(rows.rfind("COMMIT;"), "CREATE INDEX TaskIndex ON TASK (startNs, endNs);");
+    t.exec(rows);
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    LinkRows got;
+    EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
+    std::vector<BusyInterval> busy;
+    EXPECT_TRUE(scan_busy_intervals(db.handle(), busy));  // the busy query needs no index
+  }
+  {  // a TASK start that is a real number: TaskIndex's order is left to SQLite
+    TestDb t("fa-realstart");
+    t.exec(random_rows(7));
+    t.exec("INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (2.5, 9, 99)");
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     LinkRows got;
