@@ -1,5 +1,6 @@
 #include "recipes/compute_op_sum.h"
 
+#include "recipes/compute_op_sum_scan.h"
 #include "recipes/frame/duration_stats.h"
 #include "recipes/frame/frame_ops.h"
 #include "recipes/hccl_sum.h"
@@ -38,8 +39,13 @@ Frame per_rank(const std::vector<const Frame*>& frames, const std::vector<std::s
 
 }  // namespace
 
+const char* compute_op_sum_sql() {
+  return kQuery;
+}
+
 bool ComputeOpSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
-  return map_profiler_query(paths, kQuery, {"COMPUTE_TASK_INFO", "TASK", "STRING_IDS"}, out, diag);
+  return map_profiler_query(paths, kQuery, {"COMPUTE_TASK_INFO", "TASK", "STRING_IDS"}, out, diag,
+                            scan_compute_ops);
 }
 
 bool ComputeOpSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,

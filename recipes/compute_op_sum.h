@@ -20,4 +20,7 @@ class ComputeOpSum : public Recipe {
               io::Diagnostics& diag) const override;
 };
 
+// The per-rank query (msprof-analyze's SQL, its start range as two parameters), for tests.
+const char* compute_op_sum_sql();
+
 }  // namespace cs::recipes

@@ -77,24 +77,6 @@ bool index_before(const TaskRow& a, const TaskRow& b) {
   return a.rowid < b.rowid;
 }
 
-// True when TaskIndex's keys are (startNs, globalTaskId), ascending, binary collation: then its
-// order is (startNs, globalTaskId, rowid).
-bool task_index_is_start_then_task_id(sqlite3* db) {
-  TableScan s(db, "PRAGMA index_xinfo('TaskIndex')");
-  if (!s.ok()) return false;
-  static const char* const kKeys[] = {"startNs", "globalTaskId"};
-  size_t keys = 0;
-  int rc;
-  while ((rc = s.next()) == 1) {
-    if (!s.is_int(5) || s.integer(5) == 0) continue;  // the rowid after the keys
-    if (keys >= 2 || s.text_view(2) != kKeys[keys] || !s.is_int(3) || s.integer(3) != 0 ||
-        s.text_view(4) != "BINARY")
-      return false;
-    ++keys;
-  }
-  return rc == 0 && keys == 2;
-}
-
 // Pairs (key, value) sorted by key, the first of equal keys first (a map keeping the first).
 template <class V>
 void sort_by_key(std::vector<std::pair<int64_t, V>>& v) {

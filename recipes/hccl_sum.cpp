@@ -55,7 +55,7 @@ bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::strin
 
 bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
                         const std::vector<std::string>& tables, FrameSet& out,
-                        io::Diagnostics& diag) {
+                        io::Diagnostics& diag, QueryScan scan) {
   RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const auto& t : tables)
@@ -65,7 +65,9 @@ bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
       return false;
     }
   Frame rows;
-  if (!db.query(sql, {0, std::numeric_limits<int64_t>::max()}, rows, tables.front(), diag))
+  const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
+  if (!(scan && scan(db.handle(), sql, lo, hi, rows)) &&
+      !db.query(sql, {lo, hi}, rows, tables.front(), diag))
     return false;
   if (rows.rows() == 0) {
     diag.warn(paths.profiler_db, 0, "no rows in " + tables.front(), "this rank adds nothing");

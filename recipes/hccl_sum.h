@@ -6,7 +6,11 @@
 // instance (HcclTopOpStats / top_op_stats.csv), and each group's ranks (HcclGroupNameMap /
 // group_name_map.csv).
 
+#include <cstdint>
+
 #include "recipes/recipe.h"
+
+struct sqlite3;
 
 namespace cs::recipes {
 
@@ -27,10 +31,15 @@ bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::strin
                        const std::string& file, const std::string& table, io::Diagnostics& diag,
                        const std::string& unit = "Us", double factor = 1000.0);
 
+// A scan answering a query's rows without SQLite's plan (e.g. scan_compute_ops): the query's
+// exact rows for its range [lo, hi], or false and the SQL runs.
+using QueryScan = bool (*)(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out);
+
 // Reads a profiler-database query msprof-analyze's exports run (step range 0..INT64_MAX) into
-// out["rows"] with a Rank column; a rank without the tables is skipped with a warning.
+// out["rows"] with a Rank column; a rank without the tables is skipped with a warning. With
+// `scan`, the rows are taken from it when it gives them.
 bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
                         const std::vector<std::string>& tables, FrameSet& out,
-                        io::Diagnostics& diag);
+                        io::Diagnostics& diag, QueryScan scan = nullptr);
 
 }  // namespace cs::recipes

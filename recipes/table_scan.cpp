@@ -63,4 +63,20 @@ bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::s
   return ok;
 }
 
+bool task_index_is_start_then_task_id(sqlite3* db) {
+  TableScan s(db, "PRAGMA index_xinfo('TaskIndex')");
+  if (!s.ok()) return false;
+  static const char* const kKeys[] = {"startNs", "globalTaskId"};
+  size_t keys = 0;
+  int rc;
+  while ((rc = s.next()) == 1) {
+    if (!s.is_int(5) || s.integer(5) == 0) continue;  // the rowid after the keys
+    if (keys >= 2 || s.text_view(2) != kKeys[keys] || !s.is_int(3) || s.integer(3) != 0 ||
+        s.text_view(4) != "BINARY")
+      return false;
+    ++keys;
+  }
+  return rc == 0 && keys == 2;
+}
+
 }  // namespace cs::recipes

@@ -87,4 +87,8 @@ class TableScan {
 bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected,
                    bool (*also)(sqlite3*) = nullptr);
 
+// True when the profilers' TaskIndex has the keys (startNs, globalTaskId), ascending, binary
+// collation: then its order is (startNs, globalTaskId, rowid), NULLs first, for integer keys.
+bool task_index_is_start_then_task_id(sqlite3* db);
+
 }  // namespace cs::recipes
