@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "io/output_file.h"
+#include "recipes/frame/frame_sqlite_direct.h"
 #include "runtime/interrupt.h"
 
 namespace cs::recipes {
@@ -143,9 +145,33 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   const std::string shown = db_path.ends_with(tmp_suffix)
                                 ? db_path.substr(0, db_path.size() - tmp_suffix.size())
                                 : db_path;
-  // The database is built in memory (SQLite's memdb: the file's image, the existing tables
-  // first) and its image written in one piece: the same bytes as SQLite writing the file page by
-  // page, without a write per page and without the page cache spilling mid transaction.
+  const std::string qname = sql_quote_name(table);
+  std::vector<const char*> sql_types;
+  std::string create = "CREATE TABLE " + qname + " (\n";
+  std::string insert = "INSERT INTO " + qname + " VALUES (";
+  for (size_t c = 0; c < f.columns.size(); ++c) {
+    if (c) {
+      create += ",\n  ";
+      insert += ',';
+    }
+    sql_types.push_back(sql_type(f.columns[c]));
+    create += sql_quote_name(f.columns[c].name) + " " + sql_types.back();
+    insert += '?';
+  }
+  create += "\n)";
+  insert += ')';
+  // A new table SQLite would store unchanged goes straight into the file's pages.
+  switch (write_frame_sqlite_direct(f, sql_types, db_path, table, create, shown, diag)) {
+    case DirectWrite::kWritten:
+      return true;
+    case DirectWrite::kFailed:
+      return false;
+    case DirectWrite::kNotApplicable:
+      break;
+  }
+  // Otherwise the database is built in memory (SQLite's memdb: the file's image, the existing
+  // tables first) and its image written in one piece: the same bytes as SQLite writing the file
+  // page by page, without a write per page and without the page cache spilling mid transaction.
   unsigned char* image = nullptr;
   sqlite3_int64 image_size = 0;
   if (!read_image(db_path, image, image_size)) {
@@ -183,19 +209,6 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   auto exec = [&](const std::string& sql) {
     return sqlite3_exec(db.get(), sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
   };
-  const std::string qname = sql_quote_name(table);
-  std::string create = "CREATE TABLE " + qname + " (\n";
-  std::string insert = "INSERT INTO " + qname + " VALUES (";
-  for (size_t c = 0; c < f.columns.size(); ++c) {
-    if (c) {
-      create += ",\n  ";
-      insert += ',';
-    }
-    create += sql_quote_name(f.columns[c].name) + " " + sql_type(f.columns[c]);
-    insert += '?';
-  }
-  create += "\n)";
-  insert += ')';
   // The file is this run's own .tmp copy (recipes/recipe_run.h): no rollback journal.
   exec("PRAGMA journal_mode=MEMORY");
   if (!exec("BEGIN") || !exec("DROP TABLE IF EXISTS " + qname) || !exec(create))

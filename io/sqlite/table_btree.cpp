@@ -1,0 +1,150 @@
+#include "io/sqlite/table_btree.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/sqlite/big_endian.h"
+#include "io/sqlite/sqlite_record.h"
+
+namespace cs::io::sqlite {
+
+namespace {
+
+constexpr unsigned char kLeafTable = 0x0d;
+constexpr unsigned char kInteriorTable = 0x05;
+constexpr uint64_t kLockByteOffset = 0x40000000;  // SQLite's pending byte: its page is never used
+
+}  // namespace
+
+TableBtreeBuilder::TableBtreeBuilder(uint32_t page_size, uint32_t usable_size, uint32_t first_page)
+    : page_size_(page_size), usable_(usable_size), first_page_(first_page) {}
+
+uint32_t TableBtreeBuilder::new_page() {
+  uint32_t number = first_page_ + page_count();
+  image_.resize(image_.size() + page_size_);
+  if (number == kLockByteOffset / page_size_ + 1) {  // left zero, never part of a b-tree
+    ++number;
+    image_.resize(image_.size() + page_size_);
+  }
+  return number;
+}
+
+unsigned char* TableBtreeBuilder::page(uint32_t number) {
+  return reinterpret_cast<unsigned char*>(image_.data()) +
+         static_cast<size_t>(number - first_page_) * page_size_;
+}
+
+void TableBtreeBuilder::start_leaf() {
+  leaf_ = new_page();
+  cells_ = 0;
+  content_ = usable_;
+}
+
+void TableBtreeBuilder::close_leaf() {
+  unsigned char* p = page(leaf_);
+  p[0] = kLeafTable;
+  put16(p + 3, cells_);
+  put16(p + 5, content_ == 65536 ? 0 : content_);
+  leaves_.emplace_back(leaf_, rows_);
+  leaf_ = 0;
+}
+
+uint32_t TableBtreeBuilder::write_overflow(std::string_view rest) {
+  // Each overflow page: the next one's number (0 on the last), then usable - 4 bytes of payload.
+  const size_t per_page = usable_ - 4;
+  uint32_t first = 0, previous = 0;
+  for (size_t at = 0; at < rest.size(); at += per_page) {
+    const uint32_t number = new_page();
+    if (previous) put32(page(previous), number);
+    if (!first) first = number;
+    const size_t n = std::min(per_page, rest.size() - at);
+    std::memcpy(page(number) + 4, rest.data() + at, n);
+    previous = number;
+  }
+  return first;
+}
+
+void TableBtreeBuilder::add_row(std::string_view record) {
+  const uint64_t rowid = static_cast<uint64_t>(rows_ + 1);
+  const uint64_t size = record.size();
+  // How much of the payload stays on the leaf (the format's rule, U = usable size).
+  const uint64_t max_local = usable_ - 35;
+  const uint64_t min_local = (usable_ - 12) * 32 / 255 - 23;
+  uint64_t local = size;
+  if (size > max_local) {
+    const uint64_t k = min_local + (size - min_local) % (usable_ - 4);
+    local = k <= max_local ? k : min_local;
+  }
+  // (A cell takes at least 4 bytes of the page, as SQLite allocates them.)
+  const size_t cell = std::max<size_t>(
+      4, varint_length(size) + varint_length(rowid) + local + (local < size ? 4 : 0));
+  if (leaf_ && content_ < 8 + 2 * (cells_ + 1) + cell) close_leaf();
+  if (!leaf_) start_leaf();
+  ++rows_;
+  const uint32_t overflow = local < size ? write_overflow(record.substr(local)) : 0;
+  content_ -= static_cast<uint32_t>(cell);
+  unsigned char* p = page(leaf_);  // after write_overflow: the image may have moved
+  unsigned char* c = p + content_;
+  c += put_varint(c, size);
+  c += put_varint(c, rowid);
+  std::memcpy(c, record.data(), local);
+  if (overflow) put32(c + local, overflow);
+  put16(p + 8 + 2 * cells_, content_);
+  ++cells_;
+}
+
+std::vector<std::pair<uint32_t, int64_t>> TableBtreeBuilder::interior_level(
+    const std::vector<std::pair<uint32_t, int64_t>>& children) {
+  // Groups of consecutive children, one interior page each: every child but the last is a cell
+  // (its page and its largest rowid), the last is the page's right-most pointer.
+  std::vector<std::pair<size_t, size_t>> groups;  // [begin, end) into children
+  size_t begin = 0;
+  while (begin < children.size()) {
+    size_t used = 12, end = begin;
+    // Take children as cells while the next one still fits as a cell.
+    while (end + 1 < children.size()) {
+      const size_t need = 2 + 4 + varint_length(static_cast<uint64_t>(children[end].second));
+      if (used + need > usable_) break;
+      used += need;
+      ++end;
+    }
+    groups.emplace_back(begin, end + 1);
+    begin = end + 1;
+  }
+  // A page needs a cell: a last group of one child borrows the previous group's last child.
+  if (groups.size() > 1 && groups.back().second - groups.back().first == 1) {
+    --groups[groups.size() - 2].second;
+    --groups.back().first;
+  }
+  std::vector<std::pair<uint32_t, int64_t>> parents;
+  for (auto [b, e] : groups) {
+    const uint32_t number = new_page();
+    unsigned char* p = page(number);
+    p[0] = kInteriorTable;
+    const uint32_t cells = static_cast<uint32_t>(e - b - 1);
+    put16(p + 3, cells);
+    put32(p + 8, children[e - 1].first);
+    uint32_t content = usable_;
+    for (size_t i = b; i + 1 < e; ++i) {
+      unsigned char buf[13];
+      put32(buf, children[i].first);
+      const size_t n = 4 + put_varint(buf + 4, static_cast<uint64_t>(children[i].second));
+      content -= static_cast<uint32_t>(n);
+      std::memcpy(p + content, buf, n);
+      put16(p + 12 + 2 * (i - b), content);
+    }
+    put16(p + 5, content == 65536 ? 0 : content);
+    parents.emplace_back(number, children[e - 1].second);
+  }
+  return parents;
+}
+
+uint32_t TableBtreeBuilder::finish() {
+  if (!leaf_ && leaves_.empty()) start_leaf();  // an empty table: one empty leaf
+  if (leaf_) close_leaf();
+  std::vector<std::pair<uint32_t, int64_t>> level = leaves_;
+  while (level.size() > 1) level = interior_level(level);
+  return level.front().first;
+}
+
+}  // namespace cs::io::sqlite

@@ -1,0 +1,115 @@
+#include "recipes/frame/frame_sqlite_direct.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+
+#include "io/output_file.h"
+#include "io/sqlite/database_file_appender.h"
+#include "io/sqlite/sqlite_record.h"
+
+namespace cs::recipes {
+
+namespace {
+
+enum class Affinity { kText, kInteger, kReal };
+
+Affinity affinity_of(const char* sql_type) {
+  if (std::strcmp(sql_type, "INTEGER") == 0) return Affinity::kInteger;
+  if (std::strcmp(sql_type, "REAL") == 0) return Affinity::kReal;
+  return Affinity::kText;
+}
+
+// True when SQLite would store every cell of `c` unchanged (no conversion by the column's
+// affinity other than integers made REAL).
+bool stored_as_is(const FrameColumn& c, Affinity a) {
+  for (const Cell& cell : c.cells) {
+    switch (cell.kind) {
+      case Cell::Kind::kNull:
+        break;
+      case Cell::Kind::kText:
+        if (a != Affinity::kText) return false;
+        break;
+      case Cell::Kind::kInt:
+        if (a == Affinity::kText) return false;
+        break;
+      case Cell::Kind::kReal:
+        if (a != Affinity::kReal) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+// A value of a REAL column as SQLite stores it: a whole number within 48 bits as an integer
+// (read back as REAL by the column's affinity; -0.0 becomes 0), anything else as 8 bytes.
+void put_real(io::sqlite::RecordEncoder& record, double v) {
+  constexpr double kLimit = 140737488355328.0;  // 2^47
+  if (v > -kLimit && v < kLimit && v == std::trunc(v)) {
+    record.integer(static_cast<int64_t>(v));
+  } else {
+    record.real(v);
+  }
+}
+
+}  // namespace
+
+DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const char*>& sql_types,
+                                      const std::string& db_path, const std::string& table,
+                                      const std::string& create, const std::string& shown,
+                                      io::Diagnostics& diag) {
+  if (f.index_columns > 0) return DirectWrite::kNotApplicable;
+  std::vector<Affinity> affinity;
+  for (size_t c = 0; c < f.columns.size(); ++c) {
+    affinity.push_back(affinity_of(sql_types[c]));
+    if (!stored_as_is(f.columns[c], affinity.back())) return DirectWrite::kNotApplicable;
+  }
+  io::sqlite::DatabaseFileAppender file(db_path);
+  if (const int err = file.read_errno()) {
+    diag.error(shown, 0,
+               "cannot read the database to add table " + table + ": " + std::strerror(err),
+               io::output_errno_hint(err));
+    return DirectWrite::kFailed;
+  }
+  if (!file.unsupported().empty() || file.has_table(table) || !file.schema_has_room(table, create))
+    return DirectWrite::kNotApplicable;
+  io::sqlite::TableBtreeBuilder tree = file.new_table();
+  io::sqlite::RecordEncoder record;
+  const size_t n = f.rows();
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t c = 0; c < f.columns.size(); ++c) {
+      const Cell& cell = f.columns[c].cells[r];
+      switch (cell.kind) {
+        case Cell::Kind::kNull:
+          record.null();
+          break;
+        case Cell::Kind::kText:
+          record.text(cell.str());
+          break;
+        case Cell::Kind::kInt:
+          if (affinity[c] == Affinity::kReal)
+            put_real(record, static_cast<double>(cell.i()));
+          else
+            record.integer(cell.i());
+          break;
+        case Cell::Kind::kReal:
+          if (std::isnan(cell.num()))  // SQLite binds NaN as NULL
+            record.null();
+          else
+            put_real(record, cell.num());
+          break;
+      }
+    }
+    tree.add_row(record.finish());
+  }
+  if (!file.append(table, create, tree)) {
+    const int err = errno;
+    diag.error(shown, 0, "table " + table + ": cannot write the database: " + std::strerror(err),
+               io::output_errno_hint(err));
+    return DirectWrite::kFailed;
+  }
+  return DirectWrite::kWritten;
+}
+
+}  // namespace cs::recipes
