@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "recipes/frame/frame_ops.h"
+#include "recipes/mstx_range_scan.h"
 
 namespace cs::recipes {
 
@@ -194,6 +195,10 @@ std::optional<int64_t> step_of(int64_t t, const std::vector<StepSpan>& steps) {
 
 }  // namespace
 
+std::string mstx_range_sql(bool with_task) {
+  return range_query(with_task);
+}
+
 bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Diagnostics& diag) {
   const std::vector<int64_t> range{0, std::numeric_limits<int64_t>::max()};
   std::vector<StepSpan> steps;
@@ -206,8 +211,12 @@ bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Dia
       steps.push_back({int_at(f.columns[0], r), int_at(f.columns[1], r), int_at(f.columns[2], r)});
   }
   Frame marks, ranges;
+  const bool with_task = db.has_table("TASK");
+  const std::string range_sql = range_query(with_task);
+  // The range scan gives the SQL's rows or declines, and then the SQL runs (and reports).
   if (!db.query(kMarkQuery, range, marks, "MSTX_EVENTS", diag) ||
-      !db.query(range_query(db.has_table("TASK")), range, ranges, "MSTX_EVENTS", diag))
+      (!(with_task && scan_mstx_ranges(db.handle(), range_sql, range[0], range[1], ranges)) &&
+       !db.query(range_sql, range, ranges, "MSTX_EVENTS", diag)))
     return false;
   std::vector<Pending> found;
   std::vector<std::string> unmatched;

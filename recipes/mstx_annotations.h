@@ -30,4 +30,8 @@ struct MstxAnnotation {
 // come, then ranges by host start). False with a diagnostic when a query fails.
 bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Diagnostics& diag);
 
+// The range query (msprof-analyze's MstxRangeExport; with_task: TASK joined), its start range as
+// two parameters; for tests.
+std::string mstx_range_sql(bool with_task);
+
 }  // namespace cs::recipes

@@ -1,0 +1,128 @@
+// recipes/mstx_range_scan.h: mstx_sum's range query read as table scans gives exactly what
+// msprof-analyze's SQL gives on the same rows (several device tasks per range, equal starts
+// among ranges and among their tasks, NULLs, ranges without a task or message, marks and
+// untied ranges left out), and the scan declines what it cannot reproduce.
+#include "recipes/mstx_range_scan.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "recipes/frame/rank_db.h"
+#include "recipes/mstx_annotations.h"
+#include "recipes/recipe_test_util.h"
+
+namespace cs::recipes {
+namespace {
+
+// The profiler's schema for the tables the range query reads (as torch_npu writes them).
+const char* kSchema =
+    "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+    "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,"
+    "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,"
+    "taskId INTEGER,modelId INTEGER, depth integer);"
+    "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);"
+    "CREATE TABLE MSTX_EVENTS (startNs INTEGER,endNs INTEGER,eventType INTEGER,rangeId INTEGER,"
+    "category INTEGER,message INTEGER,globalTid INTEGER,endGlobalTid INTEGER,domainId INTEGER,"
+    "connectionId INTEGER, depth integer);";
+
+struct TestDb {
+  std::filesystem::path dir;
+  std::string path;
+  explicit TestDb(const std::string& name) {
+    dir = cs::test::temp_dir(name);
+    path = (dir / "ascend_pytorch_profiler_0.db").string();
+  }
+  ~TestDb() { std::filesystem::remove_all(dir); }
+  void exec(const std::string& sql) {
+    sqlite3* w = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &w), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(w, sql.c_str(), nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(w);
+  }
+};
+
+// Random events and tasks on a small grid so starts tie and connection ids repeat.
+std::string random_rows(unsigned seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto maybe_null = [&](const std::string& v) { return pick(0, 7) == 0 ? "NULL" : v; };
+  std::string sql = std::string("BEGIN;") + kSchema;
+  for (int i = 1; i <= 5; ++i)
+    if (pick(0, 4))
+      sql += "INSERT INTO STRING_IDS VALUES (" + std::to_string(i) + ", 'm" + std::to_string(i) +
+             "');";
+  const int events = pick(0, 25);
+  for (int i = 0; i < events; ++i) {
+    const int s = pick(-2, 12);
+    const std::string conn = pick(0, 6) == 0 ? "4294967295" : std::to_string(pick(1, 8));
+    sql +=
+        "INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, message, globalTid, "
+        "connectionId) VALUES (" +
+        maybe_null(std::to_string(s)) + "," + maybe_null(std::to_string(s + pick(0, 5))) + "," +
+        maybe_null(std::to_string(pick(2, 3))) + "," + maybe_null(std::to_string(pick(1, 6))) +
+        "," + std::to_string(pick(1, 2)) + "," + maybe_null(conn) + ");";
+  }
+  const int tasks = pick(0, 30);
+  for (int i = 0; i < tasks; ++i) {
+    const int s = pick(0, 6);
+    sql += "INSERT INTO TASK (startNs, endNs, connectionId, globalTaskId) VALUES (" +
+           maybe_null(std::to_string(s)) + "," + maybe_null(std::to_string(s + pick(0, 3))) + "," +
+           maybe_null(std::to_string(pick(1, 9))) + "," + std::to_string(i) + ");";
+  }
+  return sql + "COMMIT;";
+}
+
+const int64_t kMax = std::numeric_limits<int64_t>::max();
+
+TEST(MstxRangeScan, RowsEqualTheSqlOnRandomRows) {
+  for (unsigned seed = 1; seed <= 150; ++seed) {
+    TestDb t("mstx-scan");
+    t.exec(random_rows(seed));
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    ASSERT_TRUE(db.ok());
+    Frame want, got;
+    ASSERT_TRUE(db.query(mstx_range_sql(true), {0, kMax}, want, "MSTX_EVENTS", diag));
+    ASSERT_TRUE(scan_mstx_ranges(db.handle(), mstx_range_sql(true), 0, kMax, got))
+        << "seed " << seed;
+    ASSERT_EQ(got.columns.size(), want.columns.size());
+    ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
+    for (size_t c = 0; c < want.columns.size(); ++c) {
+      EXPECT_EQ(got.columns[c].name, want.columns[c].name);
+      for (size_t r = 0; r < want.rows(); ++r)
+        EXPECT_EQ(got.columns[c].cells[r], want.columns[c].cells[r])
+            << "seed " << seed << " column " << want.columns[c].name << " row " << r;
+    }
+  }
+}
+
+TEST(MstxRangeScan, DeclinesWhatItCannotReproduce) {
+  auto declines = [](const std::string& rows, const std::string& sql, const char* what) {
+    TestDb t("mstx-decline");
+    t.exec(rows);
+    io::Diagnostics diag;
+    RankDb db(t.path, diag);
+    Frame got;
+    EXPECT_FALSE(scan_mstx_ranges(db.handle(), sql, 0, kMax, got)) << what;
+  };
+  declines(random_rows(4), mstx_range_sql(false), "the query without TASK: another plan");
+  declines(random_rows(4) + "CREATE INDEX TaskConn ON TASK (connectionId);", mstx_range_sql(true),
+           "an index SQLite uses instead of the automatic one");
+  declines(random_rows(4) + "INSERT INTO TASK (startNs, endNs, connectionId) VALUES (1.5, 2, 3);",
+           mstx_range_sql(true), "a real task start");
+  declines(random_rows(4) +
+               "INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, connectionId) VALUES "
+               "('x', 2, 2, 3);",
+           mstx_range_sql(true), "a text event start");
+}
+
+}  // namespace
+}  // namespace cs::recipes
