@@ -114,16 +114,6 @@ bool read_link_tables(sqlite3* db, LinkTables& t) {
     sort_by_key(t.cann);
   }
   {
-    TableScan s(db, "SELECT id, value FROM STRING_IDS");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!is_int(s.type(0))) return false;
-      t.strings.emplace_back(s.integer(0), s.cell(1));
-    }
-    if (rc != 0) return false;
-    sort_by_key(t.strings);
-  }
-  {
     TableScan s(db, "SELECT rowid, id, connectionId FROM CONNECTION_IDS");
     if (!s.ok()) return false;
     while ((rc = s.next()) == 1) {
@@ -149,6 +139,26 @@ bool read_link_tables(sqlite3* db, LinkTables& t) {
       if (t.pytorch[i].first == t.pytorch[i - 1].first)
         return false;  // a repeated connectionId: SQLite's order among the matches is its own
   }
+  return true;
+}
+
+// STRING_IDS' values for the task types `tasks` name (only those are interned for the run).
+bool read_task_types(sqlite3* db, const std::vector<TaskRow>& tasks, LinkTables& t) {
+  std::vector<int64_t> wanted;
+  for (const TaskRow& task : tasks)
+    if (task.has_type) wanted.push_back(task.type);
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  TableScan s(db, "SELECT id, value FROM STRING_IDS");
+  if (!s.ok()) return false;
+  int rc;
+  while ((rc = s.next()) == 1) {
+    if (!is_int(s.type(0))) return false;
+    if (std::binary_search(wanted.begin(), wanted.end(), s.integer(0)))
+      t.strings.emplace_back(s.integer(0), s.cell(1));
+  }
+  if (rc != 0) return false;
+  sort_by_key(t.strings);
   return true;
 }
 
@@ -311,6 +321,7 @@ FreeAnalysisScan scan_free_analysis(sqlite3* db, const std::string* link_sql) {
     if (out.busy_ok && rc != 0) out.busy_ok = false;
     if (out.busy_ok) out.busy = merge_busy_intervals(std::move(busy));
   }
+  if (out.link_ok) out.link_ok = read_task_types(db, tasks, tables);
   if (out.link_ok) {
     std::sort(tasks.begin(), tasks.end(), index_before);
     build_link_rows(tasks, tables, out.link);
