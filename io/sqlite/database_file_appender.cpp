@@ -231,9 +231,12 @@ bool DatabaseFileAppender::append(std::string_view name, std::string_view sql,
 
   const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
   if (fd < 0) return false;
-  bool ok = pwrite_all(fd, table.pages().data(), table.pages().size(),
-                       static_cast<off_t>(pages_) * page_size_) &&
-            pwrite_all(fd, page1_.data(), page1_.size(), 0);
+  off_t at = static_cast<off_t>(pages_) * page_size_;
+  bool ok = table.for_each_run([&](const unsigned char* bytes, size_t n) {
+    const bool put = pwrite_all(fd, bytes, n, at);
+    at += static_cast<off_t>(n);
+    return put;
+  }) && pwrite_all(fd, page1_.data(), page1_.size(), 0);
   const int err = errno;
   if (::close(fd) != 0 && ok) return false;
   errno = err;

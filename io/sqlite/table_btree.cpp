@@ -17,21 +17,39 @@ constexpr uint64_t kLockByteOffset = 0x40000000;  // SQLite's pending byte: its 
 }  // namespace
 
 TableBtreeBuilder::TableBtreeBuilder(uint32_t page_size, uint32_t usable_size, uint32_t first_page)
-    : page_size_(page_size), usable_(usable_size), first_page_(first_page) {}
+    : page_size_(page_size),
+      usable_(usable_size),
+      first_page_(first_page),
+      chunk_pages_(std::max<uint32_t>(1, (1u << 20) / page_size)) {}
 
 uint32_t TableBtreeBuilder::new_page() {
-  uint32_t number = first_page_ + page_count();
-  image_.resize(image_.size() + page_size_);
-  if (number == kLockByteOffset / page_size_ + 1) {  // left zero, never part of a b-tree
-    ++number;
-    image_.resize(image_.size() + page_size_);
+  for (;;) {
+    if (pages_ % chunk_pages_ == 0)  // zeroed: unused bytes of a page are written as zeros
+      chunks_.push_back(std::make_unique<unsigned char[]>(size_t{chunk_pages_} * page_size_));
+    const uint32_t number = first_page_ + pages_++;
+    if (number != kLockByteOffset / page_size_ + 1) return number;
+    // The lock-byte page: left zero, never part of a b-tree.
   }
-  return number;
 }
 
 unsigned char* TableBtreeBuilder::page(uint32_t number) {
-  return reinterpret_cast<unsigned char*>(image_.data()) +
-         static_cast<size_t>(number - first_page_) * page_size_;
+  const uint32_t i = number - first_page_;
+  return chunks_[i / chunk_pages_].get() + size_t{i % chunk_pages_} * page_size_;
+}
+
+const unsigned char* TableBtreeBuilder::page_bytes(uint32_t number) const {
+  const uint32_t i = number - first_page_;
+  return chunks_[i / chunk_pages_].get() + size_t{i % chunk_pages_} * page_size_;
+}
+
+bool TableBtreeBuilder::for_each_run(
+    const std::function<bool(const unsigned char*, size_t)>& put) const {
+  for (size_t c = 0; c < chunks_.size(); ++c) {
+    const uint32_t in_chunk =
+        std::min<uint32_t>(chunk_pages_, pages_ - static_cast<uint32_t>(c) * chunk_pages_);
+    if (!put(chunks_[c].get(), size_t{in_chunk} * page_size_)) return false;
+  }
+  return true;
 }
 
 void TableBtreeBuilder::start_leaf() {
@@ -83,7 +101,7 @@ void TableBtreeBuilder::add_row(std::string_view record) {
   ++rows_;
   const uint32_t overflow = local < size ? write_overflow(record.substr(local)) : 0;
   content_ -= static_cast<uint32_t>(cell);
-  unsigned char* p = page(leaf_);  // after write_overflow: the image may have moved
+  unsigned char* p = page(leaf_);
   unsigned char* c = p + content_;
   c += put_varint(c, size);
   c += put_varint(c, rowid);

@@ -6,6 +6,8 @@
 // (the lock-byte page at 1 GiB is skipped, left zero, as SQLite leaves it).
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,9 +27,12 @@ class TableBtreeBuilder {
   // Ends the table: builds the interior pages and returns the root page's number.
   uint32_t finish();
 
-  // The pages first_page, first_page + 1, ... in order, page_count() * page_size bytes.
-  const std::string& pages() const { return image_; }
-  uint32_t page_count() const { return static_cast<uint32_t>(image_.size() / page_size_); }
+  // Calls `put(bytes, size)` for the pages first_page, first_page + 1, ... in order, in runs of
+  // consecutive pages (page_count() * page_size bytes in all); stops at the first false.
+  bool for_each_run(const std::function<bool(const unsigned char*, size_t)>& put) const;
+  // Page `number`'s bytes (first_page <= number < first_page + page_count()).
+  const unsigned char* page_bytes(uint32_t number) const;
+  uint32_t page_count() const { return pages_; }
   int64_t rows() const { return rows_; }
 
  private:
@@ -40,7 +45,10 @@ class TableBtreeBuilder {
       const std::vector<std::pair<uint32_t, int64_t>>& children);
 
   uint32_t page_size_, usable_, first_page_;
-  std::string image_;
+  // The pages in chunks of chunk_pages_ (about 1 MiB): a growing table is never copied.
+  uint32_t chunk_pages_;
+  std::vector<std::unique_ptr<unsigned char[]>> chunks_;
+  uint32_t pages_ = 0;
   int64_t rows_ = 0;
   uint32_t leaf_ = 0;                                 // the leaf being filled (0: none)
   uint32_t cells_ = 0;                                // its cells

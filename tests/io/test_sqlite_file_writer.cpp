@@ -335,9 +335,11 @@ TEST(SqliteFileWriter, TheLockBytePageIsSkipped) {
   for (const Row& r : rows) tree.add_row(encode(enc, r));
   ASSERT_TRUE(file.append("T", kCreate, tree));
   ASSERT_GT(tree.page_count(), 5u);
-  const std::string& pages = tree.pages();
-  const size_t lock_at = size_t{lock_page - (lock_page - 2)} * 512;  // first_page = lock_page - 2
-  EXPECT_EQ(pages.substr(lock_at, 512), std::string(512, '\0'));
+  // The pages are numbered from lock_page - 2 on.
+  const unsigned char* lock = tree.page_bytes(lock_page);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(lock), 512), std::string(512, '\0'));
+  EXPECT_NE(tree.page_bytes(lock_page - 1)[0], 0) << "the page before is a b-tree page";
+  EXPECT_NE(tree.page_bytes(lock_page + 1)[0], 0) << "the page after is a b-tree page";
   db = open_db(path);
   expect_rows(db, "T", rows);
   sqlite3_close(db);
