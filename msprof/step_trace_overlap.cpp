@@ -1,6 +1,7 @@
 #include "msprof/step_trace_overlap.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace cs::cluster {
 
@@ -71,12 +72,20 @@ StepTraceTotals whole_run_totals(std::vector<NsInterval> compute,
   const std::vector<NsInterval> comm_merged = merge_continuous(communication);
   for (const auto& r : comm_merged) t.communication += r.end - r.start;
   // After the merge: a receive op heading a group now ends where its group ends.
+  // Receive ops may overlap, so their sum is not bounded by the run's span: it and what is
+  // derived from it are computed in 128 bits and saturate at the 64-bit limits.
+  __int128 bubble = 0;
   for (const auto& r : communication)
-    if (r.receive) t.bubble += r.end - r.start;
+    if (r.receive) bubble += r.end - r.start;
   pipeline_overlap(comm_merged, compute_merged, &t.communication_not_overlapped, &t.free);
-  t.communication_not_overlapped_exclude_receive = t.communication_not_overlapped - t.bubble;
+  auto saturated = [](__int128 v) {
+    return static_cast<int64_t>(std::clamp<__int128>(v, INT64_MIN, INT64_MAX));
+  };
+  t.bubble = saturated(bubble);
+  t.communication_not_overlapped_exclude_receive =
+      saturated(__int128{t.communication_not_overlapped} - bubble);
   t.overlapped = t.communication - t.communication_not_overlapped;
-  t.stage = t.free + t.computing + t.communication_not_overlapped - t.bubble;
+  t.stage = saturated(__int128{t.free} + t.computing + t.communication_not_overlapped - bubble);
   return t;
 }
 

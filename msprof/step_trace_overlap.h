@@ -10,7 +10,8 @@
 
 namespace cs::cluster {
 
-// One device interval in nanoseconds, as the profiler database holds it. `receive`: a
+// One device interval in nanoseconds, as the profiler database holds it, within +-2^62 ns (the
+// readers check it), so that the differences and sums below fit in 64 bits. `receive`: a
 // communication op (COMMUNICATION_OP row) whose name starts with "hcom_receive", a pipeline
 // receive, counted as bubble.
 struct NsInterval {

@@ -50,7 +50,9 @@ std::string string_member(dom::object o, std::string_view key) {
 bool ts_of(dom::object o, int64_t& ns) {
   dom::element e;
   double us;
-  if (o["ts"].get(e) || !number(e, us) || !std::isfinite(us) || std::fabs(us) >= 9.2e15)
+  // Within +-2^62 ns (4.6e15 us, 146 years from 1970): an event's duration, the difference of
+  // two such times, fits in 64 bits.
+  if (o["ts"].get(e) || !number(e, us) || !std::isfinite(us) || std::fabs(us) >= 4.6e15)
     return false;
   ns = std::llround(us * 1000.0);
   return true;

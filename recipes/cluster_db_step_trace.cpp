@@ -49,6 +49,16 @@ bool times_at(const db::Statement& st, int first, const std::string& file, const
                "check the profiler finished writing the database");
     return false;
   }
+  // Beyond +-2^62 ns (146 years from 1970) no time is a profiler's, and differences of such
+  // times would not fit in 64 bits.
+  constexpr int64_t kLimit = int64_t{1} << 62;
+  if (*s <= -kLimit || *s >= kLimit || *e <= -kLimit || *e >= kLimit) {
+    diag.error(file, 0,
+               std::string(table) + " has a row whose startNs or endNs is out of range (beyond " +
+                   "2^62 ns from 1970)",
+               "the database is damaged: re-export the rank's profile data");
+    return false;
+  }
   out.start = *s;
   out.end = *e;
   return true;

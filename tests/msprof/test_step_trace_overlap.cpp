@@ -72,6 +72,19 @@ TEST(StepTraceOverlap, ReceiveHeadingAMergedGroupCountsToTheGroupsEnd) {
   EXPECT_EQ(t.stage, 5);  // free + computing + not overlapped - bubble
 }
 
+TEST(StepTraceOverlap, OverlappingReceivesSumBeyond64BitsSaturate) {
+  // Two receive ops of 2^62 - 2 ns each, overlapping: their sum (the bubble) is beyond int64 and
+  // saturates; nothing overflows (UBSan checks this in the sanitizer build).
+  constexpr int64_t kFar = (int64_t{1} << 62) - 1;
+  const StepTraceTotals t = whole_run_totals({}, {recv(-kFar, kFar), recv(-kFar + 1, kFar - 1)});
+  EXPECT_EQ(t.communication, 2 * kFar);
+  EXPECT_EQ(t.bubble, INT64_MAX);
+  EXPECT_EQ(t.communication_not_overlapped, 2 * kFar);
+  // These are computed from the exact sum (4 kFar - 2), which they can hold: -2 kFar + 2.
+  EXPECT_EQ(t.communication_not_overlapped_exclude_receive, -2 * kFar + 2);
+  EXPECT_EQ(t.stage, -2 * kFar + 2);
+}
+
 TEST(StepTraceOverlap, ReceiveInsideAGroupKeepsItsOwnDuration) {
   // The receive [8,12] is not the head of [5,9]+[8,12]: it counts its own 4.
   const StepTraceTotals t = whole_run_totals({{0, 10}}, {{5, 9}, recv(8, 12)});

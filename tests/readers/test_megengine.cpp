@@ -205,6 +205,24 @@ TEST(MegEngineTimeline, CuptiKernelsAreTheDeviceWorkAndUnpairedEventsAreCounted)
   EXPECT_NE(diag.items()[0].what.find("1 begin/end events have no partner"), std::string::npos);
 }
 
+TEST(MegEngineTimeline, TimesBeyond2To62NsAreBadNotOverflows) {
+  // A begin at -4.5e15 us and its end at +4.5e15 us: a duration of 9e18 ns, which fits in 64
+  // bits. A time of 9.1e15 us (9.1e18 ns) is left out as a bad entry: the difference of two such
+  // times would not fit (UBSan checks the arithmetic in the sanitizer build).
+  const std::string text = R"({"traceEvents":[
+    {"name":"Wide","ph":"B","pid":1,"tid":2,"ts":-4.5e15},
+    {"name":"Wide","ph":"E","pid":1,"tid":2,"ts":4.5e15},
+    {"name":"Far","ph":"B","pid":1,"tid":2,"ts":-9.1e15},
+    {"name":"Far","ph":"E","pid":1,"tid":2,"ts":9.1e15}
+  ]})";
+  Trace t;
+  Diagnostics diag;
+  ASSERT_TRUE(parse_megengine_timeline(simdjson::padded_string(text), "far.json", t, diag));
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].dur_ns, 9000000000000000000LL);
+  EXPECT_EQ(diag.warning_count(), 1u) << "the two far events, one warning";
+}
+
 TEST(MegEngineTimeline, CuptiKernelLinkFlowMovedFromTheKernelEndToItsStart) {
   // MegEngine ends a CUPTI kernel's KernelLink flow at the kernel's end (ts 40); readers link a
   // flow where a kernel starts, so the reader moves it to 10. Another category's flow at a

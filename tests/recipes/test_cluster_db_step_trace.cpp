@@ -101,6 +101,20 @@ TEST(ClusterDbStepTrace, NullTimeLeavesTheRankOutNamingFileAndTable) {
   EXPECT_NE(diag.items()[0].hint.find("no row in ClusterStepTraceTime"), std::string::npos);
 }
 
+TEST(ClusterDbStepTrace, TimeBeyond2To62NsLeavesTheRankOutNamingFileAndTable) {
+  ProfRank r("db-step-far", std::string(kStrings) + kCompute + kComm +
+                                "INSERT INTO COMMUNICATION_OP VALUES (1,-9000000000000000000,"
+                                "9000000000000000000);");
+  io::Diagnostics diag;
+  EXPECT_FALSE(read_whole_run_totals(r.db, diag));
+  ASSERT_EQ(diag.items().size(), 1u) << all_text(diag);
+  EXPECT_EQ(diag.items()[0].file, r.db);
+  EXPECT_NE(diag.items()[0].what.find(
+                "COMMUNICATION_OP has a row whose startNs or endNs is out of range"),
+            std::string::npos)
+      << diag.items()[0].what;
+}
+
 TEST(ClusterDbStepTrace, ComputeTasksWithoutTaskTableLeaveTheRankOut) {
   ProfRank r("db-step-notask",
              std::string(kStrings) + kComm +
