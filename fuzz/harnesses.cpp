@@ -16,6 +16,7 @@ const std::vector<Harness>& harnesses() {
       {"profiler_db", profiler_db, 128 << 10},
       {"input_kind", input_kind, 8 << 10},
       {"megengine", megengine, 16 << 10},
+      {"sqlite_appender", sqlite_appender, 8 << 10},
   };
   return all;
 }

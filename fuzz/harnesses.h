@@ -48,5 +48,7 @@ int profiler_db(const uint8_t* data, size_t size);
 int megengine(const uint8_t* data, size_t size);
 // io/input_kind: classify_head on a name picked by the first byte, and classify_input on a file.
 int input_kind(const uint8_t* data, size_t size);
+// io/sqlite: an existing database file's header and schema page read, and a table appended.
+int sqlite_appender(const uint8_t* data, size_t size);
 
 }  // namespace cs::fuzz

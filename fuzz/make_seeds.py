@@ -20,6 +20,26 @@ REAL = os.path.join(DATA, "ascend-real")
 T1 = os.path.join(REAL, "text_level1", "rank0_ascend_pt")
 
 
+def small_sqlite_db(page_size, wal, statements):
+    """The bytes of a database SQLite writes with these statements."""
+    path = os.path.join(OUT, ".seed.db")
+    for p in (path, path + "-wal", path + "-shm"):
+        if os.path.exists(p):
+            os.remove(p)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA page_size=%d" % page_size)
+    if wal:
+        db.execute("PRAGMA journal_mode=WAL")
+    for st in statements:
+        db.execute(st)
+    db.commit()
+    db.close()
+    with open(path, "rb") as f:
+        data = f.read()
+    os.remove(path)
+    return data
+
+
 def put(harness, name, data):
     os.makedirs(os.path.join(OUT, harness), exist_ok=True)
     with open(os.path.join(OUT, harness, "seed-" + name), "wb") as f:
@@ -98,6 +118,13 @@ def main():
     put("megengine", "timeline.json", b"1" + raw("megengine/dynamic.chrome_timeline.json"))
     put("megengine", "copy.json", b"2" + raw("megengine/copy_graph.profile.json"))
     put("megengine", "cupti.json", b"1" + raw("megengine/cupti.chrome_timeline.json"))
+    # io/sqlite's appender: small databases SQLite wrote (512-byte pages: a schema page nearly
+    # full, a table with an index; one table in WAL mode, which it leaves to SQLite).
+    put("sqlite_appender", "two_tables.db", small_sqlite_db(512, False, [
+        "CREATE TABLE \"A\" (\n\"x\" TEXT,\n  \"y\" REAL\n)", "CREATE INDEX ix_A_x ON A (x)",
+        "INSERT INTO A VALUES ('one', 1.5), ('two', NULL), (NULL, 3)",
+        "CREATE TABLE B (z INTEGER)", "INSERT INTO B VALUES (7)"]))
+    put("sqlite_appender", "wal.db", small_sqlite_db(512, True, ["CREATE TABLE C (c)"]))
 
 
 def small_profiler_db(path):
