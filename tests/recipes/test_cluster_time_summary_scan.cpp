@@ -17,6 +17,7 @@
 #include "recipes/cluster_time_summary.h"
 #include "recipes/frame/rank_db.h"
 #include "recipes/recipe_test_util.h"
+#include "recipes/scan_test_util.h"
 
 namespace cs::recipes {
 namespace {
@@ -89,17 +90,6 @@ std::string make_db(const std::filesystem::path& dir, unsigned seed, bool task_i
   sqlite3_free(err);
   sqlite3_close(w);
   return path;
-}
-
-void expect_same_frame(const Frame& got, const Frame& want, unsigned seed) {
-  ASSERT_EQ(got.columns.size(), want.columns.size());
-  ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
-  for (size_t c = 0; c < want.columns.size(); ++c) {
-    EXPECT_EQ(got.columns[c].name, want.columns[c].name);
-    for (size_t r = 0; r < want.rows(); ++r)
-      EXPECT_EQ(got.columns[c].cells[r], want.columns[c].cells[r])
-          << "seed " << seed << " column " << want.columns[c].name << " row " << r;
-  }
 }
 
 TEST(TimeSummaryScan, CommunicationRowsEqualTheSqlOnRandomRows) {

@@ -14,6 +14,7 @@
 #include "recipes/compute_op_sum.h"
 #include "recipes/frame/rank_db.h"
 #include "recipes/recipe_test_util.h"
+#include "recipes/scan_test_util.h"
 
 namespace cs::recipes {
 namespace {
@@ -30,25 +31,6 @@ const char* kSchema =
     "outputShapes INTEGER,attrInfo INTEGER, waitNs INTEGER);";
 
 const char* kTaskIndex = "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);";
-
-struct TestDb {
-  std::filesystem::path dir;
-  std::string path;
-  explicit TestDb(const std::string& name) {
-    dir = cs::test::temp_dir(name);
-    path = (dir / "ascend_pytorch_profiler_0.db").string();
-  }
-  ~TestDb() { std::filesystem::remove_all(dir); }
-  void exec(const std::string& sql) {
-    sqlite3* w = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &w), SQLITE_OK);
-    char* err = nullptr;
-    const int rc = sqlite3_exec(w, sql.c_str(), nullptr, nullptr, &err);
-    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-    sqlite3_free(err);
-    sqlite3_close(w);
-  }
-};
 
 // Random rows on a small grid so starts and task ids tie; some NULL, some negative (outside the
 // range), some string ids missing; a task id may have several TASK rows or none.
@@ -83,7 +65,7 @@ const int64_t kMax = std::numeric_limits<int64_t>::max();
 
 TEST(ComputeOpSumScan, RowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
-    TestDb t("cos-scan");
+    ScratchProfilerDb t("cos-scan");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
     RankDb db(t.path, diag);
@@ -92,20 +74,13 @@ TEST(ComputeOpSumScan, RowsEqualTheSqlOnRandomRows) {
     ASSERT_TRUE(db.query(compute_op_sum_sql(), {0, kMax}, want, "TASK", diag));
     ASSERT_TRUE(scan_compute_ops(db.handle(), compute_op_sum_sql(), 0, kMax, got))
         << "seed " << seed;
-    ASSERT_EQ(got.columns.size(), want.columns.size());
-    ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
-    for (size_t c = 0; c < want.columns.size(); ++c) {
-      EXPECT_EQ(got.columns[c].name, want.columns[c].name);
-      for (size_t r = 0; r < want.rows(); ++r)
-        EXPECT_EQ(got.columns[c].cells[r], want.columns[c].cells[r])
-            << "seed " << seed << " column " << want.columns[c].name << " row " << r;
-    }
+    expect_same_frame(got, want, seed);
   }
 }
 
 TEST(ComputeOpSumScan, DeclinesWhatItCannotReproduce) {
   auto declines = [](const std::string& rows, const char* what) {
-    TestDb t("cos-decline");
+    ScratchProfilerDb t("cos-decline");
     t.exec(rows);
     io::Diagnostics diag;
     RankDb db(t.path, diag);

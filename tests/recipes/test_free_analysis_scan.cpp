@@ -14,6 +14,7 @@
 #include "recipes/frame/rank_db.h"
 #include "recipes/free_analysis.h"
 #include "recipes/recipe_test_util.h"
+#include "recipes/scan_test_util.h"
 
 namespace cs::recipes {
 namespace {
@@ -33,25 +34,6 @@ const char* kSchema =
     "CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER,"
     " name INTEGER);"
     "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);";
-
-struct TestDb {
-  std::filesystem::path dir;
-  std::string path;
-  explicit TestDb(const std::string& name) {
-    dir = cs::test::temp_dir(name);
-    path = (dir / "ascend_pytorch_profiler_0.db").string();
-  }
-  ~TestDb() { std::filesystem::remove_all(dir); }
-  void exec(const std::string& sql) {
-    sqlite3* w = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &w), SQLITE_OK);
-    char* err = nullptr;
-    const int rc = sqlite3_exec(w, sql.c_str(), nullptr, nullptr, &err);
-    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-    sqlite3_free(err);
-    sqlite3_close(w);
-  }
-};
 
 // Random rows on a small grid of times, so starts and ends tie often; tasks may be nested,
 // zero-length or end before they start; ids repeat and some are missing.
@@ -129,7 +111,7 @@ TEST(MergeBusyIntervals, EqualStartsShareAGroupEvenAfterAnEarlierEnd) {
 
 TEST(FreeAnalysisScan, BusyIntervalsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
-    TestDb t("fa-busy");
+    ScratchProfilerDb t("fa-busy");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
     RankDb db(t.path, diag);
@@ -152,7 +134,7 @@ static_assert(std::is_trivially_copyable_v<RawValue> && sizeof(RawValue) == 32);
 // The link rows the scan gives for `seed`'s rows are the SQL's, row for row.
 void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
   {
-    TestDb t("fa-link");
+    ScratchProfilerDb t("fa-link");
     t.exec(random_rows(seed, true, nulls));
     io::Diagnostics diag;
     RankDb db(t.path, diag);
@@ -199,7 +181,7 @@ TEST(FreeAnalysisScan, LinkRowsEqualTheSqlWithNullStartsAndTaskIds) {
 // One read of TASK for both queries gives what each scan gives alone, and the SQL's rows.
 TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
   for (unsigned seed = 1; seed <= 60; ++seed) {
-    TestDb t("fa-both");
+    ScratchProfilerDb t("fa-both");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
     RankDb db(t.path, diag);
@@ -230,7 +212,7 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
 
 TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
   {  // no TaskIndex: SQLite sorts the rows itself, the scan does not guess its order
-    TestDb t("fa-noindex");
+    ScratchProfilerDb t("fa-noindex");
     t.exec(random_rows(7, false));
     io::Diagnostics diag;
     RankDb db(t.path, diag);
@@ -238,7 +220,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
   }
   {  // a repeated PYTORCH_API connectionId
-    TestDb t("fa-pydup");
+    ScratchProfilerDb t("fa-pydup");
     t.exec(random_rows(7));
     t.exec(
         "INSERT INTO PYTORCH_API (startNs, endNs, connectionId) VALUES ('1','2',3),"
@@ -249,7 +231,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
   }
   {  // TaskIndex on other columns: SQLite's plan reads the same, its order is not (start, id)
-    TestDb t("fa-otherindex");
+    ScratchProfilerDb t("fa-otherindex");
     std::string rows = random_rows(7, false);
     rows.insert(rows.rfind("COMMIT;"), "CREATE INDEX TaskIndex ON TASK (startNs, endNs);");
     t.exec(rows);
@@ -261,7 +243,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     EXPECT_TRUE(scan_busy_intervals(db.handle(), busy));  // the busy query needs no index
   }
   {  // a TASK start that is a real number: TaskIndex's order is left to SQLite
-    TestDb t("fa-realstart");
+    ScratchProfilerDb t("fa-realstart");
     t.exec(random_rows(7));
     t.exec("INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (2.5, 9, 99)");
     io::Diagnostics diag;
@@ -270,7 +252,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
   }
   {  // a start that is text, not an integer: the SQL's comparisons are its own
-    TestDb t("fa-text");
+    ScratchProfilerDb t("fa-text");
     t.exec(std::string(kSchema) + "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES ('x', 5)");
     io::Diagnostics diag;
     RankDb db(t.path, diag);

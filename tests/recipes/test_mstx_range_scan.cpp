@@ -15,6 +15,7 @@
 #include "recipes/frame/rank_db.h"
 #include "recipes/mstx_annotations.h"
 #include "recipes/recipe_test_util.h"
+#include "recipes/scan_test_util.h"
 
 namespace cs::recipes {
 namespace {
@@ -29,25 +30,6 @@ const char* kSchema =
     "CREATE TABLE MSTX_EVENTS (startNs INTEGER,endNs INTEGER,eventType INTEGER,rangeId INTEGER,"
     "category INTEGER,message INTEGER,globalTid INTEGER,endGlobalTid INTEGER,domainId INTEGER,"
     "connectionId INTEGER, depth integer);";
-
-struct TestDb {
-  std::filesystem::path dir;
-  std::string path;
-  explicit TestDb(const std::string& name) {
-    dir = cs::test::temp_dir(name);
-    path = (dir / "ascend_pytorch_profiler_0.db").string();
-  }
-  ~TestDb() { std::filesystem::remove_all(dir); }
-  void exec(const std::string& sql) {
-    sqlite3* w = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &w), SQLITE_OK);
-    char* err = nullptr;
-    const int rc = sqlite3_exec(w, sql.c_str(), nullptr, nullptr, &err);
-    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-    sqlite3_free(err);
-    sqlite3_close(w);
-  }
-};
 
 // Random events and tasks on a small grid so starts tie and connection ids repeat.
 std::string random_rows(unsigned seed) {
@@ -84,7 +66,7 @@ const int64_t kMax = std::numeric_limits<int64_t>::max();
 
 TEST(MstxRangeScan, RowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
-    TestDb t("mstx-scan");
+    ScratchProfilerDb t("mstx-scan");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
     RankDb db(t.path, diag);
@@ -93,20 +75,13 @@ TEST(MstxRangeScan, RowsEqualTheSqlOnRandomRows) {
     ASSERT_TRUE(db.query(mstx_range_sql(true), {0, kMax}, want, "MSTX_EVENTS", diag));
     ASSERT_TRUE(scan_mstx_ranges(db.handle(), mstx_range_sql(true), 0, kMax, got))
         << "seed " << seed;
-    ASSERT_EQ(got.columns.size(), want.columns.size());
-    ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
-    for (size_t c = 0; c < want.columns.size(); ++c) {
-      EXPECT_EQ(got.columns[c].name, want.columns[c].name);
-      for (size_t r = 0; r < want.rows(); ++r)
-        EXPECT_EQ(got.columns[c].cells[r], want.columns[c].cells[r])
-            << "seed " << seed << " column " << want.columns[c].name << " row " << r;
-    }
+    expect_same_frame(got, want, seed);
   }
 }
 
 TEST(MstxRangeScan, DeclinesWhatItCannotReproduce) {
   auto declines = [](const std::string& rows, const std::string& sql, const char* what) {
-    TestDb t("mstx-decline");
+    ScratchProfilerDb t("mstx-decline");
     t.exec(rows);
     io::Diagnostics diag;
     RankDb db(t.path, diag);

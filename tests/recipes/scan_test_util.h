@@ -1,0 +1,49 @@
+#pragma once
+// What the table-scan tests share (test_*_scan.cpp): a scratch profiler database written by SQL,
+// and the check that a scan's frame is the SQL's, cell for cell.
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+
+#include "recipes/frame/frame.h"
+#include "support/test_files.h"
+
+namespace cs::recipes {
+
+// ascend_pytorch_profiler_0.db in a temporary directory of its own, removed with it.
+struct ScratchProfilerDb {
+  std::filesystem::path dir;
+  std::string path;
+  explicit ScratchProfilerDb(const std::string& name) {
+    dir = cs::test::temp_dir(name);
+    path = (dir / "ascend_pytorch_profiler_0.db").string();
+  }
+  ~ScratchProfilerDb() { std::filesystem::remove_all(dir); }
+  // Runs `sql` (several statements) on the database, creating it.
+  void exec(const std::string& sql) {
+    sqlite3* w = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &w), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(w, sql.c_str(), nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(w);
+  }
+};
+
+// `got` (a scan's frame) equals `want` (the SQL's): the same columns, rows and cells.
+inline void expect_same_frame(const Frame& got, const Frame& want, unsigned seed) {
+  ASSERT_EQ(got.columns.size(), want.columns.size());
+  ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
+  for (size_t c = 0; c < want.columns.size(); ++c) {
+    EXPECT_EQ(got.columns[c].name, want.columns[c].name);
+    for (size_t r = 0; r < want.rows(); ++r)
+      EXPECT_EQ(got.columns[c].cells[r], want.columns[c].cells[r])
+          << "seed " << seed << " column " << want.columns[c].name << " row " << r;
+  }
+}
+
+}  // namespace cs::recipes
