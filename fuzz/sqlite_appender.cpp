@@ -1,15 +1,25 @@
-// Harness: io/sqlite's DatabaseFileAppender on any bytes as an existing database file: it reads
-// the header and the schema page (every cell, record and name), and when it takes the file,
-// appends a small table, as the recipes' writer does with its temporary file.
+// Harness: io/sqlite on any bytes as a database file: the table reader (schema and table b-trees,
+// overflow chains, records) on two tables, then the DatabaseFileAppender (the header and the
+// schema page) appending a small table when it takes the file, which is read back.
 #include "fuzz/harnesses.h"
 #include "fuzz/temp_input.h"
 #include "io/sqlite/database_file_appender.h"
 #include "io/sqlite/sqlite_record.h"
+#include "io/sqlite/table_reader.h"
 
 namespace cs::fuzz {
 
 int sqlite_appender(const uint8_t* data, size_t size) {
   const std::string& path = write_temp_input("appender.db", data, size);
+  // The reader first: the seeds' tables A and B, every value decoded.
+  std::vector<std::string> columns;
+  size_t values = 0;
+  auto count = [&](const std::vector<io::sqlite::StoredValue>& row) {
+    values += row.size();
+    return true;
+  };
+  io::sqlite::read_table(path, "A", columns, count);
+  io::sqlite::read_table(path, "b", columns, count);
   io::sqlite::DatabaseFileAppender db(path);
   const std::string sql = "CREATE TABLE \"F\" (\n\"a\" INTEGER,\n  \"b\" TEXT\n)";
   if (db.read_errno() || !db.unsupported().empty() || db.has_table("F") ||
@@ -22,7 +32,7 @@ int sqlite_appender(const uint8_t* data, size_t size) {
     r.text(std::string(static_cast<size_t>(i) * 37, 'x'));
     t.add_row(r.finish());
   }
-  db.append("F", sql, t);
+  if (db.append("F", sql, t)) io::sqlite::read_table(path, "F", columns, count);
   return 0;
 }
 

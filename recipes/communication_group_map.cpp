@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "io/sqlite/table_reader.h"
 #include "recipes/frame/frame_ops.h"
 #include "recipes/frame/frame_writers.h"
 #include "recipes/frame/rank_db.h"
@@ -29,6 +30,50 @@ std::string rank_tuple(const std::vector<int64_t>& ranks) {
   return s + ")";
 }
 
+enum class MetaRead { kFound, kNone, kAskSqlite };
+
+// SQL names compare with ASCII case ignored.
+bool same_name(const std::string& a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// What `SELECT value FROM META_DATA WHERE name = 'parallel_group_info' LIMIT 1` gives, read
+// straight from the file's pages (io/sqlite/table_reader): opening the profiler's database with
+// SQLite parses its whole schema, most of the cost of this read. kFound: the value, text, in
+// `out`; kNone: no table, no such row or a value that is not text (as the query would);
+// kAskSqlite: the reader declined (an unusual layout or a damaged file), run the query.
+MetaRead parallel_group_info_direct(const std::string& path, std::string& out) {
+  std::vector<std::string> columns;
+  int name_col = -1, value_col = -1;
+  bool found = false, text = false;
+  const io::sqlite::TableRead r = io::sqlite::read_table(
+      path, "META_DATA", columns, [&](const std::vector<io::sqlite::StoredValue>& row) {
+        if (name_col < 0) {
+          for (size_t c = 0; c < columns.size(); ++c) {
+            if (same_name(columns[c], "name")) name_col = static_cast<int>(c);
+            if (same_name(columns[c], "value")) value_col = static_cast<int>(c);
+          }
+          if (name_col < 0 || value_col < 0) return false;
+        }
+        const io::sqlite::StoredValue& name = row[static_cast<size_t>(name_col)];
+        if (name.kind != io::sqlite::StoredValue::Kind::kText ||
+            name.bytes != "parallel_group_info")
+          return true;
+        found = true;
+        const io::sqlite::StoredValue& value = row[static_cast<size_t>(value_col)];
+        text = value.kind == io::sqlite::StoredValue::Kind::kText;
+        if (text) out.assign(value.bytes);
+        return false;
+      });
+  if (r == io::sqlite::TableRead::kNoTable) return MetaRead::kNone;
+  if (r != io::sqlite::TableRead::kRead) return MetaRead::kAskSqlite;
+  if (!columns.empty() && (name_col < 0 || value_col < 0)) return MetaRead::kAskSqlite;
+  return found && text ? MetaRead::kFound : MetaRead::kNone;
+}
+
 // META_DATA's parallel_group_info as rows (group_name, group_id, pg_name, global_ranks).
 void read_parallel_info(const std::string& db_path, Frame& out, io::Diagnostics& diag) {
   out = Frame{};
@@ -37,16 +82,27 @@ void read_parallel_info(const std::string& db_path, Frame& out, io::Diagnostics&
   auto& pg = out.add("pg_name");
   auto& granks = out.add("global_ranks");
   if (db_path.empty()) return;
-  RankDb db(db_path, diag);
-  if (!db.ok() || !db.has_table("META_DATA")) return;
-  Frame meta;
-  if (!db.query("SELECT value FROM META_DATA WHERE name = 'parallel_group_info' LIMIT 1", {}, meta,
-                "META_DATA", diag) ||
-      meta.rows() == 0 || meta.columns[0].cells[0].kind != Cell::Kind::kText)
-    return;
+  std::string info;
+  switch (parallel_group_info_direct(db_path, info)) {
+    case MetaRead::kNone:
+      return;
+    case MetaRead::kFound:
+      break;
+    case MetaRead::kAskSqlite: {
+      RankDb db(db_path, diag);
+      if (!db.ok() || !db.has_table("META_DATA")) return;
+      Frame meta;
+      if (!db.query("SELECT value FROM META_DATA WHERE name = 'parallel_group_info' LIMIT 1", {},
+                    meta, "META_DATA", diag) ||
+          meta.rows() == 0 || meta.columns[0].cells[0].kind != Cell::Kind::kText)
+        return;
+      info = meta.columns[0].cells[0].str();
+      break;
+    }
+  }
   simdjson::dom::parser parser;
   simdjson::dom::object obj;
-  if (parser.parse(meta.columns[0].cells[0].str()).get(obj) != simdjson::SUCCESS) {
+  if (parser.parse(info).get(obj) != simdjson::SUCCESS) {
     diag.warn(db_path, 0, "META_DATA: parallel_group_info is not a JSON object",
               "group ids and pg names are left empty");
     return;

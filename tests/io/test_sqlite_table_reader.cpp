@@ -1,0 +1,191 @@
+// io/sqlite/table_reader: a table read straight from the file's pages gives what SQLite's
+// `SELECT * FROM t` gives (every value and storage class, rowid order), on files SQLite wrote
+// with every page size, deep trees and overflow pages; and it declines what it does not read.
+#include "io/sqlite/table_reader.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <string>
+#include <vector>
+
+#include "support/test_files.h"
+
+namespace cs::io::sqlite {
+namespace {
+
+void exec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+// Every row of `table` as text: "kind:value|..." per row, from SQLite.
+std::vector<std::string> by_sqlite(const std::string& path, const std::string& table) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, ("SELECT * FROM " + table).c_str(), -1, &st, nullptr),
+            SQLITE_OK);
+  std::vector<std::string> out;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::string r;
+    for (int c = 0; c < sqlite3_column_count(st); ++c) {
+      switch (sqlite3_column_type(st, c)) {
+        case SQLITE_NULL:
+          r += "n|";
+          break;
+        case SQLITE_INTEGER:
+          r += "i" + std::to_string(sqlite3_column_int64(st, c)) + "|";
+          break;
+        case SQLITE_FLOAT: {
+          char buf[40];
+          std::snprintf(buf, sizeof buf, "r%.17g|", sqlite3_column_double(st, c));
+          r += buf;
+          break;
+        }
+        default:
+          r += (sqlite3_column_type(st, c) == SQLITE_TEXT ? "t" : "b") +
+               std::string(static_cast<const char*>(sqlite3_column_blob(st, c)),
+                           static_cast<size_t>(sqlite3_column_bytes(st, c))) +
+               "|";
+      }
+    }
+    out.push_back(r);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+// The same, from the pages.
+TableRead by_pages(const std::string& path, const std::string& table,
+                   std::vector<std::string>& rows, std::vector<std::string>& columns) {
+  rows.clear();
+  return read_table(path, table, columns, [&](const std::vector<StoredValue>& v) {
+    std::string r;
+    for (const auto& x : v) {
+      switch (x.kind) {
+        case StoredValue::Kind::kNull:
+          r += "n|";
+          break;
+        case StoredValue::Kind::kInt:
+          r += "i" + std::to_string(x.i) + "|";
+          break;
+        case StoredValue::Kind::kReal: {
+          char buf[40];
+          std::snprintf(buf, sizeof buf, "r%.17g|", x.r);
+          r += buf;
+          break;
+        }
+        default:
+          r += (x.kind == StoredValue::Kind::kText ? "t" : "b") + std::string(x.bytes) + "|";
+      }
+    }
+    rows.push_back(r);
+    return true;
+  });
+}
+
+class SqliteTableReaderPageSize : public testing::TestWithParam<int> {};
+
+TEST_P(SqliteTableReaderPageSize, EveryRowAsSqliteReadsIt) {
+  test::TempDir t("cs_sqlite_reader");
+  const std::string path = t.str() + "/x.db";
+  // Integers of every width, reals, texts and blobs from empty to several overflow pages, NULLs,
+  // rows with fewer values than columns (ADD COLUMN), enough rows for interior pages.
+  std::string sql = "PRAGMA page_size=" + std::to_string(GetParam()) +
+                    "; CREATE TABLE Other(a); CREATE TABLE \"Meta_Data\" (name TEXT,value TEXT);"
+                    "BEGIN;";
+  const char* values[] = {"0",
+                          "1",
+                          "-1",
+                          "127",
+                          "-129",
+                          "32768",
+                          "-8388609",
+                          "2147483648",
+                          "-140737488355329",
+                          "9223372036854775807",
+                          "-9223372036854775808",
+                          "0.5",
+                          "-1e300",
+                          "NULL",
+                          "x'00ff10'",
+                          "''"};
+  int k = 0;
+  for (const char* v : values)
+    sql += "INSERT INTO Meta_Data VALUES ('v" + std::to_string(k++) + "', " + v + ");";
+  for (int len : {100, 470, 4000, 4100, 20000, 70000, 300000})
+    sql += "INSERT INTO Meta_Data VALUES ('long', printf('%.*c', " + std::to_string(len) +
+           ", 'z') || 'end');";
+  sql +=
+      "WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE value < "
+      "3000) INSERT INTO Meta_Data SELECT 'row' || value, value * 3 FROM s;";
+  sql +=
+      "COMMIT; ALTER TABLE Meta_Data ADD COLUMN extra; INSERT INTO Meta_Data VALUES "
+      "('after', 'alter', 7);";
+  exec(path, sql);
+  std::vector<std::string> rows, columns;
+  ASSERT_EQ(by_pages(path, "META_DATA", rows, columns), TableRead::kRead);
+  EXPECT_EQ(columns, (std::vector<std::string>{"name", "value", "extra"}));
+  const std::vector<std::string> want = by_sqlite(path, "Meta_Data");
+  ASSERT_EQ(rows.size(), want.size());
+  EXPECT_GT(want.size(), 3000u);
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(rows[i], want[i]) << "row " << i;
+  EXPECT_EQ(by_pages(path, "NoSuchTable", rows, columns), TableRead::kNoTable);
+}
+
+INSTANTIATE_TEST_SUITE_P(PageSizes, SqliteTableReaderPageSize, testing::Values(512, 4096, 65536));
+
+TEST(SqliteTableReader, StopsWhenAsked) {
+  test::TempDir t("cs_sqlite_reader");
+  const std::string path = t.str() + "/x.db";
+  exec(path, "CREATE TABLE T(a); INSERT INTO T VALUES (1), (2), (3);");
+  std::vector<std::string> columns;
+  int seen = 0;
+  EXPECT_EQ(
+      read_table(path, "T", columns, [&](const std::vector<StoredValue>&) { return ++seen < 2; }),
+      TableRead::kRead);
+  EXPECT_EQ(seen, 2);
+}
+
+TEST(SqliteTableReader, DeclinesWhatItDoesNotRead) {
+  test::TempDir t("cs_sqlite_reader");
+  auto declined = [&](const std::string& name, const std::string& sql) {
+    const std::string path = t.str() + "/" + name + ".db";
+    exec(path, sql);
+    std::vector<std::string> columns;
+    return read_table(path, "T", columns, [](const std::vector<StoredValue>&) { return true; }) ==
+           TableRead::kDeclined;
+  };
+  EXPECT_TRUE(declined("pk", "CREATE TABLE T(a INTEGER PRIMARY KEY, b)"));
+  EXPECT_TRUE(declined("collate", "CREATE TABLE T(name TEXT COLLATE NOCASE, value TEXT)"));
+  EXPECT_TRUE(declined("default", "CREATE TABLE T(a DEFAULT 3)"));
+  EXPECT_TRUE(declined("norowid", "CREATE TABLE T(a PRIMARY KEY, b) WITHOUT ROWID"));
+  EXPECT_TRUE(declined("view", "CREATE TABLE U(a); CREATE VIEW T AS SELECT a FROM U"));
+  EXPECT_TRUE(declined("utf16",
+                       "PRAGMA encoding='UTF-16le'; CREATE TABLE T(a); "
+                       "INSERT INTO T VALUES ('x')"));
+  // Not a database, and a database cut short: declined, for SQLite to report.
+  const std::string junk = t.str() + "/junk.db";
+  test::write_file(junk, std::string(4096, 'x'));
+  std::vector<std::string> columns;
+  auto all = [](const std::vector<StoredValue>&) { return true; };
+  EXPECT_EQ(read_table(junk, "T", columns, all), TableRead::kDeclined);
+  EXPECT_EQ(read_table(t.str() + "/missing.db", "T", columns, all), TableRead::kDeclined);
+  const std::string full = t.str() + "/full.db";
+  exec(full,
+       "PRAGMA page_size=512; CREATE TABLE T(a); WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL "
+       "SELECT v + 1 FROM s WHERE v < 200) INSERT INTO T SELECT printf('%.*c', 300, 'q') FROM s;");
+  const std::string bytes = test::slurp(full);
+  const std::string cut = t.str() + "/cut.db";
+  test::write_file(cut, bytes.substr(0, bytes.size() / 2));
+  EXPECT_EQ(read_table(cut, "T", columns, all), TableRead::kDeclined);
+}
+
+}  // namespace
+}  // namespace cs::io::sqlite
