@@ -11,6 +11,14 @@
 #include "recipes/frame/frame.h"
 #include "support/test_files.h"
 
+// STRING_IDS and TASK as torch_npu creates them, for a test's schema literal:
+//   const char* kSchema = CS_TEST_STRING_IDS_AND_TASK "CREATE TABLE ...;";
+#define CS_TEST_STRING_IDS_AND_TASK                                                             \
+  "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"                                \
+  "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,"     \
+  "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER," \
+  "taskId INTEGER,modelId INTEGER, depth integer);"
+
 namespace cs::recipes {
 
 // ascend_pytorch_profiler_0.db in a temporary directory of its own, removed with it.

@@ -20,11 +20,7 @@ namespace cs::recipes {
 namespace {
 
 // The profiler's schema for the tables free_analysis reads (as torch_npu writes them).
-const char* kSchema =
-    "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
-    "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,"
-    "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,"
-    "taskId INTEGER,modelId INTEGER, depth integer);"
+const char* kSchema = CS_TEST_STRING_IDS_AND_TASK
     "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim "
     "INTEGER);"
     "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId "

@@ -21,11 +21,7 @@ namespace cs::recipes {
 namespace {
 
 // The profiler's schema for the tables the range query reads (as torch_npu writes them).
-const char* kSchema =
-    "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
-    "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,"
-    "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,"
-    "taskId INTEGER,modelId INTEGER, depth integer);"
+const char* kSchema = CS_TEST_STRING_IDS_AND_TASK
     "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);"
     "CREATE TABLE MSTX_EVENTS (startNs INTEGER,endNs INTEGER,eventType INTEGER,rangeId INTEGER,"
     "category INTEGER,message INTEGER,globalTid INTEGER,endGlobalTid INTEGER,domainId INTEGER,"
