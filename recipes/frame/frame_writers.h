@@ -15,8 +15,10 @@ namespace cs::recipes {
 // written.
 bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& diag);
 
-// Replaces table `table` of the SQLite database `db_path` (created when missing) with `f`.
-// Returns false with an error in `diag` on failure.
+// Replaces table `table` of the SQLite database `db_path` (created when missing) with `f`. A new
+// table whose cells SQLite would store unchanged, without an index, is written straight into the
+// file's pages (recipes/frame/frame_sqlite_direct.h); any other through SQLite. Returns false
+// with an error in `diag` on failure.
 bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
                         io::Diagnostics& diag);
 
