@@ -47,30 +47,33 @@ bool same_name(const std::string& a, std::string_view b) {
 // kAskSqlite: the reader declined (an unusual layout or a damaged file), run the query.
 MetaRead parallel_group_info_direct(const std::string& path, std::string& out) {
   std::vector<std::string> columns;
-  int name_col = -1, value_col = -1;
-  bool found = false, text = false;
+  size_t name_col = 0, value_col = 0;
+  bool resolved = false, found = false, text = false;
+  // The columns the query names, found as SQL finds them (case ignored); false without them.
+  auto resolve = [&] {
+    bool has_name = false, has_value = false;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (same_name(columns[c], "name")) name_col = c, has_name = true;
+      if (same_name(columns[c], "value")) value_col = c, has_value = true;
+    }
+    return has_name && has_value;
+  };
   const io::sqlite::TableRead r = io::sqlite::read_table(
       path, "META_DATA", columns, [&](const std::vector<io::sqlite::StoredValue>& row) {
-        if (name_col < 0) {
-          for (size_t c = 0; c < columns.size(); ++c) {
-            if (same_name(columns[c], "name")) name_col = static_cast<int>(c);
-            if (same_name(columns[c], "value")) value_col = static_cast<int>(c);
-          }
-          if (name_col < 0 || value_col < 0) return false;
-        }
-        const io::sqlite::StoredValue& name = row[static_cast<size_t>(name_col)];
+        if (!resolved && !(resolved = resolve())) return false;
+        const io::sqlite::StoredValue& name = row[name_col];
         if (name.kind != io::sqlite::StoredValue::Kind::kText ||
             name.bytes != "parallel_group_info")
           return true;
         found = true;
-        const io::sqlite::StoredValue& value = row[static_cast<size_t>(value_col)];
+        const io::sqlite::StoredValue& value = row[value_col];
         text = value.kind == io::sqlite::StoredValue::Kind::kText;
         if (text) out.assign(value.bytes);
         return false;
       });
   if (r == io::sqlite::TableRead::kNoTable) return MetaRead::kNone;
-  if (r != io::sqlite::TableRead::kRead) return MetaRead::kAskSqlite;
-  if (!columns.empty() && (name_col < 0 || value_col < 0)) return MetaRead::kAskSqlite;
+  // A table without the two columns: SQLite's query fails, and says so.
+  if (r != io::sqlite::TableRead::kRead || !resolve()) return MetaRead::kAskSqlite;
   return found && text ? MetaRead::kFound : MetaRead::kNone;
 }
 

@@ -62,7 +62,7 @@ class PageFile {
     const off_t at = static_cast<off_t>((n - 1) * page_size_);
     if (::pread(fd_, out.data(), page_size_, at) != static_cast<ssize_t>(page_size_))
       return ok_ = false;
-    // Each page at most once per walk: a cycle in a damaged file ends here.
+    // A budget of reads (a few per page of the file): a cycle in a damaged file ends here.
     if (++reads_ > 4 * pages_ + 16) return ok_ = false;
     return true;
   }

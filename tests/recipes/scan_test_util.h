@@ -9,6 +9,7 @@
 #include <string>
 
 #include "recipes/frame/frame.h"
+#include "recipes/recipe_test_util.h"
 #include "support/test_files.h"
 
 // STRING_IDS and TASK as torch_npu creates them, for a test's schema literal:
