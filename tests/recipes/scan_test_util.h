@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "cli/cli_test_util.h"
 #include "recipes/frame/frame.h"
-#include "recipes/recipe_test_util.h"
 #include "support/test_files.h"
 
 // STRING_IDS and TASK as torch_npu creates them, for a test's schema literal:
