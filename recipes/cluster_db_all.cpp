@@ -3,7 +3,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -14,6 +18,7 @@
 #include "io/diagnostics_print.h"
 #include "io/output_file.h"
 #include "io/output_ledger.h"
+#include "io/sqlite/table_reader.h"
 #include "load/discovery.h"
 #include "load/rank_parser.h"
 #include "msprof/cluster_step_trace.h"
@@ -118,17 +123,108 @@ struct RankHost {
   std::vector<std::pair<int64_t, int64_t>> map;  // (rank, device)
 };
 
+// SQL names compare with ASCII case ignored.
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The index of column `name` in `columns`, or -1.
+int column_of(const std::vector<std::string>& columns, std::string_view name) {
+  for (size_t c = 0; c < columns.size(); ++c)
+    if (same_name(columns[c], name)) return static_cast<int>(c);
+  return -1;
+}
+
+// A value as db::Statement::text_at gives it (NULL as empty, an integer in decimal); false for a
+// real or a blob, whose text SQLite formats itself.
+bool text_like_sqlite(const io::sqlite::StoredValue& v, std::string& out) {
+  using Kind = io::sqlite::StoredValue::Kind;
+  if (v.kind == Kind::kText)
+    out.assign(v.bytes);
+  else if (v.kind == Kind::kNull)
+    out.clear();
+  else if (v.kind == Kind::kInt)
+    out = std::to_string(v.i);
+  else
+    return false;
+  return true;
+}
+
+// A value as db::Statement::int64_at gives it.
+std::optional<int64_t> int64_like_sqlite(const io::sqlite::StoredValue& v) {
+  using Kind = io::sqlite::StoredValue::Kind;
+  if (v.kind == Kind::kInt) return v.i;
+  if (v.kind == Kind::kReal) {
+    if (std::isfinite(v.r) && v.r == std::floor(v.r) && std::fabs(v.r) < 9.2e18)
+      return static_cast<int64_t>(v.r);
+    return std::nullopt;
+  }
+  if (v.kind != Kind::kText || v.bytes.empty()) return std::nullopt;
+  const std::string s(v.bytes);
+  errno = 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end != s.c_str() + s.size()) return std::nullopt;
+  return static_cast<int64_t>(n);
+}
+
+// read_rank_host's two queries answered from the file's pages (io/sqlite/table_reader), without
+// SQLite parsing the profiler database's whole schema; false when the reader declines.
+bool read_rank_host_direct(const std::string& path, std::string& uid, std::string& name,
+                           std::vector<std::pair<int64_t, int64_t>>& map) {
+  std::vector<std::string> columns;
+  bool ok = true, row = false;
+  const auto host = io::sqlite::read_table(
+      path, "HOST_INFO", columns, [&](const std::vector<io::sqlite::StoredValue>& v) {
+        const int u = column_of(columns, "hostUid"), n = column_of(columns, "hostName");
+        ok = u >= 0 && n >= 0 && text_like_sqlite(v[static_cast<size_t>(u)], uid) &&
+             text_like_sqlite(v[static_cast<size_t>(n)], name);
+        row = true;
+        return false;  // LIMIT 1
+      });
+  if (host == io::sqlite::TableRead::kNoTable) return true;  // no row: left out
+  if (host != io::sqlite::TableRead::kRead || !ok) return false;
+  if (!row) return true;
+  const auto ranks = io::sqlite::read_table(
+      path, "RANK_DEVICE_MAP", columns, [&](const std::vector<io::sqlite::StoredValue>& v) {
+        const int r = column_of(columns, "rankId"), d = column_of(columns, "deviceId");
+        if (r < 0 || d < 0) return false;  // SQLite's query fails: no map, as here
+        const auto rank = int64_like_sqlite(v[static_cast<size_t>(r)]);
+        const auto device = int64_like_sqlite(v[static_cast<size_t>(d)]);
+        if (rank && device) map.emplace_back(*rank, *device);
+        return true;
+      });
+  if (ranks == io::sqlite::TableRead::kDeclined) return false;
+  if (column_of(columns, "rankId") < 0 || column_of(columns, "deviceId") < 0) map.clear();
+  return true;
+}
+
+// read_rank_host's two queries through SQLite.
+void read_rank_host_sqlite(const std::string& path, std::string& uid, std::string& name,
+                           std::vector<std::pair<int64_t, int64_t>>& map) {
+  io::Diagnostics diag;  // a rank without the tables is left out, as msprof-analyze does
+  auto db = db::Database::open(path, diag);
+  if (!db || !db->has_table("HOST_INFO")) return;
+  auto st = db->prepare("SELECT hostUid, hostName FROM HOST_INFO LIMIT 1", "HOST_INFO", diag);
+  if (!st || st->step(diag) != db::StepResult::kRow) return;
+  uid = st->text_at(0);
+  name = st->text_at(1);
+  map = db::read_rank_device_map(*db, diag);
+}
+
 RankHost read_rank_host(const cluster::RankEntry& e) {
   RankHost h;
-  io::Diagnostics diag;  // a rank without the tables is left out, as msprof-analyze does
   std::string path = rank_db_file(e, false);
   if (path.empty()) return h;
-  auto db = db::Database::open(path, diag);
-  if (!db || !db->has_table("HOST_INFO")) return h;
-  auto st = db->prepare("SELECT hostUid, hostName FROM HOST_INFO LIMIT 1", "HOST_INFO", diag);
-  if (!st || st->step(diag) != db::StepResult::kRow) return h;
-  std::string uid(st->text_at(0)), name(st->text_at(1));
-  auto map = db::read_rank_device_map(*db, diag);
+  std::string uid, name;
+  std::vector<std::pair<int64_t, int64_t>> map;
+  if (!read_rank_host_direct(path, uid, name, map)) {
+    uid.clear(), name.clear(), map.clear();
+    read_rank_host_sqlite(path, uid, name, map);
+  }
   if (uid.empty() || name.empty() || map.empty()) return h;
   h.uid = std::move(uid);
   h.name = std::move(name);
