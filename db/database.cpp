@@ -289,22 +289,10 @@ std::optional<int64_t> Statement::int64_at(int i) const {
   switch (sqlite3_column_type(stmt_, i)) {
     case SQLITE_INTEGER:
       return sqlite3_column_int64(stmt_, i);
-    case SQLITE_FLOAT: {
-      double v = sqlite3_column_double(stmt_, i);
-      if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.2e18) {
-        return static_cast<int64_t>(v);
-      }
-      return std::nullopt;
-    }
-    case SQLITE_TEXT: {
-      std::string s(text_at(i));
-      if (s.empty()) return std::nullopt;
-      errno = 0;
-      char* end = nullptr;
-      long long v = std::strtoll(s.c_str(), &end, 10);
-      if (errno != 0 || end != s.c_str() + s.size()) return std::nullopt;
-      return static_cast<int64_t>(v);
-    }
+    case SQLITE_FLOAT:
+      return int64_of_real(sqlite3_column_double(stmt_, i));
+    case SQLITE_TEXT:
+      return int64_of_text(text_at(i));
     default:
       return std::nullopt;
   }
@@ -349,6 +337,22 @@ std::string_view Statement::text_at(int i) const {
   const unsigned char* t = sqlite3_column_text(stmt_, i);
   if (!t) return {};
   return {reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, i))};
+}
+
+std::optional<int64_t> int64_of_real(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.2e18)
+    return static_cast<int64_t>(v);
+  return std::nullopt;
+}
+
+std::optional<int64_t> int64_of_text(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  const std::string s(text);
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end != s.c_str() + s.size()) return std::nullopt;
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace cs::db

@@ -126,4 +126,10 @@ class Statement {
 // What to tell the user about a failed SQLite call with result code `code` (primary or extended).
 std::string sqlite_hint(int code);
 
+// What Statement::int64_at makes of a REAL value (a finite whole number within int64) and of a
+// TEXT value (a whole decimal integer, as strtoll reads it); shared with readers that decode the
+// file's records themselves.
+std::optional<int64_t> int64_of_real(double v);
+std::optional<int64_t> int64_of_text(std::string_view s);
+
 }  // namespace cs::db

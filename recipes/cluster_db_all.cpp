@@ -3,11 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -123,21 +119,6 @@ struct RankHost {
   std::vector<std::pair<int64_t, int64_t>> map;  // (rank, device)
 };
 
-// SQL names compare with ASCII case ignored.
-bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-// The index of column `name` in `columns`, or -1.
-int column_of(const std::vector<std::string>& columns, std::string_view name) {
-  for (size_t c = 0; c < columns.size(); ++c)
-    if (same_name(columns[c], name)) return static_cast<int>(c);
-  return -1;
-}
-
 // A value as db::Statement::text_at gives it (NULL as empty, an integer in decimal); false for a
 // real or a blob, whose text SQLite formats itself.
 bool text_like_sqlite(const io::sqlite::StoredValue& v, std::string& out) {
@@ -157,18 +138,9 @@ bool text_like_sqlite(const io::sqlite::StoredValue& v, std::string& out) {
 std::optional<int64_t> int64_like_sqlite(const io::sqlite::StoredValue& v) {
   using Kind = io::sqlite::StoredValue::Kind;
   if (v.kind == Kind::kInt) return v.i;
-  if (v.kind == Kind::kReal) {
-    if (std::isfinite(v.r) && v.r == std::floor(v.r) && std::fabs(v.r) < 9.2e18)
-      return static_cast<int64_t>(v.r);
-    return std::nullopt;
-  }
-  if (v.kind != Kind::kText || v.bytes.empty()) return std::nullopt;
-  const std::string s(v.bytes);
-  errno = 0;
-  char* end = nullptr;
-  const long long n = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return std::nullopt;
-  return static_cast<int64_t>(n);
+  if (v.kind == Kind::kReal) return db::int64_of_real(v.r);
+  if (v.kind == Kind::kText) return db::int64_of_text(v.bytes);
+  return std::nullopt;
 }
 
 // read_rank_host's two queries answered from the file's pages (io/sqlite/table_reader), without
@@ -179,7 +151,8 @@ bool read_rank_host_direct(const std::string& path, std::string& uid, std::strin
   bool ok = true, row = false;
   const auto host = io::sqlite::read_table(
       path, "HOST_INFO", columns, [&](const std::vector<io::sqlite::StoredValue>& v) {
-        const int u = column_of(columns, "hostUid"), n = column_of(columns, "hostName");
+        const int u = io::sqlite::column_index(columns, "hostUid"),
+                  n = io::sqlite::column_index(columns, "hostName");
         ok = u >= 0 && n >= 0 && text_like_sqlite(v[static_cast<size_t>(u)], uid) &&
              text_like_sqlite(v[static_cast<size_t>(n)], name);
         row = true;
@@ -190,7 +163,8 @@ bool read_rank_host_direct(const std::string& path, std::string& uid, std::strin
   if (!row) return true;
   const auto ranks = io::sqlite::read_table(
       path, "RANK_DEVICE_MAP", columns, [&](const std::vector<io::sqlite::StoredValue>& v) {
-        const int r = column_of(columns, "rankId"), d = column_of(columns, "deviceId");
+        const int r = io::sqlite::column_index(columns, "rankId"),
+                  d = io::sqlite::column_index(columns, "deviceId");
         if (r < 0 || d < 0) return false;  // SQLite's query fails: no map, as here
         const auto rank = int64_like_sqlite(v[static_cast<size_t>(r)]);
         const auto device = int64_like_sqlite(v[static_cast<size_t>(d)]);
@@ -198,7 +172,9 @@ bool read_rank_host_direct(const std::string& path, std::string& uid, std::strin
         return true;
       });
   if (ranks == io::sqlite::TableRead::kDeclined) return false;
-  if (column_of(columns, "rankId") < 0 || column_of(columns, "deviceId") < 0) map.clear();
+  if (io::sqlite::column_index(columns, "rankId") < 0 ||
+      io::sqlite::column_index(columns, "deviceId") < 0)
+    map.clear();
   return true;
 }
 

@@ -32,14 +32,6 @@ std::string rank_tuple(const std::vector<int64_t>& ranks) {
 
 enum class MetaRead { kFound, kNone, kAskSqlite };
 
-// SQL names compare with ASCII case ignored.
-bool same_name(const std::string& a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 // What `SELECT value FROM META_DATA WHERE name = 'parallel_group_info' LIMIT 1` gives, read
 // straight from the file's pages (io/sqlite/table_reader): opening the profiler's database with
 // SQLite parses its whole schema, most of the cost of this read. kFound: the value, text, in
@@ -47,26 +39,23 @@ bool same_name(const std::string& a, std::string_view b) {
 // kAskSqlite: the reader declined (an unusual layout or a damaged file), run the query.
 MetaRead parallel_group_info_direct(const std::string& path, std::string& out) {
   std::vector<std::string> columns;
-  size_t name_col = 0, value_col = 0;
+  int name_col = -1, value_col = -1;
   bool resolved = false, found = false, text = false;
-  // The columns the query names, found as SQL finds them (case ignored); false without them.
+  // The columns the query names, found as SQL finds them; false without them.
   auto resolve = [&] {
-    bool has_name = false, has_value = false;
-    for (size_t c = 0; c < columns.size(); ++c) {
-      if (same_name(columns[c], "name")) name_col = c, has_name = true;
-      if (same_name(columns[c], "value")) value_col = c, has_value = true;
-    }
-    return has_name && has_value;
+    name_col = io::sqlite::column_index(columns, "name");
+    value_col = io::sqlite::column_index(columns, "value");
+    return name_col >= 0 && value_col >= 0;
   };
   const io::sqlite::TableRead r = io::sqlite::read_table(
       path, "META_DATA", columns, [&](const std::vector<io::sqlite::StoredValue>& row) {
         if (!resolved && !(resolved = resolve())) return false;
-        const io::sqlite::StoredValue& name = row[name_col];
+        const io::sqlite::StoredValue& name = row[static_cast<size_t>(name_col)];
         if (name.kind != io::sqlite::StoredValue::Kind::kText ||
             name.bytes != "parallel_group_info")
           return true;
         found = true;
-        const io::sqlite::StoredValue& value = row[value_col];
+        const io::sqlite::StoredValue& value = row[static_cast<size_t>(value_col)];
         text = value.kind == io::sqlite::StoredValue::Kind::kText;
         if (text) out.assign(value.bytes);
         return false;

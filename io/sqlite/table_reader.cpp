@@ -19,15 +19,6 @@ namespace {
 constexpr size_t kHeader = 100;
 constexpr int kMaxDepth = 32;
 
-bool ascii_iequal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
-
 // The file's pages, read on demand; every inconsistency makes ok() false.
 class PageFile {
  public:
@@ -236,6 +227,21 @@ std::optional<std::vector<std::string>> bare_columns(std::string_view sql) {
 
 }  // namespace
 
+bool sql_name_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+int column_index(const std::vector<std::string>& columns, std::string_view name) {
+  for (size_t c = 0; c < columns.size(); ++c)
+    if (sql_name_equal(columns[c], name)) return static_cast<int>(c);
+  return -1;
+}
+
 TableRead read_table(const std::string& path, std::string_view table,
                      std::vector<std::string>& columns,
                      const std::function<bool(const std::vector<StoredValue>&)>& row) {
@@ -253,7 +259,8 @@ TableRead read_table(const std::string& path, std::string_view table,
           bad = true;
           return false;
         }
-        if (v[1].kind != StoredValue::Kind::kText || !ascii_iequal(v[1].bytes, table)) return true;
+        if (v[1].kind != StoredValue::Kind::kText || !sql_name_equal(v[1].bytes, table))
+          return true;
         if (root || v[0].kind != StoredValue::Kind::kText || v[0].bytes != "table" ||
             v[3].kind != StoredValue::Kind::kInt || v[3].i < 1 ||
             v[4].kind != StoredValue::Kind::kText) {

@@ -29,6 +29,11 @@ struct StoredValue {
 
 enum class TableRead { kRead, kNoTable, kDeclined };
 
+// True when `a` and `b` name the same SQL table or column (ASCII case ignored, as SQLite does).
+bool sql_name_equal(std::string_view a, std::string_view b);
+// The index of column `name` in `columns` (as sql_name_equal matches), or -1.
+int column_index(const std::vector<std::string>& columns, std::string_view name);
+
 // Calls `row` for each row of table `table` (matched as SQLite matches names: ASCII case
 // ignored) in rowid order, with one value per column of `columns` (the table's column names, in
 // order); `row` returns false to stop. kNoTable: the schema has no such table.
