@@ -25,11 +25,15 @@ fi
 build_start=$(date +%s)
 # -O1 with line tables only: what libFuzzer's documentation builds with; symbolized stacks with
 # file:line, and half the compile time of -O2 -g.
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_CXX_COMPILER=clang++ -DCS_BUILD_FUZZ=ON -DCS_BUILD_TESTS=OFF -DCS_BUILD_BENCH=OFF \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
-  "${launcher[@]}" >/dev/null
+# A build directory configured with CS_BUILD_FUZZ already (scripts/test.sh's sanitizer build, which
+# also holds the tests) is only brought up to date.
+if ! grep -q '^CS_BUILD_FUZZ:BOOL=ON' "$dir/CMakeCache.txt" 2>/dev/null; then
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_CXX_COMPILER=clang++ -DCS_BUILD_FUZZ=ON -DCS_BUILD_TESTS=OFF -DCS_BUILD_BENCH=OFF \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    "${launcher[@]}" >/dev/null
+fi
 cmake --build "$dir" -j "$jobs" --target fuzz_all
 echo "== fuzz: harnesses built in $(( $(date +%s) - build_start ))s"
 

@@ -122,8 +122,9 @@ std::string cell_key(const Cell& c) {
       return "i:" + std::to_string(c.i());
     case Cell::Kind::kReal: {
       // Equal numbers are one key whatever their storage (pandas compares values).
-      if (c.num() == static_cast<double>(static_cast<int64_t>(c.num())) && c.num() > -9.2e18 &&
-          c.num() < 9.2e18)
+      // (The range first: converting NaN or a number beyond int64 is undefined.)
+      if (c.num() > -9.2e18 && c.num() < 9.2e18 &&
+          c.num() == static_cast<double>(static_cast<int64_t>(c.num())))
         return "i:" + std::to_string(static_cast<int64_t>(c.num()));
       return "r:" + io::py_repr(c.num());
     }

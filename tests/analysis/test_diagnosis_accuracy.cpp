@@ -239,7 +239,8 @@ struct Suite {
         report += " FP rank " + std::to_string(f.rank) + " (" + f.evidence + ")";
       }
     }
-    for (const auto& [r, cause] : truth.ranks) {
+    for (const auto& entry : truth.ranks) {
+      const int r = entry.first;
       const bool found = std::any_of(slow_ranks.begin(), slow_ranks.end(),
                                      [&](const SlowRankFinding& f) { return f.rank == r; });
       if (!found) ++ranks.fn, report += " FN rank " + std::to_string(r);

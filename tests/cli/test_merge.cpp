@@ -15,6 +15,7 @@
 #include "cli/cli_test_util.h"
 #include "cli/strict_json_check.h"
 #include "support/missing_tool.h"
+#include "support/under_asan.h"
 
 namespace fs = std::filesystem;
 using cs::test::mpirun;
@@ -316,7 +317,7 @@ TEST_F(MergeTest, SameBytesUnderMpirun) {
 // Peak RSS must not grow with the number of ranks (one file in memory at a time). The numbers
 // are printed for the record; the bound is generous.
 TEST_F(MergeTest, PeakMemoryDoesNotGrowWithRanks) {
-#if defined(__SANITIZE_ADDRESS__)
+#if CS_UNDER_ASAN
   // Platform, not a missing tool: ASan keeps freed memory in quarantine (256 MB by default), so
   // RSS grows with what was freed.
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer";

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include "support/under_asan.h"
 
 namespace cs::io {
 namespace {
@@ -57,7 +58,7 @@ TEST(PreferHugePages, MainHeapAndThreadArenasAreAdvised) {
   tune_allocator_for_batch_parsing(2);  // as main() does: blocks below 32 MiB from the heap
   const int on_the_stack = 0;
   if (vm_flags_of(&on_the_stack).empty()) GTEST_FAIL() << "/proc/self/smaps has no VmFlags";
-#if defined(__SANITIZE_ADDRESS__)
+#if CS_UNDER_ASAN
   // AddressSanitizer's allocator is not glibc's heap: the advice has no heap to find. The call
   // must still be harmless.
   void* p = heap_block_after_advice();
