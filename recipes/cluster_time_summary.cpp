@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "io/py_format.h"
 #include "recipes/cluster_time_summary_scan.h"
 #include "recipes/communication_group_map.h"
 #include "recipes/frame/duration_stats.h"
@@ -201,6 +202,14 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
         }
         c = Cell::integer(v);
       } else if (c.kind == Cell::Kind::kReal) {
+        // Truncated, as pandas' astype(int); infinite or beyond int64, pandas refuses it too
+        // (and the conversion would be undefined).
+        if (!(c.num() > -9.2e18 && c.num() < 9.2e18)) {
+          diag.error(paths.analysis_db, 0,
+                     "table StepTraceTime: step " + io::py_repr(c.num()) + " is not a step number",
+                     "msprof-analyze cannot summarise this job either");
+          return false;
+        }
         c = Cell::integer(static_cast<int64_t>(c.num()));
       }
     }
