@@ -114,6 +114,18 @@ int compare_cells(const Cell& a, const Cell& b) {
   return static_cast<int>(a.kind) - static_cast<int>(b.kind);
 }
 
+namespace {
+
+// An integral float within int64's range: its key is that of the int (cell_key). The range is
+// checked first: converting NaN or a number beyond int64 is undefined.
+bool int_like(double d, int64_t& v) {
+  if (!(d > -9.2e18 && d < 9.2e18)) return false;
+  v = static_cast<int64_t>(d);
+  return d == static_cast<double>(v);
+}
+
+}  // namespace
+
 std::string cell_key(const Cell& c) {
   switch (c.kind) {
     case Cell::Kind::kNull:
@@ -122,10 +134,8 @@ std::string cell_key(const Cell& c) {
       return "i:" + std::to_string(c.i());
     case Cell::Kind::kReal: {
       // Equal numbers are one key whatever their storage (pandas compares values).
-      // (The range first: converting NaN or a number beyond int64 is undefined.)
-      if (c.num() > -9.2e18 && c.num() < 9.2e18 &&
-          c.num() == static_cast<double>(static_cast<int64_t>(c.num())))
-        return "i:" + std::to_string(static_cast<int64_t>(c.num()));
+      int64_t v = 0;
+      if (int_like(c.num(), v)) return "i:" + std::to_string(v);
       return "r:" + io::py_repr(c.num());
     }
     case Cell::Kind::kText:
@@ -133,17 +143,6 @@ std::string cell_key(const Cell& c) {
   }
   return "n";
 }
-
-namespace {
-
-// An integral float within int64's range: its key is that of the int (cell_key).
-bool int_like(double d, int64_t& v) {
-  if (!(d > -9.2e18 && d < 9.2e18)) return false;
-  v = static_cast<int64_t>(d);
-  return d == static_cast<double>(v);
-}
-
-}  // namespace
 
 bool cell_key_equal(const Cell& a, const Cell& b) {
   const bool an = a.is_number(), bn = b.is_number();
