@@ -1,5 +1,7 @@
 #include "db/database.h"
 
+#include "db/simple_select.h"
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 
 namespace cs::db {
@@ -85,7 +88,120 @@ std::string quoted(std::string_view name) {
   return q;
 }
 
+// `v` bound to `SELECT ?1` on a private in-memory connection: the statement, stepped to its row,
+// for SQLite's own conversions of the value; nullptr when that fails.
+sqlite3_stmt* as_sqlite_value(const io::sqlite::StoredValue& v) {
+  struct Conn {
+    sqlite3* db = nullptr;
+    sqlite3_stmt* st = nullptr;
+    Conn() {
+      if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK)
+        sqlite3_prepare_v2(db, "SELECT ?1", -1, &st, nullptr);
+    }
+    ~Conn() {
+      sqlite3_finalize(st);
+      sqlite3_close_v2(db);
+    }
+  };
+  thread_local Conn c;
+  if (!c.st) return nullptr;
+  sqlite3_reset(c.st);
+  using K = io::sqlite::StoredValue::Kind;
+  switch (v.kind) {
+    case K::kInt:
+      sqlite3_bind_int64(c.st, 1, v.i);
+      break;
+    case K::kReal:
+      sqlite3_bind_double(c.st, 1, v.r);
+      break;
+    case K::kText:
+      sqlite3_bind_text(c.st, 1, v.bytes.data(), static_cast<int>(v.bytes.size()),
+                        SQLITE_TRANSIENT);
+      break;
+    case K::kBlob:
+      sqlite3_bind_blob(c.st, 1, v.bytes.data(), static_cast<int>(v.bytes.size()),
+                        SQLITE_TRANSIENT);
+      break;
+    default:
+      sqlite3_bind_null(c.st, 1);
+  }
+  return sqlite3_step(c.st) == SQLITE_ROW ? c.st : nullptr;
+}
+
 }  // namespace
+
+struct Database::Paged {
+  explicit Paged(std::string p) : path(std::move(p)) {}
+  std::optional<PageScan> scan(std::string_view sql, bool rowid);
+
+  std::string path;
+  std::mutex mutex;  // the pages are read under it (PagedDatabase is not for concurrent use)
+  bool tried = false;
+  std::shared_ptr<io::sqlite::PagedDatabase> db;
+};
+
+std::optional<PageScan> Database::Paged::scan(std::string_view sql, bool rowid) {
+  const auto q = parse_simple_select(sql);
+  if (!q) return std::nullopt;
+  std::lock_guard lock(mutex);
+  if (!tried) {
+    tried = true;
+    auto d = std::make_shared<io::sqlite::PagedDatabase>(path);
+    if (d->ok()) db = std::move(d);
+  }
+  if (!db) return std::nullopt;
+  const io::sqlite::PagedTable* t = db->table(q->table);
+  if (!t) return std::nullopt;
+  auto pick = page_answerable(*q, *t, rowid);
+  if (!pick) return std::nullopt;
+  auto rows = db->rows(*t);
+  if (!rows) return std::nullopt;
+  PageScan out{db, std::move(*rows), std::move(*pick), {}, 0};
+  for (const int c : out.pick) {
+    out.names.push_back(c >= 0 ? t->columns[static_cast<size_t>(c)] : std::string("rowid"));
+    out.decode = std::max(out.decode, static_cast<size_t>(c + 1));
+  }
+  return out;
+}
+
+namespace {
+
+// The open databases by SQLite handle, for page_scan(handle, ...).
+std::mutex registry_mutex;
+std::unordered_map<sqlite3*, Database::Paged*>& registry() {
+  static std::unordered_map<sqlite3*, Database::Paged*> r;
+  return r;
+}
+
+void unregister(sqlite3* handle) {
+  std::lock_guard lock(registry_mutex);
+  registry().erase(handle);
+}
+
+}  // namespace
+
+std::optional<PageScan> page_scan(sqlite3* handle, std::string_view sql, bool rowid) {
+  Database::Paged* paged = nullptr;
+  {
+    std::lock_guard lock(registry_mutex);
+    auto it = registry().find(handle);
+    if (it == registry().end()) return std::nullopt;
+    paged = it->second;
+  }
+  return paged->scan(sql, rowid);
+}
+
+std::optional<PageScan> Database::page_scan(std::string_view sql, bool rowid) const {
+  return paged_ ? paged_->scan(sql, rowid) : std::nullopt;
+}
+
+// A paged statement's rows and its current row.
+struct Statement::PagedRows {
+  PageScan scan;
+  size_t next = 0;
+  std::vector<io::sqlite::StoredValue> all, current;
+  mutable std::vector<std::string> rendered;  // numbers as text_at renders them
+};
 
 std::string sqlite_hint(int code) {
   switch (code & 0xff) {
@@ -108,20 +224,28 @@ std::string sqlite_hint(int code) {
 Database::Database(Database&& o) noexcept
     : db_(std::exchange(o.db_, nullptr)),
       path_(std::move(o.path_)),
-      tables_(std::move(o.tables_)) {}
+      tables_(std::move(o.tables_)),
+      paged_(std::move(o.paged_)) {}
 
 Database& Database::operator=(Database&& o) noexcept {
   if (this != &o) {
-    if (db_) sqlite3_close_v2(db_);
+    if (db_) {
+      unregister(db_);
+      sqlite3_close_v2(db_);
+    }
     db_ = std::exchange(o.db_, nullptr);
     path_ = std::move(o.path_);
     tables_ = std::move(o.tables_);
+    paged_ = std::move(o.paged_);
   }
   return *this;
 }
 
 Database::~Database() {
-  if (db_) sqlite3_close_v2(db_);
+  if (db_) {
+    unregister(db_);
+    sqlite3_close_v2(db_);
+  }
 }
 
 std::optional<Database> Database::open(const std::string& path, io::Diagnostics& diag) {
@@ -159,6 +283,9 @@ std::optional<Database> Database::open(const std::string& path, io::Diagnostics&
   }
   sqlite3_finalize(stmt);
   std::sort(d.tables_.begin(), d.tables_.end());
+  d.paged_ = std::make_unique<Paged>(path);
+  std::lock_guard lock(registry_mutex);
+  registry()[d.db_] = d.paged_.get();
   return d;
 }
 
@@ -217,6 +344,7 @@ bool Database::require(std::string_view table, const std::vector<std::string>& c
 
 std::optional<Statement> Database::prepare(std::string_view sql, std::string_view table,
                                            io::Diagnostics& diag) const {
+  if (auto rows = page_scan(sql)) return Statement(std::move(*rows), path_, std::string(table));
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
   if (rc != SQLITE_OK || stmt == nullptr) {
@@ -230,8 +358,15 @@ std::optional<Statement> Database::prepare(std::string_view sql, std::string_vie
 Statement::Statement(sqlite3_stmt* stmt, std::string file, std::string table)
     : stmt_(stmt), file_(std::move(file)), table_(std::move(table)) {}
 
+Statement::Statement(PageScan rows, std::string file, std::string table)
+    : rows_(std::make_unique<PagedRows>()), file_(std::move(file)), table_(std::move(table)) {
+  rows_->scan = std::move(rows);
+  rows_->rendered.resize(rows_->scan.pick.size());
+}
+
 Statement::Statement(Statement&& o) noexcept
     : stmt_(std::exchange(o.stmt_, nullptr)),
+      rows_(std::move(o.rows_)),
       file_(std::move(o.file_)),
       table_(std::move(o.table_)),
       finished_(o.finished_) {}
@@ -240,6 +375,7 @@ Statement& Statement::operator=(Statement&& o) noexcept {
   if (this != &o) {
     if (stmt_) sqlite3_finalize(stmt_);
     stmt_ = std::exchange(o.stmt_, nullptr);
+    rows_ = std::move(o.rows_);
     file_ = std::move(o.file_);
     table_ = std::move(o.table_);
     finished_ = o.finished_;
@@ -253,6 +389,27 @@ Statement::~Statement() {
 
 StepResult Statement::step(io::Diagnostics& diag) {
   if (finished_) return StepResult::kDone;
+  if (rows_) {
+    PagedRows& r = *rows_;
+    if (r.next == r.scan.rows.size()) {
+      finished_ = true;
+      return StepResult::kDone;
+    }
+    const size_t row = r.next++;
+    r.scan.rows.decode(row, r.all, r.scan.decode);
+    r.current.resize(r.scan.pick.size());
+    for (size_t c = 0; c < r.scan.pick.size(); ++c) {
+      const int from = r.scan.pick[c];
+      if (from >= 0) {
+        r.current[c] = r.all[static_cast<size_t>(from)];
+      } else {
+        r.current[c] = io::sqlite::StoredValue{};
+        r.current[c].kind = io::sqlite::StoredValue::Kind::kInt;
+        r.current[c].i = r.scan.rows.rowid(row);
+      }
+    }
+    return StepResult::kRow;
+  }
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return StepResult::kRow;
   finished_ = true;
@@ -263,49 +420,94 @@ StepResult Statement::step(io::Diagnostics& diag) {
 }
 
 bool Statement::bind(int index, int64_t value) {
+  if (rows_) return false;  // a plain query has no parameter
   sqlite3_reset(stmt_);
   finished_ = false;
   return sqlite3_bind_int64(stmt_, index, value) == SQLITE_OK;
 }
 
 int Statement::column_count() const {
+  if (rows_) return static_cast<int>(rows_->scan.pick.size());
   return sqlite3_column_count(stmt_);
 }
 
 std::string Statement::column_name(int i) const {
+  if (rows_)
+    return i >= 0 && static_cast<size_t>(i) < rows_->scan.names.size()
+               ? rows_->scan.names[static_cast<size_t>(i)]
+               : "";
   const char* n = sqlite3_column_name(stmt_, i);
   return n ? n : "";
 }
 
+const std::vector<io::sqlite::StoredValue>& Statement::paged_row() const {
+  static const std::vector<io::sqlite::StoredValue> kNone;
+  return rows_ ? rows_->current : kNone;
+}
+
+Statement::Value Statement::value_at(int i) const {
+  if (rows_) {
+    const auto& cur = rows_->current;
+    if (i < 0 || static_cast<size_t>(i) >= cur.size()) return Value(SQLITE_NULL);
+    const io::sqlite::StoredValue& v = cur[static_cast<size_t>(i)];
+    switch (v.kind) {
+      case io::sqlite::StoredValue::Kind::kInt:
+        return Value(SQLITE_INTEGER, v.i);
+      case io::sqlite::StoredValue::Kind::kReal:
+        return Value(SQLITE_FLOAT, 0, v.r);
+      case io::sqlite::StoredValue::Kind::kText:
+        return Value(SQLITE_TEXT, 0, 0, v.bytes);
+      case io::sqlite::StoredValue::Kind::kBlob:
+        return Value(SQLITE_BLOB, 0, 0, v.bytes);
+      default:
+        return Value(SQLITE_NULL);
+    }
+  }
+  const int type = sqlite3_column_type(stmt_, i);
+  switch (type) {
+    case SQLITE_INTEGER:
+      return Value(type, sqlite3_column_int64(stmt_, i));
+    case SQLITE_FLOAT:
+      return Value(type, 0, sqlite3_column_double(stmt_, i));
+    case SQLITE_TEXT:
+      return Value(type, 0, 0, text_at(i));
+    default:
+      return Value(type);
+  }
+}
+
 bool Statement::is_null(int i) const {
-  return sqlite3_column_type(stmt_, i) == SQLITE_NULL;
+  return storage_class(i) == SQLITE_NULL;
 }
 
 int Statement::storage_class(int i) const {
+  if (rows_) return value_at(i).type;
   return sqlite3_column_type(stmt_, i);
 }
 
 std::optional<int64_t> Statement::int64_at(int i) const {
-  switch (sqlite3_column_type(stmt_, i)) {
+  const Value v = value_at(i);
+  switch (v.type) {
     case SQLITE_INTEGER:
-      return sqlite3_column_int64(stmt_, i);
+      return v.i;
     case SQLITE_FLOAT:
-      return int64_of_real(sqlite3_column_double(stmt_, i));
+      return int64_of_real(v.r);
     case SQLITE_TEXT:
-      return int64_of_text(text_at(i));
+      return int64_of_text(v.text);
     default:
       return std::nullopt;
   }
 }
 
 std::optional<double> Statement::double_at(int i) const {
-  switch (sqlite3_column_type(stmt_, i)) {
+  const Value v = value_at(i);
+  switch (v.type) {
     case SQLITE_INTEGER:
-      return static_cast<double>(sqlite3_column_int64(stmt_, i));
+      return static_cast<double>(v.i);
     case SQLITE_FLOAT:
-      return sqlite3_column_double(stmt_, i);
+      return v.r;
     case SQLITE_TEXT: {
-      std::string s(text_at(i));
+      std::string s(v.text);
       if (s.empty()) return std::nullopt;
       char* end = nullptr;
       double v = std::strtod(s.c_str(), &end);
@@ -318,11 +520,12 @@ std::optional<double> Statement::double_at(int i) const {
 }
 
 std::optional<io::Num> Statement::num_at(int i) const {
-  switch (sqlite3_column_type(stmt_, i)) {
+  const Value v = value_at(i);
+  switch (v.type) {
     case SQLITE_INTEGER:
-      return io::Num::integer(sqlite3_column_int64(stmt_, i));
+      return io::Num::integer(v.i);
     case SQLITE_FLOAT:
-      return io::Num::real(sqlite3_column_double(stmt_, i));
+      return io::Num::real(v.r);
     case SQLITE_TEXT: {
       if (auto n = int64_at(i)) return io::Num::integer(*n);
       if (auto d = double_at(i)) return io::Num::real(*d);
@@ -334,9 +537,46 @@ std::optional<io::Num> Statement::num_at(int i) const {
 }
 
 std::string_view Statement::text_at(int i) const {
+  if (rows_) {
+    const Value v = value_at(i);
+    if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) return v.text;
+    if (v.type == SQLITE_NULL) return {};
+    std::string& out = rows_->rendered[static_cast<size_t>(i)];
+    out = sqlite_text_of(rows_->current[static_cast<size_t>(i)]);
+    return out;
+  }
   const unsigned char* t = sqlite3_column_text(stmt_, i);
   if (!t) return {};
   return {reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, i))};
+}
+
+int64_t sqlite_int64_of(const io::sqlite::StoredValue& v) {
+  using K = io::sqlite::StoredValue::Kind;
+  if (v.kind == K::kInt) return v.i;
+  if (v.kind == K::kNull) return 0;
+  sqlite3_stmt* st = as_sqlite_value(v);
+  return st ? sqlite3_column_int64(st, 0) : 0;
+}
+
+double sqlite_double_of(const io::sqlite::StoredValue& v) {
+  using K = io::sqlite::StoredValue::Kind;
+  if (v.kind == K::kReal) return v.r;
+  if (v.kind == K::kInt) return static_cast<double>(v.i);
+  if (v.kind == K::kNull) return 0;
+  sqlite3_stmt* st = as_sqlite_value(v);
+  return st ? sqlite3_column_double(st, 0) : 0;
+}
+
+std::string sqlite_text_of(const io::sqlite::StoredValue& v) {
+  using K = io::sqlite::StoredValue::Kind;
+  if (v.kind == K::kText || v.kind == K::kBlob) return std::string(v.bytes);
+  if (v.kind == K::kInt) return std::to_string(v.i);
+  if (v.kind == K::kNull) return {};
+  sqlite3_stmt* st = as_sqlite_value(v);
+  const unsigned char* t = st ? sqlite3_column_text(st, 0) : nullptr;
+  return t ? std::string(reinterpret_cast<const char*>(t),
+                         static_cast<size_t>(sqlite3_column_bytes(st, 0)))
+           : std::string();
 }
 
 std::optional<int64_t> int64_of_real(double v) {

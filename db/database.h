@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 
 #include "io/diagnostics.h"
 #include "io/py_format.h"
+#include "io/sqlite/page_database.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -23,6 +25,15 @@ struct sqlite3_stmt;
 namespace cs::db {
 
 class Statement;
+
+// The rows of a plain query answered from the file's pages (Database::page_scan).
+struct PageScan {
+  std::shared_ptr<io::sqlite::PagedDatabase> db;  // keeps the pages the rows point into
+  io::sqlite::TableRows rows;
+  std::vector<int> pick;  // per result column: the table's column, or -1 for the rowid
+  std::vector<std::string> names;
+  size_t decode = 0;  // the table's columns to decode per row: up to the last one picked
+};
 
 // One open database file. Move-only; closes on destruction.
 class Database {
@@ -56,17 +67,30 @@ class Database {
                io::Diagnostics& diag) const;
 
   // Prepares `sql`; `table` names the table it reads, for diagnostics. Returns nullopt with an
-  // error in `diag` when SQLite refuses the statement.
+  // error in `diag` when SQLite refuses the statement. A plain `SELECT * FROM t` or
+  // `SELECT a, b FROM t` that SQLite would answer by scanning the table is answered from the
+  // file's pages instead (db/simple_select, io/sqlite/page_database: the same rows and values,
+  // without SQLite's virtual machine), unless that reader declines the table.
   std::optional<Statement> prepare(std::string_view sql, std::string_view table,
                                    io::Diagnostics& diag) const;
 
   // The sqlite3 handle, for callers that need an API this class does not wrap.
   sqlite3* handle() const { return db_; }
+  // `sql` answered from the file's pages when it is a plain query that SQLite would answer by
+  // scanning the table in rowid order (db/simple_select) and the page reader reads the table;
+  // nullopt otherwise. With `rowid`, rowid/oid/_rowid_ may be asked for (their result names are
+  // then not SQLite's).
+  std::optional<PageScan> page_scan(std::string_view sql, bool rowid = false) const;
+
+  // The file's pages (read on the first plain query), shared with the statements reading them
+  // (internal to db/database.cpp).
+  struct Paged;
 
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
   std::vector<std::string> tables_;  // sorted, read once at open
+  std::unique_ptr<Paged> paged_;
 };
 
 // The result of one step of a statement.
@@ -108,23 +132,53 @@ class Statement {
   // step.
   std::string_view text_at(int i) const;
 
-  // The sqlite3 statement, for readers that decode columns themselves (hot loops).
+  // The sqlite3 statement, for readers that decode columns themselves (hot loops); nullptr when
+  // the rows come from the file's pages (paged()).
   sqlite3_stmt* handle() const { return stmt_; }
+  // True when the rows come from the file's pages rather than SQLite.
+  bool paged() const { return rows_ != nullptr; }
+  // The current row's values as SQLite would return them (paged statements only).
+  const std::vector<io::sqlite::StoredValue>& paged_row() const;
 
   // Which table this statement reads (for diagnostics).
   const std::string& table() const { return table_; }
 
  private:
   friend class Database;
+  struct PagedRows;
   Statement(sqlite3_stmt* stmt, std::string file, std::string table);
+  Statement(PageScan rows, std::string file, std::string table);
+  // The current row's column i as its storage class and number or text (text only for TEXT and
+  // BLOB values, without converting a number).
+  struct Value {
+    explicit Value(int t, int64_t iv = 0, double rv = 0, std::string_view tv = {})
+        : type(t), i(iv), r(rv), text(tv) {}
+    int type;
+    int64_t i;
+    double r;
+    std::string_view text;
+  };
+  Value value_at(int i) const;
+
   sqlite3_stmt* stmt_ = nullptr;
+  std::unique_ptr<PagedRows> rows_;
   std::string file_;
   std::string table_;
   bool finished_ = false;
 };
 
+// Database::page_scan of the open Database whose SQLite handle is `handle`, for readers that hold
+// only the handle; nullopt when there is none.
+std::optional<PageScan> page_scan(sqlite3* handle, std::string_view sql, bool rowid);
+
 // What to tell the user about a failed SQLite call with result code `code` (primary or extended).
 std::string sqlite_hint(int code);
+
+// What SQLite's sqlite3_column_int64, sqlite3_column_double and sqlite3_column_text give for a
+// value of any storage class (the conversions made by SQLite itself, for readers of the pages).
+int64_t sqlite_int64_of(const io::sqlite::StoredValue& v);
+double sqlite_double_of(const io::sqlite::StoredValue& v);
+std::string sqlite_text_of(const io::sqlite::StoredValue& v);
 
 // What Statement::int64_at makes of a REAL value (a finite whole number within int64) and of a
 // TEXT value (a whole decimal integer, as strtoll reads it); shared with readers that decode the

@@ -42,6 +42,47 @@ bool plan_matches(sqlite3* db, const std::string& sql, const std::vector<std::st
 
 }  // namespace
 
+int TableScan::next_page_row() {
+  if (row_ == pages_->rows.size()) return 0;
+  const size_t r = row_++;
+  pages_->rows.decode(r, all_, pages_->decode);
+  for (size_t c = 0; c < current_.size(); ++c) {
+    const int from = pages_->pick[c];
+    io::sqlite::StoredValue& v = current_[c];
+    if (from >= 0) {
+      v = all_[static_cast<size_t>(from)];
+    } else {
+      v = io::sqlite::StoredValue{};
+      v.kind = io::sqlite::StoredValue::Kind::kInt;
+      v.i = pages_->rows.rowid(r);
+    }
+    using K = io::sqlite::StoredValue::Kind;
+    types_[c] = v.kind == K::kInt    ? SQLITE_INTEGER
+                : v.kind == K::kReal ? SQLITE_FLOAT
+                : v.kind == K::kText ? SQLITE_TEXT
+                : v.kind == K::kBlob ? SQLITE_BLOB
+                                     : SQLITE_NULL;
+  }
+  return 1;
+}
+
+int64_t TableScan::page_integer(int c) const {
+  return db::sqlite_int64_of(current_[static_cast<size_t>(c)]);
+}
+
+double TableScan::page_real(int c) const {
+  return db::sqlite_double_of(current_[static_cast<size_t>(c)]);
+}
+
+std::string_view TableScan::page_text(int c) const {
+  const io::sqlite::StoredValue& v = current_[static_cast<size_t>(c)];
+  using K = io::sqlite::StoredValue::Kind;
+  if (v.kind == K::kText || v.kind == K::kBlob) return v.bytes;
+  if (v.kind == K::kNull) return {};
+  rendered_.resize(current_.size());
+  return rendered_[static_cast<size_t>(c)] = db::sqlite_text_of(v);
+}
+
 bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected,
                    bool (*also)(sqlite3*)) {
   static std::mutex mu;

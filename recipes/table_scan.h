@@ -2,14 +2,19 @@
 // A plain SQLite statement over one table for the recipes' scans (recipes/*_scan): rows stepped
 // in order, values read with their storage class. It never reports: a statement SQLite refuses
 // or a failed step only tells the caller to run the recipe's SQL instead, which reports.
+// A plain `SELECT a, b FROM t` over a database opened by db::Database is answered from the
+// file's pages when SQLite would scan the table for it (db::page_scan): the same rows, in the
+// same order, with the same values, without SQLite's virtual machine.
 
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "db/database.h"
 #include "recipes/frame/frame.h"
 
 namespace cs::recipes {
@@ -18,6 +23,12 @@ class TableScan {
  public:
   // Prepares `sql` on `db`; ok() is false when SQLite refuses it (or `db` is null).
   TableScan(sqlite3* db, const std::string& sql) {
+    if (db && (pages_ = db::page_scan(db, sql, true))) {
+      const size_t n = pages_->pick.size();
+      types_.assign(n, SQLITE_NULL);
+      current_.resize(n);
+      return;
+    }
     if (db && sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) {
       sqlite3_finalize(st_);
       st_ = nullptr;
@@ -30,11 +41,12 @@ class TableScan {
   TableScan(const TableScan&) = delete;
   TableScan& operator=(const TableScan&) = delete;
 
-  bool ok() const { return st_ != nullptr; }
+  bool ok() const { return st_ != nullptr || pages_.has_value(); }
   // Steps to the next row: 1 a row, 0 done, -1 an error. A row's values and their storage
   // classes are read once here (one sqlite3_column_value per column): the accessors below only
   // look them up, without sqlite3_column_*()'s per-call checks of the statement.
   int next() {
+    if (pages_) return next_page_row();
     const int rc = sqlite3_step(st_);
     if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? 0 : -1;
     for (size_t c = 0; c < values_.size(); ++c) {
@@ -47,10 +59,11 @@ class TableScan {
   int type(int c) const { return types_[static_cast<size_t>(c)]; }
   bool is_int(int c) const { return type(c) == SQLITE_INTEGER; }
   bool is_int_or_null(int c) const { return type(c) == SQLITE_INTEGER || type(c) == SQLITE_NULL; }
-  int64_t integer(int c) const { return sqlite3_value_int64(value(c)); }
-  double real(int c) const { return sqlite3_value_double(value(c)); }
+  int64_t integer(int c) const { return pages_ ? page_integer(c) : sqlite3_value_int64(value(c)); }
+  double real(int c) const { return pages_ ? page_real(c) : sqlite3_value_double(value(c)); }
   // Column c as text (empty for NULL).
   std::string_view text_view(int c) const {
+    if (pages_) return page_text(c);
     const auto* t = reinterpret_cast<const char*>(sqlite3_value_text(value(c)));
     return t ? std::string_view(t, static_cast<size_t>(sqlite3_value_bytes(value(c))))
              : std::string_view();
@@ -72,6 +85,17 @@ class TableScan {
 
  private:
   sqlite3_value* value(int c) const { return values_[static_cast<size_t>(c)]; }
+  // The paged rows' counterparts of next(), integer(), real() and text_view(): SQLite's
+  // conversions of a value of another storage class (table_scan.cpp).
+  int next_page_row();
+  int64_t page_integer(int c) const;
+  double page_real(int c) const;
+  std::string_view page_text(int c) const;
+
+  std::optional<db::PageScan> pages_;
+  size_t row_ = 0;
+  std::vector<io::sqlite::StoredValue> all_, current_;
+  mutable std::vector<std::string> rendered_;  // numbers as text
 
   sqlite3_stmt* st_ = nullptr;
   std::vector<sqlite3_value*> values_;  // the current row's values (valid until the next step)

@@ -30,31 +30,54 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
   // columns of their exact size: no column grows cell by cell.
   thread_local std::vector<Cell> rows;
   rows.clear();
-  sqlite3_stmt* raw = st->handle();
+  auto add_text = [&](int c, std::string_view text) {
+    const std::string*& prev = last[static_cast<size_t>(c)];
+    if (!prev || *prev != text) prev = caches[static_cast<size_t>(c)].intern(text);
+    rows.push_back(Cell::interned(prev));
+  };
   db::StepResult rc;
-  while ((rc = st->step(diag)) == db::StepResult::kRow) {
-    for (int c = 0; c < ncols; ++c) {
-      // The column's value read once: its type, number or text without the per-call checks of
-      // sqlite3_column_*() (the connection has no mutex to take: NOMUTEX).
-      sqlite3_value* v = sqlite3_column_value(raw, c);
-      switch (sqlite3_value_type(v)) {
-        case SQLITE_INTEGER:
-          rows.push_back(Cell::integer(sqlite3_value_int64(v)));
-          break;
-        case SQLITE_FLOAT:
-          rows.push_back(Cell::real(sqlite3_value_double(v)));
-          break;
-        case SQLITE_NULL:
-          rows.push_back(Cell::null());
-          break;
-        default: {
-          const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-          const std::string_view text =
-              p ? std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v)))
-                : std::string_view();
-          const std::string*& prev = last[static_cast<size_t>(c)];
-          if (!prev || *prev != text) prev = caches[static_cast<size_t>(c)].intern(text);
-          rows.push_back(Cell::interned(prev));
+  if (st->paged()) {  // the rows from the file's pages: the same values, no SQLite calls
+    const auto& row = st->paged_row();
+    while ((rc = st->step(diag)) == db::StepResult::kRow) {
+      for (int c = 0; c < ncols; ++c) {
+        const io::sqlite::StoredValue& v = row[static_cast<size_t>(c)];
+        switch (v.kind) {
+          case io::sqlite::StoredValue::Kind::kInt:
+            rows.push_back(Cell::integer(v.i));
+            break;
+          case io::sqlite::StoredValue::Kind::kReal:
+            rows.push_back(Cell::real(v.r));
+            break;
+          case io::sqlite::StoredValue::Kind::kNull:
+            rows.push_back(Cell::null());
+            break;
+          default:
+            add_text(c, v.bytes);
+        }
+      }
+    }
+  } else {
+    sqlite3_stmt* raw = st->handle();
+    while ((rc = st->step(diag)) == db::StepResult::kRow) {
+      for (int c = 0; c < ncols; ++c) {
+        // The column's value read once: its type, number or text without the per-call checks
+        // of sqlite3_column_*() (the connection has no mutex to take: NOMUTEX).
+        sqlite3_value* v = sqlite3_column_value(raw, c);
+        switch (sqlite3_value_type(v)) {
+          case SQLITE_INTEGER:
+            rows.push_back(Cell::integer(sqlite3_value_int64(v)));
+            break;
+          case SQLITE_FLOAT:
+            rows.push_back(Cell::real(sqlite3_value_double(v)));
+            break;
+          case SQLITE_NULL:
+            rows.push_back(Cell::null());
+            break;
+          default: {
+            const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+            add_text(c, p ? std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v)))
+                          : std::string_view());
+          }
         }
       }
     }

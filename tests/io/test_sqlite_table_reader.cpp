@@ -162,7 +162,6 @@ TEST(SqliteTableReader, DeclinesWhatItDoesNotRead) {
     return read_table(path, "T", columns, [](const std::vector<StoredValue>&) { return true; }) ==
            TableRead::kDeclined;
   };
-  EXPECT_TRUE(declined("pk", "CREATE TABLE T(a INTEGER PRIMARY KEY, b)"));
   EXPECT_TRUE(declined("collate", "CREATE TABLE T(name TEXT COLLATE NOCASE, value TEXT)"));
   EXPECT_TRUE(declined("default", "CREATE TABLE T(a DEFAULT 3)"));
   EXPECT_TRUE(declined("norowid", "CREATE TABLE T(a PRIMARY KEY, b) WITHOUT ROWID"));
@@ -185,6 +184,113 @@ TEST(SqliteTableReader, DeclinesWhatItDoesNotRead) {
   const std::string cut = t.str() + "/cut.db";
   test::write_file(cut, bytes.substr(0, bytes.size() / 2));
   EXPECT_EQ(read_table(cut, "T", columns, all), TableRead::kDeclined);
+}
+
+// Random tables of every declared type SQLite knows an affinity for (REAL columns hold integers
+// stored as integers, INTEGER PRIMARY KEY columns the rowid, PRIMARY KEY DESC and INT PRIMARY
+// KEY are plain columns), rows inserted and deleted at random: the pages give what SQLite gives.
+TEST(SqliteTableReader, RandomTablesAsSqliteReadsThem) {
+  test::TempDir t("cs_sqlite_reader");
+  uint64_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed >> 33;
+  };
+  const std::vector<std::string> types = {
+      "INTEGER", "REAL", "DOUBLE PRECISION", "float",       "NUMERIC", "TEXT",
+      "",        "BLOB", "integer",          "VARYING CHAR"};
+  for (int round = 0; round < 40; ++round) {
+    const std::string path = t.str() + "/r" + std::to_string(round) + ".db";
+    const int ncols = 1 + static_cast<int>(next() % 6);
+    const int pk = static_cast<int>(next() % (ncols + 1)) - 1;  // -1: none
+    const int pk_kind = static_cast<int>(next() % 3);           // INTEGER, INTEGER DESC, INT
+    std::string create = "CREATE TABLE T(";
+    for (int c = 0; c < ncols; ++c) {
+      if (c) create += ", ";
+      create += "c" + std::to_string(c);
+      if (c == pk) {
+        create += pk_kind == 2 ? " INT PRIMARY KEY" : " INTEGER PRIMARY KEY";
+        if (pk_kind == 1) create += " DESC";
+      } else {
+        create += " " + types[next() % types.size()];
+        if (next() % 5 == 0) create += " NOT NULL";
+      }
+    }
+    create += ")";
+    std::string sql =
+        "PRAGMA page_size=" + std::to_string(512 << (next() % 4)) + "; " + create + "; BEGIN;";
+    const int rows = static_cast<int>(next() % 900);
+    for (int r = 0; r < rows; ++r) {
+      sql += "INSERT OR IGNORE INTO T VALUES (";
+      for (int c = 0; c < ncols; ++c) {
+        if (c) sql += ", ";
+        if (c == pk) {  // an integer key (an INTEGER PRIMARY KEY refuses others) or NULL
+          sql += next() % 4 == 0 ? std::string("NULL") : std::to_string(next() % 5000);
+          continue;
+        }
+        switch (next() % 7) {
+          case 0:
+            sql += "NULL";
+            break;
+          case 1:
+            sql += std::to_string(static_cast<int64_t>(next()) - (1LL << 30));
+            break;
+          case 2:
+            sql += std::to_string(static_cast<double>(next() % 1000) / 8.0);
+            break;
+          case 3:
+            sql += "'" + std::to_string(next() % 100) + "'";
+            break;
+          case 4:
+            sql += "printf('%.*c', " + std::to_string(next() % 3000) + ", 'w')";
+            break;
+          case 5:
+            sql += "x'0a0b'";
+            break;
+          default:
+            sql += std::to_string(next() % 300) + ".0";
+        }
+      }
+      sql += ");";
+    }
+    sql += "DELETE FROM T WHERE rowid % 7 = 3; COMMIT;";
+    exec(path, sql);
+    std::vector<std::string> got, columns;
+    ASSERT_EQ(by_pages(path, "T", got, columns), TableRead::kRead) << create;
+    ASSERT_EQ(got, by_sqlite(path, "T")) << create;
+    ASSERT_EQ(static_cast<int>(columns.size()), ncols);
+  }
+}
+
+TEST(SqliteTableReader, TellsIndexesAndAffinities) {
+  test::TempDir t("cs_sqlite_reader");
+  const std::string path = t.str() + "/i.db";
+  exec(path,
+       "CREATE TABLE T(a INTEGER, b TEXT, c REAL); CREATE INDEX ti ON T (a, b);"
+       "CREATE TABLE U(a, b); CREATE INDEX ui ON U (a, b); CREATE TABLE V(x PRIMARY KEY, y);"
+       "CREATE TABLE W(id INTEGER PRIMARY KEY, v);");
+  const PagedDatabase db(path);
+  ASSERT_TRUE(db.ok());
+  const PagedTable* T = db.table("t");
+  ASSERT_NE(T, nullptr);
+  EXPECT_EQ(T->indexes, (std::vector<std::vector<std::string>>{{"a", "b"}}));
+  EXPECT_TRUE(T->index_may_cover({"b", "A"}));
+  EXPECT_FALSE(T->index_may_cover({"a", "c"}));
+  EXPECT_EQ(T->affinity,
+            (std::vector<Affinity>{Affinity::kInteger, Affinity::kText, Affinity::kReal}));
+  EXPECT_TRUE(db.table("U")->index_may_cover({"a", "b"}));
+  ASSERT_EQ(db.table("V")->indexes.size(), 1u);        // the automatic index of a non-integer key:
+  EXPECT_TRUE(db.table("V")->index_may_cover({"y"}));  // its columns are not told
+  EXPECT_TRUE(db.table("W")->indexes.empty());
+  EXPECT_EQ(db.table("W")->rowid_column, 0);
+  EXPECT_FALSE(db.table("W")->index_may_cover({"id", "v"}));
+  EXPECT_EQ(db.table("nothing"), nullptr);
+  ASSERT_NE(db.table("SQLITE_MASTER"), nullptr);
+  EXPECT_EQ(db.table("sqlite_master")->columns.size(), 5u);
+  EXPECT_EQ(affinity_of("VARCHAR"), Affinity::kText);
+  EXPECT_EQ(affinity_of("FLOATING POINT"), Affinity::kInteger);  // "INT" comes first
+  EXPECT_EQ(affinity_of("DECIMAL"), Affinity::kNumeric);
+  EXPECT_EQ(affinity_of(""), Affinity::kBlob);
 }
 
 }  // namespace
