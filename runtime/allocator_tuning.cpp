@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -26,8 +29,33 @@ void tune_allocator_for_batch_parsing(int cores) {
 #endif
 }
 
+bool reports_free_pages(std::string_view device, std::string_view features) {
+  constexpr size_t kReportingBit = 5;  // VIRTIO_BALLOON_F_REPORTING
+  return (device == "0x0005" || device == "0x5") && features.size() > kReportingBit &&
+         features[kReportingBit] == '1';
+}
+
+bool decide_huge_pages(const char* env, const std::string& virtio_devices) {
+  if (env) return std::string_view(env) != "off";
+  std::error_code ec;
+  for (const auto& dev : std::filesystem::directory_iterator(virtio_devices, ec)) {
+    std::string device, features;
+    std::ifstream(dev.path() / "device") >> device;
+    std::ifstream(dev.path() / "features") >> features;
+    if (reports_free_pages(device, features)) return false;
+  }
+  return true;
+}
+
+bool huge_pages_wanted() {
+  static const bool wanted =
+      decide_huge_pages(std::getenv("CS_HUGE_PAGES"), "/sys/bus/virtio/devices");
+  return wanted;
+}
+
 void prefer_huge_pages() {
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD)
+  if (!huge_pages_wanted()) return;
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;    // a transparent huge page
   constexpr uintptr_t kArena = uintptr_t{64} << 20;  // glibc's heap of a thread arena (64-bit)
   static const bool padded = [] { return mallopt(M_TOP_PAD, 128 << 20) != 0; }();

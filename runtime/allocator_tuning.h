@@ -7,6 +7,9 @@
 // unchanged; memory freed late in a run is kept until exit unless released explicitly. Arenas
 // are capped at one per core (at least 2), so threads share their freed memory.
 
+#include <string>
+#include <string_view>
+
 namespace cs::io {
 
 // Call once at the start of main (before threads start). `cores`: the cores this process may run
@@ -20,8 +23,27 @@ void tune_allocator_for_batch_parsing(int cores);
 // ~8 us, a recipe run on 256 ranks spends 15-40% of its CPU time in faults without it
 // (communication_matrix_sum: 27,000 -> 1,700 faults). Cheap when nothing changed since the
 // thread's last call (one malloc and free): call it where a thread starts a body of work.
-// Does nothing elsewhere than Linux. Peak memory grows by a few MiB (the last huge pages).
+// Does nothing elsewhere than Linux, and where huge pages cost more than they save (see
+// huge_pages_wanted). Peak memory grows by a few MiB (the last huge pages).
 void prefer_huge_pages();
+
+// Whether prefer_huge_pages() advises anything: the environment's CS_HUGE_PAGES=on|off, else no
+// when the kernel reports free memory to its hypervisor (a virtio balloon device with free page
+// reporting), yes otherwise. Such a guest hands the hypervisor back every free 2 MiB block, so a
+// huge page is nearly always one the host must fault in again, 4 KiB at a time, while 4 KiB
+// pages come from the free fragments it kept: on this project's 2-core VM, filling 200 MB after
+// a few idle seconds takes 0.6-0.7 s in huge pages and 0.12-0.13 s in 4 KiB pages, and
+// communication_matrix_sum at 256 ranks takes 0.37 s with huge pages against 0.21 s without.
+// Decided once per process.
+bool huge_pages_wanted();
+
+// huge_pages_wanted's decision for the value of CS_HUGE_PAGES (nullptr: unset) and the sysfs
+// folder of virtio devices (one folder per device, with its "device" and "features" files).
+bool decide_huge_pages(const char* env, const std::string& virtio_devices);
+
+// True when a virtio device with id `device` (sysfs "device", e.g. "0x0005") and feature bits
+// `features` (sysfs "features": one '0'/'1' per bit) is a balloon that reports free pages.
+bool reports_free_pages(std::string_view device, std::string_view features);
 
 // Gives the pages of freed memory back to the kernel (glibc malloc_trim), wherever they are in
 // the heap. Call after freeing a large body of small objects that the rest of the run will not

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include "support/test_files.h"
 #include "support/under_asan.h"
 
 namespace cs::io {
@@ -55,6 +56,7 @@ void* heap_block_after_advice() {
 }
 
 TEST(PreferHugePages, MainHeapAndThreadArenasAreAdvised) {
+  setenv("CS_HUGE_PAGES", "on", 1);  // whatever the machine (huge_pages_wanted decides once)
   tune_allocator_for_batch_parsing(2);  // as main() does: blocks below 32 MiB from the heap
   const int on_the_stack = 0;
   if (vm_flags_of(&on_the_stack).empty()) GTEST_FAIL() << "/proc/self/smaps has no VmFlags";
@@ -87,6 +89,31 @@ TEST(PreferHugePages, MainHeapAndThreadArenasAreAdvised) {
   t.join();
   EXPECT_TRUE(thread_advised) << thread_flags;
   std::free(main_block);
+}
+
+TEST(PreferHugePages, OffOnAVirtualMachineThatReportsFreePages) {
+  test::TempDir t("cs_huge_pages");
+  const std::string devices = t.str() + "/devices";
+  auto device = [&](const std::string& name, const std::string& id, const std::string& bits) {
+    std::filesystem::create_directories(devices + "/" + name);
+    test::write_file(devices + "/" + name + "/device", id + "\n");
+    test::write_file(devices + "/" + name + "/features", bits + "\n");
+  };
+  device("virtio0", "0x0001", "1100010110111011");  // a network card
+  EXPECT_TRUE(decide_huge_pages(nullptr, devices));
+  EXPECT_TRUE(decide_huge_pages(nullptr, t.str() + "/no-such-folder"));  // not a virtio guest
+  device("virtio1", "0x0005", "0110010100000000");  // a balloon that reports free pages
+  EXPECT_FALSE(decide_huge_pages(nullptr, devices));
+  EXPECT_TRUE(decide_huge_pages("on", devices));
+  EXPECT_FALSE(decide_huge_pages("off", t.str() + "/no-such-folder"));
+}
+
+TEST(PreferHugePages, FreePageReportingBalloonsAreRecognised) {
+  // This VM's balloon: features bits 1, 2 and 5 (stats, deflate on OOM, free page reporting).
+  EXPECT_TRUE(reports_free_pages("0x0005", "0110010100000000000000000000000010"));
+  EXPECT_FALSE(reports_free_pages("0x0005", "0110000100000000000000000000000010"));  // no bit 5
+  EXPECT_FALSE(reports_free_pages("0x0001", "0110010100000000000000000000000010"));  // a NIC
+  EXPECT_FALSE(reports_free_pages("0x0005", "0110"));
 }
 
 }  // namespace
