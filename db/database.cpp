@@ -133,6 +133,16 @@ sqlite3_stmt* as_sqlite_value(const io::sqlite::StoredValue& v) {
 struct Database::Paged {
   explicit Paged(std::string p) : path(std::move(p)) {}
   std::optional<PageScan> scan(std::string_view sql, bool rowid);
+  // The file's pages, read on first use; nullptr when the page reader declines the file.
+  // Called with `mutex` held.
+  const std::shared_ptr<io::sqlite::PagedDatabase>& pages() {
+    if (!tried) {
+      tried = true;
+      auto d = std::make_shared<io::sqlite::PagedDatabase>(path);
+      if (d->ok()) db = std::move(d);
+    }
+    return db;
+  }
 
   std::string path;
   std::mutex mutex;  // the pages are read under it (PagedDatabase is not for concurrent use)
@@ -144,12 +154,7 @@ std::optional<PageScan> Database::Paged::scan(std::string_view sql, bool rowid) 
   const auto q = parse_simple_select(sql);
   if (!q) return std::nullopt;
   std::lock_guard lock(mutex);
-  if (!tried) {
-    tried = true;
-    auto d = std::make_shared<io::sqlite::PagedDatabase>(path);
-    if (d->ok()) db = std::move(d);
-  }
-  if (!db) return std::nullopt;
+  if (!pages()) return std::nullopt;
   const io::sqlite::PagedTable* t = db->table(q->table);
   if (!t) return std::nullopt;
   auto pick = page_answerable(*q, *t, rowid);
@@ -260,8 +265,23 @@ std::optional<Database> Database::open(const std::string& path, io::Diagnostics&
     return std::nullopt;
   }
   sqlite3_extended_result_codes(d.db_, 1);
-  // Reading the schema is the first access to the file: a non-database or a truncated header
-  // fails here.
+  d.paged_ = std::make_unique<Paged>(path);
+  {
+    std::lock_guard lock(registry_mutex);
+    registry()[d.db_] = d.paged_.get();
+  }
+  // The tables' names from the file's pages when the page reader reads it: SQLite then parses
+  // the schema's CREATE statements only if a query needs SQLite.
+  {
+    std::lock_guard lock(d.paged_->mutex);
+    if (const auto& pages = d.paged_->pages()) {
+      d.tables_ = pages->table_names();
+      std::sort(d.tables_.begin(), d.tables_.end());
+      return d;
+    }
+  }
+  // Otherwise reading the schema is SQLite's first access to the file: a non-database or a
+  // truncated header fails here.
   sqlite3_stmt* stmt = nullptr;
   rc = sqlite3_prepare_v2(d.db_, "SELECT name FROM sqlite_master WHERE type IN ('table','view')",
                           -1, &stmt, nullptr);
@@ -283,9 +303,6 @@ std::optional<Database> Database::open(const std::string& path, io::Diagnostics&
   }
   sqlite3_finalize(stmt);
   std::sort(d.tables_.begin(), d.tables_.end());
-  d.paged_ = std::make_unique<Paged>(path);
-  std::lock_guard lock(registry_mutex);
-  registry()[d.db_] = d.paged_.get();
   return d;
 }
 
@@ -300,6 +317,12 @@ std::vector<std::string> Database::tables() const {
 std::vector<std::string> Database::columns(std::string_view table) const {
   std::vector<std::string> out;
   if (!has_table(table)) return out;
+  if (paged_) {  // a table the page reader reads: its columns as PRAGMA table_info names them
+    std::lock_guard lock(paged_->mutex);
+    if (const auto& pages = paged_->pages())
+      if (const io::sqlite::PagedTable* t = pages->table(table); t && t->readable)
+        return t->columns;
+  }
   std::string sql = "PRAGMA table_info(" + quoted(table) + ")";
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {

@@ -18,7 +18,8 @@ namespace {
 
 constexpr size_t kHeader = 100;
 constexpr int kMaxDepth = 32;
-constexpr uint64_t kReadWhole = 8 << 20;  // bytes
+constexpr uint64_t kBuffered = 64 << 20;  // files up to this size: one buffer for all pages
+constexpr uint64_t kRun = 16;  // pages read at once (a table's pages are mostly in a row)
 
 std::string upper(std::string_view s) {
   std::string out(s);
@@ -299,13 +300,11 @@ PagedDatabase::PagedDatabase(const std::string& path) {
     if (in_header > pages_) return;  // SQLite would read pages the file does not have
     pages_ = in_header;
   }
-  // A small file is read whole (one read; a table of it is most of its pages), a larger one a
-  // page at a time when first needed.
-  if (pages_ * page_size_ <= kReadWhole) {
-    whole_.reset(new unsigned char[pages_ * page_size_]);
-    if (::pread(fd_, whole_.get(), pages_ * page_size_, 0) !=
-        static_cast<ssize_t>(pages_ * page_size_))
-      return;
+  // A file up to kBuffered gets one buffer for its pages, read as they are needed; a larger
+  // one a buffer per page.
+  if (pages_ * page_size_ <= kBuffered) {
+    buffer_.reset(new unsigned char[pages_ * page_size_]);
+    loaded_.assign(pages_ + 1, 0);
   }
   ok_ = pages_ >= 1 && read_schema();
 }
@@ -316,7 +315,20 @@ PagedDatabase::~PagedDatabase() {
 
 const unsigned char* PagedDatabase::page(uint64_t n) const {
   if (n < 1 || n > pages_) return nullptr;
-  if (whole_) return whole_.get() + (n - 1) * page_size_;
+  if (buffer_) {
+    unsigned char* at = buffer_.get() + (n - 1) * page_size_;
+    if (!loaded_[n]) {
+      // This page and the next ones not read yet, up to kRun, in one read.
+      uint64_t k = 1;
+      while (k < kRun && n + k <= pages_ && !loaded_[n + k]) ++k;
+      const ssize_t want = static_cast<ssize_t>(k * page_size_);
+      if (::pread(fd_, at, static_cast<size_t>(want), static_cast<off_t>((n - 1) * page_size_)) !=
+          want)
+        return nullptr;
+      for (uint64_t i = 0; i < k; ++i) loaded_[n + i] = 1;
+    }
+    return at;
+  }
   auto& slot = store_[static_cast<uint32_t>(n)];
   if (!slot) {
     std::unique_ptr<unsigned char[]> buf(new unsigned char[page_size_]);
@@ -394,6 +406,12 @@ const PagedTable* PagedDatabase::table(std::string_view name) const {
     return &t;
   }
   return nullptr;
+}
+
+std::vector<std::string> PagedDatabase::table_names() const {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < tables_.size(); ++i) out.push_back(tables_[i].name);  // 0: the schema
+  return out;
 }
 
 std::optional<TableRows> PagedDatabase::rows(const PagedTable& t) const {

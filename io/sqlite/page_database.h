@@ -1,10 +1,9 @@
 #pragma once
 // An SQLite database file read from its pages (https://www.sqlite.org/fileformat2.html) without
-// the SQLite library: pages read (pread) when first needed and kept, the schema read once, then
-// any of its tables
-// scanned in rowid order with the values SQLite's `SELECT * FROM table` returns (a column with
-// REAL affinity gives integers stored to save space back as reals, an INTEGER PRIMARY KEY column
-// gives the rowid).
+// the SQLite library: pages read (pread, a few at a time) when first needed and kept, the schema
+// read once, then any of its tables scanned in rowid order with the values SQLite's `SELECT * FROM
+// table` returns (a column with REAL affinity gives integers stored to save space back as reals, an
+// INTEGER PRIMARY KEY column gives the rowid).
 //
 // Only what can be read exactly is read: a UTF-8 database in rollback-journal mode whose header
 // is SQLite's, and rowid tables whose CREATE TABLE lists plain columns (a name, type words,
@@ -94,8 +93,12 @@ class PagedDatabase {
   PagedDatabase& operator=(const PagedDatabase&) = delete;
 
   bool ok() const { return ok_; }
-  // The table named `name` (ASCII case ignored, as SQLite matches names), or nullptr.
+  // The table named `name` (ASCII case ignored, as SQLite matches names), or nullptr. Views are
+  // tables that are never readable; sqlite_master is one that is.
   const PagedTable* table(std::string_view name) const;
+  // The names of the schema's tables and views, in the schema's order (sqlite_master left out),
+  // as `SELECT name FROM sqlite_master WHERE type IN ('table', 'view')` gives them.
+  std::vector<std::string> table_names() const;
   // Every row of `t` (a table of this database), or nullopt when the table is not readable or
   // its pages are inconsistent.
   std::optional<TableRows> rows(const PagedTable& t) const;
@@ -110,7 +113,8 @@ class PagedDatabase {
   uint32_t page_size_ = 0, usable_ = 0;
   uint64_t pages_ = 0;
   bool ok_ = false;
-  std::unique_ptr<unsigned char[]> whole_;  // the whole file, when it is small
+  std::unique_ptr<unsigned char[]> buffer_;  // room for every page, when the file is small
+  mutable std::vector<uint8_t> loaded_;      // per page (1-based): read into buffer_
   // The tables, each with its CREATE TABLE statement until it is parsed (on first use).
   mutable std::vector<PagedTable> tables_;
   mutable std::vector<std::string> sql_;

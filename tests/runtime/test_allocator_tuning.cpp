@@ -56,7 +56,7 @@ void* heap_block_after_advice() {
 }
 
 TEST(PreferHugePages, MainHeapAndThreadArenasAreAdvised) {
-  setenv("CS_HUGE_PAGES", "on", 1);  // whatever the machine (huge_pages_wanted decides once)
+  setenv("CS_HUGE_PAGES", "on", 1);     // whatever the machine (huge_pages_wanted decides once)
   tune_allocator_for_batch_parsing(2);  // as main() does: blocks below 32 MiB from the heap
   const int on_the_stack = 0;
   if (vm_flags_of(&on_the_stack).empty()) GTEST_FAIL() << "/proc/self/smaps has no VmFlags";
