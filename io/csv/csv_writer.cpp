@@ -77,6 +77,28 @@ const Column* ragged_column(const Table& t) {
   return nullptr;
 }
 
+// True when rounding a double whose shortest text is `s` by `rule` gives that double back: its
+// shortest text has no more decimals (or significant digits) than the rule keeps. That text is
+// within half a unit in the last place of the double, far less than half the rule's step, so it
+// is the correctly rounded decimal, and it reads back as the double.
+bool rounding_keeps(std::string_view s, CsvNumberRule rule) {
+  const size_t e = s.find('e');
+  if (rule.kind == CsvNumberRule::Kind::kDecimals) {
+    if (e != std::string_view::npos) return false;
+    const size_t dot = s.find('.');
+    return dot == std::string_view::npos || s.size() - dot - 1 <= static_cast<size_t>(rule.digits);
+  }
+  int digits = 0;
+  bool leading = true;
+  for (char ch : s.substr(0, e)) {
+    if (ch < '0' || ch > '9') continue;
+    if (leading && ch == '0') continue;
+    leading = false;
+    ++digits;
+  }
+  return digits <= rule.digits;
+}
+
 }  // namespace
 
 CsvNumberRule csv_number_rule(std::string_view unit) {
@@ -93,6 +115,18 @@ CsvNumberRule csv_number_rule(std::string_view unit) {
 void append_csv_number(std::string& out, double v, CsvNumberRule rule) {
   if (rule.kind == CsvNumberRule::Kind::kExact || !std::isfinite(v)) {
     append_shortest(out, v);
+    return;
+  }
+  if (v == 0) {  // a zero of either sign is "0"
+    out += '0';
+    return;
+  }
+  // Most numbers need no rounding: their shortest text has no more digits than the rule keeps.
+  char text[64];
+  const auto shortest = std::to_chars(text, text + sizeof text, v);
+  if (shortest.ec == std::errc() &&
+      rounding_keeps(std::string_view(text, static_cast<size_t>(shortest.ptr - text)), rule)) {
+    out.append(text, shortest.ptr);
     return;
   }
   // printf-exact rounding (std::to_chars with a precision), read back, then the shortest text.

@@ -141,6 +141,63 @@ TEST(CsvWriter, NumbersWithTheDigitsTheirUnitNeeds) {
   EXPECT_EQ(s, "nan,-inf");
 }
 
+// append_csv_number skips the rounding when a number's shortest text has no more digits than its
+// rule keeps; every number must still come out as printf's rounding read back and written
+// shortest (computed here with snprintf and strtod) would write it.
+TEST(CsvWriter, NumbersAsPrintfRoundingReadBack) {
+  auto reference = [](double v, cs::io::CsvNumberRule rule) {
+    char buf[512];
+    if (rule.kind == cs::io::CsvNumberRule::Kind::kDecimals)
+      std::snprintf(buf, sizeof buf, "%.*f", rule.digits, v);
+    else
+      std::snprintf(buf, sizeof buf, "%.*g", rule.digits, v);
+    double r = std::strtod(buf, nullptr);
+    if (r == 0) r = 0;
+    char out[64];
+    std::snprintf(out, sizeof out, "%.17g", r);
+    // The shortest text that reads back as r.
+    for (int p = 1; p <= 17; ++p) {
+      std::snprintf(out, sizeof out, "%.*g", p, r);
+      if (std::strtod(out, nullptr) == r) break;
+    }
+    return std::strtod(out, nullptr);
+  };
+  uint64_t seed = 42;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed >> 11;
+  };
+  for (const char* unit : {"us", "ms", "MB", "s", "ns", "ratio", "GB/s", "%"}) {
+    const auto rule = cs::io::csv_number_rule(unit);
+    for (int i = 0; i < 20000; ++i) {
+      double v;
+      switch (i % 5) {
+        case 0:  // a decimal of a few digits, as a profiler writes them
+          v = static_cast<double>(next() % 100000000) / std::pow(10.0, next() % 10);
+          break;
+        case 1:  // any bits
+          v = static_cast<double>(next()) / static_cast<double>(1ULL << (next() % 64));
+          break;
+        case 2:  // halves and quarters at every rounding position
+          v = (static_cast<double>(next() % 100000) + 0.5) / std::pow(10.0, next() % 9);
+          break;
+        case 3:  // large and tiny magnitudes
+          v = std::pow(10.0, static_cast<double>(next() % 60) - 30) * (1 + (next() % 7) / 8.0);
+          break;
+        default:
+          v = static_cast<double>(next() % 1000) * 0.001;
+      }
+      if (next() % 3 == 0) v = -v;
+      std::string got;
+      cs::io::append_csv_number(got, v, rule);
+      ASSERT_EQ(std::strtod(got.c_str(), nullptr), reference(v, rule)) << unit << " " << v;
+      std::string shortest;
+      cs::io::append_csv_number(shortest, reference(v, rule), {});
+      ASSERT_EQ(got, shortest) << unit << " " << v;
+    }
+  }
+}
+
 TEST(CsvWriter, EncodedStringColumnWritesLikePlain) {
   Table plain = all_types_table();
   Table encoded("all_types");
