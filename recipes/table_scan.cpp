@@ -67,11 +67,13 @@ int TableScan::next_page_row() {
 }
 
 int64_t TableScan::page_integer(int c) const {
-  return db::sqlite_int64_of(current_[static_cast<size_t>(c)]);
+  const io::sqlite::StoredValue& v = current_[static_cast<size_t>(c)];
+  return v.kind == io::sqlite::StoredValue::Kind::kInt ? v.i : db::sqlite_int64_of(v);
 }
 
 double TableScan::page_real(int c) const {
-  return db::sqlite_double_of(current_[static_cast<size_t>(c)]);
+  const io::sqlite::StoredValue& v = current_[static_cast<size_t>(c)];
+  return v.kind == io::sqlite::StoredValue::Kind::kReal ? v.r : db::sqlite_double_of(v);
 }
 
 std::string_view TableScan::page_text(int c) const {
