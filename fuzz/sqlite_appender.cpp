@@ -1,5 +1,6 @@
-// Harness: io/sqlite on any bytes as a database file: the table reader (schema and table b-trees,
-// overflow chains, records) on two tables, then the DatabaseFileAppender (the header and the
+// Harness: io/sqlite on any bytes as a database file: the page reader (schema, every table's
+// CREATE TABLE, b-trees, overflow chains, records, decoded whole and in part), the table reader
+// on two tables, then the DatabaseFileAppender (the header and the
 // schema page) appending a small table when it takes the file, which is read back.
 #include "fuzz/harnesses.h"
 #include "fuzz/temp_input.h"
@@ -18,6 +19,20 @@ int sqlite_appender(const uint8_t* data, size_t size) {
     values += row.size();
     return true;
   };
+  {
+    const io::sqlite::PagedDatabase pages(path);
+    std::vector<io::sqlite::StoredValue> row;
+    for (const auto& name : pages.ok() ? pages.table_names() : std::vector<std::string>{}) {
+      const io::sqlite::PagedTable* t = pages.table(name);
+      if (!t) continue;
+      t->index_may_cover(t->columns);
+      if (auto rows = pages.rows(*t))
+        for (size_t r = 0; r < rows->size(); ++r) {
+          rows->decode(r, row, r % 3);
+          values += row.size() + static_cast<size_t>(rows->rowid(r) & 1);
+        }
+    }
+  }
   io::sqlite::read_table(path, "A", columns, count);
   io::sqlite::read_table(path, "b", columns, count);
   io::sqlite::DatabaseFileAppender db(path);
