@@ -18,7 +18,6 @@ namespace {
 
 constexpr size_t kHeader = 100;
 constexpr int kMaxDepth = 32;
-constexpr uint64_t kBuffered = 64 << 20;  // files up to this size: one buffer for all pages
 constexpr uint64_t kRun = 16;  // pages read at once (a table's pages are mostly in a row)
 
 std::string upper(std::string_view s) {
@@ -277,7 +276,7 @@ void TableRows::decode(size_t r, std::vector<StoredValue>& out, size_t limit) co
   }
 }
 
-PagedDatabase::PagedDatabase(const std::string& path) {
+PagedDatabase::PagedDatabase(const std::string& path, uint64_t max_bytes) : max_bytes_(max_bytes) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return;
   struct stat st {};
@@ -300,9 +299,9 @@ PagedDatabase::PagedDatabase(const std::string& path) {
     if (in_header > pages_) return;  // SQLite would read pages the file does not have
     pages_ = in_header;
   }
-  // A file up to kBuffered gets one buffer for its pages, read as they are needed; a larger
-  // one a buffer per page.
-  if (pages_ * page_size_ <= kBuffered) {
+  // A file up to max_bytes gets one buffer for its pages, read as they are needed; a larger
+  // one a buffer per page, up to max_bytes of them.
+  if (pages_ * page_size_ <= max_bytes_) {
     buffer_.reset(new unsigned char[pages_ * page_size_]);
     loaded_.assign(pages_ + 1, 0);
   }
@@ -331,6 +330,10 @@ const unsigned char* PagedDatabase::page(uint64_t n) const {
   }
   auto& slot = store_[static_cast<uint32_t>(n)];
   if (!slot) {
+    if (store_.size() * page_size_ > max_bytes_) {  // the memory a reader may hold: declined
+      store_.erase(static_cast<uint32_t>(n));
+      return nullptr;
+    }
     std::unique_ptr<unsigned char[]> buf(new unsigned char[page_size_]);
     const off_t at = static_cast<off_t>((n - 1) * page_size_);
     if (::pread(fd_, buf.get(), page_size_, at) != static_cast<ssize_t>(page_size_)) {

@@ -86,8 +86,11 @@ class TableRows {
 // any thread while the object lives.
 class PagedDatabase {
  public:
-  // Maps `path` and reads its schema; ok() is false when the file cannot be read this way.
-  explicit PagedDatabase(const std::string& path);
+  // Opens `path` and reads its schema; ok() is false when the file cannot be read this way.
+  // At most `max_bytes` of the file's pages are held: a table whose pages would take more is
+  // declined (SQLite, which streams, reads it).
+  explicit PagedDatabase(const std::string& path, uint64_t max_bytes = kDefaultMaxBytes);
+  static constexpr uint64_t kDefaultMaxBytes = uint64_t{32} << 20;
   ~PagedDatabase();
   PagedDatabase(const PagedDatabase&) = delete;
   PagedDatabase& operator=(const PagedDatabase&) = delete;
@@ -108,6 +111,7 @@ class PagedDatabase {
   const unsigned char* page(uint64_t n) const;
   bool walk(uint64_t page_no, int depth, TableRows& out, uint64_t& budget) const;
 
+  uint64_t max_bytes_;
   int fd_ = -1;
   mutable std::unordered_map<uint32_t, std::unique_ptr<unsigned char[]>> store_;  // pages read
   uint32_t page_size_ = 0, usable_ = 0;

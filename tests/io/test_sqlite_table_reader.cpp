@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -259,6 +260,32 @@ TEST(SqliteTableReader, RandomTablesAsSqliteReadsThem) {
     ASSERT_EQ(by_pages(path, "T", got, columns), TableRead::kRead) << create;
     ASSERT_EQ(got, by_sqlite(path, "T")) << create;
     ASSERT_EQ(static_cast<int>(columns.size()), ncols);
+  }
+}
+
+// A reader holds at most its budget of pages: a larger table is declined (SQLite reads it),
+// whether the file fits the budget (one buffer) or not (a page at a time).
+TEST(SqliteTableReader, DeclinesATableLargerThanItsBudget) {
+  test::TempDir t("cs_sqlite_reader");
+  const std::string path = t.str() + "/big.db";
+  exec(path,
+       "PRAGMA page_size=1024; CREATE TABLE Small(a); INSERT INTO Small VALUES (1), (2);"
+       "CREATE TABLE Big(a); WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s "
+       "WHERE v < 2000) INSERT INTO Big SELECT printf('%.*c', 100, 'b') FROM s;");
+  const uint64_t size = std::filesystem::file_size(path);
+  ASSERT_GT(size, 200u * 1024);
+  {
+    const PagedDatabase pages(path, 64 * 1024);  // a page at a time, 64 pages at most
+    ASSERT_TRUE(pages.ok());
+    EXPECT_TRUE(pages.rows(*pages.table("Small")));
+    EXPECT_FALSE(pages.rows(*pages.table("Big")));
+  }
+  {
+    const PagedDatabase pages(path, size);  // the whole file in one buffer
+    ASSERT_TRUE(pages.ok());
+    const auto big = pages.rows(*pages.table("Big"));
+    ASSERT_TRUE(big);
+    EXPECT_EQ(big->size(), 2000u);
   }
 }
 
