@@ -12,19 +12,13 @@
 
 #include "db/database.h"
 #include "db/simple_select.h"
+#include "support/sqlite_exec.h"
 #include "support/test_files.h"
 
 namespace cs::db {
 namespace {
 
-void exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
+using test::sqlite_exec;
 
 // Every accessor's view of every row: names, then per value the storage class, int64_at,
 // double_at, num_at and text_at.
@@ -66,14 +60,15 @@ std::vector<std::string> by_sqlite(const Database& db, const std::string& table)
 TEST(PageScan, PlainQueriesGiveWhatSqliteGives) {
   test::TempDir t("cs_page_scan");
   const std::string path = t.str() + "/x.db";
-  exec(path,
-       "CREATE TABLE T(id INTEGER PRIMARY KEY, name TEXT, size NUMERIC, ratio REAL, raw, "
-       "step TEXT);"
-       "INSERT INTO T VALUES (3, 'allreduce', 12, 0.25, x'6869', '1');"
-       "INSERT INTO T VALUES (7, NULL, '12.5', 2, 17, 2);"
-       "INSERT INTO T VALUES (9, 'x', 'abc', 1e300, 0.1, 'NaN');"
-       "INSERT INTO T VALUES (11, '', -4, -0.0, '42', NULL);"
-       "INSERT INTO T VALUES (12, '3e2', 9223372036854775807, 1.5e-7, 123456789.125, ' 7');");
+  sqlite_exec(
+      path,
+      "CREATE TABLE T(id INTEGER PRIMARY KEY, name TEXT, size NUMERIC, ratio REAL, raw, "
+      "step TEXT);"
+      "INSERT INTO T VALUES (3, 'allreduce', 12, 0.25, x'6869', '1');"
+      "INSERT INTO T VALUES (7, NULL, '12.5', 2, 17, 2);"
+      "INSERT INTO T VALUES (9, 'x', 'abc', 1e300, 0.1, 'NaN');"
+      "INSERT INTO T VALUES (11, '', -4, -0.0, '42', NULL);"
+      "INSERT INTO T VALUES (12, '3e2', 9223372036854775807, 1.5e-7, 123456789.125, ' 7');");
   io::Diagnostics diag;
   auto db = Database::open(path, diag);
   ASSERT_TRUE(db);
@@ -96,11 +91,11 @@ TEST(PageScan, PlainQueriesGiveWhatSqliteGives) {
 TEST(PageScan, LeavesToSqliteWhatItMightAnswerOtherwise) {
   test::TempDir t("cs_page_scan");
   const std::string path = t.str() + "/x.db";
-  exec(path,
-       "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, globalTaskId INTEGER);"
-       "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId);"
-       "INSERT INTO TASK VALUES (5, 6, 2), (1, 2, 1);"
-       "CREATE TABLE W(a) ; CREATE VIEW V AS SELECT a FROM W;");
+  sqlite_exec(path,
+              "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, globalTaskId INTEGER);"
+              "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId);"
+              "INSERT INTO TASK VALUES (5, 6, 2), (1, 2, 1);"
+              "CREATE TABLE W(a) ; CREATE VIEW V AS SELECT a FROM W;");
   io::Diagnostics diag;
   auto db = Database::open(path, diag);
   ASSERT_TRUE(db);

@@ -10,19 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "support/sqlite_exec.h"
 #include "support/test_files.h"
 
 namespace cs::io::sqlite {
 namespace {
 
-void exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
+using test::sqlite_exec;
 
 // Every row of `table` as text: "kind:value|..." per row, from SQLite.
 std::vector<std::string> by_sqlite(const std::string& path, const std::string& table) {
@@ -129,7 +123,7 @@ TEST_P(SqliteTableReaderPageSize, EveryRowAsSqliteReadsIt) {
   sql +=
       "COMMIT; ALTER TABLE Meta_Data ADD COLUMN extra; INSERT INTO Meta_Data VALUES "
       "('after', 'alter', 7);";
-  exec(path, sql);
+  sqlite_exec(path, sql);
   std::vector<std::string> rows, columns;
   ASSERT_EQ(by_pages(path, "META_DATA", rows, columns), TableRead::kRead);
   EXPECT_EQ(columns, (std::vector<std::string>{"name", "value", "extra"}));
@@ -145,7 +139,7 @@ INSTANTIATE_TEST_SUITE_P(PageSizes, SqliteTableReaderPageSize, testing::Values(5
 TEST(SqliteTableReader, StopsWhenAsked) {
   test::TempDir t("cs_sqlite_reader");
   const std::string path = t.str() + "/x.db";
-  exec(path, "CREATE TABLE T(a); INSERT INTO T VALUES (1), (2), (3);");
+  sqlite_exec(path, "CREATE TABLE T(a); INSERT INTO T VALUES (1), (2), (3);");
   std::vector<std::string> columns;
   int seen = 0;
   EXPECT_EQ(
@@ -158,7 +152,7 @@ TEST(SqliteTableReader, DeclinesWhatItDoesNotRead) {
   test::TempDir t("cs_sqlite_reader");
   auto declined = [&](const std::string& name, const std::string& sql) {
     const std::string path = t.str() + "/" + name + ".db";
-    exec(path, sql);
+    sqlite_exec(path, sql);
     std::vector<std::string> columns;
     return read_table(path, "T", columns, [](const std::vector<StoredValue>&) { return true; }) ==
            TableRead::kDeclined;
@@ -178,9 +172,10 @@ TEST(SqliteTableReader, DeclinesWhatItDoesNotRead) {
   EXPECT_EQ(read_table(junk, "T", columns, all), TableRead::kDeclined);
   EXPECT_EQ(read_table(t.str() + "/missing.db", "T", columns, all), TableRead::kDeclined);
   const std::string full = t.str() + "/full.db";
-  exec(full,
-       "PRAGMA page_size=512; CREATE TABLE T(a); WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL "
-       "SELECT v + 1 FROM s WHERE v < 200) INSERT INTO T SELECT printf('%.*c', 300, 'q') FROM s;");
+  sqlite_exec(
+      full,
+      "PRAGMA page_size=512; CREATE TABLE T(a); WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL "
+      "SELECT v + 1 FROM s WHERE v < 200) INSERT INTO T SELECT printf('%.*c', 300, 'q') FROM s;");
   const std::string bytes = test::slurp(full);
   const std::string cut = t.str() + "/cut.db";
   test::write_file(cut, bytes.substr(0, bytes.size() / 2));
@@ -255,7 +250,7 @@ TEST(SqliteTableReader, RandomTablesAsSqliteReadsThem) {
       sql += ");";
     }
     sql += "DELETE FROM T WHERE rowid % 7 = 3; COMMIT;";
-    exec(path, sql);
+    sqlite_exec(path, sql);
     std::vector<std::string> got, columns;
     ASSERT_EQ(by_pages(path, "T", got, columns), TableRead::kRead) << create;
     ASSERT_EQ(got, by_sqlite(path, "T")) << create;
@@ -268,10 +263,10 @@ TEST(SqliteTableReader, RandomTablesAsSqliteReadsThem) {
 TEST(SqliteTableReader, DeclinesATableLargerThanItsBudget) {
   test::TempDir t("cs_sqlite_reader");
   const std::string path = t.str() + "/big.db";
-  exec(path,
-       "PRAGMA page_size=1024; CREATE TABLE Small(a); INSERT INTO Small VALUES (1), (2);"
-       "CREATE TABLE Big(a); WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s "
-       "WHERE v < 2000) INSERT INTO Big SELECT printf('%.*c', 100, 'b') FROM s;");
+  sqlite_exec(path,
+              "PRAGMA page_size=1024; CREATE TABLE Small(a); INSERT INTO Small VALUES (1), (2);"
+              "CREATE TABLE Big(a); WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s "
+              "WHERE v < 2000) INSERT INTO Big SELECT printf('%.*c', 100, 'b') FROM s;");
   const uint64_t size = std::filesystem::file_size(path);
   ASSERT_GT(size, 200u * 1024);
   {
@@ -292,10 +287,10 @@ TEST(SqliteTableReader, DeclinesATableLargerThanItsBudget) {
 TEST(SqliteTableReader, TellsIndexesAndAffinities) {
   test::TempDir t("cs_sqlite_reader");
   const std::string path = t.str() + "/i.db";
-  exec(path,
-       "CREATE TABLE T(a INTEGER, b TEXT, c REAL); CREATE INDEX ti ON T (a, b);"
-       "CREATE TABLE U(a, b); CREATE INDEX ui ON U (a, b); CREATE TABLE V(x PRIMARY KEY, y);"
-       "CREATE TABLE W(id INTEGER PRIMARY KEY, v);");
+  sqlite_exec(path,
+              "CREATE TABLE T(a INTEGER, b TEXT, c REAL); CREATE INDEX ti ON T (a, b);"
+              "CREATE TABLE U(a, b); CREATE INDEX ui ON U (a, b); CREATE TABLE V(x PRIMARY KEY, y);"
+              "CREATE TABLE W(id INTEGER PRIMARY KEY, v);");
   const PagedDatabase db(path);
   ASSERT_TRUE(db.ok());
   const PagedTable* T = db.table("t");

@@ -10,6 +10,7 @@
 
 #include "recipes/cluster_db_all.h"
 #include "recipes/recipe_test_util.h"
+#include "support/sqlite_exec.h"
 
 namespace fs = std::filesystem;
 
@@ -17,12 +18,7 @@ namespace cs::recipes {
 namespace {
 
 void exec(const fs::path& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(h);
+  test::sqlite_exec(db.string(), sql);
 }
 
 // The rows of `table` in `db`, one "value|value|..." line each, with each value's type.

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "recipes/recipe_test_util.h"
+#include "support/sqlite_exec.h"
 #include "support/test_files.h"
 
 namespace cs::recipes {
@@ -38,12 +39,7 @@ struct ProfRank {
     dir = cs::test::temp_dir(name) / "PROF_000000_20240101000000000_ABCDEF";
     fs::create_directories(dir);
     db = (dir / "msprof_20240101000000.db").string();
-    sqlite3* w = nullptr;
-    EXPECT_EQ(sqlite3_open(db.c_str(), &w), SQLITE_OK);
-    char* err = nullptr;
-    EXPECT_EQ(sqlite3_exec(w, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-    sqlite3_free(err);
-    sqlite3_close(w);
+    test::sqlite_exec(db, sql);
     entry.rank = 0;
     entry.path = dir.string();
     entry.framework = cluster::Framework::kMsprof;

@@ -18,6 +18,7 @@
 #include "recipes/frame/rank_db.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/scan_test_util.h"
+#include "support/sqlite_exec.h"
 
 namespace cs::recipes {
 namespace {
@@ -83,12 +84,7 @@ std::string make_db(const std::filesystem::path& dir, unsigned seed, bool task_i
   if (task_index) sql += "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);";
   sql += "COMMIT;";
   const std::string path = (dir / ("ascend_pytorch_profiler_" + n(seed) + ".db")).string();
-  sqlite3* w = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &w), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(w, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(w);
+  test::sqlite_exec(path, sql);
   return path;
 }
 
