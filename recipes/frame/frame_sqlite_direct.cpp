@@ -7,19 +7,14 @@
 
 #include "io/output_file.h"
 #include "io/sqlite/database_file_appender.h"
+#include "io/sqlite/page_database.h"
 #include "io/sqlite/sqlite_record.h"
 
 namespace cs::recipes {
 
 namespace {
 
-enum class Affinity { kText, kInteger, kReal };
-
-Affinity affinity_of(const char* sql_type) {
-  if (std::strcmp(sql_type, "INTEGER") == 0) return Affinity::kInteger;
-  if (std::strcmp(sql_type, "REAL") == 0) return Affinity::kReal;
-  return Affinity::kText;
-}
+using io::sqlite::Affinity;
 
 // True when SQLite would store every cell of `c` unchanged (no conversion by the column's
 // affinity other than integers made REAL).
@@ -62,7 +57,8 @@ DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const ch
   if (f.index_columns > 0) return DirectWrite::kNotApplicable;
   std::vector<Affinity> affinity;
   for (size_t c = 0; c < f.columns.size(); ++c) {
-    affinity.push_back(affinity_of(sql_types[c]));
+    // The writers' types are INTEGER, REAL and TEXT: SQLite's affinity of each is the one read.
+    affinity.push_back(io::sqlite::affinity_of(sql_types[c]));
     if (!stored_as_is(f.columns[c], affinity.back())) return DirectWrite::kNotApplicable;
   }
   io::sqlite::DatabaseFileAppender file(db_path);
