@@ -18,6 +18,8 @@
 #include "load/run_choice.h"
 #include "load/walk_guard.h"
 #include "readers/profiler_info.h"
+#include "runtime/cpu_cores.h"
+#include "runtime/task_runner.h"
 
 namespace cs::cluster {
 
@@ -100,7 +102,7 @@ class Walker {
     if (!guard_.may_enter(path, st.dev, st.ino)) return;  // loop, alias, /proc, ...
     if (framework_from_dir_name(name) != Framework::kUnknown ||
         (depth == 0 && holds_rank_files(path))) {
-      found_.push_back(inspect_rank_dir(path, name));
+      found_.push_back({path, name});  // inspected after the walk (inspect_rank_dirs)
       if (depth == 0) res_.input_is_rank_dir = true;
       return;
     }
@@ -124,7 +126,8 @@ class Walker {
     for (const auto& n : names) walk(join(path, n), n, depth + 1);
   }
 
-  std::vector<RankEntry>& found() { return found_; }
+  // The rank directories the walk found, in walk order: (path, name).
+  const std::vector<std::pair<std::string, std::string>>& found() const { return found_; }
 
   // A directory the profiler wrote for one rank, whatever its name: it holds
   // ASCEND_PROFILER_OUTPUT/ or a profiler_info_{N}.json.
@@ -141,9 +144,20 @@ class Walker {
   void report() { guard_.report(res_.diag); }
 
  private:
-  RankEntry inspect_rank_dir(const std::string& path, const std::string& name) {
-    stats_.clear();
-    listings_.clear();
+  const DiscoveryOptions& opts_;
+  DiscoveryResult& res_;
+  WalkGuard guard_;
+  std::vector<std::pair<std::string, std::string>> found_;
+  bool depth_warned_ = false;
+};
+
+// Reads what one rank directory holds (its rank id, output directories, files, export),
+// remembering the stats and listings of the directory it inspects.
+class RankDirInspector {
+ public:
+  explicit RankDirInspector(const DiscoveryOptions& opts) : opts_(opts) {}
+
+  RankEntry inspect(const std::string& path, const std::string& name) {
     RankEntry e;
     e.path = path;
     e.framework = framework_from_dir_name(name);
@@ -290,14 +304,26 @@ class Walker {
     return stat_once(join(dir, name)).is_file;
   }
 
+ private:
   std::unordered_map<std::string, StatInfo> stats_;
   std::unordered_map<std::string, std::optional<std::vector<std::string>>> listings_;
   const DiscoveryOptions& opts_;
-  DiscoveryResult& res_;
-  WalkGuard guard_;
-  std::vector<RankEntry> found_;
-  bool depth_warned_ = false;
 };
+
+// Every found rank directory inspected, in order, on up to `threads` threads (the inspection is
+// a few stats and listings per rank: system calls that overlap well).
+std::vector<RankEntry> inspect_rank_dirs(
+    const std::vector<std::pair<std::string, std::string>>& dirs, const DiscoveryOptions& opts) {
+  std::vector<RankEntry> out(dirs.size());
+  const int threads = opts.threads > 0 ? opts.threads : usable_cores();
+  // Enough directories per thread to pay for starting it.
+  const int used = static_cast<int>(
+      std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(1, dirs.size() / 32)));
+  runtime::parallel_for(dirs.size(), used, [&](size_t i) {
+    out[i] = RankDirInspector(opts).inspect(dirs[i].first, dirs[i].second);
+  });
+  return out;
+}
 
 std::string base_name(const std::string& path) {
   std::string p = path;
@@ -364,7 +390,7 @@ DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& o
   Walker walker(dir, opts, res);
   walker.walk(dir, base_name(dir), 0);
   walker.report();
-  std::vector<RankEntry>& found = walker.found();
+  std::vector<RankEntry> found = inspect_rank_dirs(walker.found(), opts);
 
   // PyTorch and MindSpore together: one job cannot have both.
   const RankEntry* pt = nullptr;

@@ -23,6 +23,7 @@ struct DiscoveryOptions {
   std::optional<std::set<int>> rank_filter;  // --rank-list; nullopt = every rank
   DataType data_type = DataType::kAuto;      // --data-type: which export when a rank has both
   int max_depth = 20;  // directory levels searched below the input directory (>= 10 required)
+  int threads = 0;     // threads inspecting the rank directories found; 0 = the usable cores
 };
 
 struct DiscoveryResult {

@@ -369,7 +369,8 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
                            "memory",
                            "memoryNotOverlapComputationCommunication"};
     for (size_t c = 0; c < res.columns.size(); ++c) res.columns[c].name = names[c];
-    return write_frame_sqlite(res, out.db_path(dir_name()), "ClusterTimeSummary", diag);
+    return write_frame_sqlite(res, out.db_path(dir_name()), "ClusterTimeSummary", diag,
+                              out.threads);
   }
   const char* names[] = {"Rank",
                          "Step",

@@ -231,7 +231,8 @@ bool CommunicationMatrixSum::reduce(const std::vector<RankPartial>& parts, const
     return write_frame_csv(merged, out.dir(dir_name()) + "/cluster_communication_matrix.csv", diag);
   for (auto* col : {find_column(merged, "src_rank"), find_column(merged, "dst_rank")})
     for (auto& c : col->cells) c = Cell::real(c.num());
-  return write_frame_sqlite(merged, out.db_path(dir_name()), "ClusterCommunicationMatrix", diag);
+  return write_frame_sqlite(merged, out.db_path(dir_name()), "ClusterCommunicationMatrix", diag,
+                            out.threads);
 }
 
 }  // namespace cs::recipes

@@ -12,6 +12,7 @@
 #include "recipes/frame/frame_writers.h"
 #include "recipes/frame/pandas_math.h"
 #include "recipes/frame/rank_db.h"
+#include "runtime/ordered_parallel.h"
 
 namespace cs::recipes {
 
@@ -315,15 +316,20 @@ bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const R
   Frame time_out = empty_frame(kTimeColumns), band_out = empty_frame(kBandwidthColumns);
   // The ranks' rows with room for the totals (one row per key of each rank's rows), which are
   // then appended in place.
-  if (!times.empty())
-    time_out = communication_time_with_totals(
-        concat_frames(times, column_union(times), key_groups(times, kTimeKeys)), mapping);
-  if (!bands.empty())
-    band_out = communication_bandwidth_with_totals(
-        concat_frames(bands, column_union(bands), key_groups(bands, kBandwidthKeys)), mapping);
+  // The two tables are independent: the bandwidth one built on another thread when there is one.
+  auto bandwidth = [&] {
+    if (!bands.empty())
+      band_out = communication_bandwidth_with_totals(
+          concat_frames(bands, column_union(bands), key_groups(bands, kBandwidthKeys)), mapping);
+  };
+  cluster::run_both(out.threads > 1, bandwidth, [&] {
+    if (!times.empty())
+      time_out = communication_time_with_totals(
+          concat_frames(times, column_union(times), key_groups(times, kTimeKeys)), mapping);
+  });
   if (out.export_type == ExportType::kDb)
-    return write_frame_sqlite(time_out, db, "ClusterCommunicationTime", diag) &&
-           write_frame_sqlite(band_out, db, "ClusterCommunicationBandwidth", diag);
+    return write_frame_sqlite(time_out, db, "ClusterCommunicationTime", diag, out.threads) &&
+           write_frame_sqlite(band_out, db, "ClusterCommunicationBandwidth", diag, out.threads);
   const std::string dir = out.dir(dir_name());
   return write_frame_csv(time_out, dir + "/cluster_communication_time.csv", diag) &&
          write_frame_csv(band_out, dir + "/cluster_communication_bandwidth.csv", diag);

@@ -360,7 +360,7 @@ bool FreeAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOut
   }
   Frame all = concat_frames(frames, column_union(frames));
   if (out.export_type == ExportType::kDb)
-    return write_frame_sqlite(all, out.db_path(dir_name()), "FreeAnalysis", diag);
+    return write_frame_sqlite(all, out.db_path(dir_name()), "FreeAnalysis", diag, out.threads);
   const char* names[] = {"Rank ID",      "Start Time(us)",        "End Time(us)",
                          "Duration(us)", "Pytorch Idle Time(us)", "Cann Idle Time(us)",
                          "Reason"};

@@ -49,7 +49,7 @@ bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::strin
                        const std::string& unit, double factor) {
   if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
   if (out.export_type == ExportType::kDb)
-    return write_frame_sqlite(f, out.db_path(dir_name), table, diag);
+    return write_frame_sqlite(f, out.db_path(dir_name), table, diag, out.threads);
   return write_frame_csv(convert_unit(f, unit, factor), out.dir(dir_name) + "/" + file, diag);
 }
 

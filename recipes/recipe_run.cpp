@@ -215,18 +215,17 @@ bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
   std::_Exit(code);
 }
 
-// True (with the one stderr line) when the job's metadata or rank ids say it has ranks that
-// were not found below -d (load/job_coverage.h); never when --rank-list picked the ranks.
-// The ranks' metadata is read on `threads` threads.
-bool short_of_job(const std::vector<cluster::RankEntry>& entries, const RecipeRunOptions& opts,
-                  int threads) {
+// The one stderr line saying the job's metadata or rank ids name ranks that were not found
+// below -d (load/job_coverage.h); none when every rank is there or --rank-list picked the
+// ranks. The ranks' metadata is read on `threads` threads.
+std::optional<std::string> short_of_job(const std::vector<cluster::RankEntry>& entries,
+                                        const RecipeRunOptions& opts, int threads) {
   std::vector<cluster::RankData> ranks(entries.size());
   runtime::parallel_for(entries.size(), threads,
                         [&](size_t i) { ranks[i] = cluster::metadata_of(entries[i]); });
   const auto coverage = cluster::job_coverage(ranks, {}, opts.rank_filter.has_value());
-  if (!coverage || coverage->missing.empty()) return false;
-  io::print_message(cluster::short_of_job_line(opts.input_dir, *coverage));
-  return true;
+  if (!coverage || coverage->missing.empty()) return std::nullopt;
+  return cluster::short_of_job_line(opts.input_dir, *coverage);
 }
 
 // Root: reduces one recipe's gathered results and writes its outputs; its exit status.
@@ -235,6 +234,12 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
                   const std::vector<cluster::RankEntry>& entries, const RecipeRunOptions& opts,
                   const std::string& cluster_output_dir, int threads) {
   io::prefer_huge_pages();  // the heap the reduce fills, grown since the map
+  // Whether the job has ranks not found below -d (said and exit 3, as in cluster's normal
+  // mode; within -m all the main run says it): found on another thread while the reduce runs.
+  std::optional<std::string> short_line;
+  runtime::TaskGroup coverage;
+  if (!opts.in_temporary_dir)
+    coverage.run([&] { short_line = short_of_job(entries, opts, std::max(1, threads - 1)); });
   std::sort(all.parts.begin(), all.parts.end(),
             [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
   size_t used = 0;
@@ -248,6 +253,7 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
   RecipeOutput out;
   out.cluster_output_dir = cluster_output_dir;
   out.export_type = opts.export_type;
+  out.threads = threads;
   io::Diagnostics diag;
   std::error_code ec;
   fs::create_directories(out.dir(recipe.dir_name()), ec);
@@ -280,6 +286,7 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
     if (!opts.in_temporary_dir) io::OutputLedger::instance().finish();
   }
   io::print_diagnostics_grouped(diag, opts.quiet);
+  coverage.wait();
   int code = kExitOk;
   if (used == 0) {
     std::fprintf(stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
@@ -290,10 +297,10 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
   } else if (used < all.parts.size()) {
     code = opts.strict ? kExitFatal : kExitPartial;
   }
-  // Fewer rank directories than the job has: said and exit 3, as in cluster's normal mode
-  // (within -m all, by the main run).
-  if (code != kExitFatal && !opts.in_temporary_dir && short_of_job(entries, opts, threads))
+  if (code != kExitFatal && short_line) {
+    io::print_message(*short_line);
     code = opts.strict ? kExitFatal : kExitPartial;
+  }
   if (code != kExitFatal && !opts.quiet)
     std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",
                 recipe.name().c_str(), used, all.parts.size(), out.dir(recipe.dir_name()).c_str());

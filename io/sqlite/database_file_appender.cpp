@@ -198,8 +198,30 @@ TableBtreeBuilder DatabaseFileAppender::new_table() const {
   return TableBtreeBuilder(page_size_, usable_, pages_ + 1);
 }
 
+DatabaseFileAppender::~DatabaseFileAppender() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int DatabaseFileAppender::write_fd() {
+  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  return fd_;
+}
+
+TableBtreeBuilder DatabaseFileAppender::new_streamed_table() {
+  TableBtreeBuilder t = new_table();
+  t.set_spill([this](const unsigned char* bytes, size_t n, uint32_t first) {
+    const int fd = write_fd();
+    return fd >= 0 && pwrite_all(fd, bytes, n, static_cast<off_t>(first - 1) * page_size_);
+  });
+  return t;
+}
+
 bool DatabaseFileAppender::append(std::string_view name, std::string_view sql,
                                   TableBtreeBuilder& table) {
+  if (table.spill_failed()) {  // nothing changed: the file's recorded size ends before the pages
+    errno = table.spill_errno();
+    return false;
+  }
   const uint32_t root = table.finish();
   const std::string record = schema_record(name, sql, root);
   const uint64_t rowid = static_cast<uint64_t>(max_rowid_ + 1);
@@ -229,16 +251,15 @@ bool DatabaseFileAppender::append(std::string_view name, std::string_view sql,
   put32(h + 92, counter);
   put32(h + 96, SQLITE_VERSION_NUMBER);
 
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  const int fd = write_fd();
   if (fd < 0) return false;
-  off_t at = static_cast<off_t>(pages_) * page_size_;
-  bool ok = table.for_each_run([&](const unsigned char* bytes, size_t n) {
-    const bool put = pwrite_all(fd, bytes, n, at);
-    at += static_cast<off_t>(n);
-    return put;
+  bool ok = table.for_each_run([&](const unsigned char* bytes, size_t n, uint32_t first) {
+    return pwrite_all(fd, bytes, n, static_cast<off_t>(first - 1) * page_size_);
   }) && pwrite_all(fd, page1_.data(), page1_.size(), 0);
   const int err = errno;
-  if (::close(fd) != 0 && ok) return false;
+  const int closed = ::close(fd);
+  fd_ = -1;
+  if (closed != 0 && ok) return false;
   errno = err;
   if (!ok) return false;
   pages_ += table.page_count();

@@ -26,6 +26,9 @@ class DatabaseFileAppender {
   // Reads `path`'s header and schema page; a missing or empty file is a new database (pages of
   // 4096 bytes, as SQLite's default).
   explicit DatabaseFileAppender(std::string path);
+  ~DatabaseFileAppender();
+  DatabaseFileAppender(const DatabaseFileAppender&) = delete;
+  DatabaseFileAppender& operator=(const DatabaseFileAppender&) = delete;
 
   // errno of a failed read of an existing file (0: read, or missing).
   int read_errno() const { return read_errno_; }
@@ -37,6 +40,10 @@ class DatabaseFileAppender {
   bool schema_has_room(std::string_view name, std::string_view sql) const;
   // A builder numbering its pages after the file's.
   TableBtreeBuilder new_table() const;
+  // The same, writing its complete pages to the file as rows are added (past the file's
+  // recorded size: the file is unchanged for SQLite until append() succeeds); append() then
+  // writes the rest. The builder must not outlive this appender.
+  TableBtreeBuilder new_streamed_table();
   // Writes `table` (finished here) as table `name` created by `sql` (CREATE TABLE ...).
   // False with errno set when the file cannot be written.
   bool append(std::string_view name, std::string_view sql, TableBtreeBuilder& table);
@@ -46,6 +53,10 @@ class DatabaseFileAppender {
   void start_new();
   std::string schema_record(std::string_view name, std::string_view sql, uint32_t root) const;
   size_t gap() const;  // unallocated bytes of page 1 between its cell pointers and cells
+
+  // The file opened for writing (-1: not yet), and the errno of a failed open.
+  int write_fd();
+  int fd_ = -1;
 
   std::string path_;
   std::string page1_;

@@ -8,7 +8,25 @@ namespace cs::io::sqlite {
 namespace {
 
 void put_be(std::string& out, uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+  const size_t at = out.size();
+  out.resize(at + static_cast<size_t>(bytes));
+  char* p = out.data() + at;
+  for (int i = bytes - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<char>(v & 0xff);
+}
+
+// Writes the record of `types` and `body` at the end of `out`.
+void append_record(const std::vector<uint64_t>& types, const std::string& body, std::string& out) {
+  size_t types_len = 0;
+  for (uint64_t t : types) types_len += varint_length(t);
+  // The header's size counts its own varint.
+  size_t header = types_len + 1;
+  while (types_len + varint_length(header) != header) header = types_len + varint_length(header);
+  const size_t start = out.size();
+  out.resize(start + header + body.size());
+  auto* p = reinterpret_cast<unsigned char*>(out.data()) + start;
+  size_t at = put_varint(p, header);
+  for (uint64_t t : types) at += put_varint(p + at, t);
+  std::memcpy(p + at, body.data(), body.size());
 }
 
 }  // namespace
@@ -88,19 +106,15 @@ void RecordEncoder::text(std::string_view s) {
 }
 
 std::string_view RecordEncoder::finish() {
-  size_t types_len = 0;
-  for (uint64_t t : types_) types_len += varint_length(t);
-  // The header's size counts its own varint.
-  size_t header = types_len + 1;
-  while (types_len + varint_length(header) != header) header = types_len + varint_length(header);
-  record_.resize(header + body_.size());
-  auto* out = reinterpret_cast<unsigned char*>(record_.data());
-  size_t at = put_varint(out, header);
-  for (uint64_t t : types_) at += put_varint(out + at, t);
-  std::memcpy(out + at, body_.data(), body_.size());
+  record_.clear();
+  finish_into(record_);
+  return record_;
+}
+
+void RecordEncoder::finish_into(std::string& out) {
+  append_record(types_, body_, out);
   types_.clear();
   body_.clear();
-  return record_;
 }
 
 }  // namespace cs::io::sqlite

@@ -31,6 +31,8 @@ class RecordEncoder {
   void text(std::string_view s);
   // The record of the values added since the last finish(); valid until the next call.
   std::string_view finish();
+  // The same record appended to `out` (no copy kept here).
+  void finish_into(std::string& out);
 
  private:
   std::vector<uint64_t> types_;

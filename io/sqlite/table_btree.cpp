@@ -1,6 +1,7 @@
 #include "io/sqlite/table_btree.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "io/sqlite/big_endian.h"
@@ -24,8 +25,14 @@ TableBtreeBuilder::TableBtreeBuilder(uint32_t page_size, uint32_t usable_size, u
 
 uint32_t TableBtreeBuilder::new_page() {
   for (;;) {
-    if (pages_ % chunk_pages_ == 0)  // zeroed: unused bytes of a page are written as zeros
-      chunks_.push_back(std::make_unique<unsigned char[]>(size_t{chunk_pages_} * page_size_));
+    if (pages_ % chunk_pages_ == 0) {  // zeroed: unused bytes of a page are written as zeros
+      if (spare_.empty()) {
+        chunks_.push_back(std::make_unique<unsigned char[]>(size_t{chunk_pages_} * page_size_));
+      } else {
+        chunks_.push_back(std::move(spare_.back()));
+        spare_.pop_back();
+      }
+    }
     const uint32_t number = first_page_ + pages_++;
     if (number != kLockByteOffset / page_size_ + 1) return number;
     // The lock-byte page: left zero, never part of a b-tree.
@@ -43,13 +50,30 @@ const unsigned char* TableBtreeBuilder::page_bytes(uint32_t number) const {
 }
 
 bool TableBtreeBuilder::for_each_run(
-    const std::function<bool(const unsigned char*, size_t)>& put) const {
-  for (size_t c = 0; c < chunks_.size(); ++c) {
-    const uint32_t in_chunk =
-        std::min<uint32_t>(chunk_pages_, pages_ - static_cast<uint32_t>(c) * chunk_pages_);
-    if (!put(chunks_[c].get(), size_t{in_chunk} * page_size_)) return false;
+    const std::function<bool(const unsigned char*, size_t, uint32_t)>& put) const {
+  for (size_t c = spilled_; c < chunks_.size(); ++c) {
+    const uint32_t first = static_cast<uint32_t>(c) * chunk_pages_;
+    const uint32_t in_chunk = std::min<uint32_t>(chunk_pages_, pages_ - first);
+    if (!put(chunks_[c].get(), size_t{in_chunk} * page_size_, first_page_ + first)) return false;
   }
   return true;
+}
+
+void TableBtreeBuilder::spill_complete_chunks() {
+  // Between rows every page is complete but the leaf being filled: the chunks before its chunk
+  // are final.
+  const size_t open_chunk = leaf_ ? (leaf_ - first_page_) / chunk_pages_ : chunks_.size();
+  for (; spilled_ < open_chunk && !spill_failed_; ++spilled_) {
+    unsigned char* bytes = chunks_[spilled_].get();
+    const size_t size = size_t{chunk_pages_} * page_size_;
+    if (!spill_(bytes, size, first_page_ + static_cast<uint32_t>(spilled_) * chunk_pages_)) {
+      spill_failed_ = true;
+      spill_errno_ = errno;
+      return;
+    }
+    std::memset(bytes, 0, size);
+    spare_.push_back(std::move(chunks_[spilled_]));
+  }
 }
 
 void TableBtreeBuilder::start_leaf() {
@@ -83,6 +107,7 @@ uint32_t TableBtreeBuilder::write_overflow(std::string_view rest) {
 }
 
 void TableBtreeBuilder::add_row(std::string_view record) {
+  if (spill_ && spilled_ + 1 < chunks_.size()) spill_complete_chunks();
   const uint64_t rowid = static_cast<uint64_t>(rows_ + 1);
   const uint64_t size = record.size();
   // How much of the payload stays on the leaf (the format's rule, U = usable size).

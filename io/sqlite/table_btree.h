@@ -21,22 +21,32 @@ class TableBtreeBuilder {
   // the first one numbered `first_page` (> 1: page 1 holds the file header and the schema).
   TableBtreeBuilder(uint32_t page_size, uint32_t usable_size, uint32_t first_page);
 
+  // Pages that are complete are handed to `spill(bytes, size, first_page)` (runs of consecutive
+  // pages, in page order) while rows are added, and their memory reused, so a large table is
+  // never held whole; for_each_run() then gives only the pages not yet spilled. After a spill
+  // returned false no more is spilled and spill_failed() says so, spill_errno() the errno it left.
+  using Spill = std::function<bool(const unsigned char*, size_t, uint32_t)>;
+  void set_spill(Spill spill) { spill_ = std::move(spill); }
+  bool spill_failed() const { return spill_failed_; }
+  int spill_errno() const { return spill_errno_; }
+
   // Adds a row with the next rowid (1, 2, ...) and `record` (io/sqlite/sqlite_record.h).
   void add_row(std::string_view record);
 
   // Ends the table: builds the interior pages and returns the root page's number.
   uint32_t finish();
 
-  // Calls `put(bytes, size)` for the pages first_page, first_page + 1, ... in order, in runs of
-  // consecutive pages (page_count() * page_size bytes in all); stops at the first false.
-  bool for_each_run(const std::function<bool(const unsigned char*, size_t)>& put) const;
-  // Page `number`'s bytes (first_page <= number < first_page + page_count()).
+  // Calls `put(bytes, size, first)` for the pages not spilled, in order, in runs of consecutive
+  // pages (`first` the run's first page number); stops at the first false.
+  bool for_each_run(const std::function<bool(const unsigned char*, size_t, uint32_t)>& put) const;
+  // Page `number`'s bytes (first_page <= number < first_page + page_count(), not spilled).
   const unsigned char* page_bytes(uint32_t number) const;
   uint32_t page_count() const { return pages_; }
   int64_t rows() const { return rows_; }
 
  private:
   uint32_t new_page();
+  void spill_complete_chunks();
   unsigned char* page(uint32_t number);
   void start_leaf();
   void close_leaf();
@@ -47,7 +57,12 @@ class TableBtreeBuilder {
   uint32_t page_size_, usable_, first_page_;
   // The pages in chunks of chunk_pages_ (about 1 MiB): a growing table is never copied.
   uint32_t chunk_pages_;
-  std::vector<std::unique_ptr<unsigned char[]>> chunks_;
+  std::vector<std::unique_ptr<unsigned char[]>> chunks_;  // spilled ones are null
+  std::vector<std::unique_ptr<unsigned char[]>> spare_;   // spilled chunks' memory, zeroed
+  size_t spilled_ = 0;                                    // chunks spilled (the first ones)
+  Spill spill_;
+  bool spill_failed_ = false;
+  int spill_errno_ = 0;
   uint32_t pages_ = 0;
   int64_t rows_ = 0;
   uint32_t leaf_ = 0;                                 // the leaf being filled (0: none)

@@ -1,5 +1,6 @@
 #include "recipes/frame/frame_sqlite_direct.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "io/sqlite/database_file_appender.h"
 #include "io/sqlite/page_database.h"
 #include "io/sqlite/sqlite_record.h"
+#include "runtime/ordered_parallel.h"
 
 namespace cs::recipes {
 
@@ -53,7 +55,7 @@ void put_real(io::sqlite::RecordEncoder& record, double v) {
 DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const char*>& sql_types,
                                       const std::string& db_path, const std::string& table,
                                       const std::string& create, const std::string& shown,
-                                      io::Diagnostics& diag) {
+                                      io::Diagnostics& diag, int threads) {
   if (f.index_columns > 0) return DirectWrite::kNotApplicable;
   std::vector<Affinity> affinity;
   for (size_t c = 0; c < f.columns.size(); ++c) {
@@ -70,35 +72,61 @@ DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const ch
   }
   if (!file.unsupported().empty() || file.has_table(table) || !file.schema_has_room(table, create))
     return DirectWrite::kNotApplicable;
-  io::sqlite::TableBtreeBuilder tree = file.new_table();
-  io::sqlite::RecordEncoder record;
+  io::sqlite::TableBtreeBuilder tree = file.new_streamed_table();
+  // Rows encoded in blocks on `threads` threads, added to the tree in order as each block is
+  // done; the tree's complete pages go to the file meanwhile. (Small blocks: the blocks encoded
+  // ahead of the tree are all the memory this takes.)
+  constexpr size_t kBlockRows = 1024;
+  struct Block {
+    std::string bytes;          // the records, back to back
+    std::vector<uint32_t> end;  // each record's end in `bytes`
+  };
   const size_t n = f.rows();
-  for (size_t r = 0; r < n; ++r) {
-    for (size_t c = 0; c < f.columns.size(); ++c) {
-      const Cell& cell = f.columns[c].cells[r];
-      switch (cell.kind) {
-        case Cell::Kind::kNull:
-          record.null();
-          break;
-        case Cell::Kind::kText:
-          record.text(cell.str());
-          break;
-        case Cell::Kind::kInt:
-          if (affinity[c] == Affinity::kReal)
-            put_real(record, static_cast<double>(cell.i()));
-          else
-            record.integer(cell.i());
-          break;
-        case Cell::Kind::kReal:
-          if (std::isnan(cell.num()))  // SQLite binds NaN as NULL
+  std::vector<Block> blocks((n + kBlockRows - 1) / kBlockRows);
+  auto encode = [&](size_t b) {
+    io::sqlite::RecordEncoder record;
+    Block& out = blocks[b];
+    const size_t last = std::min(n, (b + 1) * kBlockRows);
+    out.end.reserve(last - b * kBlockRows);
+    out.bytes.reserve((last - b * kBlockRows) * 16 * f.columns.size());
+    for (size_t r = b * kBlockRows; r < last; ++r) {
+      for (size_t c = 0; c < f.columns.size(); ++c) {
+        const Cell& cell = f.columns[c].cells[r];
+        switch (cell.kind) {
+          case Cell::Kind::kNull:
             record.null();
-          else
-            put_real(record, cell.num());
-          break;
+            break;
+          case Cell::Kind::kText:
+            record.text(cell.str());
+            break;
+          case Cell::Kind::kInt:
+            if (affinity[c] == Affinity::kReal)
+              put_real(record, static_cast<double>(cell.i()));
+            else
+              record.integer(cell.i());
+            break;
+          case Cell::Kind::kReal:
+            if (std::isnan(cell.num()))  // SQLite binds NaN as NULL
+              record.null();
+            else
+              put_real(record, cell.num());
+            break;
+        }
       }
+      record.finish_into(out.bytes);
+      out.end.push_back(static_cast<uint32_t>(out.bytes.size()));
     }
-    tree.add_row(record.finish());
-  }
+  };
+  auto add = [&](size_t b) {
+    Block& in = blocks[b];
+    uint32_t begin = 0;
+    for (uint32_t end : in.end) {
+      tree.add_row(std::string_view(in.bytes).substr(begin, end - begin));
+      begin = end;
+    }
+    in = Block{};
+  };
+  cluster::ordered_parallel_for(blocks.size(), blocks.size() > 1 ? threads : 1, encode, add);
   if (!file.append(table, create, tree)) {
     const int err = errno;
     diag.error(shown, 0, "table " + table + ": cannot write the database: " + std::strerror(err),

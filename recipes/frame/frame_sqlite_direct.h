@@ -16,11 +16,12 @@ namespace cs::recipes {
 enum class DirectWrite { kWritten, kNotApplicable, kFailed };
 
 // Adds `f` as table `table` (created by `create`; `sql_types` its columns' declared types) to the
-// database file `db_path`. kNotApplicable: nothing was written, write with SQLite. kFailed: an
-// error naming `shown` is in `diag`.
+// database file `db_path`, its rows encoded on up to `threads` threads (the file is the same for
+// any number). kNotApplicable: nothing was written, write with SQLite. kFailed: an error naming
+// `shown` is in `diag`.
 DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const char*>& sql_types,
                                       const std::string& db_path, const std::string& table,
                                       const std::string& create, const std::string& shown,
-                                      io::Diagnostics& diag);
+                                      io::Diagnostics& diag, int threads = 1);
 
 }  // namespace cs::recipes

@@ -138,7 +138,7 @@ bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& d
 }
 
 bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
-                        io::Diagnostics& diag) {
+                        io::Diagnostics& diag, int threads) {
   runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
   // Messages name the file the user asked for, not this run's .tmp copy of it.
   const std::string tmp_suffix = io::temporary_name("");
@@ -161,7 +161,7 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   create += "\n)";
   insert += ')';
   // A new table SQLite would store unchanged goes straight into the file's pages.
-  switch (write_frame_sqlite_direct(f, sql_types, db_path, table, create, shown, diag)) {
+  switch (write_frame_sqlite_direct(f, sql_types, db_path, table, create, shown, diag, threads)) {
     case DirectWrite::kWritten:
       return true;
     case DirectWrite::kFailed:

@@ -17,9 +17,9 @@ bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& d
 
 // Replaces table `table` of the SQLite database `db_path` (created when missing) with `f`. A new
 // table whose cells SQLite would store unchanged, without an index, is written straight into the
-// file's pages (recipes/frame/frame_sqlite_direct.h); any other through SQLite. Returns false
-// with an error in `diag` on failure.
+// file's pages (recipes/frame/frame_sqlite_direct.h), its rows encoded on up to `threads`
+// threads; any other through SQLite. Returns false with an error in `diag` on failure.
 bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
-                        io::Diagnostics& diag);
+                        io::Diagnostics& diag, int threads = 1);
 
 }  // namespace cs::recipes

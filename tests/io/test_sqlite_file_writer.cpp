@@ -377,6 +377,80 @@ TEST(SqliteFileWriter, LayoutsItDoesNotWriteAreLeftToSQLite) {
   EXPECT_FALSE(plain.schema_has_room("U", std::string(5000, 'x')));
 }
 
+// Rows whose records cross the builder's 1 MiB chunks in every way: small ones, and ones with
+// overflow chains that start in one chunk and end in the next.
+std::vector<Row> chunk_crossing_rows() {
+  std::vector<Row> rows;
+  for (int64_t r = 0; r < 30000; ++r) {
+    const size_t len = r % 97 == 0 ? 9000 + static_cast<size_t>(r % 5000) : r % 40;
+    rows.push_back({I(r * 7919), R(r / 3.0), S(std::string(len, static_cast<char>('a' + r % 26)))});
+  }
+  return rows;
+}
+
+class SqliteStreamedTable : public testing::TestWithParam<int> {};
+
+TEST_P(SqliteStreamedTable, IsTheSameFileAsATableWrittenWhole) {
+  test::TempDir t("cs_sqlite_file");
+  const std::vector<Row> rows = chunk_crossing_rows();
+  std::string files[2];
+  for (int streamed = 0; streamed < 2; ++streamed) {
+    const std::string path = t.str() + "/t" + std::to_string(streamed) + ".db";
+    sqlite3* db = open_db(path);
+    exec(db, "PRAGMA page_size=" + std::to_string(GetParam()) + "; CREATE TABLE Before(x)");
+    sqlite3_close(db);
+    DatabaseFileAppender file(path);
+    ASSERT_EQ(file.unsupported(), "");
+    TableBtreeBuilder tree = streamed ? file.new_streamed_table() : file.new_table();
+    RecordEncoder enc;
+    for (const Row& r : rows) tree.add_row(encode(enc, r));
+    ASSERT_TRUE(file.append("T", kCreate, tree)) << std::strerror(errno);
+    // Streamed: most pages went to the file while rows were added, so few are held at the end.
+    size_t held = 0;
+    tree.for_each_run([&](const unsigned char*, size_t n, uint32_t) {
+      held += n;
+      return true;
+    });
+    if (streamed) {
+      EXPECT_LE(held, size_t{3} << 20) << "pages held at the end";
+    } else {
+      EXPECT_EQ(held, size_t{tree.page_count()} * static_cast<size_t>(GetParam()));
+    }
+    files[streamed] = test::slurp(path);
+    db = open_db(path);
+    EXPECT_EQ(one_text(db, "PRAGMA integrity_check"), "ok");
+    expect_rows(db, "T", rows, false);
+    sqlite3_close(db);
+  }
+  EXPECT_GT(files[0].size(), size_t{4} << 20);
+  EXPECT_TRUE(files[0] == files[1]) << "the streamed file differs";
+}
+
+INSTANTIATE_TEST_SUITE_P(PageSizes, SqliteStreamedTable, testing::Values(512, 4096, 65536));
+
+TEST(SqliteFileWriter, AFailedSpillLeavesTheFileAsItWasAndSaysWhy) {
+  test::TempDir t("cs_sqlite_file");
+  const std::string path = t.str() + "/full.db";
+  append(path, "Before", {{I(1), R(2), S("kept")}});
+  const std::string before = test::slurp(path);
+  DatabaseFileAppender file(path);
+  TableBtreeBuilder tree = file.new_table();
+  int spills = 0;
+  tree.set_spill([&](const unsigned char*, size_t, uint32_t) {
+    ++spills;
+    errno = ENOSPC;  // as a full disk says
+    return false;
+  });
+  RecordEncoder enc;
+  for (const Row& r : chunk_crossing_rows()) tree.add_row(encode(enc, r));
+  EXPECT_EQ(spills, 1) << "no spill after the first failed";
+  EXPECT_TRUE(tree.spill_failed());
+  errno = 0;
+  EXPECT_FALSE(file.append("T", kCreate, tree));
+  EXPECT_EQ(errno, ENOSPC);
+  EXPECT_TRUE(test::slurp(path) == before) << "the file was changed";
+}
+
 TEST(SqliteFileWriter, AnUnwritableFileIsFalseWithErrno) {
   test::TempDir t("cs_sqlite_file");
   DatabaseFileAppender db(t.str() + "/no/such/dir/out.db");

@@ -439,3 +439,48 @@ TEST(Discovery, GeneratedCluster) {
     EXPECT_GT(e.bytes, 10000u);
   }
 }
+
+TEST(Discovery, TheSameOnAnyNumberOfThreads) {
+  // Rank directories inspected on several threads come out as on one: the same ranks, files,
+  // sizes and problems, the same skipped ones and messages, whatever thread saw which.
+  TempDir t;
+  const fs::path root(t.str());
+  for (int r = 0; r < 150; ++r) {
+    const fs::path parent = root / ("node" + std::to_string(r % 3));
+    const std::string name =
+        "h_" + std::to_string(r) + "_" + std::to_string(1708156041000LL + r) + "_ascend_pt";
+    if (r % 17 == 5) {
+      make_rank(parent, name, -1);  // no profiler_info: skipped
+    } else if (r % 23 == 7) {
+      make_rank(parent, name, r % 40);  // a second run of a rank, newer or older
+    } else {
+      make_rank(parent, name, r, r % 11 == 3 ? "elsewhere" : "ASCEND_PROFILER_OUTPUT");
+    }
+    if (r % 13 == 0) write_file(parent / name / "ASCEND_PROFILER_OUTPUT" / "analysis.db", "x");
+  }
+  auto describe = [](const cs::cluster::DiscoveryResult& res) {
+    std::string s;
+    for (const auto* list : {&res.ranks, &res.skipped})
+      for (const auto& e : *list) {
+        s += e.path + " r" + std::to_string(e.rank) + " " + std::to_string(e.bytes) + " " +
+             e.output_dir + " " + std::to_string(static_cast<int>(e.status)) +
+             std::to_string(static_cast<int>(e.export_type)) + ":";
+        for (const auto& f : e.files) s += f + ",";
+        for (const auto& p : e.problems) s += p + ";";
+        s += "\n";
+      }
+    for (const auto& d : res.diag.items()) s += d.to_string() + "\n";
+    return s;
+  };
+  DiscoveryOptions one;
+  one.threads = 1;
+  const auto want = discover_ranks(t.str(), one);
+  ASSERT_FALSE(want.fatal) << describe(want);
+  EXPECT_GT(want.ranks.size(), 100u);
+  EXPECT_GT(want.skipped.size(), 5u);
+  for (int threads : {2, 4, 7}) {
+    DiscoveryOptions many;
+    many.threads = threads;
+    EXPECT_EQ(describe(discover_ranks(t.str(), many)), describe(want)) << threads << " threads";
+  }
+}

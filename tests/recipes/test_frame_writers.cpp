@@ -139,6 +139,27 @@ TEST(FrameSqliteWriter, TablesWrittenStraightIntoTheFileReadBackAsSQLiteStoresTh
   EXPECT_LE(std::filesystem::file_size(path), std::filesystem::file_size(reference) + 4096 * 2);
 }
 
+TEST(FrameSqliteWriter, ATableEncodedOnSeveralThreadsIsTheSameFile) {
+  // Rows encoded in blocks on other threads and added in order: the file does not depend on the
+  // thread count (blocks of 1,024 rows; 50,000 rows make many, with pages spilled meanwhile).
+  test::TempDir t("cs_frame_writer");
+  const Frame f = plain_frame(50000);
+  std::string files[3];
+  const int threads[] = {1, 2, 5};
+  for (int k = 0; k < 3; ++k) {
+    const std::string path = t.str() + "/t" + std::to_string(threads[k]) + ".db";
+    io::Diagnostics diag;
+    ASSERT_TRUE(write_frame_sqlite(f, path, "T", diag, threads[k]));
+    ASSERT_TRUE(write_frame_sqlite(plain_frame(3), path, "Second", diag, threads[k]));
+    EXPECT_FALSE(diag.has_errors()) << test::all_diags(diag);
+    EXPECT_EQ(query_one(path, "SELECT count(*) FROM T"), "50000");
+    files[k] = test::slurp(path);
+  }
+  EXPECT_GT(files[0].size(), size_t{2} << 20);
+  EXPECT_TRUE(files[1] == files[0]) << "2 threads";
+  EXPECT_TRUE(files[2] == files[0]) << "5 threads";
+}
+
 TEST(FrameSqliteWriter, TablesSQLiteWouldConvertOrIndexAreWrittenBySQLite) {
   test::TempDir t("cs_frame_writer");
   const std::string path = t.str() + "/out.db";
