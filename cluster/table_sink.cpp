@@ -1,5 +1,6 @@
 #include "cluster/table_sink.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "io/csv/csv_writer.h"
@@ -14,14 +15,20 @@ TableSink::TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<s
       csv_(csv),
       h5_(h5),
       keep_(std::move(keep)),
+      threads_(std::max(1, threads)),
       overlap_(threads > 1 && csv && h5) {}
 
 void TableSink::put(io::Table t) {
   runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
   io::Diagnostics d, h5_d;
   auto write_h5 = [&] {
+    // Compressed outside the lock (several tables at once, a table's chunks on the sink's
+    // threads), stored under it.
+    const io::Hdf5TableOptions opt;
+    const io::Hdf5Chunks chunks =
+        io::filter_table_chunks(t, opt.chunk_rows, opt.shuffle, opt.deflate_level, threads_);
     std::lock_guard<std::mutex> lock(h5_mu_);
-    h5_->write_table(t, h5_d);
+    h5_->write_table(t, h5_d, opt, &chunks);
   };
   {
     runtime::TaskGroup h5_task;  // joined on every way out of this scope

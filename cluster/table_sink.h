@@ -44,6 +44,7 @@ class TableSink {
   bool csv_;
   io::Hdf5File* h5_;
   std::set<std::string> keep_;
+  int threads_;
   bool overlap_;
   mutable std::mutex mu_;  // guards everything below
   std::mutex h5_mu_;       // serialises HDF5 calls

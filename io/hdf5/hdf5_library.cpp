@@ -16,56 +16,59 @@ namespace {
 
 // Every HDF5 function io/hdf5/ calls: X(return type, name, (parameters), (arguments), value
 // returned when the library cannot be loaded).
-#define CS_HDF5_FUNCTIONS(X)                                                                  \
-  X(herr_t, H5Aclose, (hid_t a), (a), -1)                                                     \
-  X(hid_t, H5Acreate2, (hid_t a, const char* b, hid_t c, hid_t d, hid_t e, hid_t f),          \
-    (a, b, c, d, e, f), H5I_INVALID_HID)                                                      \
-  X(herr_t, H5Adelete, (hid_t a, const char* b), (a, b), -1)                                  \
-  X(htri_t, H5Aexists, (hid_t a, const char* b), (a, b), -1)                                  \
-  X(herr_t, H5Awrite, (hid_t a, hid_t b, const void* c), (a, b, c), -1)                       \
-  X(herr_t, H5Dclose, (hid_t a), (a), -1)                                                     \
-  X(hid_t, H5Dcreate2, (hid_t a, const char* b, hid_t c, hid_t d, hid_t e, hid_t f, hid_t g), \
-    (a, b, c, d, e, f, g), H5I_INVALID_HID)                                                   \
-  X(hid_t, H5Dget_space, (hid_t a), (a), H5I_INVALID_HID)                                     \
-  X(herr_t, H5Dwrite, (hid_t a, hid_t b, hid_t c, hid_t d, hid_t e, const void* f),           \
-    (a, b, c, d, e, f), -1)                                                                   \
-  X(herr_t, H5Eclear2, (hid_t a), (a), -1)                                                    \
-  X(herr_t, H5Eset_auto2, (hid_t a, H5E_auto2_t b, void* c), (a, b, c), -1)                   \
-  X(herr_t, H5Ewalk2, (hid_t a, H5E_direction_t b, H5E_walk2_t c, void* d), (a, b, c, d), -1) \
-  X(herr_t, H5Fclose, (hid_t a), (a), -1)                                                     \
-  X(hid_t, H5Fcreate, (const char* a, unsigned b, hid_t c, hid_t d), (a, b, c, d),            \
-    H5I_INVALID_HID)                                                                          \
-  X(herr_t, H5Gclose, (hid_t a), (a), -1)                                                     \
-  X(hid_t, H5Gcreate2, (hid_t a, const char* b, hid_t c, hid_t d, hid_t e), (a, b, c, d, e),  \
-    H5I_INVALID_HID)                                                                          \
-  X(htri_t, H5Lexists, (hid_t a, const char* b, hid_t c), (a, b, c), -1)                      \
-  X(herr_t, H5Oclose, (hid_t a), (a), -1)                                                     \
-  X(hid_t, H5Oopen, (hid_t a, const char* b, hid_t c), (a, b, c), H5I_INVALID_HID)            \
-  X(herr_t, H5Pclose, (hid_t a), (a), -1)                                                     \
-  X(hid_t, H5Pcreate, (hid_t a), (a), H5I_INVALID_HID)                                        \
-  X(herr_t, H5Pset_attr_creation_order, (hid_t a, unsigned b), (a, b), -1)                    \
-  X(herr_t, H5Pset_chunk, (hid_t a, int b, const hsize_t* c), (a, b, c), -1)                  \
-  X(herr_t, H5Pset_deflate, (hid_t a, unsigned b), (a, b), -1)                                \
-  X(herr_t, H5Pset_fclose_degree, (hid_t a, H5F_close_degree_t b), (a, b), -1)                \
-  X(herr_t, H5Pset_link_creation_order, (hid_t a, unsigned b), (a, b), -1)                    \
-  X(herr_t, H5Pset_obj_track_times, (hid_t a, hbool_t b), (a, b), -1)                         \
-  X(herr_t, H5Pset_shuffle, (hid_t a), (a), -1)                                               \
-  X(herr_t, H5Sclose, (hid_t a), (a), -1)                                                     \
-  X(hid_t, H5Screate, (H5S_class_t a), (a), H5I_INVALID_HID)                                  \
-  X(hid_t, H5Screate_simple, (int a, const hsize_t* b, const hsize_t* c), (a, b, c),          \
-    H5I_INVALID_HID)                                                                          \
-  X(herr_t, H5Sselect_hyperslab,                                                              \
-    (hid_t a, H5S_seloper_t b, const hsize_t* c, const hsize_t* d, const hsize_t* e,          \
-     const hsize_t* f),                                                                       \
-    (a, b, c, d, e, f), -1)                                                                   \
-  X(herr_t, H5Tclose, (hid_t a), (a), -1)                                                     \
-  X(hid_t, H5Tcopy, (hid_t a), (a), H5I_INVALID_HID)                                          \
-  X(herr_t, H5Tset_cset, (hid_t a, H5T_cset_t b), (a, b), -1)                                 \
-  X(herr_t, H5Tset_size, (hid_t a, size_t b), (a, b), -1)                                     \
-  X(herr_t, H5Tset_strpad, (hid_t a, H5T_str_t b), (a, b), -1)                                \
-  X(htri_t, H5Zfilter_avail, (H5Z_filter_t a), (a), -1)                                       \
-  X(herr_t, H5check_version, (unsigned a, unsigned b, unsigned c), (a, b, c), -1)             \
-  X(herr_t, H5dont_atexit, (), (), -1)                                                        \
+#define CS_HDF5_FUNCTIONS(X)                                                                       \
+  X(herr_t, H5Aclose, (hid_t a), (a), -1)                                                          \
+  X(hid_t, H5Acreate2, (hid_t a, const char* b, hid_t c, hid_t d, hid_t e, hid_t f),               \
+    (a, b, c, d, e, f), H5I_INVALID_HID)                                                           \
+  X(herr_t, H5Adelete, (hid_t a, const char* b), (a, b), -1)                                       \
+  X(htri_t, H5Aexists, (hid_t a, const char* b), (a, b), -1)                                       \
+  X(herr_t, H5Awrite, (hid_t a, hid_t b, const void* c), (a, b, c), -1)                            \
+  X(herr_t, H5Dclose, (hid_t a), (a), -1)                                                          \
+  X(hid_t, H5Dcreate2, (hid_t a, const char* b, hid_t c, hid_t d, hid_t e, hid_t f, hid_t g),      \
+    (a, b, c, d, e, f, g), H5I_INVALID_HID)                                                        \
+  X(hid_t, H5Dget_space, (hid_t a), (a), H5I_INVALID_HID)                                          \
+  X(herr_t, H5Dwrite, (hid_t a, hid_t b, hid_t c, hid_t d, hid_t e, const void* f),                \
+    (a, b, c, d, e, f), -1)                                                                        \
+  X(herr_t, H5Dwrite_chunk,                                                                        \
+    (hid_t a, hid_t b, uint32_t c, const hsize_t* d, size_t e, const void* f), (a, b, c, d, e, f), \
+    -1)                                                                                            \
+  X(herr_t, H5Eclear2, (hid_t a), (a), -1)                                                         \
+  X(herr_t, H5Eset_auto2, (hid_t a, H5E_auto2_t b, void* c), (a, b, c), -1)                        \
+  X(herr_t, H5Ewalk2, (hid_t a, H5E_direction_t b, H5E_walk2_t c, void* d), (a, b, c, d), -1)      \
+  X(herr_t, H5Fclose, (hid_t a), (a), -1)                                                          \
+  X(hid_t, H5Fcreate, (const char* a, unsigned b, hid_t c, hid_t d), (a, b, c, d),                 \
+    H5I_INVALID_HID)                                                                               \
+  X(herr_t, H5Gclose, (hid_t a), (a), -1)                                                          \
+  X(hid_t, H5Gcreate2, (hid_t a, const char* b, hid_t c, hid_t d, hid_t e), (a, b, c, d, e),       \
+    H5I_INVALID_HID)                                                                               \
+  X(htri_t, H5Lexists, (hid_t a, const char* b, hid_t c), (a, b, c), -1)                           \
+  X(herr_t, H5Oclose, (hid_t a), (a), -1)                                                          \
+  X(hid_t, H5Oopen, (hid_t a, const char* b, hid_t c), (a, b, c), H5I_INVALID_HID)                 \
+  X(herr_t, H5Pclose, (hid_t a), (a), -1)                                                          \
+  X(hid_t, H5Pcreate, (hid_t a), (a), H5I_INVALID_HID)                                             \
+  X(herr_t, H5Pset_attr_creation_order, (hid_t a, unsigned b), (a, b), -1)                         \
+  X(herr_t, H5Pset_chunk, (hid_t a, int b, const hsize_t* c), (a, b, c), -1)                       \
+  X(herr_t, H5Pset_deflate, (hid_t a, unsigned b), (a, b), -1)                                     \
+  X(herr_t, H5Pset_fclose_degree, (hid_t a, H5F_close_degree_t b), (a, b), -1)                     \
+  X(herr_t, H5Pset_link_creation_order, (hid_t a, unsigned b), (a, b), -1)                         \
+  X(herr_t, H5Pset_obj_track_times, (hid_t a, hbool_t b), (a, b), -1)                              \
+  X(herr_t, H5Pset_shuffle, (hid_t a), (a), -1)                                                    \
+  X(herr_t, H5Sclose, (hid_t a), (a), -1)                                                          \
+  X(hid_t, H5Screate, (H5S_class_t a), (a), H5I_INVALID_HID)                                       \
+  X(hid_t, H5Screate_simple, (int a, const hsize_t* b, const hsize_t* c), (a, b, c),               \
+    H5I_INVALID_HID)                                                                               \
+  X(herr_t, H5Sselect_hyperslab,                                                                   \
+    (hid_t a, H5S_seloper_t b, const hsize_t* c, const hsize_t* d, const hsize_t* e,               \
+     const hsize_t* f),                                                                            \
+    (a, b, c, d, e, f), -1)                                                                        \
+  X(herr_t, H5Tclose, (hid_t a), (a), -1)                                                          \
+  X(hid_t, H5Tcopy, (hid_t a), (a), H5I_INVALID_HID)                                               \
+  X(herr_t, H5Tset_cset, (hid_t a, H5T_cset_t b), (a, b), -1)                                      \
+  X(herr_t, H5Tset_size, (hid_t a, size_t b), (a, b), -1)                                          \
+  X(herr_t, H5Tset_strpad, (hid_t a, H5T_str_t b), (a, b), -1)                                     \
+  X(htri_t, H5Zfilter_avail, (H5Z_filter_t a), (a), -1)                                            \
+  X(herr_t, H5check_version, (unsigned a, unsigned b, unsigned c), (a, b, c), -1)                  \
+  X(herr_t, H5dont_atexit, (), (), -1)                                                             \
   X(herr_t, H5open, (), (), -1)
 
 // The library's global ids io/hdf5/ uses through HDF5's macros (H5T_NATIVE_DOUBLE expands to
@@ -125,7 +128,8 @@ void load_once(Loaded& l) {
   CS_HDF5_GLOBALS(CS_HDF5_GLOBAL)
 #undef CS_HDF5_GLOBAL
   if (!missing.empty()) {
-    l.error = "the library " + file + " lacks " + missing + " (clusterscope needs HDF5 1.10)";
+    l.error =
+        "the library " + file + " lacks " + missing + " (clusterscope needs HDF5 1.10.3 or later)";
     return;
   }
   // As clusterscope always starts it (io/hdf5/hdf5_error.h): no exit-time cleanup, silent.

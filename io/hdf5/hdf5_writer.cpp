@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/hdf5/hdf5_chunks.h"
 #include "io/hdf5/hdf5_error.h"
 #include "io/hdf5/hdf5_library.h"
 #include "io/output_file.h"
@@ -118,14 +119,15 @@ bool write_strings(hid_t ds, hid_t type, const Column& c, size_t width, hsize_t 
 
 // One column as a chunked, compressed 1-D dataset with a "units" attribute. Chunks hold
 // min(opt.chunk_rows, 1 MiB / element size) rows, at least 1, so one fits HDF5's default chunk
-// cache.
-bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOptions& opt) {
-  constexpr size_t kChunkBytes = 1 << 20;
+// cache. `filtered`: the column's chunks already filtered as the dataset's filters would
+// (io/hdf5/hdf5_chunks.h), stored as they are; null: HDF5 filters them.
+bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOptions& opt,
+                  const Hdf5ColumnChunks* filtered) {
   Hdf5Type string_type;
   hid_t file_type = H5T_IEEE_F64LE;
   hid_t mem_type = H5T_NATIVE_DOUBLE;
   const void* data = c.doubles.data();
-  size_t element_size = 8;
+  const size_t element_size = hdf5_element_size(c);
   switch (c.type) {
     case ColumnType::kDouble:
       break;
@@ -135,16 +137,12 @@ bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOpti
       data = c.ints.data();
       break;
     case ColumnType::kString:
-      element_size = 1;  // HDF5 types have a size >= 1
-      for (const auto& s : c.encoded ? c.dict : c.strings)
-        element_size = std::max(element_size, s.size());
       string_type = fixed_string_type(element_size);
       if (!string_type) return false;
       file_type = mem_type = string_type.get();
       break;
   }
-  const hsize_t chunk_rows =
-      std::max<hsize_t>(1, std::min<hsize_t>({rows, opt.chunk_rows, kChunkBytes / element_size}));
+  const hsize_t chunk_rows = hdf5_chunk_rows(rows, opt.chunk_rows, element_size);
 
   const hsize_t dims[1] = {rows};
   const hsize_t maxdims[1] = {H5S_UNLIMITED};
@@ -162,12 +160,38 @@ bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOpti
   Hdf5Dataset ds(H5Dcreate2(group, c.name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(),
                             H5P_DEFAULT));
   if (!ds) return false;
-  if (c.type == ColumnType::kString) {
+  if (filtered) {
+    for (size_t i = 0; i < filtered->chunks.size(); ++i) {
+      const hsize_t offset[1] = {i * chunk_rows};
+      const auto& bytes = filtered->chunks[i];
+      if (H5Dwrite_chunk(ds.get(), H5P_DEFAULT, 0, offset, bytes.size(), bytes.data()) < 0)
+        return false;
+    }
+  } else if (c.type == ColumnType::kString) {
     if (!write_strings(ds.get(), mem_type, c, element_size, chunk_rows)) return false;
   } else if (rows > 0 && H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
     return false;
   }
   return write_scalar_attribute(ds.get(), "units", c.unit);
+}
+
+// True when `chunks` were filtered as the datasets of `t` written with `opt` filter theirs.
+bool chunks_fit(const Hdf5Chunks& chunks, const Table& t, const Hdf5TableOptions& opt) {
+  if (chunks.shuffle != opt.shuffle || chunks.columns.size() != t.columns.size()) return false;
+  const int level = opt.deflate_level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0
+                        ? std::min(opt.deflate_level, 9)
+                        : 0;
+  if (chunks.deflate_level != level) return false;
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    const Column& c = t.columns[k];
+    const Hdf5ColumnChunks& cc = chunks.columns[k];
+    const size_t rows = t.rows();
+    if (cc.element_size != hdf5_element_size(c) ||
+        cc.chunk_rows != hdf5_chunk_rows(rows, opt.chunk_rows, cc.element_size) ||
+        cc.chunks.size() != (rows + cc.chunk_rows - 1) / cc.chunk_rows)
+      return false;
+  }
+  return true;
 }
 
 // Why a table cannot be written as it is (empty when it can).
@@ -238,7 +262,8 @@ std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& d
   Hdf5FileHandle file;
   if (fapl && fcpl && H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) >= 0 &&
       H5Pset_link_creation_order(fcpl.get(), order) >= 0 &&
-      H5Pset_attr_creation_order(fcpl.get(), order) >= 0)
+      H5Pset_attr_creation_order(fcpl.get(), order) >= 0 &&
+      H5Pset_obj_track_times(fcpl.get(), 0) >= 0)
     file = Hdf5FileHandle(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));
   if (!file) {
     const std::string text = hdf5_error_text();
@@ -262,7 +287,8 @@ bool Hdf5File::fail(Diagnostics& diag, const std::string& what, const std::strin
   return false;
 }
 
-bool Hdf5File::write_table(const Table& t, Diagnostics& diag, const Hdf5TableOptions& opt) {
+bool Hdf5File::write_table(const Table& t, Diagnostics& diag, const Hdf5TableOptions& opt,
+                           const Hdf5Chunks* filtered) {
   if (!file_) {
     diag.error(path_, 0, "table " + t.name + " written after finish()",
                "this is a bug in clusterscope, please report it");
@@ -291,9 +317,12 @@ bool Hdf5File::write_table(const Table& t, Diagnostics& diag, const Hdf5TableOpt
   if (!write_scalar_attribute(group.get(), "rows", static_cast<int64_t>(rows)) ||
       !write_string_list_attribute(group.get(), "columns", names))
     return fail(diag, "cannot write the attributes of group " + group_path);
-  for (const auto& c : t.columns)
-    if (!write_column(group.get(), c, rows, opt))
+  if (filtered && !chunks_fit(*filtered, t, opt)) filtered = nullptr;  // HDF5 filters then
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    const Column& c = t.columns[k];
+    if (!write_column(group.get(), c, rows, opt, filtered ? &filtered->columns[k] : nullptr))
       return fail(diag, "cannot write dataset " + group_path + "/" + c.name);
+  }
   return true;
 }
 

@@ -30,6 +30,7 @@
 #include <variant>
 
 #include "io/diagnostics.h"
+#include "io/hdf5/hdf5_chunks.h"
 #include "io/hdf5/hdf5_handle.h"
 #include "io/table.h"
 
@@ -62,7 +63,11 @@ class Hdf5File {
   // column name is empty/duplicate/holds '/' (nothing is written then), or HDF5 fails (e.g.
   // disk full): then the file is marked failed, later tables and attributes are skipped without
   // another error, and finish() will not publish it.
-  bool write_table(const Table& t, Diagnostics& diag, const Hdf5TableOptions& opt = {});
+  // `filtered`: the table's chunks filtered beforehand (filter_table_chunks with opt's
+  // chunk_rows, shuffle and deflate_level, io/hdf5/hdf5_chunks.h), stored as they are: the same
+  // file, the compression done outside the HDF5 lock. Ignored when they do not fit.
+  bool write_table(const Table& t, Diagnostics& diag, const Hdf5TableOptions& opt = {},
+                   const Hdf5Chunks* filtered = nullptr);
 
   // Sets (or replaces) attribute `name` on the object at `object_path` ("/", "/meta",
   // "/slow_ranks/score"); missing groups on the path are created. Example:

@@ -1,0 +1,114 @@
+#include "io/hdf5/hdf5_chunks.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime/task_runner.h"
+
+namespace cs::io {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "numbers are copied as the little-endian file types store them");
+
+constexpr size_t kChunkBytes = size_t{1} << 20;
+
+// The raw bytes of rows [first, first + chunk_rows) of `c` as the dataset stores them: numbers
+// in little-endian order, strings NUL-padded to `width`; rows past the end are zeros (the fill
+// value HDF5 gives the unwritten part of an edge chunk).
+std::vector<unsigned char> raw_chunk(const Column& c, size_t first, size_t chunk_rows,
+                                     size_t width) {
+  std::vector<unsigned char> out(chunk_rows * width, 0);
+  const size_t n = std::min(chunk_rows, c.size() - first);
+  switch (c.type) {
+    case ColumnType::kDouble:
+      std::memcpy(out.data(), c.doubles.data() + first, n * 8);
+      break;
+    case ColumnType::kInt:
+      std::memcpy(out.data(), c.ints.data() + first, n * 8);
+      break;
+    case ColumnType::kString:
+      for (size_t i = 0; i < n; ++i) {
+        const std::string_view v = c.str(first + i);
+        std::memcpy(out.data() + i * width, v.data(), v.size());
+      }
+      break;
+  }
+  return out;
+}
+
+// HDF5's shuffle filter: byte k of every element together, k = 0, 1, ...; bytes past the last
+// whole element stay at the end. Nothing for 1-byte elements or a single element.
+std::vector<unsigned char> shuffled(std::vector<unsigned char> in, size_t width) {
+  const size_t elements = in.size() / width;
+  if (width <= 1 || elements <= 1) return in;
+  std::vector<unsigned char> out(in.size());
+  for (size_t b = 0; b < width; ++b) {
+    unsigned char* dst = out.data() + b * elements;
+    const unsigned char* src = in.data() + b;
+    for (size_t e = 0; e < elements; ++e) dst[e] = src[e * width];
+  }
+  const size_t whole = elements * width;
+  std::memcpy(out.data() + whole, in.data() + whole, in.size() - whole);
+  return out;
+}
+
+// HDF5's deflate filter: the chunk as one zlib stream (compress2 at `level`).
+std::vector<unsigned char> deflated(const std::vector<unsigned char>& in, int level) {
+  uLongf size = compressBound(static_cast<uLong>(in.size()));
+  std::vector<unsigned char> out(size);
+  if (compress2(out.data(), &size, in.data(), static_cast<uLong>(in.size()), level) != Z_OK)
+    throw std::runtime_error("zlib could not compress an HDF5 chunk");
+  out.resize(size);
+  return out;
+}
+
+}  // namespace
+
+size_t hdf5_element_size(const Column& c) {
+  if (c.type != ColumnType::kString) return 8;
+  size_t width = 1;  // HDF5 types have a size >= 1
+  for (const auto& s : c.encoded ? c.dict : c.strings) width = std::max(width, s.size());
+  return width;
+}
+
+size_t hdf5_chunk_rows(size_t rows, size_t max_rows, size_t element_size) {
+  return std::max<size_t>(1, std::min({rows, max_rows, kChunkBytes / element_size}));
+}
+
+Hdf5Chunks filter_table_chunks(const Table& t, size_t max_chunk_rows, bool shuffle,
+                               int deflate_level, int threads) {
+  Hdf5Chunks out;
+  out.shuffle = shuffle;
+  out.deflate_level = std::min(deflate_level, 9);
+  struct Job {
+    size_t column, chunk;
+  };
+  std::vector<Job> jobs;
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    const Column& c = t.columns[k];
+    Hdf5ColumnChunks cc;
+    cc.element_size = hdf5_element_size(c);
+    cc.chunk_rows = hdf5_chunk_rows(c.size(), max_chunk_rows, cc.element_size);
+    cc.chunks.resize((c.size() + cc.chunk_rows - 1) / cc.chunk_rows);
+    for (size_t i = 0; i < cc.chunks.size(); ++i) jobs.push_back({k, i});
+    out.columns.push_back(std::move(cc));
+  }
+  runtime::parallel_for(jobs.size(), threads, [&](size_t j) {
+    const Column& c = t.columns[jobs[j].column];
+    Hdf5ColumnChunks& cc = out.columns[jobs[j].column];
+    std::vector<unsigned char> bytes =
+        raw_chunk(c, jobs[j].chunk * cc.chunk_rows, cc.chunk_rows, cc.element_size);
+    if (shuffle) bytes = shuffled(std::move(bytes), cc.element_size);
+    if (out.deflate_level > 0) bytes = deflated(bytes, out.deflate_level);
+    cc.chunks[jobs[j].chunk] = std::move(bytes);
+  });
+  return out;
+}
+
+}  // namespace cs::io

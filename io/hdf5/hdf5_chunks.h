@@ -1,0 +1,46 @@
+#pragma once
+// A table's column data cut into the chunks of its HDF5 datasets and filtered as the HDF5
+// library filters them before storing (shuffle, then deflate: https://docs.hdfgroup.org/hdf5/
+// "Filters", H5Z shuffle and deflate), without the library: pure computation, run on any
+// thread and for several tables at once, while the one thread allowed to call HDF5 only stores
+// the finished chunks (H5Dwrite_chunk, io/hdf5/hdf5_writer.h). The layout (element size, rows per
+// chunk) is the one io/hdf5/hdf5_writer.h documents.
+//
+//   Hdf5Chunks c = filter_table_chunks(table, opt, threads);  // no lock needed
+//   h5.write_table(table, diag, opt, &c);                      // under the HDF5 lock
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "io/table.h"
+
+namespace cs::io {
+
+// The stored chunks of one column's dataset.
+struct Hdf5ColumnChunks {
+  size_t element_size = 0;  // bytes per row (a string column: its longest value, at least 1)
+  size_t chunk_rows = 0;    // rows per chunk (the last chunk padded with zeros, as HDF5 pads it)
+  std::vector<std::vector<unsigned char>> chunks;  // filtered bytes, in chunk order
+};
+
+struct Hdf5Chunks {
+  bool shuffle = false;
+  int deflate_level = 0;                  // the filters applied (0: no deflate)
+  std::vector<Hdf5ColumnChunks> columns;  // one per table column, in order
+};
+
+// Bytes per row of column `c` in its dataset (8 for numbers; a string column's longest value).
+size_t hdf5_element_size(const Column& c);
+
+// Rows per chunk of a column of `rows` rows and `element_size` bytes: min(rows, max_rows,
+// 1 MiB / element_size), at least 1.
+size_t hdf5_chunk_rows(size_t rows, size_t max_rows, size_t element_size);
+
+// Every column of `t` cut into chunks and filtered (shuffle when `shuffle`, deflate at
+// `deflate_level` when > 0), the chunks computed on up to `threads` threads. The result does not
+// depend on the thread count.
+Hdf5Chunks filter_table_chunks(const Table& t, size_t max_chunk_rows, bool shuffle,
+                               int deflate_level, int threads);
+
+}  // namespace cs::io
