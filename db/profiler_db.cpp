@@ -3,9 +3,12 @@
 #include "io/csv/csv_cells.h"
 
 #include <algorithm>
+#include <array>
 #include <string_view>
+#include <utility>
 
 #include "db/column_checks.h"
+#include "db/query_plan.h"
 
 namespace cs::db {
 
@@ -33,6 +36,112 @@ bool read_step_time(const Database& db, std::vector<StepTime>& out, io::Diagnost
   return r != StepResult::kError;
 }
 
+namespace {
+
+// One row of the compute-kernel query: COMPUTE_TASK_INFO's columns (string ids, waitNs) and
+// TASK's times, as Statement::int64_at reads them (nullopt: NULL).
+enum KernelColumn {
+  kName,
+  kOpType,
+  kInputShapes,
+  kInputDataTypes,
+  kWaitNs,
+  kStartNs,
+  kEndNs,
+  kInputFormats,
+  kOutputShapes,
+  kOutputFormats,
+  kKernelColumns
+};
+using KernelRow = std::array<std::optional<int64_t>, kKernelColumns>;
+
+// SQLite's plan for the query on the profilers' schema: TASK walked through TaskIndex (so its
+// rows come in (startNs, globalTaskId, rowid) order, NULL starts first), each joined to the
+// COMPUTE_TASK_INFO row whose INTEGER PRIMARY KEY is its globalTaskId (at most one).
+const std::vector<std::string> kKernelPlan = {"SCAN t USING INDEX TaskIndex",
+                                              "SEARCH c USING INTEGER PRIMARY KEY (rowid=?)"};
+
+// The query's rows answered from the file's pages, in SQLite's order, when SQLite plans it as
+// kKernelPlan and every value read is an integer or NULL (as the profilers write them); false
+// (nothing given to `row`) otherwise: the query runs through SQLite then. `c_columns`: the
+// COMPUTE_TASK_INFO column of each KernelColumn ("" for NULL; kStartNs and kEndNs unused).
+bool kernel_rows_from_pages(const Database& db, const std::string& sql,
+                            const std::array<std::string, kKernelColumns>& c_columns,
+                            const std::function<void(const KernelRow&)>& row) {
+  if (!query_plan_is(db.handle(), sql, kKernelPlan, task_index_is_start_then_task_id)) return false;
+  auto int_or_null = [](const io::sqlite::StoredValue& v) {
+    return v.kind == io::sqlite::StoredValue::Kind::kInt ||
+           v.kind == io::sqlite::StoredValue::Kind::kNull;
+  };
+  auto value = [](const io::sqlite::StoredValue& v) -> std::optional<int64_t> {
+    if (v.kind == io::sqlite::StoredValue::Kind::kNull) return std::nullopt;
+    return v.i;
+  };
+  // COMPUTE_TASK_INFO in rowid (= globalTaskId) order, its columns as the query reads them.
+  std::string c_sql = "SELECT globalTaskId";
+  std::vector<int> c_of;  // KernelColumn -> column of c_sql, or -1
+  int n = 1;
+  for (const std::string& col : c_columns) {
+    c_of.push_back(col.empty() ? -1 : n++);
+    if (!col.empty()) c_sql += ", " + col;
+  }
+  auto c = db.page_scan(c_sql + " FROM COMPUTE_TASK_INFO");
+  auto t = db.page_scan("SELECT startNs, endNs, globalTaskId, rowid FROM TASK", true);
+  if (!c || !t) return false;
+  std::vector<int64_t> task_ids(c->rows.size());
+  std::vector<KernelRow> ops(c->rows.size());
+  std::vector<io::sqlite::StoredValue> all;
+  for (size_t r = 0; r < c->rows.size(); ++r) {
+    c->rows.decode(r, all, c->decode);
+    // (Every column is asked for by name, so each is one of the table's: pick >= 0.)
+    auto v = [&](int k) -> const io::sqlite::StoredValue& {
+      return all[static_cast<size_t>(c->pick[static_cast<size_t>(k)])];
+    };
+    if (v(0).kind != io::sqlite::StoredValue::Kind::kInt) return false;
+    const int64_t id = v(0).i;
+    if (r > 0 && id <= task_ids[r - 1]) return false;  // not the rowid order assumed
+    task_ids[r] = id;
+    for (int k = 0; k < kKernelColumns; ++k) {
+      if (c_of[static_cast<size_t>(k)] < 0) continue;
+      const io::sqlite::StoredValue& x = v(c_of[static_cast<size_t>(k)]);
+      if (!int_or_null(x)) return false;
+      ops[r][static_cast<size_t>(k)] = value(x);
+    }
+  }
+  struct Joined {
+    std::optional<int64_t> start, end;
+    int64_t task_id, rowid;
+    size_t op;
+  };
+  std::vector<Joined> rows;
+  for (size_t r = 0; r < t->rows.size(); ++r) {
+    t->rows.decode(r, all, t->decode);
+    const auto& start = all[static_cast<size_t>(t->pick[0])];
+    const auto& end = all[static_cast<size_t>(t->pick[1])];
+    const auto& task = all[static_cast<size_t>(t->pick[2])];
+    if (!int_or_null(start) || !int_or_null(end) || !int_or_null(task)) return false;
+    if (task.kind == io::sqlite::StoredValue::Kind::kNull) continue;  // joins nothing
+    auto op = std::lower_bound(task_ids.begin(), task_ids.end(), task.i);
+    if (op == task_ids.end() || *op != task.i) continue;
+    rows.push_back({value(start), value(end), task.i, t->rows.rowid(r),
+                    static_cast<size_t>(op - task_ids.begin())});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Joined& a, const Joined& b) {
+    if (a.start != b.start) return a.start < b.start;  // nullopt (NULL) first, as SQLite
+    if (a.task_id != b.task_id) return a.task_id < b.task_id;
+    return a.rowid < b.rowid;
+  });
+  for (const Joined& j : rows) {
+    KernelRow k = ops[j.op];
+    k[kStartNs] = j.start;
+    k[kEndNs] = j.end;
+    row(k);
+  }
+  return true;
+}
+
+}  // namespace
+
 bool read_compute_kernels(const Database& db, const StringIds& strings,
                           const std::function<void(const io::KernelRecord&)>& on_kernel,
                           io::Diagnostics& diag) {
@@ -42,40 +151,40 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
   }
   std::vector<StepTime> steps;
   if (!read_step_time(db, steps, diag)) steps.clear();
-  const bool has_dtypes = db.has_column("COMPUTE_TASK_INFO", "inputDataTypes");
-  const bool has_wait = db.has_column("COMPUTE_TASK_INFO", "waitNs");
-  // Optional text columns, NULL when this producer's version lacks them.
-  auto optional_column = [&](const char* column) {
-    return db.has_column("COMPUTE_TASK_INFO", column) ? std::string("c.") + column + ", "
-                                                      : std::string("NULL, ");
-  };
-  std::string sql = "SELECT c.name, c.opType, c.inputShapes, ";
-  sql += has_dtypes ? "c.inputDataTypes, " : "NULL, ";
-  sql += has_wait ? "c.waitNs, " : "NULL, ";
-  sql += "t.startNs, t.endNs, ";
-  sql += optional_column("inputFormats");
-  sql += optional_column("outputShapes");
-  sql += optional_column("outputFormats");
+  // The columns read from COMPUTE_TASK_INFO, by KernelColumn; optional ones are NULL when this
+  // producer's version lacks them.
+  std::array<std::string, kKernelColumns> c_columns = {"name", "opType", "inputShapes"};
+  for (auto [k, column] : {std::pair{kInputDataTypes, "inputDataTypes"},
+                           {kWaitNs, "waitNs"},
+                           {kInputFormats, "inputFormats"},
+                           {kOutputShapes, "outputShapes"},
+                           {kOutputFormats, "outputFormats"}})
+    if (db.has_column("COMPUTE_TASK_INFO", column)) c_columns[k] = column;
+  std::string sql = "SELECT ";
+  for (int k = 0; k < kKernelColumns; ++k) {
+    const std::string& col = c_columns[static_cast<size_t>(k)];
+    sql += k == kStartNs ? "t.startNs, "
+           : k == kEndNs ? "t.endNs, "
+           : col.empty() ? "NULL, "
+                         : "c." + col + ", ";
+  }
   sql +=
       "NULL FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = "
       "c.globalTaskId ORDER BY t.startNs";
-  auto st = db.prepare(sql, "COMPUTE_TASK_INFO", diag);
-  if (!st) return false;
   BadCells bad(db.path(), "COMPUTE_TASK_INFO");
   int64_t missing_ids = 0;
-  StepResult r;
   size_t step_i = 0;
-  while ((r = st->step(diag)) == StepResult::kRow) {
-    auto name_id = st->int64_at(0);
-    auto start = st->int64_at(5);
-    auto end = st->int64_at(6);
+  auto on_row = [&](const KernelRow& row) {
+    const auto& start = row[kStartNs];
+    const auto& end = row[kEndNs];
     int64_t span = 0;  // endNs - startNs; a difference beyond int64 is a bad endNs
     const bool overflow = start && end && __builtin_sub_overflow(*end, *start, &span);
     if (!start || !end || overflow) {
       if (!start) bad.add("TASK.startNs");
       if (!end || overflow) bad.add("TASK.endNs");
-      continue;
+      return;
     }
+    const auto& name_id = row[kName];
     std::optional<std::string_view> name = name_id ? strings.find(*name_id) : std::nullopt;
     if (!name) {
       if (name_id) {
@@ -83,12 +192,12 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
       } else {
         bad.add("name");
       }
-      continue;
+      return;
     }
     io::KernelRecord k;
     k.name = *name;
-    auto text = [&](int col) -> std::string_view {
-      auto id = st->int64_at(col);
+    auto text = [&](KernelColumn col) -> std::string_view {
+      const auto& id = row[col];
       if (!id) return {};
       auto s = strings.find(*id);
       if (!s) ++missing_ids;
@@ -96,18 +205,30 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
     };
     // Shape, dtype and format texts carry the quotes kernel_details.csv's cells hold after CSV
     // unquoting ("\"64,3,11,11;64\""); removed as that reader removes them.
-    k.type = text(1);
-    k.input_shapes = io::strip_quotes(text(2));
-    k.input_dtypes = io::strip_quotes(text(3));
-    k.input_formats = io::strip_quotes(text(7));
-    k.output_shapes = io::strip_quotes(text(8));
-    k.output_formats = io::strip_quotes(text(9));
+    k.type = text(kOpType);
+    k.input_shapes = io::strip_quotes(text(kInputShapes));
+    k.input_dtypes = io::strip_quotes(text(kInputDataTypes));
+    k.input_formats = io::strip_quotes(text(kInputFormats));
+    k.output_shapes = io::strip_quotes(text(kOutputShapes));
+    k.output_formats = io::strip_quotes(text(kOutputFormats));
     k.start_us = static_cast<double>(*start) / 1000.0;
     k.duration_us = static_cast<double>(span) / 1000.0;
-    if (auto w = st->int64_at(4)) k.wait_us = static_cast<double>(*w) / 1000.0;
+    if (const auto& w = row[kWaitNs]) k.wait_us = static_cast<double>(*w) / 1000.0;
     while (step_i < steps.size() && steps[step_i].end_ns < *start) ++step_i;
     k.step_id = step_i < steps.size() && steps[step_i].start_ns <= *start ? steps[step_i].id : -1;
     on_kernel(k);
+  };
+  bool ok = kernel_rows_from_pages(db, sql, c_columns, on_row);
+  if (!ok) {
+    auto st = db.prepare(sql, "COMPUTE_TASK_INFO", diag);
+    if (!st) return false;
+    StepResult r;
+    while ((r = st->step(diag)) == StepResult::kRow) {
+      KernelRow row;
+      for (int k = 0; k < kKernelColumns; ++k) row[static_cast<size_t>(k)] = st->int64_at(k);
+      on_row(row);
+    }
+    ok = r != StepResult::kError;
   }
   bad.report(diag);
   if (missing_ids > 0) {
@@ -117,7 +238,7 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
                "those kernels were left out or kept without the missing text; the database is "
                "incomplete: re-export the rank's profile data");
   }
-  return r != StepResult::kError;
+  return ok;
 }
 
 bool read_meta_data(const Database& db, io::ProfilerMetadata& out, io::Diagnostics& diag) {

@@ -98,7 +98,8 @@ void TimeSummaryScan::steps_of(int64_t t, std::vector<const Cell*>& ids) const {
 }
 
 bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
-  if (!query_plan_is(db_, sql, kCommunicationPlan) || !load_cann() || !load_steps()) return false;
+  if (!db::query_plan_is(db_, sql, kCommunicationPlan) || !load_cann() || !load_steps())
+    return false;
   int rc;
   std::unordered_map<int64_t, Cell> strings;
   {
@@ -159,7 +160,7 @@ bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t 
 }
 
 bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
-  if (!query_plan_is(db_, sql, kOverlapPlan) || !load_cann() || !load_steps()) return false;
+  if (!db::query_plan_is(db_, sql, kOverlapPlan) || !load_cann() || !load_steps()) return false;
   int rc;
   std::unordered_set<int64_t> compute;
   {

@@ -270,7 +270,7 @@ FreeAnalysisScan scan_free_analysis(sqlite3* db, const std::string* link_sql) {
   }
   LinkTables tables;
   out.link_ok = link_sql &&
-                query_plan_is(db, *link_sql, kLinkPlan, task_index_is_start_then_task_id) &&
+                db::query_plan_is(db, *link_sql, kLinkPlan, db::task_index_is_start_then_task_id) &&
                 read_link_tables(db, tables);
   if (!out.busy_ok && !out.link_ok) return out;
   // TASK once, in rowid order: the compute tasks' intervals and the link query's rows.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "db/query_plan.h"
 #include "recipes/frame/frame.h"
 
 namespace cs::recipes {
@@ -101,18 +102,5 @@ class TableScan {
   std::vector<sqlite3_value*> values_;  // the current row's values (valid until the next step)
   std::vector<int> types_;              // their storage classes, read before any conversion
 };
-
-// True when SQLite's plan for `sql` (EXPLAIN QUERY PLAN's detail lines, in order) is `expected`:
-// a scan that reproduces a query's row order does so only for the plan it was written from. The
-// answer is kept per database schema (every CREATE statement): without sqlite_stat tables SQLite
-// plans from the schema alone, so ranks written by one profiler version plan the query once.
-// With `also`, it must hold too: a further fact of the schema the caller relies on (e.g. an
-// index's columns), checked and kept with the answer.
-bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected,
-                   bool (*also)(sqlite3*) = nullptr);
-
-// True when the profilers' TaskIndex has the keys (startNs, globalTaskId), ascending, binary
-// collation: then its order is (startNs, globalTaskId, rowid), NULLs first, for integer keys.
-bool task_index_is_start_then_task_id(sqlite3* db);
 
 }  // namespace cs::recipes
