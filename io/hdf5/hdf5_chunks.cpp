@@ -58,14 +58,15 @@ std::vector<unsigned char> shuffled(std::vector<unsigned char> in, size_t width)
   return out;
 }
 
-// HDF5's deflate filter: the chunk as one zlib stream (compress2 at `level`).
-std::vector<unsigned char> deflated(const std::vector<unsigned char>& in, int level) {
+// HDF5's deflate filter: the chunk as one zlib stream (compress2 at `level`), compressed into
+// `scratch` and copied out at its size (a chunk compresses to a fraction of its bound).
+std::vector<unsigned char> deflated(const std::vector<unsigned char>& in, int level,
+                                    std::vector<unsigned char>& scratch) {
   uLongf size = compressBound(static_cast<uLong>(in.size()));
-  std::vector<unsigned char> out(size);
-  if (compress2(out.data(), &size, in.data(), static_cast<uLong>(in.size()), level) != Z_OK)
+  if (scratch.size() < size) scratch.resize(size);
+  if (compress2(scratch.data(), &size, in.data(), static_cast<uLong>(in.size()), level) != Z_OK)
     throw std::runtime_error("zlib could not compress an HDF5 chunk");
-  out.resize(size);
-  return out;
+  return std::vector<unsigned char>(scratch.begin(), scratch.begin() + static_cast<long>(size));
 }
 
 }  // namespace
@@ -105,7 +106,8 @@ Hdf5Chunks filter_table_chunks(const Table& t, size_t max_chunk_rows, bool shuff
     std::vector<unsigned char> bytes =
         raw_chunk(c, jobs[j].chunk * cc.chunk_rows, cc.chunk_rows, cc.element_size);
     if (shuffle) bytes = shuffled(std::move(bytes), cc.element_size);
-    if (out.deflate_level > 0) bytes = deflated(bytes, out.deflate_level);
+    thread_local std::vector<unsigned char> scratch;
+    if (out.deflate_level > 0) bytes = deflated(bytes, out.deflate_level, scratch);
     cc.chunks[jobs[j].chunk] = std::move(bytes);
   });
   return out;
