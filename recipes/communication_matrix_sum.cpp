@@ -1,6 +1,7 @@
 #include "recipes/communication_matrix_sum.h"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 
 #include "recipes/frame/frame_ops.h"
@@ -211,6 +212,11 @@ bool map_communication_matrix(RankDb& db, const RankDbPaths& paths, FrameSet& ou
 
 bool CommunicationMatrixSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                                     io::Diagnostics& diag) const {
+  return merge(parts, out.threads, diag)(out, diag);
+}
+
+Recipe::WriteStep CommunicationMatrixSum::merge(const std::vector<RankPartial>& parts,
+                                                int /*threads*/, io::Diagnostics& /*diag*/) const {
   std::vector<const Frame*> frames;
   std::vector<int> ranks;
   for (const auto& p : parts) {
@@ -220,19 +226,22 @@ bool CommunicationMatrixSum::reduce(const std::vector<RankPartial>& parts, const
     frames.push_back(&it->second);
     ranks.push_back(p.rank);
   }
-  Frame merged;
-  if (!frames.empty()) merged = merge_communication_matrix(frames, ranks);
-  if (merged.rows() == 0) {
-    diag.warn(out.cluster_output_dir, 0, "communication_matrix_sum: no communication matrix data",
-              "nothing was written");
-    return true;
-  }
-  if (out.export_type == ExportType::kText)
-    return write_frame_csv(merged, out.dir(dir_name()) + "/cluster_communication_matrix.csv", diag);
-  for (auto* col : {find_column(merged, "src_rank"), find_column(merged, "dst_rank")})
-    for (auto& c : col->cells) c = Cell::real(c.num());
-  return write_frame_sqlite(merged, out.db_path(dir_name()), "ClusterCommunicationMatrix", diag,
-                            out.threads);
+  auto merged = std::make_shared<Frame>();
+  if (!frames.empty()) *merged = merge_communication_matrix(frames, ranks);
+  const std::string name = dir_name();
+  return [merged, name](const RecipeOutput& out, io::Diagnostics& diag) {
+    if (merged->rows() == 0) {
+      diag.warn(out.cluster_output_dir, 0, "communication_matrix_sum: no communication matrix data",
+                "nothing was written");
+      return true;
+    }
+    if (out.export_type == ExportType::kText)
+      return write_frame_csv(*merged, out.dir(name) + "/cluster_communication_matrix.csv", diag);
+    for (auto* col : {find_column(*merged, "src_rank"), find_column(*merged, "dst_rank")})
+      for (auto& c : col->cells) c = Cell::real(c.num());
+    return write_frame_sqlite(*merged, out.db_path(name), "ClusterCommunicationMatrix", diag,
+                              out.threads);
+  };
 }
 
 }  // namespace cs::recipes

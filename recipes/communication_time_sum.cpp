@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -297,42 +298,53 @@ bool CommunicationTimeSum::map(const RankDbPaths& paths, FrameSet& out,
 
 bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                                   io::Diagnostics& diag) const {
-  Frame mapping;
-  if (!build_group_mapping(parts, mapping)) {
-    diag.error(out.cluster_output_dir, 0,
-               "communication_time_sum: no communication group found, so no CommunicationGroup"
-               "Mapping",
-               "check that analysis.db has CommAnalyzerTime rows");
-    return false;
+  return merge(parts, out.threads, diag)(out, diag);
+}
+
+Recipe::WriteStep CommunicationTimeSum::merge(const std::vector<RankPartial>& parts, int threads,
+                                              io::Diagnostics& /*diag*/) const {
+  auto mapping = std::make_shared<Frame>();
+  if (!build_group_mapping(parts, *mapping)) {
+    return [](const RecipeOutput& out, io::Diagnostics& d) {
+      d.error(out.cluster_output_dir, 0,
+              "communication_time_sum: no communication group found, so no CommunicationGroup"
+              "Mapping",
+              "check that analysis.db has CommAnalyzerTime rows");
+      return false;
+    };
   }
-  const std::string db = out.db_path(dir_name());
-  if (!write_frame_sqlite(mapping, db, "CommunicationGroupMapping", diag)) return false;
   std::vector<const Frame*> times, bands;
   for (const auto& p : parts) {
     if (!p.used) continue;
     if (auto it = p.frames.find("time"); it != p.frames.end()) times.push_back(&it->second);
     if (auto it = p.frames.find("bandwidth"); it != p.frames.end()) bands.push_back(&it->second);
   }
-  Frame time_out = empty_frame(kTimeColumns), band_out = empty_frame(kBandwidthColumns);
+  auto time_out = std::make_shared<Frame>(empty_frame(kTimeColumns));
+  auto band_out = std::make_shared<Frame>(empty_frame(kBandwidthColumns));
   // The ranks' rows with room for the totals (one row per key of each rank's rows), which are
-  // then appended in place.
-  // The two tables are independent: the bandwidth one built on another thread when there is one.
+  // then appended in place. The two tables are independent: the bandwidth one built on another
+  // thread when there is one.
   auto bandwidth = [&] {
     if (!bands.empty())
-      band_out = communication_bandwidth_with_totals(
-          concat_frames(bands, column_union(bands), key_groups(bands, kBandwidthKeys)), mapping);
+      *band_out = communication_bandwidth_with_totals(
+          concat_frames(bands, column_union(bands), key_groups(bands, kBandwidthKeys)), *mapping);
   };
-  cluster::run_both(out.threads > 1, bandwidth, [&] {
+  cluster::run_both(threads > 1, bandwidth, [&] {
     if (!times.empty())
-      time_out = communication_time_with_totals(
-          concat_frames(times, column_union(times), key_groups(times, kTimeKeys)), mapping);
+      *time_out = communication_time_with_totals(
+          concat_frames(times, column_union(times), key_groups(times, kTimeKeys)), *mapping);
   });
-  if (out.export_type == ExportType::kDb)
-    return write_frame_sqlite(time_out, db, "ClusterCommunicationTime", diag, out.threads) &&
-           write_frame_sqlite(band_out, db, "ClusterCommunicationBandwidth", diag, out.threads);
-  const std::string dir = out.dir(dir_name());
-  return write_frame_csv(time_out, dir + "/cluster_communication_time.csv", diag) &&
-         write_frame_csv(band_out, dir + "/cluster_communication_bandwidth.csv", diag);
+  const std::string name = dir_name();
+  return [mapping, time_out, band_out, name](const RecipeOutput& out, io::Diagnostics& diag) {
+    const std::string db = out.db_path(name);
+    if (!write_frame_sqlite(*mapping, db, "CommunicationGroupMapping", diag)) return false;
+    if (out.export_type == ExportType::kDb)
+      return write_frame_sqlite(*time_out, db, "ClusterCommunicationTime", diag, out.threads) &&
+             write_frame_sqlite(*band_out, db, "ClusterCommunicationBandwidth", diag, out.threads);
+    const std::string dir = out.dir(name);
+    return write_frame_csv(*time_out, dir + "/cluster_communication_time.csv", diag) &&
+           write_frame_csv(*band_out, dir + "/cluster_communication_bandwidth.csv", diag);
+  };
 }
 
 }  // namespace cs::recipes

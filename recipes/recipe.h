@@ -3,6 +3,7 @@
 // into frames (run on whichever MPI process holds the rank), and a reduce step on the root that
 // merges every rank's frames, in rank order, and writes msprof-analyze's outputs.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,16 @@ class Recipe {
   // Root: merges the ranks' partial results (sorted by rank) and writes the outputs.
   virtual bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                       io::Diagnostics& diag) const = 0;
+
+  // The reduce in two parts, for a root reducing several recipes at once and writing their
+  // outputs in order (recipes/recipe_run.h run_recipes_jointly): the merge, a computation with no
+  // output (its problems go to `diag`), returns the step that writes what it found. nullptr: the
+  // recipe does not split its reduce (reduce() then does both). `threads`: what the merge may use.
+  using WriteStep = std::function<bool(const RecipeOutput& out, io::Diagnostics& diag)>;
+  virtual WriteStep merge(const std::vector<RankPartial>& /*parts*/, int /*threads*/,
+                          io::Diagnostics& /*diag*/) const {
+    return nullptr;
+  }
 };
 
 }  // namespace cs::recipes

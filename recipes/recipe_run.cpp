@@ -228,11 +228,42 @@ std::optional<std::string> short_of_job(const std::vector<cluster::RankEntry>& e
   return cluster::short_of_job_line(opts.input_dir, *coverage);
 }
 
+// A recipe's merge done ahead of its reduce (Recipe::merge): the step writing its outputs and
+// the merge's problems.
+struct Merged {
+  Recipe::WriteStep write;
+  io::Diagnostics diag;
+};
+
+// The ranks' partial results in rank order, as the reduce takes them.
+void sort_by_rank(Unpacked& all) {
+  std::sort(all.parts.begin(), all.parts.end(),
+            [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
+}
+
+size_t used_ranks(const Unpacked& all) {
+  size_t used = 0;
+  for (const auto& p : all.parts) used += p.used;
+  return used;
+}
+
+// Root: the merges of the recipes that split their reduce, all at once on up to `threads`
+// threads (one each); a recipe with no rank used is left to its reduce, which says so.
+void merge_at_once(const std::vector<const Recipe*>& recipes, std::vector<Unpacked>& all,
+                   std::vector<Merged>& merged, int threads) {
+  runtime::parallel_for(recipes.size(), threads, [&](size_t k) {
+    sort_by_rank(all[k]);
+    if (used_ranks(all[k]) == 0) return;
+    merged[k].write = recipes[k]->merge(all[k].parts, 1, merged[k].diag);
+  });
+}
+
 // Root: reduces one recipe's gathered results and writes its outputs; its exit status.
-// `threads`: the threads this process may use.
+// `threads`: the threads this process may use. `merged`: the recipe's merge, done already
+// (merge_at_once); its write step is run instead of the reduce.
 int reduce_recipe(const Recipe& recipe, Unpacked& all,
                   const std::vector<cluster::RankEntry>& entries, const RecipeRunOptions& opts,
-                  const std::string& cluster_output_dir, int threads) {
+                  const std::string& cluster_output_dir, int threads, Merged* merged) {
   io::prefer_huge_pages();  // the heap the reduce fills, grown since the map
   // Whether the job has ranks not found below -d (said and exit 3, as in cluster's normal
   // mode; within -m all the main run says it): found on another thread while the reduce runs.
@@ -240,10 +271,8 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
   runtime::TaskGroup coverage;
   if (!opts.in_temporary_dir)
     coverage.run([&] { short_line = short_of_job(entries, opts, std::max(1, threads - 1)); });
-  std::sort(all.parts.begin(), all.parts.end(),
-            [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
-  size_t used = 0;
-  for (const auto& p : all.parts) used += p.used;
+  sort_by_rank(all);
+  const size_t used = used_ranks(all);
   // The ranks' messages in rank order, a problem many ranks share said once.
   std::stable_sort(all.messages.begin(), all.messages.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -270,7 +299,12 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
     if (!opts.in_temporary_dir) io::OutputLedger::instance().extend(cluster_output_dir, diag);
     if (!staged || stage_database(final_db, diag)) {
       if (staged) out.db_file = io::temporary_name(final_db);
-      wrote = recipe.reduce(all.parts, out, diag);
+      if (merged) {
+        diag.append(merged->diag);
+        wrote = merged->write(out, diag);
+      } else {
+        wrote = recipe.reduce(all.parts, out, diag);
+      }
       std::error_code size_ec;
       const bool unused = staged && fs::file_size(out.db_file, size_ec) == 0 && !size_ec &&
                           !fs::exists(final_db, size_ec);
@@ -376,12 +410,19 @@ std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOpti
     for (auto& a : all) unpack_share(r, a);
   });
   // 3. The root reduces and writes alone, recipe after recipe; the others wait for it, watched.
+  // With threads to spare, the recipes that split their reduce merge at once first (one thread
+  // each), then each writes in turn.
+  std::vector<Merged> merged(recipes.size());
   std::vector<int> codes;
   for (size_t k = 0; k < recipes.size(); ++k) {
     int code = kExitOk;
     alone.emplace(mpi, "reduce", "reduced the ranks and wrote the results");
+    if (mpi.is_root() && k == 0 && recipes.size() > 1 && threads > 1)
+      merge_at_once(recipes, all, merged, threads);
     if (mpi.is_root())
-      code = reduce_recipe(*recipes[k], all[k], entries, opts, cluster_output_dir, threads);
+      code = reduce_recipe(*recipes[k], all[k], entries, opts, cluster_output_dir, threads,
+                           merged[k].write ? &merged[k] : nullptr);
+    merged[k] = Merged{};
     all[k] = Unpacked{};  // freed before the next recipe's reduce
     alone.reset();
     codes.push_back(static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : kExitOk)));
