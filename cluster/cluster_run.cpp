@@ -237,6 +237,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
 
   log.begin("analyse");
   AnalysisResults results = run_analyses(lc, ctx, sink, log);
+  sink.finish();  // the HDF5 datasets of the last tables
   log.end(std::to_string(sink.count()) + " tables, written as built");
   if (step_trace && results.has_step_trace) {
     BuiltStepTrace& built = step_trace->emplace();

@@ -1,11 +1,12 @@
 #include "cluster/table_sink.h"
 
 #include <algorithm>
+#include <exception>
 #include <utility>
 
 #include "io/csv/csv_writer.h"
+#include "io/hdf5/hdf5_chunks.h"
 #include "runtime/interrupt.h"
-#include "runtime/task_runner.h"
 
 namespace cs::cluster {
 
@@ -16,38 +17,77 @@ TableSink::TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<s
       h5_(h5),
       keep_(std::move(keep)),
       threads_(std::max(1, threads)),
-      overlap_(threads > 1 && csv && h5) {}
+      async_(threads > 1 && h5) {
+  if (async_) h5_thread_ = std::thread([this] { h5_loop(); });
+}
 
-void TableSink::put(io::Table t) {
-  runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
-  io::Diagnostics d, h5_d;
-  auto write_h5 = [&] {
-    // Compressed outside the lock (several tables at once, a table's chunks on the sink's
-    // threads), stored under it.
+TableSink::~TableSink() {
+  finish();
+}
+
+void TableSink::write_h5(const io::Table& t) {
+  io::Diagnostics d;
+  try {
+    // Compressed first (a table's chunks on the sink's threads), then stored.
     const io::Hdf5TableOptions opt;
     const io::Hdf5Chunks chunks =
         io::filter_table_chunks(t, opt.chunk_rows, opt.shuffle, opt.deflate_level, threads_);
-    std::lock_guard<std::mutex> lock(h5_mu_);
-    h5_->write_table(t, h5_d, opt, &chunks);
-  };
-  {
-    runtime::TaskGroup h5_task;  // joined on every way out of this scope
-    if (overlap_) h5_task.run(write_h5);
-    if (csv_) io::write_table_csv(t, out_dir_ + "/" + t.name + ".csv", d);
-    h5_task.wait();
-    if (!overlap_ && h5_) write_h5();
+    std::lock_guard<std::mutex> lock(h5_mu_);  // several callers when there is no writer thread
+    h5_->write_table(t, d, opt, &chunks);
+  } catch (const std::exception& e) {
+    d.error(h5_->path(), 0, "table " + t.name + ": " + e.what(),
+            "the HDF5 file was not written; please report this bug");
   }
-  d.append(h5_d);
+  if (d.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  diag_[t.name].append(d);
+}
+
+void TableSink::h5_loop() {
+  for (;;) {
+    std::shared_ptr<const io::Table> t;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      h5_cv_.wait(lock, [&] { return closing_ || !h5_queue_.empty(); });
+      if (h5_queue_.empty()) return;  // closing, and nothing left
+      t = std::move(h5_queue_.front());
+      h5_queue_.pop_front();
+    }
+    write_h5(*t);  // the table is freed here unless it is kept
+  }
+}
+
+void TableSink::put(io::Table table) {
+  runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
+  auto t = std::make_shared<const io::Table>(std::move(table));
+  if (async_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    h5_queue_.push_back(t);
+    h5_cv_.notify_one();
+  }
+  io::Diagnostics d;
+  if (csv_) io::write_table_csv(*t, out_dir_ + "/" + t->name + ".csv", d);
+  if (!async_ && h5_) write_h5(*t);
   std::lock_guard<std::mutex> lock(mu_);
   ++count_;
-  if (!d.empty()) diag_[t.name].append(d);
-  if (keep_.count(t.name)) kept_.insert_or_assign(t.name, std::move(t));
+  if (!d.empty()) diag_[t->name].append(d);
+  if (keep_.count(t->name)) kept_.insert_or_assign(t->name, std::move(t));
+}
+
+void TableSink::finish() {
+  if (!h5_thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  h5_cv_.notify_one();
+  h5_thread_.join();
 }
 
 const io::Table* TableSink::kept(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = kept_.find(name);
-  return it == kept_.end() ? nullptr : &it->second;
+  return it == kept_.end() ? nullptr : it->second.get();
 }
 
 size_t TableSink::count() const {

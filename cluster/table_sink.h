@@ -1,17 +1,24 @@
 #pragma once
 // Writes the result tables of `clusterscope cluster` as the analyses finish them, so the big ones
 // never wait for one another in memory: a table's CSV file is written on the thread that built
-// it, its HDF5 dataset under a lock (the HDF5 library is not thread-safe), and then the table is
-// freed unless it was asked to be kept (the report draws a few small ones at the end).
+// it; its HDF5 datasets by one writer thread in the order the tables came (the HDF5 library is
+// not thread-safe), compressed there (io/hdf5/hdf5_chunks.h), so no analysis waits for HDF5;
+// a table is freed once both are written, unless it was asked to be kept (the report draws a few
+// small ones at the end).
 //
-//   TableSink sink(out_dir, /*csv=*/true, &h5, {"rank_manifest", "slow_ranks"});
-//   sink.put(communication_ops_table(ranks, groups));  // from any thread; written, then freed
+//   TableSink sink(out_dir, /*csv=*/true, &h5, {"rank_manifest", "slow_ranks"}, threads);
+//   sink.put(communication_ops_table(ranks, groups));  // from any thread
+//   sink.finish();                                      // every table written
 //   const io::Table* m = sink.kept("rank_manifest");
 
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "io/diagnostics.h"
 #include "io/hdf5/hdf5_writer.h"
@@ -22,35 +29,51 @@ namespace cs::cluster {
 class TableSink {
  public:
   // csv: write "<out_dir>/<name>.csv"; h5: the open HDF5 file, or null for none; keep: the names
-  // of the tables to hold on to after writing; threads > 1: a table's CSV file and its HDF5
-  // dataset are written at once, on two threads.
+  // of the tables to hold on to after writing; threads > 1: HDF5 is written by a thread of its
+  // own (compressing on up to `threads` threads) while the callers go on.
   TableSink(std::string out_dir, bool csv, io::Hdf5File* h5, std::set<std::string> keep,
             int threads = 1);
+  // Finishes (see finish()).
+  ~TableSink();
+  TableSink(const TableSink&) = delete;
+  TableSink& operator=(const TableSink&) = delete;
 
-  // Writes `t` and keeps it if its name is in `keep`. Thread-safe.
+  // Writes `t` (its HDF5 datasets perhaps later, on the writer thread) and keeps it if its name
+  // is in `keep`. Thread-safe.
   void put(io::Table t);
 
-  // A kept table, null when it was not put. Call once every put has returned.
+  // Waits until every table put so far is written to the HDF5 file too. Call before using the
+  // HDF5 file, kept() or diagnostics().
+  void finish();
+
+  // A kept table, null when it was not put. Call after finish().
   const io::Table* kept(const std::string& name) const;
 
   // Tables put so far.
   size_t count() const;
 
-  // Write errors, in table-name order (whatever order the tables came in).
+  // Write errors, in table-name order (whatever order the tables came in). Call after finish().
   io::Diagnostics diagnostics() const;
 
  private:
+  void write_h5(const io::Table& t);
+  void h5_loop();
+
   std::string out_dir_;
   bool csv_;
   io::Hdf5File* h5_;
   std::set<std::string> keep_;
   int threads_;
-  bool overlap_;
-  mutable std::mutex mu_;  // guards everything below
+  bool async_;             // HDF5 on the writer thread
   std::mutex h5_mu_;       // serialises HDF5 calls
-  std::map<std::string, io::Table> kept_;
+  mutable std::mutex mu_;  // guards everything below
+  std::map<std::string, std::shared_ptr<const io::Table>> kept_;
   std::map<std::string, io::Diagnostics> diag_;
   size_t count_ = 0;
+  std::deque<std::shared_ptr<const io::Table>> h5_queue_;  // waiting for the writer thread
+  bool closing_ = false;
+  std::condition_variable h5_cv_;
+  std::thread h5_thread_;
 };
 
 }  // namespace cs::cluster

@@ -13,13 +13,16 @@ namespace cs::recipes {
 namespace {
 
 // A group's local ranks (as cells, compared as cell_key()s) and their global ranks, in order of
-// first appearance.
+// first appearance, with an index (a group may hold every rank of a large job).
 struct GroupRanks {
   std::vector<std::pair<Cell, int>> local_to_global;
+  std::unordered_map<Cell, int, CellKeyHash, CellKeyEqual> index;
   const int* find(const Cell& local) const {
-    for (const auto& [l, g] : local_to_global)
-      if (cell_key_equal(l, local)) return &g;
-    return nullptr;
+    auto it = index.find(local);
+    return it == index.end() ? nullptr : &it->second;
+  }
+  void add(const Cell& local, int global) {
+    if (index.emplace(local, global).second) local_to_global.emplace_back(local, global);
   }
 };
 
@@ -88,8 +91,7 @@ Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
     for (size_t r = 0; r < f.rows(); ++r) {
       const Cell& src = (*src_c)[r];
       if (src.is_null() || !(src == at(dst_c, r))) continue;
-      GroupRanks& g = rank_map[at(group_c, r)];
-      if (!g.find(src)) g.local_to_global.emplace_back(src, ranks[i]);
+      rank_map[at(group_c, r)].add(src, ranks[i]);
     }
   }
   Frame all = concat_frames(frames, column_union(frames));

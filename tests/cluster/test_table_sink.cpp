@@ -40,38 +40,44 @@ fs::path fresh_dir(const std::string& name) {
 }  // namespace
 
 TEST(TableSink, WritesEveryTableFromManyThreadsAndKeepsOnlyTheAskedOnes) {
-  const fs::path dir = fresh_dir("threads");
-  cs::io::Diagnostics h5_diag;
-  auto h5 = cs::io::Hdf5File::create((dir / "out.h5").string(), h5_diag);
-  ASSERT_TRUE(h5) << h5_diag.items().front().to_string();
-  constexpr int kTables = 8, kRows = 1000;
-  {
-    TableSink sink(dir.string(), true, &*h5, {"t3", "t6"});
-    std::vector<std::thread> threads;
-    for (int i = 0; i < kTables; ++i)
-      threads.emplace_back([&, i] { sink.put(numbers("t" + std::to_string(i), kRows)); });
-    for (auto& t : threads) t.join();
-    EXPECT_EQ(sink.count(), static_cast<size_t>(kTables));
-    EXPECT_TRUE(sink.diagnostics().empty());
-    ASSERT_NE(sink.kept("t3"), nullptr);
-    EXPECT_EQ(sink.kept("t3")->rows(), static_cast<size_t>(kRows));
-    ASSERT_NE(sink.kept("t6"), nullptr);
-    EXPECT_EQ(sink.kept("t1"), nullptr);   // written, then freed
-    EXPECT_EQ(sink.kept("t99"), nullptr);  // never put
+  // With one thread the HDF5 datasets are written by put(); with more, by the sink's writer
+  // thread, in the background until finish().
+  for (const int sink_threads : {1, 3}) {
+    SCOPED_TRACE(sink_threads);
+    const fs::path dir = fresh_dir("threads" + std::to_string(sink_threads));
+    cs::io::Diagnostics h5_diag;
+    auto h5 = cs::io::Hdf5File::create((dir / "out.h5").string(), h5_diag);
+    ASSERT_TRUE(h5) << h5_diag.items().front().to_string();
+    constexpr int kTables = 8, kRows = 1000;
+    {
+      TableSink sink(dir.string(), true, &*h5, {"t3", "t6"}, sink_threads);
+      std::vector<std::thread> threads;
+      for (int i = 0; i < kTables; ++i)
+        threads.emplace_back([&, i] { sink.put(numbers("t" + std::to_string(i), kRows)); });
+      for (auto& t : threads) t.join();
+      sink.finish();
+      EXPECT_EQ(sink.count(), static_cast<size_t>(kTables));
+      EXPECT_TRUE(sink.diagnostics().empty());
+      ASSERT_NE(sink.kept("t3"), nullptr);
+      EXPECT_EQ(sink.kept("t3")->rows(), static_cast<size_t>(kRows));
+      ASSERT_NE(sink.kept("t6"), nullptr);
+      EXPECT_EQ(sink.kept("t1"), nullptr);   // written, then freed
+      EXPECT_EQ(sink.kept("t99"), nullptr);  // never put
+    }
+    ASSERT_TRUE(h5->finish(h5_diag));
+    for (int i = 0; i < kTables; ++i) {
+      const std::string name = "t" + std::to_string(i);
+      EXPECT_EQ(lines_of(dir / (name + ".csv")), static_cast<size_t>(kRows + 1)) << name;
+    }
+    const hid_t f = H5Fopen((dir / "out.h5").string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    for (int i = 0; i < kTables; ++i) {
+      const std::string name = "/t" + std::to_string(i);
+      EXPECT_GT(H5Lexists(f, name.c_str(), H5P_DEFAULT), 0) << name;
+    }
+    H5Fclose(f);
+    fs::remove_all(dir);
   }
-  ASSERT_TRUE(h5->finish(h5_diag));
-  for (int i = 0; i < kTables; ++i) {
-    const std::string name = "t" + std::to_string(i);
-    EXPECT_EQ(lines_of(dir / (name + ".csv")), static_cast<size_t>(kRows + 1)) << name;
-  }
-  const hid_t f = H5Fopen((dir / "out.h5").string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  ASSERT_GE(f, 0);
-  for (int i = 0; i < kTables; ++i) {
-    const std::string name = "/t" + std::to_string(i);
-    EXPECT_GT(H5Lexists(f, name.c_str(), H5P_DEFAULT), 0) << name;
-  }
-  H5Fclose(f);
-  fs::remove_all(dir);
 }
 
 TEST(TableSink, WithoutWritersItOnlyKeeps) {
