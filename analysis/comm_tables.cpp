@@ -46,6 +46,23 @@ std::unordered_map<std::string_view, uint32_t> ordinals(size_t n, Field field, L
   return ord;
 }
 
+// ordinals() in natural order (natural_less), each distinct value's natural_key made once.
+template <class Field>
+std::unordered_map<std::string_view, uint32_t> natural_ordinals(size_t n, Field field) {
+  std::unordered_map<std::string_view, uint32_t> ord;
+  std::vector<std::pair<std::string, std::string_view>> distinct;  // (key, value)
+  std::string_view last;
+  for (size_t i = 0; i < n; ++i) {
+    std::string_view v = field(i);
+    if (!distinct.empty() && v == last) continue;  // rows come grouped: skip the hash mostly
+    last = v;
+    if (ord.emplace(v, 0).second) distinct.emplace_back(natural_key(v), v);
+  }
+  std::sort(distinct.begin(), distinct.end());
+  for (uint32_t i = 0; i < distinct.size(); ++i) ord[distinct[i].second] = i;
+  return ord;
+}
+
 // The row numbers 0..n-1 in table order: a stable sort by step (natural order), group, op
 // (natural order), rank, extra_rank, extra, where key_of(i) gives row i's Key. The string fields
 // repeat across thousands of rows, so each distinct value is ranked once and rows are compared by
@@ -61,16 +78,12 @@ std::vector<uint32_t> sorted_order(size_t n, KeyOf key_of, TieOf tie_of, bool pa
   run_both(
       parallel,
       [&] {
-        step_ord = ordinals(
-            n, [&](size_t i) { return key_of(i).step; }, natural_less);
+        step_ord = natural_ordinals(n, [&](size_t i) { return key_of(i).step; });
         group_ord = ordinals(
             n, [&](size_t i) { return key_of(i).group; },
             [](std::string_view a, std::string_view b) { return a < b; });
       },
-      [&] {
-        op_ord = ordinals(
-            n, [&](size_t i) { return key_of(i).op; }, natural_less);
-      });
+      [&] { op_ord = natural_ordinals(n, [&](size_t i) { return key_of(i).op; }); });
   struct Ord {
     uint32_t step, group, op, row;
   };
@@ -158,6 +171,32 @@ bool natural_less(std::string_view a, std::string_view b) {
     ++j;
   }
   return a.size() - i < b.size() - j;
+}
+
+std::string natural_key(std::string_view s) {
+  std::string key;
+  key.reserve(s.size() + 16);
+  auto put32 = [&](size_t v) {
+    for (int shift = 24; shift >= 0; shift -= 8) key += static_cast<char>((v >> shift) & 0xff);
+  };
+  for (size_t i = 0; i < s.size();) {
+    if (!is_digit(s[i])) {
+      key += s[i++];
+      continue;
+    }
+    // A digit run: against another byte it compares as any digit does (every digit lies
+    // between the same two other bytes), so its first byte is '0'.
+    size_t start = i, sig = i;
+    while (sig < s.size() && s[sig] == '0') ++sig;
+    size_t end = sig;
+    while (end < s.size() && is_digit(s[end])) ++end;
+    key += '0';
+    put32(end - sig);
+    key.append(s.substr(sig, end - sig));
+    put32(end - start);
+    i = end;
+  }
+  return key;
 }
 
 io::Table communication_ops_table(const std::vector<RankData>& ranks, const CommGroups& groups) {

@@ -16,6 +16,10 @@ namespace cs::cluster {
 
 // "step2" < "step10": digit runs compare as numbers, the rest byte-wise.
 bool natural_less(std::string_view a, std::string_view b);
+// A byte string whose plain (memcmp) order is natural_less's order of the texts: each digit run
+// becomes '0', its significant length (4 bytes, big-endian), its significant digits and its
+// whole length (4 bytes); other bytes stay. For sorting many texts: each compared as bytes.
+std::string natural_key(std::string_view s);
 
 // communication_ops: one row per (step, group, op, rank):
 // step, group, op, rank, elapse_ms, transit_ms, wait_ms, sync_ms, idle_ms, wait_ratio,

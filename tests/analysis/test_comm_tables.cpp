@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <random>
 
 #include "generator/generator.h"
 #include "load/discovery.h"
@@ -21,6 +22,24 @@ TEST(CommTables, NaturalOrder) {
   EXPECT_TRUE(natural_less("a", "b"));
   EXPECT_TRUE(natural_less("", "a"));
   EXPECT_FALSE(natural_less("x1", "x1"));
+}
+
+TEST(CommTables, NaturalKeysCompareAsNaturalLess) {
+  // Random texts of digits (leading zeros too), the bytes just below and above the digits, other
+  // ASCII and a high byte: every pair orders the same by keys as by natural_less.
+  std::mt19937 rng(7);
+  const std::string alphabet = std::string("0019/:a_z") + '\xff';
+  std::vector<std::string> texts;
+  for (int i = 0; i < 600; ++i) {
+    std::string s;
+    for (int n = static_cast<int>(rng() % 9); n > 0; --n) s += alphabet[rng() % alphabet.size()];
+    texts.push_back(s);
+  }
+  for (const auto& a : texts)
+    for (const auto& b : texts)
+      ASSERT_EQ(natural_less(a, b), natural_key(a) < natural_key(b)) << a << " vs " << b;
+  EXPECT_LT(natural_key("hcom_allReduce__2_0_1"), natural_key("hcom_allReduce__10_0_1"));
+  EXPECT_LT(natural_key("x1"), natural_key("x01"));  // "01" after "1"
 }
 
 // The values of a string column, plain or dictionary-encoded.
