@@ -159,6 +159,38 @@ bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t 
   return true;
 }
 
+namespace {
+
+// The scalar subquery (SELECT id FROM STRING_IDS WHERE value = '<text>'): the first matching
+// row's id, NULL (nullopt) when none; false when it cannot be told (an id neither an integer nor
+// NULL). From the file's pages the table is read in rowid order and compared byte for byte, as
+// SQLite compares a TEXT column (an index on value lists equal values in rowid order too);
+// otherwise SQLite runs the query.
+bool first_string_id(sqlite3* db, std::string_view text, std::optional<int64_t>& out) {
+  out.reset();
+  int rc;
+  {
+    TableScan s(db, "SELECT id, value FROM STRING_IDS");
+    if (s.paged()) {
+      while ((rc = s.next()) == 1) {
+        if (s.type(1) != SQLITE_TEXT || s.text_view(1) != text) continue;
+        if (!s.is_int_or_null(0)) return false;
+        if (s.is_int(0)) out = s.integer(0);
+        return true;
+      }
+      return rc == 0;
+    }
+  }
+  TableScan s(db, "SELECT id FROM STRING_IDS WHERE value='" + std::string(text) + "'");
+  if (!s.ok()) return false;
+  rc = s.next();
+  if (rc < 0 || (rc == 1 && !s.is_int_or_null(0))) return false;
+  if (rc == 1 && s.is_int(0)) out = s.integer(0);
+  return true;
+}
+
+}  // namespace
+
 bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
   if (!db::query_plan_is(db_, sql, kOverlapPlan) || !load_cann() || !load_steps()) return false;
   int rc;
@@ -173,13 +205,7 @@ bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, Fr
     if (rc != 0) return false;
   }
   std::optional<int64_t> memcpy_type;  // the scalar subquery: the first matching id, or NULL
-  {
-    TableScan s(db_, "SELECT id FROM STRING_IDS WHERE value='MEMCPY_ASYNC'");
-    if (!s.ok()) return false;
-    rc = s.next();
-    if (rc < 0 || (rc == 1 && !s.is_int_or_null(0))) return false;
-    if (rc == 1 && s.is_int(0)) memcpy_type = s.integer(0);
-  }
+  if (!first_string_id(db_, "MEMCPY_ASYNC", memcpy_type)) return false;
   std::vector<OverlapRow> rows;
   {
     TableScan s(db_, "SELECT startNs, endNs, connectionId, globalTaskId, taskType FROM TASK");

@@ -12,6 +12,7 @@
 #include "recipes/frame/frame_writers.h"
 #include "recipes/frame/pandas_sort.h"
 #include "recipes/frame/rank_db.h"
+#include "recipes/hccl_sum_scan.h"
 
 namespace cs::recipes {
 
@@ -78,8 +79,13 @@ bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
   return true;
 }
 
+const char* hccl_sum_sql() {
+  return kQuery;
+}
+
 bool HcclSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
-  return map_profiler_query(paths, kQuery, {"COMMUNICATION_OP", "STRING_IDS"}, out, diag);
+  return map_profiler_query(paths, kQuery, {"COMMUNICATION_OP", "STRING_IDS"}, out, diag,
+                            scan_hccl_ops);
 }
 
 bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,

@@ -42,4 +42,8 @@ bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
                         const std::vector<std::string>& tables, FrameSet& out,
                         io::Diagnostics& diag, QueryScan scan = nullptr);
 
+// hccl_sum's per-rank query (msprof-analyze's communication-op export; its start range bound as
+// two parameters).
+const char* hccl_sum_sql();
+
 }  // namespace cs::recipes

@@ -43,6 +43,8 @@ class TableScan {
   TableScan& operator=(const TableScan&) = delete;
 
   bool ok() const { return st_ != nullptr || pages_.has_value(); }
+  // True when the rows come from the file's pages (db::page_scan), not from SQLite.
+  bool paged() const { return pages_.has_value(); }
   // Steps to the next row: 1 a row, 0 done, -1 an error. A row's values and their storage
   // classes are read once here (one sqlite3_column_value per column): the accessors below only
   // look them up, without sqlite3_column_*()'s per-call checks of the statement.

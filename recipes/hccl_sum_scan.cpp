@@ -1,0 +1,76 @@
+#include "recipes/hccl_sum_scan.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "db/query_plan.h"
+#include "recipes/table_scan.h"
+
+namespace cs::recipes {
+
+namespace {
+
+// SQLite's plan for the query on the profilers' schema: COMMUNICATION_OP scanned in rowid order,
+// each string found by STRING_IDS' primary key (at most one match each).
+const std::vector<std::string> kPlan = {
+    "SCAN COMMUNICATION_OP", "SEARCH TYPE_IDS USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN",
+    "SEARCH NAME_IDS USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN",
+    "SEARCH GROUP_NAME_IDS USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN"};
+
+// round() leaves an integral double below 2^52 as it is; above, adding 0.5 may round up.
+constexpr int64_t kExactRound = int64_t{1} << 52;
+
+}  // namespace
+
+bool scan_hccl_ops(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
+  if (!db::query_plan_is(db, sql, kPlan)) return false;
+  int rc;
+  std::vector<std::pair<int64_t, Cell>> strings;  // STRING_IDS by id (its primary key)
+  {
+    TableScan s(db, "SELECT id, value FROM STRING_IDS");
+    if (!s.ok()) return false;
+    while ((rc = s.next()) == 1) {
+      if (!s.is_int(0)) return false;
+      strings.emplace_back(s.integer(0), s.cell(1));
+    }
+    if (rc != 0) return false;
+    std::sort(strings.begin(), strings.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  auto text_of = [&](const TableScan& s, int c) {
+    if (!s.is_int(c)) return Cell::null();
+    auto it = std::lower_bound(strings.begin(), strings.end(), s.integer(c),
+                               [](const auto& p, int64_t k) { return p.first < k; });
+    return it != strings.end() && it->first == s.integer(c) ? it->second : Cell::null();
+  };
+  Frame f;
+  auto& name = f.add("OpName");
+  auto& type = f.add("OpType");
+  auto& duration = f.add("Duration");
+  auto& group = f.add("GroupName");
+  TableScan s(db, "SELECT startNs, endNs, opType, opName, groupName FROM COMMUNICATION_OP");
+  if (!s.ok()) return false;
+  while ((rc = s.next()) == 1) {
+    for (int c = 0; c < 5; ++c)
+      if (!s.is_int_or_null(c)) return false;
+    if (!s.is_int(0) || s.integer(0) < lo || s.integer(0) > hi) continue;  // NULL: not in range
+    Cell d;  // round(endNs - startNs): a real, NULL when endNs is
+    if (s.is_int(1)) {
+      int64_t v = 0;
+      if (__builtin_sub_overflow(s.integer(1), s.integer(0), &v) || v >= kExactRound ||
+          v <= -kExactRound)
+        return false;
+      d = Cell::real(static_cast<double>(v));
+    }
+    name.push_back(text_of(s, 3));
+    type.push_back(text_of(s, 2));
+    duration.push_back(d);
+    group.push_back(text_of(s, 4));
+  }
+  if (rc != 0) return false;
+  out = std::move(f);
+  return true;
+}
+
+}  // namespace cs::recipes
