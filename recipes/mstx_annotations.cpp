@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "recipes/frame/frame_ops.h"
+#include "recipes/mstx_marks_scan.h"
 #include "recipes/mstx_range_scan.h"
 
 namespace cs::recipes {
@@ -199,6 +200,14 @@ std::string mstx_range_sql(bool with_task) {
   return range_query(with_task);
 }
 
+const char* mstx_mark_sql() {
+  return kMarkQuery;
+}
+
+const char* mstx_step_sql() {
+  return kStepQuery;
+}
+
 bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Diagnostics& diag) {
   const std::vector<int64_t> range{0, std::numeric_limits<int64_t>::max()};
   std::vector<StepSpan> steps;
@@ -206,7 +215,9 @@ bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Dia
   if (db.has_table("STEP_TIME")) {
     whole_run = false;
     Frame f;
-    if (!db.query(kStepQuery, {}, f, "STEP_TIME", diag)) return false;
+    if (!scan_step_time(db.handle(), kStepQuery, f) &&
+        !db.query(kStepQuery, {}, f, "STEP_TIME", diag))
+      return false;
     for (size_t r = 0; r < f.rows(); ++r)
       steps.push_back({int_at(f.columns[0], r), int_at(f.columns[1], r), int_at(f.columns[2], r)});
   }
@@ -214,7 +225,8 @@ bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Dia
   const bool with_task = db.has_table("TASK");
   const std::string range_sql = range_query(with_task);
   // The range scan gives the SQL's rows or declines, and then the SQL runs (and reports).
-  if (!db.query(kMarkQuery, range, marks, "MSTX_EVENTS", diag) ||
+  if ((!scan_mstx_marks(db.handle(), kMarkQuery, range[0], range[1], marks) &&
+       !db.query(kMarkQuery, range, marks, "MSTX_EVENTS", diag)) ||
       (!(with_task && scan_mstx_ranges(db.handle(), range_sql, range[0], range[1], ranges)) &&
        !db.query(range_sql, range, ranges, "MSTX_EVENTS", diag)))
     return false;

@@ -33,5 +33,8 @@ bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Dia
 // The range query (msprof-analyze's MstxRangeExport; with_task: TASK joined), its start range as
 // two parameters; for tests.
 std::string mstx_range_sql(bool with_task);
+// The mark query (its start range as two parameters) and the step query; for tests.
+const char* mstx_mark_sql();
+const char* mstx_step_sql();
 
 }  // namespace cs::recipes
