@@ -97,7 +97,7 @@ const std::vector<std::string> kBandwidthKeys = {"group_name", "step", "rank_id"
 // How many groups of `keys` the frames have, each alone (a rank's rows group only together).
 size_t key_groups(const std::vector<const Frame*>& frames, const std::vector<std::string>& keys) {
   size_t n = 0;
-  for (const Frame* f : frames) n += group_rows(*f, keys, false).size();
+  for (const Frame* f : frames) n += group_rows_flat(*f, keys, false).size();
   return n;
 }
 
@@ -127,7 +127,7 @@ Frame communication_time_with_totals(Frame time, const Frame& mapping) {
   }
   std::vector<const FrameColumn*> cols;  // the 3 keys, then the sums (nullptr: missing)
   for (const auto& c : summed.columns) cols.push_back(find_column(merged, c.name));
-  for (const auto& rows : group_rows(merged, kTimeKeys, true)) {
+  for (const std::span<const size_t> rows : group_rows_flat(merged, kTimeKeys, true)) {
     const size_t r0 = rows.front();
     for (size_t k = 0; k < 3; ++k) summed.columns[k].push_back(cols[k]->cells[r0]);
     for (size_t k = 0; k < sums.size(); ++k) {
@@ -196,7 +196,7 @@ Frame communication_bandwidth_with_totals(Frame bandwidth, const Frame& mapping)
   std::vector<std::pair<Cell, Cell>> sums4;
   std::vector<size_t> group4_of(merged.rows(), 0);
   std::unordered_set<Cell, CellKeyHash, CellKeyEqual> ops;
-  for (const auto& rows : group_rows(merged, keys4, false)) {
+  for (const std::span<const size_t> rows : group_rows_flat(merged, keys4, false)) {
     ops.clear();
     std::vector<size_t> distinct;
     for (size_t r : rows) {
@@ -222,7 +222,7 @@ Frame communication_bandwidth_with_totals(Frame bandwidth, const Frame& mapping)
   const Cell total_op = Cell::text("Total Op Info");
   std::vector<const FrameColumn*> key_cols;
   for (const auto& k : keys5) key_cols.push_back(find_column(merged, k));
-  for (const auto& rows : group_rows(merged, keys5, true)) {
+  for (const std::span<const size_t> rows : group_rows_flat(merged, keys5, true)) {
     const size_t r0 = rows.front();
     for (size_t k = 0; k < keys5.size(); ++k) agg.columns[k].push_back(key_cols[k]->cells[r0]);
     count.push_back(group_sum(*count_c, count_t, rows));

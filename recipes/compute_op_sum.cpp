@@ -4,6 +4,7 @@
 #include "recipes/frame/duration_stats.h"
 #include "recipes/frame/frame_ops.h"
 #include "recipes/hccl_sum.h"
+#include "runtime/task_runner.h"
 
 namespace cs::recipes {
 
@@ -22,13 +23,14 @@ const char* kQuery =
     "WHERE TASK.startNs >= ? and TASK.startNs <= ?";
 
 // pd.concat(describe_duration(df.groupby(keys)).assign(Rank=rank) for each rank), sorted by
-// descending SumNs.
-Frame per_rank(const std::vector<const Frame*>& frames, const std::vector<std::string>& keys) {
-  std::vector<Frame> parts;
-  for (const Frame* f : frames) {
-    parts.push_back(describe_duration(*f, keys, "Duration"));
-    assign(parts.back(), "Rank", find_column(*f, "Rank")->cells.front());
-  }
+// descending SumNs; the ranks described on up to `threads` threads.
+Frame per_rank(const std::vector<const Frame*>& frames, const std::vector<std::string>& keys,
+               int threads) {
+  std::vector<Frame> parts(frames.size());
+  runtime::parallel_for(frames.size(), threads, [&](size_t i) {
+    parts[i] = describe_duration(*frames[i], keys, "Duration");
+    assign(parts[i], "Rank", find_column(*frames[i], "Rank")->cells.front());
+  });
   std::vector<const Frame*> ptrs;
   for (const auto& p : parts) ptrs.push_back(&p);
   const std::vector<std::string> names = column_union(ptrs);
@@ -54,11 +56,12 @@ bool ComputeOpSum::reduce(const std::vector<RankPartial>& parts, const RecipeOut
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
-  const Frame by_type = per_rank(frames, {"OpType", "TaskType"});
+  const Frame by_type = per_rank(frames, {"OpType", "TaskType"}, out.threads);
   const Frame all = concat_frames(frames, column_union(frames));
   const Frame all_stats =
       sort_by(describe_duration(all, {"OpType", "TaskType"}, "Duration"), "SumNs", false);
-  const Frame by_name = per_rank(frames, {"OpName", "OpType", "TaskType", "InputShapes"});
+  const Frame by_name =
+      per_rank(frames, {"OpName", "OpType", "TaskType", "InputShapes"}, out.threads);
   return dump_recipe_frame(all_stats, out, dir_name(), "all_stats.csv", "ComputeOpAllRankStats",
                            diag) &&
          dump_recipe_frame(by_type, out, dir_name(), "rank_stats_by_optype.csv",

@@ -13,6 +13,7 @@
 #include "recipes/frame/pandas_sort.h"
 #include "recipes/frame/rank_db.h"
 #include "recipes/hccl_sum_scan.h"
+#include "runtime/task_runner.h"
 
 namespace cs::recipes {
 
@@ -95,12 +96,12 @@ bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
   // Per rank, by op type, ordered by rank.
-  std::vector<Frame> per_rank;
+  std::vector<Frame> per_rank(frames.size());
   std::vector<const Frame*> per_rank_ptrs;
-  for (const Frame* f : frames) {
-    per_rank.push_back(describe_duration(*f, {"OpType"}, "Duration"));
-    assign(per_rank.back(), "Rank", f->columns.back().cells.front());
-  }
+  runtime::parallel_for(frames.size(), out.threads, [&](size_t i) {
+    per_rank[i] = describe_duration(*frames[i], {"OpType"}, "Duration");
+    assign(per_rank[i], "Rank", frames[i]->columns.back().cells.front());
+  });
   for (const auto& f : per_rank) per_rank_ptrs.push_back(&f);
   Frame rank_stats = concat_frames(per_rank_ptrs, column_union(per_rank_ptrs));
   rank_stats.index_columns = 1;

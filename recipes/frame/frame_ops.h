@@ -44,6 +44,19 @@ struct GroupedRows {
   std::span<const size_t> operator[](size_t g) const {
     return {rows.data() + starts[g], starts[g + 1] - starts[g]};
   }
+  // The groups in order, each as its rows: for (std::span<const size_t> g : grouped).
+  struct Iterator {
+    const GroupedRows* groups;
+    size_t g;
+    std::span<const size_t> operator*() const { return (*groups)[g]; }
+    Iterator& operator++() {
+      ++g;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return g != other.g; }
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
 };
 // group_rows() as GroupedRows: the same groups in the same order.
 GroupedRows group_rows_flat(const Frame& f, const std::vector<std::string>& keys, bool sort);
