@@ -16,8 +16,8 @@
 #include <string>
 
 #include "db/database.h"
-#include "readers/communication.h"
 #include "io/diagnostics.h"
+#include "readers/communication.h"
 #include "readers/matrix.h"
 #include "readers/step_trace.h"
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <system_error>
 #include <unordered_map>
 #include <utility>
@@ -228,18 +229,19 @@ std::string sqlite_hint(int code) {
 
 Database::Database(Database&& o) noexcept
     : db_(std::exchange(o.db_, nullptr)),
+      open_error_(std::move(o.open_error_)),
       path_(std::move(o.path_)),
+      sqlite_path_(std::move(o.sqlite_path_)),
       tables_(std::move(o.tables_)),
       paged_(std::move(o.paged_)) {}
 
 Database& Database::operator=(Database&& o) noexcept {
   if (this != &o) {
-    if (db_) {
-      unregister(db_);
-      sqlite3_close_v2(db_);
-    }
+    close();
     db_ = std::exchange(o.db_, nullptr);
+    open_error_ = std::move(o.open_error_);
     path_ = std::move(o.path_);
+    sqlite_path_ = std::move(o.sqlite_path_);
     tables_ = std::move(o.tables_);
     paged_ = std::move(o.paged_);
   }
@@ -247,31 +249,56 @@ Database& Database::operator=(Database&& o) noexcept {
 }
 
 Database::~Database() {
-  if (db_) {
-    unregister(db_);
-    sqlite3_close_v2(db_);
+  close();
+}
+
+void Database::close() {
+  if (!db_) return;
+  unregister(db_);
+  sqlite3_close_v2(db_);
+  db_ = nullptr;
+}
+
+int Database::open_sqlite() const {
+  int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+  sqlite3_vfs* vfs = direct_path_vfs();
+  sqlite3* db = nullptr;
+  const int rc =
+      sqlite3_open_v2(file_uri(sqlite_path_).c_str(), &db, flags, vfs ? vfs->zName : nullptr);
+  if (rc != SQLITE_OK) {
+    open_error_ = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return rc;
   }
+  sqlite3_extended_result_codes(db, 1);
+  db_ = db;
+  if (paged_) {
+    std::lock_guard lock(registry_mutex);
+    registry()[db_] = paged_.get();
+  }
+  return SQLITE_OK;
+}
+
+sqlite3* Database::handle() const {
+  if (!db_ && open_error_.empty()) open_sqlite();
+  return db_;
 }
 
 std::optional<Database> Database::open(const std::string& path, io::Diagnostics& diag) {
+  direct_path_vfs();  // SQLite configured before anything starts it (see there)
   Database d;
   d.path_ = path;
-  int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
-  sqlite3_vfs* vfs = direct_path_vfs();
-  int rc = sqlite3_open_v2(file_uri(path).c_str(), &d.db_, flags, vfs ? vfs->zName : nullptr);
-  if (rc != SQLITE_OK) {
-    std::string msg = d.db_ ? sqlite3_errmsg(d.db_) : sqlite3_errstr(rc);
-    diag.error(path, 0, "cannot open database: " + msg, sqlite_hint(rc));
-    return std::nullopt;
+  // SQLite may open the file later: a relative path is taken against today's working directory
+  // (as SQLite itself would take it now).
+  d.sqlite_path_ = path;
+  if (!path.empty() && path.front() != '/') {
+    std::error_code ec;
+    const auto cwd = std::filesystem::current_path(ec);
+    if (!ec) d.sqlite_path_ = (cwd / path).string();
   }
-  sqlite3_extended_result_codes(d.db_, 1);
   d.paged_ = std::make_unique<Paged>(path);
-  {
-    std::lock_guard lock(registry_mutex);
-    registry()[d.db_] = d.paged_.get();
-  }
-  // The tables' names from the file's pages when the page reader reads it: SQLite then parses
-  // the schema's CREATE statements only if a query needs SQLite.
+  // The tables' names from the file's pages when the page reader reads it: SQLite then opens
+  // the file, and parses the schema's CREATE statements, only if a query needs SQLite.
   {
     std::lock_guard lock(d.paged_->mutex);
     if (const auto& pages = d.paged_->pages()) {
@@ -280,11 +307,15 @@ std::optional<Database> Database::open(const std::string& path, io::Diagnostics&
       return d;
     }
   }
-  // Otherwise reading the schema is SQLite's first access to the file: a non-database or a
-  // truncated header fails here.
+  // Otherwise SQLite reads it now: a missing file, a non-database or a truncated header fails
+  // here, in SQLite's words.
+  if (const int rc = d.open_sqlite(); rc != SQLITE_OK) {
+    diag.error(path, 0, "cannot open database: " + d.open_error_, sqlite_hint(rc));
+    return std::nullopt;
+  }
   sqlite3_stmt* stmt = nullptr;
-  rc = sqlite3_prepare_v2(d.db_, "SELECT name FROM sqlite_master WHERE type IN ('table','view')",
-                          -1, &stmt, nullptr);
+  int rc = sqlite3_prepare_v2(
+      d.db_, "SELECT name FROM sqlite_master WHERE type IN ('table','view')", -1, &stmt, nullptr);
   if (rc != SQLITE_OK) {
     diag.error(path, 0, std::string("cannot read database schema: ") + sqlite3_errmsg(d.db_),
                sqlite_hint(rc));
@@ -325,7 +356,7 @@ std::vector<std::string> Database::columns(std::string_view table) const {
   }
   std::string sql = "PRAGMA table_info(" + quoted(table) + ")";
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(handle(), sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
     sqlite3_finalize(stmt);
     return out;
   }
@@ -368,10 +399,16 @@ bool Database::require(std::string_view table, const std::vector<std::string>& c
 std::optional<Statement> Database::prepare(std::string_view sql, std::string_view table,
                                            io::Diagnostics& diag) const {
   if (auto rows = page_scan(sql)) return Statement(std::move(*rows), path_, std::string(table));
+  sqlite3* db = handle();
+  if (!db) {
+    diag.error(path_, 0, where(table) + "cannot open database: " + open_error_,
+               "check the file exists and is readable");
+    return std::nullopt;
+  }
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
   if (rc != SQLITE_OK || stmt == nullptr) {
-    diag.error(path_, 0, where(table) + "cannot query: " + sqlite3_errmsg(db_), sqlite_hint(rc));
+    diag.error(path_, 0, where(table) + "cannot query: " + sqlite3_errmsg(db), sqlite_hint(rc));
     sqlite3_finalize(stmt);
     return std::nullopt;
   }

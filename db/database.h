@@ -46,8 +46,8 @@ class Database {
   ~Database();
 
   // Opens `path` read-only and immutable and checks it is a readable SQLite database (reads its
-  // schema). Returns nullopt with one error in `diag` when it is missing, not a database,
-  // truncated or corrupt.
+  // schema, from the file's pages when the page reader reads them, else through SQLite). Returns
+  // nullopt with one error in `diag` when it is missing, not a database, truncated or corrupt.
   static std::optional<Database> open(const std::string& path, io::Diagnostics& diag);
 
   const std::string& path() const { return path_; }
@@ -74,8 +74,10 @@ class Database {
   std::optional<Statement> prepare(std::string_view sql, std::string_view table,
                                    io::Diagnostics& diag) const;
 
-  // The sqlite3 handle, for callers that need an API this class does not wrap.
-  sqlite3* handle() const { return db_; }
+  // The sqlite3 handle, for callers that need an API this class does not wrap; SQLite opens the
+  // file on this first call (a database the page reader reads is not opened by SQLite until a
+  // query needs it). nullptr when SQLite cannot open it. Not for concurrent first calls.
+  sqlite3* handle() const;
   // `sql` answered from the file's pages when it is a plain query that SQLite would answer by
   // scanning the table in rowid order (db/simple_select) and the page reader reads the table;
   // nullopt otherwise. With `rowid`, rowid/oid/_rowid_ may be asked for (their result names are
@@ -87,8 +89,15 @@ class Database {
   struct Paged;
 
  private:
-  sqlite3* db_ = nullptr;
-  std::string path_;
+  // Opens the file with SQLite (db_, registered for page_scan(handle)); SQLite's result code,
+  // its message in open_error_ when it fails.
+  int open_sqlite() const;
+  void close();
+
+  mutable sqlite3* db_ = nullptr;  // opened by handle() when first needed
+  mutable std::string open_error_;
+  std::string path_;                 // as given (messages name it)
+  std::string sqlite_path_;          // absolute, for SQLite's open
   std::vector<std::string> tables_;  // sorted, read once at open
   std::unique_ptr<Paged> paged_;
 };

@@ -68,7 +68,7 @@ const std::vector<std::string> kKernelPlan = {"SCAN t USING INDEX TaskIndex",
 bool kernel_rows_from_pages(const Database& db, const std::string& sql,
                             const std::array<std::string, kKernelColumns>& c_columns,
                             const std::function<void(const KernelRow&)>& row) {
-  if (!query_plan_is(db.handle(), sql, kKernelPlan, task_index_is_start_then_task_id)) return false;
+  if (!query_plan_is(db, sql, kKernelPlan, task_index_is_start_then_task_id)) return false;
   auto int_or_null = [](const io::sqlite::StoredValue& v) {
     return v.kind == io::sqlite::StoredValue::Kind::kInt ||
            v.kind == io::sqlite::StoredValue::Kind::kNull;
@@ -289,32 +289,65 @@ std::vector<std::pair<int64_t, int64_t>> read_rank_device_map(const Database& db
   return out;
 }
 
+namespace {
+
+// The communication-op query's rows (opName, opType, startNs, endNs as Statement::int64_at reads
+// them) from the file's pages, in SQLite's order, when SQLite scans COMMUNICATION_OP and sorts by
+// start (equal starts in the order they came: SQLite's sorter takes the earlier row first on
+// equal keys; NULL starts first) and every value is an integer or NULL; false (nothing given to
+// `row`) otherwise: the query runs through SQLite then.
+const std::vector<std::string> kCommOpPlan = {"SCAN COMMUNICATION_OP",
+                                              "USE TEMP B-TREE FOR ORDER BY"};
+using CommOpRow = std::array<std::optional<int64_t>, 4>;
+
+bool comm_op_rows_from_pages(const Database& db, const std::string& sql,
+                             const std::function<void(const CommOpRow&)>& row) {
+  if (!query_plan_is(db, sql, kCommOpPlan)) return false;
+  auto ops = db.page_scan("SELECT opName, opType, startNs, endNs FROM COMMUNICATION_OP");
+  if (!ops) return false;
+  std::vector<CommOpRow> rows(ops->rows.size());
+  std::vector<io::sqlite::StoredValue> all;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    ops->rows.decode(r, all, ops->decode);
+    for (size_t c = 0; c < 4; ++c) {
+      const io::sqlite::StoredValue& v = all[static_cast<size_t>(ops->pick[c])];
+      if (v.kind == io::sqlite::StoredValue::Kind::kInt) {
+        rows[r][c] = v.i;
+      } else if (v.kind != io::sqlite::StoredValue::Kind::kNull) {
+        return false;
+      }
+    }
+  }
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return rows[a][2] < rows[b][2]; });  // NULL first
+  for (size_t i : order) row(rows[i]);
+  return true;
+}
+
+}  // namespace
+
 bool read_communication_ops(const Database& db, const StringIds& strings,
                             const std::function<void(const CommunicationOp&)>& on_op,
                             io::Diagnostics& diag) {
   if (!db.has_table("COMMUNICATION_OP")) return true;  // a job without collectives
   if (!db.require("COMMUNICATION_OP", {"opName", "startNs", "endNs", "opType"}, diag)) return false;
-  auto st =
-      db.prepare("SELECT opName, opType, startNs, endNs FROM COMMUNICATION_OP ORDER BY startNs",
-                 "COMMUNICATION_OP", diag);
-  if (!st) return false;
+  const std::string sql =
+      "SELECT opName, opType, startNs, endNs FROM COMMUNICATION_OP ORDER BY startNs";
   BadCells bad(db.path(), "COMMUNICATION_OP");
   int64_t missing_ids = 0;
-  StepResult r;
-  while ((r = st->step(diag)) == StepResult::kRow) {
-    auto name_id = st->int64_at(0);
-    auto type_id = st->int64_at(1);
-    auto start = st->int64_at(2);
-    auto end = st->int64_at(3);
+  auto on_row = [&](const CommOpRow& row) {
+    const auto& [name_id, type_id, start, end] = row;
     int64_t span = 0;  // endNs - startNs; a difference beyond int64 is a bad endNs
     if (!name_id || !start || !end || __builtin_sub_overflow(*end, *start, &span)) {
       bad.add(!name_id ? "opName" : !start ? "startNs" : "endNs");
-      continue;
+      return;
     }
     auto name = strings.find(*name_id);
     if (!name) {
       ++missing_ids;
-      continue;
+      return;
     }
     CommunicationOp op;
     op.name = *name;
@@ -325,6 +358,15 @@ bool read_communication_ops(const Database& db, const StringIds& strings,
     op.start_us = static_cast<double>(*start) / 1000.0;
     op.duration_us = static_cast<double>(span) / 1000.0;
     on_op(op);
+  };
+  bool ok = comm_op_rows_from_pages(db, sql, on_row);
+  if (!ok) {
+    auto st = db.prepare(sql, "COMMUNICATION_OP", diag);
+    if (!st) return false;
+    StepResult r;
+    while ((r = st->step(diag)) == StepResult::kRow)
+      on_row({st->int64_at(0), st->int64_at(1), st->int64_at(2), st->int64_at(3)});
+    ok = r != StepResult::kError;
   }
   bad.report(diag);
   if (missing_ids > 0) {
@@ -334,7 +376,7 @@ bool read_communication_ops(const Database& db, const StringIds& strings,
                "those operators were left out; the database is incomplete: re-export the rank's "
                "profile data");
   }
-  return r != StepResult::kError;
+  return ok;
 }
 
 }  // namespace cs::db

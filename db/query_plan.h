@@ -10,6 +10,8 @@ struct sqlite3;
 
 namespace cs::db {
 
+class Database;
+
 // True when SQLite's plan for `sql` (EXPLAIN QUERY PLAN's detail lines, in order) is `expected`.
 // The answer is kept per database schema (every CREATE statement): without sqlite_stat tables
 // SQLite plans from the schema alone, so ranks written by one profiler version plan the query
@@ -17,6 +19,10 @@ namespace cs::db {
 // an index's columns), checked and kept with the answer.
 bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected,
                    bool (*also)(sqlite3*) = nullptr);
+// The same for an open Database: its schema read from the file's pages, so SQLite opens the file
+// only when the answer for this schema is not known yet.
+bool query_plan_is(const Database& db, const std::string& sql,
+                   const std::vector<std::string>& expected, bool (*also)(sqlite3*) = nullptr);
 
 // True when the profilers' TaskIndex has the keys (startNs, globalTaskId), ascending, binary
 // collation: then its order is (startNs, globalTaskId, rowid), NULLs first, for integer keys.

@@ -220,7 +220,7 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
   for (const char* tbl : {"COMMUNICATION_OP", "RANK_DEVICE_MAP", "STRING_IDS", "CANN_API"})
     if (!prof.has_table(tbl)) return true;
   // The scans give the SQL's rows or decline, and then the SQL runs (and reports).
-  TimeSummaryScan scan(prof.handle());
+  TimeSummaryScan scan(prof.database());
   Frame comm;
   if (!scan.communication(comm_query(steps), kRange[0], kRange[1], comm) &&
       !prof.query(comm_query(steps), kRange, comm, "COMMUNICATION_OP", diag))

@@ -166,7 +166,7 @@ namespace {
 // NULL). From the file's pages the table is read in rowid order and compared byte for byte, as
 // SQLite compares a TEXT column (an index on value lists equal values in rowid order too);
 // otherwise SQLite runs the query.
-bool first_string_id(sqlite3* db, std::string_view text, std::optional<int64_t>& out) {
+bool first_string_id(const db::Database& db, std::string_view text, std::optional<int64_t>& out) {
   out.reset();
   int rc;
   {

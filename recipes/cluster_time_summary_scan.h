@@ -13,13 +13,13 @@
 
 #include "recipes/frame/frame.h"
 
-struct sqlite3;
+#include "db/database.h"
 
 namespace cs::recipes {
 
 class TimeSummaryScan {
  public:
-  explicit TimeSummaryScan(sqlite3* db) : db_(db) {}
+  explicit TimeSummaryScan(const db::Database& db) : db_(db) {}
 
   // The communication query `sql` (STEP_TIME joined) with its range [lo, hi] on the CANN start:
   // columns rank, groupName, opName, communication_time, step. False: run the SQL.
@@ -40,7 +40,7 @@ class TimeSummaryScan {
   // Appends the STEP_TIME ids whose [start, end] holds `t` (in table order), or one NULL.
   void steps_of(int64_t t, std::vector<const Cell*>& ids) const;
 
-  sqlite3* db_;
+  const db::Database& db_;
   std::optional<std::unordered_map<int64_t, std::optional<int64_t>>> cann_;  // id -> startNs
   std::optional<std::vector<Step>> steps_;
 };

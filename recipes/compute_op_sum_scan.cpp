@@ -38,7 +38,8 @@ struct OpRow {
 
 }  // namespace
 
-bool scan_compute_ops(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
+bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
+                      Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan, db::task_index_is_start_then_task_id)) return false;
   int rc;
   std::vector<std::pair<int64_t, Cell>> strings;  // STRING_IDS by id (its primary key)

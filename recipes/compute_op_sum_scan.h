@@ -11,7 +11,7 @@
 
 #include "recipes/frame/frame.h"
 
-struct sqlite3;
+#include "db/database.h"
 
 namespace cs::recipes {
 
@@ -20,6 +20,7 @@ namespace cs::recipes {
 // with TaskIndex on (startNs, globalTaskId); false (run the SQL) for any other plan, a TASK
 // start, end or task id or a COMPUTE_TASK_INFO string id that is neither an integer nor NULL, a
 // duration of 2^52 ns or more, or a failed read.
-bool scan_compute_ops(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out);
+bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
+                      Frame& out);
 
 }  // namespace cs::recipes

@@ -200,7 +200,7 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
   // The scans give the SQL's rows exactly or decline, and then the SQL runs (and reports).
   // One read of TASK serves both queries.
   const std::string link_sql = kLinkQuery;
-  FreeAnalysisScan scan = scan_free_analysis(db.handle(), &link_sql);
+  FreeAnalysisScan scan = scan_free_analysis(db.database(), &link_sql);
   std::vector<int64_t> bs, be;
   if (scan.busy_ok) {
     for (const auto& b : scan.busy) {

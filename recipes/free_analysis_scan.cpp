@@ -101,7 +101,7 @@ struct LinkTables {
   std::deque<std::string> texts;  // the PyTorch times' texts
 };
 
-bool read_link_tables(sqlite3* db, LinkTables& t) {
+bool read_link_tables(const db::Database& db, LinkTables& t) {
   int rc;
   {
     TableScan s(db, "SELECT connectionId, startNs, endNs FROM CANN_API");
@@ -143,7 +143,7 @@ bool read_link_tables(sqlite3* db, LinkTables& t) {
 }
 
 // STRING_IDS' values for the task types `tasks` name (only those are interned for the run).
-bool read_task_types(sqlite3* db, const std::vector<TaskRow>& tasks, LinkTables& t) {
+bool read_task_types(const db::Database& db, const std::vector<TaskRow>& tasks, LinkTables& t) {
   std::vector<int64_t> wanted;
   for (const TaskRow& task : tasks)
     if (task.has_type) wanted.push_back(task.type);
@@ -226,7 +226,7 @@ std::vector<BusyInterval> merge_busy_intervals(std::vector<BusyInterval> rows) {
   return out;
 }
 
-bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out) {
+bool scan_busy_intervals(const db::Database& db, std::vector<BusyInterval>& out) {
   FreeAnalysisScan scan = scan_free_analysis(db, nullptr);
   if (scan.busy_ok) out = std::move(scan.busy);
   return scan.busy_ok;
@@ -246,13 +246,13 @@ const std::string& RawValue::str() const {
   return kind == Cell::Kind::kText && text ? *text : empty;
 }
 
-bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out) {
+bool scan_link_rows(const db::Database& db, const std::string& link_sql, LinkRows& out) {
   FreeAnalysisScan scan = scan_free_analysis(db, &link_sql);
   if (scan.link_ok) out = std::move(scan.link);
   return scan.link_ok;
 }
 
-FreeAnalysisScan scan_free_analysis(sqlite3* db, const std::string* link_sql) {
+FreeAnalysisScan scan_free_analysis(const db::Database& db, const std::string* link_sql) {
   FreeAnalysisScan out;
   int rc;
   // The busy query's compute tasks: COMPUTE_TASK_INFO's ids, sorted.

@@ -13,7 +13,7 @@
 
 #include "recipes/frame/frame.h"
 
-struct sqlite3;
+#include "db/database.h"
 
 namespace cs::recipes {
 
@@ -31,7 +31,7 @@ std::vector<BusyInterval> merge_busy_intervals(std::vector<BusyInterval> rows);
 
 // The busy query's result read as scans of COMPUTE_TASK_INFO, TASK and COMMUNICATION_OP.
 // False (use the SQL) when a start, end or task id is not an integer or a read fails.
-bool scan_busy_intervals(sqlite3* db, std::vector<BusyInterval>& out);
+bool scan_busy_intervals(const db::Database& db, std::vector<BusyInterval>& out);
 
 // A value as SQLite stored it, outside a frame: PYTORCH_API's times are text, a distinct string
 // on every row, which as frame cells would be interned for the rest of the run. Read like a Cell.
@@ -68,7 +68,7 @@ struct LinkRows {
 // plan for `link_sql` is the one this reproduces (TASK walked through TaskIndex on (startNs,
 // globalTaskId), keyed lookups); false (use the SQL) otherwise, or when a TASK start, task id or
 // join key is not an integer or NULL, PYTORCH_API repeats a connectionId, or a read fails.
-bool scan_link_rows(sqlite3* db, const std::string& link_sql, LinkRows& out);
+bool scan_link_rows(const db::Database& db, const std::string& link_sql, LinkRows& out);
 
 // Both of free_analysis's per-rank results from one read of TASK (each *_ok false: run that
 // query's SQL instead).
@@ -81,6 +81,6 @@ struct FreeAnalysisScan {
 
 // scan_busy_intervals and scan_link_rows (for `link_sql`; none when it is null) at once: TASK is
 // read once, in rowid order, and the link rows sorted into TaskIndex's order.
-FreeAnalysisScan scan_free_analysis(sqlite3* db, const std::string* link_sql);
+FreeAnalysisScan scan_free_analysis(const db::Database& db, const std::string* link_sql);
 
 }  // namespace cs::recipes

@@ -68,7 +68,7 @@ bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
     }
   Frame rows;
   const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
-  if (!(scan && scan(db.handle(), sql, lo, hi, rows)) &&
+  if (!(scan && scan(db.database(), sql, lo, hi, rows)) &&
       !db.query(sql, {lo, hi}, rows, tables.front(), diag))
     return false;
   if (rows.rows() == 0) {

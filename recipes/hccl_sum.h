@@ -10,7 +10,7 @@
 
 #include "recipes/recipe.h"
 
-struct sqlite3;
+#include "db/database.h"
 
 namespace cs::recipes {
 
@@ -33,7 +33,8 @@ bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::strin
 
 // A scan answering a query's rows without SQLite's plan (e.g. scan_compute_ops): the query's
 // exact rows for its range [lo, hi], or false and the SQL runs.
-using QueryScan = bool (*)(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out);
+using QueryScan = bool (*)(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
+                           Frame& out);
 
 // Reads a profiler-database query msprof-analyze's exports run (step range 0..INT64_MAX) into
 // out["rows"] with a Rank column; a rank without the tables is skipped with a warning. With

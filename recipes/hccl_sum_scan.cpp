@@ -23,7 +23,8 @@ constexpr int64_t kExactRound = int64_t{1} << 52;
 
 }  // namespace
 
-bool scan_hccl_ops(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
+bool scan_hccl_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
+                   Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
   int rc;
   std::vector<std::pair<int64_t, Cell>> strings;  // STRING_IDS by id (its primary key)

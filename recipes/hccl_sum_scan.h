@@ -9,7 +9,7 @@
 
 #include "recipes/frame/frame.h"
 
-struct sqlite3;
+#include "db/database.h"
 
 namespace cs::recipes {
 
@@ -18,6 +18,7 @@ namespace cs::recipes {
 // COMMUNICATION_OP, STRING_IDS searched by its INTEGER PRIMARY KEY); false (run the SQL) for any
 // other plan, a start, end or string id that is neither an integer nor NULL, a duration of
 // 2^52 ns or more, or a failed read.
-bool scan_hccl_ops(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out);
+bool scan_hccl_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
+                   Frame& out);
 
 }  // namespace cs::recipes

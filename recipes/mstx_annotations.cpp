@@ -215,7 +215,7 @@ bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Dia
   if (db.has_table("STEP_TIME")) {
     whole_run = false;
     Frame f;
-    if (!scan_step_time(db.handle(), kStepQuery, f) &&
+    if (!scan_step_time(db.database(), kStepQuery, f) &&
         !db.query(kStepQuery, {}, f, "STEP_TIME", diag))
       return false;
     for (size_t r = 0; r < f.rows(); ++r)
@@ -225,9 +225,9 @@ bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Dia
   const bool with_task = db.has_table("TASK");
   const std::string range_sql = range_query(with_task);
   // The range scan gives the SQL's rows or declines, and then the SQL runs (and reports).
-  if ((!scan_mstx_marks(db.handle(), kMarkQuery, range[0], range[1], marks) &&
+  if ((!scan_mstx_marks(db.database(), kMarkQuery, range[0], range[1], marks) &&
        !db.query(kMarkQuery, range, marks, "MSTX_EVENTS", diag)) ||
-      (!(with_task && scan_mstx_ranges(db.handle(), range_sql, range[0], range[1], ranges)) &&
+      (!(with_task && scan_mstx_ranges(db.database(), range_sql, range[0], range[1], ranges)) &&
        !db.query(range_sql, range, ranges, "MSTX_EVENTS", diag)))
     return false;
   std::vector<Pending> found;

@@ -30,7 +30,7 @@ void sort_by_start(std::vector<size_t>& order, const std::vector<bool>& has,
 
 }  // namespace
 
-bool scan_step_time(sqlite3* db, const std::string& sql, Frame& out) {
+bool scan_step_time(const db::Database& db, const std::string& sql, Frame& out) {
   if (!db::query_plan_is(db, sql, kStepPlan)) return false;
   TableScan s(db, "SELECT id, startNs, endNs FROM STEP_TIME");
   if (!s.ok()) return false;
@@ -63,7 +63,8 @@ bool scan_step_time(sqlite3* db, const std::string& sql, Frame& out) {
   return true;
 }
 
-bool scan_mstx_marks(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
+bool scan_mstx_marks(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
+                     Frame& out) {
   if (!db::query_plan_is(db, sql, kMarkPlan)) return false;
   int rc;
   struct Mark {

@@ -54,7 +54,8 @@ struct Range {
 
 }  // namespace
 
-bool scan_mstx_ranges(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
+bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
+                      Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
   int rc;
   std::vector<Range> ranges;

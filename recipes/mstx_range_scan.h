@@ -10,7 +10,7 @@
 
 #include "recipes/frame/frame.h"
 
-struct sqlite3;
+#include "db/database.h"
 
 namespace cs::recipes {
 
@@ -19,6 +19,7 @@ namespace cs::recipes {
 // SQLite plan it reproduces; false (run the SQL) for any other plan, an MSTX_EVENTS eventType,
 // startNs, connectionId or message, or a TASK startNs, endNs or connectionId, that is neither an
 // integer nor NULL, or a failed read.
-bool scan_mstx_ranges(sqlite3* db, const std::string& sql, int64_t lo, int64_t hi, Frame& out);
+bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
+                      Frame& out);
 
 }  // namespace cs::recipes

@@ -24,19 +24,13 @@ class TableScan {
  public:
   // Prepares `sql` on `db`; ok() is false when SQLite refuses it (or `db` is null).
   TableScan(sqlite3* db, const std::string& sql) {
-    if (db && (pages_ = db::page_scan(db, sql, true))) {
-      const size_t n = pages_->pick.size();
-      types_.assign(n, SQLITE_NULL);
-      current_.resize(n);
-      return;
-    }
-    if (db && sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) {
-      sqlite3_finalize(st_);
-      st_ = nullptr;
-    }
-    const int n = st_ ? sqlite3_column_count(st_) : 0;
-    values_.assign(static_cast<size_t>(n), nullptr);
-    types_.assign(static_cast<size_t>(n), SQLITE_NULL);
+    if (!(db && (pages_ = db::page_scan(db, sql, true)))) prepare(db, sql);
+    init();
+  }
+  // The same on an open Database: SQLite opens the file only when the pages cannot answer.
+  TableScan(const db::Database& db, const std::string& sql) {
+    if (!(pages_ = db.page_scan(sql, true))) prepare(db.handle(), sql);
+    init();
   }
   ~TableScan() { sqlite3_finalize(st_); }
   TableScan(const TableScan&) = delete;
@@ -88,6 +82,24 @@ class TableScan {
 
  private:
   sqlite3_value* value(int c) const { return values_[static_cast<size_t>(c)]; }
+  void prepare(sqlite3* db, const std::string& sql) {
+    if (db && sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(st_);
+      st_ = nullptr;
+    }
+  }
+  // The row buffers, for the pages' columns or the statement's.
+  void init() {
+    if (pages_) {
+      const size_t n = pages_->pick.size();
+      types_.assign(n, SQLITE_NULL);
+      current_.resize(n);
+      return;
+    }
+    const int n = st_ ? sqlite3_column_count(st_) : 0;
+    values_.assign(static_cast<size_t>(n), nullptr);
+    types_.assign(static_cast<size_t>(n), SQLITE_NULL);
+  }
   // The paged rows' counterparts of next(), integer(), real() and text_view(): SQLite's
   // conversions of a value of another storage class (table_scan.cpp).
   int next_page_row();

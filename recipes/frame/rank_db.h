@@ -29,6 +29,9 @@ class RankDb {
   // the query names them). False with an error in `diag` (file, table, what to do) on failure.
   // The SQLite handle (nullptr when not open), e.g. to register functions a query calls.
   sqlite3* handle() const { return db_ ? db_->handle() : nullptr; }
+  // The open database (ok() only), for the recipes' scans: SQLite opens the file only when a
+  // query needs it.
+  const db::Database& database() const { return *db_; }
   bool query(const std::string& sql, const std::vector<int64_t>& params, Frame& out,
              const std::string& table, io::Diagnostics& diag);
 

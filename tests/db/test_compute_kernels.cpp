@@ -1,5 +1,6 @@
-// db::read_compute_kernels answers its join (COMPUTE_TASK_INFO x TASK in TaskIndex order) from the
-// file's pages when SQLite would plan it the profilers' way: on random databases with every
+// db::read_compute_kernels answers its join (COMPUTE_TASK_INFO x TASK in TaskIndex order), and
+// db::read_communication_ops its sorted scan of COMMUNICATION_OP, from the file's pages when
+// SQLite would plan them the profilers' way: on random databases with every
 // awkward row (equal starts, NULL starts, ends and task ids, TASK rows joining nothing or the
 // same kernel twice, string ids missing from STRING_IDS, optional columns present or not) it gives
 // the kernels and messages SQLite's own run of the query gives (the same file in WAL mode, which
@@ -39,6 +40,9 @@ void random_profiler_db(const std::string& path, std::mt19937_64& rng, bool opti
       "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER);"
       "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);"
       "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
+      "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId "
+      "INTEGER,groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,retry INTEGER,dataType "
+      "INTEGER,algType INTEGER,count NUMERIC,opType INTEGER, waitNs INTEGER);"
       "BEGIN;";
   const int strings = 40 + pick(40);
   for (int i = 0; i < strings; ++i)
@@ -80,6 +84,13 @@ void random_profiler_db(const std::string& path, std::mt19937_64& rng, bool opti
     sql += "INSERT INTO TASK (startNs, endNs, globalTaskId, deviceId) VALUES (" + start + ", " +
            end + ", " + task + ", 0);";
   }
+  // Collectives: starts on a coarse grid (many equal), opIds out of insertion order.
+  const int collectives = pick(120);
+  for (int c = 0; c < collectives; ++c)
+    sql += "INSERT INTO COMMUNICATION_OP (opId, opName, opType, startNs, endNs) VALUES (" +
+           std::to_string(pick(100000) * 200 + c) + ", " + id_or_null() + ", " + id_or_null() +
+           ", " + (pick(25) ? std::to_string(1000000 + 5000 * pick(20)) : std::string("NULL")) +
+           ", " + (pick(25) ? std::to_string(1200000 + pick(100000)) : std::string("NULL")) + ");";
   sql += "INSERT INTO STEP_TIME VALUES (1, 1000000, 1000000 + " + std::to_string(300 * tasks) +
          "), (2, " + std::to_string(1000001 + 300 * tasks) + ", 9000000000);";
   sql += "COMMIT;";
@@ -109,6 +120,14 @@ Read read_kernels(const std::string& path) {
             std::string(k.name) + "|" + std::string(k.type) + "|" + std::string(k.input_shapes) +
             "|" + std::string(k.input_dtypes) + "|" + std::string(k.input_formats) + "|" +
             std::string(k.output_shapes) + "|" + std::string(k.output_formats) + buf);
+      },
+      diag));
+  EXPECT_TRUE(read_communication_ops(
+      *db, strings,
+      [&](const CommunicationOp& op) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "|%.17g|%.17g", op.start_us, op.duration_us);
+        out.kernels.push_back("comm|" + std::string(op.name) + "|" + std::string(op.type) + buf);
       },
       diag));
   for (const auto& d : diag.items()) {

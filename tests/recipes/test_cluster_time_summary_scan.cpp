@@ -98,7 +98,7 @@ TEST(TimeSummaryScan, CommunicationRowsEqualTheSqlOnRandomRows) {
     const std::string sql = cluster_time_summary_communication_sql(true);
     Frame want, got;
     ASSERT_TRUE(db.query(sql, {kLo, kHi}, want, "COMMUNICATION_OP", diag));
-    ASSERT_TRUE(TimeSummaryScan(db.handle()).communication(sql, kLo, kHi, got)) << seed;
+    ASSERT_TRUE(TimeSummaryScan(db.database()).communication(sql, kLo, kHi, got)) << seed;
     expect_same_frame(got, want, seed);
   }
   std::filesystem::remove_all(dir);
@@ -128,7 +128,7 @@ TEST(TimeSummaryScan, OverlapRowsEqualTheSqlOnRandomRows) {
     const std::string sql = cluster_time_summary_overlap_sql(true);
     Frame want, got;
     ASSERT_TRUE(db.query(sql, {kLo, kHi}, want, "TASK", diag));
-    ASSERT_TRUE(TimeSummaryScan(db.handle()).overlap(sql, kLo, kHi, got)) << seed;
+    ASSERT_TRUE(TimeSummaryScan(db.database()).overlap(sql, kLo, kHi, got)) << seed;
     ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
     for (size_t c = 0; c < want.columns.size(); ++c)
       EXPECT_EQ(got.columns[c].name, want.columns[c].name);
@@ -151,7 +151,7 @@ TEST(TimeSummaryScan, DeclinesOtherPlansAndValues) {
     io::Diagnostics diag;
     RankDb db(path, diag);
     Frame got;
-    EXPECT_FALSE(TimeSummaryScan(db.handle())
+    EXPECT_FALSE(TimeSummaryScan(db.database())
                      .overlap(cluster_time_summary_overlap_sql(true), kLo, kHi, got));
   }
   {  // without STEP_TIME the queries are other queries
@@ -159,7 +159,7 @@ TEST(TimeSummaryScan, DeclinesOtherPlansAndValues) {
     io::Diagnostics diag;
     RankDb db(path, diag);
     Frame got;
-    EXPECT_FALSE(TimeSummaryScan(db.handle())
+    EXPECT_FALSE(TimeSummaryScan(db.database())
                      .communication(cluster_time_summary_communication_sql(false), kLo, kHi, got));
   }
   {  // a text start time
@@ -173,7 +173,7 @@ TEST(TimeSummaryScan, DeclinesOtherPlansAndValues) {
     io::Diagnostics diag;
     RankDb db(path, diag);
     Frame got;
-    EXPECT_FALSE(TimeSummaryScan(db.handle())
+    EXPECT_FALSE(TimeSummaryScan(db.database())
                      .overlap(cluster_time_summary_overlap_sql(true), kLo, kHi, got));
   }
   std::filesystem::remove_all(dir);

@@ -68,7 +68,7 @@ TEST(ComputeOpSumScan, RowsEqualTheSqlOnRandomRows) {
     ASSERT_TRUE(db.ok());
     Frame want, got;
     ASSERT_TRUE(db.query(compute_op_sum_sql(), {0, kMax}, want, "TASK", diag));
-    ASSERT_TRUE(scan_compute_ops(db.handle(), compute_op_sum_sql(), 0, kMax, got))
+    ASSERT_TRUE(scan_compute_ops(db.database(), compute_op_sum_sql(), 0, kMax, got))
         << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
@@ -81,7 +81,7 @@ TEST(ComputeOpSumScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     Frame got;
-    EXPECT_FALSE(scan_compute_ops(db.handle(), compute_op_sum_sql(), 0, kMax, got)) << what;
+    EXPECT_FALSE(scan_compute_ops(db.database(), compute_op_sum_sql(), 0, kMax, got)) << what;
   };
   declines(random_rows(3, ""), "no TaskIndex: another plan");
   declines(random_rows(3, "CREATE INDEX TaskIndex ON TASK (startNs, endNs);"),

@@ -115,7 +115,7 @@ TEST(FreeAnalysisScan, BusyIntervalsEqualTheSqlOnRandomRows) {
     Frame want;
     ASSERT_TRUE(db.query(free_analysis_busy_sql(), {}, want, "TASK", diag));
     std::vector<BusyInterval> got;
-    ASSERT_TRUE(scan_busy_intervals(db.handle(), got)) << "seed " << seed;
+    ASSERT_TRUE(scan_busy_intervals(db.database(), got)) << "seed " << seed;
     ASSERT_EQ(got.size(), want.rows()) << "seed " << seed;
     for (size_t i = 0; i < got.size(); ++i) {
       EXPECT_EQ(Cell::integer(got[i].start), want.columns[0].cells[i]) << "seed " << seed;
@@ -138,7 +138,8 @@ void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
     Frame want;
     LinkRows scanned;
     ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, want, "TASK", diag));
-    ASSERT_TRUE(scan_link_rows(db.handle(), free_analysis_link_sql(), scanned)) << "seed " << seed;
+    ASSERT_TRUE(scan_link_rows(db.database(), free_analysis_link_sql(), scanned))
+        << "seed " << seed;
     // Moved, the rows still read their texts (kept by the LinkRows, not by each value).
     const LinkRows got = std::move(scanned);
     ASSERT_EQ(want.columns.size(), 7u);
@@ -186,7 +187,7 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
     ASSERT_TRUE(db.query(free_analysis_busy_sql(), {}, busy, "TASK", diag));
     ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, link, "TASK", diag));
     const std::string link_sql = free_analysis_link_sql();
-    const FreeAnalysisScan got = scan_free_analysis(db.handle(), &link_sql);
+    const FreeAnalysisScan got = scan_free_analysis(db.database(), &link_sql);
     ASSERT_TRUE(got.busy_ok && got.link_ok) << "seed " << seed;
     ASSERT_EQ(got.busy.size(), busy.rows()) << "seed " << seed;
     for (size_t i = 0; i < got.busy.size(); ++i) {
@@ -199,7 +200,7 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
         EXPECT_EQ(got.link.cells.columns[c].cells[r], link.columns[c].cells[r])
             << "seed " << seed << " column " << c << " row " << r;
     // Without a link query only the busy intervals are read.
-    const FreeAnalysisScan busy_only = scan_free_analysis(db.handle(), nullptr);
+    const FreeAnalysisScan busy_only = scan_free_analysis(db.database(), nullptr);
     EXPECT_TRUE(busy_only.busy_ok);
     EXPECT_FALSE(busy_only.link_ok);
     EXPECT_EQ(busy_only.busy.size(), got.busy.size());
@@ -213,7 +214,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     LinkRows got;
-    EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
+    EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
   }
   {  // a repeated PYTORCH_API connectionId
     ScratchProfilerDb t("fa-pydup");
@@ -224,7 +225,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     LinkRows got;
-    EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
+    EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
   }
   {  // TaskIndex on other columns: SQLite's plan reads the same, its order is not (start, id)
     ScratchProfilerDb t("fa-otherindex");
@@ -234,9 +235,9 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     LinkRows got;
-    EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
+    EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
     std::vector<BusyInterval> busy;
-    EXPECT_TRUE(scan_busy_intervals(db.handle(), busy));  // the busy query needs no index
+    EXPECT_TRUE(scan_busy_intervals(db.database(), busy));  // the busy query needs no index
   }
   {  // a TASK start that is a real number: TaskIndex's order is left to SQLite
     ScratchProfilerDb t("fa-realstart");
@@ -245,7 +246,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     LinkRows got;
-    EXPECT_FALSE(scan_link_rows(db.handle(), free_analysis_link_sql(), got));
+    EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
   }
   {  // a start that is text, not an integer: the SQL's comparisons are its own
     ScratchProfilerDb t("fa-text");
@@ -253,7 +254,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     std::vector<BusyInterval> got;
-    EXPECT_FALSE(scan_busy_intervals(db.handle(), got));
+    EXPECT_FALSE(scan_busy_intervals(db.database(), got));
   }
 }
 

@@ -62,7 +62,7 @@ TEST(HcclSumScan, RowsEqualTheSqlOnRandomRows) {
     ASSERT_TRUE(db.ok());
     Frame want, got;
     ASSERT_TRUE(db.query(hccl_sum_sql(), {0, kMax}, want, "COMMUNICATION_OP", diag));
-    ASSERT_TRUE(scan_hccl_ops(db.handle(), hccl_sum_sql(), 0, kMax, got)) << "seed " << seed;
+    ASSERT_TRUE(scan_hccl_ops(db.database(), hccl_sum_sql(), 0, kMax, got)) << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
 }
@@ -74,7 +74,7 @@ TEST(HcclSumScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     Frame got;
-    EXPECT_FALSE(scan_hccl_ops(db.handle(), hccl_sum_sql(), 0, kMax, got)) << what;
+    EXPECT_FALSE(scan_hccl_ops(db.database(), hccl_sum_sql(), 0, kMax, got)) << what;
   };
   declines(random_rows(3) + "CREATE INDEX ix ON COMMUNICATION_OP (startNs);",
            "an index on startNs: another plan");

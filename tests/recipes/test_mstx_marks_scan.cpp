@@ -63,11 +63,11 @@ TEST(MstxMarksScan, RowsEqualTheSqlOnRandomRows) {
     ASSERT_TRUE(db.ok());
     Frame want, got;
     ASSERT_TRUE(db.query(mstx_mark_sql(), {0, kMax}, want, "MSTX_EVENTS", diag));
-    ASSERT_TRUE(scan_mstx_marks(db.handle(), mstx_mark_sql(), 0, kMax, got)) << "seed " << seed;
+    ASSERT_TRUE(scan_mstx_marks(db.database(), mstx_mark_sql(), 0, kMax, got)) << "seed " << seed;
     expect_same_frame(got, want, seed);
     Frame want_steps, got_steps;
     ASSERT_TRUE(db.query(mstx_step_sql(), {}, want_steps, "STEP_TIME", diag));
-    ASSERT_TRUE(scan_step_time(db.handle(), mstx_step_sql(), got_steps)) << "seed " << seed;
+    ASSERT_TRUE(scan_step_time(db.database(), mstx_step_sql(), got_steps)) << "seed " << seed;
     expect_same_frame(got_steps, want_steps, seed);
   }
 }
@@ -79,8 +79,8 @@ TEST(MstxMarksScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     Frame got;
-    EXPECT_FALSE(scan_mstx_marks(db.handle(), mstx_mark_sql(), 0, kMax, got)) << what;
-    EXPECT_FALSE(scan_step_time(db.handle(), mstx_step_sql(), got)) << what;
+    EXPECT_FALSE(scan_mstx_marks(db.database(), mstx_mark_sql(), 0, kMax, got)) << what;
+    EXPECT_FALSE(scan_step_time(db.database(), mstx_step_sql(), got)) << what;
   };
   declines(random_rows(3) +
                "CREATE INDEX ix ON MSTX_EVENTS (startNs);"

@@ -69,7 +69,7 @@ TEST(MstxRangeScan, RowsEqualTheSqlOnRandomRows) {
     ASSERT_TRUE(db.ok());
     Frame want, got;
     ASSERT_TRUE(db.query(mstx_range_sql(true), {0, kMax}, want, "MSTX_EVENTS", diag));
-    ASSERT_TRUE(scan_mstx_ranges(db.handle(), mstx_range_sql(true), 0, kMax, got))
+    ASSERT_TRUE(scan_mstx_ranges(db.database(), mstx_range_sql(true), 0, kMax, got))
         << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
@@ -82,7 +82,7 @@ TEST(MstxRangeScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     RankDb db(t.path, diag);
     Frame got;
-    EXPECT_FALSE(scan_mstx_ranges(db.handle(), sql, 0, kMax, got)) << what;
+    EXPECT_FALSE(scan_mstx_ranges(db.database(), sql, 0, kMax, got)) << what;
   };
   declines(random_rows(4), mstx_range_sql(false), "the query without TASK: another plan");
   declines(random_rows(4) + "CREATE INDEX TaskConn ON TASK (connectionId);", mstx_range_sql(true),
