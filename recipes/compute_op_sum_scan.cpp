@@ -42,23 +42,10 @@ bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo
                       Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan, db::task_index_is_start_then_task_id)) return false;
   int rc;
-  std::vector<std::pair<int64_t, Cell>> strings;  // STRING_IDS by id (its primary key)
-  {
-    TableScan s(db, "SELECT id, value FROM STRING_IDS");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!s.is_int(0)) return false;
-      strings.emplace_back(s.integer(0), s.cell(1));
-    }
-    if (rc != 0) return false;
-    std::sort(strings.begin(), strings.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-  }
+  StringCells strings;  // STRING_IDS by id (its primary key)
+  if (!strings.load(db)) return false;
   auto text_of = [&](const TableScan& s, int c) {
-    if (!s.is_int(c)) return Cell::null();
-    auto it = std::lower_bound(strings.begin(), strings.end(), s.integer(c),
-                               [](const auto& p, int64_t k) { return p.first < k; });
-    return it != strings.end() && it->first == s.integer(c) ? it->second : Cell::null();
+    return s.is_int(c) ? strings.find(s.integer(c)) : Cell::null();
   };
   // COMPUTE_TASK_INFO by globalTaskId (its primary key): name, opType, taskType, inputShapes.
   std::vector<std::pair<int64_t, std::array<Cell, 4>>> ops;

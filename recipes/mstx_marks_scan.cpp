@@ -88,22 +88,13 @@ bool scan_mstx_marks(const db::Database& db, const std::string& sql, int64_t lo,
     }
     if (rc != 0) return false;
   }
-  std::vector<std::pair<int64_t, Cell>> messages;  // STRING_IDS values the marks name
+  StringCells messages;  // the STRING_IDS values the marks name
   {
     std::vector<int64_t> ids;
     for (const Mark& m : marks)
       if (m.has_message) ids.push_back(m.message);
     std::sort(ids.begin(), ids.end());
-    TableScan s(db, "SELECT id, value FROM STRING_IDS");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!s.is_int(0)) return false;
-      if (std::binary_search(ids.begin(), ids.end(), s.integer(0)))
-        messages.emplace_back(s.integer(0), s.cell(1));
-    }
-    if (rc != 0) return false;
-    std::stable_sort(messages.begin(), messages.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (!messages.load(db, &ids)) return false;
   }
   std::vector<size_t> order(marks.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -115,12 +106,7 @@ bool scan_mstx_marks(const db::Database& db, const std::string& sql, int64_t lo,
   auto& tid = f.add("tid");
   for (size_t i : order) {
     const Mark& m = marks[i];
-    Cell text;
-    if (m.has_message) {
-      auto it = std::lower_bound(messages.begin(), messages.end(), m.message,
-                                 [](const auto& p, int64_t k) { return p.first < k; });
-      if (it != messages.end() && it->first == m.message) text = it->second;
-    }
+    const Cell text = m.has_message ? messages.find(m.message) : Cell::null();
     msg.push_back(text);
     ts.push_back(Cell::integer(m.start));
     tid.push_back(m.tid);

@@ -92,22 +92,13 @@ bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo
     if (rc != 0) return false;
     std::sort(tasks.begin(), tasks.end(), index_before);
   }
-  std::vector<std::pair<int64_t, Cell>> messages;  // STRING_IDS values the ranges name
+  StringCells messages;  // the STRING_IDS values the ranges name
   {
     std::vector<int64_t> ids;
     for (const Range& r : ranges)
       if (r.has_message) ids.push_back(r.message);
     std::sort(ids.begin(), ids.end());
-    TableScan s(db, "SELECT id, value FROM STRING_IDS");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!s.is_int(0)) return false;
-      if (std::binary_search(ids.begin(), ids.end(), s.integer(0)))
-        messages.emplace_back(s.integer(0), s.cell(1));
-    }
-    if (rc != 0) return false;
-    std::stable_sort(messages.begin(), messages.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (!messages.load(db, &ids)) return false;
   }
   // The joined rows in the nested loops' order, then stably sorted by start.
   struct Row {
@@ -133,12 +124,7 @@ bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo
   auto& tid = f.add("tid");
   for (const Row& row : rows) {
     const Range& r = ranges[row.range];
-    Cell text;
-    if (r.has_message) {
-      auto it = std::lower_bound(messages.begin(), messages.end(), r.message,
-                                 [](const auto& p, int64_t k) { return p.first < k; });
-      if (it != messages.end() && it->first == r.message) text = it->second;
-    }
+    const Cell text = r.has_message ? messages.find(r.message) : Cell::null();
     msg.push_back(text);
     cann_start.push_back(Cell::integer(r.start));
     cann_end.push_back(r.end);

@@ -1,5 +1,6 @@
 #include "recipes/table_scan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -48,6 +49,27 @@ std::string_view TableScan::page_text(int c) const {
   if (v.kind == K::kNull) return {};
   rendered_.resize(current_.size());
   return rendered_[static_cast<size_t>(c)] = db::sqlite_text_of(v);
+}
+
+bool StringCells::load(const db::Database& db, const std::vector<int64_t>* wanted) {
+  values_.clear();
+  TableScan s(db, "SELECT id, value FROM STRING_IDS");
+  if (!s.ok()) return false;
+  int rc;
+  while ((rc = s.next()) == 1) {
+    if (!s.is_int(0)) return false;
+    if (!wanted || std::binary_search(wanted->begin(), wanted->end(), s.integer(0)))
+      values_.emplace_back(s.integer(0), s.cell(1));
+  }
+  std::stable_sort(values_.begin(), values_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return rc == 0;
+}
+
+Cell StringCells::find(int64_t id) const {
+  auto it = std::lower_bound(values_.begin(), values_.end(), id,
+                             [](const auto& p, int64_t k) { return p.first < k; });
+  return it != values_.end() && it->first == id ? it->second : Cell::null();
 }
 
 }  // namespace cs::recipes

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "db/database.h"
@@ -115,6 +116,19 @@ class TableScan {
   sqlite3_stmt* st_ = nullptr;
   std::vector<sqlite3_value*> values_;  // the current row's values (valid until the next step)
   std::vector<int> types_;              // their storage classes, read before any conversion
+};
+
+// STRING_IDS' values by id, as the scans' joins on its primary key find them.
+class StringCells {
+ public:
+  // Reads STRING_IDS (only the ids in `wanted`, sorted, when given); false when an id is not an
+  // integer or the read fails.
+  bool load(const db::Database& db, const std::vector<int64_t>* wanted = nullptr);
+  // The value of `id` as a cell typed as stored; NULL when STRING_IDS has no such id.
+  Cell find(int64_t id) const;
+
+ private:
+  std::vector<std::pair<int64_t, Cell>> values_;  // sorted by id
 };
 
 }  // namespace cs::recipes

@@ -20,6 +20,12 @@
   "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER," \
   "taskId INTEGER,modelId INTEGER, depth integer);"
 
+// MSTX_EVENTS as torch_npu writes it, for the mstx scans' tests.
+#define CS_TEST_MSTX_EVENTS                                                                    \
+  "CREATE TABLE MSTX_EVENTS (startNs INTEGER,endNs INTEGER,eventType INTEGER,rangeId INTEGER," \
+  "category INTEGER,message INTEGER,globalTid INTEGER,endGlobalTid INTEGER,domainId INTEGER,"  \
+  "connectionId INTEGER, depth integer);"
+
 namespace cs::recipes {
 
 // ascend_pytorch_profiler_0.db in a temporary directory of its own, removed with it.

@@ -21,10 +21,7 @@ namespace {
 // The profiler's schema for the tables the two queries read (as torch_npu writes them).
 const char* kSchema =
     "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
-    "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
-    "CREATE TABLE MSTX_EVENTS (startNs INTEGER,endNs INTEGER,eventType INTEGER,rangeId INTEGER,"
-    "category INTEGER,message INTEGER,globalTid INTEGER,endGlobalTid INTEGER,domainId INTEGER,"
-    "connectionId INTEGER, depth integer);";
+    "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);" CS_TEST_MSTX_EVENTS;
 
 // Random events and steps on a small grid so starts tie.
 std::string random_rows(unsigned seed) {

@@ -22,10 +22,7 @@ namespace {
 
 // The profiler's schema for the tables the range query reads (as torch_npu writes them).
 const char* kSchema = CS_TEST_STRING_IDS_AND_TASK
-    "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);"
-    "CREATE TABLE MSTX_EVENTS (startNs INTEGER,endNs INTEGER,eventType INTEGER,rangeId INTEGER,"
-    "category INTEGER,message INTEGER,globalTid INTEGER,endGlobalTid INTEGER,domainId INTEGER,"
-    "connectionId INTEGER, depth integer);";
+    "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);" CS_TEST_MSTX_EVENTS;
 
 // Random events and tasks on a small grid so starts tie and connection ids repeat.
 std::string random_rows(unsigned seed) {
