@@ -11,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
-#include <unordered_map>
 #include <utility>
 
 namespace cs::db {
@@ -170,33 +169,6 @@ std::optional<PageScan> Database::Paged::scan(std::string_view sql, bool rowid) 
   return out;
 }
 
-namespace {
-
-// The open databases by SQLite handle, for page_scan(handle, ...).
-std::mutex registry_mutex;
-std::unordered_map<sqlite3*, Database::Paged*>& registry() {
-  static std::unordered_map<sqlite3*, Database::Paged*> r;
-  return r;
-}
-
-void unregister(sqlite3* handle) {
-  std::lock_guard lock(registry_mutex);
-  registry().erase(handle);
-}
-
-}  // namespace
-
-std::optional<PageScan> page_scan(sqlite3* handle, std::string_view sql, bool rowid) {
-  Database::Paged* paged = nullptr;
-  {
-    std::lock_guard lock(registry_mutex);
-    auto it = registry().find(handle);
-    if (it == registry().end()) return std::nullopt;
-    paged = it->second;
-  }
-  return paged->scan(sql, rowid);
-}
-
 std::optional<PageScan> Database::page_scan(std::string_view sql, bool rowid) const {
   return paged_ ? paged_->scan(sql, rowid) : std::nullopt;
 }
@@ -254,7 +226,6 @@ Database::~Database() {
 
 void Database::close() {
   if (!db_) return;
-  unregister(db_);
   sqlite3_close_v2(db_);
   db_ = nullptr;
 }
@@ -272,10 +243,6 @@ int Database::open_sqlite() const {
   }
   sqlite3_extended_result_codes(db, 1);
   db_ = db;
-  if (paged_) {
-    std::lock_guard lock(registry_mutex);
-    registry()[db_] = paged_.get();
-  }
   return SQLITE_OK;
 }
 

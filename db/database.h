@@ -89,8 +89,8 @@ class Database {
   struct Paged;
 
  private:
-  // Opens the file with SQLite (db_, registered for page_scan(handle)); SQLite's result code,
-  // its message in open_error_ when it fails.
+  // Opens the file with SQLite (db_); SQLite's result code, its message in open_error_ when it
+  // fails.
   int open_sqlite() const;
   void close();
 
@@ -175,10 +175,6 @@ class Statement {
   std::string table_;
   bool finished_ = false;
 };
-
-// Database::page_scan of the open Database whose SQLite handle is `handle`, for readers that hold
-// only the handle; nullopt when there is none.
-std::optional<PageScan> page_scan(sqlite3* handle, std::string_view sql, bool rowid);
 
 // What to tell the user about a failed SQLite call with result code `code` (primary or extended).
 std::string sqlite_hint(int code);

@@ -38,10 +38,8 @@ std::string_view text_of(sqlite3_stmt* st, int c) {
 
 // The schema as text (every sqlite_master row); empty when it cannot be read or when SQLite
 // would also plan from statistics (sqlite_stat1 / sqlite_stat4), so the answer is not kept.
-// Read from the file's pages when it can be (`pages`: no SQLite at all), else through SQLite
-// (`db()` gives the handle).
-template <class Pages, class Handle>
-std::string schema_key(Pages&& pages_of, Handle&& db) {
+// Read from the file's pages when it can be (no SQLite at all), else through SQLite.
+std::string schema_key(const Database& db) {
   const std::string sql = "SELECT type, name, tbl_name, sql FROM sqlite_master";
   std::string key;
   auto add = [&](auto&& column) {
@@ -53,7 +51,7 @@ std::string schema_key(Pages&& pages_of, Handle&& db) {
     key += '\x1e';
     return true;
   };
-  if (auto pages = pages_of(sql)) {
+  if (auto pages = db.page_scan(sql)) {
     std::vector<io::sqlite::StoredValue> all;
     for (size_t r = 0; r < pages->rows.size(); ++r) {
       pages->rows.decode(r, all, pages->decode);
@@ -63,7 +61,7 @@ std::string schema_key(Pages&& pages_of, Handle&& db) {
     }
     return key;
   }
-  sqlite3* handle = db();
+  sqlite3* handle = db.handle();
   if (!handle) return {};
   bool stats = false;
   const bool ok = each_row(handle, sql, [&](sqlite3_stmt* st) {
@@ -83,20 +81,16 @@ bool plan_matches(sqlite3* db, const std::string& sql, const std::vector<std::st
 
 }  // namespace
 
-namespace {
-
-// query_plan_is with the schema key already read; `db()` gives the SQLite handle, asked for only
-// when the answer is not known yet.
-template <class Handle>
-bool plan_is(std::string schema, Handle&& db, const std::string& sql,
-             const std::vector<std::string>& expected, bool (*also)(sqlite3*)) {
+bool query_plan_is(const Database& db, const std::string& sql,
+                   const std::vector<std::string>& expected, bool (*also)(sqlite3*)) {
   static std::mutex mu;
   // (schema, sql and `also`) -> answer
   static std::map<std::pair<std::string, std::string>, bool> known;
   auto answer = [&] {
-    sqlite3* handle = db();
+    sqlite3* handle = db.handle();
     return handle && plan_matches(handle, sql, expected) && (!also || also(handle));
   };
+  std::string schema = schema_key(db);
   if (schema.empty()) return answer();
   std::string what = sql;
   if (also) what += '\x1f' + std::to_string(reinterpret_cast<uintptr_t>(also));
@@ -109,22 +103,6 @@ bool plan_is(std::string schema, Handle&& db, const std::string& sql,
   std::lock_guard<std::mutex> lock(mu);
   known.emplace(std::move(key), ok);
   return ok;
-}
-
-}  // namespace
-
-bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected,
-                   bool (*also)(sqlite3*)) {
-  auto handle = [db] { return db; };
-  return plan_is(schema_key([db](const std::string& q) { return page_scan(db, q, false); }, handle),
-                 handle, sql, expected, also);
-}
-
-bool query_plan_is(const Database& db, const std::string& sql,
-                   const std::vector<std::string>& expected, bool (*also)(sqlite3*)) {
-  auto handle = [&db] { return db.handle(); };
-  return plan_is(schema_key([&db](const std::string& q) { return db.page_scan(q, false); }, handle),
-                 handle, sql, expected, also);
 }
 
 bool task_index_is_start_then_task_id(sqlite3* db) {

@@ -16,11 +16,8 @@ class Database;
 // The answer is kept per database schema (every CREATE statement): without sqlite_stat tables
 // SQLite plans from the schema alone, so ranks written by one profiler version plan the query
 // once. With `also`, it must hold too: a further fact of the schema the caller relies on (e.g.
-// an index's columns), checked and kept with the answer.
-bool query_plan_is(sqlite3* db, const std::string& sql, const std::vector<std::string>& expected,
-                   bool (*also)(sqlite3*) = nullptr);
-// The same for an open Database: its schema read from the file's pages, so SQLite opens the file
-// only when the answer for this schema is not known yet.
+// an index's columns), checked and kept with the answer. The schema is read from the file's pages,
+// so SQLite opens the file only when the answer for this schema is not known yet.
 bool query_plan_is(const Database& db, const std::string& sql,
                    const std::vector<std::string>& expected, bool (*also)(sqlite3*) = nullptr);
 

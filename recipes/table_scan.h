@@ -23,12 +23,8 @@ namespace cs::recipes {
 
 class TableScan {
  public:
-  // Prepares `sql` on `db`; ok() is false when SQLite refuses it (or `db` is null).
-  TableScan(sqlite3* db, const std::string& sql) {
-    if (!(db && (pages_ = db::page_scan(db, sql, true)))) prepare(db, sql);
-    init();
-  }
-  // The same on an open Database: SQLite opens the file only when the pages cannot answer.
+  // Prepares `sql` on `db`: answered from the file's pages when they can (db::Database::
+  // page_scan), else by SQLite (which opens the file then); ok() is false when SQLite refuses it.
   TableScan(const db::Database& db, const std::string& sql) {
     if (!(pages_ = db.page_scan(sql, true))) prepare(db.handle(), sql);
     init();
