@@ -151,10 +151,12 @@ using LocalRanks = std::unordered_map<std::string, int, io::TextHash, std::equal
 using RankMap = std::unordered_map<std::string, LocalRanks, io::TextHash, std::equal_to<>>;
 
 // merge_same_links + combine_link_info of one (group tuple, step).
-std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
-                                const MatrixOptions& opts, io::Diagnostics& diag) {
+// `metadata_ranks`: map through profiler_metadata.json's global_ranks first (clusterscope's own
+// tables), else as msprof-analyze does (its document). `unmapped`: set when a link was left out.
+std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups, bool metadata_ranks,
+                                io::Diagnostics& diag, bool& unmapped_any) {
   RankMap rank_map;
-  if (opts.use_metadata_ranks) {
+  if (metadata_ranks) {
     for (const MOpEntry& oe : se.ops) {
       const std::string_view group = py_group_of(oe.key);
       if (rank_map.find(group) != rank_map.end()) continue;
@@ -173,7 +175,7 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
       for (const io::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
         if (!split_link(ref.link_key(l), src, dst)) {
-          diag.warn("", 0, oe.key + " has an invalid link key " + std::string(ref.link_key(l)),
+          diag.warn("", 0, oe.key + " has a link key without '-' (expected \"src-dst\")",
                     "the remaining links of rank " + std::to_string(ref.rank) +
                         " for this op were skipped, as msprof-analyze does");
           break;
@@ -231,6 +233,7 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
       int src_global = -1, dst_global = -1;
       const bool src_ok = lookup(src, src_global);
       if (!src_ok || !lookup(dst, dst_global)) {
+        unmapped_any = true;
         Unmapped& u = unmapped[group];
         u.local_ranks.insert(std::string(src_ok ? dst : src));
         continue;
@@ -249,10 +252,13 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
     for (const std::string& r : u.local_ranks) ranks += (ranks.empty() ? "" : ", ") + r;
     diag.warn("", 0,
               "communication group " + std::string(group) + ": local rank(s) " + ranks +
-                  " cannot be mapped to global ranks (no rank of the group reported their self "
-                  "links \"i-i\"; their rank directories are probably not in the input)",
-              "their links were left out of cluster_communication_matrix.json, as "
-              "msprof-analyze does; add those ranks' directories to analyse them");
+                  " cannot be mapped to global ranks the way msprof-analyze maps them (no rank "
+                  "of the group reported their self links \"i-i\" in this step: a group of "
+                  "send/receive ops only never does, nor does a rank missing from the input)",
+              metadata_ranks ? "their links were left out; add the missing ranks' directories"
+                             : "their links were left out of cluster_communication_matrix.json, "
+                               "as msprof-analyze does; clusterscope's own tables map them "
+                               "through profiler_metadata.json when it lists the group");
   }
 
   // Total Op Info@<group>: ops without middle/top/bottom in their key.
@@ -352,7 +358,11 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
   auto merge_group = [&](const MGroupEntry& ge, GroupResult& r, io::JsonWriter* out) {
     if (out) out->begin_object();
     for (const MStepEntry& se : ge.steps) {
-      const std::vector<OutOp> ops = compute_step(se, groups, opts, r.diag);
+      // The document maps local ranks as msprof-analyze does; the links returned may know more
+      // (opts.use_metadata_ranks), computed again only for a step where that matters.
+      bool unmapped = false;
+      const std::vector<OutOp> ops =
+          compute_step(se, groups, out == nullptr && opts.use_metadata_ranks, r.diag, unmapped);
       if (out) {
         out->key(se.step);
         out->begin_object();
@@ -364,7 +374,13 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
         }
         out->end_object();
       }
-      if (links) append_global_links(se.step, ops, r.links);
+      if (links && out && opts.use_metadata_ranks && unmapped) {
+        io::Diagnostics repeated;  // the same warnings, said once above
+        bool again = false;
+        append_global_links(se.step, compute_step(se, groups, true, repeated, again), r.links);
+      } else if (links) {
+        append_global_links(se.step, ops, r.links);
+      }
     }
     if (out) out->end_object();
     r.links.links.shrink_to_fit();  // held until the end of the analysis: no growth slack

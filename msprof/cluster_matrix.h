@@ -27,8 +27,11 @@
 namespace cs::cluster {
 
 struct MatrixOptions {
-  // false (default) = msprof-analyze: local ranks map only through "i-i" self links. true = also
-  // map through profiler_metadata.json global_ranks first (what msprof-analyze meant to do).
+  // false (default) = msprof-analyze: local ranks map only through "i-i" self links. true = the
+  // links returned (clusterscope's own tables) also map through profiler_metadata.json
+  // global_ranks first (what msprof-analyze meant to do). The document written is always
+  // msprof-analyze's: a link it leaves out (a group of send/receive ops has no self link) is
+  // left out of cluster_communication_matrix.json either way.
   bool use_metadata_ranks = false;
 };
 

@@ -72,8 +72,8 @@ bool read_int_or_string_int(od::value& v, int64_t& out, JsonContext& ctx, const 
       return true;
     }
     ctx.warn_at(v.raw_json_token().data(),
-                where + ": \"" + std::string(key) + "\" is a string (\"" + std::string(s) +
-                    "\"), expected an integer",
+                where + ": \"" + std::string(key) +
+                    "\" is a string that is not a whole number, expected an integer",
                 "the value was treated as missing");
     return false;
   }

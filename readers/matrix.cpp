@@ -262,9 +262,8 @@ class MatrixWalker {
         if (idx == kLfTransport) {
           if (!TransportName::make(s, l.transport)) {
             ctx_.warn_at(v.raw_json_token().data(),
-                         where_l() + ": transport \"" + std::string(s) +
-                             "\" is one name too many (" + std::to_string(kMaxTransportNames) +
-                             " distinct names)",
+                         where_l() + ": a transport name beyond the first " +
+                             std::to_string(kMaxTransportNames) + " distinct ones",
                          "the transport was treated as missing");
           }
         } else {

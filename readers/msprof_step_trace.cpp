@@ -88,7 +88,7 @@ error_code add_event(od::object& ev, Sums& sums) {
         if (py_float(s, d)) {
           dur = Num::real(d);
         } else {
-          if (sums.bad_dur++ == 0) sums.first_bad = std::string(s);
+          if (sums.bad_dur++ == 0) sums.first_bad = "a string";
           dur = Num::integer(0);
         }
       } else if (read_num(v, dur) != NumRead::kOk) {

@@ -196,7 +196,7 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
         const long long v = std::strtoll(c.str().c_str(), &endp, 10);
         if (c.str().empty() || *endp != '\0') {
           diag.error(paths.analysis_db, 0,
-                     "table StepTraceTime: step '" + c.str() + "' is not a number",
+                     "table StepTraceTime: a step that is not a number (expected an integer)",
                      "msprof-analyze cannot summarise this job either");
           return false;
         }

@@ -24,10 +24,11 @@ double CsvCells::number(const CsvRow& row, int col) {
 void CsvCells::report(const CsvRow& row, int col, NumberStatus s, std::string_view hint) {
   if (col < 0 || static_cast<size_t>(col) >= bad_.size()) return;
   if (++bad_[static_cast<size_t>(col)] > kReportedPerColumn) return;
-  std::string cell(row[col].substr(0, 60));
+  // The cell's text is not repeated (a file linked in by mistake may hold secrets).
   diag_.warn(reader_.path(), row.line,
-             "column \"" + reader_.header()[static_cast<size_t>(col)] + "\" holds \"" + cell +
-                 "\", " + number_status_text(s),
+             "column \"" + reader_.header()[static_cast<size_t>(col)] + "\" (field " +
+                 std::to_string(col + 1) + "): expected a number, the cell is " +
+                 number_status_text(s),
              std::string(hint), row.offset);
 }
 

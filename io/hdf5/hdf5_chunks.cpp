@@ -71,11 +71,33 @@ std::vector<unsigned char> deflated(const std::vector<unsigned char>& in, int le
 
 }  // namespace
 
-size_t hdf5_element_size(const Column& c) {
-  if (c.type != ColumnType::kString) return 8;
+namespace {
+
+constexpr size_t kVariableStringBytes = 16;  // a variable-length string's reference in a dataset
+
+size_t longest_string(const Column& c) {
   size_t width = 1;  // HDF5 types have a size >= 1
   for (const auto& s : c.encoded ? c.dict : c.strings) width = std::max(width, s.size());
   return width;
+}
+
+}  // namespace
+
+bool hdf5_variable_strings(const Column& c) {
+  if (c.type != ColumnType::kString) return false;
+  const size_t longest = longest_string(c);
+  if (longest <= 1024) return false;
+  const size_t rows = c.size();
+  size_t bytes = 0;
+  for (size_t i = 0; i < rows; ++i) bytes += c.str(i).size() + 1;
+  return static_cast<double>(rows) * static_cast<double>(longest) >
+         16.0 * static_cast<double>(bytes);
+}
+
+size_t hdf5_element_size(const Column& c) {
+  if (c.type != ColumnType::kString) return 8;
+  if (hdf5_variable_strings(c)) return kVariableStringBytes;
+  return longest_string(c);
 }
 
 size_t hdf5_chunk_rows(size_t rows, size_t max_rows, size_t element_size) {
@@ -96,7 +118,7 @@ Hdf5Chunks filter_table_chunks(const Table& t, size_t max_chunk_rows, bool shuff
     Hdf5ColumnChunks cc;
     cc.element_size = hdf5_element_size(c);
     cc.chunk_rows = hdf5_chunk_rows(c.size(), max_chunk_rows, cc.element_size);
-    cc.chunks.resize((c.size() + cc.chunk_rows - 1) / cc.chunk_rows);
+    if (!hdf5_variable_strings(c)) cc.chunks.resize((c.size() + cc.chunk_rows - 1) / cc.chunk_rows);
     for (size_t i = 0; i < cc.chunks.size(); ++i) jobs.push_back({k, i});
     out.columns.push_back(std::move(cc));
   }

@@ -21,7 +21,9 @@ namespace cs::io {
 struct Hdf5ColumnChunks {
   size_t element_size = 0;  // bytes per row (a string column: its longest value, at least 1)
   size_t chunk_rows = 0;    // rows per chunk (the last chunk padded with zeros, as HDF5 pads it)
-  std::vector<std::vector<unsigned char>> chunks;  // filtered bytes, in chunk order
+  // Filtered bytes, in chunk order; none for variable-length strings (hdf5_variable_strings),
+  // which only HDF5 itself can store.
+  std::vector<std::vector<unsigned char>> chunks;
 };
 
 struct Hdf5Chunks {
@@ -30,7 +32,16 @@ struct Hdf5Chunks {
   std::vector<Hdf5ColumnChunks> columns;  // one per table column, in order
 };
 
-// Bytes per row of column `c` in its dataset (8 for numbers; a string column's longest value).
+// True when string column `c` is stored as variable-length UTF-8 strings rather than padded to
+// its longest value: when that value is over 1 KiB and padding every row to it would take more
+// than 16 times the bytes of the values themselves (one 4 MB operator name among short ones).
+// Each value then costs its own bytes (kept by HDF5, uncompressed, in the file's global heap);
+// short strings stay fixed-length, which deflate shrinks far better. A function of the column's
+// values only: the file is the same for any process or thread count.
+bool hdf5_variable_strings(const Column& c);
+
+// Bytes per row of column `c` in its dataset (8 for numbers; a string column's longest value;
+// 16, HDF5's reference to the heap, for variable-length strings).
 size_t hdf5_element_size(const Column& c);
 
 // Rows per chunk of a column of `rows` rows and `element_size` bytes: min(rows, max_rows,

@@ -117,6 +117,16 @@ bool write_strings(hid_t ds, hid_t type, const Column& c, size_t width, hsize_t 
   return true;
 }
 
+// Writes a column of variable-length strings (hdf5_variable_strings) in one H5Dwrite: HDF5 puts
+// each value in the file's global heap, at its own size.
+bool write_variable_strings(hid_t ds, hid_t type, const Column& c) {
+  if (c.size() == 0) return true;
+  std::vector<const char*> values(c.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = c.encoded ? c.dict[c.codes[i]].c_str() : c.strings[i].c_str();
+  return H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0;
+}
+
 // One column as a chunked, compressed 1-D dataset with a "units" attribute. Chunks hold
 // min(opt.chunk_rows, 1 MiB / element size) rows, at least 1, so one fits HDF5's default chunk
 // cache. `filtered`: the column's chunks already filtered as the dataset's filters would
@@ -128,6 +138,7 @@ bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOpti
   hid_t mem_type = H5T_NATIVE_DOUBLE;
   const void* data = c.doubles.data();
   const size_t element_size = hdf5_element_size(c);
+  const bool variable = hdf5_variable_strings(c);
   switch (c.type) {
     case ColumnType::kDouble:
       break;
@@ -137,7 +148,7 @@ bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOpti
       data = c.ints.data();
       break;
     case ColumnType::kString:
-      string_type = fixed_string_type(element_size);
+      string_type = variable ? utf8_string_type() : fixed_string_type(element_size);
       if (!string_type) return false;
       file_type = mem_type = string_type.get();
       break;
@@ -160,7 +171,9 @@ bool write_column(hid_t group, const Column& c, size_t rows, const Hdf5TableOpti
   Hdf5Dataset ds(H5Dcreate2(group, c.name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(),
                             H5P_DEFAULT));
   if (!ds) return false;
-  if (filtered) {
+  if (variable) {
+    if (!write_variable_strings(ds.get(), mem_type, c)) return false;
+  } else if (filtered) {
     for (size_t i = 0; i < filtered->chunks.size(); ++i) {
       const hsize_t offset[1] = {i * chunk_rows};
       const auto& bytes = filtered->chunks[i];
@@ -186,9 +199,10 @@ bool chunks_fit(const Hdf5Chunks& chunks, const Table& t, const Hdf5TableOptions
     const Column& c = t.columns[k];
     const Hdf5ColumnChunks& cc = chunks.columns[k];
     const size_t rows = t.rows();
+    const size_t chunks = hdf5_variable_strings(c) ? 0 : (rows + cc.chunk_rows - 1) / cc.chunk_rows;
     if (cc.element_size != hdf5_element_size(c) ||
         cc.chunk_rows != hdf5_chunk_rows(rows, opt.chunk_rows, cc.element_size) ||
-        cc.chunks.size() != (rows + cc.chunk_rows - 1) / cc.chunk_rows)
+        cc.chunks.size() != chunks)
       return false;
   }
   return true;

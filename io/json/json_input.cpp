@@ -20,24 +20,6 @@ std::string at_text(int64_t offset, int64_t line) {
   return s;
 }
 
-// Printable, short form of raw text: control and non-ASCII bytes as \xNN, cut at `max` bytes.
-std::string printable(std::string_view s, size_t max = 40) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < max; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  if (s.size() > max) out += "...";
-  return out;
-}
-
 }  // namespace
 
 int64_t TextLocator::line_of(int64_t offset) {
@@ -179,10 +161,10 @@ std::string describe_token(simdjson::ondemand::value& v) {
     case '[':
       return "an array";
     case '"':
-      return "a string (" + printable(tok) + ")";
+      return "a string";
     case 't':
     case 'f':
-      if (tok == "true" || tok == "false") return "a boolean (" + std::string(tok) + ")";
+      if (tok == "true" || tok == "false") return "a boolean";
       break;
     case 'n':
       if (tok == "null") return "null";
@@ -190,7 +172,8 @@ std::string describe_token(simdjson::ondemand::value& v) {
     default:
       break;
   }
-  return printable(tok);
+  if (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) return "a number";
+  return "not a JSON value of a known kind";
 }
 
 void warn_bad_number(simdjson::ondemand::value& v, NumRead r, JsonContext& ctx,

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "io/sqlite/big_endian.h"
+#include "io/sqlite/pending_sidecar.h"
 #include "io/sqlite/sqlite_record.h"
 
 namespace cs::io::sqlite {
@@ -277,6 +278,8 @@ void TableRows::decode(size_t r, std::vector<StoredValue>& out, size_t limit) co
 }
 
 PagedDatabase::PagedDatabase(const std::string& path, uint64_t max_bytes) : max_bytes_(max_bytes) {
+  // Changes in a -wal or hot -journal beside it are not in its pages (pending_sidecar).
+  if (!pending_sidecar(path).empty()) return;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return;
   struct stat st {};

@@ -6,10 +6,12 @@
 // INTEGER PRIMARY KEY column gives the rowid).
 //
 // Only what can be read exactly is read: a UTF-8 database in rollback-journal mode whose header
-// is SQLite's, and rowid tables whose CREATE TABLE lists plain columns (a name, type words,
-// optionally PRIMARY KEY [ASC] or NOT NULL). Anything else, and any inconsistency found in the
-// pages (the whole table is checked before a row is given out), makes the answer "declined": the
-// caller then asks SQLite, which also reports what is wrong with the file.
+// is SQLite's, with no non-empty -wal or hot -journal beside it (io/sqlite/pending_sidecar: their
+// committed changes are not in the file's pages), and rowid tables whose CREATE TABLE lists plain
+// columns (a name, type words, optionally PRIMARY KEY [ASC] or NOT NULL). Anything else, and any
+// inconsistency found in the pages (the whole table is checked before a row is given out), makes
+// the answer "declined": the caller then asks SQLite, which also reports what is wrong with the
+// file.
 //
 //   PagedDatabase db(path);
 //   if (const PagedTable* t = db.table("TASK"))

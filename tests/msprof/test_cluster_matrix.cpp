@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "msprof/msprof_golden.h"
 
 namespace cs::cluster {
@@ -29,7 +31,7 @@ TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
   const auto links = merge_matrix_links(ranks, groups, diag);
   bool invalid = false, unmapped = false;
   for (const auto& d : diag.items()) {
-    invalid = invalid || d.what.find("invalid link key bad") != std::string::npos;
+    invalid = invalid || d.what.find("has a link key without '-'") != std::string::npos;
     unmapped = unmapped || d.what.find("cannot be mapped") != std::string::npos;
   }
   EXPECT_TRUE(invalid);
@@ -83,6 +85,37 @@ TEST(ClusterMatrix, MetadataOptionMapsWithoutSelfLinks) {
   const auto links = merge_matrix_links(ranks, groups, diag, opts);
   ASSERT_FALSE(links.empty());
   for (const GlobalLink& l : links) EXPECT_NE(l.src_rank, l.dst_rank);
+}
+
+// With the metadata option (what `cluster` uses for its own tables) the links returned are mapped
+// through profiler_metadata.json, but the document written is still msprof-analyze's: ops with
+// no link where no self link maps the local ranks, and no Total Op Info for them.
+TEST(ClusterMatrix, DocumentStaysMsprofAnalyzesWithTheMetadataOption) {
+  auto ranks = test::load_case("tp2pp2");
+  for (auto& rd : ranks)
+    for (auto& st : rd.matrix.steps)
+      for (auto* ops : {&st.collective, &st.p2p})
+        for (auto& op : *ops)
+          std::erase_if(op.links,
+                        [](const io::MatrixLink& l) { return l.src_local == l.dst_local; });
+  io::Diagnostics diag;
+  const CommGroups groups = build_comm_groups(ranks, {}, diag);
+  const std::string dir = ::testing::TempDir();
+  const std::string plain = dir + "/matrix_plain.json", meta = dir + "/matrix_meta.json";
+  EXPECT_TRUE(merge_and_write_cluster_matrix(plain, ranks, groups, diag).empty());
+  MatrixOptions opts;
+  opts.use_metadata_ranks = true;
+  for (const int threads : {1, 3}) {
+    const auto links = merge_and_write_cluster_matrix(meta, ranks, groups, diag,
+                                                      io::JsonStyle::python(), opts, threads);
+    EXPECT_FALSE(links.empty());
+    const std::string a = test::slurp(plain), b = test::slurp(meta);
+    EXPECT_EQ(b, a) << threads;
+    EXPECT_EQ(a.find("Total Op Info"), std::string::npos);
+    EXPECT_EQ(a.find("Transport Type"), std::string::npos);  // no link at all
+  }
+  std::remove(plain.c_str());
+  std::remove(meta.c_str());
 }
 
 // ~700k merged links at 1,024 ranks: a link stays at 40 bytes (op name as an id, bandwidth

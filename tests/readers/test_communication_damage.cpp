@@ -131,7 +131,7 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
                      "string (\"1695054582608213.0\"), expected a number"),
             std::string::npos)
       << all;
-  EXPECT_NE(all.find("\"Idle Time(ms)\" is a boolean (true)"), std::string::npos) << all;
+  EXPECT_NE(all.find("\"Idle Time(ms)\" is a boolean"), std::string::npos) << all;
   EXPECT_NE(all.find("\"Synchronization Time(ms)\" is null"), std::string::npos) << all;
   EXPECT_NE(all.find("\"Wait Time(ms)\" is an object"), std::string::npos) << all;
   for (const auto& d : diag.items()) {
@@ -146,8 +146,7 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
   ASSERT_EQ(op.size_distribution(op.transports[0]).size(), 2u);
   EXPECT_EQ(op.size_distribution(op.transports[0])[0].size_key, "1.0");
   EXPECT_EQ(op.size_distribution(op.transports[0])[1].size_key, "8.0");
-  EXPECT_NE(all.find("\"RDMA\" is a string (\"none\"), expected an object"), std::string::npos)
-      << all;
+  EXPECT_NE(all.find("\"RDMA\" is a string, expected an object"), std::string::npos) << all;
   EXPECT_NE(all.find("has 1 values"), std::string::npos) << all;
   EXPECT_NE(all.find("has 3 values"), std::string::npos) << all;
   EXPECT_EQ(op.transports[1].name, "PCIE");
@@ -156,12 +155,9 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
   EXPECT_EQ(op3.name, "hcom_allReduce__3@5");
   EXPECT_FALSE(op3.has_time_info);
   EXPECT_TRUE(op3.has_bandwidth_info);
-  EXPECT_NE(all.find("\"p2p\" is 5, expected an object"), std::string::npos) << all;
-  EXPECT_NE(all.find("step 'step2' is a string (\"nothing\"), expected an object"),
-            std::string::npos)
-      << all;
-  EXPECT_NE(all.find("op 'hcom_allReduce__2@5' of step 'step1' is a string (\"not an op\")"),
-            std::string::npos)
+  EXPECT_NE(all.find("\"p2p\" is a number, expected an object"), std::string::npos) << all;
+  EXPECT_NE(all.find("step 'step2' is a string, expected an object"), std::string::npos) << all;
+  EXPECT_NE(all.find("op 'hcom_allReduce__2@5' of step 'step1' is a string"), std::string::npos)
       << all;
 }
 

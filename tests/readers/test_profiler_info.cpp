@@ -64,7 +64,7 @@ TEST(ProfilerInfo, NoRankAnywhere) {
   EXPECT_TRUE(read_profiler_info(data("no_rank/profiler_info.json"), info, diag));
   EXPECT_EQ(info.rank_id, -1);
   ASSERT_EQ(diag.warning_count(), 1u);
-  EXPECT_NE(diag.items()[0].what.find("\"rank_id\" is a string (\"two\")"), std::string::npos)
+  EXPECT_NE(diag.items()[0].what.find("\"rank_id\" is a string"), std::string::npos)
       << all_diags(diag);
 }
 
@@ -156,8 +156,10 @@ TEST(ProfilerMetadata, DistributedArgsAndGroups) {
   EXPECT_EQ(diag.error_count(), 0u);
   EXPECT_EQ(diag.warning_count(), 4u) << all_diags(diag);
   const std::string all = all_diags(diag);
-  EXPECT_NE(all.find(":26: group 'group_bad': \"group_name\" is 5"), std::string::npos) << all;
-  EXPECT_NE(all.find("\"global_ranks\" is 3.5, expected an integer"), std::string::npos) << all;
+  EXPECT_NE(all.find(":26: group 'group_bad': \"group_name\" is a number"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("\"global_ranks\" is a number, expected an integer"), std::string::npos)
+      << all;
 }
 
 TEST(ProfilerMetadata, TruncatedKeepsCompleteGroups) {
