@@ -315,8 +315,8 @@ class CommWalker {
       TransportName tn;
       if (!TransportName::make(name, tn)) {
         ctx_.warn_at(v.raw_json_token().data(),
-                     where() + ": transport \"" + std::string(name) + "\" is one name too many (" +
-                         std::to_string(kMaxTransportNames) + " distinct names)",
+                     where() + ": a transport name beyond the first " +
+                         std::to_string(kMaxTransportNames) + " distinct ones",
                      "the transport was skipped; the file likely writes data as transport names");
         continue;
       }

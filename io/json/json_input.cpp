@@ -172,6 +172,11 @@ std::string describe_token(simdjson::ondemand::value& v) {
     default:
       break;
   }
+  // Words, not the token: NaN and infinities by name, any other number as one.
+  std::string_view t = tok;
+  if (t[0] == '-' || t[0] == '+') t.remove_prefix(1);
+  if (t.starts_with("NaN") || t.starts_with("nan")) return "NaN";
+  if (t.starts_with("Infinity") || t.starts_with("inf")) return "infinite";
   if (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) return "a number";
   return "not a JSON value of a known kind";
 }
@@ -186,7 +191,7 @@ void warn_bad_number(simdjson::ondemand::value& v, NumRead r, JsonContext& ctx,
   what += "\" is ";
   what += describe_token(v);
   if (r == NumRead::kNotFinite) {
-    what += ", not a finite number";
+    what += ", not a finite number (beyond the range of a double, or NaN)";
   } else {
     what += ", expected a number";
   }

@@ -126,9 +126,10 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
   EXPECT_TRUE(op.time.has(kWaitTimeRatio));
   EXPECT_TRUE(op.time.has(kSyncTimeRatio));
   EXPECT_TRUE(op.time.num(kSyncTimeRatio).is_int);
-  // The warning names the op, the key and what was found, with line and byte offset.
+  // The warning names the op, the key and the kind of value found (never the value itself), with
+  // line and byte offset.
   EXPECT_NE(all.find("op 'hcom_allReduce__1@5' of step 'step1': \"Start Timestamp(us)\" is a "
-                     "string (\"1695054582608213.0\"), expected a number"),
+                     "string, expected a number"),
             std::string::npos)
       << all;
   EXPECT_NE(all.find("\"Idle Time(ms)\" is a boolean"), std::string::npos) << all;
@@ -180,7 +181,7 @@ TEST(Communication, NanInfinityAndOutOfRangeAreMissing) {
     EXPECT_EQ(d.hint, "the value was treated as missing");
   }
   EXPECT_NE(diag.items()[0].what.find("\"Start Timestamp(us)\" is NaN"), std::string::npos);
-  EXPECT_NE(diag.items()[3].what.find("1e999"), std::string::npos);
+  EXPECT_NE(diag.items()[3].what.find("is a number, not a finite number"), std::string::npos);
 }
 
 TEST(Communication, HugeAndExtremeNumbers) {
