@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "support/missing_tool.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace fs = std::filesystem;
@@ -59,7 +60,25 @@ void expect_marker_nowhere(const fs::path& root, const fs::path& job, const std:
     EXPECT_NE(log_text.find("kernel_details.csv"), std::string::npos) << what << "\n" << log_text;
   }
   EXPECT_TRUE(fs::is_regular_file(out / "cluster_analysis_output/rank_manifest.csv")) << log_text;
-  EXPECT_EQ(everything_written(out, log).find(kMarker), std::string::npos)
+  // The HDF5 file's datasets are deflated: read back through h5py, every string and attribute.
+  const fs::path h5 = out / "cluster_analysis_output/cluster_analysis.h5";
+  ASSERT_TRUE(fs::exists(h5)) << log_text;
+  const fs::path h5_text = root / "h5.txt";
+  if (run_command("/usr/bin/python3 -c 'import h5py'", "/dev/null") != 0)
+    CS_MISSING_TOOL("python3-h5py (reads the HDF5 file back)");
+  ASSERT_EQ(run_command("/usr/bin/python3 -c \"import h5py, sys\n"
+                        "f = h5py.File(sys.argv[1])\n"
+                        "def show(name, o):\n"
+                        "    print(name, dict(o.attrs))\n"
+                        "    if isinstance(o, h5py.Dataset) and h5py.check_string_dtype(o.dtype):\n"
+                        "        print(list(o.asstr()[:]))\n"
+                        "print(dict(f.attrs))\n"
+                        "f.visititems(show)\" " +
+                            h5.string() + " >" + h5_text.string(),
+                        ""),
+            0);
+  EXPECT_GT(fs::file_size(h5_text), 0u);
+  EXPECT_EQ((everything_written(out, log) + read_file(h5_text)).find(kMarker), std::string::npos)
       << what << ": the input's content was echoed\n"
       << log_text;
 }
