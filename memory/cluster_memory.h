@@ -6,7 +6,8 @@
 // Findings (memory_findings.cpp), each with its evidence, none on a clean job:
 //   imbalance        a rank's peak stands above its pipeline-stage peers' (robust spread, as the
 //                    slow-rank diagnosis compares a rank with its stage peers): judged on its
-//                    lowest per-step peak, so a leak is not mistaken for imbalance;
+//                    lowest per-step peak, so a leak is not mistaken for imbalance (a rank may
+//                    have both);
 //   leak             the floor of allocated memory (its minimum within each step) grows step after
 //                    step, well beyond its stage peers' growth;
 //   near_capacity    the reserved peak is within `capacity_margin` of the device's memory;

@@ -97,7 +97,6 @@ std::vector<MemoryFinding> find_memory_issues(const std::vector<RankMemoryRef>& 
     const RankMemory& m = *r.memory;
     const std::vector<size_t> peers = peers_of(ranks, i);
     // Leak: the floor grows in (almost) every step, faster than the peers' floors.
-    bool leaking = false;
     if (m.steps.size() >= 3) {
       const double g = growth_per_step(m);
       size_t rises = 0;
@@ -112,7 +111,6 @@ std::vector<MemoryFinding> find_memory_issues(const std::vector<RankMemoryRef>& 
       const double floor_share = 0.002 * static_cast<double>(m.peak_allocated);
       if (steady && excess >= static_cast<double>(opts.leak_min_per_step) &&
           excess >= floor_share) {
-        leaking = true;
         MemoryFinding f{r.rank, r.stage, "leak", excess / 1048576.0, ""};
         f.evidence = "allocated memory grows " + mb(g) + " per step on rank " +
                      std::to_string(r.rank) + " (leak?): its floor rose from " +
@@ -124,8 +122,9 @@ std::vector<MemoryFinding> find_memory_issues(const std::vector<RankMemoryRef>& 
         out.push_back(std::move(f));
       }
     }
-    // Imbalance: the steady peak above the peers' (3 peers at least to judge their spread).
-    if (peers.size() >= 3 && !leaking) {
+    // Imbalance: the steady peak (its lowest step peak: a leak's growth left out) above the
+    // peers' (3 peers at least to judge their spread).
+    if (peers.size() >= 3) {
       std::vector<double> theirs;
       for (size_t j : peers) theirs.push_back(static_cast<double>(steady_peak(*ranks[j].memory)));
       const double med = stats::median(theirs);
