@@ -279,6 +279,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.operators_topn = sink.kept("operators_topn");
     in.slow_ranks = sink.kept("slow_ranks");
     in.slow_links = sink.kept("slow_links");
+    in.memory_ranks = sink.kept("memory_ranks");
+    in.memory_steps = sink.kept("memory_steps");
+    in.memory_curves = sink.kept("memory_curves");
+    in.memory_findings = sink.kept("memory_findings");
     in.input_path = opts.load.input_dir;
     in.processes = processes;
     in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
