@@ -81,6 +81,31 @@ TEST_F(ClusterMemoryTest, SameMemoryTablesAtOneTwoAndFourProcesses) {
   }
 }
 
+// compare RUN_A RUN_B: the same job without the faults against this one: rank 5's peak 4 GB
+// (4096 MB) higher, aten::empty_strided 4096 MB more, aten::cat's 4 x 200 MB new.
+TEST_F(ClusterMemoryTest, CompareRunsDiffsPeaksAndOperators) {
+  const fs::path clean = root_ / "clean";
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + clean.string() +
+                            " --ranks 16 --tp 2 --pp 2 --steps 4 --seed 3 --memory "
+                            "--no-trace-view",
+                        clean.string() + ".log"),
+            0);
+  const fs::path out = root_ / "cmp";
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " compare " + clean.string() + " " +
+                            (root_ / "in").string() + " -o " + out.string() + " -q",
+                        out.string() + ".log"),
+            0)
+      << read_file(out.string() + ".log");
+  const std::string ranks = read_file(out / "comparison_output/memory_rank_diff.csv");
+  EXPECT_EQ(ranks.rfind("rank,base_peak_mb,comparison_peak_mb,diff_mb,diff_pct", 0), 0u) << ranks;
+  EXPECT_NE(ranks.find(",4096,"), std::string::npos) << ranks;
+  const std::string ops = read_file(out / "comparison_output/memory_operator_diff.csv");
+  EXPECT_NE(ops.find("aten::empty_strided,98304,102400,4096,16,16"), std::string::npos) << ops;
+  EXPECT_NE(ops.find("aten::cat,0,800,800,0,4"), std::string::npos) << ops;
+  EXPECT_NE(read_file(out.string() + ".log").find("changed most on rank 5: +4.00 GB"),
+            std::string::npos);
+}
+
 // One generated scenario and what truth.json says was injected.
 struct Scenario {
   std::string shape;                               // generator options
