@@ -113,6 +113,15 @@ MemoryTrace simulate_memory(const WriteContext& ctx, int rank, const RankTimelin
       const double begin = 0.04 + slot * static_cast<double>(k);
       const int64_t t = at(s, begin);
       const int64_t dt = at(s, begin + slot * 0.5) - t;
+      // Each layer's short-lived temporaries (a caching allocator's trace is mostly these).
+      static const char* const kTemps[] = {"aten::add",     "aten::mul",        "aten::_softmax",
+                                           "aten::dropout", "aten::layer_norm", "aten::view"};
+      for (int l = 0; l < lps; ++l)
+        for (int j = 0; j < 6; ++j) {
+          const int64_t ta = t + (l * 6 + j) * dt / (6 * lps + 1);
+          block(kTemps[j], act_layer * (0.01 + 0.03 * std::fabs(normal(rng))), ta,
+                ta + dt / (12 * lps + 2));
+        }
       if (sched[k] >= 0) {
         for (int l = 0; l < lps; ++l) {
           acts[static_cast<size_t>(sched[k])].push_back(b.size());
