@@ -1,6 +1,7 @@
 // The memory tables across the cluster (see cluster_memory.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "memory/cluster_memory.h"
@@ -59,7 +60,7 @@ io::Table memory_ranks_table(const std::vector<RankMemoryRef>& ranks,
   auto& pr = t.add_double("peak_reserved_mb", "MB");
   auto& app = t.add_double("peak_app_reserved_mb", "MB");
   auto& frag = t.add_double("reserved_minus_allocated_mb", "MB");
-  auto& when = t.add_double("peak_time_us", "us");
+  auto& when = t.add_string("peak_time_us", "us");  // exact: "1736408883743396.450"
   auto& step = t.add_int("peak_step");
   auto& op = t.add_string("peak_operator");
   auto& cap = t.add_double("capacity_mb", "MB");
@@ -79,7 +80,10 @@ io::Table memory_ranks_table(const std::vector<RankMemoryRef>& ranks,
     pr.doubles.push_back(to_mb(m.peak_reserved));
     app.doubles.push_back(m.peak_app_reserved >= 0 ? to_mb(m.peak_app_reserved) : NAN);
     frag.doubles.push_back(to_mb(m.reserved_at_peak - m.peak_allocated));
-    when.doubles.push_back(static_cast<double>(m.peak_time_ns) / 1000.0);
+    char at[48];
+    std::snprintf(at, sizeof at, "%lld.%03lld", static_cast<long long>(m.peak_time_ns / 1000),
+                  static_cast<long long>(m.peak_time_ns % 1000));
+    when.strings.push_back(at);
     step.ints.push_back(m.peak_step);
     op.strings.push_back(m.peak_operator);
     cap.doubles.push_back(m.capacity > 0 ? to_mb(m.capacity) : NAN);
