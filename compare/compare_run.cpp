@@ -13,12 +13,28 @@
 #include "compare/run_shape.h"
 #include "io/diagnostics_print.h"
 #include "memory/memory_compare.h"
+#include "memory/memory_kineto.h"
 #include "mpi/mpi_comm.h"
 #include "runtime/exit_status.h"
 
 namespace cs::compare {
 
 namespace {
+
+// GPU vs NPU (two single profiles: a Kineto trace's "[memory]" events, an Ascend rank
+// directory's memory files): the same two tables, one row for the pair (rank 0), when both
+// profiles have memory data.
+std::vector<io::Table> profile_memory_diff(const std::string& a, const std::string& b,
+                                           io::Diagnostics& diag) {
+  const auto ma = memory::read_profile_memory(a, diag);
+  const auto mb = memory::read_profile_memory(b, diag);
+  if (!ma || !mb) return {};
+  const std::vector<memory::RankMemoryRef> ra = {{0, -1, &*ma}}, rb = {{0, -1, &*mb}};
+  std::vector<io::Table> out;
+  out.push_back(memory::memory_rank_diff_table(ra, rb));
+  out.push_back(memory::memory_operator_diff_table(ra, rb));
+  return out;
+}
 
 // memory_rank_diff and memory_operator_diff when either run has memory data, else nothing.
 std::vector<io::Table> memory_diff_tables(const std::vector<cluster::RankData>& a,
@@ -241,6 +257,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     }
     tables = compare_profiles(profiles[0], profiles[1], copt);
   }
+  if (!runs) memory_diff = profile_memory_diff(paths[0], paths[1], diag);
   const std::string out_dir = o.out + "/comparison_output";
   std::vector<const io::Table*> extra;
   if (runs) extra = {&run_tables.rank_diff, &run_tables.regressions};
@@ -254,6 +271,8 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     std::printf("Run vs run: %d ranks compared\n", run_tables.ranks_compared);
     std::fputs(format_top_regressions(run_tables.ranked, 5).c_str(), stdout);
     if (!memory_diff.empty()) std::fputs(memory::memory_diff_line(memory_diff[0]).c_str(), stdout);
+  } else if (!memory_diff.empty()) {
+    std::fputs(memory::memory_diff_line(memory_diff[0], true).c_str(), stdout);
   }
   if (!o.quiet) io::print_message("wrote " + out_dir + "/");
   return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? kExitPartial

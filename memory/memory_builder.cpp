@@ -8,7 +8,9 @@ namespace cs::memory {
 namespace {
 
 // The operators' series as MindStudio Insight picks it.
-constexpr std::string_view kSeriesOrder[] = {"PTA+GE", "MindSpore+GE", "GE", "PTA"};
+// Kineto traces (memory_kineto.h): the device's series, "CUDA" or "device".
+constexpr std::string_view kSeriesOrder[] = {"PTA+GE", "MindSpore+GE", "GE",
+                                             "PTA",    "CUDA",         "device"};
 
 }  // namespace
 

@@ -70,7 +70,7 @@ io::Table memory_operator_diff_table(const std::vector<RankMemoryRef>& base,
   return t;
 }
 
-std::string memory_diff_line(const io::Table& t) {
+std::string memory_diff_line(const io::Table& t, bool pair) {
   const io::Column* rank = t.find("rank");
   const io::Column* d = t.find("diff_mb");
   const io::Column* b = t.find("comparison_peak_mb");
@@ -82,6 +82,14 @@ std::string memory_diff_line(const io::Table& t) {
       best = i;
   if (best == t.rows()) return {};
   char buf[200];
+  if (pair) {
+    std::snprintf(buf, sizeof buf,
+                  "Memory: peak %.2f GB (base) vs %.2f GB (comparison), %+.2f GB; see "
+                  "memory_rank_diff.csv and memory_operator_diff.csv\n",
+                  t.find("base_peak_mb")->doubles[best] / 1024.0, b->doubles[best] / 1024.0,
+                  d->doubles[best] / 1024.0);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf,
                 "Memory: the peak changed most on rank %lld: %+.2f GB (to %.2f GB); see "
                 "memory_rank_diff.csv and memory_operator_diff.csv\n",

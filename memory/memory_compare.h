@@ -20,7 +20,8 @@ io::Table memory_rank_diff_table(const std::vector<RankMemoryRef>& base,
 io::Table memory_operator_diff_table(const std::vector<RankMemoryRef>& base,
                                      const std::vector<RankMemoryRef>& comparison);
 
-// One line for the terminal: the rank whose peak changed most, or "" without memory data.
-std::string memory_diff_line(const io::Table& rank_diff);
+// One line for the terminal: the rank whose peak changed most (`pair`: the two profiles' peaks),
+// or "" without memory data.
+std::string memory_diff_line(const io::Table& rank_diff, bool pair = false);
 
 }  // namespace cs::memory

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using cs::test::mpirun;
@@ -81,6 +82,26 @@ TEST_F(ClusterMemoryTest, SameMemoryTablesAtOneTwoAndFourProcesses) {
   }
 }
 
+// The memory tables are HDF5 datasets too (h5dump reads them back: HDF5's own tool).
+TEST_F(ClusterMemoryTest, MemoryTablesAreHdf5Datasets) {
+  if (!fs::exists("/usr/bin/h5dump")) CS_MISSING_TOOL("h5dump");
+  const fs::path out = root_ / "h5";
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + (root_ / "in").string() + " -o " +
+                            out.string() + " -m diagnosis -q --format csv,hdf5",
+                        out.string() + ".log"),
+            0);
+  const fs::path h5 = out / "cluster_analysis_output/cluster_analysis.h5";
+  const fs::path dump = root_ / "h5.txt";
+  ASSERT_EQ(run_command(
+                "h5dump -d /memory_ranks/peak_allocated_mb -d /memory_findings/kind " + h5.string(),
+                dump.string()),
+            0);
+  const std::string d = read_file(dump);
+  EXPECT_NE(d.find("DATASPACE  SIMPLE { ( 16 )"), std::string::npos) << d;
+  EXPECT_NE(d.find("\"imbalance\""), std::string::npos) << d;
+  EXPECT_NE(d.find("leak"), std::string::npos) << d;
+}
+
 // compare RUN_A RUN_B: the same job without the faults against this one: rank 5's peak 4 GB
 // (4096 MB) higher, aten::empty_strided 4096 MB more, aten::cat's 4 x 200 MB new.
 TEST_F(ClusterMemoryTest, CompareRunsDiffsPeaksAndOperators) {
@@ -104,6 +125,36 @@ TEST_F(ClusterMemoryTest, CompareRunsDiffsPeaksAndOperators) {
   EXPECT_NE(ops.find("aten::cat,0,800,800,0,4"), std::string::npos) << ops;
   EXPECT_NE(read_file(out.string() + ".log").find("changed most on rank 5: +4.00 GB"),
             std::string::npos);
+}
+
+// GPU vs NPU: a real Kineto trace with "[memory]" events (H100) against the real torch_npu rank 0
+// (its timeline and its memory files, assembled from tests/data): one row, the two peaks as
+// tests/memory/test_memory_readers.cpp works them out (231332864 and 1322299392 bytes).
+TEST(MemoryCompare, GpuVsNpuPeaks) {
+  const fs::path root = cs::test::temp_dir("memory_gvn");
+  const fs::path npu = root / "rank0_ascend_pt";
+  const std::string data = CS_TEST_DATA;
+  fs::create_directories(npu / "ASCEND_PROFILER_OUTPUT");
+  fs::copy(data + "/ascend-real/text_level1/rank0_ascend_pt", npu,
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  fs::copy(data + "/memory/text_level1/rank0_ascend_pt", npu,
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  // The timeline is stored gzipped in tests/data; the rank directory holds it as written.
+  ASSERT_EQ(run_command("gzip -d " + (npu / "ASCEND_PROFILER_OUTPUT/trace_view.json.gz").string()),
+            0);
+  const fs::path out = root / "out";
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " compare " + data +
+                            "/kineto-variants/pretty_h100_falconsai.json.gz " + npu.string() +
+                            " -o " + out.string(),
+                        out.string() + ".log"),
+            0)
+      << read_file(out.string() + ".log");
+  const std::string ranks = read_file(out / "comparison_output/memory_rank_diff.csv");
+  // 231332864 / 1048576 = 220.616211 MB; 1322299392 / 1048576 = 1261.042969 MB.
+  EXPECT_NE(ranks.find("0,220.616211,1261.042969,1040.426758,"), std::string::npos) << ranks;
+  EXPECT_NE(read_file(out.string() + ".log").find("Memory: peak 0.22 GB (base) vs 1.23 GB"),
+            std::string::npos);
+  fs::remove_all(root);
 }
 
 // One generated scenario and what truth.json says was injected.

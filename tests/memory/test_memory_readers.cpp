@@ -13,6 +13,7 @@
 
 #include "db/database.h"
 #include "memory/memory_db.h"
+#include "memory/memory_kineto.h"
 #include "memory/memory_text.h"
 
 namespace {
@@ -210,6 +211,37 @@ TEST(MemoryTextReader, NoMemoryRecordNoMemory) {
   cs::io::Diagnostics diag;
   EXPECT_FALSE(cs::memory::read_memory_text(kData + "/memory", {}, diag).has_value());
   EXPECT_TRUE(diag.empty());
+}
+
+}  // namespace
+
+namespace {
+
+// A real Kineto trace with profile_memory=True (HF Falconsai on an H100: tests/data/SOURCES.md).
+// Hand-computed with json + sorted() on the same file: the device ("Device Type" 1) events sorted
+// by ts; the peak is the largest "Total Allocated" (first at the max); blocks pair an allocation
+// with the release of its Addr; ProfilerStep#6 (user_annotation) spans the peak.
+TEST(MemoryKinetoReader, RealH100TraceFiguresAsWorkedOutByHand) {
+  cs::io::Diagnostics diag;
+  const auto m = cs::memory::read_memory_kineto(
+      kData + "/kineto-variants/pretty_h100_falconsai.json.gz", diag);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(diag.error_count(), 0u);
+  EXPECT_EQ(m->series, "CUDA");
+  EXPECT_EQ(m->peak_allocated, 231332864);
+  EXPECT_EQ(m->peak_time_ns, 1414456663238781);
+  EXPECT_EQ(m->reserved_at_peak, 245366784);
+  EXPECT_EQ(m->peak_reserved, 245366784);
+  EXPECT_EQ(m->capacity, 85018279936);  // deviceProperties' totalGlobalMem
+  EXPECT_EQ(m->records, 572);           // 286 allocations, 286 releases
+  EXPECT_EQ(m->blocks, 286);
+  EXPECT_EQ(m->never_released, 0);
+  EXPECT_EQ(m->live_bytes_at_peak, 16455680);  // 7 blocks
+  EXPECT_EQ(m->peak_step, 6);
+  EXPECT_FALSE(m->peak_operator.empty());
+  // A trace without memory events has no memory.
+  EXPECT_FALSE(
+      cs::memory::read_memory_kineto(kData + "/kineto/sampled_rank-0.json.gz", diag).has_value());
 }
 
 }  // namespace
