@@ -1,5 +1,6 @@
 // clusterscope generate OUT --ranks N [--tp T] [--pp P] [--steps S] [--seed N]
 //     [--slow-rank R:FACTOR]... [--slow-link SRC-DST:FACTOR]... [--slow-kernel R:TYPE:FACTOR]...
+//     [--memory] [--memory-imbalance R:GB]... [--memory-leak R:MB_PER_STEP]...
 //     [--framework pytorch|mindspore|msprof] [--export-type text|db|both] [--force]
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -9,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "generator/generator.h"
+#include "generator/memory_model.h"
 #include "generator/output_dir.h"
 #include "runtime/enum_names.h"
 
@@ -37,6 +39,7 @@ int run_generate(int argc, char** argv) {
   generator::GeneratorOptions opts;
   std::string out_dir, framework = "pytorch", export_type = "text";
   std::vector<std::string> slow_ranks, slow_links, slow_kernels, slow_hosts;
+  std::vector<std::string> memory_imbalance, memory_leak;  // generator/memory_model.h
   uint64_t seed = 1;
   bool trace_on = false, trace_off = false, force = false;
 
@@ -64,6 +67,14 @@ int run_generate(int argc, char** argv) {
       "R:TYPE:FACTOR  kernels whose Type starts with TYPE run FACTOR times slower on rank R")(
       "slow-host", po::value<std::vector<std::string>>(&slow_hosts)->composing(),
       "R:GAP_US  rank R's host is slow: GAP_US more idle before every kernel launch")(
+      "memory", po::bool_switch(&opts.memory),
+      "write the memory files (profile_memory=True): operator_memory.csv, memory_record.csv, "
+      "npu_module_mem.csv / OP_MEMORY, MEMORY_RECORD, NPU_MEM, NPU_MODULE_MEM")(
+      "memory-imbalance", po::value<std::vector<std::string>>(&memory_imbalance)->composing(),
+      "R:GB  rank R holds GB more memory from the start (implies --memory)")(
+      "memory-leak", po::value<std::vector<std::string>>(&memory_leak)->composing(),
+      "R:MB_PER_STEP  rank R keeps MB_PER_STEP more allocated after every step (implies "
+      "--memory)")(
       "rank-jitter", po::value<double>(&opts.rank_jitter)->default_value(0),
       "spread of a per-rank constant speed factor (e.g. 0.02)")(
       "first-stage-work", po::value<double>(&opts.first_stage_work)->default_value(1.0),
@@ -147,6 +158,21 @@ int run_generate(int argc, char** argv) {
     if (!generator::parse_slow_rank(s, v, error))
       return usage_error("--slow-host " + error, "write it as R:GAP_US, e.g. --slow-host 3:40");
     opts.slow_hosts.push_back({v.rank, v.factor});
+  }
+
+  for (const auto& s : memory_imbalance) {
+    generator::MemoryImbalance v;
+    if (!generator::parse_memory_imbalance(s, v, error))
+      return usage_error("--memory-imbalance " + error,
+                         "write it as R:GB, e.g. --memory-imbalance 3:4");
+    opts.memory_imbalance.push_back(v);
+  }
+  for (const auto& s : memory_leak) {
+    generator::MemoryLeak v;
+    if (!generator::parse_memory_leak(s, v, error))
+      return usage_error("--memory-leak " + error,
+                         "write it as R:MB_PER_STEP, e.g. --memory-leak 5:300");
+    opts.memory_leak.push_back(v);
   }
 
   io::Diagnostics diag;

@@ -3,6 +3,7 @@
 #include "analysis/comm_summary.h"
 #include "analysis/comm_tables.h"
 #include "cluster/analysis_steps.h"
+#include "cluster/memory_step.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/task_runner.h"
@@ -213,6 +214,9 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                        operators = operators_step(in, opts);
                        sink.put(std::move(operators.topn));
                      }});
+  std::string memory_lines;  // memory/: only when ranks carry memory data
+  if (want.diagnosis)
+    tasks.push_back({"memory", 0.1, [&] { memory_lines = memory_step(ranks, sink); }});
   if (want.diagnosis)
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
                        sink.put(comm_rank_summary_table(ranks));
@@ -244,6 +248,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     sink.put(slow_links_table(links.slow_links));
     sink.put(slow_transfers_table(links.slow_transfers));
     r.summary = diagnosis_text(slow_ranks, links, operators.by_cv);
+    r.summary += memory_lines;
   }
   return r;
 }

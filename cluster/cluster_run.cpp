@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cluster/cluster_outputs.h"
+#include "cluster/memory_step.h"
 #include "io/diagnostics_print.h"
 #include "io/hdf5/hdf5_writer.h"
 #include "io/output_ledger.h"
@@ -226,8 +227,9 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   OutputContext ctx{opts, out_dir.string(), out_diag, short_of_job, html, step_trace != nullptr};
   // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
   // are small and kept, the matrix reaches it as a digest.
-  const std::set<std::string> report_tables = {"rank_manifest",  "step_trace", "comm_rank_summary",
-                                               "operators_topn", "slow_ranks", "slow_links"};
+  std::set<std::string> report_tables = {"rank_manifest",  "step_trace", "comm_rank_summary",
+                                         "operators_topn", "slow_ranks", "slow_links"};
+  report_tables.insert(kMemoryReportTables.begin(), kMemoryReportTables.end());
   io::Diagnostics h5_diag;
   std::optional<io::Hdf5File> h5;
   if (hdf5) h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
@@ -277,6 +279,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.operators_topn = sink.kept("operators_topn");
     in.slow_ranks = sink.kept("slow_ranks");
     in.slow_links = sink.kept("slow_links");
+    in.memory_ranks = sink.kept("memory_ranks");
+    in.memory_steps = sink.kept("memory_steps");
+    in.memory_curves = sink.kept("memory_curves");
+    in.memory_findings = sink.kept("memory_findings");
     in.input_path = opts.load.input_dir;
     in.processes = processes;
     in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -12,12 +12,44 @@
 #include "compare/run_diff.h"
 #include "compare/run_shape.h"
 #include "io/diagnostics_print.h"
+#include "memory/memory_compare.h"
+#include "memory/memory_kineto.h"
 #include "mpi/mpi_comm.h"
 #include "runtime/exit_status.h"
 
 namespace cs::compare {
 
 namespace {
+
+// GPU vs NPU (two single profiles: a Kineto trace's "[memory]" events, an Ascend rank
+// directory's memory files): the same two tables, one row for the pair (rank 0), when both
+// profiles have memory data.
+std::vector<io::Table> profile_memory_diff(const std::string& a, const std::string& b,
+                                           io::Diagnostics& diag) {
+  const auto ma = memory::read_profile_memory(a, diag);
+  const auto mb = memory::read_profile_memory(b, diag);
+  if (!ma || !mb) return {};
+  const std::vector<memory::RankMemoryRef> ra = {{0, -1, &*ma}}, rb = {{0, -1, &*mb}};
+  std::vector<io::Table> out;
+  out.push_back(memory::memory_rank_diff_table(ra, rb));
+  out.push_back(memory::memory_operator_diff_table(ra, rb));
+  return out;
+}
+
+// memory_rank_diff and memory_operator_diff when either run has memory data, else nothing.
+std::vector<io::Table> memory_diff_tables(const std::vector<cluster::RankData>& a,
+                                          const std::vector<cluster::RankData>& b) {
+  std::vector<memory::RankMemoryRef> ra, rb;
+  for (const auto& r : a)
+    if (r.memory) ra.push_back({r.rank(), -1, &*r.memory});
+  for (const auto& r : b)
+    if (r.memory) rb.push_back({r.rank(), -1, &*r.memory});
+  if (ra.empty() && rb.empty()) return {};
+  std::vector<io::Table> out;
+  out.push_back(memory::memory_rank_diff_table(ra, rb));
+  out.push_back(memory::memory_operator_diff_table(ra, rb));
+  return out;
+}
 
 // Problems of the loaded ranks (skipped or partly read) as one warning per rank.
 void add_rank_problems(const cluster::LoadedCluster& lc, const char* label, io::Diagnostics& diag) {
@@ -100,6 +132,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   }
   WriteContext wctx;
   RunTables run_tables;
+  std::vector<io::Table> memory_diff;  // memory_rank_diff, memory_operator_diff (memory/)
   cluster::LoadedCluster loaded[2];
   if (runs) {
     // Both clusters loaded like `cluster` does (ranks spread over the MPI processes); only the
@@ -110,6 +143,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
       cluster::LoadOptions lo;
       lo.input_dir = paths[i];
       lo.parse.step = steps[i];
+      lo.parse.memory = true;  // memory/: peaks and operators compared when both runs have them
       lo.rank_filter = o.ranks;
       cluster::PhaseLog log(false);
       loaded[i] = cluster::load_cluster(mpi, lo, log);
@@ -177,6 +211,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     wctx.warnings = align_steps(loaded[0].ranks, loaded[1].ranks);
     for (const auto& w : wctx.warnings) io::print_message("WARNING: " + w);
     run_tables = compare_runs(loaded[0].ranks, loaded[1].ranks, {}, diag);
+    memory_diff = memory_diff_tables(loaded[0].ranks, loaded[1].ranks);
     // The timelines compared in detail: the rank of the largest regression, on both sides.
     const int rank = detail_rank(run_tables, loaded[0].ranks);
     bool both = true;
@@ -222,9 +257,11 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     }
     tables = compare_profiles(profiles[0], profiles[1], copt);
   }
+  if (!runs) memory_diff = profile_memory_diff(paths[0], paths[1], diag);
   const std::string out_dir = o.out + "/comparison_output";
   std::vector<const io::Table*> extra;
   if (runs) extra = {&run_tables.rank_diff, &run_tables.regressions};
+  for (const io::Table& t : memory_diff) extra.push_back(&t);
   const bool written =
       write_comparison(tables, out_dir, o.base_path, o.comparison_path, diag, extra, wctx);
   io::print_diagnostics(diag, o.quiet);
@@ -233,6 +270,9 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   if (runs) {
     std::printf("Run vs run: %d ranks compared\n", run_tables.ranks_compared);
     std::fputs(format_top_regressions(run_tables.ranked, 5).c_str(), stdout);
+    if (!memory_diff.empty()) std::fputs(memory::memory_diff_line(memory_diff[0]).c_str(), stdout);
+  } else if (!memory_diff.empty()) {
+    std::fputs(memory::memory_diff_line(memory_diff[0], true).c_str(), stdout);
   }
   if (!o.quiet) io::print_message("wrote " + out_dir + "/");
   return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? kExitPartial

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "generator/memory_model.h"
 #include "generator/simulation.h"
 #include "generator/topology.h"
 #include "generator/writers.h"
@@ -104,6 +105,12 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
       ok = put(out + "/communication.json", docs.communication) &&
            put(out + "/communication_matrix.json", docs.matrix) &&
            put(out + "/step_trace_time.csv", docs.step_trace);
+    }
+    if (ok && opts.writes_text() && opts.writes_memory()) {  // generator/memory_model.h
+      const MemoryTrace mem = simulate_memory(ctx, r, tl);
+      ok = put(out + "/operator_memory.csv", render_operator_memory_csv(mem)) &&
+           put(out + "/memory_record.csv", render_memory_record_csv(mem)) &&
+           put(out + "/npu_module_mem.csv", render_npu_module_mem_csv(mem));
     }
     if (ok && opts.writes_db()) {
       ok = put_db(out + "/analysis.db",

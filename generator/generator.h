@@ -41,6 +41,16 @@ struct SlowHost {
   int rank = -1;
   double gap_us = 0;  // extra host-side idle before every kernel launch on this rank
 };
+// --memory-imbalance R:GB: rank R holds GB more from the start (a larger optimizer state).
+struct MemoryImbalance {
+  int rank = -1;
+  double gb = 0;
+};
+// --memory-leak R:MB_PER_STEP: rank R keeps MB_PER_STEP more allocated after every step.
+struct MemoryLeak {
+  int rank = -1;
+  double mb_per_step = 0;
+};
 
 // kMsprof: CANN msprof's PROF_ directories (text only, docs/formats.md §1b).
 enum class FrameworkKind { kPyTorch, kMindSpore, kMsprof };
@@ -85,6 +95,16 @@ struct GeneratorOptions {
   // (default; the timeline is the largest file), 0 = never, 1 = always.
   int trace_view = -1;
   bool writes_trace_view() const { return trace_view > 0 || (trace_view < 0 && ranks <= 256); }
+  // Memory files (profile_memory=True; generator/memory_model.h): operator_memory.csv,
+  // memory_record.csv, npu_module_mem.csv and the DB's OP_MEMORY, MEMORY_RECORD, NPU_MEM,
+  // NPU_MODULE_MEM. Off by default (default outputs stay as they were); on with --memory or
+  // any memory fault.
+  bool memory = false;
+  std::vector<MemoryImbalance> memory_imbalance;
+  std::vector<MemoryLeak> memory_leak;
+  bool writes_memory() const {
+    return memory || !memory_imbalance.empty() || !memory_leak.empty();
+  }
   ExportKind export_type = ExportKind::kText;
   bool writes_text() const { return export_type != ExportKind::kDb; }
   bool writes_db() const { return export_type != ExportKind::kText; }

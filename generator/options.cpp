@@ -188,6 +188,14 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
     if (h.rank < 0 || h.rank >= o.ranks || !(h.gap_us >= 0) || !std::isfinite(h.gap_us))
       err("slow host " + std::to_string(h.rank) + " is out of range or has a negative gap",
           "give a rank in " + range + " and a gap in microseconds >= 0");
+  for (const auto& m : o.memory_imbalance)  // generator/memory_model.h
+    if (m.rank < 0 || m.rank >= o.ranks || !(m.gb > 0) || !(m.gb < 1024))
+      err("--memory-imbalance " + std::to_string(m.rank) + " is out of range",
+          "give a rank in " + range + " and GB in (0, 1024), e.g. --memory-imbalance 3:4");
+  for (const auto& m : o.memory_leak)
+    if (m.rank < 0 || m.rank >= o.ranks || !(m.mb_per_step > 0) || !(m.mb_per_step < 1e6))
+      err("--memory-leak " + std::to_string(m.rank) + " is out of range",
+          "give a rank in " + range + " and MB per step in (0, 1e6), e.g. --memory-leak 5:300");
   if (!(o.rank_jitter >= 0 && o.rank_jitter < 0.2) || !(o.first_stage_work > 0) ||
       !(o.last_stage_work > 0) || !std::isfinite(o.first_stage_work) ||
       !std::isfinite(o.last_stage_work) || !(o.host_noise_us >= 0) ||

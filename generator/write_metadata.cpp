@@ -2,6 +2,7 @@
 #include <string>
 
 #include "generator/kernel_catalog.h"
+#include "generator/memory_model.h"
 #include "generator/writers.h"
 #include "io/json/json_writer.h"
 
@@ -231,6 +232,7 @@ std::string render_truth_json(const WriteContext& ctx) {
   }
   w.end_array();
 
+  write_memory_truth(w, o);  // generator/memory_model.h
   w.key("slow_links");
   w.begin_array();
   for (const auto& l : o.slow_links) {

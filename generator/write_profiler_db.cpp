@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "generator/memory_model.h"
 #include "generator/kernel_catalog.h"
 #include "generator/profiler_db_schema.h"
 #include "generator/sqlite_writer.h"
@@ -290,6 +291,8 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
       }
     }
     write_rank_tables(db, ctx, rank, tl, w);
+    if (ctx.opts.writes_memory())  // generator/memory_model.h
+      write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
     w.ids().write(db);
   }
   db.exec(

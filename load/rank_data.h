@@ -10,6 +10,7 @@
 
 #include "io/diagnostics.h"
 #include "load/rank_communication.h"
+#include "memory/rank_memory.h"
 #include "readers/communication.h"
 #include "readers/kernel_details.h"
 #include "readers/matrix.h"
@@ -70,6 +71,8 @@ struct RankData {
   io::StepTraceFile step_trace;
   io::ProfilerMetadata metadata;
   stats::OperatorTable operators;  // keyed by the --group-by key
+  // The rank's memory summary (memory/rank_memory.h), when it was profiled with profile_memory.
+  std::optional<memory::RankMemory> memory;
   io::Diagnostics diagnostics;     // everything the readers reported for this rank
   // With --step: the step numbers the files hold before the filter ("step3" -> 3), sorted.
   std::vector<int64_t> steps_present;

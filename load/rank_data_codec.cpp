@@ -293,6 +293,8 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
   w.put<uint32_t>(static_cast<uint32_t>(d.steps_present.size()));
   for (int64_t s : d.steps_present) w.put(s);
   put_diagnostics(w, d.diagnostics);
+  w.put<uint8_t>(d.memory.has_value());
+  if (d.memory) d.memory->pack(w);
   w.put(d.files_read);
   w.put(d.bytes_read);
 }
@@ -351,6 +353,7 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   d.steps_present.resize(r.get<uint32_t>());
   for (int64_t& s : d.steps_present) s = r.get<int64_t>();
   d.diagnostics = get_diagnostics(r);
+  if (r.get<uint8_t>() != 0) d.memory = memory::RankMemory::unpack(r);
   d.files_read = r.get<uint64_t>();
   d.bytes_read = r.get<uint64_t>();
   return d;

@@ -7,12 +7,14 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
 
 #include "io/int_range.h"
 #include "load/msprof_rank.h"
+#include "memory/memory_text.h"
 #include "readers/communication.h"
 #include "readers/kernel_details.h"
 #include "readers/matrix.h"
@@ -226,6 +228,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       missing(kStepTraceCsv, "step trace analysis");
     }
   }
+  std::map<int64_t, memory::StepRange> step_ranges;  // from the kernels' Step Id, for memory
   if (opts.kernels) {
     ++wanted;
     FileRead f(d, dir / kKernelDetailsCsv, opts.process_note);
@@ -235,6 +238,8 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       bool ok = io::read_kernel_details_csv(
           f.path.string(),
           [&](const io::KernelRecord& k) {
+            if (opts.memory && k.step_id >= 0)
+              memory::widen_step(step_ranges, k.step_id, k.start_us, k.duration_us);
             if (opts.step && k.step_id >= 0) {
               steps_seen.insert(k.step_id);
               if (k.step_id != *opts.step) return;
@@ -279,6 +284,13 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
         missing(kKernelDetailsCsv, "operator statistics; op_statistic.csv is absent too");
       }
     }
+  }
+
+  if (opts.memory) {  // optional: a rank without memory files has no RankData::memory
+    std::vector<memory::StepRange> ranges;
+    for (const auto& [id, r] : step_ranges) ranges.push_back(r);
+    d.memory =
+        memory::read_memory_text(dir.string(), ranges, d.diagnostics, &d.files_read, &d.bytes_read);
   }
 
   d.steps_present.assign(steps_seen.begin(), steps_seen.end());

@@ -10,6 +10,7 @@
 #include "db/profiler_db.h"
 #include "db/string_ids.h"
 #include "load/rank_parser.h"
+#include "memory/memory_db.h"
 #include "readers/profiler_info.h"
 
 namespace cs::cluster {
@@ -238,6 +239,16 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           },
           d.diagnostics);
     });
+  }
+
+  if (opts.memory && profiler.exists()) {  // optional: MEMORY_RECORD, NPU_MEM, OP_MEMORY
+    if (const db::Database* db = profiler.get()) {
+      std::vector<db::StepTime> st;
+      std::vector<memory::StepRange> ranges;
+      if (db::read_step_time(*db, st, d.diagnostics))
+        for (const auto& s : st) ranges.push_back({s.id, s.start_ns, s.end_ns});
+      d.memory = memory::read_memory_db(*db, ranges, d.diagnostics);
+    }
   }
 
   if (wanted > 0 && usable == 0) {

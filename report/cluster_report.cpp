@@ -93,13 +93,12 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
   std::vector<std::string> sub;
   if (!in.input_path.empty()) sub.push_back("Input: " + in.input_path);
   begin_page(h, "clusterscope \u2014 cluster report", sub);
-  nav_bar(h, {{"overview", "Overview"},
-              {"findings", "Findings"},
-              {"ranks", "Every rank"},
-              {"steps", "Step time"},
-              {"matrix", "Communication matrix"},
-              {"wait", "Wait ratio"},
-              {"operators", "Top operators"}});
+  std::vector<std::pair<std::string, std::string>> nav = {
+      {"overview", "Overview"},      {"findings", "Findings"},           {"ranks", "Every rank"},
+      {"steps", "Step time"},        {"matrix", "Communication matrix"}, {"wait", "Wait ratio"},
+      {"operators", "Top operators"}};
+  if (in.memory_ranks) nav.push_back({"memory", "Memory"});
+  nav_bar(h, nav);
   page_data(h, drill_data(ctx));
   h.open("main");
   section_overview(h, ctx);
@@ -109,6 +108,7 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
   section_matrix(h, ctx);
   section_wait(h, ctx);
   section_operators(h, ctx);
+  section_memory(h, ctx);
   end_page(h);
   return h.finish();
 }

@@ -37,6 +37,11 @@ struct ClusterReportInput {
   const io::Table* operators_topn = nullptr;     // operators_topn
   const io::Table* slow_ranks = nullptr;         // slow_ranks
   const io::Table* slow_links = nullptr;         // slow_links
+  // Memory (memory/): null when no rank was profiled with profile_memory (no section then).
+  const io::Table* memory_ranks = nullptr;
+  const io::Table* memory_steps = nullptr;
+  const io::Table* memory_curves = nullptr;
+  const io::Table* memory_findings = nullptr;
   std::string input_path;                        // the analysed directory
   int processes = 1;                             // MPI processes used
   double seconds = 0;                            // wall time of the analysis

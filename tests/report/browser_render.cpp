@@ -159,6 +159,38 @@ TEST_F(BrowserRender, InteractiveClusterReport) {
   fs::remove_all(dir);
 }
 
+// The memory section (report/memory_section.cpp) of a generated 16-rank job with rank 5 holding
+// 4 GB more and rank 10 leaking 200 MB per step, driven by tests/report/browser_memory.py.
+TEST_F(BrowserRender, MemorySection) {
+  const bool have = fs::exists(kDriver) &&
+                    run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
+  if (!have) CS_MISSING_TOOL("chromedriver or python3-selenium");
+  const fs::path dir = fs::temp_directory_path() / ("cs_browser_mem_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string job = (dir / "job").string(), out = (dir / "out").string();
+  ASSERT_EQ(run(std::string(CS_BINARY) + " generate " + job +
+                " --ranks 16 --tp 2 --pp 2 --steps 4 --memory-imbalance 5:4 --memory-leak 10:200"
+                " > /dev/null 2>&1"),
+            0);
+  ASSERT_EQ(run(std::string(CS_BINARY) + " cluster -d " + job + " -o " + out +
+                " --format html -q > /dev/null 2>&1") >>
+                8,
+            0);
+  const fs::path html = fs::path(out) / "cluster_analysis_output" / "report.html";
+  ASSERT_TRUE(fs::exists(html));
+  const fs::path log = screens_dir() / "memory.log";
+  const int rc =
+      run(std::string(kPython) + " " + CS_SOURCE_DIR + "/tests/report/browser_memory.py " +
+          html.string() + " " + screens_dir().string() + " 5 10 > " + log.string() + " 2>&1");
+  std::ifstream f(log);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("screenshot"), std::string::npos) << text;
+  std::printf("%s", text.c_str());
+  fs::copy_file(html, screens_dir() / "memory.html", fs::copy_options::overwrite_existing);
+  fs::remove_all(dir);
+}
+
 // The compare report of the real Kineto pair (full C++ template kernel names) fits: no overflow at
 // 1,024 and 1,920 px, at most 5,000 px tall at 1,400 px (the baseline binary's report of this pair
 // was 9,246 px tall: names wrapped into rows hundreds of pixels high).
