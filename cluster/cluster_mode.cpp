@@ -40,6 +40,7 @@ ParseOptions parse_options_for_mode(Mode mode, ParseOptions base) {
   base.matrix = comm;
   base.step_trace = all_or_diag || mode == Mode::kStepTrace;
   base.kernels = all_or_diag || mode == Mode::kOperators;
+  base.host = all_or_diag;
   return base;
 }
 

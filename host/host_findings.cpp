@@ -90,19 +90,27 @@ HostFindings host_findings(const std::vector<RankSummary>& ranks, const HostFind
   if (means.empty()) return out;
   std::vector<double> shares;
   for (const auto& m : means) shares.push_back(m.dispatch_share());
-  const bool all_bound = std::all_of(means.begin(), means.end(), [&](const RankHostMeans& m) {
-    return m.dispatch_share() >= opts.host_bound_share;
-  });
+  // The job: the median rank at the bar and none below half of it (pipeline stages idle for
+  // other reasons at their ends).
+  const bool all_bound = median(shares) >= opts.host_bound_share &&
+                         std::all_of(means.begin(), means.end(), [&](const RankHostMeans& m) {
+                           return m.dispatch_share() >= 0.5 * opts.host_bound_share;
+                         });
   if (all_bound) {
     out.job_host_bound = true;
     const io::Table ops = host_ops_table(timed);
     std::string names;
     const auto& name = ops.columns[0].strings;
     const auto* self = ops.find("host_self_us");
-    const double steps = static_cast<double>(means.size() * static_cast<size_t>(means[0].steps));
-    for (size_t i = 0; i < name.size() && i < opts.top_ops; ++i)
-      names += (i ? ", " : "") + name[i] + " (" + fmt("%.2f", self->doubles[i] / 1000 / steps) +
-               " ms per rank-step)";
+    const auto* launches = ops.find("launches");
+    double steps = 0;
+    for (const auto& m : means) steps += m.steps;
+    size_t named = 0;
+    for (size_t i = 0; i < name.size() && named < opts.top_ops; ++i) {
+      if (launches->ints[i] == 0) continue;  // the operators that dispatch device work
+      names += (named++ ? ", " : "") + name[i] + " (" +
+               fmt("%.2f", self->doubles[i] / 1000 / steps) + " ms per rank-step)";
+    }
     out.lines.push_back(
         "The job is host-bound: the devices are idle " + fmt("%.0f%%", median(shares) * 100) +
         " of each step waiting for dispatch (median over " + std::to_string(means.size()) +

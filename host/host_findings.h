@@ -1,8 +1,9 @@
 #pragma once
 // What the host side says about a job, from its ranks' summaries:
 //  - host-bound: the device waits for dispatch (Free the host was still launching into) at least
-//    `host_bound_share` of the mean step. When every rank with a host timeline is (two or more,
-//    or the only one), that is one job finding naming the host-heaviest operators; otherwise the
+//    `host_bound_share` of the mean step. When the median rank with a host timeline is, and none
+//    is below half of it, that is one job finding naming the host-heaviest operators that launch
+//    device work (steps counted over the ranks); otherwise the
 //    ranks that are, and whose share is also `outlier_ratio` times the job's median share, are
 //    host-bound ranks (analysis/ reports them as slow ranks with cause "host").
 //  - data-loading and run-time compile stalls: Free covered by DataLoader ranges or by

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "host/host_summary.h"
 #include "io/diagnostics.h"
 #include "load/rank_communication.h"
 #include "readers/communication.h"
@@ -70,6 +71,9 @@ struct RankData {
   io::StepTraceFile step_trace;
   io::ProfilerMetadata metadata;
   stats::OperatorTable operators;  // keyed by the --group-by key
+  // The host side (host/): operators' host/device time and the Free time explained per step.
+  bool has_host = false;
+  host::HostSummary host;
   io::Diagnostics diagnostics;     // everything the readers reported for this rank
   // With --step: the step numbers the files hold before the filter ("step3" -> 3), sorted.
   std::vector<int64_t> steps_present;

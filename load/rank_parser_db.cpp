@@ -239,6 +239,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           d.diagnostics);
     });
   }
+  if (opts.host) parse_rank_host(d, opts);
 
   if (wanted > 0 && usable == 0) {
     d.entry.status = RankStatus::kSkipped;
