@@ -227,7 +227,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
   // are small and kept, the matrix reaches it as a digest.
   const std::set<std::string> report_tables = {"rank_manifest",  "step_trace", "comm_rank_summary",
-                                               "operators_topn", "slow_ranks", "slow_links"};
+                                               "operators_topn", "slow_ranks", "slow_links",
+                                               "host_ops",       "free_breakdown"};
   io::Diagnostics h5_diag;
   std::optional<io::Hdf5File> h5;
   if (hdf5) h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
@@ -277,6 +278,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.operators_topn = sink.kept("operators_topn");
     in.slow_ranks = sink.kept("slow_ranks");
     in.slow_links = sink.kept("slow_links");
+    in.host_ops = sink.kept("host_ops");
+    in.free_breakdown = sink.kept("free_breakdown");
     in.input_path = opts.load.input_dir;
     in.processes = processes;
     in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -99,7 +99,8 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
               {"steps", "Step time"},
               {"matrix", "Communication matrix"},
               {"wait", "Wait ratio"},
-              {"operators", "Top operators"}});
+              {"operators", "Top operators"},
+              {"host", "Host side"}});
   page_data(h, drill_data(ctx));
   h.open("main");
   section_overview(h, ctx);
@@ -109,6 +110,7 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
   section_matrix(h, ctx);
   section_wait(h, ctx);
   section_operators(h, ctx);
+  section_host(h, ctx);
   end_page(h);
   return h.finish();
 }

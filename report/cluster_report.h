@@ -37,6 +37,8 @@ struct ClusterReportInput {
   const io::Table* operators_topn = nullptr;     // operators_topn
   const io::Table* slow_ranks = nullptr;         // slow_ranks
   const io::Table* slow_links = nullptr;         // slow_links
+  const io::Table* host_ops = nullptr;           // host_ops (docs/host.md)
+  const io::Table* free_breakdown = nullptr;     // free_breakdown
   std::string input_path;                        // the analysed directory
   int processes = 1;                             // MPI processes used
   double seconds = 0;                            // wall time of the analysis
