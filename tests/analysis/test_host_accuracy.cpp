@@ -3,8 +3,8 @@
 // (--host-bound) and clean jobs. Each job is read with the real readers (the host side on) and
 // diagnosed as `cluster` does; slow-host ranks must be found with cause "host", slow-data ranks
 // with cause "data" (precision and recall >= 0.95 over the scenarios, causes right), host-bound
-// jobs said as such (host/host_findings.h) and clean jobs silent. The table is printed (docs/
-// host_accuracy.md holds it).
+// jobs said as such (host/host_findings.h) and clean jobs silent. The table is printed (docs/host.md
+// holds it).
 
 #include <gtest/gtest.h>
 

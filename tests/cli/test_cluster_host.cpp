@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -128,6 +129,36 @@ TEST(ClusterHostNoTimeline, FreeUnattributedSaidOnce) {
     for (size_t c = 3; c < 8; ++c) EXPECT_EQ(rows[i][c], "0");
   }
   EXPECT_FALSE(fs::exists(out / "cluster_analysis_output" / "host_ops.csv"));
+}
+
+}  // namespace
+
+namespace {
+
+// Run vs run: the same job generated twice, the second with rank 3's host slow (80 µs more before
+// every kernel launch): regressions.csv names rank 3's dispatch as a significant regression.
+TEST(CompareHost, SlowHostIsADispatchRegression) {
+  const fs::path base = root() / "cmp-base", slow = root() / "cmp-slow";
+  const std::string gen = std::string(CS_BINARY) + " generate ";
+  const std::string shape = " --ranks 8 --tp 2 --steps 2 --seed 9";
+  ASSERT_EQ(run_command(gen + base.string() + shape, (root() / "cmp-gen1.log").string()), 0);
+  ASSERT_EQ(run_command(gen + slow.string() + shape + " --slow-host 3:80",
+                        (root() / "cmp-gen2.log").string()),
+            0);
+  const fs::path out = root() / "cmp-out";
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " compare " + base.string() + " " +
+                            slow.string() + " -o " + out.string() + " --quiet",
+                        out.string() + ".log"),
+            0)
+      << read_file(out.string() + ".log");
+  const auto reg = rows_of(read_file(out / "comparison_output" / "regressions.csv"));
+  ASSERT_GE(reg.size(), 2u);
+  const auto sig = std::find(reg[0].begin(), reg[0].end(), "significant") - reg[0].begin();
+  bool found = false;
+  for (size_t i = 1; i < reg.size(); ++i)
+    if (reg[i][0] == "dispatch" && reg[i][1] == "rank 3")
+      found = reg[i][static_cast<size_t>(sig)] == "1";
+  EXPECT_TRUE(found) << read_file(out / "comparison_output" / "regressions.csv");
 }
 
 }  // namespace
