@@ -2,6 +2,8 @@
 
 #include "generator/host_model.h"
 
+#include <algorithm>
+
 #include "generator/writers.h"
 
 namespace cs::generator {
@@ -22,6 +24,11 @@ double data_delay_us(const GeneratorOptions& o, int rank) {
 
 double launch_lead_us(const GeneratorOptions& o, int rank) {
   return host_gap_us(o, rank) > kHostLimitedLeadUs ? kHostLimitedLeadUs : kLaunchLeadUs;
+}
+
+double data_loader_end_us(const StepSpan& span, double first_kernel_us, double lead_us) {
+  if (first_kernel_us < 0) return span.data_end_us;
+  return std::min(span.data_end_us, first_kernel_us - lead_us - 0.5);
 }
 
 }  // namespace cs::generator

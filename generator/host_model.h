@@ -7,6 +7,7 @@
 // "enumerate(DataLoader)#..." operator up to the step's first launch.
 
 #include "generator/generator.h"
+#include "generator/simulation.h"
 
 namespace cs::generator {
 
@@ -24,5 +25,9 @@ double host_gap_us(const GeneratorOptions& o, int rank);
 double data_delay_us(const GeneratorOptions& o, int rank);
 // How far ahead of its kernel `rank`'s operator starts, µs.
 double launch_lead_us(const GeneratorOptions& o, int rank);
+// Where the DataLoader operator of a step ends: at the simulation's end of data loading, or
+// before the step's first operator (the kernel at `first_kernel_us` launched `lead_us` ahead)
+// when that starts sooner, so the two never nest. No first kernel: first_kernel_us < 0.
+double data_loader_end_us(const StepSpan& span, double first_kernel_us, double lead_us);
 
 }  // namespace cs::generator

@@ -61,8 +61,10 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
   o.x("ProfilerStep#" + std::to_string(step + 1), py, py_tid, host_start, span.end_us - host_start,
       "cpu_op", "\"Sequence number\": -1, \"Fwd thread id\": 0");
   // The DataLoader at the step start (the simulation's data loading, --slow-data included).
-  if (span.data_end_us > span.start_us)
-    o.x(kDataLoaderOp, py, py_tid, span.start_us, span.data_end_us - span.start_us, "cpu_op",
+  const double data_end =
+      data_loader_end_us(span, kernels.empty() ? -1.0 : kernels.front()->start_us, lead);
+  if (data_end > span.start_us)
+    o.x(kDataLoaderOp, py, py_tid, span.start_us, data_end - span.start_us, "cpu_op",
         "\"Sequence number\": -1, \"Fwd thread id\": 0");
 
   std::vector<Interval> compute, comm;

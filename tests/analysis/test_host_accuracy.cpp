@@ -19,6 +19,8 @@
 #include "analysis/slow_rank.h"
 #include "generator/generator.h"
 #include "host/host_findings.h"
+#include "host/operator_details.h"
+#include "host/rank_host.h"
 #include "load/discovery.h"
 #include "load/rank_parser.h"
 #include "msprof/communication_groups.h"
@@ -153,6 +155,38 @@ TEST(HostAccuracy, SlowHostsSlowDataHostBoundAndCleanJobs) {
   EXPECT_GE(cause, 0.95) << report;
   EXPECT_EQ(bound_said, bound_jobs) << report;
   EXPECT_EQ(clean_silent, clean_jobs) << report;
+}
+
+// The generator's operator_details.csv agrees with its trace_view.json as torch_npu's do (the
+// same sums per operator name), on a normal, a slow-host and a slow-data rank.
+TEST(HostGenerated, OperatorDetailsAgreeWithTraceView) {
+  test::TempDir tmp;
+  auto o = shape(4, 2, 1, 7, 2);
+  o.slow_hosts.push_back({1, 50});
+  o.slow_data.push_back({2, 3000});
+  const std::string dir = (tmp.path() / "job").string();
+  io::Diagnostics diag;
+  ASSERT_TRUE(generator::generate_cluster(dir, o, diag));
+  int ranks = 0;
+  for (const auto& e : discover_ranks(dir).ranks) {
+    ++ranks;
+    const std::string out = e.output_dir + "/";
+    host::HostSummary s;
+    ASSERT_TRUE(host::read_text_host(out + "trace_view.json", s, diag)) << test::all_diags(diag);
+    std::map<std::string, host::OperatorDetailsSum> ref;
+    ASSERT_TRUE(host::read_operator_details(out + "operator_details.csv", ref, diag));
+    ASSERT_EQ(ref.size(), s.ops.size()) << e.rank;
+    for (const auto& op : s.ops) {
+      ASSERT_TRUE(ref.count(op.name)) << op.name;
+      const auto& r = ref.at(op.name);
+      const double tol = 0.002 * static_cast<double>(r.calls);  // 3 decimals per value
+      EXPECT_EQ(op.calls, r.calls) << op.name;
+      EXPECT_NEAR(op.host_self_us, r.host_self_us, tol) << op.name;
+      EXPECT_NEAR(op.device_self_us, r.device_self_us, tol) << op.name;
+    }
+    EXPECT_TRUE(fs::exists(out + "api_statistic.csv"));
+  }
+  EXPECT_EQ(ranks, 4);
 }
 
 }  // namespace

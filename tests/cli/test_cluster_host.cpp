@@ -85,6 +85,20 @@ TEST_P(ClusterHost, FreeBreakdownIsTheProducersFreeAndSameUnderMpi) {
     for (size_t c = 3; c < rows[i].size(); ++c) parts += std::stod(rows[i][c]);
     EXPECT_NEAR(parts, free, 0.004);  // six cells rounded to the nanosecond
   }
+  // The same tables in cluster_analysis.h5 (the default formats write it), rows for rows.
+  const std::string py =
+      "/usr/bin/python3 -c \"import h5py,sys; f=h5py.File(sys.argv[1]); "
+      "sys.exit(0 if len(f['free_breakdown']['free_us']) == 2 and "
+      "len(f['host_ops']['operator']) == int(sys.argv[2]) else 1)\" ";
+  const fs::path h5 = root() / (std::string(s.dir) + "-h5");
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input + " -o " + h5.string() +
+                            " --quiet --format hdf5",
+                        h5.string() + ".log"),
+            s.status);
+  const auto n_ops = rows_of(expected.at("host_ops.csv")).size() - 1;
+  EXPECT_EQ(run_command(py + (h5 / "cluster_analysis_output" / "cluster_analysis.h5").string() +
+                        " " + std::to_string(n_ops)),
+            0);
   // The host-heaviest operator of both ranks: aten::_local_scalar_dense (.item()), 27 calls each.
   const auto ops = rows_of(expected.at("host_ops.csv"));
   ASSERT_GE(ops.size(), 2u);
