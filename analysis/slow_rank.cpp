@@ -1,5 +1,7 @@
 #include "analysis/slow_rank.h"
 
+#include "analysis/host_cause.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -174,6 +176,7 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<RankData>& ranks,
     }
     out.findings.push_back(std::move(f));
   }
+  apply_host_side(out.findings, ranks);  // host/ causes and evidence (analysis/host_cause.h)
   std::sort(out.findings.begin(), out.findings.end(),
             [](const SlowRankFinding& a, const SlowRankFinding& b) {
               return a.score != b.score ? a.score > b.score : a.rank < b.rank;

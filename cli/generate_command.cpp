@@ -38,7 +38,7 @@ int unknown_choice(const std::string& what) {
 int run_generate(int argc, char** argv) {
   generator::GeneratorOptions opts;
   std::string out_dir, framework = "pytorch", export_type = "text";
-  std::vector<std::string> slow_ranks, slow_links, slow_kernels, slow_hosts;
+  std::vector<std::string> slow_ranks, slow_links, slow_kernels, slow_hosts, slow_data;
   std::vector<std::string> memory_imbalance, memory_leak;  // generator/memory_model.h
   uint64_t seed = 1;
   bool trace_on = false, trace_off = false, force = false;
@@ -75,6 +75,10 @@ int run_generate(int argc, char** argv) {
       "memory-leak", po::value<std::vector<std::string>>(&memory_leak)->composing(),
       "R:MB_PER_STEP  rank R keeps MB_PER_STEP more allocated after every step (implies "
       "--memory)")(
+      "slow-data", po::value<std::vector<std::string>>(&slow_data)->composing(),
+      "R:MS  rank R's data loading is slow: MS more DataLoader time at every step start")(
+      "host-bound", po::bool_switch(&opts.host_bound),
+      "every rank's host dispatches slower than its device computes")(
       "rank-jitter", po::value<double>(&opts.rank_jitter)->default_value(0),
       "spread of a per-rank constant speed factor (e.g. 0.02)")(
       "first-stage-work", po::value<double>(&opts.first_stage_work)->default_value(1.0),
@@ -158,6 +162,12 @@ int run_generate(int argc, char** argv) {
     if (!generator::parse_slow_rank(s, v, error))
       return usage_error("--slow-host " + error, "write it as R:GAP_US, e.g. --slow-host 3:40");
     opts.slow_hosts.push_back({v.rank, v.factor});
+  }
+  for (const auto& s : slow_data) {
+    generator::SlowRank v;  // same R:NUMBER form
+    if (!generator::parse_slow_rank(s, v, error))
+      return usage_error("--slow-data " + error, "write it as R:MS, e.g. --slow-data 3:20");
+    opts.slow_data.push_back({v.rank, v.factor * 1000.0});
   }
 
   for (const auto& s : memory_imbalance) {

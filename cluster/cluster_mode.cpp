@@ -41,6 +41,7 @@ ParseOptions parse_options_for_mode(Mode mode, ParseOptions base) {
   base.step_trace = all_or_diag || mode == Mode::kStepTrace;
   base.kernels = all_or_diag || mode == Mode::kOperators;
   base.memory = all_or_diag;  // the memory files (memory/), when the rank has them
+  base.host = all_or_diag;
   return base;
 }
 

@@ -4,6 +4,7 @@
 #include "analysis/comm_tables.h"
 #include "cluster/analysis_steps.h"
 #include "cluster/memory_step.h"
+#include "cluster/host_outputs.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/task_runner.h"
@@ -223,6 +224,9 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                        sink.put(comm_transport_summary_table(ranks));
                        slow_ranks = slow_ranks_step(in, links.slow_links);
                      }});
+  HostOutputs host;  // the host side (cluster/host_outputs.h)
+  if (want.diagnosis)
+    tasks.push_back({"host side", 0.1, [&] { host = host_outputs(ranks, sink); }});
   auto write_matrix_table = [&] {
     if (!want.matrix) return;
     if (ctx.want_matrix_digest) {
@@ -249,6 +253,8 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     sink.put(slow_transfers_table(links.slow_transfers));
     r.summary = diagnosis_text(slow_ranks, links, operators.by_cv);
     r.summary += memory_lines;
+    r.summary += host.summary;
+    r.notes.append(host.notes);
   }
   return r;
 }

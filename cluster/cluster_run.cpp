@@ -230,6 +230,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   std::set<std::string> report_tables = {"rank_manifest",  "step_trace", "comm_rank_summary",
                                          "operators_topn", "slow_ranks", "slow_links"};
   report_tables.insert(kMemoryReportTables.begin(), kMemoryReportTables.end());
+  report_tables.insert({"host_ops", "free_breakdown"});
   io::Diagnostics h5_diag;
   std::optional<io::Hdf5File> h5;
   if (hdf5) h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
@@ -283,6 +284,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.memory_steps = sink.kept("memory_steps");
     in.memory_curves = sink.kept("memory_curves");
     in.memory_findings = sink.kept("memory_findings");
+    in.host_ops = sink.kept("host_ops");
+    in.free_breakdown = sink.kept("free_breakdown");
     in.input_path = opts.load.input_dir;
     in.processes = processes;
     in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

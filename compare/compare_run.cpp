@@ -144,6 +144,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
       lo.input_dir = paths[i];
       lo.parse.step = steps[i];
       lo.parse.memory = true;  // memory/: peaks and operators compared when both runs have them
+      lo.parse.host = true;  // dispatch, data and compile regressions (compare/host_regressions.h)
       lo.rank_filter = o.ranks;
       cluster::PhaseLog log(false);
       loaded[i] = cluster::load_cluster(mpi, lo, log);

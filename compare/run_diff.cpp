@@ -1,5 +1,7 @@
 #include "compare/run_diff.h"
 
+#include "compare/host_regressions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -378,6 +380,7 @@ std::vector<Regression> find_regressions(const std::vector<RankData>& base,
   operator_candidates(base, comparison, opt, out);
   communication_candidates(base, comparison, opt, out);
   link_candidates(base, comparison, opt, out);
+  host_candidates(base, comparison, opt, out);  // compare/host_regressions.h
   std::stable_sort(out.begin(), out.end(), [](const Regression& x, const Regression& y) {
     if (x.significant != y.significant) return x.significant;
     const double ix = std::fabs(x.impact_us), iy = std::fabs(y.impact_us);

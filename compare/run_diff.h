@@ -8,6 +8,8 @@
 //   operator       operator key (--group-by type)  per-rank totals of the key
 //   communication  "<op type> <ranks>"            per-rank transit time of the group's ops
 //   link           "SRC-DST TRANSPORT"            transfer time of the link (Total Op Info)
+//   dispatch, data, compile  "rank R" / "all ranks"  the host's part of Free (host_regressions.h)
+//   free           "all ranks"                   Free of every rank moving together
 // Wait, Free and Stage are effects of someone else being slow; they are in rank_diff.csv, not
 // candidates. Significance: compare/run_noise.h. Rows: significant first, then by |impact|.
 //

@@ -97,7 +97,9 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
       ok = put(out + "/kernel_details.csv", render_kernel_details_csv(ctx, r, tl)) &&
            put(out + "/op_statistic.csv", render_op_statistic_csv(ctx, r, tl)) &&
            (!opts.writes_trace_view() ||
-            put(out + "/trace_view.json", render_trace_view_json(ctx, r, tl)));
+            (put(out + "/trace_view.json", render_trace_view_json(ctx, r, tl)) &&
+             put(out + "/operator_details.csv", render_operator_details_csv(ctx, r, tl)) &&
+             put(out + "/api_statistic.csv", render_api_statistic_csv(ctx, r, tl))));
     }
     RankDocuments docs{render_communication_json(ctx, r, tl), render_matrix_json(ctx, r, tl),
                        render_step_trace_csv(ctx, r, tl)};

@@ -82,6 +82,11 @@ struct GeneratorOptions {
   std::vector<SlowLink> slow_links;
   std::vector<SlowKernel> slow_kernels;
   std::vector<SlowHost> slow_hosts;
+  // The host side (generator/host_model.h): --slow-data R:MS adds MS of DataLoader time at every
+  // step start of rank R (gap_us holds it in µs); --host-bound makes every rank's host dispatch
+  // slower than its device computes.
+  std::vector<SlowHost> slow_data;
+  bool host_bound = false;
   // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed
   // factor 1 + N(0, rank_jitter) on every compute kernel, and the first / last pipeline stage
   // carrying more (or less) work by these factors (pp > 1 only).

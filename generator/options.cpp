@@ -184,6 +184,10 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
           "use one of (or a prefix of): " + types);
     }
   }
+  for (const auto& h : o.slow_data)
+    if (h.rank < 0 || h.rank >= o.ranks || !(h.gap_us >= 0) || !std::isfinite(h.gap_us))
+      err("slow data rank " + std::to_string(h.rank) + " is out of range or has a negative time",
+          "give a rank in " + range + " and a time in milliseconds >= 0");
   for (const auto& h : o.slow_hosts)
     if (h.rank < 0 || h.rank >= o.ranks || !(h.gap_us >= 0) || !std::isfinite(h.gap_us))
       err("slow host " + std::to_string(h.rank) + " is out of range or has a negative gap",

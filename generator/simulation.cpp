@@ -5,6 +5,7 @@
 #include <random>
 #include <utility>
 
+#include "generator/host_model.h"
 #include "generator/kernel_catalog.h"
 
 namespace cs::generator {
@@ -77,7 +78,7 @@ class Sim {
     }
     for (const auto& s : o.slow_ranks) compute_factor_[static_cast<size_t>(s.rank)] *= s.factor;
     host_gap_.assign(n, 0.0);
-    for (const auto& h : o.slow_hosts) host_gap_[static_cast<size_t>(h.rank)] += h.gap_us;
+    for (size_t r = 0; r < n; ++r) host_gap_[r] = host_gap_us(o, static_cast<int>(r));
     if (o.rank_jitter > 0)  // drawn only when asked, so default outputs do not change
       for (size_t r = 0; r < n; ++r) {
         std::normal_distribution<double> speed(1.0, o.rank_jitter);
@@ -115,8 +116,10 @@ class Sim {
       step_ = s;
       for (int r = 0; r < topo_.ranks; ++r) {
         auto& tl = res_.ranks[static_cast<size_t>(r)];
-        tl.steps.push_back({now_[static_cast<size_t>(r)], 0});
+        tl.steps.push_back({now_[static_cast<size_t>(r)], 0, 0});
         now_[static_cast<size_t>(r)] += uniform(r, 300.0, 900.0);  // host-side data loading
+        now_[static_cast<size_t>(r)] += data_delay_us(opts_, r);   // --slow-data
+        tl.steps.back().data_end_us = now_[static_cast<size_t>(r)];
       }
       for (int mb = 0; mb < opts_.microbatches; ++mb)
         for (int p = 0; p < topo_.pp; ++p) forward(p);

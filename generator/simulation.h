@@ -53,6 +53,7 @@ struct KernelEvent {
 
 struct StepSpan {
   double start_us = 0, end_us = 0;  // relative; first device activity is found from events
+  double data_end_us = 0;           // the host's data loading at the step start ends here
 };
 
 struct RankTimeline {

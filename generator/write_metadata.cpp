@@ -266,6 +266,19 @@ std::string render_truth_json(const WriteContext& ctx) {
   }
   w.end_array();
 
+  w.key("slow_data");
+  w.begin_array();
+  for (const auto& h : o.slow_data) {
+    w.begin_object();
+    kv(w, "rank", h.rank);
+    w.key("ms");
+    w.value(h.gap_us / 1000.0);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("host_bound");
+  w.value(o.host_bound);
+
   w.key("slow_hosts");
   w.begin_array();
   for (const auto& h : o.slow_hosts) {

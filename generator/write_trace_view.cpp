@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "generator/host_model.h"
 #include "generator/intervals.h"
 #include "generator/kernel_catalog.h"
 #include "generator/trace_events.h"
@@ -53,11 +54,18 @@ std::string render_trace_view_json(const WriteContext& ctx, int rank, const Rank
   for (int i = 0; i < 4; ++i) o.meta(overlap, i, "thread_name", lanes[i]);
 
   // The step op spans the host activity of the step: from before the first launch to its end.
-  const double lead = kLaunchLeadUs;
+  // A host-limited rank dispatches each operator just before its kernel (host_model.h).
+  const double lead = launch_lead_us(ctx.opts, rank);
   double host_start = span.start_us;
   if (!kernels.empty()) host_start = std::min(host_start, kernels.front()->start_us - lead - 5);
   o.x("ProfilerStep#" + std::to_string(step + 1), py, py_tid, host_start, span.end_us - host_start,
       "cpu_op", "\"Sequence number\": -1, \"Fwd thread id\": 0");
+  // The DataLoader at the step start (the simulation's data loading, --slow-data included).
+  const double data_end =
+      data_loader_end_us(span, kernels.empty() ? -1.0 : kernels.front()->start_us, lead);
+  if (data_end > span.start_us)
+    o.x(kDataLoaderOp, py, py_tid, span.start_us, data_end - span.start_us, "cpu_op",
+        "\"Sequence number\": -1, \"Fwd thread id\": 0");
 
   std::vector<Interval> compute, comm;
   std::string name;

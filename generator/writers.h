@@ -42,6 +42,9 @@ std::string render_op_statistic_csv(const WriteContext& ctx, int rank, const Ran
 // ops with torch_to_npu flows, CANN launches, Ascend Hardware kernels (the same ones as in
 // kernel_details.csv), HCCL hcom ops and the Overlap Analysis spans.
 std::string render_trace_view_json(const WriteContext& ctx, int rank, const RankTimeline& tl);
+// operator_details.csv and api_statistic.csv of trace_view.json's step (write_host_files.cpp).
+std::string render_operator_details_csv(const WriteContext& ctx, int rank, const RankTimeline& tl);
+std::string render_api_statistic_csv(const WriteContext& ctx, int rank, const RankTimeline& tl);
 // profiler_info_{rank}.json and profiler_metadata.json (whose two entries, distributed_args and
 // parallel_group_info, are also rendered alone for the DB export's META_DATA).
 std::string render_profiler_info_json(const WriteContext& ctx, int rank);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "host/host_summary.h"
 #include "io/diagnostics.h"
 #include "load/rank_communication.h"
 #include "memory/rank_memory.h"
@@ -73,6 +74,9 @@ struct RankData {
   stats::OperatorTable operators;  // keyed by the --group-by key
   // The rank's memory summary (memory/rank_memory.h), when it was profiled with profile_memory.
   std::optional<memory::RankMemory> memory;
+  // The host side (host/): operators' host/device time and the Free time explained per step.
+  bool has_host = false;
+  host::HostSummary host;
   io::Diagnostics diagnostics;     // everything the readers reported for this rank
   // With --step: the step numbers the files hold before the filter ("step3" -> 3), sorted.
   std::vector<int64_t> steps_present;

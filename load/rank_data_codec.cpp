@@ -290,6 +290,8 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
     for (int x : g.global_ranks) w.put<int32_t>(x);
   }
   d.operators.pack(w);
+  w.put<uint8_t>(d.has_host ? 1 : 0);
+  host::pack_summary(d.host, w);
   w.put<uint32_t>(static_cast<uint32_t>(d.steps_present.size()));
   for (int64_t s : d.steps_present) w.put(s);
   put_diagnostics(w, d.diagnostics);
@@ -350,6 +352,8 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
     for (int& x : g.global_ranks) x = r.get<int32_t>();
   }
   d.operators = stats::OperatorTable::unpack(r);
+  d.has_host = r.get<uint8_t>() != 0;
+  d.host = host::unpack_summary(r);
   d.steps_present.resize(r.get<uint32_t>());
   for (int64_t& s : d.steps_present) s = r.get<int64_t>();
   d.diagnostics = get_diagnostics(r);

@@ -294,6 +294,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
   }
 
   d.steps_present.assign(steps_seen.begin(), steps_seen.end());
+  if (opts.host) parse_rank_host(d, opts);
   if (wanted > 0 && usable == 0) {
     d.entry.status = RankStatus::kSkipped;
   } else if (d.entry.problems.size() > discovery_problems) {

@@ -26,6 +26,7 @@ struct ParseOptions {
   bool matrix = true;         // communication_matrix.json
   bool step_trace = true;     // step_trace_time.csv
   bool kernels = true;        // kernel_details.csv, else op_statistic.csv
+  bool host = false;          // trace_view.json / the profiler DB's host tables (host/)
   OperatorKey group_by = OperatorKey::kType;
   bool memory = false;  // the memory files, when present (memory/): RankData::memory
   std::optional<int64_t> step;  // --step N: keep only step N ("stepN" / Step Id N / Step N)
@@ -52,6 +53,11 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts);
 // damaged or incomplete database is a problem of this rank only (partial or skipped), never an
 // exception.
 RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts);
+
+// With opts.host: the rank's host summary (load/rank_host.cpp) from trace_view.json (text) or
+// its profiler database (DB); without a host timeline, the step trace's Free, unattributed.
+// Called last by both parsers; a problem is noted for the rank, never fatal.
+void parse_rank_host(RankData& d, const ParseOptions& opts);
 
 // The operator key of a kernel under --group-by.
 std::string operator_key(const io::KernelRecord& k, OperatorKey how);

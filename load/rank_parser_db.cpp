@@ -240,6 +240,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           d.diagnostics);
     });
   }
+  if (opts.host) parse_rank_host(d, opts);
 
   if (opts.memory && profiler.exists()) {  // optional: MEMORY_RECORD, NPU_MEM, OP_MEMORY
     if (const db::Database* db = profiler.get()) {

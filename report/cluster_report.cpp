@@ -98,6 +98,7 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
       {"steps", "Step time"},        {"matrix", "Communication matrix"}, {"wait", "Wait ratio"},
       {"operators", "Top operators"}};
   if (in.memory_ranks) nav.push_back({"memory", "Memory"});
+  nav.push_back({"host", "Host side"});
   nav_bar(h, nav);
   page_data(h, drill_data(ctx));
   h.open("main");
@@ -109,6 +110,7 @@ std::string render_cluster_report_html(const ClusterReportInput& in) {
   section_wait(h, ctx);
   section_operators(h, ctx);
   section_memory(h, ctx);
+  section_host(h, ctx);
   end_page(h);
   return h.finish();
 }

@@ -5,7 +5,8 @@ usage: browser_check.py REPORT.html OUT_DIR SLOW_RANK
 Checks: no console errors; no horizontal overflow at 1024/1400/1920 px; the slow rank's finding in
 the first screen; a header click sorts; typing in a search box filters; clicking the slow rank
 opens its drill-down with the merge command, its coordinates, groups and steps; the rank x step
-heatmap paints the slow rank's cell red in every step; the group picker lists every group, the
+heatmap paints the slow rank's cell red in every step; the host section draws the Free per rank
+and lists the host-heaviest operators; the group picker lists every group, the
 slow links' first; no "0.0 µs" tick beside ms ticks; legends keep values and keys apart.
 Screenshots go to OUT_DIR (printed). Prints the load time.
 Exits 1 with one line per failed check.
@@ -77,6 +78,14 @@ return [H.steps.length,out];""" % slow)
     hm = drv.find_element(By.ID, "hm")
     drv.execute_script("arguments[0].scrollIntoView({block:'center'});", hm)
     drv.save_screenshot(os.path.join(out, "report_heatmap.png"))
+
+    # The host side: the Free-per-rank chart drawn (a bar per rank) and the tables filled.
+    bars = drv.find_elements(By.CSS_SELECTOR, "#host svg rect")
+    check(len(bars) >= 2, "host section: %d bars in the Free-per-rank chart" % len(bars))
+    host_rows = drv.find_elements(By.CSS_SELECTOR, "#host table tbody tr")
+    check(len(host_rows) >= 2, "host section: %d table rows" % len(host_rows))
+    drv.execute_script("arguments[0].scrollIntoView({block:'start'});", drv.find_element(By.ID, "host"))
+    drv.save_screenshot(os.path.join(out, "report_host.png"))
 
     # Text: no "0.0 µs" tick (ms ticks start at "0"), legends with the slow-link key apart.
     body = drv.execute_script("return document.body.innerText;")

@@ -1,0 +1,75 @@
+// host_candidates: dispatch, data and compile regressions per rank and for the whole job.
+
+#include "compare/host_regressions.h"
+
+#include <map>
+#include <string>
+
+namespace cs::compare {
+
+namespace {
+
+// Mean per step of one part of a rank's Free (-1: free_us itself), µs.
+double per_step(const host::HostSummary& s, int cause) {
+  double sum = 0;
+  for (const auto& f : s.steps)
+    sum += cause < 0 ? f.free_us : f.cause_us[static_cast<size_t>(cause)];
+  return s.steps.empty() ? 0 : sum / static_cast<double>(s.steps.size());
+}
+
+Regression row(const char* what, std::string key, std::string where, const MemberValues& v,
+               const Assessment& a, size_t member) {
+  Regression r;
+  r.what = what;
+  r.key = std::move(key);
+  r.where = std::move(where);
+  r.base_us = v.base[member];
+  r.comparison_us = v.comparison[member];
+  r.diff_us = a.diff;
+  r.impact_us = a.impact;
+  r.noise_us = a.noise;
+  r.significant = a.significant;
+  return r;
+}
+
+}  // namespace
+
+void host_candidates(const std::vector<cluster::RankData>& base,
+                     const std::vector<cluster::RankData>& comparison, const NoiseOptions& opt,
+                     std::vector<Regression>& out) {
+  std::map<int, std::pair<const host::HostSummary*, const host::HostSummary*>> ranks;
+  for (const auto& d : base)
+    if (d.has_host && d.host.has_timeline) ranks[d.rank()].first = &d.host;
+  for (const auto& d : comparison)
+    if (d.has_host && d.host.has_timeline) ranks[d.rank()].second = &d.host;
+  std::erase_if(ranks, [](const auto& kv) { return !kv.second.first || !kv.second.second; });
+  if (ranks.empty()) return;
+  const struct {
+    const char* what;
+    int cause;
+  } parts[] = {{"dispatch", static_cast<int>(host::Cause::kDispatch)},
+               {"data", static_cast<int>(host::Cause::kData)},
+               {"compile", static_cast<int>(host::Cause::kCompile)},
+               {"free", -1}};
+  for (const auto& p : parts) {
+    MemberValues v;
+    std::vector<int> order;
+    for (const auto& [rank, s] : ranks) {
+      order.push_back(rank);
+      v.base.push_back(per_step(*s.first, p.cause));
+      v.comparison.push_back(per_step(*s.second, p.cause));
+    }
+    const Assessment job = assess_members(v, opt);
+    if (job.significant && job.shift)
+      out.push_back(row(p.what, "all ranks", "all " + std::to_string(order.size()) + " ranks", v,
+                        job, job.extreme));
+    if (p.cause < 0 || order.size() < 3) continue;  // Free per rank: an effect (rank_diff.csv)
+    const auto each = assess_each(v, opt);
+    for (size_t i = 0; i < order.size(); ++i)
+      if (each[i].significant && each[i].outlier)
+        out.push_back(row(p.what, "rank " + std::to_string(order[i]),
+                          "rank " + std::to_string(order[i]), v, each[i], i));
+  }
+}
+
+}  // namespace cs::compare

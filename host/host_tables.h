@@ -1,0 +1,29 @@
+#pragma once
+// The host tables of a job from its ranks' summaries (in rank order, so the result does not
+// depend on which process read which rank):
+//   host_ops:       operator, ranks, calls, host_self_us, host_total_us, device_self_us,
+//                   launches, launch_delay_mean_us, launch_delay_max_us, launch_delay_lt<B>us...
+//                   (histogram counts), host_bound (1 when the host self time exceeds the device
+//                   self time of an operator that launches device work); sorted by host_self_us,
+//                   largest first, then name.
+//   free_breakdown: rank, step, free_us, data_us, compile_us, sync_us, gc_us, dispatch_us,
+//                   unattributed_us (the last six add up to free_us); rank then step order.
+
+#include <utility>
+#include <vector>
+
+#include "host/host_summary.h"
+#include "io/table.h"
+
+namespace cs::host {
+
+using RankSummary = std::pair<int, const HostSummary*>;
+
+io::Table host_ops_table(const std::vector<RankSummary>& ranks);
+io::Table free_breakdown_table(const std::vector<RankSummary>& ranks);
+
+// True when the operator is host-bound: it launches device work and its host self time exceeds
+// that work's device time.
+bool host_bound(const OpStats& o);
+
+}  // namespace cs::host

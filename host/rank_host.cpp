@@ -1,0 +1,30 @@
+// read_text_host / read_db_host: a rank's host files to its HostSummary.
+
+#include "host/rank_host.h"
+
+#include "db/database.h"
+#include "host/db_host.h"
+#include "host/trace_host.h"
+#include "readers/trace_view.h"
+
+namespace cs::host {
+
+bool read_text_host(const std::string& trace_view_path, HostSummary& out, io::Diagnostics& diag) {
+  io::Trace trace;
+  if (!io::read_trace_view(trace_view_path, trace, diag)) return false;
+  HostInput in;
+  if (!host_input_from_trace(trace, in)) return false;
+  out = summarize(in);
+  return true;
+}
+
+bool read_db_host(const std::string& db_path, HostSummary& out, io::Diagnostics& diag) {
+  auto db = db::Database::open(db_path, diag);
+  if (!db) return false;
+  HostInput in;
+  if (!host_input_from_db(*db, in, diag)) return false;
+  out = summarize(in);
+  return true;
+}
+
+}  // namespace cs::host

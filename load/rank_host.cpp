@@ -1,0 +1,81 @@
+// parse_rank_host: the host block of a rank's parse (see rank_parser.h, host/).
+
+#include <charconv>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "host/free_breakdown.h"
+#include "host/rank_host.h"
+#include "load/rank_parser.h"
+
+namespace cs::cluster {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The rank's file holding its host timeline for its export, or "" when there is none.
+std::string host_file(const RankEntry& e) {
+  if (e.export_type == ExportType::kDb) {
+    for (const auto& rel : e.files) {
+      const std::string name = fs::path(rel).filename().string();
+      if (name.starts_with("ascend_pytorch_profiler") && name.ends_with(".db"))
+        return (fs::path(e.path) / rel).string();
+    }
+    return {};
+  }
+  const fs::path dir = e.output_dir.empty() ? fs::path(e.path) : fs::path(e.output_dir);
+  for (const char* name : {"trace_view.json", "trace_view.json.gz"}) {
+    std::error_code ec;
+    if (fs::is_regular_file(dir / name, ec)) return (dir / name).string();
+  }
+  return {};
+}
+
+// The step trace's Free per step ("" -> step -1), for a rank without a host timeline.
+std::vector<std::pair<int64_t, double>> step_trace_free(const io::StepTraceFile& st) {
+  std::vector<std::pair<int64_t, double>> out;
+  const int col = st.column("Free");
+  if (col < 0) return out;
+  for (const auto& row : st.rows) {
+    int64_t step = -1;
+    std::string_view s = row.step;
+    if (s.starts_with("step")) s.remove_prefix(4);
+    std::from_chars(s.data(), s.data() + s.size(), step);
+    const double free = row.values[static_cast<size_t>(col)];
+    if (free == free) out.emplace_back(step, free);  // N/A cells carry nothing
+  }
+  return out;
+}
+
+}  // namespace
+
+void parse_rank_host(RankData& d, const ParseOptions& opts) {
+  const std::string path = host_file(d.entry);
+  bool read = false;
+  if (!path.empty()) {
+    const size_t before = d.diagnostics.error_count();
+    read = d.entry.export_type == ExportType::kDb
+               ? host::read_db_host(path, d.host, d.diagnostics)
+               : host::read_text_host(path, d.host, d.diagnostics);
+    if (d.diagnostics.error_count() > before)
+      d.entry.problems.push_back(fs::path(path).filename().string() +
+                                 ": host side partly or not read (see diagnostics)");
+    if (read && d.entry.export_type == ExportType::kText) {
+      ++d.files_read;
+      std::error_code ec;
+      const auto size = fs::file_size(path, ec);
+      if (!ec) d.bytes_read += size;
+    }
+  }
+  if (!read) {
+    d.host = host::HostSummary{};
+    if (d.has_step_trace) d.host.steps = host::unattributed_free(step_trace_free(d.step_trace));
+  }
+  if (opts.step)
+    std::erase_if(d.host.steps, [&](const host::StepFree& f) { return f.step != *opts.step; });
+  d.has_host = !d.host.empty();
+}
+
+}  // namespace cs::cluster

@@ -1,0 +1,193 @@
+// Host-side accuracy: small generated jobs (8 to 32 ranks, 1 or 2 steps, trace_view.json on) with
+// slow hosts (--slow-host R:US), slow data loading (--slow-data R:MS), host-bound jobs
+// (--host-bound) and clean jobs. Each job is read with the real readers (the host side on) and
+// diagnosed as `cluster` does; slow-host ranks must be found with cause "host", slow-data ranks
+// with cause "data" (precision and recall >= 0.95 over the scenarios, causes right), host-bound
+// jobs said as such (host/host_findings.h) and clean jobs silent. The table is printed (docs/host.md
+// holds it).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/operators_topn.h"
+#include "analysis/slow_rank.h"
+#include "generator/generator.h"
+#include "host/host_findings.h"
+#include "host/operator_details.h"
+#include "host/rank_host.h"
+#include "load/discovery.h"
+#include "load/rank_parser.h"
+#include "msprof/communication_groups.h"
+#include "support/test_files.h"
+
+namespace cs::cluster {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Scenario {
+  std::string name;
+  generator::GeneratorOptions opts;
+};
+
+generator::GeneratorOptions shape(int ranks, int tp, int pp, uint64_t seed, int steps) {
+  generator::GeneratorOptions o;
+  o.ranks = ranks;
+  o.tp = tp;
+  o.pp = pp;
+  o.steps = steps;
+  o.seed = seed;
+  o.rank_jitter = 0.01;
+  o.trace_view = 1;
+  return o;
+}
+
+std::vector<Scenario> scenarios() {
+  std::vector<Scenario> v;
+  const int shapes[][3] = {{8, 2, 1}, {16, 4, 1}, {16, 2, 2}, {32, 4, 2}};
+  for (int i = 0; i < 4; ++i) {
+    const auto [n, tp, pp] = shapes[i];
+    const auto seed = static_cast<uint64_t>(100 + i);
+    v.push_back({"clean_" + std::to_string(n), shape(n, tp, pp, seed, 1 + i % 2)});
+    auto h = shape(n, tp, pp, seed + 10, 1 + (i + 1) % 2);
+    h.slow_hosts.push_back({n - 3, 40.0 + 20.0 * i});
+    v.push_back({"slow_host_" + std::to_string(n), h});
+    auto h2 = shape(n, tp, pp, seed + 20, 2);
+    h2.slow_hosts.push_back({1, 80.0});
+    v.push_back({"slow_host_b_" + std::to_string(n), h2});
+    auto d = shape(n, tp, pp, seed + 30, 1 + i % 2);
+    d.slow_data.push_back({n / 2, (5.0 + 5.0 * i) * 1000.0});
+    v.push_back({"slow_data_" + std::to_string(n), d});
+    auto d2 = shape(n, tp, pp, seed + 40, 2);
+    d2.slow_data.push_back({2, 20000.0});
+    v.push_back({"slow_data_b_" + std::to_string(n), d2});
+    auto b = shape(n, tp, pp, seed + 50, 1 + i % 2);
+    b.host_bound = true;
+    v.push_back({"host_bound_" + std::to_string(n), b});
+  }
+  return v;
+}
+
+struct Outcome {
+  std::vector<SlowRankFinding> slow;
+  host::HostFindings host;
+};
+
+Outcome diagnose(const std::string& dir) {
+  auto disc = discover_ranks(dir);
+  EXPECT_FALSE(disc.fatal) << dir;
+  std::vector<RankData> ranks;
+  ParseOptions po;
+  po.host = true;
+  for (const auto& e : disc.ranks) ranks.push_back(parse_rank(e, po));
+  std::sort(ranks.begin(), ranks.end(),
+            [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });
+  io::Diagnostics diag;
+  auto groups = build_comm_groups(ranks, GroupOptions{}, diag);
+  Outcome out;
+  out.slow = analyze_slow_ranks(ranks, rank_stages(ranks, &groups), {}).findings;
+  std::vector<host::RankSummary> summaries;
+  for (const auto& r : ranks)
+    if (r.has_host) summaries.push_back({r.rank(), &r.host});
+  out.host = host::host_findings(summaries);
+  return out;
+}
+
+TEST(HostAccuracy, SlowHostsSlowDataHostBoundAndCleanJobs) {
+  test::TempDir tmp;
+  int tp = 0, fp = 0, fn = 0, cause_ok = 0;
+  int bound_jobs = 0, bound_said = 0, clean_jobs = 0, clean_silent = 0;
+  std::string report;
+  const auto all = scenarios();
+  for (const auto& s : all) {
+    const std::string dir = (tmp.path() / s.name).string();
+    io::Diagnostics gd;
+    ASSERT_TRUE(generator::generate_cluster(dir, s.opts, gd)) << s.name;
+    const Outcome o = diagnose(dir);
+    std::map<int, std::string> truth;
+    for (const auto& h : s.opts.slow_hosts) truth[h.rank] = "host";
+    for (const auto& d : s.opts.slow_data) truth[d.rank] = "data";
+    std::string line = s.name + ":";
+    for (const auto& f : o.slow) {
+      line += " " + std::to_string(f.rank) + "(" + f.cause + ")";
+      auto it = truth.find(f.rank);
+      if (it == truth.end()) {
+        ++fp;
+        line += "FP[" + f.evidence + "]";
+        continue;
+      }
+      ++tp;
+      cause_ok += f.cause == it->second;
+    }
+    for (const auto& [r, c] : truth)
+      if (std::none_of(o.slow.begin(), o.slow.end(),
+                       [&](const SlowRankFinding& f) { return f.rank == r; }))
+        ++fn, line += " FN " + std::to_string(r);
+    if (s.opts.host_bound) {
+      ++bound_jobs;
+      bound_said += o.host.job_host_bound;
+    }
+    if (truth.empty() && !s.opts.host_bound) {
+      ++clean_jobs;
+      clean_silent += o.slow.empty() && o.host.lines.empty();
+    }
+    for (const auto& l : o.host.lines) line += " | " + l;
+    report += line + "\n";
+    fs::remove_all(dir);
+  }
+  const double precision = tp + fp ? static_cast<double>(tp) / (tp + fp) : 1.0;
+  const double recall = tp + fn ? static_cast<double>(tp) / (tp + fn) : 1.0;
+  const double cause = tp ? static_cast<double>(cause_ok) / tp : 1.0;
+  std::printf(
+      "%zu scenarios: slow-host/slow-data ranks precision %.2f recall %.2f cause right %.2f "
+      "(tp %d fp %d fn %d); host-bound jobs said %d of %d; clean jobs silent %d of %d\n%s",
+      all.size(), precision, recall, cause, tp, fp, fn, bound_said, bound_jobs, clean_silent,
+      clean_jobs, report.c_str());
+  EXPECT_GE(all.size(), 20u);
+  EXPECT_GE(precision, 0.95) << report;
+  EXPECT_GE(recall, 0.95) << report;
+  EXPECT_GE(cause, 0.95) << report;
+  EXPECT_EQ(bound_said, bound_jobs) << report;
+  EXPECT_EQ(clean_silent, clean_jobs) << report;
+}
+
+// The generator's operator_details.csv agrees with its trace_view.json as torch_npu's do (the
+// same sums per operator name), on a normal, a slow-host and a slow-data rank.
+TEST(HostGenerated, OperatorDetailsAgreeWithTraceView) {
+  test::TempDir tmp;
+  auto o = shape(4, 2, 1, 7, 2);
+  o.slow_hosts.push_back({1, 50});
+  o.slow_data.push_back({2, 3000});
+  const std::string dir = (tmp.path() / "job").string();
+  io::Diagnostics diag;
+  ASSERT_TRUE(generator::generate_cluster(dir, o, diag));
+  int ranks = 0;
+  for (const auto& e : discover_ranks(dir).ranks) {
+    ++ranks;
+    const std::string out = e.output_dir + "/";
+    host::HostSummary s;
+    ASSERT_TRUE(host::read_text_host(out + "trace_view.json", s, diag)) << test::all_diags(diag);
+    std::map<std::string, host::OperatorDetailsSum> ref;
+    ASSERT_TRUE(host::read_operator_details(out + "operator_details.csv", ref, diag));
+    ASSERT_EQ(ref.size(), s.ops.size()) << e.rank;
+    for (const auto& op : s.ops) {
+      ASSERT_TRUE(ref.count(op.name)) << op.name;
+      const auto& r = ref.at(op.name);
+      const double tol = 0.002 * static_cast<double>(r.calls);  // 3 decimals per value
+      EXPECT_EQ(op.calls, r.calls) << op.name;
+      EXPECT_NEAR(op.host_self_us, r.host_self_us, tol) << op.name;
+      EXPECT_NEAR(op.device_self_us, r.device_self_us, tol) << op.name;
+    }
+    EXPECT_TRUE(fs::exists(out + "api_statistic.csv"));
+  }
+  EXPECT_EQ(ranks, 4);
+}
+
+}  // namespace
+}  // namespace cs::cluster
