@@ -250,6 +250,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     r.summary = diagnosis_text(slow_ranks, links, operators.by_cv);
     r.summary += host.summary;
     r.notes.append(host.notes);
+    r.host_rank_ops = std::move(host.rank_ops);
   }
   return r;
 }

@@ -152,6 +152,7 @@ void section_host(HtmlOut& h, const ClusterContext& ctx) {
   free_per_rank(h, ctx, ctx.in.free_breakdown);
   h.element("h3", "", "Host-heaviest operators");
   host_operators(h, ctx.in.host_ops);
+  host_drill_data(h, ctx);
   h.close();
 }
 

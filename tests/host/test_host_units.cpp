@@ -153,5 +153,29 @@ TEST(HostSummaryCodec, RoundTripAndMerge) {
   EXPECT_EQ(f.find("rank")->ints[2], 1);
 }
 
+// Each rank's host-heaviest operators (the report's drill-down): ranks in the order given, each
+// rank's `top` operators of largest host self time, values as the rank's own OpStats.
+TEST(HostRankOps, TopOperatorsPerRank) {
+  HostSummary a, b;
+  a.ops = {{.name = "x",
+            .calls = 2,
+            .host_self_us = 10,
+            .device_self_us = 30,
+            .launches = 2,
+            .delay_sum_us = 8},
+           {.name = "y", .calls = 1, .host_self_us = 50, .device_self_us = 5, .launches = 1},
+           {.name = "z", .calls = 1, .host_self_us = 20}};
+  b.ops = {{.name = "x", .calls = 1, .host_self_us = 7}};
+  const io::Table t = host_rank_ops_table({{3, &a}, {1, &b}}, 2);
+  ASSERT_EQ(t.rows(), 3u);
+  EXPECT_EQ(t.find("rank")->ints, (std::vector<int64_t>{3, 3, 1}));
+  EXPECT_EQ(t.find("operator")->strings, (std::vector<std::string>{"y", "z", "x"}));
+  EXPECT_EQ(t.find("host_bound")->ints, (std::vector<int64_t>{1, 0, 0}));  // y: 50 > 5, z: none
+  EXPECT_DOUBLE_EQ(t.find("host_self_us")->doubles[2], 7);
+  const io::Table one = host_rank_ops_table({{3, &a}}, 5);
+  ASSERT_EQ(one.rows(), 3u);
+  EXPECT_DOUBLE_EQ(one.find("launch_delay_mean_us")->doubles[2], 4);  // x: 8 µs over 2 launches
+}
+
 }  // namespace
 }  // namespace cs::host
