@@ -255,6 +255,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     r.summary += memory_lines;
     r.summary += host.summary;
     r.notes.append(host.notes);
+    r.host_rank_ops = std::move(host.rank_ops);
   }
   return r;
 }

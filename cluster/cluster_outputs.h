@@ -35,6 +35,9 @@ struct AnalysisResults {
   // trace (has_step_trace).
   bool has_step_trace = false;
   ClusterStepTrace step_trace;
+  // Each rank's host-heaviest operators for the report's drill-down (cluster/host_outputs.h);
+  // no rows without a host timeline.
+  io::Table host_rank_ops{"host_rank_ops"};
 };
 
 // Threads the root uses for its analyses and writers (see the definition for the policy).

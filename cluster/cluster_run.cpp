@@ -286,6 +286,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.memory_findings = sink.kept("memory_findings");
     in.host_ops = sink.kept("host_ops");
     in.free_breakdown = sink.kept("free_breakdown");
+    if (results.host_rank_ops.rows() > 0) in.host_rank_ops = &results.host_rank_ops;
     in.input_path = opts.load.input_dir;
     in.processes = processes;
     in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

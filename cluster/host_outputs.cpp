@@ -7,6 +7,10 @@
 
 namespace cs::cluster {
 
+namespace {
+constexpr size_t kDrillOps = 10;  // host-heaviest operators per rank in the report's drill-down
+}  // namespace
+
 HostOutputs host_outputs(const std::vector<RankData>& ranks, TableSink& sink) {
   HostOutputs out;
   std::vector<host::RankSummary> summaries;
@@ -17,7 +21,10 @@ HostOutputs host_outputs(const std::vector<RankData>& ranks, TableSink& sink) {
     any_ops = any_ops || !d.host.ops.empty();
   }
   if (summaries.empty()) return out;
-  if (any_ops) sink.put(host::host_ops_table(summaries));
+  if (any_ops) {
+    sink.put(host::host_ops_table(summaries));
+    out.rank_ops = host::host_rank_ops_table(summaries, kDrillOps);
+  }
   sink.put(host::free_breakdown_table(summaries));
   const host::HostFindings f = host::host_findings(summaries);
   for (const auto& line : f.lines) out.summary += line + "\n";

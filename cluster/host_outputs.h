@@ -8,6 +8,7 @@
 
 #include "cluster/table_sink.h"
 #include "io/diagnostics.h"
+#include "io/table.h"
 #include "load/rank_data.h"
 
 namespace cs::cluster {
@@ -15,6 +16,7 @@ namespace cs::cluster {
 struct HostOutputs {
   std::string summary;  // lines for the closing summary ("" for a clean job)
   io::Diagnostics notes;
+  io::Table rank_ops{"host_rank_ops"};  // each rank's host-heaviest operators (the drill-down)
 };
 
 // `ranks` sorted by rank. Puts the tables only when some rank has host data.

@@ -1,8 +1,11 @@
 // Harness: an NPU trace_view.json (gzip when the bytes are), through read_trace_view, then the
-// NPU classification `top` and `compare` run over its events.
+// NPU classification `top` and `compare` run over its events, and the host side (host/) built
+// from it.
 #include "readers/trace_view.h"
 #include "fuzz/harnesses.h"
 #include "fuzz/temp_input.h"
+#include "host/host_summary.h"
+#include "host/trace_host.h"
 #include "readers/trace_content.h"
 
 namespace cs::fuzz {
@@ -20,6 +23,8 @@ int trace_view(const uint8_t* data, size_t size) {
     if (e.task_type != io::kNoString)
       (void)io::npu_task_class(trace.strings.str(e.task_type), trace.strings.str(e.name));
   }
+  host::HostInput in;
+  if (host::host_input_from_trace(trace, in)) (void)host::summarize(in);
   return 0;
 }
 

@@ -45,6 +45,8 @@ void create_profiler_tables(SqliteFile& db) {
       "INTEGER, name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, "
       "inputShapes INTEGER, callchainId INTEGER, type INTEGER, depth integer);"
       "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);"
+      "CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
+      "startNs integer, endNs integer, type integer);"
       "CREATE TABLE MSTX_EVENTS (startNs INTEGER,endNs INTEGER,eventType INTEGER,rangeId "
       "INTEGER,category INTEGER,message INTEGER,globalTid INTEGER,endGlobalTid INTEGER,domainId "
       "INTEGER,connectionId INTEGER, depth integer);"

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "generator/memory_model.h"
+#include "generator/host_model.h"
+#include "generator/intervals.h"
 #include "generator/kernel_catalog.h"
 #include "generator/profiler_db_schema.h"
 #include "generator/sqlite_writer.h"
@@ -25,6 +27,7 @@ constexpr int kComputeStream = 2;
 constexpr int kHcclStream = 56;
 constexpr int kCopyStream = 3;
 constexpr int64_t kInputCopyNs = 35000;
+constexpr double kInputCopyLeadUs = 11.0;  // the copy's launch ends 2 µs before the step
 
 // The framework API torch_npu records for a collective.
 const char* hccl_api_name(CommKind k) {
@@ -59,7 +62,8 @@ class ProfilerDbWriter {
         comm_task_(db.insert("COMMUNICATION_TASK_INFO", 14)),
         cann_(db.insert("CANN_API", 7)),
         pytorch_(db.insert("PYTORCH_API", 12)),
-        connections_(db.insert("CONNECTION_IDS", 2)) {}
+        connections_(db.insert("CONNECTION_IDS", 2)),
+        lead_(launch_lead_us(ctx.opts, rank)) {}
 
   int64_t ns(double rel_us) const { return abs_ns(ctx_.base_us, rel_us); }
 
@@ -80,12 +84,11 @@ class ProfilerDbWriter {
   void kernel(const KernelEvent& e, double gap_us) {
     const KernelSpec& k = kernel_catalog()[e.spec];
     const double op_dur = host_op_duration_us(gap_us);
-    const int64_t conn = host_side(framework_op_name(k.type), e.start_us - kLaunchLeadUs, op_dur,
-                                   kApiTypeNode, "launch");
+    const int64_t conn =
+        host_side(framework_op_name(k.type), e.start_us - lead_, op_dur, kApiTypeNode, "launch");
     if (e.step < links_.size()) {
       StepLinks& l = links_[e.step];
-      const HostLaunch h{conn, ns(e.start_us - kLaunchLeadUs),
-                         ns(e.start_us - kLaunchLeadUs + op_dur)};
+      const HostLaunch h{conn, ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur)};
       if (l.first_kernel.conn < 0) l.first_kernel = h;
       l.last_kernel = h;
       l.tail_starts[l.kernels++ % kTail] = h.start_ns;
@@ -107,7 +110,7 @@ class ProfilerDbWriter {
     const Group& g = ctx_.topo.groups[static_cast<size_t>(c.group)];
     const std::string name = comm_op_name(ctx_.topo, c);
     const int64_t conn =
-        host_side(hccl_api_name(c.kind), c.start_us - kLaunchLeadUs, 8.0, kApiTypeNode, "launch");
+        host_side(hccl_api_name(c.kind), c.start_us - lead_, 8.0, kApiTypeNode, "launch");
     const int64_t op_id = next_op_id_++;
     const int64_t name_id = ids_.id(name), group_id = ids_.id(g.id);
     double bytes = 0;
@@ -146,16 +149,27 @@ class ProfilerDbWriter {
     }
   }
 
-  // The input batch's host-to-device copy at the start of a step (MEMCPY_ASYNC).
+  // The input batch's host-to-device copy at the start of a step (MEMCPY_ASYNC), launched
+  // just before the step so that it never nests with the step's DataLoader.
   void input_copy(double start_us) {
-    const int64_t conn =
-        host_side("aten::copy_", start_us - kLaunchLeadUs, 8.0, kApiTypeAcl, "aclrtMemcpyAsync");
+    const double launch = start_us - kInputCopyLeadUs;
+    const int64_t conn = host_side("aten::copy_", launch, 8.0, kApiTypeAcl, "aclrtMemcpyAsync");
     links_.push_back({});
-    links_.back().input_copy = {conn, ns(start_us - kLaunchLeadUs),
-                                ns(start_us - kLaunchLeadUs + 8.0)};
+    links_.back().input_copy = {conn, ns(launch), ns(launch + 8.0)};
     const int64_t start = ns(start_us);
     task_.row({start, start + kInputCopyNs, rank_ % kDevicesPerNode, conn, next_task_++, pid_,
                ids_.id("MEMCPY_ASYNC"), kNoValue, kCopyStream, next_task_id_++, kNoValue, 0});
+  }
+
+  // The DataLoader on the host at the start of step `span` (host_model.h), as trace_view.json
+  // draws it: from the step start to the simulation's end of data loading, before the step's
+  // first operator. `first_kernel_us` < 0: the step has no kernel.
+  void data_loader(const StepSpan& span, double first_kernel_us) {
+    const double end = data_loader_end_us(span, first_kernel_us, lead_);
+    if (end <= span.start_us) return;
+    pytorch_.row({ns(span.start_us), ns(end), tid_, std::nullopt, ids_.id(kDataLoaderOp),
+                  std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, kApiTypeOp,
+                  0});
   }
 
   // A device event's host launch: its connection id and the framework op's host span (ns).
@@ -203,6 +217,7 @@ class ProfilerDbWriter {
   Insert task_, compute_, comm_op_, comm_task_, cann_, pytorch_, connections_;
   int64_t next_conn_ = 1, next_fw_ = 0, next_task_ = 0, next_op_id_ = 1;
   int64_t next_task_id_ = 1000;
+  double lead_;  // how far ahead of its device event an operator starts (host_model.h)
   std::vector<StepLinks> links_;
 };
 
@@ -265,6 +280,36 @@ void write_rank_tables(SqliteFile& db, const WriteContext& ctx, int rank, const 
   write_mstx_annotations(mstx, w, tl);
 }
 
+// OVERLAP_ANALYSIS, as torch_npu writes it beside the tasks (seen in real DB exports): per step,
+// the merged Computing (type 0) and Communication (1) spans, Communication not overlapped by
+// computing (2) and Free (3: the step's span minus both), the same spans as trace_view.json's
+// Overlap Analysis process and step_trace_time.csv's Free.
+void write_overlap_analysis(SqliteFile& db, const ProfilerDbWriter& w, int rank,
+                            const RankTimeline& tl) {
+  std::vector<std::vector<Interval>> compute(tl.steps.size()), comm(tl.steps.size());
+  for (const auto& k : tl.kernels)
+    if (k.step < tl.steps.size())
+      compute[k.step].push_back({k.start_us, k.start_us + static_cast<double>(k.dur_us)});
+  for (const auto& c : tl.comms)
+    if (static_cast<size_t>(c.step) < tl.steps.size())
+      comm[static_cast<size_t>(c.step)].push_back({c.start_us, c.end_us});
+  Insert ins = db.insert("OVERLAP_ANALYSIS", 5);
+  int64_t id = 1;
+  for (size_t s = 0; s < tl.steps.size(); ++s) {
+    const auto cp = merged(std::move(compute[s])), cm = merged(std::move(comm[s]));
+    std::vector<Interval> busy = cp;
+    busy.insert(busy.end(), cm.begin(), cm.end());
+    const auto lanes = {cp, cm, minus(cm, cp),
+                        minus({{tl.steps[s].start_us, tl.steps[s].end_us}}, merged(busy))};
+    int64_t type = 0;
+    for (const auto& lane : lanes) {
+      for (const auto& [lo, hi] : lane)
+        ins.row({id++, rank % kDevicesPerNode, w.ns(lo), w.ns(hi), type});
+      ++type;
+    }
+  }
+}
+
 }  // namespace
 
 bool write_profiler_db(const std::string& path, const WriteContext& ctx, int rank,
@@ -276,6 +321,11 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
   {
     ProfilerDbWriter w(db, ctx, rank);
     for (const auto& sp : tl.steps) w.input_copy(sp.start_us + 1.0);
+    std::vector<double> first_kernel(tl.steps.size(), -1.0);
+    for (const auto& k : tl.kernels)
+      if (k.step < first_kernel.size() && first_kernel[k.step] < 0)
+        first_kernel[k.step] = k.start_us;
+    for (size_t s = 0; s < tl.steps.size(); ++s) w.data_loader(tl.steps[s], first_kernel[s]);
     // Kernels and hcom ops merged by start time, as kernel_details.csv lists them.
     size_t ki = 0, ci = 0;
     while (ki < tl.kernels.size() || ci < tl.comms.size()) {
@@ -293,6 +343,7 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
     write_rank_tables(db, ctx, rank, tl, w);
     if (ctx.opts.writes_memory())  // generator/memory_model.h
       write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
+    write_overlap_analysis(db, w, rank, tl);
     w.ids().write(db);
   }
   db.exec(

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "host/data_queue.h"
+
 namespace cs::host {
 
 namespace {
@@ -51,6 +53,28 @@ void stall_line(const std::vector<RankHostMeans>& means, double RankHostMeans::*
   }
 }
 
+// MindInsight's rule on MindSpore's device queue (host/data_queue.h): the ranks whose queue was
+// empty in more than kEmptyQueueShare of their batches; "" when none.
+std::string data_queue_line(const std::vector<RankSummary>& ranks) {
+  std::vector<int> empty;
+  std::vector<double> shares;
+  int with_queue = 0;
+  for (const auto& [rank, s] : ranks) {
+    if (s->queue_batches <= 0) continue;
+    ++with_queue;
+    const double share =
+        static_cast<double>(s->queue_empty) / static_cast<double>(s->queue_batches);
+    if (share > kEmptyQueueShare) empty.push_back(rank), shares.push_back(share);
+  }
+  if (empty.empty()) return {};
+  const std::string where = static_cast<int>(empty.size()) == with_queue && with_queue > 1
+                                ? "on every rank"
+                                : "on rank(s) " + rank_list(empty);
+  return "The data pipeline is the bottleneck " + where + ": the device queue was empty in " +
+         fmt("%.0f%%", median(shares) * 100) +
+         " of the steps (median; MindInsight's rule: above 30%).";
+}
+
 }  // namespace
 
 RankHostMeans rank_means(int rank, const HostSummary& s) {
@@ -87,7 +111,11 @@ HostFindings host_findings(const std::vector<RankSummary>& ranks, const HostFind
     means.push_back(m);
     timed.push_back({rank, s});
   }
-  if (means.empty()) return out;
+  const std::string queue = data_queue_line(ranks);
+  if (means.empty()) {
+    if (!queue.empty()) out.lines.push_back(queue);
+    return out;
+  }
   std::vector<double> shares;
   for (const auto& m : means) shares.push_back(m.dispatch_share());
   // The job: the median rank at the bar and none below half of it (pipeline stages idle for
@@ -132,6 +160,7 @@ HostFindings host_findings(const std::vector<RankSummary>& ranks, const HostFind
   stall_line(means, &RankHostMeans::data_ms, "Data loading", opts, out.lines);
   stall_line(means, &RankHostMeans::compile_ms, "Run-time compilation (aclopCompileAndExecute)",
              opts, out.lines);
+  if (!queue.empty()) out.lines.push_back(queue);
   return out;
 }
 

@@ -9,6 +9,8 @@
 //  - data-loading and run-time compile stalls: Free covered by DataLoader ranges or by
 //    aclopCompileAndExecute, at least `stall_ms` per step, said with their cost in ms per step
 //    (for the whole job when every rank has it, else per rank).
+//  - MindSpore's data pipeline: the device queue empty in more than 30% of a rank's steps
+//    (host/data_queue.h, MindInsight's rule) -> the data pipeline is the bottleneck there.
 // A clean job says nothing. Ranks without a host timeline are counted for one note.
 
 #include <string>

@@ -68,6 +68,8 @@ void pack_summary(const HostSummary& s, io::ByteWriter& w) {
     w.put(f.unattributed_us);
     w.put(f.data_host_us);
   }
+  w.put(s.queue_batches);
+  w.put(s.queue_empty);
 }
 
 HostSummary unpack_summary(io::ByteReader& r) {
@@ -100,6 +102,8 @@ HostSummary unpack_summary(io::ByteReader& r) {
     f.data_host_us = r.get<double>();
     s.steps.push_back(f);
   }
+  s.queue_batches = r.get<int64_t>();
+  s.queue_empty = r.get<int64_t>();
   return s;
 }
 

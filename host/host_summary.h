@@ -46,6 +46,9 @@ struct HostSummary {
   bool has_timeline = false;    // read from a host timeline (else free is all unattributed)
   std::vector<OpStats> ops;     // sorted by name
   std::vector<StepFree> steps;  // sorted by step
+  // MindSpore's device queue (host/data_queue.h): batches seen and how many found it empty.
+  int64_t queue_batches = 0;
+  int64_t queue_empty = 0;
 
   bool empty() const { return ops.empty() && steps.empty(); }
 };

@@ -54,6 +54,39 @@ io::Table host_ops_table(const std::vector<RankSummary>& ranks) {
   return t;
 }
 
+io::Table host_rank_ops_table(const std::vector<RankSummary>& ranks, size_t top) {
+  io::Table t("host_rank_ops");
+  auto& rank = t.add_int("rank");
+  auto& name = t.add_string("operator");
+  auto& calls = t.add_int("calls");
+  auto& self = t.add_double("host_self_us", "us");
+  auto& dev = t.add_double("device_self_us", "us");
+  auto& launches = t.add_int("launches");
+  auto& mean = t.add_double("launch_delay_mean_us", "us");
+  auto& bound = t.add_int("host_bound");
+  for (const auto& [r, s] : ranks) {
+    std::vector<const OpStats*> ops;
+    for (const OpStats& o : s->ops) ops.push_back(&o);
+    std::stable_sort(ops.begin(), ops.end(), [](const OpStats* a, const OpStats* b) {
+      if (a->host_self_us != b->host_self_us) return a->host_self_us > b->host_self_us;
+      return a->name < b->name;
+    });
+    if (ops.size() > top) ops.resize(top);
+    for (const OpStats* o : ops) {
+      rank.ints.push_back(r);
+      name.strings.push_back(o->name);
+      calls.ints.push_back(o->calls);
+      self.doubles.push_back(o->host_self_us);
+      dev.doubles.push_back(o->device_self_us);
+      launches.ints.push_back(o->launches);
+      mean.doubles.push_back(o->launches > 0 ? o->delay_sum_us / static_cast<double>(o->launches)
+                                             : 0);
+      bound.ints.push_back(host_bound(*o) ? 1 : 0);
+    }
+  }
+  return t;
+}
+
 io::Table free_breakdown_table(const std::vector<RankSummary>& ranks) {
   io::Table t("free_breakdown");
   auto& rank = t.add_int("rank");

@@ -21,6 +21,10 @@ using RankSummary = std::pair<int, const HostSummary*>;
 
 io::Table host_ops_table(const std::vector<RankSummary>& ranks);
 io::Table free_breakdown_table(const std::vector<RankSummary>& ranks);
+// host_rank_ops (for the report's rank drill-down, not written as a file): rank, operator,
+// calls, host_self_us, device_self_us, launches, launch_delay_mean_us, host_bound; each rank's
+// `top` operators of largest host self time (then name), ranks in the order given.
+io::Table host_rank_ops_table(const std::vector<RankSummary>& ranks, size_t top);
 
 // True when the operator is host-bound: it launches device work and its host self time exceeds
 // that work's device time.

@@ -4,6 +4,7 @@
 
 #include "db/database.h"
 #include "host/db_host.h"
+#include "host/kineto_host.h"
 #include "host/trace_host.h"
 #include "readers/trace_view.h"
 
@@ -14,6 +15,15 @@ bool read_text_host(const std::string& trace_view_path, HostSummary& out, io::Di
   if (!io::read_trace_view(trace_view_path, trace, diag)) return false;
   HostInput in;
   if (!host_input_from_trace(trace, in)) return false;
+  out = summarize(in);
+  return true;
+}
+
+bool read_kineto_host(const std::string& trace_path, HostSummary& out, io::Diagnostics& diag) {
+  io::Trace trace;
+  if (!io::read_kineto_trace(trace_path, trace, diag)) return false;
+  HostInput in;
+  if (!host_input_from_kineto(trace, in)) return false;
   out = summarize(in);
   return true;
 }

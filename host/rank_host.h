@@ -14,6 +14,9 @@ namespace cs::host {
 // operators (then `out` is left empty).
 bool read_text_host(const std::string& trace_view_path, HostSummary& out, io::Diagnostics& diag);
 
+// From a PyTorch Kineto trace (.json or .json.gz). False as above.
+bool read_kineto_host(const std::string& trace_path, HostSummary& out, io::Diagnostics& diag);
+
 // From the profiler database at `db_path`. False as above.
 bool read_db_host(const std::string& db_path, HostSummary& out, io::Diagnostics& diag);
 

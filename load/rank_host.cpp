@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "host/data_queue.h"
 #include "host/free_breakdown.h"
 #include "host/rank_host.h"
 #include "load/rank_parser.h"
@@ -29,6 +30,23 @@ std::string host_file(const RankEntry& e) {
   for (const char* name : {"trace_view.json", "trace_view.json.gz"}) {
     std::error_code ec;
     if (fs::is_regular_file(dir / name, ec)) return (dir / name).string();
+  }
+  return {};
+}
+
+// MindSpore's device queue file of the rank (host/data_queue.h), in its output directory or the
+// rank directory, or "" when there is none.
+std::string data_queue_file(const RankEntry& e) {
+  for (const char* prefix : {"device_queue_profiling_", "dataset_iterator_profiling_"}) {
+    for (const std::string& d : {e.output_dir, e.path}) {
+      if (d.empty()) continue;
+      std::error_code ec;
+      for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.starts_with(prefix) && name.ends_with(".txt") && it->is_regular_file(ec))
+          return it->path().string();
+      }
+    }
   }
   return {};
 }
@@ -75,7 +93,18 @@ void parse_rank_host(RankData& d, const ParseOptions& opts) {
   }
   if (opts.step)
     std::erase_if(d.host.steps, [&](const host::StepFree& f) { return f.step != *opts.step; });
-  d.has_host = !d.host.empty();
+  // MindSpore's device queue: device_queue_profiling_* (sink mode), else
+  // dataset_iterator_profiling_*.
+  if (d.entry.framework == Framework::kMindSpore) {
+    if (const std::string q = data_queue_file(d.entry); !q.empty()) {
+      host::DataQueueStats qs;
+      if (host::read_data_queue(q, qs, d.diagnostics)) {
+        d.host.queue_batches = qs.batches;
+        d.host.queue_empty = qs.empty;
+      }
+    }
+  }
+  d.has_host = !d.host.empty() || d.host.queue_batches > 0;
 }
 
 }  // namespace cs::cluster

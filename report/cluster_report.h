@@ -44,6 +44,7 @@ struct ClusterReportInput {
   const io::Table* memory_findings = nullptr;
   const io::Table* host_ops = nullptr;           // host_ops (docs/host.md)
   const io::Table* free_breakdown = nullptr;     // free_breakdown
+  const io::Table* host_rank_ops = nullptr;      // each rank's host-heaviest operators
   std::string input_path;                        // the analysed directory
   int processes = 1;                             // MPI processes used
   double seconds = 0;                            // wall time of the analysis

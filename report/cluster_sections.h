@@ -49,6 +49,9 @@ void section_operators(HtmlOut& h, const ClusterContext& ctx);
 void section_memory(HtmlOut& h, const ClusterContext& ctx);
 // The device's Free per rank by host cause and the host-heaviest operators (host_section.cpp).
 void section_host(HtmlOut& h, const ClusterContext& ctx);
+// The host side of the rank drill-down: each rank's Free per step and host-heaviest operators
+// (host_drill.cpp).
+void host_drill_data(HtmlOut& h, const ClusterContext& ctx);
 // Rank x step heatmap of Computing against the stage median (canvas; drawn by the page script).
 void rank_step_heatmap(HtmlOut& h, const ClusterContext& ctx);
 

@@ -74,6 +74,13 @@ size_t regression_findings(HtmlOut& h, const CompareReportInput& in, size_t max_
       text = "Operator " + key.str(r) + " takes " + by + " on " + place;
     } else if (w == "communication") {
       text = "Communication " + key.str(r) + " transits " + by + " (" + place + ")";
+    } else if (w == "dispatch" || w == "data" || w == "compile" || w == "free") {
+      // The host side (compare/host_regressions.h): a part of the device's Free time.
+      const std::string part = w == "dispatch"  ? "Waiting for dispatch"
+                               : w == "data"    ? "Data loading"
+                               : w == "compile" ? "Run-time compilation"
+                                                : "Free time";
+      text = part + " on " + place + " takes " + by;
     } else {
       text = "Link " + key.str(r) + " transfers take " + by;
     }

@@ -145,13 +145,14 @@ void host_operators(HtmlOut& h, const io::Table* t) {
 void section_host(HtmlOut& h, const ClusterContext& ctx) {
   begin_section(h, "host", "Host side: why the device was free");
   if (!ctx.in.free_breakdown) {
-    not_computed(h, "The host side");
+    note(h, "The host side was not read in this run (it comes with -m all and -m diagnosis).");
     h.close();
     return;
   }
   free_per_rank(h, ctx, ctx.in.free_breakdown);
   h.element("h3", "", "Host-heaviest operators");
   host_operators(h, ctx.in.host_ops);
+  host_drill_data(h, ctx);
   h.close();
 }
 

@@ -63,6 +63,7 @@ var slow=(D.slow_ranks||[]).map(String).indexOf(rank)>=0;
 var p=document.createElement('p');p.className='note';
 p.textContent=slow?'Judged slow by the diagnosis.':'Not judged slow.';panel.appendChild(p);
 if(window.csDrillExtra)window.csDrillExtra(rank,panel);
+if(window.csDrillHost)window.csDrillHost(rank,panel);
 var tabs=document.querySelectorAll('main table');
 for(var t=0;t<tabs.length;t++){var tb=tabs[t],cols=rankCols(tb);if(!cols.length||!tb.tBodies[0])continue;
 var hit=[];for(var r=0;r<tb.tBodies[0].rows.length;r++){var row=tb.tBodies[0].rows[r];

@@ -3,10 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "host/data_queue.h"
 #include "host/free_breakdown.h"
+#include "host/host_findings.h"
 #include "host/host_ops.h"
 #include "host/host_summary.h"
 #include "host/host_tables.h"
+#include "support/test_files.h"
 
 namespace cs::host {
 namespace {
@@ -151,6 +156,69 @@ TEST(HostSummaryCodec, RoundTripAndMerge) {
   const io::Table f = free_breakdown_table({{0, &s}, {1, &back}});
   ASSERT_EQ(f.rows(), 4u);
   EXPECT_EQ(f.find("rank")->ints[2], 1);
+}
+
+// Each rank's host-heaviest operators (the report's drill-down): ranks in the order given, each
+// rank's `top` operators of largest host self time, values as the rank's own OpStats.
+TEST(HostRankOps, TopOperatorsPerRank) {
+  HostSummary a, b;
+  a.ops = {{.name = "x",
+            .calls = 2,
+            .host_self_us = 10,
+            .device_self_us = 30,
+            .launches = 2,
+            .delay_sum_us = 8},
+           {.name = "y", .calls = 1, .host_self_us = 50, .device_self_us = 5, .launches = 1},
+           {.name = "z", .calls = 1, .host_self_us = 20}};
+  b.ops = {{.name = "x", .calls = 1, .host_self_us = 7}};
+  const io::Table t = host_rank_ops_table({{3, &a}, {1, &b}}, 2);
+  ASSERT_EQ(t.rows(), 3u);
+  EXPECT_EQ(t.find("rank")->ints, (std::vector<int64_t>{3, 3, 1}));
+  EXPECT_EQ(t.find("operator")->strings, (std::vector<std::string>{"y", "z", "x"}));
+  EXPECT_EQ(t.find("host_bound")->ints, (std::vector<int64_t>{1, 0, 0}));  // y: 50 > 5, z: none
+  EXPECT_DOUBLE_EQ(t.find("host_self_us")->doubles[2], 7);
+  const io::Table one = host_rank_ops_table({{3, &a}}, 5);
+  ASSERT_EQ(one.rows(), 3u);
+  EXPECT_DOUBLE_EQ(one.find("launch_delay_mean_us")->doubles[2], 4);  // x: 8 µs over 2 launches
+}
+
+// MindSpore's device queue file, worked by hand: 4 queue-size records (type 1), 2 of them 0
+// (empty); type-0 records (times) are not counted; the line that is not five integers is reported
+// with its line number and skipped.
+TEST(DataQueue, EmptyShareByHand) {
+  test::TempDir tmp;
+  const std::string path = (tmp.path() / "device_queue_profiling_0.txt").string();
+  std::ofstream(path) << "0 0 1 12 1000\n1 64 1 0 1001\n0 0 2 10 1002\n1 64 2 5 1003\n"
+                         "1 64 x 0 1004\n1 64 3 0 1005\n\n1 64 4 2 1006\r\n";
+  io::Diagnostics diag;
+  DataQueueStats q;
+  ASSERT_TRUE(read_data_queue(path, q, diag));
+  EXPECT_EQ(q.batches, 4);
+  EXPECT_EQ(q.empty, 2);
+  EXPECT_DOUBLE_EQ(q.empty_share(), 0.5);
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].line, 5);
+  EXPECT_FALSE(read_data_queue((tmp.path() / "missing.txt").string(), q, diag));
+}
+
+// MindInsight's rule: empty in more than 30% of the steps names the rank; 30% exactly is silent.
+TEST(DataQueue, FindingAboveThirtyPercent) {
+  HostSummary a, b, c;
+  a.queue_batches = 10, a.queue_empty = 3;  // 30%: not more than 30%
+  b.queue_batches = 10, b.queue_empty = 4;  // 40%
+  c.queue_batches = 0;                      // no queue file
+  const auto one = host_findings({{0, &a}, {1, &b}, {2, &c}});
+  ASSERT_EQ(one.lines.size(), 1u);
+  EXPECT_EQ(one.lines[0],
+            "The data pipeline is the bottleneck on rank(s) 1: the device queue was empty in 40% "
+            "of the steps (median; MindInsight's rule: above 30%).");
+  EXPECT_TRUE(host_findings({{0, &a}, {2, &c}}).lines.empty());
+  b.queue_empty = 6;
+  a.queue_empty = 5;
+  const auto all = host_findings({{0, &a}, {1, &b}});
+  ASSERT_EQ(all.lines.size(), 1u);
+  EXPECT_NE(all.lines[0].find("on every rank"), std::string::npos) << all.lines[0];
+  EXPECT_NE(all.lines[0].find("55%"), std::string::npos) << all.lines[0];
 }
 
 }  // namespace

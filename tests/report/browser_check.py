@@ -4,7 +4,8 @@
 usage: browser_check.py REPORT.html OUT_DIR SLOW_RANK
 Checks: no console errors; no horizontal overflow at 1024/1400/1920 px; the slow rank's finding in
 the first screen; a header click sorts; typing in a search box filters; clicking the slow rank
-opens its drill-down with the merge command, its coordinates, groups and steps; the rank x step
+opens its drill-down with the merge command, its coordinates, groups and steps, its Free per step
+by host cause and its host-heaviest operators; the rank x step
 heatmap paints the slow rank's cell red in every step; the host section draws the Free per rank
 and lists the host-heaviest operators; the group picker lists every group, the
 slow links' first; no "0.0 µs" tick beside ms ticks; legends keep values and keys apart.
@@ -157,6 +158,28 @@ return [H.steps.length,out];""" % slow)
             check("Its groups" in text and re.search(r"\btp \d+ \(ranks", text),
                   "drill-down lists no named groups")
             check("Its steps" in text and "vs stage median" in text, "drill-down has no steps")
+            # Its host side: the Free breakdown per step (the parts add up) and its
+            # host-heaviest operators, one table row per embedded step / operator.
+            check("Host side: its Free per step by cause" in text and
+                  "Its host-heaviest operators" in text, "drill-down has no host side")
+            host = drv.execute_script(
+                "var x=JSON.parse(document.getElementById('cs-host').textContent);"
+                "return [x.f[arguments[0]]||[],x.o[arguments[0]]||[]];", slow)
+            tabs = panel[0].find_elements(By.CSS_SELECTOR, "table.hostdrill")
+            check(len(tabs) == 2, "drill-down host tables: %d" % len(tabs))
+            check(len(host[0]) >= 1 and len(host[1]) >= 1,
+                  "no host data embedded for rank " + slow)
+            for row in host[0]:
+                check(abs(sum(row[2:]) - row[1]) <= 0.01 * max(1.0, row[1]),
+                      "Free parts of rank %s step %s do not add up: %s" % (slow, row[0], row))
+            if len(tabs) == 2:
+                n = [len(t.find_elements(By.CSS_SELECTOR, "tbody tr")) for t in tabs]
+                check(n == [len(host[0]), len(host[1])],
+                      "drill-down host rows %s, embedded %d steps, %d operators" %
+                      (n, len(host[0]), len(host[1])))
+                cells = tabs[1].find_elements(By.CSS_SELECTOR, "tbody tr td")
+                check(bool(cells) and cells[0].text == host[1][0][0],
+                      "first host operator of the drill-down is not the embedded one")
             drv.save_screenshot(os.path.join(out, "report_drill.png"))
     errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
     check(not errors, "console errors after interaction: %s" % errors[:3])
