@@ -229,6 +229,42 @@ io::Table memory_curves_table(const std::vector<RankMemoryRef>& ranks) {
   return t;
 }
 
+io::Table memory_groups_table(const std::vector<RankMemoryRef>& ranks,
+                              const std::vector<MemoryGroup>& groups) {
+  std::map<int, const RankMemory*> by_rank;
+  for (const auto& r : ranks) by_rank[r.rank] = r.memory;
+  io::Table t("memory_groups");
+  auto& name = t.add_string("group");
+  auto& id = t.add_string("id");
+  auto& n = t.add_int("ranks");
+  auto& med = t.add_double("median_peak_mb", "MB");
+  auto& mx = t.add_double("max_peak_mb", "MB");
+  auto& mxr = t.add_int("max_rank");
+  auto& ratio = t.add_double("max_over_median", "ratio");
+  for (const auto& g : groups) {
+    std::vector<double> v;
+    double top = -1;
+    int top_rank = -1;
+    for (int r : g.ranks) {
+      auto it = by_rank.find(r);
+      if (it == by_rank.end()) continue;
+      const double p = to_mb(it->second->peak_allocated);
+      v.push_back(p);
+      if (p > top) top = p, top_rank = r;
+    }
+    if (v.empty()) continue;
+    const double m = stats::median(v);
+    name.strings.push_back(g.name);
+    id.strings.push_back(g.id);
+    n.ints.push_back(static_cast<int64_t>(v.size()));
+    med.doubles.push_back(m);
+    mx.doubles.push_back(top);
+    mxr.ints.push_back(top_rank);
+    ratio.doubles.push_back(m > 0 ? top / m : NAN);
+  }
+  return t;
+}
+
 io::Table memory_findings_table(const std::vector<MemoryFinding>& findings) {
   io::Table t("memory_findings");
   auto& rank = t.add_int("rank");

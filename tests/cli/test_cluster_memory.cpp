@@ -22,8 +22,8 @@ using cs::test::run_command;
 namespace {
 
 const char* const kMemoryTables[] = {
-    "memory_ranks.csv",      "memory_steps.csv",  "memory_stages.csv",  "memory_operators.csv",
-    "memory_components.csv", "memory_curves.csv", "memory_findings.csv"};
+    "memory_ranks.csv",     "memory_groups.csv",     "memory_steps.csv",  "memory_stages.csv",
+    "memory_operators.csv", "memory_components.csv", "memory_curves.csv", "memory_findings.csv"};
 
 std::string analyse(const std::string& launcher, const fs::path& in, const fs::path& out,
                     const std::string& extra = {}) {
