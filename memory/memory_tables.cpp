@@ -70,6 +70,7 @@ io::Table memory_ranks_table(const std::vector<RankMemoryRef>& ranks,
   auto& growth = t.add_double("growth_mb_per_step", "MB");
   auto& nr = t.add_int("never_released_blocks");
   auto& nrmb = t.add_double("never_released_mb", "MB");
+  auto& sg = t.add_double("static_graph_peak_mb", "MB");
   auto& flag = t.add_string("flag");
   for (const auto& r : ranks) {
     const RankMemory& m = *r.memory;
@@ -93,6 +94,7 @@ io::Table memory_ranks_table(const std::vector<RankMemoryRef>& ranks,
     growth.doubles.push_back(growth_per_step(m) / 1048576.0);
     nr.ints.push_back(m.never_released);
     nrmb.doubles.push_back(to_mb(m.never_released_bytes));
+    sg.doubles.push_back(m.static_graph_peak >= 0 ? to_mb(m.static_graph_peak) : NAN);
     flag.strings.push_back(flags[r.rank]);
   }
   return t;

@@ -5,6 +5,7 @@
 
 #include "io/csv/csv_reader.h"
 #include "memory/memory_builder.h"
+#include "memory/memory_static.h"
 
 namespace cs::memory {
 
@@ -229,7 +230,9 @@ std::optional<RankMemory> read_memory_text(const std::string& dir,
       }
     }
   }
-  return b.finish();
+  RankMemory m = b.finish();
+  read_static_op_mem((fs::path(dir) / kStaticOpMemCsv).string(), m, diag, files_read, bytes_read);
+  return m;
 }
 
 }  // namespace cs::memory
