@@ -1,6 +1,7 @@
 // clusterscope generate OUT --ranks N [--tp T] [--pp P] [--steps S] [--seed N]
 //     [--slow-rank R:FACTOR]... [--slow-link SRC-DST:FACTOR]... [--slow-kernel R:TYPE:FACTOR]...
-//     [--memory] [--memory-imbalance R:GB]... [--memory-leak R:MB_PER_STEP]...
+//     [--memory] [--memory-imbalance R:GB]... [--memory-leak R:MB_PER_STEP]... [--memory-capacity
+//     GB]
 //     [--framework pytorch|mindspore|msprof] [--export-type text|db|both] [--force]
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -72,6 +73,9 @@ int run_generate(int argc, char** argv) {
       "npu_module_mem.csv / OP_MEMORY, MEMORY_RECORD, NPU_MEM, NPU_MODULE_MEM")(
       "memory-imbalance", po::value<std::vector<std::string>>(&memory_imbalance)->composing(),
       "R:GB  rank R holds GB more memory from the start (implies --memory)")(
+      "memory-capacity", po::value<int>(&opts.memory_capacity_gb)->default_value(0),
+      "GB  the device's HBM, 32 or 64: written as the DB's NPU_INFO chip name (Ascend910B4 / "
+      "Ascend910B3), so near-capacity ranks can be found; 0: a plain Ascend910B")(
       "memory-leak", po::value<std::vector<std::string>>(&memory_leak)->composing(),
       "R:MB_PER_STEP  rank R keeps MB_PER_STEP more allocated after every step (implies "
       "--memory)")(

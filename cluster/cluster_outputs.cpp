@@ -217,7 +217,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                      }});
   std::string memory_lines;  // memory/: only when ranks carry memory data
   if (want.diagnosis)
-    tasks.push_back({"memory", 0.1, [&] { memory_lines = memory_step(ranks, sink); }});
+    tasks.push_back({"memory", 0.1, [&] { memory_lines = memory_step(ranks, in.groups, sink); }});
   if (want.diagnosis)
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
                        sink.put(comm_rank_summary_table(ranks));

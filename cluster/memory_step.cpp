@@ -5,8 +5,9 @@
 
 namespace cs::cluster {
 
-std::string memory_step(const std::vector<RankData>& ranks, TableSink& sink) {
-  const stats::RankStages stages = rank_stages(ranks);
+std::string memory_step(const std::vector<RankData>& ranks, const CommGroups* groups,
+                        TableSink& sink) {
+  const stats::RankStages stages = rank_stages(ranks, groups);
   std::vector<memory::RankMemoryRef> refs;
   for (const RankData& r : ranks) {
     if (!r.memory) continue;
@@ -21,6 +22,12 @@ std::string memory_step(const std::vector<RankData>& ranks, TableSink& sink) {
   sink.put(memory::memory_operators_table(refs));
   sink.put(memory::memory_components_table(refs));
   sink.put(memory::memory_curves_table(refs));
+  if (groups) {
+    std::vector<memory::MemoryGroup> g;
+    for (const CommGroup& c : groups->collective)
+      g.push_back({c.pg_name.empty() ? c.group_name : c.pg_name, c.group_name, c.rank_set});
+    sink.put(memory::memory_groups_table(refs, g));
+  }
   sink.put(memory::memory_findings_table(findings));
   return memory::memory_summary(findings);
 }

@@ -8,6 +8,7 @@
 
 #include "cluster/table_sink.h"
 #include "load/rank_data.h"
+#include "msprof/communication_groups.h"
 
 namespace cs::cluster {
 
@@ -16,6 +17,9 @@ inline const std::vector<std::string> kMemoryReportTables = {"memory_ranks", "me
                                                              "memory_curves", "memory_findings"};
 
 // Returns the summary lines ("" when no rank has memory data).
-std::string memory_step(const std::vector<RankData>& ranks, TableSink& sink);
+// `groups` (may be null): the communication groups, for memory_groups and the pipeline stages
+// where the metadata does not say them.
+std::string memory_step(const std::vector<RankData>& ranks, const CommGroups* groups,
+                        TableSink& sink);
 
 }  // namespace cs::cluster

@@ -107,9 +107,17 @@ struct GeneratorOptions {
   bool memory = false;
   std::vector<MemoryImbalance> memory_imbalance;
   std::vector<MemoryLeak> memory_leak;
-  bool writes_memory() const {
-    return memory || !memory_imbalance.empty() || !memory_leak.empty();
+  // --memory-capacity GB (32 or 64): the device's HBM, said the way real exports say it, by the
+  // chip's name in the DB's NPU_INFO (Ascend910B4: 32 GB, Ascend910B3: 64 GB; memory/memory_db.h);
+  // 0: a plain "Ascend910B", which does not say it. The text export has no chip name.
+  int memory_capacity_gb = 0;
+  // NPU_INFO's chip name for memory_capacity_gb.
+  const char* chip_name() const {
+    return memory_capacity_gb == 64   ? "Ascend910B3"
+           : memory_capacity_gb == 32 ? "Ascend910B4"
+                                      : "Ascend910B";
   }
+  bool writes_memory() const { return memory || !memory_imbalance.empty() || !memory_leak.empty(); }
   ExportKind export_type = ExportKind::kText;
   bool writes_text() const { return export_type != ExportKind::kDb; }
   bool writes_db() const { return export_type != ExportKind::kText; }

@@ -71,7 +71,7 @@ std::string render_npu_module_mem_csv(const MemoryTrace& m);
 void write_memory_tables(SqliteFile& db, StringIdTable& ids, const MemoryTrace& m);
 
 // truth.json's "memory" (written only when the job has memory files): {"imbalance": [{"rank",
-// "gb"}], "leak": [{"rank", "mb_per_step"}]}.
+// "gb"}], "leak": [{"rank", "mb_per_step"}], "capacity_gb" (only with --memory-capacity)}.
 void write_memory_truth(io::JsonWriter& w, const GeneratorOptions& o);
 
 // "R:GB" / "R:MB_PER_STEP". False with `error` set.

@@ -196,6 +196,9 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
     if (m.rank < 0 || m.rank >= o.ranks || !(m.gb > 0) || !(m.gb < 1024))
       err("--memory-imbalance " + std::to_string(m.rank) + " is out of range",
           "give a rank in " + range + " and GB in (0, 1024), e.g. --memory-imbalance 3:4");
+  if (o.memory_capacity_gb != 0 && o.memory_capacity_gb != 32 && o.memory_capacity_gb != 64)
+    err("--memory-capacity " + std::to_string(o.memory_capacity_gb) + " is not a known HBM size",
+        "give 32 (Ascend910B4) or 64 (Ascend910B3)");
   for (const auto& m : o.memory_leak)
     if (m.rank < 0 || m.rank >= o.ranks || !(m.mb_per_step > 0) || !(m.mb_per_step < 1e6))
       err("--memory-leak " + std::to_string(m.rank) + " is out of range",

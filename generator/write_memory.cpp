@@ -138,6 +138,10 @@ void write_memory_truth(io::JsonWriter& w, const GeneratorOptions& o) {
     w.end_object();
   }
   w.end_array();
+  if (o.memory_capacity_gb > 0) {
+    w.key("capacity_gb");
+    w.value(io::Num::integer(o.memory_capacity_gb));
+  }
   w.end_object();
 }
 

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "generator/memory_model.h"
 #include "generator/host_model.h"
 #include "generator/intervals.h"
 #include "generator/kernel_catalog.h"
+#include "generator/memory_model.h"
 #include "generator/profiler_db_schema.h"
 #include "generator/sqlite_writer.h"
 #include "generator/writers.h"
@@ -264,7 +264,7 @@ void write_rank_tables(SqliteFile& db, const WriteContext& ctx, int rank, const 
   db.insert("HOST_INFO", 2)
       .row({std::to_string(1000003 * static_cast<uint64_t>(Topology::node(rank)) + 17),
             node_host(rank)});
-  db.insert("NPU_INFO", 2).row({rank % kDevicesPerNode, "Ascend910B"});
+  db.insert("NPU_INFO", 2).row({rank % kDevicesPerNode, ctx.opts.chip_name()});
   if (tl.steps.empty()) return;
   db.insert("SESSION_TIME_INFO", 2)
       .row({w.ns(tl.steps.front().start_us - 1000.0), w.ns(tl.steps.back().end_us + 1000.0)});

@@ -289,8 +289,12 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
   if (opts.memory) {  // optional: a rank without memory files has no RankData::memory
     std::vector<memory::StepRange> ranges;
     for (const auto& [id, r] : step_ranges) ranges.push_back(r);
-    d.memory =
-        memory::read_memory_text(dir.string(), ranges, d.diagnostics, &d.files_read, &d.bytes_read);
+    // CANN msprof's PROF_ text layout keeps its memory CSVs with the timelines.
+    const fs::path mem_dir = entry.framework == Framework::kMsprof
+                                 ? fs::path(entry.path) / "mindstudio_profiler_output"
+                                 : dir;
+    d.memory = memory::read_memory_text(mem_dir.string(), ranges, d.diagnostics, &d.files_read,
+                                        &d.bytes_read);
   }
 
   d.steps_present.assign(steps_seen.begin(), steps_seen.end());

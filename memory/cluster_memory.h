@@ -1,6 +1,6 @@
 #pragma once
 // Memory across the cluster, from every rank's RankMemory (memory/rank_memory.h): the tables
-// (memory_ranks, memory_steps, memory_stages, memory_operators, memory_components,
+// (memory_ranks, memory_groups, memory_steps, memory_stages, memory_operators, memory_components,
 // memory_curves, memory_findings) and the findings in plain words.
 //
 // Findings (memory_findings.cpp), each with its evidence, none on a clean job:
@@ -71,6 +71,17 @@ io::Table memory_operators_table(const std::vector<RankMemoryRef>& ranks);
 // MindStudio Insight lists them.
 io::Table memory_components_table(const std::vector<RankMemoryRef>& ranks);
 io::Table memory_curves_table(const std::vector<RankMemoryRef>& ranks);
+
+// A communication group (tp, dp, pp, ... or an HCCL group without parallel info) and its ranks.
+struct MemoryGroup {
+  std::string name;  // "tp", "dp", ... when the metadata says, else the HCCL group name
+  std::string id;    // the group's key (e.g. the hash of its op keys)
+  std::vector<int> ranks;
+};
+// memory_groups: group, id, ranks, median_peak_mb, max_peak_mb, max_rank, max_over_median: peaks
+// by group (groups whose ranks carry no memory data are left out).
+io::Table memory_groups_table(const std::vector<RankMemoryRef>& ranks,
+                              const std::vector<MemoryGroup>& groups);
 io::Table memory_findings_table(const std::vector<MemoryFinding>& findings);
 
 }  // namespace cs::memory

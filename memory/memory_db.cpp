@@ -6,6 +6,7 @@
 
 #include "db/string_ids.h"
 #include "memory/memory_builder.h"
+#include "memory/memory_npu_op_mem.h"
 
 namespace cs::memory {
 
@@ -47,15 +48,19 @@ std::optional<int64_t> bytes_at(const db::Statement& st, int i) {
 std::optional<RankMemory> read_memory_db(const db::Database& db,
                                          const std::vector<StepRange>& steps,
                                          io::Diagnostics& diag) {
-  if (!db.has_table("MEMORY_RECORD")) return std::nullopt;
-  if (!db.require("MEMORY_RECORD", {"component", "timestamp", "totalAllocated", "totalReserved"},
-                  diag))
+  // torch_npu: MEMORY_RECORD and OP_MEMORY; CANN msprof: NPU_OP_MEM alone (memory_npu_op_mem.h).
+  const bool record = db.has_table("MEMORY_RECORD");
+  if (!record && !db.has_table("NPU_OP_MEM")) return std::nullopt;
+  if (record && !db.require("MEMORY_RECORD",
+                            {"component", "timestamp", "totalAllocated", "totalReserved"}, diag))
     return std::nullopt;
   db::StringIds strings;
   if (!strings.load(db, diag)) return std::nullopt;
   RankMemoryBuilder b(steps);
   int64_t skipped = 0;
-  if (!each_row(db, "SELECT component, timestamp, totalAllocated, totalReserved FROM MEMORY_RECORD",
+  if (!record && !npu_op_mem_records(db, b, diag)) return std::nullopt;
+  if (record &&
+      !each_row(db, "SELECT component, timestamp, totalAllocated, totalReserved FROM MEMORY_RECORD",
                 "MEMORY_RECORD", diag, [&](const db::Statement& st) {
                   const auto c = st.int64_at(0);
                   const auto t = st.int64_at(1);
@@ -101,7 +106,8 @@ std::optional<RankMemory> read_memory_db(const db::Database& db,
     });
   }
   if (!b.end_records()) return std::nullopt;
-  if (db.has_table("OP_MEMORY") &&
+  if (!record) npu_op_mem_blocks(db, strings, b, diag);
+  if (record && db.has_table("OP_MEMORY") &&
       db.require("OP_MEMORY", {"name", "size", "allocationTime", "releaseTime"}, diag)) {
     each_row(db, "SELECT name, size, allocationTime, releaseTime FROM OP_MEMORY", "OP_MEMORY", diag,
              [&](const db::Statement& st) {

@@ -6,6 +6,8 @@
 //   NPU_MEM (type, ddr, hbm, timestampNs): type "app" -> the APP component, hbm + ddr
 //   NPU_MODULE_MEM (moduleId, timestampNs, totalReserved)                  names in ENUM_MODULE
 //   OP_MEMORY (name, size, allocationTime, releaseTime)                    names in STRING_IDS
+// CANN msprof's msprof_{timestamp}.db has no MEMORY_RECORD: its NPU_OP_MEM gives the GE series and
+// the blocks (memory/memory_npu_op_mem.h).
 // Bytes and ns throughout. NPU_INFO's chip name gives the device's capacity where it is known.
 
 #include <optional>
@@ -18,8 +20,8 @@
 
 namespace cs::memory {
 
-// nullopt when the database has no MEMORY_RECORD with allocations (not profiled with
-// profile_memory=True) or it cannot be read (an error in `diag`).
+// nullopt when the database has no MEMORY_RECORD (nor NPU_OP_MEM) with allocations (not profiled
+// with profile_memory=True) or it cannot be read (an error in `diag`).
 std::optional<RankMemory> read_memory_db(const db::Database& db,
                                          const std::vector<StepRange>& steps,
                                          io::Diagnostics& diag);

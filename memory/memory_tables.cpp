@@ -70,6 +70,7 @@ io::Table memory_ranks_table(const std::vector<RankMemoryRef>& ranks,
   auto& growth = t.add_double("growth_mb_per_step", "MB");
   auto& nr = t.add_int("never_released_blocks");
   auto& nrmb = t.add_double("never_released_mb", "MB");
+  auto& sg = t.add_double("static_graph_peak_mb", "MB");
   auto& flag = t.add_string("flag");
   for (const auto& r : ranks) {
     const RankMemory& m = *r.memory;
@@ -93,6 +94,7 @@ io::Table memory_ranks_table(const std::vector<RankMemoryRef>& ranks,
     growth.doubles.push_back(growth_per_step(m) / 1048576.0);
     nr.ints.push_back(m.never_released);
     nrmb.doubles.push_back(to_mb(m.never_released_bytes));
+    sg.doubles.push_back(m.static_graph_peak >= 0 ? to_mb(m.static_graph_peak) : NAN);
     flag.strings.push_back(flags[r.rank]);
   }
   return t;
@@ -226,6 +228,42 @@ io::Table memory_curves_table(const std::vector<RankMemoryRef>& ranks) {
       mx.doubles.push_back(to_mb(b.max_allocated));
       res.doubles.push_back(to_mb(b.max_reserved));
     }
+  return t;
+}
+
+io::Table memory_groups_table(const std::vector<RankMemoryRef>& ranks,
+                              const std::vector<MemoryGroup>& groups) {
+  std::map<int, const RankMemory*> by_rank;
+  for (const auto& r : ranks) by_rank[r.rank] = r.memory;
+  io::Table t("memory_groups");
+  auto& name = t.add_string("group");
+  auto& id = t.add_string("id");
+  auto& n = t.add_int("ranks");
+  auto& med = t.add_double("median_peak_mb", "MB");
+  auto& mx = t.add_double("max_peak_mb", "MB");
+  auto& mxr = t.add_int("max_rank");
+  auto& ratio = t.add_double("max_over_median", "ratio");
+  for (const auto& g : groups) {
+    std::vector<double> v;
+    double top = -1;
+    int top_rank = -1;
+    for (int r : g.ranks) {
+      auto it = by_rank.find(r);
+      if (it == by_rank.end()) continue;
+      const double p = to_mb(it->second->peak_allocated);
+      v.push_back(p);
+      if (p > top) top = p, top_rank = r;
+    }
+    if (v.empty()) continue;
+    const double m = stats::median(v);
+    name.strings.push_back(g.name);
+    id.strings.push_back(g.id);
+    n.ints.push_back(static_cast<int64_t>(v.size()));
+    med.doubles.push_back(m);
+    mx.doubles.push_back(top);
+    mxr.ints.push_back(top_rank);
+    ratio.doubles.push_back(m > 0 ? top / m : NAN);
+  }
   return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include "io/csv/csv_reader.h"
 #include "memory/memory_builder.h"
+#include "memory/memory_static.h"
 
 namespace cs::memory {
 
@@ -125,12 +126,31 @@ void count_file(const std::string& path, uint64_t* files, uint64_t* bytes) {
 
 }  // namespace
 
+std::string memory_file(const std::string& dir, std::string_view stem) {
+  const fs::path exact = fs::path(dir) / (std::string(stem) + ".csv");
+  std::error_code ec;
+  if (fs::is_regular_file(exact, ec)) return exact.string();
+  // CANN's PROF_ text layout: {stem}_{digits}.csv (the newest by name when there are several).
+  std::string best;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= stem.size() + 5 || !name.starts_with(stem) || name[stem.size()] != '_' ||
+        !name.ends_with(".csv"))
+      continue;
+    const std::string_view digits =
+        std::string_view(name).substr(stem.size() + 1, name.size() - stem.size() - 5);
+    if (digits.find_first_not_of("0123456789_") != std::string_view::npos) continue;
+    if (name > best) best = name;
+  }
+  return best.empty() ? exact.string() : (fs::path(dir) / best).string();
+}
+
 std::optional<RankMemory> read_memory_text(const std::string& dir,
                                            const std::vector<StepRange>& steps,
                                            io::Diagnostics& diag, uint64_t* files_read,
                                            uint64_t* bytes_read) {
   RankMemoryBuilder b(steps);
-  const std::string record_path = (fs::path(dir) / kMemoryRecordCsv).string();
+  const std::string record_path = memory_file(dir, "memory_record");
   {
     io::CsvReader r(record_path, diag);
     if (!open_csv(r, record_path)) return std::nullopt;
@@ -163,7 +183,7 @@ std::optional<RankMemory> read_memory_text(const std::string& dir,
       b.record(io::trim(row[comp]), t, a, rv);
     }
   }
-  const std::string module_path = (fs::path(dir) / kModuleMemCsv).string();
+  const std::string module_path = memory_file(dir, "npu_module_mem");
   {
     io::CsvReader r(module_path, diag);
     if (open_csv(r, module_path)) {
@@ -191,7 +211,7 @@ std::optional<RankMemory> read_memory_text(const std::string& dir,
     }
   }
   if (!b.end_records()) return std::nullopt;
-  const std::string op_path = (fs::path(dir) / kOperatorMemoryCsv).string();
+  const std::string op_path = memory_file(dir, "operator_memory");
   {
     io::CsvReader r(op_path, diag);
     if (open_csv(r, op_path)) {
@@ -199,37 +219,51 @@ std::optional<RankMemory> read_memory_text(const std::string& dir,
       const UnitColumn size = unit_column(r, "Size");
       const int at = r.column("Allocation Time(us)");
       const int rel = r.column("Release Time(us)");
-      if (name >= 0 && size.index >= 0 && at >= 0 && rel >= 0) {
+      // CANN's operator_memory_*.csv has Duration(us) instead of Release Time(us).
+      const int dur = rel < 0 ? r.column("Duration(us)") : -1;
+      if (name >= 0 && size.index >= 0 && at >= 0 && (rel >= 0 || dur >= 0)) {
         count_file(op_path, files_read, bytes_read);
         BadRows bad(op_path, diag);
         io::CsvRow row;
         while (r.next(row)) {
           int64_t t = 0, tr = 0;
           std::optional<int64_t> sz;
-          if (!parse_us_timestamp(row[at], t) || !amount(row[size.index], size.unit, sz) || !sz) {
+          const std::string_view alloc_cell = io::trim(row[at]);
+          if (alloc_cell.empty() && !amount(row[size.index], size.unit, sz)) {
+            bad.add(row.line, "Size is not a number");
+            continue;
+          }
+          // CANN: a release whose allocation came before the capture (negative Size, empty
+          // Allocation Time): not a block of this capture.
+          if (alloc_cell.empty() && sz && *sz < 0) continue;
+          if (!parse_us_timestamp(alloc_cell, t) || !amount(row[size.index], size.unit, sz) ||
+              !sz) {
             bad.add(row.line, "Size or Allocation Time(us) is not a number");
             continue;
           }
-          const std::string_view release = io::trim(row[rel]);
+          const std::string_view release = io::trim(row[rel >= 0 ? rel : dur]);
           std::optional<int64_t> released;
           if (!release.empty()) {
             if (!parse_us_timestamp(release, tr)) {
-              bad.add(row.line, "Release Time(us) is not a time in microseconds");
+              bad.add(row.line, rel >= 0 ? "Release Time(us) is not a time in microseconds"
+                                         : "Duration(us) is not a duration in microseconds");
               continue;
             }
-            released = tr;
+            released = rel >= 0 ? tr : t + tr;
           }
           b.block(io::trim(row[name]), *sz, t, released);
         }
       } else {
         diag.warn(op_path, 1,
                   "operator_memory.csv lacks Name, Size(<unit>), Allocation Time(us) or Release "
-                  "Time(us)",
+                  "Time(us) / Duration(us)",
                   "the blocks live at the peak are left out for this rank");
       }
     }
   }
-  return b.finish();
+  RankMemory m = b.finish();
+  read_static_op_mem(memory_file(dir, "static_op_mem"), m, diag, files_read, bytes_read);
+  return m;
 }
 
 }  // namespace cs::memory

@@ -6,6 +6,10 @@
 // Quirks handled: the unit is read from each header ("(KB)", "(MB)", "(GB)", "(B)"); timestamps
 // end in a TAB and carry ns digits (kept exactly as integer ns); APP rows have no allocated value;
 // `cann::` rows have no Active or Stream values; a block never released has no Release Time.
+// CANN's PROF_ text layout (mindstudio_profiler_output/memory_record_*.csv, operator_memory_*.csv,
+// npu_module_mem_*.csv, static_op_mem_*.csv) is read too: units KB, operator_memory with
+// Duration(us) instead of Release Time(us), releases of blocks allocated before the capture
+// (negative Size, empty Allocation Time) left out.
 // A bad cell skips its row, counted and said once per file (file, line, what to do).
 
 #include <map>
@@ -29,6 +33,10 @@ std::optional<RankMemory> read_memory_text(const std::string& dir,
                                            const std::vector<StepRange>& steps,
                                            io::Diagnostics& diag, uint64_t* files_read = nullptr,
                                            uint64_t* bytes_read = nullptr);
+
+// The memory file `stem` of `dir`: {stem}.csv (torch_npu), else the newest {stem}_{digits}.csv
+// by name (CANN's PROF_*/mindstudio_profiler_output/); {stem}.csv when neither exists.
+std::string memory_file(const std::string& dir, std::string_view stem);
 
 // "1736408883694624.810\t" (us, up to 3 decimals) -> ns exactly; false when not a timestamp.
 bool parse_us_timestamp(std::string_view cell, int64_t& ns);

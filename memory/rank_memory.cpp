@@ -20,9 +20,9 @@ void get_list(io::ByteReader& r, std::vector<T>& v, F&& get_one) {
 
 void RankMemory::pack(io::ByteWriter& w) const {
   w.str(series);
-  for (int64_t x :
-       {peak_allocated, peak_reserved, peak_app_reserved, peak_time_ns, peak_step, reserved_at_peak,
-        capacity, live_bytes_at_peak, blocks, never_released, never_released_bytes, records})
+  for (int64_t x : {peak_allocated, peak_reserved, peak_app_reserved, peak_time_ns, peak_step,
+                    reserved_at_peak, capacity, live_bytes_at_peak, blocks, never_released,
+                    never_released_bytes, records, static_graph_peak, static_graph_total})
     w.put(x);
   w.str(peak_operator);
   put_list(w, live_at_peak, [&](const LiveBlock& b) {
@@ -63,9 +63,10 @@ void RankMemory::pack(io::ByteWriter& w) const {
 RankMemory RankMemory::unpack(io::ByteReader& r) {
   RankMemory m;
   m.series = r.str();
-  for (int64_t* x : {&m.peak_allocated, &m.peak_reserved, &m.peak_app_reserved, &m.peak_time_ns,
-                     &m.peak_step, &m.reserved_at_peak, &m.capacity, &m.live_bytes_at_peak,
-                     &m.blocks, &m.never_released, &m.never_released_bytes, &m.records})
+  for (int64_t* x :
+       {&m.peak_allocated, &m.peak_reserved, &m.peak_app_reserved, &m.peak_time_ns, &m.peak_step,
+        &m.reserved_at_peak, &m.capacity, &m.live_bytes_at_peak, &m.blocks, &m.never_released,
+        &m.never_released_bytes, &m.records, &m.static_graph_peak, &m.static_graph_total})
     *x = r.get<int64_t>();
   m.peak_operator = r.str();
   get_list(r, m.live_at_peak, [&](LiveBlock& b) {

@@ -99,6 +99,9 @@ struct RankMemory {
   int64_t never_released = 0;             // blocks without a release time
   int64_t never_released_bytes = 0;
   int64_t records = 0;  // rows of the operators' series read
+  // Graph mode (static_op_mem.csv): the static graphs' peak and total memory; -1 when absent.
+  int64_t static_graph_peak = -1;
+  int64_t static_graph_total = -1;
 
   static constexpr size_t kLiveBlocks = 10;
   static constexpr size_t kHolders = 5;

@@ -1,8 +1,9 @@
 // Memory across the cluster, end to end (memory/, generator/memory_model.h):
 //  - the text and DB exports of one generated job give the same memory tables, byte for byte;
 //  - no launcher and mpirun at 1, 2 and 4 processes give the same memory tables;
-//  - the accuracy of the memory findings over 24 generated scenarios (injected imbalance and
-//    leaks against truth.json): precision and recall >= 0.95, clean jobs without a finding.
+//  - the accuracy of the memory findings over 27 generated scenarios (injected imbalance and
+//    leaks against truth.json; ranks pushed near the capacity --memory-capacity names):
+//    precision and recall >= 0.95, clean jobs without a finding.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -22,8 +23,8 @@ using cs::test::run_command;
 namespace {
 
 const char* const kMemoryTables[] = {
-    "memory_ranks.csv",      "memory_steps.csv",  "memory_stages.csv",  "memory_operators.csv",
-    "memory_components.csv", "memory_curves.csv", "memory_findings.csv"};
+    "memory_ranks.csv",     "memory_groups.csv",     "memory_steps.csv",  "memory_stages.csv",
+    "memory_operators.csv", "memory_components.csv", "memory_curves.csv", "memory_findings.csv"};
 
 std::string analyse(const std::string& launcher, const fs::path& in, const fs::path& out,
                     const std::string& extra = {}) {
@@ -216,6 +217,12 @@ TEST(MemoryAccuracy, InjectedImbalanceAndLeaksAreFoundCleanJobsAreSilent) {
       {j16 + " --seed 23 --memory --slow-rank 5:2", {}},
       {j32 + " --seed 24 --memory-imbalance 27:2.5 --memory-leak 3:150",
        {{27, "imbalance"}, {3, "leak"}}},
+      // Near capacity: the DB's NPU_INFO names a chip whose HBM is known (--memory-capacity).
+      {j16 + " --seed 25 --memory-capacity 32 --memory-imbalance 3:18 --export-type db",
+       {{3, "imbalance"}, {3, "near_capacity"}}},
+      {j16 + " --seed 26 --memory-capacity 64 --memory-imbalance 12:49 --export-type db",
+       {{12, "imbalance"}, {12, "near_capacity"}}},
+      {j32 + " --seed 27 --memory --memory-capacity 32 --export-type db", {}},
   };
   int tp = 0, fp = 0, fn = 0, clean = 0, clean_silent = 0;
   std::string report;

@@ -159,4 +159,17 @@ TEST(MemoryTables, OperatorsAcrossRanks) {
   EXPECT_EQ(t.find("max_rank")->ints[0], 4);
 }
 
+TEST(MemoryTables, PeaksByGroup) {
+  std::vector<RankMemory> m;
+  for (int i = 0; i < 4; ++i) m.push_back(rank((10 + i) * kGB));
+  // Peaks: 12, 13, 14, 15 GB (base + 2 GB in each step).
+  const cs::io::Table t =
+      memory_groups_table(refs(m), {{"tp", "a", {0, 1}}, {"dp", "b", {1, 3, 9}}, {"x", "c", {7}}});
+  ASSERT_EQ(t.rows(), 2u);  // "x" has no rank with memory data
+  EXPECT_EQ(t.find("median_peak_mb")->doubles[0], 12.5 * 1024);
+  EXPECT_EQ(t.find("max_rank")->ints[1], 3);
+  EXPECT_EQ(t.find("ranks")->ints[1], 2);
+  EXPECT_NEAR(t.find("max_over_median")->doubles[1], 15.0 / 14.0, 1e-12);
+}
+
 }  // namespace
