@@ -1,0 +1,127 @@
+#include "gpu/gpu_discovery.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <system_error>
+
+#include "io/input_kind.h"
+
+namespace cs::gpu {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+bool json_name(const std::string& name) {
+  return ends_with(name, ".json") || ends_with(name, ".json.gz");
+}
+
+struct Walk {
+  std::vector<std::string> candidates;  // .json / .json.gz outside rank directories
+  int rank_dirs = 0;
+  std::vector<std::string> unreadable;
+};
+
+// Depth-first, sorted, at most io::kSearchDepth levels; rank directories and clusterscope's own
+// output folder are counted, not entered.
+void walk(const fs::path& dir, int depth, Walk& w, bool stop_at_first) {
+  if (depth > io::kSearchDepth) return;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) {
+    w.unreadable.push_back(dir.string());
+    return;
+  }
+  std::vector<fs::directory_entry> entries;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    entries.push_back(*it);
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.path() < b.path(); });
+  for (const auto& e : entries) {
+    const std::string name = e.path().filename().string();
+    std::error_code ec2;
+    if (e.is_directory(ec2)) {
+      if (io::is_rank_dir_name(name) || fs::exists(e.path() / "ASCEND_PROFILER_OUTPUT", ec2)) {
+        ++w.rank_dirs;
+        continue;
+      }
+      if (name == "cluster_analysis_output") continue;
+      walk(e.path(), depth + 1, w, stop_at_first);
+    } else if (json_name(name) && e.is_regular_file(ec2)) {
+      w.candidates.push_back(e.path().string());
+    }
+  }
+}
+
+}  // namespace
+
+int rank_from_file_name(const std::string& file_name) {
+  std::string stem = fs::path(file_name).filename().string();
+  const size_t dot = stem.find('.');
+  if (dot != std::string::npos) stem.resize(dot);
+  size_t end = stem.size();
+  while (end > 0 && !std::isdigit(static_cast<unsigned char>(stem[end - 1]))) --end;
+  if (end == 0) return -1;
+  size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(stem[begin - 1]))) --begin;
+  if (end - begin > 9) return -1;
+  return std::stoi(stem.substr(begin, end - begin));
+}
+
+bool looks_like_gpu_job(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return false;
+  if (io::is_rank_dir_name(fs::path(dir).filename().string())) return false;
+  Walk w;
+  walk(dir, 0, w, true);
+  for (const auto& c : w.candidates)
+    if (io::classify_input(c).kind == io::InputKind::kKinetoTrace) return true;
+  return false;
+}
+
+GpuDiscovery discover_gpu_traces(const std::string& dir) {
+  GpuDiscovery d;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    d.diag.error(dir, 0, "not a directory", "give the directory holding the job's traces");
+    d.fatal = true;
+    return d;
+  }
+  Walk w;
+  walk(dir, 0, w, false);
+  d.ascend_rank_dirs = w.rank_dirs;
+  for (const auto& u : w.unreadable)
+    d.diag.warn(u, 0, "directory cannot be read", "its traces are not analysed; check permissions");
+  for (const auto& c : w.candidates) {
+    const io::InputClass k = io::classify_input(c);
+    if (k.kind != io::InputKind::kKinetoTrace) continue;
+    GpuTraceFile f;
+    f.path = c;
+    f.bytes = fs::file_size(c, ec);
+    if (ec) f.bytes = 0;
+    f.name_rank = rank_from_file_name(c);
+    d.traces.push_back(std::move(f));
+  }
+  if (d.traces.empty()) {
+    d.diag.error(dir, 0, "no PyTorch profiler (Kineto) trace found",
+                 "give the directory holding one trace per rank (*.json or *.json.gz)");
+    d.fatal = true;
+  } else if (d.ascend_rank_dirs > 0) {
+    d.diag.error(dir, 0,
+                 "the job mixes " + std::to_string(d.traces.size()) + " Kineto trace(s) with " +
+                     std::to_string(d.ascend_rank_dirs) + " Ascend rank director" +
+                     (d.ascend_rank_dirs == 1 ? "y" : "ies"),
+                 "give a directory holding one kind: GPU traces or Ascend rank directories");
+    d.fatal = true;
+  }
+  return d;
+}
+
+}  // namespace cs::gpu
