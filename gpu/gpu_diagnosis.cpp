@@ -56,15 +56,14 @@ int64_t stride(const CollectiveInstance& in) {
 }  // namespace
 
 std::vector<SlowRank> find_slow_ranks(const std::vector<GpuRankSummary>& ranks,
-                                      const std::vector<RankWait>& waits) {
+                                      const std::vector<RankWait>& waits,
+                                      const std::vector<CollectiveInstance>& inst) {
+  std::map<int, size_t> index;
   std::vector<RankTotals> t;
-  std::vector<double> comp, fr;
   for (const auto& r : ranks) {
+    index[r.rank] = t.size();
     t.push_back(totals(r));
-    comp.push_back(t.back().computing);
-    fr.push_back(t.back().free);
   }
-  const double med_comp = median(comp), med_free = median(fr);
   std::vector<SlowRank> out;
   for (size_t i = 0; i < ranks.size() && i < waits.size(); ++i) {
     const RankWait& w = waits[i];
@@ -72,6 +71,19 @@ std::vector<SlowRank> find_slow_ranks(const std::vector<GpuRankSummary>& ranks,
     const double frac = static_cast<double>(w.last_arrivals) / static_cast<double>(w.matched);
     const double share = t[i].window > 0 ? static_cast<double>(w.blame_ns) / t[i].window : 0;
     if (frac < 0.8 || share < 0.02) continue;
+    std::set<int> peers;
+    for (const auto& in : inst)
+      if (in.ranks >= 2 && std::binary_search(in.members.begin(), in.members.end(), w.rank))
+        for (int m : in.members)
+          if (m != w.rank) peers.insert(m);
+    std::vector<double> comp, fr;
+    for (int p : peers) {
+      auto it = index.find(p);
+      if (it == index.end()) continue;
+      comp.push_back(t[it->second].computing);
+      fr.push_back(t[it->second].free);
+    }
+    const double med_comp = median(comp), med_free = median(fr);
     SlowRank s;
     s.rank = w.rank;
     s.last_fraction = frac;

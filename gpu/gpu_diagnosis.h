@@ -4,8 +4,9 @@
 //   * a slow rank is one the others wait for: it arrives last at >= 80% of its collectives
 //     shared with other ranks, and the delay it alone causes (its start - the second-last
 //     rank's) adds up to >= 2% of its step time. Cause: "compute" when its computing time is
-//     >= 3% above the job's median rank, else "host" (its GPU idles before it launches: free
-//     time above the median), else "unknown";
+//     >= 3% above the median of its peers (the ranks it shares collectives with: the same
+//     pipeline stage does the same work), else "host" (its GPU idles more than its peers'),
+//     else "unknown";
 //   * a slow group is a process group whose collectives take >= 1.5x the time per byte of the
 //     median group of the same collective type, size, rank stride and message size (power of
 //     two; at least 3 such groups); when the slow
@@ -38,8 +39,10 @@ struct SlowGroup {
   std::string link;        // "3-11" when the slow groups locate one link, else ""
 };
 
+// `ranks` sorted by rank, `waits` in the same order; `inst` gives each rank's peers.
 std::vector<SlowRank> find_slow_ranks(const std::vector<GpuRankSummary>& ranks,
-                                      const std::vector<RankWait>& waits);
+                                      const std::vector<RankWait>& waits,
+                                      const std::vector<CollectiveInstance>& inst);
 
 std::vector<SlowGroup> find_slow_groups(const std::vector<CollectiveInstance>& inst);
 

@@ -114,7 +114,7 @@ int analyse_and_write(const GpuRunOptions& opts, std::vector<GpuRankSummary>& ra
 
   const auto inst = match_collectives(ranks);
   const auto waits = rank_waits(ranks, inst);
-  const auto slow_r = find_slow_ranks(ranks, waits);
+  const auto slow_r = find_slow_ranks(ranks, waits, inst);
   const auto slow_g = find_slow_groups(inst);
   std::vector<io::Table> tables;
   tables.push_back(step_trace_table(ranks));

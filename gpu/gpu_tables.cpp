@@ -216,7 +216,7 @@ io::Table slow_ranks_table(const std::vector<SlowRank>& slow) {
     std::ostringstream os;
     os << "last to arrive at " << static_cast<int>(s.last_fraction * 100 + 0.5)
        << "% of its shared collectives; others waited " << us(s.blame_ns)
-       << " us for it; computing " << s.computing_ratio << "x the median rank";
+       << " us for it; computing " << s.computing_ratio << "x its peers' median";
     ev.strings.push_back(os.str());
   }
   return t;

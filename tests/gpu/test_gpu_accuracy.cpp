@@ -109,7 +109,7 @@ TEST(GpuAccuracy, GeneratedJobs) {
       }
     }
     const auto inst = cs::gpu::match_collectives(rs);
-    const auto slow_r = cs::gpu::find_slow_ranks(rs, cs::gpu::rank_waits(rs, inst));
+    const auto slow_r = cs::gpu::find_slow_ranks(rs, cs::gpu::rank_waits(rs, inst), inst);
     const auto slow_g = cs::gpu::find_slow_groups(inst);
     std::set<std::string> fr, tr, fl, tl;
     for (const auto& s : slow_r) {
@@ -129,7 +129,7 @@ TEST(GpuAccuracy, GeneratedJobs) {
       clean_with_finding += !fr.empty() || !fl.empty();
     }
     std::string f;
-    for (const auto& x : fr) f += "rank " + x + " ";
+    for (const auto& s : slow_r) f += "rank " + std::to_string(s.rank) + " (" + s.cause + ") ";
     for (const auto& x : fl) f += "link " + x + " ";
     table += std::string(sc.name) + ": " + (f.empty() ? "none" : f) + "\n";
   }

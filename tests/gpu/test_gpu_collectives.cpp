@@ -87,7 +87,7 @@ TEST(GpuCollectives, SlowRankFoundWithCause) {
       ranks[r].collectives.push_back(coll("g", i, start, 20'000, 1 << 20, 4));
     }
   const auto inst = cs::gpu::match_collectives(ranks);
-  const auto slow = cs::gpu::find_slow_ranks(ranks, cs::gpu::rank_waits(ranks, inst));
+  const auto slow = cs::gpu::find_slow_ranks(ranks, cs::gpu::rank_waits(ranks, inst), inst);
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_EQ(slow[0].rank, 3);
   EXPECT_EQ(slow[0].cause, "compute");
@@ -104,7 +104,7 @@ TEST(GpuCollectives, CleanJobIsSilent) {
       ranks[r].collectives.push_back(
           coll(std::to_string(r % 2), i, i * 100'000 + ((r + i) % 4) * 1'000, 20'000, 1 << 20, 2));
   const auto inst = cs::gpu::match_collectives(ranks);
-  EXPECT_TRUE(cs::gpu::find_slow_ranks(ranks, cs::gpu::rank_waits(ranks, inst)).empty());
+  EXPECT_TRUE(cs::gpu::find_slow_ranks(ranks, cs::gpu::rank_waits(ranks, inst), inst).empty());
   EXPECT_TRUE(cs::gpu::find_slow_groups(inst).empty());
 }
 
