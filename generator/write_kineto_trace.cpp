@@ -5,6 +5,7 @@
 // process group per pair ("<pp group>:p2p:<lo>-<hi>"), as NCCL gives each pair a communicator.
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "generator/kernel_catalog.h"
 #include "generator/trace_events.h"
@@ -120,7 +121,20 @@ std::string render_kineto_trace_json(const WriteContext& ctx, int rank, const Ra
     ++corr;
   }
   s += "\n]}\n";
-  return s;
+  // Kineto writes ts as a JSON number ("ts": 1708156014257560.123), not a string as torch_npu.
+  std::string out;
+  out.reserve(s.size());
+  const std::string_view key = "\"ts\": \"";
+  size_t at = 0;
+  for (size_t f; (f = s.find(key, at)) != std::string::npos;) {
+    const size_t end = s.find('"', f + key.size());
+    out.append(s, at, f - at);
+    out += "\"ts\": ";
+    out.append(s, f + key.size(), end - f - key.size());
+    at = end + 1;
+  }
+  out.append(s, at, std::string::npos);
+  return out;
 }
 
 }  // namespace cs::generator

@@ -154,7 +154,9 @@ GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
   };
 
   std::vector<StepWork> work(steps.empty() ? 1 : steps.size());
-  std::map<std::string, GpuKernelTotal> kernels;
+  // Per interned name: its totals and whether it is a collective (names repeat thousands of
+  // times: looked at once each).
+  std::unordered_map<uint32_t, GpuKernelTotal> kernels;
   std::map<std::string, int64_t> seq;
   for (const auto& e : t.events) {
     if (e.phase != 'X') continue;
@@ -162,20 +164,26 @@ GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
     const bool memory = e.kind == io::EventKind::kMemcpy || e.kind == io::EventKind::kMemset;
     if (!kernel && !memory) continue;
     const std::string_view name = e.name == io::kNoString ? "" : t.strings.str(e.name);
-    const bool comm = kernel && is_collective_kernel(name);
+    GpuKernelTotal* kt = nullptr;
+    if (kernel) {
+      auto [it, fresh] = kernels.try_emplace(e.name);
+      kt = &it->second;
+      if (fresh) {
+        kt->name = name;
+        kt->communication = is_collective_kernel(name);
+      }
+    }
+    const bool comm = kt && kt->communication;
     const io::TraceEvent* l = nullptr;
     if (e.correlation >= 0) {
       auto it = launch.find(e.correlation);
       if (it != launch.end()) l = it->second;
     }
     const int si = step_of(e, l ? l->ts_ns : e.ts_ns);
-    if (kernel) {
+    if (kt) {
       ++s.kernel_count;
-      auto& kt = kernels[std::string(name)];
-      kt.name = name;
-      ++kt.count;
-      kt.total_ns += e.dur_ns;
-      kt.communication = comm;
+      ++kt->count;
+      kt->total_ns += e.dur_ns;
     }
     if (si >= 0) {
       StepWork& w = work[si];
@@ -256,6 +264,8 @@ GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
     s.steps.push_back(std::move(st));
   }
   for (auto& [n, k] : kernels) s.kernels.push_back(std::move(k));
+  std::sort(s.kernels.begin(), s.kernels.end(),
+            [](const GpuKernelTotal& a, const GpuKernelTotal& b) { return a.name < b.name; });
   return s;
 }
 
