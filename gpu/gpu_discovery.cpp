@@ -121,7 +121,11 @@ GpuDiscovery discover_gpu_traces(const std::string& dir) {
   for (const auto& u : w.unreadable)
     d.diag.warn(u, 0, "directory cannot be read", "its traces are not analysed; check permissions");
   for (const auto& c : w.candidates) {
-    if (classify_quickly(c) != io::InputKind::kKinetoTrace) continue;
+    const io::InputKind kind = classify_quickly(c);
+    if (kind == io::InputKind::kUnreadable)
+      d.diag.warn(c, 0, "cannot be read (damaged gzip or unreadable file)",
+                  "it is not analysed; check the file");
+    if (kind != io::InputKind::kKinetoTrace) continue;
     GpuTraceFile f;
     f.path = c;
     f.bytes = fs::file_size(c, ec);

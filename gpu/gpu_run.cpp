@@ -230,6 +230,7 @@ int run_gpu_cluster(const cluster::MpiSession& mpi, const GpuRunOptions& opts) {
             [](const GpuRankSummary& a, const GpuRankSummary& b) { return a.path < b.path; });
   for (const auto& s : all) {
     if (!s.parsed) partial = true;
+    for (const auto& m : s.messages) partial |= m.rfind("error: ", 0) == 0;  // read in part
     if (opts.quiet) continue;
     for (const auto& m : s.messages) io::print_message(m);
   }

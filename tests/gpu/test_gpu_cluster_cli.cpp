@@ -91,6 +91,35 @@ TEST(GpuClusterCli, SharedSamplesEndToEnd) {
   EXPECT_FALSE(fs::exists(o / "cluster_step_trace_time.csv"));
 }
 
+TEST(GpuClusterCli, DamagedTraceNamedOthersAnalysed) {
+  TempDir t("gpu_bad");
+  fs::copy_file(kSamples + "/sampled_rank-0.json.gz", t.path() / "rank-0.json.gz");
+  fs::copy_file(kSamples + "/sampled_rank-1.json.gz", t.path() / "rank-1.json.gz");
+  // Cut inside a string: not JSON the reader can use; it says where and why.
+  t.file("rank-2.json",
+         R"({"distributedInfo": {"rank": 2, "world_size": 4}, "traceEvents": [)"
+         R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5},)"
+         R"({"ph": "X", "cat": "ker)");
+  // Not JSON at all but named like a trace: a gzip header and nothing else.
+  t.file("rank-3.json.gz", std::string("\x1f\x8b\x08\x00", 4));
+  for (const std::string& launcher :
+       {std::string(), std::string("mpirun --allow-run-as-root --oversubscribe -np 2 ")}) {
+    SCOPED_TRACE(launcher);
+    const fs::path out = t.path() / (launcher.empty() ? "o1" : "o2");
+    std::string log;
+    const int rc = cs::test::run_merged(
+        launcher + CS_BINARY + " cluster -d " + t.str() + " -o " + out.string(), log);
+    EXPECT_EQ(rc, 3) << log;
+    EXPECT_NE(log.find("rank-2.json: not valid JSON"), std::string::npos) << log;
+    EXPECT_NE(log.find("rank-3.json.gz: cannot be read"), std::string::npos) << log;
+    EXPECT_EQ(log.find("\"ker"), std::string::npos) << log;  // the input is never quoted
+    const std::string st = cs::test::slurp(out / "cluster_analysis_output" / "step_trace.csv");
+    EXPECT_NE(st.find("\n551,0,"), std::string::npos) << st;
+    EXPECT_NE(st.find("\n551,1,"), std::string::npos) << st;
+    EXPECT_EQ(st.find("\n551,2,"), std::string::npos) << st;
+  }
+}
+
 TEST(GpuClusterCli, SameFilesAt124Processes) {
   TempDir t("gpu_mpi");
   // The two real traces copied into two sub-folders: a tree of four traces whose ranks repeat
