@@ -7,6 +7,7 @@
 #include <string>
 
 #include "generator/generator.h"
+#include "generator/output_dir.h"
 #include "gpu/gpu_compare.h"
 #include "gpu/gpu_discovery.h"
 #include "gpu/gpu_run.h"
@@ -57,6 +58,27 @@ TEST(GpuCompare, SameJobFindsNothingSlowRankFound) {
   const auto c = cs::gpu::collective_compare_table(base, slow);
   ASSERT_GT(c.rows(), 0u);
   for (const auto& v : c.columns[9].strings) EXPECT_EQ(v, "same");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(GpuGenerate, ForceReplacesAnEarlierGpuJob) {
+  cs::test::TempDir dir("gpu_force");
+  for (int ranks : {8, 4}) {
+    cs::io::Diagnostics diag;
+    ASSERT_EQ(cs::generator::prepare_output_dir(dir.str(), true, diag),
+              cs::generator::OutputDirState::kReady)
+        << cs::test::all_diags(diag);
+    cs::generator::GeneratorOptions o;
+    o.ranks = ranks;
+    o.tp = 2;
+    o.steps = 1;
+    o.framework = cs::generator::FrameworkKind::kKineto;
+    ASSERT_TRUE(cs::generator::generate_cluster(dir.str(), o, diag)) << cs::test::all_diags(diag);
+  }
+  EXPECT_EQ(cs::gpu::discover_gpu_traces(dir.str()).traces.size(), 4u);  // no stale rank-4..7
 }
 
 }  // namespace
