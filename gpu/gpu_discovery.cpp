@@ -87,13 +87,32 @@ int rank_from_file_name(const std::string& file_name) {
   std::string stem = fs::path(file_name).filename().string();
   const size_t dot = stem.find('.');
   if (dot != std::string::npos) stem.resize(dot);
+  std::string lower;
+  for (char c : stem)
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  auto digits_at = [&](size_t at) -> int {
+    size_t end = at;
+    while (end < stem.size() && std::isdigit(static_cast<unsigned char>(stem[end]))) ++end;
+    if (end == at || end - at > 9) return -1;
+    return std::stoi(stem.substr(at, end - at));
+  };
+  // "rank-3", "rank_3", "rank3", "worker3": the number after the word.
+  for (const char* word : {"rank", "worker"}) {
+    for (size_t at = lower.rfind(word); at != std::string::npos;
+         at = at == 0 ? std::string::npos : lower.rfind(word, at - 1)) {
+      size_t p = at + std::string_view(word).size();
+      if (p < stem.size() && (stem[p] == '-' || stem[p] == '_')) ++p;
+      const int r = digits_at(p);
+      if (r >= 0) return r;
+    }
+  }
+  // Else the last run of digits.
   size_t end = stem.size();
   while (end > 0 && !std::isdigit(static_cast<unsigned char>(stem[end - 1]))) --end;
   if (end == 0) return -1;
   size_t begin = end;
   while (begin > 0 && std::isdigit(static_cast<unsigned char>(stem[begin - 1]))) --begin;
-  if (end - begin > 9) return -1;
-  return std::stoi(stem.substr(begin, end - begin));
+  return digits_at(begin);
 }
 
 bool looks_like_gpu_job(const std::string& dir) {

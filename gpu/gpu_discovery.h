@@ -36,8 +36,9 @@ bool looks_like_gpu_job(const std::string& dir);
 // Every Kineto trace below `dir`. Fatal (one error): no trace, or Ascend rank directories too.
 GpuDiscovery discover_gpu_traces(const std::string& dir);
 
-// The rank a trace's file name gives: the last run of digits in its name without extensions
-// ("rank-12.json.gz" -> 12, "worker0.pt.trace.json" -> 0), -1 when there is none.
+// The rank a trace's file name gives: the number after "rank" or "worker" ("rank-12.json.gz" ->
+// 12, "worker0.pt.trace.json" -> 0, "h100_rank_3.json" -> 3), else the last run of digits in the
+// name without extensions; -1 when there is none.
 int rank_from_file_name(const std::string& file_name);
 
 }  // namespace cs::gpu

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "gpu/gpu_codec.h"
@@ -90,6 +91,15 @@ std::vector<GpuRankSummary> resolve_ranks(std::vector<GpuRankSummary> all,
       continue;
     }
     it->second = std::move(s);
+  }
+  std::set<int> worlds;
+  for (const auto& [r, s] : by_rank)
+    if (s.world_size > 0) worlds.insert(s.world_size);
+  if (worlds.size() > 1) {
+    std::string list;
+    for (int w : worlds) list += (list.empty() ? "" : ", ") + std::to_string(w);
+    notes.push_back("the traces disagree on the world size (" + list +
+                    "): are they one job's? Each is analysed as a rank of one job");
   }
   if (from_name > 0)
     notes.push_back(std::to_string(from_name) +

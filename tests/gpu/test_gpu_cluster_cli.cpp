@@ -37,6 +37,9 @@ TEST(GpuDiscovery, RankFromFileName) {
   EXPECT_EQ(cs::gpu::rank_from_file_name("worker3.pt.trace.json"), 3);
   EXPECT_EQ(cs::gpu::rank_from_file_name("host_123_rank7_trace.json"), 7);
   EXPECT_EQ(cs::gpu::rank_from_file_name("trace.json"), -1);
+  EXPECT_EQ(cs::gpu::rank_from_file_name("h100_rank_3.json.gz"), 3);
+  EXPECT_EQ(cs::gpu::rank_from_file_name("node2-worker5.pt.trace.json"), 5);
+  EXPECT_EQ(cs::gpu::rank_from_file_name("job7_rank-12.json"), 12);
 }
 
 TEST(GpuDiscovery, AscendJobIsNotGpu) {
