@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cluster/cluster_run.h"
+#include "gpu/gpu_run.h"
 #include "io/output_ledger.h"
 #include "load/discovery.h"
 #include "load/rank_list.h"
@@ -49,7 +50,7 @@ int run_cluster(int argc, char** argv) {
   // clang-format off
   desc.add_options()
     ("help,h", "show this help")
-    ("dir,d", po::value(&dir), "input: directory holding the *_ascend_pt / *_ascend_ms / PROF_* rank directories")
+    ("dir,d", po::value(&dir), "input: directory holding the *_ascend_pt / *_ascend_ms / PROF_* rank directories, or a GPU job's per-rank PyTorch profiler (Kineto) traces")
     ("profiling_path", po::value(&dir_alt), "same as -d (msprof-analyze spelling)")
     ("output,o", po::value(&out), "output directory (default: DIR); files go to OUT/cluster_analysis_output/")
     ("output_path", po::value(&out_alt), "same as -o")
@@ -168,6 +169,23 @@ int run_cluster(int argc, char** argv) {
   if (!opts.progress) opts.progress = !opts.quiet && isatty(STDERR_FILENO);
   if (opts.quiet) opts.progress = false;
   opts.load.show_progress = opts.progress;
+
+  // A GPU job (per-rank PyTorch profiler traces): gpu/ analyses it (docs/gpu_cluster.md).
+  if (gpu::looks_like_gpu_job(dir)) {
+    gpu::GpuRunOptions g;
+    g.input_dir = dir;
+    g.output_dir = opts.output_dir;
+    g.rank_filter = opts.load.rank_filter;
+    g.threads = opts.load.threads;
+    g.top_n = opts.top_n;
+    g.csv = opts.formats.count(cluster::OutputFormat::kCsv) > 0;
+    g.hdf5 = opts.formats.count(cluster::OutputFormat::kHdf5) > 0;
+    g.quiet = opts.quiet;
+    cluster::MpiSession gpu_mpi(argc, argv, timeout);
+    const int gpu_code = gpu::run_gpu_cluster(gpu_mpi, g);
+    io::OutputLedger::instance().finish();
+    return gpu_code;
+  }
 
   cluster::MpiSession mpi(argc, argv, timeout);
   // -m all: msprof-analyze's outputs as cluster_analysis.db (by default when the job has DB

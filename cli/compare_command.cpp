@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "compare/compare_run.h"
+#include "gpu/gpu_compare.h"
+#include "gpu/gpu_discovery.h"
 #include "load/discovery.h"
 #include "load/rank_list.h"
 
@@ -88,6 +90,15 @@ int run_compare(int argc, char** argv) {
   o.quiet = vm.count("quiet") > 0;
   o.base_path = vm["base"].as<std::string>();
   o.comparison_path = vm["comparison"].as<std::string>();
+  // Two GPU jobs (directories of per-rank Kineto traces): gpu/ compares them run vs run.
+  if (gpu::looks_like_gpu_job(o.base_path) && gpu::looks_like_gpu_job(o.comparison_path)) {
+    gpu::GpuCompareOptions g;
+    g.base_dir = o.base_path;
+    g.comparison_dir = o.comparison_path;
+    g.output_dir = o.out.empty() ? "." : o.out;
+    g.quiet = o.quiet;
+    return gpu::run_gpu_compare(g);
+  }
   return compare::run_compare(o, argc, argv);
 }
 

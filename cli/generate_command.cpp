@@ -92,7 +92,7 @@ int run_generate(int argc, char** argv) {
       "host-noise", po::value<double>(&opts.host_noise_us)->default_value(0),
       "US  every rank idles a random 0..US once a step (host gaps)")(
       "framework", po::value<std::string>(&framework)->default_value("pytorch"),
-      "pytorch (*_ascend_pt), mindspore (*_ascend_ms) or msprof (CANN PROF_* directories)")(
+      "pytorch (*_ascend_pt), mindspore (*_ascend_ms), msprof (CANN PROF_* directories) or kineto (a GPU job: rank-N.json PyTorch profiler traces with NCCL kernels)")(
       "export-type", po::value<std::string>(&export_type)->default_value("text"),
       "text (JSON/CSV files), db (ASCEND_PROFILER_OUTPUT/analysis.db and "
       "ascend_pytorch_profiler_{rank}.db) or both")(

@@ -81,6 +81,13 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
   for (int r = 0; r < topo.ranks; ++r) {
     RankTimeline& tl = sim.ranks[static_cast<size_t>(r)];
     const std::string dir = out_dir + "/" + rank_dir_name(ctx, r);
+    if (opts.framework == FrameworkKind::kKineto) {  // a GPU job: one trace file per rank
+      if (!put(out_dir + "/rank-" + std::to_string(r) + ".json",
+               render_kineto_trace_json(ctx, r, tl)))
+        return false;
+      tl = RankTimeline{};
+      continue;
+    }
     if (opts.framework == FrameworkKind::kMsprof) {
       if (!write_prof_dir(dir, ctx, r, tl, put, diag)) return false;
       tl = RankTimeline{};

@@ -52,15 +52,17 @@ struct MemoryLeak {
   double mb_per_step = 0;
 };
 
-// kMsprof: CANN msprof's PROF_ directories (text only, docs/formats.md §1b).
-enum class FrameworkKind { kPyTorch, kMindSpore, kMsprof };
+// kMsprof: CANN msprof's PROF_ directories (text only, docs/formats.md §1b). kKineto: a GPU job,
+// one PyTorch profiler (Kineto) trace per rank with NCCL kernels (docs/gpu_cluster.md).
+enum class FrameworkKind { kPyTorch, kMindSpore, kMsprof, kKineto };
 // --framework (pt and ms are short for pytorch and mindspore).
-inline constexpr std::array<EnumName<FrameworkKind>, 5> kFrameworkKindNames{
+inline constexpr std::array<EnumName<FrameworkKind>, 6> kFrameworkKindNames{
     {{"pytorch", FrameworkKind::kPyTorch},
      {"mindspore", FrameworkKind::kMindSpore},
      {"msprof", FrameworkKind::kMsprof},
      {"pt", FrameworkKind::kPyTorch},
-     {"ms", FrameworkKind::kMindSpore}}};
+     {"ms", FrameworkKind::kMindSpore},
+     {"kineto", FrameworkKind::kKineto}}};
 
 // Which per-rank export to write: the text files (JSON/CSV), the databases (analysis.db and
 // ascend_pytorch_profiler_{rank}.db), or both, as torch_npu's export_type does.

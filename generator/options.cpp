@@ -122,7 +122,10 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
   if (o.writes_db() && o.framework != FrameworkKind::kPyTorch)
     err("--export-type db/both is written for --framework pytorch only",
         std::string("use --framework pytorch, or --export-type text for a ") +
-            (o.framework == FrameworkKind::kMsprof ? "CANN msprof" : "MindSpore") + " job");
+            (o.framework == FrameworkKind::kMsprof   ? "CANN msprof"
+             : o.framework == FrameworkKind::kKineto ? "GPU (Kineto)"
+                                                     : "MindSpore") +
+            " job");
   if (diag.error_count() > before) return false;
   if (o.ranks % (o.tp * o.pp) != 0) {
     err("--ranks " + std::to_string(o.ranks) +

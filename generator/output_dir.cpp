@@ -24,6 +24,12 @@ bool all_digits(std::string_view s) {
   });
 }
 
+// The trace generate --framework kineto writes per rank: rank-N.json.
+bool is_generated_trace_name(std::string_view n) {
+  return n.starts_with("rank-") && ends_with(n, ".json") && n.size() > 10 &&
+         all_digits(n.substr(5, n.size() - 10));
+}
+
 // A rank directory any producer could have written (discovery's names).
 bool is_rank_dir_name(std::string_view n) {
   return ends_with(n, "_ascend_pt") || ends_with(n, "_ascend_ms") || n.starts_with("PROF_");
@@ -96,7 +102,8 @@ OutputDirState prepare_output_dir(const std::string& out_dir, bool force, io::Di
   const bool generated = is_generated_truth(dir / "truth.json");
   std::vector<std::string> ours, foreign;
   for (const auto& n : names) {
-    if (generated && (n == "truth.json" || is_generated_rank_dir_name(n))) {
+    if (generated &&
+        (n == "truth.json" || is_generated_rank_dir_name(n) || is_generated_trace_name(n))) {
       ours.push_back(n);
     } else if (is_rank_dir_name(n)) {
       foreign.push_back(n);

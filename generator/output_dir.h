@@ -20,9 +20,10 @@ enum class OutputDirState {
 // Checks OUT before generate writes there. Without `force`, OUT must be missing or empty. With
 // `force`, what an earlier generate wrote there is removed: its truth.json (written by
 // "clusterscope generate") and, when that is present, its rank directories
-// (devnode-NNNN_PID_TS_ascend_pt / _ascend_ms); other files are left alone, but any other rank
-// directory (*_ascend_pt, *_ascend_ms, PROF_*) refuses. One error diagnostic naming OUT, what is
-// in it and what to do when not kReady; `removed` (optional) counts the entries removed.
+// (devnode-NNNN_PID_TS_ascend_pt / _ascend_ms) and its GPU traces (rank-N.json); other files are
+// left alone, but any other rank directory (*_ascend_pt, *_ascend_ms, PROF_*) refuses. One error
+// diagnostic naming OUT, what is in it and what to do when not kReady; `removed` (optional) counts
+// the entries removed.
 OutputDirState prepare_output_dir(const std::string& out_dir, bool force, io::Diagnostics& diag,
                                   size_t* removed = nullptr);
 

@@ -206,7 +206,9 @@ std::string render_truth_json(const WriteContext& ctx) {
   w.key("seed");
   w.value(Num::integer(static_cast<int64_t>(o.seed)));
   w.key("framework");
-  w.value(o.framework == FrameworkKind::kMindSpore ? "mindspore" : "pytorch");
+  w.value(o.framework == FrameworkKind::kMindSpore ? "mindspore"
+          : o.framework == FrameworkKind::kKineto  ? "kineto"
+                                                   : "pytorch");
   w.end_object();
 
   w.key("noise");  // realism settings: per-rank speed spread and stage imbalance by design

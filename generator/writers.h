@@ -93,6 +93,9 @@ inline double host_op_duration_us(double gap_us) {
 inline int64_t abs_ns(int64_t base_us, double rel_us) {
   return base_us * 1000 + static_cast<int64_t>(std::llround(rel_us * 1000.0));
 }
+// --framework kineto: rank-{rank}.json, the rank's PyTorch profiler (Kineto) trace with NCCL
+// kernels and their collective args (generator/write_kineto_trace.cpp).
+std::string render_kineto_trace_json(const WriteContext& ctx, int rank, const RankTimeline& tl);
 // OUT/truth.json: the shape of the job and the injected faults.
 std::string render_truth_json(const WriteContext& ctx);
 

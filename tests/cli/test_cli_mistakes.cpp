@@ -65,7 +65,7 @@ TEST(CliMistakes, WrongChoiceExits2ListingTheValidValues) {
   };
   const Mistake generate_cases[] = {
       {"generate --framework tensorflow",
-       "unknown --framework 'tensorflow' \u2014 valid: pytorch, mindspore, msprof, pt, ms"},
+       "unknown --framework 'tensorflow' \u2014 valid: pytorch, mindspore, msprof, pt, ms, kineto"},
       {"generate --export-type csv", "unknown --export-type 'csv' \u2014 valid: text, db, both"},
   };
   for (const Mistake& m : generate_cases) {
