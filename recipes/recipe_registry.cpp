@@ -13,6 +13,8 @@
 #include "recipes/free_analysis.h"
 #include "recipes/hccl_sum.h"
 #include "recipes/mstx_sum.h"
+#include "recipes/slow_link/slow_link.h"
+#include "recipes/slow_rank/slow_rank.h"
 
 namespace cs::recipes {
 
@@ -29,6 +31,8 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"free_analysis", [] { return std::make_unique<FreeAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},
       {"mstx_sum", [] { return std::make_unique<MstxSum>(); }},
+      {"slow_link", [] { return std::make_unique<slow_link::SlowLink>(); }},
+      {"slow_rank", [] { return std::make_unique<slow_rank::SlowRank>(); }},
   };
   return r;
 }
