@@ -11,6 +11,7 @@
 #include "recipes/communication_time_sum.h"
 #include "recipes/compute_op_sum.h"
 #include "recipes/free_analysis.h"
+#include "recipes/freq_analysis/freq_analysis.h"
 #include "recipes/hccl_sum.h"
 #include "recipes/mstx_sum.h"
 #include "recipes/slow_link/slow_link.h"
@@ -29,6 +30,7 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
       {"compute_op_sum", [] { return std::make_unique<ComputeOpSum>(); }},
       {"free_analysis", [] { return std::make_unique<FreeAnalysis>(); }},
+      {"freq_analysis", [] { return std::make_unique<freq_analysis::FreqAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},
       {"mstx_sum", [] { return std::make_unique<MstxSum>(); }},
       {"slow_link", [] { return std::make_unique<slow_link::SlowLink>(); }},
