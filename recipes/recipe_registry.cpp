@@ -5,6 +5,7 @@
 #include <map>
 
 #include "recipes/cann_api_sum.h"
+#include "recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
 #include "recipes/cluster_time_summary.h"
 #include "recipes/communication_group_map.h"
 #include "recipes/communication_matrix_sum.h"
@@ -24,6 +25,8 @@ namespace {
 const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry() {
   static const std::map<std::string, std::function<std::unique_ptr<Recipe>()>> r = {
       {"cann_api_sum", [] { return std::make_unique<CannApiSum>(); }},
+      {"cluster_time_compare_summary",
+       [] { return std::make_unique<cluster_time_compare_summary::ClusterTimeCompareSummary>(); }},
       {"cluster_time_summary", [] { return std::make_unique<ClusterTimeSummary>(); }},
       {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
       {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},

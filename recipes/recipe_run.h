@@ -30,6 +30,7 @@ struct RecipeRunOptions {
   std::optional<std::set<int>> rank_filter;
   ExportType export_type = ExportType::kDb;
   int top_num = 15;  // --top_num (RecipeOutput::top_num)
+  std::string bp;    // --bp (RecipeOutput::bp)
   bool strict = false;
   bool quiet = false;
   // Threads reading this process's ranks (--threads; 0: the cores this process may use, see
