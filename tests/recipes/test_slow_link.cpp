@@ -37,7 +37,7 @@ const fs::path& generated_job() {
   return job;
 }
 
-TEST(SlowLink, ZScore) {
+TEST(SlowLinkRecipe, ZScore) {
   // Four values can never be 3 sigma out: the largest z-score of n values is (n-1)/sqrt(n).
   EXPECT_FALSE(has_z_score_outlier({1, 1, 1, 100}));
   EXPECT_FALSE(has_z_score_outlier({5, 5, 5}));  // std 0
@@ -65,7 +65,7 @@ std::string run_slow_link(const std::string& launcher, const std::string& name,
   return (out / "cluster_analysis_output").string();
 }
 
-TEST(SlowLink, MatchesMsprofAnalyzeAtAnyProcessCount) {
+TEST(SlowLinkRecipe, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "tp4pp2s3_slow_link__db";
   const fs::path single = run_slow_link("", "nolauncher", "--export_type db");
   cs::test::expect_same_outputs(single, ref);
@@ -78,7 +78,7 @@ TEST(SlowLink, MatchesMsprofAnalyzeAtAnyProcessCount) {
               expected);
 }
 
-TEST(SlowLink, TextExportWritesNothing) {
+TEST(SlowLinkRecipe, TextExportWritesNothing) {
   const fs::path out = run_slow_link("", "text", "--export_type text");
   for (const auto& f : fs::recursive_directory_iterator(out))
     EXPECT_FALSE(f.is_regular_file() && f.path().filename() != ".clusterscope_written") << f.path();

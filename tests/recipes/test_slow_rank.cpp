@@ -40,7 +40,7 @@ const fs::path& generated_job() {
   return job;
 }
 
-TEST(SlowRank, DixonTest) {
+TEST(SlowRankRecipe, DixonTest) {
   // n = 4: (s1 - s0) / (s3 - s0) against 0.920.
   EXPECT_EQ(judge_slow_ranks({10.5, 1, 11, 10.8}), (std::vector<size_t>{1}));  // 9.5/10 = 0.95
   EXPECT_TRUE(judge_slow_ranks({10, 1, 11, 10.5}).empty());                    // 9/10 = 0.9
@@ -53,7 +53,7 @@ TEST(SlowRank, DixonTest) {
   EXPECT_TRUE(judge_slow_ranks(t).empty());
 }
 
-TEST(SlowRank, ThreeSigmaPastHundredRanks) {
+TEST(SlowRankRecipe, ThreeSigmaPastHundredRanks) {
   // 100 x 10 and one 0: mean 9.80, std 0.995, 0 < 9.80 - 2.98.
   std::vector<double> t(101, 10.0);
   t[7] = 0;
@@ -67,9 +67,9 @@ TEST(SlowRank, ThreeSigmaPastHundredRanks) {
   EXPECT_TRUE(judge_slow_ranks(t).empty());
 }
 
-class SlowRankGolden : public ::testing::TestWithParam<const char*> {};
+class SlowRankRecipeGolden : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(SlowRankGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
+TEST_P(SlowRankRecipeGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const std::string type = GetParam();
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / ("tp4pp2s3_slow_rank__" + type);
   auto run = [&](const std::string& launcher, const std::string& name) {
@@ -90,9 +90,9 @@ TEST_P(SlowRankGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Export, SlowRankGolden, ::testing::Values("text", "db"));
+INSTANTIATE_TEST_SUITE_P(Export, SlowRankRecipeGolden, ::testing::Values("text", "db"));
 
-TEST(SlowRank, RealJobHasNoSlowRank) {
+TEST(SlowRankRecipe, RealJobHasNoSlowRank) {
   const fs::path out = scratch() / "real";
   const fs::path input = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
   const int rc =
