@@ -16,7 +16,8 @@ shift || true
 MODES=("$@")
 if [ ${#MODES[@]} -eq 0 ]; then
   MODES=(all communication_group_map communication_time_sum communication_matrix_sum compute_op_sum
-         hccl_sum cann_api_sum mstx_sum cluster_time_summary free_analysis)
+         hccl_sum cann_api_sum mstx_sum cluster_time_summary free_analysis slow_rank slow_link
+         freq_analysis)
 fi
 CS=${CS:-build/clusterscope}
 MSPROF=${MSPROF:-/tmp/msprof}

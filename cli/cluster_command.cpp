@@ -41,6 +41,7 @@ int run_cluster(int argc, char** argv) {
   std::string dir, dir_alt, out, out_alt, mode = "all", mode_alt, ranks, ranks_alt, formats = "all";
   std::string group_by = "type", order_by = "total", data_type = "auto", data_type_alt;
   std::string export_type, export_type_alt;
+  std::string top_num, bp;
   int64_t step = -1, step_alt = -1;
   double timeout = 600;
   po::options_description desc(
@@ -64,6 +65,8 @@ int run_cluster(int argc, char** argv) {
     ("step", po::value(&step), "only this step number")
     ("step_id", po::value(&step_alt), "same as --step")
     ("top-n", po::value(&opts.top_n)->default_value(15), "operators in the TopN table")
+    ("top_num", po::value(&top_num), "slow_link: rows of SlowLinkSum (default 15; 0: 15)")
+    ("bp", po::value(&bp), "cluster_time_compare_summary: the base job's directory")
     ("group-by", po::value(&group_by), "operator key: type (default) | name | name+shapes")
     ("order-by", po::value(&order_by), "TopN order: total (default) | mean | max | cv")
     ("format", po::value(&formats), "all (default) or a list of json,csv,hdf5,html")
@@ -131,6 +134,12 @@ int run_cluster(int argc, char** argv) {
     ropts.input_dir = dir;
     ropts.output_dir = out.empty() ? dir : out;
     ropts.export_type = exporting.value_or(recipes::ExportType::kDb);
+    if (!top_num.empty()) {
+      if (top_num.find_first_not_of("0123456789") != std::string::npos || top_num.size() > 9)
+        return usage_error("--top_num must be a whole number, e.g. --top_num 15");
+      ropts.top_num = std::stoi(top_num);
+    }
+    ropts.bp = bp;
     ropts.strict = opts.strict;
     ropts.quiet = opts.quiet;
     ropts.threads = opts.load.threads;

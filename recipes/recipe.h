@@ -35,7 +35,10 @@ struct RecipeOutput {
   // When set, the database the tables go to instead of <dir>/cluster_analysis.db (its .tmp
   // copy while the run writes, recipes/recipe_run.cpp).
   std::string db_file;
-  int threads = 1;  // threads the reduce may use (writing a large table)
+  int threads = 1;        // threads the reduce may use (writing a large table)
+  std::string input_dir;  // -d: the job (cluster_time_compare_summary reads its outputs)
+  std::string bp;         // --bp: the base job of cluster_time_compare_summary
+  int top_num = 15;       // --top_num: the rows a recipe's top-N table keeps (slow_link)
   // Where this recipe writes: the cluster output directory for db, <it>/<DirName> for text.
   std::string dir(const std::string& recipe_dir_name) const;
   std::string db_path(const std::string& recipe_dir_name) const;

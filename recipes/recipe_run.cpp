@@ -283,6 +283,9 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
   out.cluster_output_dir = cluster_output_dir;
   out.export_type = opts.export_type;
   out.threads = threads;
+  out.top_num = opts.top_num;
+  out.input_dir = opts.input_dir;
+  out.bp = opts.bp;
   io::Diagnostics diag;
   std::error_code ec;
   fs::create_directories(out.dir(recipe.dir_name()), ec);

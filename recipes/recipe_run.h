@@ -29,6 +29,8 @@ struct RecipeRunOptions {
   std::string output_dir;  // files go to OUT/cluster_analysis_output/
   std::optional<std::set<int>> rank_filter;
   ExportType export_type = ExportType::kDb;
+  int top_num = 15;  // --top_num (RecipeOutput::top_num)
+  std::string bp;    // --bp (RecipeOutput::bp)
   bool strict = false;
   bool quiet = false;
   // Threads reading this process's ranks (--threads; 0: the cores this process may use, see

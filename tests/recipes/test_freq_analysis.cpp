@@ -1,0 +1,99 @@
+// The freq_analysis recipe.
+// - judge_frequencies: 1800 only is normal, exactly 800 and 1800 idle, anything else abnormal.
+// - Golden: a five-rank job built from the real db_level1 sample (ranks r % 2's files, renumbered
+//   r, RANK_DEVICE_MAP set to r; its AICORE_FREQ holds only 1800 MHz) with frequencies added:
+//   rank 1 and 4 at 800 (idle), rank 2 at 1200 and rank 3 at 1000 and 800 (abnormal). `cluster -m
+//   freq_analysis --export_type db` writes exactly what msprof-analyze 8399c1cd wrote for it
+//   (tests/data/ascend-real/msprof-analyze-ref/db_level1_freq5__freq_analysis__db), and the same
+//   bytes under mpirun -np 1, 2 and 4.
+// - The real sample itself (1800 MHz only) gets no table; the text export writes no file.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+
+#include "recipes/freq_analysis/freq_analysis.h"
+#include "recipes/recipe_test_util.h"
+
+namespace fs = std::filesystem;
+using cs::recipes::freq_analysis::FreqVerdict;
+using cs::recipes::freq_analysis::judge_frequencies;
+
+namespace {
+
+const fs::path& scratch() {
+  static const cs::test::ScratchDir dir("freq-analysis");
+  return dir.path();
+}
+
+void exec(const fs::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(h);
+}
+
+const fs::path& freq_job() {
+  static const fs::path job = [] {
+    const fs::path j = scratch() / "freq5";
+    const char* added[] = {"", "INSERT INTO AICORE_FREQ VALUES (1, 1, 800);",
+                           "INSERT INTO AICORE_FREQ VALUES (0, 1, 1200);",
+                           "INSERT INTO AICORE_FREQ VALUES (1, 1, 1000);"
+                           "INSERT INTO AICORE_FREQ VALUES (1, 2, 800);",
+                           "INSERT INTO AICORE_FREQ VALUES (0, 1, 800);"};
+    for (int r = 0; r < 5; ++r) {
+      cs::test::copy_real_db_rank(j, r);
+      exec(j / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt") /
+               "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(r) + ".db"),
+           "UPDATE RANK_DEVICE_MAP SET rankId = " + std::to_string(r) + ";" + added[r]);
+    }
+    return j;
+  }();
+  return job;
+}
+
+fs::path run(const fs::path& job, const std::string& launcher, const std::string& name,
+             const std::string& type) {
+  const fs::path out = scratch() / name;
+  const int rc =
+      cs::test::run_command(launcher + CS_BINARY + " cluster -d " + job.string() + " -o " +
+                                out.string() + " -m freq_analysis --export_type " + type,
+                            out.string() + ".log");
+  EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
+  return out / "cluster_analysis_output";
+}
+
+TEST(FreqAnalysis, Verdicts) {
+  EXPECT_EQ(judge_frequencies({1800}), FreqVerdict::kNormal);
+  EXPECT_EQ(judge_frequencies({800, 1800}), FreqVerdict::kIdle);
+  EXPECT_EQ(judge_frequencies({800}), FreqVerdict::kAbnormal);
+  EXPECT_EQ(judge_frequencies({1200, 1800}), FreqVerdict::kAbnormal);
+  EXPECT_EQ(judge_frequencies({800, 1000, 1800}), FreqVerdict::kAbnormal);
+}
+
+TEST(FreqAnalysis, MatchesMsprofAnalyzeAtAnyProcessCount) {
+  const fs::path ref = fs::path(CS_TEST_DATA) / "ascend-real" / "msprof-analyze-ref" /
+                       "db_level1_freq5__freq_analysis__db";
+  const fs::path single = run(freq_job(), "", "nolauncher", "db");
+  cs::test::expect_same_outputs(single, ref);
+  const auto expected = cs::test::read_tree(single);
+  for (int np : {1, 2, 4})
+    EXPECT_TRUE(cs::test::read_tree(run(freq_job(), cs::test::mpirun(np), "np" + std::to_string(np),
+                                        "db")) == expected)
+        << "np=" << np;
+}
+
+TEST(FreqAnalysis, NormalJobAndTextExportWriteNothing) {
+  const fs::path real = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
+  for (const auto& [job, type] : {std::pair{real, "db"}, std::pair{freq_job(), "text"}}) {
+    const fs::path out = run(job, "", std::string("none-") + type, type);
+    for (const auto& f : fs::recursive_directory_iterator(out))
+      EXPECT_FALSE(f.is_regular_file() && f.path().filename() != ".clusterscope_written")
+          << f.path();
+  }
+}
+
+}  // namespace
