@@ -17,6 +17,7 @@ const std::vector<Harness>& harnesses() {
       {"input_kind", input_kind, 8 << 10},
       {"megengine", megengine, 16 << 10},
       {"sqlite_appender", sqlite_appender, 8 << 10},
+      {"memory", memory, 20 << 10},
   };
   return all;
 }

@@ -34,6 +34,9 @@ int communication_matrix(const uint8_t* data, size_t size);
 int step_trace(const uint8_t* data, size_t size);
 // kernel_details.csv and op_statistic.csv (the first byte picks which).
 int kernel_details(const uint8_t* data, size_t size);
+// The memory files (read_memory_text; first byte even) or a profiler database's memory tables
+// (read_memory_db; odd).
+int memory(const uint8_t* data, size_t size);
 // profiler_info_N.json and profiler_metadata.json (the first byte picks which).
 int profiler_info(const uint8_t* data, size_t size);
 // Kineto trace, object or array form, gzip when the bytes are gzip (read_kineto_trace).

@@ -4,7 +4,7 @@
 Seeds are small: whole files where the real one is small, otherwise its first records (JSON
 arrays cut to their first events and re-serialised, CSVs to their first lines, SQLite databases
 copied with only the tables the reader uses and a few rows). Harnesses whose first byte picks a
-variant (kernel_details, profiler_info, input_kind, megengine) get that byte prepended. Crashers found by
+variant (kernel_details, profiler_info, input_kind, megengine, memory) get that byte prepended. Crashers found by
 scripts/fuzz.sh are added to the same folders by hand (crash-*, timeout-*), never by this script.
 Run from the repository root: python3 fuzz/make_seeds.py
 """
@@ -118,6 +118,7 @@ def main():
     put("megengine", "timeline.json", b"1" + raw("megengine/dynamic.chrome_timeline.json"))
     put("megengine", "copy.json", b"2" + raw("megengine/copy_graph.profile.json"))
     put("megengine", "cupti.json", b"1" + raw("megengine/cupti.chrome_timeline.json"))
+    memory_seeds()
     # io/sqlite's appender: small databases SQLite wrote (512-byte pages: a schema page nearly
     # full, a table with an index; one table in WAL mode, which it leaves to SQLite).
     put("sqlite_appender", "two_tables.db", small_sqlite_db(512, False, [
@@ -150,6 +151,28 @@ def small_profiler_db(path):
         data = f.read()
     os.remove(tmp)
     return data
+
+
+def head_lines(path, n):
+    """The first n lines of a file in tests/data, as bytes."""
+    with open(os.path.join(DATA, path), "rb") as f:
+        return b"".join(f.readlines()[:n])
+
+
+def memory_seeds():
+    """memory: first byte even, then memory_record / operator_memory / npu_module_mem /
+    static_op_mem separated by two NUL bytes; odd, then a profiler database."""
+    t1 = "memory/text_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+    put("memory", "text_level1.csv", b"\0" + b"\0\0".join([
+        head_lines(t1 + "memory_record.csv", 40), head_lines(t1 + "operator_memory.csv", 30),
+        head_lines(t1 + "npu_module_mem.csv", 20), b""]))
+    cann = "memory/cann_text/"
+    put("memory", "cann_text.csv", b"\0" + b"\0\0".join([
+        raw(cann + "memory_record_20250101000000.csv"),
+        raw(cann + "operator_memory_20250101000000.csv"),
+        raw(cann + "npu_module_mem_20250101000000.csv"),
+        raw("memory/static_graph/static_op_mem.csv")]))
+    put("memory", "msprof_npu_op_mem.db", b"\1" + raw("memory/msprof_db/msprof_20250101000000.db"))
 
 
 if __name__ == "__main__":

@@ -69,6 +69,9 @@ void RankMemoryBuilder::add_to_curve(Series& s, int64_t t, int64_t alloc, int64_
 
 void RankMemoryBuilder::record(std::string_view component, int64_t t,
                                std::optional<int64_t> allocated, std::optional<int64_t> reserved) {
+  if (!plausible_time(t) || (allocated && !plausible_bytes(*allocated)) ||
+      (reserved && !plausible_bytes(*reserved)))
+    return;
   auto it = series_.find(component);
   if (it == series_.end()) it = series_.emplace(std::string(component), Series{}).first;
   Series& s = it->second;
@@ -134,6 +137,9 @@ bool RankMemoryBuilder::end_records() {
 
 void RankMemoryBuilder::block(std::string_view op, int64_t bytes, int64_t alloc_ns,
                               std::optional<int64_t> release_ns) {
+  if (!plausible_bytes(bytes) || !plausible_time(alloc_ns) ||
+      (release_ns && !plausible_time(*release_ns)))
+    return;
   ++out_.blocks;
   if (!release_ns) {
     ++out_.never_released;

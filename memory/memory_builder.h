@@ -17,6 +17,15 @@
 
 namespace cs::memory {
 
+// Amounts beyond 1 PiB and times outside [0, 2^62) ns are no real profile's (damaged or crafted
+// input): the builder ignores rows carrying them, which keeps every sum within int64.
+inline bool plausible_bytes(int64_t b) {
+  return b > -(int64_t{1} << 50) && b < (int64_t{1} << 50);
+}
+inline bool plausible_time(int64_t t) {
+  return t >= 0 && t < (int64_t{1} << 62);
+}
+
 class RankMemoryBuilder {
  public:
   // `steps`: the rank's step ranges (may be empty: no per-step figures).

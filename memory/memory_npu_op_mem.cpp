@@ -73,7 +73,7 @@ void npu_op_mem_blocks(const db::Database& db, const db::StringIds& strings, Ran
                     ts = st.int64_at(4);
          const auto size = bytes_of(st, 3);
          const auto k = type ? kind(*type) : std::nullopt;
-         if (!addr || !ts || !size || !k) {
+         if (!addr || !ts || !size || !k || !plausible_bytes(*size)) {
            ++skipped;
            return;
          }

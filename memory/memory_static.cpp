@@ -1,6 +1,7 @@
 #include "memory/memory_static.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -74,7 +75,7 @@ bool read_static_op_mem(const std::string& path, RankMemory& m, io::Diagnostics&
   while (r.next(row)) {
     double kb = 0;
     const bool size_ok = io::parse_number_status(row[size], kb) == io::NumberStatus::kOk &&
-                         kb >= 0 && kb * unit < 9e18;
+                         kb >= 0 && kb * unit < 1125899906842624.0;  // 1 PiB: plausible_bytes
     Graph& g = graphs[{std::string(io::trim(row[model])), std::string(io::trim(row[graph]))}];
     if (size_ok && io::trim(row[name]) == "TOTAL") {
       g.total = std::max<int64_t>(g.total, 0) + std::llround(kb * unit);
@@ -82,7 +83,7 @@ bool read_static_op_mem(const std::string& path, RankMemory& m, io::Diagnostics&
     }
     int64_t s = 0, e = 0;
     if (!size_ok || !io::parse_int(io::trim(row[start]), s) ||
-        !io::parse_int(io::trim(row[end]), e) || e < s) {
+        !io::parse_int(io::trim(row[end]), e) || e < s || e == INT64_MAX) {
       if (bad++ == 0) first_bad = row.line;
       continue;
     }

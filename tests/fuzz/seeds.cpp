@@ -4,6 +4,7 @@
 // error.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "db/profiler_db.h"
 #include "db/string_ids.h"
 #include "io/input_kind.h"
+#include "memory/memory_db.h"
+#include "memory/memory_text.h"
 #include "readers/communication.h"
 #include "readers/kineto_trace.h"
 #include "readers/matrix.h"
@@ -20,6 +23,7 @@
 #include "readers/megengine_timeline.h"
 #include "readers/step_trace.h"
 #include "readers/trace_view.h"
+#include "support/test_files.h"
 
 namespace {
 
@@ -33,14 +37,14 @@ TEST(FuzzSeeds, JsonSeedsHaveRecords) {
     cs::io::Diagnostics d;
     EXPECT_TRUE(cs::io::read_communication_json(seed("communication", n), f, d)) << n;
     EXPECT_FALSE(f.steps.empty()) << n;
-    EXPECT_EQ(d.error_count(), 0u) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n << (d.items().empty() ? "" : d.items()[0].to_string());
   }
   for (const char* n : {"comm.json", "set_order.json", "text_level1.json"}) {
     cs::io::MatrixFile f;
     cs::io::Diagnostics d;
     EXPECT_TRUE(cs::io::read_communication_matrix_json(seed("communication_matrix", n), f, d));
     EXPECT_FALSE(f.steps.empty()) << n;
-    EXPECT_EQ(d.error_count(), 0u) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n << (d.items().empty() ? "" : d.items()[0].to_string());
   }
 }
 
@@ -51,7 +55,7 @@ TEST(FuzzSeeds, TimelineSeedsHaveEvents) {
     cs::io::Diagnostics d;
     EXPECT_TRUE(cs::io::read_kineto_trace(seed("kineto_trace", n), t, d)) << n;
     EXPECT_GT(t.events.size(), 10u) << n;
-    EXPECT_EQ(d.error_count(), 0u) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n << (d.items().empty() ? "" : d.items()[0].to_string());
   }
   for (const char* n : {"a2.json", "text_level1.json"}) {
     cs::io::Trace t;
@@ -59,7 +63,7 @@ TEST(FuzzSeeds, TimelineSeedsHaveEvents) {
     EXPECT_TRUE(cs::io::read_trace_view(seed("trace_view", n), t, d)) << n;
     EXPECT_GT(t.events.size(), 10u) << n;
     EXPECT_FALSE(t.process_names.empty()) << n;
-    EXPECT_EQ(d.error_count(), 0u) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n << (d.items().empty() ? "" : d.items()[0].to_string());
   }
 }
 
@@ -131,6 +135,45 @@ TEST(FuzzSeeds, MegEngineSeedsHaveRecords) {
       cs::io::parse_megengine_timeline(body(seed("megengine", "timeline.json")), "t", t, d));
   EXPECT_GT(t.events.size(), 10u);
   EXPECT_EQ(d.error_count() + d.warning_count(), 0u);
+}
+
+TEST(FuzzSeeds, MemorySeedsHaveAPeak) {
+  // Text seeds: the first byte, then the four files separated by two NUL bytes (fuzz/memory.cpp).
+  for (const char* n : {"text_level1.csv", "cann_text.csv"}) {
+    std::ifstream in(seed("memory", n), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(bytes.empty()) << n;
+    cs::test::TempDir dir("fuzz_memory");
+    size_t at = 1;
+    for (const char* name :
+         {"memory_record.csv", "operator_memory.csv", "npu_module_mem.csv", "static_op_mem.csv"}) {
+      const size_t end = bytes.find(std::string("\0\0", 2), at);
+      const std::string part =
+          bytes.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      if (!part.empty()) std::ofstream(dir.path() / name, std::ios::binary) << part;
+      at = end == std::string::npos ? bytes.size() : end + 2;
+    }
+    cs::io::Diagnostics d;
+    const auto m = cs::memory::read_memory_text(dir.path().string(), {}, d);
+    ASSERT_TRUE(m.has_value()) << n;
+    EXPECT_GT(m->peak_allocated, 0) << n;
+    EXPECT_GT(m->blocks, 0) << n;
+    EXPECT_EQ(d.error_count(), 0u) << n << (d.items().empty() ? "" : d.items()[0].to_string());
+  }
+  // The database seed: the first byte, then msprof_*.db with NPU_OP_MEM.
+  std::ifstream in(seed("memory", "msprof_npu_op_mem.db"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 1u);
+  cs::test::TempDir dir("fuzz_memory_db");
+  const auto path = (dir.path() / "msprof_1.db").string();
+  std::ofstream(path, std::ios::binary) << bytes.substr(1);
+  cs::io::Diagnostics d;
+  auto db = cs::db::Database::open(path, d);
+  ASSERT_TRUE(db.has_value());
+  const auto m = cs::memory::read_memory_db(*db, {}, d);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_GT(m->blocks, 0);
+  EXPECT_EQ(d.error_count(), 0u);
 }
 
 }  // namespace
