@@ -105,8 +105,8 @@ void section_findings(HtmlOut& h, const GpuReportInput& in) {
                                            : "the traces do not say why";
     h.open("li", report::attr("data-rank", std::to_string(rank.integer(r))));
     h.text("Slow rank " + std::to_string(rank.integer(r)) +
-           ": the ranks it shares collectives with wait for it; " + why + " (cause: " + c + "). " +
-           ev.str(r));
+           ": the ranks it shares collectives with wait for it; " + why + " (cause: " + c +
+           "). Evidence: " + ev.str(r) + ".");
     h.close();
   }
   for (size_t r = 0; r < rows(in.slow_groups); ++r) {
@@ -170,6 +170,14 @@ struct Col {
   const char* header;
   int decimals;
 };
+// At least `decimals`, more for a small non-zero value so it keeps 3 significant digits
+// (a 4-byte allreduce's bus bandwidth is 0.000126 GB/s, not 0.00).
+int decimals_for(double v, int decimals) {
+  const double a = std::fabs(v);
+  if (!std::isfinite(a) || a == 0 || a >= 1) return decimals;
+  return std::max(decimals, std::min(9, 2 - static_cast<int>(std::floor(std::log10(a)))));
+}
+
 void plain_table(HtmlOut& h, const io::Table* t, const std::vector<Col>& cols, size_t max_rows) {
   std::vector<ColumnRef> refs;
   std::vector<std::string> heads;
@@ -186,7 +194,8 @@ void plain_table(HtmlOut& h, const io::Table* t, const std::vector<Col>& cols, s
       if (cols[i].decimals < 0)
         h.element("td", "", refs[i].str(r));
       else
-        report::num_cell(h, report::fmt_num(refs[i].num(r), cols[i].decimals));
+        report::num_cell(
+            h, report::fmt_num(refs[i].num(r), decimals_for(refs[i].num(r), cols[i].decimals)));
     }
     h.close();
   }
