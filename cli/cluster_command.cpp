@@ -189,6 +189,7 @@ int run_cluster(int argc, char** argv) {
     g.top_n = opts.top_n;
     g.csv = opts.formats.count(cluster::OutputFormat::kCsv) > 0;
     g.hdf5 = opts.formats.count(cluster::OutputFormat::kHdf5) > 0;
+    g.html = opts.formats.count(cluster::OutputFormat::kHtml) > 0;
     g.quiet = opts.quiet;
     cluster::MpiSession gpu_mpi(argc, argv, timeout);
     const int gpu_code = gpu::run_gpu_cluster(gpu_mpi, g);

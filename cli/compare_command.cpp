@@ -2,6 +2,7 @@
 // Option parsing only; the run is compare/compare_run.
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "compare/compare_run.h"
 #include "gpu/gpu_compare.h"
 #include "gpu/gpu_discovery.h"
+#include "gpu/gpu_npu_compare.h"
 #include "load/discovery.h"
 #include "load/rank_list.h"
 
@@ -98,6 +100,20 @@ int run_compare(int argc, char** argv) {
     g.output_dir = o.out.empty() ? "." : o.out;
     g.quiet = o.quiet;
     return gpu::run_gpu_compare(g);
+  }
+  // A GPU job against an Ascend cluster of the same model: GPU vs NPU per rank and category.
+  const bool gpu_base = gpu::looks_like_gpu_job(o.base_path);
+  if (gpu_base != gpu::looks_like_gpu_job(o.comparison_path) &&
+      std::filesystem::is_directory(o.base_path) &&
+      std::filesystem::is_directory(o.comparison_path)) {
+    gpu::GpuNpuCompareOptions g;
+    g.gpu_dir = gpu_base ? o.base_path : o.comparison_path;
+    g.npu_dir = gpu_base ? o.comparison_path : o.base_path;
+    g.gpu_is_base = gpu_base;
+    g.output_dir = o.out.empty() ? "." : o.out;
+    g.quiet = o.quiet;
+    cluster::MpiSession mpi(argc, argv, o.timeout);
+    return gpu::run_gpu_npu_compare(mpi, g);
   }
   return compare::run_compare(o, argc, argv);
 }

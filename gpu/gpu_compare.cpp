@@ -55,7 +55,10 @@ double category_us(const GpuStep& s, int c) {
   return static_cast<double>(v[c]) / 1000.0;
 }
 
-std::vector<GpuRankSummary> load(const std::string& dir, int threads, bool quiet, bool& ok) {
+}  // namespace
+
+std::vector<GpuRankSummary> load_gpu_job(const std::string& dir, int threads, bool quiet,
+                                         bool& ok) {
   GpuDiscovery d = discover_gpu_traces(dir);
   io::print_diagnostics(d.diag, quiet);
   if (d.fatal) {
@@ -76,7 +79,12 @@ std::vector<GpuRankSummary> load(const std::string& dir, int threads, bool quiet
   return ranks;
 }
 
-}  // namespace
+std::string noise_verdict(const std::vector<double>& base, const std::vector<double>& comparison) {
+  Stat b, c;
+  for (double v : base) b.add(v);
+  for (double v : comparison) c.add(v);
+  return verdict(b, c);
+}
 
 io::Table rank_compare_table(const std::vector<GpuRankSummary>& base,
                              const std::vector<GpuRankSummary>& comparison) {
@@ -159,8 +167,8 @@ io::Table collective_compare_table(const std::vector<GpuRankSummary>& base,
 int run_gpu_compare(const GpuCompareOptions& opts) {
   const int threads = cluster::threads_per_process(opts.threads, 1);
   bool ok_b = false, ok_c = false;
-  auto base = load(opts.base_dir, threads, opts.quiet, ok_b);
-  auto cmp = load(opts.comparison_dir, threads, opts.quiet, ok_c);
+  auto base = load_gpu_job(opts.base_dir, threads, opts.quiet, ok_b);
+  auto cmp = load_gpu_job(opts.comparison_dir, threads, opts.quiet, ok_c);
   if (!ok_b || !ok_c) {
     io::print_message("compare: no usable GPU trace on one side — see the messages above");
     return kExitFatal;

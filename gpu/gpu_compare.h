@@ -33,6 +33,15 @@ io::Table rank_compare_table(const std::vector<GpuRankSummary>& base,
 io::Table collective_compare_table(const std::vector<GpuRankSummary>& base,
                                    const std::vector<GpuRankSummary>& comparison);
 
+// Discovers and summarizes a GPU job's traces on `threads` threads, one summary per rank (sorted);
+// ok = false when none is usable (the messages printed unless `quiet`).
+std::vector<GpuRankSummary> load_gpu_job(const std::string& dir, int threads, bool quiet, bool& ok);
+
+// The noise-aware verdict on two samples of one figure (one value per step): "regression" when
+// the comparison's mean is higher by >= 5% of the base's and by more than twice the larger
+// standard deviation, "improvement" when lower by as much, else "same".
+std::string noise_verdict(const std::vector<double>& base, const std::vector<double>& comparison);
+
 // The whole command; returns an exit status.
 int run_gpu_compare(const GpuCompareOptions& opts);
 

@@ -1,5 +1,7 @@
 #include "gpu/gpu_run.h"
 
+#include "gpu/gpu_report.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -162,6 +164,23 @@ int analyse_and_write(const GpuRunOptions& opts, std::vector<GpuRankSummary>& ra
     for (const auto& t : tables) ptrs.push_back(&t);
     ok &= io::write_tables_hdf5((fs::path(out_dir) / "cluster_analysis.h5").string(), ptrs, meta,
                                 diag);
+  }
+  if (opts.html) {
+    const auto find = [&](const char* name) -> const io::Table* {
+      for (const auto& t : tables)
+        if (t.name == name) return &t;
+      return nullptr;
+    };
+    GpuReportInput rin;
+    rin.input_path = opts.input_dir;
+    rin.step_trace = find("step_trace");
+    rin.collective_groups = find("collective_groups");
+    rin.rank_waits = find("rank_waits");
+    rin.kernels_topn = find("kernels_topn");
+    rin.slow_ranks = find("slow_ranks");
+    rin.slow_groups = find("slow_groups");
+    rin.collective_instances = inst.size();
+    ok &= write_gpu_report_html(rin, (fs::path(out_dir) / "report.html").string(), diag);
   }
   io::print_diagnostics(diag, opts.quiet);
   if (!opts.quiet) {

@@ -24,6 +24,7 @@ struct GpuRunOptions {
   int top_n = 15;
   bool csv = true;
   bool hdf5 = true;
+  bool html = true;  // report.html
   bool quiet = false;
 };
 

@@ -92,6 +92,14 @@ TEST(GpuClusterCli, SharedSamplesEndToEnd) {
   EXPECT_TRUE(fs::exists(o / "kernels_topn.csv"));
   EXPECT_EQ(count_lines(cs::test::slurp(o / "slow_ranks.csv")), 1);  // header only
   EXPECT_FALSE(fs::exists(o / "cluster_step_trace_time.csv"));
+  // report.html (default --format all): the per-rank step table holds each rank's mean over its
+  // two steps of the figures above (rank 0 computing (106252 + 104068) / 2 = 105160, rank 1 free
+  // (328671 + 315239) / 2 = 321955), and no finding on this healthy pair.
+  const std::string page = cs::test::slurp(o / "report.html");
+  EXPECT_NE(page.find("GPU cluster report"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"n\">105,160.0</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"n\">321,955.0</td>"), std::string::npos);
+  EXPECT_NE(page.find("Nothing stands out"), std::string::npos);
 }
 
 TEST(GpuClusterCli, DamagedTraceNamedOthersAnalysed) {
@@ -148,6 +156,7 @@ TEST(GpuClusterCli, SameFilesAt124Processes) {
          {"step_trace.csv", "collectives.csv", "collective_groups.csv", "rank_waits.csv",
           "kernels_topn.csv", "slow_ranks.csv", "slow_groups.csv", "rank_manifest.csv"})
       all += cs::test::slurp(out / "cluster_analysis_output" / f);
+    EXPECT_FALSE(fs::exists(out / "cluster_analysis_output" / "report.html")) << "--format csv";
     if (np == 0)
       ref = all;
     else

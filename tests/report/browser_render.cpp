@@ -159,6 +159,41 @@ TEST_F(BrowserRender, InteractiveClusterReport) {
   fs::remove_all(dir);
 }
 
+// A generated 8-rank GPU job (Kineto traces, tp 2, pp 2) with rank 3 computing 1.5x slower,
+// analysed by the binary; its report.html driven by tests/report/browser_gpu_check.py: no JS
+// errors, the slow rank named with its cause and marked, tables sortable and searchable.
+TEST_F(BrowserRender, InteractiveGpuClusterReport) {
+  const bool have = fs::exists(kDriver) &&
+                    run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
+  if (!have) CS_MISSING_TOOL("chromedriver or python3-selenium");
+  const fs::path dir = fs::temp_directory_path() / ("cs_browser_gpu_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string job = (dir / "job").string(), out = (dir / "out").string();
+  ASSERT_EQ(run(std::string(CS_BINARY) + " generate " + job +
+                " --framework kineto --ranks 8 --tp 2 --pp 2 --steps 2 --slow-rank 3:1.5"
+                " > /dev/null 2>&1"),
+            0);
+  ASSERT_EQ(run(std::string(CS_BINARY) + " cluster -d " + job + " -o " + out +
+                " --format html -q > /dev/null 2>&1") >>
+                8,
+            0);
+  const fs::path outdir = fs::path(out) / "cluster_analysis_output";
+  const fs::path html = outdir / "report.html";
+  ASSERT_TRUE(fs::exists(html));
+  EXPECT_FALSE(fs::exists(outdir / "step_trace.csv")) << "--format html wrote CSV";
+  const fs::path log = screens_dir() / "interactive_gpu.log";
+  const int rc =
+      run(std::string(kPython) + " " + CS_SOURCE_DIR + "/tests/report/browser_gpu_check.py " +
+          html.string() + " " + screens_dir().string() + " 3 > " + log.string() + " 2>&1");
+  std::ifstream f(log);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("load_ms"), std::string::npos) << text;
+  std::printf("%s", text.c_str());
+  fs::copy_file(html, screens_dir() / "interactive_gpu.html", fs::copy_options::overwrite_existing);
+  fs::remove_all(dir);
+}
+
 // The memory section (report/memory_section.cpp) of a generated 16-rank job with rank 5 holding
 // 4 GB more and rank 10 leaking 200 MB per step, driven by tests/report/browser_memory.py.
 TEST_F(BrowserRender, MemorySection) {
