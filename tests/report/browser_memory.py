@@ -60,7 +60,7 @@ try:
     det = drv.find_elements(By.CSS_SELECTOR, "details#mem-rank-" + big)
     check(bool(det), "no drill-down for rank " + big)
     if det:
-        drv.execute_script("arguments[0].scrollIntoView();", det[0])
+        drv.execute_script("arguments[0].scrollIntoView({block: 'center'});", det[0])
         det[0].find_element(By.TAG_NAME, "summary").click()
         check(det[0].get_attribute("open") is not None, "drill-down does not open")
         poly = det[0].find_elements(By.CSS_SELECTOR, "svg.memcurve polygon")
