@@ -10,7 +10,7 @@
 
 #include "host/host_findings.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 
@@ -52,11 +52,11 @@ std::string free_text(const host::HostSummary& s) {
 
 }  // namespace
 
-void apply_host_side(std::vector<SlowRankFinding>& findings, const std::vector<RankData>& ranks) {
+void apply_host_side(std::vector<SlowRankFinding>& findings, const std::vector<load::RankData>& ranks) {
   std::vector<host::RankSummary> summaries;
   std::map<int, const host::HostSummary*> by_rank;
   std::map<int, host::RankHostMeans> means;
-  for (const RankData& d : ranks) {
+  for (const load::RankData& d : ranks) {
     if (!d.has_host || !d.host.has_timeline) continue;
     summaries.push_back({d.rank(), &d.host});
     by_rank[d.rank()] = &d.host;
@@ -123,4 +123,4 @@ void apply_host_side(std::vector<SlowRankFinding>& findings, const std::vector<R
   }
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -15,8 +15,8 @@
 #include "analysis/slow_rank.h"
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
-void apply_host_side(std::vector<SlowRankFinding>& findings, const std::vector<RankData>& ranks);
+void apply_host_side(std::vector<SlowRankFinding>& findings, const std::vector<load::RankData>& ranks);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

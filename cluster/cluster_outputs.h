@@ -34,7 +34,7 @@ struct AnalysisResults {
   // cluster_step_trace_time.csv's rows, when keep_step_trace was asked and the mode has a step
   // trace (has_step_trace).
   bool has_step_trace = false;
-  ClusterStepTrace step_trace;
+  msprof::ClusterStepTrace step_trace;
   // Each rank's host-heaviest operators for the report's drill-down (cluster/host_outputs.h);
   // no rows without a host timeline.
   io::Table host_rank_ops{"host_rank_ops"};
@@ -48,6 +48,6 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded);
 // (hence `loaded` non-const; the analyses see it const). Writes the msprof-analyze JSON/CSV files
 // (when the json format is on) and hands clusterscope's own tables to `sink` as each is built.
 AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, TableSink& sink,
-                             PhaseLog& log);
+                             runtime::PhaseLog& log);
 
 }  // namespace cs::cluster

@@ -11,11 +11,11 @@ namespace {
 constexpr size_t kDrillOps = 10;  // host-heaviest operators per rank in the report's drill-down
 }  // namespace
 
-HostOutputs host_outputs(const std::vector<RankData>& ranks, TableSink& sink) {
+HostOutputs host_outputs(const std::vector<load::RankData>& ranks, TableSink& sink) {
   HostOutputs out;
   std::vector<host::RankSummary> summaries;
   bool any_ops = false;
-  for (const RankData& d : ranks) {
+  for (const load::RankData& d : ranks) {
     if (!d.has_host) continue;
     summaries.push_back({d.rank(), &d.host});
     any_ops = any_ops || !d.host.ops.empty();

@@ -20,6 +20,6 @@ struct HostOutputs {
 };
 
 // `ranks` sorted by rank. Puts the tables only when some rank has host data.
-HostOutputs host_outputs(const std::vector<RankData>& ranks, TableSink& sink);
+HostOutputs host_outputs(const std::vector<load::RankData>& ranks, TableSink& sink);
 
 }  // namespace cs::cluster

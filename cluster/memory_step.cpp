@@ -5,11 +5,11 @@
 
 namespace cs::cluster {
 
-std::string memory_step(const std::vector<RankData>& ranks, const CommGroups* groups,
+std::string memory_step(const std::vector<load::RankData>& ranks, const msprof::CommGroups* groups,
                         TableSink& sink) {
-  const stats::RankStages stages = rank_stages(ranks, groups);
+  const stats::RankStages stages = analysis::rank_stages(ranks, groups);
   std::vector<memory::RankMemoryRef> refs;
-  for (const RankData& r : ranks) {
+  for (const load::RankData& r : ranks) {
     if (!r.memory) continue;
     const auto it = stages.find(r.rank());
     refs.push_back({r.rank(), it == stages.end() ? -1 : it->second, &*r.memory});
@@ -24,7 +24,7 @@ std::string memory_step(const std::vector<RankData>& ranks, const CommGroups* gr
   sink.put(memory::memory_curves_table(refs));
   if (groups) {
     std::vector<memory::MemoryGroup> g;
-    for (const CommGroup& c : groups->collective)
+    for (const msprof::CommGroup& c : groups->collective)
       g.push_back({c.pg_name.empty() ? c.group_name : c.pg_name, c.group_name, c.rank_set});
     sink.put(memory::memory_groups_table(refs, g));
   }

@@ -19,7 +19,7 @@ inline const std::vector<std::string> kMemoryReportTables = {"memory_ranks", "me
 // Returns the summary lines ("" when no rank has memory data).
 // `groups` (may be null): the communication groups, for memory_groups and the pipeline stages
 // where the metadata does not say them.
-std::string memory_step(const std::vector<RankData>& ranks, const CommGroups* groups,
+std::string memory_step(const std::vector<load::RankData>& ranks, const msprof::CommGroups* groups,
                         TableSink& sink);
 
 }  // namespace cs::cluster

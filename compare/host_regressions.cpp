@@ -34,8 +34,8 @@ Regression row(const char* what, std::string key, std::string where, const Membe
 
 }  // namespace
 
-void host_candidates(const std::vector<cluster::RankData>& base,
-                     const std::vector<cluster::RankData>& comparison, const NoiseOptions& opt,
+void host_candidates(const std::vector<load::RankData>& base,
+                     const std::vector<load::RankData>& comparison, const NoiseOptions& opt,
                      std::vector<Regression>& out) {
   std::map<int, std::pair<const host::HostSummary*, const host::HostSummary*>> ranks;
   for (const auto& d : base)

@@ -13,8 +13,8 @@
 namespace cs::compare {
 
 // Appends the host candidates (significant ones only) to `out`.
-void host_candidates(const std::vector<cluster::RankData>& base,
-                     const std::vector<cluster::RankData>& comparison, const NoiseOptions& opt,
+void host_candidates(const std::vector<load::RankData>& base,
+                     const std::vector<load::RankData>& comparison, const NoiseOptions& opt,
                      std::vector<Regression>& out);
 
 }  // namespace cs::compare

@@ -56,7 +56,7 @@ struct MemoryLeak {
 // one PyTorch profiler (Kineto) trace per rank with NCCL kernels (docs/gpu_cluster.md).
 enum class FrameworkKind { kPyTorch, kMindSpore, kMsprof, kKineto };
 // --framework (pt and ms are short for pytorch and mindspore).
-inline constexpr std::array<EnumName<FrameworkKind>, 6> kFrameworkKindNames{
+inline constexpr std::array<runtime::EnumName<FrameworkKind>, 6> kFrameworkKindNames{
     {{"pytorch", FrameworkKind::kPyTorch},
      {"mindspore", FrameworkKind::kMindSpore},
      {"msprof", FrameworkKind::kMsprof},
@@ -68,7 +68,7 @@ inline constexpr std::array<EnumName<FrameworkKind>, 6> kFrameworkKindNames{
 // ascend_pytorch_profiler_{rank}.db), or both, as torch_npu's export_type does.
 enum class ExportKind { kText, kDb, kBoth };
 // --export-type.
-inline constexpr std::array<EnumName<ExportKind>, 3> kExportKindNames{
+inline constexpr std::array<runtime::EnumName<ExportKind>, 3> kExportKindNames{
     {{"text", ExportKind::kText}, {"db", ExportKind::kDb}, {"both", ExportKind::kBoth}}};
 
 struct GeneratorOptions {

@@ -165,13 +165,13 @@ io::Table collective_compare_table(const std::vector<GpuRankSummary>& base,
 }
 
 int run_gpu_compare(const GpuCompareOptions& opts) {
-  const int threads = cluster::threads_per_process(opts.threads, 1);
+  const int threads = runtime::threads_per_process(opts.threads, 1);
   bool ok_b = false, ok_c = false;
   auto base = load_gpu_job(opts.base_dir, threads, opts.quiet, ok_b);
   auto cmp = load_gpu_job(opts.comparison_dir, threads, opts.quiet, ok_c);
   if (!ok_b || !ok_c) {
     io::print_message("compare: no usable GPU trace on one side — see the messages above");
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
   const std::string out = (fs::path(opts.output_dir) / "comparison_output").string();
   io::Diagnostics diag;
@@ -202,7 +202,7 @@ int run_gpu_compare(const GpuCompareOptions& opts) {
     std::printf("outputs: %s\n", out.c_str());
   }
   io::OutputLedger::instance().finish();
-  return ok ? kExitOk : kExitFatal;
+  return ok ? runtime::kExitOk : runtime::kExitFatal;
 }
 
 }  // namespace cs::gpu

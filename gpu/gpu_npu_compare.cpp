@@ -42,7 +42,7 @@ std::vector<std::vector<double>> gpu_rank_categories(const GpuRankSummary& r) {
   return out;
 }
 
-std::vector<std::vector<double>> npu_rank_categories(const cluster::RankData& r) {
+std::vector<std::vector<double>> npu_rank_categories(const load::RankData& r) {
   std::vector<std::vector<double>> out(kN);
   const auto& st = r.step_trace;
   for (const auto& row : st.rows) {
@@ -55,8 +55,8 @@ std::vector<std::vector<double>> npu_rank_categories(const cluster::RankData& r)
 }
 
 io::Table gpu_npu_compare_table(const std::vector<GpuRankSummary>& gpu,
-                                const std::vector<cluster::RankData>& npu, bool gpu_is_base) {
-  std::map<int, const cluster::RankData*> by_rank;
+                                const std::vector<load::RankData>& npu, bool gpu_is_base) {
+  std::map<int, const load::RankData*> by_rank;
   for (const auto& r : npu) by_rank[r.rank()] = &r;
   io::Table t("rank_compare");
   auto& rank = t.add_int("rank");
@@ -87,30 +87,30 @@ io::Table gpu_npu_compare_table(const std::vector<GpuRankSummary>& gpu,
   return t;
 }
 
-int run_gpu_npu_compare(const cluster::MpiSession& mpi, const GpuNpuCompareOptions& opts) {
+int run_gpu_npu_compare(const mpi::MpiSession& mpi, const GpuNpuCompareOptions& opts) {
   cluster::LoadOptions lo;
   lo.input_dir = opts.npu_dir;
   lo.threads = opts.threads;
-  cluster::PhaseLog log(false);
+  runtime::PhaseLog log(false);
   auto npu = cluster::load_cluster(mpi, lo, log);
-  if (!mpi.is_root()) return npu.fatal ? kExitFatal : kExitOk;
+  if (!mpi.is_root()) return npu.fatal ? runtime::kExitFatal : runtime::kExitOk;
   if (npu.fatal) {
     io::print_message(opts.npu_dir + ": " + npu.fatal_message);
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
   bool ok_g = false;
   const auto gpu =
-      load_gpu_job(opts.gpu_dir, cluster::threads_per_process(opts.threads, 1), opts.quiet, ok_g);
+      load_gpu_job(opts.gpu_dir, runtime::threads_per_process(opts.threads, 1), opts.quiet, ok_g);
   if (!ok_g) {
     io::print_message(opts.gpu_dir + ": no usable GPU trace — see the messages above");
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
   const io::Table t = gpu_npu_compare_table(gpu, npu.ranks, opts.gpu_is_base);
   if (t.rows() == 0) {
     io::print_message(
         "compare: the GPU job and the Ascend cluster share no rank with a step breakdown — "
         "give two jobs of the same model and world size");
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
   const std::string out = (fs::path(opts.output_dir) / "comparison_output").string();
   io::Diagnostics diag;
@@ -135,7 +135,7 @@ int run_gpu_npu_compare(const cluster::MpiSession& mpi, const GpuNpuCompareOptio
     std::printf("outputs: %s\n", out.c_str());
   }
   io::OutputLedger::instance().finish();
-  return ok ? kExitOk : kExitFatal;
+  return ok ? runtime::kExitOk : runtime::kExitFatal;
 }
 
 }  // namespace cs::gpu

@@ -19,12 +19,12 @@ namespace cs::gpu {
 // up to the step window; NPU: the step_trace_time columns Computing, Communication(Not
 // Overlapped) and Free, step their sum (msprof's convention).
 std::vector<std::vector<double>> gpu_rank_categories(const GpuRankSummary& r);
-std::vector<std::vector<double>> npu_rank_categories(const cluster::RankData& r);
+std::vector<std::vector<double>> npu_rank_categories(const load::RankData& r);
 
 // rank_compare: one row per (rank, category) of the ranks both sides hold, base first:
 // rank, category, base_us, comparison_us (means per step), diff_us, diff_ratio, verdict.
 io::Table gpu_npu_compare_table(const std::vector<GpuRankSummary>& gpu,
-                                const std::vector<cluster::RankData>& npu, bool gpu_is_base);
+                                const std::vector<load::RankData>& npu, bool gpu_is_base);
 
 struct GpuNpuCompareOptions {
   std::string gpu_dir, npu_dir;
@@ -36,6 +36,6 @@ struct GpuNpuCompareOptions {
 
 // The whole command (the Ascend side loaded across the processes of `mpi`, as `cluster` does);
 // returns an exit status.
-int run_gpu_npu_compare(const cluster::MpiSession& mpi, const GpuNpuCompareOptions& opts);
+int run_gpu_npu_compare(const mpi::MpiSession& mpi, const GpuNpuCompareOptions& opts);
 
 }  // namespace cs::gpu

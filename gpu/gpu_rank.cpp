@@ -115,7 +115,7 @@ int dtype_bytes(std::string_view dtype) {
   return 0;
 }
 
-GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
+GpuRankSummary summarize_gpu_trace(const readers::Trace& t, int rank) {
   GpuRankSummary s;
   s.rank = rank;
   s.world_size = t.distributed.world_size;
@@ -123,17 +123,17 @@ GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
 
   // CPU step windows, and the launch time of each correlation id.
   std::vector<StepWindow> steps;
-  std::unordered_map<int64_t, const io::TraceEvent*> launch;
-  std::map<std::pair<int64_t, int64_t>, std::vector<const io::TraceEvent*>> param_comms;
+  std::unordered_map<int64_t, const readers::TraceEvent*> launch;
+  std::map<std::pair<int64_t, int64_t>, std::vector<const readers::TraceEvent*>> param_comms;
   for (const auto& e : t.events) {
     if (e.phase != 'X') continue;
-    if (e.kind == io::EventKind::kUserAnnotation && e.name != io::kNoString) {
+    if (e.kind == readers::EventKind::kUserAnnotation && e.name != io::kNoString) {
       const std::string_view n = t.strings.str(e.name);
       if (starts_with(n, "ProfilerStep#"))
         steps.push_back({e.ts_ns, e.end_ns(), std::string(n.substr(13))});
-    } else if (e.kind == io::EventKind::kRuntime && e.correlation >= 0) {
+    } else if (e.kind == readers::EventKind::kRuntime && e.correlation >= 0) {
       launch.emplace(e.correlation, &e);
-    } else if (e.kind == io::EventKind::kCpuOp && e.collective >= 0) {
+    } else if (e.kind == readers::EventKind::kCpuOp && e.collective >= 0) {
       param_comms[{e.pid, e.tid}].push_back(&e);
     }
   }
@@ -143,7 +143,7 @@ GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
     std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->ts_ns < b->ts_ns; });
 
   // The step a kernel belongs to: the CPU step holding its launch (else its own start).
-  auto step_of = [&](const io::TraceEvent& k, int64_t at) -> int {
+  auto step_of = [&](const readers::TraceEvent& k, int64_t at) -> int {
     if (steps.empty()) return 0;
     auto it = std::upper_bound(steps.begin(), steps.end(), at,
                                [](int64_t x, const StepWindow& w) { return x < w.start; });
@@ -160,8 +160,8 @@ GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
   std::map<std::string, int64_t> seq;
   for (const auto& e : t.events) {
     if (e.phase != 'X') continue;
-    const bool kernel = e.kind == io::EventKind::kKernel;
-    const bool memory = e.kind == io::EventKind::kMemcpy || e.kind == io::EventKind::kMemset;
+    const bool kernel = e.kind == readers::EventKind::kKernel;
+    const bool memory = e.kind == readers::EventKind::kMemcpy || e.kind == readers::EventKind::kMemset;
     if (!kernel && !memory) continue;
     const std::string_view name = e.name == io::kNoString ? "" : t.strings.str(e.name);
     GpuKernelTotal* kt = nullptr;
@@ -174,7 +174,7 @@ GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
       }
     }
     const bool comm = kt && kt->communication;
-    const io::TraceEvent* l = nullptr;
+    const readers::TraceEvent* l = nullptr;
     if (e.correlation >= 0) {
       auto it = launch.find(e.correlation);
       if (it != launch.end()) l = it->second;
@@ -197,13 +197,13 @@ GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank) {
     // The collective's arguments: the kernel's own, else the record_param_comms enclosing the
     // launch on the CPU.
     GpuCollective c;
-    const io::CollectiveArgs* args = e.collective >= 0 ? &t.collectives[e.collective] : nullptr;
+    const readers::CollectiveArgs* args = e.collective >= 0 ? &t.collectives[e.collective] : nullptr;
     if ((!args || args->collective_name == io::kNoString) && l) {
       auto pc = param_comms.find({l->pid, l->tid});
       if (pc != param_comms.end()) {
         auto& v = pc->second;
         auto it = std::upper_bound(v.begin(), v.end(), l->ts_ns,
-                                   [](int64_t x, const io::TraceEvent* p) { return x < p->ts_ns; });
+                                   [](int64_t x, const readers::TraceEvent* p) { return x < p->ts_ns; });
         while (it != v.begin()) {
           --it;
           if ((*it)->end_ns() >= l->ts_ns) {

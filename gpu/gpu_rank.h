@@ -81,6 +81,6 @@ int dtype_bytes(std::string_view dtype);
 
 // Summarizes one rank's trace. `rank` is the rank to report (distributedInfo's, or the one the
 // file name gave).
-GpuRankSummary summarize_gpu_trace(const io::Trace& t, int rank);
+GpuRankSummary summarize_gpu_trace(const readers::Trace& t, int rank);
 
 }  // namespace cs::gpu

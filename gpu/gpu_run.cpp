@@ -46,9 +46,9 @@ GpuRankSummary summarize_trace_file(const GpuTraceFile& f) {
   io::Diagnostics diag;
   bool ok = false;
   {
-    io::Trace t;  // the one whole trace this thread holds
+    readers::Trace t;  // the one whole trace this thread holds
     try {
-      ok = io::read_kineto_trace(f.path, t, diag);
+      ok = readers::read_kineto_trace(f.path, t, diag);
     } catch (const std::exception& e) {
       diag.error(f.path, 0, std::string("cannot be read: ") + e.what(),
                  "the rank is left out; check the file");
@@ -206,13 +206,13 @@ int analyse_and_write(const GpuRunOptions& opts, std::vector<GpuRankSummary>& ra
                   g.link.empty() ? "" : (", link " + g.link).c_str());
     std::printf("outputs: %s\n", out_dir.c_str());
   }
-  if (!ok) return kExitFatal;
-  return partial ? kExitPartial : kExitOk;
+  if (!ok) return runtime::kExitFatal;
+  return partial ? runtime::kExitPartial : runtime::kExitOk;
 }
 
 }  // namespace
 
-int run_gpu_cluster(const cluster::MpiSession& mpi, const GpuRunOptions& opts) {
+int run_gpu_cluster(const mpi::MpiSession& mpi, const GpuRunOptions& opts) {
   // Discovery on the root; the list (path, bytes, name rank) broadcast.
   std::vector<char> buf;
   bool fatal = false;
@@ -228,7 +228,7 @@ int run_gpu_cluster(const cluster::MpiSession& mpi, const GpuRunOptions& opts) {
       encode_summary(s, buf);
     }
   }
-  if (mpi.any(fatal)) return kExitFatal;
+  if (mpi.any(fatal)) return runtime::kExitFatal;
   mpi.broadcast(buf);
   std::vector<GpuTraceFile> traces;
   {
@@ -242,14 +242,14 @@ int run_gpu_cluster(const cluster::MpiSession& mpi, const GpuRunOptions& opts) {
   for (size_t i = 0; i < traces.size(); ++i)
     if (owner[i] == mpi.rank()) mine.push_back(i);
   std::vector<GpuRankSummary> parsed(mine.size());
-  const int threads = cluster::threads_per_process(opts.threads, mpi.local_size());
+  const int threads = runtime::threads_per_process(opts.threads, mpi.local_size());
   runtime::parallel_for(mine.size(), threads,
                         [&](size_t i) { parsed[i] = summarize_trace_file(traces[mine[i]]); });
   std::vector<char> out;
   for (const auto& s : parsed) encode_summary(s, out);
   parsed.clear();
   auto gathered = mpi.gather_to_root(out);
-  if (!mpi.is_root()) return static_cast<int>(mpi.max_idle_wait(kExitOk));
+  if (!mpi.is_root()) return static_cast<int>(mpi.max_idle_wait(runtime::kExitOk));
 
   std::vector<GpuRankSummary> all;
   for (const auto& b : gathered) decode_summaries(b, all);
@@ -276,7 +276,7 @@ int run_gpu_cluster(const cluster::MpiSession& mpi, const GpuRunOptions& opts) {
         "cluster_communication.json, ...) are written for Ascend jobs only; clusterscope's own "
         "tables are written");
   }
-  int code = kExitFatal;
+  int code = runtime::kExitFatal;
   if (ranks.empty()) {
     io::print_message(opts.input_dir + ": no usable GPU trace — see the messages above");
   } else {

@@ -42,6 +42,6 @@ std::vector<GpuRankSummary> resolve_ranks(std::vector<GpuRankSummary> all,
                                           std::vector<std::string>& notes);
 
 // The whole command; returns an exit status (runtime/exit_status.h).
-int run_gpu_cluster(const cluster::MpiSession& mpi, const GpuRunOptions& opts);
+int run_gpu_cluster(const mpi::MpiSession& mpi, const GpuRunOptions& opts);
 
 }  // namespace cs::gpu

@@ -21,34 +21,34 @@ int64_t step_number(std::string_view name) {
   return name.empty() || r.ec != std::errc() || r.ptr != name.data() + name.size() ? -1 : n;
 }
 
-bool is_device_work(io::EventKind k) {
-  return k == io::EventKind::kKernel || k == io::EventKind::kMemcpy || k == io::EventKind::kMemset;
+bool is_device_work(readers::EventKind k) {
+  return k == readers::EventKind::kKernel || k == readers::EventKind::kMemcpy || k == readers::EventKind::kMemset;
 }
 
 }  // namespace
 
-bool host_input_from_kineto(const io::Trace& t, HostInput& out) {
+bool host_input_from_kineto(const readers::Trace& t, HostInput& out) {
   out = HostInput{};
   std::unordered_map<std::string_view, uint32_t> ids;
-  std::unordered_map<int64_t, const io::TraceEvent*> launch_of;  // correlation -> runtime call
+  std::unordered_map<int64_t, const readers::TraceEvent*> launch_of;  // correlation -> runtime call
   std::unordered_map<int64_t, bool> step_seen;
   std::vector<std::pair<int64_t, int64_t>> busy;
-  for (const io::TraceEvent& e : t.events) {
+  for (const readers::TraceEvent& e : t.events) {
     if (e.phase != 'X') continue;
     const std::string_view name = t.strings.str(e.name);
-    if (e.kind == io::EventKind::kRuntime && e.correlation >= 0)
+    if (e.kind == readers::EventKind::kRuntime && e.correlation >= 0)
       launch_of.try_emplace(e.correlation, &e);
     if (is_device_work(e.kind)) busy.push_back({e.ts_ns, e.end_ns()});
-    if (e.kind != io::EventKind::kCpuOp && e.kind != io::EventKind::kUserAnnotation &&
-        e.kind != io::EventKind::kRuntime && e.kind != io::EventKind::kSync &&
-        e.kind != io::EventKind::kPythonFunction)
+    if (e.kind != readers::EventKind::kCpuOp && e.kind != readers::EventKind::kUserAnnotation &&
+        e.kind != readers::EventKind::kRuntime && e.kind != readers::EventKind::kSync &&
+        e.kind != readers::EventKind::kPythonFunction)
       continue;
     if (const int64_t step = step_number(name); step >= 0) {
-      if (e.kind != io::EventKind::kPythonFunction && step_seen.try_emplace(step, true).second)
+      if (e.kind != readers::EventKind::kPythonFunction && step_seen.try_emplace(step, true).second)
         out.steps.push_back({step, e.ts_ns, e.end_ns()});
       continue;
     }
-    if (e.kind == io::EventKind::kCpuOp) {
+    if (e.kind == readers::EventKind::kCpuOp) {
       auto [it, added] = ids.try_emplace(name, static_cast<uint32_t>(out.names.size()));
       if (added) out.names.emplace_back(name);
       out.ops.push_back({it->second, e.tid, e.ts_ns, e.end_ns(), e.dur_us});
@@ -56,7 +56,7 @@ bool host_input_from_kineto(const io::Trace& t, HostInput& out) {
     if (const Cause c = cause_of_name(name); c != Cause::kCount)
       out.causes.push_back({c, e.ts_ns, e.end_ns()});
   }
-  for (const io::TraceEvent& e : t.events) {
+  for (const readers::TraceEvent& e : t.events) {
     if (e.phase != 'X' || !is_device_work(e.kind) || e.correlation < 0) continue;
     auto l = launch_of.find(e.correlation);
     if (l == launch_of.end()) continue;

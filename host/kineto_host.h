@@ -12,6 +12,6 @@
 namespace cs::host {
 
 // Fills `out` from a Kineto trace. False when it has no cpu_op operators.
-bool host_input_from_kineto(const io::Trace& t, HostInput& out);
+bool host_input_from_kineto(const readers::Trace& t, HostInput& out);
 
 }  // namespace cs::host

@@ -11,8 +11,8 @@
 namespace cs::host {
 
 bool read_text_host(const std::string& trace_view_path, HostSummary& out, io::Diagnostics& diag) {
-  io::Trace trace;
-  if (!io::read_trace_view(trace_view_path, trace, diag)) return false;
+  readers::Trace trace;
+  if (!readers::read_trace_view(trace_view_path, trace, diag)) return false;
   HostInput in;
   if (!host_input_from_trace(trace, in)) return false;
   out = summarize(in);
@@ -20,8 +20,8 @@ bool read_text_host(const std::string& trace_view_path, HostSummary& out, io::Di
 }
 
 bool read_kineto_host(const std::string& trace_path, HostSummary& out, io::Diagnostics& diag) {
-  io::Trace trace;
-  if (!io::read_kineto_trace(trace_path, trace, diag)) return false;
+  readers::Trace trace;
+  if (!readers::read_kineto_trace(trace_path, trace, diag)) return false;
   HostInput in;
   if (!host_input_from_kineto(trace, in)) return false;
   out = summarize(in);

@@ -40,7 +40,7 @@ struct Interner {
 
 }  // namespace
 
-bool host_input_from_trace(const io::Trace& t, HostInput& out) {
+bool host_input_from_trace(const readers::Trace& t, HostInput& out) {
   out = HostInput{};
   Interner names{out.names, {}};
   auto process = [&](int64_t pid) -> std::string_view {
@@ -50,7 +50,7 @@ bool host_input_from_trace(const io::Trace& t, HostInput& out) {
   // Device tasks by where they are drawn: (pid, tid, start), the point a flow ends at.
   std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> device_at;
   for (size_t i = 0; i < t.events.size(); ++i) {
-    const io::TraceEvent& e = t.events[i];
+    const readers::TraceEvent& e = t.events[i];
     const std::string_view proc = process(e.pid);
     const std::string_view name = t.strings.str(e.name);
     if (proc == "Overlap Analysis") {
@@ -63,7 +63,7 @@ bool host_input_from_trace(const io::Trace& t, HostInput& out) {
       continue;
     }
     if (e.phase != 'X') continue;
-    if (e.kind == io::EventKind::kCpuOp) {
+    if (e.kind == readers::EventKind::kCpuOp) {
       if (const int64_t step = step_of(name); step >= 0) {
         out.steps.push_back({step, e.ts_ns, e.end_ns()});
         continue;
@@ -76,15 +76,15 @@ bool host_input_from_trace(const io::Trace& t, HostInput& out) {
   // Flow starts by (cat, id); each finish on a device task links that task to its start.
   const uint32_t async_npu = t.strings.find("async_npu");
   const uint32_t host_to_device = t.strings.find("HostToDevice");
-  std::unordered_map<uint64_t, const io::FlowEvent*> issued, launched;
-  for (const io::FlowEvent& f : t.flows) {
+  std::unordered_map<uint64_t, const readers::FlowEvent*> issued, launched;
+  for (const readers::FlowEvent& f : t.flows) {
     if (f.phase != 's') continue;
     if (f.cat == async_npu && async_npu != io::kNoString) issued.try_emplace(f.id, &f);
     if (f.cat == host_to_device && host_to_device != io::kNoString) launched.try_emplace(f.id, &f);
   }
   // Per device task: its issuing operator's flow start and its runtime launch's start.
   std::map<size_t, DeviceLaunch> per_task;
-  for (const io::FlowEvent& f : t.flows) {
+  for (const readers::FlowEvent& f : t.flows) {
     if (f.phase != 'f') continue;
     const bool is_issue = f.cat == async_npu && async_npu != io::kNoString;
     const bool is_launch = f.cat == host_to_device && host_to_device != io::kNoString;
@@ -93,7 +93,7 @@ bool host_input_from_trace(const io::Trace& t, HostInput& out) {
     auto s = starts.find(f.id);
     auto d = device_at.find({f.pid, f.tid, f.ts_ns});
     if (s == starts.end() || d == device_at.end()) continue;
-    const io::TraceEvent& task = t.events[d->second];
+    const readers::TraceEvent& task = t.events[d->second];
     auto [it, added] = per_task.try_emplace(d->second);
     DeviceLaunch& l = it->second;
     if (added) {

@@ -13,6 +13,6 @@ namespace cs::host {
 
 // Fills `out` from a trace_view trace. Returns false when the trace has no host operators at
 // all (then there is no host timeline to explain Free with).
-bool host_input_from_trace(const io::Trace& t, HostInput& out);
+bool host_input_from_trace(const readers::Trace& t, HostInput& out);
 
 }  // namespace cs::host

@@ -19,7 +19,7 @@
 #include "readers/step_trace.h"
 #include "stats/operator_table.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 enum class Framework { kPyTorch, kMindSpore, kMsprof, kUnknown };
 enum class RankStatus { kOk, kPartial, kSkipped };
@@ -68,9 +68,9 @@ struct RankData {
   // The communication ops, parsed or (on the root, through the matrix merge) packed; reached
   // only through read() / edit(), which see them in either state (load/rank_communication.h).
   RankCommunication communication;
-  io::MatrixFile matrix;
-  io::StepTraceFile step_trace;
-  io::ProfilerMetadata metadata;
+  readers::MatrixFile matrix;
+  readers::StepTraceFile step_trace;
+  readers::ProfilerMetadata metadata;
   stats::OperatorTable operators;  // keyed by the --group-by key
   // The rank's memory summary (memory/rank_memory.h), when it was profiled with profile_memory.
   std::optional<memory::RankMemory> memory;
@@ -86,4 +86,4 @@ struct RankData {
   int rank() const { return entry.rank; }
 };
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -10,7 +10,7 @@
 #include "host/rank_host.h"
 #include "load/rank_parser.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace fs = std::filesystem;
 
@@ -52,7 +52,7 @@ std::string data_queue_file(const RankEntry& e) {
 }
 
 // The step trace's Free per step ("" -> step -1), for a rank without a host timeline.
-std::vector<std::pair<int64_t, double>> step_trace_free(const io::StepTraceFile& st) {
+std::vector<std::pair<int64_t, double>> step_trace_free(const readers::StepTraceFile& st) {
   std::vector<std::pair<int64_t, double>> out;
   const int col = st.column("Free");
   if (col < 0) return out;
@@ -107,4 +107,4 @@ void parse_rank_host(RankData& d, const ParseOptions& opts) {
   d.has_host = !d.host.empty() || d.host.queue_batches > 0;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

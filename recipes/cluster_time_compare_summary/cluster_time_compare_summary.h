@@ -13,7 +13,7 @@ class ClusterTimeCompareSummary : public Recipe {
  public:
   std::string name() const override { return "cluster_time_compare_summary"; }
   std::string dir_name() const override { return "ClusterTimeCompareSummary"; }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };
@@ -22,6 +22,6 @@ class ClusterTimeCompareSummary : public Recipe {
 // rows in order, each with its base rows of the same (rank, step); per time column present in
 // both, `col`, `colBase`, `colDiff`; rows with any NULL left out. Dtypes as pandas gives them
 // (a column with a NULL or a row without a base match before the drop is float).
-Frame compare_time_summaries(const Frame& current, const Frame& base);
+frame::Frame compare_time_summaries(const frame::Frame& current, const frame::Frame& base);
 
 }  // namespace cs::recipes::cluster_time_compare_summary

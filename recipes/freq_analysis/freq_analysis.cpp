@@ -22,8 +22,8 @@ FreqVerdict judge_frequencies(const std::vector<double>& f) {
   return FreqVerdict::kAbnormal;
 }
 
-bool FreqAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
-  RankDb db(paths.profiler_db, diag);
+bool FreqAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+  frame::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"AICORE_FREQ", "RANK_DEVICE_MAP"})
     if (!db.has_table(t)) {
@@ -31,7 +31,7 @@ bool FreqAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
                 "this rank is skipped (it has no data for this recipe)");
       return false;
     }
-  Frame freq, rank;
+  frame::Frame freq, rank;
   if (!db.query("select freq from AICORE_FREQ", {}, freq, "AICORE_FREQ", diag) ||
       !db.query("select rankId from RANK_DEVICE_MAP", {}, rank, "RANK_DEVICE_MAP", diag))
     return false;
@@ -44,14 +44,14 @@ bool FreqAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
   // The distinct frequencies, ascending (a REAL anywhere makes them all floats, as in pandas).
   auto& cells = freq.columns[0].cells;
   bool real = false;
-  for (const Cell& c : cells) real = real || c.kind == Cell::Kind::kReal;
+  for (const frame::Cell& c : cells) real = real || c.kind == frame::Cell::Kind::kReal;
   std::sort(cells.begin(), cells.end(),
-            [](const Cell& a, const Cell& b) { return compare_cells(a, b) < 0; });
+            [](const frame::Cell& a, const frame::Cell& b) { return frame::compare_cells(a, b) < 0; });
   cells.erase(std::unique(cells.begin(), cells.end(),
-                          [](const Cell& a, const Cell& b) { return compare_cells(a, b) == 0; }),
+                          [](const frame::Cell& a, const frame::Cell& b) { return frame::compare_cells(a, b) == 0; }),
               cells.end());
   if (real)
-    for (Cell& c : cells) c = Cell::real(c.num());
+    for (frame::Cell& c : cells) c = frame::Cell::real(c.num());
   rank.columns[0].cells.resize(1);
   out["freq"] = std::move(freq);
   out["rank"] = std::move(rank);
@@ -67,21 +67,21 @@ bool FreqAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOut
               "AbnormalFrequencyRanks tables");
     return true;
   }
-  std::vector<Cell> idle;
-  Frame abnormal;
+  std::vector<frame::Cell> idle;
+  frame::Frame abnormal;
   auto& ids = abnormal.add("rankId");
   auto& text = abnormal.add("aicoreFrequency");
   abnormal.index_columns = 1;
   for (const auto& p : parts) {
     if (!p.used) continue;
     const auto& cells = p.frames.at("freq").columns[0].cells;
-    const Cell rank = p.frames.at("rank").columns[0].cells[0];
+    const frame::Cell rank = p.frames.at("rank").columns[0].cells[0];
     std::vector<double> f;
     std::string list = "[";
-    for (const Cell& c : cells) {
+    for (const frame::Cell& c : cells) {
       f.push_back(c.num());
       list += (list.size() > 1 ? ", " : "") +
-              csv_cell(c, c.kind == Cell::Kind::kReal ? Dtype::kFloat64 : Dtype::kInt64);
+              frame::csv_cell(c, c.kind == frame::Cell::Kind::kReal ? frame::Dtype::kFloat64 : frame::Dtype::kInt64);
     }
     switch (judge_frequencies(f)) {
       case FreqVerdict::kNormal:
@@ -91,14 +91,14 @@ bool FreqAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOut
         break;
       case FreqVerdict::kAbnormal:
         ids.push_back(rank);
-        text.push_back(Cell::text(list + "]"));
+        text.push_back(frame::Cell::text(list + "]"));
     }
   }
   std::stable_sort(idle.begin(), idle.end(),
-                   [](const Cell& a, const Cell& b) { return compare_cells(a, b) < 0; });
-  Frame free;
+                   [](const frame::Cell& a, const frame::Cell& b) { return frame::compare_cells(a, b) < 0; });
+  frame::Frame free;
   free.add("rankId").cells = idle;
-  free.add("aicoreFrequency").cells.assign(idle.size(), Cell::text("[800, 1800]"));
+  free.add("aicoreFrequency").cells.assign(idle.size(), frame::Cell::text("[800, 1800]"));
   free.index_columns = 1;
   return dump_recipe_frame(free, out, dir_name(), "", "FreeFrequencyRanks", diag) &&
          dump_recipe_frame(abnormal, out, dir_name(), "", "AbnormalFrequencyRanks", diag);

@@ -19,7 +19,7 @@ class FreqAnalysis : public Recipe {
   std::string missing_data_hint() const override {
     return "profile with the AI Core frequency recorded (AICORE_FREQ in the DB export)";
   }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };

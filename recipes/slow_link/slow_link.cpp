@@ -33,17 +33,17 @@ const char* kQuery =
     "JOIN ENUM_HCCL_DATA_TYPE et ON co.dataType = et.id "
     "JOIN STRING_IDS op ON co.opType = op.id";
 
-bool is_point_to_point(const Cell& op) {
+bool is_point_to_point(const frame::Cell& op) {
   const std::string& s = op.str();
   return s.find("send") != std::string::npos || s.find("receive") != std::string::npos;
 }
 
 // The key text of a group, as pandas formats its index values: an int as itself, a float as its
 // repr (a data size column with NULLs is float), text as is.
-std::string key_text(const Cell& c) {
-  if (c.kind == Cell::Kind::kText) return c.str();
-  if (c.kind == Cell::Kind::kInt) return std::to_string(c.i());
-  return csv_cell(c, Dtype::kFloat64);
+std::string key_text(const frame::Cell& c) {
+  if (c.kind == frame::Cell::Kind::kText) return c.str();
+  if (c.kind == frame::Cell::Kind::kInt) return std::to_string(c.i());
+  return frame::csv_cell(c, frame::Dtype::kFloat64);
 }
 
 }  // namespace
@@ -51,10 +51,10 @@ std::string key_text(const Cell& c) {
 bool has_z_score_outlier(const std::vector<double>& values) {
   if (values.empty()) return false;
   const double n = static_cast<double>(values.size());
-  const double mean = numpy_sum(values) / n;
+  const double mean = frame::numpy_sum(values) / n;
   std::vector<double> sq(values.size());
   for (size_t i = 0; i < values.size(); ++i) sq[i] = (values[i] - mean) * (values[i] - mean);
-  const double sd = std::sqrt(numpy_sum(sq) / n);
+  const double sd = std::sqrt(frame::numpy_sum(sq) / n);
   if (sd == 0) return false;
   const double high = 3 * sd + mean, low = -3 * sd + mean;
   for (double v : values)
@@ -62,8 +62,8 @@ bool has_z_score_outlier(const std::vector<double>& values) {
   return false;
 }
 
-bool SlowLink::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
-  RankDb db(paths.profiler_db, diag);
+bool SlowLink::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+  frame::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"COMMUNICATION_OP", "STRING_IDS", "ENUM_HCCL_DATA_TYPE"})
     if (!db.has_table(t)) {
@@ -71,14 +71,14 @@ bool SlowLink::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& dia
                 "this rank is skipped (it has no data for this recipe)");
       return false;
     }
-  Frame rows;
+  frame::Frame rows;
   if (!db.query(kQuery, {}, rows, "COMMUNICATION_OP", diag)) return false;
   if (rows.rows() == 0) {
     diag.warn(paths.profiler_db, 0, "no rows in COMMUNICATION_OP", "this rank adds nothing");
     return false;
   }
-  Frame f;  // rankId first, as msprof-analyze inserts it
-  f.add("rankId").cells.assign(rows.rows(), Cell::integer(paths.rank));
+  frame::Frame f;  // rankId first, as msprof-analyze inserts it
+  f.add("rankId").cells.assign(rows.rows(), frame::Cell::integer(paths.rank));
   for (auto& c : rows.columns) f.columns.push_back(std::move(c));
   out["rows"] = std::move(f);
   return true;
@@ -86,7 +86,7 @@ bool SlowLink::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& dia
 
 bool SlowLink::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                       io::Diagnostics& diag) const {
-  std::vector<const Frame*> frames;
+  std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
@@ -96,56 +96,56 @@ bool SlowLink::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
               "run it with --export_type db for the SlowLinkSum and SlowLinkOps tables");
     return true;
   }
-  Frame all = concat_frames(frames, column_union(frames));
+  frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
   const size_t n = all.rows();
   // Each collective instance (group, op name): its shortest duration and its number of ranks.
   auto& transmit = all.add("transmitTime");
   auto& related = all.add("relatedRanks");
-  transmit.cells.assign(n, Cell::integer(0));
-  related.cells.assign(n, Cell::integer(0));
+  transmit.cells.assign(n, frame::Cell::integer(0));
+  related.cells.assign(n, frame::Cell::integer(0));
   {
-    const auto& group = find_column(all, "groupName")->cells;
-    const auto& op = find_column(all, "opName")->cells;
-    const auto& time = find_column(all, "communicationTime")->cells;
+    const auto& group = frame::find_column(all, "groupName")->cells;
+    const auto& op = frame::find_column(all, "opName")->cells;
+    const auto& time = frame::find_column(all, "communicationTime")->cells;
     std::unordered_map<std::string, std::vector<size_t>> instances;
     for (size_t r = 0; r < n; ++r)
       if (!is_point_to_point(op[r]))
-        instances[cell_key(group[r]) + '\x1f' + cell_key(op[r])].push_back(r);
+        instances[frame::cell_key(group[r]) + '\x1f' + frame::cell_key(op[r])].push_back(r);
     for (const auto& [_, rows] : instances) {
       int64_t shortest = time[rows.front()].i();
       for (size_t r : rows) shortest = std::min(shortest, time[r].i());
       for (size_t r : rows) {
-        transmit.cells[r] = Cell::integer(shortest);
-        related.cells[r] = Cell::integer(static_cast<int64_t>(rows.size()));
+        transmit.cells[r] = frame::Cell::integer(shortest);
+        related.cells[r] = frame::Cell::integer(static_cast<int64_t>(rows.size()));
       }
     }
   }
   // Groups (op type, data size, ranks) with a transmit-time outlier keep all their rows.
   const std::vector<std::string> keys = {"opType", "dataSize", "relatedRanks"};
   std::vector<size_t> kept;
-  for (const auto& g : group_rows(all, keys, true)) {
+  for (const auto& g : frame::group_rows(all, keys, true)) {
     std::vector<double> t;
     for (size_t r : g) t.push_back(transmit.cells[r].num());
     if (has_z_score_outlier(t)) kept.insert(kept.end(), g.begin(), g.end());
   }
   if (kept.empty()) return true;  // nothing slow: nothing written
-  Frame ops = take(all, kept);
+  frame::Frame ops = frame::take(all, kept);
   // A data size column with a NULL anywhere is float in pandas (REAL, "1024.0" in the names).
   bool any_null = false;
-  for (const Cell& c : find_column(all, "dataSize")->cells) any_null = any_null || c.is_null();
+  for (const frame::Cell& c : frame::find_column(all, "dataSize")->cells) any_null = any_null || c.is_null();
   if (any_null)
-    for (Cell& c : find_column(ops, "dataSize")->cells) c = Cell::real(c.num());
-  Frame stats = describe_duration(ops, keys, "transmitTime");
+    for (frame::Cell& c : frame::find_column(ops, "dataSize")->cells) c = frame::Cell::real(c.num());
+  frame::Frame stats = frame::describe_duration(ops, keys, "transmitTime");
   // Min, max and sum of an int column stay ints; the ranks of the (first) longest and shortest.
-  const auto& t = find_column(ops, "transmitTime")->cells;
-  const auto& rank = find_column(ops, "rankId")->cells;
-  Frame sum;
+  const auto& t = frame::find_column(ops, "transmitTime")->cells;
+  const auto& rank = frame::find_column(ops, "rankId")->cells;
+  frame::Frame sum;
   auto& name = sum.add("opTypeRelatedRanksDataSize");
   for (size_t c = 3; c < stats.columns.size(); ++c) sum.columns.push_back(stats.columns[c]);
   auto& ratio = sum.add("offsetRatio");
   auto& max_rank = sum.add("maxRank");
   auto& min_rank = sum.add("minRank");
-  const auto groups = group_rows(ops, keys, true);
+  const auto groups = frame::group_rows(ops, keys, true);
   for (size_t g = 0; g < groups.size(); ++g) {
     size_t at_max = groups[g].front(), at_min = at_max;
     int64_t total = 0;
@@ -154,17 +154,17 @@ bool SlowLink::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
       if (t[r].i() < t[at_min].i()) at_min = r;
       total += t[r].i();
     }
-    name.push_back(Cell::text(key_text(stats.columns[0].cells[g]) +
+    name.push_back(frame::Cell::text(key_text(stats.columns[0].cells[g]) +
                               key_text(stats.columns[2].cells[g]) + "_" +
                               key_text(stats.columns[1].cells[g])));
-    find_column(sum, "MinNs")->cells[g] = t[at_min];
-    find_column(sum, "MaxNs")->cells[g] = t[at_max];
-    find_column(sum, "SumNs")->cells[g] = Cell::integer(total);
-    const double mean = find_column(sum, "MeanNs")->cells[g].num();
-    const double sd = find_column(sum, "StdNs")->cells[g].num();
+    frame::find_column(sum, "MinNs")->cells[g] = t[at_min];
+    frame::find_column(sum, "MaxNs")->cells[g] = t[at_max];
+    frame::find_column(sum, "SumNs")->cells[g] = frame::Cell::integer(total);
+    const double mean = frame::find_column(sum, "MeanNs")->cells[g].num();
+    const double sd = frame::find_column(sum, "StdNs")->cells[g].num();
     const double far = std::fmax(std::fabs(static_cast<double>(t[at_max].i()) - mean),
                                  std::fabs(static_cast<double>(t[at_min].i()) - mean));
-    ratio.push_back(Cell::real(far / sd));
+    ratio.push_back(frame::Cell::real(far / sd));
     max_rank.push_back(rank[at_max]);
     min_rank.push_back(rank[at_min]);
   }
@@ -172,7 +172,7 @@ bool SlowLink::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
   std::vector<size_t> valid, order;
   for (size_t r = 0; r < sum.rows(); ++r)
     if (!std::isnan(ratio.cells[r].num())) valid.push_back(r);
-  for (size_t i : pandas_sort_order(
+  for (size_t i : frame::pandas_sort_order(
            valid.size(),
            [&](size_t a, size_t b) {
              return ratio.cells[valid[a]].num() < ratio.cells[valid[b]].num();
@@ -183,7 +183,7 @@ bool SlowLink::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
     if (std::isnan(ratio.cells[r].num())) order.push_back(r);
   const size_t top = static_cast<size_t>(out.top_num > 0 ? out.top_num : 15);
   if (order.size() > top) order.resize(top);
-  return dump_recipe_frame(take(sum, order), out, dir_name(), "", "SlowLinkSum", diag) &&
+  return dump_recipe_frame(frame::take(sum, order), out, dir_name(), "", "SlowLinkSum", diag) &&
          dump_recipe_frame(ops, out, dir_name(), "", "SlowLinkOps", diag);
 }
 

@@ -41,13 +41,13 @@ constexpr size_t kMaxDixon = 100;
 
 // numpy's mean and population standard deviation of a list (pairwise sums).
 double np_mean(const std::vector<double>& v) {
-  return numpy_sum(v) / static_cast<double>(v.size());
+  return frame::numpy_sum(v) / static_cast<double>(v.size());
 }
 double np_std(const std::vector<double>& v) {
   const double mean = np_mean(v);
   std::vector<double> sq(v.size());
   for (size_t i = 0; i < v.size(); ++i) sq[i] = (v[i] - mean) * (v[i] - mean);
-  return std::sqrt(numpy_sum(sq) / static_cast<double>(v.size()));
+  return std::sqrt(frame::numpy_sum(sq) / static_cast<double>(v.size()));
 }
 
 size_t first_index_of(const std::vector<double>& v, double x) {
@@ -86,32 +86,32 @@ std::vector<size_t> judge_three_sigma(const std::vector<double>& times) {
 }
 
 // Series' count, mean, std, min, quartiles, max and sum, as pandas 1.5 computes them.
-std::vector<Cell> series_stats(const std::vector<double>& v) {
+std::vector<frame::Cell> series_stats(const std::vector<double>& v) {
   std::vector<double> s = v;
   std::sort(s.begin(), s.end());
   const size_t n = s.size();
   const double median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-  return {Cell::integer(static_cast<int64_t>(n)),
-          Cell::real(series_mean(v)),
-          Cell::real(series_std(v)),
-          Cell::real(s.front()),
-          Cell::real(numpy_quantile_linear(s, 0.25)),
-          Cell::real(median),
-          Cell::real(numpy_quantile_linear(s, 0.75)),
-          Cell::real(s.back()),
-          Cell::real(numpy_sum(v))};
+  return {frame::Cell::integer(static_cast<int64_t>(n)),
+          frame::Cell::real(frame::series_mean(v)),
+          frame::Cell::real(frame::series_std(v)),
+          frame::Cell::real(s.front()),
+          frame::Cell::real(frame::numpy_quantile_linear(s, 0.25)),
+          frame::Cell::real(median),
+          frame::Cell::real(frame::numpy_quantile_linear(s, 0.75)),
+          frame::Cell::real(s.back()),
+          frame::Cell::real(frame::numpy_sum(v))};
 }
 
-bool contains(const Cell& c, const char* part) {
-  return c.kind == Cell::Kind::kText && c.str().find(part) != std::string::npos;
+bool contains(const frame::Cell& c, const char* part) {
+  return c.kind == frame::Cell::Kind::kText && c.str().find(part) != std::string::npos;
 }
 
 // Keys in order of first appearance, each with its rows.
 struct Ordered {
-  std::unordered_map<Cell, size_t, CellKeyHash, CellKeyEqual> at;
-  std::vector<Cell> keys;
+  std::unordered_map<frame::Cell, size_t, frame::CellKeyHash, frame::CellKeyEqual> at;
+  std::vector<frame::Cell> keys;
   std::vector<std::vector<size_t>> rows;
-  std::vector<size_t>& of(const Cell& k) {
+  std::vector<size_t>& of(const frame::Cell& k) {
     auto [it, added] = at.emplace(k, keys.size());
     if (added) {
       keys.push_back(k);
@@ -127,23 +127,23 @@ std::vector<size_t> judge_slow_ranks(const std::vector<double>& times) {
   return times.size() <= kMaxDixon ? judge_dixon(times) : judge_three_sigma(times);
 }
 
-bool SlowRank::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
+bool SlowRank::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
   return map_profiler_query(
       paths, kQuery, {"COMMUNICATION_OP", "RANK_DEVICE_MAP", "STRING_IDS", "CANN_API"}, out, diag);
 }
 
 bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                       io::Diagnostics& diag) const {
-  std::vector<const Frame*> frames;
+  std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
-  const Frame all = concat_frames(frames, column_union(frames));
-  const auto& rank = find_column(all, "rankId")->cells;
-  const auto& group = find_column(all, "groupName")->cells;
-  const auto& op = find_column(all, "opName")->cells;
-  const auto& start = find_column(all, "startNs")->cells;
-  const auto& time = find_column(all, "communication_time")->cells;
+  const frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
+  const auto& rank = frame::find_column(all, "rankId")->cells;
+  const auto& group = frame::find_column(all, "groupName")->cells;
+  const auto& op = frame::find_column(all, "opName")->cells;
+  const auto& start = frame::find_column(all, "startNs")->cells;
+  const auto& time = frame::find_column(all, "communication_time")->cells;
   // Collectives only, by group then op name in order of first appearance; a group whose op names
   // occur unequally often is left out.
   Ordered groups;
@@ -157,7 +157,7 @@ bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
     if (!equal && !groups.keys[g].is_null()) ops[g] = Ordered();
   }
   Ordered votes;  // rank -> one row per vote
-  Frame stats;
+  frame::Frame stats;
   for (const char* c : {"SlowRank", "OpName", "GroupName", "Timestamp", "Count", "MeanNs", "StdNs",
                         "MinNs", "Q1Ns", "MedianNs", "Q3Ns", "MaxNs", "SumNs"})
     stats.add(c);
@@ -176,21 +176,21 @@ bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
         names += (k ? "," : "") + std::to_string(rank[r].i());
         first = k ? std::min(first, start[r].i()) : start[r].i();
       }
-      std::vector<Cell> row = {Cell::text(names), ops[g].keys[o], groups.keys[g],
-                               Cell::integer(first)};
-      for (const Cell& c : series_stats(times)) row.push_back(c);
+      std::vector<frame::Cell> row = {frame::Cell::text(names), ops[g].keys[o], groups.keys[g],
+                               frame::Cell::integer(first)};
+      for (const frame::Cell& c : series_stats(times)) row.push_back(c);
       for (size_t c = 0; c < row.size(); ++c) stats.columns[c].push_back(row[c]);
     }
   if (votes.keys.empty()) return true;  // no slow rank: nothing written
-  Frame per_rank;
+  frame::Frame per_rank;
   auto& ids = per_rank.add("rankId");
   auto& counts = per_rank.add("slowAffectCount");
   per_rank.index_columns = 1;
   for (size_t k = 0; k < votes.keys.size(); ++k) {
     ids.push_back(votes.keys[k]);
-    counts.push_back(Cell::integer(static_cast<int64_t>(votes.rows[k].size())));
+    counts.push_back(frame::Cell::integer(static_cast<int64_t>(votes.rows[k].size())));
   }
-  stats = sort_by(stats, "Timestamp", true);
+  stats = frame::sort_by(stats, "Timestamp", true);
   return dump_recipe_frame(per_rank, out, dir_name(), "rank_stats.csv", "SlowRank", diag) &&
          dump_recipe_frame(stats, out, dir_name(), "slow_op_stats.csv", "SlowOpStats", diag);
 }

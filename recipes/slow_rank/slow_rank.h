@@ -18,7 +18,7 @@ class SlowRank : public Recipe {
   std::string name() const override { return "slow_rank"; }
   std::string dir_name() const override { return "SlowRankAnalysis"; }
   bool needs_profiler_db() const override { return true; }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };

@@ -87,7 +87,7 @@ std::vector<Scenario> scenarios() {
 }
 
 struct Outcome {
-  std::vector<SlowRankFinding> slow;
+  std::vector<analysis::SlowRankFinding> slow;
   host::HostFindings host;
 };
 
@@ -104,7 +104,7 @@ std::map<int64_t, double> db_free(const std::string& path) {
 }
 
 // A DB rank's Free breakdown is the producer's Free per step and its parts add up.
-void expect_db_free(const RankEntry& e, const RankData& r) {
+void expect_db_free(const load::RankEntry& e, const load::RankData& r) {
   const auto ref = db_free(e.output_dir + "/analysis.db");
   ASSERT_TRUE(r.has_host) << e.output_dir;
   ASSERT_EQ(ref.size(), r.host.steps.size()) << e.output_dir;
@@ -119,21 +119,21 @@ void expect_db_free(const RankEntry& e, const RankData& r) {
 }
 
 Outcome diagnose(const std::string& dir, bool db) {
-  auto disc = discover_ranks(dir);
+  auto disc = load::discover_ranks(dir);
   EXPECT_FALSE(disc.fatal) << dir;
-  std::vector<RankData> ranks;
-  ParseOptions po;
+  std::vector<load::RankData> ranks;
+  load::ParseOptions po;
   po.host = true;
   for (const auto& e : disc.ranks) {
-    ranks.push_back(parse_rank(e, po));
+    ranks.push_back(load::parse_rank(e, po));
     if (db) expect_db_free(e, ranks.back());
   }
   std::sort(ranks.begin(), ranks.end(),
-            [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });
+            [](const load::RankData& a, const load::RankData& b) { return a.rank() < b.rank(); });
   io::Diagnostics diag;
-  auto groups = build_comm_groups(ranks, GroupOptions{}, diag);
+  auto groups = msprof::build_comm_groups(ranks, msprof::GroupOptions{}, diag);
   Outcome out;
-  out.slow = analyze_slow_ranks(ranks, rank_stages(ranks, &groups), {}).findings;
+  out.slow = analysis::analyze_slow_ranks(ranks, analysis::rank_stages(ranks, &groups), {}).findings;
   std::vector<host::RankSummary> summaries;
   for (const auto& r : ranks)
     if (r.has_host) summaries.push_back({r.rank(), &r.host});
@@ -170,7 +170,7 @@ TEST(HostAccuracy, SlowHostsSlowDataHostBoundAndCleanJobs) {
     }
     for (const auto& [r, c] : truth)
       if (std::none_of(o.slow.begin(), o.slow.end(),
-                       [&](const SlowRankFinding& f) { return f.rank == r; }))
+                       [&](const analysis::SlowRankFinding& f) { return f.rank == r; }))
         ++fn, db_fn += db, line += " FN " + std::to_string(r);
     if (s.opts.host_bound) {
       ++bound_jobs;
@@ -217,7 +217,7 @@ TEST(HostGenerated, OperatorDetailsAgreeWithTraceView) {
   io::Diagnostics diag;
   ASSERT_TRUE(generator::generate_cluster(dir, o, diag));
   int ranks = 0;
-  for (const auto& e : discover_ranks(dir).ranks) {
+  for (const auto& e : load::discover_ranks(dir).ranks) {
     ++ranks;
     const std::string out = e.output_dir + "/";
     host::HostSummary s;
@@ -254,7 +254,7 @@ TEST(HostGenerated, TextAndDbExportsGiveTheSameHostTables) {
   io::Diagnostics diag;
   ASSERT_TRUE(generator::generate_cluster(dir, o, diag));
   int ranks = 0;
-  for (const auto& e : discover_ranks(dir).ranks) {
+  for (const auto& e : load::discover_ranks(dir).ranks) {
     ++ranks;
     SCOPED_TRACE("rank " + std::to_string(e.rank));
     const std::string out = e.output_dir + "/";
@@ -315,7 +315,7 @@ TEST(HostGenerated, MindSporeEmptyDeviceQueue) {
   const std::string dir = (tmp.path() / "job").string();
   io::Diagnostics diag;
   ASSERT_TRUE(generator::generate_cluster(dir, o, diag));
-  for (const auto& e : discover_ranks(dir).ranks) {
+  for (const auto& e : load::discover_ranks(dir).ranks) {
     const bool slow = e.rank == 1;
     std::ofstream(e.output_dir + "/device_queue_profiling_" + std::to_string(e.rank) + ".txt")
         << "1 2 1 0 10\n1 2 2 " << (slow ? 0 : 2) << " 20\n1 2 3 " << (slow ? 0 : 1)

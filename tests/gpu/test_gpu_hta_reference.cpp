@@ -37,9 +37,9 @@ TEST(GpuHtaReference, TemporalBreakdownAndOverlap) {
     const std::string path = std::string(CS_SOURCE_DIR) +
                              "/../shared/samples/kineto/sampled_rank-" + std::to_string(h.rank) +
                              ".json.gz";
-    cs::io::Trace t;
+    cs::readers::Trace t;
     cs::io::Diagnostics diag;
-    ASSERT_TRUE(cs::io::read_kineto_trace(path, t, diag)) << cs::test::all_diags(diag);
+    ASSERT_TRUE(cs::readers::read_kineto_trace(path, t, diag)) << cs::test::all_diags(diag);
     const auto s = cs::gpu::summarize_gpu_trace(t, t.distributed.rank);
     ASSERT_FALSE(s.steps.empty());
     const auto& st = s.steps.front();

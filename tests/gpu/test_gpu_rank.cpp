@@ -45,9 +45,9 @@ std::string one_step_trace() {
 }
 
 TEST(GpuRank, HandWorkedStep) {
-  cs::io::Trace t;
+  cs::readers::Trace t;
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(cs::io::parse_kineto_trace(simdjson::padded_string(one_step_trace()), "t", t, diag))
+  ASSERT_TRUE(cs::readers::parse_kineto_trace(simdjson::padded_string(one_step_trace()), "t", t, diag))
       << cs::test::all_diags(diag);
   const GpuRankSummary s = cs::gpu::summarize_gpu_trace(t, t.distributed.rank);
   EXPECT_EQ(s.rank, 2);
@@ -89,9 +89,9 @@ TEST(GpuRank, ArgsFromRecordParamComms) {
   ev += launch(10, 1) + ",";
   ev += kernel("ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*)", 100, 50, 1, "");
   const std::string json = R"({"traceEvents":[)" + ev + "]}";
-  cs::io::Trace t;
+  cs::readers::Trace t;
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(cs::io::parse_kineto_trace(simdjson::padded_string(json), "t", t, diag));
+  ASSERT_TRUE(cs::readers::parse_kineto_trace(simdjson::padded_string(json), "t", t, diag));
   const GpuRankSummary s = cs::gpu::summarize_gpu_trace(t, 0);
   ASSERT_EQ(s.collectives.size(), 1u);
   EXPECT_TRUE(s.collectives[0].from_cpu_op);
@@ -140,9 +140,9 @@ TEST(GpuRank, SharedSamplesMatchIndependentFigures) {
     const std::string path = std::string(CS_SOURCE_DIR) +
                              "/../shared/samples/kineto/sampled_rank-" + std::to_string(r) +
                              ".json.gz";
-    cs::io::Trace t;
+    cs::readers::Trace t;
     cs::io::Diagnostics diag;
-    ASSERT_TRUE(cs::io::read_kineto_trace(path, t, diag)) << cs::test::all_diags(diag);
+    ASSERT_TRUE(cs::readers::read_kineto_trace(path, t, diag)) << cs::test::all_diags(diag);
     const GpuRankSummary s = cs::gpu::summarize_gpu_trace(t, t.distributed.rank);
     EXPECT_EQ(s.rank, r);
     EXPECT_EQ(s.world_size, 128);

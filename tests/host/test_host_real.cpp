@@ -110,8 +110,8 @@ TEST(HostRealText, FreeMatchesStepTrace) {
     io::Diagnostics diag;
     HostSummary s;
     ASSERT_TRUE(read_text_host(text_out(rank) + "trace_view.json.gz", s, diag));
-    io::StepTraceFile st;
-    ASSERT_TRUE(io::read_step_trace_csv(text_out(rank) + "step_trace_time.csv", st, diag));
+    readers::StepTraceFile st;
+    ASSERT_TRUE(readers::read_step_trace_csv(text_out(rank) + "step_trace_time.csv", st, diag));
     const int free_col = st.column("Free");
     ASSERT_GE(free_col, 0);
     ASSERT_EQ(s.steps.size(), st.rows.size());
