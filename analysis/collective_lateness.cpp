@@ -7,7 +7,7 @@
 
 #include "stats/outliers.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 
@@ -21,13 +21,13 @@ struct Entry {
   double transit_ms;
 };
 
-double field(const io::CommOp& op, io::TimeField f) {
+double field(const readers::CommOp& op, readers::TimeField f) {
   return op.time.has(f) && std::isfinite(op.time.get(f)) ? op.time.get(f) : 0.0;
 }
 
 // A rank's wait in one op on its own: sync when reported, else wait.
-double own_wait(const io::CommOp& op) {
-  return op.time.has(io::kSyncTimeMs) ? field(op, io::kSyncTimeMs) : field(op, io::kWaitTimeMs);
+double own_wait(const readers::CommOp& op) {
+  return op.time.has(readers::kSyncTimeMs) ? field(op, readers::kSyncTimeMs) : field(op, readers::kWaitTimeMs);
 }
 
 int stage_of(const stats::RankStages& stages, int rank) {
@@ -94,7 +94,7 @@ double RankLateness::last_z() const {
   return variance > 0 ? (last - expected) / std::sqrt(variance) : 0.0;
 }
 
-std::map<int, RankLateness> collective_lateness(const std::vector<RankData>& ranks,
+std::map<int, RankLateness> collective_lateness(const std::vector<load::RankData>& ranks,
                                                 const stats::RankStages& stages) {
   std::unordered_map<std::string, std::vector<Entry>> instances;
   std::map<int, RankLateness> out;
@@ -104,12 +104,12 @@ std::map<int, RankLateness> collective_lateness(const std::vector<RankData>& ran
     size_t order;
     int step;
     const std::string* step_name;
-    const io::CommOp* op;
+    const readers::CommOp* op;
     bool collective;
   };
   std::vector<Timed> timed;
   std::string key;
-  io::CommunicationFile unpacked;  // a rank still held packed is read through it
+  readers::CommunicationFile unpacked;  // a rank still held packed is read through it
   for (const auto& r : ranks) {
     if (!r.has_communication || r.rank() < 0) continue;
     RankLateness& acc = out[r.rank()];
@@ -123,7 +123,7 @@ std::map<int, RankLateness> collective_lateness(const std::vector<RankData>& ran
           if (op.is_total() || !op.has_time_info) continue;
           any = true;
           acc.own_wait_ms += own_wait(op);
-          const double start = field(op, io::kStartTimestampUs);
+          const double start = field(op, readers::kStartTimestampUs);
           timed.push_back({start, timed.size(), sid, &step.step, &op, ops == &step.collective});
         }
       acc.steps += any;
@@ -134,13 +134,13 @@ std::map<int, RankLateness> collective_lateness(const std::vector<RankData>& ran
     });
     double prev_wait = 0;
     for (const auto& t : timed) {
-      const io::CommOp& op = *t.op;
+      const readers::CommOp& op = *t.op;
       if (t.collective) {
         key.assign(*t.step_name);
         key += '\n';
         key += op.name;
-        instances[key].push_back({r.rank(), t.step, prev_wait, 0, field(op, io::kSyncTimeMs),
-                                  field(op, io::kWaitTimeMs), field(op, io::kTransitTimeMs)});
+        instances[key].push_back({r.rank(), t.step, prev_wait, 0, field(op, readers::kSyncTimeMs),
+                                  field(op, readers::kWaitTimeMs), field(op, readers::kTransitTimeMs)});
       }
       prev_wait = own_wait(op);
     }
@@ -152,4 +152,4 @@ std::map<int, RankLateness> collective_lateness(const std::vector<RankData>& ran
   return out;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -25,7 +25,7 @@
 #include "load/rank_data.h"
 #include "stats/topn.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 struct RankLateness {
   int instances = 0;         // collective instances the rank took part in
@@ -48,7 +48,7 @@ struct RankLateness {
 
 // Per-rank lateness, keyed by rank (ranks without communication data are absent).
 // `stages`: rank -> pipeline stage (empty: one stage).
-std::map<int, RankLateness> collective_lateness(const std::vector<RankData>& ranks,
+std::map<int, RankLateness> collective_lateness(const std::vector<load::RankData>& ranks,
                                                 const stats::RankStages& stages);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -8,7 +8,7 @@
 
 #include "analysis/slow_link.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 
@@ -34,13 +34,13 @@ double ratio(double part, double transit) {
   return d < 1e-15 ? 0.0 : part / d;
 }
 
-double field(const io::CommOp& op, io::TimeField f) {
+double field(const readers::CommOp& op, readers::TimeField f) {
   return op.time.has(f) && std::isfinite(op.time.get(f)) ? op.time.get(f) : 0.0;
 }
 
 template <typename F>
-void for_each_op(const std::vector<RankData>& ranks, F&& f) {
-  io::CommunicationFile scratch;  // a rank still held packed is read through it
+void for_each_op(const std::vector<load::RankData>& ranks, F&& f) {
+  readers::CommunicationFile scratch;  // a rank still held packed is read through it
   for (const auto& r : ranks) {
     if (!r.has_communication) continue;
     for (const auto& step : r.communication.read(scratch).steps) {
@@ -54,21 +54,21 @@ void for_each_op(const std::vector<RankData>& ranks, F&& f) {
 
 }  // namespace
 
-io::Table comm_rank_summary_table(const std::vector<RankData>& ranks) {
+io::Table comm_rank_summary_table(const std::vector<load::RankData>& ranks) {
   struct Acc {
     int64_t ops = 0;
     double elapse = 0, transit = 0, wait = 0, sync = 0, idle = 0;
   };
   GroupOrder groups;
   std::map<std::pair<size_t, int>, Acc> acc;
-  for_each_op(ranks, [&](const RankData& r, const io::CommOp& op) {
+  for_each_op(ranks, [&](const load::RankData& r, const readers::CommOp& op) {
     auto& a = acc[{groups.index(op.group()), r.rank()}];
     ++a.ops;
-    a.elapse += field(op, io::kElapseTimeMs);
-    a.transit += field(op, io::kTransitTimeMs);
-    a.wait += field(op, io::kWaitTimeMs);
-    a.sync += field(op, io::kSyncTimeMs);
-    a.idle += field(op, io::kIdleTimeMs);
+    a.elapse += field(op, readers::kElapseTimeMs);
+    a.transit += field(op, readers::kTransitTimeMs);
+    a.wait += field(op, readers::kWaitTimeMs);
+    a.sync += field(op, readers::kSyncTimeMs);
+    a.idle += field(op, readers::kIdleTimeMs);
   });
   io::Table t("comm_rank_summary");
   auto& group = t.add_string("group");
@@ -96,20 +96,20 @@ io::Table comm_rank_summary_table(const std::vector<RankData>& ranks) {
   return t;
 }
 
-io::Table comm_transport_summary_table(const std::vector<RankData>& ranks) {
+io::Table comm_transport_summary_table(const std::vector<load::RankData>& ranks) {
   struct Acc {
     double size = 0, time = 0;
   };
   GroupOrder groups;
   std::map<std::tuple<size_t, int, std::string>, Acc> acc;
   std::map<std::string, double> max_bw;
-  for_each_op(ranks, [&](const RankData& r, const io::CommOp& op) {
+  for_each_op(ranks, [&](const load::RankData& r, const readers::CommOp& op) {
     const size_t g = groups.index(op.group());
     for (const auto& tr : op.transports) {
       if (tr.name == "SDMA") continue;
-      const double size_mb = tr.get(io::kTrSizeMb), time_ms = tr.get(io::kTrTimeMs);
-      const double size = tr.has(io::kTrSizeMb) && std::isfinite(size_mb) ? size_mb : 0.0;
-      const double time = tr.has(io::kTrTimeMs) && std::isfinite(time_ms) ? time_ms : 0.0;
+      const double size_mb = tr.get(readers::kTrSizeMb), time_ms = tr.get(readers::kTrTimeMs);
+      const double size = tr.has(readers::kTrSizeMb) && std::isfinite(size_mb) ? size_mb : 0.0;
+      const double time = tr.has(readers::kTrTimeMs) && std::isfinite(time_ms) ? time_ms : 0.0;
       std::string name(tr.name.view());
       if (time > 0) max_bw[name] = std::max(max_bw[name], size / time);
       auto& a = acc[{g, r.rank(), std::move(name)}];
@@ -143,4 +143,4 @@ io::Table comm_transport_summary_table(const std::vector<RankData>& ranks) {
   return t;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -17,11 +17,11 @@
 #include "io/table.h"
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
-io::Table comm_rank_summary_table(const std::vector<RankData>& ranks);
+io::Table comm_rank_summary_table(const std::vector<load::RankData>& ranks);
 // The newer nominal speeds (RDMA 25, HCCS 28 GB/s) are used for a transport when some rank's
 // bandwidth on it exceeds the older nominal (12.5 / 18) by more than 5%.
-io::Table comm_transport_summary_table(const std::vector<RankData>& ranks);
+io::Table comm_transport_summary_table(const std::vector<load::RankData>& ranks);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -9,7 +9,7 @@
 #include "msprof/cluster_communication.h"
 #include "runtime/ordered_parallel.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -75,7 +75,7 @@ std::vector<uint32_t> sorted_order(size_t n, KeyOf key_of, TieOf tie_of, bool pa
   parallel = parallel && n >= kParallelRows;
   using Ordinals = std::unordered_map<std::string_view, uint32_t>;
   Ordinals step_ord, group_ord, op_ord;
-  run_both(
+  runtime::run_both(
       parallel,
       [&] {
         step_ord = natural_ordinals(n, [&](size_t i) { return key_of(i).step; });
@@ -95,7 +95,7 @@ std::vector<uint32_t> sorted_order(size_t n, KeyOf key_of, TieOf tie_of, bool pa
                   static_cast<uint32_t>(i)};
     }
   };
-  run_both(
+  runtime::run_both(
       parallel, [&] { fill(0, n / 2); }, [&] { fill(n / 2, n); });
   // The row number as the last tie-breaker makes the order total: std::sort is then stable (and
   // needs no merge buffer), and two sorted halves merge into the same order as one sort.
@@ -112,7 +112,7 @@ std::vector<uint32_t> sorted_order(size_t n, KeyOf key_of, TieOf tie_of, bool pa
   };
   const auto mid = order.begin() + static_cast<std::ptrdiff_t>(n / 2);
   if (parallel) {
-    run_both(
+    runtime::run_both(
         true, [&] { std::sort(order.begin(), mid, less); },
         [&] { std::sort(mid, order.end(), less); });
     std::inplace_merge(order.begin(), mid, order.end(), less);
@@ -199,20 +199,20 @@ std::string natural_key(std::string_view s) {
   return key;
 }
 
-io::Table communication_ops_table(const std::vector<RankData>& ranks, const CommGroups& groups) {
+io::Table communication_ops_table(const std::vector<load::RankData>& ranks, const msprof::CommGroups& groups) {
   struct Row {
     Key key;
-    const io::CommOp* op;
+    const readers::CommOp* op;
     bool p2p;
     std::string_view tuple;  // into the index
   };
   std::vector<Row> rows;
-  const CommIndex index = index_communication(ranks, groups);
-  for (const CommGroupEntry& ge : index.groups)
-    for (const CommStepEntry& se : ge.steps)
-      for (const CommOpEntry& oe : se.ops)
-        for (const CommOpRef& ref : oe.ranks)
-          rows.push_back({Key{se.step, py_group_of(oe.key), op_part_of(oe.key), ref.rank, 0, {}},
+  const msprof::CommIndex index = msprof::index_communication(ranks, groups);
+  for (const msprof::CommGroupEntry& ge : index.groups)
+    for (const msprof::CommStepEntry& se : ge.steps)
+      for (const msprof::CommOpEntry& oe : se.ops)
+        for (const msprof::CommOpRef& ref : oe.ranks)
+          rows.push_back({Key{se.step, msprof::py_group_of(oe.key), msprof::op_part_of(oe.key), ref.rank, 0, {}},
                           ref.op, oe.p2p, ge.tuple_key});
   sort_rows(rows);
 
@@ -233,42 +233,42 @@ io::Table communication_ops_table(const std::vector<RankData>& ranks, const Comm
   io::DictionaryEncoder group_ranks(t.add_encoded_string("group_ranks"));
   auto& start = t.add_double("start_us", "us");
   for (const Row& r : rows) {
-    auto get = [&](io::TimeField f) {
+    auto get = [&](readers::TimeField f) {
       return r.op->has_time_info && r.op->time.has(f) ? r.op->time.get(f) : kNaN;
     };
     step.push(r.key.step);
     group.push(r.key.group);
     op.push(r.key.op);
     rank.ints.push_back(r.key.rank);
-    elapse.doubles.push_back(get(io::kElapseTimeMs));
-    transit.doubles.push_back(get(io::kTransitTimeMs));
-    wait.doubles.push_back(get(io::kWaitTimeMs));
-    sync.doubles.push_back(get(io::kSyncTimeMs));
-    idle.doubles.push_back(get(io::kIdleTimeMs));
-    wait_ratio.doubles.push_back(get(io::kWaitTimeRatio));
-    sync_ratio.doubles.push_back(get(io::kSyncTimeRatio));
+    elapse.doubles.push_back(get(readers::kElapseTimeMs));
+    transit.doubles.push_back(get(readers::kTransitTimeMs));
+    wait.doubles.push_back(get(readers::kWaitTimeMs));
+    sync.doubles.push_back(get(readers::kSyncTimeMs));
+    idle.doubles.push_back(get(readers::kIdleTimeMs));
+    wait_ratio.doubles.push_back(get(readers::kWaitTimeRatio));
+    sync_ratio.doubles.push_back(get(readers::kSyncTimeRatio));
     type.push(r.p2p ? "p2p" : "collective");
     group_ranks.push(r.tuple);
-    start.doubles.push_back(get(io::kStartTimestampUs));
+    start.doubles.push_back(get(readers::kStartTimestampUs));
   }
   return t;
 }
 
-io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
-                                        const CommGroups& groups) {
+io::Table communication_bandwidth_table(const std::vector<load::RankData>& ranks,
+                                        const msprof::CommGroups& groups) {
   struct Row {
     Key key;
     double size, time;
     std::string_view tuple;  // into the index
   };
   std::vector<Row> rows;
-  const CommIndex index = index_communication(ranks, groups);
-  std::vector<std::vector<TotalGroup>> totals;  // the keys point into these
-  for (const CommGroupEntry& ge : index.groups)
-    for (const CommStepEntry& se : ge.steps)
-      for (const TotalGroup& tg : totals.emplace_back(compute_total_op_info(se)))
-        for (const TotalRank& tr : tg.ranks)
-          for (const TotalTransport& tt : tr.transports)
+  const msprof::CommIndex index = msprof::index_communication(ranks, groups);
+  std::vector<std::vector<msprof::TotalGroup>> totals;  // the keys point into these
+  for (const msprof::CommGroupEntry& ge : index.groups)
+    for (const msprof::CommStepEntry& se : ge.steps)
+      for (const msprof::TotalGroup& tg : totals.emplace_back(msprof::compute_total_op_info(se)))
+        for (const msprof::TotalRank& tr : tg.ranks)
+          for (const msprof::TotalTransport& tt : tr.transports)
             rows.push_back({Key{se.step, tg.group, {}, tr.rank, 0, tt.name}, tt.size_mb.v,
                             tt.time_ms.v, ge.tuple_key});
   sort_rows(rows);
@@ -295,19 +295,19 @@ io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
   return t;
 }
 
-io::Table communication_matrix_table(const GlobalLinks& links, int threads) {
+io::Table communication_matrix_table(const msprof::GlobalLinks& links, int threads) {
   // 700k links at 1,024 ranks: sorted as 4-byte row numbers, each key made when compared.
-  std::vector<const GlobalLink*> at;
+  std::vector<const msprof::GlobalLink*> at;
   at.reserve(links.size());
-  for (const GlobalLink& l : links) at.push_back(&l);
+  for (const msprof::GlobalLink& l : links) at.push_back(&l);
   auto key_of = [&at](size_t i) {
-    const GlobalLink& l = *at[i];
-    std::string_view op = op_part_of(l.op_key());
+    const msprof::GlobalLink& l = *at[i];
+    std::string_view op = msprof::op_part_of(l.op_key());
     if (op.empty()) op = l.op_key();
     return Key{l.step(), l.group(), op, l.src_rank, l.dst_rank, {}};
   };
   auto tie_of = [&at](size_t i) {
-    const GlobalLink& l = *at[i];
+    const msprof::GlobalLink& l = *at[i];
     return Key{{}, {}, {}, l.src_rank, l.dst_rank, {}};
   };
   const std::vector<uint32_t> order = sorted_order(links.size(), key_of, tie_of, threads > 1);
@@ -333,7 +333,7 @@ io::Table communication_matrix_table(const GlobalLinks& links, int threads) {
   time.doubles.reserve(order.size());
   bw.doubles.reserve(order.size());
   // Two sets of columns, filled at once when there are threads to spare.
-  run_both(
+  runtime::run_both(
       threads > 1 && order.size() >= kParallelRows,
       [&] {
         for (uint32_t i : order) {
@@ -347,7 +347,7 @@ io::Table communication_matrix_table(const GlobalLinks& links, int threads) {
       },
       [&] {
         for (uint32_t i : order) {
-          const GlobalLink& l = *at[i];
+          const msprof::GlobalLink& l = *at[i];
           transport.push(l.transport);
           size.doubles.push_back(l.size_mb);
           time.doubles.push_back(l.time_ms);
@@ -358,16 +358,16 @@ io::Table communication_matrix_table(const GlobalLinks& links, int threads) {
   return t;
 }
 
-io::Table step_trace_table(const std::vector<RankData>& ranks) {
+io::Table step_trace_table(const std::vector<load::RankData>& ranks) {
   struct Row {
     Key key;
-    const io::StepTraceFile* file;
-    const io::StepTraceRow* row;
+    const readers::StepTraceFile* file;
+    const readers::StepTraceRow* row;
   };
   std::vector<Row> rows;
-  for (const RankData& rd : ranks) {
+  for (const load::RankData& rd : ranks) {
     if (!rd.has_step_trace) continue;
-    for (const io::StepTraceRow& row : rd.step_trace.rows)
+    for (const readers::StepTraceRow& row : rd.step_trace.rows)
       rows.push_back({Key{row.step, {}, {}, rd.rank(), 0, {}}, &rd.step_trace, &row});
   }
   sort_rows(rows);
@@ -396,4 +396,4 @@ io::Table step_trace_table(const std::vector<RankData>& ranks) {
   return t;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -12,7 +12,7 @@
 #include "msprof/cluster_matrix.h"
 #include "msprof/communication_groups.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 // "step2" < "step10": digit runs compare as numbers, the rest byte-wise.
 bool natural_less(std::string_view a, std::string_view b);
@@ -25,23 +25,23 @@ std::string natural_key(std::string_view s);
 // step, group, op, rank, elapse_ms, transit_ms, wait_ms, sync_ms, idle_ms, wait_ratio,
 // sync_ratio, plus type (collective/p2p), group_ranks ("(0, 1)") and start_us.
 // group = the group name after '@'; op = the op name before it.
-io::Table communication_ops_table(const std::vector<RankData>& ranks, const CommGroups& groups);
+io::Table communication_ops_table(const std::vector<load::RankData>& ranks, const msprof::CommGroups& groups);
 
 // communication_bandwidth: one row per (step, group, rank, transport), summed over the group's
 // ops in that step (the Total Op Info numbers): step, group, rank, transport, size_mb, time_ms,
 // bandwidth_gbps (size / time unrounded, 0 when time < 1e-15), plus group_ranks.
-io::Table communication_bandwidth_table(const std::vector<RankData>& ranks,
-                                        const CommGroups& groups);
+io::Table communication_bandwidth_table(const std::vector<load::RankData>& ranks,
+                                        const msprof::CommGroups& groups);
 
 // communication_matrix: one row per merged global link of merge_matrix_links (Total Op Info
 // rows included, op = "Total Op Info"): step, group, op, src_rank, dst_rank, transport, size_mb,
 // time_ms, bandwidth_gbps, plus op_name. threads > 1: sorted and filled on two threads (same
 // table).
-io::Table communication_matrix_table(const GlobalLinks& links, int threads = 1);
+io::Table communication_matrix_table(const msprof::GlobalLinks& links, int threads = 1);
 
 // step_trace: one row per (step, rank) of step_trace_time.csv: step, rank, computing_us,
 // comm_not_overlapped_us, overlapped_us, communication_us, free_us, stage_us, bubble_us,
 // preparing_us.
-io::Table step_trace_table(const std::vector<RankData>& ranks);
+io::Table step_trace_table(const std::vector<load::RankData>& ranks);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

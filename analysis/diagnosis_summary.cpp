@@ -4,7 +4,7 @@
 
 #include "io/text_escape.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 
@@ -85,4 +85,4 @@ static std::string summary_body(const std::vector<SlowRankFinding>& slow_ranks,
   return s;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -17,7 +17,7 @@
 #include "analysis/slow_transfer.h"
 #include "stats/topn.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 // Operators are mentioned only when their cross-rank CV is at least this.
 inline constexpr double kNotableOperatorCv = 0.1;
@@ -38,4 +38,4 @@ std::string diagnosis_summary(const std::vector<SlowRankFinding>& slow_ranks,
                               const std::vector<SlowTransferFinding>& slow_transfers,
                               size_t max_items = 3);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

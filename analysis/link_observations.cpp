@@ -1,10 +1,10 @@
 #include "analysis/link_observations.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
-std::vector<LinkObservation> link_observations(const GlobalLinks& links) {
+std::vector<LinkObservation> link_observations(const msprof::GlobalLinks& links) {
   std::vector<LinkObservation> out;
-  const GlobalLinkOp* last_op = nullptr;
+  const msprof::GlobalLinkOp* last_op = nullptr;
   bool derived = false;
   for (const auto& l : links) {
     if (l.op != last_op) {  // links come op by op: test each op's key once
@@ -17,4 +17,4 @@ std::vector<LinkObservation> link_observations(const GlobalLinks& links) {
   return out;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

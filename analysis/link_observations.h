@@ -12,8 +12,8 @@
 #include "analysis/slow_link.h"
 #include "msprof/cluster_matrix.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
-std::vector<LinkObservation> link_observations(const GlobalLinks& links);
+std::vector<LinkObservation> link_observations(const msprof::GlobalLinks& links);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

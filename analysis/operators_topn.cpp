@@ -2,15 +2,15 @@
 
 #include "msprof/cluster_step_trace.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
-stats::OperatorTable merge_operators(const std::vector<RankData>& ranks) {
+stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks) {
   stats::OperatorTable merged;
   for (const auto& r : ranks) merged.merge(r.operators);
   return merged;
 }
 
-stats::RankStages rank_stages(const std::vector<RankData>& ranks, const CommGroups* groups) {
+stats::RankStages rank_stages(const std::vector<load::RankData>& ranks, const msprof::CommGroups* groups) {
   stats::RankStages out;
   int64_t tp = 0, dp = 0;
   bool consistent = true, any = false;
@@ -28,7 +28,7 @@ stats::RankStages rank_stages(const std::vector<RankData>& ranks, const CommGrou
     return out;
   }
   if (groups) {
-    const auto stages = infer_stages(*groups);
+    const auto stages = msprof::infer_stages(*groups);
     for (size_t i = 0; i < stages.size(); ++i)
       for (int rank : stages[i].sorted()) out[rank] = static_cast<int>(i);
   }
@@ -71,9 +71,9 @@ io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
   return t;
 }
 
-io::Table operators_topn_table(const std::vector<RankData>& ranks, size_t top_n,
+io::Table operators_topn_table(const std::vector<load::RankData>& ranks, size_t top_n,
                                stats::OrderBy order) {
   return operators_topn_table(merge_operators(ranks), top_n, order, rank_stages(ranks));
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -21,19 +21,19 @@
 #include "stats/operator_table.h"
 #include "stats/topn.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 // Merges every rank's operators in the order given (callers pass ranks sorted by rank, so
 // floating-point sums are the same whatever the number of MPI processes).
-stats::OperatorTable merge_operators(const std::vector<RankData>& ranks);
+stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks);
 
 // Pipeline stage (pp index) of every rank: from profiler_metadata.json's distributed_args
 // (Megatron order, tensor fastest: pp = rank / (tp * dp)) when every rank with metadata agrees
 // on tp and dp, else from the stages inferred from the communication groups
 // (cluster_step_trace.h infer_stages) when `groups` is given, else empty (no stage information).
 // 16 ranks, tp 4, dp 2 -> {0..7: 0, 8..15: 1}.
-stats::RankStages rank_stages(const std::vector<RankData>& ranks,
-                              const CommGroups* groups = nullptr);
+stats::RankStages rank_stages(const std::vector<load::RankData>& ranks,
+                              const msprof::CommGroups* groups = nullptr);
 
 // The table from an already merged OperatorTable. top_n = 0 keeps every key.
 // p50/p90/p99 are exact (numpy's linear interpolation) while a key has at most 2^20 kernels and
@@ -42,7 +42,7 @@ stats::RankStages rank_stages(const std::vector<RankData>& ranks,
 io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
                                stats::OrderBy order, const stats::RankStages& stages = {});
 // Same, merging `ranks` first; stages from rank_stages(ranks).
-io::Table operators_topn_table(const std::vector<RankData>& ranks, size_t top_n,
+io::Table operators_topn_table(const std::vector<load::RankData>& ranks, size_t top_n,
                                stats::OrderBy order);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

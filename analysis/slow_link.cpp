@@ -10,7 +10,7 @@
 #include "readers/matrix.h"
 #include "stats/outliers.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 
@@ -61,7 +61,7 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
     const std::string_view op = o.op_key.substr(0, o.op_key.rfind('@'));
     auto [it, added] = op_types.try_emplace(op);
     if (added) {
-      it->second = io::matrix_op_type(op);
+      it->second = readers::matrix_op_type(op);
       if (it->second.empty()) it->second = std::string(op);
     }
     const ClassKey ck{o.transport, it->second, static_cast<int>(std::lround(std::log2(o.size_mb)))};
@@ -166,4 +166,4 @@ io::Table slow_links_table(const std::vector<SlowLinkFinding>& findings) {
   return t;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -22,7 +22,7 @@
 #include "io/comm_keys.h"
 #include "io/table.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 // The names are views: the caller keeps the text alive while find_slow_links runs (GlobalLinks
 // does, see link_observations.h). 56 bytes: a 1,024-rank job has ~700k observations.
@@ -80,4 +80,4 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
 // The "slow_links" table.
 io::Table slow_links_table(const std::vector<SlowLinkFinding>& findings);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

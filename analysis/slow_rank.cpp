@@ -12,7 +12,7 @@
 #include "analysis/step_deviation.h"
 #include "stats/outliers.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 
@@ -75,7 +75,7 @@ std::string cause_text(const SlowRankFinding& f) {
 
 }  // namespace
 
-SlowRankAnalysis analyze_slow_ranks(const std::vector<RankData>& ranks,
+SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
                                     const stats::RankStages& stages,
                                     const std::vector<SlowLinkFinding>& slow_links,
                                     const SlowRankOptions& opts) {
@@ -205,7 +205,7 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<RankData>& ranks,
   return out;
 }
 
-std::vector<SlowRankFinding> find_slow_ranks(const std::vector<RankData>& ranks,
+std::vector<SlowRankFinding> find_slow_ranks(const std::vector<load::RankData>& ranks,
                                              const SlowRankOptions& opts) {
   return analyze_slow_ranks(ranks, rank_stages(ranks), {}, opts).findings;
 }
@@ -225,4 +225,4 @@ io::Table slow_ranks_table(const std::vector<SlowRankFinding>& findings) {
   return t;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

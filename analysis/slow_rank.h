@@ -31,7 +31,7 @@
 #include "io/diagnostics.h"
 #include "stats/topn.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 struct SlowRankOptions {
   double min_last_z = 2.5;         // last arrivals above chance, in binomial sigmas
@@ -72,16 +72,16 @@ struct SlowRankAnalysis {
 };
 
 // `stages`: rank -> pipeline stage (rank_stages()); `slow_links` from find_slow_links().
-SlowRankAnalysis analyze_slow_ranks(const std::vector<RankData>& ranks,
+SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
                                     const stats::RankStages& stages,
                                     const std::vector<SlowLinkFinding>& slow_links,
                                     const SlowRankOptions& opts = {});
 
 // The findings alone; stages from rank_stages(ranks) (profiler metadata), no slow links.
-std::vector<SlowRankFinding> find_slow_ranks(const std::vector<RankData>& ranks,
+std::vector<SlowRankFinding> find_slow_ranks(const std::vector<load::RankData>& ranks,
                                              const SlowRankOptions& opts = {});
 
 // The "slow_ranks" table: rank,score,cause,evidence.
 io::Table slow_ranks_table(const std::vector<SlowRankFinding>& findings);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

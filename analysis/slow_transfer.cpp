@@ -11,7 +11,7 @@
 
 #include "stats/outliers.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 
@@ -31,11 +31,11 @@ struct Instance {
 
 // Largest-first sum of the transports' sizes of one rank's op (SDMA is the sum of HCCS, PCIE and
 // SIO, so it counts only when none of those is present; LOCAL never moves data between ranks).
-double op_size_mb(const io::CommOp& op) {
+double op_size_mb(const readers::CommOp& op) {
   double parts = 0, sdma = 0;
   for (const auto& t : op.transports) {
-    const double size = t.get(io::kTrSizeMb);
-    if (!t.has(io::kTrSizeMb) || !std::isfinite(size) || t.name == "LOCAL") continue;
+    const double size = t.get(readers::kTrSizeMb);
+    if (!t.has(readers::kTrSizeMb) || !std::isfinite(size) || t.name == "LOCAL") continue;
     if (t.name == "SDMA")
       sdma += size;
     else
@@ -74,7 +74,7 @@ std::string comm_op_type(std::string_view op_name) {
   return us == std::string::npos ? s : s.substr(0, us);
 }
 
-std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>& ranks,
+std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<load::RankData>& ranks,
                                                      const std::vector<SlowLinkFinding>& slow_links,
                                                      const SlowTransferOptions& opts,
                                                      size_t* unjudged) {
@@ -82,14 +82,14 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>
   // 1. Instances: (step, op name) -> min elapse over ranks, max size, ranks.
   std::vector<Instance> inst;
   std::unordered_map<std::string, size_t> index;
-  io::CommunicationFile scratch;  // a rank still held packed is read through it
+  readers::CommunicationFile scratch;  // a rank still held packed is read through it
   for (const auto& r : ranks) {
     if (!r.has_communication) continue;
     for (const auto& step : r.communication.read(scratch).steps)
       for (const auto& op : step.collective) {
         if (op.is_total() || !op.has_time_info) continue;
-        const io::TimeField f =
-            op.time.has(io::kElapseTimeMs) ? io::kElapseTimeMs : io::kTransitTimeMs;
+        const readers::TimeField f =
+            op.time.has(readers::kElapseTimeMs) ? readers::kElapseTimeMs : readers::kTransitTimeMs;
         if (!op.time.has(f)) continue;
         const double t = op.time.get(f);
         if (!std::isfinite(t) || t < 0) continue;
@@ -203,4 +203,4 @@ io::Table slow_transfers_table(const std::vector<SlowTransferFinding>& findings)
   return t;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -31,7 +31,7 @@
 #include "io/table.h"
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 struct SlowTransferOptions {
   double z_threshold = 3.5;  // robust z of the transfer time within its class
@@ -64,7 +64,7 @@ std::string comm_op_type(std::string_view op_name);
 // from find_slow_links() (used for attribution only, may be empty).
 // `unjudged` (optional) receives the number of op instances left unjudged for too little data
 // (under min_size_mb, or in a class of fewer than min_class_ops instances).
-std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>& ranks,
+std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<load::RankData>& ranks,
                                                      const std::vector<SlowLinkFinding>& slow_links,
                                                      const SlowTransferOptions& opts = {},
                                                      size_t* unjudged = nullptr);
@@ -72,4 +72,4 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<RankData>
 // The "slow_transfers" table.
 io::Table slow_transfers_table(const std::vector<SlowTransferFinding>& findings);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -7,7 +7,7 @@
 
 #include "stats/outliers.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 namespace {
 
@@ -51,7 +51,7 @@ Deviation finish(const Acc& a) {
 
 }  // namespace
 
-StepDeviations step_deviations(const std::vector<RankData>& ranks,
+StepDeviations step_deviations(const std::vector<load::RankData>& ranks,
                                const stats::RankStages& stages) {
   StepDeviations out;
   std::map<std::pair<std::string, int>, Cell> cells;  // (step, stage)
@@ -131,4 +131,4 @@ StepDeviations step_deviations(const std::vector<RankData>& ranks,
   return out;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

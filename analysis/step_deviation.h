@@ -19,7 +19,7 @@
 #include "load/rank_data.h"
 #include "stats/topn.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 
 // One step-trace column of one rank against its stage peers.
 struct Deviation {
@@ -50,6 +50,6 @@ struct StepDeviations {
   std::vector<int> duplicate_ranks;
 };
 
-StepDeviations step_deviations(const std::vector<RankData>& ranks, const stats::RankStages& stages);
+StepDeviations step_deviations(const std::vector<load::RankData>& ranks, const stats::RankStages& stages);
 
-}  // namespace cs::cluster
+}  // namespace cs::analysis

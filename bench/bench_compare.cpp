@@ -85,9 +85,9 @@ void BM_KinetoParse(benchmark::State& state) {
   }
   size_t events = 0;
   for (auto _ : state) {
-    cs::io::Trace t;
+    cs::readers::Trace t;
     cs::io::Diagnostics d;
-    if (!cs::io::parse_kineto_trace(json, kTracePath, t, d)) state.SkipWithError("parse failed");
+    if (!cs::readers::parse_kineto_trace(json, kTracePath, t, d)) state.SkipWithError("parse failed");
     events = t.events.size() + t.flows.size();
     benchmark::DoNotOptimize(t.events.data());
   }
@@ -130,9 +130,9 @@ void BM_KinetoReadGz(benchmark::State& state) {
   }
   uint64_t bytes = 0;
   for (auto _ : state) {
-    cs::io::Trace t;
+    cs::readers::Trace t;
     cs::io::Diagnostics d;
-    if (!cs::io::read_kineto_trace(kTraceGzPath, t, d)) state.SkipWithError("read failed");
+    if (!cs::readers::read_kineto_trace(kTraceGzPath, t, d)) state.SkipWithError("read failed");
     bytes = t.bytes;
     benchmark::DoNotOptimize(t.events.data());
   }

@@ -171,9 +171,9 @@ void BM_KernelDetails(benchmark::State& state) {
     double total = 0;
     size_t shapes = 0;
     int64_t n = 0;
-    bool ok = cs::io::read_kernel_details_csv(
+    bool ok = cs::readers::read_kernel_details_csv(
         path,
-        [&](const cs::io::KernelRecord& k) {
+        [&](const cs::readers::KernelRecord& k) {
           total += k.duration_us;
           shapes += k.input_shapes.size();
           ++n;

@@ -20,8 +20,8 @@
 
 namespace {
 
-using cs::recipes::Cell;
-using cs::recipes::Frame;
+using cs::frame::Cell;
+using cs::frame::Frame;
 
 // `rows` rows of a communication matrix: step, rank, op and link names, transport, sizes, times
 // and bandwidths (whole and fractional doubles). `mixed`: the last column holds texts and ints.
@@ -64,7 +64,7 @@ void write_table(benchmark::State& state, bool mixed) {
   for (auto _ : state) {
     ::unlink(path.c_str());
     cs::io::Diagnostics diag;
-    if (!cs::recipes::write_frame_sqlite(f, path, "ClusterCommunicationMatrix", diag)) {
+    if (!cs::frame::write_frame_sqlite(f, path, "ClusterCommunicationMatrix", diag)) {
       state.SkipWithError("write_frame_sqlite failed");
       break;
     }

@@ -241,9 +241,9 @@ void BM_CommunicationJson(benchmark::State& state) {
   const std::string path = comm_path();
   size_t ops = 0;
   for (auto _ : state) {
-    cs::io::CommunicationFile f;
+    cs::readers::CommunicationFile f;
     cs::io::Diagnostics diag;
-    if (!cs::io::read_communication_json(path, f, diag) || diag.has_errors()) {
+    if (!cs::readers::read_communication_json(path, f, diag) || diag.has_errors()) {
       state.SkipWithError("read failed");
       break;
     }
@@ -262,9 +262,9 @@ void BM_CommunicationJsonInMemory(benchmark::State& state) {
   const std::string path = comm_path();
   const simdjson::padded_string text = load(path);
   for (auto _ : state) {
-    cs::io::CommunicationFile f;
+    cs::readers::CommunicationFile f;
     cs::io::Diagnostics diag;
-    if (!cs::io::parse_communication_json(std::string_view(text.data(), text.size()), path, f,
+    if (!cs::readers::parse_communication_json(std::string_view(text.data(), text.size()), path, f,
                                           diag)) {
       state.SkipWithError("parse failed");
       break;
@@ -313,9 +313,9 @@ void BM_CommunicationMatrixJson(benchmark::State& state) {
   const std::string path = matrix_path();
   size_t links = 0;
   for (auto _ : state) {
-    cs::io::MatrixFile f;
+    cs::readers::MatrixFile f;
     cs::io::Diagnostics diag;
-    if (!cs::io::read_communication_matrix_json(path, f, diag) || diag.has_errors()) {
+    if (!cs::readers::read_communication_matrix_json(path, f, diag) || diag.has_errors()) {
       state.SkipWithError("read failed");
       break;
     }

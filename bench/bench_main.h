@@ -11,7 +11,7 @@
 namespace cs::bench {
 
 inline int run_benchmarks(int argc, char** argv) {
-  cs::io::tune_allocator_for_batch_parsing(cs::cluster::usable_cores());
+  cs::runtime::tune_allocator_for_batch_parsing(cs::runtime::usable_cores());
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

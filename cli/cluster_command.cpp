@@ -84,21 +84,21 @@ int run_cluster(int argc, char** argv) {
   } catch (const po::error& e) {
     std::fprintf(stderr, "clusterscope: cluster: %s \u2014 run 'clusterscope cluster --help'\n",
                  e.what());
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
-    return kExitOk;
+    return runtime::kExitOk;
   }
   auto usage_error = [](const std::string& what) {
     std::fprintf(stderr, "clusterscope: cluster: %s \u2014 run 'clusterscope cluster --help'\n",
                  what.c_str());
-    return kExitUsage;
+    return runtime::kExitUsage;
   };
   // A wrong choice: the message already lists the valid ones.
   auto unknown_choice = [](const std::string& what) {
     std::fprintf(stderr, "clusterscope: cluster: %s\n", what.c_str());
-    return kExitUsage;
+    return runtime::kExitUsage;
   };
   if (vm.count("stray"))
     return usage_error(unexpected_argument(vm["stray"].as<std::vector<std::string>>()));
@@ -108,20 +108,20 @@ int run_cluster(int argc, char** argv) {
   if (ranks.empty()) ranks = ranks_alt;
   if (step < 0) step = step_alt;
   if (vm.count("data-type") == 0 && !data_type_alt.empty()) data_type = data_type_alt;
-  const auto data = enum_from_name(cluster::kDataTypeNames, data_type);
+  const auto data = runtime::enum_from_name(cluster::kDataTypeNames, data_type);
   if (!data)
     return unknown_choice(
-        unknown_value("--data-type", data_type, enum_names(cluster::kDataTypeNames)));
+        runtime::unknown_value("--data-type", data_type, runtime::enum_names(cluster::kDataTypeNames)));
   opts.load.data_type = *data;
   if (export_type.empty()) export_type = export_type_alt;
-  const auto exporting = enum_from_name(recipes::kExportTypeNames, export_type);
+  const auto exporting = runtime::enum_from_name(recipes::kExportTypeNames, export_type);
   if (!export_type.empty() && !exporting)
     return unknown_choice(
-        unknown_value("--export_type", export_type, enum_names(recipes::kExportTypeNames)));
-  const auto run_mode = enum_from_name(cluster::kModeNames, mode);
+        runtime::unknown_value("--export_type", export_type, runtime::enum_names(recipes::kExportTypeNames)));
+  const auto run_mode = runtime::enum_from_name(cluster::kModeNames, mode);
   if (!run_mode && !recipes::is_recipe(mode))
-    return unknown_choice(unknown_value(
-        "mode", mode, enum_names(cluster::kModeNames) + ", or a recipe: " + recipe_list()));
+    return unknown_choice(runtime::unknown_value(
+        "mode", mode, runtime::enum_names(cluster::kModeNames) + ", or a recipe: " + recipe_list()));
   if (dir.empty()) return usage_error("no input directory: give -d DIR");
   if (!(timeout >= 0)) return usage_error("--timeout must be 0 (no limit) or more seconds");
   if (!run_mode) {
@@ -136,27 +136,27 @@ int run_cluster(int argc, char** argv) {
     if (!ranks.empty()) {
       std::set<int> set;
       std::string error;
-      if (!cluster::parse_rank_list(ranks, set, error)) return usage_error("--rank-list: " + error);
+      if (!load::parse_rank_list(ranks, set, error)) return usage_error("--rank-list: " + error);
       ropts.rank_filter = std::move(set);
     }
-    cluster::MpiSession mpi(argc, argv, timeout);
+    mpi::MpiSession mpi(argc, argv, timeout);
     return recipes::run_recipe(mpi, ropts);
   }
   if (opts.top_n <= 0) return usage_error("--top-n must be at least 1");
   if (order_by.empty()) order_by = "total";
   const auto order = stats::parse_order_by(order_by);
   if (!order)
-    return unknown_choice(unknown_value("--order-by", order_by, enum_names(stats::kOrderByNames)));
+    return unknown_choice(runtime::unknown_value("--order-by", order_by, runtime::enum_names(stats::kOrderByNames)));
   opts.order_by = *order;
-  auto key = cluster::parse_operator_key(group_by);
+  auto key = load::parse_operator_key(group_by);
   if (!key)
     return unknown_choice(
-        unknown_value("--group-by", group_by, enum_names(cluster::kOperatorKeyNames)));
+        runtime::unknown_value("--group-by", group_by, runtime::enum_names(load::kOperatorKeyNames)));
   std::string error;
   if (!cluster::parse_output_formats(formats, opts.formats, error)) return unknown_choice(error);
   if (!ranks.empty()) {
     std::set<int> set;
-    if (!cluster::parse_rank_list(ranks, set, error)) return usage_error("--rank-list: " + error);
+    if (!load::parse_rank_list(ranks, set, error)) return usage_error("--rank-list: " + error);
     opts.load.rank_filter = std::move(set);
   }
   opts.load.input_dir = dir;
@@ -169,7 +169,7 @@ int run_cluster(int argc, char** argv) {
   if (opts.quiet) opts.progress = false;
   opts.load.show_progress = opts.progress;
 
-  cluster::MpiSession mpi(argc, argv, timeout);
+  mpi::MpiSession mpi(argc, argv, timeout);
   // -m all: msprof-analyze's outputs as cluster_analysis.db (by default when the job has DB
   // exports, as msprof-analyze) or as its text documents, with the step trace the main run built
   // (the root's).
@@ -183,11 +183,11 @@ int run_cluster(int argc, char** argv) {
       *run_mode == cluster::Mode::kAll && exporting != recipes::ExportType::kText &&
       (exporting == recipes::ExportType::kDb || recipes::job_has_db_export(mpi, db));
   opts.msprof_text = !write_db;
-  std::optional<cluster::BuiltStepTrace> step_trace;
+  std::optional<msprof::BuiltStepTrace> step_trace;
   int code = cluster::run_cluster(mpi, opts, write_db ? &step_trace : nullptr);
-  if (write_db && code != kExitFatal) {
+  if (write_db && code != runtime::kExitFatal) {
     db.step_trace = step_trace ? &*step_trace : nullptr;
-    if (recipes::write_cluster_analysis_db(mpi, db) != kExitOk) code = kExitFatal;
+    if (recipes::write_cluster_analysis_db(mpi, db) != runtime::kExitOk) code = runtime::kExitFatal;
   }
   io::OutputLedger::instance().finish();  // the list of this run's outputs, sorted
   return code;

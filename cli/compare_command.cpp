@@ -46,42 +46,42 @@ int run_compare(int argc, char** argv) {
   } catch (const po::error& e) {
     std::fprintf(stderr, "clusterscope: compare: %s \u2014 run 'clusterscope compare --help'\n",
                  e.what());
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   if (vm.count("help")) {
     std::cout << opts
               << "\nEach side: a Kineto trace (*.json[.gz]), an NPU trace_view.json, a "
                  "rank directory (*_ascend_pt, *_ascend_ms) or a cluster directory.\n";
-    return kExitOk;
+    return runtime::kExitOk;
   }
   if (!vm.count("base") || !vm.count("comparison")) {
     std::fputs(
         "clusterscope: compare: needs BASE and COMPARISON \u2014 run 'clusterscope compare "
         "--help'\n",
         stderr);
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   if (vm.count("stray")) {
     std::fprintf(stderr, "clusterscope: compare: %s \u2014 run 'clusterscope compare --help'\n",
                  unexpected_argument(vm["stray"].as<std::vector<std::string>>()).c_str());
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   if (!(o.timeout >= 0)) {
     std::fputs(
         "clusterscope: compare: --timeout must be 0 (no limit) or more seconds \u2014 run "
         "'clusterscope compare --help'\n",
         stderr);
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   if (vm.count("base-step")) o.base_step = vm["base-step"].as<int64_t>();
   if (vm.count("comparison-step")) o.comparison_step = vm["comparison-step"].as<int64_t>();
   if (vm.count("rank")) {
     std::set<int> ranks;
     std::string error;
-    if (!cluster::parse_rank_list(rank_text, ranks, error)) {
+    if (!load::parse_rank_list(rank_text, ranks, error)) {
       std::fprintf(stderr, "clusterscope: compare: --rank %s: %s \u2014 e.g. --rank 0-7,12\n",
                    rank_text.c_str(), error.c_str());
-      return kExitUsage;
+      return runtime::kExitUsage;
     }
     o.ranks = ranks;
   }

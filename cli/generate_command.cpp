@@ -22,13 +22,13 @@ constexpr const char* kDash = " \u2014 ";
 
 int usage_error(const std::string& what, const std::string& hint) {
   std::fprintf(stderr, "clusterscope: generate: %s%s%s\n", what.c_str(), kDash, hint.c_str());
-  return kExitUsage;
+  return runtime::kExitUsage;
 }
 
 // A wrong choice: the message already lists the valid ones.
 int unknown_choice(const std::string& what) {
   std::fprintf(stderr, "clusterscope: generate: %s\n", what.c_str());
-  return kExitUsage;
+  return runtime::kExitUsage;
 }
 
 }  // namespace
@@ -94,7 +94,7 @@ int run_generate(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     if (vm.count("help")) {
       std::cout << visible << "\n";
-      return kExitOk;
+      return runtime::kExitOk;
     }
     po::notify(vm);
   } catch (const po::error& e) {
@@ -110,15 +110,15 @@ int run_generate(int argc, char** argv) {
     return usage_error("--trace-view and --no-trace-view together", "choose one");
   if (trace_on) opts.trace_view = 1;
   if (trace_off) opts.trace_view = 0;
-  const auto framework_kind = enum_from_name(generator::kFrameworkKindNames, framework);
+  const auto framework_kind = runtime::enum_from_name(generator::kFrameworkKindNames, framework);
   if (!framework_kind)
     return unknown_choice(
-        unknown_value("--framework", framework, enum_names(generator::kFrameworkKindNames)));
+        runtime::unknown_value("--framework", framework, runtime::enum_names(generator::kFrameworkKindNames)));
   opts.framework = *framework_kind;
-  const auto export_kind = enum_from_name(generator::kExportKindNames, export_type);
+  const auto export_kind = runtime::enum_from_name(generator::kExportKindNames, export_type);
   if (!export_kind)
     return unknown_choice(
-        unknown_value("--export-type", export_type, enum_names(generator::kExportKindNames)));
+        runtime::unknown_value("--export-type", export_type, runtime::enum_names(generator::kExportKindNames)));
   opts.export_type = *export_kind;
 
   std::string error;
@@ -153,20 +153,20 @@ int run_generate(int argc, char** argv) {
   if (!generator::validate_options(opts, diag)) {
     for (const auto& d : diag.items())
       std::fprintf(stderr, "clusterscope: generate: %s\n", d.to_string().c_str());
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   // OUT empty or new; --force replaces an earlier generate's output (never mixes two clusters).
   const auto state = generator::prepare_output_dir(out_dir, force, diag);
   if (state != generator::OutputDirState::kReady) {
     for (const auto& d : diag.items())
       std::fprintf(stderr, "clusterscope: generate: %s\n", d.to_string().c_str());
-    return state == generator::OutputDirState::kRefused ? kExitUsage : kExitFatal;
+    return state == generator::OutputDirState::kRefused ? runtime::kExitUsage : runtime::kExitFatal;
   }
   generator::GenerateSummary sum;
   if (!generator::generate_cluster(out_dir, opts, diag, &sum)) {
     for (const auto& d : diag.items())
       std::fprintf(stderr, "clusterscope: generate: %s\n", d.to_string().c_str());
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
   std::printf(
       "clusterscope generate: wrote %d ranks (tp %d, pp %d, dp %d, %d steps) to %s: %llu files, "
@@ -175,7 +175,7 @@ int run_generate(int argc, char** argv) {
       sum.ranks, sum.tp, sum.pp, sum.dp, sum.steps, out_dir.c_str(),
       static_cast<unsigned long long>(sum.files), static_cast<double>(sum.bytes) / 1e6, sum.seconds,
       opts.slow_ranks.size(), opts.slow_links.size(), opts.slow_kernels.size());
-  return kExitOk;
+  return runtime::kExitOk;
 }
 
 }  // namespace cs::cli

@@ -36,20 +36,20 @@ void print_usage(std::FILE* out) {
 int main(int argc, char** argv) {
   // HDF5 is loaded on first use (io/hdf5/hdf5_library.h); under mpirun now, before MPI_Init
   // (cluster, merge), so that it starts without exit-time cleanup (io/hdf5/hdf5_error.h).
-  if (cs::cluster::launched_by_mpi()) cs::io::hdf5_start_without_exit_cleanup();
-  cs::io::tune_allocator_for_batch_parsing(cs::cluster::usable_cores());
+  if (cs::mpi::launched_by_mpi()) cs::io::hdf5_start_without_exit_cleanup();
+  cs::runtime::tune_allocator_for_batch_parsing(cs::runtime::usable_cores());
   if (argc < 2) {
     print_usage(stderr);
-    return cs::kExitUsage;
+    return cs::runtime::kExitUsage;
   }
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     print_usage(stdout);
-    return cs::kExitOk;
+    return cs::runtime::kExitOk;
   }
   if (cmd == "--version" || cmd == "-V") {
     std::printf("clusterscope %s\n", CLUSTERSCOPE_VERSION);
-    return cs::kExitOk;
+    return cs::runtime::kExitOk;
   }
   try {
     if (cmd == "cluster") return cs::cli::run_cluster(argc - 1, argv + 1);
@@ -62,9 +62,9 @@ int main(int argc, char** argv) {
         stderr,
         "clusterscope: %s: internal error: %s \u2014 please report this with the command line\n",
         cmd.c_str(), e.what());
-    return cs::kExitFatal;
+    return cs::runtime::kExitFatal;
   }
   std::fprintf(stderr, "clusterscope: unknown command '%s' \u2014 run 'clusterscope --help'\n",
                cmd.c_str());
-  return cs::kExitUsage;
+  return cs::runtime::kExitUsage;
 }

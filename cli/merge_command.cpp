@@ -20,7 +20,7 @@ namespace po = boost::program_options;
 namespace cs::cli {
 
 int run_merge(int argc, char** argv) {
-  cluster::MergeOptions opts;
+  timeline::MergeOptions opts;
   std::string ranks;
   double timeout = 600;
   po::options_description desc(
@@ -48,7 +48,7 @@ int run_merge(int argc, char** argv) {
   auto usage_error = [](const std::string& what) {
     std::fprintf(stderr, "clusterscope: merge: %s \u2014 run 'clusterscope merge --help'\n",
                  what.c_str());
-    return kExitUsage;
+    return runtime::kExitUsage;
   };
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
@@ -58,7 +58,7 @@ int run_merge(int argc, char** argv) {
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
-    return kExitOk;
+    return runtime::kExitOk;
   }
   if (vm.count("stray"))
     return usage_error(unexpected_argument(vm["stray"].as<std::vector<std::string>>()));
@@ -72,18 +72,18 @@ int run_merge(int argc, char** argv) {
                  "clusterscope: merge: %s: -o must be a file, and this is a directory \u2014 give "
                  "a file name, e.g. -o %s/merged.json.gz\n",
                  opts.output.c_str(), dir.c_str());
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   if (!(timeout >= 0)) return usage_error("--timeout must be 0 (no limit) or more seconds");
   if (vm.count("align") && opts.align.empty()) return usage_error("--align needs a name");
   if (!ranks.empty()) {
     std::set<int> set;
     std::string error;
-    if (!cluster::parse_rank_list(ranks, set, error)) return usage_error("--ranks: " + error);
+    if (!load::parse_rank_list(ranks, set, error)) return usage_error("--ranks: " + error);
     opts.rank_filter = std::move(set);
   }
-  cluster::MpiSession mpi(argc, argv, timeout);
-  return cluster::run_merge(mpi, opts);
+  mpi::MpiSession mpi(argc, argv, timeout);
+  return timeline::run_merge(mpi, opts);
 }
 
 }  // namespace cs::cli

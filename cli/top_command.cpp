@@ -27,13 +27,13 @@ namespace {
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "clusterscope: top: %s \u2014 run 'clusterscope top --help'\n",
                what.c_str());
-  return kExitUsage;
+  return runtime::kExitUsage;
 }
 
 // A wrong choice: the message already lists the valid ones.
 int unknown_choice(const std::string& what) {
   std::fprintf(stderr, "clusterscope: top: %s\n", what.c_str());
-  return kExitUsage;
+  return runtime::kExitUsage;
 }
 
 // A number of seconds as the user would write it ("0.001").
@@ -44,7 +44,7 @@ std::string seconds(double s) {
 }
 
 // The end keys --top-end-key accepts (profile_analyze's).
-constexpr std::array<EnumName<bool>, 2> kEndKeyNames{{{"end", false}, {"kern", true}}};
+constexpr std::array<runtime::EnumName<bool>, 2> kEndKeyNames{{{"end", false}, {"kern", true}}};
 
 // The MegEngine-only option the user gave, "" when none.
 std::string megengine_only_option(const po::variables_map& vm) {
@@ -55,39 +55,39 @@ std::string megengine_only_option(const po::variables_map& vm) {
 
 // `top` on a MegEngine static-graph profile: profile_analyze's summary block, the device table
 // and with `show_host` the host table; shares are of the total device (host) time by end − start.
-int run_top_megengine(const std::string& path, report::TopOptions o, bool kern, bool show_host,
+int run_top_megengine(const std::string& path, top::TopOptions o, bool kern, bool show_host,
                       bool copy_time, const std::string& csv, bool quiet) {
   io::Diagnostics diag;
-  io::MegEngineProfile p;
-  std::vector<report::OpCall> calls;
-  if (!io::read_megengine_profile(path, p, diag) ||
-      !report::megengine_calls(path, p, {.host = false, .kern = kern}, calls, diag)) {
+  readers::MegEngineProfile p;
+  std::vector<top::OpCall> calls;
+  if (!readers::read_megengine_profile(path, p, diag) ||
+      !top::megengine_calls(path, p, {.host = false, .kern = kern}, calls, diag)) {
     io::print_diagnostics(diag, quiet);
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
-  const report::MegEngineSummary s = report::megengine_summary(p, o);
+  const top::MegEngineSummary s = top::megengine_summary(p, o);
   if (!quiet) std::printf("%s\n", path.c_str());
-  std::fputs(report::format_megengine_summary(s, copy_time).c_str(), stdout);
+  std::fputs(top::format_megengine_summary(s, copy_time).c_str(), stdout);
   o.share_total_us = s.device_us;
-  report::TopTotals totals;
-  const io::Table t = report::top_table(calls, o, &totals);
-  std::fputs(("\n" + report::format_top_text(t, totals.calls, totals.time_us)).c_str(), stdout);
+  top::TopTotals totals;
+  const io::Table t = top::top_table(calls, o, &totals);
+  std::fputs(("\n" + top::format_top_text(t, totals.calls, totals.time_us)).c_str(), stdout);
   if (show_host) {
-    std::vector<report::OpCall> host;
-    report::calls_from_megengine(p, host, {.host = true, .kern = kern});
+    std::vector<top::OpCall> host;
+    top::calls_from_megengine(p, host, {.host = true, .kern = kern});
     o.share_total_us = s.host_us;
-    report::TopTotals host_totals;
-    const io::Table h = report::top_table(host, o, &host_totals);
+    top::TopTotals host_totals;
+    const io::Table h = top::top_table(host, o, &host_totals);
     std::fputs(
-        ("\n" + report::format_top_text(h, host_totals.calls, host_totals.time_us, "host")).c_str(),
+        ("\n" + top::format_top_text(h, host_totals.calls, host_totals.time_us, "host")).c_str(),
         stdout);
   }
   if (!csv.empty() && !io::write_table_csv(t, csv, diag)) {
     io::print_diagnostics(diag, quiet);
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
   io::print_diagnostics(diag, quiet);
-  return diag.has_errors() ? kExitPartial : kExitOk;
+  return diag.has_errors() ? runtime::kExitPartial : runtime::kExitOk;
 }
 
 }  // namespace
@@ -148,44 +148,44 @@ int run_top(int argc, char** argv) {
   }
   if (vm.count("help")) {
     std::cout << opts << "\n";
-    return kExitOk;
+    return runtime::kExitOk;
   }
   if (!vm.count("profile")) return usage_error("missing PROFILE");
   if (vm.count("stray"))
     return usage_error(unexpected_argument(vm["stray"].as<std::vector<std::string>>()));
   const bool quiet = vm.count("quiet") > 0;
-  report::TopOptions o;
+  top::TopOptions o;
   o.top_n = top_n;
   o.min_time_s = min_time;
   o.max_time_s = max_time;
   o.types = types;
   o.input_dtype = dtype;
-  const auto aggregate_by = enum_from_name(report::kTopByNames, by);
-  if (!aggregate_by || *aggregate_by == report::TopOptions::By::kAll)
-    return unknown_choice(unknown_value("--aggregate-by", by, enum_names(report::kTopByNames)));
+  const auto aggregate_by = runtime::enum_from_name(top::kTopByNames, by);
+  if (!aggregate_by || *aggregate_by == top::TopOptions::By::kAll)
+    return unknown_choice(runtime::unknown_value("--aggregate-by", by, runtime::enum_names(top::kTopByNames)));
   o.aggregate_by = *aggregate_by;
   // profile_analyze: --aggregate alone folds every call into one row.
-  if (o.aggregate_by == report::TopOptions::By::kNone && vm.count("aggregate"))
-    o.aggregate_by = report::TopOptions::By::kAll;
-  const auto aggregate = enum_from_name(report::kTopAggregateNames, agg);
+  if (o.aggregate_by == top::TopOptions::By::kNone && vm.count("aggregate"))
+    o.aggregate_by = top::TopOptions::By::kAll;
+  const auto aggregate = runtime::enum_from_name(top::kTopAggregateNames, agg);
   if (!aggregate)
     return unknown_choice(
-        unknown_value("--aggregate", agg, enum_names(report::kTopAggregateNames)));
+        runtime::unknown_value("--aggregate", agg, runtime::enum_names(top::kTopAggregateNames)));
   o.aggregate = *aggregate;
   // "+column": ascending, as profile_analyze.
   o.ascending = order.starts_with('+');
   const auto order_by =
-      enum_from_name(report::kTopOrderNames, std::string_view(order).substr(o.ascending ? 1 : 0));
+      runtime::enum_from_name(top::kTopOrderNames, std::string_view(order).substr(o.ascending ? 1 : 0));
   if (!order_by)
-    return unknown_choice(unknown_value("--order-by", order, enum_names(report::kTopOrderNames)));
+    return unknown_choice(runtime::unknown_value("--order-by", order, runtime::enum_names(top::kTopOrderNames)));
   o.order_by = *order_by;
   if (min_time < 0) return usage_error("--min-time must not be negative");
   if (!(max_time >= min_time))
     return usage_error("--max-time " + seconds(max_time) + " is below --min-time " +
                        seconds(min_time) + ": no call could pass");
-  const auto kern = enum_from_name(kEndKeyNames, end_key);
+  const auto kern = runtime::enum_from_name(kEndKeyNames, end_key);
   if (!kern)
-    return unknown_choice(unknown_value("--top-end-key", end_key, enum_names(kEndKeyNames)));
+    return unknown_choice(runtime::unknown_value("--top-end-key", end_key, runtime::enum_names(kEndKeyNames)));
   if (!opr_name.empty()) {
     try {
       o.name_regex.emplace(opr_name, std::regex::ECMAScript);
@@ -196,7 +196,7 @@ int run_top(int argc, char** argv) {
   }
 
   io::Diagnostics diag;
-  std::vector<report::OpCall> calls;
+  std::vector<top::OpCall> calls;
   std::string used;
   const std::string profile = vm["profile"].as<std::string>();
   std::error_code ec;
@@ -208,20 +208,20 @@ int run_top(int argc, char** argv) {
   if (megengine)
     return run_top_megengine(profile, o, *kern, vm.count("show-host") > 0,
                              vm.count("copy-time") > 0, csv, quiet);
-  if (!report::load_op_calls(profile, calls, used, diag)) {
+  if (!top::load_op_calls(profile, calls, used, diag)) {
     io::print_diagnostics(diag, quiet);
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
-  report::TopTotals totals;
-  const io::Table t = report::top_table(calls, o, &totals);
+  top::TopTotals totals;
+  const io::Table t = top::top_table(calls, o, &totals);
   if (!quiet) std::printf("%s\n", used.c_str());
-  std::fputs(report::format_top_text(t, totals.calls, totals.time_us).c_str(), stdout);
+  std::fputs(top::format_top_text(t, totals.calls, totals.time_us).c_str(), stdout);
   if (!csv.empty() && !io::write_table_csv(t, csv, diag)) {
     io::print_diagnostics(diag, quiet);
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
   io::print_diagnostics(diag, quiet);
-  return diag.has_errors() ? kExitPartial : kExitOk;
+  return diag.has_errors() ? runtime::kExitPartial : runtime::kExitOk;
 }
 
 }  // namespace cs::cli

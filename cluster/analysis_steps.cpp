@@ -21,43 +21,43 @@ void StepMessages::add(const io::Diagnostics& d) {
     (item.severity == io::Severity::kError ? output : notes).add(item);
 }
 
-GroupsResult groups_step(const std::vector<RankData>& ranks, const AnalysisOptions& opts) {
+GroupsResult groups_step(const std::vector<load::RankData>& ranks, const AnalysisOptions& opts) {
   GroupsResult r;
-  GroupOptions g;
+  msprof::GroupOptions g;
   // msprof-analyze reads groups from the files its mode analyses.
   g.use_communication = opts.mode != Mode::kCommunicationMatrix;
   g.use_matrix = opts.mode != Mode::kCommunicationTime;
-  r.groups = build_comm_groups(ranks, g, r.messages.notes);
+  r.groups = msprof::build_comm_groups(ranks, g, r.messages.notes);
   if (opts.json)
-    write_communication_group_json(in_dir(opts, "communication_group.json"), r.groups,
+    msprof::write_communication_group_json(in_dir(opts, "communication_group.json"), r.groups,
                                    r.messages.output);
   return r;
 }
 
 MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
   MatrixResult r;
-  MatrixOptions mopts;
+  msprof::MatrixOptions mopts;
   mopts.use_metadata_ranks = true;  // profiler_metadata.json's ranks first, self links second
   io::Diagnostics d;
-  r.links = opts.json ? merge_and_write_cluster_matrix(
+  r.links = opts.json ? msprof::merge_and_write_cluster_matrix(
                             in_dir(opts, "cluster_communication_matrix.json"), in.ranks, *in.groups,
                             d, io::JsonStyle::python(), mopts, opts.threads)
-                      : merge_matrix_links(in.ranks, *in.groups, d, mopts, opts.threads);
+                      : msprof::merge_matrix_links(in.ranks, *in.groups, d, mopts, opts.threads);
   r.messages.add(d);
   return r;
 }
 
-LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const GlobalLinks& links) {
+LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const msprof::GlobalLinks& links) {
   LinkDiagnosis r;
   r.slow_links =
-      find_slow_links(link_observations(links), {}, &r.unjudged_links, &r.overflowed_links);
-  r.slow_transfers = find_slow_transfers(in.ranks, r.slow_links);
+      analysis::find_slow_links(analysis::link_observations(links), {}, &r.unjudged_links, &r.overflowed_links);
+  r.slow_transfers = analysis::find_slow_transfers(in.ranks, r.slow_links);
   return r;
 }
 
 StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
   StepMessages r;
-  write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), in.ranks, *in.groups,
+  msprof::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), in.ranks, *in.groups,
                                    r.output, io::JsonStyle::python(), opts.threads);
   return r;
 }
@@ -67,35 +67,35 @@ StepTraceResult step_trace_step(const AnalysisInputs& in, const AnalysisOptions&
   if (opts.step_trace_csv || opts.keep_step_trace) {
     // Its notes are warnings; a failed write is an error (exit 1).
     io::Diagnostics d;
-    ClusterStepTrace t = build_cluster_step_trace(in.ranks, *in.groups, d, opts.ranks_filtered);
+    msprof::ClusterStepTrace t = msprof::build_cluster_step_trace(in.ranks, *in.groups, d, opts.ranks_filtered);
     if (opts.step_trace_csv)
-      write_cluster_step_trace_csv(in_dir(opts, "cluster_step_trace_time.csv"), t, d);
+      msprof::write_cluster_step_trace_csv(in_dir(opts, "cluster_step_trace_time.csv"), t, d);
     r.messages.add(d);
     if (opts.keep_step_trace) r.msprof_trace = std::move(t);
   }
-  r.table = step_trace_table(in.ranks);
+  r.table = analysis::step_trace_table(in.ranks);
   return r;
 }
 
 OperatorsResult operators_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
   OperatorsResult r;
-  const stats::OperatorTable merged = merge_operators(in.ranks);
+  const stats::OperatorTable merged = analysis::merge_operators(in.ranks);
   // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
-  const auto stages = rank_stages(in.ranks, in.groups);
-  r.topn = operators_topn_table(merged, opts.top_n, opts.order_by, stages);
+  const auto stages = analysis::rank_stages(in.ranks, in.groups);
+  r.topn = analysis::operators_topn_table(merged, opts.top_n, opts.order_by, stages);
   r.by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
   return r;
 }
 
-SlowRankAnalysis slow_ranks_step(const AnalysisInputs& in,
-                                 const std::vector<SlowLinkFinding>& slow_links) {
-  return analyze_slow_ranks(in.ranks, rank_stages(in.ranks, in.groups), slow_links);
+analysis::SlowRankAnalysis slow_ranks_step(const AnalysisInputs& in,
+                                 const std::vector<analysis::SlowLinkFinding>& slow_links) {
+  return analysis::analyze_slow_ranks(in.ranks, analysis::rank_stages(in.ranks, in.groups), slow_links);
 }
 
-std::string diagnosis_text(const SlowRankAnalysis& slow_ranks, const LinkDiagnosis& links,
+std::string diagnosis_text(const analysis::SlowRankAnalysis& slow_ranks, const LinkDiagnosis& links,
                            const std::vector<stats::TopNRow>& by_cv) {
   std::string s =
-      diagnosis_summary(slow_ranks.findings, links.slow_links, by_cv, links.slow_transfers);
+      analysis::diagnosis_summary(slow_ranks.findings, links.slow_links, by_cv, links.slow_transfers);
   if (!slow_ranks.stage_imbalance.empty()) s += slow_ranks.stage_imbalance + "\n";
   if (links.unjudged_links > 0)
     s += std::to_string(links.unjudged_links) +

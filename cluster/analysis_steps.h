@@ -29,8 +29,8 @@ namespace cs::cluster {
 
 // What every step reads; nothing in it changes while the steps run.
 struct AnalysisInputs {
-  const std::vector<RankData>& ranks;  // sorted by rank
-  const CommGroups* groups = nullptr;  // null when the mode builds none (-m operators)
+  const std::vector<load::RankData>& ranks;  // sorted by rank
+  const msprof::CommGroups* groups = nullptr;  // null when the mode builds none (-m operators)
 };
 
 struct AnalysisOptions {
@@ -56,15 +56,15 @@ struct StepMessages {
 };
 
 struct GroupsResult {
-  CommGroups groups;
+  msprof::CommGroups groups;
   StepMessages messages;
 };
 // Communication groups from the files the mode analyses, as msprof-analyze reads them (the ops are
 // read packed or not); communication_group.json when json.
-GroupsResult groups_step(const std::vector<RankData>& ranks, const AnalysisOptions& opts);
+GroupsResult groups_step(const std::vector<load::RankData>& ranks, const AnalysisOptions& opts);
 
 struct MatrixResult {
-  GlobalLinks links;
+  msprof::GlobalLinks links;
   StepMessages messages;
 };
 // Every rank's matrix links merged into global ones (local ranks mapped through
@@ -72,20 +72,20 @@ struct MatrixResult {
 MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 struct LinkDiagnosis {
-  std::vector<SlowLinkFinding> slow_links;
-  std::vector<SlowTransferFinding> slow_transfers;  // links named only when the matrix agrees
+  std::vector<analysis::SlowLinkFinding> slow_links;
+  std::vector<analysis::SlowTransferFinding> slow_transfers;  // links named only when the matrix agrees
   int unjudged_links = 0;    // links with too little data to judge (slow_link.h)
   int overflowed_links = 0;  // links whose size sums are beyond 1.8e308 (slow_link.h)
 };
 // Slow links from the merged links, then slow transfers per op class (slow_transfer.h).
-LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const GlobalLinks& links);
+LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const msprof::GlobalLinks& links);
 
 // cluster_communication.json (msprof-analyze's document), rendered on opts.threads threads.
 StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 struct StepTraceResult {
   io::Table table;                // clusterscope's step_trace table
-  ClusterStepTrace msprof_trace;  // the CSV document's rows, when opts.keep_step_trace
+  msprof::ClusterStepTrace msprof_trace;  // the CSV document's rows, when opts.keep_step_trace
   StepMessages messages;
 };
 // cluster_step_trace_time.csv when opts.step_trace_csv, and the step_trace table.
@@ -99,12 +99,12 @@ struct OperatorsResult {
 OperatorsResult operators_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 // Slow ranks, given the slow links (a rank late only because of a slow link is not blamed).
-SlowRankAnalysis slow_ranks_step(const AnalysisInputs& in,
-                                 const std::vector<SlowLinkFinding>& slow_links);
+analysis::SlowRankAnalysis slow_ranks_step(const AnalysisInputs& in,
+                                 const std::vector<analysis::SlowLinkFinding>& slow_links);
 
 // The closing summary's findings in plain words: slow ranks, links, transfers, the most varying
 // operator, stage imbalance and the links left unjudged.
-std::string diagnosis_text(const SlowRankAnalysis& slow_ranks, const LinkDiagnosis& links,
+std::string diagnosis_text(const analysis::SlowRankAnalysis& slow_ranks, const LinkDiagnosis& links,
                            const std::vector<stats::TopNRow>& by_cv);
 
 }  // namespace cs::cluster

@@ -71,23 +71,23 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
 // Parses entries[idx] for idx in `mine` with `threads` workers; results in the same order. With
 // `packed`, each rank is packed for the root as soon as it is parsed (pushed with its position
 // in `mine`) and its RankData freed, so a non-root process never holds a rank twice.
-std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
-                                  const std::vector<size_t>& mine, const ParseOptions& opts,
+std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entries,
+                                  const std::vector<size_t>& mine, const load::ParseOptions& opts,
                                   int threads, std::atomic<int64_t>& done,
                                   std::atomic<uint64_t>& done_bytes, PackedQueue* packed,
                                   bool keep_communication_packed) {
-  std::vector<RankData> out(mine.size());
+  std::vector<load::RankData> out(mine.size());
   auto parse_one = [&](size_t i) {
     runtime::interrupt_checkpoint("load");  // an interrupt stops between ranks
-    io::prefer_huge_pages();                // this thread's heap (runtime/allocator_tuning.h)
-    const RankEntry& e = entries[mine[i]];
+    runtime::prefer_huge_pages();                // this thread's heap (runtime/allocator_tuning.h)
+    const load::RankEntry& e = entries[mine[i]];
     try {
-      out[i] = parse_rank(e, opts);
+      out[i] = load::parse_rank(e, opts);
     } catch (const std::exception& ex) {
       // A reader bug or exhausted memory on one rank must not take the others down.
-      RankData d;
+      load::RankData d;
       d.entry = e;
-      d.entry.status = RankStatus::kSkipped;
+      d.entry.status = load::RankStatus::kSkipped;
       d.entry.problems.push_back(std::string("internal error while reading: ") + ex.what());
       d.diagnostics.error(e.path, 0, std::string("internal error while reading: ") + ex.what(),
                           "the rank was skipped; please report this with the file");
@@ -95,9 +95,9 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
     }
     if (packed) {
       io::ByteWriter w;
-      pack_rank_data(out[i], w);
+      load::pack_rank_data(out[i], w);
       packed->push({static_cast<uint32_t>(i), std::move(w.data())});
-      out[i] = RankData{};
+      out[i] = load::RankData{};
     } else if (keep_communication_packed) {
       out[i].communication.pack();
     }
@@ -112,22 +112,22 @@ std::vector<RankData> parse_share(const std::vector<RankEntry>& entries,
 
 }  // namespace
 
-LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, PhaseLog& log) {
+LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts, runtime::PhaseLog& log) {
   LoadedCluster result;
 
   // 1. Discover on the root, broadcast the list (plus a fatal flag) to everyone.
-  std::vector<RankEntry> entries;
+  std::vector<load::RankEntry> entries;
   {
     std::vector<char> buf;
     // The root discovers alone; the others wait for it, watched (mpi/mpi_comm.h, RootAlone).
-    std::optional<MpiSession::RootAlone> alone;
+    std::optional<mpi::MpiSession::RootAlone> alone;
     alone.emplace(mpi, "discover", "discovered the rank directories");
     if (mpi.is_root()) {
       log.begin("discover");
-      DiscoveryOptions dopts;
+      load::DiscoveryOptions dopts;
       dopts.rank_filter = opts.rank_filter;
       dopts.data_type = opts.data_type;
-      DiscoveryResult found = discover_ranks(opts.input_dir, dopts);
+      load::DiscoveryResult found = load::discover_ranks(opts.input_dir, dopts);
       result.diagnostics.append(found.diag);
       result.skipped = std::move(found.skipped);
       result.input_is_rank_dir = found.input_is_rank_dir;
@@ -150,12 +150,12 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       io::ByteWriter w;
       w.put<uint8_t>(result.fatal);
       w.str(result.fatal_message);
-      auto packed = pack_rank_entries(entries);
+      auto packed = load::pack_rank_entries(entries);
       w.bytes(packed.data(), packed.size());
       buf = std::move(w.data());
       for (const auto& e : entries) result.input_bytes += e.bytes;
       log.end(std::to_string(entries.size()) + " rank directories, " +
-              human_bytes(result.input_bytes) +
+              runtime::human_bytes(result.input_bytes) +
               (result.skipped.empty() ? ""
                                       : ", " + std::to_string(result.skipped.size()) + " skipped"));
     }
@@ -167,15 +167,15 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
       result.fatal_message = r.str();
       std::vector<char> rest(r.remaining());
       r.bytes(rest.data(), rest.size());
-      entries = unpack_rank_entries(rest);
+      entries = load::unpack_rank_entries(rest);
     }
     if (result.fatal) return result;
   }
 
   // 2. Partition by bytes; every process computes the same split.
-  const auto shares = partition_by_bytes(entries, mpi.size(), kRootUnpackCost);
+  const auto shares = load::partition_by_bytes(entries, mpi.size(), load::kRootUnpackCost);
   const auto& mine = shares[static_cast<size_t>(mpi.rank())];
-  const int threads = threads_per_process(opts.threads, mpi.local_size());
+  const int threads = runtime::threads_per_process(opts.threads, mpi.local_size());
   result.threads_per_process = threads;
   result.processes_on_root_node = mpi.local_size();  // the root's value is the one used
 
@@ -183,12 +183,12 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   if (mpi.is_root()) log.begin("parse");
   std::atomic<int64_t> done{0};
   std::atomic<uint64_t> done_bytes{0};
-  std::vector<RankData> parsed;
+  std::vector<load::RankData> parsed;
   PackedQueue packed;  // non-root: ranks packed for the root, sent in batches as they come
-  BatchStream stream(mpi);
+  mpi::BatchStream stream(mpi);
   // Root: the other processes' ranks, by process and position in its share (the order the
   // one-process run has after the sort by rank, whatever the arrival order).
-  std::vector<std::vector<RankData>> received(static_cast<size_t>(mpi.size()));
+  std::vector<std::vector<load::RankData>> received(static_cast<size_t>(mpi.size()));
   if (mpi.is_root())
     for (int p = 1; p < mpi.size(); ++p)
       received[static_cast<size_t>(p)].resize(shares[static_cast<size_t>(p)].size());
@@ -196,14 +196,14 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   std::string local_error;
   // A process other than the root (which discovered the files) names itself in what it could
   // not see or open: without a shared file system that is the whole story.
-  ParseOptions parse_opts = opts.parse;
+  load::ParseOptions parse_opts = opts.parse;
   if (!mpi.is_root()) {
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
     parse_opts.process_note = "process " + std::to_string(mpi.rank()) + " on host " + host;
   }
   {
-    ProgressBar bar(mpi.is_root() && opts.show_progress, "parse",
+    runtime::ProgressBar bar(mpi.is_root() && opts.show_progress, "parse",
                     static_cast<int64_t>(entries.size()), result.input_bytes);
     std::atomic<bool> finished{false};
     runtime::TaskGroup parser;  // errors are caught inside: they are this process's to report
@@ -223,14 +223,14 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
     auto take_batch = [&](int p, std::vector<char>&& batch) {
       try {
         io::ByteReader r(batch);
-        std::vector<RankData>& dest = received[static_cast<size_t>(p)];
+        std::vector<load::RankData>& dest = received[static_cast<size_t>(p)];
         const uint32_t n = r.get<uint32_t>();
         for (uint32_t k = 0; k < n; ++k) {
           const uint32_t index = r.get<uint32_t>();
           const auto size = static_cast<size_t>(r.get<uint64_t>());
           io::ByteReader one(r.skip(size), size);
           if (index >= dest.size()) throw std::runtime_error("a rank position is out of range");
-          dest[index] = unpack_rank_data(one, opts.keep_communication_packed);
+          dest[index] = load::unpack_rank_data(one, opts.keep_communication_packed);
         }
       } catch (const std::exception& e) {
         gather_failed = true;  // still drain the stream: no process is left waiting
@@ -292,7 +292,7 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   }
 
   // 4. Agree on errors (every batch has been delivered by now): nobody is left waiting.
-  if (mpi.any(local_failed, MpiSession::Arrival::kPrompt)) {
+  if (mpi.any(local_failed, mpi::MpiSession::Arrival::kPrompt)) {
     result.fatal = true;
     result.fatal_message =
         local_failed
@@ -305,18 +305,18 @@ LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, Phase
   if (mpi.is_root()) {
     result.ranks = std::move(parsed);
     for (auto& share : received)
-      for (RankData& d : share) result.ranks.push_back(std::move(d));
+      for (load::RankData& d : share) result.ranks.push_back(std::move(d));
   }
   if (mpi.is_root()) {
     // The received batches and the parsers' buffers are freed: give their pages back before the
     // analyses build their tables.
-    io::release_freed_memory();
+    runtime::release_freed_memory();
     std::stable_sort(result.ranks.begin(), result.ranks.end(),
-                     [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });
+                     [](const load::RankData& a, const load::RankData& b) { return a.rank() < b.rank(); });
     uint64_t bytes = 0;
     for (const auto& d : result.ranks) bytes += d.bytes_read;
     log.end(std::to_string(result.ranks.size()) + " ranks on " + std::to_string(mpi.size()) +
-            " process(es) x " + std::to_string(threads) + " thread(s), " + human_bytes(bytes) +
+            " process(es) x " + std::to_string(threads) + " thread(s), " + runtime::human_bytes(bytes) +
             " read");
   }
   return result;

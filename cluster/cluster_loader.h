@@ -22,8 +22,8 @@ namespace cs::cluster {
 struct LoadOptions {
   std::string input_dir;
   std::optional<std::set<int>> rank_filter;  // --rank-list
-  DataType data_type = DataType::kAuto;      // --data-type
-  ParseOptions parse;
+  load::DataType data_type = load::DataType::kAuto;      // --data-type
+  load::ParseOptions parse;
   int threads = 0;             // parser threads per process; 0 = cores / processes on this node
   bool show_progress = false;  // progress bar on the root
   // Root: hold every rank's communication data packed (RankCommunication::pack) until
@@ -35,8 +35,8 @@ struct LoadedCluster {
   bool fatal = false;         // nothing usable (every process knows)
   std::string fatal_message;  // one line: what is wrong — what to do
   // Root only (empty on other processes):
-  std::vector<RankData> ranks;     // every rank directory parsed, sorted by rank
-  std::vector<RankEntry> skipped;  // found but not parsed (no rank id, duplicate, ...)
+  std::vector<load::RankData> ranks;     // every rank directory parsed, sorted by rank
+  std::vector<load::RankEntry> skipped;  // found but not parsed (no rank id, duplicate, ...)
   io::Diagnostics diagnostics;     // discovery's findings (per-rank ones stay in RankData)
   bool input_is_rank_dir = false;  // -d is one rank's directory (DiscoveryResult)
   uint64_t input_bytes = 0;        // bytes of input files across all ranks
@@ -45,6 +45,6 @@ struct LoadedCluster {
 };
 
 // Collective over all processes of `mpi`. Phases are reported through `log` on the root.
-LoadedCluster load_cluster(const MpiSession& mpi, const LoadOptions& opts, PhaseLog& log);
+LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts, runtime::PhaseLog& log);
 
 }  // namespace cs::cluster

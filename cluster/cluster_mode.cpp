@@ -5,7 +5,7 @@
 namespace cs::cluster {
 
 std::string_view mode_name(Mode mode) {
-  return enum_to_name(kModeNames, mode);
+  return runtime::enum_to_name(kModeNames, mode);
 }
 
 bool parse_output_formats(std::string_view text, OutputFormats& out, std::string& error) {
@@ -16,9 +16,9 @@ bool parse_output_formats(std::string_view text, OutputFormats& out, std::string
     const std::string_view item = text.substr(start, comma - start);
     start = comma + 1;
     if (item.empty() && comma == text.size()) break;  // "json," or "": nothing after the comma
-    const auto f = enum_from_name(kOutputFormatNames, item);
+    const auto f = runtime::enum_from_name(kOutputFormatNames, item);
     if (!f) {
-      error = unknown_value("format", item, enum_names(kOutputFormatNames));
+      error = runtime::unknown_value("format", item, runtime::enum_names(kOutputFormatNames));
       return false;
     }
     if (*f == OutputFormat::kAll)
@@ -27,11 +27,11 @@ bool parse_output_formats(std::string_view text, OutputFormats& out, std::string
     else
       out.insert(*f);
   }
-  if (out.empty()) error = "no format given \u2014 valid: " + enum_names(kOutputFormatNames);
+  if (out.empty()) error = "no format given \u2014 valid: " + runtime::enum_names(kOutputFormatNames);
   return !out.empty();
 }
 
-ParseOptions parse_options_for_mode(Mode mode, ParseOptions base) {
+load::ParseOptions parse_options_for_mode(Mode mode, load::ParseOptions base) {
   // Communication groups (needed for every msprof-compatible output, and for pipeline stages in
   // the step trace) come from both communication files.
   const bool comm = mode != Mode::kOperators;

@@ -23,7 +23,7 @@ enum class Mode {
   kOperators,
   kDiagnosis
 };
-inline constexpr std::array<EnumName<Mode>, 6> kModeNames{
+inline constexpr std::array<runtime::EnumName<Mode>, 6> kModeNames{
     {{"all", Mode::kAll},
      {"communication_time", Mode::kCommunicationTime},
      {"communication_matrix", Mode::kCommunicationMatrix},
@@ -33,7 +33,7 @@ inline constexpr std::array<EnumName<Mode>, 6> kModeNames{
 
 // --format: kAll stands for the four others.
 enum class OutputFormat { kAll, kJson, kCsv, kHdf5, kHtml };
-inline constexpr std::array<EnumName<OutputFormat>, 5> kOutputFormatNames{
+inline constexpr std::array<runtime::EnumName<OutputFormat>, 5> kOutputFormatNames{
     {{"all", OutputFormat::kAll},
      {"json", OutputFormat::kJson},
      {"csv", OutputFormat::kCsv},
@@ -42,8 +42,8 @@ inline constexpr std::array<EnumName<OutputFormat>, 5> kOutputFormatNames{
 using OutputFormats = std::set<OutputFormat>;  // never holds kAll
 
 // --data-type (load/rank_data.h): which export to read when a rank has both.
-inline constexpr std::array<EnumName<DataType>, 3> kDataTypeNames{
-    {{"auto", DataType::kAuto}, {"text", DataType::kText}, {"db", DataType::kDb}}};
+inline constexpr std::array<runtime::EnumName<load::DataType>, 3> kDataTypeNames{
+    {{"auto", load::DataType::kAuto}, {"text", load::DataType::kText}, {"db", load::DataType::kDb}}};
 
 // The mode's name as -m spells it ("communication_time").
 std::string_view mode_name(Mode mode);
@@ -53,6 +53,6 @@ std::string_view mode_name(Mode mode);
 bool parse_output_formats(std::string_view text, OutputFormats& out, std::string& error);
 
 // Which per-rank files a mode needs.
-ParseOptions parse_options_for_mode(Mode mode, ParseOptions base);
+load::ParseOptions parse_options_for_mode(Mode mode, load::ParseOptions base);
 
 }  // namespace cs::cluster

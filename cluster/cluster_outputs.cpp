@@ -60,7 +60,7 @@ void run_tasks(std::vector<Task>& tasks, int threads, const std::function<void()
   auto run_one = [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
     const double cpu = thread_cpu_seconds();
-    io::prefer_huge_pages();  // the heap this thread fills (runtime/allocator_tuning.h)
+    runtime::prefer_huge_pages();  // the heap this thread fills (runtime/allocator_tuning.h)
     try {
       tasks[i].run();
     } catch (...) {
@@ -94,15 +94,15 @@ void run_tasks(std::vector<Task>& tasks, int threads, const std::function<void()
 
 // Memory policy (the stage list below says when): every rank's matrix data freed and its pages
 // given back to the system.
-void free_matrix_data(std::vector<RankData>& ranks) {
-  for (RankData& rd : ranks) rd.matrix = io::MatrixFile{};
-  io::release_freed_memory();
+void free_matrix_data(std::vector<load::RankData>& ranks) {
+  for (load::RankData& rd : ranks) rd.matrix = readers::MatrixFile{};
+  runtime::release_freed_memory();
 }
 
 // Memory policy: every rank's communication ops unpacked (RankCommunication::unpack), on
 // `threads` threads. The steps read them packed or not; unpacked, the many passes over them are
 // faster.
-void unpack_communication(std::vector<RankData>& ranks, int threads) {
+void unpack_communication(std::vector<load::RankData>& ranks, int threads) {
   runtime::parallel_for(ranks.size(), threads, [&](size_t i) { ranks[i].communication.unpack(); });
 }
 
@@ -112,8 +112,8 @@ void unpack_communication(std::vector<RankData>& ranks, int threads) {
 // the root borrows their share: --threads per process times the processes on the node, capped by
 // the cores it may run on (all of the node's unless the launcher bound it; README: --bind-to none).
 int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
-  if (opts.load.threads <= 0) return usable_cores();
-  return node_threads(opts.load.threads, loaded.processes_on_root_node);
+  if (opts.load.threads <= 0) return runtime::usable_cores();
+  return runtime::node_threads(opts.load.threads, loaded.processes_on_root_node);
 }
 
 // The stage list: the order of the work and what is freed when. The root's peak is the matrix
@@ -135,10 +135,10 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 // The analyses are the steps of cluster/analysis_steps.h over `ranks`, a const view; the two
 // memory steps are the only writes to `loaded`.
 AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, TableSink& sink,
-                             PhaseLog& log) {
-  const std::vector<RankData>& ranks = loaded.ranks;
+                             runtime::PhaseLog& log) {
+  const std::vector<load::RankData>& ranks = loaded.ranks;
   const Wants want = wants_for(ctx.opts.mode);
-  io::prefer_huge_pages();  // the root's heap, filled by the analyses (runtime/allocator_tuning.h)
+  runtime::prefer_huge_pages();  // the root's heap, filled by the analyses (runtime/allocator_tuning.h)
   AnalysisOptions opts;
   opts.mode = ctx.opts.mode;
   opts.out_dir = ctx.out_dir;
@@ -181,7 +181,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     } else {
       diagnose();
     }
-    matrix_table = communication_matrix_table(matrix.links, opts.threads);
+    matrix_table = analysis::communication_matrix_table(matrix.links, opts.threads);
     diagnosis.wait();
     matrix.links.clear();
     log.lap("matrix table, slow links, slow transfers");
@@ -189,16 +189,16 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
 
   StepMessages comm_json, step_trace;  // 4
   OperatorsResult operators;
-  SlowRankAnalysis slow_ranks;
+  analysis::SlowRankAnalysis slow_ranks;
   std::vector<Task> tasks;
   if (want.communication) {
     if (opts.json)
       tasks.push_back({"cluster_communication.json", 1.0,
                        [&] { comm_json = communication_json_step(in, opts); }});
     tasks.push_back({"communication ops table", 0.4,
-                     [&] { sink.put(communication_ops_table(ranks, groups.groups)); }});
+                     [&] { sink.put(analysis::communication_ops_table(ranks, groups.groups)); }});
     tasks.push_back({"communication bandwidth table", 0.3,
-                     [&] { sink.put(communication_bandwidth_table(ranks, groups.groups)); }});
+                     [&] { sink.put(analysis::communication_bandwidth_table(ranks, groups.groups)); }});
   }
   if (want.step_trace)
     tasks.push_back({"step trace", 0.1, [&] {
@@ -215,20 +215,20 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                      }});
   if (want.diagnosis)
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
-                       sink.put(comm_rank_summary_table(ranks));
-                       sink.put(comm_transport_summary_table(ranks));
+                       sink.put(analysis::comm_rank_summary_table(ranks));
+                       sink.put(analysis::comm_transport_summary_table(ranks));
                        slow_ranks = slow_ranks_step(in, links.slow_links);
                      }});
   auto write_matrix_table = [&] {
     if (!want.matrix) return;
     if (ctx.want_matrix_digest) {
-      const io::Table slow = slow_links_table(links.slow_links);
+      const io::Table slow = analysis::slow_links_table(links.slow_links);
       r.matrix_digest = report::digest_matrix(matrix_table, want.diagnosis ? &slow : nullptr);
     }
     sink.put(std::move(matrix_table));
     // The links, the table and the merge's buffers are gone: give their pages back, or the other
     // tasks' threads (other malloc arenas) stack on top.
-    io::release_freed_memory();
+    runtime::release_freed_memory();
   };
   run_tasks(tasks, opts.threads, write_matrix_table);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
@@ -240,9 +240,9 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   }
   if (want.diagnosis) {
     r.notes.append(slow_ranks.notes);
-    sink.put(slow_ranks_table(slow_ranks.findings));
-    sink.put(slow_links_table(links.slow_links));
-    sink.put(slow_transfers_table(links.slow_transfers));
+    sink.put(analysis::slow_ranks_table(slow_ranks.findings));
+    sink.put(analysis::slow_links_table(links.slow_links));
+    sink.put(analysis::slow_transfers_table(links.slow_transfers));
     r.summary = diagnosis_text(slow_ranks, links, operators.by_cv);
   }
   return r;

@@ -34,7 +34,7 @@ struct AnalysisResults {
   // cluster_step_trace_time.csv's rows, when keep_step_trace was asked and the mode has a step
   // trace (has_step_trace).
   bool has_step_trace = false;
-  ClusterStepTrace step_trace;
+  msprof::ClusterStepTrace step_trace;
 };
 
 // Threads the root uses for its analyses and writers (see the definition for the policy).
@@ -45,6 +45,6 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded);
 // (hence `loaded` non-const; the analyses see it const). Writes the msprof-analyze JSON/CSV files
 // (when the json format is on) and hands clusterscope's own tables to `sink` as each is built.
 AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, TableSink& sink,
-                             PhaseLog& log);
+                             runtime::PhaseLog& log);
 
 }  // namespace cs::cluster

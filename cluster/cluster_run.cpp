@@ -91,7 +91,7 @@ void report_problems(const LoadedCluster& lc) {
     std::string line = p.first->to_string();
     if (p.count > 1) {
       line += " (the same in " + std::to_string(p.count) + " ranks";
-      if (!p.ranks.empty()) line += ": " + format_rank_set(p.ranks);
+      if (!p.ranks.empty()) line += ": " + load::format_rank_set(p.ranks);
       line += ")";
     }
     io::print_message(line);
@@ -136,14 +136,14 @@ std::string iso_utc_now() {
 // present ("step 9 is not in the data — steps present: 1-4"); 0 when N is there or when the files
 // carry no step numbers at all.
 int check_step_present(const LoadedCluster& lc, const ClusterRunOptions& opts) {
-  if (!opts.load.parse.step) return kExitOk;
+  if (!opts.load.parse.step) return runtime::kExitOk;
   std::set<int> present;
   for (const auto& r : lc.ranks)
     for (int64_t s : r.steps_present) present.insert(static_cast<int>(s));
-  if (present.empty() || present.count(static_cast<int>(*opts.load.parse.step))) return kExitOk;
+  if (present.empty() || present.count(static_cast<int>(*opts.load.parse.step))) return runtime::kExitOk;
   io::print_message(opts.load.input_dir + ": step " + std::to_string(*opts.load.parse.step) +
-                    " is not in the data \u2014 steps present: " + format_rank_set(present));
-  return kExitUsage;
+                    " is not in the data \u2014 steps present: " + load::format_rank_set(present));
+  return runtime::kExitUsage;
 }
 
 // "a.csv, b.json and 3 more": file names relative to `dir`, at most `max` of them.
@@ -194,28 +194,28 @@ void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts)
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   if (!start_output_dir(out_dir, opts.quiet)) return;
   TableSink sink(out_dir.string(), /*csv=*/true, nullptr, {}, 1);
-  sink.put(build_manifest_table(lc.ranks, lc.skipped));
+  sink.put(load::build_manifest_table(lc.ranks, lc.skipped));
   if (sink.diagnostics().has_errors()) return;
   io::print_message("every skipped directory and why: " + (out_dir / "rank_manifest.csv").string());
 }
 
 int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
-                      PhaseLog& log, std::chrono::steady_clock::time_point started,
-                      std::optional<BuiltStepTrace>* step_trace) {
+                      runtime::PhaseLog& log, std::chrono::steady_clock::time_point started,
+                      std::optional<msprof::BuiltStepTrace>* step_trace) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
-  if (!start_output_dir(out_dir, opts.quiet)) return kExitFatal;
+  if (!start_output_dir(out_dir, opts.quiet)) return runtime::kExitFatal;
   report_problems(lc);
-  if (const int code = check_step_present(lc, opts); code != kExitOk) return code;
+  if (const int code = check_step_present(lc, opts); code != runtime::kExitOk) return code;
   // Fewer rank directories than the job has, -d at one rank's directory, results inside one.
-  const auto coverage = job_coverage(lc.ranks, lc.skipped, opts.load.rank_filter.has_value());
+  const auto coverage = load::job_coverage(lc.ranks, lc.skipped, opts.load.rank_filter.has_value());
   const bool short_of_job = coverage && !coverage->missing.empty();
   const bool one_rank_of_job =
       lc.input_is_rank_dir && !(coverage && coverage->size_known && coverage->missing.empty());
   if (short_of_job)
     std::fprintf(stderr, "clusterscope: %s\n",
-                 short_of_job_line(opts.load.input_dir, *coverage).c_str());
+                 load::short_of_job_line(opts.load.input_dir, *coverage).c_str());
   if (const std::string note =
-          input_output_note(lc.ranks, lc.input_is_rank_dir, opts.load.input_dir, out_dir.string());
+          load::input_output_note(lc.ranks, lc.input_is_rank_dir, opts.load.input_dir, out_dir.string());
       !note.empty())
     std::fprintf(stderr, "clusterscope: %s\n", note.c_str());
 
@@ -233,23 +233,23 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   if (hdf5) h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
   TableSink sink(out_dir.string(), csv, h5 ? &*h5 : nullptr,
                  html ? report_tables : std::set<std::string>{}, root_threads(opts, lc));
-  sink.put(build_manifest_table(lc.ranks, lc.skipped));
+  sink.put(load::build_manifest_table(lc.ranks, lc.skipped));
 
   log.begin("analyse");
   AnalysisResults results = run_analyses(lc, ctx, sink, log);
   sink.finish();  // the HDF5 datasets of the last tables
   log.end(std::to_string(sink.count()) + " tables, written as built");
   if (step_trace && results.has_step_trace) {
-    BuiltStepTrace& built = step_trace->emplace();
+    msprof::BuiltStepTrace& built = step_trace->emplace();
     built.trace = std::move(results.step_trace);
     built.from_db_exports = true;
-    for (const RankData& r : lc.ranks) {
+    for (const load::RankData& r : lc.ranks) {
       built.rank_dirs.push_back(r.entry.path);
-      built.from_db_exports = built.from_db_exports && r.entry.export_type == ExportType::kDb;
+      built.from_db_exports = built.from_db_exports && r.entry.export_type == load::ExportType::kDb;
     }
     built.one_step = opts.load.parse.step.has_value();
   }
-  if (short_of_job) results.summary = coverage_line(*coverage) + "\n" + results.summary;
+  if (short_of_job) results.summary = load::coverage_line(*coverage) + "\n" + results.summary;
 
   if (!opts.quiet) print_notes(results.notes);
 
@@ -293,15 +293,15 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   for (const auto& d : out_diag.items()) io::print_message(d.to_string());
   if (out_diag.has_errors()) {
     report_written_and_missing(out_dir);
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
 
-  const StatusCounts c = count_statuses(lc.ranks, lc.skipped);
+  const load::StatusCounts c = load::count_statuses(lc.ranks, lc.skipped);
   if (!opts.quiet) {
     std::printf(
         "clusterscope: %zu rank(s) analysed (%zu ok, %zu partly read), %zu skipped, %s in "
         "%.1f s on %d process(es)\n",
-        c.ok + c.partial, c.ok, c.partial, c.skipped, human_bytes(lc.input_bytes).c_str(), secs,
+        c.ok + c.partial, c.ok, c.partial, c.skipped, runtime::human_bytes(lc.input_bytes).c_str(), secs,
         processes);
     if (!results.summary.empty()) std::printf("%s", results.summary.c_str());
     std::printf("Results: %s/\n", io::escape_text(out_dir.string()).c_str());
@@ -310,15 +310,15 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
       std::printf("Report: %s\n",
                   io::escape_text(fs::absolute(out_dir / "report.html").string()).c_str());
   }
-  if (c.ok + c.partial == 0) return kExitFatal;
+  if (c.ok + c.partial == 0) return runtime::kExitFatal;
   if (c.partial + c.skipped > 0 || short_of_job || one_rank_of_job)
-    return opts.strict ? kExitFatal : kExitPartial;
-  return kExitOk;
+    return opts.strict ? runtime::kExitFatal : runtime::kExitPartial;
+  return runtime::kExitOk;
 }
 
 // The interrupt action (runtime/interrupt.h): the .tmp files of this run removed, one line from
 // the root naming what had been completed, every process ended with 130 / 143.
-[[noreturn]] void on_interrupt(const MpiSession& mpi, const ClusterRunOptions& opts, int sig) {
+[[noreturn]] void on_interrupt(const mpi::MpiSession& mpi, const ClusterRunOptions& opts, int sig) {
   io::OutputLedger::instance().interrupted(
       runtime::interrupt_signal_name(sig),
       (fs::path(opts.output_dir) / "cluster_analysis_output").string(), mpi.is_root());
@@ -329,37 +329,37 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
 
 }  // namespace
 
-int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts,
-                std::optional<BuiltStepTrace>* step_trace) {
+int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
+                std::optional<msprof::BuiltStepTrace>* step_trace) {
   const auto started = std::chrono::steady_clock::now();
   runtime::install_interrupt_handlers();
   runtime::set_interrupt_action([&mpi, &opts](int sig) { on_interrupt(mpi, opts, sig); });
-  PhaseLog log(mpi.is_root() && opts.progress && !opts.quiet);
+  runtime::PhaseLog log(mpi.is_root() && opts.progress && !opts.quiet);
   // The analyses unpack the communication data once the matrix merge (the root's peak) is done.
   LoadOptions load = opts.load;
   load.keep_communication_packed = true;
   LoadedCluster lc = load_cluster(mpi, load, log);
   runtime::interrupt_checkpoint("loaded");
-  int code = kExitOk;
+  int code = runtime::kExitOk;
   if (lc.fatal) {
     if (mpi.is_root()) {
       io::print_message(lc.fatal_message);
       write_manifest_only(lc, opts);
     }
-    code = kExitFatal;
+    code = runtime::kExitFatal;
   } else {
     // The root analyses and writes alone; the others wait for it, watched (mpi/mpi_comm.h).
-    MpiSession::RootAlone alone(mpi, "analyse", "analysed the ranks and wrote the results");
+    mpi::MpiSession::RootAlone alone(mpi, "analyse", "analysed the ranks and wrote the results");
     if (mpi.is_root()) {
       code = analyse_and_write(lc, opts, mpi.size(), log, started, step_trace);
       if (log.enabled()) {
         std::fprintf(stderr, "clusterscope: peak RSS of the root process %s\n",
-                     human_bytes(peak_rss_bytes()).c_str());
+                     runtime::human_bytes(runtime::peak_rss_bytes()).c_str());
       }
     }
   }
   // Every process exits with the root's status.
-  return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : kExitOk));
+  return static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : runtime::kExitOk));
 }
 
 }  // namespace cs::cluster

@@ -16,7 +16,7 @@ namespace cs::cluster {
 // removed first) and handles SIGINT/SIGTERM: at the next checkpoint the .tmp files are removed,
 // the root prints one line, and every process exits 130/143 (MPI_Abort under a launcher).
 // step_trace (optional): on the root, set to the step trace the analyses built (modes with one).
-int run_cluster(const MpiSession& mpi, const ClusterRunOptions& opts,
-                std::optional<BuiltStepTrace>* step_trace = nullptr);
+int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
+                std::optional<msprof::BuiltStepTrace>* step_trace = nullptr);
 
 }  // namespace cs::cluster

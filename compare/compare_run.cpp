@@ -23,7 +23,7 @@ namespace {
 void add_rank_problems(const cluster::LoadedCluster& lc, const char* label, io::Diagnostics& diag) {
   diag.append(lc.diagnostics);
   for (const auto& r : lc.ranks)
-    if (r.entry.status != cluster::RankStatus::kOk)
+    if (r.entry.status != load::RankStatus::kOk)
       diag.warn(r.entry.path, 0,
                 std::string(label) + " rank " + std::to_string(r.rank()) + " partly read: " +
                     (r.entry.problems.empty() ? "see its files" : r.entry.problems.front()),
@@ -47,7 +47,7 @@ std::vector<int> absent_ranks(const std::set<int>& wanted, const cluster::Loaded
 
 // The rank whose timelines the kernel/operator tables compare: the rank of the first significant
 // regression placed on one rank, else the first rank compared.
-int detail_rank(const RunTables& t, const std::vector<cluster::RankData>& ranks) {
+int detail_rank(const RunTables& t, const std::vector<load::RankData>& ranks) {
   for (const auto& r : t.ranked) {
     if (!r.significant) break;
     if (r.where.rfind("rank ", 0) == 0) return std::stoi(r.where.substr(5));
@@ -56,7 +56,7 @@ int detail_rank(const RunTables& t, const std::vector<cluster::RankData>& ranks)
 }
 
 // The rank directory of `rank` in a loaded run, "" when absent.
-std::string rank_dir(const std::vector<cluster::RankData>& ranks, int rank) {
+std::string rank_dir(const std::vector<load::RankData>& ranks, int rank) {
   for (const auto& r : ranks)
     if (r.rank() == rank) return r.entry.path;
   return "";
@@ -71,7 +71,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   if (!o.name_map_path.empty()) {
     if (!read_name_map(o.name_map_path, name_map, diag)) {
       io::print_diagnostics(diag, o.quiet);
-      return kExitUsage;
+      return runtime::kExitUsage;
     }
     copt.operators.name_map = &name_map;
   }
@@ -86,7 +86,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   for (int i = 0; i < 2; ++i) {
     if (!detect_side(paths[i], sides[i], diag)) {
       io::print_diagnostics(diag, o.quiet);
-      return kExitFatal;
+      return runtime::kExitFatal;
     }
   }
   const bool runs =
@@ -96,7 +96,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
         "clusterscope: compare: --rank picks ranks of two cluster directories \u2014 pass two "
         "cluster directories, or drop --rank\n",
         stderr);
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   WriteContext wctx;
   RunTables run_tables;
@@ -104,14 +104,14 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   if (runs) {
     // Both clusters loaded like `cluster` does (ranks spread over the MPI processes); only the
     // root goes on.
-    cluster::MpiSession mpi(argc, argv, o.timeout);
+    mpi::MpiSession mpi(argc, argv, o.timeout);
     bool fatal = false;
     for (int i = 0; i < 2; ++i) {
       cluster::LoadOptions lo;
       lo.input_dir = paths[i];
       lo.parse.step = steps[i];
       lo.rank_filter = o.ranks;
-      cluster::PhaseLog log(false);
+      runtime::PhaseLog log(false);
       loaded[i] = cluster::load_cluster(mpi, lo, log);
       if (loaded[i].fatal) {
         if (mpi.is_root())
@@ -123,9 +123,9 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     // on every way out of this block the root ends the scope and joins one last agreement, so a
     // root that stops is named instead of leaving the others in MPI_Finalize for ever.
     struct RootWorksAlone {
-      const cluster::MpiSession& mpi;
-      std::optional<cluster::MpiSession::RootAlone> alone;
-      explicit RootWorksAlone(const cluster::MpiSession& m) : mpi(m) {
+      const mpi::MpiSession& mpi;
+      std::optional<mpi::MpiSession::RootAlone> alone;
+      explicit RootWorksAlone(const mpi::MpiSession& m) : mpi(m) {
         alone.emplace(m, "compare", "compared the two runs");
       }
       ~RootWorksAlone() {
@@ -133,8 +133,8 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
         (void)mpi.max(0);
       }
     } root_alone(mpi);
-    if (!mpi.is_root()) return fatal ? kExitFatal : kExitOk;
-    if (fatal) return kExitFatal;
+    if (!mpi.is_root()) return fatal ? runtime::kExitFatal : runtime::kExitOk;
+    if (fatal) return runtime::kExitFatal;
     if (o.ranks) {
       for (int i = 0; i < 2; ++i)
         if (const auto absent = absent_ranks(*o.ranks, loaded[i]); !absent.empty()) {
@@ -148,7 +148,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
                          return v;
                        }())
                            .c_str());
-          return kExitUsage;
+          return runtime::kExitUsage;
         }
     }
     // One rank on each side (two rank directories): the user asks to compare these two, whatever
@@ -171,7 +171,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
                    "clusterscope: compare: %s \u2014 compare two runs of the same job, or pick "
                    "the ranks both have with --rank\n",
                    why.c_str());
-      return kExitUsage;
+      return runtime::kExitUsage;
     }
     for (int i = 0; i < 2; ++i) add_rank_problems(loaded[i], labels[i], diag);
     wctx.warnings = align_steps(loaded[0].ranks, loaded[1].ranks);
@@ -217,7 +217,7 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     for (int i = 0; i < 2; ++i) {
       if (!load_side(sides[i], steps[i], profiles[i], diag)) {
         io::print_diagnostics(diag, o.quiet);
-        return kExitFatal;
+        return runtime::kExitFatal;
       }
     }
     tables = compare_profiles(profiles[0], profiles[1], copt);
@@ -228,15 +228,15 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
   const bool written =
       write_comparison(tables, out_dir, o.base_path, o.comparison_path, diag, extra, wctx);
   io::print_diagnostics(diag, o.quiet);
-  if (!written) return kExitFatal;
+  if (!written) return runtime::kExitFatal;
   if (timelines) std::fputs(format_overall_table(tables.overall).c_str(), stdout);
   if (runs) {
     std::printf("Run vs run: %d ranks compared\n", run_tables.ranks_compared);
     std::fputs(format_top_regressions(run_tables.ranked, 5).c_str(), stdout);
   }
   if (!o.quiet) io::print_message("wrote " + out_dir + "/");
-  return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? kExitPartial
-                                                                                 : kExitOk;
+  return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? runtime::kExitPartial
+                                                                                 : runtime::kExitOk;
 }
 
 }  // namespace cs::compare

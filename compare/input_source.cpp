@@ -87,7 +87,7 @@ bool detect_side(const std::string& path, SideInput& out, io::Diagnostics& diag)
       return file_side(path, c, out, diag);
   }
   // Many ranks: NPU rank directories first, then Kineto traces.
-  cluster::DiscoveryResult found = cluster::discover_ranks(path);
+  load::DiscoveryResult found = load::discover_ranks(path);
   if (!found.ranks.empty()) {
     for (const auto& r : found.ranks) {
       const io::InputClass rc = io::classify_input(r.path);
@@ -140,15 +140,15 @@ bool load_side(const SideInput& in, std::optional<int64_t> step, Profile& out,
                "another cluster directory (run vs run)");
     return false;
   }
-  io::Trace trace;
+  readers::Trace trace;
   const io::InputKind kind = io::classify_input(in.timeline).kind;
-  const bool ok = in.npu ? io::read_trace_view(in.timeline, trace, diag)
+  const bool ok = in.npu ? readers::read_trace_view(in.timeline, trace, diag)
                   : kind == io::InputKind::kMegEngineTimeline
-                      ? io::read_timeline(in.timeline, kind, trace, diag)
-                      : io::read_kineto_trace(in.timeline, trace, diag);
+                      ? readers::read_timeline(in.timeline, kind, trace, diag)
+                      : readers::read_kineto_trace(in.timeline, trace, diag);
   if (!ok) return false;
   out.source = in.timeline;
-  const io::TraceContent content = io::trace_content(trace);
+  const readers::TraceContent content = readers::trace_content(trace);
   if (content.device_kernels == 0) {
     diag.error(in.timeline, 0, content.summary + ": no device time to compare", content.hint);
     return false;

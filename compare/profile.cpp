@@ -12,8 +12,8 @@ namespace cs::compare {
 
 namespace {
 
-using io::EventKind;
-using io::TraceEvent;
+using readers::EventKind;
+using readers::TraceEvent;
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
@@ -126,7 +126,7 @@ std::vector<std::string_view> op_chain(const Profile& p, int32_t op, size_t max)
   return chain;
 }
 
-bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profile& out,
+bool build_profile(readers::Trace trace, bool npu, std::optional<int64_t> step, Profile& out,
                    io::Diagnostics& diag) {
   out.npu = npu;
   out.trace = std::move(trace);
@@ -155,7 +155,7 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
 
   // HCCL process ops win over hcom_* tasks seen elsewhere (the same op twice); device tasks of a
   // collective (readers/trace_view.h marks them communication) are counted through their op.
-  const bool hccl_process_ops = npu && io::has_hccl_process_ops(t);
+  const bool hccl_process_ops = npu && readers::has_hccl_process_ops(t);
 
   std::vector<const TraceEvent*> op_events;
   std::unordered_map<KernelKey, int32_t, KernelKeyHash> kernel_at;
@@ -176,7 +176,7 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
       case EventKind::kMemset:
       case EventKind::kCommunication: {
         if (npu && e.kind == EventKind::kCommunication && hccl_process_ops &&
-            !io::is_npu_comm_op(t, e, true))
+            !readers::is_npu_comm_op(t, e, true))
           break;
         DeviceKernel k;
         k.name = e.name;
@@ -187,7 +187,7 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
         k.collective = e.collective;
         const auto name = t.strings.str(e.name);
         k.communication = npu ? e.kind == EventKind::kCommunication
-                              : name.substr(0, 4) == "nccl" || io::is_megengine_collective(name);
+                              : name.substr(0, 4) == "nccl" || readers::is_megengine_collective(name);
         k.kind = e.kind;
         kernel_at.emplace(KernelKey{e.pid, e.tid, e.ts_ns},
                           static_cast<int32_t>(out.kernels.size()));
@@ -205,8 +205,8 @@ bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profi
 
   // Link kernels to launching ops: flows first (ac2g, async_gpu, async_cpu_to_gpu, async_npu,
   // HostToDevice...), then the Kineto correlation id.
-  std::unordered_map<uint64_t, const io::FlowEvent*> starts;
-  auto flow_key = [](const io::FlowEvent& f) { return f.id * 1000003u ^ f.cat; };
+  std::unordered_map<uint64_t, const readers::FlowEvent*> starts;
+  auto flow_key = [](const readers::FlowEvent& f) { return f.id * 1000003u ^ f.cat; };
   const uint32_t fwdbwd = t.strings.find("fwdbwd");
   const uint32_t task_queue = t.strings.find("async_task_queue");
   for (const auto& f : t.flows)

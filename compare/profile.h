@@ -39,7 +39,7 @@ struct DeviceKernel {
   int32_t op = -1;          // innermost launching op, -1 when not linked
   int32_t collective = -1;  // Trace::collectives index (NCCL args) or -1
   KernelCategory category = KernelCategory::kOther;
-  io::EventKind kind = io::EventKind::kKernel;  // kKernel, kMemcpy, kMemset, kCommunication
+  readers::EventKind kind = readers::EventKind::kKernel;  // kKernel, kMemcpy, kMemset, kCommunication
   bool communication = false;                   // NCCL / HCCL
 };
 
@@ -51,7 +51,7 @@ struct StepWindow {
 struct Profile {
   std::string source;  // path, for messages
   bool npu = false;
-  io::Trace trace;                    // owns the strings
+  readers::Trace trace;                    // owns the strings
   std::vector<OpNode> ops;            // parents before children
   std::vector<int32_t> roots;         // top-level ops, by start time (all threads)
   std::vector<DeviceKernel> kernels;  // compute and communication, by start time
@@ -70,7 +70,7 @@ struct Profile {
 // "Ascend Hardware", communication from hcom_* ops, Overlap Analysis) instead of Kineto's.
 // `step` keeps only the ops and kernels of ProfilerStep#step (nullopt: everything). Returns
 // false with a warning in `diag` when the step is not in the trace.
-bool build_profile(io::Trace trace, bool npu, std::optional<int64_t> step, Profile& out,
+bool build_profile(readers::Trace trace, bool npu, std::optional<int64_t> step, Profile& out,
                    io::Diagnostics& diag);
 
 // Names of the ops enclosing op `op` (itself first), at most `max` of them.

@@ -18,7 +18,7 @@ namespace cs::compare {
 
 namespace {
 
-using cluster::RankData;
+using load::RankData;
 
 constexpr size_t kRankRowsKept = 20;  // non-significant rank rows kept (most impact first)
 
@@ -70,15 +70,15 @@ StepMetrics step_metrics(const RankData& d) {
   for (const auto& row : d.step_trace.rows)
     for (size_t c = 0; c < d.step_trace.columns.size() && c < row.values.size(); ++c)
       if (!std::isnan(row.values[c])) m[{row.step, d.step_trace.columns[c]}] = row.values[c];
-  io::CommunicationFile unpacked;  // filled only if the rank is held packed
+  readers::CommunicationFile unpacked;  // filled only if the rank is held packed
   for (const auto& step : d.communication.read(unpacked).steps) {
     double transit = 0, wait = 0;
     bool any = false;
     for (const auto* ops : {&step.collective, &step.p2p})
       for (const auto& op : *ops) {
         if (op.is_total() || !op.has_time_info) continue;
-        transit += op.time.get(io::kTransitTimeMs) * 1000.0;
-        wait += op.time.get(io::kWaitTimeMs) * 1000.0;
+        transit += op.time.get(readers::kTransitTimeMs) * 1000.0;
+        wait += op.time.get(readers::kWaitTimeMs) * 1000.0;
         any = true;
       }
     if (!any) continue;
@@ -240,7 +240,7 @@ void operator_candidates(const std::vector<RankData>& base, const std::vector<Ra
 // Group hash -> "pg_name (r0, r1, ...)" from one side's groups.
 std::map<std::string, std::string> group_labels(const std::vector<RankData>& ranks) {
   io::Diagnostics scratch;
-  const auto groups = cluster::build_comm_groups(ranks, {}, scratch);
+  const auto groups = msprof::build_comm_groups(ranks, {}, scratch);
   std::map<std::string, std::string> out;
   for (const auto* g : groups.all()) {
     std::string label = g->pg_name.empty() ? std::string() : g->pg_name + " ";
@@ -261,12 +261,12 @@ void communication_candidates(const std::vector<RankData>& base, const std::vect
     const auto labels = group_labels(ranks);
     for (const auto& d : ranks) {
       const double steps = steps_of(d);
-      io::CommunicationFile unpacked;  // filled only if the rank is held packed
+      readers::CommunicationFile unpacked;  // filled only if the rank is held packed
       for (const auto& step : d.communication.read(unpacked).steps)
         for (const auto* ops : {&step.collective, &step.p2p})
           for (const auto& op : *ops) {
             if (op.is_total() || !op.has_time_info) continue;
-            auto type = io::matrix_op_type(op.op_name());
+            auto type = readers::matrix_op_type(op.op_name());
             if (type.empty()) type = std::string(op.op_name());
             auto label = labels.find(std::string(op.group()));
             const std::string key =
@@ -274,7 +274,7 @@ void communication_candidates(const std::vector<RankData>& base, const std::vect
                 (label == labels.end() ? "group " + std::string(op.group()) : label->second);
             type_of[key] = type;
             auto& bc = keys[key][d.rank()];
-            (side == 0 ? bc.first : bc.second) += op.time.get(io::kTransitTimeMs) * 1000.0 / steps;
+            (side == 0 ? bc.first : bc.second) += op.time.get(readers::kTransitTimeMs) * 1000.0 / steps;
           }
     }
   }
@@ -293,8 +293,8 @@ void link_candidates(const std::vector<RankData>& base, const std::vector<RankDa
   for (int side = 0; side < 2; ++side) {
     const auto& ranks = side == 0 ? base : comp;
     io::Diagnostics scratch;
-    const auto groups = cluster::build_comm_groups(ranks, {}, scratch);
-    const auto merged = cluster::merge_matrix_links(ranks, groups, scratch);
+    const auto groups = msprof::build_comm_groups(ranks, {}, scratch);
+    const auto merged = msprof::merge_matrix_links(ranks, groups, scratch);
     std::set<std::string> steps;
     for (const auto& l : merged) steps.emplace(l.step());
     const double n = steps.empty() ? 1.0 : static_cast<double>(steps.size());

@@ -43,13 +43,13 @@ struct RunTables {
 
 // Pure: compares two clusters (ranks sorted by rank, as load_cluster returns them). Ranks present
 // on one side only are compared against zeros, with a warning in `diag`.
-RunTables compare_runs(const std::vector<cluster::RankData>& base,
-                       const std::vector<cluster::RankData>& comparison, const NoiseOptions& opt,
+RunTables compare_runs(const std::vector<load::RankData>& base,
+                       const std::vector<load::RankData>& comparison, const NoiseOptions& opt,
                        io::Diagnostics& diag);
 
 // The candidates, significant first then by |impact| (used by compare_runs).
-std::vector<Regression> find_regressions(const std::vector<cluster::RankData>& base,
-                                         const std::vector<cluster::RankData>& comparison,
+std::vector<Regression> find_regressions(const std::vector<load::RankData>& base,
+                                         const std::vector<load::RankData>& comparison,
                                          const NoiseOptions& opt, io::Diagnostics& diag);
 
 // Lines for the terminal: the top `n` significant regressions, or "no significant regression".

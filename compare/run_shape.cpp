@@ -8,7 +8,7 @@ namespace cs::compare {
 
 namespace {
 
-using cluster::RankData;
+using load::RankData;
 
 // "step3" -> "3" (communication.json's step names as step_trace_time.csv writes them).
 std::string bare(const std::string& s) {
@@ -62,7 +62,7 @@ std::vector<std::string> run_steps(const std::vector<RankData>& ranks) {
   std::set<std::string> s;
   for (const auto& d : ranks) {
     for (const auto& row : d.step_trace.rows) s.insert(bare(row.step));
-    io::CommunicationFile unpacked;  // filled only if the rank is held packed
+    readers::CommunicationFile unpacked;  // filled only if the rank is held packed
     for (const auto& st : d.communication.read(unpacked).steps) s.insert(bare(st.step));
   }
   std::vector<std::string> out(s.begin(), s.end());

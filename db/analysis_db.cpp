@@ -37,17 +37,17 @@ struct OpRef {
 // Builds the communication structure from rows in any order.
 class CommBuilder {
  public:
-  explicit CommBuilder(io::CommunicationFile& out) : out_(out) {}
+  explicit CommBuilder(readers::CommunicationFile& out) : out_(out) {}
 
   // The op for (step, type, name@group), created at the end of its step when new.
-  io::CommOp& op(std::string_view step, std::string_view type, std::string_view op_name,
+  readers::CommOp& op(std::string_view step, std::string_view type, std::string_view op_name,
                  std::string_view group) {
     std::string name(op_name);
     if (!group.empty()) {
       name += '@';
       name += group;
     }
-    const bool p2p = type == "p2p" || (type.empty() && io::is_p2p_op_name(op_name));
+    const bool p2p = type == "p2p" || (type.empty() && readers::is_p2p_op_name(op_name));
     std::string key(step);
     key += '\x1f';
     key += p2p ? 'p' : 'c';
@@ -65,7 +65,7 @@ class CommBuilder {
   }
 
   // The pending size buckets of an op's transport (its index in op.transports).
-  std::vector<io::SizeBucket>& buckets(const io::CommOp& op, size_t transport) {
+  std::vector<readers::SizeBucket>& buckets(const readers::CommOp& op, size_t transport) {
     auto& p = pending_[pending_index(op)];
     if (p.size() <= transport) p.resize(transport + 1);
     return p[transport];
@@ -74,11 +74,11 @@ class CommBuilder {
   // Lays every op's buckets out transport after transport.
   void finish() {
     for (size_t i = 0; i < refs_.size(); ++i) {
-      io::CommOp& op = at(refs_[i]);
+      readers::CommOp& op = at(refs_[i]);
       for (size_t t = 0; t < op.transports.size(); ++t) {
         if (t >= pending_[i].size()) break;
         auto& list = pending_[i][t];
-        size_t n = std::min<size_t>(list.size(), io::TransportInfo::kMaxBuckets);
+        size_t n = std::min<size_t>(list.size(), readers::TransportInfo::kMaxBuckets);
         op.transports[t].bucket_count = static_cast<uint16_t>(n);
         for (size_t b = 0; b < n; ++b) op.buckets.push_back(std::move(list[b]));
       }
@@ -86,11 +86,11 @@ class CommBuilder {
   }
 
  private:
-  io::CommOp& at(const OpRef& r) {
+  readers::CommOp& at(const OpRef& r) {
     auto& list = r.p2p ? out_.steps[r.step].p2p : out_.steps[r.step].collective;
     return list[r.index];
   }
-  size_t pending_index(const io::CommOp& op) {
+  size_t pending_index(const readers::CommOp& op) {
     for (size_t i = cached_; i < refs_.size(); ++i) {
       if (&at(refs_[i]) == &op) return cached_ = i;
     }
@@ -107,11 +107,11 @@ class CommBuilder {
     return out_.steps.size() - 1;
   }
 
-  io::CommunicationFile& out_;
+  readers::CommunicationFile& out_;
   std::unordered_map<std::string, OpRef> ops_;
   std::unordered_map<std::string, size_t> steps_;
   std::vector<OpRef> refs_;                                        // creation order
-  std::vector<std::vector<std::vector<io::SizeBucket>>> pending_;  // per op, per transport
+  std::vector<std::vector<std::vector<readers::SizeBucket>>> pending_;  // per op, per transport
   size_t cached_ = 0;
 };
 
@@ -131,7 +131,7 @@ int column_index(const Statement& st, std::string_view name) {
 
 }  // namespace
 
-bool read_step_trace_db(const Database& db, io::StepTraceFile& out, io::Diagnostics& diag) {
+bool read_step_trace_db(const Database& db, readers::StepTraceFile& out, io::Diagnostics& diag) {
   out = {};
   if (!db.require(kStepTraceTimeTable, {"step"}, diag)) return false;
   auto st = db.prepare("SELECT * FROM StepTraceTime", kStepTraceTimeTable, diag);
@@ -147,7 +147,7 @@ bool read_step_trace_db(const Database& db, io::StepTraceFile& out, io::Diagnost
   BadCells bad(db.path(), kStepTraceTimeTable);
   StepResult r;
   while ((r = st->step(diag)) == StepResult::kRow) {
-    io::StepTraceRow row;
+    readers::StepTraceRow row;
     row.step = std::string(st->text_at(step_col));
     row.values.reserve(cols.size());
     for (size_t c = 0; c < cols.size(); ++c) {
@@ -161,7 +161,7 @@ bool read_step_trace_db(const Database& db, io::StepTraceFile& out, io::Diagnost
   return r != StepResult::kError;
 }
 
-bool read_communication_db(const Database& db, io::CommunicationFile& out, io::Diagnostics& diag) {
+bool read_communication_db(const Database& db, readers::CommunicationFile& out, io::Diagnostics& diag) {
   out = {};
   static const std::vector<std::string> kTimeCols = {
       "hccl_op_name", "group_name", "start_timestamp",      "elapse_time", "transit_time",
@@ -175,12 +175,12 @@ bool read_communication_db(const Database& db, io::CommunicationFile& out, io::D
         kCommTimeTable, diag);
     if (!st) return false;
     static constexpr std::array<std::pair<int, const char*>, 6> kFields = {{
-        {io::kStartTimestampUs, "start_timestamp"},
-        {io::kElapseTimeMs, "elapse_time"},
-        {io::kTransitTimeMs, "transit_time"},
-        {io::kWaitTimeMs, "wait_time"},
-        {io::kSyncTimeMs, "synchronization_time"},
-        {io::kIdleTimeMs, "idle_time"},
+        {readers::kStartTimestampUs, "start_timestamp"},
+        {readers::kElapseTimeMs, "elapse_time"},
+        {readers::kTransitTimeMs, "transit_time"},
+        {readers::kWaitTimeMs, "wait_time"},
+        {readers::kSyncTimeMs, "synchronization_time"},
+        {readers::kIdleTimeMs, "idle_time"},
     }};
     BadCells bad(db.path(), kCommTimeTable);
     StepResult r;
@@ -189,7 +189,7 @@ bool read_communication_db(const Database& db, io::CommunicationFile& out, io::D
         bad.skip_row();
         continue;
       }
-      io::CommOp& op = builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
+      readers::CommOp& op = builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
       op.has_time_info = true;
       for (size_t f = 0; f < kFields.size(); ++f) {
         auto n = st->num_at(4 + static_cast<int>(f));
@@ -199,13 +199,13 @@ bool read_communication_db(const Database& db, io::CommunicationFile& out, io::D
           bad.add(kFields[f].second);
         }
       }
-      if (op.time.has(io::kWaitTimeMs) && op.time.has(io::kTransitTimeMs)) {
-        op.time.set(io::kWaitTimeRatio, io::Num::real(ratio4(op.time.get(io::kWaitTimeMs),
-                                                             op.time.get(io::kTransitTimeMs))));
+      if (op.time.has(readers::kWaitTimeMs) && op.time.has(readers::kTransitTimeMs)) {
+        op.time.set(readers::kWaitTimeRatio, io::Num::real(ratio4(op.time.get(readers::kWaitTimeMs),
+                                                             op.time.get(readers::kTransitTimeMs))));
       }
-      if (op.time.has(io::kSyncTimeMs) && op.time.has(io::kTransitTimeMs)) {
-        op.time.set(io::kSyncTimeRatio, io::Num::real(ratio4(op.time.get(io::kSyncTimeMs),
-                                                             op.time.get(io::kTransitTimeMs))));
+      if (op.time.has(readers::kSyncTimeMs) && op.time.has(readers::kTransitTimeMs)) {
+        op.time.set(readers::kSyncTimeRatio, io::Num::real(ratio4(op.time.get(readers::kSyncTimeMs),
+                                                             op.time.get(readers::kTransitTimeMs))));
       }
     }
     bad.report(diag);
@@ -229,20 +229,20 @@ bool read_communication_db(const Database& db, io::CommunicationFile& out, io::D
                                                            "bandwidth", "large_packet_ratio"};
     StepResult r;
     while ((r = st->step(diag)) == StepResult::kRow) {
-      io::TransportName tn;
-      if (st->is_null(0) || st->is_null(4) || !io::TransportName::make(st->text_at(4), tn)) {
+      readers::TransportName tn;
+      if (st->is_null(0) || st->is_null(4) || !readers::TransportName::make(st->text_at(4), tn)) {
         bad.skip_row();
         continue;
       }
-      io::CommOp& op = builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
+      readers::CommOp& op = builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
       op.has_bandwidth_info = true;
       size_t t = 0;
       while (t < op.transports.size() && !(op.transports[t].name == tn)) ++t;
       if (t == op.transports.size()) {
-        io::TransportInfo& tr = op.transports.emplace_back();
+        readers::TransportInfo& tr = op.transports.emplace_back();
         tr.name = tn;
         tr.has_size_distribution = true;
-        for (int f = 0; f < io::kTransportFieldCount; ++f) {
+        for (int f = 0; f < readers::kTransportFieldCount; ++f) {
           auto n = st->num_at(5 + f);
           if (n) {
             tr.set(f, *n);
@@ -271,7 +271,7 @@ bool read_communication_db(const Database& db, io::CommunicationFile& out, io::D
   return true;
 }
 
-bool read_matrix_db(const Database& db, io::MatrixFile& out, io::Diagnostics& diag) {
+bool read_matrix_db(const Database& db, readers::MatrixFile& out, io::Diagnostics& diag) {
   out = {};
   static const std::vector<std::string> kCols = {
       "hccl_op_name", "group_name", "src_rank", "dst_rank", "transport_type", "transit_size",
@@ -289,8 +289,8 @@ bool read_matrix_db(const Database& db, io::MatrixFile& out, io::Diagnostics& di
   while ((r = st->step(diag)) == StepResult::kRow) {
     auto src = st->int64_at(4);
     auto dst = st->int64_at(5);
-    io::TransportName tn;
-    if (st->is_null(0) || !src || !dst || !io::TransportName::make(st->text_at(6), tn)) {
+    readers::TransportName tn;
+    if (st->is_null(0) || !src || !dst || !readers::TransportName::make(st->text_at(6), tn)) {
       bad.skip_row();
       continue;
     }
@@ -316,16 +316,16 @@ bool read_matrix_db(const Database& db, io::MatrixFile& out, io::Diagnostics& di
     }
     auto& list =
         it->second.p2p ? out.steps[it->second.step].p2p : out.steps[it->second.step].collective;
-    io::MatrixOp& op = list[it->second.index];
-    io::MatrixLink& link = op.links.emplace_back();
+    readers::MatrixOp& op = list[it->second.index];
+    readers::MatrixLink& link = op.links.emplace_back();
     link.transport = tn;
     link.src_local = static_cast<int>(*src);
     link.dst_local = static_cast<int>(*dst);
     link.link_id = out.keep(std::to_string(*src) + "-" + std::to_string(*dst));
     static constexpr std::array<std::pair<int, const char*>, 3> kNums = {{
-        {io::kLinkSizeMb, "transit_size"},
-        {io::kLinkTimeMs, "transit_time"},
-        {io::kLinkBandwidthGbps, "bandwidth"},
+        {readers::kLinkSizeMb, "transit_size"},
+        {readers::kLinkTimeMs, "transit_time"},
+        {readers::kLinkBandwidthGbps, "bandwidth"},
     }};
     for (size_t f = 0; f < kNums.size(); ++f) {
       auto n = st->num_at(7 + static_cast<int>(f));

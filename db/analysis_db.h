@@ -32,18 +32,18 @@ inline constexpr const char* kCommMatrixTable = "CommAnalyzerMatrix";
 // Reads StepTraceTime. Columns are named as step_trace_time.csv names them ("Computing", ...,
 // "Preparing"); a NULL or non-numeric cell becomes NaN with one error per table. Returns false
 // with one error when the table or its step column is missing or unreadable.
-bool read_step_trace_db(const Database& db, io::StepTraceFile& out, io::Diagnostics& diag);
+bool read_step_trace_db(const Database& db, readers::StepTraceFile& out, io::Diagnostics& diag);
 
 // Reads CommAnalyzerTime and CommAnalyzerBandwidth into the communication.json structure: op
 // names "hccl_op_name@group_name", steps and collective/p2p as in `step` and `type`, row order
 // kept. Rows whose numbers are NULL are skipped with one error per table. A bandwidth row whose op
 // has no time row still makes an op. Returns false when CommAnalyzerTime is missing or
 // unreadable.
-bool read_communication_db(const Database& db, io::CommunicationFile& out, io::Diagnostics& diag);
+bool read_communication_db(const Database& db, readers::CommunicationFile& out, io::Diagnostics& diag);
 
 // Reads CommAnalyzerMatrix into the communication_matrix.json structure: op keys
 // "hccl_op_name@group_name", link keys "src-dst". Returns false when the table is missing or
 // unreadable.
-bool read_matrix_db(const Database& db, io::MatrixFile& out, io::Diagnostics& diag);
+bool read_matrix_db(const Database& db, readers::MatrixFile& out, io::Diagnostics& diag);
 
 }  // namespace cs::db

@@ -143,7 +143,7 @@ bool kernel_rows_from_pages(const Database& db, const std::string& sql,
 }  // namespace
 
 bool read_compute_kernels(const Database& db, const StringIds& strings,
-                          const std::function<void(const io::KernelRecord&)>& on_kernel,
+                          const std::function<void(const readers::KernelRecord&)>& on_kernel,
                           io::Diagnostics& diag) {
   if (!db.require("COMPUTE_TASK_INFO", {"name", "globalTaskId", "opType", "inputShapes"}, diag) ||
       !db.require("TASK", {"startNs", "endNs", "globalTaskId"}, diag)) {
@@ -194,7 +194,7 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
       }
       return;
     }
-    io::KernelRecord k;
+    readers::KernelRecord k;
     k.name = *name;
     auto text = [&](KernelColumn col) -> std::string_view {
       const auto& id = row[col];
@@ -241,7 +241,7 @@ bool read_compute_kernels(const Database& db, const StringIds& strings,
   return ok;
 }
 
-bool read_meta_data(const Database& db, io::ProfilerMetadata& out, io::Diagnostics& diag) {
+bool read_meta_data(const Database& db, readers::ProfilerMetadata& out, io::Diagnostics& diag) {
   out = {};
   if (!db.has_table("META_DATA")) return false;
   if (!db.require("META_DATA", {"name", "value"}, diag)) return false;
@@ -264,7 +264,7 @@ bool read_meta_data(const Database& db, io::ProfilerMetadata& out, io::Diagnosti
   json += '}';
   if (r == StepResult::kError || found == 0) return false;
   io::Diagnostics local;
-  bool ok = io::parse_profiler_metadata(json, db.path(), out, local);
+  bool ok = readers::parse_profiler_metadata(json, db.path(), out, local);
   for (auto d : local.items()) {
     d.what = "table META_DATA: " + d.what;
     d.line = 0;

@@ -39,7 +39,7 @@ bool read_step_time(const Database& db, std::vector<StepTime>& out, io::Diagnost
 // STRING_IDS or a NULL time skips the kernel and is counted in one error naming the table.
 // Returns false when a table is missing or unreadable.
 bool read_compute_kernels(const Database& db, const StringIds& strings,
-                          const std::function<void(const io::KernelRecord&)>& on_kernel,
+                          const std::function<void(const readers::KernelRecord&)>& on_kernel,
                           io::Diagnostics& diag);
 
 // One row of COMMUNICATION_OP: a collective as the host launched it (kernel_details.csv's hcom_*
@@ -61,7 +61,7 @@ bool read_communication_ops(const Database& db, const StringIds& strings,
 // Reads META_DATA's distributed_args and parallel_group_info into the structure
 // profiler_metadata.json fills. Returns false when META_DATA is absent or neither entry is
 // there; a damaged JSON value is reported.
-bool read_meta_data(const Database& db, io::ProfilerMetadata& out, io::Diagnostics& diag);
+bool read_meta_data(const Database& db, readers::ProfilerMetadata& out, io::Diagnostics& diag);
 
 // RANK_DEVICE_MAP's (rank, device) pairs; empty when absent.
 std::vector<std::pair<int64_t, int64_t>> read_rank_device_map(const Database& db,

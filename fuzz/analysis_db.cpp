@@ -14,11 +14,11 @@ int analysis_db(const uint8_t* data, size_t size) {
   io::Diagnostics diag;
   std::optional<db::Database> db = db::Database::open(path, diag);
   if (!db) return 0;
-  io::StepTraceFile steps;
+  readers::StepTraceFile steps;
   db::read_step_trace_db(*db, steps, diag);
-  io::CommunicationFile comm;
+  readers::CommunicationFile comm;
   db::read_communication_db(*db, comm, diag);
-  io::MatrixFile matrix;
+  readers::MatrixFile matrix;
   db::read_matrix_db(*db, matrix, diag);
   return 0;
 }

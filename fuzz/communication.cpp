@@ -7,9 +7,9 @@ namespace cs::fuzz {
 
 int communication(const uint8_t* data, size_t size) {
   const std::string& path = write_temp_input("communication.json", data, size);
-  io::CommunicationFile file;
+  readers::CommunicationFile file;
   io::Diagnostics diag;
-  io::read_communication_json(path, file, diag);
+  readers::read_communication_json(path, file, diag);
   return 0;
 }
 

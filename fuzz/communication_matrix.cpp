@@ -7,14 +7,14 @@ namespace cs::fuzz {
 
 int communication_matrix(const uint8_t* data, size_t size) {
   const std::string& path = write_temp_input("communication_matrix.json", data, size);
-  io::MatrixFile file;
+  readers::MatrixFile file;
   io::Diagnostics diag;
-  if (io::read_communication_matrix_json(path, file, diag)) {
+  if (readers::read_communication_matrix_json(path, file, diag)) {
     // The op type every merged link is filed under, as msprof/ derives it.
     for (const auto& step : file.steps)
       for (const auto* ops : {&step.collective, &step.p2p})
         for (const auto& op : *ops) {
-          (void)io::matrix_op_type(op.op_part());
+          (void)readers::matrix_op_type(op.op_part());
           (void)op.group();
           for (const auto& link : op.links) {
             (void)file.link_key(link);

@@ -14,13 +14,13 @@ int kernel_details(const uint8_t* data, size_t size) {
   io::Diagnostics diag;
   if (op_statistic) {
     const std::string& path = write_temp_input("op_statistic.csv", data + 1, size - 1);
-    std::vector<io::OpStatisticRow> rows;
-    io::read_op_statistic_csv(path, rows, diag);
+    std::vector<readers::OpStatisticRow> rows;
+    readers::read_op_statistic_csv(path, rows, diag);
   } else {
     const std::string& path = write_temp_input("kernel_details.csv", data + 1, size - 1);
     size_t kernels = 0;
-    io::read_kernel_details_csv(
-        path, [&](const io::KernelRecord&) { ++kernels; }, diag);
+    readers::read_kernel_details_csv(
+        path, [&](const readers::KernelRecord&) { ++kernels; }, diag);
   }
   return 0;
 }

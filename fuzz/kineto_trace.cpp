@@ -10,9 +10,9 @@ namespace cs::fuzz {
 
 int kineto_trace(const uint8_t* data, size_t size) {
   const std::string& path = write_temp_input("rank-0.pt.trace.json", data, size);
-  io::Trace trace;
+  readers::Trace trace;
   io::Diagnostics diag;
-  if (io::read_kineto_trace(path, trace, diag)) (void)io::trace_content(trace);
+  if (readers::read_kineto_trace(path, trace, diag)) (void)readers::trace_content(trace);
   return 0;
 }
 

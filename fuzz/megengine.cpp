@@ -18,28 +18,28 @@ int megengine(const uint8_t* data, size_t size) {
   io::Diagnostics diag;
   if ((data[0] & 1) == 0) {
     const std::string& path = write_temp_input("model.profile.json", data + 1, size - 1);
-    io::MegEngineProfile p;
-    if (!io::read_megengine_profile(path, p, diag)) return 0;
-    std::vector<report::OpCall> calls;
+    readers::MegEngineProfile p;
+    if (!readers::read_megengine_profile(path, p, diag)) return 0;
+    std::vector<top::OpCall> calls;
     for (bool host : {false, true})
-      for (bool kern : {false, true}) report::calls_from_megengine(p, calls, {host, kern});
-    report::TopOptions o;
-    o.aggregate_by = (data[0] & 2) ? report::TopOptions::By::kAll : report::TopOptions::By::kType;
+      for (bool kern : {false, true}) top::calls_from_megengine(p, calls, {host, kern});
+    top::TopOptions o;
+    o.aggregate_by = (data[0] & 2) ? top::TopOptions::By::kAll : top::TopOptions::By::kType;
     o.aggregate =
-        (data[0] & 4) ? report::TopOptions::Aggregate::kMin : report::TopOptions::Aggregate::kMean;
+        (data[0] & 4) ? top::TopOptions::Aggregate::kMin : top::TopOptions::Aggregate::kMean;
     o.input_dtype = "Float32";
     o.name_regex.emplace("c");
-    const report::MegEngineSummary s = report::megengine_summary(p, o);
-    (void)report::format_megengine_summary(s, true);
+    const top::MegEngineSummary s = top::megengine_summary(p, o);
+    (void)top::format_megengine_summary(s, true);
     o.share_total_us = s.device_us;
-    (void)report::top_table(calls, o);
+    (void)top::top_table(calls, o);
   } else {
     const std::string& path = write_temp_input("run.chrome_timeline.json", data + 1, size - 1);
-    io::Trace t;
-    if (!io::read_megengine_timeline(path, t, diag)) return 0;
-    (void)io::trace_content(t);
-    std::vector<report::OpCall> calls;
-    report::calls_from_trace(t, calls);
+    readers::Trace t;
+    if (!readers::read_megengine_timeline(path, t, diag)) return 0;
+    (void)readers::trace_content(t);
+    std::vector<top::OpCall> calls;
+    top::calls_from_trace(t, calls);
   }
   return 0;
 }

@@ -18,14 +18,14 @@ int profiler_db(const uint8_t* data, size_t size) {
   if (!db) return 0;
   std::vector<db::StepTime> steps;
   db::read_step_time(*db, steps, diag);
-  io::ProfilerMetadata meta;
+  readers::ProfilerMetadata meta;
   db::read_meta_data(*db, meta, diag);
   (void)db::read_rank_device_map(*db, diag);
   db::StringIds strings;
   if (strings.load(*db, diag)) {
     size_t kernels = 0;
     db::read_compute_kernels(
-        *db, strings, [&](const io::KernelRecord&) { ++kernels; }, diag);
+        *db, strings, [&](const readers::KernelRecord&) { ++kernels; }, diag);
   }
   return 0;
 }

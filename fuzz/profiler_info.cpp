@@ -13,15 +13,15 @@ int profiler_info(const uint8_t* data, size_t size) {
   io::Diagnostics diag;
   if ((data[0] & 1) == 0) {
     const std::string& path = write_temp_input("profiler_info_3.json", data + 1, size - 1);
-    io::ProfilerInfo info;
-    io::read_profiler_info(path, info, diag);
+    readers::ProfilerInfo info;
+    readers::read_profiler_info(path, info, diag);
   } else {
     const std::string& path = write_temp_input("profiler_metadata.json", data + 1, size - 1);
-    io::ProfilerMetadata meta;
-    if (io::read_profiler_metadata(path, meta, diag)) {
-      for (const auto& g : meta.parallel_groups) (void)io::group_double_hash(g.group_id);
+    readers::ProfilerMetadata meta;
+    if (readers::read_profiler_metadata(path, meta, diag)) {
+      for (const auto& g : meta.parallel_groups) (void)readers::group_double_hash(g.group_id);
     }
-    (void)io::distributed_args_python_json(path, diag);
+    (void)readers::distributed_args_python_json(path, diag);
   }
   return 0;
 }

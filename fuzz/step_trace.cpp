@@ -9,9 +9,9 @@ namespace cs::fuzz {
 
 int step_trace(const uint8_t* data, size_t size) {
   const std::string& path = write_temp_input("step_trace_time.csv", data, size);
-  io::StepTraceFile file;
+  readers::StepTraceFile file;
   io::Diagnostics diag;
-  if (io::read_step_trace_csv(path, file, diag)) {
+  if (readers::read_step_trace_csv(path, file, diag)) {
     // Every row has one value per column: the analyses index them by column.
     for (const auto& row : file.rows)
       if (row.values.size() != file.columns.size()) __builtin_trap();

@@ -9,16 +9,16 @@ namespace cs::fuzz {
 
 int trace_view(const uint8_t* data, size_t size) {
   const std::string& path = write_temp_input("trace_view.json", data, size);
-  io::Trace trace;
+  readers::Trace trace;
   io::Diagnostics diag;
-  if (!io::read_trace_view(path, trace, diag)) return 0;
-  (void)io::trace_content(trace);
-  (void)io::npu_communication_streams(trace);
-  const bool hccl = io::has_hccl_process_ops(trace);
+  if (!readers::read_trace_view(path, trace, diag)) return 0;
+  (void)readers::trace_content(trace);
+  (void)readers::npu_communication_streams(trace);
+  const bool hccl = readers::has_hccl_process_ops(trace);
   for (const auto& e : trace.events) {
-    (void)io::is_npu_comm_op(trace, e, hccl);
+    (void)readers::is_npu_comm_op(trace, e, hccl);
     if (e.task_type != io::kNoString)
-      (void)io::npu_task_class(trace.strings.str(e.task_type), trace.strings.str(e.name));
+      (void)readers::npu_task_class(trace.strings.str(e.task_type), trace.strings.str(e.name));
   }
   return 0;
 }

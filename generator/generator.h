@@ -45,7 +45,7 @@ struct SlowHost {
 // kMsprof: CANN msprof's PROF_ directories (text only, docs/formats.md §1b).
 enum class FrameworkKind { kPyTorch, kMindSpore, kMsprof };
 // --framework (pt and ms are short for pytorch and mindspore).
-inline constexpr std::array<EnumName<FrameworkKind>, 5> kFrameworkKindNames{
+inline constexpr std::array<runtime::EnumName<FrameworkKind>, 5> kFrameworkKindNames{
     {{"pytorch", FrameworkKind::kPyTorch},
      {"mindspore", FrameworkKind::kMindSpore},
      {"msprof", FrameworkKind::kMsprof},
@@ -56,7 +56,7 @@ inline constexpr std::array<EnumName<FrameworkKind>, 5> kFrameworkKindNames{
 // ascend_pytorch_profiler_{rank}.db), or both, as torch_npu's export_type does.
 enum class ExportKind { kText, kDb, kBoth };
 // --export-type.
-inline constexpr std::array<EnumName<ExportKind>, 3> kExportKindNames{
+inline constexpr std::array<runtime::EnumName<ExportKind>, 3> kExportKindNames{
     {{"text", ExportKind::kText}, {"db", ExportKind::kDb}, {"both", ExportKind::kBoth}}};
 
 struct GeneratorOptions {

@@ -36,12 +36,12 @@ SqlValue number(io::Num n) {
   return SqlValue(n.v);
 }
 
-void write_step_trace(SqliteFile& db, const io::StepTraceFile& st) {
+void write_step_trace(SqliteFile& db, const readers::StepTraceFile& st) {
   Insert ins = db.insert("StepTraceTime", 10);
   // StepTraceTime's value columns are step_trace_time.csv's, in the same order.
-  std::array<int, io::kStepTraceColumns.size()> col{};
-  for (size_t i = 0; i < col.size(); ++i) col[i] = st.column(std::string(io::kStepTraceColumns[i]));
-  auto v = [&](const io::StepTraceRow& r, size_t i) {
+  std::array<int, readers::kStepTraceColumns.size()> col{};
+  for (size_t i = 0; i < col.size(); ++i) col[i] = st.column(std::string(readers::kStepTraceColumns[i]));
+  auto v = [&](const readers::StepTraceRow& r, size_t i) {
     return col[i] < 0 ? SqlValue() : SqlValue(r.values[static_cast<size_t>(col[i])]);
   };
   for (const auto& r : st.rows)
@@ -52,7 +52,7 @@ void write_step_trace(SqliteFile& db, const io::StepTraceFile& st) {
 // CommAnalyzerTime and CommAnalyzerBandwidth. As torch_npu does, the per-step "Total Op Info" is
 // left out (the cluster analysis sums the ops itself) and so are transports that moved nothing; a
 // transport without size buckets (SDMA, a sum of the others) is one row of zeros.
-void write_communication(SqliteFile& db, const io::CommunicationFile& comm) {
+void write_communication(SqliteFile& db, const readers::CommunicationFile& comm) {
   Insert time = db.insert("CommAnalyzerTime", 10);
   Insert band = db.insert("CommAnalyzerBandwidth", 12);
   for (const auto& step : comm.steps) {
@@ -62,17 +62,17 @@ void write_communication(SqliteFile& db, const io::CommunicationFile& comm) {
         if (op.is_total()) continue;
         const std::string_view name = op.op_name(), group = op.group();
         const auto& t = op.time;
-        time.row({name, group, number(t.num(io::kStartTimestampUs)),
-                  number(t.num(io::kElapseTimeMs)), number(t.num(io::kTransitTimeMs)),
-                  number(t.num(io::kWaitTimeMs)), number(t.num(io::kSyncTimeMs)),
-                  number(t.num(io::kIdleTimeMs)), step.step, type});
+        time.row({name, group, number(t.num(readers::kStartTimestampUs)),
+                  number(t.num(readers::kElapseTimeMs)), number(t.num(readers::kTransitTimeMs)),
+                  number(t.num(readers::kWaitTimeMs)), number(t.num(readers::kSyncTimeMs)),
+                  number(t.num(readers::kIdleTimeMs)), step.step, type});
         for (const auto& tr : op.transports) {
-          if (tr.get(io::kTrSizeMb) == 0) continue;
+          if (tr.get(readers::kTrSizeMb) == 0) continue;
           const std::string tname(tr.name.view());
           auto row = [&](SqlValue size, SqlValue count, SqlValue dur) {
-            band.row({name, group, tname, number(tr.num(io::kTrSizeMb)),
-                      number(tr.num(io::kTrTimeMs)), number(tr.num(io::kTrBandwidthGbps)),
-                      number(tr.num(io::kTrLargePacketRatio)), size, count, dur, step.step, type});
+            band.row({name, group, tname, number(tr.num(readers::kTrSizeMb)),
+                      number(tr.num(readers::kTrTimeMs)), number(tr.num(readers::kTrBandwidthGbps)),
+                      number(tr.num(readers::kTrLargePacketRatio)), size, count, dur, step.step, type});
           };
           auto buckets = op.size_distribution(tr);
           if (buckets.empty()) row(int64_t{0}, int64_t{0}, int64_t{0});
@@ -84,7 +84,7 @@ void write_communication(SqliteFile& db, const io::CommunicationFile& comm) {
   }
 }
 
-void write_matrix(SqliteFile& db, const io::MatrixFile& m) {
+void write_matrix(SqliteFile& db, const readers::MatrixFile& m) {
   Insert ins = db.insert("CommAnalyzerMatrix", 11);
   for (const auto& step : m.steps) {
     for (int p2p = 0; p2p < 2; ++p2p) {
@@ -93,8 +93,8 @@ void write_matrix(SqliteFile& db, const io::MatrixFile& m) {
         for (const auto& l : op.links) {
           ins.row({op.op_part(), op.group(), std::to_string(l.src_local),
                    std::to_string(l.dst_local), std::string(l.transport.view()),
-                   number(l.num(io::kLinkSizeMb)), number(l.num(io::kLinkTimeMs)),
-                   number(l.num(io::kLinkBandwidthGbps)), step.step, type,
+                   number(l.num(readers::kLinkSizeMb)), number(l.num(readers::kLinkTimeMs)),
+                   number(l.num(readers::kLinkBandwidthGbps)), step.step, type,
                    l.has_op_name ? SqlValue(m.op_name(l)) : SqlValue()});
         }
       }
@@ -105,12 +105,12 @@ void write_matrix(SqliteFile& db, const io::MatrixFile& m) {
 }  // namespace
 
 bool write_analysis_db(const std::string& path, const RankDocuments& docs, io::Diagnostics& diag) {
-  io::CommunicationFile comm;
-  io::MatrixFile matrix;
-  io::StepTraceFile steps;
-  if (!io::parse_communication_json(docs.communication, path, comm, diag) ||
-      !io::parse_communication_matrix_json(docs.matrix, path, matrix, diag) ||
-      !io::parse_step_trace_csv(docs.step_trace, path, steps, diag))
+  readers::CommunicationFile comm;
+  readers::MatrixFile matrix;
+  readers::StepTraceFile steps;
+  if (!readers::parse_communication_json(docs.communication, path, comm, diag) ||
+      !readers::parse_communication_matrix_json(docs.matrix, path, matrix, diag) ||
+      !readers::parse_step_trace_csv(docs.step_trace, path, steps, diag))
     return false;
   SqliteFile db;
   if (!db.create(path, diag)) return false;

@@ -14,7 +14,7 @@
 #include "load/run_choice.h"
 #include "load/walk_guard.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 using discovery_fs::stat_path;
 using discovery_fs::StatInfo;
@@ -177,4 +177,4 @@ DiscoveryResult discover_ranks(const std::string& dir, const DiscoveryOptions& o
   return res;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -17,7 +17,7 @@
 #include "io/diagnostics.h"
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 struct DiscoveryOptions {
   std::optional<std::set<int>> rank_filter;  // --rank-list; nullopt = every rank
@@ -53,4 +53,4 @@ Framework framework_from_dir_name(std::string_view name);
 // Example: "node1_1234_1708156014257_ascend_pt" -> "1708156014257".
 std::string timestamp_from_dir_name(std::string_view name);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

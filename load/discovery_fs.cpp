@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <utility>
 
-namespace cs::cluster::discovery_fs {
+namespace cs::load::discovery_fs {
 
 std::string join(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
@@ -48,4 +48,4 @@ bool list_dir(const std::string& path, std::vector<std::string>& names, int& err
   return true;
 }
 
-}  // namespace cs::cluster::discovery_fs
+}  // namespace cs::load::discovery_fs

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace cs::cluster::discovery_fs {
+namespace cs::load::discovery_fs {
 
 // Joins a directory and a name with one '/' ("" + b is b).
 std::string join(const std::string& a, const std::string& b);
@@ -29,4 +29,4 @@ StatInfo stat_path(const std::string& path);
 // Entry names of a directory, sorted (deterministic order). False when it cannot be read.
 bool list_dir(const std::string& path, std::vector<std::string>& names, int& err);
 
-}  // namespace cs::cluster::discovery_fs
+}  // namespace cs::load::discovery_fs

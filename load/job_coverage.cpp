@@ -10,7 +10,7 @@
 #include "load/rank_list.h"
 #include "readers/profiler_info.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace {
 
@@ -72,7 +72,7 @@ RankData metadata_of(const RankEntry& entry) {
   std::error_code ec;
   const fs::path json = fs::path(entry.path) / "profiler_metadata.json";
   if (fs::is_regular_file(json, ec)) {
-    d.has_metadata = io::read_profiler_metadata(json.string(), d.metadata, scratch);
+    d.has_metadata = readers::read_profiler_metadata(json.string(), d.metadata, scratch);
     if (d.has_metadata) return d;
   }
   for (const auto& rel : entry.files) {
@@ -134,4 +134,4 @@ std::string input_output_note(const std::vector<RankData>& ranks, bool input_is_
          ") \u2014 give -o a directory outside the rank directories";
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -12,7 +12,7 @@
 
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 struct JobCoverage {
   int world_size = 0;       // ranks the job has (the largest of what the sources say)
@@ -54,4 +54,4 @@ std::string coverage_line(const JobCoverage& c);
 std::string input_output_note(const std::vector<RankData>& ranks, bool input_is_rank_dir,
                               const std::string& input_dir, const std::string& out_dir);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

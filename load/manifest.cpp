@@ -2,7 +2,7 @@
 
 #include "io/text_escape.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace {
 
@@ -59,4 +59,4 @@ StatusCounts count_statuses(const std::vector<RankData>& ranks,
   return c;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -6,7 +6,7 @@
 #include "io/table.h"
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 // Columns: rank,path,framework,status,files_read,bytes_read,problems,export (problems joined
 // by "; "; export: text or db, which of the rank's exports was read).
@@ -21,4 +21,4 @@ struct StatusCounts {
 StatusCounts count_statuses(const std::vector<RankData>& ranks,
                             const std::vector<RankEntry>& skipped);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

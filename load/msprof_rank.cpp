@@ -8,7 +8,7 @@
 #include "readers/msprof_info.h"
 #include "readers/msprof_step_trace.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace fs = std::filesystem;
 
@@ -37,12 +37,12 @@ void read_msprof_rank(RankEntry& e) {
     std::error_code ec;
     if (!fs::is_directory(fs::path(e.path) / d, ec)) continue;
     for (const auto& n : sorted_names(fs::path(e.path) / d)) {
-      if (!io::device_from_msprof_info_name(n)) continue;
+      if (!readers::device_from_msprof_info_name(n)) continue;
       const std::string rel = d + "/" + n;
       const fs::path file = fs::path(e.path) / rel;
-      io::MsprofInfo info;
+      readers::MsprofInfo info;
       io::Diagnostics diag;
-      if (!io::read_msprof_info(file.string(), info, diag)) {
+      if (!readers::read_msprof_info(file.string(), info, diag)) {
         e.problems.push_back(diag.items().empty() ? "cannot read " + rel
                                                   : diag.items().front().to_string());
         return;
@@ -71,7 +71,7 @@ bool is_op_statistic_name(std::string_view n) {
 void add_msprof_text_files(RankEntry& e) {
   const fs::path dir = fs::path(e.path) / kTimelineDir;
   const std::vector<std::string> names = sorted_names(dir);
-  std::vector<std::string> files = io::msprof_timeline_files(names);
+  std::vector<std::string> files = readers::msprof_timeline_files(names);
   std::string newest_statistic;  // names are sorted: the last is the newest
   for (const auto& n : names)
     if (is_op_statistic_name(n)) newest_statistic = n;
@@ -138,4 +138,4 @@ void number_msprof_ranks(std::vector<RankEntry>& found, const std::string& dir,
             "set the rank (RANK_ID) when profiling so the ranks match the job's");
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

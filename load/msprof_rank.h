@@ -11,7 +11,7 @@
 #include "io/diagnostics.h"
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 // CANN msprof's profiler database name, msprof_{14 digits}.db (the only one msprof-analyze reads;
 // of several, the newest by name).
@@ -37,4 +37,4 @@ std::vector<std::string> msprof_timeline_of(const RankEntry& e);
 void number_msprof_ranks(std::vector<RankEntry>& found, const std::string& dir,
                          io::Diagnostics& diag);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace cs::cluster {
+namespace cs::load {
 
 std::vector<std::vector<size_t>> partition_by_bytes(const std::vector<RankEntry>& entries,
                                                     int processes, double root_unpack_cost) {
@@ -29,4 +29,4 @@ std::vector<std::vector<size_t>> partition_by_bytes(const std::vector<RankEntry>
   return out;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -8,7 +8,7 @@
 
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 // Returns, for each process 0..processes-1, the indices into `entries` it parses, each list in
 // descending size order (big files start first, which balances threads inside a process too).
@@ -23,4 +23,4 @@ std::vector<std::vector<size_t>> partition_by_bytes(const std::vector<RankEntry>
 // parse ended 0.08-0.2 s after the other process's in 1.0 s at 1,024 ranks, 2 processes).
 inline constexpr double kRootUnpackCost = 0.15;
 
-}  // namespace cs::cluster
+}  // namespace cs::load

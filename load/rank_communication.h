@@ -14,20 +14,20 @@
 #include "readers/communication.h"
 #include "runtime/page_buffer.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 class RankCommunication {
  public:
   RankCommunication() = default;
   // Holds parsed ops (unpacked).
-  explicit RankCommunication(io::CommunicationFile file) : file_(std::move(file)) {}
+  explicit RankCommunication(readers::CommunicationFile file) : file_(std::move(file)) {}
 
   // The ops, whatever the state: the held data, or, while packed, the packed bytes unpacked into
   // `scratch` (which is then what is returned; the rank stays packed). Throws
   // std::runtime_error when packed bytes are damaged.
-  const io::CommunicationFile& read(io::CommunicationFile& scratch) const;
+  const readers::CommunicationFile& read(readers::CommunicationFile& scratch) const;
   // The ops to fill or change (readers, --step filters): unpacked first when packed.
-  io::CommunicationFile& edit();
+  readers::CommunicationFile& edit();
 
   // True while the ops are held packed.
   bool packed() const { return !packed_.empty(); }
@@ -38,13 +38,13 @@ class RankCommunication {
   void unpack();
 
   // The packed bytes (empty when unpacked), for the wire format (rank_data_codec.cpp).
-  const io::PageBuffer& packed_bytes() const { return packed_; }
+  const runtime::PageBuffer& packed_bytes() const { return packed_; }
   // Holds `bytes`, one rank's ops in the wire format, packed (drops any unpacked ops).
-  void adopt_packed(io::PageBuffer bytes);
+  void adopt_packed(runtime::PageBuffer bytes);
 
  private:
-  io::CommunicationFile file_;  // empty while packed
-  io::PageBuffer packed_;       // empty while unpacked
+  readers::CommunicationFile file_;  // empty while packed
+  runtime::PageBuffer packed_;       // empty while unpacked
 };
 
-}  // namespace cs::cluster
+}  // namespace cs::load

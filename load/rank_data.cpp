@@ -1,6 +1,6 @@
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 const char* framework_name(Framework f) {
   switch (f) {
@@ -30,4 +30,4 @@ const char* status_name(RankStatus s) {
 
 const char* export_name(ExportType e) { return e == ExportType::kDb ? "db" : "text"; }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -17,7 +17,7 @@
 #include "readers/step_trace.h"
 #include "stats/operator_table.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 enum class Framework { kPyTorch, kMindSpore, kMsprof, kUnknown };
 enum class RankStatus { kOk, kPartial, kSkipped };
@@ -66,9 +66,9 @@ struct RankData {
   // The communication ops, parsed or (on the root, through the matrix merge) packed; reached
   // only through read() / edit(), which see them in either state (load/rank_communication.h).
   RankCommunication communication;
-  io::MatrixFile matrix;
-  io::StepTraceFile step_trace;
-  io::ProfilerMetadata metadata;
+  readers::MatrixFile matrix;
+  readers::StepTraceFile step_trace;
+  readers::ProfilerMetadata metadata;
   stats::OperatorTable operators;  // keyed by the --group-by key
   io::Diagnostics diagnostics;     // everything the readers reported for this rank
   // With --step: the step numbers the files hold before the filter ("step3" -> 3), sorted.
@@ -79,4 +79,4 @@ struct RankData {
   int rank() const { return entry.rank; }
 };
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -7,7 +7,7 @@
 
 #include "io/string_pool.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace {
 
@@ -52,7 +52,7 @@ void get_fields(ByteReader& r, io::NumFields<N>& f) {
 // A builtin name travels as its id (one byte); any other as text, since each process has its own
 // table of the other names.
 constexpr uint8_t kNamedTransport = 0xff;
-void put_transport_name(ByteWriter& w, io::TransportName t) {
+void put_transport_name(ByteWriter& w, readers::TransportName t) {
   if (t.is_builtin()) {
     w.put<uint8_t>(static_cast<uint8_t>(t.id()));
     return;
@@ -60,15 +60,15 @@ void put_transport_name(ByteWriter& w, io::TransportName t) {
   w.put<uint8_t>(kNamedTransport);
   w.str(t.view());
 }
-io::TransportName get_transport_name(ByteReader& r) {
+readers::TransportName get_transport_name(ByteReader& r) {
   const auto code = r.get<uint8_t>();
-  if (code != kNamedTransport) return io::TransportName::builtin(code);
-  io::TransportName t;
-  io::TransportName::make(r.view(), t);  // a full table leaves it empty, as the reader would
+  if (code != kNamedTransport) return readers::TransportName::builtin(code);
+  readers::TransportName t;
+  readers::TransportName::make(r.view(), t);  // a full table leaves it empty, as the reader would
   return t;
 }
 
-void put_ops(ByteWriter& w, const std::vector<io::CommOp>& ops) {
+void put_ops(ByteWriter& w, const std::vector<readers::CommOp>& ops) {
   w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
   for (const auto& op : ops) {
     w.str(op.name);
@@ -89,8 +89,8 @@ void put_ops(ByteWriter& w, const std::vector<io::CommOp>& ops) {
     }
   }
 }
-std::vector<io::CommOp> get_ops(ByteReader& r) {
-  std::vector<io::CommOp> ops(r.get<uint32_t>());
+std::vector<readers::CommOp> get_ops(ByteReader& r) {
+  std::vector<readers::CommOp> ops(r.get<uint32_t>());
   for (auto& op : ops) {
     op.name = r.str();
     auto flags = r.get<uint8_t>();
@@ -121,7 +121,7 @@ std::vector<io::CommOp> get_ops(ByteReader& r) {
 
 // A rank's link keys and op names repeat (~8 keys and ~150 op names for 650 links): its file's
 // text table is sent once, before the steps, and links send their 4-byte ids into it.
-void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops) {
+void put_matrix_ops(ByteWriter& w, const std::vector<readers::MatrixOp>& ops) {
   w.put<uint32_t>(static_cast<uint32_t>(ops.size()));
   for (const auto& op : ops) {
     w.str(op.key);
@@ -137,13 +137,13 @@ void put_matrix_ops(ByteWriter& w, const std::vector<io::MatrixOp>& ops) {
     }
   }
 }
-std::vector<io::MatrixOp> get_matrix_ops(ByteReader& r, uint32_t texts) {
+std::vector<readers::MatrixOp> get_matrix_ops(ByteReader& r, uint32_t texts) {
   auto text = [&](uint32_t id) {
     if (id >= texts && id != io::kNoString)
       throw std::runtime_error("packed rank data: text id out of range");
     return id;
   };
-  std::vector<io::MatrixOp> ops(r.get<uint32_t>());
+  std::vector<readers::MatrixOp> ops(r.get<uint32_t>());
   for (auto& op : ops) {
     op.key = r.str();
     op.links.resize(r.get<uint32_t>());
@@ -218,7 +218,7 @@ RankEntry unpack_rank_entry(ByteReader& r) {
   return e;
 }
 
-void put_communication(ByteWriter& w, const io::CommunicationFile& c) {
+void put_communication(ByteWriter& w, const readers::CommunicationFile& c) {
   w.put<uint32_t>(static_cast<uint32_t>(c.steps.size()));
   for (const auto& s : c.steps) {
     w.str(s.step);
@@ -228,8 +228,8 @@ void put_communication(ByteWriter& w, const io::CommunicationFile& c) {
   }
 }
 
-io::CommunicationFile get_communication(ByteReader& r) {
-  io::CommunicationFile c;
+readers::CommunicationFile get_communication(ByteReader& r) {
+  readers::CommunicationFile c;
   c.steps.resize(r.get<uint32_t>());
   for (auto& s : c.steps) {
     s.step = r.str();
@@ -247,13 +247,13 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
                  (d.has_step_trace ? 4 : 0) | (d.has_kernels ? 8 : 0) | (d.has_metadata ? 16 : 0));
   // The communication data, length first, so the root can keep it packed without reading it.
   if (d.communication.packed()) {
-    const io::PageBuffer& bytes = d.communication.packed_bytes();
+    const runtime::PageBuffer& bytes = d.communication.packed_bytes();
     w.put<uint64_t>(bytes.size());
     w.bytes(bytes.data(), bytes.size());
   } else {
     const size_t at = w.data().size();
     w.put<uint64_t>(0);
-    io::CommunicationFile unused;  // not filled: the rank is not packed
+    readers::CommunicationFile unused;  // not filled: the rank is not packed
     put_communication(w, d.communication.read(unused));
     const uint64_t n = w.data().size() - at - sizeof(uint64_t);
     std::memcpy(w.data().data() + at, &n, sizeof n);
@@ -309,7 +309,7 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   const auto comm_bytes = static_cast<size_t>(r.get<uint64_t>());
   const char* comm = r.skip(comm_bytes);
   if (keep_communication_packed) {
-    d.communication.adopt_packed(io::PageBuffer(comm, comm_bytes));
+    d.communication.adopt_packed(runtime::PageBuffer(comm, comm_bytes));
   } else {
     ByteReader cr(comm, comm_bytes);
     d.communication = RankCommunication(get_communication(cr));
@@ -362,8 +362,8 @@ void RankCommunication::pack() {
   if (packed()) return;
   ByteWriter w;
   put_communication(w, file_);
-  packed_ = io::PageBuffer(w.data().data(), w.data().size());
-  file_ = io::CommunicationFile{};
+  packed_ = runtime::PageBuffer(w.data().data(), w.data().size());
+  file_ = readers::CommunicationFile{};
 }
 
 void RankCommunication::unpack() {
@@ -373,20 +373,20 @@ void RankCommunication::unpack() {
   packed_.release();
 }
 
-const io::CommunicationFile& RankCommunication::read(io::CommunicationFile& scratch) const {
+const readers::CommunicationFile& RankCommunication::read(readers::CommunicationFile& scratch) const {
   if (!packed()) return file_;
   ByteReader r(packed_.data(), packed_.size());
   scratch = get_communication(r);
   return scratch;
 }
 
-io::CommunicationFile& RankCommunication::edit() {
+readers::CommunicationFile& RankCommunication::edit() {
   unpack();
   return file_;
 }
 
-void RankCommunication::adopt_packed(io::PageBuffer bytes) {
-  file_ = io::CommunicationFile{};
+void RankCommunication::adopt_packed(runtime::PageBuffer bytes) {
+  file_ = readers::CommunicationFile{};
   packed_ = std::move(bytes);
 }
 
@@ -404,4 +404,4 @@ std::vector<RankEntry> unpack_rank_entries(const std::vector<char>& buf) {
   return entries;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -8,7 +8,7 @@
 #include "io/byte_buffer.h"
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 void pack_rank_entry(const RankEntry& e, io::ByteWriter& w);
 RankEntry unpack_rank_entry(io::ByteReader& r);
@@ -23,4 +23,4 @@ RankData unpack_rank_data(io::ByteReader& r, bool keep_communication_packed = fa
 std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries);
 std::vector<RankEntry> unpack_rank_entries(const std::vector<char>& buf);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

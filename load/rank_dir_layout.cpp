@@ -10,7 +10,7 @@
 #include "runtime/cpu_cores.h"
 #include "runtime/task_runner.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace {
 
@@ -67,7 +67,7 @@ class RankDirInspector {
       const auto* listed = list_once(join(path, rel_dir));
       if (!listed) continue;
       for (const auto& n : *listed) {
-        auto r = io::rank_from_profiler_info_name(n);
+        auto r = readers::rank_from_profiler_info_name(n);
         if (!r) continue;
         std::string rel = join(rel_dir, n);
         if (e.rank < 0) {
@@ -199,7 +199,7 @@ class RankDirInspector {
 std::vector<RankEntry> inspect_rank_dirs(
     const std::vector<std::pair<std::string, std::string>>& dirs, const DiscoveryOptions& opts) {
   std::vector<RankEntry> out(dirs.size());
-  const int threads = opts.threads > 0 ? opts.threads : usable_cores();
+  const int threads = opts.threads > 0 ? opts.threads : runtime::usable_cores();
   // Enough directories per thread to pay for starting it.
   const int used = static_cast<int>(
       std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(1, dirs.size() / 32)));
@@ -233,4 +233,4 @@ std::string timestamp_from_dir_name(std::string_view name) {
   return std::string(parts[parts.size() - from_end]);
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -11,10 +11,10 @@
 
 #include "load/discovery.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 // Every found rank directory (path, name) inspected, in order, on up to opts.threads threads.
 std::vector<RankEntry> inspect_rank_dirs(
     const std::vector<std::pair<std::string, std::string>>& dirs, const DiscoveryOptions& opts);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

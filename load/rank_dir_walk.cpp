@@ -7,7 +7,7 @@
 #include "load/walk_guard.h"
 #include "readers/profiler_info.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace {
 
@@ -63,7 +63,7 @@ class Walker {
     int err = 0;
     if (!list_dir(path, names, err)) return false;
     for (const auto& n : names)
-      if (io::rank_from_profiler_info_name(n)) return true;
+      if (readers::rank_from_profiler_info_name(n)) return true;
     return false;
   }
   // Adds the walk's notes (links out of the input directory, loops, system directories).
@@ -95,4 +95,4 @@ std::vector<std::pair<std::string, std::string>> find_rank_dirs(const std::strin
   return walker.found();
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

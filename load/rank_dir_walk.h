@@ -10,7 +10,7 @@
 
 #include "load/discovery.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 // The rank directories below `root`, in walk order, as (path, directory name). Warnings (too
 // deep, unreadable directories, the walk guard's notes) go to res.diag; res.input_is_rank_dir is
@@ -19,4 +19,4 @@ std::vector<std::pair<std::string, std::string>> find_rank_dirs(const std::strin
                                                                 const DiscoveryOptions& opts,
                                                                 DiscoveryResult& res);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

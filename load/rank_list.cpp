@@ -1,6 +1,6 @@
 #include "load/rank_list.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 std::string format_rank_set(const std::set<int>& ranks) {
   std::string out;
@@ -63,4 +63,4 @@ bool parse_rank_list(std::string_view text, std::set<int>& out, std::string& err
   return true;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

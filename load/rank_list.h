@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace cs::cluster {
+namespace cs::load {
 
 // Parses a rank list "0,2,8-15" into a set. Returns false with `error` set ("'8-x' is not a
 // rank or a range A-B") on bad syntax, negative numbers or reversed ranges.
@@ -14,4 +14,4 @@ bool parse_rank_list(std::string_view text, std::set<int>& out, std::string& err
 // A rank set as ranges: {0,1,2,3,20,30} -> "0-3,20,30".
 std::string format_rank_set(const std::set<int>& ranks);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -20,12 +20,12 @@
 #include "readers/profiler_info.h"
 #include "readers/step_trace.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace fs = std::filesystem;
 
 std::optional<OperatorKey> parse_operator_key(const std::string& s) {
-  return enum_from_name(kOperatorKeyNames, s);
+  return runtime::enum_from_name(kOperatorKeyNames, s);
 }
 
 namespace {
@@ -98,14 +98,14 @@ void note_step(std::set<int64_t>& seen, std::string_view s) {
   if (auto n = step_number(s)) seen.insert(*n);
 }
 
-void keep_step(std::vector<io::CommStep>& steps, const std::string& want, std::set<int64_t>& seen) {
+void keep_step(std::vector<readers::CommStep>& steps, const std::string& want, std::set<int64_t>& seen) {
   for (const auto& s : steps) note_step(seen, s.step);
-  std::erase_if(steps, [&](const io::CommStep& s) { return s.step != want; });
+  std::erase_if(steps, [&](const readers::CommStep& s) { return s.step != want; });
 }
-void keep_step(std::vector<io::MatrixStep>& steps, const std::string& want,
+void keep_step(std::vector<readers::MatrixStep>& steps, const std::string& want,
                std::set<int64_t>& seen) {
   for (const auto& s : steps) note_step(seen, s.step);
-  std::erase_if(steps, [&](const io::MatrixStep& s) { return s.step != want; });
+  std::erase_if(steps, [&](const readers::MatrixStep& s) { return s.step != want; });
 }
 
 // A PROF_ directory's step trace, from its timeline (readers/msprof_step_trace.h): one row
@@ -122,14 +122,14 @@ bool read_prof_step_trace(RankData& d, const ParseOptions& opts) {
   for (const auto& r : rel) paths.push_back((fs::path(d.entry.path) / r).string());
   FileRead f(d, paths.front(), opts.process_note);
   const size_t before = d.diagnostics.error_count();
-  const bool ok = io::read_msprof_step_trace(paths, d.step_trace, d.diagnostics);
+  const bool ok = readers::read_msprof_step_trace(paths, d.step_trace, d.diagnostics);
   d.has_step_trace = f.finish(ok, d.diagnostics, before);
   return d.has_step_trace;
 }
 
 }  // namespace
 
-std::string operator_key(const io::KernelRecord& k, OperatorKey how) {
+std::string operator_key(const readers::KernelRecord& k, OperatorKey how) {
   switch (how) {
     case OperatorKey::kType:
       return std::string(k.type.empty() ? k.name : k.type);
@@ -161,7 +161,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     FileRead f(d, fs::path(entry.path) / kMetadataJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = io::read_profiler_metadata(f.path.string(), d.metadata, d.diagnostics);
+      bool ok = readers::read_profiler_metadata(f.path.string(), d.metadata, d.diagnostics);
       d.has_metadata = f.finish(ok, d.diagnostics, before);
     }
   }
@@ -184,7 +184,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     FileRead f(d, dir / kCommunicationJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = io::read_communication_json(f.path.string(), d.communication.edit(), d.diagnostics);
+      bool ok = readers::read_communication_json(f.path.string(), d.communication.edit(), d.diagnostics);
       if (ok && opts.step) keep_step(d.communication.edit().steps, step_name, steps_seen);
       d.has_communication = f.finish(ok, d.diagnostics, before);
       usable += d.has_communication;
@@ -197,7 +197,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     FileRead f(d, dir / kMatrixJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = io::read_communication_matrix_json(f.path.string(), d.matrix, d.diagnostics);
+      bool ok = readers::read_communication_matrix_json(f.path.string(), d.matrix, d.diagnostics);
       if (ok && opts.step) keep_step(d.matrix.steps, step_name, steps_seen);
       d.has_matrix = f.finish(ok, d.diagnostics, before);
       usable += d.has_matrix;
@@ -213,12 +213,12 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     FileRead f(d, dir / kStepTraceCsv, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = io::read_step_trace_csv(f.path.string(), d.step_trace, d.diagnostics);
+      bool ok = readers::read_step_trace_csv(f.path.string(), d.step_trace, d.diagnostics);
       if (ok && opts.step) {
         const std::string want = std::to_string(*opts.step);
         for (const auto& r : d.step_trace.rows) note_step(steps_seen, r.step);
         std::erase_if(d.step_trace.rows,
-                      [&](const io::StepTraceRow& r) { return !r.step.empty() && r.step != want; });
+                      [&](const readers::StepTraceRow& r) { return !r.step.empty() && r.step != want; });
       }
       d.has_step_trace = f.finish(ok, d.diagnostics, before);
       usable += d.has_step_trace;
@@ -232,9 +232,9 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     const int rank = entry.rank;
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = io::read_kernel_details_csv(
+      bool ok = readers::read_kernel_details_csv(
           f.path.string(),
-          [&](const io::KernelRecord& k) {
+          [&](const readers::KernelRecord& k) {
             if (opts.step && k.step_id >= 0) {
               steps_seen.insert(k.step_id);
               if (k.step_id != *opts.step) return;
@@ -252,9 +252,9 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
           d, prof_statistic.empty() ? dir / kOpStatisticCsv : fs::path(entry.path) / prof_statistic,
           opts.process_note);
       if (g.exists) {
-        std::vector<io::OpStatisticRow> rows;
+        std::vector<readers::OpStatisticRow> rows;
         size_t before = d.diagnostics.error_count();
-        bool ok = io::read_op_statistic_csv(g.path.string(), rows, d.diagnostics);
+        bool ok = readers::read_op_statistic_csv(g.path.string(), rows, d.diagnostics);
         size_t out_of_range = 0;
         for (const auto& r : rows) {
           // The reader reports unusable cells; rows without a count or total carry nothing.
@@ -292,4 +292,4 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
   return d;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -10,11 +10,11 @@
 #include "load/rank_data.h"
 #include "runtime/enum_names.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 // How kernels are grouped into operator keys (--group-by).
 enum class OperatorKey { kType, kName, kNameShapes };
-inline constexpr std::array<EnumName<OperatorKey>, 3> kOperatorKeyNames{
+inline constexpr std::array<runtime::EnumName<OperatorKey>, 3> kOperatorKeyNames{
     {{"type", OperatorKey::kType},
      {"name", OperatorKey::kName},
      {"name+shapes", OperatorKey::kNameShapes}}};
@@ -53,6 +53,6 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts);
 RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts);
 
 // The operator key of a kernel under --group-by.
-std::string operator_key(const io::KernelRecord& k, OperatorKey how);
+std::string operator_key(const readers::KernelRecord& k, OperatorKey how);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

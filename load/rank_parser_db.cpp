@@ -12,7 +12,7 @@
 #include "load/rank_parser.h"
 #include "readers/profiler_info.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace fs = std::filesystem;
 
@@ -71,10 +71,10 @@ class DbFile {
 // The rank's profiler level from its profiler_info_{N}.json ("" when unknown).
 std::string profiler_level_of(const RankEntry& entry) {
   for (const auto& rel : entry.files) {
-    if (!io::rank_from_profiler_info_name(fs::path(rel).filename().string())) continue;
-    io::ProfilerInfo info;
+    if (!readers::rank_from_profiler_info_name(fs::path(rel).filename().string())) continue;
+    readers::ProfilerInfo info;
     io::Diagnostics scratch;  // already read (and reported) by discovery
-    if (io::read_profiler_info((fs::path(entry.path) / rel).string(), info, scratch))
+    if (readers::read_profiler_info((fs::path(entry.path) / rel).string(), info, scratch))
       return info.profiler_level;
   }
   return {};
@@ -149,7 +149,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
   const fs::path meta_json = fs::path(entry.path) / kMetadataJson;
   std::error_code ec;
   if (fs::is_regular_file(meta_json, ec)) {
-    d.has_metadata = io::read_profiler_metadata(meta_json.string(), d.metadata, d.diagnostics);
+    d.has_metadata = readers::read_profiler_metadata(meta_json.string(), d.metadata, d.diagnostics);
     if (d.has_metadata) {
       ++d.files_read;
       d.bytes_read += fs::file_size(meta_json, ec);
@@ -169,7 +169,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           bool ok = db::read_communication_db(db, d.communication.edit(), d.diagnostics);
           if (ok && opts.step) {
             std::erase_if(d.communication.edit().steps,
-                          [&](const io::CommStep& s) { return s.step != step_name; });
+                          [&](const readers::CommStep& s) { return s.step != step_name; });
           }
           return ok;
         });
@@ -180,7 +180,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           bool ok = db::read_matrix_db(db, d.matrix, d.diagnostics);
           if (ok && opts.step) {
             std::erase_if(d.matrix.steps,
-                          [&](const io::MatrixStep& s) { return s.step != step_name; });
+                          [&](const readers::MatrixStep& s) { return s.step != step_name; });
           }
           return ok;
         });
@@ -191,7 +191,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           bool ok = db::read_step_trace_db(db, d.step_trace, d.diagnostics);
           if (ok && opts.step) {
             const std::string want = std::to_string(*opts.step);
-            std::erase_if(d.step_trace.rows, [&](const io::StepTraceRow& r) {
+            std::erase_if(d.step_trace.rows, [&](const readers::StepTraceRow& r) {
               return !r.step.empty() && r.step != want;
             });
           }
@@ -206,7 +206,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
       const int rank = entry.rank;
       if (!db::read_compute_kernels(
               db, strings,
-              [&](const io::KernelRecord& k) {
+              [&](const readers::KernelRecord& k) {
                 if (opts.step && k.step_id >= 0 && k.step_id != *opts.step) return;
                 d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
               },
@@ -229,7 +229,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
                 break;
               }
             }
-            io::KernelRecord k;
+            readers::KernelRecord k;
             k.name = op.name;
             k.type = op.type;
             k.start_us = op.start_us;
@@ -250,4 +250,4 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
   return d;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

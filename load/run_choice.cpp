@@ -5,7 +5,7 @@
 
 #include "readers/profiler_info.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace {
 
@@ -80,10 +80,10 @@ RunTime run_time_of(const RankEntry& e) {
   RunTime t;
   t.dir_ns = dir_timestamp_ns(e.timestamp);
   for (const auto& f : e.files) {
-    if (!io::rank_from_profiler_info_name(f)) continue;
-    io::ProfilerInfo info;
+    if (!readers::rank_from_profiler_info_name(f)) continue;
+    readers::ProfilerInfo info;
     io::Diagnostics scratch;  // an unreadable file just gives no time
-    if (io::read_profiler_info(e.path + "/" + f, info, scratch))
+    if (readers::read_profiler_info(e.path + "/" + f, info, scratch))
       t.info_ns = info.collection_end_ns > 0 ? info.collection_end_ns : info.collection_begin_ns;
     break;
   }
@@ -126,4 +126,4 @@ RunChoice choose_run(const RankEntry& a, const RunTime& ta, const RankEntry& b, 
   return first ? RunChoice::kFirst : RunChoice::kSecond;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

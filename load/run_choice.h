@@ -12,7 +12,7 @@
 
 #include "load/rank_data.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 // When a run was made, as far as its directory tells.
 struct RunTime {
@@ -39,4 +39,4 @@ enum class RunChoice { kFirst, kSecond, kUndecided };
 RunChoice choose_run(const RankEntry& a, const RunTime& ta, const RankEntry& b, const RunTime& tb,
                      std::string& why);
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -5,7 +5,7 @@
 #include <climits>
 #include <cstdlib>
 
-namespace cs::cluster {
+namespace cs::load {
 
 namespace {
 
@@ -88,4 +88,4 @@ void WalkGuard::report(io::Diagnostics& diag) const {
               "rank directories are never there; check the links");
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -17,7 +17,7 @@
 
 #include "io/diagnostics.h"
 
-namespace cs::cluster {
+namespace cs::load {
 
 class WalkGuard {
  public:
@@ -50,4 +50,4 @@ class WalkGuard {
   Seen outside_, loops_, system_;
 };
 
-}  // namespace cs::cluster
+}  // namespace cs::load

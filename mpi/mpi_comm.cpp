@@ -18,7 +18,7 @@
 #include "mpi/mpi_watch.h"
 #include "runtime/interrupt.h"
 
-namespace cs::cluster {
+namespace cs::mpi {
 
 namespace {
 constexpr int kTagSize = 101;
@@ -432,4 +432,4 @@ void MpiSession::abort(int code) const {
   std::exit(code);
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::mpi

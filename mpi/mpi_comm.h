@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace cs::cluster {
+namespace cs::mpi {
 
 class MpiSession {
  public:
@@ -182,4 +182,4 @@ class BatchStream {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace cs::cluster
+}  // namespace cs::mpi

@@ -15,7 +15,7 @@
 #include "mpi/mpi_comm.h"
 #include "mpi/mpi_watch.h"
 
-namespace cs::cluster {
+namespace cs::mpi {
 
 namespace {
 constexpr int kTagHosts = 109;
@@ -115,4 +115,4 @@ void MpiSession::exchange_hosts() {
       std::count(hosts_.begin(), hosts_.end(), hosts_[static_cast<size_t>(rank_)]));
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::mpi

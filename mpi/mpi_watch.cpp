@@ -10,7 +10,7 @@
 #include "mpi/mpi_comm.h"
 #include "runtime/interrupt.h"
 
-namespace cs::cluster {
+namespace cs::mpi {
 namespace watch {
 
 namespace {
@@ -160,4 +160,4 @@ MpiSession::RootAlone::~RootAlone() {
   impl_->beat.join();
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::mpi

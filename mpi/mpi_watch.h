@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace cs::cluster::watch {
+namespace cs::mpi::watch {
 
 using Clock = std::chrono::steady_clock;
 
@@ -54,4 +54,4 @@ void stall_if_requested(std::string_view phase, int process);
 // True while this process sleeps in the hook.
 bool stalled();
 
-}  // namespace cs::cluster::watch
+}  // namespace cs::mpi::watch

@@ -7,7 +7,7 @@
 #include "io/output_file.h"
 #include "runtime/ordered_parallel.h"
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 namespace {
 constexpr double kEps = 1e-15;  // msprof-analyze Constant.EPS
@@ -25,9 +25,9 @@ T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& i
 // group (a 64-rank DP group's is ~400 characters): built and hashed once per group, not per op.
 void index_ops(CommIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_of,
                const CommGroups& groups, const std::string& step,
-               const std::vector<io::CommOp>& ops, bool p2p, int rank) {
+               const std::vector<readers::CommOp>& ops, bool p2p, int rank) {
   const char* type = p2p ? "p2p" : "collective";
-  for (const io::CommOp& op : ops) {
+  for (const readers::CommOp& op : ops) {
     if (io::msprof_is_total(op.name)) continue;
     const CommGroup* g = groups.find(type, py_group_of(op.name));
     // An op whose group is unknown (groups built from another mode's files) gets the empty
@@ -59,10 +59,10 @@ void write_num(io::JsonWriter& w, const char* key, io::Num n) {
   w.value(n);
 }
 
-void write_distribution(io::JsonWriter& w, std::span<const io::SizeBucket> buckets) {
+void write_distribution(io::JsonWriter& w, std::span<const readers::SizeBucket> buckets) {
   w.key("Size Distribution");
   w.begin_object();
-  for (const io::SizeBucket& b : buckets) {
+  for (const readers::SizeBucket& b : buckets) {
     w.key(b.size_key);
     w.begin_array();
     w.value(b.count);
@@ -82,7 +82,7 @@ void write_totals(io::JsonWriter& w, const std::vector<TotalGroup>& totals) {
       w.key("Communication Time Info");
       w.begin_object();
       for (const auto& [field, v] : tr.time) {
-        w.key(io::kTimeFieldNames[field]);
+        w.key(readers::kTimeFieldNames[field]);
         w.value(io::Num::real(v));
       }
       write_num(w, "Wait Time Ratio", tr.wait_ratio);
@@ -108,13 +108,13 @@ void write_totals(io::JsonWriter& w, const std::vector<TotalGroup>& totals) {
 
 }  // namespace
 
-CommIndex index_communication(const std::vector<RankData>& ranks, const CommGroups& groups) {
+CommIndex index_communication(const std::vector<load::RankData>& ranks, const CommGroups& groups) {
   CommIndex out;
   std::unordered_map<const CommGroup*, size_t> entry_of;
-  io::CommunicationFile scratch;  // a rank still held packed is read through it
-  for (const RankData& rd : ranks) {
+  readers::CommunicationFile scratch;  // a rank still held packed is read through it
+  for (const load::RankData& rd : ranks) {
     if (!rd.has_communication) continue;
-    for (const io::CommStep& step : rd.communication.read(scratch).steps) {
+    for (const readers::CommStep& step : rd.communication.read(scratch).steps) {
       if (step.p2p_first) index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
       index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank());
       if (!step.p2p_first) index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank());
@@ -128,7 +128,7 @@ io::Num msprof_ratio(io::Num dividend, io::Num divisor) {
   return io::Num::real(io::py_round(dividend.v / divisor.v, 4));
 }
 
-double TotalRank::get(io::TimeField f) const {
+double TotalRank::get(readers::TimeField f) const {
   for (const auto& [field, v] : time)
     if (field == f) return v;
   return 0.0;
@@ -141,7 +141,7 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step) {
   for (const CommOpEntry& oe : step.ops) {
     const std::string group(py_group_of(oe.key));
     for (const CommOpRef& ref : oe.ranks) {
-      const io::CommOp& op = *ref.op;
+      const readers::CommOp& op = *ref.op;
       if (!op.has_time_info && !op.has_bandwidth_info) continue;
       bool added = false;
       TotalGroup& tg = find_or_add(groups, group_index, group, &added);
@@ -157,10 +157,10 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step) {
       }
       TotalRank& tr = tg.ranks[rit->second];
       if (op.has_time_info) {
-        for (int f = 0; f < io::kTimeFieldCount; ++f) {
-          auto field = static_cast<io::TimeField>(f);
-          if (!op.time.has(field) || field == io::kStartTimestampUs ||
-              field == io::kWaitTimeRatio || field == io::kSyncTimeRatio)
+        for (int f = 0; f < readers::kTimeFieldCount; ++f) {
+          auto field = static_cast<readers::TimeField>(f);
+          if (!op.time.has(field) || field == readers::kStartTimestampUs ||
+              field == readers::kWaitTimeRatio || field == readers::kSyncTimeRatio)
             continue;
           bool found = false;
           for (auto& [tf, v] : tr.time)
@@ -172,7 +172,7 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step) {
         }
       }
       if (op.has_bandwidth_info) {
-        for (const io::TransportInfo& ti : op.transports) {
+        for (const readers::TransportInfo& ti : op.transports) {
           TotalTransport* t = nullptr;
           for (auto& x : tr.transports)
             if (x.name == ti.name) t = &x;
@@ -181,11 +181,11 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step) {
             t = &tr.transports.back();
             t->name = ti.name;
           }
-          if (ti.has(io::kTrTimeMs)) t->time_ms += ti.num(io::kTrTimeMs);
-          if (ti.has(io::kTrSizeMb)) t->size_mb += ti.num(io::kTrSizeMb);
+          if (ti.has(readers::kTrTimeMs)) t->time_ms += ti.num(readers::kTrTimeMs);
+          if (ti.has(readers::kTrSizeMb)) t->size_mb += ti.num(readers::kTrSizeMb);
           if (ti.has_size_distribution) {
-            for (const io::SizeBucket& b : op.size_distribution(ti)) {
-              io::SizeBucket* tb = nullptr;
+            for (const readers::SizeBucket& b : op.size_distribution(ti)) {
+              readers::SizeBucket* tb = nullptr;
               for (auto& x : t->size_distribution)
                 if (x.size_key == b.size_key) tb = &x;
               if (!tb) {
@@ -204,30 +204,30 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step) {
   for (TotalGroup& tg : groups) {
     for (TotalRank& tr : tg.ranks) {
       // .get(key, 0): an absent field is the int 0.
-      auto num = [&](io::TimeField f) {
+      auto num = [&](readers::TimeField f) {
         for (const auto& [tf, v] : tr.time)
           if (tf == f) return io::Num::real(v);
         return io::Num::integer(0);
       };
       tr.wait_ratio =
-          msprof_ratio(num(io::kWaitTimeMs), num(io::kWaitTimeMs) + num(io::kTransitTimeMs));
+          msprof_ratio(num(readers::kWaitTimeMs), num(readers::kWaitTimeMs) + num(readers::kTransitTimeMs));
       tr.sync_ratio =
-          msprof_ratio(num(io::kSyncTimeMs), num(io::kSyncTimeMs) + num(io::kTransitTimeMs));
+          msprof_ratio(num(readers::kSyncTimeMs), num(readers::kSyncTimeMs) + num(readers::kTransitTimeMs));
       for (TotalTransport& t : tr.transports) t.bandwidth_gbps = msprof_ratio(t.size_mb, t.time_ms);
     }
   }
   return groups;
 }
 
-void write_comm_op_blocks(io::JsonWriter& w, const io::CommOp& op) {
+void write_comm_op_blocks(io::JsonWriter& w, const readers::CommOp& op) {
   w.begin_object();
   if (op.has_time_info) {
     w.key("Communication Time Info");
     w.begin_object();
-    for (int f = 0; f < io::kTimeFieldCount; ++f) {
-      auto field = static_cast<io::TimeField>(f);
+    for (int f = 0; f < readers::kTimeFieldCount; ++f) {
+      auto field = static_cast<readers::TimeField>(f);
       if (!op.time.has(field)) continue;
-      w.key(io::kTimeFieldNames[field]);
+      w.key(readers::kTimeFieldNames[field]);
       w.value(op.time.num(field));
     }
     w.end_object();
@@ -235,14 +235,14 @@ void write_comm_op_blocks(io::JsonWriter& w, const io::CommOp& op) {
   if (op.has_bandwidth_info) {
     w.key("Communication Bandwidth Info");
     w.begin_object();
-    for (const io::TransportInfo& t : op.transports) {
+    for (const readers::TransportInfo& t : op.transports) {
       w.key(t.name);
       w.begin_object();
-      if (t.has(io::kTrSizeMb)) write_num(w, "Transit Size(MB)", t.num(io::kTrSizeMb));
-      if (t.has(io::kTrTimeMs)) write_num(w, "Transit Time(ms)", t.num(io::kTrTimeMs));
-      if (t.has(io::kTrBandwidthGbps)) write_num(w, "Bandwidth(GB/s)", t.num(io::kTrBandwidthGbps));
-      if (t.has(io::kTrLargePacketRatio))
-        write_num(w, "Large Packet Ratio", t.num(io::kTrLargePacketRatio));
+      if (t.has(readers::kTrSizeMb)) write_num(w, "Transit Size(MB)", t.num(readers::kTrSizeMb));
+      if (t.has(readers::kTrTimeMs)) write_num(w, "Transit Time(ms)", t.num(readers::kTrTimeMs));
+      if (t.has(readers::kTrBandwidthGbps)) write_num(w, "Bandwidth(GB/s)", t.num(readers::kTrBandwidthGbps));
+      if (t.has(readers::kTrLargePacketRatio))
+        write_num(w, "Large Packet Ratio", t.num(readers::kTrLargePacketRatio));
       if (t.has_size_distribution) write_distribution(w, op.size_distribution(t));
       w.end_object();
     }
@@ -280,7 +280,7 @@ bool renders_groups_in_parallel(const io::JsonStyle& style, int threads) {
   return threads > 1 && style.indent < 0;
 }
 
-bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>& ranks,
+bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
                                  const CommGroups& groups, int threads) {
   const CommIndex index = index_communication(ranks, groups);
   if (index.groups.empty()) return false;
@@ -288,7 +288,7 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>&
   std::vector<std::string> text(parallel ? index.groups.size() : 0);
   std::vector<size_t> nonfinite(text.size(), 0);
   w.begin_object();
-  ordered_parallel_for(
+  runtime::ordered_parallel_for(
       index.groups.size(), parallel ? threads : 1,
       [&](size_t i) {
         if (!parallel) return;
@@ -309,16 +309,16 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>&
   return true;
 }
 
-bool write_cluster_communication_json(const std::string& path, const std::vector<RankData>& ranks,
+bool write_cluster_communication_json(const std::string& path, const std::vector<load::RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,
                                       const io::JsonStyle& style, int threads) {
   bool any = false;
-  io::CommunicationFile scratch;  // a rank still held packed is read through it
-  for (const RankData& rd : ranks)
+  readers::CommunicationFile scratch;  // a rank still held packed is read through it
+  for (const load::RankData& rd : ranks)
     if (rd.has_communication)
-      for (const io::CommStep& s : rd.communication.read(scratch).steps) {
-        for (const io::CommOp& op : s.collective) any = any || !io::msprof_is_total(op.name);
-        for (const io::CommOp& op : s.p2p) any = any || !io::msprof_is_total(op.name);
+      for (const readers::CommStep& s : rd.communication.read(scratch).steps) {
+        for (const readers::CommOp& op : s.collective) any = any || !io::msprof_is_total(op.name);
+        for (const readers::CommOp& op : s.p2p) any = any || !io::msprof_is_total(op.name);
       }
   if (!any) return true;  // msprof-analyze writes no file when there is no op
   return io::write_output_file(path, diag, [&](std::FILE* f) {
@@ -339,4 +339,4 @@ void warn_nonfinite_written(io::Diagnostics& diag, const std::string& path, size
             "those sums are unknown; check the ranks' communication files for values near 1e308");
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

@@ -16,12 +16,12 @@
 #include "msprof/communication_groups.h"
 #include "readers/communication.h"
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 // Where each op of the output lives: group tuple -> step -> op key -> ranks (first one wins).
 struct CommOpRef {
   int rank;
-  const io::CommOp* op;
+  const readers::CommOp* op;
 };
 struct CommOpEntry {
   std::string key;  // op key as written, e.g. "hcom_allReduce__844_2_1@1368"
@@ -44,7 +44,7 @@ struct CommIndex {
 };
 
 // Builds the index from ranks (sorted by rank) and the groups of build_comm_groups.
-CommIndex index_communication(const std::vector<RankData>& ranks, const CommGroups& groups);
+CommIndex index_communication(const std::vector<load::RankData>& ranks, const CommGroups& groups);
 
 // "Total Op Info@<group>" of one rank: time fields summed (floats, in first-seen order), the two
 // ratios recomputed, per transport time and size summed, size distributions merged, bandwidth =
@@ -53,16 +53,16 @@ struct TotalTransport {
   std::string name;
   io::Num time_ms = io::Num::integer(0);
   io::Num size_mb = io::Num::integer(0);
-  std::vector<io::SizeBucket> size_distribution;  // first-seen order
+  std::vector<readers::SizeBucket> size_distribution;  // first-seen order
   io::Num bandwidth_gbps;
 };
 struct TotalRank {
   int rank = -1;
-  std::vector<std::pair<io::TimeField, double>> time;  // first-seen order
+  std::vector<std::pair<readers::TimeField, double>> time;  // first-seen order
   io::Num wait_ratio, sync_ratio;
   std::vector<TotalTransport> transports;  // first-seen order
 
-  double get(io::TimeField f) const;  // 0 when absent
+  double get(readers::TimeField f) const;  // 0 when absent
 };
 struct TotalGroup {
   std::string group;  // the group name after '@'
@@ -81,11 +81,11 @@ bool renders_groups_in_parallel(const io::JsonStyle& style, int threads);
 
 // Writes the whole document, rendering group tuples on up to `threads` threads (same bytes for
 // any count). Returns false when there is no op at all (msprof-analyze then writes no file).
-bool write_cluster_communication(io::JsonWriter& w, const std::vector<RankData>& ranks,
+bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
                                  const CommGroups& groups, int threads = 1);
 // Same, to a file; writes nothing (and returns true) when there is no op. false + diagnostic on
 // write errors.
-bool write_cluster_communication_json(const std::string& path, const std::vector<RankData>& ranks,
+bool write_cluster_communication_json(const std::string& path, const std::vector<load::RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,
                                       const io::JsonStyle& style = io::JsonStyle::python(),
                                       int threads = 1);
@@ -95,6 +95,6 @@ bool write_cluster_communication_json(const std::string& path, const std::vector
 void warn_nonfinite_written(io::Diagnostics& diag, const std::string& path, size_t count);
 
 // One op's two blocks exactly as read (canonical key order, values as written).
-void write_comm_op_blocks(io::JsonWriter& w, const io::CommOp& op);
+void write_comm_op_blocks(io::JsonWriter& w, const readers::CommOp& op);
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

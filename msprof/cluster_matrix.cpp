@@ -13,16 +13,16 @@
 #include "msprof/cluster_communication.h"
 #include "runtime/ordered_parallel.h"
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 namespace {
 
 // Index of the ops of the output: group tuple -> step -> op key -> reporting ranks.
 struct MRef {
   int rank;
-  const io::MatrixOp* op;
-  const io::MatrixFile* file;  // holds the texts of op's links
-  std::string_view link_key(const io::MatrixLink& l) const { return file->link_key(l); }
+  const readers::MatrixOp* op;
+  const readers::MatrixFile* file;  // holds the texts of op's links
+  std::string_view link_key(const readers::MatrixLink& l) const { return file->link_key(l); }
 };
 struct MOpEntry {
   std::string key;
@@ -56,9 +56,9 @@ T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& i
 // group: built and hashed once per group, not per op).
 void index_ops(MIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_of,
                const CommGroups& groups, const std::string& step,
-               const std::vector<io::MatrixOp>& ops, bool p2p, int rank,
-               const io::MatrixFile& file) {
-  for (const io::MatrixOp& op : ops) {
+               const std::vector<readers::MatrixOp>& ops, bool p2p, int rank,
+               const readers::MatrixFile& file) {
+  for (const readers::MatrixOp& op : ops) {
     if (io::msprof_is_total(op.key)) continue;
     const CommGroup* g = groups.find(p2p ? "p2p" : "collective", py_group_of(op.key));
     auto [entry, fresh] = entry_of.try_emplace(g, 0);
@@ -78,12 +78,12 @@ void index_ops(MIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_
   }
 }
 
-MIndex index_matrix(const std::vector<RankData>& ranks, const CommGroups& groups) {
+MIndex index_matrix(const std::vector<load::RankData>& ranks, const CommGroups& groups) {
   MIndex out;
   std::unordered_map<const CommGroup*, size_t> entry_of;
-  for (const RankData& rd : ranks) {
+  for (const load::RankData& rd : ranks) {
     if (!rd.has_matrix) continue;
-    for (const io::MatrixStep& step : rd.matrix.steps) {
+    for (const readers::MatrixStep& step : rd.matrix.steps) {
       const auto p2p = [&] {
         index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank(), rd.matrix);
       };
@@ -100,7 +100,7 @@ MIndex index_matrix(const std::vector<RankData>& ranks, const CommGroups& groups
 struct OutLink {
   std::string_view local_key;  // "0-1" as the rank wrote it (before mapping)
   int src = -1, dst = -1;      // global ranks (after mapping): the output key is "src-dst"
-  io::TransportName transport;
+  readers::TransportName transport;
   io::Num time_ms = io::Num::integer(0);
   io::Num size_mb = io::Num::integer(0);
   std::string_view op_name;
@@ -138,7 +138,7 @@ bool split_link(std::string_view k, std::string_view& src, std::string_view& dst
   return true;
 }
 
-void combine(OutLink& into, io::TransportName transport, std::string_view op_name, io::Num time_ms,
+void combine(OutLink& into, readers::TransportName transport, std::string_view op_name, io::Num time_ms,
              io::Num size_mb) {
   into.transport = transport;
   into.op_name = op_name;
@@ -170,7 +170,7 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
     const std::string_view group = py_group_of(oe.key);
     LocalRanks* m = nullptr;
     for (const MRef& ref : oe.ranks) {
-      for (const io::MatrixLink& l : ref.op->links) {
+      for (const readers::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
         if (!split_link(ref.link_key(l), src, dst)) {
           diag.warn("", 0, oe.key + " has an invalid link key " + std::string(ref.link_key(l)),
@@ -205,7 +205,7 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
     const std::string_view group = py_group_of(oe.key);
     LinkDict<std::string_view> local;
     for (const MRef& ref : oe.ranks) {
-      for (const io::MatrixLink& l : ref.op->links) {
+      for (const readers::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
         const std::string_view key = ref.link_key(l);
         if (!split_link(key, src, dst)) break;  // warned above
@@ -213,7 +213,7 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups,
         OutLink& into = local.at(key, added);
         if (added) into.local_key = key;
         combine(into, l.transport, l.has_op_name ? ref.file->op_name(l) : std::string_view(),
-                l.num(io::kLinkTimeMs), l.num(io::kLinkSizeMb));
+                l.num(readers::kLinkTimeMs), l.num(readers::kLinkSizeMb));
       }
     }
     auto mit = rank_map.find(group);
@@ -334,7 +334,7 @@ void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
 // `w` when given and collects the global links when `links` is given. Group tuples are merged on
 // up to `threads` threads; output, links and warnings come out in the same order for any count.
 // False when there is no group.
-bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io::Diagnostics& diag,
+bool merge_pass(const std::vector<load::RankData>& ranks, const CommGroups& groups, io::Diagnostics& diag,
                 const MatrixOptions& opts, io::JsonWriter* w, GlobalLinks* links, int threads) {
   const MIndex index = index_matrix(ranks, groups);
   if (index.groups.empty()) return false;
@@ -370,7 +370,7 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
     r.links.links.shrink_to_fit();  // held until the end of the analysis: no growth slack
   };
   if (w) w->begin_object();
-  ordered_parallel_for(
+  runtime::ordered_parallel_for(
       index.groups.size(), n_threads,
       [&](size_t i) {
         if (w && !render_apart) return;  // written in place by emit
@@ -403,13 +403,13 @@ bool merge_pass(const std::vector<RankData>& ranks, const CommGroups& groups, io
 }
 
 // msprof-analyze writes no file when every op is a "Total Op Info" one (or there is none).
-bool has_matrix_ops(const std::vector<RankData>& ranks) {
-  for (const RankData& rd : ranks)
+bool has_matrix_ops(const std::vector<load::RankData>& ranks) {
+  for (const load::RankData& rd : ranks)
     if (rd.has_matrix)
-      for (const io::MatrixStep& s : rd.matrix.steps) {
-        for (const io::MatrixOp& op : s.collective)
+      for (const readers::MatrixStep& s : rd.matrix.steps) {
+        for (const readers::MatrixOp& op : s.collective)
           if (!io::msprof_is_total(op.key)) return true;
-        for (const io::MatrixOp& op : s.p2p)
+        for (const readers::MatrixOp& op : s.p2p)
           if (!io::msprof_is_total(op.key)) return true;
       }
   return false;
@@ -421,21 +421,21 @@ double GlobalLink::bandwidth_gbps() const {
   return msprof_ratio(io::Num::real(size_mb), io::Num::real(time_ms)).v;
 }
 
-GlobalLinks merge_matrix_links(const std::vector<RankData>& ranks, const CommGroups& groups,
+GlobalLinks merge_matrix_links(const std::vector<load::RankData>& ranks, const CommGroups& groups,
                                io::Diagnostics& diag, const MatrixOptions& opts, int threads) {
   GlobalLinks out;
   merge_pass(ranks, groups, diag, opts, nullptr, &out, threads);
   return out;
 }
 
-bool write_cluster_matrix(io::JsonWriter& w, const std::vector<RankData>& ranks,
+bool write_cluster_matrix(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
                           const CommGroups& groups, io::Diagnostics& diag,
                           const MatrixOptions& opts) {
   return merge_pass(ranks, groups, diag, opts, &w, nullptr, 1);
 }
 
 bool write_cluster_communication_matrix_json(const std::string& path,
-                                             const std::vector<RankData>& ranks,
+                                             const std::vector<load::RankData>& ranks,
                                              const CommGroups& groups, io::Diagnostics& diag,
                                              const io::JsonStyle& style,
                                              const MatrixOptions& opts) {
@@ -450,7 +450,7 @@ bool write_cluster_communication_matrix_json(const std::string& path,
 }
 
 GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
-                                           const std::vector<RankData>& ranks,
+                                           const std::vector<load::RankData>& ranks,
                                            const CommGroups& groups, io::Diagnostics& diag,
                                            const io::JsonStyle& style, const MatrixOptions& opts,
                                            int threads) {
@@ -476,4 +476,4 @@ GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
   return links;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

@@ -24,7 +24,7 @@
 #include "msprof/communication_groups.h"
 #include "readers/transport_name.h"
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 struct MatrixOptions {
   // false (default) = msprof-analyze: local ranks map only through "i-i" self links. true = also
@@ -49,7 +49,7 @@ struct GlobalLink {
   int src_rank = -1;
   int dst_rank = -1;
   uint32_t op_name_id = 0;  // in op->names
-  io::TransportName transport;
+  readers::TransportName transport;
 
   std::string_view step() const { return op->step; }
   std::string_view op_key() const { return op->op_key; }
@@ -128,17 +128,17 @@ class GlobalLinks {
 // All links of the output file, in file order (group tuples, steps, op keys, links). Unmappable
 // links are dropped with a warning in diag. Group tuples are merged on up to `threads` threads;
 // the links and warnings are the same, in the same order, for any count.
-GlobalLinks merge_matrix_links(const std::vector<RankData>& ranks, const CommGroups& groups,
+GlobalLinks merge_matrix_links(const std::vector<load::RankData>& ranks, const CommGroups& groups,
                                io::Diagnostics& diag, const MatrixOptions& opts = {},
                                int threads = 1);
 
 // Writes the whole document; false when there is no op at all (then msprof-analyze writes no file).
-bool write_cluster_matrix(io::JsonWriter& w, const std::vector<RankData>& ranks,
+bool write_cluster_matrix(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
                           const CommGroups& groups, io::Diagnostics& diag,
                           const MatrixOptions& opts = {});
 // Same, to a file (nothing written, true returned, when there is no op).
 bool write_cluster_communication_matrix_json(const std::string& path,
-                                             const std::vector<RankData>& ranks,
+                                             const std::vector<load::RankData>& ranks,
                                              const CommGroups& groups, io::Diagnostics& diag,
                                              const io::JsonStyle& style = io::JsonStyle::python(),
                                              const MatrixOptions& opts = {});
@@ -146,9 +146,9 @@ bool write_cluster_communication_matrix_json(const std::string& path,
 // merge_matrix_links()'s links. Merge warnings and write errors go to `diag`. Group tuples are
 // merged on up to `threads` threads; the bytes, links and warnings do not depend on the count.
 GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
-                                           const std::vector<RankData>& ranks,
+                                           const std::vector<load::RankData>& ranks,
                                            const CommGroups& groups, io::Diagnostics& diag,
                                            const io::JsonStyle& style = io::JsonStyle::python(),
                                            const MatrixOptions& opts = {}, int threads = 1);
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

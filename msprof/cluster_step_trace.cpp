@@ -7,7 +7,7 @@
 
 #include "io/output_file.h"
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 namespace {
 
@@ -162,15 +162,15 @@ namespace {
 // order first seen (the first rank's header for normal inputs). Columns the profiler does not
 // write are left out, and ranks lacking a column get 0 there (msprof-analyze's value for a cell
 // it cannot read); both said once.
-std::vector<std::string> cluster_columns(const std::vector<RankData>& ranks,
+std::vector<std::string> cluster_columns(const std::vector<load::RankData>& ranks,
                                          io::Diagnostics& diag) {
   std::vector<std::string> cols;
   int unknown_ranks = 0, unknown_first = -1;
-  for (const RankData& rd : ranks) {
+  for (const load::RankData& rd : ranks) {
     if (!rd.has_step_trace || rd.step_trace.rows.empty()) continue;
     bool unknown = false;
     for (const std::string& c : rd.step_trace.columns) {
-      if (!io::is_step_trace_column(c)) {
+      if (!readers::is_step_trace_column(c)) {
         unknown = true;
       } else if (std::find(cols.begin(), cols.end(), c) == cols.end()) {
         cols.push_back(c);
@@ -186,7 +186,7 @@ std::vector<std::string> cluster_columns(const std::vector<RankData>& ranks,
               "by name");
   std::string lacking;
   int lacking_ranks = 0, lacking_first = -1;
-  for (const RankData& rd : ranks) {
+  for (const load::RankData& rd : ranks) {
     if (!rd.has_step_trace || rd.step_trace.rows.empty()) continue;
     bool lacks = false;
     for (const std::string& c : cols) {
@@ -207,22 +207,22 @@ std::vector<std::string> cluster_columns(const std::vector<RankData>& ranks,
 
 }  // namespace
 
-ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
+ClusterStepTrace build_cluster_step_trace(const std::vector<load::RankData>& ranks,
                                           const CommGroups& groups, io::Diagnostics& diag,
                                           bool ranks_filtered) {
   return build_cluster_step_trace_staged(ranks, infer_stages(groups), diag, ranks_filtered);
 }
 
-ClusterStepTrace build_cluster_step_trace_staged(const std::vector<RankData>& ranks,
+ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankData>& ranks,
                                                  const std::vector<PyIntSet>& stages,
                                                  io::Diagnostics& diag, bool ranks_filtered) {
   ClusterStepTrace out;
   out.stages = stages;
-  const io::ProfilerMetadata* meta = nullptr;
+  const readers::ProfilerMetadata* meta = nullptr;
   size_t ranks_with_file = 0;
   const std::vector<std::string> columns = cluster_columns(ranks, diag);
   std::vector<int> where;  // per output column: the rank's column index, -1 when it lacks it
-  for (const RankData& rd : ranks) {
+  for (const load::RankData& rd : ranks) {
     if (!meta && rd.has_metadata && rd.metadata.has_distributed_args &&
         !rd.metadata.distributed_args.empty())
       meta = &rd.metadata;
@@ -230,7 +230,7 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<RankData>& ra
     ++ranks_with_file;
     where.clear();
     for (const std::string& c : columns) where.push_back(rd.step_trace.column(c));
-    for (const io::StepTraceRow& row : rd.step_trace.rows) {
+    for (const readers::StepTraceRow& row : rd.step_trace.rows) {
       std::vector<StepCell> cells{row.no_step ? StepCell::null() : StepCell::str(row.step),
                                   StepCell::str("rank"),
                                   StepCell::num(io::Num::integer(rd.rank()))};
@@ -374,7 +374,7 @@ std::string format_cluster_step_trace(const ClusterStepTrace& t) {
   return out;
 }
 
-bool write_cluster_step_trace_csv(const std::string& path, const std::vector<RankData>& ranks,
+bool write_cluster_step_trace_csv(const std::string& path, const std::vector<load::RankData>& ranks,
                                   const CommGroups& groups, io::Diagnostics& diag,
                                   bool ranks_filtered) {
   return write_cluster_step_trace_csv(
@@ -390,4 +390,4 @@ bool write_cluster_step_trace_csv(const std::string& path, const ClusterStepTrac
   });
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

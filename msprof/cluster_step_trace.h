@@ -18,7 +18,7 @@
 #include "msprof/communication_groups.h"
 #include "msprof/py_int_set.h"
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 // Pipeline stages (StageInfoAnalysis): p2p groups whose pg_name starts with "pp" (any case) are
 // joined into unions (sorted by smallest rank, one greedy pass); a collective group is used only
@@ -66,12 +66,12 @@ struct BuiltStepTrace {
 // Builds the file's content from ranks (sorted by rank) and the communication groups.
 // `ranks_filtered` (--rank-list): fewer ranks than world_size is what the user asked for, so it
 // is not reported as missing files.
-ClusterStepTrace build_cluster_step_trace(const std::vector<RankData>& ranks,
+ClusterStepTrace build_cluster_step_trace(const std::vector<load::RankData>& ranks,
                                           const CommGroups& groups, io::Diagnostics& diag,
                                           bool ranks_filtered = false);
 // Same, with the pipeline stages already inferred (infer_stages), e.g. from another run's
 // ClusterStepTrace::stages.
-ClusterStepTrace build_cluster_step_trace_staged(const std::vector<RankData>& ranks,
+ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankData>& ranks,
                                                  const std::vector<PyIntSet>& stages,
                                                  io::Diagnostics& diag,
                                                  bool ranks_filtered = false);
@@ -80,7 +80,7 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<RankData>& ra
 std::string format_cluster_step_trace(const ClusterStepTrace& t);
 
 // Writes cluster_step_trace_time.csv; nothing written (true returned) when there is no row.
-bool write_cluster_step_trace_csv(const std::string& path, const std::vector<RankData>& ranks,
+bool write_cluster_step_trace_csv(const std::string& path, const std::vector<load::RankData>& ranks,
                                   const CommGroups& groups, io::Diagnostics& diag,
                                   bool ranks_filtered = false);
 // Same, from a document already built (build_cluster_step_trace).
@@ -90,4 +90,4 @@ bool write_cluster_step_trace_csv(const std::string& path, const ClusterStepTrac
 // A CSV field as Python's csv module (QUOTE_MINIMAL) writes it (io/csv/csv_writer.h).
 using io::append_csv_field;
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

@@ -10,7 +10,7 @@
 #include "io/comm_keys.h"
 #include "io/output_file.h"
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 std::string_view py_group_of(std::string_view op_key) {
   size_t at = op_key.rfind('@');
@@ -23,7 +23,7 @@ std::string_view op_part_of(std::string_view op_key) {
 }
 
 std::string group_name_of_group_id(std::string_view group_id) {
-  return io::group_double_hash_str(group_id);
+  return readers::group_double_hash_str(group_id);
 }
 
 const CommGroup* CommGroups::find(std::string_view type, std::string_view group_name) const {
@@ -68,36 +68,36 @@ void add_key(CommGroups& out, bool p2p, const std::string& key, int rank) {
 
 }  // namespace
 
-CommGroups build_comm_groups(const std::vector<RankData>& ranks, const GroupOptions& opts,
+CommGroups build_comm_groups(const std::vector<load::RankData>& ranks, const GroupOptions& opts,
                              io::Diagnostics& diag) {
   (void)diag;
   CommGroups out;
-  for (const RankData& rd : ranks) {
+  for (const load::RankData& rd : ranks) {
     const int rank = rd.rank();
     if (opts.use_communication && rd.has_communication) {
-      io::CommunicationFile scratch;  // when the root still holds the data packed
-      for (const io::CommStep& step : rd.communication.read(scratch).steps) {
-        for (const io::CommOp& op : step.collective) add_key(out, false, op.name, rank);
-        for (const io::CommOp& op : step.p2p) add_key(out, true, op.name, rank);
+      readers::CommunicationFile scratch;  // when the root still holds the data packed
+      for (const readers::CommStep& step : rd.communication.read(scratch).steps) {
+        for (const readers::CommOp& op : step.collective) add_key(out, false, op.name, rank);
+        for (const readers::CommOp& op : step.p2p) add_key(out, true, op.name, rank);
       }
     }
     if (opts.use_matrix && rd.has_matrix) {
-      for (const io::MatrixStep& step : rd.matrix.steps) {
-        for (const io::MatrixOp& op : step.collective) add_key(out, false, op.key, rank);
-        for (const io::MatrixOp& op : step.p2p) add_key(out, true, op.key, rank);
+      for (const readers::MatrixStep& step : rd.matrix.steps) {
+        for (const readers::MatrixOp& op : step.collective) add_key(out, false, op.key, rank);
+        for (const readers::MatrixOp& op : step.p2p) add_key(out, true, op.key, rank);
       }
     }
   }
 
   // parallel_group_info: the first rank (in rank order) that lists a group id wins.
   struct Info {
-    const io::ParallelGroup* pg;
+    const readers::ParallelGroup* pg;
   };
   std::unordered_map<std::string, Info> by_name;  // group name (hash) -> first group id seen
   std::unordered_map<std::string, bool> seen_ids;
-  for (const RankData& rd : ranks) {
+  for (const load::RankData& rd : ranks) {
     if (!rd.has_metadata) continue;
-    for (const io::ParallelGroup& pg : rd.metadata.parallel_groups) {
+    for (const readers::ParallelGroup& pg : rd.metadata.parallel_groups) {
       if (!seen_ids.emplace(pg.group_id, true).second) continue;
       by_name.try_emplace(group_name_of_group_id(pg.group_id), Info{&pg});
     }
@@ -107,7 +107,7 @@ CommGroups build_comm_groups(const std::vector<RankData>& ranks, const GroupOpti
       g.rank_set = g.ranks.sorted();
       auto it = by_name.find(g.group_name);
       if (it == by_name.end()) continue;
-      const io::ParallelGroup& pg = *it->second.pg;
+      const readers::ParallelGroup& pg = *it->second.pg;
       g.has_parallel_info = true;
       g.group_id = pg.group_id;
       g.pg_name = pg.group_name;
@@ -169,4 +169,4 @@ bool write_communication_group_json(const std::string& path, const CommGroups& g
   });
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

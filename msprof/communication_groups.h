@@ -17,7 +17,7 @@
 #include "load/rank_data.h"
 #include "msprof/py_int_set.h"
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 // Python's key.split('@')[-1]: the text after the last '@', or the whole key when it has none.
 // "hcom_allReduce__844_2_1@1368" -> "1368"; "Total Op Info" -> "Total Op Info".
@@ -68,7 +68,7 @@ struct GroupOptions {
 // Builds the groups from ranks (sorted by rank; each rank's steps in file order, collective then
 // p2p). Ops whose key starts with "Total" are not ops. Example: rank 0 and 1 both reporting
 // "hcom_allReduce_1@77" give one collective group "77" with ranks (0, 1).
-CommGroups build_comm_groups(const std::vector<RankData>& ranks, const GroupOptions& opts,
+CommGroups build_comm_groups(const std::vector<load::RankData>& ranks, const GroupOptions& opts,
                              io::Diagnostics& diag);
 
 // communication_group.json: {"collective": [[ranks]...], "p2p": [...],
@@ -79,4 +79,4 @@ bool write_communication_group_json(const std::string& path, const CommGroups& g
                                     io::Diagnostics& diag,
                                     const io::JsonStyle& style = io::JsonStyle::python());
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 namespace {
 constexpr size_t kMinSize = 8;       // PySet_MINSIZE
@@ -174,4 +174,4 @@ std::string py_tuple_str(const std::vector<int>& v) {
   return s;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

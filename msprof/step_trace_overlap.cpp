@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace cs::cluster {
+namespace cs::msprof {
 
 std::vector<NsInterval> merge_continuous(std::vector<NsInterval>& ranges) {
   std::vector<NsInterval> out;
@@ -102,4 +102,4 @@ std::array<double, 9> totals_in_us(const StepTraceTotals& t) {
           0.0};
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::msprof

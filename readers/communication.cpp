@@ -9,7 +9,7 @@
 #include "io/json/json_input.h"
 #include "io/json/leading_keys.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 const std::array<std::string_view, kTimeFieldCount> kTimeFieldNames = {
     "Start Timestamp(us)", "Elapse Time(ms)",           "Transit Time(ms)",
@@ -95,7 +95,7 @@ std::string keep_last_of_repeated(std::vector<T>& v, std::string T::*name,
 class CommWalker {
  public:
   // `flat`: CANN msprof's flat layout (is_flat_layout).
-  CommWalker(JsonContext& ctx, CommunicationFile& out, bool flat)
+  CommWalker(io::JsonContext& ctx, CommunicationFile& out, bool flat)
       : ctx_(ctx), out_(out), flat_(flat) {}
 
   error_code root(od::document& doc) {
@@ -129,7 +129,7 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = key_text(f, key))) return e;
+      if ((e = io::key_text(f, key))) return e;
       CommStep& st = out_.steps.emplace_back();
       st.step.assign(key);
       od::value v = f.value();
@@ -156,7 +156,7 @@ class CommWalker {
     for (CommOp& op : ops) {
       if (is_p2p_op_name(op.name))
         st.p2p.push_back(std::move(op));
-      else if (!msprof_flat_is_total(op.name))
+      else if (!io::msprof_flat_is_total(op.name))
         st.collective.push_back(std::move(op));
     }
     return e;
@@ -165,7 +165,7 @@ class CommWalker {
   error_code step(od::value& v, CommStep& st) {
     step_ = &st;
     od::object obj;
-    error_code e = get_object_or_warn(
+    error_code e = io::get_object_or_warn(
         v, obj, ctx_, [&] { return "step '" + st.step + "'"; }, "");
     if (e == simdjson::INCORRECT_TYPE) {
       skip_step_ = true;
@@ -175,7 +175,7 @@ class CommWalker {
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
-      std::string_view k = raw_key(f);
+      std::string_view k = io::raw_key(f);
       std::vector<CommOp>* ops = nullptr;
       if (k == "collective") {
         ops = &st.collective;
@@ -187,7 +187,7 @@ class CommWalker {
       }
       od::value ov = f.value();
       od::object ops_obj;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           ov, ops_obj, ctx_, [&] { return "step '" + st.step + "'"; }, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
@@ -203,7 +203,7 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = key_text(f, key))) return e;
+      if ((e = io::key_text(f, key))) return e;
       // Producers write about as many ops in every step: reserving the largest count seen avoids
       // the vector's regrowth (and the page faults of its copies).
       if (ops.empty() && hint > 0) ops.reserve(hint);
@@ -245,7 +245,7 @@ class CommWalker {
 
   error_code one_op(od::value& v, CommOp& op) {
     od::object obj;
-    error_code e = get_object_or_warn(
+    error_code e = io::get_object_or_warn(
         v, obj, ctx_, [&] { return where(); }, "");
     if (e == simdjson::INCORRECT_TYPE) {
       skip_op_ = true;
@@ -255,11 +255,11 @@ class CommWalker {
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
-      std::string_view k = raw_key(f);
+      std::string_view k = io::raw_key(f);
       od::value fv = f.value();
       if (k == kTimeInfoKey) {
         od::object t;
-        e = get_object_or_warn(
+        e = io::get_object_or_warn(
             fv, t, ctx_, [&] { return where(); }, k);
         if (e == simdjson::INCORRECT_TYPE) continue;
         if (e) return e;
@@ -267,7 +267,7 @@ class CommWalker {
         if ((e = time_info(t, op.time))) return e;
       } else if (k == kBandwidthInfoKey) {
         od::object b;
-        e = get_object_or_warn(
+        e = io::get_object_or_warn(
             fv, b, ctx_, [&] { return where(); }, k);
         if (e == simdjson::INCORRECT_TYPE) continue;
         if (e) return e;
@@ -285,12 +285,12 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view k;
-      int idx = match_key(f, kTimeFieldNames, expected, k);
+      int idx = io::match_key(f, kTimeFieldNames, expected, k);
       if (idx < 0) continue;
       expected = idx + 1;
       od::value v = f.value();
-      Num n;
-      if (read_num_or_warn(
+      io::Num n;
+      if (io::read_num_or_warn(
               v, n, ctx_, [&] { return where(); }, k)) {
         t.set(static_cast<TimeField>(idx), n);
       }
@@ -305,10 +305,10 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view name;
-      if ((e = key_text(f, name))) return e;
+      if ((e = io::key_text(f, name))) return e;
       od::value v = f.value();
       od::object tobj;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           v, tobj, ctx_, [&] { return where(); }, name);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
@@ -335,21 +335,21 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view k;
-      int idx = match_key(f, kTransportKeys, expected, k);
+      int idx = io::match_key(f, kTransportKeys, expected, k);
       if (idx < 0) continue;
       expected = idx + 1;
       od::value v = f.value();
       if (idx == kTrSizeDist) {
         od::object d;
-        e = get_object_or_warn(v, d, ctx_, where_tr, k);
+        e = io::get_object_or_warn(v, d, ctx_, where_tr, k);
         if (e == simdjson::INCORRECT_TYPE) continue;
         if (e) return e;
         tr.has_size_distribution = true;
         if ((e = size_distribution(d, tr, op))) return e;
         continue;
       }
-      Num n;
-      if (read_num_or_warn(v, n, ctx_, where_tr, k)) tr.set(idx, n);  // idx is a TransportField
+      io::Num n;
+      if (io::read_num_or_warn(v, n, ctx_, where_tr, k)) tr.set(idx, n);  // idx is a TransportField
     }
     return SUCCESS;
   }
@@ -360,13 +360,13 @@ class CommWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = key_text(f, key))) return e;
+      if ((e = io::key_text(f, key))) return e;
       od::value v = f.value();
       auto where_sd = [&] {
         return where() + ", transport " + std::string(tr.name.view()) + ", Size Distribution";
       };
       od::array arr;
-      e = get_array_or_warn(v, arr, ctx_, where_sd, key);
+      e = io::get_array_or_warn(v, arr, ctx_, where_sd, key);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
       SizeBucket b;
@@ -377,8 +377,8 @@ class CommWalker {
         od::value ev;
         if ((e = std::move(er).get(ev))) return e;
         if (i < 2) {
-          Num n;
-          if (read_num_or_warn(ev, n, ctx_, where_sd, key)) {
+          io::Num n;
+          if (io::read_num_or_warn(ev, n, ctx_, where_sd, key)) {
             (i == 0 ? b.count : b.duration_ms) = n;
           } else {
             ok = false;
@@ -406,7 +406,7 @@ class CommWalker {
     return SUCCESS;
   }
 
-  JsonContext& ctx_;
+  io::JsonContext& ctx_;
   CommunicationFile& out_;
   const bool flat_;
   const CommStep* step_ = nullptr;
@@ -422,40 +422,40 @@ class CommWalker {
 // CANN msprof's flat layout (docs/formats.md §1b): the first entry is an op (its first key is
 // "Communication Time Info" or "Communication Bandwidth Info"), not a step.
 bool is_flat_layout(std::string_view text) {
-  const auto keys = leading_keys(text, 2);
+  const auto keys = io::leading_keys(text, 2);
   return keys.size() == 2 && (keys[1] == kTimeInfoKey || keys[1] == kBandwidthInfoKey);
 }
 
 bool parse_padded(simdjson::padded_string_view text, const std::string& source,
-                  CommunicationFile& out, Diagnostics& diag) {
+                  CommunicationFile& out, io::Diagnostics& diag) {
   out.steps.clear();
   const bool flat = is_flat_layout(text);
   bool got = false;
-  JsonWalkStatus st = walk_json_document(
+  io::JsonWalkStatus st = io::walk_json_document(
       text, source, diag, /*keep_depth=*/3,
-      [&out, flat](simdjson::ondemand::document& doc, JsonContext& ctx) {
+      [&out, flat](simdjson::ondemand::document& doc, io::JsonContext& ctx) {
         // A repaired (truncated) text is walked from scratch.
         out.steps.clear();
         CommWalker w(ctx, out, flat);
         return w.root(doc);
       },
       &got);
-  return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
+  return st == io::JsonWalkStatus::kOk || (st == io::JsonWalkStatus::kDamaged && got);
 }
 
 }  // namespace
 
-bool read_communication_json(const std::string& path, CommunicationFile& out, Diagnostics& diag) {
+bool read_communication_json(const std::string& path, CommunicationFile& out, io::Diagnostics& diag) {
   out.steps.clear();
-  JsonFileBuffer& buf = thread_json_buffer();
-  if (!load_json_file(path, buf, diag)) return false;
+  io::JsonFileBuffer& buf = io::thread_json_buffer();
+  if (!io::load_json_file(path, buf, diag)) return false;
   return parse_padded(buf.view(), path, out, diag);
 }
 
 bool parse_communication_json(std::string_view json, const std::string& source,
-                              CommunicationFile& out, Diagnostics& diag) {
-  simdjson::padded_string text = to_padded(json);
+                              CommunicationFile& out, io::Diagnostics& diag) {
+  simdjson::padded_string text = io::to_padded(json);
   return parse_padded(text, source, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -18,7 +18,7 @@
 #include "io/py_format.h"
 #include "readers/transport_name.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // "Communication Time Info" keys, in producer order.
 enum TimeField : int {
@@ -36,13 +36,13 @@ enum TimeField : int {
 extern const std::array<std::string_view, kTimeFieldCount> kTimeFieldNames;
 
 // The "Communication Time Info" numbers of one op: has(f), get(f) (a double), num(f) (a Num).
-using CommTimeInfo = NumFields<kTimeFieldCount>;
+using CommTimeInfo = io::NumFields<kTimeFieldCount>;
 
 // One "Size Distribution" entry: packet size (MB, the key as written) -> [count, total ms].
 struct SizeBucket {
   std::string size_key;
-  Num count;
-  Num duration_ms;
+  io::Num count;
+  io::Num duration_ms;
 };
 
 // "Communication Bandwidth Info" keys of a transport block, in producer order.
@@ -57,7 +57,7 @@ enum TransportField : int {
 // One transport block ("RDMA", "HCCS", "PCIE", "SDMA", "SIO", or any other name seen). Its size
 // buckets live in its op (CommOp::size_distribution), after those of the transports before it,
 // so a transport is 40 bytes.
-struct TransportInfo : NumFields<kTransportFieldCount> {
+struct TransportInfo : io::NumFields<kTransportFieldCount> {
   static constexpr uint16_t kMaxBuckets = 0xffff;
   TransportName name;
   bool has_size_distribution = false;
@@ -116,9 +116,9 @@ struct CommunicationFile {
 // Parses a communication.json file. Returns false (with an error diagnostic naming file and
 // byte offset) when nothing usable could be read; a partly broken file keeps what was read before
 // the damage and reports the rest. Unknown keys are ignored; missing transports are allowed.
-bool read_communication_json(const std::string& path, CommunicationFile& out, Diagnostics& diag);
+bool read_communication_json(const std::string& path, CommunicationFile& out, io::Diagnostics& diag);
 // Same, from text already in memory (tests, benchmarks). `source` names it in diagnostics.
 bool parse_communication_json(std::string_view json, const std::string& source,
-                              CommunicationFile& out, Diagnostics& diag);
+                              CommunicationFile& out, io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -10,7 +10,7 @@
 #include "io/json/json_writer.h"
 #include "io/py_format.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
@@ -20,7 +20,7 @@ constexpr int kMaxDepth = 64;
 
 // A string as json.dumps(ensure_ascii=True) writes it (io/json/json_writer.h).
 void append_py_string(std::string& out, std::string_view s) {
-  append_json_string(out, s, true);
+  io::append_json_string(out, s, true);
 }
 
 bool append_value(std::string& out, od::value v, int depth, std::string_view skip_key);
@@ -92,7 +92,7 @@ bool append_number(std::string& out, od::value v) {
     case od::number_type::floating_point_number: {
       double d;
       if (v.get_double().get(d)) return false;
-      append_py_repr(out, d);
+      io::append_py_repr(out, d);
       return true;
     }
   }
@@ -178,11 +178,11 @@ std::optional<std::string> python_json_dumps(std::string_view json, std::string_
 }
 
 std::optional<std::string> distributed_args_python_json(const std::string& path,
-                                                        Diagnostics& diag) {
+                                                        io::Diagnostics& diag) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
   simdjson::padded_string text;
-  if (!load_json_file(path, text, diag)) return std::nullopt;
+  if (!io::load_json_file(path, text, diag)) return std::nullopt;
   // The document's distributed_args (the last one, as json.loads keeps), found by a first pass.
   od::parser parser;
   od::document doc;
@@ -224,4 +224,4 @@ std::optional<std::string> distributed_args_python_json(const std::string& path,
   return out;
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

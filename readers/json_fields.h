@@ -9,23 +9,23 @@
 
 #include "io/json/json_input.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // An integer value (a float with an integral value is accepted too: 2.0 -> 2).
-bool read_int_or_warn(simdjson::ondemand::value& v, int64_t& out, JsonContext& ctx,
+bool read_int_or_warn(simdjson::ondemand::value& v, int64_t& out, io::JsonContext& ctx,
                       const std::string& where, std::string_view key);
 
 // A rank (rank_id, group_rank, an entry of global_ranks): an integer in [0, 2^31). A rank of -1
 // or 2147483648 is never cut to 32 bits.
-bool rank_in_range(simdjson::ondemand::value& v, int64_t r, int& out, JsonContext& ctx,
+bool rank_in_range(simdjson::ondemand::value& v, int64_t r, int& out, io::JsonContext& ctx,
                    const std::string& where, std::string_view key);
 
 // The document's top-level object; an error (and ctx.reported) when it is something else.
 simdjson::error_code root_object(simdjson::ondemand::document& doc, simdjson::ondemand::object& obj,
-                                 JsonContext& ctx, std::string_view what);
+                                 io::JsonContext& ctx, std::string_view what);
 
 // An integer, or a string holding one ("0", as torch_npu 2.7 writes rank_id).
-bool read_int_or_string_int(simdjson::ondemand::value& v, int64_t& out, JsonContext& ctx,
+bool read_int_or_string_int(simdjson::ondemand::value& v, int64_t& out, io::JsonContext& ctx,
                             const std::string& where, std::string_view key);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -10,11 +10,11 @@
 #include "io/csv/csv_cells.h"
 #include "io/csv/csv_reader.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
-std::string header_list(const CsvReader& r) {
+std::string header_list(const io::CsvReader& r) {
   std::string s;
   for (const auto& h : r.header()) {
     if (s.size() > 150) {
@@ -27,8 +27,8 @@ std::string header_list(const CsvReader& r) {
   return s;
 }
 
-bool stream_kernels(CsvReader& r, const std::function<void(const KernelRecord&)>& on_row,
-                    Diagnostics& diag) {
+bool stream_kernels(io::CsvReader& r, const std::function<void(const KernelRecord&)>& on_row,
+                    io::Diagnostics& diag) {
   const int c_step = r.column("Step Id");
   const int c_name = r.column("Name");
   const int c_type = r.column("Type");
@@ -51,32 +51,32 @@ bool stream_kernels(CsvReader& r, const std::function<void(const KernelRecord&)>
     return false;
   }
 
-  CsvCells cells(r, diag);
-  CsvRow row;
+  io::CsvCells cells(r, diag);
+  io::CsvRow row;
   KernelRecord k;
   while (r.next(row)) {
-    NumberStatus s = cells.status(row, c_dur, k.duration_us);
-    if (s != NumberStatus::kOk) {
+    io::NumberStatus s = cells.status(row, c_dur, k.duration_us);
+    if (s != io::NumberStatus::kOk) {
       cells.report(row, c_dur, s, "the kernel row was skipped");
       continue;
     }
     k.line = row.line;
     k.step_id = -1;
-    if (c_step >= 0 && !parse_int(row[c_step], k.step_id)) {
+    if (c_step >= 0 && !io::parse_int(row[c_step], k.step_id)) {
       double ignored = 0;
-      if (parse_number_status(row[c_step], ignored) != NumberStatus::kMissing) {
-        cells.report(row, c_step, NumberStatus::kInvalid, "the row was kept without a step (-1)");
+      if (io::parse_number_status(row[c_step], ignored) != io::NumberStatus::kMissing) {
+        cells.report(row, c_step, io::NumberStatus::kInvalid, "the row was kept without a step (-1)");
       }
       k.step_id = -1;
     }
-    k.name = trim(row[c_name]);
-    k.type = trim(row[c_type]);
-    k.accelerator_core = trim(row[c_core]);
-    k.input_shapes = strip_quotes(row[c_in_shapes]);
-    k.input_dtypes = strip_quotes(row[c_in_dtypes]);
-    k.output_shapes = strip_quotes(row[c_out_shapes]);
-    k.input_formats = strip_quotes(row[c_in_formats]);
-    k.output_formats = strip_quotes(row[c_out_formats]);
+    k.name = io::trim(row[c_name]);
+    k.type = io::trim(row[c_type]);
+    k.accelerator_core = io::trim(row[c_core]);
+    k.input_shapes = io::strip_quotes(row[c_in_shapes]);
+    k.input_dtypes = io::strip_quotes(row[c_in_dtypes]);
+    k.output_shapes = io::strip_quotes(row[c_out_shapes]);
+    k.input_formats = io::strip_quotes(row[c_in_formats]);
+    k.output_formats = io::strip_quotes(row[c_out_formats]);
     k.start_us = cells.number(row, c_start);
     k.wait_us = cells.number(row, c_wait);
     k.aicore_time_us = cells.number(row, c_aicore);
@@ -87,7 +87,7 @@ bool stream_kernels(CsvReader& r, const std::function<void(const KernelRecord&)>
   return true;
 }
 
-bool stream_op_statistic(CsvReader& r, std::vector<OpStatisticRow>& out, Diagnostics& diag) {
+bool stream_op_statistic(io::CsvReader& r, std::vector<OpStatisticRow>& out, io::Diagnostics& diag) {
   const int c_op = r.column("OP Type");
   if (c_op < 0) {
     diag.error(r.path(), 1, "no \"OP Type\" column in the header (" + header_list(r) + ")",
@@ -101,12 +101,12 @@ bool stream_op_statistic(CsvReader& r, std::vector<OpStatisticRow>& out, Diagnos
   const int c_avg = r.column("Avg Time(us)");
   const int c_max = r.column("Max Time(us)");
   const int c_ratio = r.column("Ratio(%)");
-  CsvCells cells(r, diag);
-  CsvRow row;
+  io::CsvCells cells(r, diag);
+  io::CsvRow row;
   while (r.next(row)) {
     OpStatisticRow o;
-    o.op_type = std::string(trim(row[c_op]));
-    o.core_type = std::string(trim(row[c_core]));
+    o.op_type = std::string(io::trim(row[c_op]));
+    o.core_type = std::string(io::trim(row[c_core]));
     o.count = cells.number(row, c_count);
     o.total_us = cells.number(row, c_total);
     o.min_us = cells.number(row, c_min);
@@ -123,32 +123,32 @@ bool stream_op_statistic(CsvReader& r, std::vector<OpStatisticRow>& out, Diagnos
 
 bool read_kernel_details_csv(const std::string& path,
                              const std::function<void(const KernelRecord&)>& on_row,
-                             Diagnostics& diag) {
-  CsvReader r(path, diag);
+                             io::Diagnostics& diag) {
+  io::CsvReader r(path, diag);
   if (!r.open()) return false;
   return stream_kernels(r, on_row, diag);
 }
 
 bool parse_kernel_details_csv(std::string_view text, const std::string& source,
                               const std::function<void(const KernelRecord&)>& on_row,
-                              Diagnostics& diag) {
-  CsvReader r(source, diag);
+                              io::Diagnostics& diag) {
+  io::CsvReader r(source, diag);
   if (!r.open_text(text, source)) return false;
   return stream_kernels(r, on_row, diag);
 }
 
 bool read_op_statistic_csv(const std::string& path, std::vector<OpStatisticRow>& out,
-                           Diagnostics& diag) {
-  CsvReader r(path, diag);
+                           io::Diagnostics& diag) {
+  io::CsvReader r(path, diag);
   if (!r.open()) return false;
   return stream_op_statistic(r, out, diag);
 }
 
 bool parse_op_statistic_csv(std::string_view text, const std::string& source,
-                            std::vector<OpStatisticRow>& out, Diagnostics& diag) {
-  CsvReader r(source, diag);
+                            std::vector<OpStatisticRow>& out, io::Diagnostics& diag) {
+  io::CsvReader r(source, diag);
   if (!r.open_text(text, source)) return false;
   return stream_op_statistic(r, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

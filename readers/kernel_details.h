@@ -10,7 +10,7 @@
 
 #include "io/diagnostics.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // One kernel row. Views are valid only during the callback. Numbers are NaN when the cell is
 // absent, empty or N/A; step_id is -1 without step marks.
@@ -40,10 +40,10 @@ struct KernelRecord {
 // become diagnostics naming file and line, and are skipped.
 bool read_kernel_details_csv(const std::string& path,
                              const std::function<void(const KernelRecord&)>& on_row,
-                             Diagnostics& diag);
+                             io::Diagnostics& diag);
 bool parse_kernel_details_csv(std::string_view text, const std::string& source,
                               const std::function<void(const KernelRecord&)>& on_row,
-                              Diagnostics& diag);
+                              io::Diagnostics& diag);
 
 struct OpStatisticRow {
   std::string op_type;    // "OP Type"
@@ -60,8 +60,8 @@ struct OpStatisticRow {
 // Returns false (with an error) only when the file cannot be used at all; bad rows and cells
 // become diagnostics naming file and line, and are skipped.
 bool read_op_statistic_csv(const std::string& path, std::vector<OpStatisticRow>& out,
-                           Diagnostics& diag);
+                           io::Diagnostics& diag);
 bool parse_op_statistic_csv(std::string_view text, const std::string& source,
-                            std::vector<OpStatisticRow>& out, Diagnostics& diag);
+                            std::vector<OpStatisticRow>& out, io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -14,12 +14,12 @@
 #include "io/json/json_input.h"
 #include "readers/kineto_json_scan.h"
 
-namespace cs::io::kineto {
+namespace cs::readers::kineto {
 
 class EventParser {
  public:
   EventParser(const simdjson::padded_string& json, const std::string& source, Trace& out,
-              Diagnostics& diag)
+              io::Diagnostics& diag)
       : json_(json),
         source_(source),
         out_(out),
@@ -55,8 +55,8 @@ class EventParser {
 
   bool fatal(od::document& doc, simdjson::error_code err, const std::string& what) {
     const int64_t off = offset(doc);
-    diag_.error(source_, lines_.line_of(off), what + ": " + json_error_what(err),
-                json_error_hint(err) + " (events before this point were kept)", off);
+    diag_.error(source_, lines_.line_of(off), what + ": " + io::json_error_what(err),
+                io::json_error_hint(err) + " (events before this point were kept)", off);
     return false;
   }
 
@@ -78,8 +78,8 @@ class EventParser {
   simdjson_inline static simdjson::error_code exact_double(od::value v, double& out) {
     const std::string_view tok = v.raw_json_token();
     if (simdjson_likely(tok.size() <= 19)) return v.get_double().get(out);
-    Num n;
-    if (read_long_float(tok, n) != NumRead::kOk) return v.get_double().get(out);  // its error
+    io::Num n;
+    if (io::read_long_float(tok, n) != io::NumRead::kOk) return v.get_double().get(out);  // its error
     out = n.v;
     return simdjson::SUCCESS;
   }
@@ -102,7 +102,7 @@ class EventParser {
     double d;
     if (auto e = exact_double(v, d)) return e;
     // 1e300 or -1e19 does not fit an int64: refused, never converted.
-    if (!double_to_int64(d, i)) return simdjson::NUMBER_OUT_OF_RANGE;
+    if (!io::double_to_int64(d, i)) return simdjson::NUMBER_OUT_OF_RANGE;
     return simdjson::SUCCESS;
   }
 
@@ -255,7 +255,7 @@ class EventParser {
             const char c = tok.empty() ? '\0' : tok[0];
             if (c == '"') {
               e = string_of(v, s.ts_raw);
-            } else if (c == '-' || is_digit(c)) {
+            } else if (c == '-' || io::is_digit(c)) {
               s.ts_raw = tok;  // a number: parse_us_to_ns reads it exactly
             } else {
               od::json_type t;
@@ -317,7 +317,7 @@ class EventParser {
     const auto at = reinterpret_cast<uintptr_t>(t.data());
     const auto base = reinterpret_cast<uintptr_t>(json_.data());
     const bool in_json = at >= base && at + t.size() <= base + json_.size();
-    return parse_us_to_ns_in(t, in_json ? readable_ : t.data() + t.size(), ns);
+    return io::parse_us_to_ns_in(t, in_json ? readable_ : t.data() + t.size(), ns);
   }
 
   int64_t id_of(std::string_view s, bool has_int, int64_t i) {
@@ -333,18 +333,18 @@ class EventParser {
                          static_cast<unsigned char>(s.back())) %
                         kCacheSlots;
     CacheEntry& c = cache_[slot];
-    if (c.id != kNoString && std::string_view(c.text) == s) return c.id;
+    if (c.id != io::kNoString && std::string_view(c.text) == s) return c.id;
     c.id = out_.strings.intern(s);
     c.text = out_.strings.str(c.id);  // stays valid: the pool never moves its strings
     return c.id;
   }
 
   uint32_t intern_or_none(std::string_view s) {
-    return s.data() == nullptr ? kNoString : intern_cached(s);
+    return s.data() == nullptr ? io::kNoString : intern_cached(s);
   }
 
   EventKind kind_of(uint32_t cat) {
-    if (cat == kNoString) return EventKind::kOther;
+    if (cat == io::kNoString) return EventKind::kOther;
     while (cat_kinds_.size() <= cat) cat_kinds_.push_back(-1);
     if (cat_kinds_[cat] < 0)
       cat_kinds_[cat] = static_cast<int>(kind_from_category(out_.strings.str(cat)));
@@ -446,12 +446,12 @@ class EventParser {
   const simdjson::padded_string& json_;
   const std::string& source_;
   Trace& out_;
-  Diagnostics& diag_;
-  TextLocator lines_;
+  io::Diagnostics& diag_;
+  io::TextLocator lines_;
   std::vector<int> cat_kinds_;
   struct CacheEntry {
     std::string_view text;
-    uint32_t id = kNoString;
+    uint32_t id = io::kNoString;
   };
   static constexpr size_t kCacheSlots = 64;
   CacheEntry cache_[kCacheSlots];  // see intern_cached
@@ -459,4 +459,4 @@ class EventParser {
   const char* readable_;           // end of the JSON's padding: number parsing may read up to it
 };
 
-}  // namespace cs::io::kineto
+}  // namespace cs::readers::kineto

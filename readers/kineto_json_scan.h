@@ -12,7 +12,7 @@
 
 #include "readers/kineto_trace.h"
 
-namespace cs::io::kineto {
+namespace cs::readers::kineto {
 
 namespace od = simdjson::ondemand;
 
@@ -76,7 +76,7 @@ simdjson_inline bool plain_int(std::string_view tok, const char* readable, int64
   if (neg) ++p;
   const char* start = p;
   uint64_t v = 0;
-  p = read_digits(p, end, readable, v);
+  p = io::read_digits(p, end, readable, v);
   const auto n = static_cast<size_t>(p - start);
   if (n == 0 || n > 18 || (n > 1 && *start == '0')) return false;
   while (p < end && is_json_space(*p)) ++p;
@@ -127,4 +127,4 @@ struct Scratch {
   bool rare_used_ = false;
 };
 
-}  // namespace cs::io::kineto
+}  // namespace cs::readers::kineto

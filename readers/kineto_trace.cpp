@@ -12,7 +12,7 @@
 #include "io/json/json_input.h"
 #include "readers/kineto_event_parser.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace od = simdjson::ondemand;
 
@@ -31,7 +31,7 @@ EventKind kind_from_category(std::string_view cat) {
 }
 
 bool parse_us_to_ns(std::string_view t, int64_t& ns) {
-  return parse_us_to_ns_in(t, t.data() + t.size(), ns);
+  return io::parse_us_to_ns_in(t, t.data() + t.size(), ns);
 }
 
 namespace {
@@ -54,11 +54,11 @@ simdjson::error_code parse_distributed_info(od::value v, DistributedInfo& d) {
       if (fv.get_string().get(b) == simdjson::SUCCESS) d.backend = std::string(b);
     } else if (key_is(k, "rank")) {
       int64_t r;
-      if (fv.get_int64().get(r) == simdjson::SUCCESS && !int64_to_int(r, d.rank))
+      if (fv.get_int64().get(r) == simdjson::SUCCESS && !io::int64_to_int(r, d.rank))
         range_error = true;
     } else if (key_is(k, "world_size")) {
       int64_t w;
-      if (fv.get_int64().get(w) == simdjson::SUCCESS && !int64_to_int(w, d.world_size))
+      if (fv.get_int64().get(w) == simdjson::SUCCESS && !io::int64_to_int(w, d.world_size))
         range_error = true;
     }
   }
@@ -74,8 +74,8 @@ simdjson::error_code parse_distributed_info(od::value v, DistributedInfo& d) {
 }  // namespace
 
 bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& source,
-                        std::string_view events_key, Trace& out, Diagnostics& diag) {
-  od::parser& parser = thread_json_parser();
+                        std::string_view events_key, Trace& out, io::Diagnostics& diag) {
+  od::parser& parser = io::thread_json_parser();
   out.bytes = json.size();
   // Room for the events up front: growing by doubling copies them and touches twice the memory
   // (page faults are a tenth of the parse). Profiler events take 170-600 bytes of JSON; pages
@@ -84,7 +84,7 @@ bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& 
   out.flows.reserve(out.flows.size() + json.size() / 2048);
   od::document doc;
   if (auto err = parser.iterate(json).get(doc)) {
-    diag.error(source, 0, "not valid JSON: " + json_error_what(err), json_error_hint(err), 0);
+    diag.error(source, 0, "not valid JSON: " + io::json_error_what(err), io::json_error_hint(err), 0);
     return false;
   }
   EventParser ep(json, source, out, diag);
@@ -162,14 +162,14 @@ bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& 
 }
 
 bool parse_kineto_trace(const simdjson::padded_string& json, const std::string& source, Trace& out,
-                        Diagnostics& diag) {
+                        io::Diagnostics& diag) {
   return parse_chrome_trace(json, source, "traceEvents", out, diag);
 }
 
-bool read_kineto_trace(const std::string& path, Trace& out, Diagnostics& diag) {
+bool read_kineto_trace(const std::string& path, Trace& out, io::Diagnostics& diag) {
   simdjson::padded_string json;
-  if (!load_json_maybe_gzip(path, json, diag)) return false;
+  if (!io::load_json_maybe_gzip(path, json, diag)) return false;
   return parse_kineto_trace(json, path, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -25,7 +25,7 @@
 #include "io/diagnostics.h"
 #include "io/string_pool.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // What an event is, from its "cat" (Kineto) or its process (NPU, set by the trace_view reader).
 enum class EventKind : uint8_t {
@@ -54,10 +54,10 @@ struct TraceEvent {
   int64_t tid = 0;
   int64_t correlation = -1;  // args "correlation": links a kernel to its runtime launch call
   int64_t external_id = -1;  // args "External id"
-  uint32_t name = kNoString;
-  uint32_t cat = kNoString;
-  uint32_t input_dims = kNoString;  // args "Input Dims" as raw JSON ("[[2048], []]")
-  uint32_t task_type = kNoString;   // NPU args "Task Type" ("AI_CORE", "AI_CPU", ...)
+  uint32_t name = io::kNoString;
+  uint32_t cat = io::kNoString;
+  uint32_t input_dims = io::kNoString;  // args "Input Dims" as raw JSON ("[[2048], []]")
+  uint32_t task_type = io::kNoString;   // NPU args "Task Type" ("AI_CORE", "AI_CPU", ...)
   int32_t collective = -1;          // index into Trace::collectives (NCCL kernels with args)
   EventKind kind = EventKind::kOther;
   char phase = 'X';
@@ -71,20 +71,20 @@ struct FlowEvent {
   int64_t pid = 0;
   int64_t tid = 0;
   uint64_t id = 0;  // numeric ids as is; string ids parsed when numeric, else hashed
-  uint32_t cat = kNoString;
+  uint32_t cat = io::kNoString;
   char phase = 's';
   bool bind_enclosing = false;  // "bp": "e"
 };
 
 // NCCL kernel args of newer PyTorch versions (absent fields: kNoString / -1).
 struct CollectiveArgs {
-  uint32_t collective_name = kNoString;  // "Collective name": "all_reduce", ...
+  uint32_t collective_name = io::kNoString;  // "Collective name": "all_reduce", ...
   int64_t in_nelems = -1;                // "In msg nelems"
   int64_t out_nelems = -1;               // "Out msg nelems"
   int64_t group_size = -1;               // "Group size"
-  uint32_t dtype = kNoString;            // "dtype"
-  uint32_t pg_name = kNoString;          // "Process Group Name"
-  uint32_t pg_ranks = kNoString;         // "Process Group Ranks" (as written)
+  uint32_t dtype = io::kNoString;            // "dtype"
+  uint32_t pg_name = io::kNoString;          // "Process Group Name"
+  uint32_t pg_ranks = io::kNoString;         // "Process Group Ranks" (as written)
 };
 
 struct DistributedInfo {
@@ -95,7 +95,7 @@ struct DistributedInfo {
 };
 
 struct Trace {
-  StringPool strings;
+  io::StringPool strings;
   std::vector<TraceEvent> events;  // X and i events, file order
   std::vector<FlowEvent> flows;    // s/f/t events, file order
   std::vector<CollectiveArgs> collectives;
@@ -119,18 +119,18 @@ bool parse_us_to_ns(std::string_view text, int64_t& ns);
 // Reads a Kineto trace (.json or .json.gz). Returns false (error diagnostic with byte offset and
 // line) when the file cannot be used at all; a file damaged in the middle keeps the events read
 // before the damage, returns true and reports an error.
-bool read_kineto_trace(const std::string& path, Trace& out, Diagnostics& diag);
+bool read_kineto_trace(const std::string& path, Trace& out, io::Diagnostics& diag);
 // Same, from JSON text in memory; `source` names it in diagnostics.
 bool parse_kineto_trace(const simdjson::padded_string& json, const std::string& source, Trace& out,
-                        Diagnostics& diag);
+                        io::Diagnostics& diag);
 
 // Shared by the Kineto and trace_view readers: parses `json` whose events array is the document
 // itself (`events_key` empty, or a top-level array: Chrome's JSON Array Format) or the member
 // `events_key` of the top-level object.
 bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& source,
-                        std::string_view events_key, Trace& out, Diagnostics& diag);
+                        std::string_view events_key, Trace& out, io::Diagnostics& diag);
 
 // Kind from a Kineto "cat" value. Example: "kernel" -> kKernel, "cpu_op" -> kCpuOp.
 EventKind kind_from_category(std::string_view cat);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -9,7 +9,7 @@
 #include "io/json/leading_keys.h"
 #include "readers/msprof_matrix_adapter.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 std::string_view MatrixOp::group() const {
   size_t at = key.rfind('@');
@@ -75,7 +75,7 @@ bool parse_link(std::string_view s, int& src, int& dst) {
 class MatrixWalker {
  public:
   // `flat`: CANN msprof's flat layout (is_flat_layout).
-  MatrixWalker(JsonContext& ctx, MatrixFile& out, bool flat) : ctx_(ctx), out_(out), flat_(flat) {}
+  MatrixWalker(io::JsonContext& ctx, MatrixFile& out, bool flat) : ctx_(ctx), out_(out), flat_(flat) {}
 
   error_code root(od::document& doc) {
     od::object steps;
@@ -116,13 +116,13 @@ class MatrixWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = key_text(f, key))) return e;
+      if ((e = io::key_text(f, key))) return e;
       MatrixStep& st = out_.steps.emplace_back();
       st.step.assign(key);
       step_ = &st;
       od::value v = f.value();
       od::object obj;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           v, obj, ctx_, [&] { return "step '" + st.step + "'"; }, "");
       if (e == simdjson::INCORRECT_TYPE) {
         out_.steps.pop_back();
@@ -147,7 +147,7 @@ class MatrixWalker {
     for (auto fr : obj) {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
-      std::string_view k = raw_key(f);
+      std::string_view k = io::raw_key(f);
       std::vector<MatrixOp>* ops = nullptr;
       if (k == "collective") {
         ops = &st.collective;
@@ -159,7 +159,7 @@ class MatrixWalker {
       }
       od::value v = f.value();
       od::object ops_obj;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           v, ops_obj, ctx_, [&] { return where(); }, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
@@ -175,7 +175,7 @@ class MatrixWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = key_text(f, key))) return e;
+      if ((e = io::key_text(f, key))) return e;
       // Producers write the same number of ops per step and links per op: reserving the last
       // size avoids the vectors' regrowth (and the page faults of their copies).
       if (ops.empty() && hint > 0) ops.reserve(hint);
@@ -185,7 +185,7 @@ class MatrixWalker {
       op_ = &op;
       od::value v = f.value();
       od::object links;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           v, links, ctx_, [&] { return where(); }, "");
       if (e == simdjson::INCORRECT_TYPE) {
         ops.pop_back();
@@ -216,10 +216,10 @@ class MatrixWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view key;
-      if ((e = key_text(f, key))) return e;
+      if ((e = io::key_text(f, key))) return e;
       od::value v = f.value();
       od::object lobj;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           v, lobj, ctx_, [&] { return where(); }, key);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
@@ -244,7 +244,7 @@ class MatrixWalker {
       od::field f;
       if ((e = std::move(fr).get(f))) return e;
       std::string_view k;
-      int idx = match_key(f, kLinkKeys, expected, k);
+      int idx = io::match_key(f, kLinkKeys, expected, k);
       if (idx < 0) continue;
       expected = idx + 1;
       od::value v = f.value();
@@ -253,7 +253,7 @@ class MatrixWalker {
         e = v.get_string().get(s);
         if (e == simdjson::INCORRECT_TYPE) {
           ctx_.warn_at(v.raw_json_token().data(),
-                       where_l() + ": \"" + std::string(k) + "\" is " + describe_token(v) +
+                       where_l() + ": \"" + std::string(k) + "\" is " + io::describe_token(v) +
                            ", expected a string",
                        "the value was treated as missing");
           continue;
@@ -273,13 +273,13 @@ class MatrixWalker {
         }
         continue;
       }
-      Num n;
-      if (read_num_or_warn(v, n, ctx_, where_l, k)) l.set(idx - kLfSize, n);  // a LinkNumField
+      io::Num n;
+      if (io::read_num_or_warn(v, n, ctx_, where_l, k)) l.set(idx - kLfSize, n);  // a LinkNumField
     }
     return SUCCESS;
   }
 
-  JsonContext& ctx_;
+  io::JsonContext& ctx_;
   MatrixFile& out_;
   const bool flat_;
   const MatrixStep* step_ = nullptr;
@@ -291,40 +291,40 @@ class MatrixWalker {
 // CANN msprof's flat layout (docs/formats.md §1b): the first entry maps a link to an object of
 // link fields ("Transport Type", ...), where the stepped layout has "collective"/"p2p" and op keys.
 bool is_flat_layout(std::string_view text) {
-  const auto keys = leading_keys(text, 3);
+  const auto keys = io::leading_keys(text, 3);
   return keys.size() == 3 &&
          std::find(kLinkKeys.begin(), kLinkKeys.end(), keys[2]) != kLinkKeys.end();
 }
 
 bool parse_padded(simdjson::padded_string_view text, const std::string& source, MatrixFile& out,
-                  Diagnostics& diag) {
+                  io::Diagnostics& diag) {
   out.steps.clear();
   const bool flat = is_flat_layout(text);
   bool got = false;
-  JsonWalkStatus st = walk_json_document(
+  io::JsonWalkStatus st = io::walk_json_document(
       text, source, diag, /*keep_depth=*/3,
-      [&out, flat](simdjson::ondemand::document& doc, JsonContext& ctx) {
+      [&out, flat](simdjson::ondemand::document& doc, io::JsonContext& ctx) {
         out.steps.clear();
         MatrixWalker w(ctx, out, flat);
         return w.root(doc);
       },
       &got);
-  return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
+  return st == io::JsonWalkStatus::kOk || (st == io::JsonWalkStatus::kDamaged && got);
 }
 
 }  // namespace
 
-bool read_communication_matrix_json(const std::string& path, MatrixFile& out, Diagnostics& diag) {
+bool read_communication_matrix_json(const std::string& path, MatrixFile& out, io::Diagnostics& diag) {
   out.steps.clear();
-  JsonFileBuffer& buf = thread_json_buffer();
-  if (!load_json_file(path, buf, diag)) return false;
+  io::JsonFileBuffer& buf = io::thread_json_buffer();
+  if (!io::load_json_file(path, buf, diag)) return false;
   return parse_padded(buf.view(), path, out, diag);
 }
 
 bool parse_communication_matrix_json(std::string_view json, const std::string& source,
-                                     MatrixFile& out, Diagnostics& diag) {
-  simdjson::padded_string text = to_padded(json);
+                                     MatrixFile& out, io::Diagnostics& diag) {
+  simdjson::padded_string text = io::to_padded(json);
   return parse_padded(text, source, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -14,7 +14,7 @@
 #include "io/string_pool.h"
 #include "readers/transport_name.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // "Transit Size(MB)" .. "Large Packet Ratio" of a link, in producer order.
 enum LinkNumField : int {
@@ -29,13 +29,13 @@ enum LinkNumField : int {
 // One link; its numbers are has(f), get(f), num(f) with f a LinkNumField (0.0 when absent).
 // Its texts are ids into its file's MatrixFile::texts: file.link_key(l), file.op_name(l).
 // 64 bytes: every rank's ~650 links are held at once.
-struct MatrixLink : NumFields<kLinkNumFieldCount> {
+struct MatrixLink : io::NumFields<kLinkNumFieldCount> {
   TransportName transport;  // "Transport Type": HCCS, RDMA, PCIE, SIO, LOCAL, ...
   bool has_op_name = false;
   int src_local = -1;  // parsed from the key; -1 if unparseable
   int dst_local = -1;
-  uint32_t link_id = kNoString;     // key as written, e.g. "0-1"
-  uint32_t op_name_id = kNoString;  // "Op Name" (kNoString when absent)
+  uint32_t link_id = io::kNoString;     // key as written, e.g. "0-1"
+  uint32_t op_name_id = io::kNoString;  // "Op Name" (kNoString when absent)
 };
 
 struct MatrixOp {
@@ -57,7 +57,7 @@ struct MatrixFile {
   std::vector<MatrixStep> steps;
   // The link keys and op names of its links, each distinct text once (a rank's 650 links use
   // about 8 keys and 150 op names). Shared by copies of the file.
-  std::shared_ptr<StringPool> texts = std::make_shared<StringPool>();
+  std::shared_ptr<io::StringPool> texts = std::make_shared<io::StringPool>();
 
   // The id of `s` in texts, adding it when new.
   uint32_t keep(std::string_view s) { return texts->intern(s); }
@@ -72,8 +72,8 @@ struct MatrixFile {
 // "hcom_reduceScatter_2" -> "reduce". "" when nothing matches.
 std::string matrix_op_type(std::string_view op_name);
 
-bool read_communication_matrix_json(const std::string& path, MatrixFile& out, Diagnostics& diag);
+bool read_communication_matrix_json(const std::string& path, MatrixFile& out, io::Diagnostics& diag);
 bool parse_communication_matrix_json(std::string_view json, const std::string& source,
-                                     MatrixFile& out, Diagnostics& diag);
+                                     MatrixFile& out, io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

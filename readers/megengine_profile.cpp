@@ -9,7 +9,7 @@
 #include "io/json/gzip_input.h"
 #include "io/json/json_input.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace dom = simdjson::dom;
 
@@ -100,11 +100,11 @@ int64_t id_number(const std::string& id) {
 }  // namespace
 
 bool parse_megengine_profile(const simdjson::padded_string& json, const std::string& source,
-                             MegEngineProfile& out, Diagnostics& diag) {
+                             MegEngineProfile& out, io::Diagnostics& diag) {
   dom::parser parser;
   dom::element doc;
   if (auto err = parser.parse(json).get(doc)) {
-    report_json_error(json, source, err, diag);
+    io::report_json_error(json, source, err, diag);
     return false;
   }
   dom::object graph, ops, vars, prof;
@@ -202,10 +202,10 @@ bool parse_megengine_profile(const simdjson::padded_string& json, const std::str
   return true;
 }
 
-bool read_megengine_profile(const std::string& path, MegEngineProfile& out, Diagnostics& diag) {
+bool read_megengine_profile(const std::string& path, MegEngineProfile& out, io::Diagnostics& diag) {
   simdjson::padded_string json;
-  if (!load_json_maybe_gzip(path, json, diag)) return false;
+  if (!io::load_json_maybe_gzip(path, json, diag)) return false;
   return parse_megengine_profile(json, path, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -25,7 +25,7 @@
 
 #include "io/diagnostics.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // One operator of the executed graph with what the profiler measured for it.
 struct MegEngineOperator {
@@ -51,9 +51,9 @@ struct MegEngineProfile {
 
 // Reads a static-graph profile (.json or .json.gz). False with an error (file, what to do) when
 // it is not one; a member of the wrong type is skipped with one warning giving the count.
-bool read_megengine_profile(const std::string& path, MegEngineProfile& out, Diagnostics& diag);
+bool read_megengine_profile(const std::string& path, MegEngineProfile& out, io::Diagnostics& diag);
 // Same, from JSON text in memory; `source` names it in diagnostics.
 bool parse_megengine_profile(const simdjson::padded_string& json, const std::string& source,
-                             MegEngineProfile& out, Diagnostics& diag);
+                             MegEngineProfile& out, io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -9,7 +9,7 @@
 #include "io/json/gzip_input.h"
 #include "io/json/json_input.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace dom = simdjson::dom;
 
@@ -64,7 +64,7 @@ bool ts_of(dom::object o, int64_t& ns) {
 // thread, so the kernel is linked to its op like any other.
 void link_cupti_kernels(Trace& t) {
   const uint32_t link = t.strings.find("KernelLink");
-  if (link == kNoString) return;
+  if (link == io::kNoString) return;
   std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> start_of;  // (pid, tid, end) -> start
   for (const auto& e : t.events)
     if (e.kind == EventKind::kKernel)
@@ -96,12 +96,12 @@ bool is_megengine_device_name(std::string_view n) {
 }
 
 bool parse_megengine_timeline(const simdjson::padded_string& json, const std::string& source,
-                              Trace& out, Diagnostics& diag) {
+                              Trace& out, io::Diagnostics& diag) {
   out.bytes = json.size();
   dom::parser parser;
   dom::element doc;
   if (auto err = parser.parse(json).get(doc)) {
-    report_json_error(json, source, err, diag);
+    io::report_json_error(json, source, err, diag);
     return false;
   }
   dom::array events;
@@ -228,7 +228,7 @@ bool parse_megengine_timeline(const simdjson::padded_string& json, const std::st
       x.kind = cupti ? EventKind::kGpuUserAnnotation : EventKind::kKernel;
     } else if (device && e.name == "HostToDevice") {
       x.kind = cupti ? EventKind::kGpuUserAnnotation : EventKind::kMemcpy;
-      if (x.cat == kNoString) x.cat = out.strings.intern("Memcpy");
+      if (x.cat == io::kNoString) x.cat = out.strings.intern("Memcpy");
     } else if (!device && detail && e.name != "OpDispatch") {
       x.kind = EventKind::kCpuOp;  // an op's execution on the worker
     }
@@ -250,10 +250,10 @@ bool parse_megengine_timeline(const simdjson::padded_string& json, const std::st
   return true;
 }
 
-bool read_megengine_timeline(const std::string& path, Trace& out, Diagnostics& diag) {
+bool read_megengine_timeline(const std::string& path, Trace& out, io::Diagnostics& diag) {
   simdjson::padded_string json;
-  if (!load_json_maybe_gzip(path, json, diag)) return false;
+  if (!io::load_json_maybe_gzip(path, json, diag)) return false;
   return parse_megengine_timeline(json, path, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -28,14 +28,14 @@
 #include "io/diagnostics.h"
 #include "readers/kineto_trace.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // Reads a chrome_timeline.json (.json or .json.gz) into `out`. False with an error when it is
 // not one; a begin without its end is left out with one warning giving the count.
-bool read_megengine_timeline(const std::string& path, Trace& out, Diagnostics& diag);
+bool read_megengine_timeline(const std::string& path, Trace& out, io::Diagnostics& diag);
 // Same, from JSON text in memory; `source` names it in diagnostics.
 bool parse_megengine_timeline(const simdjson::padded_string& json, const std::string& source,
-                              Trace& out, Diagnostics& diag);
+                              Trace& out, io::Diagnostics& diag);
 
 // True for a MegEngine device name as its timeline names device threads: "gpu0:0", "cpu0:0",
 // "xpux:0", "atlas1:2", "rocm0:0", "cambricon0:0", "multithread2:0".
@@ -44,4 +44,4 @@ bool is_megengine_device_name(std::string_view name);
 // True for MegEngine's communication ops: CollectiveComm, RemoteSend, RemoteRecv.
 bool is_megengine_collective(std::string_view op);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -4,7 +4,7 @@
 #include "io/json/json_input.h"
 #include "readers/json_fields.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
@@ -12,7 +12,7 @@ using simdjson::error_code;
 using simdjson::SUCCESS;
 namespace od = simdjson::ondemand;
 
-error_code walk_msprof_info(od::document& doc, JsonContext& ctx, MsprofInfo& out) {
+error_code walk_msprof_info(od::document& doc, io::JsonContext& ctx, MsprofInfo& out) {
   od::object obj;
   error_code e = root_object(doc, obj, ctx, "CANN info.json file");
   if (e) return e;
@@ -20,7 +20,7 @@ error_code walk_msprof_info(od::document& doc, JsonContext& ctx, MsprofInfo& out
   for (auto fr : obj) {
     od::field f;
     if ((e = std::move(fr).get(f))) return e;
-    std::string_view k = raw_key(f);
+    std::string_view k = io::raw_key(f);
     od::value v = f.value();
     if (k == "rank_id") {
       int64_t r = -1;
@@ -42,16 +42,16 @@ error_code walk_msprof_info(od::document& doc, JsonContext& ctx, MsprofInfo& out
 }
 
 bool msprof_info_padded(simdjson::padded_string_view text, const std::string& source,
-                        MsprofInfo& out, Diagnostics& diag) {
+                        MsprofInfo& out, io::Diagnostics& diag) {
   const int device = out.device;
   out = MsprofInfo{};
   out.device = device;
   bool got = false;
-  JsonWalkStatus st = walk_json_document(
+  io::JsonWalkStatus st = io::walk_json_document(
       text, source, diag, /*keep_depth=*/1,
-      [&out](od::document& doc, JsonContext& ctx) { return walk_msprof_info(doc, ctx, out); },
+      [&out](od::document& doc, io::JsonContext& ctx) { return walk_msprof_info(doc, ctx, out); },
       &got);
-  return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
+  return st == io::JsonWalkStatus::kOk || (st == io::JsonWalkStatus::kDamaged && got);
 }
 
 }  // namespace
@@ -71,20 +71,20 @@ std::optional<int> device_from_msprof_info_name(std::string_view filename) {
   return n;
 }
 
-bool read_msprof_info(const std::string& path, MsprofInfo& out, Diagnostics& diag) {
+bool read_msprof_info(const std::string& path, MsprofInfo& out, io::Diagnostics& diag) {
   out = MsprofInfo{};
   out.device = device_from_msprof_info_name(path).value_or(-1);
   simdjson::padded_string text;
-  if (!load_json_file(path, text, diag)) return false;
+  if (!io::load_json_file(path, text, diag)) return false;
   return msprof_info_padded(text, path, out, diag);
 }
 
 bool parse_msprof_info(std::string_view json, const std::string& source, MsprofInfo& out,
-                       Diagnostics& diag) {
+                       io::Diagnostics& diag) {
   out = MsprofInfo{};
   out.device = device_from_msprof_info_name(source).value_or(-1);
-  simdjson::padded_string text = to_padded(json);
+  simdjson::padded_string text = io::to_padded(json);
   return msprof_info_padded(text, source, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -12,7 +12,7 @@
 
 #include "io/diagnostics.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 struct MsprofInfo {
   std::optional<int> rank;  // rank_id when it is a rank (not -1, not missing)
@@ -25,8 +25,8 @@ struct MsprofInfo {
 std::optional<int> device_from_msprof_info_name(std::string_view filename);
 
 // Reads the file; false (with an error naming it) when it cannot be read or is not a JSON object.
-bool read_msprof_info(const std::string& path, MsprofInfo& out, Diagnostics& diag);
+bool read_msprof_info(const std::string& path, MsprofInfo& out, io::Diagnostics& diag);
 bool parse_msprof_info(std::string_view json, const std::string& source, MsprofInfo& out,
-                       Diagnostics& diag);
+                       io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -10,7 +10,7 @@
 #include "io/comm_keys.h"
 #include "readers/communication.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
@@ -43,7 +43,7 @@ MatrixLink total_of(const std::vector<MatrixLink>& data, uint32_t link_id) {
   t.transport = data.front().transport;
   t.src_local = data.front().src_local;
   t.dst_local = data.front().dst_local;
-  Num size = Num::integer(0), time = Num::integer(0);
+  io::Num size = io::Num::integer(0), time = io::Num::integer(0);
   for (const MatrixLink& x : data) {
     if (x.has(kLinkSizeMb)) size += x.num(kLinkSizeMb);
     if (x.has(kLinkTimeMs)) time += x.num(kLinkTimeMs);
@@ -51,7 +51,7 @@ MatrixLink total_of(const std::vector<MatrixLink>& data, uint32_t link_id) {
   t.set(kLinkSizeMb, size);
   t.set(kLinkTimeMs, time);
   const bool zero = time.v < 1e-15 && time.v > -1e-15;
-  t.set(kLinkBandwidthGbps, zero ? Num::integer(0) : Num::real(py_round(size.v / time.v, 4)));
+  t.set(kLinkBandwidthGbps, zero ? io::Num::integer(0) : io::Num::real(io::py_round(size.v / time.v, 4)));
   return t;
 }
 
@@ -136,7 +136,7 @@ MatrixStep adapt_msprof_matrix(std::vector<MatrixOp> instances, MatrixFile& file
     keep_last_link(op);
     if (is_p2p_op_name(op.key))
       p2p.push_back(std::move(op));
-    else if (!msprof_flat_is_total(op.key))
+    else if (!io::msprof_flat_is_total(op.key))
       collective.push_back(std::move(op));
   }
   MatrixStep step;
@@ -149,4 +149,4 @@ MatrixStep adapt_msprof_matrix(std::vector<MatrixOp> instances, MatrixFile& file
   return step;
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

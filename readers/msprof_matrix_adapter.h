@@ -19,7 +19,7 @@
 
 #include "readers/matrix.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // The one step "step" of `instances` (the flat file's entries, file order; their links' texts in
 // `file`, which also receives the op names). `unknown_types` (optional) receives each op type
@@ -27,4 +27,4 @@ namespace cs::io {
 MatrixStep adapt_msprof_matrix(std::vector<MatrixOp> instances, MatrixFile& file,
                                std::vector<std::string>* unknown_types = nullptr);
 
-}  // namespace cs::io
+}  // namespace cs::readers

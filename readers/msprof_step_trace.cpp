@@ -7,7 +7,7 @@
 
 #include "io/json/json_input.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
@@ -38,8 +38,8 @@ std::string_view slice_stamp(std::string_view n) {
 enum Sum { kComputing, kCommunication, kNotOverlapped, kFree, kBubble, kSumCount };
 
 struct Sums {
-  Num v[kSumCount] = {Num::integer(0), Num::integer(0), Num::integer(0), Num::integer(0),
-                      Num::integer(0)};
+  io::Num v[kSumCount] = {io::Num::integer(0), io::Num::integer(0), io::Num::integer(0), io::Num::integer(0),
+                      io::Num::integer(0)};
   size_t bad_dur = 0;  // "dur" values float() refuses (msprof-analyze counts them as 0)
   std::string first_bad;
 };
@@ -57,12 +57,12 @@ bool py_float(std::string_view s, double& out) {
 // One event's contribution, as the adapter's convert_to_float(event.get("dur", 0)).
 error_code add_event(od::object& ev, Sums& sums) {
   int which = -1;
-  Num dur = Num::integer(0);
+  io::Num dur = io::Num::integer(0);
   error_code e;
   for (auto fr : ev) {
     od::field f;
     if ((e = std::move(fr).get(f))) return e;
-    const std::string_view k = raw_key(f);
+    const std::string_view k = io::raw_key(f);
     od::value v = f.value();
     if (k == "name") {
       std::string_view name;
@@ -86,14 +86,14 @@ error_code add_event(od::object& ev, Sums& sums) {
       if (e == SUCCESS) {
         double d = 0;
         if (py_float(s, d)) {
-          dur = Num::real(d);
+          dur = io::Num::real(d);
         } else {
           if (sums.bad_dur++ == 0) sums.first_bad = std::string(s);
-          dur = Num::integer(0);
+          dur = io::Num::integer(0);
         }
-      } else if (read_num(v, dur) != NumRead::kOk) {
-        if (sums.bad_dur++ == 0) sums.first_bad = describe_token(v);
-        dur = Num::integer(0);
+      } else if (io::read_num(v, dur) != io::NumRead::kOk) {
+        if (sums.bad_dur++ == 0) sums.first_bad = io::describe_token(v);
+        dur = io::Num::integer(0);
       }
     }
   }
@@ -106,12 +106,12 @@ error_code add_event(od::object& ev, Sums& sums) {
 }
 
 bool parse_one(simdjson::padded_string_view text, const std::string& source, Sums& total,
-               Diagnostics& diag) {
+               io::Diagnostics& diag) {
   Sums got;
   bool any = false;
-  JsonWalkStatus st = walk_json_document(
+  io::JsonWalkStatus st = io::walk_json_document(
       text, source, diag, /*keep_depth=*/2,
-      [&](od::document& doc, JsonContext& ctx) -> error_code {
+      [&](od::document& doc, io::JsonContext& ctx) -> error_code {
         got = total;  // a repaired (truncated) text is walked from scratch
         od::array events;
         error_code e = doc.get_array().get(events);
@@ -137,7 +137,7 @@ bool parse_one(simdjson::padded_string_view text, const std::string& source, Sum
         return SUCCESS;
       },
       &any);
-  if (st == JsonWalkStatus::kFailed || (st == JsonWalkStatus::kDamaged && !any)) return false;
+  if (st == io::JsonWalkStatus::kFailed || (st == io::JsonWalkStatus::kDamaged && !any)) return false;
   total = got;
   return true;
 }
@@ -180,10 +180,10 @@ std::vector<std::string> msprof_timeline_files(const std::vector<std::string>& n
 
 bool parse_msprof_step_trace(const std::vector<std::string_view>& texts,
                              const std::vector<std::string>& sources, StepTraceFile& out,
-                             Diagnostics& diag) {
+                             io::Diagnostics& diag) {
   Sums sums;
   for (size_t i = 0; i < texts.size(); ++i) {
-    simdjson::padded_string text = to_padded(texts[i]);
+    simdjson::padded_string text = io::to_padded(texts[i]);
     if (!parse_one(text, sources[i], sums, diag)) return false;
   }
   if (sums.bad_dur > 0)
@@ -196,11 +196,11 @@ bool parse_msprof_step_trace(const std::vector<std::string_view>& texts,
 }
 
 bool read_msprof_step_trace(const std::vector<std::string>& paths, StepTraceFile& out,
-                            Diagnostics& diag) {
+                            io::Diagnostics& diag) {
   Sums sums;
   for (const auto& path : paths) {
-    JsonFileBuffer& buf = thread_json_buffer();
-    if (!load_json_file(path, buf, diag)) return false;
+    io::JsonFileBuffer& buf = io::thread_json_buffer();
+    if (!io::load_json_file(path, buf, diag)) return false;
     if (!parse_one(buf.view(), path, sums, diag)) return false;
   }
   if (sums.bad_dur > 0)
@@ -212,4 +212,4 @@ bool read_msprof_step_trace(const std::vector<std::string>& paths, StepTraceFile
   return true;
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

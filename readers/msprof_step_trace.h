@@ -20,7 +20,7 @@
 #include "io/diagnostics.h"
 #include "readers/step_trace.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // Of the entry names of a mindstudio_profiler_output/ directory, the timeline files
 // msprof-analyze reads: the msprof_{14 digits}.json with the largest timestamp, else every
@@ -30,10 +30,10 @@ std::vector<std::string> msprof_timeline_files(const std::vector<std::string>& n
 // Reads the files in order (one timeline cut into slices) into `out`: the 9 step trace columns
 // and one row. False (with an error naming the file) when a file cannot be read at all.
 bool read_msprof_step_trace(const std::vector<std::string>& paths, StepTraceFile& out,
-                            Diagnostics& diag);
+                            io::Diagnostics& diag);
 // Same, from texts in memory (tests); `sources` name them in diagnostics.
 bool parse_msprof_step_trace(const std::vector<std::string_view>& texts,
                              const std::vector<std::string>& sources, StepTraceFile& out,
-                             Diagnostics& diag);
+                             io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

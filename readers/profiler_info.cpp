@@ -9,7 +9,7 @@
 #include "io/json/json_input.h"
 #include "readers/json_fields.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 std::optional<int64_t> ProfilerMetadata::arg(std::string_view key) const {
   auto it = distributed_args.find(std::string(key));
@@ -72,26 +72,26 @@ using simdjson::SUCCESS;
 namespace od = simdjson::ondemand;
 
 // config.experimental_config: _export_type (a string or a list of strings) and _profiler_level.
-error_code walk_config(od::value& v, JsonContext& ctx, ProfilerInfo& out) {
+error_code walk_config(od::value& v, io::JsonContext& ctx, ProfilerInfo& out) {
   od::object cfg;
-  error_code e = get_object_or_warn(
+  error_code e = io::get_object_or_warn(
       v, cfg, ctx, [] { return std::string("the top level"); }, "config");
   if (e == simdjson::INCORRECT_TYPE) return SUCCESS;
   if (e) return e;
   for (auto cr : cfg) {
     od::field cf;
     if ((e = std::move(cr).get(cf))) return e;
-    if (raw_key(cf) != "experimental_config") continue;
+    if (io::raw_key(cf) != "experimental_config") continue;
     od::value ev = cf.value();
     od::object exp;
-    e = get_object_or_warn(
+    e = io::get_object_or_warn(
         ev, exp, ctx, [] { return std::string("config"); }, "experimental_config");
     if (e == simdjson::INCORRECT_TYPE) return SUCCESS;
     if (e) return e;
     for (auto xr : exp) {
       od::field xf;
       if ((e = std::move(xr).get(xf))) return e;
-      const std::string_view xk = raw_key(xf);
+      const std::string_view xk = io::raw_key(xf);
       od::value tv = xf.value();
       std::string_view s;
       if (xk == "_profiler_level") {
@@ -114,7 +114,7 @@ error_code walk_config(od::value& v, JsonContext& ctx, ProfilerInfo& out) {
   return SUCCESS;
 }
 
-error_code walk_info(od::document& doc, JsonContext& ctx, ProfilerInfo& out) {
+error_code walk_info(od::document& doc, io::JsonContext& ctx, ProfilerInfo& out) {
   od::object obj;
   error_code e = root_object(doc, obj, ctx, "profiler_info file");
   if (e) return e;
@@ -122,7 +122,7 @@ error_code walk_info(od::document& doc, JsonContext& ctx, ProfilerInfo& out) {
   for (auto fr : obj) {
     od::field f;
     if ((e = std::move(fr).get(f))) return e;
-    std::string_view k = raw_key(f);
+    std::string_view k = io::raw_key(f);
     od::value v = f.value();
     if (k == "rank_id") {
       int64_t r = -1;
@@ -132,14 +132,14 @@ error_code walk_info(od::document& doc, JsonContext& ctx, ProfilerInfo& out) {
       if ((e = walk_config(v, ctx, out))) return e;
     } else if (k == "end_info" || k == "start_info") {
       od::object times;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           v, times, ctx, [] { return std::string("the top level"); }, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
       for (auto tr : times) {
         od::field tf;
         if ((e = std::move(tr).get(tf))) return e;
-        std::string_view tk = raw_key(tf);
+        std::string_view tk = io::raw_key(tf);
         if (tk != "collectionTimeEnd" && tk != "collectionTimeBegin") continue;
         od::value tv = tf.value();
         int64_t t = 0;
@@ -155,20 +155,20 @@ error_code walk_info(od::document& doc, JsonContext& ctx, ProfilerInfo& out) {
   return SUCCESS;
 }
 
-error_code walk_group(od::object& obj, ParallelGroup& g, JsonContext& ctx) {
+error_code walk_group(od::object& obj, ParallelGroup& g, io::JsonContext& ctx) {
   error_code e;
   auto where = [&] { return "group '" + g.group_id + "'"; };
   for (auto fr : obj) {
     od::field f;
     if ((e = std::move(fr).get(f))) return e;
-    std::string_view k = raw_key(f);
+    std::string_view k = io::raw_key(f);
     od::value v = f.value();
     if (k == "group_name") {
       std::string_view s;
       e = v.get_string().get(s);
       if (e == simdjson::INCORRECT_TYPE) {
         ctx.warn_at(v.raw_json_token().data(),
-                    where() + ": \"group_name\" is " + describe_token(v) + ", expected a string",
+                    where() + ": \"group_name\" is " + io::describe_token(v) + ", expected a string",
                     "the value was treated as missing");
         continue;
       }
@@ -180,7 +180,7 @@ error_code walk_group(od::object& obj, ParallelGroup& g, JsonContext& ctx) {
         rank_in_range(v, r, g.group_rank, ctx, where(), k);
     } else if (k == "global_ranks") {
       od::array arr;
-      e = get_array_or_warn(v, arr, ctx, where, k);
+      e = io::get_array_or_warn(v, arr, ctx, where, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
       for (auto er : arr) {
@@ -197,7 +197,7 @@ error_code walk_group(od::object& obj, ParallelGroup& g, JsonContext& ctx) {
   return SUCCESS;
 }
 
-error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& out) {
+error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetadata& out) {
   od::object obj;
   error_code e = root_object(doc, obj, ctx, "profiler_metadata.json");
   if (e) return e;
@@ -205,11 +205,11 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
   for (auto fr : obj) {
     od::field f;
     if ((e = std::move(fr).get(f))) return e;
-    std::string_view k = raw_key(f);
+    std::string_view k = io::raw_key(f);
     od::value v = f.value();
     if (k == "distributed_args") {
       od::object args;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           v, args, ctx, [] { return std::string("the top level"); }, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
@@ -232,16 +232,16 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
                       "the last value was used, as Python's json module does");
           out.distributed_args.erase(std::string(name));
         }
-        Num n;
+        io::Num n;
         int64_t iv = 0;
-        if (read_num(av, n) == NumRead::kOk && n.is_int && double_to_int64(n.v, iv))
+        if (io::read_num(av, n) == io::NumRead::kOk && n.is_int && io::double_to_int64(n.v, iv))
           out.distributed_args[std::string(name)] = iv;
         else
           out.distributed_args.erase(std::string(name));
       }
     } else if (k == "parallel_group_info") {
       od::object groups;
-      e = get_object_or_warn(
+      e = io::get_object_or_warn(
           v, groups, ctx, [] { return std::string("the top level"); }, k);
       if (e == simdjson::INCORRECT_TYPE) continue;
       if (e) return e;
@@ -253,7 +253,7 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
         if ((e = gf.unescaped_key().get(id))) return e;
         od::value gv = gf.value();
         od::object gobj;
-        e = get_object_or_warn(
+        e = io::get_object_or_warn(
             gv, gobj, ctx, [] { return std::string("parallel_group_info"); }, id);
         if (e == simdjson::INCORRECT_TYPE) continue;
         if (e) return e;
@@ -282,7 +282,7 @@ error_code walk_metadata(od::document& doc, JsonContext& ctx, ProfilerMetadata& 
 }
 
 // Global ranks at or beyond distributed_args' world_size cannot be: dropped, said once.
-void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source, Diagnostics& diag) {
+void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source, io::Diagnostics& diag) {
   const auto w = m.distributed_args.find("world_size");
   if (w == m.distributed_args.end() || w->second <= 0) return;
   size_t dropped = 0;
@@ -301,18 +301,18 @@ void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source, Dia
 }
 
 bool metadata_padded(simdjson::padded_string_view text, const std::string& source,
-                     ProfilerMetadata& out, Diagnostics& diag) {
+                     ProfilerMetadata& out, io::Diagnostics& diag) {
   out = ProfilerMetadata{};
   bool got = false;
-  JsonWalkStatus st = walk_json_document(
+  io::JsonWalkStatus st = io::walk_json_document(
       text, source, diag, /*keep_depth=*/2,
-      [&out](od::document& doc, JsonContext& ctx) {
+      [&out](od::document& doc, io::JsonContext& ctx) {
         out = ProfilerMetadata{};
         return walk_metadata(doc, ctx, out);
       },
       &got);
   drop_ranks_beyond_world(out, source, diag);
-  return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
+  return st == io::JsonWalkStatus::kOk || (st == io::JsonWalkStatus::kDamaged && got);
 }
 
 }  // namespace
@@ -321,12 +321,12 @@ namespace {
 
 // Parses profiler_info text; `source` is the file's path (its name gives the rank).
 bool info_padded(simdjson::padded_string_view text, const std::string& source, ProfilerInfo& out,
-                 Diagnostics& diag) {
+                 io::Diagnostics& diag) {
   out = ProfilerInfo{};
   bool got = false;
-  JsonWalkStatus st = walk_json_document(
+  io::JsonWalkStatus st = io::walk_json_document(
       text, source, diag, /*keep_depth=*/1,
-      [&out](od::document& doc, JsonContext& ctx) {
+      [&out](od::document& doc, io::JsonContext& ctx) {
         out = ProfilerInfo{};
         return walk_info(doc, ctx, out);
       },
@@ -343,35 +343,35 @@ bool info_padded(simdjson::padded_string_view text, const std::string& source, P
     out.rank_id = *from_name;
     return true;  // the name alone identifies the rank
   }
-  return st == JsonWalkStatus::kOk || (st == JsonWalkStatus::kDamaged && got);
+  return st == io::JsonWalkStatus::kOk || (st == io::JsonWalkStatus::kDamaged && got);
 }
 
 }  // namespace
 
-bool read_profiler_info(const std::string& path, ProfilerInfo& out, Diagnostics& diag) {
+bool read_profiler_info(const std::string& path, ProfilerInfo& out, io::Diagnostics& diag) {
   out = ProfilerInfo{};
   simdjson::padded_string text;
-  if (!load_json_file(path, text, diag)) return false;
+  if (!io::load_json_file(path, text, diag)) return false;
   return info_padded(text, path, out, diag);
 }
 
 bool parse_profiler_info(std::string_view json, const std::string& source, ProfilerInfo& out,
-                         Diagnostics& diag) {
-  simdjson::padded_string text = to_padded(json);
+                         io::Diagnostics& diag) {
+  simdjson::padded_string text = io::to_padded(json);
   return info_padded(text, source, out, diag);
 }
 
-bool read_profiler_metadata(const std::string& path, ProfilerMetadata& out, Diagnostics& diag) {
+bool read_profiler_metadata(const std::string& path, ProfilerMetadata& out, io::Diagnostics& diag) {
   out = ProfilerMetadata{};
   simdjson::padded_string text;
-  if (!load_json_file(path, text, diag)) return false;
+  if (!io::load_json_file(path, text, diag)) return false;
   return metadata_padded(text, path, out, diag);
 }
 
 bool parse_profiler_metadata(std::string_view json, const std::string& source,
-                             ProfilerMetadata& out, Diagnostics& diag) {
-  simdjson::padded_string text = to_padded(json);
+                             ProfilerMetadata& out, io::Diagnostics& diag) {
+  simdjson::padded_string text = io::to_padded(json);
   return metadata_padded(text, source, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

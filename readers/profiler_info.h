@@ -11,7 +11,7 @@
 
 #include "io/diagnostics.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 struct ProfilerInfo {
   int rank_id = -1;  // "rank_id", an integer or (torch_npu 2.7+) a string "0"; the file name's N
@@ -46,15 +46,15 @@ struct ProfilerMetadata {
 };
 
 // Reads profiler_info_{N}.json. Returns false with a diagnostic if unreadable.
-bool read_profiler_info(const std::string& path, ProfilerInfo& out, Diagnostics& diag);
+bool read_profiler_info(const std::string& path, ProfilerInfo& out, io::Diagnostics& diag);
 // Same, from text in memory; `source` is the file's path or name (its N is used as the rank).
 // Example: parse_profiler_info(R"({"rank_id": 3})", "profiler_info_3.json", info, diag).
 bool parse_profiler_info(std::string_view json, const std::string& source, ProfilerInfo& out,
-                         Diagnostics& diag);
+                         io::Diagnostics& diag);
 // Reads profiler_metadata.json. Returns false with a diagnostic if unreadable.
-bool read_profiler_metadata(const std::string& path, ProfilerMetadata& out, Diagnostics& diag);
+bool read_profiler_metadata(const std::string& path, ProfilerMetadata& out, io::Diagnostics& diag);
 bool parse_profiler_metadata(std::string_view json, const std::string& source,
-                             ProfilerMetadata& out, Diagnostics& diag);
+                             ProfilerMetadata& out, io::Diagnostics& diag);
 
 // The rank N in a file name "profiler_info_N.json"; nullopt for any other name.
 std::optional<int> rank_from_profiler_info_name(std::string_view filename);
@@ -64,4 +64,4 @@ std::optional<int> rank_from_profiler_info_name(std::string_view filename);
 uint64_t group_double_hash(std::string_view group_id);
 std::string group_double_hash_str(std::string_view group_id);
 
-}  // namespace cs::io
+}  // namespace cs::readers

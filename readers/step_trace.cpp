@@ -13,14 +13,14 @@
 #include "io/csv/csv_cells.h"
 #include "io/csv/csv_reader.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
 // A header name without the UTF-8 byte-order marks in front of it (the reader drops one).
 std::string_view without_boms(std::string_view h) {
   while (h.size() >= 3 && h.substr(0, 3) == "\xEF\xBB\xBF") h.remove_prefix(3);
-  return trim(h);
+  return io::trim(h);
 }
 
 // The row's identity for spotting exact repeats: the step, then the values' bits.
@@ -34,7 +34,7 @@ std::string row_key(const StepTraceRow& s) {
   return k;
 }
 
-bool stream_step_trace(CsvReader& r, StepTraceFile& out, Diagnostics& diag) {
+bool stream_step_trace(io::CsvReader& r, StepTraceFile& out, io::Diagnostics& diag) {
   out.columns.clear();
   out.rows.clear();
   int c_step = -1;
@@ -57,13 +57,13 @@ bool stream_step_trace(CsvReader& r, StepTraceFile& out, Diagnostics& diag) {
                "this does not look like a step_trace_time.csv; check the file", 0);
     return false;
   }
-  CsvCells cells(r, diag);
-  CsvRow row;
+  io::CsvCells cells(r, diag);
+  io::CsvRow row;
   std::unordered_set<std::string> seen;
   int64_t repeats = 0, first_repeat_line = 0, first_repeat_offset = -1;
   while (r.next(row)) {
     StepTraceRow s;
-    s.step = std::string(trim(row[c_step]));
+    s.step = std::string(io::trim(row[c_step]));
     s.values.reserve(value_cols.size());
     for (int c : value_cols) s.values.push_back(cells.number(row, c));
     if (!seen.insert(row_key(s)).second) {
@@ -104,17 +104,17 @@ double StepTraceFile::get(const StepTraceRow& row, const std::string& name) cons
   return row.values[static_cast<size_t>(c)];
 }
 
-bool read_step_trace_csv(const std::string& path, StepTraceFile& out, Diagnostics& diag) {
-  CsvReader r(path, diag);
+bool read_step_trace_csv(const std::string& path, StepTraceFile& out, io::Diagnostics& diag) {
+  io::CsvReader r(path, diag);
   if (!r.open()) return false;
   return stream_step_trace(r, out, diag);
 }
 
 bool parse_step_trace_csv(std::string_view text, const std::string& source, StepTraceFile& out,
-                          Diagnostics& diag) {
-  CsvReader r(source, diag);
+                          io::Diagnostics& diag) {
+  io::CsvReader r(source, diag);
   if (!r.open_text(text, source)) return false;
   return stream_step_trace(r, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

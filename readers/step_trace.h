@@ -10,7 +10,7 @@
 
 #include "io/diagnostics.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // The value columns the profilers write, in their order (Preparing only in newer files).
 inline constexpr std::array<std::string_view, 9> kStepTraceColumns = {
@@ -45,8 +45,8 @@ struct StepTraceFile {
 // Returns false (with an error) only when the file cannot be used at all (no known column in the
 // header); bad rows and cells become diagnostics naming file and line, and are skipped; rows
 // repeating an earlier row exactly are dropped with one warning (count, first line).
-bool read_step_trace_csv(const std::string& path, StepTraceFile& out, Diagnostics& diag);
+bool read_step_trace_csv(const std::string& path, StepTraceFile& out, io::Diagnostics& diag);
 bool parse_step_trace_csv(std::string_view text, const std::string& source, StepTraceFile& out,
-                          Diagnostics& diag);
+                          io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -3,21 +3,21 @@
 #include "readers/megengine_timeline.h"
 #include "readers/trace_view.h"
 
-namespace cs::io {
+namespace cs::readers {
 
-bool read_timeline(const std::string& path, InputKind kind, Trace& out, Diagnostics& diag) {
+bool read_timeline(const std::string& path, io::InputKind kind, Trace& out, io::Diagnostics& diag) {
   switch (kind) {
-    case InputKind::kKinetoTrace:
+    case io::InputKind::kKinetoTrace:
       return read_kineto_trace(path, out, diag);
-    case InputKind::kTraceView:
+    case io::InputKind::kTraceView:
       return read_trace_view(path, out, diag);
-    case InputKind::kMegEngineTimeline:
+    case io::InputKind::kMegEngineTimeline:
       return read_megengine_timeline(path, out, diag);
     default:
-      diag.error(path, 0, std::string("not a timeline (") + input_kind_name(kind) + ")",
+      diag.error(path, 0, std::string("not a timeline (") + io::input_kind_name(kind) + ")",
                  "pass a Kineto trace, a trace_view.json or a MegEngine chrome_timeline.json");
       return false;
   }
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

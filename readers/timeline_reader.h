@@ -12,10 +12,10 @@
 #include "io/input_kind.h"
 #include "readers/kineto_trace.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // Reads `path` with the reader of `kind` (kKinetoTrace, kTraceView, kMegEngineTimeline). False
 // with an error for any other kind or an unusable file.
-bool read_timeline(const std::string& path, InputKind kind, Trace& out, Diagnostics& diag);
+bool read_timeline(const std::string& path, io::InputKind kind, Trace& out, io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

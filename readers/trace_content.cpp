@@ -2,7 +2,7 @@
 
 #include <map>
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
@@ -60,4 +60,4 @@ TraceContent trace_content(const Trace& t) {
   return c;
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

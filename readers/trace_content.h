@@ -11,7 +11,7 @@
 
 #include "readers/kineto_trace.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 struct TraceContent {
   uint64_t device_kernels = 0;    // kernel, memcpy, memset, communication events
@@ -26,4 +26,4 @@ struct TraceContent {
 // Example: HTA's cpu_only rank-34 trace -> device_kernels 0, summary "CPU-only trace: ...".
 TraceContent trace_content(const Trace& t);
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -7,7 +7,7 @@
 
 #include "io/json/gzip_input.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
@@ -92,7 +92,7 @@ bool is_npu_comm_op(const Trace& t, const TraceEvent& e, bool hccl_process_ops) 
 }
 
 bool parse_trace_view(const simdjson::padded_string& json, const std::string& source, Trace& out,
-                      Diagnostics& diag) {
+                      io::Diagnostics& diag) {
   if (!parse_chrome_trace(json, source, {}, out, diag)) return false;
   if (out.process_names.empty() && !out.events.empty())
     diag.warn(source, 0, "no process_name metadata events",
@@ -128,10 +128,10 @@ bool parse_trace_view(const simdjson::padded_string& json, const std::string& so
   return true;
 }
 
-bool read_trace_view(const std::string& path, Trace& out, Diagnostics& diag) {
+bool read_trace_view(const std::string& path, Trace& out, io::Diagnostics& diag) {
   simdjson::padded_string json;
-  if (!load_json_maybe_gzip(path, json, diag)) return false;
+  if (!io::load_json_maybe_gzip(path, json, diag)) return false;
   return parse_trace_view(json, path, out, diag);
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

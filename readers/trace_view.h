@@ -19,7 +19,7 @@
 #include "io/diagnostics.h"
 #include "readers/kineto_trace.h"
 
-namespace cs::io {
+namespace cs::readers {
 
 // Kind of an event in process `process_name`, given the kind its "cat" gave it:
 //   "Ascend Hardware" -> kKernel (kCommunication for hcom_* tasks), "HCCL" -> kCommunication for
@@ -51,9 +51,9 @@ bool is_npu_comm_op(const Trace& t, const TraceEvent& e, bool hccl_process_ops);
 
 // Reads trace_view.json (plain or gzip). Returns false with an error diagnostic (byte offset,
 // line) when unusable; a damaged file keeps the events before the damage and reports an error.
-bool read_trace_view(const std::string& path, Trace& out, Diagnostics& diag);
+bool read_trace_view(const std::string& path, Trace& out, io::Diagnostics& diag);
 // Same, from JSON text in memory; `source` names it in diagnostics.
 bool parse_trace_view(const simdjson::padded_string& json, const std::string& source, Trace& out,
-                      Diagnostics& diag);
+                      io::Diagnostics& diag);
 
-}  // namespace cs::io
+}  // namespace cs::readers

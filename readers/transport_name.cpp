@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace cs::io {
+namespace cs::readers {
 
 namespace {
 
@@ -62,4 +62,4 @@ std::string_view TransportName::view() const {
   return s ? std::string_view(*s) : std::string_view();
 }
 
-}  // namespace cs::io
+}  // namespace cs::readers

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace cs::io {
+namespace cs::readers {
 
 constexpr uint32_t kMaxTransportNames = 4096;
 
@@ -50,4 +50,4 @@ class TransportName {
   uint16_t id_ = 0;  // 0: the empty name
 };
 
-}  // namespace cs::io
+}  // namespace cs::readers

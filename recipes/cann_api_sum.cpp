@@ -65,15 +65,15 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2] + v[n / 2 - 1]) / 2.0;
 }
 
-Cell round1(const Cell& c) {
-  if (c.kind != Cell::Kind::kReal) return c;
-  return Cell::real(numpy_round(c.num(), 1));
+frame::Cell round1(const frame::Cell& c) {
+  if (c.kind != frame::Cell::Kind::kReal) return c;
+  return frame::Cell::real(frame::numpy_round(c.num(), 1));
 }
 
 }  // namespace
 
-bool CannApiSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
-  RankDb db(paths.profiler_db, diag);
+bool CannApiSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+  frame::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"CANN_API", "STRING_IDS"})
     if (!db.has_table(t)) {
@@ -81,37 +81,37 @@ bool CannApiSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& d
                 "this rank is skipped (it has no CANN API data)");
       return false;
     }
-  if (!register_numpy_aggregates(db.handle())) {
+  if (!frame::register_numpy_aggregates(db.handle())) {
     diag.error(paths.profiler_db, 0, "cannot register the statistics functions",
                "report this as a bug");
     return false;
   }
-  Frame rows;
+  frame::Frame rows;
   if (!db.query(kQuery, {0, std::numeric_limits<int64_t>::max()}, rows, "CANN_API", diag))
     return false;
   if (rows.rows() == 0) return false;
-  assign(rows, "rank", Cell::integer(paths.rank));
+  frame::assign(rows, "rank", frame::Cell::integer(paths.rank));
   out["rows"] = std::move(rows);
   return true;
 }
 
 bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                         io::Diagnostics& diag) const {
-  std::vector<const Frame*> frames;
+  std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
-  const Frame ranks = concat_frames(frames, column_union(frames));
-  auto col = [&](const char* n) -> const FrameColumn& { return *find_column(ranks, n); };
-  const auto groups = group_rows(ranks, {"name"}, true);
-  const Dtype total_t = col("totalTimeNs").dtype(), count_t = col("totalCount").dtype();
-  std::vector<Cell> totals;
+  const frame::Frame ranks = frame::concat_frames(frames, frame::column_union(frames));
+  auto col = [&](const char* n) -> const frame::FrameColumn& { return *frame::find_column(ranks, n); };
+  const auto groups = frame::group_rows(ranks, {"name"}, true);
+  const frame::Dtype total_t = col("totalTimeNs").dtype(), count_t = col("totalCount").dtype();
+  std::vector<frame::Cell> totals;
   double grand = 0;
   for (const auto& g : groups) {
-    totals.push_back(group_sum(col("totalTimeNs"), total_t, g));
+    totals.push_back(frame::group_sum(col("totalTimeNs"), total_t, g));
     grand += totals.back().num();
   }
-  Frame res;
+  frame::Frame res;
   auto& name = res.add("name");
   auto& ratio = res.add("timeRatio");
   auto& total = res.add("totalTimeNs");
@@ -134,22 +134,22 @@ bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutpu
       return v;
     };
     name.push_back(col("name").cells[g.front()]);
-    ratio.push_back(Cell::real(grand != 0 ? totals[k].num() / grand * 100.0 : 0.0));
+    ratio.push_back(frame::Cell::real(grand != 0 ? totals[k].num() / grand * 100.0 : 0.0));
     total.push_back(totals[k]);
-    const Cell n = group_sum(col("totalCount"), count_t, g);
+    const frame::Cell n = frame::group_sum(col("totalCount"), count_t, g);
     count.push_back(n);
     const double avg = totals[k].num() / n.num();
-    average.push_back(Cell::real(avg));
+    average.push_back(frame::Cell::real(avg));
     const auto q1v = values("Q1Ns"), medv = values("medNs"), q3v = values("Q3Ns"),
                minv = values("minNs"), maxv = values("maxNs"), sdv = values("stdev"),
                avgv = values("averageNs"), cntv = values("totalCount");
     const double lo = *std::min_element(minv.begin(), minv.end());
     const double hi = *std::max_element(maxv.begin(), maxv.end());
-    q1.push_back(Cell::real(*std::min_element(q1v.begin(), q1v.end())));
-    med.push_back(Cell::real(median_of(medv)));
-    q3.push_back(Cell::real(*std::max_element(q3v.begin(), q3v.end())));
-    mn.push_back(Cell::real(lo));
-    mx.push_back(Cell::real(hi));
+    q1.push_back(frame::Cell::real(*std::min_element(q1v.begin(), q1v.end())));
+    med.push_back(frame::Cell::real(median_of(medv)));
+    q3.push_back(frame::Cell::real(*std::max_element(q3v.begin(), q3v.end())));
+    mn.push_back(frame::Cell::real(lo));
+    mx.push_back(frame::Cell::real(hi));
     // utils.stdev: pooled from the ranks' counts, stdevs and means.
     if (g.size() <= 1) {
       sd.push_back(col("stdev").cells[g.front()]);
@@ -162,7 +162,7 @@ bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutpu
       }
       const double instance = n.num();
       sd.push_back(
-          Cell::real(instance - 1 != 0 ? std::sqrt((var_sum + dev_sum) / (instance - 1)) : 0.0));
+          frame::Cell::real(instance - 1 != 0 ? std::sqrt((var_sum + dev_sum) / (instance - 1)) : 0.0));
     }
     std::string at_min, at_max;
     for (size_t i = 0; i < g.size(); ++i) {
@@ -170,12 +170,12 @@ bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutpu
       if (minv[i] == lo) at_min += (at_min.empty() ? "" : ", ") + r;
       if (maxv[i] == hi) at_max += (at_max.empty() ? "" : ", ") + r;
     }
-    min_rank.push_back(Cell::text(at_min));
-    max_rank.push_back(Cell::text(at_max));
+    min_rank.push_back(frame::Cell::text(at_min));
+    max_rank.push_back(frame::Cell::text(at_max));
   }
   for (size_t c = 1; c < res.columns.size(); ++c)
     for (auto& cell : res.columns[c].cells) cell = round1(cell);
-  res = sort_by(res, "totalTimeNs", false);
+  res = frame::sort_by(res, "totalTimeNs", false);
   return dump_recipe_frame(ranks, out, dir_name(), "rank_stats.csv", "CannApiSumRank", diag) &&
          dump_recipe_frame(res, out, dir_name(), "all_stats.csv", "CannApiSum", diag);
 }

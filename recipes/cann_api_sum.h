@@ -14,7 +14,7 @@ class CannApiSum : public Recipe {
   std::string name() const override { return "cann_api_sum"; }
   std::string dir_name() const override { return "CannApiSum"; }
   bool needs_profiler_db() const override { return true; }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };

@@ -48,24 +48,24 @@ constexpr int kStepTraceColumns = 15;
 constexpr const char* kBaseInfoDdl = "CREATE TABLE ClusterBaseInfo(key TEXT,value TEXT)";
 
 // The rank directories below the input directory, as the recipes discover them.
-cluster::DiscoveryResult discover(const ClusterDbOptions& opts) {
-  cluster::DiscoveryOptions d;
+load::DiscoveryResult discover(const ClusterDbOptions& opts) {
+  load::DiscoveryOptions d;
   d.rank_filter = opts.rank_filter;
-  d.data_type = cluster::DataType::kAuto;
-  return cluster::discover_ranks(opts.input_dir, d);
+  d.data_type = load::DataType::kAuto;
+  return load::discover_ranks(opts.input_dir, d);
 }
 
 // The rank directories whose DB export is read (as discovery chooses with DB first).
-std::vector<cluster::RankEntry> db_ranks(const cluster::DiscoveryResult& found) {
-  std::vector<cluster::RankEntry> out;
+std::vector<load::RankEntry> db_ranks(const load::DiscoveryResult& found) {
+  std::vector<load::RankEntry> out;
   for (const auto& e : found.ranks)
-    if (e.export_type == cluster::ExportType::kDb) out.push_back(e);
+    if (e.export_type == load::ExportType::kDb) out.push_back(e);
   return out;
 }
 
 // True when some rank's analysis.db has the communication time table (then the two
 // communication recipes run): the first such rank answers.
-bool any_communication_table(const std::vector<cluster::RankEntry>& ranks) {
+bool any_communication_table(const std::vector<load::RankEntry>& ranks) {
   for (const auto& e : ranks) {
     io::Diagnostics diag;
     std::string path = rank_db_file(e, true);
@@ -191,7 +191,7 @@ void read_rank_host_sqlite(const std::string& path, std::string& uid, std::strin
   map = db::read_rank_device_map(*db, diag);
 }
 
-RankHost read_rank_host(const cluster::RankEntry& e) {
+RankHost read_rank_host(const load::RankEntry& e) {
   RankHost h;
   std::string path = rank_db_file(e, false);
   if (path.empty()) return h;
@@ -211,7 +211,7 @@ RankHost read_rank_host(const cluster::RankEntry& e) {
 }
 
 // HostInfo and RankDeviceMap; the ranks' databases are read on `threads` threads.
-bool write_host_tables(Writer& w, const std::vector<cluster::RankEntry>& ranks, int threads) {
+bool write_host_tables(Writer& w, const std::vector<load::RankEntry>& ranks, int threads) {
   std::vector<RankHost> read(ranks.size());
   runtime::parallel_for(ranks.size(), std::max(threads, 1),
                         [&](size_t i) { read[i] = read_rank_host(ranks[i]); });
@@ -268,22 +268,22 @@ std::string db_stage_index(const std::string& tuple_str) {
   return out;
 }
 
-bool write_step_trace(Writer& w, const cluster::ClusterStepTrace& t) {
+bool write_step_trace(Writer& w, const msprof::ClusterStepTrace& t) {
   if (t.rows.empty()) return true;
   if (!w.exec(kStepTraceDdl) ||
       !w.prepare("INSERT INTO ClusterStepTraceTime VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
     return false;
   for (const auto& row : t.rows) {
     const bool stage =
-        row.size() > 1 && row[1].kind == cluster::StepCell::kString && row[1].s == "stage";
+        row.size() > 1 && row[1].kind == msprof::StepCell::kString && row[1].s == "stage";
     int i = 1;
     for (const auto& c : row) {
       if (i > kStepTraceColumns) break;
       if (stage && i == 3) {
         w.text(i, db_stage_index(c.s));
-      } else if (c.kind == cluster::StepCell::kNull) {
+      } else if (c.kind == msprof::StepCell::kNull) {
         // None: left unbound, NULL
-      } else if (c.kind == cluster::StepCell::kString) {
+      } else if (c.kind == msprof::StepCell::kString) {
         w.text(i, c.s);
       } else {
         w.num(i, c.n);
@@ -300,15 +300,15 @@ bool write_step_trace(Writer& w, const cluster::ClusterStepTrace& t) {
 // without "rank"), as msprof-analyze writes it for DB input. msprof-analyze takes the first
 // profiler_metadata.json its directory walk meets that has distributed_args (file-system order);
 // here the lowest rank's, so the choice does not depend on the file system. Without any, no table.
-bool write_base_info(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
-  std::vector<const cluster::RankEntry*> by_rank;
+bool write_base_info(Writer& w, const std::vector<load::RankEntry>& ranks) {
+  std::vector<const load::RankEntry*> by_rank;
   for (const auto& e : ranks) by_rank.push_back(&e);
   std::sort(by_rank.begin(), by_rank.end(),
             [](const auto* a, const auto* b) { return a->rank < b->rank; });
   for (const auto* e : by_rank) {
     io::Diagnostics diag;  // an unreadable metadata file is reported by the main run
-    auto args = io::distributed_args_python_json(
-        (fs::path(e->path) / cluster::kMetadataJson).string(), diag);
+    auto args = readers::distributed_args_python_json(
+        (fs::path(e->path) / load::kMetadataJson).string(), diag);
     if (!args) continue;
     if (*args == "{}") return true;  // only "rank": msprof-analyze stops here and writes no row
     if (!w.exec(kBaseInfoDdl) || !w.prepare("INSERT INTO ClusterBaseInfo VALUES (?,?)"))
@@ -322,22 +322,22 @@ bool write_base_info(Writer& w, const std::vector<cluster::RankEntry>& ranks) {
 
 }  // namespace
 
-bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& opts) {
+bool job_has_db_export(const mpi::MpiSession& mpi, const ClusterDbOptions& opts) {
   bool any = false;
   {
-    cluster::MpiSession::RootAlone alone(mpi, "db-discover", "looked for the ranks' databases");
+    mpi::MpiSession::RootAlone alone(mpi, "db-discover", "looked for the ranks' databases");
     if (mpi.is_root()) any = !db_ranks(discover(opts)).empty();
   }
   return mpi.any(any);
 }
 
-int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOptions& opts) {
+int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions& opts) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   const fs::path tmp = out_dir / ".cluster_analysis_db.tmp";
-  cluster::DiscoveryResult found;  // the root's, handed to the recipes too
-  std::vector<cluster::RankEntry> ranks;
+  load::DiscoveryResult found;  // the root's, handed to the recipes too
+  std::vector<load::RankEntry> ranks;
   bool has_comm = false;
-  std::optional<cluster::MpiSession::RootAlone> alone;  // the root works alone, watched
+  std::optional<mpi::MpiSession::RootAlone> alone;  // the root works alone, watched
   alone.emplace(mpi, "db-discover", "looked for the ranks' databases");
   if (mpi.is_root()) {
     std::error_code ec;
@@ -361,7 +361,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
     // recipe; the other tables are still written.
     run_recipes_jointly(mpi, r, kCommunicationSums, map_communication_sums);
   }
-  int code = kExitOk;
+  int code = runtime::kExitOk;
   alone.emplace(mpi, "db-write", "wrote cluster_analysis.db");
   if (mpi.is_root()) {
     std::error_code ec;
@@ -375,11 +375,11 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
     if (ok) {
       Writer w(db);
       io::Diagnostics step_diag;
-      const cluster::ClusterStepTrace trace = cluster_db_step_trace(
-          ranks, opts.step_trace, cluster::threads_per_process(opts.threads, 1), step_diag);
+      const msprof::ClusterStepTrace trace = cluster_db_step_trace(
+          ranks, opts.step_trace, runtime::threads_per_process(opts.threads, 1), step_diag);
       io::print_diagnostics_grouped(step_diag, opts.quiet);
       ok = w.exec("BEGIN") &&
-           write_host_tables(w, ranks, cluster::threads_per_process(opts.threads, 1)) &&
+           write_host_tables(w, ranks, runtime::threads_per_process(opts.threads, 1)) &&
            write_base_info(w, ranks) && write_step_trace(w, trace) && w.exec("COMMIT");
     }
     if (db) sqlite3_close(db);
@@ -393,7 +393,7 @@ int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOpt
                    "clusterscope: %s: cannot write %s \u2014 check the output directory is "
                    "writable and has space\n",
                    (out_dir / kDbName).c_str(), kDbName);
-      code = kExitFatal;
+      code = runtime::kExitFatal;
     } else if (!opts.quiet) {
       std::printf("cluster_analysis.db: %s\n", (out_dir / kDbName).c_str());
     }

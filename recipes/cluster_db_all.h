@@ -26,16 +26,16 @@ struct ClusterDbOptions {
   bool quiet = false;
   // The main run's step trace (the root's; null elsewhere or when it built none): its rows are
   // written when they were read from the same ranks' DB exports, instead of reading them again.
-  const cluster::BuiltStepTrace* step_trace = nullptr;
+  const msprof::BuiltStepTrace* step_trace = nullptr;
   int threads = 0;  // threads reading the ranks (RecipeRunOptions::threads)
 };
 
 // True (on every process) when some rank directory below `input_dir` has a DB export; then
 // `cluster -m all` writes cluster_analysis.db by default. Collective.
-bool job_has_db_export(const cluster::MpiSession& mpi, const ClusterDbOptions& opts);
+bool job_has_db_export(const mpi::MpiSession& mpi, const ClusterDbOptions& opts);
 
 // Collective. Writes the database; returns 0, or 1 (with one line on stderr) when it could not be
 // written.
-int write_cluster_analysis_db(const cluster::MpiSession& mpi, const ClusterDbOptions& opts);
+int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions& opts);
 
 }  // namespace cs::recipes

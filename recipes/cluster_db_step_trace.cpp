@@ -41,7 +41,7 @@ bool each_row(const db::Database& db, const char* sql, const char* table, io::Di
 
 // Both times of a row as integers (nanoseconds); false with an error naming the table otherwise.
 bool times_at(const db::Statement& st, int first, const std::string& file, const char* table,
-              io::Diagnostics& diag, cluster::NsInterval& out) {
+              io::Diagnostics& diag, msprof::NsInterval& out) {
   const auto s = st.int64_at(first), e = st.int64_at(first + 1);
   if (!s || !e) {
     diag.error(file, 0,
@@ -75,7 +75,7 @@ void absent_table(const std::string& file, const char* table, io::Diagnostics& d
 
 }  // namespace
 
-std::string rank_db_file(const cluster::RankEntry& e, bool analysis) {
+std::string rank_db_file(const load::RankEntry& e, bool analysis) {
   for (const auto& rel : e.files) {
     std::string n = fs::path(rel).filename().string();
     bool is_analysis = n == "analysis.db" || n == "communication_analyzer.db";
@@ -84,15 +84,15 @@ std::string rank_db_file(const cluster::RankEntry& e, bool analysis) {
   return {};
 }
 
-bool has_whole_run_step_trace(const cluster::RankEntry& e) {
-  return e.framework == cluster::Framework::kMindSpore ||
-         e.framework == cluster::Framework::kMsprof;
+bool has_whole_run_step_trace(const load::RankEntry& e) {
+  return e.framework == load::Framework::kMindSpore ||
+         e.framework == load::Framework::kMsprof;
 }
 
-std::optional<cluster::StepTraceTotals> read_whole_run_totals(const std::string& path,
+std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& path,
                                                               io::Diagnostics& diag) {
   io::Diagnostics local;
-  std::vector<cluster::NsInterval> compute, comm;
+  std::vector<msprof::NsInterval> compute, comm;
   bool ok = false;
   if (auto db = db::Database::open(path, local)) {
     ok = true;
@@ -100,7 +100,7 @@ std::optional<cluster::StepTraceTotals> read_whole_run_totals(const std::string&
       absent_table(path, "COMPUTE_TASK_INFO", diag);
     } else {
       ok = each_row(*db, kComputeSql, "COMPUTE_TASK_INFO", local, [&](const db::Statement& st) {
-        cluster::NsInterval r;
+        msprof::NsInterval r;
         if (!times_at(st, 0, path, "TASK", local, r)) return false;
         compute.push_back(r);
         return true;
@@ -112,7 +112,7 @@ std::optional<cluster::StepTraceTotals> read_whole_run_totals(const std::string&
       db::StringIds names;
       bool have_names = false;
       ok = each_row(*db, kCommSql, "COMMUNICATION_OP", local, [&](const db::Statement& st) {
-        cluster::NsInterval r;
+        msprof::NsInterval r;
         if (!times_at(st, 1, path, "COMMUNICATION_OP", local, r)) return false;
         if (!have_names) {  // msprof-analyze needs STRING_IDS once there is an op to name
           if (!names.load(*db, local)) return false;
@@ -133,13 +133,13 @@ std::optional<cluster::StepTraceTotals> read_whole_run_totals(const std::string&
     }
     return std::nullopt;
   }
-  return cluster::whole_run_totals(std::move(compute), std::move(comm));
+  return msprof::whole_run_totals(std::move(compute), std::move(comm));
 }
 
-cluster::ClusterStepTrace cluster_db_step_trace(const std::vector<cluster::RankEntry>& ranks,
-                                                const cluster::BuiltStepTrace* built, int threads,
+msprof::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry>& ranks,
+                                                const msprof::BuiltStepTrace* built, int threads,
                                                 io::Diagnostics& diag) {
-  std::vector<const cluster::RankEntry*> by_rank;
+  std::vector<const load::RankEntry*> by_rank;
   bool whole_run = false;
   for (const auto& e : ranks) {
     by_rank.push_back(&e);
@@ -160,45 +160,45 @@ cluster::ClusterStepTrace cluster_db_step_trace(const std::vector<cluster::RankE
   if (use_built && !whole_run) return built->trace;
 
   io::Diagnostics scratch;  // the main run reported what these readers find
-  std::vector<cluster::RankData> data(by_rank.size());
+  std::vector<load::RankData> data(by_rank.size());
   std::vector<io::Diagnostics> rank_diag(by_rank.size());
-  cluster::ParseOptions parse;
+  load::ParseOptions parse;
   parse.kernels = false;
   runtime::parallel_for(by_rank.size(), std::max(threads, 1), [&](size_t i) {
-    const cluster::RankEntry& e = *by_rank[i];
-    if (!has_whole_run_step_trace(e) || !use_built) data[i] = cluster::parse_rank_db(e, parse);
+    const load::RankEntry& e = *by_rank[i];
+    if (!has_whole_run_step_trace(e) || !use_built) data[i] = load::parse_rank_db(e, parse);
     if (!has_whole_run_step_trace(e)) return;
     // msprof-analyze reads distributed_args only from the rank directory's profiler_metadata.json.
-    cluster::RankData& d = data[i];
+    load::RankData& d = data[i];
     d.entry = e;
     d.has_metadata = false;
     d.metadata = {};
     d.has_step_trace = false;
     d.step_trace = {};
-    const fs::path meta = fs::path(e.path) / cluster::kMetadataJson;
+    const fs::path meta = fs::path(e.path) / load::kMetadataJson;
     std::error_code ec;
     io::Diagnostics reported;  // by the main run, which reads the same file
     if (fs::is_regular_file(meta, ec))
-      d.has_metadata = io::read_profiler_metadata(meta.string(), d.metadata, reported);
+      d.has_metadata = readers::read_profiler_metadata(meta.string(), d.metadata, reported);
     const auto totals = read_whole_run_totals(rank_db_file(e, false), rank_diag[i]);
     if (!totals) return;
     d.has_step_trace = true;
-    for (auto c : io::kStepTraceColumns) d.step_trace.columns.emplace_back(c);
-    io::StepTraceRow row;
+    for (auto c : readers::kStepTraceColumns) d.step_trace.columns.emplace_back(c);
+    readers::StepTraceRow row;
     row.no_step = true;
-    for (double v : cluster::totals_in_us(*totals)) row.values.push_back(v);
+    for (double v : msprof::totals_in_us(*totals)) row.values.push_back(v);
     d.step_trace.rows.push_back(std::move(row));
   });
   for (const auto& d : rank_diag) diag.append(d);
 
-  std::vector<cluster::PyIntSet> stages;
+  std::vector<msprof::PyIntSet> stages;
   if (use_built) {
     stages = built->trace.stages;
   } else {
-    const cluster::CommGroups groups = cluster::build_comm_groups(data, {}, scratch);
-    stages = cluster::infer_stages(groups);
+    const msprof::CommGroups groups = msprof::build_comm_groups(data, {}, scratch);
+    stages = msprof::infer_stages(groups);
   }
-  return cluster::build_cluster_step_trace_staged(data, stages, scratch);
+  return msprof::build_cluster_step_trace_staged(data, stages, scratch);
 }
 
 }  // namespace cs::recipes

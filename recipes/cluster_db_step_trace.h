@@ -18,17 +18,17 @@ namespace cs::recipes {
 
 // The rank's database file: its analysis database (analysis.db / communication_analyzer.db)
 // when `analysis`, else its profiler database; "" when it has none.
-std::string rank_db_file(const cluster::RankEntry& e, bool analysis);
+std::string rank_db_file(const load::RankEntry& e, bool analysis);
 
 // True for the layouts whose step trace is the whole-run row: MindSpore and CANN msprof.
-bool has_whole_run_step_trace(const cluster::RankEntry& e);
+bool has_whole_run_step_trace(const load::RankEntry& e);
 
 // Reads one profiler database's compute tasks (COMPUTE_TASK_INFO joined with TASK, msprof-
 // analyze's own query and so its row order) and COMMUNICATION_OP (with STRING_IDS for the op
 // names) and returns the whole-run totals. nullopt, with one warning naming the file, the table
 // and what to do, when the database cannot be opened, lacks one of those tables while it would
 // be read, or holds a NULL or non-integer time.
-std::optional<cluster::StepTraceTotals> read_whole_run_totals(const std::string& profiler_db,
+std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& profiler_db,
                                                               io::Diagnostics& diag);
 
 // The rows of ClusterStepTraceTime for `ranks` (the DB ranks of the job). `built` (may be null):
@@ -36,8 +36,8 @@ std::optional<cluster::StepTraceTotals> read_whole_run_totals(const std::string&
 // read from these ranks' DB exports; otherwise the ranks are read again. Whole-run ranks take
 // distributed_args from profiler_metadata.json only, as msprof-analyze does (without it the
 // DP/PP/TP columns are written as 0). Problems go to `diag`. `threads` read the ranks.
-cluster::ClusterStepTrace cluster_db_step_trace(const std::vector<cluster::RankEntry>& ranks,
-                                                const cluster::BuiltStepTrace* built, int threads,
+msprof::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry>& ranks,
+                                                const msprof::BuiltStepTrace* built, int threads,
                                                 io::Diagnostics& diag);
 
 }  // namespace cs::recipes

@@ -66,16 +66,16 @@ std::string memory_query(bool steps) {
 const std::vector<int64_t> kRange = {0, std::numeric_limits<int64_t>::max()};
 
 // Per step: summed memory-copy time and its not-overlapped part (us), steps sorted.
-Frame memory_frame(const Frame& rows, int rank) {
-  Frame out;
+frame::Frame memory_frame(const frame::Frame& rows, int rank) {
+  frame::Frame out;
   auto& r = out.add("rank");
   auto& step = out.add("step");
   auto& mem = out.add("memory");
   auto& not_ov = out.add("memoryNotOverlapComputationCommunication");
-  const auto& s = find_column(rows, "start")->cells;
-  const auto& e = find_column(rows, "end")->cells;
-  const auto& t = find_column(rows, "type")->cells;
-  for (const auto& g : group_rows(rows, {"step"}, true)) {
+  const auto& s = frame::find_column(rows, "start")->cells;
+  const auto& e = frame::find_column(rows, "end")->cells;
+  const auto& t = frame::find_column(rows, "type")->cells;
+  for (const auto& g : frame::group_rows(rows, {"step"}, true)) {
     std::vector<int64_t> gs, ge, gt;
     int64_t copies = 0;
     bool any = false;
@@ -89,33 +89,33 @@ Frame memory_frame(const Frame& rows, int rank) {
       }
     }
     if (!any) continue;  // inner merge with the steps that have copies
-    r.push_back(Cell::integer(rank));
-    step.push_back(find_column(rows, "step")->cells[g.front()]);
-    mem.push_back(Cell::real(static_cast<double>(copies) / 1000.0));
-    not_ov.push_back(Cell::real(memory_not_overlapped_us(gs, ge, gt)));
+    r.push_back(frame::Cell::integer(rank));
+    step.push_back(frame::find_column(rows, "step")->cells[g.front()]);
+    mem.push_back(frame::Cell::real(static_cast<double>(copies) / 1000.0));
+    not_ov.push_back(frame::Cell::real(memory_not_overlapped_us(gs, ge, gt)));
   }
   return out;
 }
 
-Cell minus(const Cell& a, const Cell& b) {
-  if (a.is_null() || b.is_null()) return Cell::null();
-  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i() - b.i());
-  return Cell::real(a.num() - b.num());
+frame::Cell minus(const frame::Cell& a, const frame::Cell& b) {
+  if (a.is_null() || b.is_null()) return frame::Cell::null();
+  if (a.kind == frame::Cell::Kind::kInt && b.kind == frame::Cell::Kind::kInt) return frame::Cell::integer(a.i() - b.i());
+  return frame::Cell::real(a.num() - b.num());
 }
 
-Cell plus(const Cell& a, const Cell& b) {
-  if (a.is_null() || b.is_null()) return Cell::null();
-  if (a.kind == Cell::Kind::kInt && b.kind == Cell::Kind::kInt) return Cell::integer(a.i() + b.i());
-  return Cell::real(a.num() + b.num());
+frame::Cell plus(const frame::Cell& a, const frame::Cell& b) {
+  if (a.is_null() || b.is_null()) return frame::Cell::null();
+  if (a.kind == frame::Cell::Kind::kInt && b.kind == frame::Cell::Kind::kInt) return frame::Cell::integer(a.i() + b.i());
+  return frame::Cell::real(a.num() + b.num());
 }
 
 // fillna(0) keeping pandas' dtype: a float column (numbers with NULLs or floats) becomes all
 // floats.
-void fill_zero(FrameColumn& c) {
-  const bool is_float = c.dtype() == Dtype::kFloat64;
+void fill_zero(frame::FrameColumn& c) {
+  const bool is_float = c.dtype() == frame::Dtype::kFloat64;
   for (auto& cell : c.cells) {
-    if (cell.is_null()) cell = Cell::integer(0);
-    if (is_float) cell = Cell::real(cell.num());
+    if (cell.is_null()) cell = frame::Cell::integer(0);
+    if (is_float) cell = frame::Cell::real(cell.num());
   }
 }
 
@@ -158,40 +158,40 @@ double memory_not_overlapped_us(const std::vector<int64_t>& start, const std::ve
   return static_cast<double>(total) / 1000.0;
 }
 
-bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
+bool ClusterTimeSummary::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
   if (!map_communication_groups(paths, out, diag)) return false;
-  RankDb prof(paths.profiler_db, diag);
-  RankDb ana(paths.analysis_db, diag);
+  frame::RankDb prof(paths.profiler_db, diag);
+  frame::RankDb ana(paths.analysis_db, diag);
   if (!prof.ok() || !ana.ok()) return false;
   const bool steps = prof.has_table("STEP_TIME");
-  Frame st;
+  frame::Frame st;
   if (steps && !prof.query("SELECT id, startNs, endNs FROM STEP_TIME", {}, st, "STEP_TIME", diag))
     return false;
-  Frame step_time;
+  frame::Frame step_time;
   auto& r = step_time.add("rank");
   auto& s = step_time.add("step");
   auto& t = step_time.add("stepTime");
   for (size_t i = 0; i < st.rows(); ++i) {
-    r.push_back(Cell::integer(paths.rank));
+    r.push_back(frame::Cell::integer(paths.rank));
     s.push_back(st.columns[0].cells[i]);
-    const Cell d = minus(st.columns[2].cells[i], st.columns[1].cells[i]);
-    t.push_back(d.is_null() ? d : Cell::real(d.num() / 1000.0));
+    const frame::Cell d = minus(st.columns[2].cells[i], st.columns[1].cells[i]);
+    t.push_back(d.is_null() ? d : frame::Cell::real(d.num() / 1000.0));
   }
   if (st.rows() == 0) {
-    r.push_back(Cell::integer(paths.rank));
-    s.push_back(Cell::integer(-1));
-    t.push_back(Cell::null());
+    r.push_back(frame::Cell::integer(paths.rank));
+    s.push_back(frame::Cell::integer(-1));
+    t.push_back(frame::Cell::null());
   }
   out["step_time"] = std::move(step_time);
   if (ana.has_table("StepTraceTime")) {
-    Frame trace;
+    frame::Frame trace;
     if (!ana.query("SELECT step, computing, communication_not_overlapped, overlapped, "
                    "communication, free FROM StepTraceTime",
                    {}, trace, "StepTraceTime", diag))
       return false;
     for (auto& c : trace.columns[0].cells) {
-      if (c.is_null()) c = Cell::text("-1");
-      if (c.kind == Cell::Kind::kText) {
+      if (c.is_null()) c = frame::Cell::text("-1");
+      if (c.kind == frame::Cell::Kind::kText) {
         char* endp = nullptr;
         const long long v = std::strtoll(c.str().c_str(), &endp, 10);
         if (c.str().empty() || *endp != '\0') {
@@ -200,8 +200,8 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
                      "msprof-analyze cannot summarise this job either");
           return false;
         }
-        c = Cell::integer(v);
-      } else if (c.kind == Cell::Kind::kReal) {
+        c = frame::Cell::integer(v);
+      } else if (c.kind == frame::Cell::Kind::kReal) {
         // Truncated, as pandas' astype(int); infinite or beyond int64, pandas refuses it too
         // (and the conversion would be undefined).
         if (!(c.num() > -9.2e18 && c.num() < 9.2e18)) {
@@ -210,24 +210,24 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
                      "msprof-analyze cannot summarise this job either");
           return false;
         }
-        c = Cell::integer(static_cast<int64_t>(c.num()));
+        c = frame::Cell::integer(static_cast<int64_t>(c.num()));
       }
     }
-    trace.columns.push_front(FrameColumn{"rank", {}, false});
-    trace.columns.front().cells.assign(trace.columns[1].cells.size(), Cell::integer(paths.rank));
+    trace.columns.push_front(frame::FrameColumn{"rank", {}, false});
+    trace.columns.front().cells.assign(trace.columns[1].cells.size(), frame::Cell::integer(paths.rank));
     if (trace.rows() > 0) out["step_trace"] = std::move(trace);
   }
   for (const char* tbl : {"COMMUNICATION_OP", "RANK_DEVICE_MAP", "STRING_IDS", "CANN_API"})
     if (!prof.has_table(tbl)) return true;
   // The scans give the SQL's rows or decline, and then the SQL runs (and reports).
   TimeSummaryScan scan(prof.database());
-  Frame comm;
+  frame::Frame comm;
   if (!scan.communication(comm_query(steps), kRange[0], kRange[1], comm) &&
       !prof.query(comm_query(steps), kRange, comm, "COMMUNICATION_OP", diag))
     return false;
   if (comm.rows() > 0) out["communication"] = std::move(comm);
   if (!prof.has_table("TASK") || !prof.has_table("COMPUTE_TASK_INFO")) return true;
-  Frame mem;
+  frame::Frame mem;
   if (!scan.overlap(memory_query(steps), kRange[0], kRange[1], mem) &&
       !prof.query(memory_query(steps), kRange, mem, "TASK", diag))
     return false;
@@ -237,18 +237,18 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, FrameSet& out, io::Diagno
 
 bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                                 io::Diagnostics& diag) const {
-  std::map<std::string, std::vector<const Frame*>> by_kind;
+  std::map<std::string, std::vector<const frame::Frame*>> by_kind;
   for (const auto& p : parts)
     if (p.used)
       for (const auto& [k, f] : p.frames)
         if (f.rows() > 0) by_kind[k].push_back(&f);
   auto all = [&](const char* k) {
     const auto& v = by_kind[k];
-    return v.empty() ? Frame{} : concat_frames(v, column_union(v));
+    return v.empty() ? frame::Frame{} : frame::concat_frames(v, frame::column_union(v));
   };
-  const Frame step_time = all("step_time"), trace = all("step_trace"), comm = all("communication"),
+  const frame::Frame step_time = all("step_time"), trace = all("step_trace"), comm = all("communication"),
               memory = all("memory");
-  Frame mapping;
+  frame::Frame mapping;
   auto skip = [&](const std::string& why) {
     diag.warn(out.cluster_output_dir, 0, "cluster_time_summary: " + why, "nothing was written");
     return true;
@@ -257,14 +257,14 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
   if (comm.rows() == 0 || !build_group_mapping(parts, mapping))
     return skip("no communication data");
   // Transmit stage: the fastest instance of each (group, op, step); wait: the rest.
-  const bool float_steps = find_column(comm, "step")->dtype() == Dtype::kFloat64;
-  Frame keyed = comm;
-  for (auto& c : find_column(keyed, "groupName")->cells)
-    if (c.kind == Cell::Kind::kText) c = Cell::text(double_hash_text(c.str()));
-  const auto& ct = find_column(keyed, "communication_time")->cells;
+  const bool float_steps = frame::find_column(comm, "step")->dtype() == frame::Dtype::kFloat64;
+  frame::Frame keyed = comm;
+  for (auto& c : frame::find_column(keyed, "groupName")->cells)
+    if (c.kind == frame::Cell::Kind::kText) c = frame::Cell::text(double_hash_text(c.str()));
+  const auto& ct = frame::find_column(keyed, "communication_time")->cells;
   std::vector<double> transmit(keyed.rows(), 0.0);
   std::vector<bool> kept(keyed.rows(), false);
-  for (const auto& g : group_rows(keyed, {"groupName", "opName", "step"}, false)) {
+  for (const auto& g : frame::group_rows(keyed, {"groupName", "opName", "step"}, false)) {
     double lo = std::numeric_limits<double>::infinity();
     for (size_t i : g)
       if (ct[i].is_number()) lo = std::min(lo, ct[i].num());
@@ -273,13 +273,13 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
       kept[i] = true;
     }
   }
-  Frame stages;
+  frame::Frame stages;
   auto& tr = stages.add("rank");
   auto& ts = stages.add("step");
   auto& tw = stages.add("communicationWaitStageTime");
   auto& tt = stages.add("communicationTransmitStageTime");
   std::set<std::string> comm_ranks;
-  for (const auto& g : group_rows(keyed, {"rank", "step"}, true)) {
+  for (const auto& g : frame::group_rows(keyed, {"rank", "step"}, true)) {
     std::vector<double> wait, trans;
     for (size_t i : g)
       if (kept[i]) {
@@ -287,27 +287,27 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
         trans.push_back(transmit[i]);
       }
     if (wait.empty()) continue;
-    tr.push_back(find_column(keyed, "rank")->cells[g.front()]);
-    const Cell& st = find_column(keyed, "step")->cells[g.front()];
-    ts.push_back(float_steps ? Cell::real(st.num()) : st);
-    tw.push_back(Cell::real(kahan_sum(wait)));
-    tt.push_back(Cell::real(kahan_sum(trans)));
+    tr.push_back(frame::find_column(keyed, "rank")->cells[g.front()]);
+    const frame::Cell& st = frame::find_column(keyed, "step")->cells[g.front()];
+    ts.push_back(float_steps ? frame::Cell::real(st.num()) : st);
+    tw.push_back(frame::Cell::real(frame::kahan_sum(wait)));
+    tt.push_back(frame::Cell::real(frame::kahan_sum(trans)));
   }
-  for (const auto& c : find_column(comm, "rank")->cells) comm_ranks.insert(cell_key(c));
+  for (const auto& c : frame::find_column(comm, "rank")->cells) comm_ranks.insert(frame::cell_key(c));
   if (stages.rows() == 0) return skip("no communication op in a step");
   // Outer merges on (rank, step), sorted by rank then step.
-  const std::vector<const Frame*> frames = {&step_time, &trace, &stages, &memory};
+  const std::vector<const frame::Frame*> frames = {&step_time, &trace, &stages, &memory};
   std::map<std::pair<int64_t, std::string>, std::vector<std::pair<size_t, size_t>>> rows;
-  std::map<std::pair<int64_t, std::string>, Cell> step_cell;
+  std::map<std::pair<int64_t, std::string>, frame::Cell> step_cell;
   bool step_float = false;
   for (size_t f = 0; f < frames.size(); ++f) {
-    const Frame& fr = *frames[f];
+    const frame::Frame& fr = *frames[f];
     if (fr.rows() == 0) continue;
-    const FrameColumn* sc = find_column(fr, "step");
-    if (sc->dtype() == Dtype::kFloat64) step_float = true;
+    const frame::FrameColumn* sc = frame::find_column(fr, "step");
+    if (sc->dtype() == frame::Dtype::kFloat64) step_float = true;
     for (size_t i = 0; i < fr.rows(); ++i) {
       const auto key =
-          std::make_pair(find_column(fr, "rank")->cells[i].i(), cell_key(sc->cells[i]));
+          std::make_pair(frame::find_column(fr, "rank")->cells[i].i(), frame::cell_key(sc->cells[i]));
       rows[key].emplace_back(f, i);
       step_cell.emplace(key, sc->cells[i]);
     }
@@ -316,7 +316,7 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
   for (const auto& [k, _] : rows) keys.push_back(k);
   std::stable_sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
-    return compare_cells(step_cell[a], step_cell[b]) < 0;
+    return frame::compare_cells(step_cell[a], step_cell[b]) < 0;
   });
   const std::vector<std::pair<size_t, std::string>> value_cols = {
       {0, "stepTime"},
@@ -329,19 +329,19 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
       {2, "communicationTransmitStageTime"},
       {3, "memory"},
       {3, "memoryNotOverlapComputationCommunication"}};
-  Frame res;
+  frame::Frame res;
   auto& rank = res.add("rank");
   auto& step = res.add("step");
   for (const auto& [f, n] : value_cols) res.add(n);
   for (const auto& k : keys) {
-    rank.push_back(Cell::integer(k.first));
-    const Cell& sc = step_cell[k];
-    step.push_back(step_float ? Cell::real(sc.num()) : sc);
+    rank.push_back(frame::Cell::integer(k.first));
+    const frame::Cell& sc = step_cell[k];
+    step.push_back(step_float ? frame::Cell::real(sc.num()) : sc);
     for (size_t v = 0; v < value_cols.size(); ++v) {
-      Cell cell;
+      frame::Cell cell;
       for (const auto& [f, i] : rows[k])
         if (f == value_cols[v].first)
-          if (const FrameColumn* c = find_column(*frames[f], value_cols[v].second))
+          if (const frame::FrameColumn* c = frame::find_column(*frames[f], value_cols[v].second))
             cell = c->cells[i];
       res.columns[2 + v].push_back(cell);
     }
@@ -354,7 +354,7 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
   for (size_t r = 0; r < res.rows(); ++r)
     res.columns[7].cells[r] = minus(res.columns[7].cells[r], res.columns[11].cells[r]);
   if (comm_ranks.size() == 1)
-    for (size_t c : {8, 9}) res.columns[c].cells.assign(res.rows(), Cell::integer(0));
+    for (size_t c : {8, 9}) res.columns[c].cells.assign(res.rows(), frame::Cell::integer(0));
   if (out.export_type == ExportType::kDb) {
     const char* names[] = {"rank",
                            "step",
@@ -369,7 +369,7 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
                            "memory",
                            "memoryNotOverlapComputationCommunication"};
     for (size_t c = 0; c < res.columns.size(); ++c) res.columns[c].name = names[c];
-    return write_frame_sqlite(res, out.db_path(dir_name()), "ClusterTimeSummary", diag,
+    return frame::write_frame_sqlite(res, out.db_path(dir_name()), "ClusterTimeSummary", diag,
                               out.threads);
   }
   const char* names[] = {"Rank",
@@ -385,7 +385,7 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
                          "Memory(us)",
                          "Memory Not Overlap Computation Communication(us)"};
   for (size_t c = 0; c < res.columns.size(); ++c) res.columns[c].name = names[c];
-  return write_frame_csv(res, out.dir(dir_name()) + "/cluster_time_summary_" + utc_stamp() + ".csv",
+  return frame::write_frame_csv(res, out.dir(dir_name()) + "/cluster_time_summary_" + utc_stamp() + ".csv",
                          diag);
 }
 

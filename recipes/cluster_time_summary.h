@@ -18,7 +18,7 @@ class ClusterTimeSummary : public Recipe {
   std::string dir_name() const override { return "ClusterTimeSummary"; }
   bool needs_profiler_db() const override { return true; }
   bool needs_analysis_db() const override { return true; }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };

@@ -89,19 +89,19 @@ bool TimeSummaryScan::load_steps() {
   return true;
 }
 
-void TimeSummaryScan::steps_of(int64_t t, std::vector<const Cell*>& ids) const {
-  static const Cell kNull;
+void TimeSummaryScan::steps_of(int64_t t, std::vector<const frame::Cell*>& ids) const {
+  static const frame::Cell kNull;
   ids.clear();
   for (const Step& s : *steps_)
     if (s.has_range && t >= s.start && t <= s.end) ids.push_back(&s.id);
   if (ids.empty()) ids.push_back(&kNull);
 }
 
-bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
+bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t hi, frame::Frame& out) {
   if (!db::query_plan_is(db_, sql, kCommunicationPlan) || !load_cann() || !load_steps())
     return false;
   int rc;
-  std::unordered_map<int64_t, Cell> strings;
+  std::unordered_map<int64_t, frame::Cell> strings;
   {
     TableScan s(db_, "SELECT id, value FROM STRING_IDS");
     if (!s.ok()) return false;
@@ -111,14 +111,14 @@ bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t 
     }
     if (rc != 0) return false;
   }
-  std::vector<Cell> ranks;
+  std::vector<frame::Cell> ranks;
   {
     TableScan s(db_, "SELECT rankId FROM RANK_DEVICE_MAP NOT INDEXED");
     if (!s.ok()) return false;
     while ((rc = s.next()) == 1) ranks.push_back(s.cell(0));
     if (rc != 0) return false;
   }
-  Frame f;
+  frame::Frame f;
   auto& rank = f.add("rank");
   auto& group = f.add("groupName");
   auto& op = f.add("opName");
@@ -128,7 +128,7 @@ bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t 
               "SELECT opName, startNs, endNs, connectionId, groupName FROM COMMUNICATION_OP "
               "NOT INDEXED");
   if (!s.ok()) return false;
-  std::vector<const Cell*> ids;
+  std::vector<const frame::Cell*> ids;
   while ((rc = s.next()) == 1) {
     for (int c : {0, 1, 2, 3, 4})
       if (!s.is_int_or_null(c)) return false;
@@ -138,15 +138,15 @@ bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t 
     const auto g = strings.find(s.integer(4));
     const auto o = strings.find(s.integer(0));
     if (g == strings.end() || o == strings.end()) continue;
-    Cell t;  // (endNs - startNs) / 1000.0; NULL when either is NULL
+    frame::Cell t;  // (endNs - startNs) / 1000.0; NULL when either is NULL
     if (s.is_int(1) && s.is_int(2)) {
       int64_t d = 0;
       if (__builtin_sub_overflow(s.integer(2), s.integer(1), &d)) return false;
-      t = Cell::real(static_cast<double>(d) / 1000.0);
+      t = frame::Cell::real(static_cast<double>(d) / 1000.0);
     }
     steps_of(*api->second, ids);
-    for (const Cell& r : ranks)
-      for (const Cell* id : ids) {
+    for (const frame::Cell& r : ranks)
+      for (const frame::Cell* id : ids) {
         rank.push_back(r);
         group.push_back(g->second);
         op.push_back(o->second);
@@ -191,7 +191,7 @@ bool first_string_id(const db::Database& db, std::string_view text, std::optiona
 
 }  // namespace
 
-bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, Frame& out) {
+bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, frame::Frame& out) {
   if (!db::query_plan_is(db_, sql, kOverlapPlan) || !load_cann() || !load_steps()) return false;
   int rc;
   std::unordered_set<int64_t> compute;
@@ -248,18 +248,18 @@ bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, Fr
     if (before(b.has_end, b.end, a.has_end, a.end)) return false;
     return a.type < b.type;
   });
-  Frame f;
+  frame::Frame f;
   auto& start = f.add("start");
   auto& end = f.add("end");
   auto& type = f.add("type");
   auto& step = f.add("step");
-  std::vector<const Cell*> ids;
+  std::vector<const frame::Cell*> ids;
   for (const OverlapRow& r : rows) {
     steps_of(r.api, ids);
-    for (const Cell* id : ids) {
-      start.push_back(r.has_start ? Cell::integer(r.start) : Cell::null());
-      end.push_back(r.has_end ? Cell::integer(r.end) : Cell::null());
-      type.push_back(Cell::integer(r.type));
+    for (const frame::Cell* id : ids) {
+      start.push_back(r.has_start ? frame::Cell::integer(r.start) : frame::Cell::null());
+      end.push_back(r.has_end ? frame::Cell::integer(r.end) : frame::Cell::null());
+      type.push_back(frame::Cell::integer(r.type));
       step.push_back(*id);
     }
   }

@@ -23,22 +23,22 @@ class TimeSummaryScan {
 
   // The communication query `sql` (STEP_TIME joined) with its range [lo, hi] on the CANN start:
   // columns rank, groupName, opName, communication_time, step. False: run the SQL.
-  bool communication(const std::string& sql, int64_t lo, int64_t hi, Frame& out);
+  bool communication(const std::string& sql, int64_t lo, int64_t hi, frame::Frame& out);
   // The memory query `sql` (STEP_TIME joined) with its range [lo, hi] on the launch time:
   // columns start, end, type, step, ordered by (start, end), ties in the query's order. False:
   // run the SQL.
-  bool overlap(const std::string& sql, int64_t lo, int64_t hi, Frame& out);
+  bool overlap(const std::string& sql, int64_t lo, int64_t hi, frame::Frame& out);
 
  private:
   struct Step {
-    Cell id;
+    frame::Cell id;
     bool has_range = false;  // start and end are not NULL
     int64_t start = 0, end = 0;
   };
   bool load_cann();
   bool load_steps();
   // Appends the STEP_TIME ids whose [start, end] holds `t` (in table order), or one NULL.
-  void steps_of(int64_t t, std::vector<const Cell*>& ids) const;
+  void steps_of(int64_t t, std::vector<const frame::Cell*>& ids) const;
 
   const db::Database& db_;
   std::optional<std::unordered_map<int64_t, std::optional<int64_t>>> cann_;  // id -> startNs

@@ -67,8 +67,8 @@ MetaRead parallel_group_info_direct(const std::string& path, std::string& out) {
 }
 
 // META_DATA's parallel_group_info as rows (group_name, group_id, pg_name, global_ranks).
-void read_parallel_info(const std::string& db_path, Frame& out, io::Diagnostics& diag) {
-  out = Frame{};
+void read_parallel_info(const std::string& db_path, frame::Frame& out, io::Diagnostics& diag) {
+  out = frame::Frame{};
   auto& gname = out.add("group_name");
   auto& gid = out.add("group_id");
   auto& pg = out.add("pg_name");
@@ -81,12 +81,12 @@ void read_parallel_info(const std::string& db_path, Frame& out, io::Diagnostics&
     case MetaRead::kFound:
       break;
     case MetaRead::kAskSqlite: {
-      RankDb db(db_path, diag);
+      frame::RankDb db(db_path, diag);
       if (!db.ok() || !db.has_table("META_DATA")) return;
-      Frame meta;
+      frame::Frame meta;
       if (!db.query("SELECT value FROM META_DATA WHERE name = 'parallel_group_info' LIMIT 1", {},
                     meta, "META_DATA", diag) ||
-          meta.rows() == 0 || meta.columns[0].cells[0].kind != Cell::Kind::kText)
+          meta.rows() == 0 || meta.columns[0].cells[0].kind != frame::Cell::Kind::kText)
         return;
       info = meta.columns[0].cells[0].str();
       break;
@@ -115,10 +115,10 @@ void read_parallel_info(const std::string& db_path, Frame& out, io::Diagnostics&
         }
     }
     std::sort(ranks.begin(), ranks.end());
-    gname.push_back(Cell::text(double_hash_text(id)));
-    gid.push_back(Cell::text(id));
-    pg.push_back(Cell::text(pg_name));
-    granks.push_back(Cell::text(rank_tuple(ranks)));
+    gname.push_back(frame::Cell::text(double_hash_text(id)));
+    gid.push_back(frame::Cell::text(id));
+    pg.push_back(frame::Cell::text(pg_name));
+    granks.push_back(frame::Cell::text(rank_tuple(ranks)));
   }
 }
 
@@ -133,37 +133,37 @@ std::string double_hash_text(const std::string& s) {
   return std::to_string((h0 << 32) | h1);
 }
 
-void communication_groups_from(const RankDbPaths& paths, const Frame* time_rows, FrameSet& out,
+void communication_groups_from(const RankDbPaths& paths, const frame::Frame* time_rows, frame::FrameSet& out,
                                io::Diagnostics& diag) {
-  Frame groups;
+  frame::Frame groups;
   auto& gname = groups.add("group_name");
   auto& rank = groups.add("rank_id");
   auto& type = groups.add("type");
   if (time_rows) {
-    const FrameColumn& ops = *find_column(*time_rows, "hccl_op_name");
-    const FrameColumn& names = *find_column(*time_rows, "group_name");
+    const frame::FrameColumn& ops = *frame::find_column(*time_rows, "hccl_op_name");
+    const frame::FrameColumn& names = *frame::find_column(*time_rows, "group_name");
     std::unordered_set<std::string> seen;
     for (size_t r = 0; r < time_rows->rows(); ++r) {
-      const Cell& op = ops.cells[r];
-      const Cell& g = names.cells[r];
+      const frame::Cell& op = ops.cells[r];
+      const frame::Cell& g = names.cells[r];
       const std::string t =
-          op.kind == Cell::Kind::kText && is_p2p_op(op.str()) ? "p2p" : "collective";
-      if (!seen.insert(cell_key(g) + '\x1f' + t).second) continue;
+          op.kind == frame::Cell::Kind::kText && is_p2p_op(op.str()) ? "p2p" : "collective";
+      if (!seen.insert(frame::cell_key(g) + '\x1f' + t).second) continue;
       gname.push_back(g);
-      rank.push_back(Cell::integer(paths.rank));
-      type.push_back(Cell::text(t));
+      rank.push_back(frame::Cell::integer(paths.rank));
+      type.push_back(frame::Cell::text(t));
     }
   }
-  Frame parallel;
+  frame::Frame parallel;
   if (groups.rows() > 0) read_parallel_info(paths.profiler_db, parallel, diag);
   out["comm_groups"] = std::move(groups);
   out["parallel_info"] = std::move(parallel);
 }
 
-bool map_communication_groups(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) {
-  RankDb db(paths.analysis_db, diag);
+bool map_communication_groups(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) {
+  frame::RankDb db(paths.analysis_db, diag);
   if (!db.ok()) return false;
-  Frame rows;
+  frame::Frame rows;
   const bool has_time = db.has_table("CommAnalyzerTime");
   if (has_time && !db.query("SELECT hccl_op_name, group_name FROM CommAnalyzerTime", {}, rows,
                             "CommAnalyzerTime", diag))
@@ -172,24 +172,24 @@ bool map_communication_groups(const RankDbPaths& paths, FrameSet& out, io::Diagn
   return true;
 }
 
-bool build_group_mapping(const std::vector<RankPartial>& parts, Frame& out) {
+bool build_group_mapping(const std::vector<RankPartial>& parts, frame::Frame& out) {
   // (type, group_name) -> ranks, in groupby's sorted order.
   struct Key {
-    Cell type, group;
+    frame::Cell type, group;
     bool operator<(const Key& o) const {
-      const int c = compare_cells(type, o.type);
-      return c != 0 ? c < 0 : compare_cells(group, o.group) < 0;
+      const int c = frame::compare_cells(type, o.type);
+      return c != 0 ? c < 0 : frame::compare_cells(group, o.group) < 0;
     }
   };
   std::map<Key, std::set<int64_t>> groups;
-  std::vector<const Frame*> infos;
+  std::vector<const frame::Frame*> infos;
   for (const auto& p : parts) {
     if (!p.used) continue;
     auto it = p.frames.find("comm_groups");
     if (it != p.frames.end()) {
-      const Frame& f = it->second;
+      const frame::Frame& f = it->second;
       for (size_t r = 0; r < f.rows(); ++r) {
-        const Cell& g = f.columns[0].cells[r];
+        const frame::Cell& g = f.columns[0].cells[r];
         if (g.is_null()) continue;
         groups[Key{f.columns[2].cells[r], g}].insert(f.columns[1].cells[r].i());
       }
@@ -199,19 +199,19 @@ bool build_group_mapping(const std::vector<RankPartial>& parts, Frame& out) {
   }
   if (groups.empty()) return false;
   // Parallel group info of every rank, duplicates dropped, first seen first.
-  std::vector<std::vector<Cell>> info_rows;
+  std::vector<std::vector<frame::Cell>> info_rows;
   std::set<std::string> seen;
-  for (const Frame* f : infos)
+  for (const frame::Frame* f : infos)
     for (size_t r = 0; r < f->rows(); ++r) {
-      std::vector<Cell> row;
+      std::vector<frame::Cell> row;
       std::string key;
       for (const auto& c : f->columns) {
         row.push_back(c.cells[r]);
-        key += cell_key(c.cells[r]) + '\x1f';
+        key += frame::cell_key(c.cells[r]) + '\x1f';
       }
       if (seen.insert(key).second) info_rows.push_back(std::move(row));
     }
-  out = Frame{};
+  out = frame::Frame{};
   auto& type = out.add("type");
   auto& rank_set = out.add("rank_set");
   auto& gname = out.add("group_name");
@@ -226,36 +226,36 @@ bool build_group_mapping(const std::vector<RankPartial>& parts, Frame& out) {
       const std::string& global = row[3].str();
       const bool use_global = !global.empty() && global != "[]" && global != set;
       type.push_back(key.type);
-      rank_set.push_back(Cell::text(use_global ? global : set));
+      rank_set.push_back(frame::Cell::text(use_global ? global : set));
       gname.push_back(key.group);
       gid.push_back(row[1]);
       pg.push_back(row[2]);
     }
     if (!matched) {
       type.push_back(key.type);
-      rank_set.push_back(Cell::text(set));
+      rank_set.push_back(frame::Cell::text(set));
       gname.push_back(key.group);
-      gid.push_back(Cell::text(""));
-      pg.push_back(Cell::text(""));
+      gid.push_back(frame::Cell::text(""));
+      pg.push_back(frame::Cell::text(""));
     }
   }
   return true;
 }
 
-bool CommunicationGroupMap::map(const RankDbPaths& paths, FrameSet& out,
+bool CommunicationGroupMap::map(const RankDbPaths& paths, frame::FrameSet& out,
                                 io::Diagnostics& diag) const {
   return map_communication_groups(paths, out, diag);
 }
 
 bool CommunicationGroupMap::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                                    io::Diagnostics& diag) const {
-  Frame mapping;
+  frame::Frame mapping;
   if (!build_group_mapping(parts, mapping)) {
     diag.warn(out.cluster_output_dir, 0, "communication_group_map: no communication group found",
               "nothing was written");
     return true;
   }
-  return write_frame_sqlite(mapping, out.db_path(dir_name()), "CommunicationGroupMapping", diag);
+  return frame::write_frame_sqlite(mapping, out.db_path(dir_name()), "CommunicationGroupMapping", diag);
 }
 
 }  // namespace cs::recipes

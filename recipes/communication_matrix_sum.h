@@ -19,7 +19,7 @@ class CommunicationMatrixSum : public Recipe {
   std::string name() const override { return "communication_matrix_sum"; }
   std::string dir_name() const override { return "CommMatrixSum"; }
   bool needs_analysis_db() const override { return true; }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   WriteStep merge(const std::vector<RankPartial>& parts, int threads,
                   io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
@@ -28,12 +28,12 @@ class CommunicationMatrixSum : public Recipe {
 
 // The map step on `paths.analysis_db` already open as `db` (cluster -m all reads it once for
 // both communication recipes: recipes/communication_sums_map.h).
-bool map_communication_matrix(RankDb& db, const RankDbPaths& paths, FrameSet& out,
+bool map_communication_matrix(frame::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
                               io::Diagnostics& diag);
 
 // The merged matrix from the ranks' CommAnalyzerMatrix frames (in rank order); `ranks[i]` is
 // the global rank of frames[i]. An empty frame when no link could be mapped.
-Frame merge_communication_matrix(const std::vector<const Frame*>& frames,
+frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
                                  const std::vector<int>& ranks);
 
 }  // namespace cs::recipes

@@ -17,7 +17,7 @@ class CommunicationTimeSum : public Recipe {
   std::string name() const override { return "communication_time_sum"; }
   std::string dir_name() const override { return "CommunicationTimeSum"; }
   bool needs_analysis_db() const override { return true; }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   WriteStep merge(const std::vector<RankPartial>& parts, int threads,
                   io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
@@ -26,16 +26,16 @@ class CommunicationTimeSum : public Recipe {
 
 // The map step on `paths.analysis_db` already open as `db` (cluster -m all reads it once for
 // both communication recipes: recipes/communication_sums_map.h).
-bool map_communication_time(RankDb& db, const RankDbPaths& paths, FrameSet& out,
+bool map_communication_time(frame::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
                             io::Diagnostics& diag);
 
 // The time table with its per-(step, rank, group) totals appended (msprof-analyze's
 // _compute_time_info); `mapping` is the CommunicationGroupMapping frame.
 // `time`'s columns become the result's (no copy when they have room for the totals).
-Frame communication_time_with_totals(Frame time, const Frame& mapping);
+frame::Frame communication_time_with_totals(frame::Frame time, const frame::Frame& mapping);
 // The bandwidth table with its per-(group, step, rank, transport, packet size) totals appended
 // (msprof-analyze's _compute_bandwidth_info).
 // `bandwidth`'s columns become the result's, as above.
-Frame communication_bandwidth_with_totals(Frame bandwidth, const Frame& mapping);
+frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth, const frame::Frame& mapping);
 
 }  // namespace cs::recipes

@@ -24,19 +24,19 @@ const char* kQuery =
 
 // pd.concat(describe_duration(df.groupby(keys)).assign(Rank=rank) for each rank), sorted by
 // descending SumNs; the ranks described on up to `threads` threads.
-Frame per_rank(const std::vector<const Frame*>& frames, const std::vector<std::string>& keys,
+frame::Frame per_rank(const std::vector<const frame::Frame*>& frames, const std::vector<std::string>& keys,
                int threads) {
-  std::vector<Frame> parts(frames.size());
+  std::vector<frame::Frame> parts(frames.size());
   runtime::parallel_for(frames.size(), threads, [&](size_t i) {
-    parts[i] = describe_duration(*frames[i], keys, "Duration");
-    assign(parts[i], "Rank", find_column(*frames[i], "Rank")->cells.front());
+    parts[i] = frame::describe_duration(*frames[i], keys, "Duration");
+    frame::assign(parts[i], "Rank", frame::find_column(*frames[i], "Rank")->cells.front());
   });
-  std::vector<const Frame*> ptrs;
+  std::vector<const frame::Frame*> ptrs;
   for (const auto& p : parts) ptrs.push_back(&p);
-  const std::vector<std::string> names = column_union(ptrs);
-  Frame all = concat_frames(std::move(parts), names);
+  const std::vector<std::string> names = frame::column_union(ptrs);
+  frame::Frame all = frame::concat_frames(std::move(parts), names);
   all.index_columns = keys.size();
-  return sort_by(all, "SumNs", false);
+  return frame::sort_by(all, "SumNs", false);
 }
 
 }  // namespace
@@ -45,22 +45,22 @@ const char* compute_op_sum_sql() {
   return kQuery;
 }
 
-bool ComputeOpSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
+bool ComputeOpSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
   return map_profiler_query(paths, kQuery, {"COMPUTE_TASK_INFO", "TASK", "STRING_IDS"}, out, diag,
                             scan_compute_ops);
 }
 
 bool ComputeOpSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                           io::Diagnostics& diag) const {
-  std::vector<const Frame*> frames;
+  std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
-  const Frame by_type = per_rank(frames, {"OpType", "TaskType"}, out.threads);
-  const Frame all = concat_frames(frames, column_union(frames));
-  const Frame all_stats =
-      sort_by(describe_duration(all, {"OpType", "TaskType"}, "Duration"), "SumNs", false);
-  const Frame by_name =
+  const frame::Frame by_type = per_rank(frames, {"OpType", "TaskType"}, out.threads);
+  const frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
+  const frame::Frame all_stats =
+      frame::sort_by(frame::describe_duration(all, {"OpType", "TaskType"}, "Duration"), "SumNs", false);
+  const frame::Frame by_name =
       per_rank(frames, {"OpName", "OpType", "TaskType", "InputShapes"}, out.threads);
   return dump_recipe_frame(all_stats, out, dir_name(), "all_stats.csv", "ComputeOpAllRankStats",
                            diag) &&

@@ -15,7 +15,7 @@ class ComputeOpSum : public Recipe {
   std::string name() const override { return "compute_op_sum"; }
   std::string dir_name() const override { return "ComputeOpSum"; }
   bool needs_profiler_db() const override { return true; }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };

@@ -33,22 +33,22 @@ bool int_or_null(const TableScan& s, int c) {
 struct OpRow {
   int64_t start, task_id, rowid;
   size_t op;  // its COMPUTE_TASK_INFO row
-  Cell duration;
+  frame::Cell duration;
 };
 
 }  // namespace
 
 bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
-                      Frame& out) {
+                      frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan, db::task_index_is_start_then_task_id)) return false;
   int rc;
   StringCells strings;  // STRING_IDS by id (its primary key)
   if (!strings.load(db)) return false;
   auto text_of = [&](const TableScan& s, int c) {
-    return s.is_int(c) ? strings.find(s.integer(c)) : Cell::null();
+    return s.is_int(c) ? strings.find(s.integer(c)) : frame::Cell::null();
   };
   // COMPUTE_TASK_INFO by globalTaskId (its primary key): name, opType, taskType, inputShapes.
-  std::vector<std::pair<int64_t, std::array<Cell, 4>>> ops;
+  std::vector<std::pair<int64_t, std::array<frame::Cell, 4>>> ops;
   {
     TableScan s(db,
                 "SELECT globalTaskId, name, opType, taskType, inputShapes FROM COMPUTE_TASK_INFO");
@@ -75,13 +75,13 @@ bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo
       auto op = std::lower_bound(ops.begin(), ops.end(), task_id,
                                  [](const auto& p, int64_t k) { return p.first < k; });
       if (op == ops.end() || op->first != task_id) continue;
-      Cell duration;  // round(endNs - startNs): a real, NULL when endNs is
+      frame::Cell duration;  // round(endNs - startNs): a real, NULL when endNs is
       if (s.is_int(1)) {
         int64_t d = 0;
         if (__builtin_sub_overflow(s.integer(1), start, &d) || d >= kExactRound ||
             d <= -kExactRound)
           return false;
-        duration = Cell::real(static_cast<double>(d));
+        duration = frame::Cell::real(static_cast<double>(d));
       }
       rows.push_back(
           {start, task_id, s.integer(3), static_cast<size_t>(op - ops.begin()), duration});
@@ -93,8 +93,8 @@ bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo
     if (a.task_id != b.task_id) return a.task_id < b.task_id;
     return a.rowid < b.rowid;
   });
-  Frame f;
-  std::array<FrameColumn*, 4> text = {&f.add("OpName"), &f.add("OpType"), &f.add("TaskType"),
+  frame::Frame f;
+  std::array<frame::FrameColumn*, 4> text = {&f.add("OpName"), &f.add("OpType"), &f.add("TaskType"),
                                       &f.add("InputShapes")};
   auto& duration = f.add("Duration");
   for (auto* c : text) c->cells.reserve(rows.size());

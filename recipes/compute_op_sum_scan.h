@@ -21,6 +21,6 @@ namespace cs::recipes {
 // start, end or task id or a COMPUTE_TASK_INFO string id that is neither an integer nor NULL, a
 // duration of 2^52 ns or more, or a failed read.
 bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
-                      Frame& out);
+                      frame::Frame& out);
 
 }  // namespace cs::recipes

@@ -88,10 +88,10 @@ std::vector<int64_t> as_int(const Values& values) {
   bool through_float = false;
   for (const auto& cell : values) {
     int64_t i = 0;
-    bool ok = cell.kind == Cell::Kind::kInt;
+    bool ok = cell.kind == frame::Cell::Kind::kInt;
     if (ok) {
       i = cell.i();
-    } else if (cell.kind == Cell::Kind::kText) {
+    } else if (cell.kind == frame::Cell::Kind::kText) {
       char* end = nullptr;
       errno = 0;
       i = std::strtoll(cell.str().c_str(), &end, 10);
@@ -111,12 +111,12 @@ std::vector<int64_t> as_int(const Values& values) {
     int64_t i = 0;
     double x = 0.0;
     bool ok = true, is_int = true;
-    if (cell.kind == Cell::Kind::kInt) {
+    if (cell.kind == frame::Cell::Kind::kInt) {
       i = cell.i();
-    } else if (cell.kind == Cell::Kind::kReal) {
+    } else if (cell.kind == frame::Cell::Kind::kReal) {
       x = cell.num();
       is_int = false;
-    } else if (cell.kind == Cell::Kind::kText) {
+    } else if (cell.kind == frame::Cell::Kind::kText) {
       char* end = nullptr;
       errno = 0;
       i = std::strtoll(cell.str().c_str(), &end, 10);
@@ -130,7 +130,7 @@ std::vector<int64_t> as_int(const Values& values) {
     }
     if (!ok || !is_int) through_float = true;
     v.push_back(ok && is_int ? i : 0);
-    const bool text = cell.kind == Cell::Kind::kText;
+    const bool text = cell.kind == frame::Cell::Kind::kText;
     d.push_back(!ok ? 0.0
                     : (is_int ? (text ? pandas_strtod(cell.str()) : static_cast<double>(i)) : x));
   }
@@ -144,7 +144,7 @@ std::string us(int64_t ns) {
 }
 
 struct Link {
-  std::vector<const Cell*> type;
+  std::vector<const frame::Cell*> type;
   std::vector<int64_t> ts, end, cann_ts, cann_end, pt_end;
   const std::vector<RawValue>* pt_ts = nullptr;
   bool pt_ts_numeric = false;  // the column held numbers (NULLs read as NaN, which is truthy)
@@ -154,8 +154,8 @@ struct Link {
 bool numeric_column(const std::vector<RawValue>& values) {
   bool any_number = false;
   for (const auto& v : values) {
-    if (v.kind == Cell::Kind::kText) return false;
-    if (v.kind != Cell::Kind::kNull) any_number = true;
+    if (v.kind == frame::Cell::Kind::kText) return false;
+    if (v.kind != frame::Cell::Kind::kNull) any_number = true;
   }
   return any_number;
 }
@@ -163,7 +163,7 @@ bool numeric_column(const std::vector<RawValue>& values) {
 bool dispatched(const Link& l, size_t i) {
   const RawValue& c = (*l.pt_ts)[i];
   if (c.is_null()) return l.pt_ts_numeric;
-  if (c.kind == Cell::Kind::kText) return !c.str().empty();
+  if (c.kind == frame::Cell::Kind::kText) return !c.str().empty();
   return c.num() != 0.0;
 }
 
@@ -188,8 +188,8 @@ std::string ns_to_us_text(int64_t ns) {
   return s + "." + f;
 }
 
-bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
-  RankDb db(paths.profiler_db, diag);
+bool FreeAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+  frame::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "STRING_IDS",
                         "CONNECTION_IDS", "PYTORCH_API"})
@@ -208,7 +208,7 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
       be.push_back(b.end);
     }
   } else {
-    Frame busy;
+    frame::Frame busy;
     if (!db.query(kBusyQuery, {}, busy, "TASK", diag)) return false;
     if (busy.rows() > 0) {
       bs = as_int(busy.columns[0].cells);
@@ -222,12 +222,12 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
     fe.push_back(bs[i + 1]);
     fd.push_back(bs[i + 1] - be[i]);
   }
-  auto top = pandas_sort_order(
+  auto top = frame::pandas_sort_order(
       fd.size(), [&](size_t a, size_t b) { return fd[a] < fd[b]; }, false);
   if (top.size() > kTopNum) top.resize(kTopNum);
   LinkRows& link = scan.link;
   if (!scan.link_ok) {
-    Frame rows;
+    frame::Frame rows;
     if (!db.query(kLinkQuery, {}, rows, "TASK", diag)) return false;
     link.pytorch_ts.clear();
     for (const auto& c : rows.columns[5].cells) link.pytorch_ts.push_back(RawValue::of(c));
@@ -236,7 +236,7 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
     link.cells = std::move(rows);
   }
   if (link.pytorch_ts.empty()) return true;
-  const Frame& link_rows = link.cells;
+  const frame::Frame& link_rows = link.cells;
   Link l;
   for (const auto& c : link_rows.columns[0].cells) l.type.push_back(&c);
   l.ts = as_int(link_rows.columns[1].cells);
@@ -247,7 +247,7 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
   l.pt_ts_numeric = numeric_column(link.pytorch_ts);
   l.pt_end = as_int(link.pytorch_end);
   const size_t n = l.ts.size();
-  Frame rows;
+  frame::Frame rows;
   auto& rank = rows.add("rankId");
   auto& start_us = rows.add("startTime(us)");
   auto& end_us = rows.add("endTime(us)");
@@ -257,11 +257,11 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
   auto& reason = rows.add("reason");
   for (size_t k : top) {
     const int64_t s = fs[k], e = fe[k];
-    rank.push_back(Cell::integer(paths.rank));
-    start_us.push_back(Cell::text(ns_to_us_text(s)));
-    end_us.push_back(Cell::text(ns_to_us_text(e)));
-    dur.push_back(Cell::real(io::py_round(static_cast<double>(e - s) * 0.001, 3)));
-    Cell pi, ci;
+    rank.push_back(frame::Cell::integer(paths.rank));
+    start_us.push_back(frame::Cell::text(ns_to_us_text(s)));
+    end_us.push_back(frame::Cell::text(ns_to_us_text(e)));
+    dur.push_back(frame::Cell::real(io::py_round(static_cast<double>(e - s) * 0.001, 3)));
+    frame::Cell pi, ci;
     std::string why;
     std::vector<size_t> inside, before, after;
     for (size_t i = 0; i < n; ++i) {
@@ -274,10 +274,10 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
       std::vector<std::string> kinds;
       std::unordered_map<std::string, size_t> count;
       for (size_t i : inside) {
-        if (l.type[i]->kind != Cell::Kind::kText) continue;
+        if (l.type[i]->kind != frame::Cell::Kind::kText) continue;
         if (count[l.type[i]->str()]++ == 0) kinds.push_back(l.type[i]->str());
       }
-      const auto order = pandas_sort_order(
+      const auto order = frame::pandas_sort_order(
           kinds.size(), [&](size_t a, size_t b) { return count[kinds[a]] < count[kinds[b]]; },
           false);
       std::string desc;
@@ -309,10 +309,10 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
     } else if (before.empty() || after.empty()) {
       why = "Skip free analysis due to no prev or next task.";
     } else {
-      const auto bo = pandas_sort_order(
+      const auto bo = frame::pandas_sort_order(
           before.size(), [&](size_t a, size_t b) { return l.end[before[a]] < l.end[before[b]]; },
           true);
-      const auto ao = pandas_sort_order(
+      const auto ao = frame::pandas_sort_order(
           after.size(), [&](size_t a, size_t b) { return l.ts[after[a]] < l.ts[after[b]]; }, true);
       const size_t p = before[bo.back()], q = after[ao.front()];
       if (!dispatched(l, p) || !dispatched(l, q)) {
@@ -320,8 +320,8 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
       } else {
         const int64_t pidle = l.pt_end[q] - l.pt_end[p];
         const int64_t cidle = l.cann_end[q] - l.cann_end[p];
-        pi = Cell::real(io::py_round(static_cast<double>(pidle) * 0.001, 3));
-        ci = Cell::real(io::py_round(static_cast<double>(cidle) * 0.001, 3));
+        pi = frame::Cell::real(io::py_round(static_cast<double>(pidle) * 0.001, 3));
+        ci = frame::Cell::real(io::py_round(static_cast<double>(cidle) * 0.001, 3));
         const int64_t prev_wait = l.cann_ts[p] - l.pt_end[p];
         const int64_t next_wait = l.cann_ts[q] - l.pt_end[q];
         if (next_wait - prev_wait < kDiffWaitThresholdNs) {
@@ -340,7 +340,7 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
     }
     pt_idle.push_back(pi);
     cann_idle.push_back(ci);
-    reason.push_back(Cell::text(why));
+    reason.push_back(frame::Cell::text(why));
   }
   out["free"] = std::move(rows);
   return true;
@@ -348,7 +348,7 @@ bool FreeAnalysis::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics&
 
 bool FreeAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                           io::Diagnostics& diag) const {
-  std::vector<const Frame*> frames;
+  std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used)
       if (auto it = p.frames.find("free"); it != p.frames.end() && it->second.rows() > 0)
@@ -358,14 +358,14 @@ bool FreeAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOut
               "nothing was written");
     return true;
   }
-  Frame all = concat_frames(frames, column_union(frames));
+  frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
   if (out.export_type == ExportType::kDb)
-    return write_frame_sqlite(all, out.db_path(dir_name()), "FreeAnalysis", diag, out.threads);
+    return frame::write_frame_sqlite(all, out.db_path(dir_name()), "FreeAnalysis", diag, out.threads);
   const char* names[] = {"Rank ID",      "Start Time(us)",        "End Time(us)",
                          "Duration(us)", "Pytorch Idle Time(us)", "Cann Idle Time(us)",
                          "Reason"};
   for (size_t c = 0; c < all.columns.size(); ++c) all.columns[c].name = names[c];
-  return write_frame_csv(all, out.dir(dir_name()) + "/free_analysis.csv", diag);
+  return frame::write_frame_csv(all, out.dir(dir_name()) + "/free_analysis.csv", diag);
 }
 
 }  // namespace cs::recipes

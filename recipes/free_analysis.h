@@ -17,7 +17,7 @@ class FreeAnalysis : public Recipe {
   std::string name() const override { return "free_analysis"; }
   std::string dir_name() const override { return "FreeAnalysis"; }
   bool needs_profiler_db() const override { return true; }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };

@@ -15,17 +15,17 @@ RawValue raw(const TableScan& s, int c, std::deque<std::string>& texts) {
   RawValue v;
   switch (s.type(c)) {
     case SQLITE_INTEGER:
-      v.kind = Cell::Kind::kInt;
+      v.kind = frame::Cell::Kind::kInt;
       v.int_value = s.integer(c);
       break;
     case SQLITE_FLOAT:
-      v.kind = Cell::Kind::kReal;
+      v.kind = frame::Cell::Kind::kReal;
       v.real_value = s.cell(c).num();
       break;
     case SQLITE_NULL:
       break;
     default:
-      v.kind = Cell::Kind::kText;
+      v.kind = frame::Cell::Kind::kText;
       v.text = &texts.emplace_back(s.text(c));
   }
   return v;
@@ -66,7 +66,7 @@ struct ConnMatch {
 struct TaskRow {
   bool has_start, has_task_id, has_conn, has_type;
   int64_t start, task_id, rowid, conn, type;
-  Cell start_cell, end_cell;
+  frame::Cell start_cell, end_cell;
 };
 
 bool index_before(const TaskRow& a, const TaskRow& b) {
@@ -94,8 +94,8 @@ const V* find_key(const std::vector<std::pair<int64_t, V>>& v, int64_t key) {
 
 // The link query's lookups, each table read once into vectors sorted by its key.
 struct LinkTables {
-  std::vector<std::pair<int64_t, std::pair<Cell, Cell>>> cann;
-  std::vector<std::pair<int64_t, Cell>> strings;
+  std::vector<std::pair<int64_t, std::pair<frame::Cell, frame::Cell>>> cann;
+  std::vector<std::pair<int64_t, frame::Cell>> strings;
   std::vector<ConnMatch> conns;
   std::vector<std::pair<int64_t, std::pair<RawValue, RawValue>>> pytorch;
   std::deque<std::string> texts;  // the PyTorch times' texts
@@ -174,14 +174,14 @@ void build_link_rows(const std::vector<TaskRow>& tasks, LinkTables& t, LinkRows&
   for (auto* c : {&type, &ts, &te, &cts, &cte}) c->cells.reserve(tasks.size());
   out.pytorch_ts.reserve(tasks.size());
   out.pytorch_end.reserve(tasks.size());
-  const std::pair<Cell, Cell> none;
+  const std::pair<frame::Cell, frame::Cell> none;
   const std::pair<RawValue, RawValue> no_launch;
   for (const TaskRow& task : tasks) {
-    const Cell* kind = task.has_type ? find_key(t.strings, task.type) : nullptr;
-    const std::pair<Cell, Cell>* api = task.has_conn ? find_key(t.cann, task.conn) : nullptr;
+    const frame::Cell* kind = task.has_type ? find_key(t.strings, task.type) : nullptr;
+    const std::pair<frame::Cell, frame::Cell>* api = task.has_conn ? find_key(t.cann, task.conn) : nullptr;
     if (!api) api = &none;
     auto emit = [&](const std::pair<RawValue, RawValue>& pt) {
-      type.push_back(kind ? *kind : Cell::null());
+      type.push_back(kind ? *kind : frame::Cell::null());
       ts.push_back(task.start_cell);
       te.push_back(task.end_cell);
       cts.push_back(api->first);
@@ -232,7 +232,7 @@ bool scan_busy_intervals(const db::Database& db, std::vector<BusyInterval>& out)
   return scan.busy_ok;
 }
 
-RawValue RawValue::of(const Cell& c) {
+RawValue RawValue::of(const frame::Cell& c) {
   RawValue v;
   v.kind = c.kind;
   v.int_value = c.i();
@@ -243,7 +243,7 @@ RawValue RawValue::of(const Cell& c) {
 
 const std::string& RawValue::str() const {
   static const std::string empty;
-  return kind == Cell::Kind::kText && text ? *text : empty;
+  return kind == frame::Cell::Kind::kText && text ? *text : empty;
 }
 
 bool scan_link_rows(const db::Database& db, const std::string& link_sql, LinkRows& out) {

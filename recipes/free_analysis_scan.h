@@ -38,27 +38,27 @@ bool scan_busy_intervals(const db::Database& db, std::vector<BusyInterval>& out)
 // 32 trivially copyable bytes: a text is a pointer to a string kept by the LinkRows the value
 // belongs to (or to an interned cell text), so a value is copied to each row without its text.
 struct RawValue {
-  Cell::Kind kind = Cell::Kind::kNull;
+  frame::Cell::Kind kind = frame::Cell::Kind::kNull;
   int64_t int_value = 0;
   double real_value = 0.0;
   const std::string* text = nullptr;  // kText: the value's text
   // The value of cell `c` (a text cell's text is the run's interned copy: no storage needed).
-  static RawValue of(const Cell& c);
-  int64_t i() const { return kind == Cell::Kind::kInt ? int_value : 0; }
+  static RawValue of(const frame::Cell& c);
+  int64_t i() const { return kind == frame::Cell::Kind::kInt ? int_value : 0; }
   double num() const {
-    return kind == Cell::Kind::kInt ? static_cast<double>(int_value)
-                                    : (kind == Cell::Kind::kReal ? real_value : 0.0);
+    return kind == frame::Cell::Kind::kInt ? static_cast<double>(int_value)
+                                    : (kind == frame::Cell::Kind::kReal ? real_value : 0.0);
   }
   // The text of a text value; empty for the others.
   const std::string& str() const;
-  bool is_null() const { return kind == Cell::Kind::kNull; }
+  bool is_null() const { return kind == frame::Cell::Kind::kNull; }
 };
 
 // The link query's rows: task_type, task_ts, task_end, cann_ts, cann_end as frame cells, and the
 // PyTorch launch's start and end as raw values, row for row (their texts in `texts`, whose
 // elements never move: moving a LinkRows keeps the values valid).
 struct LinkRows {
-  Frame cells;
+  frame::Frame cells;
   std::vector<RawValue> pytorch_ts, pytorch_end;
   std::deque<std::string> texts;
 };

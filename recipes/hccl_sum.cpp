@@ -32,10 +32,10 @@ constexpr size_t kTopNum = 15;
 
 // DataFrame.nlargest(n, "MeanNs") with keep="first": when n covers every row, sort_values
 // descending; else the rows at or above the n-th largest, stably by descending mean, first n.
-std::vector<size_t> nlargest(const FrameColumn& mean, size_t n) {
+std::vector<size_t> nlargest(const frame::FrameColumn& mean, size_t n) {
   const size_t rows = mean.cells.size();
   auto less = [&](size_t a, size_t b) { return mean.cells[a].num() < mean.cells[b].num(); };
-  if (n >= rows) return pandas_sort_order(rows, less, false);
+  if (n >= rows) return frame::pandas_sort_order(rows, less, false);
   std::vector<size_t> order(rows);
   for (size_t i = 0; i < rows; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -46,19 +46,19 @@ std::vector<size_t> nlargest(const FrameColumn& mean, size_t n) {
 
 }  // namespace
 
-bool dump_recipe_frame(const Frame& f, const RecipeOutput& out, const std::string& dir_name,
+bool dump_recipe_frame(const frame::Frame& f, const RecipeOutput& out, const std::string& dir_name,
                        const std::string& file, const std::string& table, io::Diagnostics& diag,
                        const std::string& unit, double factor) {
   if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
   if (out.export_type == ExportType::kDb)
-    return write_frame_sqlite(f, out.db_path(dir_name), table, diag, out.threads);
-  return write_frame_csv(convert_unit(f, unit, factor), out.dir(dir_name) + "/" + file, diag);
+    return frame::write_frame_sqlite(f, out.db_path(dir_name), table, diag, out.threads);
+  return frame::write_frame_csv(frame::convert_unit(f, unit, factor), out.dir(dir_name) + "/" + file, diag);
 }
 
 bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
-                        const std::vector<std::string>& tables, FrameSet& out,
+                        const std::vector<std::string>& tables, frame::FrameSet& out,
                         io::Diagnostics& diag, QueryScan scan) {
-  RankDb db(paths.profiler_db, diag);
+  frame::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const auto& t : tables)
     if (!db.has_table(t)) {
@@ -66,7 +66,7 @@ bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
                 "this rank is skipped (it has no data for this recipe)");
       return false;
     }
-  Frame rows;
+  frame::Frame rows;
   const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
   if (!(scan && scan(db.database(), sql, lo, hi, rows)) &&
       !db.query(sql, {lo, hi}, rows, tables.front(), diag))
@@ -75,7 +75,7 @@ bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
     diag.warn(paths.profiler_db, 0, "no rows in " + tables.front(), "this rank adds nothing");
     return false;
   }
-  assign(rows, "Rank", Cell::integer(paths.rank));
+  frame::assign(rows, "Rank", frame::Cell::integer(paths.rank));
   out["rows"] = std::move(rows);
   return true;
 }
@@ -84,45 +84,45 @@ const char* hccl_sum_sql() {
   return kQuery;
 }
 
-bool HcclSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
+bool HcclSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
   return map_profiler_query(paths, kQuery, {"COMMUNICATION_OP", "STRING_IDS"}, out, diag,
                             scan_hccl_ops);
 }
 
 bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                      io::Diagnostics& diag) const {
-  std::vector<const Frame*> frames;
+  std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
   // Per rank, by op type, ordered by rank.
-  std::vector<Frame> per_rank(frames.size());
-  std::vector<const Frame*> per_rank_ptrs;
+  std::vector<frame::Frame> per_rank(frames.size());
+  std::vector<const frame::Frame*> per_rank_ptrs;
   runtime::parallel_for(frames.size(), out.threads, [&](size_t i) {
-    per_rank[i] = describe_duration(*frames[i], {"OpType"}, "Duration");
-    assign(per_rank[i], "Rank", frames[i]->columns.back().cells.front());
+    per_rank[i] = frame::describe_duration(*frames[i], {"OpType"}, "Duration");
+    frame::assign(per_rank[i], "Rank", frames[i]->columns.back().cells.front());
   });
   for (const auto& f : per_rank) per_rank_ptrs.push_back(&f);
-  Frame rank_stats = concat_frames(per_rank_ptrs, column_union(per_rank_ptrs));
+  frame::Frame rank_stats = frame::concat_frames(per_rank_ptrs, frame::column_union(per_rank_ptrs));
   rank_stats.index_columns = 1;
-  rank_stats = sort_by(rank_stats, "Rank", true);
-  const Frame all = concat_frames(frames, column_union(frames));
-  const Frame all_stats = describe_duration(all, {"OpType"}, "Duration");
+  rank_stats = frame::sort_by(rank_stats, "Rank", true);
+  const frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
+  const frame::Frame all_stats = frame::describe_duration(all, {"OpType"}, "Duration");
   // Top ops by mean, with the ranks of their fastest and slowest instance.
-  Frame by_name = describe_duration(all, {"OpName"}, "Duration");
-  Frame top = take(by_name, nlargest(*find_column(by_name, "MeanNs"), kTopNum));
-  const auto name_groups = group_rows(all, {"OpName"}, true);
+  frame::Frame by_name = frame::describe_duration(all, {"OpName"}, "Duration");
+  frame::Frame top = frame::take(by_name, nlargest(*frame::find_column(by_name, "MeanNs"), kTopNum));
+  const auto name_groups = frame::group_rows(all, {"OpName"}, true);
   std::map<std::string, const std::vector<size_t>*> rows_of;
-  const FrameColumn& names = *find_column(all, "OpName");
-  const FrameColumn& dur = *find_column(all, "Duration");
-  const FrameColumn& rank = *find_column(all, "Rank");
-  for (const auto& g : name_groups) rows_of[cell_key(names.cells[g.front()])] = &g;
+  const frame::FrameColumn& names = *frame::find_column(all, "OpName");
+  const frame::FrameColumn& dur = *frame::find_column(all, "Duration");
+  const frame::FrameColumn& rank = *frame::find_column(all, "Rank");
+  for (const auto& g : name_groups) rows_of[frame::cell_key(names.cells[g.front()])] = &g;
   auto& min_rank = top.add("MinRank");
   auto& max_rank = top.add("MaxRank");
   for (size_t r = 0; r < top.rows(); ++r) {
-    const auto& g = *rows_of[cell_key(top.columns[0].cells[r])];
+    const auto& g = *rows_of[frame::cell_key(top.columns[0].cells[r])];
     const double lo = top.columns[4].cells[r].num(), hi = top.columns[8].cells[r].num();
-    Cell at_min, at_max;
+    frame::Cell at_min, at_max;
     for (size_t i : g) {
       const double d = dur.cells[i].num();
       if (at_min.is_null() && d == lo) at_min = rank.cells[i];
@@ -133,20 +133,20 @@ bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
   }
   // Each group's ranks: the first row of each rank in the group, ordered by that row's index
   // within its rank's frame (sort_index over the concatenated frames' indexes).
-  Frame groups;
+  frame::Frame groups;
   auto& gname = groups.add("GroupName");
   auto& gid = groups.add("GroupId");
   auto& granks = groups.add("Ranks");
   groups.index_columns = 1;
   std::vector<size_t> local_index;
-  for (const Frame* f : frames)
+  for (const frame::Frame* f : frames)
     for (size_t r = 0; r < f->rows(); ++r) local_index.push_back(r);
-  const FrameColumn& gcol = *find_column(all, "GroupName");
-  for (const auto& g : group_rows(all, {"GroupName"}, true)) {
+  const frame::FrameColumn& gcol = *frame::find_column(all, "GroupName");
+  for (const auto& g : frame::group_rows(all, {"GroupName"}, true)) {
     std::vector<size_t> firsts;
     std::set<std::string> seen;
     for (size_t i : g)
-      if (seen.insert(cell_key(rank.cells[i])).second) firsts.push_back(i);
+      if (seen.insert(frame::cell_key(rank.cells[i])).second) firsts.push_back(i);
     // sort_index leaves an index that is already in order as it is, else numpy's quicksort.
     bool monotonic = true;
     for (size_t k = 1; k < firsts.size(); ++k)
@@ -154,19 +154,19 @@ bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
     std::vector<size_t> order(firsts.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     if (!monotonic)
-      order = numpy_argsort(firsts.size(), [&](size_t a, size_t b) {
+      order = frame::numpy_argsort(firsts.size(), [&](size_t a, size_t b) {
         return local_index[firsts[a]] < local_index[firsts[b]];
       });
     std::string text;
     for (size_t k = 0; k < order.size(); ++k)
       text += (k ? ";" : "") + std::to_string(rank.cells[firsts[order[k]]].i());
-    const Cell& name = gcol.cells[g.front()];
-    const std::string hash = double_hash_text(name.kind == Cell::Kind::kText ? name.str() : "");
+    const frame::Cell& name = gcol.cells[g.front()];
+    const std::string hash = double_hash_text(name.kind == frame::Cell::Kind::kText ? name.str() : "");
     gname.push_back(name);
-    gid.push_back(Cell::text(hash.size() > 3 ? hash.substr(hash.size() - 3) : hash));
-    granks.push_back(Cell::text(text));
+    gid.push_back(frame::Cell::text(hash.size() > 3 ? hash.substr(hash.size() - 3) : hash));
+    granks.push_back(frame::Cell::text(text));
   }
-  groups = sort_by(groups, "GroupId", true);
+  groups = frame::sort_by(groups, "GroupId", true);
   return dump_recipe_frame(all_stats, out, dir_name(), "all_stats.csv", "HcclAllRankStats", diag) &&
          dump_recipe_frame(rank_stats, out, dir_name(), "rank_stats.csv", "HcclPerRankStats",
                            diag) &&

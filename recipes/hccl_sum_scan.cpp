@@ -24,15 +24,15 @@ constexpr int64_t kExactRound = int64_t{1} << 52;
 }  // namespace
 
 bool scan_hccl_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
-                   Frame& out) {
+                   frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
   int rc;
   StringCells strings;  // STRING_IDS by id (its primary key)
   if (!strings.load(db)) return false;
   auto text_of = [&](const TableScan& s, int c) {
-    return s.is_int(c) ? strings.find(s.integer(c)) : Cell::null();
+    return s.is_int(c) ? strings.find(s.integer(c)) : frame::Cell::null();
   };
-  Frame f;
+  frame::Frame f;
   auto& name = f.add("OpName");
   auto& type = f.add("OpType");
   auto& duration = f.add("Duration");
@@ -43,13 +43,13 @@ bool scan_hccl_ops(const db::Database& db, const std::string& sql, int64_t lo, i
     for (int c = 0; c < 5; ++c)
       if (!s.is_int_or_null(c)) return false;
     if (!s.is_int(0) || s.integer(0) < lo || s.integer(0) > hi) continue;  // NULL: not in range
-    Cell d;  // round(endNs - startNs): a real, NULL when endNs is
+    frame::Cell d;  // round(endNs - startNs): a real, NULL when endNs is
     if (s.is_int(1)) {
       int64_t v = 0;
       if (__builtin_sub_overflow(s.integer(1), s.integer(0), &v) || v >= kExactRound ||
           v <= -kExactRound)
         return false;
-      d = Cell::real(static_cast<double>(v));
+      d = frame::Cell::real(static_cast<double>(v));
     }
     name.push_back(text_of(s, 3));
     type.push_back(text_of(s, 2));

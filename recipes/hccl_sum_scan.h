@@ -19,6 +19,6 @@ namespace cs::recipes {
 // other plan, a start, end or string id that is neither an integer nor NULL, a duration of
 // 2^52 ns or more, or a failed read.
 bool scan_hccl_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
-                   Frame& out);
+                   frame::Frame& out);
 
 }  // namespace cs::recipes

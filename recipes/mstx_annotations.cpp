@@ -45,28 +45,28 @@ constexpr size_t kMaxTreeDepth = 100;  // msprof-analyze's tree builder stops th
 
 const std::string kStart = "_start", kStop = "_stop";
 
-std::optional<int64_t> int_at(const FrameColumn& c, size_t r) {
-  const Cell& x = c.cells[r];
-  if (x.kind == Cell::Kind::kInt) return x.i();
-  if (x.kind == Cell::Kind::kReal && std::isfinite(x.num())) return static_cast<int64_t>(x.num());
+std::optional<int64_t> int_at(const frame::FrameColumn& c, size_t r) {
+  const frame::Cell& x = c.cells[r];
+  if (x.kind == frame::Cell::Kind::kInt) return x.i();
+  if (x.kind == frame::Cell::Kind::kReal && std::isfinite(x.num())) return static_cast<int64_t>(x.num());
   return std::nullopt;
 }
 
 // A column as pandas holds it after read_sql: int64 when every cell is an integer, else float64
 // (NULL -> NaN). Differences of such columns are taken in that type.
 struct NumColumn {
-  const FrameColumn* c;
+  const frame::FrameColumn* c;
   bool as_float;
-  explicit NumColumn(const FrameColumn* col) : c(col), as_float(false) {
+  explicit NumColumn(const frame::FrameColumn* col) : c(col), as_float(false) {
     for (const auto& x : c->cells)
-      if (x.kind != Cell::Kind::kInt) as_float = true;
+      if (x.kind != frame::Cell::Kind::kInt) as_float = true;
   }
 };
 
 double difference(const NumColumn& a, const NumColumn& b, size_t r) {
-  const Cell &x = a.c->cells[r], &y = b.c->cells[r];
+  const frame::Cell &x = a.c->cells[r], &y = b.c->cells[r];
   if (!a.as_float && !b.as_float) return static_cast<double>(x.i() - y.i());
-  auto num = [](const Cell& c) { return c.is_number() ? c.num() : std::nan(""); };
+  auto num = [](const frame::Cell& c) { return c.is_number() ? c.num() : std::nan(""); };
   return num(x) - num(y);
 }
 
@@ -77,15 +77,15 @@ struct Pending {
 };
 
 // handle_mark_data: start/stop pairs per thread and message.
-void pair_marks(const Frame& marks, std::vector<Pending>& out,
+void pair_marks(const frame::Frame& marks, std::vector<Pending>& out,
                 std::vector<std::string>& unmatched) {
-  const FrameColumn* msg = find_column(marks, "msg");
-  const FrameColumn* ts = find_column(marks, "cann_ts");
-  const FrameColumn* tid = find_column(marks, "tid");
+  const frame::FrameColumn* msg = frame::find_column(marks, "msg");
+  const frame::FrameColumn* ts = frame::find_column(marks, "cann_ts");
+  const frame::FrameColumn* tid = frame::find_column(marks, "tid");
   std::map<std::pair<std::optional<int64_t>, std::string>, std::vector<size_t>> open;
   std::vector<std::pair<size_t, std::string>> missing;  // (row, message) in row order
   for (size_t r = 0; r < marks.rows(); ++r) {
-    const std::string m = msg->cells[r].kind == Cell::Kind::kText ? msg->cells[r].str() : "";
+    const std::string m = msg->cells[r].kind == frame::Cell::Kind::kText ? msg->cells[r].str() : "";
     const auto key_tid = int_at(*tid, r);
     if (m.ends_with(kStart)) {
       open[{key_tid, m.substr(0, m.size() - kStart.size())}].push_back(r);
@@ -119,9 +119,9 @@ struct RangeNode {
 
 // MstxSumRecipeTreeBuilder: a range nested in another is renamed "outer::inner"; every row
 // with a node's exact span takes that node's name, nodes visited in preorder.
-void name_nested_ranges(const Frame& ranges, std::vector<std::string>& names) {
-  const FrameColumn* s = find_column(ranges, "cann_start_ts");
-  const FrameColumn* e = find_column(ranges, "cann_end_ts");
+void name_nested_ranges(const frame::Frame& ranges, std::vector<std::string>& names) {
+  const frame::FrameColumn* s = frame::find_column(ranges, "cann_start_ts");
+  const frame::FrameColumn* e = frame::find_column(ranges, "cann_end_ts");
   std::vector<RangeNode> nodes(1);  // the root spans everything
   std::vector<size_t> rows;
   for (size_t r = 0; r < ranges.rows(); ++r) {
@@ -164,15 +164,15 @@ void name_nested_ranges(const Frame& ranges, std::vector<std::string>& names) {
 }
 
 // handle_range_data on the renamed rows.
-void read_ranges(const Frame& ranges, std::vector<Pending>& out) {
-  const FrameColumn* msg = find_column(ranges, "msg");
+void read_ranges(const frame::Frame& ranges, std::vector<Pending>& out) {
+  const frame::FrameColumn* msg = frame::find_column(ranges, "msg");
   std::vector<std::string> names(ranges.rows());
   for (size_t r = 0; r < ranges.rows(); ++r)
-    if (msg->cells[r].kind == Cell::Kind::kText) names[r] = msg->cells[r].str();
+    if (msg->cells[r].kind == frame::Cell::Kind::kText) names[r] = msg->cells[r].str();
   name_nested_ranges(ranges, names);
-  const NumColumn cs(find_column(ranges, "cann_start_ts")), ce(find_column(ranges, "cann_end_ts"));
-  const NumColumn ds(find_column(ranges, "device_start_ts")),
-      de(find_column(ranges, "device_end_ts"));
+  const NumColumn cs(frame::find_column(ranges, "cann_start_ts")), ce(frame::find_column(ranges, "cann_end_ts"));
+  const NumColumn ds(frame::find_column(ranges, "device_start_ts")),
+      de(frame::find_column(ranges, "device_end_ts"));
   for (size_t r = 0; r < ranges.rows(); ++r) {
     Pending p;
     p.name = names[r];
@@ -208,20 +208,20 @@ const char* mstx_step_sql() {
   return kStepQuery;
 }
 
-bool read_mstx_annotations(RankDb& db, std::vector<MstxAnnotation>& out, io::Diagnostics& diag) {
+bool read_mstx_annotations(frame::RankDb& db, std::vector<MstxAnnotation>& out, io::Diagnostics& diag) {
   const std::vector<int64_t> range{0, std::numeric_limits<int64_t>::max()};
   std::vector<StepSpan> steps;
   bool whole_run = true;  // no STEP_TIME: one step 0 over the whole run
   if (db.has_table("STEP_TIME")) {
     whole_run = false;
-    Frame f;
+    frame::Frame f;
     if (!scan_step_time(db.database(), kStepQuery, f) &&
         !db.query(kStepQuery, {}, f, "STEP_TIME", diag))
       return false;
     for (size_t r = 0; r < f.rows(); ++r)
       steps.push_back({int_at(f.columns[0], r), int_at(f.columns[1], r), int_at(f.columns[2], r)});
   }
-  Frame marks, ranges;
+  frame::Frame marks, ranges;
   const bool with_task = db.has_table("TASK");
   const std::string range_sql = range_query(with_task);
   // The range scan gives the SQL's rows or declines, and then the SQL runs (and reports).

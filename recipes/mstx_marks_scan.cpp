@@ -30,11 +30,11 @@ void sort_by_start(std::vector<size_t>& order, const std::vector<bool>& has,
 
 }  // namespace
 
-bool scan_step_time(const db::Database& db, const std::string& sql, Frame& out) {
+bool scan_step_time(const db::Database& db, const std::string& sql, frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kStepPlan)) return false;
   TableScan s(db, "SELECT id, startNs, endNs FROM STEP_TIME");
   if (!s.ok()) return false;
-  std::vector<Cell> id, start_cell, end;
+  std::vector<frame::Cell> id, start_cell, end;
   std::vector<bool> has;
   std::vector<int64_t> start;
   int rc;
@@ -50,7 +50,7 @@ bool scan_step_time(const db::Database& db, const std::string& sql, Frame& out) 
   std::vector<size_t> order(id.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   sort_by_start(order, has, start);
-  Frame f;
+  frame::Frame f;
   auto& id_c = f.add("id");
   auto& start_c = f.add("startNs");
   auto& end_c = f.add("endNs");
@@ -64,14 +64,14 @@ bool scan_step_time(const db::Database& db, const std::string& sql, Frame& out) 
 }
 
 bool scan_mstx_marks(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
-                     Frame& out) {
+                     frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kMarkPlan)) return false;
   int rc;
   struct Mark {
     int64_t start;
     bool has_message;
     int64_t message;
-    Cell tid;
+    frame::Cell tid;
   };
   std::vector<Mark> marks;
   {
@@ -100,15 +100,15 @@ bool scan_mstx_marks(const db::Database& db, const std::string& sql, int64_t lo,
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return marks[a].start < marks[b].start; });
-  Frame f;
+  frame::Frame f;
   auto& msg = f.add("msg");
   auto& ts = f.add("cann_ts");
   auto& tid = f.add("tid");
   for (size_t i : order) {
     const Mark& m = marks[i];
-    const Cell text = m.has_message ? messages.find(m.message) : Cell::null();
+    const frame::Cell text = m.has_message ? messages.find(m.message) : frame::Cell::null();
     msg.push_back(text);
-    ts.push_back(Cell::integer(m.start));
+    ts.push_back(frame::Cell::integer(m.start));
     tid.push_back(m.tid);
   }
   out = std::move(f);

@@ -17,13 +17,13 @@ namespace cs::recipes {
 // The rows of `sql` (SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs) as columns id,
 // startNs, endNs, for SQLite's plan (a scan, then a sort) only; false (run the SQL) for another
 // plan, a startNs that is neither an integer nor NULL, or a failed read.
-bool scan_step_time(const db::Database& db, const std::string& sql, Frame& out);
+bool scan_step_time(const db::Database& db, const std::string& sql, frame::Frame& out);
 
 // The rows of `sql` (the mark query, its start range [lo, hi] bound) as columns msg, cann_ts, tid,
 // for SQLite's plan (MSTX_EVENTS scanned, the message by STRING_IDS' primary key, then a sort by
 // start) only; false (run the SQL) for another plan, an eventType, startNs or message that is
 // neither an integer nor NULL, or a failed read.
 bool scan_mstx_marks(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
-                     Frame& out);
+                     frame::Frame& out);
 
 }  // namespace cs::recipes

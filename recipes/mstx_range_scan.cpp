@@ -49,13 +49,13 @@ struct Range {
   int64_t start, conn;
   bool has_message;
   int64_t message;
-  Cell end, tid;
+  frame::Cell end, tid;
 };
 
 }  // namespace
 
 bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
-                      Frame& out) {
+                      frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
   int rc;
   std::vector<Range> ranges;
@@ -115,7 +115,7 @@ bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo
   std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
     return ranges[a.range].start < ranges[b.range].start;
   });
-  Frame f;
+  frame::Frame f;
   auto& msg = f.add("msg");
   auto& cann_start = f.add("cann_start_ts");
   auto& cann_end = f.add("cann_end_ts");
@@ -124,13 +124,13 @@ bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo
   auto& tid = f.add("tid");
   for (const Row& row : rows) {
     const Range& r = ranges[row.range];
-    const Cell text = r.has_message ? messages.find(r.message) : Cell::null();
+    const frame::Cell text = r.has_message ? messages.find(r.message) : frame::Cell::null();
     msg.push_back(text);
-    cann_start.push_back(Cell::integer(r.start));
+    cann_start.push_back(frame::Cell::integer(r.start));
     cann_end.push_back(r.end);
     const TaskMatch* t = row.task;
-    device_start.push_back(t && t->has_start ? Cell::integer(t->start) : Cell::null());
-    device_end.push_back(t && t->has_end ? Cell::integer(t->end) : Cell::null());
+    device_start.push_back(t && t->has_start ? frame::Cell::integer(t->start) : frame::Cell::null());
+    device_end.push_back(t && t->has_end ? frame::Cell::integer(t->end) : frame::Cell::null());
     tid.push_back(r.tid);
   }
   out = std::move(f);

@@ -20,6 +20,6 @@ namespace cs::recipes {
 // startNs, connectionId or message, or a TASK startNs, endNs or connectionId, that is neither an
 // integer nor NULL, or a failed read.
 bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
-                      Frame& out);
+                      frame::Frame& out);
 
 }  // namespace cs::recipes

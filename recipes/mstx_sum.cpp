@@ -28,35 +28,35 @@ constexpr Measure kMeasures[] = {
     {"DeviceDurationNs", "DeviceDurationRatio(%)", "MSTXAllDeviceStats", "all_device_stats.csv"},
 };
 
-double num_or_nan(const Cell& c) {
+double num_or_nan(const frame::Cell& c) {
   return c.is_number() ? c.num() : std::nan("");
 }
 
 // calculate_ratio: each row's share (%) of its rank's total of `column` (0 where the total is 0).
-FrameColumn ratio_column(const Frame& f, const Measure& m) {
-  const FrameColumn* v = find_column(f, m.column);
-  const FrameColumn* rank = find_column(f, "Rank");
+frame::FrameColumn ratio_column(const frame::Frame& f, const Measure& m) {
+  const frame::FrameColumn* v = frame::find_column(f, m.column);
+  const frame::FrameColumn* rank = frame::find_column(f, "Rank");
   std::map<int64_t, std::vector<double>> per_rank;
   for (size_t r = 0; r < f.rows(); ++r) {
     const double x = num_or_nan(v->cells[r]);
     if (!std::isnan(x)) per_rank[rank->cells[r].i()].push_back(x);
   }
   std::map<int64_t, double> total;
-  for (const auto& [k, xs] : per_rank) total[k] = kahan_sum(xs);
-  FrameColumn out{m.ratio, {}, false};
+  for (const auto& [k, xs] : per_rank) total[k] = frame::kahan_sum(xs);
+  frame::FrameColumn out{m.ratio, {}, false};
   for (size_t r = 0; r < f.rows(); ++r) {
     const double t = total.count(rank->cells[r].i()) ? total[rank->cells[r].i()] : 0.0;
-    out.push_back(Cell::real(t != 0 ? num_or_nan(v->cells[r]) / t * 100.0 : 0.0));
+    out.push_back(frame::Cell::real(t != 0 ? num_or_nan(v->cells[r]) / t * 100.0 : 0.0));
   }
   return out;
 }
 
 // sort_values(column, ascending=False): pandas' nargsort, NaN last.
-std::vector<size_t> descending_nan_last(const FrameColumn& c) {
+std::vector<size_t> descending_nan_last(const frame::FrameColumn& c) {
   std::vector<size_t> valid, nans;
   for (size_t r = 0; r < c.cells.size(); ++r)
     (std::isnan(num_or_nan(c.cells[r])) ? nans : valid).push_back(r);
-  const auto order = pandas_sort_order(
+  const auto order = frame::pandas_sort_order(
       valid.size(),
       [&](size_t a, size_t b) { return c.cells[valid[a]].num() < c.cells[valid[b]].num(); }, false);
   std::vector<size_t> rows;
@@ -66,16 +66,16 @@ std::vector<size_t> descending_nan_last(const FrameColumn& c) {
 }
 
 // The mark_stats table: the ranks' rows with the three ratio columns, sorted by CANN share.
-Frame mark_stats(const Frame& all) {
-  Frame f;
-  f.columns.push_back(*find_column(all, "Name"));
+frame::Frame mark_stats(const frame::Frame& all) {
+  frame::Frame f;
+  f.columns.push_back(*frame::find_column(all, "Name"));
   for (const auto& m : kMeasures) {
-    f.columns.push_back(*find_column(all, m.column));
+    f.columns.push_back(*frame::find_column(all, m.column));
     f.columns.push_back(ratio_column(all, m));
   }
-  f.columns.push_back(*find_column(all, "Rank"));
-  f.columns.push_back(*find_column(all, "StepId"));
-  return take(f, descending_nan_last(*find_column(f, "CannDurationRatio(%)")));
+  f.columns.push_back(*frame::find_column(all, "Rank"));
+  f.columns.push_back(*frame::find_column(all, "StepId"));
+  return frame::take(f, descending_nan_last(*frame::find_column(f, "CannDurationRatio(%)")));
 }
 
 // Series.describe() of the values (as pandas 1.5 with bottleneck computes it) and the groupby
@@ -85,43 +85,43 @@ std::vector<double> describe_series(const std::vector<double>& values) {
   for (double x : values)
     if (!std::isnan(x)) sorted.push_back(x);
   const double nan = std::nan("");
-  const double kahan = kahan_sum(sorted);
+  const double kahan = frame::kahan_sum(sorted);
   std::sort(sorted.begin(), sorted.end());
   return {static_cast<double>(sorted.size()),
-          series_mean(values),
-          series_std(values),
+          frame::series_mean(values),
+          frame::series_std(values),
           sorted.empty() ? nan : sorted.front(),
-          numpy_quantile_linear(sorted, 0.25),
-          numpy_quantile_linear(sorted, 0.5),
-          numpy_quantile_linear(sorted, 0.75),
+          frame::numpy_quantile_linear(sorted, 0.25),
+          frame::numpy_quantile_linear(sorted, 0.5),
+          frame::numpy_quantile_linear(sorted, 0.75),
           sorted.empty() ? nan : sorted.back(),
           kahan};
 }
 
 // The rank of the first row holding the extreme (idxmax/idxmin, NaN skipped); 0 when the values
 // are all 0, NULL when all are NaN.
-Cell extreme_rank(const std::vector<double>& v, const std::vector<Cell>& ranks, bool max) {
+frame::Cell extreme_rank(const std::vector<double>& v, const std::vector<frame::Cell>& ranks, bool max) {
   std::optional<size_t> at;
   for (size_t i = 0; i < v.size(); ++i)
     if (!std::isnan(v[i]) && (!at || (max ? v[i] > v[*at] : v[i] < v[*at]))) at = i;
-  return at ? ranks[*at] : Cell::null();
+  return at ? ranks[*at] : frame::Cell::null();
 }
 
 // describe_duration of `column` per name, for the rows of one step, sorted by Dispersion(%).
-Frame step_stats(const Frame& step, const char* column, const Cell& step_id) {
-  Frame out;
+frame::Frame step_stats(const frame::Frame& step, const char* column, const frame::Cell& step_id) {
+  frame::Frame out;
   auto& name = out.add("Name");
   out.index_columns = 1;
   static const char* kCols[] = {"Count", "MeanNs",        "StdNs", "MinNs", "MinRank",
                                 "Q1Ns",  "MedianNs",      "Q3Ns",  "MaxNs", "MaxRank",
                                 "SumNs", "Dispersion(%)", "StepId"};
   for (const char* c : kCols) out.add(c);
-  auto col = [&](size_t i) -> FrameColumn& { return out.columns[i + 1]; };
-  const FrameColumn* v = find_column(step, column);
-  const FrameColumn* rank = find_column(step, "Rank");
-  for (const auto& g : group_rows(step, {"Name"}, true)) {
+  auto col = [&](size_t i) -> frame::FrameColumn& { return out.columns[i + 1]; };
+  const frame::FrameColumn* v = frame::find_column(step, column);
+  const frame::FrameColumn* rank = frame::find_column(step, "Rank");
+  for (const auto& g : frame::group_rows(step, {"Name"}, true)) {
     std::vector<double> values;
-    std::vector<Cell> ranks;
+    std::vector<frame::Cell> ranks;
     for (size_t r : g) {
       values.push_back(num_or_nan(v->cells[r]));
       ranks.push_back(rank->cells[r]);
@@ -131,28 +131,28 @@ Frame step_stats(const Frame& step, const char* column, const Cell& step_id) {
     const bool zeros = mx == 0 && mn == 0;
     double dispersion = (mx - s[6]) / s[8];
     if (std::isnan(dispersion)) dispersion = 0;
-    name.push_back(find_column(step, "Name")->cells[g.front()]);
-    for (size_t i : {0, 1, 2, 3}) col(i).push_back(Cell::real(s[i]));
-    col(4).push_back(zeros ? Cell::integer(0) : extreme_rank(values, ranks, false));
-    for (size_t i : {4, 5, 6, 7}) col(i + 1).push_back(Cell::real(s[i]));
-    col(9).push_back(zeros ? Cell::integer(0) : extreme_rank(values, ranks, true));
-    col(10).push_back(Cell::real(s[8]));
-    col(11).push_back(Cell::real(dispersion * 100.0));
+    name.push_back(frame::find_column(step, "Name")->cells[g.front()]);
+    for (size_t i : {0, 1, 2, 3}) col(i).push_back(frame::Cell::real(s[i]));
+    col(4).push_back(zeros ? frame::Cell::integer(0) : extreme_rank(values, ranks, false));
+    for (size_t i : {4, 5, 6, 7}) col(i + 1).push_back(frame::Cell::real(s[i]));
+    col(9).push_back(zeros ? frame::Cell::integer(0) : extreme_rank(values, ranks, true));
+    col(10).push_back(frame::Cell::real(s[8]));
+    col(11).push_back(frame::Cell::real(dispersion * 100.0));
     col(12).push_back(step_id);
   }
-  return take(out, descending_nan_last(*find_column(out, "Dispersion(%)")));
+  return frame::take(out, descending_nan_last(*frame::find_column(out, "Dispersion(%)")));
 }
 
 // mstx_sum's text export is in milliseconds (its UNIT "Ms", FACTOR 1e6).
-bool write(const Frame& f, const RecipeOutput& out, const std::string& dir, const std::string& file,
+bool write(const frame::Frame& f, const RecipeOutput& out, const std::string& dir, const std::string& file,
            const std::string& table, io::Diagnostics& diag) {
   return dump_recipe_frame(f, out, dir, file, table, diag, "Ms", 1e6);
 }
 
 }  // namespace
 
-bool MstxSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const {
-  RankDb db(paths.profiler_db, diag);
+bool MstxSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+  frame::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"MSTX_EVENTS", "STRING_IDS"})
     if (!db.has_table(t)) {
@@ -167,7 +167,7 @@ bool MstxSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag
               "this rank adds nothing (host-only ranges are left out, as msprof-analyze does)");
     return false;
   }
-  Frame rows;
+  frame::Frame rows;
   auto& name = rows.add("Name");
   auto& fwk = rows.add("FrameworkDurationNs");
   auto& cann = rows.add("CannDurationNs");
@@ -175,12 +175,12 @@ bool MstxSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag
   auto& rank = rows.add("Rank");
   auto& step = rows.add("StepId");
   for (const auto& a : found) {
-    name.push_back(Cell::text(a.name));
-    fwk.push_back(Cell::real(a.framework_ns));
-    cann.push_back(Cell::real(a.cann_ns));
-    device.push_back(Cell::real(a.device_ns));
-    rank.push_back(Cell::integer(paths.rank));
-    step.push_back(Cell::integer(a.step_id));
+    name.push_back(frame::Cell::text(a.name));
+    fwk.push_back(frame::Cell::real(a.framework_ns));
+    cann.push_back(frame::Cell::real(a.cann_ns));
+    device.push_back(frame::Cell::real(a.device_ns));
+    rank.push_back(frame::Cell::integer(paths.rank));
+    step.push_back(frame::Cell::integer(a.step_id));
   }
   out["rows"] = std::move(rows);
   return true;
@@ -188,32 +188,32 @@ bool MstxSum::map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag
 
 bool MstxSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                      io::Diagnostics& diag) const {
-  std::vector<const Frame*> frames;
+  std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
-  const Frame marks = mark_stats(concat_frames(frames, column_union(frames)));
+  const frame::Frame marks = mark_stats(frame::concat_frames(frames, frame::column_union(frames)));
   // Per measure, the steps' tables one after another (pd.concat over the steps).
-  std::vector<std::vector<Frame>> per_step(std::size(kMeasures));
-  for (const auto& g : group_rows(marks, {"StepId"}, true)) {
-    const Frame step = take(marks, g);
-    const Cell& id = find_column(step, "StepId")->cells.front();
+  std::vector<std::vector<frame::Frame>> per_step(std::size(kMeasures));
+  for (const auto& g : frame::group_rows(marks, {"StepId"}, true)) {
+    const frame::Frame step = frame::take(marks, g);
+    const frame::Cell& id = frame::find_column(step, "StepId")->cells.front();
     for (size_t m = 0; m < per_step.size(); ++m)
       per_step[m].push_back(step_stats(step, kMeasures[m].column, id));
   }
-  std::vector<Frame> stats;
+  std::vector<frame::Frame> stats;
   for (const auto& steps : per_step) {
-    std::vector<const Frame*> parts;
+    std::vector<const frame::Frame*> parts;
     for (const auto& f : steps) parts.push_back(&f);
-    stats.push_back(concat_frames(parts, column_union(parts)));
+    stats.push_back(frame::concat_frames(parts, frame::column_union(parts)));
     stats.back().index_columns = 1;  // Name
   }
   const std::string dir = dir_name();
   if (out.export_type == ExportType::kDb) {
-    Frame indexed;
+    frame::Frame indexed;
     auto& index = indexed.add("index");
     for (size_t r = 0; r < marks.rows(); ++r)
-      index.push_back(Cell::integer(static_cast<int64_t>(r)));
+      index.push_back(frame::Cell::integer(static_cast<int64_t>(r)));
     for (const auto& c : marks.columns) indexed.columns.push_back(c);
     indexed.index_columns = 1;
     if (!write(indexed, out, dir, "", "MSTXMarkStats", diag)) return false;

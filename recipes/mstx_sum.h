@@ -21,7 +21,7 @@ class MstxSum : public Recipe {
            "training script (torch_npu.npu.mstx.mark / range_start with a stream) and profile "
            "with mstx enabled";
   }
-  bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const override;
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 };

@@ -24,7 +24,7 @@ struct RankDbPaths {
 struct RankPartial {
   int rank = -1;
   bool used = false;  // false: the rank was skipped (missing database, read error)
-  FrameSet frames;
+  frame::FrameSet frames;
 };
 
 enum class ExportType { kText, kDb };
@@ -55,7 +55,7 @@ class Recipe {
     return "export the profiling data with export_type db";
   }
   // Reads one rank's data. Returns false (with diagnostics) when the rank cannot be used.
-  virtual bool map(const RankDbPaths& paths, FrameSet& out, io::Diagnostics& diag) const = 0;
+  virtual bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const = 0;
   // Root: merges the ranks' partial results (sorted by rank) and writes the outputs.
   virtual bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                       io::Diagnostics& diag) const = 0;

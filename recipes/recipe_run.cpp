@@ -31,16 +31,16 @@ namespace fs = std::filesystem;
 namespace {
 
 // The databases of a rank directory, named as msprof-analyze looks for them.
-RankDbPaths db_paths_of(const cluster::RankEntry& e) {
+RankDbPaths db_paths_of(const load::RankEntry& e) {
   RankDbPaths p;
   p.rank = e.rank;
   p.rank_dir = e.path;
-  if (e.framework == cluster::Framework::kMsprof) {
+  if (e.framework == load::Framework::kMsprof) {
     // CANN msprof: the msprof_{14 digits}.db discovery chose (the newest) and
     // analyze/communication_analyzer.db, both among the entry's files.
     for (const auto& rel : e.files) {
       const fs::path f = fs::path(e.path) / rel;
-      if (cluster::is_msprof_db_name(f.filename().string()) && rel.find('/') == std::string::npos)
+      if (load::is_msprof_db_name(f.filename().string()) && rel.find('/') == std::string::npos)
         p.profiler_db = f.string();
       if (rel == "analyze/communication_analyzer.db") p.analysis_db = f.string();
     }
@@ -85,8 +85,8 @@ bool lacks_database(const Recipe& recipe, const RankDbPaths& paths, io::Diagnost
 // Reads one rank with each recipe's map step (or says why a recipe skips the rank); with `joint`,
 // one read for all of them when no recipe skips it.
 void map_rank(const std::vector<const Recipe*>& recipes, const JointMap* joint,
-              const cluster::RankEntry& entry, Mapped& out) {
-  io::prefer_huge_pages();  // this thread's heap (runtime/allocator_tuning.h)
+              const load::RankEntry& entry, Mapped& out) {
+  runtime::prefer_huge_pages();  // this thread's heap (runtime/allocator_tuning.h)
   const RankDbPaths paths = db_paths_of(entry);
   const size_t n = recipes.size();
   out.parts.resize(n);
@@ -106,7 +106,7 @@ void map_rank(const std::vector<const Recipe*>& recipes, const JointMap* joint,
 
 // Reads this process's share of the ranks on `threads` threads; the results in share order.
 std::vector<Mapped> map_share(const std::vector<const Recipe*>& recipes, const JointMap* joint,
-                              const std::vector<cluster::RankEntry>& entries,
+                              const std::vector<load::RankEntry>& entries,
                               const std::vector<size_t>& mine, int threads) {
   std::vector<Mapped> out(mine.size());
   runtime::parallel_for(mine.size(), threads,
@@ -144,7 +144,7 @@ void pack_share(const std::vector<Mapped>& mapped, size_t k, io::ByteWriter& w) 
       w.str(d.what);
       w.str(d.hint);
     }
-    pack_frame_set(part.frames, w);
+    frame::pack_frame_set(part.frames, w);
   }
 }
 
@@ -166,7 +166,7 @@ void unpack_share(io::ByteReader& r, Unpacked& out) {
       d.hint = r.str();
       out.messages.emplace_back(p.rank, std::move(d));
     }
-    p.frames = unpack_frame_set(r);
+    p.frames = frame::unpack_frame_set(r);
     out.parts.push_back(std::move(p));
   }
 }
@@ -206,7 +206,7 @@ bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
 
 // The interrupt action of a recipe run: the .tmp files removed, one line from the root, every
 // process ended with 130 / 143.
-[[noreturn]] void on_interrupt(const cluster::MpiSession& mpi, const std::string& out_dir,
+[[noreturn]] void on_interrupt(const mpi::MpiSession& mpi, const std::string& out_dir,
                                int sig) {
   io::OutputLedger::instance().interrupted(runtime::interrupt_signal_name(sig), out_dir,
                                            mpi.is_root());
@@ -218,14 +218,14 @@ bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
 // The one stderr line saying the job's metadata or rank ids name ranks that were not found
 // below -d (load/job_coverage.h); none when every rank is there or --rank-list picked the
 // ranks. The ranks' metadata is read on `threads` threads.
-std::optional<std::string> short_of_job(const std::vector<cluster::RankEntry>& entries,
+std::optional<std::string> short_of_job(const std::vector<load::RankEntry>& entries,
                                         const RecipeRunOptions& opts, int threads) {
-  std::vector<cluster::RankData> ranks(entries.size());
+  std::vector<load::RankData> ranks(entries.size());
   runtime::parallel_for(entries.size(), threads,
-                        [&](size_t i) { ranks[i] = cluster::metadata_of(entries[i]); });
-  const auto coverage = cluster::job_coverage(ranks, {}, opts.rank_filter.has_value());
+                        [&](size_t i) { ranks[i] = load::metadata_of(entries[i]); });
+  const auto coverage = load::job_coverage(ranks, {}, opts.rank_filter.has_value());
   if (!coverage || coverage->missing.empty()) return std::nullopt;
-  return cluster::short_of_job_line(opts.input_dir, *coverage);
+  return load::short_of_job_line(opts.input_dir, *coverage);
 }
 
 // A recipe's merge done ahead of its reduce (Recipe::merge): the step writing its outputs and
@@ -262,9 +262,9 @@ void merge_at_once(const std::vector<const Recipe*>& recipes, std::vector<Unpack
 // `threads`: the threads this process may use. `merged`: the recipe's merge, done already
 // (merge_at_once); its write step is run instead of the reduce.
 int reduce_recipe(const Recipe& recipe, Unpacked& all,
-                  const std::vector<cluster::RankEntry>& entries, const RecipeRunOptions& opts,
+                  const std::vector<load::RankEntry>& entries, const RecipeRunOptions& opts,
                   const std::string& cluster_output_dir, int threads, Merged* merged) {
-  io::prefer_huge_pages();  // the heap the reduce fills, grown since the map
+  runtime::prefer_huge_pages();  // the heap the reduce fills, grown since the map
   // Whether the job has ranks not found below -d (said and exit 3, as in cluster's normal
   // mode; within -m all the main run says it): found on another thread while the reduce runs.
   std::optional<std::string> short_line;
@@ -321,21 +321,21 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
   }
   io::print_diagnostics_grouped(diag, opts.quiet);
   coverage.wait();
-  int code = kExitOk;
+  int code = runtime::kExitOk;
   if (used == 0) {
     std::fprintf(stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
                  opts.input_dir.c_str(), recipe.name().c_str(), recipe.missing_data_hint().c_str());
-    code = kExitFatal;
+    code = runtime::kExitFatal;
   } else if (!wrote || diag.has_errors()) {
-    code = kExitFatal;
+    code = runtime::kExitFatal;
   } else if (used < all.parts.size()) {
-    code = opts.strict ? kExitFatal : kExitPartial;
+    code = opts.strict ? runtime::kExitFatal : runtime::kExitPartial;
   }
-  if (code != kExitFatal && short_line) {
+  if (code != runtime::kExitFatal && short_line) {
     io::print_message(*short_line);
-    code = opts.strict ? kExitFatal : kExitPartial;
+    code = opts.strict ? runtime::kExitFatal : runtime::kExitPartial;
   }
-  if (code != kExitFatal && !opts.quiet)
+  if (code != runtime::kExitFatal && !opts.quiet)
     std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",
                 recipe.name().c_str(), used, all.parts.size(), out.dir(recipe.dir_name()).c_str());
   return code;
@@ -344,7 +344,7 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all,
 // Runs `recipes` on the same ranks: discovered and broadcast once, each rank read once (by
 // `joint` when given, else by each recipe's map step), one gather, then each recipe's reduce in
 // order; each recipe's exit status.
-std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOptions& opts,
+std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions& opts,
                              const std::vector<const Recipe*>& recipes, const JointMap* joint) {
   const std::string cluster_output_dir =
       (fs::path(opts.output_dir) / "cluster_analysis_output").string();
@@ -354,17 +354,17 @@ std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOpti
         [&mpi, cluster_output_dir](int sig) { on_interrupt(mpi, cluster_output_dir, sig); });
   }
   // 1. The root discovers the rank directories and broadcasts them.
-  std::vector<cluster::RankEntry> entries;
+  std::vector<load::RankEntry> entries;
   std::vector<char> buf;
   std::string fatal;
   // The root discovers alone; the others wait for it, watched (mpi/mpi_comm.h, RootAlone).
-  std::optional<cluster::MpiSession::RootAlone> alone;
+  std::optional<mpi::MpiSession::RootAlone> alone;
   alone.emplace(mpi, "discover", "discovered the rank directories");
   if (mpi.is_root()) {
-    cluster::DiscoveryOptions dopts;
+    load::DiscoveryOptions dopts;
     dopts.rank_filter = opts.rank_filter;
-    cluster::DiscoveryResult found =
-        opts.discovered ? *opts.discovered : cluster::discover_ranks(opts.input_dir, dopts);
+    load::DiscoveryResult found =
+        opts.discovered ? *opts.discovered : load::discover_ranks(opts.input_dir, dopts);
     if (found.fatal || found.ranks.empty()) {
       fatal = opts.input_dir + ": no rank directory with a profiler_info_{N}.json found \u2014 " +
               "point -d at the directory holding the *_ascend_pt / *_ascend_ms directories";
@@ -375,7 +375,7 @@ std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOpti
         }
     }
     entries = std::move(found.ranks);
-    buf = cluster::pack_rank_entries(entries);
+    buf = load::pack_rank_entries(entries);
   }
   alone.reset();
   const bool is_fatal = mpi.any(!fatal.empty());
@@ -383,14 +383,14 @@ std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOpti
     // Said once per recipe, as when each runs on its own.
     if (mpi.is_root())
       for (size_t k = 0; k < recipes.size(); ++k) io::print_message(fatal);
-    return std::vector<int>(recipes.size(), kExitFatal);
+    return std::vector<int>(recipes.size(), runtime::kExitFatal);
   }
   mpi.broadcast(buf);
-  if (!mpi.is_root()) entries = cluster::unpack_rank_entries(buf);
+  if (!mpi.is_root()) entries = load::unpack_rank_entries(buf);
 
   // 2. Every process maps its share; the root gathers the partial results.
-  const auto shares = cluster::partition_by_bytes(entries, mpi.size());
-  const int threads = cluster::threads_per_process(opts.threads, mpi.local_size());
+  const auto shares = load::partition_by_bytes(entries, mpi.size());
+  const int threads = runtime::threads_per_process(opts.threads, mpi.local_size());
   std::vector<Mapped> mapped =
       map_share(recipes, joint, entries, shares[static_cast<size_t>(mpi.rank())], threads);
   std::vector<Unpacked> all(recipes.size());
@@ -415,7 +415,7 @@ std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOpti
   std::vector<Merged> merged(recipes.size());
   std::vector<int> codes;
   for (size_t k = 0; k < recipes.size(); ++k) {
-    int code = kExitOk;
+    int code = runtime::kExitOk;
     alone.emplace(mpi, "reduce", "reduced the ranks and wrote the results");
     if (mpi.is_root() && k == 0 && recipes.size() > 1 && threads > 1)
       merge_at_once(recipes, all, merged, threads);
@@ -425,7 +425,7 @@ std::vector<int> run_recipes(const cluster::MpiSession& mpi, const RecipeRunOpti
     merged[k] = Merged{};
     all[k] = Unpacked{};  // freed before the next recipe's reduce
     alone.reset();
-    codes.push_back(static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : kExitOk)));
+    codes.push_back(static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : runtime::kExitOk)));
   }
   return codes;
 }
@@ -436,18 +436,18 @@ bool is_recipe(const std::string& name) {
   return make_recipe(name) != nullptr;
 }
 
-int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts) {
+int run_recipe(const mpi::MpiSession& mpi, const RecipeRunOptions& opts) {
   const auto recipe = make_recipe(opts.recipe);
   if (!recipe) {
     if (mpi.is_root())
       std::fprintf(stderr, "clusterscope: cluster: unknown recipe '%s' \u2014 use one of: %s\n",
                    opts.recipe.c_str(), names_list().c_str());
-    return kExitUsage;
+    return runtime::kExitUsage;
   }
   return run_recipes(mpi, opts, {recipe.get()}, nullptr).front();
 }
 
-std::vector<int> run_recipes_jointly(const cluster::MpiSession& mpi, const RecipeRunOptions& opts,
+std::vector<int> run_recipes_jointly(const mpi::MpiSession& mpi, const RecipeRunOptions& opts,
                                      const std::vector<std::string>& names, const JointMap& map) {
   std::vector<std::unique_ptr<Recipe>> owned;
   std::vector<const Recipe*> recipes;

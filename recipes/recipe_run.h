@@ -20,7 +20,7 @@
 namespace cs::recipes {
 
 // --export_type (recipes/recipe.h): db (the default: cluster_analysis.db) | text (<Recipe>/*.csv).
-inline constexpr std::array<EnumName<ExportType>, 2> kExportTypeNames{
+inline constexpr std::array<runtime::EnumName<ExportType>, 2> kExportTypeNames{
     {{"db", ExportType::kDb}, {"text", ExportType::kText}}};
 
 struct RecipeRunOptions {
@@ -40,7 +40,7 @@ struct RecipeRunOptions {
   bool in_temporary_dir = false;
   // The rank directories the root already discovered below input_dir with rank_filter (cluster
   // -m all runs two recipes on the same ranks): used instead of discovering them again.
-  const cluster::DiscoveryResult* discovered = nullptr;
+  const load::DiscoveryResult* discovered = nullptr;
 };
 
 // True when `name` is a recipe `-m` accepts.
@@ -52,7 +52,7 @@ bool is_recipe(const std::string& name);
 // directory): the CSVs through io/output_file.h; cluster_analysis.db is copied to
 // cluster_analysis.db.tmp (empty when there is none), the tables written there, and renamed
 // over the old one when complete. SIGINT/SIGTERM: the .tmp removed, one line, exit 130/143.
-int run_recipe(const cluster::MpiSession& mpi, const RecipeRunOptions& opts);
+int run_recipe(const mpi::MpiSession& mpi, const RecipeRunOptions& opts);
 
 // One rank read once for several recipes (cluster -m all's two communication recipes:
 // recipes/communication_sums_map.h): parts[k] and diag[k] get what recipes[k]'s own map step
@@ -66,7 +66,7 @@ using JointMap = std::function<void(const RankDbPaths& paths, std::span<RankPart
 // by `map` and the results go to the root in one gather; then the root reduces each recipe in
 // order. Returns each recipe's exit status, on every process. Throws std::invalid_argument for a
 // name that is not a recipe.
-std::vector<int> run_recipes_jointly(const cluster::MpiSession& mpi, const RecipeRunOptions& opts,
+std::vector<int> run_recipes_jointly(const mpi::MpiSession& mpi, const RecipeRunOptions& opts,
                                      const std::vector<std::string>& recipes, const JointMap& map);
 
 }  // namespace cs::recipes

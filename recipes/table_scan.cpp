@@ -66,10 +66,10 @@ bool StringCells::load(const db::Database& db, const std::vector<int64_t>* wante
   return rc == 0;
 }
 
-Cell StringCells::find(int64_t id) const {
+frame::Cell StringCells::find(int64_t id) const {
   auto it = std::lower_bound(values_.begin(), values_.end(), id,
                              [](const auto& p, int64_t k) { return p.first < k; });
-  return it != values_.end() && it->first == id ? it->second : Cell::null();
+  return it != values_.end() && it->first == id ? it->second : frame::Cell::null();
 }
 
 }  // namespace cs::recipes

@@ -64,16 +64,16 @@ class TableScan {
   }
   std::string text(int c) const { return std::string(text_view(c)); }
   // The value as a cell typed as SQLite stored it (pandas.read_sql's view, as RankDb::query).
-  Cell cell(int c) const {
+  frame::Cell cell(int c) const {
     switch (type(c)) {
       case SQLITE_INTEGER:
-        return Cell::integer(integer(c));
+        return frame::Cell::integer(integer(c));
       case SQLITE_FLOAT:
-        return Cell::real(real(c));
+        return frame::Cell::real(real(c));
       case SQLITE_NULL:
-        return Cell::null();
+        return frame::Cell::null();
       default:  // interned straight from SQLite's buffer, no std::string in between
-        return Cell::text(text_view(c));
+        return frame::Cell::text(text_view(c));
     }
   }
 
@@ -121,10 +121,10 @@ class StringCells {
   // integer or the read fails.
   bool load(const db::Database& db, const std::vector<int64_t>* wanted = nullptr);
   // The value of `id` as a cell typed as stored; NULL when STRING_IDS has no such id.
-  Cell find(int64_t id) const;
+  frame::Cell find(int64_t id) const;
 
  private:
-  std::vector<std::pair<int64_t, Cell>> values_;  // sorted by id
+  std::vector<std::pair<int64_t, frame::Cell>> values_;  // sorted by id
 };
 
 }  // namespace cs::recipes

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #endif
 
-namespace cs::io {
+namespace cs::runtime {
 
 void tune_allocator_for_batch_parsing(int cores) {
 #ifdef M_TRIM_THRESHOLD
@@ -91,4 +91,4 @@ void release_freed_memory() {
 #endif
 }
 
-}  // namespace cs::io
+}  // namespace cs::runtime

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace cs::io {
+namespace cs::runtime {
 
 // Call once at the start of main (before threads start). `cores`: the cores this process may run
 // on (cluster::usable_cores()); malloc keeps at most max(2, cores) arenas.
@@ -50,4 +50,4 @@ bool reports_free_pages(std::string_view device, std::string_view features);
 // reuse (freed small blocks cannot serve the large arrays that follow).
 void release_freed_memory();
 
-}  // namespace cs::io
+}  // namespace cs::runtime

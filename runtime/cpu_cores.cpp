@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <thread>
 
-namespace cs::cluster {
+namespace cs::runtime {
 
 int usable_cores() {
   cpu_set_t set;
@@ -26,4 +26,4 @@ int threads_per_process(int requested, int processes) {
   return cores < hw ? cores : std::max(1, hw / std::max(1, processes));
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::runtime

@@ -2,7 +2,7 @@
 // How many cores this process may run on: its CPU affinity mask (mpirun binds each process to a
 // core by default), not the machine's core count.
 
-namespace cs::cluster {
+namespace cs::runtime {
 
 // Cores in this process's affinity mask; std::thread::hardware_concurrency() when the mask
 // cannot be read; at least 1.
@@ -18,4 +18,4 @@ int node_threads(int per_process, int processes);
 // of the machine's cores. At least 1. Example: 0 requested, 2 processes, unbound, 16 cores -> 8.
 int threads_per_process(int requested, int processes);
 
-}  // namespace cs::cluster
+}  // namespace cs::runtime

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace cs {
+namespace cs::runtime {
 
 template <class E>
 struct EnumName {
@@ -63,4 +63,4 @@ inline std::string unknown_value(std::string_view what, std::string_view text,
   return out;
 }
 
-}  // namespace cs
+}  // namespace cs::runtime

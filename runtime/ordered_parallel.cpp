@@ -9,7 +9,7 @@
 
 #include "runtime/task_runner.h"
 
-namespace cs::cluster {
+namespace cs::runtime {
 
 namespace {
 
@@ -138,4 +138,4 @@ void run_both(bool parallel, const std::function<void()>& a, const std::function
   if (b_error) std::rethrow_exception(b_error);
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::runtime

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <functional>
 
-namespace cs::cluster {
+namespace cs::runtime {
 
 // Runs work(i) for every i in [0, n) on up to `threads` threads (the caller's included), claiming
 // items in order at most 16 per thread ahead of the next to emit, and calls emit(i) in increasing i
@@ -27,4 +27,4 @@ void ordered_parallel_for(size_t n, int threads, const std::function<void(size_t
 // other. Rethrows the first exception (a's first) once both have finished.
 void run_both(bool parallel, const std::function<void()>& a, const std::function<void()>& b);
 
-}  // namespace cs::cluster
+}  // namespace cs::runtime

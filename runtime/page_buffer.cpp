@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-namespace cs::io {
+namespace cs::runtime {
 
 PageBuffer::PageBuffer(const char* p, size_t n) {
   if (n == 0) return;
@@ -41,4 +41,4 @@ void PageBuffer::release() noexcept {
   n_ = 0;
 }
 
-}  // namespace cs::io
+}  // namespace cs::runtime

@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-namespace cs::io {
+namespace cs::runtime {
 
 class PageBuffer {
  public:
@@ -36,4 +36,4 @@ class PageBuffer {
   bool mapped_ = false;  // else new[]
 };
 
-}  // namespace cs::io
+}  // namespace cs::runtime

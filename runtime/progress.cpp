@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
-namespace cs::cluster {
+namespace cs::runtime {
 
 uint64_t peak_rss_bytes() {
   struct rusage ru {};
@@ -109,4 +109,4 @@ void ProgressBar::finish() {
   drawn_ = false;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::runtime

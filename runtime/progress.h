@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-namespace cs::cluster {
+namespace cs::runtime {
 
 // Peak resident set size of this process so far, in bytes.
 uint64_t peak_rss_bytes();
@@ -53,4 +53,4 @@ class ProgressBar {
   bool drawn_ = false;
 };
 
-}  // namespace cs::cluster
+}  // namespace cs::runtime

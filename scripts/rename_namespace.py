@@ -14,7 +14,8 @@ What it does (a mechanical step, re-runnable after merging other branches):
   4. Everywhere (.cpp/.h outside build trees): `OLD::name` and its short forms (`cluster::name`
      where OLD is cs::cluster) become NEW's; in files whose code is inside OLD (they open it) an
      unqualified use of a name becomes `<NEW's last part>::name`, in code only (not comments or
-     string literals; not after `.`, `->` or `::`).
+     string literals; not after `.`, `->` or `::`; not a GoogleTest suite name; not a name the
+     file declares itself, such as a local variable).
 Then build: what is left is a compile error to fix by hand (a local variable named like a moved
 function, say).
 """
@@ -25,7 +26,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP_TOP = ("build", ".")
-SYMBOL_KINDS = {"class", "struct", "enum", "typedef", "function", "prototype", "variable",
+SYMBOL_KINDS = {"name", "class", "struct", "enum", "typedef", "function", "prototype", "variable",
                 "externvar", "union", "alias", "namespace"}
 
 
@@ -46,7 +47,7 @@ def folder_of(path):
 
 
 def ctags(files):
-    out = subprocess.run(["ctags", "-o", "-", "--languages=C++", "--kinds-C++=+p-l",
+    out = subprocess.run(["ctags", "-o", "-", "--languages=C++", "--kinds-C++=+pxN-l",
                           "--fields=+sKe", "--extras=-q"] + files, cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout
     for line in out.splitlines():
@@ -57,10 +58,21 @@ def ctags(files):
         yield name, path, kind, fields
 
 
+def declared_in_files(files):
+    """Every name each file declares itself, at any scope (locals, parameters, members too)."""
+    declared = {}
+    out = subprocess.run(["ctags", "-o", "-", "--languages=C++", "--kinds-C++=*", "--extras=-q"] +
+                         files, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        parts = line.split("\t")
+        declared.setdefault(parts[1], set()).add(parts[0])
+    return declared
+
+
 def namespace_names(files, ns, scoped_enums):
     names = set()
     for name, path, kind, fields in ctags(files):
-        if name.startswith("operator") or name.startswith("__anon"):
+        if re.match(r"operator\b", name) or name.startswith("__anon"):  # not operators_topn
             continue
         if kind in SYMBOL_KINDS and fields.get("namespace") == ns:
             # A namespace nested in OLD moves with the folder; but moving out of `cs` itself, the
@@ -163,18 +175,32 @@ def main():
     def qualified_sub(m):
         q = m.group(1).split("::")
         # Keep as much of the spelling as was there: cs::cluster::x -> cs::load::x, cluster::x ->
-        # load::x.
-        return "::".join(new_parts[max(0, len(new_parts) - len(q)):]) + "::" + m.group(2)
+        # load::x; out of `cs` itself, cs::x -> cs::runtime::x.
+        keep = new_parts if len(q) == len(old_parts) else new_parts[max(0, len(new_parts) - len(q)):]
+        return "::".join(keep) + "::" + m.group(2)
 
-    bare_re = re.compile(r"(?<![\w.:>])(?<!-> )(" + name_alt + r")\b(?!\s*::\s*~)")
+    bare_re = re.compile(r"(?<![\w.:>])(" + name_alt + r")\b(?!\s*::\s*~)")
+    # GoogleTest's suite names are names, not uses: TEST(RankData, ...) stays.
+    test_suite = re.compile(r"\b(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|FRIEND_TEST)\(\s*$|"
+                            r"\bINSTANTIATE_TEST_SUITE_P\(\s*\w+\s*,\s*$")
+
+    def prefix(short, pattern, piece, mine_names):
+        def sub(m):
+            if m.group(1) in mine_names or test_suite.search(piece[:m.start()]):
+                return m.group(0)
+            return short + "::" + m.group(1)
+        return pattern.sub(sub, piece)
     old_short = old.split("::")[-1]
     stay_re = None
     if staying:
         stay_alt = "|".join(sorted((re.escape(n) for n in staying), key=len, reverse=True))
-        stay_re = re.compile(r"(?<![\w.:>])(?<!-> )(" + stay_alt + r")\b(?!\s*::\s*~)")
+        stay_re = re.compile(r"(?<![\w.:>])(" + stay_alt + r")\b(?!\s*::\s*~)")
     opens_old = re.compile(r"^\s*namespace " + re.escape(old) + r"(::\w+)* \{", re.M)
     if old == "cs":
         opens_old = re.compile(r"^\s*namespace cs(::\w+)* \{", re.M)
+    # A name a file declares itself (a local `rows`, a parameter `partition`) is that file's own:
+    # its unqualified uses there are left alone.
+    own = declared_in_files(files)
     changed = 0
     for f in files:
         path = os.path.join(ROOT, f)
@@ -204,9 +230,9 @@ def main():
                 if is_code:
                     piece = qual_re.sub(qualified_sub, piece)
                     if inside_old:
-                        piece = bare_re.sub(new_short + r"::\1", piece)
+                        piece = prefix(new_short, bare_re, piece, own.get(f, set()))
                     if f in mine and stay_re is not None:
-                        piece = stay_re.sub(old_short + r"::\1", piece)
+                        piece = prefix(old_short, stay_re, piece, own.get(f, set()))
                 pieces.append(piece)
             out_lines.append("".join(pieces))
         text = "\n".join(out_lines)

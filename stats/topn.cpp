@@ -10,7 +10,7 @@
 namespace cs::stats {
 
 std::optional<OrderBy> parse_order_by(std::string_view s) {
-  return enum_from_name(kOrderByNames, s);
+  return runtime::enum_from_name(kOrderByNames, s);
 }
 
 double cross_rank_cv(const std::map<int, double>& rank_totals) {

@@ -19,7 +19,7 @@ namespace cs::stats {
 
 // --order-by: total (sum of durations), mean, max (longest kernel), cv (cross-rank CV).
 enum class OrderBy { kTotal, kMean, kMax, kCv };
-inline constexpr std::array<EnumName<OrderBy>, 4> kOrderByNames{{{"total", OrderBy::kTotal},
+inline constexpr std::array<runtime::EnumName<OrderBy>, 4> kOrderByNames{{{"total", OrderBy::kTotal},
                                                                  {"mean", OrderBy::kMean},
                                                                  {"max", OrderBy::kMax},
                                                                  {"cv", OrderBy::kCv}}};

@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace cs::report {
+namespace cs::timeline {
 
 namespace {
 constexpr size_t kBufferBytes = size_t{1} << 20;
@@ -110,4 +110,4 @@ bool MergeOutput::close(std::string& error) {
   return true;
 }
 
-}  // namespace cs::report
+}  // namespace cs::timeline

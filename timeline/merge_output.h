@@ -13,7 +13,7 @@
 
 #include <zlib.h>
 
-namespace cs::report {
+namespace cs::timeline {
 
 class MergeOutput {
  public:
@@ -48,4 +48,4 @@ class MergeOutput {
 // True when `path` ends in ".gz".
 bool wants_gzip(std::string_view path);
 
-}  // namespace cs::report
+}  // namespace cs::timeline

@@ -10,7 +10,7 @@
 // The second pass of `merge` over one rank's trace: every event streamed out again, renumbered
 // and shifted (timeline/merge_trace.h, rewrite_trace).
 
-namespace cs::report {
+namespace cs::timeline {
 
 namespace {
 
@@ -201,4 +201,4 @@ bool rewrite_trace(simdjson::padded_string_view json, const std::string& source,
   return ok;
 }
 
-}  // namespace cs::report
+}  // namespace cs::timeline

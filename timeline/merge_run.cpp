@@ -24,7 +24,7 @@
 #include "timeline/merge_sources.h"
 #include "timeline/merge_trace.h"
 
-namespace cs::cluster {
+namespace cs::timeline {
 
 namespace {
 
@@ -106,7 +106,7 @@ std::vector<Decision> decide(const std::vector<MergeSource>& sources,
     diag.warn(opts.input_dir, 0,
               "--align '" + opts.align + "': " + std::to_string(no_event.size()) + " of " +
                   std::to_string(read) + " timelines have no event whose name contains it (rank" +
-                  (no_event.size() == 1 ? " " : "s ") + format_rank_set(no_event) +
+                  (no_event.size() == 1 ? " " : "s ") + load::format_rank_set(no_event) +
                   "); their timestamps were not aligned",
               "give --align a name every rank has (e.g. hcom_allReduce or ncclKernel)");
   }
@@ -114,8 +114,8 @@ std::vector<Decision> decide(const std::vector<MergeSource>& sources,
 }
 
 // Per-timeline result of phase B, packed for the root.
-void pack_summary(io::ByteWriter& w, const MergeSource& s, const report::TraceScan& scan,
-                  const report::RankPlan& plan, const report::RewriteStats& st, bool ok) {
+void pack_summary(io::ByteWriter& w, const MergeSource& s, const timeline::TraceScan& scan,
+                  const timeline::RankPlan& plan, const timeline::RewriteStats& st, bool ok) {
   w.put<int32_t>(s.rank);
   w.str(s.path);
   w.str(rank_origin_name(s.origin));
@@ -166,19 +166,19 @@ bool unpack_summary_json(io::ByteReader& r, std::string& json, bool first, uint6
 
 }  // namespace
 
-int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
+int run_merge(const mpi::MpiSession& mpi, const MergeOptions& opts) {
   const bool root = mpi.is_root();
   MergeSourceOptions sopts;
   sopts.rank_filter = opts.rank_filter;
   sopts.exclude = opts.output;
   MergeSources found = find_merge_sources(opts.input_dir, sopts);
   if (root) io::print_diagnostics(found.diag);
-  if (found.fatal) return kExitFatal;  // the same on every process: discovery is deterministic
+  if (found.fatal) return runtime::kExitFatal;  // the same on every process: discovery is deterministic
   const std::vector<MergeSource>& sources = found.sources;
   const auto [begin, end] = block_of(sources.size(), mpi.rank(), mpi.size());
 
   // Phase A: read every timeline of this block (last first, so the first stays loaded).
-  std::vector<report::TraceScan> scans(end - begin);
+  std::vector<timeline::TraceScan> scans(end - begin);
   std::vector<Facts> mine(end - begin);
   std::vector<io::Diagnostics> scan_diag(end - begin);
   simdjson::padded_string text;
@@ -189,11 +189,11 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
     text = simdjson::padded_string();  // free the previous file before reading the next
     if (io::load_json_maybe_gzip(sources[i].path, text, d)) {
       loaded = i;
-      f.ok = report::scan_trace(text, sources[i].path, opts.align, scans[i - begin], d);
+      f.ok = timeline::scan_trace(text, sources[i].path, opts.align, scans[i - begin], d);
     } else {
       loaded = SIZE_MAX;
     }
-    const report::TraceScan& s = scans[i - begin];
+    const timeline::TraceScan& s = scans[i - begin];
     f.align_found = s.align_found;
     f.align_ns = s.align_ns;
     f.base_ns = s.base_time_ns;
@@ -254,14 +254,14 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
       std::fprintf(stderr,
                    "clusterscope: %s: no timeline could be read \u2014 see the errors above\n",
                    opts.input_dir.c_str());
-    return kExitFatal;
+    return runtime::kExitFatal;
   }
 
   // Phase B: stream the rewritten events.
   const std::string tmp = root ? opts.output + ".tmp" : part_path(opts.output, mpi.rank());
-  report::MergeOutput out;
+  timeline::MergeOutput out;
   std::string error;
-  bool write_ok = out.open(tmp, root && report::wants_gzip(opts.output), error);
+  bool write_ok = out.open(tmp, root && timeline::wants_gzip(opts.output), error);
   bool first_pending = root;  // the first event of the whole file has no leading comma
   auto sink = [&](std::string_view chunk) {
     if (first_pending && !chunk.empty()) {
@@ -287,10 +287,10 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
       }
     }
     loaded = i;
-    const report::TraceScan& scan = scans[i - begin];
-    report::RankPlan plan = report::plan_rank(scan, sources[i].rank, decisions[i].shift_ns);
-    report::RewriteStats st;
-    const bool ok = report::rewrite_trace(text, sources[i].path, scan, plan, sink, st, d);
+    const timeline::TraceScan& scan = scans[i - begin];
+    timeline::RankPlan plan = timeline::plan_rank(scan, sources[i].rank, decisions[i].shift_ns);
+    timeline::RewriteStats st;
+    const bool ok = timeline::rewrite_trace(text, sources[i].path, scan, plan, sink, st, d);
     if (!ok) ++failed_rewrites;
     io::print_diagnostics(d);
     pack_summary(summary, sources[i], scan, plan, st, ok);
@@ -309,7 +309,7 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
 
   std::vector<char> status(1, 0);
   // The root writes the merged file alone; the others wait for it, watched (mpi/mpi_comm.h).
-  std::optional<MpiSession::RootAlone> alone;
+  std::optional<mpi::MpiSession::RootAlone> alone;
   alone.emplace(mpi, "merge-write", "wrote the merged timeline");
   if (root) {
     bool all_written = write_ok;
@@ -347,8 +347,8 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
       } else {
         io::append_json_string(tail, opts.align, false);
       }
-      tail += ",\"pid_stride\":" + std::to_string(report::kPidStride) +
-              ",\"flow_id_stride\":" + std::to_string(report::kFlowIdStride) + ",\"ranks\":[\n";
+      tail += ",\"pid_stride\":" + std::to_string(timeline::kPidStride) +
+              ",\"flow_id_stride\":" + std::to_string(timeline::kFlowIdStride) + ",\"ranks\":[\n";
       out.write(tail);
       out.write(ranks_json);
       out.write("\n]}}}\n");
@@ -368,13 +368,13 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
       all_written = false;
     }
     if (!all_written) remove_quietly(tmp);
-    int code = kExitOk;
+    int code = runtime::kExitOk;
     if (!all_written) {
-      code = kExitFatal;
+      code = runtime::kExitFatal;
     } else {
       code = (failed > 0 || found.skipped > 0 || merged < sources.size() || unaligned > 0)
-                 ? kExitPartial
-                 : kExitOk;
+                 ? runtime::kExitPartial
+                 : runtime::kExitOk;
       if (!opts.quiet)
         std::printf("clusterscope: merged %zu of %zu timelines (%llu events) into %s\n", complete,
                     sources.size() + static_cast<size_t>(found.skipped),
@@ -387,4 +387,4 @@ int run_merge(const MpiSession& mpi, const MergeOptions& opts) {
   return status[0];
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::timeline

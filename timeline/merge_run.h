@@ -19,7 +19,7 @@
 
 #include "mpi/mpi_comm.h"
 
-namespace cs::cluster {
+namespace cs::timeline {
 
 struct MergeOptions {
   std::string input_dir;
@@ -32,6 +32,6 @@ struct MergeOptions {
 // Collective. Returns the exit status, the same on every process: 0 every timeline merged,
 // 3 some skipped (each reported on stderr), 1 nothing usable or the output cannot be written.
 // Example: DIR with two rank directories -> OUT with both, pids 0..n and 10000..10000+m.
-int run_merge(const MpiSession& mpi, const MergeOptions& opts);
+int run_merge(const mpi::MpiSession& mpi, const MergeOptions& opts);
 
-}  // namespace cs::cluster
+}  // namespace cs::timeline

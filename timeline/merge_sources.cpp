@@ -10,7 +10,7 @@
 #include "load/discovery.h"
 #include "load/rank_list.h"
 
-namespace cs::cluster {
+namespace cs::timeline {
 
 namespace fs = std::filesystem;
 
@@ -57,9 +57,9 @@ std::optional<int> rank_from_file_name(std::string_view name) {
 
 MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions& opts) {
   MergeSources res;
-  DiscoveryOptions dopts;
+  load::DiscoveryOptions dopts;
   dopts.max_depth = opts.max_depth;
-  DiscoveryResult found = discover_ranks(dir, dopts);
+  load::DiscoveryResult found = load::discover_ranks(dir, dopts);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     res.diag.append(found.diag);
@@ -79,7 +79,7 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
     const std::string name = e.path().filename().string();
     std::error_code ec2;
     if (e.is_directory(ec2)) {
-      if (framework_from_dir_name(name) != Framework::kUnknown || it.depth() >= opts.max_depth)
+      if (load::framework_from_dir_name(name) != load::Framework::kUnknown || it.depth() >= opts.max_depth)
         it.disable_recursion_pending();
       continue;
     }
@@ -100,7 +100,7 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
     if (d.severity == io::Severity::kWarning) res.diag.add(d);
   res.skipped += static_cast<int>(found.skipped.size());
   std::set<int> no_timeline;  // rank directories without trace_view.json: said once below
-  for (const RankEntry& e : found.ranks) {
+  for (const load::RankEntry& e : found.ranks) {
     const std::string out_dir =
         e.output_dir.empty() ? e.path + "/ASCEND_PROFILER_OUTPUT" : e.output_dir;
     std::string tv = out_dir + "/trace_view.json";
@@ -182,7 +182,7 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
           : std::to_string(no_timeline.size()) + " rank director" +
                 (no_timeline.size() == 1 ? "y has" : "ies have") +
                 " no ASCEND_PROFILER_OUTPUT/trace_view.json (rank" +
-                (no_timeline.size() == 1 ? " " : "s ") + format_rank_set(no_timeline) + ")";
+                (no_timeline.size() == 1 ? " " : "s ") + load::format_rank_set(no_timeline) + ")";
   const std::string no_timeline_hint =
       "export the timeline with the profiler (torch_npu: export_type text), or for a job "
       "from clusterscope generate, generate it again with --trace-view";
@@ -209,4 +209,4 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
   return res;
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::timeline

@@ -19,7 +19,7 @@
 #include "io/diagnostics.h"
 #include "io/input_kind.h"
 
-namespace cs::cluster {
+namespace cs::timeline {
 
 enum class RankOrigin { kProfilerInfo, kDistributedInfo, kFileName, kOrder };
 
@@ -55,4 +55,4 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
 // Example: "sampled_rank-3.json.gz" -> 3; "trace.json" -> nullopt.
 std::optional<int> rank_from_file_name(std::string_view file_name);
 
-}  // namespace cs::cluster
+}  // namespace cs::timeline

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace cs::report {
+namespace cs::timeline {
 
 namespace {
 
@@ -106,4 +106,4 @@ bool shift_timestamp(std::string_view raw, int64_t shift_ns, std::string& out) {
   return true;
 }
 
-}  // namespace cs::report
+}  // namespace cs::timeline

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace cs::report {
+namespace cs::timeline {
 
 // Writes the JSON number of timestamp `raw` (a number token or a quoted string, as in the file)
 // moved by `shift_ns` nanoseconds to `out` (appended). The fraction keeps its number of digits
@@ -19,4 +19,4 @@ namespace cs::report {
 //           ("100.5", 1500) -> 102.0;  ("7", -2) -> 6.998.
 bool shift_timestamp(std::string_view raw, int64_t shift_ns, std::string& out);
 
-}  // namespace cs::report
+}  // namespace cs::timeline

@@ -14,7 +14,7 @@
 // The first pass of `merge` over one rank's trace (scan_trace) and the rank's plan (plan_rank);
 // the second pass, rewrite_trace, is in merge_rewrite.cpp.
 
-namespace cs::report {
+namespace cs::timeline {
 
 namespace {
 
@@ -93,7 +93,7 @@ bool scan_trace(simdjson::padded_string_view json, const std::string& source,
         if (!align.empty() && ev.ts >= 0 && ev.name >= 0 && is_align_phase(ev.str(ev.ph))) {
           std::string_view name = ev.str(ev.name);
           int64_t ns;
-          if (name.find(align) != std::string_view::npos && io::parse_us_to_ns(ev.raw(ev.ts), ns) &&
+          if (name.find(align) != std::string_view::npos && readers::parse_us_to_ns(ev.raw(ev.ts), ns) &&
               (!out.align_found || ns < out.align_ns)) {
             out.align_found = true;
             out.align_ns = ns;
@@ -122,4 +122,4 @@ RankPlan plan_rank(const TraceScan& scan, int rank, int64_t shift_ns) {
   return plan;
 }
 
-}  // namespace cs::report
+}  // namespace cs::timeline

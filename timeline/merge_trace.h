@@ -25,7 +25,7 @@
 
 #include "io/diagnostics.h"
 
-namespace cs::report {
+namespace cs::timeline {
 
 // Merged pid = rank * kPidStride + position of the process within its rank (sorted by the
 // original process_sort_index). Small enough for viewers that keep pids in 32 bits up to
@@ -93,4 +93,4 @@ bool rewrite_trace(simdjson::padded_string_view json, const std::string& source,
 // "rank 3 · " (with U+00B7), the prefix of every merged process name.
 std::string rank_label(int rank);
 
-}  // namespace cs::report
+}  // namespace cs::timeline

@@ -1,6 +1,6 @@
 #include "timeline/trace_event_walker.h"
 
-namespace cs::report {
+namespace cs::timeline {
 
 namespace {
 
@@ -94,4 +94,4 @@ void EventWalker::warn(od::document& doc, const std::string& what, const std::st
   diag_.warn(source_, loc.line_of(off), what, hint, off);
 }
 
-}  // namespace cs::report
+}  // namespace cs::timeline

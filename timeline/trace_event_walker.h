@@ -19,7 +19,7 @@
 #include "io/json/json_input.h"
 #include "timeline/merge_trace.h"
 
-namespace cs::report {
+namespace cs::timeline {
 
 namespace od = simdjson::ondemand;
 
@@ -168,4 +168,4 @@ class EventWalker {
   RawEvent ev_;
 };
 
-}  // namespace cs::report
+}  // namespace cs::timeline

@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-namespace cs::report {
+namespace cs::top {
 
 namespace {
 
@@ -216,4 +216,4 @@ double estimate_bytes(const std::vector<Shape>& in, std::string_view dtypes,
   return any ? bytes : kNaN;
 }
 
-}  // namespace cs::report
+}  // namespace cs::top

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace cs::report {
+namespace cs::top {
 
 using Shape = std::vector<int64_t>;
 
@@ -43,4 +43,4 @@ double estimate_flops(std::string_view op_type, const std::vector<Shape>& inputs
 double estimate_bytes(const std::vector<Shape>& inputs, std::string_view dtypes,
                       const std::vector<Shape>& outputs, std::string_view output_dtypes);
 
-}  // namespace cs::report
+}  // namespace cs::top

@@ -10,7 +10,7 @@
 #include "top/top_cost.h"
 #include "top/top_formats.h"
 
-namespace cs::report {
+namespace cs::top {
 
 namespace fs = std::filesystem;
 
@@ -44,7 +44,7 @@ bool load_profiler_db(const std::string& path, std::vector<OpCall>& out, io::Dia
   if (!strings.load(*database, diag)) return false;
   const bool kernels_ok = db::read_compute_kernels(
       *database, strings,
-      [&](const io::KernelRecord& k) {
+      [&](const readers::KernelRecord& k) {
         OpCall c;
         c.name = std::string(k.name);
         c.type = std::string(k.type);
@@ -75,4 +75,4 @@ bool load_profiler_db(const std::string& path, std::vector<OpCall>& out, io::Dia
       diag);
 }
 
-}  // namespace cs::report
+}  // namespace cs::top

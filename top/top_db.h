@@ -13,7 +13,7 @@
 #include "io/diagnostics.h"
 #include "top/top_profile.h"
 
-namespace cs::report {
+namespace cs::top {
 
 // The profiler database below a rank directory (its ASCEND_PROFILER_OUTPUT or itself), "" when
 // none: ascend_pytorch_profiler_N.db, ascend_mindspore_profiler_N.db or msprof_*.db.
@@ -23,4 +23,4 @@ std::string profiler_db_in(const std::string& rank_dir);
 // usable database or lacks COMPUTE_TASK_INFO / TASK / STRING_IDS.
 bool load_profiler_db(const std::string& path, std::vector<OpCall>& out, io::Diagnostics& diag);
 
-}  // namespace cs::report
+}  // namespace cs::top

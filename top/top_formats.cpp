@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-namespace cs::report {
+namespace cs::top {
 
 namespace {
 
@@ -123,4 +123,4 @@ double estimate_flops_with_formats(std::string_view op_type, const std::vector<S
   return estimate_flops(op_type, lin, lout);
 }
 
-}  // namespace cs::report
+}  // namespace cs::top

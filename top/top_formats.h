@@ -20,7 +20,7 @@
 
 #include "top/top_cost.h"
 
-namespace cs::report {
+namespace cs::top {
 
 // True when `formats` ("NC1HWC0;FRACTAL_Z;NCHW") names an Ascend private layout.
 bool has_private_format(std::string_view formats);
@@ -33,4 +33,4 @@ double estimate_flops_with_formats(std::string_view op_type, const std::vector<S
                                    std::string_view in_formats, const std::vector<Shape>& out,
                                    std::string_view out_formats);
 
-}  // namespace cs::report
+}  // namespace cs::top

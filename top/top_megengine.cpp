@@ -4,9 +4,9 @@
 
 #include "report/display_format.h"
 
-namespace cs::report {
+namespace cs::top {
 
-void calls_from_megengine(const io::MegEngineProfile& p, std::vector<OpCall>& out,
+void calls_from_megengine(const readers::MegEngineProfile& p, std::vector<OpCall>& out,
                           MegEngineTime which) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   for (const auto& op : p.ops) {
@@ -26,7 +26,7 @@ void calls_from_megengine(const io::MegEngineProfile& p, std::vector<OpCall>& ou
   }
 }
 
-bool megengine_calls(const std::string& path, const io::MegEngineProfile& p, MegEngineTime which,
+bool megengine_calls(const std::string& path, const readers::MegEngineProfile& p, MegEngineTime which,
                      std::vector<OpCall>& out, io::Diagnostics& diag) {
   const size_t before = out.size();
   calls_from_megengine(p, out, which);
@@ -44,12 +44,12 @@ bool megengine_calls(const std::string& path, const io::MegEngineProfile& p, Meg
 
 bool load_megengine_profile(const std::string& path, std::vector<OpCall>& out,
                             io::Diagnostics& diag) {
-  io::MegEngineProfile p;
-  if (!io::read_megengine_profile(path, p, diag)) return false;
+  readers::MegEngineProfile p;
+  if (!readers::read_megengine_profile(path, p, diag)) return false;
   return megengine_calls(path, p, {}, out, diag);
 }
 
-MegEngineSummary megengine_summary(const io::MegEngineProfile& p, const TopOptions& filters) {
+MegEngineSummary megengine_summary(const readers::MegEngineProfile& p, const TopOptions& filters) {
   MegEngineSummary s;
   bool device = false, host = false;
   for (const auto& op : p.ops) {
@@ -69,7 +69,7 @@ MegEngineSummary megengine_summary(const io::MegEngineProfile& p, const TopOptio
 }
 
 std::string format_megengine_summary(const MegEngineSummary& s, bool copy_time) {
-  const auto time = [](double us) { return std::isfinite(us) ? fmt_us(us) : std::string("N/A"); };
+  const auto time = [](double us) { return std::isfinite(us) ? report::fmt_us(us) : std::string("N/A"); };
   std::string out = "total device time  " + time(s.device_us) + "\n" + "total host time    " +
                     time(s.host_us) + "\n";
   if (!copy_time) return out;
@@ -83,4 +83,4 @@ std::string format_megengine_summary(const MegEngineSummary& s, bool copy_time) 
   return out;
 }
 
-}  // namespace cs::report
+}  // namespace cs::top

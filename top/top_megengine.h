@@ -19,7 +19,7 @@
 #include "top/top_profile.h"
 #include "top/top_table.h"
 
-namespace cs::report {
+namespace cs::top {
 
 // Which of an operator's times a call carries (profile_analyze's table kind and --top-end-key).
 struct MegEngineTime {
@@ -30,11 +30,11 @@ struct MegEngineTime {
 // Appends one call per operator of `p` that has the chosen time (name, type, time in µs as the
 // longest over its comp nodes or threads, FLOPs and bytes from the footprint, NaN when unknown,
 // shapes as "{1,3,224,224}, {64,3,7,7}", input dtypes "Float32;Float32").
-void calls_from_megengine(const io::MegEngineProfile& p, std::vector<OpCall>& out,
+void calls_from_megengine(const readers::MegEngineProfile& p, std::vector<OpCall>& out,
                           MegEngineTime which = {});
 
 // calls_from_megengine, false with an error naming `path` when no operator has that time.
-bool megengine_calls(const std::string& path, const io::MegEngineProfile& p, MegEngineTime which,
+bool megengine_calls(const std::string& path, const readers::MegEngineProfile& p, MegEngineTime which,
                      std::vector<OpCall>& out, io::Diagnostics& diag);
 
 // Reads the static-graph profile at `path` and appends its calls. False with an error when the
@@ -53,10 +53,10 @@ struct MegEngineSummary {
   size_t copies = 0;        // Copy operators counted
   double copy_us = 0, copy_wait_us = 0;  // their sums
 };
-MegEngineSummary megengine_summary(const io::MegEngineProfile& p, const TopOptions& filters);
+MegEngineSummary megengine_summary(const readers::MegEngineProfile& p, const TopOptions& filters);
 
 // The block as text: "total device time  7.00 ms", "total host time ...", and with `copy_time`
 // "copy time  tot=... avg=..." and "copy wait time  tot=... avg=..." ("N/A" when nothing).
 std::string format_megengine_summary(const MegEngineSummary& s, bool copy_time);
 
-}  // namespace cs::report
+}  // namespace cs::top

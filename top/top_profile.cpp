@@ -17,7 +17,7 @@
 #include "top/top_formats.h"
 #include "top/top_megengine.h"
 
-namespace cs::report {
+namespace cs::top {
 
 namespace fs = std::filesystem;
 
@@ -73,9 +73,9 @@ std::string resolve_dir(const std::string& dir, io::Diagnostics& diag) {
 }
 
 bool load_kernel_details(const std::string& path, std::vector<OpCall>& out, io::Diagnostics& diag) {
-  return io::read_kernel_details_csv(
+  return readers::read_kernel_details_csv(
       path,
-      [&](const io::KernelRecord& k) {
+      [&](const readers::KernelRecord& k) {
         OpCall c;
         c.name = std::string(k.name);
         c.type = std::string(k.type);
@@ -115,8 +115,8 @@ std::string hcom_type(std::string_view name) {
   return std::string(at == std::string_view::npos ? name : name.substr(0, at + 1));
 }
 
-void calls_from_trace(const io::Trace& t, std::vector<OpCall>& out) {
-  using io::EventKind;
+void calls_from_trace(const readers::Trace& t, std::vector<OpCall>& out) {
+  using readers::EventKind;
   // Launch points: Kineto runtime calls (by correlation id) and NPU flow starts (async_npu,
   // HostToDevice...: by the (pid, tid, ts) where the flow ends on the device).
   struct Launch {
@@ -133,7 +133,7 @@ void calls_from_trace(const io::Trace& t, std::vector<OpCall>& out) {
   std::unordered_map<uint64_t, size_t> flow_start;  // (id, cat) -> flow index
   const uint32_t fwdbwd = t.strings.find("fwdbwd");
   const uint32_t task_queue = t.strings.find("async_task_queue");
-  auto flow_key = [](const io::FlowEvent& f) { return f.id * 1000003u ^ f.cat; };
+  auto flow_key = [](const readers::FlowEvent& f) { return f.id * 1000003u ^ f.cat; };
   for (size_t i = 0; i < t.flows.size(); ++i) {
     const auto& f = t.flows[i];
     if (f.phase == 's' && f.cat != fwdbwd && f.cat != task_queue) {
@@ -201,10 +201,10 @@ void calls_from_trace(const io::Trace& t, std::vector<OpCall>& out) {
     if (s != flow_start.end() && t.flows[s->second].id == f.id)
       flow_at.emplace(std::make_tuple(f.pid, f.tid, f.ts_ns), s->second);
   }
-  const bool hccl_ops = io::has_hccl_process_ops(t);
+  const bool hccl_ops = readers::has_hccl_process_ops(t);
   for (const auto& e : t.events) {
     if (e.phase != 'X') continue;
-    const bool comm = io::is_npu_comm_op(t, e, hccl_ops);
+    const bool comm = readers::is_npu_comm_op(t, e, hccl_ops);
     if (!comm && e.kind != EventKind::kKernel && e.kind != EventKind::kMemcpy &&
         e.kind != EventKind::kMemset)
       continue;
@@ -266,16 +266,16 @@ bool load_op_calls(const std::string& profile, std::vector<OpCall>& out, std::st
                "profile");
     return false;
   }
-  io::Trace trace;
-  if (!io::read_timeline(used, c.kind, trace, diag)) return false;
+  readers::Trace trace;
+  if (!readers::read_timeline(used, c.kind, trace, diag)) return false;
   const size_t before = out.size();
   calls_from_trace(trace, out);
   if (out.size() == before) {
-    const io::TraceContent content = io::trace_content(trace);
+    const readers::TraceContent content = readers::trace_content(trace);
     diag.error(used, 0, content.summary, content.hint);
     return false;
   }
   return true;
 }
 
-}  // namespace cs::report
+}  // namespace cs::top

@@ -16,7 +16,7 @@
 #include "io/diagnostics.h"
 #include "readers/kineto_trace.h"
 
-namespace cs::report {
+namespace cs::top {
 
 struct OpCall {
   std::string name;           // kernel / task name
@@ -45,6 +45,6 @@ std::string hcom_type(std::string_view name);
 // sharing its correlation id (Kineto) or the flow from the op to the task (NPU) — whose name
 // becomes the type and its input dims the shapes. Others are typed by their task type
 // ("AI_CORE") or "kernel".
-void calls_from_trace(const io::Trace& trace, std::vector<OpCall>& out);
+void calls_from_trace(const readers::Trace& trace, std::vector<OpCall>& out);
 
-}  // namespace cs::report
+}  // namespace cs::top

@@ -9,7 +9,7 @@
 #include "report/display_format.h"
 #include "report/table_view.h"
 
-namespace cs::report {
+namespace cs::top {
 
 namespace {
 
@@ -217,7 +217,7 @@ std::string maybe(double v, const std::string& text) {
 
 std::string format_top_text(const io::Table& t, size_t total_calls, double total_us,
                             const std::string& side) {
-  const ColumnRef rank(&t, "rank"), name(&t, "name"), type(&t, "type"), calls(&t, "calls"),
+  const report::ColumnRef rank(&t, "rank"), name(&t, "name"), type(&t, "type"), calls(&t, "calls"),
       time(&t, "device_self_us"), cum(&t, "cumulative_pct"), flops(&t, "flops"),
       tflops(&t, "tflops_per_s"), bytes(&t, "bytes"), bw(&t, "bandwidth_gbps"),
       in(&t, "input_shapes"), out(&t, "output_shapes");
@@ -237,11 +237,11 @@ std::string format_top_text(const io::Table& t, size_t total_calls, double total
                                    true, true, false, false, false, false};
   std::vector<std::vector<std::string>> cells;
   for (size_t r = 0; r < t.rows(); ++r) {
-    cells.push_back({rank.str(r), fmt_us(time.num(r)), fmt_num(cum.num(r), 1) + "%",
-                     fmt_num(calls.num(r), 0), maybe(flops.num(r), fmt_num(flops.num(r) / 1e9, 2)),
-                     maybe(tflops.num(r), fmt_num(tflops.num(r), 2)),
-                     maybe(bytes.num(r), fmt_bytes(bytes.num(r))),
-                     maybe(bw.num(r), fmt_num(bw.num(r), 1)), shorten(type.str(r), 24),
+    cells.push_back({rank.str(r), report::fmt_us(time.num(r)), report::fmt_num(cum.num(r), 1) + "%",
+                     report::fmt_num(calls.num(r), 0), maybe(flops.num(r), report::fmt_num(flops.num(r) / 1e9, 2)),
+                     maybe(tflops.num(r), report::fmt_num(tflops.num(r), 2)),
+                     maybe(bytes.num(r), report::fmt_bytes(bytes.num(r))),
+                     maybe(bw.num(r), report::fmt_num(bw.num(r), 1)), shorten(type.str(r), 24),
                      shorten(name.str(r), 48), shorten(in.str(r), 40), shorten(out.str(r), 24)});
   }
   std::vector<size_t> w(head.size());
@@ -262,8 +262,8 @@ std::string format_top_text(const io::Table& t, size_t total_calls, double total
   line(head);
   for (const auto& row : cells) line(row);
   s += std::to_string(t.rows()) + " rows from " + std::to_string(total_calls) + " calls, " +
-       fmt_us(total_us) + " " + side + " time in total\n";
+       report::fmt_us(total_us) + " " + side + " time in total\n";
   return s;
 }
 
-}  // namespace cs::report
+}  // namespace cs::top

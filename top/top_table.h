@@ -22,7 +22,7 @@
 #include "runtime/enum_names.h"
 #include "top/top_profile.h"
 
-namespace cs::report {
+namespace cs::top {
 
 struct TopOptions {
   // kAll: every call that passed the filters in one row named "all" (profile_analyze's
@@ -52,16 +52,16 @@ struct TopOptions {
   double share_total_us = std::numeric_limits<double>::quiet_NaN();
 };
 // The names `top` accepts for each choice (--aggregate-by, --aggregate, --order-by).
-inline constexpr std::array<EnumName<TopOptions::By>, 3> kTopByNames{
+inline constexpr std::array<runtime::EnumName<TopOptions::By>, 3> kTopByNames{
     {{"none", TopOptions::By::kNone},
      {"type", TopOptions::By::kType},
      {"name", TopOptions::By::kName}}};
-inline constexpr std::array<EnumName<TopOptions::Aggregate>, 4> kTopAggregateNames{
+inline constexpr std::array<runtime::EnumName<TopOptions::Aggregate>, 4> kTopAggregateNames{
     {{"sum", TopOptions::Aggregate::kSum},
      {"mean", TopOptions::Aggregate::kMean},
      {"max", TopOptions::Aggregate::kMax},
      {"min", TopOptions::Aggregate::kMin}}};
-inline constexpr std::array<EnumName<TopOptions::Order>, 5> kTopOrderNames{
+inline constexpr std::array<runtime::EnumName<TopOptions::Order>, 5> kTopOrderNames{
     {{"time", TopOptions::Order::kTime},
      {"memory", TopOptions::Order::kMemory},
      {"flops", TopOptions::Order::kFlops},
@@ -88,4 +88,4 @@ io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt,
 std::string format_top_text(const io::Table& t, size_t total_calls, double total_us,
                             const std::string& side = "device");
 
-}  // namespace cs::report
+}  // namespace cs::top

@@ -7,7 +7,7 @@
 #include "recipes/frame/pandas_math.h"
 #include "recipes/frame/pandas_sort.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 std::vector<Cell> duration_stats(std::vector<double> values) {
   std::vector<double> v;
@@ -104,4 +104,4 @@ void assign(Frame& f, const std::string& name, const Cell& value) {
   c.cells.assign(n, value);
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

@@ -9,7 +9,7 @@
 
 #include "recipes/frame/frame.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 // A frame with the key columns as its index (index_columns = keys.size()) followed by the nine
 // statistics, one row per group in sorted key order.
@@ -34,4 +34,4 @@ Frame sort_by(const Frame& f, const std::string& column, bool ascending);
 // A column of `n` copies of `value` appended to `f` (DataFrame.assign).
 void assign(Frame& f, const std::string& name, const Cell& value);
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

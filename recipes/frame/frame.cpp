@@ -4,7 +4,7 @@
 
 #include "io/py_format.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 const std::string& Cell::empty_text() {
   static const std::string empty;
@@ -52,4 +52,4 @@ std::string csv_cell(const Cell& c, Dtype t) {
   return {};
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

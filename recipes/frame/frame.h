@@ -21,7 +21,7 @@
 
 #include "recipes/frame/text_pool.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 struct Cell {
   enum class Kind : uint8_t { kNull, kInt, kReal, kText };
@@ -114,4 +114,4 @@ struct Frame {
 // A cell formatted as pandas' to_csv writes it in a column of dtype `t` (no quoting).
 std::string csv_cell(const Cell& c, Dtype t);
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

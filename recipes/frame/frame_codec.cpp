@@ -1,6 +1,6 @@
 #include "recipes/frame/frame_codec.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 void pack_frame(const Frame& f, io::ByteWriter& w) {
   w.put<uint32_t>(static_cast<uint32_t>(f.columns.size()));
@@ -78,4 +78,4 @@ FrameSet unpack_frame_set(io::ByteReader& r) {
   return s;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

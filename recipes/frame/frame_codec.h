@@ -8,7 +8,7 @@
 #include "io/byte_buffer.h"
 #include "recipes/frame/frame.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 // A rank's partial result: named frames (e.g. "time", "bandwidth").
 using FrameSet = std::map<std::string, Frame>;
@@ -18,4 +18,4 @@ Frame unpack_frame(io::ByteReader& r);
 void pack_frame_set(const FrameSet& s, io::ByteWriter& w);
 FrameSet unpack_frame_set(io::ByteReader& r);
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

@@ -10,7 +10,7 @@
 #include "io/py_format.h"
 #include "recipes/frame/pandas_math.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 const FrameColumn* find_column(const Frame& f, const std::string& name) {
   for (const auto& c : f.columns)
@@ -304,4 +304,4 @@ Cell group_first(const FrameColumn& c, std::span<const size_t> rows) {
   return Cell::null();
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

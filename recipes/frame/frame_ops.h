@@ -8,7 +8,7 @@
 
 #include "recipes/frame/frame.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 // The column named `name`, or nullptr.
 const FrameColumn* find_column(const Frame& f, const std::string& name);
@@ -80,4 +80,4 @@ struct CellKeyEqual {
   bool operator()(const Cell& a, const Cell& b) const { return cell_key_equal(a, b); }
 };
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

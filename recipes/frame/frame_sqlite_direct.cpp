@@ -12,7 +12,7 @@
 #include "io/sqlite/sqlite_record.h"
 #include "runtime/ordered_parallel.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 namespace {
 
@@ -126,7 +126,7 @@ DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const ch
     }
     in = Block{};
   };
-  cluster::ordered_parallel_for(blocks.size(), blocks.size() > 1 ? threads : 1, encode, add);
+  runtime::ordered_parallel_for(blocks.size(), blocks.size() > 1 ? threads : 1, encode, add);
   if (!file.append(table, create, tree)) {
     const int err = errno;
     diag.error(shown, 0, "table " + table + ": cannot write the database: " + std::strerror(err),
@@ -136,4 +136,4 @@ DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const ch
   return DirectWrite::kWritten;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

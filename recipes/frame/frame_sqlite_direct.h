@@ -11,7 +11,7 @@
 #include "io/diagnostics.h"
 #include "recipes/frame/frame.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 enum class DirectWrite { kWritten, kNotApplicable, kFailed };
 
@@ -24,4 +24,4 @@ DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const ch
                                       const std::string& create, const std::string& shown,
                                       io::Diagnostics& diag, int threads = 1);
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

@@ -16,7 +16,7 @@
 #include "recipes/frame/frame_sqlite_direct.h"
 #include "runtime/interrupt.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 namespace {
 
@@ -275,4 +275,4 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   return true;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

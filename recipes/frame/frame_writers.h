@@ -9,7 +9,7 @@
 #include "io/diagnostics.h"
 #include "recipes/frame/frame.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 // Writes `f` to `path` as CSV. Returns false with an error in `diag` when the file cannot be
 // written.
@@ -22,4 +22,4 @@ bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& d
 bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
                         io::Diagnostics& diag, int threads = 1);
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

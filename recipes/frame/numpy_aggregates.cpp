@@ -8,7 +8,7 @@
 
 #include "recipes/frame/pandas_math.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 namespace {
 
@@ -104,4 +104,4 @@ bool register_numpy_aggregates(sqlite3* db) {
              SQLITE_OK;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

@@ -7,7 +7,7 @@
 
 struct sqlite3;
 
-namespace cs::recipes {
+namespace cs::frame {
 
 // np.median(values).
 double numpy_median(std::vector<double> values);
@@ -20,4 +20,4 @@ double numpy_std(const std::vector<double>& values, bool integers);
 // Registers median, lower_quartile, upper_quartile and stdev on `db`. False on failure.
 bool register_numpy_aggregates(sqlite3* db);
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace cs::recipes {
+namespace cs::frame {
 
 namespace {
 
@@ -126,4 +126,4 @@ double numpy_round(double x, int decimals) {
   return std::nearbyint(x * f) / f;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

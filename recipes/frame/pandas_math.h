@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace cs::recipes {
+namespace cs::frame {
 
 // groupby(...).sum(): Kahan-compensated sum in row order. Example: {0.1, 0.2, 0.3} -> 0.6.
 double kahan_sum(const std::vector<double>& v);
@@ -33,4 +33,4 @@ double numpy_quantile_linear(const std::vector<double>& sorted, double q);
 // Series.round(decimals): numpy's rint(x * 10^d) / 10^d.
 double numpy_round(double x, int decimals);
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace cs::recipes {
+namespace cs::frame {
 
 // The comparators are template parameters (called directly, inlined), not std::function.
 namespace pandas_sort_detail {
@@ -124,4 +124,4 @@ std::vector<size_t> pandas_sort_order(size_t n, const Less& less, bool ascending
   return out;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

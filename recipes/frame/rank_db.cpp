@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-namespace cs::recipes {
+namespace cs::frame {
 
 RankDb::RankDb(const std::string& path, io::Diagnostics& diag)
     : path_(path), db_(db::Database::open(path, diag)) {}
@@ -94,4 +94,4 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
   return rc == db::StepResult::kDone;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

@@ -12,7 +12,7 @@
 #include "io/diagnostics.h"
 #include "recipes/frame/frame.h"
 
-namespace cs::recipes {
+namespace cs::frame {
 
 class RankDb {
  public:
@@ -40,4 +40,4 @@ class RankDb {
   std::optional<db::Database> db_;
 };
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-namespace cs::recipes {
+namespace cs::frame {
 
 namespace {
 
@@ -78,4 +78,4 @@ const std::string* TextCache::intern(std::string_view text) {
   return slot;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

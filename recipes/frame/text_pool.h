@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace cs::recipes {
+namespace cs::frame {
 
 // The run's one copy of `text` (stored on first use; the pointer stays valid until exit).
 const std::string* intern_text(std::string_view text);
@@ -28,4 +28,4 @@ class TextCache {
   std::array<const std::string*, 128> slots_{};
 };
 
-}  // namespace cs::recipes
+}  // namespace cs::frame

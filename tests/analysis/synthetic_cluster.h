@@ -27,31 +27,31 @@ struct SyntheticOptions {
   uint64_t seed = 1;
 };
 
-inline io::CommOp make_op(const std::string& name, double elapse_ms, double transit_ms,
+inline readers::CommOp make_op(const std::string& name, double elapse_ms, double transit_ms,
                           double wait_ms, double sync_ms) {
-  io::CommOp op;
+  readers::CommOp op;
   op.name = name;
   op.has_time_info = true;
-  op.time.set(io::kStartTimestampUs, io::Num::real(0));
-  op.time.set(io::kElapseTimeMs, io::Num::real(elapse_ms));
-  op.time.set(io::kTransitTimeMs, io::Num::real(transit_ms));
-  op.time.set(io::kWaitTimeMs, io::Num::real(wait_ms));
-  op.time.set(io::kSyncTimeMs, io::Num::real(sync_ms));
-  op.time.set(io::kIdleTimeMs, io::Num::real(std::max(0.0, elapse_ms - transit_ms - wait_ms)));
+  op.time.set(readers::kStartTimestampUs, io::Num::real(0));
+  op.time.set(readers::kElapseTimeMs, io::Num::real(elapse_ms));
+  op.time.set(readers::kTransitTimeMs, io::Num::real(transit_ms));
+  op.time.set(readers::kWaitTimeMs, io::Num::real(wait_ms));
+  op.time.set(readers::kSyncTimeMs, io::Num::real(sync_ms));
+  op.time.set(readers::kIdleTimeMs, io::Num::real(std::max(0.0, elapse_ms - transit_ms - wait_ms)));
   op.has_bandwidth_info = true;
-  io::TransportInfo hccs;
-  hccs.name = io::TransportName("HCCS");
-  hccs.set(io::kTrSizeMb, io::Num::real(8.0));
-  hccs.set(io::kTrTimeMs, io::Num::real(transit_ms));
+  readers::TransportInfo hccs;
+  hccs.name = readers::TransportName("HCCS");
+  hccs.set(readers::kTrSizeMb, io::Num::real(8.0));
+  hccs.set(readers::kTrTimeMs, io::Num::real(transit_ms));
   op.transports.push_back(hccs);
   return op;
 }
 
-inline std::vector<cluster::RankData> synthetic_cluster(const SyntheticOptions& o) {
+inline std::vector<load::RankData> synthetic_cluster(const SyntheticOptions& o) {
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> u(0, 1);
   const int dp = o.ranks / o.tp;
-  std::vector<cluster::RankData> rd(static_cast<size_t>(o.ranks));
+  std::vector<load::RankData> rd(static_cast<size_t>(o.ranks));
   for (int r = 0; r < o.ranks; ++r) {
     auto& d = rd[static_cast<size_t>(r)];
     d.entry.rank = r;
@@ -71,7 +71,7 @@ inline std::vector<cluster::RankData> synthetic_cluster(const SyntheticOptions& 
   std::vector<double> now(static_cast<size_t>(o.ranks), 0.0);
   // One collective over `members`: returns per-member (elapse, transit, wait, sync) in ms.
   auto collective = [&](const std::vector<int>& members, const std::string& name,
-                        std::vector<io::CommStep>& steps_of, double transit_ms) {
+                        std::vector<readers::CommStep>& steps_of, double transit_ms) {
     std::vector<double> ready;
     double last = 0;
     for (int r : members) {
@@ -89,7 +89,7 @@ inline std::vector<cluster::RankData> synthetic_cluster(const SyntheticOptions& 
     }
   };
   for (int s = 1; s <= o.steps; ++s) {
-    std::vector<io::CommStep> steps_of(static_cast<size_t>(o.ranks));
+    std::vector<readers::CommStep> steps_of(static_cast<size_t>(o.ranks));
     std::vector<double> computing(static_cast<size_t>(o.ranks), 0.0),
         free_us(static_cast<size_t>(o.ranks), 0.0), step_start = now;
     for (int k = 0; k < o.segments; ++k) {

@@ -10,12 +10,12 @@
 namespace cs::cluster {
 namespace {
 
-std::vector<RankData> two_ranks() {
-  std::vector<RankData> ranks(2);
+std::vector<load::RankData> two_ranks() {
+  std::vector<load::RankData> ranks(2);
   for (int r = 0; r < 2; ++r) {
     ranks[static_cast<size_t>(r)].entry.rank = r;
     ranks[static_cast<size_t>(r)].has_communication = true;
-    io::CommStep s;
+    readers::CommStep s;
     s.step = "step1";
     s.collective.push_back(testing::make_op("hcom_allReduce__1_0_1@77", 2.0, 0.5, 1.0, 0.5));
     s.collective.push_back(testing::make_op("hcom_allReduce__1_1_1@77", 1.0, 0.5, 0.5, 0.0));
@@ -26,7 +26,7 @@ std::vector<RankData> two_ranks() {
 }
 
 TEST(CommSummary, RankSummarySumsOpsAndRecomputesRatios) {
-  auto t = comm_rank_summary_table(two_ranks());
+  auto t = analysis::comm_rank_summary_table(two_ranks());
   t.validate();
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("group")->strings[0], "77");
@@ -46,18 +46,18 @@ TEST(CommSummary, PackedRanksOpsAreSeen) {
   auto packed = two_ranks();
   for (auto& r : packed) r.communication.pack();
   ASSERT_TRUE(packed[0].communication.packed());
-  auto t = comm_rank_summary_table(packed);
+  auto t = analysis::comm_rank_summary_table(packed);
   t.validate();
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("ops")->ints[0], 2);
   EXPECT_DOUBLE_EQ(t.find("elapse_ms")->doubles[0], 3.0);
-  EXPECT_EQ(comm_transport_summary_table(packed).rows(),
-            comm_transport_summary_table(two_ranks()).rows());
+  EXPECT_EQ(analysis::comm_transport_summary_table(packed).rows(),
+            analysis::comm_transport_summary_table(two_ranks()).rows());
   EXPECT_TRUE(packed[0].communication.packed());  // the analysis left the memory policy alone
 }
 
 TEST(CommSummary, TransportSummaryBandwidthAndUtilization) {
-  auto t = comm_transport_summary_table(two_ranks());
+  auto t = analysis::comm_transport_summary_table(two_ranks());
   t.validate();
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("transport")->strings[0], "HCCS");
@@ -66,15 +66,15 @@ TEST(CommSummary, TransportSummaryBandwidthAndUtilization) {
   EXPECT_DOUBLE_EQ(t.find("bandwidth_gbps")->doubles[0], 16.0);
   EXPECT_DOUBLE_EQ(t.find("nominal_gbps")->doubles[0], 18.0);
   EXPECT_DOUBLE_EQ(t.find("utilization")->doubles[0], 16.0 / 18.0);
-  EXPECT_EQ(comm_transport_summary_table({}).rows(), 0u);
+  EXPECT_EQ(analysis::comm_transport_summary_table({}).rows(), 0u);
 }
 
 TEST(DiagnosisSummary, Text) {
-  EXPECT_EQ(diagnosis_summary({}, {}, {}), "No slow rank found.\nNo slow link found.\n");
+  EXPECT_EQ(analysis::diagnosis_summary({}, {}, {}), "No slow rank found.\nNo slow link found.\n");
   testing::SyntheticOptions o;
   o.slow[6] = 2.0;
-  auto ranks = find_slow_ranks(testing::synthetic_cluster(o));
-  SlowLinkFinding l;
+  auto ranks = analysis::find_slow_ranks(testing::synthetic_cluster(o));
+  analysis::SlowLinkFinding l;
   l.evidence = "HCCS link 1->2 moves 5 GB/s";
   stats::TopNRow row;
   row.key = "MatMulV3";
@@ -82,12 +82,12 @@ TEST(DiagnosisSummary, Text) {
   row.ranks = 16;
   row.max_rank = 6;
   row.min_rank = 0;
-  auto s = diagnosis_summary(ranks, {l}, {row});
+  auto s = analysis::diagnosis_summary(ranks, {l}, {row});
   EXPECT_NE(s.find("Rank 6 is slow (compute): its peers wait for it"), std::string::npos) << s;
   EXPECT_NE(s.find("Slow link: HCCS link 1->2"), std::string::npos) << s;
   EXPECT_NE(s.find("Operator MatMulV3 varies most across ranks: CV 0.40"), std::string::npos) << s;
   row.cross_rank_cv = 0.01;  // not notable
-  EXPECT_EQ(diagnosis_summary({}, {}, {row}).find("Operator"), std::string::npos);
+  EXPECT_EQ(analysis::diagnosis_summary({}, {}, {row}).find("Operator"), std::string::npos);
 }
 
 }  // namespace

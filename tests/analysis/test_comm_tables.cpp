@@ -17,11 +17,11 @@ namespace cs::cluster {
 namespace {
 
 TEST(CommTables, NaturalOrder) {
-  EXPECT_TRUE(natural_less("step2", "step10"));
-  EXPECT_FALSE(natural_less("step10", "step2"));
-  EXPECT_TRUE(natural_less("a", "b"));
-  EXPECT_TRUE(natural_less("", "a"));
-  EXPECT_FALSE(natural_less("x1", "x1"));
+  EXPECT_TRUE(analysis::natural_less("step2", "step10"));
+  EXPECT_FALSE(analysis::natural_less("step10", "step2"));
+  EXPECT_TRUE(analysis::natural_less("a", "b"));
+  EXPECT_TRUE(analysis::natural_less("", "a"));
+  EXPECT_FALSE(analysis::natural_less("x1", "x1"));
 }
 
 TEST(CommTables, NaturalKeysCompareAsNaturalLess) {
@@ -37,9 +37,9 @@ TEST(CommTables, NaturalKeysCompareAsNaturalLess) {
   }
   for (const auto& a : texts)
     for (const auto& b : texts)
-      ASSERT_EQ(natural_less(a, b), natural_key(a) < natural_key(b)) << a << " vs " << b;
-  EXPECT_LT(natural_key("hcom_allReduce__2_0_1"), natural_key("hcom_allReduce__10_0_1"));
-  EXPECT_LT(natural_key("x1"), natural_key("x01"));  // "01" after "1"
+      ASSERT_EQ(analysis::natural_less(a, b), analysis::natural_key(a) < analysis::natural_key(b)) << a << " vs " << b;
+  EXPECT_LT(analysis::natural_key("hcom_allReduce__2_0_1"), analysis::natural_key("hcom_allReduce__10_0_1"));
+  EXPECT_LT(analysis::natural_key("x1"), analysis::natural_key("x01"));  // "01" after "1"
 }
 
 // The values of a string column, plain or dictionary-encoded.
@@ -52,12 +52,12 @@ std::vector<std::string> texts(const io::Column* c) {
 TEST(CommTables, OpsTableRowsAndValues) {
   const auto ranks = test::load_case("set_order");
   io::Diagnostics diag;
-  const CommGroups groups = build_comm_groups(ranks, {}, diag);
-  const io::Table t = communication_ops_table(ranks, groups);
+  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const io::Table t = analysis::communication_ops_table(ranks, groups);
   t.validate();
   // Every op report of every rank, once.
   size_t reports = 0;
-  io::CommunicationFile unpacked;
+  readers::CommunicationFile unpacked;
   for (const auto& rd : ranks)
     for (const auto& st : rd.communication.read(unpacked).steps)
       reports += st.collective.size() + st.p2p.size();
@@ -82,8 +82,8 @@ TEST(CommTables, OpsTableRowsAndValues) {
 TEST(CommTables, BandwidthTableEqualsTotals) {
   const auto ranks = test::load_case("tp2pp2");
   io::Diagnostics diag;
-  const CommGroups groups = build_comm_groups(ranks, {}, diag);
-  const io::Table t = communication_bandwidth_table(ranks, groups);
+  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const io::Table t = analysis::communication_bandwidth_table(ranks, groups);
   t.validate();
   ASSERT_GT(t.rows(), 0u);
   const auto& size = t.find("size_mb")->doubles;
@@ -93,14 +93,14 @@ TEST(CommTables, BandwidthTableEqualsTotals) {
     EXPECT_DOUBLE_EQ(bw[i], time[i] < 1e-15 ? 0.0 : size[i] / time[i]);
   // Sum of HCCS sizes of rank 0, step1, its tp group, computed straight from the inputs.
   double want = 0;
-  io::CommunicationFile unpacked;
+  readers::CommunicationFile unpacked;
   const auto& st = ranks[0].communication.read(unpacked).steps[0];
   std::string tp_group;
   for (const auto& op : st.collective) {
     if (op.name == "Total Op Info") continue;
-    tp_group = std::string(py_group_of(op.name));
+    tp_group = std::string(msprof::py_group_of(op.name));
     for (const auto& tr : op.transports)
-      if (tr.name == "HCCS") want += tr.get(io::kTrSizeMb);
+      if (tr.name == "HCCS") want += tr.get(readers::kTrSizeMb);
   }
   bool found = false;
   const auto steps = texts(t.find("step")), groups_col = texts(t.find("group")),
@@ -117,19 +117,19 @@ TEST(CommTables, BandwidthTableEqualsTotals) {
 TEST(CommTables, MatrixAndStepTraceTables) {
   const auto ranks = test::load_case("tp2pp2");
   io::Diagnostics diag;
-  const CommGroups groups = build_comm_groups(ranks, {}, diag);
-  const auto links = merge_matrix_links(ranks, groups, diag);
-  const io::Table m = communication_matrix_table(links);
+  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const auto links = msprof::merge_matrix_links(ranks, groups, diag);
+  const io::Table m = analysis::communication_matrix_table(links);
   m.validate();
   EXPECT_EQ(m.rows(), links.size());
   EXPECT_EQ(m.find("bandwidth_gbps")->unit, "GB/s");
-  const io::Table s = step_trace_table(ranks);
+  const io::Table s = analysis::step_trace_table(ranks);
   s.validate();
   EXPECT_EQ(s.rows(), 8u);  // 4 ranks x 2 steps
   EXPECT_EQ(texts(s.find("step"))[0], "1");
   EXPECT_EQ(s.find("rank")->ints[1], 1);  // sorted by step, then rank
   for (double v : s.find("preparing_us")->doubles) EXPECT_FALSE(std::isnan(v));
-  const io::Table s2 = step_trace_table(test::load_case("set_order"));  // no Preparing column
+  const io::Table s2 = analysis::step_trace_table(test::load_case("set_order"));  // no Preparing column
   for (double v : s2.find("preparing_us")->doubles) EXPECT_TRUE(std::isnan(v));
 }
 
@@ -146,15 +146,15 @@ TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
   o.trace_view = 0;
   io::Diagnostics diag;
   ASSERT_TRUE(generator::generate_cluster(dir.string(), o, diag));
-  std::vector<RankData> ranks;
-  for (const auto& e : discover_ranks(dir.string()).ranks)
-    ranks.push_back(parse_rank(e, ParseOptions{}));
+  std::vector<load::RankData> ranks;
+  for (const auto& e : load::discover_ranks(dir.string()).ranks)
+    ranks.push_back(load::parse_rank(e, load::ParseOptions{}));
   fs::remove_all(dir);
-  const CommGroups groups = build_comm_groups(ranks, {}, diag);
-  const auto links = merge_matrix_links(ranks, groups, diag);
+  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const auto links = msprof::merge_matrix_links(ranks, groups, diag);
   ASSERT_GE(links.size(), 4096u);
-  const io::Table one = communication_matrix_table(links, 1);
-  const io::Table two = communication_matrix_table(links, 2);
+  const io::Table one = analysis::communication_matrix_table(links, 1);
+  const io::Table two = analysis::communication_matrix_table(links, 2);
   two.validate();
   ASSERT_EQ(one.rows(), two.rows());
   ASSERT_EQ(one.columns.size(), two.columns.size());

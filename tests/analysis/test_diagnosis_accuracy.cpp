@@ -62,14 +62,14 @@ std::pair<int, int> link_id(int a, int b) {
   return {std::min(a, b), std::max(a, b)};
 }
 
-std::vector<RankData> load(const std::string& dir) {
-  auto disc = discover_ranks(dir);
+std::vector<load::RankData> load(const std::string& dir) {
+  auto disc = load::discover_ranks(dir);
   EXPECT_FALSE(disc.fatal) << dir;
-  std::vector<RankData> ranks;
-  ParseOptions po;
-  for (const auto& e : disc.ranks) ranks.push_back(parse_rank(e, po));
+  std::vector<load::RankData> ranks;
+  load::ParseOptions po;
+  for (const auto& e : disc.ranks) ranks.push_back(load::parse_rank(e, po));
   std::sort(ranks.begin(), ranks.end(),
-            [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });
+            [](const load::RankData& a, const load::RankData& b) { return a.rank() < b.rank(); });
   return ranks;
 }
 
@@ -215,16 +215,16 @@ struct Suite {
   Score ranks, links;
   int clean = 0, clean_noisy = 0, kernel_cases = 0, kernel_hits = 0;
 
-  void judge(const std::string& name, const std::vector<RankData>& data, const Truth& truth) {
+  void judge(const std::string& name, const std::vector<load::RankData>& data, const Truth& truth) {
     io::Diagnostics mdiag;
-    auto groups = build_comm_groups(data, GroupOptions{}, mdiag);
-    MatrixOptions mopts;
+    auto groups = msprof::build_comm_groups(data, msprof::GroupOptions{}, mdiag);
+    msprof::MatrixOptions mopts;
     mopts.use_metadata_ranks = true;  // as `cluster` merges them
     const auto slow_links =
-        find_slow_links(link_observations(merge_matrix_links(data, groups, mdiag, mopts)));
+        analysis::find_slow_links(analysis::link_observations(msprof::merge_matrix_links(data, groups, mdiag, mopts)));
     const auto slow_ranks =
-        analyze_slow_ranks(data, rank_stages(data, &groups), slow_links).findings;
-    const auto slow_transfers = find_slow_transfers(data, slow_links);
+        analysis::analyze_slow_ranks(data, analysis::rank_stages(data, &groups), slow_links).findings;
+    const auto slow_transfers = analysis::find_slow_transfers(data, slow_links);
     std::string report;
     for (const auto& f : slow_ranks) {
       const auto it = truth.ranks.find(f.rank);
@@ -242,7 +242,7 @@ struct Suite {
     for (const auto& entry : truth.ranks) {
       const int r = entry.first;
       const bool found = std::any_of(slow_ranks.begin(), slow_ranks.end(),
-                                     [&](const SlowRankFinding& f) { return f.rank == r; });
+                                     [&](const analysis::SlowRankFinding& f) { return f.rank == r; });
       if (!found) ++ranks.fn, report += " FN rank " + std::to_string(r);
     }
     std::set<std::pair<int, int>> found_links;
@@ -268,11 +268,11 @@ struct Suite {
   }
 
   // The slowed kernel type on the slowed rank tops the peer-relative spread ranking.
-  void judge_kernel(const std::vector<RankData>& data, const generator::SlowKernel& k) {
+  void judge_kernel(const std::vector<load::RankData>& data, const generator::SlowKernel& k) {
     io::Diagnostics mdiag;
-    auto groups = build_comm_groups(data, GroupOptions{}, mdiag);
-    auto by_cv = stats::select_topn(merge_operators(data), 1, stats::OrderBy::kCv,
-                                    rank_stages(data, &groups));
+    auto groups = msprof::build_comm_groups(data, msprof::GroupOptions{}, mdiag);
+    auto by_cv = stats::select_topn(analysis::merge_operators(data), 1, stats::OrderBy::kCv,
+                                    analysis::rank_stages(data, &groups));
     ++kernel_cases;
     const bool hit = !by_cv.empty() && by_cv.front().key.rfind(k.type, 0) == 0 &&
                      by_cv.front().max_rank == k.rank;

@@ -7,8 +7,8 @@
 namespace cs::cluster {
 namespace {
 
-std::vector<RankData> ranks_with_slow_softmax() {
-  std::vector<RankData> ranks(4);
+std::vector<load::RankData> ranks_with_slow_softmax() {
+  std::vector<load::RankData> ranks(4);
   for (int r = 0; r < 4; ++r) {
     ranks[static_cast<size_t>(r)].entry.rank = r;
     auto& ops = ranks[static_cast<size_t>(r)].operators;
@@ -23,7 +23,7 @@ std::vector<RankData> ranks_with_slow_softmax() {
 }
 
 TEST(OperatorsTopN, ColumnsMatchTheInterface) {
-  auto t = operators_topn_table(ranks_with_slow_softmax(), 15, stats::OrderBy::kTotal);
+  auto t = analysis::operators_topn_table(ranks_with_slow_softmax(), 15, stats::OrderBy::kTotal);
   t.validate();
   EXPECT_EQ(t.name, "operators_topn");
   std::vector<std::string> names;
@@ -43,7 +43,7 @@ TEST(OperatorsTopN, ColumnsMatchTheInterface) {
 }
 
 TEST(OperatorsTopN, SlowKernelTopsCrossRankCv) {
-  auto t = operators_topn_table(ranks_with_slow_softmax(), 2, stats::OrderBy::kCv);
+  auto t = analysis::operators_topn_table(ranks_with_slow_softmax(), 2, stats::OrderBy::kCv);
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("key")->strings[0], "SoftmaxV2");
   EXPECT_GT(t.find("cross_rank_cv")->doubles[0], 0.5);
@@ -52,20 +52,20 @@ TEST(OperatorsTopN, SlowKernelTopsCrossRankCv) {
 
 TEST(OperatorsTopN, MergeOrderDoesNotChangeCounts) {
   auto ranks = ranks_with_slow_softmax();
-  auto merged = merge_operators(ranks);
-  std::vector<RankData> reversed(ranks.rbegin(), ranks.rend());
-  auto merged2 = merge_operators(reversed);
+  auto merged = analysis::merge_operators(ranks);
+  std::vector<load::RankData> reversed(ranks.rbegin(), ranks.rend());
+  auto merged2 = analysis::merge_operators(reversed);
   for (const auto& [k, s] : merged.keys()) {
     EXPECT_EQ(merged2.keys().at(k).durations.count, s.durations.count);
     EXPECT_DOUBLE_EQ(merged2.keys().at(k).durations.sum, s.durations.sum);
   }
-  EXPECT_EQ(operators_topn_table(std::vector<RankData>{}, 15, stats::OrderBy::kTotal).rows(), 0u);
+  EXPECT_EQ(analysis::operators_topn_table(std::vector<load::RankData>{}, 15, stats::OrderBy::kTotal).rows(), 0u);
 }
 
 // 8 ranks, tp 2, dp 2, pp 2 in profiler metadata; stage 1 (ranks 4..7) runs 3x the MatMul, and
 // rank 1 runs SoftmaxV2 1.4x slower.
-std::vector<RankData> two_stage_ranks(bool metadata) {
-  std::vector<RankData> ranks(8);
+std::vector<load::RankData> two_stage_ranks(bool metadata) {
+  std::vector<load::RankData> ranks(8);
   for (int r = 0; r < 8; ++r) {
     auto& d = ranks[static_cast<size_t>(r)];
     d.entry.rank = r;
@@ -84,28 +84,28 @@ std::vector<RankData> two_stage_ranks(bool metadata) {
 }
 
 TEST(OperatorsTopN, RankStagesFromMetadata) {
-  const auto stages = rank_stages(two_stage_ranks(true));
+  const auto stages = analysis::rank_stages(two_stage_ranks(true));
   ASSERT_EQ(stages.size(), 8u);
   EXPECT_EQ(stages.at(0), 0);
   EXPECT_EQ(stages.at(3), 0);
   EXPECT_EQ(stages.at(4), 1);
   EXPECT_EQ(stages.at(7), 1);
-  EXPECT_TRUE(rank_stages(two_stage_ranks(false)).empty());
+  EXPECT_TRUE(analysis::rank_stages(two_stage_ranks(false)).empty());
   // Ranks disagreeing on the sizes: no stage information.
   auto bad = two_stage_ranks(true);
   bad[5].metadata.distributed_args["data_parallel_size"] = 4;
-  EXPECT_TRUE(rank_stages(bad).empty());
+  EXPECT_TRUE(analysis::rank_stages(bad).empty());
 }
 
 TEST(OperatorsTopN, PeerCvWithPipelineStages) {
   // With stages from the metadata the slow SoftmaxV2 tops the CV ranking, on rank 1.
-  auto t = operators_topn_table(two_stage_ranks(true), 0, stats::OrderBy::kCv);
+  auto t = analysis::operators_topn_table(two_stage_ranks(true), 0, stats::OrderBy::kCv);
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("key")->strings[0], "SoftmaxV2");
   EXPECT_EQ(t.find("max_rank")->ints[0], 1);
   EXPECT_LT(t.find("cross_rank_cv")->doubles[1], 0.02);
   // Without stage information the structural MatMul spread wins.
-  auto plain = operators_topn_table(two_stage_ranks(false), 0, stats::OrderBy::kCv);
+  auto plain = analysis::operators_topn_table(two_stage_ranks(false), 0, stats::OrderBy::kCv);
   EXPECT_EQ(plain.find("key")->strings[0], "MatMulV3");
   EXPECT_GT(plain.find("cross_rank_cv")->doubles[0], 0.4);
 }

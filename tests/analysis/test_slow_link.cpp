@@ -14,12 +14,12 @@ namespace {
 
 // A ring allreduce per step in each of `groups` groups of 8 ranks (HCCS inside a node) and a DP
 // ring across nodes (RDMA). `slow` maps (src, dst) to a bandwidth factor (0.3 = 30% speed).
-std::vector<LinkObservation> ring_cluster(int groups, int steps,
+std::vector<analysis::LinkObservation> ring_cluster(int groups, int steps,
                                           const std::map<std::pair<int, int>, double>& slow,
                                           uint64_t seed = 1) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> jitter(0.97, 1.03);
-  std::vector<LinkObservation> obs;
+  std::vector<analysis::LinkObservation> obs;
   // Observations hold views: the names live as long as the test program.
   static std::set<std::string> names;
   auto name = [](std::string s) { return std::string_view(*names.insert(std::move(s)).first); };
@@ -46,23 +46,23 @@ std::vector<LinkObservation> ring_cluster(int groups, int steps,
 }
 
 TEST(SlowLink, Helpers) {
-  EXPECT_EQ(nominal_gbps("HCCS", false), 18);
-  EXPECT_EQ(nominal_gbps("HCCS", true), 28);
-  EXPECT_EQ(nominal_gbps("RDMA", false), 12.5);
-  EXPECT_EQ(nominal_gbps("RDMA", true), 25);
-  EXPECT_EQ(nominal_gbps("PCIE", true), 20);
-  EXPECT_EQ(nominal_gbps("SIO", true), 0);
+  EXPECT_EQ(analysis::nominal_gbps("HCCS", false), 18);
+  EXPECT_EQ(analysis::nominal_gbps("HCCS", true), 28);
+  EXPECT_EQ(analysis::nominal_gbps("RDMA", false), 12.5);
+  EXPECT_EQ(analysis::nominal_gbps("RDMA", true), 25);
+  EXPECT_EQ(analysis::nominal_gbps("PCIE", true), 20);
+  EXPECT_EQ(analysis::nominal_gbps("SIO", true), 0);
   // is_derived_matrix_key: tests/io/test_comm_keys.cpp.
 }
 
 TEST(SlowLink, CleanClusterHasNone) {
   for (uint64_t seed = 1; seed <= 5; ++seed)
-    EXPECT_TRUE(find_slow_links(ring_cluster(4, 4, {}, seed)).empty()) << seed;
+    EXPECT_TRUE(analysis::find_slow_links(ring_cluster(4, 4, {}, seed)).empty()) << seed;
 }
 
 TEST(SlowLink, FindsHccsLinkAt30And70Percent) {
   for (double f : {0.3, 0.7}) {
-    auto found = find_slow_links(ring_cluster(4, 4, {{{10, 11}, f}}));
+    auto found = analysis::find_slow_links(ring_cluster(4, 4, {{{10, 11}, f}}));
     ASSERT_EQ(found.size(), 1u) << f;
     EXPECT_EQ(found[0].src_rank, 10);
     EXPECT_EQ(found[0].dst_rank, 11);
@@ -77,14 +77,14 @@ TEST(SlowLink, FindsHccsLinkAt30And70Percent) {
 }
 
 TEST(SlowLink, FindsRdmaLinkAndOrdersBySlowest) {
-  auto found = find_slow_links(ring_cluster(4, 3, {{{3, 11}, 0.7}, {{0, 1}, 0.3}}));
+  auto found = analysis::find_slow_links(ring_cluster(4, 3, {{{3, 11}, 0.7}, {{0, 1}, 0.3}}));
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].src_rank, 0);
   EXPECT_EQ(found[0].transport, "HCCS");
   EXPECT_EQ(found[1].src_rank, 3);
   EXPECT_EQ(found[1].dst_rank, 11);
   EXPECT_EQ(found[1].transport, "RDMA");
-  auto t = slow_links_table(found);
+  auto t = analysis::slow_links_table(found);
   t.validate();
   EXPECT_EQ(t.name, "slow_links");
   EXPECT_EQ(t.rows(), 2u);
@@ -96,37 +96,37 @@ TEST(SlowLink, FindsRdmaLinkAndOrdersBySlowest) {
 TEST(SlowLink, SizeClassesKeepSmallTransfersApart) {
   auto obs = ring_cluster(2, 2, {});
   for (int i = 0; i < 8; ++i) obs.push_back({"send-total@pp", i, i + 8, "HCCS", 0.01, 0.01 / 2.0});
-  EXPECT_TRUE(find_slow_links(obs).empty());
+  EXPECT_TRUE(analysis::find_slow_links(obs).empty());
 }
 
 TEST(SlowLink, IgnoresBadObservations) {
-  std::vector<LinkObservation> obs = {
+  std::vector<analysis::LinkObservation> obs = {
       {"allreduce-total@g", 0, 1, "HCCS", 0, 0},
       {"allreduce-total@g", 0, 1, "HCCS", 10, -1},
       {"allreduce-total@g", 1, 1, "HCCS", 10, 100},
   };
-  EXPECT_TRUE(find_slow_links(obs).empty());
-  EXPECT_TRUE(find_slow_links({}).empty());
+  EXPECT_TRUE(analysis::find_slow_links(obs).empty());
+  EXPECT_TRUE(analysis::find_slow_links({}).empty());
 }
 
 // The adapter leaves out what find_slow_links() ignores (derived keys, LOCAL and self links) and
 // keeps the rest in link order.
 TEST(SlowLink, ObservationsLeaveOutIgnoredLinks) {
-  GlobalLinks links;
-  GlobalLinks::Chunk chunk;
+  msprof::GlobalLinks links;
+  msprof::GlobalLinks::Chunk chunk;
   auto op = [&](const char* key) {
     chunk.ops.push_back({"step1", key, "1", &chunk.names});
     return &chunk.ops.back();
   };
-  const GlobalLinkOp* total = op("allreduce-total@1");
-  const GlobalLinkOp* top = op("allreduce-top1@1");
-  const GlobalLinkOp* info = op("Total Op Info@1");
-  auto link = [&](const GlobalLinkOp* o, int src, int dst, const char* tr) {
-    GlobalLink l;
+  const msprof::GlobalLinkOp* total = op("allreduce-total@1");
+  const msprof::GlobalLinkOp* top = op("allreduce-top1@1");
+  const msprof::GlobalLinkOp* info = op("Total Op Info@1");
+  auto link = [&](const msprof::GlobalLinkOp* o, int src, int dst, const char* tr) {
+    msprof::GlobalLink l;
     l.op = o;
     l.src_rank = src;
     l.dst_rank = dst;
-    l.transport = io::TransportName(tr);
+    l.transport = readers::TransportName(tr);
     l.size_mb = 8;
     l.time_ms = 1;
     chunk.links.push_back(l);
@@ -138,7 +138,7 @@ TEST(SlowLink, ObservationsLeaveOutIgnoredLinks) {
   link(top, 0, 1, "HCCS");
   link(info, 0, 1, "HCCS");
   links.append(std::move(chunk));
-  const auto obs = link_observations(links);
+  const auto obs = analysis::link_observations(links);
   ASSERT_EQ(obs.size(), 2u);
   EXPECT_EQ(obs[0].op_key, "allreduce-total@1");
   EXPECT_EQ(obs[0].transport, "HCCS");
@@ -157,19 +157,19 @@ namespace {
 // transfer (or a few under 1 MB) carries latency, not bandwidth: it is counted as unjudged, never
 // a finding; a link with enough transfers at the same low speed is a finding.
 TEST(SlowLink, TooLittleDataIsNotJudged) {
-  std::vector<LinkObservation> obs;
+  std::vector<analysis::LinkObservation> obs;
   for (int src = 0; src < 8; ++src)
     for (int k = 0; k < 5; ++k)
       obs.push_back({"hcom_allReduce__1_1_1@g", src, (src + 1) % 8, "HCCS", 8.0, 0.5});
   obs.push_back(
       {"hcom_allReduce__1_1_1@g", 0, 3, "HCCS", 0.0004, 0.0066});  // 0.06 GB/s, 1 transfer
   int unjudged = -1;
-  auto f = find_slow_links(obs, {}, &unjudged);
+  auto f = analysis::find_slow_links(obs, {}, &unjudged);
   EXPECT_TRUE(f.empty()) << f.front().evidence;
   EXPECT_EQ(unjudged, 1);
   // Five 8 MB transfers at a quarter of the speed: enough data, found.
   for (int k = 0; k < 5; ++k) obs.push_back({"hcom_allReduce__1_1_1@g", 2, 5, "HCCS", 8.0, 2.0});
-  f = find_slow_links(obs, {}, &unjudged);
+  f = analysis::find_slow_links(obs, {}, &unjudged);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].src_rank, 2);
   EXPECT_EQ(f[0].dst_rank, 5);
@@ -179,7 +179,7 @@ TEST(SlowLink, TooLittleDataIsNotJudged) {
 // Issue 17, finding 5: sizes of 1.7e308 MB each are finite, their sums are not; the summary said
 // "-nan MB". Such a link is counted as overflowed and never judged (no inf or nan in evidence).
 TEST(SlowLink, OverflowingSumsAreNotJudged) {
-  std::vector<LinkObservation> obs;
+  std::vector<analysis::LinkObservation> obs;
   for (int src = 0; src < 8; ++src)
     for (int k = 0; k < 5; ++k)
       obs.push_back({"hcom_allReduce__1_1_1@g", src, (src + 1) % 8, "HCCS", 8.0, 0.5});
@@ -187,7 +187,7 @@ TEST(SlowLink, OverflowingSumsAreNotJudged) {
     obs.push_back({"hcom_allReduce__1_1_1@g", 2, 5, "HCCS", 1.7e308, 2.0});
   obs.push_back({"hcom_allReduce__1_1_1@g", 4, 6, "HCCS", 1.7e308, 1e-3});  // bandwidth inf
   int unjudged = -1, overflowed = -1;
-  const auto f = find_slow_links(obs, {}, &unjudged, &overflowed);
+  const auto f = analysis::find_slow_links(obs, {}, &unjudged, &overflowed);
   EXPECT_EQ(overflowed, 1);  // 2 -> 5; 4 -> 6 has no finite bandwidth at all and is left out
   for (const auto& x : f) {
     EXPECT_EQ(x.evidence.find("nan"), std::string::npos) << x.evidence;

@@ -15,15 +15,15 @@ TEST(SlowRankScaling, DuplicateStepRowsAreCollapsedAndReportedOnce) {
   testing::SyntheticOptions o;
   o.slow[6] = 1.5;
   auto ranks = testing::synthetic_cluster(o);
-  const auto plain = analyze_slow_ranks(ranks, {}, {});
+  const auto plain = analysis::analyze_slow_ranks(ranks, {}, {});
   ASSERT_EQ(plain.findings.size(), 1u);
   EXPECT_TRUE(plain.notes.empty());
 
   auto& rows = ranks[3].step_trace.rows;
   ASSERT_FALSE(rows.empty());
-  const io::StepTraceRow copy = rows.front();
+  const readers::StepTraceRow copy = rows.front();
   for (int i = 0; i < 100000; ++i) rows.push_back(copy);
-  const auto dup = analyze_slow_ranks(ranks, {}, {});
+  const auto dup = analysis::analyze_slow_ranks(ranks, {}, {});
   ASSERT_EQ(dup.findings.size(), 1u);
   EXPECT_EQ(dup.findings[0].rank, 6);
   EXPECT_EQ(dup.findings[0].evidence, plain.findings[0].evidence);

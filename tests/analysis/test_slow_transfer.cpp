@@ -21,31 +21,31 @@ namespace {
 namespace fs = std::filesystem;
 
 // Multiplies the elapse and transit of op `name` in `step` on every rank reporting it.
-void slow_op(std::vector<RankData>& ranks, const std::string& step, const std::string& name,
+void slow_op(std::vector<load::RankData>& ranks, const std::string& step, const std::string& name,
              double factor) {
   for (auto& r : ranks)
     for (auto& s : r.communication.edit().steps)
       if (s.step == step)
         for (auto& op : s.collective)
           if (op.name == name)
-            for (auto f : {io::kElapseTimeMs, io::kTransitTimeMs})
+            for (auto f : {readers::kElapseTimeMs, readers::kTransitTimeMs})
               op.time.set(f, io::Num::real(op.time.get(f) * factor));
 }
 
 TEST(SlowTransfer, OpType) {
-  EXPECT_EQ(comm_op_type("hcom_allReduce__844_2_1@1368"), "allreduce");
-  EXPECT_EQ(comm_op_type("hcom_reduceScatter_2"), "reducescatter");
-  EXPECT_EQ(comm_op_type("HcclAllReduce"), "hcclallreduce");
-  EXPECT_EQ(comm_op_type(""), "");
+  EXPECT_EQ(analysis::comm_op_type("hcom_allReduce__844_2_1@1368"), "allreduce");
+  EXPECT_EQ(analysis::comm_op_type("hcom_reduceScatter_2"), "reducescatter");
+  EXPECT_EQ(analysis::comm_op_type("HcclAllReduce"), "hcclallreduce");
+  EXPECT_EQ(analysis::comm_op_type(""), "");
 }
 
 TEST(SlowTransfer, CleanAndSlowRankClustersHaveNone) {
   testing::SyntheticOptions o;
-  EXPECT_TRUE(find_slow_transfers(testing::synthetic_cluster(o), {}).empty());
+  EXPECT_TRUE(analysis::find_slow_transfers(testing::synthetic_cluster(o), {}).empty());
   // A slow rank arrives late: its peers' elapse grows, the group's minimum does not.
   o.slow = {{6, 2.0}};
   o.seed = 7;
-  EXPECT_TRUE(find_slow_transfers(testing::synthetic_cluster(o), {}).empty());
+  EXPECT_TRUE(analysis::find_slow_transfers(testing::synthetic_cluster(o), {}).empty());
 }
 
 TEST(SlowTransfer, FlagsTheSlowOpAndNamesOnlyLinksInsideItsGroup) {
@@ -53,11 +53,11 @@ TEST(SlowTransfer, FlagsTheSlowOpAndNamesOnlyLinksInsideItsGroup) {
   auto ranks = testing::synthetic_cluster(o);
   const std::string op = "hcom_allGather__1_3_1@tp1";  // ranks 4..7
   slow_op(ranks, "step2", op, 3.0);
-  SlowLinkFinding inside, outside;
+  analysis::SlowLinkFinding inside, outside;
   inside.src_rank = 5, inside.dst_rank = 6, inside.transport = "HCCS", inside.ratio = 0.3;
   outside.src_rank = 0, outside.dst_rank = 1, outside.transport = "HCCS", outside.ratio = 0.5;
 
-  const auto found = find_slow_transfers(ranks, {outside, inside});
+  const auto found = analysis::find_slow_transfers(ranks, {outside, inside});
   ASSERT_EQ(found.size(), 1u);
   const auto& f = found[0];
   EXPECT_EQ(f.op, op);
@@ -74,15 +74,15 @@ TEST(SlowTransfer, FlagsTheSlowOpAndNamesOnlyLinksInsideItsGroup) {
   EXPECT_EQ(f.evidence.find("0->1"), std::string::npos) << f.evidence;
 
   // No slow link inside the group: the op is still reported, and no link is named.
-  const auto alone = find_slow_transfers(ranks, {outside});
+  const auto alone = analysis::find_slow_transfers(ranks, {outside});
   ASSERT_EQ(alone.size(), 1u);
   EXPECT_TRUE(alone[0].links.empty());
   EXPECT_NE(alone[0].evidence.find("no link of this group"), std::string::npos);
 
   // Below min_ratio: not reported.
-  SlowTransferOptions strict;
+  analysis::SlowTransferOptions strict;
   strict.min_ratio = 4.0;
-  EXPECT_TRUE(find_slow_transfers(ranks, {}, strict).empty());
+  EXPECT_TRUE(analysis::find_slow_transfers(ranks, {}, strict).empty());
 }
 
 TEST(SlowTransfer, Table) {
@@ -90,7 +90,7 @@ TEST(SlowTransfer, Table) {
   auto ranks = testing::synthetic_cluster(o);
   slow_op(ranks, "step1", "hcom_allGather__1_0_1@tp2", 2.0);
   slow_op(ranks, "step3", "hcom_allGather__1_5_1@tp0", 4.0);
-  auto t = slow_transfers_table(find_slow_transfers(ranks, {}));
+  auto t = analysis::slow_transfers_table(analysis::find_slow_transfers(ranks, {}));
   t.validate();
   EXPECT_EQ(t.name, "slow_transfers");
   std::vector<std::string> names;
@@ -100,23 +100,23 @@ TEST(SlowTransfer, Table) {
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("step")->strings[0], "step3");  // largest ratio first
   EXPECT_EQ(t.find("step")->strings[1], "step1");
-  EXPECT_EQ(slow_transfers_table({}).rows(), 0u);
+  EXPECT_EQ(analysis::slow_transfers_table({}).rows(), 0u);
 }
 
 // Generated cluster -> (slow transfers, slow links).
-std::vector<SlowTransferFinding> generated(const std::string& name,
+std::vector<analysis::SlowTransferFinding> generated(const std::string& name,
                                            const generator::GeneratorOptions& o) {
   const fs::path dir = fs::path(CS_BUILD_DIR) / "slow_transfer_test" / name;
   fs::remove_all(dir);
   io::Diagnostics gdiag;
   EXPECT_TRUE(generator::generate_cluster(dir.string(), o, gdiag));
-  auto disc = discover_ranks(dir.string());
-  std::vector<RankData> ranks;
-  for (const auto& e : disc.ranks) ranks.push_back(parse_rank(e, ParseOptions{}));
+  auto disc = load::discover_ranks(dir.string());
+  std::vector<load::RankData> ranks;
+  for (const auto& e : disc.ranks) ranks.push_back(load::parse_rank(e, load::ParseOptions{}));
   io::Diagnostics d;
-  auto groups = build_comm_groups(ranks, GroupOptions{}, d);
-  auto links = find_slow_links(link_observations(merge_matrix_links(ranks, groups, d)));
-  auto found = find_slow_transfers(ranks, links);
+  auto groups = msprof::build_comm_groups(ranks, msprof::GroupOptions{}, d);
+  auto links = analysis::find_slow_links(analysis::link_observations(msprof::merge_matrix_links(ranks, groups, d)));
+  auto found = analysis::find_slow_transfers(ranks, links);
   fs::remove_all(dir);
   return found;
 }

@@ -9,9 +9,9 @@ namespace {
 TEST(ClusterMode, EveryModeRoundTripsThroughItsName) {
   for (const auto& [name, mode] : kModeNames) {
     EXPECT_EQ(mode_name(mode), name);
-    EXPECT_EQ(enum_from_name(kModeNames, name), mode);
+    EXPECT_EQ(runtime::enum_from_name(kModeNames, name), mode);
   }
-  EXPECT_EQ(enum_from_name(kModeNames, "communication"), std::nullopt);
+  EXPECT_EQ(runtime::enum_from_name(kModeNames, "communication"), std::nullopt);
 }
 
 TEST(ClusterMode, FormatsParseAndAllExpands) {
@@ -31,16 +31,16 @@ TEST(ClusterMode, FormatsParseAndAllExpands) {
 }
 
 TEST(ClusterMode, FilesEachModeReads) {
-  const ParseOptions ops = parse_options_for_mode(Mode::kOperators, {});
+  const load::ParseOptions ops = parse_options_for_mode(Mode::kOperators, {});
   EXPECT_FALSE(ops.communication);
   EXPECT_FALSE(ops.matrix);
   EXPECT_TRUE(ops.kernels);
   EXPECT_FALSE(ops.step_trace);
-  const ParseOptions st = parse_options_for_mode(Mode::kStepTrace, {});
+  const load::ParseOptions st = parse_options_for_mode(Mode::kStepTrace, {});
   EXPECT_TRUE(st.communication);
   EXPECT_TRUE(st.step_trace);
   EXPECT_FALSE(st.kernels);
-  const ParseOptions all = parse_options_for_mode(Mode::kAll, {});
+  const load::ParseOptions all = parse_options_for_mode(Mode::kAll, {});
   EXPECT_TRUE(all.communication && all.matrix && all.step_trace && all.kernels);
 }
 

@@ -12,18 +12,18 @@
 #include "cluster/cluster_run.h"
 
 namespace fs = std::filesystem;
-using cs::cluster::BuiltStepTrace;
+using cs::msprof::BuiltStepTrace;
 
 namespace {
 
 const std::string kData = CS_TEST_DATA;
 
-cs::cluster::MpiSession& session() {
+cs::mpi::MpiSession& session() {
   static int argc = 1;
   static char prog[] = "test";
   static char* args[] = {prog, nullptr};
   static char** argv = args;
-  static cs::cluster::MpiSession mpi(argc, argv);  // no launcher: one process, no MPI
+  static cs::mpi::MpiSession mpi(argc, argv);  // no launcher: one process, no MPI
   return mpi;
 }
 
@@ -59,14 +59,14 @@ TEST(ClusterRunStepTrace, DbJobHandsItsRowsAndRanks) {
   EXPECT_FALSE(r.built->one_step);
   EXPECT_EQ(r.built->rank_dirs.size(), 2u);
   ASSERT_FALSE(r.csv.empty());
-  EXPECT_EQ(cs::cluster::format_cluster_step_trace(r.built->trace), r.csv);
+  EXPECT_EQ(cs::msprof::format_cluster_step_trace(r.built->trace), r.csv);
 }
 
 TEST(ClusterRunStepTrace, TextJobAndOneStepAreSaidSo) {
   const Outcome text = run(kData + "/ascend-real/text_level1", "text");
   ASSERT_TRUE(text.built.has_value());
   EXPECT_FALSE(text.built->from_db_exports);
-  EXPECT_EQ(cs::cluster::format_cluster_step_trace(text.built->trace), text.csv);
+  EXPECT_EQ(cs::msprof::format_cluster_step_trace(text.built->trace), text.csv);
 
   const Outcome one = run(kData + "/ascend-real/db_level1", "step", 50);
   ASSERT_TRUE(one.built.has_value());

@@ -43,10 +43,10 @@ Profile make(const std::vector<Op>& ops) {
          "},";
   }
   j += R"({"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}}]})";
-  io::Trace t;
+  readers::Trace t;
   io::Diagnostics diag;
   simdjson::padded_string p(j);
-  EXPECT_TRUE(io::parse_kineto_trace(p, "inline", t, diag));
+  EXPECT_TRUE(readers::parse_kineto_trace(p, "inline", t, diag));
   EXPECT_TRUE(diag.empty()) << diag.items().front().to_string();
   Profile prof;
   EXPECT_TRUE(build_profile(std::move(t), false, std::nullopt, prof, diag));
@@ -142,10 +142,10 @@ TEST(CommunicationCompare, CollectiveTypes) {
 }
 
 TEST(CommunicationCompare, RealGpuTraceAgainstItself) {
-  io::Trace t;
+  readers::Trace t;
   io::Diagnostics diag;
   ASSERT_TRUE(
-      io::read_kineto_trace(std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz", t, diag));
+      readers::read_kineto_trace(std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz", t, diag));
   Profile p;
   ASSERT_TRUE(build_profile(std::move(t), false, std::nullopt, p, diag));
   const io::Table c = communication_compare_table(p, p);

@@ -13,9 +13,9 @@ namespace cs::compare {
 namespace {
 
 Profile load(const std::string& path, bool npu) {
-  io::Trace t;
+  readers::Trace t;
   io::Diagnostics diag;
-  EXPECT_TRUE(npu ? io::read_trace_view(path, t, diag) : io::read_kineto_trace(path, t, diag));
+  EXPECT_TRUE(npu ? readers::read_trace_view(path, t, diag) : readers::read_kineto_trace(path, t, diag));
   Profile p;
   EXPECT_TRUE(build_profile(std::move(t), npu, std::nullopt, p, diag));
   return p;

@@ -15,9 +15,9 @@ const std::string kRank0 = std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.j
 const std::string kTraceView = std::string(CS_TEST_DATA) + "/ascend/trace_view.json";
 
 Profile load(const std::string& path, bool npu, std::optional<int64_t> step = {}) {
-  io::Trace t;
+  readers::Trace t;
   io::Diagnostics diag;
-  EXPECT_TRUE(npu ? io::read_trace_view(path, t, diag) : io::read_kineto_trace(path, t, diag));
+  EXPECT_TRUE(npu ? readers::read_trace_view(path, t, diag) : readers::read_kineto_trace(path, t, diag));
   Profile p;
   p.source = path;
   EXPECT_TRUE(build_profile(std::move(t), npu, step, p, diag));
@@ -44,7 +44,7 @@ TEST(Profile, KinetoRank0LinksKernelsThroughCorrelation) {
   // Memcpy is SDMA, a cutlass GEMM under aten::mm/addmm is Matmul.
   bool saw_sdma = false, saw_matmul = false;
   for (const auto& k : p.kernels) {
-    saw_sdma |= k.kind == io::EventKind::kMemcpy && k.category == KernelCategory::kSdma;
+    saw_sdma |= k.kind == readers::EventKind::kMemcpy && k.category == KernelCategory::kSdma;
     saw_matmul |= k.category == KernelCategory::kMatmul;
   }
   EXPECT_TRUE(saw_sdma);
@@ -58,9 +58,9 @@ TEST(Profile, KinetoStepSelection) {
   for (const auto& k : p.kernels) comm += k.communication;
   EXPECT_EQ(comm, 5u);
 
-  io::Trace t;
+  readers::Trace t;
   io::Diagnostics diag;
-  ASSERT_TRUE(io::read_kineto_trace(kRank0, t, diag));
+  ASSERT_TRUE(readers::read_kineto_trace(kRank0, t, diag));
   Profile missing;
   EXPECT_FALSE(build_profile(std::move(t), false, 7, missing, diag));
   ASSERT_TRUE(diag.has_errors());

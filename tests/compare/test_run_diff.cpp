@@ -15,7 +15,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using cs::cluster::RankData;
+using cs::load::RankData;
 using cs::compare::Regression;
 
 fs::path temp_root() {
@@ -54,8 +54,8 @@ std::vector<RankData> load(const std::string& name, const cs::generator::Generat
     EXPECT_TRUE(cs::generator::generate_cluster(dir.string(), o, diag));
   }
   std::vector<RankData> out;
-  for (const auto& e : cs::cluster::discover_ranks(dir.string()).ranks)
-    out.push_back(cs::cluster::parse_rank(e, {}));
+  for (const auto& e : cs::load::discover_ranks(dir.string()).ranks)
+    out.push_back(cs::load::parse_rank(e, {}));
   std::sort(out.begin(), out.end(),
             [](const RankData& a, const RankData& b) { return a.rank() < b.rank(); });
   return out;

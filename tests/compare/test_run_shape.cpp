@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 using namespace cs;
-using cs::cluster::RankData;
+using cs::load::RankData;
 
 namespace {
 
@@ -17,7 +17,7 @@ RankData rank_with_steps(int rank, const std::vector<int>& steps) {
   d.step_trace.columns = {"Computing"};
   for (int s : steps) {
     d.step_trace.rows.push_back({std::to_string(s), {100.0 * s}});
-    io::CommStep cs;
+    readers::CommStep cs;
     cs.step = "step" + std::to_string(s);
     d.communication.edit().steps.push_back(cs);
   }

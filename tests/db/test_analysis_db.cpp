@@ -54,7 +54,7 @@ TEST(AnalysisDb, CommunicationEqualsMsprofAnalyzeRows) {
       "WHERE hccl_op_name != 'Total Op Info'",
       "ClusterCommunicationTime", diag);
   ASSERT_TRUE(st);
-  std::map<int, cs::io::CommunicationFile> files;
+  std::map<int, cs::readers::CommunicationFile> files;
   for (int r : {0, 1}) {
     Database db = open_or_die(analysis_db(r));
     ASSERT_TRUE(cs::db::read_communication_db(db, files[r], diag));
@@ -71,15 +71,15 @@ TEST(AnalysisDb, CommunicationEqualsMsprofAnalyzeRows) {
     const auto& op = f.steps[0].collective.at(next[rank]++);
     EXPECT_EQ(op.op_name(), st->text_at(2));
     EXPECT_EQ(op.group(), st->text_at(3));
-    const int fields[] = {cs::io::kStartTimestampUs, cs::io::kElapseTimeMs, cs::io::kTransitTimeMs,
-                          cs::io::kWaitTimeMs,       cs::io::kSyncTimeMs,   cs::io::kIdleTimeMs};
+    const int fields[] = {cs::readers::kStartTimestampUs, cs::readers::kElapseTimeMs, cs::readers::kTransitTimeMs,
+                          cs::readers::kWaitTimeMs,       cs::readers::kSyncTimeMs,   cs::readers::kIdleTimeMs};
     for (int i = 0; i < 6; ++i) {
       ASSERT_TRUE(op.time.has(fields[i]));
       EXPECT_EQ(op.time.get(fields[i]), *st->double_at(4 + i)) << op.name << " field " << i;
     }
     // The producer's per-op ratio, round(wait / (wait + transit), 4).
-    double w = op.time.get(cs::io::kWaitTimeMs), t = op.time.get(cs::io::kTransitTimeMs);
-    EXPECT_NEAR(op.time.get(cs::io::kWaitTimeRatio), w / (w + t), 5e-5);
+    double w = op.time.get(cs::readers::kWaitTimeMs), t = op.time.get(cs::readers::kTransitTimeMs);
+    EXPECT_NEAR(op.time.get(cs::readers::kWaitTimeRatio), w / (w + t), 5e-5);
   }
   EXPECT_EQ(rows, 8);
   EXPECT_EQ(next[0], 4u);
@@ -92,14 +92,14 @@ TEST(AnalysisDb, BandwidthRowsBecomeTransportsAndBuckets) {
   // row of zeros (no packets) -> HCCS with two buckets, SDMA with an empty distribution.
   Database db = open_or_die(analysis_db(0));
   cs::io::Diagnostics diag;
-  cs::io::CommunicationFile f;
+  cs::readers::CommunicationFile f;
   ASSERT_TRUE(cs::db::read_communication_db(db, f, diag));
   const auto& op = f.steps[0].collective[0];
   EXPECT_EQ(op.name, "hcom_allReduce__210_0_1@17148521525495523210");
   ASSERT_EQ(op.transports.size(), 2u);
   EXPECT_EQ(op.transports[0].name.view(), "HCCS");
-  EXPECT_DOUBLE_EQ(op.transports[0].get(cs::io::kTrSizeMb), 28.647232);
-  EXPECT_DOUBLE_EQ(op.transports[0].get(cs::io::kTrBandwidthGbps), 15.7239);
+  EXPECT_DOUBLE_EQ(op.transports[0].get(cs::readers::kTrSizeMb), 28.647232);
+  EXPECT_DOUBLE_EQ(op.transports[0].get(cs::readers::kTrBandwidthGbps), 15.7239);
   auto hccs = op.size_distribution(op.transports[0]);
   ASSERT_EQ(hccs.size(), 2u);
   EXPECT_EQ(hccs[0].size_key, "2.064384");
@@ -122,7 +122,7 @@ TEST(AnalysisDb, BandwidthRowsBecomeTransportsAndBuckets) {
 TEST(AnalysisDb, MatrixRowsKeepKeysAndLinks) {
   Database db = open_or_die(analysis_db(1));
   cs::io::Diagnostics diag;
-  cs::io::MatrixFile m;
+  cs::readers::MatrixFile m;
   ASSERT_TRUE(cs::db::read_matrix_db(db, m, diag));
   ASSERT_EQ(m.steps.size(), 1u);
   size_t links = 0;
@@ -136,7 +136,7 @@ TEST(AnalysisDb, MatrixRowsKeepKeysAndLinks) {
   const auto& l = op0.links[0];
   EXPECT_EQ(m.link_key(l), std::to_string(l.src_local) + "-" + std::to_string(l.dst_local));
   EXPECT_TRUE(l.has_op_name);
-  EXPECT_FALSE(l.has(cs::io::kLinkUtilization));  // the DB has no utilization
+  EXPECT_FALSE(l.has(cs::readers::kLinkUtilization));  // the DB has no utilization
   EXPECT_TRUE(diag.empty());
 }
 
@@ -149,7 +149,7 @@ TEST(AnalysisDb, StepTraceEqualsMsprofAnalyzeRows) {
   for (int r : {0, 1}) {
     ASSERT_EQ(st->step(diag), StepResult::kRow);
     Database db = open_or_die(analysis_db(r));
-    cs::io::StepTraceFile f;
+    cs::readers::StepTraceFile f;
     ASSERT_TRUE(cs::db::read_step_trace_db(db, f, diag));
     ASSERT_EQ(f.rows.size(), 1u);
     ASSERT_EQ(f.columns.size(), 9u);
@@ -171,7 +171,7 @@ TEST(ProfilerDb, ComputeKernelsWithNamesStepsAndDurations) {
   std::map<std::string, int> types;
   ASSERT_TRUE(cs::db::read_compute_kernels(
       db, ids,
-      [&](const cs::io::KernelRecord& k) {
+      [&](const cs::readers::KernelRecord& k) {
         ++n;
         in_step += k.step_id == 50;
         EXPECT_GE(k.start_us, last_start);
@@ -211,7 +211,7 @@ TEST(ProfilerDb, DurationsBeyondInt64AreBadCellsNotOverflows) {
   ASSERT_TRUE(ids.load(db, diag));
   int n = 0;
   ASSERT_TRUE(cs::db::read_compute_kernels(
-      db, ids, [&](const cs::io::KernelRecord&) { ++n; }, diag));
+      db, ids, [&](const cs::readers::KernelRecord&) { ++n; }, diag));
   EXPECT_EQ(n, 186);  // 187 in the file, one with the impossible endNs left out
   ASSERT_EQ(diag.items().size(), 1u);
   EXPECT_NE(diag.items()[0].what.find("TASK.endNs: 1"), std::string::npos) << diag.items()[0].what;
@@ -222,7 +222,7 @@ TEST(ProfilerDb, DurationsBeyondInt64AreBadCellsNotOverflows) {
 TEST(ProfilerDb, MetaDataAndRankDeviceMap) {
   Database db = open_or_die(profiler_db(1));
   cs::io::Diagnostics diag;
-  cs::io::ProfilerMetadata meta;
+  cs::readers::ProfilerMetadata meta;
   // This producer's META_DATA has no distributed_args or parallel_group_info.
   EXPECT_FALSE(cs::db::read_meta_data(db, meta, diag));
   auto map = cs::db::read_rank_device_map(db, diag);

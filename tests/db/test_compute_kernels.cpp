@@ -112,7 +112,7 @@ Read read_kernels(const std::string& path) {
   EXPECT_TRUE(strings.load(*db, diag));
   EXPECT_TRUE(read_compute_kernels(
       *db, strings,
-      [&](const io::KernelRecord& k) {
+      [&](const readers::KernelRecord& k) {
         char buf[128];
         std::snprintf(buf, sizeof buf, "|%.17g|%.17g|%.17g|%lld", k.start_us, k.duration_us,
                       k.wait_us, static_cast<long long>(k.step_id));

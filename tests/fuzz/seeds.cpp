@@ -29,16 +29,16 @@ std::string seed(const std::string& harness, const std::string& name) {
 
 TEST(FuzzSeeds, JsonSeedsHaveRecords) {
   for (const char* n : {"sample_split.json", "text_level1.json"}) {
-    cs::io::CommunicationFile f;
+    cs::readers::CommunicationFile f;
     cs::io::Diagnostics d;
-    EXPECT_TRUE(cs::io::read_communication_json(seed("communication", n), f, d)) << n;
+    EXPECT_TRUE(cs::readers::read_communication_json(seed("communication", n), f, d)) << n;
     EXPECT_FALSE(f.steps.empty()) << n;
     EXPECT_EQ(d.error_count(), 0u) << n;
   }
   for (const char* n : {"comm.json", "set_order.json", "text_level1.json"}) {
-    cs::io::MatrixFile f;
+    cs::readers::MatrixFile f;
     cs::io::Diagnostics d;
-    EXPECT_TRUE(cs::io::read_communication_matrix_json(seed("communication_matrix", n), f, d));
+    EXPECT_TRUE(cs::readers::read_communication_matrix_json(seed("communication_matrix", n), f, d));
     EXPECT_FALSE(f.steps.empty()) << n;
     EXPECT_EQ(d.error_count(), 0u) << n;
   }
@@ -47,16 +47,16 @@ TEST(FuzzSeeds, JsonSeedsHaveRecords) {
 TEST(FuzzSeeds, TimelineSeedsHaveEvents) {
   for (const char* n :
        {"hta_base.json.gz", "hta_test.json", "array_form.json", "sampled_rank0.json"}) {
-    cs::io::Trace t;
+    cs::readers::Trace t;
     cs::io::Diagnostics d;
-    EXPECT_TRUE(cs::io::read_kineto_trace(seed("kineto_trace", n), t, d)) << n;
+    EXPECT_TRUE(cs::readers::read_kineto_trace(seed("kineto_trace", n), t, d)) << n;
     EXPECT_GT(t.events.size(), 10u) << n;
     EXPECT_EQ(d.error_count(), 0u) << n;
   }
   for (const char* n : {"a2.json", "text_level1.json"}) {
-    cs::io::Trace t;
+    cs::readers::Trace t;
     cs::io::Diagnostics d;
-    EXPECT_TRUE(cs::io::read_trace_view(seed("trace_view", n), t, d)) << n;
+    EXPECT_TRUE(cs::readers::read_trace_view(seed("trace_view", n), t, d)) << n;
     EXPECT_GT(t.events.size(), 10u) << n;
     EXPECT_FALSE(t.process_names.empty()) << n;
     EXPECT_EQ(d.error_count(), 0u) << n;
@@ -65,9 +65,9 @@ TEST(FuzzSeeds, TimelineSeedsHaveEvents) {
 
 TEST(FuzzSeeds, StepTraceSeedsHaveRows) {
   for (const char* n : {"step_trace.csv", "text_level1.csv", "stages8.csv"}) {
-    cs::io::StepTraceFile f;
+    cs::readers::StepTraceFile f;
     cs::io::Diagnostics d;
-    EXPECT_TRUE(cs::io::read_step_trace_csv(seed("step_trace", n), f, d)) << n;
+    EXPECT_TRUE(cs::readers::read_step_trace_csv(seed("step_trace", n), f, d)) << n;
     EXPECT_FALSE(f.rows.empty()) << n;
     EXPECT_GE(f.column("Computing"), 0) << n;
   }
@@ -78,7 +78,7 @@ TEST(FuzzSeeds, DatabaseSeedsHaveRows) {
   for (const char* n : {"level0.db", "level1.db"}) {
     auto db = cs::db::Database::open(seed("analysis_db", n), d);
     ASSERT_TRUE(db) << n;
-    cs::io::StepTraceFile steps;
+    cs::readers::StepTraceFile steps;
     EXPECT_TRUE(cs::db::read_step_trace_db(*db, steps, d)) << n;
     EXPECT_FALSE(steps.rows.empty()) << n;
   }
@@ -88,7 +88,7 @@ TEST(FuzzSeeds, DatabaseSeedsHaveRows) {
   ASSERT_TRUE(strings.load(*db, d));
   size_t kernels = 0;
   EXPECT_TRUE(cs::db::read_compute_kernels(
-      *db, strings, [&](const cs::io::KernelRecord&) { ++kernels; }, d));
+      *db, strings, [&](const cs::readers::KernelRecord&) { ++kernels; }, d));
   EXPECT_EQ(kernels, 12u);  // fuzz/make_seeds.py keeps 12 compute tasks
   std::vector<cs::db::StepTime> step_times;
   EXPECT_TRUE(cs::db::read_step_time(*db, step_times, d));
@@ -122,13 +122,13 @@ TEST(FuzzSeeds, MegEngineSeedsHaveRecords) {
     s.resize(n);
     return simdjson::padded_string(s.size() > 1 ? s.substr(1) : std::string());
   };
-  cs::io::MegEngineProfile p;
+  cs::readers::MegEngineProfile p;
   cs::io::Diagnostics d;
-  EXPECT_TRUE(cs::io::parse_megengine_profile(body(seed("megengine", "static.json")), "s", p, d));
+  EXPECT_TRUE(cs::readers::parse_megengine_profile(body(seed("megengine", "static.json")), "s", p, d));
   EXPECT_EQ(p.ops.size(), 6u);
-  cs::io::Trace t;
+  cs::readers::Trace t;
   EXPECT_TRUE(
-      cs::io::parse_megengine_timeline(body(seed("megengine", "timeline.json")), "t", t, d));
+      cs::readers::parse_megengine_timeline(body(seed("megengine", "timeline.json")), "t", t, d));
   EXPECT_GT(t.events.size(), 10u);
   EXPECT_EQ(d.error_count() + d.warning_count(), 0u);
 }

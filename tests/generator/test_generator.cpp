@@ -33,7 +33,7 @@ using cs::test::TempDir;
 // Rank directory of rank r under dir (via discovery, which the generated tree must satisfy).
 std::map<int, std::string> rank_dirs(const std::string& dir) {
   std::map<int, std::string> m;
-  auto res = cs::cluster::discover_ranks(dir);
+  auto res = cs::load::discover_ranks(dir);
   for (const auto& e : res.ranks) m[e.rank] = e.path;
   return m;
 }
@@ -48,17 +48,17 @@ GeneratorOptions small(int ranks, int tp, int pp, int steps = 2) {
   return o;
 }
 
-cs::io::CommunicationFile read_comm(const std::string& rank_dir) {
-  cs::io::CommunicationFile f;
+cs::readers::CommunicationFile read_comm(const std::string& rank_dir) {
+  cs::readers::CommunicationFile f;
   cs::io::Diagnostics d;
-  EXPECT_TRUE(cs::io::read_communication_json(
+  EXPECT_TRUE(cs::readers::read_communication_json(
       rank_dir + "/ASCEND_PROFILER_OUTPUT/communication.json", f, d));
   EXPECT_FALSE(d.has_errors());
   return f;
 }
 
 // Mean over steps and collective ops of one field for one rank.
-double mean_field(const cs::io::CommunicationFile& f, cs::io::TimeField field,
+double mean_field(const cs::readers::CommunicationFile& f, cs::readers::TimeField field,
                   std::string_view group_suffix = {}) {
   double s = 0;
   int n = 0;
@@ -144,7 +144,7 @@ TEST(Topology, MegatronOrderAndGroups) {
   EXPECT_TRUE(dp.ring);  // spans two nodes
   const Group& pp = t.groups[static_cast<size_t>(t.pp_group[13])];
   EXPECT_EQ(pp.ranks, (std::vector<int>{13, 29}));
-  EXPECT_EQ(pp.hash, cs::io::group_double_hash_str(pp.id));
+  EXPECT_EQ(pp.hash, cs::readers::group_double_hash_str(pp.id));
   EXPECT_EQ(pp.hash.substr(pp.hash.size() - 3), pp.hash_tail);
   EXPECT_EQ(Topology::transport(0, 7), Transport::kHccs);
   EXPECT_EQ(Topology::transport(7, 8), Transport::kRdma);
@@ -167,12 +167,12 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
 
   for (const auto& [rank, dir] : dirs) {
     cs::io::Diagnostics d;
-    cs::io::ProfilerInfo info;
-    ASSERT_TRUE(cs::io::read_profiler_info(dir + "/profiler_info_" + std::to_string(rank) + ".json",
+    cs::readers::ProfilerInfo info;
+    ASSERT_TRUE(cs::readers::read_profiler_info(dir + "/profiler_info_" + std::to_string(rank) + ".json",
                                            info, d));
     EXPECT_EQ(info.rank_id, rank);
-    cs::io::ProfilerMetadata meta;
-    ASSERT_TRUE(cs::io::read_profiler_metadata(dir + "/profiler_metadata.json", meta, d));
+    cs::readers::ProfilerMetadata meta;
+    ASSERT_TRUE(cs::readers::read_profiler_metadata(dir + "/profiler_metadata.json", meta, d));
     EXPECT_EQ(meta.arg("tensor_model_parallel_size"), 4);
     EXPECT_EQ(meta.arg("pipeline_model_parallel_size"), 2);
     EXPECT_EQ(meta.arg("data_parallel_size"), 2);
@@ -190,19 +190,19 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
     // Every op's group is one of this rank's groups, named by the double hash of its id.
     std::set<std::string> hashes;
     for (const auto& g : meta.parallel_groups)
-      hashes.insert(cs::io::group_double_hash_str(g.group_id));
+      hashes.insert(cs::readers::group_double_hash_str(g.group_id));
     size_t p2p = 0;
     for (const auto& st : comm.steps) {
       for (const auto& op : st.collective) {
         if (op.is_total()) continue;
         EXPECT_TRUE(hashes.count(std::string(op.group()))) << op.name;
         // Idle = Elapse - Transit - Wait (docs/formats.md §2).
-        double idle = op.time.get(cs::io::kElapseTimeMs) - op.time.get(cs::io::kTransitTimeMs) -
-                      op.time.get(cs::io::kWaitTimeMs);
-        EXPECT_NEAR(op.time.get(cs::io::kIdleTimeMs), idle, 1e-9) << op.name;
-        double w = op.time.get(cs::io::kWaitTimeMs), tr = op.time.get(cs::io::kTransitTimeMs);
-        EXPECT_NEAR(op.time.get(cs::io::kWaitTimeRatio), w / (w + tr), 6e-5);
-        EXPECT_LE(op.time.get(cs::io::kSyncTimeMs), w + 1e-12);
+        double idle = op.time.get(cs::readers::kElapseTimeMs) - op.time.get(cs::readers::kTransitTimeMs) -
+                      op.time.get(cs::readers::kWaitTimeMs);
+        EXPECT_NEAR(op.time.get(cs::readers::kIdleTimeMs), idle, 1e-9) << op.name;
+        double w = op.time.get(cs::readers::kWaitTimeMs), tr = op.time.get(cs::readers::kTransitTimeMs);
+        EXPECT_NEAR(op.time.get(cs::readers::kWaitTimeRatio), w / (w + tr), 6e-5);
+        EXPECT_LE(op.time.get(cs::readers::kSyncTimeMs), w + 1e-12);
         // The op name carries the group hash's last three digits.
         std::string tail(op.group().substr(op.group().size() - 3));
         EXPECT_NE(op.op_name().find("__" + tail + "_"), std::string::npos) << op.name;
@@ -211,8 +211,8 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
     }
     EXPECT_GT(p2p, 0u);  // pp = 2: every rank sends and receives
 
-    cs::io::MatrixFile mat;
-    ASSERT_TRUE(cs::io::read_communication_matrix_json(
+    cs::readers::MatrixFile mat;
+    ASSERT_TRUE(cs::readers::read_communication_matrix_json(
         dir + "/ASCEND_PROFILER_OUTPUT/communication_matrix.json", mat, d));
     bool self_link = false;
     for (const auto& op : mat.steps[0].collective) {
@@ -227,9 +227,9 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
     }
     EXPECT_TRUE(self_link);
 
-    cs::io::StepTraceFile stf;
+    cs::readers::StepTraceFile stf;
     ASSERT_TRUE(
-        cs::io::read_step_trace_csv(dir + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", stf, d));
+        cs::readers::read_step_trace_csv(dir + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", stf, d));
     ASSERT_EQ(stf.columns.size(), 9u);
     ASSERT_EQ(stf.rows.size(), 2u);
     for (const auto& row : stf.rows) {
@@ -245,9 +245,9 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
     }
 
     size_t kernels = 0, hccl = 0;
-    ASSERT_TRUE(cs::io::read_kernel_details_csv(
+    ASSERT_TRUE(cs::readers::read_kernel_details_csv(
         dir + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
-        [&](const cs::io::KernelRecord& k) {
+        [&](const cs::readers::KernelRecord& k) {
           ++kernels;
           if (k.accelerator_core == "HCCL") ++hccl;
           EXPECT_GT(k.duration_us, 0);
@@ -256,9 +256,9 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
         d));
     EXPECT_GT(kernels, 200u);
     EXPECT_GT(hccl, 20u);
-    std::vector<cs::io::OpStatisticRow> ops;
+    std::vector<cs::readers::OpStatisticRow> ops;
     ASSERT_TRUE(
-        cs::io::read_op_statistic_csv(dir + "/ASCEND_PROFILER_OUTPUT/op_statistic.csv", ops, d));
+        cs::readers::read_op_statistic_csv(dir + "/ASCEND_PROFILER_OUTPUT/op_statistic.csv", ops, d));
     double count = 0, ratio = 0;
     for (const auto& r : ops) {
       count += r.count;
@@ -297,9 +297,9 @@ TEST(Generator, CollectivesAreCausallyConsistent) {
     auto comm = read_comm(dir);
     for (const auto& op : comm.steps[0].collective) {
       if (op.is_total()) continue;
-      double start = op.time.get(cs::io::kStartTimestampUs);
-      ops[op.name].push_back({start, start + op.time.get(cs::io::kElapseTimeMs) * 1000});
-      syncs[op.name].push_back(op.time.get(cs::io::kSyncTimeMs));
+      double start = op.time.get(cs::readers::kStartTimestampUs);
+      ops[op.name].push_back({start, start + op.time.get(cs::readers::kElapseTimeMs) * 1000});
+      syncs[op.name].push_back(op.time.get(cs::readers::kSyncTimeMs));
     }
   }
   ASSERT_FALSE(ops.empty());
@@ -325,16 +325,16 @@ TEST(Generator, SlowRankWaitsLeastAndPeersWaitForIt) {
   auto dirs = rank_dirs(t.str());
   std::vector<double> wait(8);
   for (int r = 0; r < 8; ++r)
-    wait[static_cast<size_t>(r)] = mean_field(read_comm(dirs[r]), cs::io::kSyncTimeMs);
+    wait[static_cast<size_t>(r)] = mean_field(read_comm(dirs[r]), cs::readers::kSyncTimeMs);
   for (int r = 0; r < 8; ++r)
     if (r != 5) {
       EXPECT_GT(wait[static_cast<size_t>(r)], 5 * wait[5] + 0.05) << r;
     }
   // Its compute is longer too.
-  cs::io::StepTraceFile s5, s4;
-  ASSERT_TRUE(cs::io::read_step_trace_csv(dirs[5] + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+  cs::readers::StepTraceFile s5, s4;
+  ASSERT_TRUE(cs::readers::read_step_trace_csv(dirs[5] + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
                                           s5, diag));
-  ASSERT_TRUE(cs::io::read_step_trace_csv(dirs[4] + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+  ASSERT_TRUE(cs::readers::read_step_trace_csv(dirs[4] + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
                                           s4, diag));
   EXPECT_GT(s5.get(s5.rows[0], "Computing"), 1.4 * s4.get(s4.rows[0], "Computing"));
 
@@ -350,15 +350,15 @@ TEST(Generator, SlowLinkLowersItsBandwidth) {
   cs::io::Diagnostics diag;
   ASSERT_TRUE(generate_cluster(t.str(), o, diag));
   auto dirs = rank_dirs(t.str());
-  cs::io::MatrixFile m;
-  ASSERT_TRUE(cs::io::read_communication_matrix_json(
+  cs::readers::MatrixFile m;
+  ASSERT_TRUE(cs::readers::read_communication_matrix_json(
       dirs[2] + "/ASCEND_PROFILER_OUTPUT/communication_matrix.json", m, diag));
   double slow = 0, normal = 0;
   for (const auto& op : m.steps[0].collective) {
     if (op.key.rfind("allgather-total@", 0) != 0) continue;
     for (const auto& l : op.links) {
-      if (m.link_key(l) == "2-3") slow = l.get(cs::io::kLinkBandwidthGbps);
-      if (m.link_key(l) == "2-4") normal = l.get(cs::io::kLinkBandwidthGbps);
+      if (m.link_key(l) == "2-3") slow = l.get(cs::readers::kLinkBandwidthGbps);
+      if (m.link_key(l) == "2-4") normal = l.get(cs::readers::kLinkBandwidthGbps);
     }
   }
   ASSERT_GT(slow, 0);
@@ -379,9 +379,9 @@ TEST(Generator, SlowKernelSlowsOnlyThatTypeOnThatRank) {
     double s = 0;
     int n = 0;
     cs::io::Diagnostics d;
-    cs::io::read_kernel_details_csv(
+    cs::readers::read_kernel_details_csv(
         dirs[r] + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
-        [&](const cs::io::KernelRecord& k) {
+        [&](const cs::readers::KernelRecord& k) {
           if (k.type == type) s += k.duration_us, ++n;
         },
         d);
@@ -417,9 +417,9 @@ TEST(Generator, MindSporeDirectories) {
   o.framework = FrameworkKind::kMindSpore;
   cs::io::Diagnostics d;
   ASSERT_TRUE(generate_cluster(t.str(), o, d));
-  auto res = cs::cluster::discover_ranks(t.str());
+  auto res = cs::load::discover_ranks(t.str());
   ASSERT_EQ(res.ranks.size(), 8u);
-  EXPECT_EQ(res.ranks[0].framework, cs::cluster::Framework::kMindSpore);
+  EXPECT_EQ(res.ranks[0].framework, cs::load::Framework::kMindSpore);
 }
 
 TEST(GenerateCli, ErrorsAndSummary) {

@@ -38,9 +38,9 @@ GeneratorOptions options(FrameworkKind framework) {
 
 // Every op instance name (without the step level), p2p and collective, totals left out.
 std::set<std::string> op_names(const std::string& path) {
-  cs::io::CommunicationFile f;
+  cs::readers::CommunicationFile f;
   cs::io::Diagnostics d;
-  EXPECT_TRUE(cs::io::read_communication_json(path, f, d)) << all_diags(d);
+  EXPECT_TRUE(cs::readers::read_communication_json(path, f, d)) << all_diags(d);
   std::set<std::string> out;
   for (const auto& s : f.steps) {
     for (const auto& op : s.collective)
@@ -57,14 +57,14 @@ TEST(GeneratorMsprof, ProfDirectoriesHoldTheTorchNpuJob) {
   ASSERT_TRUE(generate_cluster(pt.str(), options(FrameworkKind::kPyTorch), d)) << all_diags(d);
   ASSERT_TRUE(generate_cluster(ms.str(), options(FrameworkKind::kMsprof), d)) << all_diags(d);
 
-  const auto torch = cs::cluster::discover_ranks(pt.str());
-  const auto prof = cs::cluster::discover_ranks(ms.str());
+  const auto torch = cs::load::discover_ranks(pt.str());
+  const auto prof = cs::load::discover_ranks(ms.str());
   ASSERT_EQ(prof.ranks.size(), 8u) << all_diags(prof.diag);
   EXPECT_EQ(prof.diag.warning_count(), 0u) << all_diags(prof.diag);
   for (int r = 0; r < 8; ++r) {
     const auto& e = prof.ranks[static_cast<size_t>(r)];
     EXPECT_EQ(e.rank, r);  // from device_{d}/info.json.{d}'s rank_id
-    EXPECT_EQ(e.framework, cs::cluster::Framework::kMsprof);
+    EXPECT_EQ(e.framework, cs::load::Framework::kMsprof);
     EXPECT_TRUE(fs::path(e.path).filename().string().starts_with("PROF_")) << e.path;
     const std::string dev = std::to_string(r % 8);
     EXPECT_TRUE(fs::exists(fs::path(e.path) / ("device_" + dev) / ("info.json." + dev)));
@@ -84,13 +84,13 @@ TEST(GeneratorMsprof, ProfDirectoriesHoldTheTorchNpuJob) {
     std::vector<std::string> names;
     for (const auto& f : fs::directory_iterator(e.path + "/mindstudio_profiler_output"))
       names.push_back(f.path().filename().string());
-    const auto files = cs::io::msprof_timeline_files(names);
+    const auto files = cs::readers::msprof_timeline_files(names);
     ASSERT_EQ(files.size(), 1u);
-    cs::io::StepTraceFile got, want;
-    ASSERT_TRUE(cs::io::read_msprof_step_trace({e.path + "/mindstudio_profiler_output/" + files[0]},
+    cs::readers::StepTraceFile got, want;
+    ASSERT_TRUE(cs::readers::read_msprof_step_trace({e.path + "/mindstudio_profiler_output/" + files[0]},
                                                got, d))
         << all_diags(d);
-    ASSERT_TRUE(cs::io::read_step_trace_csv(torch_out + "/step_trace_time.csv", want, d))
+    ASSERT_TRUE(cs::readers::read_step_trace_csv(torch_out + "/step_trace_time.csv", want, d))
         << all_diags(d);
     ASSERT_EQ(got.rows.size(), 1u);
     for (const char* c : {"Computing", "Communication(Not Overlapped)", "Communication", "Free",
@@ -102,9 +102,9 @@ TEST(GeneratorMsprof, ProfDirectoriesHoldTheTorchNpuJob) {
     }
 
     // Operator statistics: op_statistic_{timestamp}.csv beside the timeline.
-    std::vector<cs::io::OpStatisticRow> stats;
+    std::vector<cs::readers::OpStatisticRow> stats;
     const std::string stat = files[0].substr(0, files[0].size() - 5);  // "msprof_<ts>"
-    ASSERT_TRUE(cs::io::read_op_statistic_csv(
+    ASSERT_TRUE(cs::readers::read_op_statistic_csv(
         e.path + "/mindstudio_profiler_output/op_statistic_" + stat.substr(7) + ".csv", stats, d))
         << all_diags(d);
     EXPECT_FALSE(stats.empty());

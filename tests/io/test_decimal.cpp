@@ -12,7 +12,7 @@ namespace {
 
 using cs::io::eight_digits;
 using cs::io::is_digit;
-using cs::io::parse_us_to_ns;
+using cs::readers::parse_us_to_ns;
 using cs::io::parse_us_to_ns_in;
 using cs::io::read_digits;
 

@@ -16,11 +16,11 @@
 #include "support/test_files.h"
 
 namespace fs = std::filesystem;
-using cs::cluster::discover_ranks;
-using cs::cluster::DiscoveryOptions;
-using cs::cluster::Framework;
-using cs::cluster::parse_rank_list;
-using cs::cluster::RankStatus;
+using cs::load::discover_ranks;
+using cs::load::DiscoveryOptions;
+using cs::load::Framework;
+using cs::load::parse_rank_list;
+using cs::load::RankStatus;
 
 namespace {
 
@@ -65,18 +65,18 @@ TEST(ParseRankList, BadSyntax) {
 }
 
 TEST(DirNames, FrameworkAndTimestamp) {
-  EXPECT_EQ(cs::cluster::framework_from_dir_name("n1_123_1708156014257_ascend_pt"),
+  EXPECT_EQ(cs::load::framework_from_dir_name("n1_123_1708156014257_ascend_pt"),
             Framework::kPyTorch);
-  EXPECT_EQ(cs::cluster::framework_from_dir_name("n1_123_1708156014257_ascend_ms"),
+  EXPECT_EQ(cs::load::framework_from_dir_name("n1_123_1708156014257_ascend_ms"),
             Framework::kMindSpore);
-  EXPECT_EQ(cs::cluster::framework_from_dir_name("PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA"),
+  EXPECT_EQ(cs::load::framework_from_dir_name("PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA"),
             Framework::kMsprof);
-  EXPECT_EQ(cs::cluster::framework_from_dir_name("ASCEND_PROFILER_OUTPUT"), Framework::kUnknown);
-  EXPECT_EQ(cs::cluster::timestamp_from_dir_name("n1_123_1708156014257_ascend_pt"),
+  EXPECT_EQ(cs::load::framework_from_dir_name("ASCEND_PROFILER_OUTPUT"), Framework::kUnknown);
+  EXPECT_EQ(cs::load::timestamp_from_dir_name("n1_123_1708156014257_ascend_pt"),
             "1708156014257");
   // Host names may hold '_' themselves: the field is counted from the end.
-  EXPECT_EQ(cs::cluster::timestamp_from_dir_name("my_host_7_123_99_ascend_ms"), "99");
-  EXPECT_EQ(cs::cluster::timestamp_from_dir_name("PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA"),
+  EXPECT_EQ(cs::load::timestamp_from_dir_name("my_host_7_123_99_ascend_ms"), "99");
+  EXPECT_EQ(cs::load::timestamp_from_dir_name("PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA"),
             "20230628101435646");
 }
 
@@ -146,10 +146,10 @@ TEST(Discovery, DuplicateRunsByDirectoryNameDate) {
   EXPECT_NE(why.find("2024-12-31 23:59:59.000"), std::string::npos) << why;
   ASSERT_EQ(res.diag.warning_count(), 1u);
   EXPECT_NE(res.diag.items()[0].to_string().find("kept "), std::string::npos);
-  EXPECT_EQ(cs::cluster::dir_timestamp_ns("20250101123456789"), 1735734896789000000LL);
-  EXPECT_EQ(cs::cluster::dir_timestamp_ns("1708156014257"), 1708156014257000000LL);
-  EXPECT_EQ(cs::cluster::dir_timestamp_ns("999"), 0);
-  EXPECT_EQ(cs::cluster::dir_timestamp_ns("20251399123456789"), 0);  // month 13
+  EXPECT_EQ(cs::load::dir_timestamp_ns("20250101123456789"), 1735734896789000000LL);
+  EXPECT_EQ(cs::load::dir_timestamp_ns("1708156014257"), 1708156014257000000LL);
+  EXPECT_EQ(cs::load::dir_timestamp_ns("999"), 0);
+  EXPECT_EQ(cs::load::dir_timestamp_ns("20251399123456789"), 0);  // month 13
 }
 
 // A real profiler_info file (ascend-real/text_level1 rank 0, collectionTimeEnd
@@ -385,7 +385,7 @@ TEST(Discovery, RankFilter) {
   const std::string msg = res.diag.items()[0].to_string();
   EXPECT_NE(msg.find("rank(s) 9 that are not in the data (ranks present: 0-5)"), std::string::npos)
       << msg;
-  EXPECT_EQ(cs::cluster::format_rank_set({0, 1, 2, 3, 20, 30}), "0-3,20,30");
+  EXPECT_EQ(cs::load::format_rank_set({0, 1, 2, 3, 20, 30}), "0-3,20,30");
 }
 
 TEST(Discovery, NoUsableRankListsTheSkippedOnes) {
@@ -458,7 +458,7 @@ TEST(Discovery, TheSameOnAnyNumberOfThreads) {
     }
     if (r % 13 == 0) write_file(parent / name / "ASCEND_PROFILER_OUTPUT" / "analysis.db", "x");
   }
-  auto describe = [](const cs::cluster::DiscoveryResult& res) {
+  auto describe = [](const cs::load::DiscoveryResult& res) {
     std::string s;
     for (const auto* list : {&res.ranks, &res.skipped})
       for (const auto& e : *list) {

@@ -8,50 +8,50 @@
 namespace cs::cluster {
 namespace {
 
-RankData sample() {
-  RankData d;
+load::RankData sample() {
+  load::RankData d;
   d.entry.rank = 7;
   d.entry.path = "/data/node1_123_1708156014257_ascend_pt";
   d.entry.output_dir = d.entry.path + "/ASCEND_PROFILER_OUTPUT";
-  d.entry.framework = Framework::kPyTorch;
+  d.entry.framework = load::Framework::kPyTorch;
   d.entry.timestamp = "1708156014257";
   d.entry.files = {"communication.json", "kernel_details.csv"};
   d.entry.bytes = 123456;
-  d.entry.status = RankStatus::kPartial;
+  d.entry.status = load::RankStatus::kPartial;
   d.entry.problems = {"kernel_details.csv: 2 problem(s)"};
   d.has_communication = d.has_step_trace = d.has_kernels = true;
-  io::CommStep step;
+  readers::CommStep step;
   step.step = "step1";
-  io::CommOp op;
+  readers::CommOp op;
   op.name = "hcom_allReduce__844_2_1@13681369207305868844";
   op.has_time_info = op.has_bandwidth_info = true;
-  op.time.set(io::kElapseTimeMs, io::Num::real(121.73694384375));
-  op.time.set(io::kWaitTimeRatio, io::Num::integer(0));
-  io::TransportInfo t;
-  t.name = io::TransportName("HCCS");
-  t.set(io::kTrSizeMb, io::Num::real(0.06393599999999998));
+  op.time.set(readers::kElapseTimeMs, io::Num::real(121.73694384375));
+  op.time.set(readers::kWaitTimeRatio, io::Num::integer(0));
+  readers::TransportInfo t;
+  t.name = readers::TransportName("HCCS");
+  t.set(readers::kTrSizeMb, io::Num::real(0.06393599999999998));
   t.has_size_distribution = true;
   op.transports.push_back(t);
   op.add_bucket({"0.003072", io::Num::integer(18), io::Num::real(0.0202498125)});
-  op.transports.push_back(io::TransportInfo{});
-  op.transports.back().name = io::TransportName("a transport of its own");
+  op.transports.push_back(readers::TransportInfo{});
+  op.transports.back().name = readers::TransportName("a transport of its own");
   op.add_bucket({"8.0", io::Num::real(2.5), io::Num::integer(3)});
   step.collective.push_back(op);
   op.name = "hcom_send__1@42";
   step.p2p.push_back(op);
   d.communication.edit().steps.push_back(step);
-  io::MatrixStep ms;
+  readers::MatrixStep ms;
   ms.step = "step1";
-  io::MatrixOp mo;
+  readers::MatrixOp mo;
   mo.key = "allreduce-top1@42";
-  io::MatrixLink l;
+  readers::MatrixLink l;
   l.link_id = d.matrix.keep("0-1");
   l.src_local = 0;
   l.dst_local = 1;
-  l.transport = io::TransportName("HCCS");
-  l.set(io::kLinkSizeMb, io::Num::real(12.0));
-  l.set(io::kLinkTimeMs, io::Num::real(0.71));
-  l.set(io::kLinkUtilization, io::Num::integer(1));
+  l.transport = readers::TransportName("HCCS");
+  l.set(readers::kLinkSizeMb, io::Num::real(12.0));
+  l.set(readers::kLinkTimeMs, io::Num::real(0.71));
+  l.set(readers::kLinkUtilization, io::Num::integer(1));
   l.op_name_id = d.matrix.keep("hcom_allReduce__844_2_1");
   l.has_op_name = true;
   mo.links.push_back(l);
@@ -70,48 +70,48 @@ RankData sample() {
   return d;
 }
 
-std::vector<char> packed(const RankData& d) {
+std::vector<char> packed(const load::RankData& d) {
   io::ByteWriter w;
-  pack_rank_data(d, w);
+  load::pack_rank_data(d, w);
   return w.data();
 }
 
 TEST(RankDataCodec, RoundTripIsBitExact) {
-  RankData a = sample();
+  load::RankData a = sample();
   std::vector<char> bytes = packed(a);
   io::ByteReader r(bytes);
-  RankData b = unpack_rank_data(r);
+  load::RankData b = load::unpack_rank_data(r);
   EXPECT_TRUE(r.done());
   // Packing the copy again gives the same bytes: every field survived.
   EXPECT_EQ(packed(b), bytes);
   EXPECT_EQ(b.rank(), 7);
   EXPECT_EQ(b.entry.problems, a.entry.problems);
-  io::CommunicationFile unpacked;
-  const io::CommunicationFile& comm = b.communication.read(unpacked);
+  readers::CommunicationFile unpacked;
+  const readers::CommunicationFile& comm = b.communication.read(unpacked);
   EXPECT_NE(&comm, &unpacked);  // held unpacked: the data itself, no copy
   ASSERT_EQ(comm.steps.size(), 1u);
   const auto& op = comm.steps[0].collective[0];
   EXPECT_EQ(op.name, "hcom_allReduce__844_2_1@13681369207305868844");
-  EXPECT_EQ(op.time.get(io::kElapseTimeMs), 121.73694384375);
-  EXPECT_TRUE(op.time.num(io::kWaitTimeRatio).is_int);
-  EXPECT_FALSE(op.time.has(io::kTransitTimeMs));
+  EXPECT_EQ(op.time.get(readers::kElapseTimeMs), 121.73694384375);
+  EXPECT_TRUE(op.time.num(readers::kWaitTimeRatio).is_int);
+  EXPECT_FALSE(op.time.has(readers::kTransitTimeMs));
   ASSERT_EQ(op.transports.size(), 2u);
   EXPECT_EQ(op.transports[0].name, "HCCS");
-  EXPECT_TRUE(op.transports[0].has(io::kTrSizeMb));
-  EXPECT_FALSE(op.transports[0].num(io::kTrSizeMb).is_int);
-  EXPECT_FALSE(op.transports[0].has(io::kTrTimeMs));
+  EXPECT_TRUE(op.transports[0].has(readers::kTrSizeMb));
+  EXPECT_FALSE(op.transports[0].num(readers::kTrSizeMb).is_int);
+  EXPECT_FALSE(op.transports[0].has(readers::kTrTimeMs));
   ASSERT_EQ(op.size_distribution(op.transports[0]).size(), 1u);
   EXPECT_EQ(op.size_distribution(op.transports[0])[0].size_key, "0.003072");
   // A name outside the built-in set is sent as text and found again on the other side.
   EXPECT_EQ(op.transports[1].name, "a transport of its own");
   ASSERT_EQ(op.size_distribution(op.transports[1]).size(), 1u);
   EXPECT_EQ(op.size_distribution(op.transports[1])[0].duration_ms.v, 3.0);
-  const io::MatrixLink& link = b.matrix.steps[0].collective[0].links[0];
+  const readers::MatrixLink& link = b.matrix.steps[0].collective[0].links[0];
   EXPECT_EQ(link.transport, "HCCS");
-  EXPECT_EQ(link.get(io::kLinkTimeMs), 0.71);
-  EXPECT_TRUE(link.has(io::kLinkUtilization));
-  EXPECT_TRUE(link.num(io::kLinkUtilization).is_int);
-  EXPECT_FALSE(link.has(io::kLinkLargePacketRatio));
+  EXPECT_EQ(link.get(readers::kLinkTimeMs), 0.71);
+  EXPECT_TRUE(link.has(readers::kLinkUtilization));
+  EXPECT_TRUE(link.num(readers::kLinkUtilization).is_int);
+  EXPECT_FALSE(link.has(readers::kLinkLargePacketRatio));
   EXPECT_EQ(comm.steps[0].p2p[0].name, "hcom_send__1@42");
   EXPECT_EQ(b.matrix.op_name(b.matrix.steps[0].collective[0].links[0]), "hcom_allReduce__844_2_1");
   EXPECT_EQ(b.matrix.link_key(b.matrix.steps[0].collective[0].links[0]), "0-1");
@@ -125,25 +125,25 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
 // The root can hold a rank's communication data packed until it analyses it: kept packed on
 // arrival, sent on as is, unpacked to the same data, and readable in place (groups).
 TEST(RankDataCodec, CommunicationCanStayPacked) {
-  const RankData a = sample();
+  const load::RankData a = sample();
   const std::vector<char> bytes = packed(a);
   io::ByteReader r(bytes);
-  RankData b = unpack_rank_data(r, /*keep_communication_packed=*/true);
+  load::RankData b = load::unpack_rank_data(r, /*keep_communication_packed=*/true);
   EXPECT_TRUE(r.done());
   EXPECT_TRUE(b.communication.packed());
   EXPECT_EQ(packed(b), bytes);  // sent on as is
   // The packed rank's ops are seen through the accessor (there is no other way to reach them).
-  io::CommunicationFile scratch;
-  const io::CommunicationFile& seen = b.communication.read(scratch);
+  readers::CommunicationFile scratch;
+  const readers::CommunicationFile& seen = b.communication.read(scratch);
   EXPECT_EQ(&seen, &scratch);
   ASSERT_EQ(seen.steps.size(), 1u);
   EXPECT_EQ(seen.steps[0].collective[0].name, "hcom_allReduce__844_2_1@13681369207305868844");
   EXPECT_TRUE(b.communication.packed());  // reading leaves it packed
-  const RankData copy = b;                // a copy holds its own pages
+  const load::RankData copy = b;                // a copy holds its own pages
   b.communication.unpack();
   EXPECT_FALSE(b.communication.packed());
   EXPECT_EQ(packed(b), bytes);
-  io::CommunicationFile unused;
+  readers::CommunicationFile unused;
   EXPECT_NE(&b.communication.read(unused), &unused);  // unpacked: the held data, no copy
   EXPECT_EQ(b.communication.read(unused).steps.size(), 1u);
   EXPECT_EQ(packed(copy), bytes);
@@ -155,7 +155,7 @@ TEST(RankDataCodec, CommunicationCanStayPacked) {
   b.communication.unpack();  // nothing to do twice
   EXPECT_EQ(packed(b), bytes);
   // edit() of a packed rank unpacks it first: the parsers' --step filter never drops ops unseen.
-  RankData c = copy;
+  load::RankData c = copy;
   ASSERT_TRUE(c.communication.packed());
   EXPECT_EQ(c.communication.edit().steps.size(), 1u);
   EXPECT_FALSE(c.communication.packed());
@@ -163,23 +163,23 @@ TEST(RankDataCodec, CommunicationCanStayPacked) {
 
 // A damaged packed section is an error, not garbage.
 TEST(RankDataCodec, DamagedPackedCommunicationThrows) {
-  RankData d = sample();
+  load::RankData d = sample();
   d.communication.pack();
-  const io::PageBuffer& bytes = d.communication.packed_bytes();
+  const runtime::PageBuffer& bytes = d.communication.packed_bytes();
   std::vector<char> cut(bytes.data(), bytes.data() + bytes.size() - 3);
-  d.communication.adopt_packed(io::PageBuffer(cut.data(), cut.size()));
-  io::CommunicationFile scratch;
+  d.communication.adopt_packed(runtime::PageBuffer(cut.data(), cut.size()));
+  readers::CommunicationFile scratch;
   EXPECT_THROW(d.communication.read(scratch), std::runtime_error);
   EXPECT_THROW(d.communication.unpack(), std::runtime_error);
 }
 
 TEST(RankDataCodec, EntriesRoundTrip) {
-  std::vector<RankEntry> v{sample().entry, RankEntry{}};
-  auto bytes = pack_rank_entries(v);
-  auto back = unpack_rank_entries(bytes);
+  std::vector<load::RankEntry> v{sample().entry, load::RankEntry{}};
+  auto bytes = load::pack_rank_entries(v);
+  auto back = load::unpack_rank_entries(bytes);
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].path, v[0].path);
-  EXPECT_EQ(back[0].framework, Framework::kPyTorch);
+  EXPECT_EQ(back[0].framework, load::Framework::kPyTorch);
   EXPECT_EQ(back[1].rank, -1);
 }
 
@@ -187,7 +187,7 @@ TEST(RankDataCodec, TruncatedBufferThrowsInsteadOfReadingGarbage) {
   std::vector<char> bytes = packed(sample());
   bytes.resize(bytes.size() / 2);
   io::ByteReader r(bytes);
-  EXPECT_THROW(unpack_rank_data(r), std::runtime_error);
+  EXPECT_THROW(load::unpack_rank_data(r), std::runtime_error);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string problems(const RankData& d) {
+std::string problems(const load::RankData& d) {
   std::string s;
   for (const auto& p : d.entry.problems) s += p + "\n";
   return s;
@@ -30,16 +30,16 @@ TEST(RankParserAccess, FifoLoopAndInvisibleFilesAreNamed) {
   fs::create_directories(out);
   ASSERT_EQ(::mkfifo((out / "step_trace_time.csv").c_str(), 0600), 0);
   fs::create_symlink(out / "communication.json", out / "communication.json");  // ELOOP
-  RankEntry e;
+  load::RankEntry e;
   e.rank = 3;
   e.path = (dir / "h_1_1_ascend_pt").string();
   e.output_dir = out.string();
   // Discovery (on the root) listed kernel_details.csv; this process does not see it.
   e.files = {"ASCEND_PROFILER_OUTPUT/kernel_details.csv"};
-  ParseOptions opts;
+  load::ParseOptions opts;
   opts.matrix = false;
   opts.process_note = "process 2 on host n7";
-  const RankData d = parse_rank(e, opts);
+  const load::RankData d = load::parse_rank(e, opts);
   const std::string p = problems(d);
   EXPECT_NE(p.find("step_trace_time.csv: unreadable (is a FIFO (named pipe), not a regular "
                    "file) (read by process 2 on host n7)"),
@@ -55,7 +55,7 @@ TEST(RankParserAccess, FifoLoopAndInvisibleFilesAreNamed) {
   EXPECT_EQ(p.find("step_trace_time.csv: missing"), std::string::npos) << p;
   // On the process that discovered the files, a file that is not there is just missing.
   opts.process_note.clear();
-  const std::string q = problems(parse_rank(e, opts));
+  const std::string q = problems(load::parse_rank(e, opts));
   EXPECT_NE(q.find("kernel_details.csv: missing"), std::string::npos) << q;
   fs::remove_all(dir);
 }

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <vector>
 
-using cs::cluster::BatchStream;
-using cs::cluster::launched_by_mpi;
-using cs::cluster::MpiSession;
+using cs::mpi::BatchStream;
+using cs::mpi::launched_by_mpi;
+using cs::mpi::MpiSession;
 
 namespace {
 // This test is not run under a launcher; clear what one would have set, for a clean start.

@@ -31,28 +31,28 @@ inline std::string slurp(const std::string& path) {
 }
 
 // Every rank<N> directory of a case, parsed, sorted by rank.
-inline std::vector<cluster::RankData> load_case(const std::string& case_name) {
+inline std::vector<load::RankData> load_case(const std::string& case_name) {
   namespace fs = std::filesystem;
-  std::vector<cluster::RankData> ranks;
+  std::vector<load::RankData> ranks;
   for (const auto& e : fs::directory_iterator(golden_dir() + "/" + case_name)) {
     const std::string name = e.path().filename().string();
     if (!e.is_directory() || name.rfind("rank", 0) != 0) continue;
-    cluster::RankData rd;
+    load::RankData rd;
     rd.entry.rank = std::stoi(name.substr(4));
     rd.entry.path = e.path().string();
     const std::string d = e.path().string() + "/";
     if (fs::exists(d + "communication.json"))
-      rd.has_communication = io::read_communication_json(d + "communication.json",
+      rd.has_communication = readers::read_communication_json(d + "communication.json",
                                                          rd.communication.edit(), rd.diagnostics);
     if (fs::exists(d + "communication_matrix.json"))
-      rd.has_matrix = io::read_communication_matrix_json(d + "communication_matrix.json", rd.matrix,
+      rd.has_matrix = readers::read_communication_matrix_json(d + "communication_matrix.json", rd.matrix,
                                                          rd.diagnostics);
     if (fs::exists(d + "profiler_metadata.json"))
       rd.has_metadata =
-          io::read_profiler_metadata(d + "profiler_metadata.json", rd.metadata, rd.diagnostics);
+          readers::read_profiler_metadata(d + "profiler_metadata.json", rd.metadata, rd.diagnostics);
     if (fs::exists(d + "step_trace_time.csv"))
       rd.has_step_trace =
-          io::read_step_trace_csv(d + "step_trace_time.csv", rd.step_trace, rd.diagnostics);
+          readers::read_step_trace_csv(d + "step_trace_time.csv", rd.step_trace, rd.diagnostics);
     ranks.push_back(std::move(rd));
   }
   std::sort(ranks.begin(), ranks.end(),

@@ -11,11 +11,11 @@ TEST(ClusterMatrix, GoldenFiles) {
   for (const char* c : {"tp2pp2", "set_order"}) {
     const auto ranks = test::load_case(c);
     io::Diagnostics diag;
-    const CommGroups groups = build_comm_groups(ranks, {}, diag);
+    const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
     std::string got;
     {
       io::JsonWriter w(&got, io::JsonStyle::python());
-      ASSERT_TRUE(write_cluster_matrix(w, ranks, groups, diag));
+      ASSERT_TRUE(msprof::write_cluster_matrix(w, ranks, groups, diag));
     }
     const std::string want = test::expected(c, "cluster_communication_matrix.json");
     EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
@@ -25,8 +25,8 @@ TEST(ClusterMatrix, GoldenFiles) {
 TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
   const auto ranks = test::load_case("set_order");
   io::Diagnostics diag;
-  const CommGroups groups = build_comm_groups(ranks, {}, diag);
-  const auto links = merge_matrix_links(ranks, groups, diag);
+  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const auto links = msprof::merge_matrix_links(ranks, groups, diag);
   bool invalid = false, unmapped = false;
   for (const auto& d : diag.items()) {
     invalid = invalid || d.what.find("invalid link key bad") != std::string::npos;
@@ -35,25 +35,25 @@ TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
   EXPECT_TRUE(invalid);
   EXPECT_TRUE(unmapped);
   // Rank 15 has no self link in step10: no link of step10 touches rank 15.
-  for (const GlobalLink& l : links) {
+  for (const msprof::GlobalLink& l : links) {
     if (l.step() == "step10") {
       EXPECT_TRUE(l.src_rank != 15 && l.dst_rank != 15) << l.op_key();
     }
   }
   // In step3 rank 15 is mapped (local 3).
   bool seen15 = false;
-  for (const GlobalLink& l : links) seen15 = seen15 || (l.step() == "step3" && l.src_rank == 15);
+  for (const msprof::GlobalLink& l : links) seen15 = seen15 || (l.step() == "step3" && l.src_rank == 15);
   EXPECT_TRUE(seen15);
 }
 
 TEST(ClusterMatrix, MergedLinksMatchFormulas) {
   const auto ranks = test::load_case("tp2pp2");
   io::Diagnostics diag;
-  const CommGroups groups = build_comm_groups(ranks, {}, diag);
-  const auto links = merge_matrix_links(ranks, groups, diag);
+  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const auto links = msprof::merge_matrix_links(ranks, groups, diag);
   ASSERT_FALSE(links.empty());
   int totals = 0;
-  for (const GlobalLink& l : links) {
+  for (const msprof::GlobalLink& l : links) {
     const double expect = l.time_ms < 1e-15 ? 0.0 : io::py_round(l.size_mb / l.time_ms, 4);
     EXPECT_EQ(l.bandwidth_gbps(), expect);
     EXPECT_GE(l.src_rank, 0);
@@ -74,34 +74,34 @@ TEST(ClusterMatrix, MetadataOptionMapsWithoutSelfLinks) {
       for (auto* ops : {&st.collective, &st.p2p})
         for (auto& op : *ops)
           std::erase_if(op.links,
-                        [](const io::MatrixLink& l) { return l.src_local == l.dst_local; });
+                        [](const readers::MatrixLink& l) { return l.src_local == l.dst_local; });
   io::Diagnostics diag;
-  const CommGroups groups = build_comm_groups(ranks, {}, diag);
-  EXPECT_TRUE(merge_matrix_links(ranks, groups, diag).empty());
-  MatrixOptions opts;
+  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  EXPECT_TRUE(msprof::merge_matrix_links(ranks, groups, diag).empty());
+  msprof::MatrixOptions opts;
   opts.use_metadata_ranks = true;
-  const auto links = merge_matrix_links(ranks, groups, diag, opts);
+  const auto links = msprof::merge_matrix_links(ranks, groups, diag, opts);
   ASSERT_FALSE(links.empty());
-  for (const GlobalLink& l : links) EXPECT_NE(l.src_rank, l.dst_rank);
+  for (const msprof::GlobalLink& l : links) EXPECT_NE(l.src_rank, l.dst_rank);
 }
 
 // ~700k merged links at 1,024 ranks: a link stays at 40 bytes (op name as an id, bandwidth
 // computed when asked).
 TEST(ClusterMatrix, GlobalLinksStayCompact) {
-  EXPECT_LE(sizeof(GlobalLink), 40u);
+  EXPECT_LE(sizeof(msprof::GlobalLink), 40u);
 }
 
 // A link's op name is read through its op's pool, which moves with its chunk into GlobalLinks
 // and with GlobalLinks itself.
 TEST(ClusterMatrix, OpNamesSurviveMovesOfTheLinks) {
-  GlobalLinks links;
+  msprof::GlobalLinks links;
   for (int c = 0; c < 3; ++c) {
-    GlobalLinks::Chunk chunk;
+    msprof::GlobalLinks::Chunk chunk;
     const std::string step = "step" + std::to_string(c);
     chunk.ops.push_back(
         {chunk.names.str(chunk.names.intern(step)), "allreduce-top1@1", "1", &chunk.names});
     for (int i = 0; i < 100; ++i) {
-      GlobalLink l;
+      msprof::GlobalLink l;
       l.op = &chunk.ops.back();
       l.op_name_id = chunk.names.intern("hcom_allReduce__" + std::to_string(c * 1000 + i));
       l.size_mb = 2;
@@ -110,10 +110,10 @@ TEST(ClusterMatrix, OpNamesSurviveMovesOfTheLinks) {
     }
     links.append(std::move(chunk));
   }
-  const GlobalLinks moved = std::move(links);
+  const msprof::GlobalLinks moved = std::move(links);
   ASSERT_EQ(moved.size(), 300u);
   size_t i = 0;
-  for (const GlobalLink& l : moved) {
+  for (const msprof::GlobalLink& l : moved) {
     const int c = static_cast<int>(i / 100), k = static_cast<int>(i % 100);
     EXPECT_EQ(l.op_name(), "hcom_allReduce__" + std::to_string(c * 1000 + k));
     EXPECT_EQ(l.step(), "step" + std::to_string(c));
@@ -127,16 +127,16 @@ TEST(ClusterMatrix, LinksAreTheSameOnAnyThreadCount) {
   for (const char* c : {"tp2pp2", "set_order"}) {
     const auto ranks = test::load_case(c);
     io::Diagnostics gd;
-    const CommGroups groups = build_comm_groups(ranks, {}, gd);
+    const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, gd);
     io::Diagnostics d1;
-    const auto one = merge_matrix_links(ranks, groups, d1, {}, 1);
+    const auto one = msprof::merge_matrix_links(ranks, groups, d1, {}, 1);
     ASSERT_FALSE(one.empty()) << c;
     for (int threads : {2, 4}) {
       io::Diagnostics dn;
-      const auto many = merge_matrix_links(ranks, groups, dn, {}, threads);
+      const auto many = msprof::merge_matrix_links(ranks, groups, dn, {}, threads);
       ASSERT_EQ(many.size(), one.size()) << c << " on " << threads << " threads";
       auto a = one.begin();
-      for (const GlobalLink& l : many) {
+      for (const msprof::GlobalLink& l : many) {
         EXPECT_EQ(l.step(), a->step());
         EXPECT_EQ(l.op_key(), a->op_key());
         EXPECT_EQ(l.op_name(), a->op_name());

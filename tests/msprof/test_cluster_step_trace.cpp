@@ -10,8 +10,8 @@ namespace {
 std::string render(const std::string& c) {
   const auto ranks = test::load_case(c);
   io::Diagnostics diag;
-  const CommGroups groups = build_comm_groups(ranks, {}, diag);
-  return format_cluster_step_trace(build_cluster_step_trace(ranks, groups, diag));
+  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  return msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, groups, diag));
 }
 
 TEST(ClusterStepTrace, GoldenFiles) {
@@ -27,7 +27,7 @@ TEST(ClusterStepTrace, MegatronIndexes) {
                                       {"tensor_model_parallel_size", 2},
                                       {"pipeline_model_parallel_size", 2},
                                       {"data_parallel_size", 2}};
-  auto map = megatron_index_map(args);
+  auto map = msprof::megatron_index_map(args);
   ASSERT_TRUE(map);
   for (int r = 0; r < 8; ++r) {
     ASSERT_TRUE((*map)[r]);
@@ -37,29 +37,29 @@ TEST(ClusterStepTrace, MegatronIndexes) {
   }
   std::string why;
   args["world_size"] = 6;
-  EXPECT_FALSE(megatron_index_map(args, &why));
+  EXPECT_FALSE(msprof::megatron_index_map(args, &why));
   EXPECT_NE(why.find("world_size"), std::string::npos);
   args["world_size"] = 8;
   args["context_parallel_size"] = 2;  // msprof-analyze's partition fails (IndexError) with cp > 1
-  EXPECT_FALSE(megatron_index_map(args, &why));
+  EXPECT_FALSE(msprof::megatron_index_map(args, &why));
 }
 
 TEST(ClusterStepTrace, StagesFromPpGroups) {
   const auto ranks = test::load_case("stages8");
   io::Diagnostics diag;
-  const auto stages = infer_stages(build_comm_groups(ranks, {}, diag));
+  const auto stages = msprof::infer_stages(msprof::build_comm_groups(ranks, {}, diag));
   ASSERT_EQ(stages.size(), 2u);
   EXPECT_EQ(stages[0].tuple_str(), "(0, 1, 2, 3)");
   EXPECT_EQ(stages[1].tuple_str(), "(4, 5, 6, 7)");
   // Without metadata there is no pg_name, so no stage.
-  EXPECT_TRUE(infer_stages(build_comm_groups(test::load_case("set_order"), {}, diag)).empty());
+  EXPECT_TRUE(msprof::infer_stages(msprof::build_comm_groups(test::load_case("set_order"), {}, diag)).empty());
 }
 
 TEST(ClusterStepTrace, CsvQuoting) {
   std::string s;
-  append_csv_field(s, "(0, 1)");
-  append_csv_field(s, "a\"b");
-  append_csv_field(s, "plain");
+  msprof::append_csv_field(s, "(0, 1)");
+  msprof::append_csv_field(s, "a\"b");
+  msprof::append_csv_field(s, "plain");
   EXPECT_EQ(s, "\"(0, 1)\"\"a\"\"b\"plain");
 }
 
@@ -69,7 +69,7 @@ TEST(ClusterStepTrace, RealSampleRankRows) {
   std::string sample =
       test::slurp(std::string(CS_TEST_DATA) + "/ascend/cluster_step_trace_time.csv");
   ASSERT_FALSE(sample.empty());
-  std::vector<RankData> ranks;
+  std::vector<load::RankData> ranks;
   size_t pos = sample.find('\n') + 1;
   const std::string header = sample.substr(0, pos - 1);
   std::string rank_rows;
@@ -84,16 +84,16 @@ TEST(ClusterStepTrace, RealSampleRankRows) {
     const int rank = std::stoi(line.substr(6, c2 - 6));
     std::string csv = "Device_id,Step," + header.substr(std::string("Step,Type,Index,").size()) +
                       "\n" + std::to_string(rank) + "," + line.substr(c2) + "\n";
-    RankData rd;
+    load::RankData rd;
     rd.entry.rank = rank;
     io::Diagnostics diag;
-    rd.has_step_trace = io::parse_step_trace_csv(csv, "sample", rd.step_trace, diag);
+    rd.has_step_trace = readers::parse_step_trace_csv(csv, "sample", rd.step_trace, diag);
     ASSERT_TRUE(rd.has_step_trace);
     ranks.push_back(std::move(rd));
   }
   ASSERT_EQ(ranks.size(), 8u);
   io::Diagnostics diag;
-  const std::string got = format_cluster_step_trace(build_cluster_step_trace(ranks, {}, diag));
+  const std::string got = msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, {}, diag));
   EXPECT_EQ(got, header + "\r\n" + rank_rows);
 }
 
@@ -116,17 +116,17 @@ TEST(ClusterStepTrace, ColumnsMatchedByName) {
       // rank 3: an older file without Preparing, columns in another order
       "Step,Free,Computing,Communication(Not Overlapped),Overlapped,Communication,Stage,Bubble,"
       "Communication(Not Overlapped and Exclude Receive)\n1,7,13,2,1,3,19,0,2\n"};
-  std::vector<RankData> ranks;
+  std::vector<load::RankData> ranks;
   for (size_t r = 0; r < texts.size(); ++r) {
-    RankData rd;
+    load::RankData rd;
     rd.entry.rank = static_cast<int>(r);
     io::Diagnostics d;
-    rd.has_step_trace = io::parse_step_trace_csv(texts[r], "r.csv", rd.step_trace, d);
+    rd.has_step_trace = readers::parse_step_trace_csv(texts[r], "r.csv", rd.step_trace, d);
     ASSERT_TRUE(rd.has_step_trace) << r;
     ranks.push_back(std::move(rd));
   }
   io::Diagnostics diag;
-  const std::string got = format_cluster_step_trace(build_cluster_step_trace(ranks, {}, diag));
+  const std::string got = msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, {}, diag));
   EXPECT_EQ(got,
             "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,"
             "Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\r\n"
@@ -146,11 +146,11 @@ TEST(ClusterStepTrace, ColumnsMatchedByName) {
 }
 
 TEST(ClusterStepTrace, NoRowsNoFile) {
-  std::vector<RankData> ranks(1);
+  std::vector<load::RankData> ranks(1);
   io::Diagnostics diag;
   const std::string path = test::temp_path("empty_step_trace.csv");
   std::remove(path.c_str());
-  EXPECT_TRUE(write_cluster_step_trace_csv(path, ranks, {}, diag));
+  EXPECT_TRUE(msprof::write_cluster_step_trace_csv(path, ranks, {}, diag));
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 

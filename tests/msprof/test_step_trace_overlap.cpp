@@ -9,12 +9,12 @@
 
 namespace {
 
-using cs::cluster::merge_continuous;
-using cs::cluster::NsInterval;
-using cs::cluster::pipeline_overlap;
-using cs::cluster::StepTraceTotals;
-using cs::cluster::totals_in_us;
-using cs::cluster::whole_run_totals;
+using cs::msprof::merge_continuous;
+using cs::msprof::NsInterval;
+using cs::msprof::pipeline_overlap;
+using cs::msprof::StepTraceTotals;
+using cs::msprof::totals_in_us;
+using cs::msprof::whole_run_totals;
 
 NsInterval recv(int64_t s, int64_t e) {
   return {s, e, true};

@@ -54,7 +54,7 @@ std::string num(Num n) {
   return s;
 }
 
-std::string flatten(const CommunicationFile& f) {
+std::string flatten(const readers::CommunicationFile& f) {
   std::string out;
   for (const auto& st : f.steps) {
     for (int sec = 0; sec < 2; ++sec) {
@@ -62,20 +62,20 @@ std::string flatten(const CommunicationFile& f) {
       for (const auto& op : ops) {
         out += "op|" + st.step + (sec == 0 ? "|collective|" : "|p2p|") + op.name + "\n";
         if (op.has_time_info) {
-          for (int i = 0; i < kTimeFieldCount; ++i) {
-            auto fld = static_cast<TimeField>(i);
+          for (int i = 0; i < readers::kTimeFieldCount; ++i) {
+            auto fld = static_cast<readers::TimeField>(i);
             if (op.time.has(fld))
-              out += std::string(kTimeFieldNames[i]) + "|" + num(op.time.num(i)) + "\n";
+              out += std::string(readers::kTimeFieldNames[i]) + "|" + num(op.time.num(i)) + "\n";
           }
         }
         for (const auto& tr : op.transports) {
           out += "transport|" + std::string(tr.name.view()) + "\n";
-          if (tr.has(kTrSizeMb)) out += "Transit Size(MB)|" + num(tr.num(kTrSizeMb)) + "\n";
-          if (tr.has(kTrTimeMs)) out += "Transit Time(ms)|" + num(tr.num(kTrTimeMs)) + "\n";
-          if (tr.has(kTrBandwidthGbps))
-            out += "Bandwidth(GB/s)|" + num(tr.num(kTrBandwidthGbps)) + "\n";
-          if (tr.has(kTrLargePacketRatio))
-            out += "Large Packet Ratio|" + num(tr.num(kTrLargePacketRatio)) + "\n";
+          if (tr.has(readers::kTrSizeMb)) out += "Transit Size(MB)|" + num(tr.num(readers::kTrSizeMb)) + "\n";
+          if (tr.has(readers::kTrTimeMs)) out += "Transit Time(ms)|" + num(tr.num(readers::kTrTimeMs)) + "\n";
+          if (tr.has(readers::kTrBandwidthGbps))
+            out += "Bandwidth(GB/s)|" + num(tr.num(readers::kTrBandwidthGbps)) + "\n";
+          if (tr.has(readers::kTrLargePacketRatio))
+            out += "Large Packet Ratio|" + num(tr.num(readers::kTrLargePacketRatio)) + "\n";
           for (const auto& b : op.size_distribution(tr))
             out += "sd|" + b.size_key + "|" + num(b.count) + "|" + num(b.duration_ms) + "\n";
         }
@@ -98,9 +98,9 @@ TEST(Communication, SameValuesAsPythonJsonModule) {
   for (const char* name : {"rank0_communication.json", "rank0_communication_indented.json",
                            "rank1_communication.json", "escaped_communication.json"}) {
     SCOPED_TRACE(name);
-    CommunicationFile f;
+    readers::CommunicationFile f;
     Diagnostics diag;
-    ASSERT_TRUE(read_communication_json(data(name), f, diag)) << all_diags(diag);
+    ASSERT_TRUE(readers::read_communication_json(data(name), f, diag)) << all_diags(diag);
     EXPECT_TRUE(diag.empty()) << all_diags(diag);
     std::string expected = python_flatten(data(name));
     ASSERT_FALSE(expected.empty());
@@ -109,29 +109,29 @@ TEST(Communication, SameValuesAsPythonJsonModule) {
 }
 
 TEST(Communication, RankZeroStructure) {
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(data("rank0_communication.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_json(data("rank0_communication.json"), f, diag));
   ASSERT_EQ(f.steps.size(), 1u);
-  const CommStep& st = f.steps[0];
+  const readers::CommStep& st = f.steps[0];
   EXPECT_EQ(st.step, "step");
   ASSERT_EQ(st.collective.size(), 3u);
   ASSERT_EQ(st.p2p.size(), 2u);
-  const CommOp& op = st.collective[0];
+  const readers::CommOp& op = st.collective[0];
   EXPECT_EQ(op.name, "hcom_broadcast__501_0@6297232067196334501");
   EXPECT_EQ(op.op_name(), "hcom_broadcast__501_0");
   EXPECT_EQ(op.group(), "6297232067196334501");
   EXPECT_FALSE(op.is_total());
   EXPECT_TRUE(op.has_time_info);
-  EXPECT_DOUBLE_EQ(op.time.get(kStartTimestampUs), 1695054582608213.0);
-  EXPECT_FALSE(op.time.num(kStartTimestampUs).is_int);
-  EXPECT_DOUBLE_EQ(op.time.get(kElapseTimeMs), 121.73694384375);
+  EXPECT_DOUBLE_EQ(op.time.get(readers::kStartTimestampUs), 1695054582608213.0);
+  EXPECT_FALSE(op.time.num(readers::kStartTimestampUs).is_int);
+  EXPECT_DOUBLE_EQ(op.time.get(readers::kElapseTimeMs), 121.73694384375);
   ASSERT_EQ(op.transports.size(), 4u);
   EXPECT_EQ(op.transports[0].name, "RDMA");
   EXPECT_EQ(op.transports[3].name, "SDMA");
   // `0` stays an int and `0.0` a float, as Python would print them back.
-  EXPECT_TRUE(op.transports[0].num(kTrSizeMb).is_int);
-  EXPECT_FALSE(op.transports[1].num(kTrLargePacketRatio).is_int);
+  EXPECT_TRUE(op.transports[0].num(readers::kTrSizeMb).is_int);
+  EXPECT_FALSE(op.transports[1].num(readers::kTrLargePacketRatio).is_int);
   EXPECT_TRUE(op.transports[0].has_size_distribution);
   EXPECT_TRUE(op.size_distribution(op.transports[0]).empty());
   const auto sd = op.size_distribution(op.transports[1]);
@@ -142,80 +142,80 @@ TEST(Communication, RankZeroStructure) {
   EXPECT_DOUBLE_EQ(sd[0].duration_ms.v, 0.0202498125);
   EXPECT_EQ(sd[2].size_key, "0.002752");
 
-  const CommOp& total = st.collective[2];
+  const readers::CommOp& total = st.collective[2];
   EXPECT_TRUE(total.is_total());
   EXPECT_EQ(total.group(), "");
   EXPECT_EQ(total.op_name(), "Total Op Info");
   // The producer bug kept in the sample: Total Op Info's RDMA has no Bandwidth(GB/s).
   ASSERT_EQ(total.transports[0].name, "RDMA");
-  EXPECT_FALSE(total.transports[0].has(kTrBandwidthGbps));
-  EXPECT_TRUE(total.transports[1].has(kTrBandwidthGbps));
+  EXPECT_FALSE(total.transports[0].has(readers::kTrBandwidthGbps));
+  EXPECT_TRUE(total.transports[1].has(readers::kTrBandwidthGbps));
 
   EXPECT_EQ(st.p2p[0].name, "hcom_send__501_2@6297232067196334501");
   EXPECT_EQ(st.p2p[1].name, "hcom_receive__501_3@6297232067196334501");
 }
 
 TEST(Communication, StepsUnknownKeysAndMissingTransports) {
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(data("rank1_communication.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_json(data("rank1_communication.json"), f, diag));
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
   ASSERT_EQ(f.steps.size(), 2u);
   EXPECT_EQ(f.steps[0].step, "step1");
   EXPECT_EQ(f.steps[1].step, "step2");
   ASSERT_EQ(f.steps[0].collective.size(), 3u);
   EXPECT_TRUE(f.steps[0].p2p.empty());
-  const CommOp& gather = f.steps[0].collective[2];
+  const readers::CommOp& gather = f.steps[0].collective[2];
   EXPECT_EQ(gather.name, "hcom_allGather__501_4@6297232067196334501");
   EXPECT_TRUE(gather.has_time_info);
   EXPECT_FALSE(gather.has_bandwidth_info);
   EXPECT_TRUE(gather.transports.empty());
-  const CommOp& with_sio = f.steps[0].collective[1];
+  const readers::CommOp& with_sio = f.steps[0].collective[1];
   ASSERT_EQ(with_sio.transports.size(), 5u);
   EXPECT_EQ(with_sio.transports[4].name, "SIO");
-  EXPECT_DOUBLE_EQ(with_sio.transports[4].get(kTrBandwidthGbps), 6.0);
+  EXPECT_DOUBLE_EQ(with_sio.transports[4].get(readers::kTrBandwidthGbps), 6.0);
   EXPECT_TRUE(f.steps[1].collective.empty());
   ASSERT_EQ(f.steps[1].p2p.size(), 1u);
   EXPECT_EQ(f.steps[1].p2p[0].name, "hcom_batchSendRecv__7_1@6297232067196334501");
 }
 
 TEST(Communication, EscapedKeysAreUnescaped) {
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(data("escaped_communication.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_json(data("escaped_communication.json"), f, diag));
   ASSERT_EQ(f.steps.size(), 1u);
   EXPECT_EQ(f.steps[0].step, "step");
   ASSERT_EQ(f.steps[0].collective.size(), 1u);
   EXPECT_EQ(f.steps[0].collective[0].name, "hcom_\"odd\"_op@5");
   EXPECT_EQ(f.steps[0].collective[0].transports[0].name, "HCCS");
-  EXPECT_DOUBLE_EQ(f.steps[0].collective[0].time.get(kElapseTimeMs), 1.5);
+  EXPECT_DOUBLE_EQ(f.steps[0].collective[0].time.get(readers::kElapseTimeMs), 1.5);
 }
 
 TEST(Communication, P2pOpNames) {
-  EXPECT_TRUE(is_p2p_op_name("hcom_send__501_2"));
-  EXPECT_TRUE(is_p2p_op_name("HCOM_Receive_1"));
-  EXPECT_TRUE(is_p2p_op_name("hcom_batchSendRecv__7_1"));
-  EXPECT_FALSE(is_p2p_op_name("hcom_allReduce__844_2_1"));
-  EXPECT_FALSE(is_p2p_op_name("hcom_sen"));
-  EXPECT_FALSE(is_p2p_op_name("Total Op Info"));
-  EXPECT_FALSE(is_p2p_op_name(""));
+  EXPECT_TRUE(readers::is_p2p_op_name("hcom_send__501_2"));
+  EXPECT_TRUE(readers::is_p2p_op_name("HCOM_Receive_1"));
+  EXPECT_TRUE(readers::is_p2p_op_name("hcom_batchSendRecv__7_1"));
+  EXPECT_FALSE(readers::is_p2p_op_name("hcom_allReduce__844_2_1"));
+  EXPECT_FALSE(readers::is_p2p_op_name("hcom_sen"));
+  EXPECT_FALSE(readers::is_p2p_op_name("Total Op Info"));
+  EXPECT_FALSE(readers::is_p2p_op_name(""));
 }
 
 TEST(Communication, ParseFromMemoryEqualsReadFromFile) {
   std::string text = slurp(data("rank0_communication.json"));
-  CommunicationFile a, b;
+  readers::CommunicationFile a, b;
   Diagnostics da, db;
-  ASSERT_TRUE(parse_communication_json(text, "mem", a, da));
-  ASSERT_TRUE(read_communication_json(data("rank0_communication.json"), b, db));
+  ASSERT_TRUE(readers::parse_communication_json(text, "mem", a, da));
+  ASSERT_TRUE(readers::read_communication_json(data("rank0_communication.json"), b, db));
   EXPECT_EQ(flatten(a), flatten(b));
 }
 
 TEST(Communication, TruncatedFileKeepsCompleteOpsAndSaysWhere) {
   const std::string path = data("truncated_communication.json");
   const std::string text = slurp(path);
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(path, f, diag)) << all_diags(diag);
+  ASSERT_TRUE(readers::read_communication_json(path, f, diag)) << all_diags(diag);
   ASSERT_EQ(f.steps.size(), 1u);
   // The two real ops before the damage are complete; the cut Total Op Info is not kept.
   ASSERT_EQ(f.steps[0].collective.size(), 2u);
@@ -233,18 +233,18 @@ TEST(Communication, TruncatedFileKeepsCompleteOpsAndSaysWhere) {
   EXPECT_NE(d.what.find("byte " + std::to_string(text.size())), std::string::npos) << d.what;
   EXPECT_NE(d.hint.find("was the profiler stopped before it finished writing?"), std::string::npos);
   // The full values of what was kept are those of the complete file.
-  CommunicationFile full;
+  readers::CommunicationFile full;
   Diagnostics d2;
-  ASSERT_TRUE(read_communication_json(data("rank0_communication.json"), full, d2));
+  ASSERT_TRUE(readers::read_communication_json(data("rank0_communication.json"), full, d2));
   full.steps[0].collective.resize(2);
   full.steps[0].p2p.clear();
   EXPECT_EQ(flatten(f), flatten(full));
 }
 
 TEST(Communication, TruncatedInsideAString) {
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(data("truncated_in_string_communication.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_json(data("truncated_in_string_communication.json"), f, diag));
   ASSERT_EQ(f.steps.size(), 1u);
   EXPECT_EQ(f.steps[0].collective.size(), 3u);
   ASSERT_EQ(f.steps[0].p2p.size(), 1u);
@@ -257,15 +257,15 @@ TEST(Communication, TruncatedInsideAString) {
 // the whole file, value for value.
 TEST(Communication, EveryPrefixIsReadSafely) {
   const std::string text = slurp(data("rank0_communication.json"));
-  CommunicationFile full;
+  readers::CommunicationFile full;
   Diagnostics d0;
-  ASSERT_TRUE(parse_communication_json(text, "full", full, d0));
+  ASSERT_TRUE(readers::parse_communication_json(text, "full", full, d0));
   const std::string full_flat = flatten(full);
   size_t last_len = 0;
   for (size_t n = 0; n < text.size(); ++n) {
-    CommunicationFile f;
+    readers::CommunicationFile f;
     Diagnostics diag;
-    bool ok = parse_communication_json(std::string_view(text).substr(0, n), "cut", f, diag);
+    bool ok = readers::parse_communication_json(std::string_view(text).substr(0, n), "cut", f, diag);
     ASSERT_TRUE(diag.has_errors()) << "prefix " << n;
     std::string flat = flatten(f);
     ASSERT_EQ(full_flat.compare(0, flat.size(), flat), 0) << "prefix " << n;

@@ -28,9 +28,9 @@ TEST(Communication, RandomByteDamageNeverCrashes) {
       const char pool[] = "{}[]\",:0a\\\x80\xff \n-eE.";
       t[pos] = pool[rng() % (sizeof pool - 1)];
     }
-    CommunicationFile f;
+    readers::CommunicationFile f;
     Diagnostics diag;
-    parse_communication_json(t, "fuzz", f, diag);
+    readers::parse_communication_json(t, "fuzz", f, diag);
     for (const auto& d : diag.items()) EXPECT_FALSE(d.what.empty());
   }
 }
@@ -51,9 +51,9 @@ TEST(Communication, EmptyMissingAndBinaryFilesAreErrors) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.path);
-    CommunicationFile f;
+    readers::CommunicationFile f;
     Diagnostics diag;
-    EXPECT_FALSE(read_communication_json(c.path, f, diag));
+    EXPECT_FALSE(readers::read_communication_json(c.path, f, diag));
     EXPECT_TRUE(f.steps.empty());
     ASSERT_EQ(diag.error_count(), 1u) << all_diags(diag);
     EXPECT_EQ(diag.items()[0].file, c.path);
@@ -61,9 +61,9 @@ TEST(Communication, EmptyMissingAndBinaryFilesAreErrors) {
     EXPECT_FALSE(diag.items()[0].hint.empty());
   }
   // The first bad byte of the binary file is at offset 7.
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  read_communication_json(data("binary.json"), f, diag);
+  readers::read_communication_json(data("binary.json"), f, diag);
   EXPECT_EQ(diag.items()[0].offset, 7);
   EXPECT_EQ(diag.items()[0].line, 1);
 }
@@ -79,9 +79,9 @@ TEST(Communication, RepeatedKeysLastWins) {
                            ", " + op("a@1", 3) + "}}, \"step2\": {\"collective\": {" +
                            op("c@1", 4) + "}}, \"step1\": {\"collective\": {" + op("d@1", 5) +
                            "}}}";
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(parse_communication_json(json, "communication.json", f, diag));
+  ASSERT_TRUE(readers::parse_communication_json(json, "communication.json", f, diag));
   ASSERT_EQ(f.steps.size(), 2u);
   EXPECT_EQ(f.steps[0].step, "step1");
   ASSERT_EQ(f.steps[0].collective.size(), 1u);  // the later step1 replaced the first
@@ -93,39 +93,39 @@ TEST(Communication, RepeatedKeysLastWins) {
             std::string::npos)
       << all_diags(diag);
   // Within one step: the last value at the first one's place.
-  CommunicationFile g;
+  readers::CommunicationFile g;
   Diagnostics d2;
   const std::string one = "{\"s\": {\"collective\": {" + op("a@1", 1) + ", " + op("b@1", 2) + ", " +
                           op("a@1", 3) + "}}}";
-  ASSERT_TRUE(parse_communication_json(one, "c.json", g, d2));
+  ASSERT_TRUE(readers::parse_communication_json(one, "c.json", g, d2));
   ASSERT_EQ(g.steps[0].collective.size(), 2u);
   EXPECT_EQ(g.steps[0].collective[0].name, "a@1");
-  EXPECT_EQ(g.steps[0].collective[0].time.get(kElapseTimeMs), 3.0);
+  EXPECT_EQ(g.steps[0].collective[0].time.get(readers::kElapseTimeMs), 3.0);
   EXPECT_EQ(g.steps[0].collective[1].name, "b@1");
   EXPECT_EQ(d2.warning_count(), 1u);
 }
 
 TEST(Communication, WrongTypesWarnAndSkipTheValue) {
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(data("wrong_types_communication.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_json(data("wrong_types_communication.json"), f, diag));
   EXPECT_EQ(diag.error_count(), 0u) << all_diags(diag);
   const std::string all = all_diags(diag);
   // Only step1 is an object; "not an op" is skipped; op 3 keeps its (empty) bandwidth block.
   ASSERT_EQ(f.steps.size(), 1u);
   ASSERT_EQ(f.steps[0].collective.size(), 2u);
   EXPECT_TRUE(f.steps[0].p2p.empty());
-  const CommOp& op = f.steps[0].collective[0];
+  const readers::CommOp& op = f.steps[0].collective[0];
   EXPECT_EQ(op.name, "hcom_allReduce__1@5");
-  EXPECT_FALSE(op.time.has(kStartTimestampUs));
-  EXPECT_TRUE(op.time.has(kElapseTimeMs));
-  EXPECT_FALSE(op.time.has(kTransitTimeMs));
-  EXPECT_FALSE(op.time.has(kWaitTimeMs));
-  EXPECT_FALSE(op.time.has(kSyncTimeMs));
-  EXPECT_FALSE(op.time.has(kIdleTimeMs));
-  EXPECT_TRUE(op.time.has(kWaitTimeRatio));
-  EXPECT_TRUE(op.time.has(kSyncTimeRatio));
-  EXPECT_TRUE(op.time.num(kSyncTimeRatio).is_int);
+  EXPECT_FALSE(op.time.has(readers::kStartTimestampUs));
+  EXPECT_TRUE(op.time.has(readers::kElapseTimeMs));
+  EXPECT_FALSE(op.time.has(readers::kTransitTimeMs));
+  EXPECT_FALSE(op.time.has(readers::kWaitTimeMs));
+  EXPECT_FALSE(op.time.has(readers::kSyncTimeMs));
+  EXPECT_FALSE(op.time.has(readers::kIdleTimeMs));
+  EXPECT_TRUE(op.time.has(readers::kWaitTimeRatio));
+  EXPECT_TRUE(op.time.has(readers::kSyncTimeRatio));
+  EXPECT_TRUE(op.time.num(readers::kSyncTimeRatio).is_int);
   // The warning names the op, the key and what was found, with line and byte offset.
   EXPECT_NE(all.find("op 'hcom_allReduce__1@5' of step 'step1': \"Start Timestamp(us)\" is a "
                      "string (\"1695054582608213.0\"), expected a number"),
@@ -141,8 +141,8 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
   // HCCS: size skipped, the rest kept; the Size Distribution keeps only well-formed entries.
   ASSERT_EQ(op.transports.size(), 2u);  // "RDMA": "none" is skipped
   EXPECT_EQ(op.transports[0].name, "HCCS");
-  EXPECT_FALSE(op.transports[0].has(kTrSizeMb));
-  EXPECT_TRUE(op.transports[0].has(kTrTimeMs));
+  EXPECT_FALSE(op.transports[0].has(readers::kTrSizeMb));
+  EXPECT_TRUE(op.transports[0].has(readers::kTrTimeMs));
   ASSERT_EQ(op.size_distribution(op.transports[0]).size(), 2u);
   EXPECT_EQ(op.size_distribution(op.transports[0])[0].size_key, "1.0");
   EXPECT_EQ(op.size_distribution(op.transports[0])[1].size_key, "8.0");
@@ -152,7 +152,7 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
   EXPECT_NE(all.find("has 3 values"), std::string::npos) << all;
   EXPECT_EQ(op.transports[1].name, "PCIE");
   EXPECT_FALSE(op.transports[1].has_size_distribution);  // [] is not an object
-  const CommOp& op3 = f.steps[0].collective[1];
+  const readers::CommOp& op3 = f.steps[0].collective[1];
   EXPECT_EQ(op3.name, "hcom_allReduce__3@5");
   EXPECT_FALSE(op3.has_time_info);
   EXPECT_TRUE(op3.has_bandwidth_info);
@@ -166,19 +166,19 @@ TEST(Communication, WrongTypesWarnAndSkipTheValue) {
 }
 
 TEST(Communication, NanInfinityAndOutOfRangeAreMissing) {
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(data("nan_communication.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_json(data("nan_communication.json"), f, diag));
   EXPECT_EQ(diag.error_count(), 0u);
   EXPECT_EQ(diag.warning_count(), 6u) << all_diags(diag);
-  const CommOp& op = f.steps.at(0).collective.at(0);
-  for (TimeField fld : {kStartTimestampUs, kElapseTimeMs, kTransitTimeMs, kWaitTimeMs, kSyncTimeMs})
+  const readers::CommOp& op = f.steps.at(0).collective.at(0);
+  for (readers::TimeField fld : {readers::kStartTimestampUs, readers::kElapseTimeMs, readers::kTransitTimeMs, readers::kWaitTimeMs, readers::kSyncTimeMs})
     EXPECT_FALSE(op.time.has(fld)) << fld;
-  EXPECT_TRUE(op.time.has(kIdleTimeMs));
-  EXPECT_TRUE(op.time.num(kWaitTimeRatio).is_int);
-  EXPECT_FALSE(op.time.num(kSyncTimeRatio).is_int);
-  EXPECT_FALSE(op.transports.at(0).has(kTrSizeMb));
-  EXPECT_TRUE(op.transports.at(0).has(kTrTimeMs));
+  EXPECT_TRUE(op.time.has(readers::kIdleTimeMs));
+  EXPECT_TRUE(op.time.num(readers::kWaitTimeRatio).is_int);
+  EXPECT_FALSE(op.time.num(readers::kSyncTimeRatio).is_int);
+  EXPECT_FALSE(op.transports.at(0).has(readers::kTrSizeMb));
+  EXPECT_TRUE(op.transports.at(0).has(readers::kTrTimeMs));
   for (const auto& d : diag.items()) {
     EXPECT_NE(d.what.find("not a finite number"), std::string::npos) << d.what;
     EXPECT_EQ(d.hint, "the value was treated as missing");
@@ -188,24 +188,24 @@ TEST(Communication, NanInfinityAndOutOfRangeAreMissing) {
 }
 
 TEST(Communication, HugeAndExtremeNumbers) {
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(data("huge_numbers_communication.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_json(data("huge_numbers_communication.json"), f, diag));
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
-  const CommOp& op = f.steps.at(0).collective.at(0);
+  const readers::CommOp& op = f.steps.at(0).collective.at(0);
   EXPECT_EQ(op.group(), "18446744073709551615");
-  EXPECT_TRUE(op.time.num(kStartTimestampUs).is_int);
-  EXPECT_DOUBLE_EQ(op.time.get(kStartTimestampUs), 1e23);
-  EXPECT_EQ(op.time.get(kElapseTimeMs), 1.7976931348623157e308);
-  EXPECT_EQ(op.time.get(kTransitTimeMs), 5e-324);
-  EXPECT_TRUE(op.time.num(kWaitTimeMs).is_int);
-  EXPECT_EQ(op.time.get(kWaitTimeMs), 9223372036854775807.0);
-  EXPECT_EQ(op.time.get(kSyncTimeMs), -9223372036854775808.0);
-  EXPECT_TRUE(op.time.num(kIdleTimeMs).is_int);
-  EXPECT_EQ(op.time.get(kIdleTimeMs), 18446744073709551615.0);
-  EXPECT_FALSE(op.time.num(kWaitTimeRatio).is_int);  // 1E2 is a float in Python
-  EXPECT_EQ(op.time.get(kWaitTimeRatio), 100.0);
-  EXPECT_TRUE(std::signbit(op.time.get(kSyncTimeRatio)));
+  EXPECT_TRUE(op.time.num(readers::kStartTimestampUs).is_int);
+  EXPECT_DOUBLE_EQ(op.time.get(readers::kStartTimestampUs), 1e23);
+  EXPECT_EQ(op.time.get(readers::kElapseTimeMs), 1.7976931348623157e308);
+  EXPECT_EQ(op.time.get(readers::kTransitTimeMs), 5e-324);
+  EXPECT_TRUE(op.time.num(readers::kWaitTimeMs).is_int);
+  EXPECT_EQ(op.time.get(readers::kWaitTimeMs), 9223372036854775807.0);
+  EXPECT_EQ(op.time.get(readers::kSyncTimeMs), -9223372036854775808.0);
+  EXPECT_TRUE(op.time.num(readers::kIdleTimeMs).is_int);
+  EXPECT_EQ(op.time.get(readers::kIdleTimeMs), 18446744073709551615.0);
+  EXPECT_FALSE(op.time.num(readers::kWaitTimeRatio).is_int);  // 1E2 is a float in Python
+  EXPECT_EQ(op.time.get(readers::kWaitTimeRatio), 100.0);
+  EXPECT_TRUE(std::signbit(op.time.get(readers::kSyncTimeRatio)));
 }
 
 // simdjson 3.0.1's get_number() returns 0.0 for floats of more than 19 significant digits; such
@@ -218,30 +218,30 @@ TEST(Communication, FloatsWithMoreThanNineteenDigitsAreExact) {
       R"J("Wait Time(ms)": 123456789012345678901234.5 , "Synchronization Time(ms)": 1.5, )J"
       R"J("Idle Time(ms)": 0.00000000000000000000000000001234567890123456789})J"
       R"J(}}, "p2p": {}}})J";
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(parse_communication_json(text, "long.json", f, diag));
+  ASSERT_TRUE(readers::parse_communication_json(text, "long.json", f, diag));
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
-  const CommOp& op = f.steps.at(0).collective.at(0);
-  EXPECT_EQ(op.time.get(kStartTimestampUs), 1708156100001234.56789012345678901);
-  EXPECT_EQ(op.time.get(kElapseTimeMs), 40.05491940625000001);
-  EXPECT_EQ(op.time.get(kTransitTimeMs), 0.1234567890123456789012);
-  EXPECT_EQ(op.time.get(kWaitTimeMs), 123456789012345678901234.5);
-  EXPECT_EQ(op.time.get(kSyncTimeMs), 1.5);
-  EXPECT_EQ(op.time.get(kIdleTimeMs), 0.00000000000000000000000000001234567890123456789);
-  for (TimeField t : {kStartTimestampUs, kElapseTimeMs, kTransitTimeMs, kWaitTimeMs, kIdleTimeMs})
+  const readers::CommOp& op = f.steps.at(0).collective.at(0);
+  EXPECT_EQ(op.time.get(readers::kStartTimestampUs), 1708156100001234.56789012345678901);
+  EXPECT_EQ(op.time.get(readers::kElapseTimeMs), 40.05491940625000001);
+  EXPECT_EQ(op.time.get(readers::kTransitTimeMs), 0.1234567890123456789012);
+  EXPECT_EQ(op.time.get(readers::kWaitTimeMs), 123456789012345678901234.5);
+  EXPECT_EQ(op.time.get(readers::kSyncTimeMs), 1.5);
+  EXPECT_EQ(op.time.get(readers::kIdleTimeMs), 0.00000000000000000000000000001234567890123456789);
+  for (readers::TimeField t : {readers::kStartTimestampUs, readers::kElapseTimeMs, readers::kTransitTimeMs, readers::kWaitTimeMs, readers::kIdleTimeMs})
     EXPECT_FALSE(op.time.num(t).is_int);
 }
 
 TEST(Communication, BrokenStructureMidFileKeepsOpsBefore) {
   const std::string path = data("broken_middle_communication.json");
   const std::string text = slurp(path);
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(path, f, diag));
+  ASSERT_TRUE(readers::read_communication_json(path, f, diag));
   ASSERT_EQ(f.steps.size(), 1u);
   ASSERT_EQ(f.steps[0].collective.size(), 2u);
-  EXPECT_DOUBLE_EQ(f.steps[0].collective[1].time.get(kElapseTimeMs), 2.5);
+  EXPECT_DOUBLE_EQ(f.steps[0].collective[1].time.get(readers::kElapseTimeMs), 2.5);
   ASSERT_EQ(diag.error_count(), 1u);
   const Diagnostic& d = diag.items()[0];
   EXPECT_EQ(d.line, 4);
@@ -254,9 +254,9 @@ TEST(Communication, BrokenStructureMidFileKeepsOpsBefore) {
 }
 
 TEST(Communication, TrailingTextIsAWarning) {
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_json(data("trailing_garbage_communication.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_json(data("trailing_garbage_communication.json"), f, diag));
   EXPECT_EQ(f.steps.size(), 1u);
   EXPECT_EQ(diag.error_count(), 0u);
   ASSERT_EQ(diag.warning_count(), 1u);
@@ -272,9 +272,9 @@ TEST(Communication, ManyBadValuesAreCountedNotAllKept) {
             "@1\": {\"Communication Time Info\": {\"Elapse Time(ms)\": NaN}}";
   }
   text += "}}}";
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(parse_communication_json(text, "many", f, diag));
+  ASSERT_TRUE(readers::parse_communication_json(text, "many", f, diag));
   EXPECT_EQ(f.steps[0].collective.size(), 3000u);
   EXPECT_EQ(diag.warning_count(), 3000u);
   EXPECT_LE(diag.items().size(), 100u);
@@ -283,27 +283,27 @@ TEST(Communication, ManyBadValuesAreCountedNotAllKept) {
 
 // The per-rank records are held for every rank of the job at once: keep them small.
 TEST(Communication, RecordsStayCompact) {
-  EXPECT_LE(sizeof(CommTimeInfo), 72u);
-  EXPECT_LE(sizeof(TransportInfo), 40u);
-  EXPECT_LE(sizeof(CommOp), 160u);
+  EXPECT_LE(sizeof(readers::CommTimeInfo), 72u);
+  EXPECT_LE(sizeof(readers::TransportInfo), 40u);
+  EXPECT_LE(sizeof(readers::CommOp), 160u);
 }
 
 // A transport counts its size buckets in 16 bits: beyond 65,535 entries the rest are skipped
 // with a warning, and the next transport still sees only its own.
 TEST(Communication, TooManySizeBucketsAreCutWithAWarning) {
   std::string sd;
-  for (int i = 0; i < TransportInfo::kMaxBuckets + 2; ++i)
+  for (int i = 0; i < readers::TransportInfo::kMaxBuckets + 2; ++i)
     sd += (i ? ", \"" : "\"") + std::to_string(i) + ".0\": [1, 0.5]";
   const std::string text = R"J({"step1": {"collective": {"hcom_allReduce__1@9": {
     "Communication Bandwidth Info": {"RDMA": {"Size Distribution": {)J" +
                            sd + R"J(}},
       "HCCS": {"Size Distribution": {"8.0": [8, 1.5]}}}}}}})J";
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(parse_communication_json(text, "many buckets", f, diag)) << all_diags(diag);
-  const CommOp& op = f.steps.at(0).collective.at(0);
+  ASSERT_TRUE(readers::parse_communication_json(text, "many buckets", f, diag)) << all_diags(diag);
+  const readers::CommOp& op = f.steps.at(0).collective.at(0);
   ASSERT_EQ(op.transports.size(), 2u);
-  EXPECT_EQ(op.size_distribution(op.transports[0]).size(), TransportInfo::kMaxBuckets);
+  EXPECT_EQ(op.size_distribution(op.transports[0]).size(), readers::TransportInfo::kMaxBuckets);
   ASSERT_EQ(op.size_distribution(op.transports[1]).size(), 1u);
   EXPECT_EQ(op.size_distribution(op.transports[1])[0].size_key, "8.0");
   EXPECT_EQ(diag.warning_count(), 1u);
@@ -318,14 +318,14 @@ TEST(Communication, SizeBucketsStayWithTheirTransport) {
       "HCCS": {"Transit Size(MB)": 0, "Size Distribution": {}},
       "PCIE": {"Transit Size(MB)": 0},
       "SDMA": {"Size Distribution": {"4.0": [4, 2.5]}, "Transit Size(MB)": 4.0}}}}}})J";
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(parse_communication_json(text, "buckets", f, diag)) << all_diags(diag);
-  const CommOp& op = f.steps.at(0).collective.at(0);
+  ASSERT_TRUE(readers::parse_communication_json(text, "buckets", f, diag)) << all_diags(diag);
+  const readers::CommOp& op = f.steps.at(0).collective.at(0);
   ASSERT_EQ(op.transports.size(), 4u);
   auto keys = [&](size_t t) {
     std::string k;
-    for (const SizeBucket& b : op.size_distribution(op.transports[t])) k += b.size_key + ";";
+    for (const readers::SizeBucket& b : op.size_distribution(op.transports[t])) k += b.size_key + ";";
     return k;
   };
   EXPECT_EQ(keys(0), "1.0;2.0;");
@@ -335,9 +335,9 @@ TEST(Communication, SizeBucketsStayWithTheirTransport) {
   EXPECT_FALSE(op.transports[2].has_size_distribution);
   EXPECT_EQ(keys(3), "4.0;");
   EXPECT_EQ(op.transports[3].name, "SDMA");
-  EXPECT_EQ(op.transports[3].get(kTrSizeMb), 4.0);
-  EXPECT_FALSE(op.transports[3].num(kTrSizeMb).is_int);
-  EXPECT_TRUE(op.transports[0].num(kTrSizeMb).is_int);
+  EXPECT_EQ(op.transports[3].get(readers::kTrSizeMb), 4.0);
+  EXPECT_FALSE(op.transports[3].num(readers::kTrSizeMb).is_int);
+  EXPECT_TRUE(op.transports[0].num(readers::kTrSizeMb).is_int);
 }
 
 }  // namespace

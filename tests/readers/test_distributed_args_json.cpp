@@ -10,7 +10,7 @@
 namespace {
 
 std::string dumps(std::string_view s, std::string_view skip = {}) {
-  auto r = cs::io::python_json_dumps(s, skip);
+  auto r = cs::readers::python_json_dumps(s, skip);
   return r ? *r : "<not JSON>";
 }
 
@@ -45,8 +45,8 @@ TEST(PythonJsonDumps, SkipsOnlyTheTopLevelKey) {
 }
 
 TEST(PythonJsonDumps, NotJsonIsNullopt) {
-  EXPECT_FALSE(cs::io::python_json_dumps("{\"a\":").has_value());
-  EXPECT_FALSE(cs::io::python_json_dumps("[1e400]").has_value());  // Python: [Infinity]
+  EXPECT_FALSE(cs::readers::python_json_dumps("{\"a\":").has_value());
+  EXPECT_FALSE(cs::readers::python_json_dumps("[1e400]").has_value());  // Python: [Infinity]
 }
 
 TEST(DistributedArgsPythonJson, FromProfilerMetadata) {
@@ -59,29 +59,29 @@ TEST(DistributedArgsPythonJson, FromProfilerMetadata) {
   };
   cs::io::Diagnostics diag;
   // The last distributed_args of the file counts; "rank" is left out.
-  EXPECT_EQ(cs::io::distributed_args_python_json(
+  EXPECT_EQ(cs::readers::distributed_args_python_json(
                 write("a.json", R"({"distributed_args":{"tp":1},"x":0,)"
                                 R"("distributed_args":{"rank":3,"tp":2,"sp":false}})"),
                 diag),
             R"({"tp": 2, "sp": false})");
   // Only "rank": an empty object (msprof-analyze stops there and writes no row).
-  EXPECT_EQ(cs::io::distributed_args_python_json(
+  EXPECT_EQ(cs::readers::distributed_args_python_json(
                 write("b.json", R"({"distributed_args":{"rank":3}})"), diag),
             "{}");
   // Empty, absent, not an object, no file: nothing.
   EXPECT_FALSE(
-      cs::io::distributed_args_python_json(write("c.json", R"({"distributed_args":{}})"), diag)
+      cs::readers::distributed_args_python_json(write("c.json", R"({"distributed_args":{}})"), diag)
           .has_value());
   EXPECT_FALSE(
-      cs::io::distributed_args_python_json(write("d.json", R"({"other":1})"), diag).has_value());
+      cs::readers::distributed_args_python_json(write("d.json", R"({"other":1})"), diag).has_value());
   EXPECT_FALSE(
-      cs::io::distributed_args_python_json(write("e.json", R"({"distributed_args":[1]})"), diag)
+      cs::readers::distributed_args_python_json(write("e.json", R"({"distributed_args":[1]})"), diag)
           .has_value());
   EXPECT_FALSE(
-      cs::io::distributed_args_python_json((dir / "absent.json").string(), diag).has_value());
+      cs::readers::distributed_args_python_json((dir / "absent.json").string(), diag).has_value());
   EXPECT_EQ(diag.items().size(), 0u);
   // Not an object at the top: one warning naming the file.
-  EXPECT_FALSE(cs::io::distributed_args_python_json(write("f.json", "[1]"), diag).has_value());
+  EXPECT_FALSE(cs::readers::distributed_args_python_json(write("f.json", "[1]"), diag).has_value());
   ASSERT_EQ(diag.items().size(), 1u);
   EXPECT_NE(diag.items()[0].to_string().find("f.json"), std::string::npos);
   fs::remove_all(dir);

@@ -26,9 +26,9 @@ struct Kernel {
 
 std::vector<Kernel> read(const std::string& path, Diagnostics& diag, bool* ok = nullptr) {
   std::vector<Kernel> out;
-  bool r = read_kernel_details_csv(
+  bool r = readers::read_kernel_details_csv(
       path,
-      [&](const KernelRecord& k) {
+      [&](const readers::KernelRecord& k) {
         out.push_back({k.step_id, std::string(k.name), std::string(k.type),
                        std::string(k.accelerator_core), std::string(k.input_shapes),
                        std::string(k.input_dtypes), std::string(k.output_shapes), k.start_us,
@@ -246,8 +246,8 @@ TEST(KernelDetails, ManyBadCellsAreSummarised) {
   }
   Diagnostics diag;
   int n = 0;
-  ASSERT_TRUE(parse_kernel_details_csv(
-      text, "mem.csv", [&](const KernelRecord&) { ++n; }, diag));
+  ASSERT_TRUE(readers::parse_kernel_details_csv(
+      text, "mem.csv", [&](const readers::KernelRecord&) { ++n; }, diag));
   EXPECT_EQ(n, 1000);
   ASSERT_EQ(diag.items().size(), 4u);  // 3 reported + 1 summary
   EXPECT_NE(diag.items()[3].what.find("997 more"), std::string::npos) << diag.items()[3].what;
@@ -260,8 +260,8 @@ TEST(OpStatistic, ParsesByHeaderName) {
       "Add,AI_VECTOR_CORE,8,14.91,1.58,1.86375,2.44,N/A\n"
       "Bad,AI_CORE,1e999,1,1,1,1,1\n";
   Diagnostics diag;
-  std::vector<OpStatisticRow> rows;
-  ASSERT_TRUE(parse_op_statistic_csv(text, "op_statistic.csv", rows, diag));
+  std::vector<readers::OpStatisticRow> rows;
+  ASSERT_TRUE(readers::parse_op_statistic_csv(text, "op_statistic.csv", rows, diag));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].op_type, "MatMulV3");
   EXPECT_EQ(rows[0].core_type, "AI_CORE");
@@ -275,8 +275,8 @@ TEST(OpStatistic, ParsesByHeaderName) {
   EXPECT_EQ(diag.items()[0].line, 4);
 
   Diagnostics d2;
-  std::vector<OpStatisticRow> none;
-  EXPECT_FALSE(read_op_statistic_csv(kAscend + "kernel_details_small.csv", none, d2));
+  std::vector<readers::OpStatisticRow> none;
+  EXPECT_FALSE(readers::read_op_statistic_csv(kAscend + "kernel_details_small.csv", none, d2));
   EXPECT_EQ(d2.error_count(), 1u);
 }
 

@@ -22,9 +22,9 @@ bool starts_with(std::string_view s, std::string_view p) {
 }
 
 TEST(KinetoTrace, ReadsRealRank0) {
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(read_kineto_trace(kRank0, t, diag));
+  ASSERT_TRUE(readers::read_kineto_trace(kRank0, t, diag));
   EXPECT_TRUE(diag.empty()) << diag.items().front().to_string();
   EXPECT_EQ(t.total_events, 4855u);
   EXPECT_EQ(t.events.size(), 4811u);  // 44 M events are metadata
@@ -40,7 +40,7 @@ TEST(KinetoTrace, ReadsRealRank0) {
   std::set<std::string> steps;
   for (const auto& e : t.events) {
     const auto name = t.strings.str(e.name);
-    if (e.kind == EventKind::kKernel) {
+    if (e.kind == readers::EventKind::kKernel) {
       ++kernels;
       kernel_us += e.dur_us;
       first = std::min(first, e.ts_ns);
@@ -51,7 +51,7 @@ TEST(KinetoTrace, ReadsRealRank0) {
         nccl_us += e.dur_us;
       }
     }
-    if (e.kind == EventKind::kCpuOp) ++cpu_ops;
+    if (e.kind == readers::EventKind::kCpuOp) ++cpu_ops;
     if (starts_with(name, "ProfilerStep#")) steps.insert(std::string(name));
   }
   EXPECT_EQ(kernels, 1154u);
@@ -64,7 +64,7 @@ TEST(KinetoTrace, ReadsRealRank0) {
   EXPECT_EQ(steps, (std::set<std::string>{"ProfilerStep#551", "ProfilerStep#552"}));
   EXPECT_EQ(t.process_labels.at(0), "GPU 0");
   // Input shapes of cpu ops are kept as raw JSON.
-  auto mean = std::find_if(t.events.begin(), t.events.end(), [&](const TraceEvent& e) {
+  auto mean = std::find_if(t.events.begin(), t.events.end(), [&](const readers::TraceEvent& e) {
     return t.strings.str(e.name) == "MeanBackward0";
   });
   ASSERT_NE(mean, t.events.end());
@@ -73,13 +73,13 @@ TEST(KinetoTrace, ReadsRealRank0) {
 }
 
 TEST(KinetoTrace, ReadsRealRank1) {
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(read_kineto_trace(kRank1, t, diag));
+  ASSERT_TRUE(readers::read_kineto_trace(kRank1, t, diag));
   EXPECT_EQ(t.total_events, 4720u);
   EXPECT_EQ(t.distributed.rank, 1);
-  const auto kernels = std::count_if(t.events.begin(), t.events.end(), [](const TraceEvent& e) {
-    return e.kind == EventKind::kKernel;
+  const auto kernels = std::count_if(t.events.begin(), t.events.end(), [](const readers::TraceEvent& e) {
+    return e.kind == readers::EventKind::kKernel;
   });
   EXPECT_EQ(kernels, 1104);
 }
@@ -100,15 +100,15 @@ TEST(KinetoTrace, NanosecondTimestampsAndFlowsAndNcclArgs) {
   ], "baseTimeNanoseconds": 1700000000000000000
 })J";
   simdjson::padded_string p(json);
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_kineto_trace(p, "inline", t, diag));
+  ASSERT_TRUE(readers::parse_kineto_trace(p, "inline", t, diag));
   EXPECT_TRUE(diag.empty());
   ASSERT_EQ(t.events.size(), 3u);
   EXPECT_EQ(t.events[0].ts_ns, 1704161511420306491LL);
   EXPECT_EQ(t.events[0].dur_ns, 3500);
   EXPECT_EQ(t.events[1].ts_ns, 1704161511420400001LL);  // 0.5 ns rounds up
-  EXPECT_EQ(t.events[1].kind, EventKind::kKernel);
+  EXPECT_EQ(t.events[1].kind, readers::EventKind::kKernel);
   ASSERT_GE(t.events[1].collective, 0);
   const auto& c = t.collectives[static_cast<size_t>(t.events[1].collective)];
   EXPECT_EQ(t.strings.str(c.collective_name), "all_reduce");
@@ -141,9 +141,9 @@ TEST(KinetoTrace, EscapesStringIdsAndNumberForms) {
     {"ph": "f", "id": "77", "pid": 1, "tid": 1, "ts": 2, "cat": "ac2g", "name": "ac2g", "bp": "e"}
   ]})J";
   simdjson::padded_string p(json);
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_kineto_trace(p, "forms.json", t, diag));
+  ASSERT_TRUE(readers::parse_kineto_trace(p, "forms.json", t, diag));
   EXPECT_TRUE(diag.empty());
   ASSERT_EQ(t.events.size(), 3u);
   const auto& a = t.events[0];
@@ -162,7 +162,7 @@ TEST(KinetoTrace, EscapesStringIdsAndNumberForms) {
   EXPECT_EQ(b.name, t.events[2].name);
   const auto& c = t.events[2];
   EXPECT_EQ(c.cat, a.cat);  // "cpu_\u006fp" is "cpu_op"
-  EXPECT_EQ(c.kind, EventKind::kCpuOp);
+  EXPECT_EQ(c.kind, readers::EventKind::kCpuOp);
   EXPECT_EQ(c.pid, 1234567890123456789LL);
   EXPECT_EQ(c.ts_ns, 200000);
   ASSERT_EQ(t.flows.size(), 2u);
@@ -180,9 +180,9 @@ TEST(KinetoTrace, LongDurationsAreExact) {
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 2, "ts": 30, "dur": 1.5}
   ]})J";
   simdjson::padded_string p(json);
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_kineto_trace(p, "long.json", t, diag));
+  ASSERT_TRUE(readers::parse_kineto_trace(p, "long.json", t, diag));
   EXPECT_TRUE(diag.empty());
   ASSERT_EQ(t.events.size(), 2u);
   EXPECT_EQ(t.events[0].dur_ns, 12346);  // 12.3456... us
@@ -202,9 +202,9 @@ TEST(KinetoTrace, OutOfRangeNumbersAreRefused) {
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 2, "ts": 10, "dur": 1e300}
   ]})J";
   simdjson::padded_string p(json);
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_kineto_trace(p, "range.json", t, diag));
+  ASSERT_TRUE(readers::parse_kineto_trace(p, "range.json", t, diag));
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.events[0].correlation, -1);
   EXPECT_EQ(t.skipped_events, 2u);
@@ -215,9 +215,9 @@ TEST(KinetoTrace, OutOfRangeNumbersAreRefused) {
     const std::string j = std::string(R"({"distributedInfo": {"rank": )") + rank +
                           R"(, "world_size": 8}, "traceEvents": []})";
     simdjson::padded_string q(j);
-    Trace u;
+    readers::Trace u;
     Diagnostics d;
-    parse_kineto_trace(q, "rank.json", u, d);
+    readers::parse_kineto_trace(q, "rank.json", u, d);
     EXPECT_EQ(u.distributed.rank, -1) << rank;
     ASSERT_EQ(d.warning_count(), 1u) << rank;
     EXPECT_NE(d.items()[0].what.find("0 <= rank < world_size"), std::string::npos);
@@ -226,18 +226,18 @@ TEST(KinetoTrace, OutOfRangeNumbersAreRefused) {
 
 TEST(KinetoTrace, ParseMicrosecondsToNanoseconds) {
   int64_t ns = 0;
-  EXPECT_TRUE(parse_us_to_ns("1704161511420306.491", ns));
+  EXPECT_TRUE(readers::parse_us_to_ns("1704161511420306.491", ns));
   EXPECT_EQ(ns, 1704161511420306491LL);
-  EXPECT_TRUE(parse_us_to_ns("\"12\"", ns));
+  EXPECT_TRUE(readers::parse_us_to_ns("\"12\"", ns));
   EXPECT_EQ(ns, 12000);
-  EXPECT_TRUE(parse_us_to_ns("1.5e3", ns));
+  EXPECT_TRUE(readers::parse_us_to_ns("1.5e3", ns));
   EXPECT_EQ(ns, 1500000);
-  EXPECT_TRUE(parse_us_to_ns("-2.0004", ns));
+  EXPECT_TRUE(readers::parse_us_to_ns("-2.0004", ns));
   EXPECT_EQ(ns, -2000);
-  EXPECT_FALSE(parse_us_to_ns("", ns));
-  EXPECT_FALSE(parse_us_to_ns("abc", ns));
-  EXPECT_FALSE(parse_us_to_ns("12x", ns));
-  EXPECT_FALSE(parse_us_to_ns("99999999999999999999", ns));
+  EXPECT_FALSE(readers::parse_us_to_ns("", ns));
+  EXPECT_FALSE(readers::parse_us_to_ns("abc", ns));
+  EXPECT_FALSE(readers::parse_us_to_ns("12x", ns));
+  EXPECT_FALSE(readers::parse_us_to_ns("99999999999999999999", ns));
 }
 
 TEST(KinetoTrace, BadEventsAreSkippedWithDiagnostics) {
@@ -250,9 +250,9 @@ TEST(KinetoTrace, BadEventsAreSkippedWithDiagnostics) {
     7
   ]})";
   simdjson::padded_string p(json);
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_kineto_trace(p, "bad.json", t, diag));
+  ASSERT_TRUE(readers::parse_kineto_trace(p, "bad.json", t, diag));
   ASSERT_EQ(t.events.size(), 2u);
   EXPECT_EQ(t.skipped_events, 4u);
   EXPECT_EQ(diag.warning_count(), 4u);
@@ -267,9 +267,9 @@ TEST(KinetoTrace, TruncatedJsonKeepsEarlierEventsAndReportsError) {
     {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 20, "dur": 1},
     {"ph": "X", "name": "c", "pid": 1, "tid": 1, "ts": 3)";
   simdjson::padded_string p(json);
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  parse_kineto_trace(p, "cut.json", t, diag);
+  readers::parse_kineto_trace(p, "cut.json", t, diag);
   EXPECT_TRUE(diag.has_errors());
   EXPECT_LE(t.events.size(), 2u);
   EXPECT_EQ(diag.items().back().file, "cut.json");
@@ -278,9 +278,9 @@ TEST(KinetoTrace, TruncatedJsonKeepsEarlierEventsAndReportsError) {
 TEST(KinetoTrace, WrongShapesAreErrors) {
   for (const char* json : {"[1, 2]", R"({"foo": []})", R"({"traceEvents": 5})", "", "nul"}) {
     simdjson::padded_string p{std::string(json)};
-    Trace t;
+    readers::Trace t;
     Diagnostics diag;
-    EXPECT_FALSE(parse_kineto_trace(p, "x.json", t, diag)) << json;
+    EXPECT_FALSE(readers::parse_kineto_trace(p, "x.json", t, diag)) << json;
     EXPECT_TRUE(diag.has_errors()) << json;
     EXPECT_FALSE(diag.items().front().hint.empty());
   }
@@ -310,9 +310,9 @@ TEST(GzipInput, RoundTripAndConcatenatedMembers) {
   const std::string a = R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, )";
   const std::string b = R"("ts": 1, "dur": 2}]})";
   const auto path = write_temp("kt_two_members.json.gz", gzip_bytes(a) + gzip_bytes(b));
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(read_kineto_trace(path, t, diag));
+  ASSERT_TRUE(readers::read_kineto_trace(path, t, diag));
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.events[0].dur_ns, 2000);
 }
@@ -327,9 +327,9 @@ TEST(GzipInput, CorruptAndTruncatedGzipAreErrors) {
        {std::pair<std::string, std::string>{"kt_corrupt.json.gz", corrupt},
         {"kt_truncated.json.gz", truncated}}) {
     const auto path = write_temp(name, bytes);
-    Trace t;
+    readers::Trace t;
     Diagnostics diag;
-    EXPECT_FALSE(read_kineto_trace(path, t, diag)) << name;
+    EXPECT_FALSE(readers::read_kineto_trace(path, t, diag)) << name;
     ASSERT_TRUE(diag.has_errors()) << name;
     EXPECT_EQ(diag.items().front().file, path);
     EXPECT_GE(diag.items().front().offset, 0) << name;

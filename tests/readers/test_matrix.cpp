@@ -39,7 +39,7 @@ for step, sd in d.items():
                         print(k, repr(v[k]), sep="|")
 )PY";
 
-std::string flatten(const MatrixFile& f) {
+std::string flatten(const readers::MatrixFile& f) {
   std::string out;
   for (const auto& st : f.steps) {
     for (int sec = 0; sec < 2; ++sec) {
@@ -48,13 +48,13 @@ std::string flatten(const MatrixFile& f) {
         for (const auto& l : op.links) {
           out += "link|" + std::string(f.link_key(l)) + "|" + std::string(l.transport.view()) +
                  "|" + std::string(l.has_op_name ? f.op_name(l) : "-") + "\n";
-          out += "Transit Size(MB)|" + num(l.num(kLinkSizeMb)) + "\n";
-          out += "Transit Time(ms)|" + num(l.num(kLinkTimeMs)) + "\n";
-          out += "Bandwidth(GB/s)|" + num(l.num(kLinkBandwidthGbps)) + "\n";
-          if (l.has(kLinkUtilization))
-            out += "Bandwidth(Utilization)|" + num(l.num(kLinkUtilization)) + "\n";
-          if (l.has(kLinkLargePacketRatio))
-            out += "Large Packet Ratio|" + num(l.num(kLinkLargePacketRatio)) + "\n";
+          out += "Transit Size(MB)|" + num(l.num(readers::kLinkSizeMb)) + "\n";
+          out += "Transit Time(ms)|" + num(l.num(readers::kLinkTimeMs)) + "\n";
+          out += "Bandwidth(GB/s)|" + num(l.num(readers::kLinkBandwidthGbps)) + "\n";
+          if (l.has(readers::kLinkUtilization))
+            out += "Bandwidth(Utilization)|" + num(l.num(readers::kLinkUtilization)) + "\n";
+          if (l.has(readers::kLinkLargePacketRatio))
+            out += "Large Packet Ratio|" + num(l.num(readers::kLinkLargePacketRatio)) + "\n";
         }
       }
     }
@@ -64,9 +64,9 @@ std::string flatten(const MatrixFile& f) {
 
 TEST(Matrix, SameValuesAsPythonJsonModule) {
   const std::string path = data("communication_matrix.json");
-  MatrixFile f;
+  readers::MatrixFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_matrix_json(path, f, diag)) << all_diags(diag);
+  ASSERT_TRUE(readers::read_communication_matrix_json(path, f, diag)) << all_diags(diag);
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
   std::string script =
       testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_flatten_matrix.py";
@@ -78,14 +78,14 @@ TEST(Matrix, SameValuesAsPythonJsonModule) {
 }
 
 TEST(Matrix, Structure) {
-  MatrixFile f;
+  readers::MatrixFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_matrix_json(data("communication_matrix.json"), f, diag));
+  ASSERT_TRUE(readers::read_communication_matrix_json(data("communication_matrix.json"), f, diag));
   ASSERT_EQ(f.steps.size(), 2u);
   EXPECT_EQ(f.steps[0].step, "step1");
   ASSERT_EQ(f.steps[0].collective.size(), 3u);
   ASSERT_EQ(f.steps[0].p2p.size(), 1u);
-  const MatrixOp& top = f.steps[0].collective[0];
+  const readers::MatrixOp& top = f.steps[0].collective[0];
   EXPECT_EQ(top.key, "allreduce-top1@6297232067196334501");
   EXPECT_EQ(top.group(), "6297232067196334501");
   EXPECT_EQ(top.op_part(), "allreduce-top1");
@@ -94,44 +94,44 @@ TEST(Matrix, Structure) {
   EXPECT_EQ(top.links[0].src_local, 0);
   EXPECT_EQ(top.links[0].dst_local, 1);
   EXPECT_EQ(top.links[0].transport, "HCCS");
-  EXPECT_DOUBLE_EQ(top.links[0].get(kLinkBandwidthGbps), 16.9014);
-  EXPECT_FALSE(top.links[0].num(kLinkSizeMb).is_int);
+  EXPECT_DOUBLE_EQ(top.links[0].get(readers::kLinkBandwidthGbps), 16.9014);
+  EXPECT_FALSE(top.links[0].num(readers::kLinkSizeMb).is_int);
   EXPECT_EQ(f.op_name(top.links[0]), "hcom_allReduce__844_2_1");
   EXPECT_EQ(f.link_key(top.links[1]), "1-1");
   EXPECT_EQ(top.links[1].transport, "LOCAL");
-  EXPECT_TRUE(top.links[1].num(kLinkSizeMb).is_int);
+  EXPECT_TRUE(top.links[1].num(readers::kLinkSizeMb).is_int);
   EXPECT_EQ(top.links[2].src_local, 1);
   EXPECT_EQ(top.links[2].dst_local, 0);
   // total has no Op Name; a plain op-name key has no group.
-  const MatrixOp& total = f.steps[0].collective[1];
+  const readers::MatrixOp& total = f.steps[0].collective[1];
   EXPECT_FALSE(total.links[0].has_op_name);
   EXPECT_EQ(f.op_name(total.links[0]), "");
-  EXPECT_TRUE(total.links[0].has(kLinkLargePacketRatio));
-  const MatrixOp& plain = f.steps[0].collective[2];
+  EXPECT_TRUE(total.links[0].has(readers::kLinkLargePacketRatio));
+  const readers::MatrixOp& plain = f.steps[0].collective[2];
   EXPECT_EQ(plain.group(), "");
   EXPECT_EQ(plain.op_part(), "hcom_broadcast__501_0");
-  EXPECT_FALSE(plain.links[0].has(kLinkUtilization));
+  EXPECT_FALSE(plain.links[0].has(readers::kLinkUtilization));
   EXPECT_EQ(plain.links[0].src_local, 2);
   EXPECT_EQ(plain.links[0].dst_local, 3);
   EXPECT_EQ(f.steps[0].p2p[0].links[0].dst_local, 4);
-  const MatrixLink& sio = f.steps[1].collective.at(0).links.at(0);
+  const readers::MatrixLink& sio = f.steps[1].collective.at(0).links.at(0);
   EXPECT_EQ(sio.transport, "SIO");
-  EXPECT_EQ(sio.get(kLinkTimeMs), 1695054582608213.0);
-  EXPECT_EQ(sio.get(kLinkSizeMb), 1e-05);
+  EXPECT_EQ(sio.get(readers::kLinkTimeMs), 1695054582608213.0);
+  EXPECT_EQ(sio.get(readers::kLinkSizeMb), 1e-05);
 }
 
 TEST(Matrix, OpTypeIsTheLeftmostMatch) {
-  EXPECT_EQ(matrix_op_type("hcom_allReduce__844_2_1"), "allreduce");
-  EXPECT_EQ(matrix_op_type("hcom_reduceScatter__1_2"), "reduce");
-  EXPECT_EQ(matrix_op_type("hcom_alltoallv_3"), "alltoall");
-  EXPECT_EQ(matrix_op_type("hcom_allGather__501_4"), "allgather");
-  EXPECT_EQ(matrix_op_type("hcom_broadcast__501_0"), "broadcast");
-  EXPECT_EQ(matrix_op_type("hcom_send__12_0_1"), "send");
-  EXPECT_EQ(matrix_op_type("hcom_receive__12_0_1"), "receive");
-  EXPECT_EQ(matrix_op_type("hcom_BatchSendRecv_7"), "batchsendrecv");
-  EXPECT_EQ(matrix_op_type("hcom_scatter_1"), "scatter");
-  EXPECT_EQ(matrix_op_type("Total Op Info"), "");
-  EXPECT_EQ(matrix_op_type(""), "");
+  EXPECT_EQ(readers::matrix_op_type("hcom_allReduce__844_2_1"), "allreduce");
+  EXPECT_EQ(readers::matrix_op_type("hcom_reduceScatter__1_2"), "reduce");
+  EXPECT_EQ(readers::matrix_op_type("hcom_alltoallv_3"), "alltoall");
+  EXPECT_EQ(readers::matrix_op_type("hcom_allGather__501_4"), "allgather");
+  EXPECT_EQ(readers::matrix_op_type("hcom_broadcast__501_0"), "broadcast");
+  EXPECT_EQ(readers::matrix_op_type("hcom_send__12_0_1"), "send");
+  EXPECT_EQ(readers::matrix_op_type("hcom_receive__12_0_1"), "receive");
+  EXPECT_EQ(readers::matrix_op_type("hcom_BatchSendRecv_7"), "batchsendrecv");
+  EXPECT_EQ(readers::matrix_op_type("hcom_scatter_1"), "scatter");
+  EXPECT_EQ(readers::matrix_op_type("Total Op Info"), "");
+  EXPECT_EQ(readers::matrix_op_type(""), "");
 }
 
 // The same rule as Python's re.search over the producer's alternation, for many names.
@@ -154,24 +154,24 @@ TEST(Matrix, OpTypeMatchesPythonRegex) {
   std::string py = run(cmd);
   std::remove(script.c_str());
   std::string ours;
-  for (const auto& n : names) ours += matrix_op_type(n) + "\n";
+  for (const auto& n : names) ours += readers::matrix_op_type(n) + "\n";
   ASSERT_FALSE(py.empty());
   EXPECT_EQ(ours, py);
 }
 
 TEST(Matrix, DamagedFileKeepsCompleteOpsAndWarns) {
-  MatrixFile f;
+  readers::MatrixFile f;
   Diagnostics diag;
-  ASSERT_TRUE(read_communication_matrix_json(data("matrix_damaged.json"), f, diag))
+  ASSERT_TRUE(readers::read_communication_matrix_json(data("matrix_damaged.json"), f, diag))
       << all_diags(diag);
   const std::string all = all_diags(diag);
   ASSERT_EQ(f.steps.size(), 1u);
   // allreduce-middle is cut inside its second link: only the complete op is kept.
   ASSERT_EQ(f.steps[0].collective.size(), 1u);
-  const MatrixOp& op = f.steps[0].collective[0];
+  const readers::MatrixOp& op = f.steps[0].collective[0];
   ASSERT_EQ(op.links.size(), 3u);
   EXPECT_EQ(op.links[0].transport, "");  // 7 is not a string
-  EXPECT_DOUBLE_EQ(op.links[0].get(kLinkBandwidthGbps), 16.9);
+  EXPECT_DOUBLE_EQ(op.links[0].get(readers::kLinkBandwidthGbps), 16.9);
   EXPECT_EQ(f.op_name(op.links[0]), "hcom_allReduce_1");
   EXPECT_EQ(op.links[1].src_local, -1);
   EXPECT_EQ(op.links[2].src_local, -1);
@@ -188,9 +188,9 @@ TEST(Matrix, DamagedFileKeepsCompleteOpsAndWarns) {
 TEST(Matrix, BadFiles) {
   for (const char* name : {"empty.json", "binary.json", "not_object.json", "missing.json"}) {
     SCOPED_TRACE(name);
-    MatrixFile f;
+    readers::MatrixFile f;
     Diagnostics diag;
-    EXPECT_FALSE(read_communication_matrix_json(data(name), f, diag));
+    EXPECT_FALSE(readers::read_communication_matrix_json(data(name), f, diag));
     EXPECT_EQ(diag.error_count(), 1u) << all_diags(diag);
     EXPECT_TRUE(f.steps.empty());
   }
@@ -199,14 +199,14 @@ TEST(Matrix, BadFiles) {
 TEST(Matrix, EveryPrefixIsReadSafely) {
   std::ifstream in(data("communication_matrix.json"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  MatrixFile full;
+  readers::MatrixFile full;
   Diagnostics d0;
-  ASSERT_TRUE(parse_communication_matrix_json(text, "full", full, d0));
+  ASSERT_TRUE(readers::parse_communication_matrix_json(text, "full", full, d0));
   const std::string flat_full = flatten(full);
   for (size_t n = 0; n + 1 < text.size(); ++n) {
-    MatrixFile f;
+    readers::MatrixFile f;
     Diagnostics diag;
-    parse_communication_matrix_json(std::string_view(text).substr(0, n), "cut", f, diag);
+    readers::parse_communication_matrix_json(std::string_view(text).substr(0, n), "cut", f, diag);
     ASSERT_TRUE(diag.has_errors()) << n;
     std::string flat = flatten(f);
     ASSERT_EQ(flat_full.compare(0, flat.size(), flat), 0) << n;
@@ -215,29 +215,29 @@ TEST(Matrix, EveryPrefixIsReadSafely) {
 
 // Every rank's links are held at once: a link is 64 bytes, and repeated texts are kept once.
 TEST(Matrix, LinksStayCompactAndShareTheirTexts) {
-  EXPECT_LE(sizeof(MatrixLink), 64u);
+  EXPECT_LE(sizeof(readers::MatrixLink), 64u);
   const std::string text = R"({"step1": {"collective": {
     "allreduce-top1@9": {"0-1": {"Transport Type": "HCCS", "Op Name": "hcom_allReduce__1"},
                          "1-0": {"Transport Type": "HCCS", "Op Name": "hcom_allReduce__1"}},
     "allreduce-top2@9": {"0-1": {"Transport Type": "UB", "Op Name": "hcom_allReduce__2"}}}}})";
-  MatrixFile f;
+  readers::MatrixFile f;
   Diagnostics diag;
-  ASSERT_TRUE(parse_communication_matrix_json(text, "texts", f, diag));
+  ASSERT_TRUE(readers::parse_communication_matrix_json(text, "texts", f, diag));
   const auto& ops = f.steps.at(0).collective;
   ASSERT_EQ(ops.size(), 2u);
-  const MatrixLink& a = ops[0].links.at(0);
-  const MatrixLink& b = ops[0].links.at(1);
-  const MatrixLink& c = ops[1].links.at(0);
+  const readers::MatrixLink& a = ops[0].links.at(0);
+  const readers::MatrixLink& b = ops[0].links.at(1);
+  const readers::MatrixLink& c = ops[1].links.at(0);
   EXPECT_EQ(a.op_name_id, b.op_name_id);  // one copy of the text
   EXPECT_EQ(a.link_id, c.link_id);
   EXPECT_NE(a.op_name_id, c.op_name_id);
   EXPECT_EQ(f.texts->size(), 4u);  // "0-1", "1-0" and two op names
   EXPECT_EQ(c.transport, "UB");
   // A copy of the file shares the texts, so they outlive the original.
-  MatrixFile copy;
+  readers::MatrixFile copy;
   {
-    MatrixFile moved = f;
-    f = MatrixFile{};
+    readers::MatrixFile moved = f;
+    f = readers::MatrixFile{};
     copy = moved;
   }
   EXPECT_EQ(copy.op_name(copy.steps[0].collective[1].links[0]), "hcom_allReduce__2");

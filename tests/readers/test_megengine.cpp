@@ -29,15 +29,15 @@ namespace {
 const std::string kDir = std::string(CS_TEST_DATA) + "/megengine/";
 
 TEST(MegEngineProfile, ReadsOperatorsTimesAndFootprints) {
-  MegEngineProfile p;
+  readers::MegEngineProfile p;
   Diagnostics diag;
-  ASSERT_TRUE(read_megengine_profile(kDir + "static_graph.profile.json", p, diag));
+  ASSERT_TRUE(readers::read_megengine_profile(kDir + "static_graph.profile.json", p, diag));
   EXPECT_TRUE(diag.empty());
   ASSERT_EQ(p.ops.size(), 6u);
   // Sorted by numeric id, not as strings ("11" after "9").
   EXPECT_EQ(p.ops[0].id, "1");
   EXPECT_EQ(p.ops[4].id, "11");
-  const MegEngineOperator& conv = p.ops[1];
+  const readers::MegEngineOperator& conv = p.ops[1];
   EXPECT_EQ(conv.name, "conv1");
   EXPECT_EQ(conv.type, "ConvolutionForward");
   EXPECT_NEAR(conv.device_s, 0.0035 - 0.0005, 1e-12);
@@ -62,9 +62,9 @@ TEST(MegEngineProfile, ReadsOperatorsTimesAndFootprints) {
 }
 
 TEST(MegEngineProfile, WrongDocumentsAndDamagedEntries) {
-  MegEngineProfile p;
+  readers::MegEngineProfile p;
   Diagnostics diag;
-  EXPECT_FALSE(parse_megengine_profile(simdjson::padded_string(std::string("{\"a\": 1}")), "x.json",
+  EXPECT_FALSE(readers::parse_megengine_profile(simdjson::padded_string(std::string("{\"a\": 1}")), "x.json",
                                        p, diag));
   ASSERT_EQ(diag.error_count(), 1u);
   EXPECT_NE(diag.items()[0].what.find("graph_exec"), std::string::npos);
@@ -73,9 +73,9 @@ TEST(MegEngineProfile, WrongDocumentsAndDamagedEntries) {
       R"({"graph_exec": {"operator": {"1": 5, "2": {"name": "a", "type": "T", "input": []}},
           "var": {}},
           "profiler": {"device": {"2": {"gpu0:0": {"start": 1.0}}}, "host": {}}})";
-  MegEngineProfile q;
+  readers::MegEngineProfile q;
   Diagnostics d2;
-  ASSERT_TRUE(parse_megengine_profile(simdjson::padded_string(text), "y.json", q, d2));
+  ASSERT_TRUE(readers::parse_megengine_profile(simdjson::padded_string(text), "y.json", q, d2));
   ASSERT_EQ(q.ops.size(), 1u);
   EXPECT_LT(q.ops[0].device_s, 0);
   ASSERT_EQ(d2.warning_count(), 1u);
@@ -87,9 +87,9 @@ TEST(MegEngineProfile, BrokenJsonIsOneErrorNamingFileAndPlace) {
   const std::string cut =
       "{\"graph_exec\": {\"operator\": {\n\"1\": {\"id\": \"1\", \"name\": \"a\"},\n"
       "\"2\": {\"id\": \"2\", \"na";
-  MegEngineProfile p;
+  readers::MegEngineProfile p;
   Diagnostics diag;
-  EXPECT_FALSE(parse_megengine_profile(simdjson::padded_string(cut), "cut.json", p, diag));
+  EXPECT_FALSE(readers::parse_megengine_profile(simdjson::padded_string(cut), "cut.json", p, diag));
   ASSERT_EQ(diag.items().size(), 1u);
   EXPECT_EQ(diag.items()[0].file, "cut.json");
   EXPECT_EQ(diag.items()[0].line, 3);
@@ -99,7 +99,7 @@ TEST(MegEngineProfile, BrokenJsonIsOneErrorNamingFileAndPlace) {
       "{\"graph_exec\": {\"operator\": {}},\n \"profiler\": {\"device\": {\"1\": {\"gpu0:0\": "
       "{\"start\": NaN, \"end\": 1}}}}}";
   Diagnostics d2;
-  EXPECT_FALSE(parse_megengine_profile(simdjson::padded_string(nan), "nan.json", p, d2));
+  EXPECT_FALSE(readers::parse_megengine_profile(simdjson::padded_string(nan), "nan.json", p, d2));
   ASSERT_EQ(d2.items().size(), 1u);
   EXPECT_EQ(d2.items()[0].file, "nan.json");
   EXPECT_EQ(d2.items()[0].line, 2);
@@ -116,8 +116,8 @@ TEST(MegEngineProfile, BrokenJsonIsOneErrorNamingFileAndPlace) {
                               "3": {"g": {"start": -1.7e308, "end": 1.7e308}},
                               "4": {"g": {"start": 0, "end": 0.5}}}}})";
   Diagnostics d3;
-  MegEngineProfile q;
-  ASSERT_TRUE(parse_megengine_profile(simdjson::padded_string(odd), "odd.json", q, d3));
+  readers::MegEngineProfile q;
+  ASSERT_TRUE(readers::parse_megengine_profile(simdjson::padded_string(odd), "odd.json", q, d3));
   ASSERT_EQ(d3.items().size(), 1u);
   EXPECT_NE(d3.items()[0].what.find("3 operator entries are malformed"), std::string::npos)
       << d3.items()[0].what;
@@ -128,34 +128,34 @@ TEST(MegEngineTimeline, CutFileIsOneErrorNamingFileAndPlace) {
   const std::string cut =
       "{\"traceEvents\":[\n{\"name\":\"a\",\"ph\":\"B\",\"pid\":1,\"tid\":1,"
       "\"ts\":1},\n{\"name\":\"a\",\"ph\":\"E\",\"pid\":1,\"ti";
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  EXPECT_FALSE(parse_megengine_timeline(simdjson::padded_string(cut), "cut.json", t, diag));
+  EXPECT_FALSE(readers::parse_megengine_timeline(simdjson::padded_string(cut), "cut.json", t, diag));
   ASSERT_EQ(diag.items().size(), 1u);
   EXPECT_EQ(diag.items()[0].file, "cut.json");
   EXPECT_EQ(diag.items()[0].line, 3);
 }
 
 TEST(MegEngineTimeline, PairsBeginEndIntoEventsOfTheRightKind) {
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(read_megengine_timeline(kDir + "dynamic.chrome_timeline.json", t, diag));
+  ASSERT_TRUE(readers::read_megengine_timeline(kDir + "dynamic.chrome_timeline.json", t, diag));
   EXPECT_TRUE(diag.empty());
   size_t kernels = 0, memcpy = 0, ops = 0, other = 0;
   double kernel_us = 0;
   for (const auto& e : t.events) {
     ASSERT_EQ(e.phase, 'X');
     switch (e.kind) {
-      case EventKind::kKernel:
+      case readers::EventKind::kKernel:
         ++kernels;
         kernel_us += e.dur_us;
         break;
-      case EventKind::kMemcpy:
+      case readers::EventKind::kMemcpy:
         ++memcpy;
         EXPECT_EQ(t.strings.str(e.name), "HostToDevice");
         EXPECT_DOUBLE_EQ(e.dur_us, 4);
         break;
-      case EventKind::kCpuOp:
+      case readers::EventKind::kCpuOp:
         ++ops;
         EXPECT_EQ(e.tid, 2);  // the worker
         break;
@@ -174,7 +174,7 @@ TEST(MegEngineTimeline, PairsBeginEndIntoEventsOfTheRightKind) {
   EXPECT_EQ(t.process_names.at(100), "MegEngine");
   // In time order: the copy (5 µs) first, the convolution at 30 µs.
   const auto first_kernel = std::find_if(
-      t.events.begin(), t.events.end(), [](const auto& e) { return e.kind == EventKind::kKernel; });
+      t.events.begin(), t.events.end(), [](const auto& e) { return e.kind == readers::EventKind::kKernel; });
   EXPECT_EQ(first_kernel->ts_ns, 30000);
   EXPECT_EQ(t.strings.str(first_kernel->name), "Convolution");
 }
@@ -193,14 +193,14 @@ TEST(MegEngineTimeline, CuptiKernelsAreTheDeviceWorkAndUnpairedEventsAreCounted)
     {"name":"Elemwise","ph":"B","pid":1,"tid":2,"ts":60},
     {"name":"thread_name","ph":"M","pid":1,"tid":10,"args":{"name":"gpu0:0"}}
   ],"metadata":{"localTime":"0"}})";
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_megengine_timeline(simdjson::padded_string(text), "c.json", t, diag));
+  ASSERT_TRUE(readers::parse_megengine_timeline(simdjson::padded_string(text), "c.json", t, diag));
   ASSERT_EQ(t.events.size(), 3u);
-  EXPECT_EQ(t.events[0].kind, EventKind::kGpuUserAnnotation);
-  EXPECT_EQ(t.events[1].kind, EventKind::kKernel);
+  EXPECT_EQ(t.events[0].kind, readers::EventKind::kGpuUserAnnotation);
+  EXPECT_EQ(t.events[1].kind, readers::EventKind::kKernel);
   EXPECT_DOUBLE_EQ(t.events[1].dur_us, 30);
-  EXPECT_EQ(t.events[2].kind, EventKind::kMemcpy);
+  EXPECT_EQ(t.events[2].kind, readers::EventKind::kMemcpy);
   ASSERT_EQ(diag.warning_count(), 1u);
   EXPECT_NE(diag.items()[0].what.find("1 begin/end events have no partner"), std::string::npos);
 }
@@ -215,9 +215,9 @@ TEST(MegEngineTimeline, TimesBeyond2To62NsAreBadNotOverflows) {
     {"name":"Far","ph":"B","pid":1,"tid":2,"ts":-9.1e15},
     {"name":"Far","ph":"E","pid":1,"tid":2,"ts":9.1e15}
   ]})";
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_megengine_timeline(simdjson::padded_string(text), "far.json", t, diag));
+  ASSERT_TRUE(readers::parse_megengine_timeline(simdjson::padded_string(text), "far.json", t, diag));
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.events[0].dur_ns, 9000000000000000000LL);
   EXPECT_EQ(diag.warning_count(), 1u) << "the two far events, one warning";
@@ -238,9 +238,9 @@ TEST(MegEngineTimeline, CuptiKernelLinkFlowMovedFromTheKernelEndToItsStart) {
     {"bp":"e","cat":"CUPTILink","id":8,"name":"1","ph":"f","pid":1,"tid":7,"ts":45},
     {"name":"k2","ph":"E","pid":1,"tid":7,"ts":45,"args":{"execution_time":4000}}
   ]})";
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_megengine_timeline(simdjson::padded_string(text), "k.json", t, diag));
+  ASSERT_TRUE(readers::parse_megengine_timeline(simdjson::padded_string(text), "k.json", t, diag));
   ASSERT_EQ(t.flows.size(), 3u);
   EXPECT_EQ(t.flows[0].ts_ns, 1000);   // the start, on the worker
   EXPECT_EQ(t.flows[1].ts_ns, 10000);  // was 40000
@@ -249,11 +249,11 @@ TEST(MegEngineTimeline, CuptiKernelLinkFlowMovedFromTheKernelEndToItsStart) {
 
 TEST(MegEngineTimeline, DeviceNames) {
   for (const char* yes : {"gpu0:0", "cpu0:0", "xpux:0", "atlas1:2", "rocm0:0", "multithread2:0"})
-    EXPECT_TRUE(is_megengine_device_name(yes)) << yes;
+    EXPECT_TRUE(readers::is_megengine_device_name(yes)) << yes;
   for (const char* no : {"worker", "channel", "gpu:0", "cpu0", "gpuA:0", ""})
-    EXPECT_FALSE(is_megengine_device_name(no)) << no;
-  EXPECT_TRUE(is_megengine_collective("CollectiveComm"));
-  EXPECT_FALSE(is_megengine_collective("Elemwise"));
+    EXPECT_FALSE(readers::is_megengine_device_name(no)) << no;
+  EXPECT_TRUE(readers::is_megengine_collective("CollectiveComm"));
+  EXPECT_FALSE(readers::is_megengine_collective("Elemwise"));
 }
 
 TEST(MegEngineKinds, ClassifiedByContent) {

@@ -26,7 +26,7 @@ std::string op_json(double elapse) {
          R"J(}, "Communication Bandwidth Info": {}})J";
 }
 
-std::vector<std::string> names(const std::vector<CommOp>& ops) {
+std::vector<std::string> names(const std::vector<readers::CommOp>& ops) {
   std::vector<std::string> out;
   for (const auto& op : ops) out.push_back(op.name);
   return out;
@@ -38,27 +38,27 @@ TEST(MsprofFlatCommunication, SplitsP2pFromCollectiveAndSkipsTotals) {
       ", \"hcom_receive__2_0@9\": " + op_json(3) +
       ", \"hcom_BatchSendRecv__3_0@9\": " + op_json(4) + ", \"Total Op Info\": " + op_json(5) +
       ", \"TOTAL_2\": " + op_json(6) + ", \"hcom_broadcast__7_1@82\": " + op_json(7) + "}";
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics d;
-  ASSERT_TRUE(parse_communication_json(json, "communication.json", f, d)) << all_diags(d);
+  ASSERT_TRUE(readers::parse_communication_json(json, "communication.json", f, d)) << all_diags(d);
   ASSERT_EQ(f.steps.size(), 1u);
-  const CommStep& s = f.steps[0];
+  const readers::CommStep& s = f.steps[0];
   EXPECT_EQ(s.step, "step");
   EXPECT_TRUE(s.p2p_first);
   EXPECT_EQ(names(s.collective),
             (std::vector<std::string>{"hcom_allReduce__520_0_1@82", "hcom_broadcast__7_1@82"}));
   EXPECT_EQ(names(s.p2p), (std::vector<std::string>{"HCOM_Send__1_0@9", "hcom_receive__2_0@9",
                                                     "hcom_BatchSendRecv__3_0@9"}));
-  EXPECT_EQ(s.collective[1].time.get(kElapseTimeMs), 7.0);
+  EXPECT_EQ(s.collective[1].time.get(readers::kElapseTimeMs), 7.0);
   EXPECT_EQ(d.warning_count(), 0u) << all_diags(d);
 }
 
 TEST(MsprofFlatCommunication, SteppedLayoutStillReadAsSteps) {
   const std::string json =
       "{\"step1\": {\"collective\": {\"hcom_allReduce__1_0@8\": " + op_json(1) + "}, \"p2p\": {}}}";
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics d;
-  ASSERT_TRUE(parse_communication_json(json, "communication.json", f, d)) << all_diags(d);
+  ASSERT_TRUE(readers::parse_communication_json(json, "communication.json", f, d)) << all_diags(d);
   ASSERT_EQ(f.steps.size(), 1u);
   EXPECT_EQ(f.steps[0].step, "step1");
   EXPECT_FALSE(f.steps[0].p2p_first);
@@ -69,13 +69,13 @@ TEST(MsprofFlatCommunication, OpWrittenTwiceKeepsTheLastValue) {
   const std::string json = "{\"hcom_allReduce__1_0@8\": " + op_json(1) +
                            ", \"hcom_allGather__1_1@8\": " + op_json(2) +
                            ", \"hcom_allReduce__1_0@8\": " + op_json(3) + "}";
-  CommunicationFile f;
+  readers::CommunicationFile f;
   Diagnostics d;
-  ASSERT_TRUE(parse_communication_json(json, "communication.json", f, d)) << all_diags(d);
+  ASSERT_TRUE(readers::parse_communication_json(json, "communication.json", f, d)) << all_diags(d);
   ASSERT_EQ(f.steps.size(), 1u);
   ASSERT_EQ(names(f.steps[0].collective),
             (std::vector<std::string>{"hcom_allReduce__1_0@8", "hcom_allGather__1_1@8"}));
-  EXPECT_EQ(f.steps[0].collective[0].time.get(kElapseTimeMs), 3.0);
+  EXPECT_EQ(f.steps[0].collective[0].time.get(readers::kElapseTimeMs), 3.0);
   EXPECT_EQ(d.warning_count(), 1u) << all_diags(d);
 }
 
@@ -92,11 +92,11 @@ struct Row {
   std::string key, op_name, bandwidth;
 };
 
-std::vector<Row> rows(const MatrixFile& f, const std::vector<MatrixOp>& ops) {
+std::vector<Row> rows(const readers::MatrixFile& f, const std::vector<readers::MatrixOp>& ops) {
   std::vector<Row> out;
   for (const auto& op : ops)
     for (const auto& l : op.links)
-      out.push_back({op.key, std::string(f.op_name(l)), num(l.num(kLinkBandwidthGbps))});
+      out.push_back({op.key, std::string(f.op_name(l)), num(l.num(readers::kLinkBandwidthGbps))});
   return out;
 }
 
@@ -106,12 +106,12 @@ TEST(MsprofFlatMatrix, TopMiddleBottomByBandwidthTiesInFileOrder) {
                            instance("hcom_allReduce__1_1_1@g", "7") + ", " +
                            instance("hcom_allReduce__1_2_1@g", "5.0") + ", " +
                            instance("hcom_allReduce__1_3_1@g", "3", "2.5", "0.5") + "}";
-  MatrixFile f;
+  readers::MatrixFile f;
   Diagnostics d;
-  ASSERT_TRUE(parse_communication_matrix_json(json, "communication_matrix.json", f, d))
+  ASSERT_TRUE(readers::parse_communication_matrix_json(json, "communication_matrix.json", f, d))
       << all_diags(d);
   ASSERT_EQ(f.steps.size(), 1u);
-  const MatrixStep& s = f.steps[0];
+  const readers::MatrixStep& s = f.steps[0];
   EXPECT_EQ(s.step, "step");
   EXPECT_TRUE(s.p2p_first);
   EXPECT_TRUE(s.p2p.empty());
@@ -131,26 +131,26 @@ TEST(MsprofFlatMatrix, TopMiddleBottomByBandwidthTiesInFileOrder) {
   EXPECT_EQ(r[5].key, "allreduce-bottom3@g");
   EXPECT_EQ(r[5].op_name, "hcom_allReduce__1_0_1");
   // The total: sizes 1+1+1+2.5 = 5.5 MB over 2+2+2+0.5 = 6.5 ms, round(5.5 / 6.5, 4).
-  const MatrixLink& t = s.collective[3].links[0];
-  EXPECT_EQ(num(t.num(kLinkSizeMb)), "5.5");
-  EXPECT_EQ(num(t.num(kLinkTimeMs)), "6.5");
+  const readers::MatrixLink& t = s.collective[3].links[0];
+  EXPECT_EQ(num(t.num(readers::kLinkSizeMb)), "5.5");
+  EXPECT_EQ(num(t.num(readers::kLinkTimeMs)), "6.5");
   EXPECT_EQ(r[3].bandwidth, "0.8462");
-  EXPECT_FALSE(t.has(kLinkUtilization));
+  EXPECT_FALSE(t.has(readers::kLinkUtilization));
   EXPECT_FALSE(t.has_op_name);
   EXPECT_EQ(t.transport.view(), "HCCS");
 }
 
 TEST(MsprofFlatMatrix, OneInstanceHasNoBottom2And3AndZeroTimeTotalIsIntZero) {
   const std::string json = "{" + instance("hcom_allGather__4_0@h", "0", "0", "0") + "}";
-  MatrixFile f;
+  readers::MatrixFile f;
   Diagnostics d;
-  ASSERT_TRUE(parse_communication_matrix_json(json, "m.json", f, d)) << all_diags(d);
+  ASSERT_TRUE(readers::parse_communication_matrix_json(json, "m.json", f, d)) << all_diags(d);
   const auto r = rows(f, f.steps.at(0).collective);
   ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[0].key, "allgather-top1@h");
   EXPECT_EQ(r[3].key, "allgather-total@h");
   EXPECT_EQ(r[3].bandwidth, "0");  // compute_ratio: an int 0 when the time is 0
-  EXPECT_EQ(num(f.steps[0].collective[3].links[0].num(kLinkSizeMb)), "0");  // sum of ints
+  EXPECT_EQ(num(f.steps[0].collective[3].links[0].num(readers::kLinkSizeMb)), "0");  // sum of ints
 }
 
 TEST(MsprofFlatMatrix, P2pSplitTotalSkippedUnknownTypeNamedBeforeDoubleUnderscore) {
@@ -158,10 +158,10 @@ TEST(MsprofFlatMatrix, P2pSplitTotalSkippedUnknownTypeNamedBeforeDoubleUnderscor
                            instance("Total Op Info", "1") + ", " +
                            instance("hcom_myOp__12_0@g", "4") + ", " +
                            instance("hcom_myOp__12_1@g", "6", "1", "2", "1-0") + "}";
-  MatrixFile f;
+  readers::MatrixFile f;
   Diagnostics d;
-  ASSERT_TRUE(parse_communication_matrix_json(json, "m.json", f, d)) << all_diags(d);
-  const MatrixStep& s = f.steps.at(0);
+  ASSERT_TRUE(readers::parse_communication_matrix_json(json, "m.json", f, d)) << all_diags(d);
+  const readers::MatrixStep& s = f.steps.at(0);
   const auto p = rows(f, s.p2p);
   ASSERT_EQ(p.size(), 4u);
   EXPECT_EQ(p[0].key, "send-top1@p");
@@ -179,9 +179,9 @@ TEST(MsprofFlatMatrix, P2pSplitTotalSkippedUnknownTypeNamedBeforeDoubleUnderscor
 TEST(MsprofFlatMatrix, SteppedLayoutStillReadAsSteps) {
   const std::string json =
       "{\"step1\": {\"collective\": {" + instance("allreduce-top1@g", "5") + "}}}";
-  MatrixFile f;
+  readers::MatrixFile f;
   Diagnostics d;
-  ASSERT_TRUE(parse_communication_matrix_json(json, "m.json", f, d)) << all_diags(d);
+  ASSERT_TRUE(readers::parse_communication_matrix_json(json, "m.json", f, d)) << all_diags(d);
   ASSERT_EQ(f.steps.size(), 1u);
   EXPECT_EQ(f.steps[0].step, "step1");
   ASSERT_EQ(f.steps[0].collective.size(), 1u);

@@ -19,49 +19,49 @@ using test::data;
 using test::run;
 
 TEST(ProfilerInfo, RankFromFileName) {
-  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_0.json"), 0);
-  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_127.json"), 127);
-  EXPECT_EQ(rank_from_profiler_info_name("/a/b_ascend_pt/profiler_info_5.json"), 5);
-  EXPECT_EQ(rank_from_profiler_info_name("profiler_info.json"), std::nullopt);
-  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_.json"), std::nullopt);
-  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_x.json"), std::nullopt);
-  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_-1.json"), std::nullopt);
-  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_3.json.bak"), std::nullopt);
-  EXPECT_EQ(rank_from_profiler_info_name("profiler_info_99999999999.json"), std::nullopt);
-  EXPECT_EQ(rank_from_profiler_info_name("xprofiler_info_1.json"), std::nullopt);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("profiler_info_0.json"), 0);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("profiler_info_127.json"), 127);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("/a/b_ascend_pt/profiler_info_5.json"), 5);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("profiler_info.json"), std::nullopt);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("profiler_info_.json"), std::nullopt);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("profiler_info_x.json"), std::nullopt);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("profiler_info_-1.json"), std::nullopt);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("profiler_info_3.json.bak"), std::nullopt);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("profiler_info_99999999999.json"), std::nullopt);
+  EXPECT_EQ(readers::rank_from_profiler_info_name("xprofiler_info_1.json"), std::nullopt);
 }
 
 TEST(ProfilerInfo, TorchNpuFile) {
-  ProfilerInfo info;
+  readers::ProfilerInfo info;
   Diagnostics diag;
-  ASSERT_TRUE(read_profiler_info(data("profiler_info_3.json"), info, diag));
+  ASSERT_TRUE(readers::read_profiler_info(data("profiler_info_3.json"), info, diag));
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
   EXPECT_EQ(info.rank_id, 3);
   EXPECT_EQ(info.framework, "torch_npu");
 }
 
 TEST(ProfilerInfo, MindSporeFile) {
-  ProfilerInfo info;
+  readers::ProfilerInfo info;
   Diagnostics diag;
-  ASSERT_TRUE(read_profiler_info(data("mindspore/profiler_info_12.json"), info, diag));
+  ASSERT_TRUE(readers::read_profiler_info(data("mindspore/profiler_info_12.json"), info, diag));
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
   EXPECT_EQ(info.rank_id, 12);
   EXPECT_EQ(info.framework, "mindspore");
 }
 
 TEST(ProfilerInfo, FileNameWinsOverRankIdInside) {
-  ProfilerInfo info;
+  readers::ProfilerInfo info;
   Diagnostics diag;
-  ASSERT_TRUE(read_profiler_info(data("mismatch/profiler_info_7.json"), info, diag));
+  ASSERT_TRUE(readers::read_profiler_info(data("mismatch/profiler_info_7.json"), info, diag));
   EXPECT_EQ(info.rank_id, 7);
   ASSERT_EQ(diag.warning_count(), 1u);
   EXPECT_NE(diag.items()[0].what.find("rank_id 6"), std::string::npos);
 }
 
 TEST(ProfilerInfo, NoRankAnywhere) {
-  ProfilerInfo info;
+  readers::ProfilerInfo info;
   Diagnostics diag;
-  EXPECT_TRUE(read_profiler_info(data("no_rank/profiler_info.json"), info, diag));
+  EXPECT_TRUE(readers::read_profiler_info(data("no_rank/profiler_info.json"), info, diag));
   EXPECT_EQ(info.rank_id, -1);
   ASSERT_EQ(diag.warning_count(), 1u);
   EXPECT_NE(diag.items()[0].what.find("\"rank_id\" is a string (\"two\")"), std::string::npos)
@@ -69,21 +69,21 @@ TEST(ProfilerInfo, NoRankAnywhere) {
 }
 
 TEST(ProfilerInfo, FromMemoryAndBroken) {
-  ProfilerInfo info;
+  readers::ProfilerInfo info;
   Diagnostics diag;
-  EXPECT_TRUE(parse_profiler_info(R"({"rank_id": 4})", "profiler_info.json", info, diag));
+  EXPECT_TRUE(readers::parse_profiler_info(R"({"rank_id": 4})", "profiler_info.json", info, diag));
   EXPECT_EQ(info.rank_id, 4);
   // Broken text: the name still gives the rank, the damage is reported.
   Diagnostics d2;
-  EXPECT_TRUE(parse_profiler_info(R"({"rank_id": 4, "con)", "x/profiler_info_9.json", info, d2));
+  EXPECT_TRUE(readers::parse_profiler_info(R"({"rank_id": 4, "con)", "x/profiler_info_9.json", info, d2));
   EXPECT_EQ(info.rank_id, 9);
   EXPECT_EQ(d2.error_count(), 1u);
   // Broken and no rank in the name: nothing usable.
   Diagnostics d3;
-  EXPECT_FALSE(parse_profiler_info("\x01\x02", "profiler_info.json", info, d3));
+  EXPECT_FALSE(readers::parse_profiler_info("\x01\x02", "profiler_info.json", info, d3));
   EXPECT_EQ(d3.error_count(), 1u);
   Diagnostics d4;
-  EXPECT_FALSE(read_profiler_info(data("empty.json"), info, d4));
+  EXPECT_FALSE(readers::read_profiler_info(data("empty.json"), info, d4));
   EXPECT_EQ(d4.error_count(), 1u);
 }
 
@@ -95,9 +95,9 @@ TEST(ProfilerInfo, NewerProducerStringRankAndExportList) {
     "start_info": {"syscnt_enable": true, "collectionTimeBegin": "1736408883000000000"},
     "end_info": {"collectionTimeEnd": 1736408884023552840, "MonotonicTimeEnd": 1},
     "rank_id": "6"})";
-  ProfilerInfo info;
+  readers::ProfilerInfo info;
   Diagnostics diag;
-  ASSERT_TRUE(parse_profiler_info(newer, "profiler_info.json", info, diag));
+  ASSERT_TRUE(readers::parse_profiler_info(newer, "profiler_info.json", info, diag));
   EXPECT_EQ(diag.items().size(), 0u) << all_diags(diag);
   EXPECT_EQ(info.rank_id, 6);
   EXPECT_EQ(info.export_types, (std::vector<std::string>{"text", "db"}));
@@ -105,27 +105,27 @@ TEST(ProfilerInfo, NewerProducerStringRankAndExportList) {
   EXPECT_EQ(info.collection_begin_ns, 1736408883000000000LL);
 
   // The real 2025-01 file: int rank, "text", the end time.
-  ProfilerInfo old;
+  readers::ProfilerInfo old;
   Diagnostics d2;
   ASSERT_TRUE(
-      read_profiler_info(std::string(CS_TEST_DATA) + "/discovery/profiler_info_0.json", old, d2));
+      readers::read_profiler_info(std::string(CS_TEST_DATA) + "/discovery/profiler_info_0.json", old, d2));
   EXPECT_EQ(d2.items().size(), 0u) << all_diags(d2);
   EXPECT_EQ(old.rank_id, 0);
   EXPECT_EQ(old.export_types, (std::vector<std::string>{"text"}));
   EXPECT_EQ(old.collection_end_ns, 1736408884023552840LL);
 
   // A string that is not a number is reported, not read as rank 0.
-  ProfilerInfo bad;
+  readers::ProfilerInfo bad;
   Diagnostics d3;
-  parse_profiler_info(R"({"rank_id": "zero"})", "profiler_info.json", bad, d3);
+  readers::parse_profiler_info(R"({"rank_id": "zero"})", "profiler_info.json", bad, d3);
   EXPECT_EQ(bad.rank_id, -1);
   EXPECT_EQ(d3.warning_count(), 1u);
 }
 
 TEST(ProfilerMetadata, DistributedArgsAndGroups) {
-  ProfilerMetadata md;
+  readers::ProfilerMetadata md;
   Diagnostics diag;
-  ASSERT_TRUE(read_profiler_metadata(data("profiler_metadata.json"), md, diag));
+  ASSERT_TRUE(readers::read_profiler_metadata(data("profiler_metadata.json"), md, diag));
   EXPECT_TRUE(md.has_distributed_args);
   EXPECT_EQ(md.arg("tensor_model_parallel_size"), 2);
   EXPECT_EQ(md.arg("pipeline_model_parallel_size"), 2);
@@ -140,7 +140,7 @@ TEST(ProfilerMetadata, DistributedArgsAndGroups) {
   EXPECT_EQ(md.arg("lr"), std::nullopt);
   EXPECT_EQ(md.arg("nope"), std::nullopt);
   ASSERT_EQ(md.parallel_groups.size(), 3u);
-  const ParallelGroup& dp = md.parallel_groups[0];
+  const readers::ParallelGroup& dp = md.parallel_groups[0];
   EXPECT_EQ(dp.group_id, "10.170.22.98%enp67s0f5_60000_0_1708156014257149");
   EXPECT_EQ(dp.group_name, "dp");
   EXPECT_EQ(dp.group_rank, 0);
@@ -149,7 +149,7 @@ TEST(ProfilerMetadata, DistributedArgsAndGroups) {
   EXPECT_EQ(md.parallel_groups[1].group_rank, 1);
   EXPECT_EQ(md.parallel_groups[1].global_ranks, (std::vector<int>{2, 3}));
   // The bad group: every bad value is a warning and left out; 2.0 is an integral value.
-  const ParallelGroup& bad = md.parallel_groups[2];
+  const readers::ParallelGroup& bad = md.parallel_groups[2];
   EXPECT_EQ(bad.group_name, "");
   EXPECT_EQ(bad.group_rank, -1);
   EXPECT_EQ(bad.global_ranks, (std::vector<int>{1, 2}));
@@ -161,9 +161,9 @@ TEST(ProfilerMetadata, DistributedArgsAndGroups) {
 }
 
 TEST(ProfilerMetadata, TruncatedKeepsCompleteGroups) {
-  ProfilerMetadata md;
+  readers::ProfilerMetadata md;
   Diagnostics diag;
-  ASSERT_TRUE(read_profiler_metadata(data("truncated_profiler_metadata.json"), md, diag))
+  ASSERT_TRUE(readers::read_profiler_metadata(data("truncated_profiler_metadata.json"), md, diag))
       << all_diags(diag);
   EXPECT_EQ(md.arg("world_size"), 16);
   ASSERT_EQ(md.parallel_groups.size(), 1u) << all_diags(diag);
@@ -173,15 +173,15 @@ TEST(ProfilerMetadata, TruncatedKeepsCompleteGroups) {
 }
 
 TEST(ProfilerMetadata, NotAnObjectAndMissing) {
-  ProfilerMetadata md;
+  readers::ProfilerMetadata md;
   Diagnostics diag;
-  EXPECT_FALSE(parse_profiler_metadata("[1, 2]", "m.json", md, diag));
+  EXPECT_FALSE(readers::parse_profiler_metadata("[1, 2]", "m.json", md, diag));
   EXPECT_EQ(diag.error_count(), 1u);
   Diagnostics d2;
-  EXPECT_FALSE(read_profiler_metadata(data("nope/profiler_metadata.json"), md, d2));
+  EXPECT_FALSE(readers::read_profiler_metadata(data("nope/profiler_metadata.json"), md, d2));
   EXPECT_NE(d2.items().at(0).what.find("not found"), std::string::npos);
   Diagnostics d3;
-  EXPECT_TRUE(parse_profiler_metadata("{}", "m.json", md, d3));
+  EXPECT_TRUE(readers::parse_profiler_metadata("{}", "m.json", md, d3));
   EXPECT_FALSE(md.has_distributed_args);
   EXPECT_TRUE(md.parallel_groups.empty());
 }
@@ -198,9 +198,9 @@ TEST(ProfilerMetadata, RangesAndRepeatedKeys) {
       "g2": {"group_name": "dp", "group_rank": 0,
              "global_ranks": [2147483648, -1, 1000000000000000000, 3, 8, 7, 12345678901234567890]},
       "g1": {"group_name": "pp", "group_rank": 1, "global_ranks": [4, 5]}}})";
-  ProfilerMetadata m;
+  readers::ProfilerMetadata m;
   Diagnostics diag;
-  ASSERT_TRUE(parse_profiler_metadata(json, "profiler_metadata.json", m, diag));
+  ASSERT_TRUE(readers::parse_profiler_metadata(json, "profiler_metadata.json", m, diag));
   EXPECT_EQ(m.distributed_args.at("world_size"), 8);  // the last one
   EXPECT_EQ(m.distributed_args.count("data_parallel_size"), 0u);
   ASSERT_EQ(m.parallel_groups.size(), 2u);
@@ -227,9 +227,9 @@ TEST(ProfilerMetadata, RangesAndRepeatedKeys) {
 
 TEST(ProfilerInfo, RankIdOutOfRange) {
   for (const char* id : {"-1", "2147483648", "\"99999999999\""}) {
-    ProfilerInfo info;
+    readers::ProfilerInfo info;
     Diagnostics diag;
-    parse_profiler_info(std::string(R"({"rank_id": )") + id + "}", "info.json", info, diag);
+    readers::parse_profiler_info(std::string(R"({"rank_id": )") + id + "}", "info.json", info, diag);
     EXPECT_EQ(info.rank_id, -1) << id;
     EXPECT_EQ(diag.warning_count(), 1u) << id << all_diags(diag);
   }
@@ -267,14 +267,14 @@ TEST(GroupHash, MatchesPythonDoubleHash) {
       }
     }
     cmd += " " + hex;
-    ours += group_double_hash_str(id) + "\n";
+    ours += readers::group_double_hash_str(id) + "\n";
   }
   std::string py = run(cmd);
   std::remove(script.c_str());
   ASSERT_FALSE(py.empty());
   EXPECT_EQ(ours, py);
-  EXPECT_EQ(group_double_hash(""), 0u);
-  EXPECT_EQ(group_double_hash("a"), (97ull << 32) | 97ull);
+  EXPECT_EQ(readers::group_double_hash(""), 0u);
+  EXPECT_EQ(readers::group_double_hash("a"), (97ull << 32) | 97ull);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ std::string all_text(const Diagnostics& d) {
 
 TEST(StepTrace, PerRankFile) {
   Diagnostics diag;
-  StepTraceFile f;
-  ASSERT_TRUE(read_step_trace_csv(kData + "/step_trace/step_trace_time.csv", f, diag));
+  readers::StepTraceFile f;
+  ASSERT_TRUE(readers::read_step_trace_csv(kData + "/step_trace/step_trace_time.csv", f, diag));
   EXPECT_TRUE(diag.empty()) << all_text(diag);
   ASSERT_EQ(f.columns.size(), 9u);
   EXPECT_EQ(f.columns.front(), "Computing");
@@ -50,9 +50,9 @@ TEST(StepTrace, PerRankFile) {
 
 TEST(StepTrace, OlderHeaderEmptyStepAndBadCells) {
   Diagnostics diag;
-  StepTraceFile f;
+  readers::StepTraceFile f;
   const std::string path = kData + "/malformed/csv_step_trace_old_empty_step.csv";
-  ASSERT_TRUE(read_step_trace_csv(path, f, diag));
+  ASSERT_TRUE(readers::read_step_trace_csv(path, f, diag));
   ASSERT_EQ(f.columns.size(), 8u);
   EXPECT_EQ(f.column("Preparing"), -1);
   EXPECT_TRUE(std::isnan(f.get(f.rows[0], "Preparing")));
@@ -84,8 +84,8 @@ TEST(StepTrace, CrlfBomAndWrongFieldCount) {
       "0,6,100.5,20\r\n"
       "0,7,\t101.5\t,21,5,26,11,133.5,0,21,3\r\n";
   Diagnostics diag;
-  StepTraceFile f;
-  ASSERT_TRUE(parse_step_trace_csv(text, "rank0/step_trace_time.csv", f, diag));
+  readers::StepTraceFile f;
+  ASSERT_TRUE(readers::parse_step_trace_csv(text, "rank0/step_trace_time.csv", f, diag));
   ASSERT_EQ(f.rows.size(), 2u);
   EXPECT_EQ(f.rows[1].step, "7");
   EXPECT_EQ(f.get(f.rows[1], "Computing"), 101.5);
@@ -108,8 +108,8 @@ TEST(StepTrace, RepeatedRowsCollapsedOnce) {
   for (int i = 0; i < 1000; ++i) text += "0,1,10,2\n";
   text += "0,1,10,2.5\n";
   Diagnostics diag;
-  StepTraceFile f;
-  ASSERT_TRUE(parse_step_trace_csv(text, "rank0/step_trace_time.csv", f, diag));
+  readers::StepTraceFile f;
+  ASSERT_TRUE(readers::parse_step_trace_csv(text, "rank0/step_trace_time.csv", f, diag));
   EXPECT_EQ(f.columns, (std::vector<std::string>{"Computing", "Free"}));
   ASSERT_EQ(f.rows.size(), 3u);
   EXPECT_EQ(f.get(f.rows[2], "Free"), 2.5);
@@ -123,18 +123,18 @@ TEST(StepTrace, RepeatedRowsCollapsedOnce) {
 TEST(StepTrace, UnusableFiles) {
   for (const char* name : {"csv_empty.csv", "csv_binary.csv", "csv_blank_lines.csv"}) {
     Diagnostics diag;
-    StepTraceFile f;
-    EXPECT_FALSE(read_step_trace_csv(kData + "/malformed/" + name, f, diag)) << name;
+    readers::StepTraceFile f;
+    EXPECT_FALSE(readers::read_step_trace_csv(kData + "/malformed/" + name, f, diag)) << name;
     ASSERT_EQ(diag.error_count(), 1u) << all_text(diag);
     EXPECT_EQ(diag.items()[0].file, kData + "/malformed/" + name);
   }
   Diagnostics diag;
-  StepTraceFile f;
-  EXPECT_FALSE(parse_step_trace_csv("Device_id,Step\n0,1\n", "x.csv", f, diag));
+  readers::StepTraceFile f;
+  EXPECT_FALSE(readers::parse_step_trace_csv("Device_id,Step\n0,1\n", "x.csv", f, diag));
   EXPECT_EQ(diag.error_count(), 1u);
   // Not a step trace at all (a text file linked in its place): rejected by its header.
   Diagnostics d2;
-  EXPECT_FALSE(parse_step_trace_csv("root:x:0:0:root:/root:/bin/bash\n", "x.csv", f, d2));
+  EXPECT_FALSE(readers::parse_step_trace_csv("root:x:0:0:root:/root:/bin/bash\n", "x.csv", f, d2));
   ASSERT_EQ(d2.error_count(), 1u);
   EXPECT_EQ(d2.items()[0].what.find("root"), std::string::npos);
 }

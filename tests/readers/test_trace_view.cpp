@@ -12,9 +12,9 @@ namespace {
 const std::string kTraceView = std::string(CS_TEST_DATA) + "/ascend/trace_view.json";
 
 TEST(TraceView, ReadsRealSample) {
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(read_trace_view(kTraceView, t, diag));
+  ASSERT_TRUE(readers::read_trace_view(kTraceView, t, diag));
   EXPECT_TRUE(diag.empty());
   EXPECT_EQ(t.total_events, 3670u);
   EXPECT_EQ(t.events.size(), 2212u);
@@ -25,26 +25,26 @@ TEST(TraceView, ReadsRealSample) {
   // String timestamps keep their nanoseconds.
   EXPECT_EQ(t.events.front().ts_ns, 1704161511420306491LL);
   EXPECT_EQ(t.strings.str(t.events.front().name), "aten::empty");
-  EXPECT_EQ(t.events.front().kind, EventKind::kCpuOp);
+  EXPECT_EQ(t.events.front().kind, readers::EventKind::kCpuOp);
 
   size_t hw = 0, overlap = 0, cpu = 0, ai_cpu = 0, dma = 0;
   double hw_us = 0, computing_us = 0, free_us = 0;
   for (const auto& e : t.events) {
     switch (e.kind) {
-      case EventKind::kKernel:
+      case readers::EventKind::kKernel:
         ++hw;
         hw_us += e.dur_us;
         if (t.strings.str(e.task_type) == "AI_CPU") ++ai_cpu;
         break;
-      case EventKind::kOverlap:
+      case readers::EventKind::kOverlap:
         ++overlap;
         if (t.strings.str(e.name) == "Computing") computing_us += e.dur_us;
         if (t.strings.str(e.name) == "Free") free_us += e.dur_us;
         break;
-      case EventKind::kCpuOp:
+      case readers::EventKind::kCpuOp:
         ++cpu;
         break;
-      case EventKind::kDeviceDma:
+      case readers::EventKind::kDeviceDma:
         ++dma;
         break;
       default:
@@ -65,28 +65,28 @@ TEST(TraceView, ReadsRealSample) {
   // Flows: async_npu ends pair up by id; string ids ("38654705663") are parsed as numbers.
   const uint32_t h2d = t.strings.find("HostToDevice");
   ASSERT_NE(h2d, kNoString);
-  EXPECT_TRUE(std::any_of(t.flows.begin(), t.flows.end(), [&](const FlowEvent& f) {
+  EXPECT_TRUE(std::any_of(t.flows.begin(), t.flows.end(), [&](const readers::FlowEvent& f) {
     return f.cat == h2d && f.id == 38654705663ULL;
   }));
 }
 
 TEST(TraceView, EventKindFromProcess) {
-  EXPECT_EQ(npu_event_kind("Ascend Hardware", "aclnnMm_MatMul", EventKind::kOther),
-            EventKind::kKernel);
-  EXPECT_EQ(npu_event_kind("Ascend Hardware", "hcom_allReduce__1", EventKind::kOther),
-            EventKind::kCommunication);
-  EXPECT_EQ(npu_event_kind("HCCL", "hcom_broadcast__2", EventKind::kOther),
-            EventKind::kCommunication);
-  EXPECT_EQ(npu_event_kind("HCCL", "Notify_Wait", EventKind::kOther), EventKind::kOther);
-  EXPECT_EQ(npu_event_kind("Overlap Analysis", "Free", EventKind::kOther), EventKind::kOverlap);
-  EXPECT_EQ(npu_event_kind("Python", "aten::mm", EventKind::kCpuOp), EventKind::kCpuOp);
+  EXPECT_EQ(readers::npu_event_kind("Ascend Hardware", "aclnnMm_MatMul", readers::EventKind::kOther),
+            readers::EventKind::kKernel);
+  EXPECT_EQ(readers::npu_event_kind("Ascend Hardware", "hcom_allReduce__1", readers::EventKind::kOther),
+            readers::EventKind::kCommunication);
+  EXPECT_EQ(readers::npu_event_kind("HCCL", "hcom_broadcast__2", readers::EventKind::kOther),
+            readers::EventKind::kCommunication);
+  EXPECT_EQ(readers::npu_event_kind("HCCL", "Notify_Wait", readers::EventKind::kOther), readers::EventKind::kOther);
+  EXPECT_EQ(readers::npu_event_kind("Overlap Analysis", "Free", readers::EventKind::kOther), readers::EventKind::kOverlap);
+  EXPECT_EQ(readers::npu_event_kind("Python", "aten::mm", readers::EventKind::kCpuOp), readers::EventKind::kCpuOp);
 }
 
 TEST(TraceView, ObjectInsteadOfArrayIsAnError) {
   simdjson::padded_string p(std::string(R"({"traceEvents": []})"));
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  EXPECT_FALSE(parse_trace_view(p, "tv.json", t, diag));
+  EXPECT_FALSE(readers::parse_trace_view(p, "tv.json", t, diag));
   ASSERT_TRUE(diag.has_errors());
   EXPECT_NE(diag.items().front().what.find("array"), std::string::npos);
 }
@@ -95,9 +95,9 @@ TEST(TraceView, StringTimestampThatIsNotANumberIsSkipped) {
   simdjson::padded_string p(std::string(
       R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": "12.5", "dur": 1},
           {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": "soon", "dur": 1}])"));
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(parse_trace_view(p, "tv.json", t, diag));
+  ASSERT_TRUE(readers::parse_trace_view(p, "tv.json", t, diag));
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.events[0].ts_ns, 12500);
   EXPECT_EQ(t.skipped_events, 1u);
@@ -108,9 +108,9 @@ TEST(TraceView, TruncatedFileReportsByteOffset) {
   std::string json = R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": "12.5", "dur": 1},
   {"ph": "X", "name": "b", "pid": 1, "ti)";
   simdjson::padded_string p(json);
-  Trace t;
+  readers::Trace t;
   Diagnostics diag;
-  parse_trace_view(p, "tv.json", t, diag);
+  readers::parse_trace_view(p, "tv.json", t, diag);
   ASSERT_TRUE(diag.has_errors());
   EXPECT_GE(diag.items().back().offset, 0);
 }

@@ -14,25 +14,25 @@ namespace cs::io {
 namespace {
 
 TEST(TransportName, BuiltinNamesAndEmpty) {
-  EXPECT_TRUE(TransportName().empty());
-  EXPECT_EQ(TransportName().view(), "");
-  TransportName h("HCCS");
+  EXPECT_TRUE(readers::TransportName().empty());
+  EXPECT_EQ(readers::TransportName().view(), "");
+  readers::TransportName h("HCCS");
   EXPECT_FALSE(h.empty());
   EXPECT_EQ(h, "HCCS");
   EXPECT_EQ(h, std::string_view("HCCS"));
-  EXPECT_EQ(h, TransportName("HCCS"));
-  EXPECT_FALSE(h == TransportName("RDMA"));
-  EXPECT_EQ(sizeof(TransportName), 2u);
+  EXPECT_EQ(h, readers::TransportName("HCCS"));
+  EXPECT_FALSE(h == readers::TransportName("RDMA"));
+  EXPECT_EQ(sizeof(readers::TransportName), 2u);
 }
 
 TEST(TransportName, OtherNamesAreAddedOnceAndKeepTheirText) {
-  TransportName a("UB-link"), b("UB-link"), c("UB-link2");
+  readers::TransportName a("UB-link"), b("UB-link"), c("UB-link2");
   EXPECT_EQ(a.id(), b.id());
   EXPECT_NE(a.id(), c.id());
   EXPECT_EQ(a.view(), "UB-link");
   EXPECT_EQ(c.view(), "UB-link2");
   // A name is matched on its whole text, not on a prefix of a built-in one.
-  EXPECT_NE(TransportName("HCCSX").id(), TransportName("HCCS").id());
+  EXPECT_NE(readers::TransportName("HCCSX").id(), readers::TransportName("HCCS").id());
 }
 
 TEST(TransportName, ThreadsAddingTheSameNamesAgreeOnTheirIds) {
@@ -42,7 +42,7 @@ TEST(TransportName, ThreadsAddingTheSameNamesAgreeOnTheirIds) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&ids, t] {
       for (int i = 0; i < kNames; ++i) {
-        TransportName n("threaded-" + std::to_string(i));
+        readers::TransportName n("threaded-" + std::to_string(i));
         ids[t][i] = n.id();
         // The text is readable at once by the thread that made it.
         if (n.view() != "threaded-" + std::to_string(i)) ids[t][i] = 0;
@@ -63,22 +63,22 @@ TEST(TransportNameDeathTest, AFullTableIsReportedAndTheRestIsRead) {
       {
         bool ok = true;
         int made = 0;
-        for (int i = 0; i < 2 * static_cast<int>(kMaxTransportNames); ++i) {
-          TransportName t;
-          if (TransportName::make("filler-" + std::to_string(i), t)) ++made;
+        for (int i = 0; i < 2 * static_cast<int>(readers::kMaxTransportNames); ++i) {
+          readers::TransportName t;
+          if (readers::TransportName::make("filler-" + std::to_string(i), t)) ++made;
         }
-        ok = ok && made < static_cast<int>(kMaxTransportNames);
+        ok = ok && made < static_cast<int>(readers::kMaxTransportNames);
         // Known names still work; a new one does not.
-        TransportName h;
-        ok = ok && TransportName::make("HCCS", h) && h == "HCCS";
-        TransportName n;
-        ok = ok && !TransportName::make("one more", n) && n.empty();
+        readers::TransportName h;
+        ok = ok && readers::TransportName::make("HCCS", h) && h == "HCCS";
+        readers::TransportName n;
+        ok = ok && !readers::TransportName::make("one more", n) && n.empty();
         const std::string text = R"J({"step1": {"collective": {"hcom_allReduce__1@9": {
             "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 1},
                                              "one more": {"Transit Size(MB)": 2}}}}}})J";
-        CommunicationFile f;
+        readers::CommunicationFile f;
         Diagnostics diag;
-        ok = ok && parse_communication_json(text, "full", f, diag);
+        ok = ok && readers::parse_communication_json(text, "full", f, diag);
         ok = ok && f.steps.at(0).collective.at(0).transports.size() == 1;
         ok = ok && diag.warning_count() == 1 &&
              diag.items()[0].what.find("one name too many") != std::string::npos;

@@ -20,12 +20,12 @@
 namespace cs::test {
 
 // The test process's one MpiSession: without a launcher, one process and no MPI.
-inline cluster::MpiSession& one_process_session() {
+inline mpi::MpiSession& one_process_session() {
   int argc = 1;
   static char prog[] = "test";
   static char* args[] = {prog, nullptr};
   char** argv = args;
-  static cluster::MpiSession mpi(argc, argv);
+  static mpi::MpiSession mpi(argc, argv);
   return mpi;
 }
 

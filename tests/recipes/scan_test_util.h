@@ -50,7 +50,7 @@ struct ScratchProfilerDb {
 };
 
 // `got` (a scan's frame) equals `want` (the SQL's): the same columns, rows and cells.
-inline void expect_same_frame(const Frame& got, const Frame& want, unsigned seed) {
+inline void expect_same_frame(const frame::Frame& got, const frame::Frame& want, unsigned seed) {
   ASSERT_EQ(got.columns.size(), want.columns.size());
   ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
   for (size_t c = 0; c < want.columns.size(); ++c) {

@@ -14,8 +14,8 @@
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
-using cs::cluster::BuiltStepTrace;
-using cs::cluster::StepCell;
+using cs::msprof::BuiltStepTrace;
+using cs::msprof::StepCell;
 
 namespace {
 
@@ -27,7 +27,7 @@ BuiltStepTrace handed_trace() {
   b.trace.header = {"Step", "Type", "Index", "Computing"};
   b.trace.rows = {{StepCell::str("handed"), StepCell::str("rank"),
                    StepCell::num(cs::io::Num::integer(0)), StepCell::num(cs::io::Num::real(1.5))}};
-  for (const auto& e : cs::cluster::discover_ranks(kJob).ranks) b.rank_dirs.push_back(e.path);
+  for (const auto& e : cs::load::discover_ranks(kJob).ranks) b.rank_dirs.push_back(e.path);
   b.from_db_exports = true;
   return b;
 }
@@ -51,7 +51,7 @@ std::vector<std::string> steps_written(const fs::path& out) {
 
 // Writes cluster_analysis.db for kJob into a fresh OUT with `built` handed over; its steps.
 std::vector<std::string> write_with(const std::string& name, const BuiltStepTrace* built) {
-  cs::cluster::MpiSession& mpi = cs::test::one_process_session();
+  cs::mpi::MpiSession& mpi = cs::test::one_process_session();
   const fs::path out = cs::test::temp_dir("cluster-db-all-" + name);
   cs::recipes::ClusterDbOptions opts;
   opts.input_dir = kJob;

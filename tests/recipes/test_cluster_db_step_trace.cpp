@@ -34,7 +34,7 @@ constexpr const char* kComm =
 struct ProfRank {
   fs::path dir;
   std::string db;
-  cluster::RankEntry entry;
+  load::RankEntry entry;
   explicit ProfRank(const std::string& name, const std::string& sql) {
     dir = cs::test::temp_dir(name) / "PROF_000000_20240101000000000_ABCDEF";
     fs::create_directories(dir);
@@ -42,8 +42,8 @@ struct ProfRank {
     test::sqlite_exec(db, sql);
     entry.rank = 0;
     entry.path = dir.string();
-    entry.framework = cluster::Framework::kMsprof;
-    entry.export_type = cluster::ExportType::kDb;
+    entry.framework = load::Framework::kMsprof;
+    entry.export_type = load::ExportType::kDb;
     entry.files = {"msprof_20240101000000.db"};
   }
   ~ProfRank() { fs::remove_all(dir.parent_path()); }
@@ -128,7 +128,7 @@ TEST(ClusterDbStepTrace, IndexColumnsOnlyFromProfilerMetadataJson) {
   auto t = cluster_db_step_trace({r.entry}, nullptr, 1, diag);
   ASSERT_EQ(t.rows.size(), 1u) << all_text(diag);
   const auto& row = t.rows[0];
-  EXPECT_EQ(row[0].kind, cluster::StepCell::kNull);  // the whole run: step None
+  EXPECT_EQ(row[0].kind, msprof::StepCell::kNull);  // the whole run: step None
   EXPECT_EQ(row[1].s, "rank");
   EXPECT_EQ(row[3].n.v, 6.0);  // computing, µs
   EXPECT_EQ(row.size(), 12u);  // no DP/PP/TP: cluster_analysis.db pads them with 0

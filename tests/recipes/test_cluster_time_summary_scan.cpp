@@ -93,10 +93,10 @@ TEST(TimeSummaryScan, CommunicationRowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     const std::string path = make_db(dir, seed);
     io::Diagnostics diag;
-    RankDb db(path, diag);
+    frame::RankDb db(path, diag);
     ASSERT_TRUE(db.ok());
     const std::string sql = cluster_time_summary_communication_sql(true);
-    Frame want, got;
+    frame::Frame want, got;
     ASSERT_TRUE(db.query(sql, {kLo, kHi}, want, "COMMUNICATION_OP", diag));
     ASSERT_TRUE(TimeSummaryScan(db.database()).communication(sql, kLo, kHi, got)) << seed;
     expect_same_frame(got, want, seed);
@@ -110,9 +110,9 @@ TEST(TimeSummaryScan, CommunicationRowsEqualTheSqlOnRandomRows) {
 TEST(TimeSummaryScan, OverlapRowsEqualTheSqlOnRandomRows) {
   const auto dir = cs::test::temp_dir("cts-overlap");
   using Row = std::tuple<int64_t, int64_t, int64_t, std::string>;
-  auto rows_of = [](const Frame& f) {
+  auto rows_of = [](const frame::Frame& f) {
     std::vector<Row> v;
-    auto num = [](const Cell& c) { return c.is_null() ? int64_t{-1} : c.i(); };
+    auto num = [](const frame::Cell& c) { return c.is_null() ? int64_t{-1} : c.i(); };
     for (size_t r = 0; r < f.rows(); ++r)
       v.emplace_back(num(f.columns[0].cells[r]), num(f.columns[1].cells[r]),
                      f.columns[2].cells[r].i(),
@@ -123,10 +123,10 @@ TEST(TimeSummaryScan, OverlapRowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     const std::string path = make_db(dir, seed);
     io::Diagnostics diag;
-    RankDb db(path, diag);
+    frame::RankDb db(path, diag);
     ASSERT_TRUE(db.ok());
     const std::string sql = cluster_time_summary_overlap_sql(true);
-    Frame want, got;
+    frame::Frame want, got;
     ASSERT_TRUE(db.query(sql, {kLo, kHi}, want, "TASK", diag));
     ASSERT_TRUE(TimeSummaryScan(db.database()).overlap(sql, kLo, kHi, got)) << seed;
     ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
@@ -149,16 +149,16 @@ TEST(TimeSummaryScan, DeclinesOtherPlansAndValues) {
   {  // no TaskIndex: another plan
     const std::string path = make_db(dir, 5, false);
     io::Diagnostics diag;
-    RankDb db(path, diag);
-    Frame got;
+    frame::RankDb db(path, diag);
+    frame::Frame got;
     EXPECT_FALSE(TimeSummaryScan(db.database())
                      .overlap(cluster_time_summary_overlap_sql(true), kLo, kHi, got));
   }
   {  // without STEP_TIME the queries are other queries
     const std::string path = make_db(dir, 6);
     io::Diagnostics diag;
-    RankDb db(path, diag);
-    Frame got;
+    frame::RankDb db(path, diag);
+    frame::Frame got;
     EXPECT_FALSE(TimeSummaryScan(db.database())
                      .communication(cluster_time_summary_communication_sql(false), kLo, kHi, got));
   }
@@ -171,8 +171,8 @@ TEST(TimeSummaryScan, DeclinesOtherPlansAndValues) {
               SQLITE_OK);
     sqlite3_close(w);
     io::Diagnostics diag;
-    RankDb db(path, diag);
-    Frame got;
+    frame::RankDb db(path, diag);
+    frame::Frame got;
     EXPECT_FALSE(TimeSummaryScan(db.database())
                      .overlap(cluster_time_summary_overlap_sql(true), kLo, kHi, got));
   }

@@ -64,9 +64,9 @@ TEST(ComputeOpSumScan, RowsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("cos-scan");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
-    Frame want, got;
+    frame::Frame want, got;
     ASSERT_TRUE(db.query(compute_op_sum_sql(), {0, kMax}, want, "TASK", diag));
     ASSERT_TRUE(scan_compute_ops(db.database(), compute_op_sum_sql(), 0, kMax, got))
         << "seed " << seed;
@@ -79,8 +79,8 @@ TEST(ComputeOpSumScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("cos-decline");
     t.exec(rows);
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
-    Frame got;
+    frame::RankDb db(t.path, diag);
+    frame::Frame got;
     EXPECT_FALSE(scan_compute_ops(db.database(), compute_op_sum_sql(), 0, kMax, got)) << what;
   };
   declines(random_rows(3, ""), "no TaskIndex: another plan");

@@ -20,19 +20,19 @@
 namespace cs::recipes {
 namespace {
 
-Frame sample_frame(int rows, bool with_index) {
-  Frame f;
+frame::Frame sample_frame(int rows, bool with_index) {
+  frame::Frame f;
   auto& key = f.add("key");
   auto& count = f.add("count");
   auto& mean = f.add("mean");
   auto& name = f.add("name");
   auto& mixed = f.add("mixed");
   for (int r = 0; r < rows; ++r) {
-    key.push_back(Cell::text("group_" + std::to_string(r % 7)));
-    count.push_back(Cell::integer(r * 1000003LL));
-    mean.push_back(r % 5 == 0 ? Cell::real(std::nan("")) : Cell::real(r / 3.0));
-    name.push_back(r % 9 == 0 ? Cell::null() : Cell::text("hcom_allReduce__" + std::to_string(r)));
-    mixed.push_back(r % 2 ? Cell::integer(r) : Cell::real(r + 0.5));
+    key.push_back(frame::Cell::text("group_" + std::to_string(r % 7)));
+    count.push_back(frame::Cell::integer(r * 1000003LL));
+    mean.push_back(r % 5 == 0 ? frame::Cell::real(std::nan("")) : frame::Cell::real(r / 3.0));
+    name.push_back(r % 9 == 0 ? frame::Cell::null() : frame::Cell::text("hcom_allReduce__" + std::to_string(r)));
+    mixed.push_back(r % 2 ? frame::Cell::integer(r) : frame::Cell::real(r + 0.5));
   }
   f.index_columns = with_index ? 1 : 0;
   return f;
@@ -40,27 +40,27 @@ Frame sample_frame(int rows, bool with_index) {
 
 // A frame every cell of which SQLite stores as it is: texts, integers, reals (NaN, -0.0, whole
 // and large values), integers in a float column, NULLs.
-Frame plain_frame(int rows) {
-  Frame f;
+frame::Frame plain_frame(int rows) {
+  frame::Frame f;
   auto& key = f.add("key");
   auto& count = f.add("count");
   auto& mean = f.add("mean");
   auto& name = f.add("name");
   auto& whole = f.add("whole");
   for (int r = 0; r < rows; ++r) {
-    key.push_back(Cell::text("group_" + std::to_string(r % 7)));
-    count.push_back(Cell::integer(r * 1000003LL - 5000000));
+    key.push_back(frame::Cell::text("group_" + std::to_string(r % 7)));
+    count.push_back(frame::Cell::integer(r * 1000003LL - 5000000));
     const double means[] = {std::nan(""), -0.0, 3.0, 1e17, -2.5e-7, r / 3.0};
-    mean.push_back(Cell::real(means[r % 6]));
-    name.push_back(r % 9 == 0 ? Cell::null() : Cell::text("hcom_allReduce__" + std::to_string(r)));
-    whole.push_back(r % 2 ? Cell::integer(r) : Cell::real(r + 0.5));
+    mean.push_back(frame::Cell::real(means[r % 6]));
+    name.push_back(r % 9 == 0 ? frame::Cell::null() : frame::Cell::text("hcom_allReduce__" + std::to_string(r)));
+    whole.push_back(r % 2 ? frame::Cell::integer(r) : frame::Cell::real(r + 0.5));
   }
   return f;
 }
 
 // The frame's table as SQLite itself stores it: the same CREATE statement, each cell bound as
 // the writer's SQLite path binds it (NaN as NULL, integers of a float column as doubles).
-void sqlite_reference(const Frame& f, const std::string& create, const std::string& path) {
+void sqlite_reference(const frame::Frame& f, const std::string& create, const std::string& path) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, ("BEGIN;" + create).c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
@@ -70,11 +70,11 @@ void sqlite_reference(const Frame& f, const std::string& create, const std::stri
   ASSERT_EQ(sqlite3_prepare_v2(db, (insert + ")").c_str(), -1, &st, nullptr), SQLITE_OK);
   for (size_t r = 0; r < f.rows(); ++r) {
     for (size_t c = 0; c < f.columns.size(); ++c) {
-      const Cell& cell = f.columns[c].cells[r];
+      const frame::Cell& cell = f.columns[c].cells[r];
       const int i = static_cast<int>(c) + 1;
-      if (cell.kind == Cell::Kind::kText) {
+      if (cell.kind == frame::Cell::Kind::kText) {
         sqlite3_bind_text(st, i, cell.str().c_str(), -1, SQLITE_TRANSIENT);
-      } else if (cell.kind == Cell::Kind::kInt && f.columns[c].dtype() != Dtype::kFloat64) {
+      } else if (cell.kind == frame::Cell::Kind::kInt && f.columns[c].dtype() != frame::Dtype::kFloat64) {
         sqlite3_bind_int64(st, i, cell.i());
       } else if (cell.is_number() && !std::isnan(cell.num())) {
         sqlite3_bind_double(st, i, cell.num());
@@ -108,10 +108,10 @@ TEST(FrameSqliteWriter, TablesWrittenStraightIntoTheFileReadBackAsSQLiteStoresTh
   test::TempDir t("cs_frame_writer");
   const std::string path = t.str() + "/cluster_analysis.db";
   // Thousands of rows: many leaf pages and interior pages; then a second table after it.
-  const Frame f = plain_frame(20000);
+  const frame::Frame f = plain_frame(20000);
   io::Diagnostics diag;
-  ASSERT_TRUE(write_frame_sqlite(f, path, "T", diag));
-  ASSERT_TRUE(write_frame_sqlite(plain_frame(3), path, "Second", diag));
+  ASSERT_TRUE(frame::write_frame_sqlite(f, path, "T", diag));
+  ASSERT_TRUE(frame::write_frame_sqlite(plain_frame(3), path, "Second", diag));
   EXPECT_FALSE(diag.has_errors()) << test::all_diags(diag);
   EXPECT_EQ(query_one(path, "PRAGMA integrity_check"), "ok");
   const std::string create = query_one(path, "SELECT sql FROM sqlite_master WHERE name = 'T'");
@@ -131,9 +131,9 @@ TEST(FrameSqliteWriter, TablesWrittenStraightIntoTheFileReadBackAsSQLiteStoresTh
   EXPECT_NE(want.find("|r:0|"), std::string::npos) << "SQLite stores -0.0 as 0";
   // write_frame_sqlite took the direct path: called alone it writes the same table.
   const std::string direct = t.str() + "/direct.db";
-  ASSERT_EQ(write_frame_sqlite_direct(f, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"}, direct, "T",
+  ASSERT_EQ(frame::write_frame_sqlite_direct(f, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"}, direct, "T",
                                       create, direct, diag),
-            DirectWrite::kWritten);
+            frame::DirectWrite::kWritten);
   EXPECT_TRUE(test::dump_sqlite(direct) == want);
   // Whole REALs are stored as SQLite stores them (as integers): the file is no larger.
   EXPECT_LE(std::filesystem::file_size(path), std::filesystem::file_size(reference) + 4096 * 2);
@@ -143,14 +143,14 @@ TEST(FrameSqliteWriter, ATableEncodedOnSeveralThreadsIsTheSameFile) {
   // Rows encoded in blocks on other threads and added in order: the file does not depend on the
   // thread count (blocks of 1,024 rows; 50,000 rows make many, with pages spilled meanwhile).
   test::TempDir t("cs_frame_writer");
-  const Frame f = plain_frame(50000);
+  const frame::Frame f = plain_frame(50000);
   std::string files[3];
   const int threads[] = {1, 2, 5};
   for (int k = 0; k < 3; ++k) {
     const std::string path = t.str() + "/t" + std::to_string(threads[k]) + ".db";
     io::Diagnostics diag;
-    ASSERT_TRUE(write_frame_sqlite(f, path, "T", diag, threads[k]));
-    ASSERT_TRUE(write_frame_sqlite(plain_frame(3), path, "Second", diag, threads[k]));
+    ASSERT_TRUE(frame::write_frame_sqlite(f, path, "T", diag, threads[k]));
+    ASSERT_TRUE(frame::write_frame_sqlite(plain_frame(3), path, "Second", diag, threads[k]));
     EXPECT_FALSE(diag.has_errors()) << test::all_diags(diag);
     EXPECT_EQ(query_one(path, "SELECT count(*) FROM T"), "50000");
     files[k] = test::slurp(path);
@@ -165,19 +165,19 @@ TEST(FrameSqliteWriter, TablesSQLiteWouldConvertOrIndexAreWrittenBySQLite) {
   const std::string path = t.str() + "/out.db";
   io::Diagnostics diag;
   // "mixed" holds texts and integers: a TEXT column, whose integers SQLite turns into text.
-  Frame mixed = sample_frame(100, false);
-  for (size_t r = 0; r < mixed.rows(); r += 2) mixed.columns[4].cells[r] = Cell::text("x");
-  EXPECT_EQ(write_frame_sqlite_direct(mixed, {"TEXT", "INTEGER", "REAL", "TEXT", "TEXT"}, path, "M",
+  frame::Frame mixed = sample_frame(100, false);
+  for (size_t r = 0; r < mixed.rows(); r += 2) mixed.columns[4].cells[r] = frame::Cell::text("x");
+  EXPECT_EQ(frame::write_frame_sqlite_direct(mixed, {"TEXT", "INTEGER", "REAL", "TEXT", "TEXT"}, path, "M",
                                       "CREATE TABLE \"M\" (a)", path, diag),
-            DirectWrite::kNotApplicable);
-  Frame indexed = plain_frame(10);
+            frame::DirectWrite::kNotApplicable);
+  frame::Frame indexed = plain_frame(10);
   indexed.index_columns = 1;
-  EXPECT_EQ(write_frame_sqlite_direct(indexed, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"}, path,
+  EXPECT_EQ(frame::write_frame_sqlite_direct(indexed, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"}, path,
                                       "I", "CREATE TABLE \"I\" (a)", path, diag),
-            DirectWrite::kNotApplicable);
+            frame::DirectWrite::kNotApplicable);
   EXPECT_FALSE(std::filesystem::exists(path));
-  ASSERT_TRUE(write_frame_sqlite(mixed, path, "M", diag));
-  ASSERT_TRUE(write_frame_sqlite(indexed, path, "I", diag));
+  ASSERT_TRUE(frame::write_frame_sqlite(mixed, path, "M", diag));
+  ASSERT_TRUE(frame::write_frame_sqlite(indexed, path, "I", diag));
   EXPECT_FALSE(diag.has_errors()) << test::all_diags(diag);
   EXPECT_EQ(query_one(path, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(query_one(path, "SELECT typeof(mixed) || mixed FROM M WHERE rowid = 2"), "text1");
@@ -188,8 +188,8 @@ TEST(FrameSqliteWriter, ATableWrittenAgainIsReplaced) {
   test::TempDir t("cs_frame_writer");
   const std::string path = t.str() + "/out.db";
   io::Diagnostics diag;
-  ASSERT_TRUE(write_frame_sqlite(sample_frame(50, false), path, "T", diag));
-  ASSERT_TRUE(write_frame_sqlite(sample_frame(4, false), path, "T", diag));
+  ASSERT_TRUE(frame::write_frame_sqlite(sample_frame(50, false), path, "T", diag));
+  ASSERT_TRUE(frame::write_frame_sqlite(sample_frame(4, false), path, "T", diag));
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
@@ -207,7 +207,7 @@ TEST(FrameSqliteWriter, ANonDatabaseIsOneErrorNamingTheFinalFileAndLeftAsItWas) 
   const std::string junk(8192, 'x');
   test::write_file(tmp, junk);
   io::Diagnostics diag;
-  EXPECT_FALSE(write_frame_sqlite(sample_frame(10, false), tmp, "T", diag));
+  EXPECT_FALSE(frame::write_frame_sqlite(sample_frame(10, false), tmp, "T", diag));
   ASSERT_EQ(diag.items().size(), 1u) << test::all_diags(diag);
   EXPECT_EQ(diag.items()[0].file, final_path);
   EXPECT_EQ(test::slurp(tmp), junk);
@@ -217,7 +217,7 @@ TEST(FrameSqliteWriter, AMissingDirectoryIsOneErrorNamingTheFile) {
   test::TempDir t("cs_frame_writer");
   const std::string path = t.str() + "/no/such/dir/out.db";
   io::Diagnostics diag;
-  EXPECT_FALSE(write_frame_sqlite(sample_frame(10, false), path, "T", diag));
+  EXPECT_FALSE(frame::write_frame_sqlite(sample_frame(10, false), path, "T", diag));
   ASSERT_EQ(diag.items().size(), 1u) << test::all_diags(diag);
   EXPECT_EQ(diag.items()[0].file, path);
   EXPECT_NE(diag.items()[0].what.find("cannot write the database"), std::string::npos)

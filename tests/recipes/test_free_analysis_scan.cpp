@@ -110,16 +110,16 @@ TEST(FreeAnalysisScan, BusyIntervalsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("fa-busy");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
-    Frame want;
+    frame::Frame want;
     ASSERT_TRUE(db.query(free_analysis_busy_sql(), {}, want, "TASK", diag));
     std::vector<BusyInterval> got;
     ASSERT_TRUE(scan_busy_intervals(db.database(), got)) << "seed " << seed;
     ASSERT_EQ(got.size(), want.rows()) << "seed " << seed;
     for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_EQ(Cell::integer(got[i].start), want.columns[0].cells[i]) << "seed " << seed;
-      EXPECT_EQ(Cell::integer(got[i].end), want.columns[1].cells[i]) << "seed " << seed;
+      EXPECT_EQ(frame::Cell::integer(got[i].start), want.columns[0].cells[i]) << "seed " << seed;
+      EXPECT_EQ(frame::Cell::integer(got[i].end), want.columns[1].cells[i]) << "seed " << seed;
     }
   }
 }
@@ -133,9 +133,9 @@ void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
     ScratchProfilerDb t("fa-link");
     t.exec(random_rows(seed, true, nulls));
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
-    Frame want;
+    frame::Frame want;
     LinkRows scanned;
     ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, want, "TASK", diag));
     ASSERT_TRUE(scan_link_rows(db.database(), free_analysis_link_sql(), scanned))
@@ -157,7 +157,7 @@ void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
     for (size_t r = 0; r < want.rows(); ++r)
       for (size_t c : {5u, 6u}) {
         const RawValue& v = c == 5 ? got.pytorch_ts[r] : got.pytorch_end[r];
-        const Cell& w = want.columns[c].cells[r];
+        const frame::Cell& w = want.columns[c].cells[r];
         EXPECT_EQ(v.kind, w.kind) << "seed " << seed << " row " << r;
         EXPECT_EQ(v.str(), w.str()) << "seed " << seed << " row " << r;
         EXPECT_EQ(v.num(), w.num()) << "seed " << seed << " row " << r;
@@ -181,9 +181,9 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
     ScratchProfilerDb t("fa-both");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
-    Frame busy, link;
+    frame::Frame busy, link;
     ASSERT_TRUE(db.query(free_analysis_busy_sql(), {}, busy, "TASK", diag));
     ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, link, "TASK", diag));
     const std::string link_sql = free_analysis_link_sql();
@@ -191,8 +191,8 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
     ASSERT_TRUE(got.busy_ok && got.link_ok) << "seed " << seed;
     ASSERT_EQ(got.busy.size(), busy.rows()) << "seed " << seed;
     for (size_t i = 0; i < got.busy.size(); ++i) {
-      EXPECT_EQ(Cell::integer(got.busy[i].start), busy.columns[0].cells[i]) << "seed " << seed;
-      EXPECT_EQ(Cell::integer(got.busy[i].end), busy.columns[1].cells[i]) << "seed " << seed;
+      EXPECT_EQ(frame::Cell::integer(got.busy[i].start), busy.columns[0].cells[i]) << "seed " << seed;
+      EXPECT_EQ(frame::Cell::integer(got.busy[i].end), busy.columns[1].cells[i]) << "seed " << seed;
     }
     ASSERT_EQ(got.link.cells.rows(), link.rows()) << "seed " << seed;
     for (size_t c = 0; c < 5; ++c)
@@ -212,7 +212,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("fa-noindex");
     t.exec(random_rows(7, false));
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     LinkRows got;
     EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
   }
@@ -223,7 +223,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
         "INSERT INTO PYTORCH_API (startNs, endNs, connectionId) VALUES ('1','2',3),"
         "('4','5',3)");
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     LinkRows got;
     EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
   }
@@ -233,7 +233,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     rows.insert(rows.rfind("COMMIT;"), "CREATE INDEX TaskIndex ON TASK (startNs, endNs);");
     t.exec(rows);
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     LinkRows got;
     EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
     std::vector<BusyInterval> busy;
@@ -244,7 +244,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     t.exec(random_rows(7));
     t.exec("INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (2.5, 9, 99)");
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     LinkRows got;
     EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
   }
@@ -252,7 +252,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("fa-text");
     t.exec(std::string(kSchema) + "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES ('x', 5)");
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     std::vector<BusyInterval> got;
     EXPECT_FALSE(scan_busy_intervals(db.database(), got));
   }

@@ -58,9 +58,9 @@ TEST(HcclSumScan, RowsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("hccl-scan");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
-    Frame want, got;
+    frame::Frame want, got;
     ASSERT_TRUE(db.query(hccl_sum_sql(), {0, kMax}, want, "COMMUNICATION_OP", diag));
     ASSERT_TRUE(scan_hccl_ops(db.database(), hccl_sum_sql(), 0, kMax, got)) << "seed " << seed;
     expect_same_frame(got, want, seed);
@@ -72,8 +72,8 @@ TEST(HcclSumScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("hccl-decline");
     t.exec(rows);
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
-    Frame got;
+    frame::RankDb db(t.path, diag);
+    frame::Frame got;
     EXPECT_FALSE(scan_hccl_ops(db.database(), hccl_sum_sql(), 0, kMax, got)) << what;
   };
   declines(random_rows(3) + "CREATE INDEX ix ON COMMUNICATION_OP (startNs);",

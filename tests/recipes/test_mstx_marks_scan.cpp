@@ -56,13 +56,13 @@ TEST(MstxMarksScan, RowsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("mstx-marks");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
-    Frame want, got;
+    frame::Frame want, got;
     ASSERT_TRUE(db.query(mstx_mark_sql(), {0, kMax}, want, "MSTX_EVENTS", diag));
     ASSERT_TRUE(scan_mstx_marks(db.database(), mstx_mark_sql(), 0, kMax, got)) << "seed " << seed;
     expect_same_frame(got, want, seed);
-    Frame want_steps, got_steps;
+    frame::Frame want_steps, got_steps;
     ASSERT_TRUE(db.query(mstx_step_sql(), {}, want_steps, "STEP_TIME", diag));
     ASSERT_TRUE(scan_step_time(db.database(), mstx_step_sql(), got_steps)) << "seed " << seed;
     expect_same_frame(got_steps, want_steps, seed);
@@ -74,8 +74,8 @@ TEST(MstxMarksScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("mstx-marks-decline");
     t.exec(rows);
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
-    Frame got;
+    frame::RankDb db(t.path, diag);
+    frame::Frame got;
     EXPECT_FALSE(scan_mstx_marks(db.database(), mstx_mark_sql(), 0, kMax, got)) << what;
     EXPECT_FALSE(scan_step_time(db.database(), mstx_step_sql(), got)) << what;
   };

@@ -62,9 +62,9 @@ TEST(MstxRangeScan, RowsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("mstx-scan");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
+    frame::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
-    Frame want, got;
+    frame::Frame want, got;
     ASSERT_TRUE(db.query(mstx_range_sql(true), {0, kMax}, want, "MSTX_EVENTS", diag));
     ASSERT_TRUE(scan_mstx_ranges(db.database(), mstx_range_sql(true), 0, kMax, got))
         << "seed " << seed;
@@ -77,8 +77,8 @@ TEST(MstxRangeScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("mstx-decline");
     t.exec(rows);
     io::Diagnostics diag;
-    RankDb db(t.path, diag);
-    Frame got;
+    frame::RankDb db(t.path, diag);
+    frame::Frame got;
     EXPECT_FALSE(scan_mstx_ranges(db.database(), sql, 0, kMax, got)) << what;
   };
   declines(random_rows(4), mstx_range_sql(false), "the query without TASK: another plan");

@@ -72,7 +72,7 @@ TEST(MstxAnnotations, MarksRangesStepsAndNames) {
   sqlite3_close(db);
 
   cs::io::Diagnostics diag;
-  cs::recipes::RankDb rank(path.string(), diag);
+  cs::frame::RankDb rank(path.string(), diag);
   std::vector<cs::recipes::MstxAnnotation> got;
   ASSERT_TRUE(cs::recipes::read_mstx_annotations(rank, got, diag));
   ASSERT_EQ(got.size(), 5u);

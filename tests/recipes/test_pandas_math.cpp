@@ -19,7 +19,7 @@
 #include "recipes/frame/pandas_math.h"
 #include "recipes/frame/pandas_sort.h"
 
-using namespace cs::recipes;
+using namespace cs::frame;
 
 TEST(PandasMath, QuantileLinear) {
   EXPECT_DOUBLE_EQ(quantile_linear({1.0, 2.0, 4.0, 8.0}, 0.25), 1.75);

@@ -27,16 +27,16 @@ std::string group_info(int groups) {
 
 // The parallel_info frame communication_groups_from reads for a rank whose profiler database is
 // made by `schema_sql` (META_DATA's CREATE statement and rows).
-Frame parallel_info(const std::string& name, const std::string& schema_sql, io::Diagnostics& diag) {
+frame::Frame parallel_info(const std::string& name, const std::string& schema_sql, io::Diagnostics& diag) {
   ScratchProfilerDb db(name);
   db.exec(schema_sql);
-  Frame time;
-  time.add("hccl_op_name").push_back(Cell::text("hcom_allReduce__1_1_1"));
-  time.add("group_name").push_back(Cell::text("1000"));
+  frame::Frame time;
+  time.add("hccl_op_name").push_back(frame::Cell::text("hcom_allReduce__1_1_1"));
+  time.add("group_name").push_back(frame::Cell::text("1000"));
   RankDbPaths paths;
   paths.rank = 0;
   paths.profiler_db = db.path;
-  FrameSet out;
+  frame::FrameSet out;
   communication_groups_from(paths, &time, out, diag);
   return out["parallel_info"];
 }
@@ -52,10 +52,10 @@ TEST(ParallelGroupInfo, FromThePagesAsFromSqlite) {
   const std::string info = group_info(100);
   ASSERT_GT(info.size(), size_t{8000}) << "the value spans overflow pages";
   io::Diagnostics d1, d2;
-  const Frame direct = parallel_info(
+  const frame::Frame direct = parallel_info(
       "pgi-direct", "CREATE TABLE META_DATA (name TEXT,value TEXT);" + rows_of(info), d1);
   // COLLATE BINARY changes nothing SQLite returns, but the reader declines it: SQLite reads.
-  const Frame by_sqlite = parallel_info(
+  const frame::Frame by_sqlite = parallel_info(
       "pgi-sqlite", "CREATE TABLE META_DATA (name TEXT COLLATE BINARY,value TEXT);" + rows_of(info),
       d2);
   EXPECT_TRUE(d1.empty());

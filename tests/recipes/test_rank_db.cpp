@@ -16,30 +16,30 @@ namespace cs::recipes {
 namespace {
 
 TEST(TextCell, CopiesShareTheString) {
-  const Cell a = Cell::text("hcom_allReduce__123_0_1_with_a_long_name");
-  const Cell b = a;
+  const frame::Cell a = frame::Cell::text("hcom_allReduce__123_0_1_with_a_long_name");
+  const frame::Cell b = a;
   EXPECT_EQ(&a.str(), &b.str());
-  EXPECT_EQ(a, Cell::text("hcom_allReduce__123_0_1_with_a_long_name"));
-  EXPECT_EQ(Cell::integer(3).str(), "");
+  EXPECT_EQ(a, frame::Cell::text("hcom_allReduce__123_0_1_with_a_long_name"));
+  EXPECT_EQ(frame::Cell::integer(3).str(), "");
 }
 
 TEST(TextCell, EqualTextsAreOneStringOnEveryThread) {
   // Built on different threads from different buffers, equal texts are one interned string (so
   // equality and hashing can compare pointers), and an int cell reads as its value only.
   const std::string text = "hcom_broadcast__77_0_1_long_enough_for_the_heap";
-  const std::string* here = Cell::text(text).text_ptr();
+  const std::string* here = frame::Cell::text(text).text_ptr();
   const std::string* there = nullptr;
-  std::thread t([&] { there = Cell::text(std::string(text)).text_ptr(); });
+  std::thread t([&] { there = frame::Cell::text(std::string(text)).text_ptr(); });
   t.join();
   ASSERT_NE(here, nullptr);
   EXPECT_EQ(here, there);
   EXPECT_EQ(*here, text);
-  EXPECT_NE(Cell::text("other").text_ptr(), here);
-  EXPECT_EQ(Cell::text("").str(), "");
-  EXPECT_EQ(Cell::integer(3).text_ptr(), nullptr);
-  EXPECT_EQ(Cell::real(2.5).i(), 0);
-  EXPECT_EQ(Cell::integer(-4).num(), -4.0);
-  EXPECT_EQ(sizeof(Cell), 16u);
+  EXPECT_NE(frame::Cell::text("other").text_ptr(), here);
+  EXPECT_EQ(frame::Cell::text("").str(), "");
+  EXPECT_EQ(frame::Cell::integer(3).text_ptr(), nullptr);
+  EXPECT_EQ(frame::Cell::real(2.5).i(), 0);
+  EXPECT_EQ(frame::Cell::integer(-4).num(), -4.0);
+  EXPECT_EQ(sizeof(frame::Cell), 16u);
 }
 
 TEST(TextCell, ThreadsInterningTheSameTextsAgreeWhileThePoolGrows) {
@@ -53,7 +53,7 @@ TEST(TextCell, ThreadsInterningTheSameTextsAgreeWhileThePoolGrows) {
     threads.emplace_back([t, &got] {
       for (int k = 0; k < kTexts; ++k) {
         const int i = t % 2 ? kTexts - 1 - k : (k * 7919 + t) % kTexts;  // every i once
-        got[t][i] = intern_text("pool-stress-" + std::to_string(i));
+        got[t][i] = frame::intern_text("pool-stress-" + std::to_string(i));
       }
     });
   for (auto& th : threads) th.join();
@@ -61,18 +61,18 @@ TEST(TextCell, ThreadsInterningTheSameTextsAgreeWhileThePoolGrows) {
     ASSERT_NE(got[0][i], nullptr);
     EXPECT_EQ(*got[0][i], "pool-stress-" + std::to_string(i));
     for (int t = 1; t < kThreads; ++t) ASSERT_EQ(got[t][i], got[0][i]) << "text " << i;
-    ASSERT_EQ(intern_text("pool-stress-" + std::to_string(i)), got[0][i]);
+    ASSERT_EQ(frame::intern_text("pool-stress-" + std::to_string(i)), got[0][i]);
   }
 }
 
 TEST(TextCell, CacheGivesThePoolsStringAlsoAfterEvictions) {
   // A stream of 1,000 texts (far more than the cache's slots), each seen three times in a row
   // and again later: every answer is the pool's one copy of the text.
-  TextCache cache;
+  frame::TextCache cache;
   for (int pass = 0; pass < 2; ++pass)
     for (int i = 0; i < 1000; ++i) {
       const std::string text = "cache-text-" + std::to_string(i);
-      for (int k = 0; k < 3; ++k) ASSERT_EQ(cache.intern(text), intern_text(text)) << text;
+      for (int k = 0; k < 3; ++k) ASSERT_EQ(cache.intern(text), frame::intern_text(text)) << text;
       ASSERT_EQ(*cache.intern(text), text);
     }
   EXPECT_EQ(*cache.intern(""), "");
@@ -91,26 +91,26 @@ TEST(RankDbQuery, TypedCellsAndEqualTextsShareOneString) {
             SQLITE_OK);
   sqlite3_close(w);
   io::Diagnostics diag;
-  RankDb db(path, diag);
+  frame::RankDb db(path, diag);
   ASSERT_TRUE(db.ok());
-  Frame f;
+  frame::Frame f;
   ASSERT_TRUE(db.query("SELECT * FROM t", {}, f, "t", diag));
   ASSERT_EQ(f.rows(), 3u);
   const auto& names = f.columns[0].cells;
   EXPECT_EQ(names[0].str(), "group_a_long_enough_to_be_on_the_heap");
   EXPECT_EQ(names[1].str(), "other");
   EXPECT_EQ(&names[0].str(), &names[2].str());
-  EXPECT_EQ(f.columns[1].cells[0], Cell::integer(1));
+  EXPECT_EQ(f.columns[1].cells[0], frame::Cell::integer(1));
   EXPECT_TRUE(f.columns[1].cells[1].is_null());
-  EXPECT_EQ(f.columns[2].cells[1], Cell::real(2.0));
+  EXPECT_EQ(f.columns[2].cells[1], frame::Cell::real(2.0));
   EXPECT_TRUE(diag.items().empty());
   // The rows pass through a buffer reused from query to query: another query of another width
   // and length gets exactly its own rows.
-  Frame g;
+  frame::Frame g;
   ASSERT_TRUE(db.query("SELECT n FROM t WHERE n IS NOT NULL", {}, g, "t", diag));
   ASSERT_EQ(g.columns.size(), 1u);
-  EXPECT_EQ(g.columns[0].cells, (std::vector<Cell>{Cell::integer(1), Cell::integer(3)}));
-  Frame empty;
+  EXPECT_EQ(g.columns[0].cells, (std::vector<frame::Cell>{frame::Cell::integer(1), frame::Cell::integer(3)}));
+  frame::Frame empty;
   ASSERT_TRUE(db.query("SELECT name, x FROM t WHERE n > 9", {}, empty, "t", diag));
   EXPECT_EQ(empty.columns.size(), 2u);
   EXPECT_EQ(empty.rows(), 0u);

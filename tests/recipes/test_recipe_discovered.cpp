@@ -18,7 +18,7 @@ const std::string kJob = std::string(CS_TEST_DATA) + "/ascend-real/db_level1";
 
 // communication_time_sum over `input` into a fresh OUT; the exit status and OUT's database dump.
 std::pair<int, std::string> run(const std::string& name, const std::string& input,
-                                const cs::cluster::DiscoveryResult* discovered) {
+                                const cs::load::DiscoveryResult* discovered) {
   const fs::path out = cs::test::temp_dir("recipe-discovered-" + name);
   cs::recipes::RecipeRunOptions r;
   r.recipe = "communication_time_sum";
@@ -36,7 +36,7 @@ std::pair<int, std::string> run(const std::string& name, const std::string& inpu
 }  // namespace
 
 TEST(RecipeDiscovered, HandedRanksAreReadWithoutWalkingTheInputAgain) {
-  const cs::cluster::DiscoveryResult found = cs::cluster::discover_ranks(kJob);
+  const cs::load::DiscoveryResult found = cs::load::discover_ranks(kJob);
   ASSERT_EQ(found.ranks.size(), 2u);
   const auto walked = run("walked", kJob, nullptr);
   ASSERT_EQ(walked.first, 0);
@@ -48,7 +48,7 @@ TEST(RecipeDiscovered, HandedRanksAreReadWithoutWalkingTheInputAgain) {
 }
 
 TEST(RecipeDiscovered, OnlyTheHandedRanksAreRead) {
-  cs::cluster::DiscoveryResult one = cs::cluster::discover_ranks(kJob);
+  cs::load::DiscoveryResult one = cs::load::discover_ranks(kJob);
   ASSERT_EQ(one.ranks.size(), 2u);
   one.ranks.pop_back();
   const auto both = run("both", kJob, nullptr);

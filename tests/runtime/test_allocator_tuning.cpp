@@ -47,9 +47,9 @@ void* volatile kept;  // keeps the compiler from eliding a malloc/free pair
 // A block malloc takes from the heap (below its 32 MiB mmap threshold, so not its own mapping)
 // after prefer_huge_pages(), large enough to make the heap grow.
 void* heap_block_after_advice() {
-  prefer_huge_pages();
+  runtime::prefer_huge_pages();
   kept = std::malloc(8 << 20);  // the heap grows (with its pad) ...
-  prefer_huge_pages();          // ... and the new part is advised at the next call
+  runtime::prefer_huge_pages();          // ... and the new part is advised at the next call
   void* p = std::malloc(4 << 20);
   std::free(kept);
   return p;
@@ -57,7 +57,7 @@ void* heap_block_after_advice() {
 
 TEST(PreferHugePages, MainHeapAndThreadArenasAreAdvised) {
   setenv("CS_HUGE_PAGES", "on", 1);     // whatever the machine (huge_pages_wanted decides once)
-  tune_allocator_for_batch_parsing(2);  // as main() does: blocks below 32 MiB from the heap
+  runtime::tune_allocator_for_batch_parsing(2);  // as main() does: blocks below 32 MiB from the heap
   const int on_the_stack = 0;
   if (vm_flags_of(&on_the_stack).empty()) GTEST_FAIL() << "/proc/self/smaps has no VmFlags";
 #if CS_UNDER_ASAN
@@ -100,20 +100,20 @@ TEST(PreferHugePages, OffOnAVirtualMachineThatReportsFreePages) {
     test::write_file(devices + "/" + name + "/features", bits + "\n");
   };
   device("virtio0", "0x0001", "1100010110111011");  // a network card
-  EXPECT_TRUE(decide_huge_pages(nullptr, devices));
-  EXPECT_TRUE(decide_huge_pages(nullptr, t.str() + "/no-such-folder"));  // not a virtio guest
+  EXPECT_TRUE(runtime::decide_huge_pages(nullptr, devices));
+  EXPECT_TRUE(runtime::decide_huge_pages(nullptr, t.str() + "/no-such-folder"));  // not a virtio guest
   device("virtio1", "0x0005", "0110010100000000");  // a balloon that reports free pages
-  EXPECT_FALSE(decide_huge_pages(nullptr, devices));
-  EXPECT_TRUE(decide_huge_pages("on", devices));
-  EXPECT_FALSE(decide_huge_pages("off", t.str() + "/no-such-folder"));
+  EXPECT_FALSE(runtime::decide_huge_pages(nullptr, devices));
+  EXPECT_TRUE(runtime::decide_huge_pages("on", devices));
+  EXPECT_FALSE(runtime::decide_huge_pages("off", t.str() + "/no-such-folder"));
 }
 
 TEST(PreferHugePages, FreePageReportingBalloonsAreRecognised) {
   // This VM's balloon: features bits 1, 2 and 5 (stats, deflate on OOM, free page reporting).
-  EXPECT_TRUE(reports_free_pages("0x0005", "0110010100000000000000000000000010"));
-  EXPECT_FALSE(reports_free_pages("0x0005", "0110000100000000000000000000000010"));  // no bit 5
-  EXPECT_FALSE(reports_free_pages("0x0001", "0110010100000000000000000000000010"));  // a NIC
-  EXPECT_FALSE(reports_free_pages("0x0005", "0110"));
+  EXPECT_TRUE(runtime::reports_free_pages("0x0005", "0110010100000000000000000000000010"));
+  EXPECT_FALSE(runtime::reports_free_pages("0x0005", "0110000100000000000000000000000010"));  // no bit 5
+  EXPECT_FALSE(runtime::reports_free_pages("0x0001", "0110010100000000000000000000000010"));  // a NIC
+  EXPECT_FALSE(runtime::reports_free_pages("0x0005", "0110"));
 }
 
 }  // namespace

@@ -10,17 +10,17 @@ namespace cs::cluster {
 namespace {
 
 TEST(ThreadsPerProcess, AskedForIsUsed) {
-  EXPECT_EQ(threads_per_process(3, 1), 3);
-  EXPECT_EQ(threads_per_process(7, 4), 7);
+  EXPECT_EQ(runtime::threads_per_process(3, 1), 3);
+  EXPECT_EQ(runtime::threads_per_process(7, 4), 7);
 }
 
 TEST(ThreadsPerProcess, DefaultIsTheProcessShareOfItsCores) {
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int cores = usable_cores();
-  const int one = threads_per_process(0, 1);
+  const int cores = runtime::usable_cores();
+  const int one = runtime::threads_per_process(0, 1);
   EXPECT_EQ(one, cores < hw ? cores : hw);
   // Many processes on the node: at least one thread each.
-  EXPECT_EQ(threads_per_process(0, hw * 4), cores < hw ? cores : 1);
+  EXPECT_EQ(runtime::threads_per_process(0, hw * 4), cores < hw ? cores : 1);
 }
 
 }  // namespace

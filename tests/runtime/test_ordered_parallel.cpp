@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-using cs::cluster::ordered_parallel_for;
+using cs::runtime::ordered_parallel_for;
 
 TEST(OrderedParallel, EmitsInOrderForAnyThreadCount) {
   for (int threads : {0, 1, 2, 3, 8}) {

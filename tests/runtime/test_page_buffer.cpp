@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-using cs::io::PageBuffer;
+using cs::runtime::PageBuffer;
 
 TEST(PageBuffer, HoldsACopyOfTheBytes) {
   std::string text(10000, 'x');

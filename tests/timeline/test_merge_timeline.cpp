@@ -10,7 +10,7 @@
 
 namespace {
 
-using cs::report::shift_timestamp;
+using cs::timeline::shift_timestamp;
 
 std::string shifted(std::string_view raw, int64_t ns) {
   std::string out;
@@ -33,14 +33,14 @@ TEST(MergeTimestamp, KeepsDigitsAndShiftsExactly) {
   EXPECT_EQ(shifted("\"12.\"", 5), "<bad>");
 }
 
-std::string merged(const std::string& json, int rank, int64_t shift, cs::report::TraceScan& scan,
+std::string merged(const std::string& json, int rank, int64_t shift, cs::timeline::TraceScan& scan,
                    cs::io::Diagnostics& diag, const std::string& align = "") {
   simdjson::padded_string text(json);
-  if (!cs::report::scan_trace(text, "t.json", align, scan, diag)) return "<scan failed>";
-  auto plan = cs::report::plan_rank(scan, rank, shift);
+  if (!cs::timeline::scan_trace(text, "t.json", align, scan, diag)) return "<scan failed>";
+  auto plan = cs::timeline::plan_rank(scan, rank, shift);
   std::string out;
-  cs::report::RewriteStats st;
-  if (!cs::report::rewrite_trace(
+  cs::timeline::RewriteStats st;
+  if (!cs::timeline::rewrite_trace(
           text, "t.json", scan, plan, [&](std::string_view b) { out += b; }, st, diag))
     return "<rewrite failed>";
   return out;
@@ -55,7 +55,7 @@ TEST(MergeTrace, RewritesPidsNamesFlowsAndKeepsTheRest) {
     {"name": "process_sort_index", "pid": 77, "tid": 0, "args": {"sort_index": 9}, "ph": "M"},
     {"name": "process_sort_index", "pid": "Spans", "args": {"sort_index": 3}, "ph": "M"}
   ])";
-  cs::report::TraceScan scan;
+  cs::timeline::TraceScan scan;
   cs::io::Diagnostics diag;
   const std::string out = merged(json, 2, 0, scan, diag);
   ASSERT_EQ(scan.events, 6u);
@@ -88,7 +88,7 @@ TEST(MergeTrace, KinetoObjectFactsAndAlign) {
       {"ph": "X", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": 400.25, "dur": 2},
       {"ph": "f", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": 1.0, "id": 4}
     ], "baseTimeNanoseconds": 1700000000000000000})";
-  cs::report::TraceScan scan;
+  cs::timeline::TraceScan scan;
   cs::io::Diagnostics diag;
   const std::string out = merged(json, 0, -250, scan, diag, "AllReduce");
   EXPECT_TRUE(scan.object_form);
@@ -111,7 +111,7 @@ TEST(MergeTrace, IntegersBeyond64BitsAreKeptExactly) {
                            R"(]}}
   ])";
   for (const int64_t shift : {int64_t{0}, int64_t{2000}, int64_t{-1}}) {
-    cs::report::TraceScan scan;
+    cs::timeline::TraceScan scan;
     cs::io::Diagnostics diag;
     const std::string out = merged(json, 0, shift, scan, diag);
     const std::string ts = shift == 0      ? big
@@ -128,7 +128,7 @@ TEST(MergeTrace, IntegersBeyond64BitsAreKeptExactly) {
 TEST(MergeTrace, BrokenFileGivesOneErrorWithPosition) {
   const std::string json =
       "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"ts\": 1},\n {\"ph\": \"X\", \"na";
-  cs::report::TraceScan scan;
+  cs::timeline::TraceScan scan;
   cs::io::Diagnostics diag;
   EXPECT_EQ(merged(json, 0, 0, scan, diag), "<scan failed>");
   ASSERT_EQ(diag.error_count(), 1u);
@@ -138,14 +138,14 @@ TEST(MergeTrace, BrokenFileGivesOneErrorWithPosition) {
   EXPECT_NE(d.hint.find("left out of the merge"), std::string::npos);
 
   cs::io::Diagnostics diag2;
-  cs::report::TraceScan scan2;
+  cs::timeline::TraceScan scan2;
   EXPECT_EQ(merged("{\"a\": 1}", 0, 0, scan2, diag2), "<scan failed>");
   ASSERT_EQ(diag2.error_count(), 1u);
   EXPECT_NE(diag2.items()[0].what.find("traceEvents"), std::string::npos);
 }
 
 TEST(MergeSources, RankFromFileName) {
-  using cs::cluster::rank_from_file_name;
+  using cs::timeline::rank_from_file_name;
   EXPECT_EQ(rank_from_file_name("sampled_rank-3.json.gz"), 3);
   EXPECT_EQ(rank_from_file_name("trace_RANK_12.json"), 12);
   EXPECT_EQ(rank_from_file_name("rank7.pt.trace.json"), 7);

@@ -16,6 +16,7 @@
 
 using namespace cs;
 using namespace cs::report;
+using namespace cs::top;
 
 namespace {
 
@@ -147,10 +148,10 @@ TEST(TopMegEngine, TimelineDeviceSpansTypedByTheirOp) {
 //   5  fc             MatrixMul          1.0         0      40        10    Float32;Float32
 //   6  shape          GetVarShape        (none)      -      5         0     Float32
 //   total device 0.2+0.4+0.5+2.0+1.0 = 4.1 ms; total host 10+10+20+30+40+5 = 115 µs.
-io::MegEngineProfile copy_profile() {
-  io::MegEngineProfile p;
+readers::MegEngineProfile copy_profile() {
+  readers::MegEngineProfile p;
   io::Diagnostics diag;
-  EXPECT_TRUE(io::read_megengine_profile(kDir + "copy_graph.profile.json", p, diag));
+  EXPECT_TRUE(readers::read_megengine_profile(kDir + "copy_graph.profile.json", p, diag));
   return p;
 }
 
@@ -161,7 +162,7 @@ std::vector<std::string> names(const io::Table& t) {
 }
 
 TEST(TopMegEngine, TopEndKeyKernTimesSharedOfTheEndTotal) {
-  const io::MegEngineProfile p = copy_profile();
+  const readers::MegEngineProfile p = copy_profile();
   std::vector<OpCall> calls;
   calls_from_megengine(p, calls, {.host = false, .kern = true});
   ASSERT_EQ(calls.size(), 5u);
@@ -240,7 +241,7 @@ TEST(TopMegEngine, OprNameInputDtypeTypesAndTimeWindow) {
 }
 
 TEST(TopMegEngine, SummaryBlockWithCopyTime) {
-  const io::MegEngineProfile p = copy_profile();
+  const readers::MegEngineProfile p = copy_profile();
   TopOptions o;
   MegEngineSummary s = megengine_summary(p, o);
   EXPECT_NEAR(s.device_us, 4100, 1e-6);
@@ -267,7 +268,7 @@ TEST(TopMegEngine, SummaryBlockWithCopyTime) {
                 .find("N/A (no Copy operator passed the filters)"),
             std::string::npos);
   // No host times at all: "N/A".
-  io::MegEngineProfile none = p;
+  readers::MegEngineProfile none = p;
   for (auto& op : none.ops) op.host_s = -1;
   none.total_host_s = 0;
   EXPECT_NE(

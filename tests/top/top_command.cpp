@@ -13,6 +13,7 @@
 
 using namespace cs;
 using namespace cs::report;
+using namespace cs::top;
 
 namespace {
 const std::string kData = CS_TEST_DATA;

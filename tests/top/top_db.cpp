@@ -17,7 +17,7 @@
 #include "top/top_profile.h"
 
 using namespace cs;
-using namespace cs::report;
+using namespace cs::top;
 
 namespace {
 

@@ -25,7 +25,7 @@ const std::string kCsv = std::string(CS_TEST_DATA) +
                          "/ascend-real/text_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/"
                          "kernel_details.csv";
 
-const OpCall* find(const std::vector<OpCall>& calls, const std::string& name,
+const top::OpCall* find(const std::vector<top::OpCall>& calls, const std::string& name,
                    const std::string& shapes_prefix) {
   for (const auto& c : calls)
     if (c.name == name && c.input_shapes.rfind(shapes_prefix, 0) == 0) return &c;
@@ -33,10 +33,10 @@ const OpCall* find(const std::vector<OpCall>& calls, const std::string& name,
 }
 
 TEST(TopFormats, ConvFlopsFromNc1hwc0AndFractalZ) {
-  std::vector<OpCall> calls;
+  std::vector<top::OpCall> calls;
   std::string used;
   io::Diagnostics diag;
-  ASSERT_TRUE(load_op_calls(kCsv, calls, used, diag));
+  ASSERT_TRUE(top::load_op_calls(kCsv, calls, used, diag));
   struct Want {
     const char* name;
     const char* shapes;
@@ -47,31 +47,31 @@ TEST(TopFormats, ConvFlopsFromNc1hwc0AndFractalZ) {
                        Want{"Conv2D4", "32,48,13,13,8", 9569304576.0},
                        Want{"Conv2D4", "32,32,13,13,8", 6379536384.0},
                        Want{"Conv2DBackpropFilter9", "32,8,27,27,8", 14332723200.0}}) {
-    const OpCall* c = find(calls, w.name, w.shapes);
+    const top::OpCall* c = find(calls, w.name, w.shapes);
     ASSERT_NE(c, nullptr) << w.name << " " << w.shapes;
     EXPECT_EQ(c->flops, w.flops) << w.name << " " << w.shapes;
   }
   for (const char* n : {"Conv2D1", "Conv2DBackpropFilter10"}) {
-    const OpCall* c = find(calls, n, "");
+    const top::OpCall* c = find(calls, n, "");
     ASSERT_NE(c, nullptr) << n;
     EXPECT_TRUE(std::isnan(c->flops)) << n << " " << c->flops;
   }
   // MatMul rows are FORMAT_ND: unchanged, 2*M*N*K (32x9216 by 9216x4096).
-  const OpCall* mm = find(calls, "aclnnAddmm_MatMulCommon_MatMulV2", "32,9216");
+  const top::OpCall* mm = find(calls, "aclnnAddmm_MatMulCommon_MatMulV2", "32,9216");
   ASSERT_NE(mm, nullptr);
   EXPECT_EQ(mm->flops, 2.0 * 32 * 4096 * 9216);
 }
 
 TEST(TopFormats, LayoutsToLogicalShapes) {
-  EXPECT_TRUE(has_private_format("NC1HWC0;FRACTAL_Z;NCHW"));
-  EXPECT_FALSE(has_private_format("FORMAT_ND;FORMAT_ND"));
+  EXPECT_TRUE(top::has_private_format("NC1HWC0;FRACTAL_Z;NCHW"));
+  EXPECT_FALSE(top::has_private_format("FORMAT_ND;FORMAT_ND"));
   // FRACTAL_NZ [N1, M1, M0, N0] = [4, 2, 16, 16] is a 32 x 64 matrix: 32x64 by 64x128.
-  const double f = estimate_flops_with_formats("MatMul", {{4, 2, 16, 16}, {64, 128}},
+  const double f = top::estimate_flops_with_formats("MatMul", {{4, 2, 16, 16}, {64, 128}},
                                                "FRACTAL_NZ;ND", {{32, 128}}, "ND");
   EXPECT_EQ(f, 2.0 * 32 * 128 * 64);
   // An unknown private layout: "-".
   EXPECT_TRUE(
-      std::isnan(estimate_flops_with_formats("Add", {{1, 2, 3, 4, 5, 6}}, "C1HWNCOC0", {}, "")));
+      std::isnan(top::estimate_flops_with_formats("Add", {{1, 2, 3, 4, 5, 6}}, "C1HWNCOC0", {}, "")));
 }
 
 }  // namespace

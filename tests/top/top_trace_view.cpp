@@ -13,7 +13,7 @@ namespace {
 
 const std::string kOut = std::string(CS_TEST_DATA) + "/ascend-real/text_level1/";
 
-double total_us(const std::vector<OpCall>& calls) {
+double total_us(const std::vector<top::OpCall>& calls) {
   double s = 0;
   for (const auto& c : calls) s += c.dur_us;
   return s;
@@ -26,11 +26,11 @@ TEST(TopTraceView, DeviceTimeAgreesWithKernelDetails) {
   for (int rank : {0, 1}) {
     const std::string dir =
         kOut + "rank" + std::to_string(rank) + "_ascend_pt/ASCEND_PROFILER_OUTPUT/";
-    std::vector<OpCall> from_trace, from_csv;
+    std::vector<top::OpCall> from_trace, from_csv;
     std::string used;
     io::Diagnostics diag;
-    ASSERT_TRUE(load_op_calls(dir + "trace_view.json.gz", from_trace, used, diag));
-    ASSERT_TRUE(load_op_calls(dir + "kernel_details.csv", from_csv, used, diag));
+    ASSERT_TRUE(top::load_op_calls(dir + "trace_view.json.gz", from_trace, used, diag));
+    ASSERT_TRUE(top::load_op_calls(dir + "kernel_details.csv", from_csv, used, diag));
     ASSERT_EQ(from_csv.size(), 191u);
     EXPECT_EQ(from_trace.size(), from_csv.size()) << rank;
     EXPECT_NEAR(total_us(from_trace), total_us(from_csv), 0.001 * total_us(from_csv)) << rank;
@@ -47,10 +47,10 @@ TEST(TopTraceView, DeviceTimeAgreesWithKernelDetails) {
     EXPECT_GT(types["Conv2D"], 0) << rank;
   }
   EXPECT_NEAR(total_us([] {
-                std::vector<OpCall> c;
+                std::vector<top::OpCall> c;
                 std::string u;
                 io::Diagnostics d;
-                load_op_calls(kOut + "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json.gz", c,
+                top::load_op_calls(kOut + "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json.gz", c,
                               u, d);
                 return c;
               }()),
