@@ -3,8 +3,9 @@
 // from one cs_* library, or the clusterscope binary, to another cs_* library) is written in its
 // dependency list ("folder/ → dep/ dep/ (comment)", or "folder/ (nothing of ours)"). A folder
 // added later (its cs_library in CMakeLists.txt, its .cpp files) is simply demanded there; so is a
-// link added or removed. The parsers are tested on small texts first, so that a parser that finds
-// nothing cannot pass the real check.
+// link added or removed. And namespaces follow folders: the code of folder a/b/ is in cs::b (io/'s
+// format families share cs::io). The parsers are tested on small texts first, so that a parser
+// that finds nothing cannot pass the real check.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -158,6 +159,29 @@ std::set<std::string> source_folders(const fs::path& root) {
   return folders;
 }
 
+// The namespace a folder's code lives in: cs::<its last part> ("recipes/frame/" -> cs::frame),
+// except io/'s format families, which share cs::io (io/sqlite/ nests cs::io::sqlite).
+std::string folder_namespace(const std::string& folder) {
+  if (folder.rfind("io/", 0) == 0) return "cs::io";
+  std::string f = folder.substr(0, folder.size() - 1);
+  const size_t slash = f.rfind('/');
+  return "cs::" + (slash == std::string::npos ? f : f.substr(slash + 1));
+}
+
+// The namespaces of ours (cs, cs::...) a source text opens, with their line numbers.
+std::vector<std::pair<int, std::string>> opened_namespaces(const std::string& text) {
+  std::vector<std::pair<int, std::string>> out;
+  const std::regex open_re(R"(^\s*namespace (cs(::\w+)*) \{)");
+  std::istringstream lines(text);
+  int n = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++n;
+    std::smatch m;
+    if (std::regex_search(line, m, open_re)) out.emplace_back(n, m[1]);
+  }
+  return out;
+}
+
 // What the map lacks, one line each (empty: the map is complete).
 std::vector<std::string> map_problems(const std::set<std::string>& sources, const Edges& cmake,
                                       const std::set<std::string>& rows, const Edges& listed) {
@@ -290,6 +314,40 @@ TEST(ArchitectureMap, EveryFolderAndLinkIsInArchitectureMd) {
                   << " \u2014 write it in ARCHITECTURE.md (folder table: one row per source "
                      "folder; dependency list: exactly the cs_* links of CMakeLists.txt)";
   }
+}
+
+TEST(ArchitectureMapParsers, FolderNamespaces) {
+  EXPECT_EQ(folder_namespace("load/"), "cs::load");
+  EXPECT_EQ(folder_namespace("recipes/frame/"), "cs::frame");
+  EXPECT_EQ(folder_namespace("io/"), "cs::io");
+  EXPECT_EQ(folder_namespace("io/json/"), "cs::io");
+  const auto opened = opened_namespaces(
+      "namespace cs::load {\n}  // namespace cs::load\nnamespace {\nnamespace fs = x;\n"
+      "namespace detail {\n  namespace cs::io::sqlite {\n");
+  EXPECT_EQ(opened,
+            (std::vector<std::pair<int, std::string>>{{1, "cs::load"}, {6, "cs::io::sqlite"}}));
+}
+
+// Namespaces follow folders: every namespace of ours a folder's code opens is the folder's
+// (folder_namespace) or one nested in it.
+TEST(ArchitectureMap, NamespacesFollowFolders) {
+  const fs::path root = CS_SOURCE_DIR;
+  size_t checked = 0;
+  for (const auto& folder : source_folders(root)) {
+    const std::string want = folder_namespace(folder);
+    for (const auto& entry : fs::directory_iterator(root / folder)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".h") continue;
+      for (const auto& [line, ns] : opened_namespaces(slurp(entry.path()))) {
+        ++checked;
+        EXPECT_TRUE(ns == want || ns.rfind(want + "::", 0) == 0)
+            << folder << entry.path().filename().string() << ":" << line << ": namespace " << ns
+            << " in " << folder << ", whose namespace is " << want
+            << " \u2014 name it after its folder (scripts/rename_namespace.py moves one)";
+      }
+    }
+  }
+  EXPECT_GT(checked, 100u);  // the scan found the namespaces at all
 }
 
 }  // namespace
