@@ -27,7 +27,8 @@ double field(const readers::CommOp& op, readers::TimeField f) {
 
 // A rank's wait in one op on its own: sync when reported, else wait.
 double own_wait(const readers::CommOp& op) {
-  return op.time.has(readers::kSyncTimeMs) ? field(op, readers::kSyncTimeMs) : field(op, readers::kWaitTimeMs);
+  return op.time.has(readers::kSyncTimeMs) ? field(op, readers::kSyncTimeMs)
+                                           : field(op, readers::kWaitTimeMs);
 }
 
 int stage_of(const stats::RankStages& stages, int rank) {
@@ -140,7 +141,8 @@ std::map<int, RankLateness> collective_lateness(const std::vector<load::RankData
         key += '\n';
         key += op.name;
         instances[key].push_back({r.rank(), t.step, prev_wait, 0, field(op, readers::kSyncTimeMs),
-                                  field(op, readers::kWaitTimeMs), field(op, readers::kTransitTimeMs)});
+                                  field(op, readers::kWaitTimeMs),
+                                  field(op, readers::kTransitTimeMs)});
       }
       prev_wait = own_wait(op);
     }

@@ -199,7 +199,8 @@ std::string natural_key(std::string_view s) {
   return key;
 }
 
-io::Table communication_ops_table(const std::vector<load::RankData>& ranks, const msprof::CommGroups& groups) {
+io::Table communication_ops_table(const std::vector<load::RankData>& ranks,
+                                  const msprof::CommGroups& groups) {
   struct Row {
     Key key;
     const readers::CommOp* op;
@@ -212,7 +213,12 @@ io::Table communication_ops_table(const std::vector<load::RankData>& ranks, cons
     for (const msprof::CommStepEntry& se : ge.steps)
       for (const msprof::CommOpEntry& oe : se.ops)
         for (const msprof::CommOpRef& ref : oe.ranks)
-          rows.push_back({Key{se.step, msprof::py_group_of(oe.key), msprof::op_part_of(oe.key), ref.rank, 0, {}},
+          rows.push_back({Key{se.step,
+                              msprof::py_group_of(oe.key),
+                              msprof::op_part_of(oe.key),
+                              ref.rank,
+                              0,
+                              {}},
                           ref.op, oe.p2p, ge.tuple_key});
   sort_rows(rows);
 

@@ -25,7 +25,8 @@ std::string natural_key(std::string_view s);
 // step, group, op, rank, elapse_ms, transit_ms, wait_ms, sync_ms, idle_ms, wait_ratio,
 // sync_ratio, plus type (collective/p2p), group_ranks ("(0, 1)") and start_us.
 // group = the group name after '@'; op = the op name before it.
-io::Table communication_ops_table(const std::vector<load::RankData>& ranks, const msprof::CommGroups& groups);
+io::Table communication_ops_table(const std::vector<load::RankData>& ranks,
+                                  const msprof::CommGroups& groups);
 
 // communication_bandwidth: one row per (step, group, rank, transport), summed over the group's
 // ops in that step (the Total Op Info numbers): step, group, rank, transport, size_mb, time_ms,

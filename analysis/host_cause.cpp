@@ -52,7 +52,8 @@ std::string free_text(const host::HostSummary& s) {
 
 }  // namespace
 
-void apply_host_side(std::vector<SlowRankFinding>& findings, const std::vector<load::RankData>& ranks) {
+void apply_host_side(std::vector<SlowRankFinding>& findings,
+                     const std::vector<load::RankData>& ranks) {
   std::vector<host::RankSummary> summaries;
   std::map<int, const host::HostSummary*> by_rank;
   std::map<int, host::RankHostMeans> means;

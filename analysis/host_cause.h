@@ -17,6 +17,7 @@
 
 namespace cs::analysis {
 
-void apply_host_side(std::vector<SlowRankFinding>& findings, const std::vector<load::RankData>& ranks);
+void apply_host_side(std::vector<SlowRankFinding>& findings,
+                     const std::vector<load::RankData>& ranks);
 
 }  // namespace cs::analysis

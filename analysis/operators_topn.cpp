@@ -10,7 +10,8 @@ stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks) {
   return merged;
 }
 
-stats::RankStages rank_stages(const std::vector<load::RankData>& ranks, const msprof::CommGroups* groups) {
+stats::RankStages rank_stages(const std::vector<load::RankData>& ranks,
+                              const msprof::CommGroups* groups) {
   stats::RankStages out;
   int64_t tp = 0, dp = 0;
   bool consistent = true, any = false;

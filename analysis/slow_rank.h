@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "io/table.h"
-#include "load/rank_data.h"
 #include "analysis/slow_link.h"
 #include "io/diagnostics.h"
+#include "io/table.h"
+#include "load/rank_data.h"
 #include "stats/topn.h"
 
 namespace cs::analysis {

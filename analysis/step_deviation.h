@@ -50,6 +50,7 @@ struct StepDeviations {
   std::vector<int> duplicate_ranks;
 };
 
-StepDeviations step_deviations(const std::vector<load::RankData>& ranks, const stats::RankStages& stages);
+StepDeviations step_deviations(const std::vector<load::RankData>& ranks,
+                               const stats::RankStages& stages);
 
 }  // namespace cs::analysis

@@ -87,7 +87,8 @@ void BM_KinetoParse(benchmark::State& state) {
   for (auto _ : state) {
     cs::readers::Trace t;
     cs::io::Diagnostics d;
-    if (!cs::readers::parse_kineto_trace(json, kTracePath, t, d)) state.SkipWithError("parse failed");
+    if (!cs::readers::parse_kineto_trace(json, kTracePath, t, d))
+      state.SkipWithError("parse failed");
     events = t.events.size() + t.flows.size();
     benchmark::DoNotOptimize(t.events.data());
   }

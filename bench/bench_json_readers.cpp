@@ -265,7 +265,7 @@ void BM_CommunicationJsonInMemory(benchmark::State& state) {
     cs::readers::CommunicationFile f;
     cs::io::Diagnostics diag;
     if (!cs::readers::parse_communication_json(std::string_view(text.data(), text.size()), path, f,
-                                          diag)) {
+                                               diag)) {
       state.SkipWithError("parse failed");
       break;
     }

@@ -114,18 +114,19 @@ int run_cluster(int argc, char** argv) {
   if (vm.count("data-type") == 0 && !data_type_alt.empty()) data_type = data_type_alt;
   const auto data = runtime::enum_from_name(cluster::kDataTypeNames, data_type);
   if (!data)
-    return unknown_choice(
-        runtime::unknown_value("--data-type", data_type, runtime::enum_names(cluster::kDataTypeNames)));
+    return unknown_choice(runtime::unknown_value("--data-type", data_type,
+                                                 runtime::enum_names(cluster::kDataTypeNames)));
   opts.load.data_type = *data;
   if (export_type.empty()) export_type = export_type_alt;
   const auto exporting = runtime::enum_from_name(recipes::kExportTypeNames, export_type);
   if (!export_type.empty() && !exporting)
-    return unknown_choice(
-        runtime::unknown_value("--export_type", export_type, runtime::enum_names(recipes::kExportTypeNames)));
+    return unknown_choice(runtime::unknown_value("--export_type", export_type,
+                                                 runtime::enum_names(recipes::kExportTypeNames)));
   const auto run_mode = runtime::enum_from_name(cluster::kModeNames, mode);
   if (!run_mode && !recipes::is_recipe(mode))
     return unknown_choice(runtime::unknown_value(
-        "mode", mode, runtime::enum_names(cluster::kModeNames) + ", or a recipe: " + recipe_list()));
+        "mode", mode,
+        runtime::enum_names(cluster::kModeNames) + ", or a recipe: " + recipe_list()));
   if (dir.empty()) return usage_error("no input directory: give -d DIR");
   if (!(timeout >= 0)) return usage_error("--timeout must be 0 (no limit) or more seconds");
   if (!run_mode) {
@@ -156,12 +157,13 @@ int run_cluster(int argc, char** argv) {
   if (order_by.empty()) order_by = "total";
   const auto order = stats::parse_order_by(order_by);
   if (!order)
-    return unknown_choice(runtime::unknown_value("--order-by", order_by, runtime::enum_names(stats::kOrderByNames)));
+    return unknown_choice(
+        runtime::unknown_value("--order-by", order_by, runtime::enum_names(stats::kOrderByNames)));
   opts.order_by = *order;
   auto key = load::parse_operator_key(group_by);
   if (!key)
-    return unknown_choice(
-        runtime::unknown_value("--group-by", group_by, runtime::enum_names(load::kOperatorKeyNames)));
+    return unknown_choice(runtime::unknown_value("--group-by", group_by,
+                                                 runtime::enum_names(load::kOperatorKeyNames)));
   std::string error;
   if (!cluster::parse_output_formats(formats, opts.formats, error)) return unknown_choice(error);
   if (!ranks.empty()) {

@@ -92,7 +92,8 @@ int run_generate(int argc, char** argv) {
       "host-noise", po::value<double>(&opts.host_noise_us)->default_value(0),
       "US  every rank idles a random 0..US once a step (host gaps)")(
       "framework", po::value<std::string>(&framework)->default_value("pytorch"),
-      "pytorch (*_ascend_pt), mindspore (*_ascend_ms), msprof (CANN PROF_* directories) or kineto (a GPU job: rank-N.json PyTorch profiler traces with NCCL kernels)")(
+      "pytorch (*_ascend_pt), mindspore (*_ascend_ms), msprof (CANN PROF_* directories) or kineto "
+      "(a GPU job: rank-N.json PyTorch profiler traces with NCCL kernels)")(
       "export-type", po::value<std::string>(&export_type)->default_value("text"),
       "text (JSON/CSV files), db (ASCEND_PROFILER_OUTPUT/analysis.db and "
       "ascend_pytorch_profiler_{rank}.db) or both")(
@@ -131,13 +132,13 @@ int run_generate(int argc, char** argv) {
   if (trace_off) opts.trace_view = 0;
   const auto framework_kind = runtime::enum_from_name(generator::kFrameworkKindNames, framework);
   if (!framework_kind)
-    return unknown_choice(
-        runtime::unknown_value("--framework", framework, runtime::enum_names(generator::kFrameworkKindNames)));
+    return unknown_choice(runtime::unknown_value(
+        "--framework", framework, runtime::enum_names(generator::kFrameworkKindNames)));
   opts.framework = *framework_kind;
   const auto export_kind = runtime::enum_from_name(generator::kExportKindNames, export_type);
   if (!export_kind)
-    return unknown_choice(
-        runtime::unknown_value("--export-type", export_type, runtime::enum_names(generator::kExportKindNames)));
+    return unknown_choice(runtime::unknown_value("--export-type", export_type,
+                                                 runtime::enum_names(generator::kExportKindNames)));
   opts.export_type = *export_kind;
 
   std::string error;

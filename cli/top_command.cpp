@@ -162,7 +162,8 @@ int run_top(int argc, char** argv) {
   o.input_dtype = dtype;
   const auto aggregate_by = runtime::enum_from_name(top::kTopByNames, by);
   if (!aggregate_by || *aggregate_by == top::TopOptions::By::kAll)
-    return unknown_choice(runtime::unknown_value("--aggregate-by", by, runtime::enum_names(top::kTopByNames)));
+    return unknown_choice(
+        runtime::unknown_value("--aggregate-by", by, runtime::enum_names(top::kTopByNames)));
   o.aggregate_by = *aggregate_by;
   // profile_analyze: --aggregate alone folds every call into one row.
   if (o.aggregate_by == top::TopOptions::By::kNone && vm.count("aggregate"))
@@ -174,10 +175,11 @@ int run_top(int argc, char** argv) {
   o.aggregate = *aggregate;
   // "+column": ascending, as profile_analyze.
   o.ascending = order.starts_with('+');
-  const auto order_by =
-      runtime::enum_from_name(top::kTopOrderNames, std::string_view(order).substr(o.ascending ? 1 : 0));
+  const auto order_by = runtime::enum_from_name(
+      top::kTopOrderNames, std::string_view(order).substr(o.ascending ? 1 : 0));
   if (!order_by)
-    return unknown_choice(runtime::unknown_value("--order-by", order, runtime::enum_names(top::kTopOrderNames)));
+    return unknown_choice(
+        runtime::unknown_value("--order-by", order, runtime::enum_names(top::kTopOrderNames)));
   o.order_by = *order_by;
   if (min_time < 0) return usage_error("--min-time must not be negative");
   if (!(max_time >= min_time))
@@ -185,7 +187,8 @@ int run_top(int argc, char** argv) {
                        seconds(min_time) + ": no call could pass");
   const auto kern = runtime::enum_from_name(kEndKeyNames, end_key);
   if (!kern)
-    return unknown_choice(runtime::unknown_value("--top-end-key", end_key, runtime::enum_names(kEndKeyNames)));
+    return unknown_choice(
+        runtime::unknown_value("--top-end-key", end_key, runtime::enum_names(kEndKeyNames)));
   if (!opr_name.empty()) {
     try {
       o.name_regex.emplace(opr_name, std::regex::ECMAScript);

@@ -30,7 +30,7 @@ GroupsResult groups_step(const std::vector<load::RankData>& ranks, const Analysi
   r.groups = msprof::build_comm_groups(ranks, g, r.messages.notes);
   if (opts.json)
     msprof::write_communication_group_json(in_dir(opts, "communication_group.json"), r.groups,
-                                   r.messages.output);
+                                           r.messages.output);
   return r;
 }
 
@@ -49,16 +49,17 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts) 
 
 LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const msprof::GlobalLinks& links) {
   LinkDiagnosis r;
-  r.slow_links =
-      analysis::find_slow_links(analysis::link_observations(links), {}, &r.unjudged_links, &r.overflowed_links);
+  r.slow_links = analysis::find_slow_links(analysis::link_observations(links), {},
+                                           &r.unjudged_links, &r.overflowed_links);
   r.slow_transfers = analysis::find_slow_transfers(in.ranks, r.slow_links);
   return r;
 }
 
 StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
   StepMessages r;
-  msprof::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), in.ranks, *in.groups,
-                                   r.output, io::JsonStyle::python(), opts.threads);
+  msprof::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), in.ranks,
+                                           *in.groups, r.output, io::JsonStyle::python(),
+                                           opts.threads);
   return r;
 }
 
@@ -67,7 +68,8 @@ StepTraceResult step_trace_step(const AnalysisInputs& in, const AnalysisOptions&
   if (opts.step_trace_csv || opts.keep_step_trace) {
     // Its notes are warnings; a failed write is an error (exit 1).
     io::Diagnostics d;
-    msprof::ClusterStepTrace t = msprof::build_cluster_step_trace(in.ranks, *in.groups, d, opts.ranks_filtered);
+    msprof::ClusterStepTrace t =
+        msprof::build_cluster_step_trace(in.ranks, *in.groups, d, opts.ranks_filtered);
     if (opts.step_trace_csv)
       msprof::write_cluster_step_trace_csv(in_dir(opts, "cluster_step_trace_time.csv"), t, d);
     r.messages.add(d);
@@ -87,15 +89,16 @@ OperatorsResult operators_step(const AnalysisInputs& in, const AnalysisOptions& 
   return r;
 }
 
-analysis::SlowRankAnalysis slow_ranks_step(const AnalysisInputs& in,
-                                 const std::vector<analysis::SlowLinkFinding>& slow_links) {
-  return analysis::analyze_slow_ranks(in.ranks, analysis::rank_stages(in.ranks, in.groups), slow_links);
+analysis::SlowRankAnalysis slow_ranks_step(
+    const AnalysisInputs& in, const std::vector<analysis::SlowLinkFinding>& slow_links) {
+  return analysis::analyze_slow_ranks(in.ranks, analysis::rank_stages(in.ranks, in.groups),
+                                      slow_links);
 }
 
 std::string diagnosis_text(const analysis::SlowRankAnalysis& slow_ranks, const LinkDiagnosis& links,
                            const std::vector<stats::TopNRow>& by_cv) {
-  std::string s =
-      analysis::diagnosis_summary(slow_ranks.findings, links.slow_links, by_cv, links.slow_transfers);
+  std::string s = analysis::diagnosis_summary(slow_ranks.findings, links.slow_links, by_cv,
+                                              links.slow_transfers);
   if (!slow_ranks.stage_imbalance.empty()) s += slow_ranks.stage_imbalance + "\n";
   if (links.unjudged_links > 0)
     s += std::to_string(links.unjudged_links) +

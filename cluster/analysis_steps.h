@@ -29,7 +29,7 @@ namespace cs::cluster {
 
 // What every step reads; nothing in it changes while the steps run.
 struct AnalysisInputs {
-  const std::vector<load::RankData>& ranks;  // sorted by rank
+  const std::vector<load::RankData>& ranks;    // sorted by rank
   const msprof::CommGroups* groups = nullptr;  // null when the mode builds none (-m operators)
 };
 
@@ -73,7 +73,8 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 struct LinkDiagnosis {
   std::vector<analysis::SlowLinkFinding> slow_links;
-  std::vector<analysis::SlowTransferFinding> slow_transfers;  // links named only when the matrix agrees
+  std::vector<analysis::SlowTransferFinding>
+      slow_transfers;        // links named only when the matrix agrees
   int unjudged_links = 0;    // links with too little data to judge (slow_link.h)
   int overflowed_links = 0;  // links whose size sums are beyond 1.8e308 (slow_link.h)
 };
@@ -84,7 +85,7 @@ LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const msprof::Global
 StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 struct StepTraceResult {
-  io::Table table;                // clusterscope's step_trace table
+  io::Table table;                        // clusterscope's step_trace table
   msprof::ClusterStepTrace msprof_trace;  // the CSV document's rows, when opts.keep_step_trace
   StepMessages messages;
 };
@@ -99,8 +100,8 @@ struct OperatorsResult {
 OperatorsResult operators_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 // Slow ranks, given the slow links (a rank late only because of a slow link is not blamed).
-analysis::SlowRankAnalysis slow_ranks_step(const AnalysisInputs& in,
-                                 const std::vector<analysis::SlowLinkFinding>& slow_links);
+analysis::SlowRankAnalysis slow_ranks_step(
+    const AnalysisInputs& in, const std::vector<analysis::SlowLinkFinding>& slow_links);
 
 // The closing summary's findings in plain words: slow ranks, links, transfers, the most varying
 // operator, stage imbalance and the links left unjudged.

@@ -72,14 +72,15 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
 // `packed`, each rank is packed for the root as soon as it is parsed (pushed with its position
 // in `mine`) and its RankData freed, so a non-root process never holds a rank twice.
 std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entries,
-                                  const std::vector<size_t>& mine, const load::ParseOptions& opts,
-                                  int threads, std::atomic<int64_t>& done,
-                                  std::atomic<uint64_t>& done_bytes, PackedQueue* packed,
-                                  bool keep_communication_packed) {
+                                        const std::vector<size_t>& mine,
+                                        const load::ParseOptions& opts, int threads,
+                                        std::atomic<int64_t>& done,
+                                        std::atomic<uint64_t>& done_bytes, PackedQueue* packed,
+                                        bool keep_communication_packed) {
   std::vector<load::RankData> out(mine.size());
   auto parse_one = [&](size_t i) {
     runtime::interrupt_checkpoint("load");  // an interrupt stops between ranks
-    runtime::prefer_huge_pages();                // this thread's heap (runtime/allocator_tuning.h)
+    runtime::prefer_huge_pages();           // this thread's heap (runtime/allocator_tuning.h)
     const load::RankEntry& e = entries[mine[i]];
     try {
       out[i] = load::parse_rank(e, opts);
@@ -112,7 +113,8 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
 
 }  // namespace
 
-LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts, runtime::PhaseLog& log) {
+LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
+                           runtime::PhaseLog& log) {
   LoadedCluster result;
 
   // 1. Discover on the root, broadcast the list (plus a fatal flag) to everyone.
@@ -204,7 +206,7 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts, 
   }
   {
     runtime::ProgressBar bar(mpi.is_root() && opts.show_progress, "parse",
-                    static_cast<int64_t>(entries.size()), result.input_bytes);
+                             static_cast<int64_t>(entries.size()), result.input_bytes);
     std::atomic<bool> finished{false};
     runtime::TaskGroup parser;  // errors are caught inside: they are this process's to report
     parser.run([&] {
@@ -311,13 +313,14 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts, 
     // The received batches and the parsers' buffers are freed: give their pages back before the
     // analyses build their tables.
     runtime::release_freed_memory();
-    std::stable_sort(result.ranks.begin(), result.ranks.end(),
-                     [](const load::RankData& a, const load::RankData& b) { return a.rank() < b.rank(); });
+    std::stable_sort(
+        result.ranks.begin(), result.ranks.end(),
+        [](const load::RankData& a, const load::RankData& b) { return a.rank() < b.rank(); });
     uint64_t bytes = 0;
     for (const auto& d : result.ranks) bytes += d.bytes_read;
     log.end(std::to_string(result.ranks.size()) + " ranks on " + std::to_string(mpi.size()) +
-            " process(es) x " + std::to_string(threads) + " thread(s), " + runtime::human_bytes(bytes) +
-            " read");
+            " process(es) x " + std::to_string(threads) + " thread(s), " +
+            runtime::human_bytes(bytes) + " read");
   }
   return result;
 }

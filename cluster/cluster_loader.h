@@ -21,8 +21,8 @@ namespace cs::cluster {
 
 struct LoadOptions {
   std::string input_dir;
-  std::optional<std::set<int>> rank_filter;  // --rank-list
-  load::DataType data_type = load::DataType::kAuto;      // --data-type
+  std::optional<std::set<int>> rank_filter;          // --rank-list
+  load::DataType data_type = load::DataType::kAuto;  // --data-type
   load::ParseOptions parse;
   int threads = 0;             // parser threads per process; 0 = cores / processes on this node
   bool show_progress = false;  // progress bar on the root
@@ -37,14 +37,15 @@ struct LoadedCluster {
   // Root only (empty on other processes):
   std::vector<load::RankData> ranks;     // every rank directory parsed, sorted by rank
   std::vector<load::RankEntry> skipped;  // found but not parsed (no rank id, duplicate, ...)
-  io::Diagnostics diagnostics;     // discovery's findings (per-rank ones stay in RankData)
-  bool input_is_rank_dir = false;  // -d is one rank's directory (DiscoveryResult)
-  uint64_t input_bytes = 0;        // bytes of input files across all ranks
+  io::Diagnostics diagnostics;           // discovery's findings (per-rank ones stay in RankData)
+  bool input_is_rank_dir = false;        // -d is one rank's directory (DiscoveryResult)
+  uint64_t input_bytes = 0;              // bytes of input files across all ranks
   int threads_per_process = 1;
   int processes_on_root_node = 1;  // the root's node: processes that sleep while it analyses
 };
 
 // Collective over all processes of `mpi`. Phases are reported through `log` on the root.
-LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts, runtime::PhaseLog& log);
+LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
+                           runtime::PhaseLog& log);
 
 }  // namespace cs::cluster

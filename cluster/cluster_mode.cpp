@@ -27,7 +27,8 @@ bool parse_output_formats(std::string_view text, OutputFormats& out, std::string
     else
       out.insert(*f);
   }
-  if (out.empty()) error = "no format given \u2014 valid: " + runtime::enum_names(kOutputFormatNames);
+  if (out.empty())
+    error = "no format given \u2014 valid: " + runtime::enum_names(kOutputFormatNames);
   return !out.empty();
 }
 

@@ -43,7 +43,9 @@ using OutputFormats = std::set<OutputFormat>;  // never holds kAll
 
 // --data-type (load/rank_data.h): which export to read when a rank has both.
 inline constexpr std::array<runtime::EnumName<load::DataType>, 3> kDataTypeNames{
-    {{"auto", load::DataType::kAuto}, {"text", load::DataType::kText}, {"db", load::DataType::kDb}}};
+    {{"auto", load::DataType::kAuto},
+     {"text", load::DataType::kText},
+     {"db", load::DataType::kDb}}};
 
 // The mode's name as -m spells it ("communication_time").
 std::string_view mode_name(Mode mode);

@@ -3,8 +3,8 @@
 #include "analysis/comm_summary.h"
 #include "analysis/comm_tables.h"
 #include "cluster/analysis_steps.h"
-#include "cluster/memory_step.h"
 #include "cluster/host_outputs.h"
+#include "cluster/memory_step.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/task_runner.h"
@@ -140,7 +140,8 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                              runtime::PhaseLog& log) {
   const std::vector<load::RankData>& ranks = loaded.ranks;
   const Wants want = wants_for(ctx.opts.mode);
-  runtime::prefer_huge_pages();  // the root's heap, filled by the analyses (runtime/allocator_tuning.h)
+  runtime::prefer_huge_pages();  // the root's heap, filled by the analyses
+                                 // (runtime/allocator_tuning.h)
   AnalysisOptions opts;
   opts.mode = ctx.opts.mode;
   opts.out_dir = ctx.out_dir;
@@ -199,8 +200,9 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                        [&] { comm_json = communication_json_step(in, opts); }});
     tasks.push_back({"communication ops table", 0.4,
                      [&] { sink.put(analysis::communication_ops_table(ranks, groups.groups)); }});
-    tasks.push_back({"communication bandwidth table", 0.3,
-                     [&] { sink.put(analysis::communication_bandwidth_table(ranks, groups.groups)); }});
+    tasks.push_back({"communication bandwidth table", 0.3, [&] {
+                       sink.put(analysis::communication_bandwidth_table(ranks, groups.groups));
+                     }});
   }
   if (want.step_trace)
     tasks.push_back({"step trace", 0.1, [&] {

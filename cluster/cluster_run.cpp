@@ -141,7 +141,8 @@ int check_step_present(const LoadedCluster& lc, const ClusterRunOptions& opts) {
   std::set<int> present;
   for (const auto& r : lc.ranks)
     for (int64_t s : r.steps_present) present.insert(static_cast<int>(s));
-  if (present.empty() || present.count(static_cast<int>(*opts.load.parse.step))) return runtime::kExitOk;
+  if (present.empty() || present.count(static_cast<int>(*opts.load.parse.step)))
+    return runtime::kExitOk;
   io::print_message(opts.load.input_dir + ": step " + std::to_string(*opts.load.parse.step) +
                     " is not in the data \u2014 steps present: " + load::format_rank_set(present));
   return runtime::kExitUsage;
@@ -215,8 +216,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   if (short_of_job)
     std::fprintf(stderr, "clusterscope: %s\n",
                  load::short_of_job_line(opts.load.input_dir, *coverage).c_str());
-  if (const std::string note =
-          load::input_output_note(lc.ranks, lc.input_is_rank_dir, opts.load.input_dir, out_dir.string());
+  if (const std::string note = load::input_output_note(lc.ranks, lc.input_is_rank_dir,
+                                                       opts.load.input_dir, out_dir.string());
       !note.empty())
     std::fprintf(stderr, "clusterscope: %s\n", note.c_str());
 
@@ -311,8 +312,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     std::printf(
         "clusterscope: %zu rank(s) analysed (%zu ok, %zu partly read), %zu skipped, %s in "
         "%.1f s on %d process(es)\n",
-        c.ok + c.partial, c.ok, c.partial, c.skipped, runtime::human_bytes(lc.input_bytes).c_str(), secs,
-        processes);
+        c.ok + c.partial, c.ok, c.partial, c.skipped, runtime::human_bytes(lc.input_bytes).c_str(),
+        secs, processes);
     if (!results.summary.empty()) std::printf("%s", results.summary.c_str());
     std::printf("Results: %s/\n", io::escape_text(out_dir.string()).c_str());
     // The last line: the page to open, only when this run wrote it (never a stale one).

@@ -276,8 +276,9 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
     std::fputs(memory::memory_diff_line(memory_diff[0], true).c_str(), stdout);
   }
   if (!o.quiet) io::print_message("wrote " + out_dir + "/");
-  return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty() ? runtime::kExitPartial
-                                                                                 : runtime::kExitOk;
+  return diag.has_errors() || diag.warning_count() > 0 || !wctx.warnings.empty()
+             ? runtime::kExitPartial
+             : runtime::kExitOk;
 }
 
 }  // namespace cs::compare

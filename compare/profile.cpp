@@ -186,8 +186,9 @@ bool build_profile(readers::Trace trace, bool npu, std::optional<int64_t> step, 
         k.dur_us = e.dur_us;
         k.collective = e.collective;
         const auto name = t.strings.str(e.name);
-        k.communication = npu ? e.kind == EventKind::kCommunication
-                              : name.substr(0, 4) == "nccl" || readers::is_megengine_collective(name);
+        k.communication =
+            npu ? e.kind == EventKind::kCommunication
+                : name.substr(0, 4) == "nccl" || readers::is_megengine_collective(name);
         k.kind = e.kind;
         kernel_at.emplace(KernelKey{e.pid, e.tid, e.ts_ns},
                           static_cast<int32_t>(out.kernels.size()));

@@ -39,8 +39,9 @@ struct DeviceKernel {
   int32_t op = -1;          // innermost launching op, -1 when not linked
   int32_t collective = -1;  // Trace::collectives index (NCCL args) or -1
   KernelCategory category = KernelCategory::kOther;
-  readers::EventKind kind = readers::EventKind::kKernel;  // kKernel, kMemcpy, kMemset, kCommunication
-  bool communication = false;                   // NCCL / HCCL
+  readers::EventKind kind =
+      readers::EventKind::kKernel;  // kKernel, kMemcpy, kMemset, kCommunication
+  bool communication = false;       // NCCL / HCCL
 };
 
 struct StepWindow {
@@ -51,7 +52,7 @@ struct StepWindow {
 struct Profile {
   std::string source;  // path, for messages
   bool npu = false;
-  readers::Trace trace;                    // owns the strings
+  readers::Trace trace;               // owns the strings
   std::vector<OpNode> ops;            // parents before children
   std::vector<int32_t> roots;         // top-level ops, by start time (all threads)
   std::vector<DeviceKernel> kernels;  // compute and communication, by start time

@@ -276,7 +276,8 @@ void communication_candidates(const std::vector<RankData>& base, const std::vect
                 (label == labels.end() ? "group " + std::string(op.group()) : label->second);
             type_of[key] = type;
             auto& bc = keys[key][d.rank()];
-            (side == 0 ? bc.first : bc.second) += op.time.get(readers::kTransitTimeMs) * 1000.0 / steps;
+            (side == 0 ? bc.first : bc.second) +=
+                op.time.get(readers::kTransitTimeMs) * 1000.0 / steps;
           }
     }
   }

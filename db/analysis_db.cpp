@@ -41,7 +41,7 @@ class CommBuilder {
 
   // The op for (step, type, name@group), created at the end of its step when new.
   readers::CommOp& op(std::string_view step, std::string_view type, std::string_view op_name,
-                 std::string_view group) {
+                      std::string_view group) {
     std::string name(op_name);
     if (!group.empty()) {
       name += '@';
@@ -110,7 +110,7 @@ class CommBuilder {
   readers::CommunicationFile& out_;
   std::unordered_map<std::string, OpRef> ops_;
   std::unordered_map<std::string, size_t> steps_;
-  std::vector<OpRef> refs_;                                        // creation order
+  std::vector<OpRef> refs_;                                             // creation order
   std::vector<std::vector<std::vector<readers::SizeBucket>>> pending_;  // per op, per transport
   size_t cached_ = 0;
 };
@@ -161,7 +161,8 @@ bool read_step_trace_db(const Database& db, readers::StepTraceFile& out, io::Dia
   return r != StepResult::kError;
 }
 
-bool read_communication_db(const Database& db, readers::CommunicationFile& out, io::Diagnostics& diag) {
+bool read_communication_db(const Database& db, readers::CommunicationFile& out,
+                           io::Diagnostics& diag) {
   out = {};
   static const std::vector<std::string> kTimeCols = {
       "hccl_op_name", "group_name", "start_timestamp",      "elapse_time", "transit_time",
@@ -189,7 +190,8 @@ bool read_communication_db(const Database& db, readers::CommunicationFile& out, 
         bad.skip_row();
         continue;
       }
-      readers::CommOp& op = builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
+      readers::CommOp& op =
+          builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
       op.has_time_info = true;
       for (size_t f = 0; f < kFields.size(); ++f) {
         auto n = st->num_at(4 + static_cast<int>(f));
@@ -200,12 +202,14 @@ bool read_communication_db(const Database& db, readers::CommunicationFile& out, 
         }
       }
       if (op.time.has(readers::kWaitTimeMs) && op.time.has(readers::kTransitTimeMs)) {
-        op.time.set(readers::kWaitTimeRatio, io::Num::real(ratio4(op.time.get(readers::kWaitTimeMs),
-                                                             op.time.get(readers::kTransitTimeMs))));
+        op.time.set(readers::kWaitTimeRatio,
+                    io::Num::real(ratio4(op.time.get(readers::kWaitTimeMs),
+                                         op.time.get(readers::kTransitTimeMs))));
       }
       if (op.time.has(readers::kSyncTimeMs) && op.time.has(readers::kTransitTimeMs)) {
-        op.time.set(readers::kSyncTimeRatio, io::Num::real(ratio4(op.time.get(readers::kSyncTimeMs),
-                                                             op.time.get(readers::kTransitTimeMs))));
+        op.time.set(readers::kSyncTimeRatio,
+                    io::Num::real(ratio4(op.time.get(readers::kSyncTimeMs),
+                                         op.time.get(readers::kTransitTimeMs))));
       }
     }
     bad.report(diag);
@@ -234,7 +238,8 @@ bool read_communication_db(const Database& db, readers::CommunicationFile& out, 
         bad.skip_row();
         continue;
       }
-      readers::CommOp& op = builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
+      readers::CommOp& op =
+          builder.op(st->text_at(2), st->text_at(3), st->text_at(0), st->text_at(1));
       op.has_bandwidth_info = true;
       size_t t = 0;
       while (t < op.transports.size() && !(op.transports[t].name == tn)) ++t;

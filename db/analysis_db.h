@@ -39,7 +39,8 @@ bool read_step_trace_db(const Database& db, readers::StepTraceFile& out, io::Dia
 // kept. Rows whose numbers are NULL are skipped with one error per table. A bandwidth row whose op
 // has no time row still makes an op. Returns false when CommAnalyzerTime is missing or
 // unreadable.
-bool read_communication_db(const Database& db, readers::CommunicationFile& out, io::Diagnostics& diag);
+bool read_communication_db(const Database& db, readers::CommunicationFile& out,
+                           io::Diagnostics& diag);
 
 // Reads CommAnalyzerMatrix into the communication_matrix.json structure: op keys
 // "hccl_op_name@group_name", link keys "src-dst". Returns false when the table is missing or

@@ -1,10 +1,10 @@
 // Harness: profiler_info_N.json (first byte even) or profiler_metadata.json (odd), through the
 // readers rank_parser calls (and, for the metadata, the ClusterBaseInfo renderer
 // cluster_analysis.db uses). The rest of the input is the file.
-#include "readers/distributed_args_json.h"
 #include "readers/profiler_info.h"
 #include "fuzz/harnesses.h"
 #include "fuzz/temp_input.h"
+#include "readers/distributed_args_json.h"
 
 namespace cs::fuzz {
 

@@ -40,7 +40,8 @@ void write_step_trace(SqliteFile& db, const readers::StepTraceFile& st) {
   Insert ins = db.insert("StepTraceTime", 10);
   // StepTraceTime's value columns are step_trace_time.csv's, in the same order.
   std::array<int, readers::kStepTraceColumns.size()> col{};
-  for (size_t i = 0; i < col.size(); ++i) col[i] = st.column(std::string(readers::kStepTraceColumns[i]));
+  for (size_t i = 0; i < col.size(); ++i)
+    col[i] = st.column(std::string(readers::kStepTraceColumns[i]));
   auto v = [&](const readers::StepTraceRow& r, size_t i) {
     return col[i] < 0 ? SqlValue() : SqlValue(r.values[static_cast<size_t>(col[i])]);
   };
@@ -72,7 +73,8 @@ void write_communication(SqliteFile& db, const readers::CommunicationFile& comm)
           auto row = [&](SqlValue size, SqlValue count, SqlValue dur) {
             band.row({name, group, tname, number(tr.num(readers::kTrSizeMb)),
                       number(tr.num(readers::kTrTimeMs)), number(tr.num(readers::kTrBandwidthGbps)),
-                      number(tr.num(readers::kTrLargePacketRatio)), size, count, dur, step.step, type});
+                      number(tr.num(readers::kTrLargePacketRatio)), size, count, dur, step.step,
+                      type});
           };
           auto buckets = op.size_distribution(tr);
           if (buckets.empty()) row(int64_t{0}, int64_t{0}, int64_t{0});

@@ -161,7 +161,8 @@ GpuRankSummary summarize_gpu_trace(const readers::Trace& t, int rank) {
   for (const auto& e : t.events) {
     if (e.phase != 'X') continue;
     const bool kernel = e.kind == readers::EventKind::kKernel;
-    const bool memory = e.kind == readers::EventKind::kMemcpy || e.kind == readers::EventKind::kMemset;
+    const bool memory =
+        e.kind == readers::EventKind::kMemcpy || e.kind == readers::EventKind::kMemset;
     if (!kernel && !memory) continue;
     const std::string_view name = e.name == io::kNoString ? "" : t.strings.str(e.name);
     GpuKernelTotal* kt = nullptr;
@@ -197,13 +198,15 @@ GpuRankSummary summarize_gpu_trace(const readers::Trace& t, int rank) {
     // The collective's arguments: the kernel's own, else the record_param_comms enclosing the
     // launch on the CPU.
     GpuCollective c;
-    const readers::CollectiveArgs* args = e.collective >= 0 ? &t.collectives[e.collective] : nullptr;
+    const readers::CollectiveArgs* args =
+        e.collective >= 0 ? &t.collectives[e.collective] : nullptr;
     if ((!args || args->collective_name == io::kNoString) && l) {
       auto pc = param_comms.find({l->pid, l->tid});
       if (pc != param_comms.end()) {
         auto& v = pc->second;
-        auto it = std::upper_bound(v.begin(), v.end(), l->ts_ns,
-                                   [](int64_t x, const readers::TraceEvent* p) { return x < p->ts_ns; });
+        auto it =
+            std::upper_bound(v.begin(), v.end(), l->ts_ns,
+                             [](int64_t x, const readers::TraceEvent* p) { return x < p->ts_ns; });
         while (it != v.begin()) {
           --it;
           if ((*it)->end_ns() >= l->ts_ns) {

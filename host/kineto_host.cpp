@@ -22,7 +22,8 @@ int64_t step_number(std::string_view name) {
 }
 
 bool is_device_work(readers::EventKind k) {
-  return k == readers::EventKind::kKernel || k == readers::EventKind::kMemcpy || k == readers::EventKind::kMemset;
+  return k == readers::EventKind::kKernel || k == readers::EventKind::kMemcpy ||
+         k == readers::EventKind::kMemset;
 }
 
 }  // namespace

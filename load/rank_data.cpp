@@ -28,6 +28,8 @@ const char* status_name(RankStatus s) {
   return "unknown";
 }
 
-const char* export_name(ExportType e) { return e == ExportType::kDb ? "db" : "text"; }
+const char* export_name(ExportType e) {
+  return e == ExportType::kDb ? "db" : "text";
+}
 
 }  // namespace cs::load

@@ -77,7 +77,7 @@ struct RankData {
   // The host side (host/): operators' host/device time and the Free time explained per step.
   bool has_host = false;
   host::HostSummary host;
-  io::Diagnostics diagnostics;     // everything the readers reported for this rank
+  io::Diagnostics diagnostics;  // everything the readers reported for this rank
   // With --step: the step numbers the files hold before the filter ("step3" -> 3), sorted.
   std::vector<int64_t> steps_present;
   uint64_t files_read = 0;

@@ -380,7 +380,8 @@ void RankCommunication::unpack() {
   packed_.release();
 }
 
-const readers::CommunicationFile& RankCommunication::read(readers::CommunicationFile& scratch) const {
+const readers::CommunicationFile& RankCommunication::read(
+    readers::CommunicationFile& scratch) const {
   if (!packed()) return file_;
   ByteReader r(packed_.data(), packed_.size());
   scratch = get_communication(r);

@@ -100,7 +100,8 @@ void note_step(std::set<int64_t>& seen, std::string_view s) {
   if (auto n = step_number(s)) seen.insert(*n);
 }
 
-void keep_step(std::vector<readers::CommStep>& steps, const std::string& want, std::set<int64_t>& seen) {
+void keep_step(std::vector<readers::CommStep>& steps, const std::string& want,
+               std::set<int64_t>& seen) {
   for (const auto& s : steps) note_step(seen, s.step);
   std::erase_if(steps, [&](const readers::CommStep& s) { return s.step != want; });
 }
@@ -186,7 +187,8 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     FileRead f(d, dir / kCommunicationJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = readers::read_communication_json(f.path.string(), d.communication.edit(), d.diagnostics);
+      bool ok =
+          readers::read_communication_json(f.path.string(), d.communication.edit(), d.diagnostics);
       if (ok && opts.step) keep_step(d.communication.edit().steps, step_name, steps_seen);
       d.has_communication = f.finish(ok, d.diagnostics, before);
       usable += d.has_communication;
@@ -219,8 +221,9 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
       if (ok && opts.step) {
         const std::string want = std::to_string(*opts.step);
         for (const auto& r : d.step_trace.rows) note_step(steps_seen, r.step);
-        std::erase_if(d.step_trace.rows,
-                      [&](const readers::StepTraceRow& r) { return !r.step.empty() && r.step != want; });
+        std::erase_if(d.step_trace.rows, [&](const readers::StepTraceRow& r) {
+          return !r.step.empty() && r.step != want;
+        });
       }
       d.has_step_trace = f.finish(ok, d.diagnostics, before);
       usable += d.has_step_trace;

@@ -28,7 +28,7 @@ struct ParseOptions {
   bool kernels = true;        // kernel_details.csv, else op_statistic.csv
   bool host = false;          // trace_view.json / the profiler DB's host tables (host/)
   OperatorKey group_by = OperatorKey::kType;
-  bool memory = false;  // the memory files, when present (memory/): RankData::memory
+  bool memory = false;          // the memory files, when present (memory/): RankData::memory
   std::optional<int64_t> step;  // --step N: keep only step N ("stepN" / Step Id N / Step N)
   // Who parses when it is not the process that discovered the files ("process 3 on host n7"):
   // a file discovery listed but this process cannot see or open is said with it.

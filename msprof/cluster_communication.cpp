@@ -209,10 +209,10 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step) {
           if (tf == f) return io::Num::real(v);
         return io::Num::integer(0);
       };
-      tr.wait_ratio =
-          msprof_ratio(num(readers::kWaitTimeMs), num(readers::kWaitTimeMs) + num(readers::kTransitTimeMs));
-      tr.sync_ratio =
-          msprof_ratio(num(readers::kSyncTimeMs), num(readers::kSyncTimeMs) + num(readers::kTransitTimeMs));
+      tr.wait_ratio = msprof_ratio(num(readers::kWaitTimeMs),
+                                   num(readers::kWaitTimeMs) + num(readers::kTransitTimeMs));
+      tr.sync_ratio = msprof_ratio(num(readers::kSyncTimeMs),
+                                   num(readers::kSyncTimeMs) + num(readers::kTransitTimeMs));
       for (TotalTransport& t : tr.transports) t.bandwidth_gbps = msprof_ratio(t.size_mb, t.time_ms);
     }
   }
@@ -240,7 +240,8 @@ void write_comm_op_blocks(io::JsonWriter& w, const readers::CommOp& op) {
       w.begin_object();
       if (t.has(readers::kTrSizeMb)) write_num(w, "Transit Size(MB)", t.num(readers::kTrSizeMb));
       if (t.has(readers::kTrTimeMs)) write_num(w, "Transit Time(ms)", t.num(readers::kTrTimeMs));
-      if (t.has(readers::kTrBandwidthGbps)) write_num(w, "Bandwidth(GB/s)", t.num(readers::kTrBandwidthGbps));
+      if (t.has(readers::kTrBandwidthGbps))
+        write_num(w, "Bandwidth(GB/s)", t.num(readers::kTrBandwidthGbps));
       if (t.has(readers::kTrLargePacketRatio))
         write_num(w, "Large Packet Ratio", t.num(readers::kTrLargePacketRatio));
       if (t.has_size_distribution) write_distribution(w, op.size_distribution(t));
@@ -309,7 +310,8 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::Rank
   return true;
 }
 
-bool write_cluster_communication_json(const std::string& path, const std::vector<load::RankData>& ranks,
+bool write_cluster_communication_json(const std::string& path,
+                                      const std::vector<load::RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,
                                       const io::JsonStyle& style, int threads) {
   bool any = false;

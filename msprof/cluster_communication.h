@@ -85,7 +85,8 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::Rank
                                  const CommGroups& groups, int threads = 1);
 // Same, to a file; writes nothing (and returns true) when there is no op. false + diagnostic on
 // write errors.
-bool write_cluster_communication_json(const std::string& path, const std::vector<load::RankData>& ranks,
+bool write_cluster_communication_json(const std::string& path,
+                                      const std::vector<load::RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,
                                       const io::JsonStyle& style = io::JsonStyle::python(),
                                       int threads = 1);

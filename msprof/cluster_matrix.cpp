@@ -138,8 +138,8 @@ bool split_link(std::string_view k, std::string_view& src, std::string_view& dst
   return true;
 }
 
-void combine(OutLink& into, readers::TransportName transport, std::string_view op_name, io::Num time_ms,
-             io::Num size_mb) {
+void combine(OutLink& into, readers::TransportName transport, std::string_view op_name,
+             io::Num time_ms, io::Num size_mb) {
   into.transport = transport;
   into.op_name = op_name;
   into.time_ms += time_ms;
@@ -340,8 +340,9 @@ void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
 // `w` when given and collects the global links when `links` is given. Group tuples are merged on
 // up to `threads` threads; output, links and warnings come out in the same order for any count.
 // False when there is no group.
-bool merge_pass(const std::vector<load::RankData>& ranks, const CommGroups& groups, io::Diagnostics& diag,
-                const MatrixOptions& opts, io::JsonWriter* w, GlobalLinks* links, int threads) {
+bool merge_pass(const std::vector<load::RankData>& ranks, const CommGroups& groups,
+                io::Diagnostics& diag, const MatrixOptions& opts, io::JsonWriter* w,
+                GlobalLinks* links, int threads) {
   const MIndex index = index_matrix(ranks, groups);
   if (index.groups.empty()) return false;
   struct GroupResult {

@@ -445,7 +445,8 @@ bool parse_padded(simdjson::padded_string_view text, const std::string& source,
 
 }  // namespace
 
-bool read_communication_json(const std::string& path, CommunicationFile& out, io::Diagnostics& diag) {
+bool read_communication_json(const std::string& path, CommunicationFile& out,
+                             io::Diagnostics& diag) {
   out.steps.clear();
   io::JsonFileBuffer& buf = io::thread_json_buffer();
   if (!io::load_json_file(path, buf, diag)) return false;

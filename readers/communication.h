@@ -116,7 +116,8 @@ struct CommunicationFile {
 // Parses a communication.json file. Returns false (with an error diagnostic naming file and
 // byte offset) when nothing usable could be read; a partly broken file keeps what was read before
 // the damage and reports the rest. Unknown keys are ignored; missing transports are allowed.
-bool read_communication_json(const std::string& path, CommunicationFile& out, io::Diagnostics& diag);
+bool read_communication_json(const std::string& path, CommunicationFile& out,
+                             io::Diagnostics& diag);
 // Same, from text already in memory (tests, benchmarks). `source` names it in diagnostics.
 bool parse_communication_json(std::string_view json, const std::string& source,
                               CommunicationFile& out, io::Diagnostics& diag);

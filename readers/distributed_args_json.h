@@ -22,6 +22,7 @@ std::optional<std::string> python_json_dumps(std::string_view json, std::string_
 // The ClusterBaseInfo value of the profiler_metadata.json at `path`: python_json_dumps of its
 // distributed_args without "rank"; nullopt when the file or the object is absent or empty (then
 // msprof-analyze writes no row), with a diagnostic when the file is present but unreadable.
-std::optional<std::string> distributed_args_python_json(const std::string& path, io::Diagnostics& diag);
+std::optional<std::string> distributed_args_python_json(const std::string& path,
+                                                        io::Diagnostics& diag);
 
 }  // namespace cs::readers

@@ -22,10 +22,10 @@ bool read_int_or_warn(od::value& v, int64_t& out, io::JsonContext& ctx, const st
     return false;
   }
   if (!n.is_int && (n.v != std::floor(n.v) || std::fabs(n.v) > 9.0e18)) {
-    ctx.warn_at(
-        v.raw_json_token().data(),
-        where + ": \"" + std::string(key) + "\" is " + io::describe_token(v) + ", expected an integer",
-        "the value was treated as missing");
+    ctx.warn_at(v.raw_json_token().data(),
+                where + ": \"" + std::string(key) + "\" is " + io::describe_token(v) +
+                    ", expected an integer",
+                "the value was treated as missing");
     return false;
   }
   if (!io::double_to_int64(n.v, out)) {  // an integer beyond 64 bits (kept as a double)
@@ -39,8 +39,8 @@ bool read_int_or_warn(od::value& v, int64_t& out, io::JsonContext& ctx, const st
 
 // A rank (rank_id, group_rank, an entry of global_ranks): an integer in [0, 2^31). Warns and
 // returns false for anything else (a rank of -1 or 2147483648 is never cut to 32 bits).
-bool rank_in_range(od::value& v, int64_t r, int& out, io::JsonContext& ctx, const std::string& where,
-                   std::string_view key) {
+bool rank_in_range(od::value& v, int64_t r, int& out, io::JsonContext& ctx,
+                   const std::string& where, std::string_view key) {
   if (r >= 0 && io::int64_to_int(r, out)) return true;
   ctx.warn_at(v.raw_json_token().data(),
               where + ": \"" + std::string(key) + "\" is " + std::to_string(r) +
@@ -61,8 +61,8 @@ error_code root_object(od::document& doc, od::object& obj, io::JsonContext& ctx,
 }
 
 // An integer, or a string holding one ("0", as torch_npu 2.7 writes rank_id). Warns otherwise.
-bool read_int_or_string_int(od::value& v, int64_t& out, io::JsonContext& ctx, const std::string& where,
-                            std::string_view key) {
+bool read_int_or_string_int(od::value& v, int64_t& out, io::JsonContext& ctx,
+                            const std::string& where, std::string_view key) {
   std::string_view s;
   if (v.get_string().get(s) == SUCCESS) {
     int64_t n = 0;

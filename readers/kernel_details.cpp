@@ -57,7 +57,8 @@ bool stream_kernels(io::CsvReader& r, const std::function<void(const KernelRecor
     if (c_step >= 0 && !io::parse_int(row[c_step], k.step_id)) {
       double ignored = 0;
       if (io::parse_number_status(row[c_step], ignored) != io::NumberStatus::kMissing) {
-        cells.report(row, c_step, io::NumberStatus::kInvalid, "the row was kept without a step (-1)");
+        cells.report(row, c_step, io::NumberStatus::kInvalid,
+                     "the row was kept without a step (-1)");
       }
       k.step_id = -1;
     }
@@ -79,7 +80,8 @@ bool stream_kernels(io::CsvReader& r, const std::function<void(const KernelRecor
   return true;
 }
 
-bool stream_op_statistic(io::CsvReader& r, std::vector<OpStatisticRow>& out, io::Diagnostics& diag) {
+bool stream_op_statistic(io::CsvReader& r, std::vector<OpStatisticRow>& out,
+                         io::Diagnostics& diag) {
   const int c_op = r.column("OP Type");
   if (c_op < 0) {
     diag.error(r.path(), 1, "no \"OP Type\" column: " + header_shape(r),

@@ -79,7 +79,8 @@ class EventParser {
     const std::string_view tok = v.raw_json_token();
     if (simdjson_likely(tok.size() <= 19)) return v.get_double().get(out);
     io::Num n;
-    if (io::read_long_float(tok, n) != io::NumRead::kOk) return v.get_double().get(out);  // its error
+    if (io::read_long_float(tok, n) != io::NumRead::kOk)
+      return v.get_double().get(out);  // its error
     out = n.v;
     return simdjson::SUCCESS;
   }

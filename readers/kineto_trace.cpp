@@ -84,7 +84,8 @@ bool parse_chrome_trace(const simdjson::padded_string& json, const std::string& 
   out.flows.reserve(out.flows.size() + json.size() / 2048);
   od::document doc;
   if (auto err = parser.iterate(json).get(doc)) {
-    diag.error(source, 0, "not valid JSON: " + io::json_error_what(err), io::json_error_hint(err), 0);
+    diag.error(source, 0, "not valid JSON: " + io::json_error_what(err), io::json_error_hint(err),
+               0);
     return false;
   }
   EventParser ep(json, source, out, diag);

@@ -58,7 +58,7 @@ struct TraceEvent {
   uint32_t cat = io::kNoString;
   uint32_t input_dims = io::kNoString;  // args "Input Dims" as raw JSON ("[[2048], []]")
   uint32_t task_type = io::kNoString;   // NPU args "Task Type" ("AI_CORE", "AI_CPU", ...)
-  int32_t collective = -1;          // index into Trace::collectives (NCCL kernels with args)
+  int32_t collective = -1;              // index into Trace::collectives (NCCL kernels with args)
   EventKind kind = EventKind::kOther;
   char phase = 'X';
 
@@ -79,9 +79,9 @@ struct FlowEvent {
 // NCCL kernel args of newer PyTorch versions (absent fields: kNoString / -1).
 struct CollectiveArgs {
   uint32_t collective_name = io::kNoString;  // "Collective name": "all_reduce", ...
-  int64_t in_nelems = -1;                // "In msg nelems"
-  int64_t out_nelems = -1;               // "Out msg nelems"
-  int64_t group_size = -1;               // "Group size"
+  int64_t in_nelems = -1;                    // "In msg nelems"
+  int64_t out_nelems = -1;                   // "Out msg nelems"
+  int64_t group_size = -1;                   // "Group size"
   uint32_t dtype = io::kNoString;            // "dtype"
   uint32_t pg_name = io::kNoString;          // "Process Group Name"
   uint32_t pg_ranks = io::kNoString;         // "Process Group Ranks" (as written)

@@ -75,7 +75,8 @@ bool parse_link(std::string_view s, int& src, int& dst) {
 class MatrixWalker {
  public:
   // `flat`: CANN msprof's flat layout (is_flat_layout).
-  MatrixWalker(io::JsonContext& ctx, MatrixFile& out, bool flat) : ctx_(ctx), out_(out), flat_(flat) {}
+  MatrixWalker(io::JsonContext& ctx, MatrixFile& out, bool flat)
+      : ctx_(ctx), out_(out), flat_(flat) {}
 
   error_code root(od::document& doc) {
     od::object steps;
@@ -313,7 +314,8 @@ bool parse_padded(simdjson::padded_string_view text, const std::string& source, 
 
 }  // namespace
 
-bool read_communication_matrix_json(const std::string& path, MatrixFile& out, io::Diagnostics& diag) {
+bool read_communication_matrix_json(const std::string& path, MatrixFile& out,
+                                    io::Diagnostics& diag) {
   out.steps.clear();
   io::JsonFileBuffer& buf = io::thread_json_buffer();
   if (!io::load_json_file(path, buf, diag)) return false;

@@ -72,7 +72,8 @@ struct MatrixFile {
 // "hcom_reduceScatter_2" -> "reduce". "" when nothing matches.
 std::string matrix_op_type(std::string_view op_name);
 
-bool read_communication_matrix_json(const std::string& path, MatrixFile& out, io::Diagnostics& diag);
+bool read_communication_matrix_json(const std::string& path, MatrixFile& out,
+                                    io::Diagnostics& diag);
 bool parse_communication_matrix_json(std::string_view json, const std::string& source,
                                      MatrixFile& out, io::Diagnostics& diag);
 

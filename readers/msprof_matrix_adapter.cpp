@@ -51,7 +51,8 @@ MatrixLink total_of(const std::vector<MatrixLink>& data, uint32_t link_id) {
   t.set(kLinkSizeMb, size);
   t.set(kLinkTimeMs, time);
   const bool zero = time.v < 1e-15 && time.v > -1e-15;
-  t.set(kLinkBandwidthGbps, zero ? io::Num::integer(0) : io::Num::real(io::py_round(size.v / time.v, 4)));
+  t.set(kLinkBandwidthGbps,
+        zero ? io::Num::integer(0) : io::Num::real(io::py_round(size.v / time.v, 4)));
   return t;
 }
 

@@ -38,8 +38,8 @@ std::string_view slice_stamp(std::string_view n) {
 enum Sum { kComputing, kCommunication, kNotOverlapped, kFree, kBubble, kSumCount };
 
 struct Sums {
-  io::Num v[kSumCount] = {io::Num::integer(0), io::Num::integer(0), io::Num::integer(0), io::Num::integer(0),
-                      io::Num::integer(0)};
+  io::Num v[kSumCount] = {io::Num::integer(0), io::Num::integer(0), io::Num::integer(0),
+                          io::Num::integer(0), io::Num::integer(0)};
   size_t bad_dur = 0;  // "dur" values float() refuses (msprof-analyze counts them as 0)
   std::string first_bad;
 };
@@ -137,7 +137,8 @@ bool parse_one(simdjson::padded_string_view text, const std::string& source, Sum
         return SUCCESS;
       },
       &any);
-  if (st == io::JsonWalkStatus::kFailed || (st == io::JsonWalkStatus::kDamaged && !any)) return false;
+  if (st == io::JsonWalkStatus::kFailed || (st == io::JsonWalkStatus::kDamaged && !any))
+    return false;
   total = got;
   return true;
 }

@@ -167,9 +167,10 @@ error_code walk_group(od::object& obj, ParallelGroup& g, io::JsonContext& ctx) {
       std::string_view s;
       e = v.get_string().get(s);
       if (e == simdjson::INCORRECT_TYPE) {
-        ctx.warn_at(v.raw_json_token().data(),
-                    where() + ": \"group_name\" is " + io::describe_token(v) + ", expected a string",
-                    "the value was treated as missing");
+        ctx.warn_at(
+            v.raw_json_token().data(),
+            where() + ": \"group_name\" is " + io::describe_token(v) + ", expected a string",
+            "the value was treated as missing");
         continue;
       }
       if (e) return e;
@@ -282,7 +283,8 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
 }
 
 // Global ranks at or beyond distributed_args' world_size cannot be: dropped, said once.
-void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source, io::Diagnostics& diag) {
+void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source,
+                             io::Diagnostics& diag) {
   const auto w = m.distributed_args.find("world_size");
   if (w == m.distributed_args.end() || w->second <= 0) return;
   size_t dropped = 0;

@@ -102,7 +102,9 @@ bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutpu
     if (p.used) frames.push_back(&p.frames.at("rows"));
   if (frames.empty()) return true;
   const frame::Frame ranks = frame::concat_frames(frames, frame::column_union(frames));
-  auto col = [&](const char* n) -> const frame::FrameColumn& { return *frame::find_column(ranks, n); };
+  auto col = [&](const char* n) -> const frame::FrameColumn& {
+    return *frame::find_column(ranks, n);
+  };
   const auto groups = frame::group_rows(ranks, {"name"}, true);
   const frame::Dtype total_t = col("totalTimeNs").dtype(), count_t = col("totalCount").dtype();
   std::vector<frame::Cell> totals;
@@ -161,8 +163,8 @@ bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutpu
         dev_sum += cntv[i] * (dev * dev);
       }
       const double instance = n.num();
-      sd.push_back(
-          frame::Cell::real(instance - 1 != 0 ? std::sqrt((var_sum + dev_sum) / (instance - 1)) : 0.0));
+      sd.push_back(frame::Cell::real(
+          instance - 1 != 0 ? std::sqrt((var_sum + dev_sum) / (instance - 1)) : 0.0));
     }
     std::string at_min, at_max;
     for (size_t i = 0; i < g.size(); ++i) {

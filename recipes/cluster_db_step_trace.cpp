@@ -85,12 +85,11 @@ std::string rank_db_file(const load::RankEntry& e, bool analysis) {
 }
 
 bool has_whole_run_step_trace(const load::RankEntry& e) {
-  return e.framework == load::Framework::kMindSpore ||
-         e.framework == load::Framework::kMsprof;
+  return e.framework == load::Framework::kMindSpore || e.framework == load::Framework::kMsprof;
 }
 
 std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& path,
-                                                              io::Diagnostics& diag) {
+                                                             io::Diagnostics& diag) {
   io::Diagnostics local;
   std::vector<msprof::NsInterval> compute, comm;
   bool ok = false;
@@ -137,8 +136,8 @@ std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& 
 }
 
 msprof::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry>& ranks,
-                                                const msprof::BuiltStepTrace* built, int threads,
-                                                io::Diagnostics& diag) {
+                                               const msprof::BuiltStepTrace* built, int threads,
+                                               io::Diagnostics& diag) {
   std::vector<const load::RankEntry*> by_rank;
   bool whole_run = false;
   for (const auto& e : ranks) {

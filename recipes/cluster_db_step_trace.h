@@ -29,7 +29,7 @@ bool has_whole_run_step_trace(const load::RankEntry& e);
 // and what to do, when the database cannot be opened, lacks one of those tables while it would
 // be read, or holds a NULL or non-integer time.
 std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& profiler_db,
-                                                              io::Diagnostics& diag);
+                                                             io::Diagnostics& diag);
 
 // The rows of ClusterStepTraceTime for `ranks` (the DB ranks of the job). `built` (may be null):
 // the main run's step trace, used for torch_npu ranks and for the pipeline stages when it was
@@ -37,7 +37,7 @@ std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& 
 // distributed_args from profiler_metadata.json only, as msprof-analyze does (without it the
 // DP/PP/TP columns are written as 0). Problems go to `diag`. `threads` read the ranks.
 msprof::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry>& ranks,
-                                                const msprof::BuiltStepTrace* built, int threads,
-                                                io::Diagnostics& diag);
+                                               const msprof::BuiltStepTrace* built, int threads,
+                                               io::Diagnostics& diag);
 
 }  // namespace cs::recipes

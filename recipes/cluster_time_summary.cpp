@@ -99,13 +99,15 @@ frame::Frame memory_frame(const frame::Frame& rows, int rank) {
 
 frame::Cell minus(const frame::Cell& a, const frame::Cell& b) {
   if (a.is_null() || b.is_null()) return frame::Cell::null();
-  if (a.kind == frame::Cell::Kind::kInt && b.kind == frame::Cell::Kind::kInt) return frame::Cell::integer(a.i() - b.i());
+  if (a.kind == frame::Cell::Kind::kInt && b.kind == frame::Cell::Kind::kInt)
+    return frame::Cell::integer(a.i() - b.i());
   return frame::Cell::real(a.num() - b.num());
 }
 
 frame::Cell plus(const frame::Cell& a, const frame::Cell& b) {
   if (a.is_null() || b.is_null()) return frame::Cell::null();
-  if (a.kind == frame::Cell::Kind::kInt && b.kind == frame::Cell::Kind::kInt) return frame::Cell::integer(a.i() + b.i());
+  if (a.kind == frame::Cell::Kind::kInt && b.kind == frame::Cell::Kind::kInt)
+    return frame::Cell::integer(a.i() + b.i());
   return frame::Cell::real(a.num() + b.num());
 }
 
@@ -158,7 +160,8 @@ double memory_not_overlapped_us(const std::vector<int64_t>& start, const std::ve
   return static_cast<double>(total) / 1000.0;
 }
 
-bool ClusterTimeSummary::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+bool ClusterTimeSummary::map(const RankDbPaths& paths, frame::FrameSet& out,
+                             io::Diagnostics& diag) const {
   if (!map_communication_groups(paths, out, diag)) return false;
   frame::RankDb prof(paths.profiler_db, diag);
   frame::RankDb ana(paths.analysis_db, diag);
@@ -214,7 +217,8 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, frame::FrameSet& out, io:
       }
     }
     trace.columns.push_front(frame::FrameColumn{"rank", {}, false});
-    trace.columns.front().cells.assign(trace.columns[1].cells.size(), frame::Cell::integer(paths.rank));
+    trace.columns.front().cells.assign(trace.columns[1].cells.size(),
+                                       frame::Cell::integer(paths.rank));
     if (trace.rows() > 0) out["step_trace"] = std::move(trace);
   }
   for (const char* tbl : {"COMMUNICATION_OP", "RANK_DEVICE_MAP", "STRING_IDS", "CANN_API"})
@@ -246,8 +250,8 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
     const auto& v = by_kind[k];
     return v.empty() ? frame::Frame{} : frame::concat_frames(v, frame::column_union(v));
   };
-  const frame::Frame step_time = all("step_time"), trace = all("step_trace"), comm = all("communication"),
-              memory = all("memory");
+  const frame::Frame step_time = all("step_time"), trace = all("step_trace"),
+                     comm = all("communication"), memory = all("memory");
   frame::Frame mapping;
   auto skip = [&](const std::string& why) {
     diag.warn(out.cluster_output_dir, 0, "cluster_time_summary: " + why, "nothing was written");
@@ -293,7 +297,8 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
     tw.push_back(frame::Cell::real(frame::kahan_sum(wait)));
     tt.push_back(frame::Cell::real(frame::kahan_sum(trans)));
   }
-  for (const auto& c : frame::find_column(comm, "rank")->cells) comm_ranks.insert(frame::cell_key(c));
+  for (const auto& c : frame::find_column(comm, "rank")->cells)
+    comm_ranks.insert(frame::cell_key(c));
   if (stages.rows() == 0) return skip("no communication op in a step");
   // Outer merges on (rank, step), sorted by rank then step.
   const std::vector<const frame::Frame*> frames = {&step_time, &trace, &stages, &memory};
@@ -306,8 +311,8 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
     const frame::FrameColumn* sc = frame::find_column(fr, "step");
     if (sc->dtype() == frame::Dtype::kFloat64) step_float = true;
     for (size_t i = 0; i < fr.rows(); ++i) {
-      const auto key =
-          std::make_pair(frame::find_column(fr, "rank")->cells[i].i(), frame::cell_key(sc->cells[i]));
+      const auto key = std::make_pair(frame::find_column(fr, "rank")->cells[i].i(),
+                                      frame::cell_key(sc->cells[i]));
       rows[key].emplace_back(f, i);
       step_cell.emplace(key, sc->cells[i]);
     }
@@ -370,7 +375,7 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
                            "memoryNotOverlapComputationCommunication"};
     for (size_t c = 0; c < res.columns.size(); ++c) res.columns[c].name = names[c];
     return frame::write_frame_sqlite(res, out.db_path(dir_name()), "ClusterTimeSummary", diag,
-                              out.threads);
+                                     out.threads);
   }
   const char* names[] = {"Rank",
                          "Step",
@@ -385,8 +390,8 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
                          "Memory(us)",
                          "Memory Not Overlap Computation Communication(us)"};
   for (size_t c = 0; c < res.columns.size(); ++c) res.columns[c].name = names[c];
-  return frame::write_frame_csv(res, out.dir(dir_name()) + "/cluster_time_summary_" + utc_stamp() + ".csv",
-                         diag);
+  return frame::write_frame_csv(
+      res, out.dir(dir_name()) + "/cluster_time_summary_" + utc_stamp() + ".csv", diag);
 }
 
 }  // namespace cs::recipes

@@ -97,7 +97,8 @@ void TimeSummaryScan::steps_of(int64_t t, std::vector<const frame::Cell*>& ids) 
   if (ids.empty()) ids.push_back(&kNull);
 }
 
-bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t hi, frame::Frame& out) {
+bool TimeSummaryScan::communication(const std::string& sql, int64_t lo, int64_t hi,
+                                    frame::Frame& out) {
   if (!db::query_plan_is(db_, sql, kCommunicationPlan) || !load_cann() || !load_steps())
     return false;
   int rc;

@@ -133,8 +133,8 @@ std::string double_hash_text(const std::string& s) {
   return std::to_string((h0 << 32) | h1);
 }
 
-void communication_groups_from(const RankDbPaths& paths, const frame::Frame* time_rows, frame::FrameSet& out,
-                               io::Diagnostics& diag) {
+void communication_groups_from(const RankDbPaths& paths, const frame::Frame* time_rows,
+                               frame::FrameSet& out, io::Diagnostics& diag) {
   frame::Frame groups;
   auto& gname = groups.add("group_name");
   auto& rank = groups.add("rank_id");
@@ -160,7 +160,8 @@ void communication_groups_from(const RankDbPaths& paths, const frame::Frame* tim
   out["parallel_info"] = std::move(parallel);
 }
 
-bool map_communication_groups(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) {
+bool map_communication_groups(const RankDbPaths& paths, frame::FrameSet& out,
+                              io::Diagnostics& diag) {
   frame::RankDb db(paths.analysis_db, diag);
   if (!db.ok()) return false;
   frame::Frame rows;
@@ -255,7 +256,8 @@ bool CommunicationGroupMap::reduce(const std::vector<RankPartial>& parts, const 
               "nothing was written");
     return true;
   }
-  return frame::write_frame_sqlite(mapping, out.db_path(dir_name()), "CommunicationGroupMapping", diag);
+  return frame::write_frame_sqlite(mapping, out.db_path(dir_name()), "CommunicationGroupMapping",
+                                   diag);
 }
 
 }  // namespace cs::recipes

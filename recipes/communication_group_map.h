@@ -22,11 +22,12 @@ class CommunicationGroupMap : public Recipe {
 // The map step's frames for one rank ("comm_groups": group_name, rank_id, type;
 // "parallel_info": group_name, group_id, pg_name, global_ranks). Shared with
 // communication_time_sum.
-bool map_communication_groups(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag);
+bool map_communication_groups(const RankDbPaths& paths, frame::FrameSet& out,
+                              io::Diagnostics& diag);
 // The same frames from CommAnalyzerTime's rows already read (`time_rows`, with columns
 // hccl_op_name and group_name; null when the rank has no such table).
-void communication_groups_from(const RankDbPaths& paths, const frame::Frame* time_rows, frame::FrameSet& out,
-                               io::Diagnostics& diag);
+void communication_groups_from(const RankDbPaths& paths, const frame::Frame* time_rows,
+                               frame::FrameSet& out, io::Diagnostics& diag);
 // The CommunicationGroupMapping table (type, rank_set, group_name, group_id, pg_name) from the
 // ranks' frames; false when there are no groups.
 bool build_group_mapping(const std::vector<RankPartial>& parts, frame::Frame& out);

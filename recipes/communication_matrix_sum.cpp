@@ -26,7 +26,8 @@ struct GroupRanks {
   }
 };
 
-using RankMap = std::unordered_map<frame::Cell, GroupRanks, frame::CellKeyHash, frame::CellKeyEqual>;
+using RankMap =
+    std::unordered_map<frame::Cell, GroupRanks, frame::CellKeyHash, frame::CellKeyEqual>;
 
 const frame::Cell kNull;
 
@@ -79,7 +80,7 @@ void add_rank_sets(frame::Frame& all, const RankMap& rank_map) {
 }  // namespace
 
 frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
-                                 const std::vector<int>& ranks) {
+                                        const std::vector<int>& ranks) {
   // Which global rank each group's local rank is: from each rank's own (src == dst) rows.
   RankMap rank_map;
   for (size_t i = 0; i < frames.size(); ++i) {
@@ -238,11 +239,13 @@ Recipe::WriteStep CommunicationMatrixSum::merge(const std::vector<RankPartial>& 
       return true;
     }
     if (out.export_type == ExportType::kText)
-      return frame::write_frame_csv(*merged, out.dir(name) + "/cluster_communication_matrix.csv", diag);
-    for (auto* col : {frame::find_column(*merged, "src_rank"), frame::find_column(*merged, "dst_rank")})
+      return frame::write_frame_csv(*merged, out.dir(name) + "/cluster_communication_matrix.csv",
+                                    diag);
+    for (auto* col :
+         {frame::find_column(*merged, "src_rank"), frame::find_column(*merged, "dst_rank")})
       for (auto& c : col->cells) c = frame::Cell::real(c.num());
     return frame::write_frame_sqlite(*merged, out.db_path(name), "ClusterCommunicationMatrix", diag,
-                              out.threads);
+                                     out.threads);
   };
 }
 

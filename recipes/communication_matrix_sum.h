@@ -34,6 +34,6 @@ bool map_communication_matrix(frame::RankDb& db, const RankDbPaths& paths, frame
 // The merged matrix from the ranks' CommAnalyzerMatrix frames (in rank order); `ranks[i]` is
 // the global rank of frames[i]. An empty frame when no link could be mapped.
 frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
-                                 const std::vector<int>& ranks);
+                                        const std::vector<int>& ranks);
 
 }  // namespace cs::recipes

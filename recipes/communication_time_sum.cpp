@@ -41,11 +41,13 @@ const std::vector<std::string> kBandwidthColumns = {
 void with_rank_and_step(frame::Frame& rows, int rank) {
   const size_t n = rows.rows();
   rows.add("rank_id").cells.assign(n, frame::Cell::integer(rank));
-  if (!frame::find_column(rows, "step")) rows.add("step").cells.assign(n, frame::Cell::text("step"));
+  if (!frame::find_column(rows, "step"))
+    rows.add("step").cells.assign(n, frame::Cell::text("step"));
 }
 
 // Reads a whole table with the rank id (and a "step" column when the table has none).
-bool read_table(frame::RankDb& db, const std::string& table, int rank, frame::Frame& out, io::Diagnostics& diag) {
+bool read_table(frame::RankDb& db, const std::string& table, int rank, frame::Frame& out,
+                io::Diagnostics& diag) {
   if (!db.has_table(table)) return true;
   if (!db.query("SELECT * FROM " + table, {}, out, table, diag)) return false;
   with_rank_and_step(out, rank);
@@ -61,7 +63,8 @@ std::vector<size_t> merged_rows(const frame::Frame& f, const frame::Frame& mappi
   const frame::FrameColumn* gn = frame::find_column(mapping, "group_name");
   for (size_t r = 0; r < mapping.rows(); ++r) {
     const frame::Cell& g = gn->cells[r];
-    if (seen.insert(frame::cell_key(rs->cells[r]) + '\x1f' + frame::cell_key(g)).second) ++matches[g];
+    if (seen.insert(frame::cell_key(rs->cells[r]) + '\x1f' + frame::cell_key(g)).second)
+      ++matches[g];
   }
   std::vector<size_t> rows;
   rows.reserve(f.rows());
@@ -86,7 +89,8 @@ frame::Cell ratio4(const frame::Cell& a, const frame::Cell& b) {
 }
 
 frame::Cell add_cells(const frame::Cell& a, const frame::Cell& b) {
-  if (a.kind == frame::Cell::Kind::kInt && b.kind == frame::Cell::Kind::kInt) return frame::Cell::integer(a.i() + b.i());
+  if (a.kind == frame::Cell::Kind::kInt && b.kind == frame::Cell::Kind::kInt)
+    return frame::Cell::integer(a.i() + b.i());
   return frame::Cell::real(a.num() + b.num());
 }
 
@@ -95,7 +99,8 @@ const std::vector<std::string> kBandwidthKeys = {"group_name", "step", "rank_id"
                                                  "package_size"};
 
 // How many groups of `keys` the frames have, each alone (a rank's rows group only together).
-size_t key_groups(const std::vector<const frame::Frame*>& frames, const std::vector<std::string>& keys) {
+size_t key_groups(const std::vector<const frame::Frame*>& frames,
+                  const std::vector<std::string>& keys) {
   size_t n = 0;
   for (const frame::Frame* f : frames) n += frame::group_rows_flat(*f, keys, false).size();
   return n;
@@ -132,7 +137,8 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
     for (size_t k = 0; k < 3; ++k) summed.columns[k].push_back(cols[k]->cells[r0]);
     for (size_t k = 0; k < sums.size(); ++k) {
       const frame::FrameColumn* c = cols[3 + k];
-      summed.columns[3 + k].push_back(c ? frame::group_sum(*c, types[k], rows) : frame::Cell::integer(0));
+      summed.columns[3 + k].push_back(c ? frame::group_sum(*c, types[k], rows)
+                                        : frame::Cell::integer(0));
     }
   }
   const size_t n = summed.rows();
@@ -167,7 +173,8 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
   return out;
 }
 
-frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth, const frame::Frame& mapping) {
+frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
+                                                 const frame::Frame& mapping) {
   const std::vector<size_t> merged_order = merged_rows(bandwidth, mapping);
   frame::Frame repeated;
   if (merged_order.size() != bandwidth.rows()) repeated = frame::take(bandwidth, merged_order);
@@ -179,7 +186,8 @@ frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth, const f
   const frame::FrameColumn* size = frame::find_column(merged, "transit_size");
   const frame::FrameColumn* ttime = frame::find_column(merged, "transit_time");
   const frame::Dtype size_t_ = size->dtype(), time_t_ = ttime->dtype();
-  auto distinct_sum = [](const frame::FrameColumn& c, frame::Dtype t, const std::vector<size_t>& rows) {
+  auto distinct_sum = [](const frame::FrameColumn& c, frame::Dtype t,
+                         const std::vector<size_t>& rows) {
     if (t == frame::Dtype::kInt64) {
       int64_t s = 0;
       for (size_t r : rows) s += c.cells[r].i();
@@ -327,20 +335,25 @@ Recipe::WriteStep CommunicationTimeSum::merge(const std::vector<RankPartial>& pa
   auto bandwidth = [&] {
     if (!bands.empty())
       *band_out = communication_bandwidth_with_totals(
-          frame::concat_frames(bands, frame::column_union(bands), key_groups(bands, kBandwidthKeys)), *mapping);
+          frame::concat_frames(bands, frame::column_union(bands),
+                               key_groups(bands, kBandwidthKeys)),
+          *mapping);
   };
   runtime::run_both(threads > 1, bandwidth, [&] {
     if (!times.empty())
       *time_out = communication_time_with_totals(
-          frame::concat_frames(times, frame::column_union(times), key_groups(times, kTimeKeys)), *mapping);
+          frame::concat_frames(times, frame::column_union(times), key_groups(times, kTimeKeys)),
+          *mapping);
   });
   const std::string name = dir_name();
   return [mapping, time_out, band_out, name](const RecipeOutput& out, io::Diagnostics& diag) {
     const std::string db = out.db_path(name);
     if (!frame::write_frame_sqlite(*mapping, db, "CommunicationGroupMapping", diag)) return false;
     if (out.export_type == ExportType::kDb)
-      return frame::write_frame_sqlite(*time_out, db, "ClusterCommunicationTime", diag, out.threads) &&
-             frame::write_frame_sqlite(*band_out, db, "ClusterCommunicationBandwidth", diag, out.threads);
+      return frame::write_frame_sqlite(*time_out, db, "ClusterCommunicationTime", diag,
+                                       out.threads) &&
+             frame::write_frame_sqlite(*band_out, db, "ClusterCommunicationBandwidth", diag,
+                                       out.threads);
     const std::string dir = out.dir(name);
     return frame::write_frame_csv(*time_out, dir + "/cluster_communication_time.csv", diag) &&
            frame::write_frame_csv(*band_out, dir + "/cluster_communication_bandwidth.csv", diag);

@@ -36,6 +36,7 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
 // The bandwidth table with its per-(group, step, rank, transport, packet size) totals appended
 // (msprof-analyze's _compute_bandwidth_info).
 // `bandwidth`'s columns become the result's, as above.
-frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth, const frame::Frame& mapping);
+frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
+                                                 const frame::Frame& mapping);
 
 }  // namespace cs::recipes

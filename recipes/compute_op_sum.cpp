@@ -24,8 +24,8 @@ const char* kQuery =
 
 // pd.concat(describe_duration(df.groupby(keys)).assign(Rank=rank) for each rank), sorted by
 // descending SumNs; the ranks described on up to `threads` threads.
-frame::Frame per_rank(const std::vector<const frame::Frame*>& frames, const std::vector<std::string>& keys,
-               int threads) {
+frame::Frame per_rank(const std::vector<const frame::Frame*>& frames,
+                      const std::vector<std::string>& keys, int threads) {
   std::vector<frame::Frame> parts(frames.size());
   runtime::parallel_for(frames.size(), threads, [&](size_t i) {
     parts[i] = frame::describe_duration(*frames[i], keys, "Duration");
@@ -45,7 +45,8 @@ const char* compute_op_sum_sql() {
   return kQuery;
 }
 
-bool ComputeOpSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+bool ComputeOpSum::map(const RankDbPaths& paths, frame::FrameSet& out,
+                       io::Diagnostics& diag) const {
   return map_profiler_query(paths, kQuery, {"COMPUTE_TASK_INFO", "TASK", "STRING_IDS"}, out, diag,
                             scan_compute_ops);
 }
@@ -58,8 +59,8 @@ bool ComputeOpSum::reduce(const std::vector<RankPartial>& parts, const RecipeOut
   if (frames.empty()) return true;
   const frame::Frame by_type = per_rank(frames, {"OpType", "TaskType"}, out.threads);
   const frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
-  const frame::Frame all_stats =
-      frame::sort_by(frame::describe_duration(all, {"OpType", "TaskType"}, "Duration"), "SumNs", false);
+  const frame::Frame all_stats = frame::sort_by(
+      frame::describe_duration(all, {"OpType", "TaskType"}, "Duration"), "SumNs", false);
   const frame::Frame by_name =
       per_rank(frames, {"OpName", "OpType", "TaskType", "InputShapes"}, out.threads);
   return dump_recipe_frame(all_stats, out, dir_name(), "all_stats.csv", "ComputeOpAllRankStats",

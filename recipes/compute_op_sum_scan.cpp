@@ -95,7 +95,7 @@ bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo
   });
   frame::Frame f;
   std::array<frame::FrameColumn*, 4> text = {&f.add("OpName"), &f.add("OpType"), &f.add("TaskType"),
-                                      &f.add("InputShapes")};
+                                             &f.add("InputShapes")};
   auto& duration = f.add("Duration");
   for (auto* c : text) c->cells.reserve(rows.size());
   duration.cells.reserve(rows.size());

@@ -188,7 +188,8 @@ std::string ns_to_us_text(int64_t ns) {
   return s + "." + f;
 }
 
-bool FreeAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+bool FreeAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
+                       io::Diagnostics& diag) const {
   frame::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "STRING_IDS",
@@ -360,7 +361,8 @@ bool FreeAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOut
   }
   frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
   if (out.export_type == ExportType::kDb)
-    return frame::write_frame_sqlite(all, out.db_path(dir_name()), "FreeAnalysis", diag, out.threads);
+    return frame::write_frame_sqlite(all, out.db_path(dir_name()), "FreeAnalysis", diag,
+                                     out.threads);
   const char* names[] = {"Rank ID",      "Start Time(us)",        "End Time(us)",
                          "Duration(us)", "Pytorch Idle Time(us)", "Cann Idle Time(us)",
                          "Reason"};

@@ -178,7 +178,8 @@ void build_link_rows(const std::vector<TaskRow>& tasks, LinkTables& t, LinkRows&
   const std::pair<RawValue, RawValue> no_launch;
   for (const TaskRow& task : tasks) {
     const frame::Cell* kind = task.has_type ? find_key(t.strings, task.type) : nullptr;
-    const std::pair<frame::Cell, frame::Cell>* api = task.has_conn ? find_key(t.cann, task.conn) : nullptr;
+    const std::pair<frame::Cell, frame::Cell>* api =
+        task.has_conn ? find_key(t.cann, task.conn) : nullptr;
     if (!api) api = &none;
     auto emit = [&](const std::pair<RawValue, RawValue>& pt) {
       type.push_back(kind ? *kind : frame::Cell::null());

@@ -47,7 +47,7 @@ struct RawValue {
   int64_t i() const { return kind == frame::Cell::Kind::kInt ? int_value : 0; }
   double num() const {
     return kind == frame::Cell::Kind::kInt ? static_cast<double>(int_value)
-                                    : (kind == frame::Cell::Kind::kReal ? real_value : 0.0);
+                                           : (kind == frame::Cell::Kind::kReal ? real_value : 0.0);
   }
   // The text of a text value; empty for the others.
   const std::string& str() const;

@@ -52,7 +52,8 @@ bool dump_recipe_frame(const frame::Frame& f, const RecipeOutput& out, const std
   if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
   if (out.export_type == ExportType::kDb)
     return frame::write_frame_sqlite(f, out.db_path(dir_name), table, diag, out.threads);
-  return frame::write_frame_csv(frame::convert_unit(f, unit, factor), out.dir(dir_name) + "/" + file, diag);
+  return frame::write_frame_csv(frame::convert_unit(f, unit, factor),
+                                out.dir(dir_name) + "/" + file, diag);
 }
 
 bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
@@ -110,7 +111,8 @@ bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
   const frame::Frame all_stats = frame::describe_duration(all, {"OpType"}, "Duration");
   // Top ops by mean, with the ranks of their fastest and slowest instance.
   frame::Frame by_name = frame::describe_duration(all, {"OpName"}, "Duration");
-  frame::Frame top = frame::take(by_name, nlargest(*frame::find_column(by_name, "MeanNs"), kTopNum));
+  frame::Frame top =
+      frame::take(by_name, nlargest(*frame::find_column(by_name, "MeanNs"), kTopNum));
   const auto name_groups = frame::group_rows(all, {"OpName"}, true);
   std::map<std::string, const std::vector<size_t>*> rows_of;
   const frame::FrameColumn& names = *frame::find_column(all, "OpName");
@@ -161,7 +163,8 @@ bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
     for (size_t k = 0; k < order.size(); ++k)
       text += (k ? ";" : "") + std::to_string(rank.cells[firsts[order[k]]].i());
     const frame::Cell& name = gcol.cells[g.front()];
-    const std::string hash = double_hash_text(name.kind == frame::Cell::Kind::kText ? name.str() : "");
+    const std::string hash =
+        double_hash_text(name.kind == frame::Cell::Kind::kText ? name.str() : "");
     gname.push_back(name);
     gid.push_back(frame::Cell::text(hash.size() > 3 ? hash.substr(hash.size() - 3) : hash));
     granks.push_back(frame::Cell::text(text));

@@ -48,7 +48,8 @@ const std::string kStart = "_start", kStop = "_stop";
 std::optional<int64_t> int_at(const frame::FrameColumn& c, size_t r) {
   const frame::Cell& x = c.cells[r];
   if (x.kind == frame::Cell::Kind::kInt) return x.i();
-  if (x.kind == frame::Cell::Kind::kReal && std::isfinite(x.num())) return static_cast<int64_t>(x.num());
+  if (x.kind == frame::Cell::Kind::kReal && std::isfinite(x.num()))
+    return static_cast<int64_t>(x.num());
   return std::nullopt;
 }
 
@@ -170,7 +171,8 @@ void read_ranges(const frame::Frame& ranges, std::vector<Pending>& out) {
   for (size_t r = 0; r < ranges.rows(); ++r)
     if (msg->cells[r].kind == frame::Cell::Kind::kText) names[r] = msg->cells[r].str();
   name_nested_ranges(ranges, names);
-  const NumColumn cs(frame::find_column(ranges, "cann_start_ts")), ce(frame::find_column(ranges, "cann_end_ts"));
+  const NumColumn cs(frame::find_column(ranges, "cann_start_ts")),
+      ce(frame::find_column(ranges, "cann_end_ts"));
   const NumColumn ds(frame::find_column(ranges, "device_start_ts")),
       de(frame::find_column(ranges, "device_end_ts"));
   for (size_t r = 0; r < ranges.rows(); ++r) {
@@ -208,7 +210,8 @@ const char* mstx_step_sql() {
   return kStepQuery;
 }
 
-bool read_mstx_annotations(frame::RankDb& db, std::vector<MstxAnnotation>& out, io::Diagnostics& diag) {
+bool read_mstx_annotations(frame::RankDb& db, std::vector<MstxAnnotation>& out,
+                           io::Diagnostics& diag) {
   const std::vector<int64_t> range{0, std::numeric_limits<int64_t>::max()};
   std::vector<StepSpan> steps;
   bool whole_run = true;  // no STEP_TIME: one step 0 over the whole run

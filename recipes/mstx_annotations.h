@@ -28,7 +28,8 @@ struct MstxAnnotation {
 
 // Reads the annotations of the database `db` in msprof-analyze's order (marks as their stops
 // come, then ranges by host start). False with a diagnostic when a query fails.
-bool read_mstx_annotations(frame::RankDb& db, std::vector<MstxAnnotation>& out, io::Diagnostics& diag);
+bool read_mstx_annotations(frame::RankDb& db, std::vector<MstxAnnotation>& out,
+                           io::Diagnostics& diag);
 
 // The range query (msprof-analyze's MstxRangeExport; with_task: TASK joined), its start range as
 // two parameters; for tests.

@@ -129,7 +129,8 @@ bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo
     cann_start.push_back(frame::Cell::integer(r.start));
     cann_end.push_back(r.end);
     const TaskMatch* t = row.task;
-    device_start.push_back(t && t->has_start ? frame::Cell::integer(t->start) : frame::Cell::null());
+    device_start.push_back(t && t->has_start ? frame::Cell::integer(t->start)
+                                             : frame::Cell::null());
     device_end.push_back(t && t->has_end ? frame::Cell::integer(t->end) : frame::Cell::null());
     tid.push_back(r.tid);
   }

@@ -100,7 +100,8 @@ std::vector<double> describe_series(const std::vector<double>& values) {
 
 // The rank of the first row holding the extreme (idxmax/idxmin, NaN skipped); 0 when the values
 // are all 0, NULL when all are NaN.
-frame::Cell extreme_rank(const std::vector<double>& v, const std::vector<frame::Cell>& ranks, bool max) {
+frame::Cell extreme_rank(const std::vector<double>& v, const std::vector<frame::Cell>& ranks,
+                         bool max) {
   std::optional<size_t> at;
   for (size_t i = 0; i < v.size(); ++i)
     if (!std::isnan(v[i]) && (!at || (max ? v[i] > v[*at] : v[i] < v[*at]))) at = i;
@@ -144,8 +145,8 @@ frame::Frame step_stats(const frame::Frame& step, const char* column, const fram
 }
 
 // mstx_sum's text export is in milliseconds (its UNIT "Ms", FACTOR 1e6).
-bool write(const frame::Frame& f, const RecipeOutput& out, const std::string& dir, const std::string& file,
-           const std::string& table, io::Diagnostics& diag) {
+bool write(const frame::Frame& f, const RecipeOutput& out, const std::string& dir,
+           const std::string& file, const std::string& table, io::Diagnostics& diag) {
   return dump_recipe_frame(f, out, dir, file, table, diag, "Ms", 1e6);
 }
 

@@ -206,8 +206,7 @@ bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
 
 // The interrupt action of a recipe run: the .tmp files removed, one line from the root, every
 // process ended with 130 / 143.
-[[noreturn]] void on_interrupt(const mpi::MpiSession& mpi, const std::string& out_dir,
-                               int sig) {
+[[noreturn]] void on_interrupt(const mpi::MpiSession& mpi, const std::string& out_dir, int sig) {
   io::OutputLedger::instance().interrupted(runtime::interrupt_signal_name(sig), out_dir,
                                            mpi.is_root());
   const int code = runtime::interrupt_exit_code(sig);
@@ -261,9 +260,9 @@ void merge_at_once(const std::vector<const Recipe*>& recipes, std::vector<Unpack
 // Root: reduces one recipe's gathered results and writes its outputs; its exit status.
 // `threads`: the threads this process may use. `merged`: the recipe's merge, done already
 // (merge_at_once); its write step is run instead of the reduce.
-int reduce_recipe(const Recipe& recipe, Unpacked& all,
-                  const std::vector<load::RankEntry>& entries, const RecipeRunOptions& opts,
-                  const std::string& cluster_output_dir, int threads, Merged* merged) {
+int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::RankEntry>& entries,
+                  const RecipeRunOptions& opts, const std::string& cluster_output_dir, int threads,
+                  Merged* merged) {
   runtime::prefer_huge_pages();  // the heap the reduce fills, grown since the map
   // Whether the job has ranks not found below -d (said and exit 3, as in cluster's normal
   // mode; within -m all the main run says it): found on another thread while the reduce runs.

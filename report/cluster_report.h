@@ -42,14 +42,14 @@ struct ClusterReportInput {
   const io::Table* memory_steps = nullptr;
   const io::Table* memory_curves = nullptr;
   const io::Table* memory_findings = nullptr;
-  const io::Table* host_ops = nullptr;           // host_ops (docs/host.md)
-  const io::Table* free_breakdown = nullptr;     // free_breakdown
-  const io::Table* host_rank_ops = nullptr;      // each rank's host-heaviest operators
-  std::string input_path;                        // the analysed directory
-  int processes = 1;                             // MPI processes used
-  double seconds = 0;                            // wall time of the analysis
-  uint64_t input_bytes = 0;                      // bytes read
-  std::string summary_text;                      // the closing summary, shown as is
+  const io::Table* host_ops = nullptr;        // host_ops (docs/host.md)
+  const io::Table* free_breakdown = nullptr;  // free_breakdown
+  const io::Table* host_rank_ops = nullptr;   // each rank's host-heaviest operators
+  std::string input_path;                     // the analysed directory
+  int processes = 1;                          // MPI processes used
+  double seconds = 0;                         // wall time of the analysis
+  uint64_t input_bytes = 0;                   // bytes read
+  std::string summary_text;                   // the closing summary, shown as is
 };
 
 // The digest of `communication_matrix`, with links judged slow taken from `slow_links` (may be

@@ -19,10 +19,11 @@ namespace cs::stats {
 
 // --order-by: total (sum of durations), mean, max (longest kernel), cv (cross-rank CV).
 enum class OrderBy { kTotal, kMean, kMax, kCv };
-inline constexpr std::array<runtime::EnumName<OrderBy>, 4> kOrderByNames{{{"total", OrderBy::kTotal},
-                                                                 {"mean", OrderBy::kMean},
-                                                                 {"max", OrderBy::kMax},
-                                                                 {"cv", OrderBy::kCv}}};
+inline constexpr std::array<runtime::EnumName<OrderBy>, 4> kOrderByNames{
+    {{"total", OrderBy::kTotal},
+     {"mean", OrderBy::kMean},
+     {"max", OrderBy::kMax},
+     {"cv", OrderBy::kCv}}};
 // "total" | "mean" | "max" | "cv" -> OrderBy (kOrderByNames); nullopt for anything else.
 std::optional<OrderBy> parse_order_by(std::string_view s);
 

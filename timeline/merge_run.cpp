@@ -173,7 +173,8 @@ int run_merge(const mpi::MpiSession& mpi, const MergeOptions& opts) {
   sopts.exclude = opts.output;
   MergeSources found = find_merge_sources(opts.input_dir, sopts);
   if (root) io::print_diagnostics(found.diag);
-  if (found.fatal) return runtime::kExitFatal;  // the same on every process: discovery is deterministic
+  if (found.fatal)
+    return runtime::kExitFatal;  // the same on every process: discovery is deterministic
   const std::vector<MergeSource>& sources = found.sources;
   const auto [begin, end] = block_of(sources.size(), mpi.rank(), mpi.size());
 

@@ -79,7 +79,8 @@ MergeSources find_merge_sources(const std::string& dir, const MergeSourceOptions
     const std::string name = e.path().filename().string();
     std::error_code ec2;
     if (e.is_directory(ec2)) {
-      if (load::framework_from_dir_name(name) != load::Framework::kUnknown || it.depth() >= opts.max_depth)
+      if (load::framework_from_dir_name(name) != load::Framework::kUnknown ||
+          it.depth() >= opts.max_depth)
         it.disable_recursion_pending();
       continue;
     }

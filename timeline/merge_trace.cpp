@@ -93,7 +93,8 @@ bool scan_trace(simdjson::padded_string_view json, const std::string& source,
         if (!align.empty() && ev.ts >= 0 && ev.name >= 0 && is_align_phase(ev.str(ev.ph))) {
           std::string_view name = ev.str(ev.name);
           int64_t ns;
-          if (name.find(align) != std::string_view::npos && readers::parse_us_to_ns(ev.raw(ev.ts), ns) &&
+          if (name.find(align) != std::string_view::npos &&
+              readers::parse_us_to_ns(ev.raw(ev.ts), ns) &&
               (!out.align_found || ns < out.align_ns)) {
             out.align_found = true;
             out.align_ns = ns;

@@ -26,8 +26,8 @@ void calls_from_megengine(const readers::MegEngineProfile& p, std::vector<OpCall
   }
 }
 
-bool megengine_calls(const std::string& path, const readers::MegEngineProfile& p, MegEngineTime which,
-                     std::vector<OpCall>& out, io::Diagnostics& diag) {
+bool megengine_calls(const std::string& path, const readers::MegEngineProfile& p,
+                     MegEngineTime which, std::vector<OpCall>& out, io::Diagnostics& diag) {
   const size_t before = out.size();
   calls_from_megengine(p, out, which);
   if (out.size() > before) return true;
@@ -69,7 +69,9 @@ MegEngineSummary megengine_summary(const readers::MegEngineProfile& p, const Top
 }
 
 std::string format_megengine_summary(const MegEngineSummary& s, bool copy_time) {
-  const auto time = [](double us) { return std::isfinite(us) ? report::fmt_us(us) : std::string("N/A"); };
+  const auto time = [](double us) {
+    return std::isfinite(us) ? report::fmt_us(us) : std::string("N/A");
+  };
   std::string out = "total device time  " + time(s.device_us) + "\n" + "total host time    " +
                     time(s.host_us) + "\n";
   if (!copy_time) return out;

@@ -34,8 +34,8 @@ void calls_from_megengine(const readers::MegEngineProfile& p, std::vector<OpCall
                           MegEngineTime which = {});
 
 // calls_from_megengine, false with an error naming `path` when no operator has that time.
-bool megengine_calls(const std::string& path, const readers::MegEngineProfile& p, MegEngineTime which,
-                     std::vector<OpCall>& out, io::Diagnostics& diag);
+bool megengine_calls(const std::string& path, const readers::MegEngineProfile& p,
+                     MegEngineTime which, std::vector<OpCall>& out, io::Diagnostics& diag);
 
 // Reads the static-graph profile at `path` and appends its calls. False with an error when the
 // file is not one or no operator has a device time.

@@ -238,7 +238,8 @@ std::string format_top_text(const io::Table& t, size_t total_calls, double total
   std::vector<std::vector<std::string>> cells;
   for (size_t r = 0; r < t.rows(); ++r) {
     cells.push_back({rank.str(r), report::fmt_us(time.num(r)), report::fmt_num(cum.num(r), 1) + "%",
-                     report::fmt_num(calls.num(r), 0), maybe(flops.num(r), report::fmt_num(flops.num(r) / 1e9, 2)),
+                     report::fmt_num(calls.num(r), 0),
+                     maybe(flops.num(r), report::fmt_num(flops.num(r) / 1e9, 2)),
                      maybe(tflops.num(r), report::fmt_num(tflops.num(r), 2)),
                      maybe(bytes.num(r), report::fmt_bytes(bytes.num(r))),
                      maybe(bw.num(r), report::fmt_num(bw.num(r), 1)), shorten(type.str(r), 24),

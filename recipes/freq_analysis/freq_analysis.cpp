@@ -22,7 +22,8 @@ FreqVerdict judge_frequencies(const std::vector<double>& f) {
   return FreqVerdict::kAbnormal;
 }
 
-bool FreqAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
+bool FreqAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
+                       io::Diagnostics& diag) const {
   frame::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"AICORE_FREQ", "RANK_DEVICE_MAP"})
@@ -45,10 +46,13 @@ bool FreqAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagn
   auto& cells = freq.columns[0].cells;
   bool real = false;
   for (const frame::Cell& c : cells) real = real || c.kind == frame::Cell::Kind::kReal;
-  std::sort(cells.begin(), cells.end(),
-            [](const frame::Cell& a, const frame::Cell& b) { return frame::compare_cells(a, b) < 0; });
+  std::sort(cells.begin(), cells.end(), [](const frame::Cell& a, const frame::Cell& b) {
+    return frame::compare_cells(a, b) < 0;
+  });
   cells.erase(std::unique(cells.begin(), cells.end(),
-                          [](const frame::Cell& a, const frame::Cell& b) { return frame::compare_cells(a, b) == 0; }),
+                          [](const frame::Cell& a, const frame::Cell& b) {
+                            return frame::compare_cells(a, b) == 0;
+                          }),
               cells.end());
   if (real)
     for (frame::Cell& c : cells) c = frame::Cell::real(c.num());
@@ -80,8 +84,9 @@ bool FreqAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOut
     std::string list = "[";
     for (const frame::Cell& c : cells) {
       f.push_back(c.num());
-      list += (list.size() > 1 ? ", " : "") +
-              frame::csv_cell(c, c.kind == frame::Cell::Kind::kReal ? frame::Dtype::kFloat64 : frame::Dtype::kInt64);
+      list += (list.size() > 1 ? ", " : "") + frame::csv_cell(c, c.kind == frame::Cell::Kind::kReal
+                                                                     ? frame::Dtype::kFloat64
+                                                                     : frame::Dtype::kInt64);
     }
     switch (judge_frequencies(f)) {
       case FreqVerdict::kNormal:
@@ -94,8 +99,9 @@ bool FreqAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOut
         text.push_back(frame::Cell::text(list + "]"));
     }
   }
-  std::stable_sort(idle.begin(), idle.end(),
-                   [](const frame::Cell& a, const frame::Cell& b) { return frame::compare_cells(a, b) < 0; });
+  std::stable_sort(idle.begin(), idle.end(), [](const frame::Cell& a, const frame::Cell& b) {
+    return frame::compare_cells(a, b) < 0;
+  });
   frame::Frame free;
   free.add("rankId").cells = idle;
   free.add("aicoreFrequency").cells.assign(idle.size(), frame::Cell::text("[800, 1800]"));

@@ -132,9 +132,11 @@ bool SlowLink::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
   frame::Frame ops = frame::take(all, kept);
   // A data size column with a NULL anywhere is float in pandas (REAL, "1024.0" in the names).
   bool any_null = false;
-  for (const frame::Cell& c : frame::find_column(all, "dataSize")->cells) any_null = any_null || c.is_null();
+  for (const frame::Cell& c : frame::find_column(all, "dataSize")->cells)
+    any_null = any_null || c.is_null();
   if (any_null)
-    for (frame::Cell& c : frame::find_column(ops, "dataSize")->cells) c = frame::Cell::real(c.num());
+    for (frame::Cell& c : frame::find_column(ops, "dataSize")->cells)
+      c = frame::Cell::real(c.num());
   frame::Frame stats = frame::describe_duration(ops, keys, "transmitTime");
   // Min, max and sum of an int column stay ints; the ranks of the (first) longest and shortest.
   const auto& t = frame::find_column(ops, "transmitTime")->cells;
@@ -155,8 +157,8 @@ bool SlowLink::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
       total += t[r].i();
     }
     name.push_back(frame::Cell::text(key_text(stats.columns[0].cells[g]) +
-                              key_text(stats.columns[2].cells[g]) + "_" +
-                              key_text(stats.columns[1].cells[g])));
+                                     key_text(stats.columns[2].cells[g]) + "_" +
+                                     key_text(stats.columns[1].cells[g])));
     frame::find_column(sum, "MinNs")->cells[g] = t[at_min];
     frame::find_column(sum, "MaxNs")->cells[g] = t[at_max];
     frame::find_column(sum, "SumNs")->cells[g] = frame::Cell::integer(total);

@@ -177,7 +177,7 @@ bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
         first = k ? std::min(first, start[r].i()) : start[r].i();
       }
       std::vector<frame::Cell> row = {frame::Cell::text(names), ops[g].keys[o], groups.keys[g],
-                               frame::Cell::integer(first)};
+                                      frame::Cell::integer(first)};
       for (const frame::Cell& c : series_stats(times)) row.push_back(c);
       for (size_t c = 0; c < row.size(); ++c) stats.columns[c].push_back(row[c]);
     }

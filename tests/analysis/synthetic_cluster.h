@@ -28,7 +28,7 @@ struct SyntheticOptions {
 };
 
 inline readers::CommOp make_op(const std::string& name, double elapse_ms, double transit_ms,
-                          double wait_ms, double sync_ms) {
+                               double wait_ms, double sync_ms) {
   readers::CommOp op;
   op.name = name;
   op.has_time_info = true;

@@ -37,8 +37,10 @@ TEST(CommTables, NaturalKeysCompareAsNaturalLess) {
   }
   for (const auto& a : texts)
     for (const auto& b : texts)
-      ASSERT_EQ(analysis::natural_less(a, b), analysis::natural_key(a) < analysis::natural_key(b)) << a << " vs " << b;
-  EXPECT_LT(analysis::natural_key("hcom_allReduce__2_0_1"), analysis::natural_key("hcom_allReduce__10_0_1"));
+      ASSERT_EQ(analysis::natural_less(a, b), analysis::natural_key(a) < analysis::natural_key(b))
+          << a << " vs " << b;
+  EXPECT_LT(analysis::natural_key("hcom_allReduce__2_0_1"),
+            analysis::natural_key("hcom_allReduce__10_0_1"));
   EXPECT_LT(analysis::natural_key("x1"), analysis::natural_key("x01"));  // "01" after "1"
 }
 
@@ -129,7 +131,8 @@ TEST(CommTables, MatrixAndStepTraceTables) {
   EXPECT_EQ(texts(s.find("step"))[0], "1");
   EXPECT_EQ(s.find("rank")->ints[1], 1);  // sorted by step, then rank
   for (double v : s.find("preparing_us")->doubles) EXPECT_FALSE(std::isnan(v));
-  const io::Table s2 = analysis::step_trace_table(test::load_case("set_order"));  // no Preparing column
+  const io::Table s2 =
+      analysis::step_trace_table(test::load_case("set_order"));  // no Preparing column
   for (double v : s2.find("preparing_us")->doubles) EXPECT_TRUE(std::isnan(v));
 }
 

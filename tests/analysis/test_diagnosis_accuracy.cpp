@@ -23,16 +23,16 @@
 #include <string>
 #include <vector>
 
-#include "msprof/cluster_matrix.h"
-#include "msprof/communication_groups.h"
-#include "load/discovery.h"
 #include "analysis/link_observations.h"
 #include "analysis/operators_topn.h"
-#include "load/rank_parser.h"
 #include "analysis/slow_link.h"
 #include "analysis/slow_rank.h"
 #include "analysis/slow_transfer.h"
 #include "generator/generator.h"
+#include "load/discovery.h"
+#include "load/rank_parser.h"
+#include "msprof/cluster_matrix.h"
+#include "msprof/communication_groups.h"
 
 namespace cs::cluster {
 namespace {
@@ -220,10 +220,11 @@ struct Suite {
     auto groups = msprof::build_comm_groups(data, msprof::GroupOptions{}, mdiag);
     msprof::MatrixOptions mopts;
     mopts.use_metadata_ranks = true;  // as `cluster` merges them
-    const auto slow_links =
-        analysis::find_slow_links(analysis::link_observations(msprof::merge_matrix_links(data, groups, mdiag, mopts)));
+    const auto slow_links = analysis::find_slow_links(
+        analysis::link_observations(msprof::merge_matrix_links(data, groups, mdiag, mopts)));
     const auto slow_ranks =
-        analysis::analyze_slow_ranks(data, analysis::rank_stages(data, &groups), slow_links).findings;
+        analysis::analyze_slow_ranks(data, analysis::rank_stages(data, &groups), slow_links)
+            .findings;
     const auto slow_transfers = analysis::find_slow_transfers(data, slow_links);
     std::string report;
     for (const auto& f : slow_ranks) {
@@ -241,8 +242,9 @@ struct Suite {
     }
     for (const auto& entry : truth.ranks) {
       const int r = entry.first;
-      const bool found = std::any_of(slow_ranks.begin(), slow_ranks.end(),
-                                     [&](const analysis::SlowRankFinding& f) { return f.rank == r; });
+      const bool found =
+          std::any_of(slow_ranks.begin(), slow_ranks.end(),
+                      [&](const analysis::SlowRankFinding& f) { return f.rank == r; });
       if (!found) ++ranks.fn, report += " FN rank " + std::to_string(r);
     }
     std::set<std::pair<int, int>> found_links;

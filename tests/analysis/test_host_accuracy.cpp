@@ -133,7 +133,8 @@ Outcome diagnose(const std::string& dir, bool db) {
   io::Diagnostics diag;
   auto groups = msprof::build_comm_groups(ranks, msprof::GroupOptions{}, diag);
   Outcome out;
-  out.slow = analysis::analyze_slow_ranks(ranks, analysis::rank_stages(ranks, &groups), {}).findings;
+  out.slow =
+      analysis::analyze_slow_ranks(ranks, analysis::rank_stages(ranks, &groups), {}).findings;
   std::vector<host::RankSummary> summaries;
   for (const auto& r : ranks)
     if (r.has_host) summaries.push_back({r.rank(), &r.host});

@@ -59,7 +59,10 @@ TEST(OperatorsTopN, MergeOrderDoesNotChangeCounts) {
     EXPECT_EQ(merged2.keys().at(k).durations.count, s.durations.count);
     EXPECT_DOUBLE_EQ(merged2.keys().at(k).durations.sum, s.durations.sum);
   }
-  EXPECT_EQ(analysis::operators_topn_table(std::vector<load::RankData>{}, 15, stats::OrderBy::kTotal).rows(), 0u);
+  EXPECT_EQ(
+      analysis::operators_topn_table(std::vector<load::RankData>{}, 15, stats::OrderBy::kTotal)
+          .rows(),
+      0u);
 }
 
 // 8 ranks, tp 2, dp 2, pp 2 in profiler metadata; stage 1 (ranks 4..7) runs 3x the MatMul, and

@@ -14,9 +14,8 @@ namespace {
 
 // A ring allreduce per step in each of `groups` groups of 8 ranks (HCCS inside a node) and a DP
 // ring across nodes (RDMA). `slow` maps (src, dst) to a bandwidth factor (0.3 = 30% speed).
-std::vector<analysis::LinkObservation> ring_cluster(int groups, int steps,
-                                          const std::map<std::pair<int, int>, double>& slow,
-                                          uint64_t seed = 1) {
+std::vector<analysis::LinkObservation> ring_cluster(
+    int groups, int steps, const std::map<std::pair<int, int>, double>& slow, uint64_t seed = 1) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> jitter(0.97, 1.03);
   std::vector<analysis::LinkObservation> obs;

@@ -105,7 +105,7 @@ TEST(SlowTransfer, Table) {
 
 // Generated cluster -> (slow transfers, slow links).
 std::vector<analysis::SlowTransferFinding> generated(const std::string& name,
-                                           const generator::GeneratorOptions& o) {
+                                                     const generator::GeneratorOptions& o) {
   const fs::path dir = fs::path(CS_BUILD_DIR) / "slow_transfer_test" / name;
   fs::remove_all(dir);
   io::Diagnostics gdiag;
@@ -115,7 +115,8 @@ std::vector<analysis::SlowTransferFinding> generated(const std::string& name,
   for (const auto& e : disc.ranks) ranks.push_back(load::parse_rank(e, load::ParseOptions{}));
   io::Diagnostics d;
   auto groups = msprof::build_comm_groups(ranks, msprof::GroupOptions{}, d);
-  auto links = analysis::find_slow_links(analysis::link_observations(msprof::merge_matrix_links(ranks, groups, d)));
+  auto links = analysis::find_slow_links(
+      analysis::link_observations(msprof::merge_matrix_links(ranks, groups, d)));
   auto found = analysis::find_slow_transfers(ranks, links);
   fs::remove_all(dir);
   return found;

@@ -160,8 +160,8 @@ TEST(CompareHost, SlowHostIsADispatchRegression) {
                         (root() / "cmp-gen2.log").string()),
             0);
   const fs::path out = root() / "cmp-out";
-  ASSERT_EQ(run_command(std::string(CS_BINARY) + " compare " + base.string() + " " +
-                            slow.string() + " -o " + out.string() + " --quiet",
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " compare " + base.string() + " " + slow.string() +
+                            " -o " + out.string() + " --quiet",
                         out.string() + ".log"),
             0)
       << read_file(out.string() + ".log");

@@ -144,8 +144,8 @@ TEST(CommunicationCompare, CollectiveTypes) {
 TEST(CommunicationCompare, RealGpuTraceAgainstItself) {
   readers::Trace t;
   io::Diagnostics diag;
-  ASSERT_TRUE(
-      readers::read_kineto_trace(std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz", t, diag));
+  ASSERT_TRUE(readers::read_kineto_trace(
+      std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz", t, diag));
   Profile p;
   ASSERT_TRUE(build_profile(std::move(t), false, std::nullopt, p, diag));
   const io::Table c = communication_compare_table(p, p);

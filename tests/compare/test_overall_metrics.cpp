@@ -15,7 +15,8 @@ namespace {
 Profile load(const std::string& path, bool npu) {
   readers::Trace t;
   io::Diagnostics diag;
-  EXPECT_TRUE(npu ? readers::read_trace_view(path, t, diag) : readers::read_kineto_trace(path, t, diag));
+  EXPECT_TRUE(npu ? readers::read_trace_view(path, t, diag)
+                  : readers::read_kineto_trace(path, t, diag));
   Profile p;
   EXPECT_TRUE(build_profile(std::move(t), npu, std::nullopt, p, diag));
   return p;

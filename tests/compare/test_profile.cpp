@@ -17,7 +17,8 @@ const std::string kTraceView = std::string(CS_TEST_DATA) + "/ascend/trace_view.j
 Profile load(const std::string& path, bool npu, std::optional<int64_t> step = {}) {
   readers::Trace t;
   io::Diagnostics diag;
-  EXPECT_TRUE(npu ? readers::read_trace_view(path, t, diag) : readers::read_kineto_trace(path, t, diag));
+  EXPECT_TRUE(npu ? readers::read_trace_view(path, t, diag)
+                  : readers::read_kineto_trace(path, t, diag));
   Profile p;
   p.source = path;
   EXPECT_TRUE(build_profile(std::move(t), npu, step, p, diag));

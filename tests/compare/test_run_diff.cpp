@@ -15,8 +15,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using cs::load::RankData;
 using cs::compare::Regression;
+using cs::load::RankData;
 
 fs::path temp_root() {
   static const fs::path p = [] {

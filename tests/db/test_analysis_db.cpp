@@ -71,8 +71,9 @@ TEST(AnalysisDb, CommunicationEqualsMsprofAnalyzeRows) {
     const auto& op = f.steps[0].collective.at(next[rank]++);
     EXPECT_EQ(op.op_name(), st->text_at(2));
     EXPECT_EQ(op.group(), st->text_at(3));
-    const int fields[] = {cs::readers::kStartTimestampUs, cs::readers::kElapseTimeMs, cs::readers::kTransitTimeMs,
-                          cs::readers::kWaitTimeMs,       cs::readers::kSyncTimeMs,   cs::readers::kIdleTimeMs};
+    const int fields[] = {cs::readers::kStartTimestampUs, cs::readers::kElapseTimeMs,
+                          cs::readers::kTransitTimeMs,    cs::readers::kWaitTimeMs,
+                          cs::readers::kSyncTimeMs,       cs::readers::kIdleTimeMs};
     for (int i = 0; i < 6; ++i) {
       ASSERT_TRUE(op.time.has(fields[i]));
       EXPECT_EQ(op.time.get(fields[i]), *st->double_at(4 + i)) << op.name << " field " << i;

@@ -128,7 +128,8 @@ TEST(FuzzSeeds, MegEngineSeedsHaveRecords) {
   };
   cs::readers::MegEngineProfile p;
   cs::io::Diagnostics d;
-  EXPECT_TRUE(cs::readers::parse_megengine_profile(body(seed("megengine", "static.json")), "s", p, d));
+  EXPECT_TRUE(
+      cs::readers::parse_megengine_profile(body(seed("megengine", "static.json")), "s", p, d));
   EXPECT_EQ(p.ops.size(), 6u);
   cs::readers::Trace t;
   EXPECT_TRUE(

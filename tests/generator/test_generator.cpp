@@ -170,8 +170,8 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
   for (const auto& [rank, dir] : dirs) {
     cs::io::Diagnostics d;
     cs::readers::ProfilerInfo info;
-    ASSERT_TRUE(cs::readers::read_profiler_info(dir + "/profiler_info_" + std::to_string(rank) + ".json",
-                                           info, d));
+    ASSERT_TRUE(cs::readers::read_profiler_info(
+        dir + "/profiler_info_" + std::to_string(rank) + ".json", info, d));
     EXPECT_EQ(info.rank_id, rank);
     cs::readers::ProfilerMetadata meta;
     ASSERT_TRUE(cs::readers::read_profiler_metadata(dir + "/profiler_metadata.json", meta, d));
@@ -199,10 +199,12 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
         if (op.is_total()) continue;
         EXPECT_TRUE(hashes.count(std::string(op.group()))) << op.name;
         // Idle = Elapse - Transit - Wait (docs/formats.md §2).
-        double idle = op.time.get(cs::readers::kElapseTimeMs) - op.time.get(cs::readers::kTransitTimeMs) -
+        double idle = op.time.get(cs::readers::kElapseTimeMs) -
+                      op.time.get(cs::readers::kTransitTimeMs) -
                       op.time.get(cs::readers::kWaitTimeMs);
         EXPECT_NEAR(op.time.get(cs::readers::kIdleTimeMs), idle, 1e-9) << op.name;
-        double w = op.time.get(cs::readers::kWaitTimeMs), tr = op.time.get(cs::readers::kTransitTimeMs);
+        double w = op.time.get(cs::readers::kWaitTimeMs),
+               tr = op.time.get(cs::readers::kTransitTimeMs);
         EXPECT_NEAR(op.time.get(cs::readers::kWaitTimeRatio), w / (w + tr), 6e-5);
         EXPECT_LE(op.time.get(cs::readers::kSyncTimeMs), w + 1e-12);
         // The op name carries the group hash's last three digits.
@@ -230,8 +232,8 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
     EXPECT_TRUE(self_link);
 
     cs::readers::StepTraceFile stf;
-    ASSERT_TRUE(
-        cs::readers::read_step_trace_csv(dir + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", stf, d));
+    ASSERT_TRUE(cs::readers::read_step_trace_csv(
+        dir + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", stf, d));
     ASSERT_EQ(stf.columns.size(), 9u);
     ASSERT_EQ(stf.rows.size(), 2u);
     for (const auto& row : stf.rows) {
@@ -259,8 +261,8 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
     EXPECT_GT(kernels, 200u);
     EXPECT_GT(hccl, 20u);
     std::vector<cs::readers::OpStatisticRow> ops;
-    ASSERT_TRUE(
-        cs::readers::read_op_statistic_csv(dir + "/ASCEND_PROFILER_OUTPUT/op_statistic.csv", ops, d));
+    ASSERT_TRUE(cs::readers::read_op_statistic_csv(dir + "/ASCEND_PROFILER_OUTPUT/op_statistic.csv",
+                                                   ops, d));
     double count = 0, ratio = 0;
     for (const auto& r : ops) {
       count += r.count;
@@ -334,10 +336,10 @@ TEST(Generator, SlowRankWaitsLeastAndPeersWaitForIt) {
     }
   // Its compute is longer too.
   cs::readers::StepTraceFile s5, s4;
-  ASSERT_TRUE(cs::readers::read_step_trace_csv(dirs[5] + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
-                                          s5, diag));
-  ASSERT_TRUE(cs::readers::read_step_trace_csv(dirs[4] + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
-                                          s4, diag));
+  ASSERT_TRUE(cs::readers::read_step_trace_csv(
+      dirs[5] + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", s5, diag));
+  ASSERT_TRUE(cs::readers::read_step_trace_csv(
+      dirs[4] + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", s4, diag));
   EXPECT_GT(s5.get(s5.rows[0], "Computing"), 1.4 * s4.get(s4.rows[0], "Computing"));
 
   std::string truth = slurp(fs::path(t.str()) / "truth.json");

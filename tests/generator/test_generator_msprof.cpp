@@ -87,8 +87,8 @@ TEST(GeneratorMsprof, ProfDirectoriesHoldTheTorchNpuJob) {
     const auto files = cs::readers::msprof_timeline_files(names);
     ASSERT_EQ(files.size(), 1u);
     cs::readers::StepTraceFile got, want;
-    ASSERT_TRUE(cs::readers::read_msprof_step_trace({e.path + "/mindstudio_profiler_output/" + files[0]},
-                                               got, d))
+    ASSERT_TRUE(cs::readers::read_msprof_step_trace(
+        {e.path + "/mindstudio_profiler_output/" + files[0]}, got, d))
         << all_diags(d);
     ASSERT_TRUE(cs::readers::read_step_trace_csv(torch_out + "/step_trace_time.csv", want, d))
         << all_diags(d);

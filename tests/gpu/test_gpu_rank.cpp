@@ -47,7 +47,8 @@ std::string one_step_trace() {
 TEST(GpuRank, HandWorkedStep) {
   cs::readers::Trace t;
   cs::io::Diagnostics diag;
-  ASSERT_TRUE(cs::readers::parse_kineto_trace(simdjson::padded_string(one_step_trace()), "t", t, diag))
+  ASSERT_TRUE(
+      cs::readers::parse_kineto_trace(simdjson::padded_string(one_step_trace()), "t", t, diag))
       << cs::test::all_diags(diag);
   const GpuRankSummary s = cs::gpu::summarize_gpu_trace(t, t.distributed.rank);
   EXPECT_EQ(s.rank, 2);

@@ -12,9 +12,9 @@ namespace {
 
 using cs::io::eight_digits;
 using cs::io::is_digit;
-using cs::readers::parse_us_to_ns;
 using cs::io::parse_us_to_ns_in;
 using cs::io::read_digits;
+using cs::readers::parse_us_to_ns;
 
 TEST(Decimal, EightDigitsCountsAndValues) {
   uint64_t v = 0;

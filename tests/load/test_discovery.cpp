@@ -72,8 +72,7 @@ TEST(DirNames, FrameworkAndTimestamp) {
   EXPECT_EQ(cs::load::framework_from_dir_name("PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA"),
             Framework::kMsprof);
   EXPECT_EQ(cs::load::framework_from_dir_name("ASCEND_PROFILER_OUTPUT"), Framework::kUnknown);
-  EXPECT_EQ(cs::load::timestamp_from_dir_name("n1_123_1708156014257_ascend_pt"),
-            "1708156014257");
+  EXPECT_EQ(cs::load::timestamp_from_dir_name("n1_123_1708156014257_ascend_pt"), "1708156014257");
   // Host names may hold '_' themselves: the field is counted from the end.
   EXPECT_EQ(cs::load::timestamp_from_dir_name("my_host_7_123_99_ascend_ms"), "99");
   EXPECT_EQ(cs::load::timestamp_from_dir_name("PROF_000001_20230628101435646_FKFLNPEPPRRCFCBA"),

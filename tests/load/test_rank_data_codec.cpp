@@ -139,7 +139,7 @@ TEST(RankDataCodec, CommunicationCanStayPacked) {
   ASSERT_EQ(seen.steps.size(), 1u);
   EXPECT_EQ(seen.steps[0].collective[0].name, "hcom_allReduce__844_2_1@13681369207305868844");
   EXPECT_TRUE(b.communication.packed());  // reading leaves it packed
-  const load::RankData copy = b;                // a copy holds its own pages
+  const load::RankData copy = b;          // a copy holds its own pages
   b.communication.unpack();
   EXPECT_FALSE(b.communication.packed());
   EXPECT_EQ(packed(b), bytes);

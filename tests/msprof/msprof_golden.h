@@ -42,14 +42,14 @@ inline std::vector<load::RankData> load_case(const std::string& case_name) {
     rd.entry.path = e.path().string();
     const std::string d = e.path().string() + "/";
     if (fs::exists(d + "communication.json"))
-      rd.has_communication = readers::read_communication_json(d + "communication.json",
-                                                         rd.communication.edit(), rd.diagnostics);
+      rd.has_communication = readers::read_communication_json(
+          d + "communication.json", rd.communication.edit(), rd.diagnostics);
     if (fs::exists(d + "communication_matrix.json"))
-      rd.has_matrix = readers::read_communication_matrix_json(d + "communication_matrix.json", rd.matrix,
-                                                         rd.diagnostics);
+      rd.has_matrix = readers::read_communication_matrix_json(d + "communication_matrix.json",
+                                                              rd.matrix, rd.diagnostics);
     if (fs::exists(d + "profiler_metadata.json"))
-      rd.has_metadata =
-          readers::read_profiler_metadata(d + "profiler_metadata.json", rd.metadata, rd.diagnostics);
+      rd.has_metadata = readers::read_profiler_metadata(d + "profiler_metadata.json", rd.metadata,
+                                                        rd.diagnostics);
     if (fs::exists(d + "step_trace_time.csv"))
       rd.has_step_trace =
           readers::read_step_trace_csv(d + "step_trace_time.csv", rd.step_trace, rd.diagnostics);

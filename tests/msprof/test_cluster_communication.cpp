@@ -44,7 +44,7 @@ TEST(ClusterCommunication, SameOutputForAnyThreadCount) {
       EXPECT_EQ(got, want) << c << " threads=" << threads << ": " << test::first_diff(got, want);
       const std::string path = test::temp_path("cluster_communication_threads.json");
       ASSERT_TRUE(msprof::write_cluster_communication_json(path, ranks, groups, diag,
-                                                   io::JsonStyle::python(), threads));
+                                                           io::JsonStyle::python(), threads));
       EXPECT_EQ(test::slurp(path), want) << c << " threads=" << threads;
     }
   }
@@ -58,7 +58,8 @@ TEST(ClusterCommunication, RatioRulesOfMsprof) {
   EXPECT_TRUE(msprof::msprof_ratio(io::Num::real(1), io::Num::real(0)).is_int);
   EXPECT_EQ(msprof::msprof_ratio(io::Num::real(1), io::Num::real(3)).v, 0.3333);
   EXPECT_FALSE(msprof::msprof_ratio(io::Num::integer(0), io::Num::real(2)).is_int);
-  EXPECT_EQ(msprof::msprof_ratio(io::Num::real(2.00005), io::Num::real(1)).v, io::py_round(2.00005, 4));
+  EXPECT_EQ(msprof::msprof_ratio(io::Num::real(2.00005), io::Num::real(1)).v,
+            io::py_round(2.00005, 4));
 }
 
 // The real (older) sample, split into per-rank communication.json files by split_sample.py: our

@@ -44,7 +44,8 @@ TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
   }
   // In step3 rank 15 is mapped (local 3).
   bool seen15 = false;
-  for (const msprof::GlobalLink& l : links) seen15 = seen15 || (l.step() == "step3" && l.src_rank == 15);
+  for (const msprof::GlobalLink& l : links)
+    seen15 = seen15 || (l.step() == "step3" && l.src_rank == 15);
   EXPECT_TRUE(seen15);
 }
 
@@ -106,8 +107,8 @@ TEST(ClusterMatrix, DocumentStaysMsprofAnalyzesWithTheMetadataOption) {
   msprof::MatrixOptions opts;
   opts.use_metadata_ranks = true;
   for (const int threads : {1, 3}) {
-    const auto links = msprof::merge_and_write_cluster_matrix(meta, ranks, groups, diag,
-                                                      io::JsonStyle::python(), opts, threads);
+    const auto links = msprof::merge_and_write_cluster_matrix(
+        meta, ranks, groups, diag, io::JsonStyle::python(), opts, threads);
     EXPECT_FALSE(links.empty());
     const std::string a = test::slurp(plain), b = test::slurp(meta);
     EXPECT_EQ(b, a) << threads;

@@ -52,7 +52,9 @@ TEST(ClusterStepTrace, StagesFromPpGroups) {
   EXPECT_EQ(stages[0].tuple_str(), "(0, 1, 2, 3)");
   EXPECT_EQ(stages[1].tuple_str(), "(4, 5, 6, 7)");
   // Without metadata there is no pg_name, so no stage.
-  EXPECT_TRUE(msprof::infer_stages(msprof::build_comm_groups(test::load_case("set_order"), {}, diag)).empty());
+  EXPECT_TRUE(
+      msprof::infer_stages(msprof::build_comm_groups(test::load_case("set_order"), {}, diag))
+          .empty());
 }
 
 TEST(ClusterStepTrace, CsvQuoting) {
@@ -93,7 +95,8 @@ TEST(ClusterStepTrace, RealSampleRankRows) {
   }
   ASSERT_EQ(ranks.size(), 8u);
   io::Diagnostics diag;
-  const std::string got = msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, {}, diag));
+  const std::string got =
+      msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, {}, diag));
   EXPECT_EQ(got, header + "\r\n" + rank_rows);
 }
 
@@ -126,7 +129,8 @@ TEST(ClusterStepTrace, ColumnsMatchedByName) {
     ranks.push_back(std::move(rd));
   }
   io::Diagnostics diag;
-  const std::string got = msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, {}, diag));
+  const std::string got =
+      msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, {}, diag));
   EXPECT_EQ(got,
             "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,"
             "Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\r\n"

@@ -70,8 +70,10 @@ std::string flatten(const readers::CommunicationFile& f) {
         }
         for (const auto& tr : op.transports) {
           out += "transport|" + std::string(tr.name.view()) + "\n";
-          if (tr.has(readers::kTrSizeMb)) out += "Transit Size(MB)|" + num(tr.num(readers::kTrSizeMb)) + "\n";
-          if (tr.has(readers::kTrTimeMs)) out += "Transit Time(ms)|" + num(tr.num(readers::kTrTimeMs)) + "\n";
+          if (tr.has(readers::kTrSizeMb))
+            out += "Transit Size(MB)|" + num(tr.num(readers::kTrSizeMb)) + "\n";
+          if (tr.has(readers::kTrTimeMs))
+            out += "Transit Time(ms)|" + num(tr.num(readers::kTrTimeMs)) + "\n";
           if (tr.has(readers::kTrBandwidthGbps))
             out += "Bandwidth(GB/s)|" + num(tr.num(readers::kTrBandwidthGbps)) + "\n";
           if (tr.has(readers::kTrLargePacketRatio))
@@ -244,7 +246,8 @@ TEST(Communication, TruncatedFileKeepsCompleteOpsAndSaysWhere) {
 TEST(Communication, TruncatedInsideAString) {
   readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(readers::read_communication_json(data("truncated_in_string_communication.json"), f, diag));
+  ASSERT_TRUE(
+      readers::read_communication_json(data("truncated_in_string_communication.json"), f, diag));
   ASSERT_EQ(f.steps.size(), 1u);
   EXPECT_EQ(f.steps[0].collective.size(), 3u);
   ASSERT_EQ(f.steps[0].p2p.size(), 1u);
@@ -265,7 +268,8 @@ TEST(Communication, EveryPrefixIsReadSafely) {
   for (size_t n = 0; n < text.size(); ++n) {
     readers::CommunicationFile f;
     Diagnostics diag;
-    bool ok = readers::parse_communication_json(std::string_view(text).substr(0, n), "cut", f, diag);
+    bool ok =
+        readers::parse_communication_json(std::string_view(text).substr(0, n), "cut", f, diag);
     ASSERT_TRUE(diag.has_errors()) << "prefix " << n;
     std::string flat = flatten(f);
     ASSERT_EQ(full_flat.compare(0, flat.size(), flat), 0) << "prefix " << n;

@@ -169,7 +169,9 @@ TEST(Communication, NanInfinityAndOutOfRangeAreMissing) {
   EXPECT_EQ(diag.error_count(), 0u);
   EXPECT_EQ(diag.warning_count(), 6u) << all_diags(diag);
   const readers::CommOp& op = f.steps.at(0).collective.at(0);
-  for (readers::TimeField fld : {readers::kStartTimestampUs, readers::kElapseTimeMs, readers::kTransitTimeMs, readers::kWaitTimeMs, readers::kSyncTimeMs})
+  for (readers::TimeField fld :
+       {readers::kStartTimestampUs, readers::kElapseTimeMs, readers::kTransitTimeMs,
+        readers::kWaitTimeMs, readers::kSyncTimeMs})
     EXPECT_FALSE(op.time.has(fld)) << fld;
   EXPECT_TRUE(op.time.has(readers::kIdleTimeMs));
   EXPECT_TRUE(op.time.num(readers::kWaitTimeRatio).is_int);
@@ -226,7 +228,8 @@ TEST(Communication, FloatsWithMoreThanNineteenDigitsAreExact) {
   EXPECT_EQ(op.time.get(readers::kWaitTimeMs), 123456789012345678901234.5);
   EXPECT_EQ(op.time.get(readers::kSyncTimeMs), 1.5);
   EXPECT_EQ(op.time.get(readers::kIdleTimeMs), 0.00000000000000000000000000001234567890123456789);
-  for (readers::TimeField t : {readers::kStartTimestampUs, readers::kElapseTimeMs, readers::kTransitTimeMs, readers::kWaitTimeMs, readers::kIdleTimeMs})
+  for (readers::TimeField t : {readers::kStartTimestampUs, readers::kElapseTimeMs,
+                               readers::kTransitTimeMs, readers::kWaitTimeMs, readers::kIdleTimeMs})
     EXPECT_FALSE(op.time.num(t).is_int);
 }
 
@@ -253,7 +256,8 @@ TEST(Communication, BrokenStructureMidFileKeepsOpsBefore) {
 TEST(Communication, TrailingTextIsAWarning) {
   readers::CommunicationFile f;
   Diagnostics diag;
-  ASSERT_TRUE(readers::read_communication_json(data("trailing_garbage_communication.json"), f, diag));
+  ASSERT_TRUE(
+      readers::read_communication_json(data("trailing_garbage_communication.json"), f, diag));
   EXPECT_EQ(f.steps.size(), 1u);
   EXPECT_EQ(diag.error_count(), 0u);
   ASSERT_EQ(diag.warning_count(), 1u);
@@ -322,7 +326,8 @@ TEST(Communication, SizeBucketsStayWithTheirTransport) {
   ASSERT_EQ(op.transports.size(), 4u);
   auto keys = [&](size_t t) {
     std::string k;
-    for (const readers::SizeBucket& b : op.size_distribution(op.transports[t])) k += b.size_key + ";";
+    for (const readers::SizeBucket& b : op.size_distribution(op.transports[t]))
+      k += b.size_key + ";";
     return k;
   };
   EXPECT_EQ(keys(0), "1.0;2.0;");

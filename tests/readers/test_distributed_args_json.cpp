@@ -72,11 +72,11 @@ TEST(DistributedArgsPythonJson, FromProfilerMetadata) {
   EXPECT_FALSE(
       cs::readers::distributed_args_python_json(write("c.json", R"({"distributed_args":{}})"), diag)
           .has_value());
-  EXPECT_FALSE(
-      cs::readers::distributed_args_python_json(write("d.json", R"({"other":1})"), diag).has_value());
-  EXPECT_FALSE(
-      cs::readers::distributed_args_python_json(write("e.json", R"({"distributed_args":[1]})"), diag)
-          .has_value());
+  EXPECT_FALSE(cs::readers::distributed_args_python_json(write("d.json", R"({"other":1})"), diag)
+                   .has_value());
+  EXPECT_FALSE(cs::readers::distributed_args_python_json(
+                   write("e.json", R"({"distributed_args":[1]})"), diag)
+                   .has_value());
   EXPECT_FALSE(
       cs::readers::distributed_args_python_json((dir / "absent.json").string(), diag).has_value());
   EXPECT_EQ(diag.items().size(), 0u);

@@ -78,9 +78,9 @@ TEST(KinetoTrace, ReadsRealRank1) {
   ASSERT_TRUE(readers::read_kineto_trace(kRank1, t, diag));
   EXPECT_EQ(t.total_events, 4720u);
   EXPECT_EQ(t.distributed.rank, 1);
-  const auto kernels = std::count_if(t.events.begin(), t.events.end(), [](const readers::TraceEvent& e) {
-    return e.kind == readers::EventKind::kKernel;
-  });
+  const auto kernels = std::count_if(
+      t.events.begin(), t.events.end(),
+      [](const readers::TraceEvent& e) { return e.kind == readers::EventKind::kKernel; });
   EXPECT_EQ(kernels, 1104);
 }
 

@@ -64,8 +64,8 @@ TEST(MegEngineProfile, ReadsOperatorsTimesAndFootprints) {
 TEST(MegEngineProfile, WrongDocumentsAndDamagedEntries) {
   readers::MegEngineProfile p;
   Diagnostics diag;
-  EXPECT_FALSE(readers::parse_megengine_profile(simdjson::padded_string(std::string("{\"a\": 1}")), "x.json",
-                                       p, diag));
+  EXPECT_FALSE(readers::parse_megengine_profile(simdjson::padded_string(std::string("{\"a\": 1}")),
+                                                "x.json", p, diag));
   ASSERT_EQ(diag.error_count(), 1u);
   EXPECT_NE(diag.items()[0].what.find("graph_exec"), std::string::npos);
   // One operator is not an object, one device entry has no end: both left out, one warning.
@@ -130,7 +130,8 @@ TEST(MegEngineTimeline, CutFileIsOneErrorNamingFileAndPlace) {
       "\"ts\":1},\n{\"name\":\"a\",\"ph\":\"E\",\"pid\":1,\"ti";
   readers::Trace t;
   Diagnostics diag;
-  EXPECT_FALSE(readers::parse_megengine_timeline(simdjson::padded_string(cut), "cut.json", t, diag));
+  EXPECT_FALSE(
+      readers::parse_megengine_timeline(simdjson::padded_string(cut), "cut.json", t, diag));
   ASSERT_EQ(diag.items().size(), 1u);
   EXPECT_EQ(diag.items()[0].file, "cut.json");
   EXPECT_EQ(diag.items()[0].line, 3);
@@ -173,8 +174,9 @@ TEST(MegEngineTimeline, PairsBeginEndIntoEventsOfTheRightKind) {
   EXPECT_EQ(t.thread_names.size(), 4u);
   EXPECT_EQ(t.process_names.at(100), "MegEngine");
   // In time order: the copy (5 µs) first, the convolution at 30 µs.
-  const auto first_kernel = std::find_if(
-      t.events.begin(), t.events.end(), [](const auto& e) { return e.kind == readers::EventKind::kKernel; });
+  const auto first_kernel = std::find_if(t.events.begin(), t.events.end(), [](const auto& e) {
+    return e.kind == readers::EventKind::kKernel;
+  });
   EXPECT_EQ(first_kernel->ts_ns, 30000);
   EXPECT_EQ(t.strings.str(first_kernel->name), "Convolution");
 }
@@ -217,7 +219,8 @@ TEST(MegEngineTimeline, TimesBeyond2To62NsAreBadNotOverflows) {
   ]})";
   readers::Trace t;
   Diagnostics diag;
-  ASSERT_TRUE(readers::parse_megengine_timeline(simdjson::padded_string(text), "far.json", t, diag));
+  ASSERT_TRUE(
+      readers::parse_megengine_timeline(simdjson::padded_string(text), "far.json", t, diag));
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.events[0].dur_ns, 9000000000000000000LL);
   EXPECT_EQ(diag.warning_count(), 1u) << "the two far events, one warning";

@@ -75,7 +75,8 @@ TEST(ProfilerInfo, FromMemoryAndBroken) {
   EXPECT_EQ(info.rank_id, 4);
   // Broken text: the name still gives the rank, the damage is reported.
   Diagnostics d2;
-  EXPECT_TRUE(readers::parse_profiler_info(R"({"rank_id": 4, "con)", "x/profiler_info_9.json", info, d2));
+  EXPECT_TRUE(
+      readers::parse_profiler_info(R"({"rank_id": 4, "con)", "x/profiler_info_9.json", info, d2));
   EXPECT_EQ(info.rank_id, 9);
   EXPECT_EQ(d2.error_count(), 1u);
   // Broken and no rank in the name: nothing usable.
@@ -107,8 +108,8 @@ TEST(ProfilerInfo, NewerProducerStringRankAndExportList) {
   // The real 2025-01 file: int rank, "text", the end time.
   readers::ProfilerInfo old;
   Diagnostics d2;
-  ASSERT_TRUE(
-      readers::read_profiler_info(std::string(CS_TEST_DATA) + "/discovery/profiler_info_0.json", old, d2));
+  ASSERT_TRUE(readers::read_profiler_info(
+      std::string(CS_TEST_DATA) + "/discovery/profiler_info_0.json", old, d2));
   EXPECT_EQ(d2.items().size(), 0u) << all_diags(d2);
   EXPECT_EQ(old.rank_id, 0);
   EXPECT_EQ(old.export_types, (std::vector<std::string>{"text"}));
@@ -231,7 +232,8 @@ TEST(ProfilerInfo, RankIdOutOfRange) {
   for (const char* id : {"-1", "2147483648", "\"99999999999\""}) {
     readers::ProfilerInfo info;
     Diagnostics diag;
-    readers::parse_profiler_info(std::string(R"({"rank_id": )") + id + "}", "info.json", info, diag);
+    readers::parse_profiler_info(std::string(R"({"rank_id": )") + id + "}", "info.json", info,
+                                 diag);
     EXPECT_EQ(info.rank_id, -1) << id;
     EXPECT_EQ(diag.warning_count(), 1u) << id << all_diags(diag);
   }

@@ -71,15 +71,20 @@ TEST(TraceView, ReadsRealSample) {
 }
 
 TEST(TraceView, EventKindFromProcess) {
-  EXPECT_EQ(readers::npu_event_kind("Ascend Hardware", "aclnnMm_MatMul", readers::EventKind::kOther),
-            readers::EventKind::kKernel);
-  EXPECT_EQ(readers::npu_event_kind("Ascend Hardware", "hcom_allReduce__1", readers::EventKind::kOther),
-            readers::EventKind::kCommunication);
+  EXPECT_EQ(
+      readers::npu_event_kind("Ascend Hardware", "aclnnMm_MatMul", readers::EventKind::kOther),
+      readers::EventKind::kKernel);
+  EXPECT_EQ(
+      readers::npu_event_kind("Ascend Hardware", "hcom_allReduce__1", readers::EventKind::kOther),
+      readers::EventKind::kCommunication);
   EXPECT_EQ(readers::npu_event_kind("HCCL", "hcom_broadcast__2", readers::EventKind::kOther),
             readers::EventKind::kCommunication);
-  EXPECT_EQ(readers::npu_event_kind("HCCL", "Notify_Wait", readers::EventKind::kOther), readers::EventKind::kOther);
-  EXPECT_EQ(readers::npu_event_kind("Overlap Analysis", "Free", readers::EventKind::kOther), readers::EventKind::kOverlap);
-  EXPECT_EQ(readers::npu_event_kind("Python", "aten::mm", readers::EventKind::kCpuOp), readers::EventKind::kCpuOp);
+  EXPECT_EQ(readers::npu_event_kind("HCCL", "Notify_Wait", readers::EventKind::kOther),
+            readers::EventKind::kOther);
+  EXPECT_EQ(readers::npu_event_kind("Overlap Analysis", "Free", readers::EventKind::kOther),
+            readers::EventKind::kOverlap);
+  EXPECT_EQ(readers::npu_event_kind("Python", "aten::mm", readers::EventKind::kCpuOp),
+            readers::EventKind::kCpuOp);
 }
 
 TEST(TraceView, ObjectInsteadOfArrayIsAnError) {

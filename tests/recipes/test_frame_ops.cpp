@@ -15,14 +15,27 @@ namespace {
 std::vector<frame::Cell> sample_cells() {
   const double nan = std::nan("");
   const double inf = std::numeric_limits<double>::infinity();
-  return {
-      frame::Cell::null(),      frame::Cell::integer(0),   frame::Cell::integer(1),
-      frame::Cell::integer(-7), frame::Cell::real(0.0),    frame::Cell::real(-0.0),
-      frame::Cell::real(1.0),   frame::Cell::real(1.5),    frame::Cell::real(-7.0),
-      frame::Cell::real(nan),   frame::Cell::real(-nan),   frame::Cell::real(inf),
-      frame::Cell::real(-inf),  frame::Cell::real(9.3e18), frame::Cell::real(1e300),
-      frame::Cell::text(""),    frame::Cell::text("1"),    frame::Cell::text("i:1"),
-      frame::Cell::text("abc"), frame::Cell::text("abc"),  frame::Cell::integer(std::numeric_limits<int64_t>::min())};
+  return {frame::Cell::null(),
+          frame::Cell::integer(0),
+          frame::Cell::integer(1),
+          frame::Cell::integer(-7),
+          frame::Cell::real(0.0),
+          frame::Cell::real(-0.0),
+          frame::Cell::real(1.0),
+          frame::Cell::real(1.5),
+          frame::Cell::real(-7.0),
+          frame::Cell::real(nan),
+          frame::Cell::real(-nan),
+          frame::Cell::real(inf),
+          frame::Cell::real(-inf),
+          frame::Cell::real(9.3e18),
+          frame::Cell::real(1e300),
+          frame::Cell::text(""),
+          frame::Cell::text("1"),
+          frame::Cell::text("i:1"),
+          frame::Cell::text("abc"),
+          frame::Cell::text("abc"),
+          frame::Cell::integer(std::numeric_limits<int64_t>::min())};
 }
 
 TEST(CellKey, EqualAndHashAgreeWithTheTextKeys) {
@@ -30,7 +43,8 @@ TEST(CellKey, EqualAndHashAgreeWithTheTextKeys) {
   for (const frame::Cell& a : cells)
     for (const frame::Cell& b : cells) {
       const bool same_key = frame::cell_key(a) == frame::cell_key(b);
-      EXPECT_EQ(frame::cell_key_equal(a, b), same_key) << frame::cell_key(a) << " vs " << frame::cell_key(b);
+      EXPECT_EQ(frame::cell_key_equal(a, b), same_key)
+          << frame::cell_key(a) << " vs " << frame::cell_key(b);
       if (same_key) {
         EXPECT_EQ(frame::cell_key_hash(a), frame::cell_key_hash(b)) << frame::cell_key(a);
       }
@@ -41,8 +55,9 @@ TEST(GroupRows, IntegralFloatsJoinTheirIntsAndNullKeysAreLeftOut) {
   frame::Frame f;
   auto& k = f.add("k");
   for (const frame::Cell& c :
-       {frame::Cell::integer(2), frame::Cell::real(1.0), frame::Cell::null(), frame::Cell::integer(1), frame::Cell::real(std::nan("")),
-        frame::Cell::real(2.5), frame::Cell::real(std::nan("")), frame::Cell::text("a")})
+       {frame::Cell::integer(2), frame::Cell::real(1.0), frame::Cell::null(),
+        frame::Cell::integer(1), frame::Cell::real(std::nan("")), frame::Cell::real(2.5),
+        frame::Cell::real(std::nan("")), frame::Cell::text("a")})
     k.push_back(c);
   const std::vector<std::vector<size_t>> first_seen = {{0}, {1, 3}, {4, 6}, {5}, {7}};
   EXPECT_EQ(frame::group_rows(f, {"k"}, false), first_seen);
@@ -54,8 +69,9 @@ TEST(GroupRows, SortedByKeyNumbersBeforeText) {
   auto& k = f.add("k");
   auto& m = f.add("m");
   for (int r = 0; r < 6; ++r) m.push_back(frame::Cell::integer(r % 2));
-  for (const frame::Cell& c : {frame::Cell::text("b"), frame::Cell::real(2.5), frame::Cell::integer(1), frame::Cell::text("a"),
-                        frame::Cell::real(1.0), frame::Cell::integer(-3)})
+  for (const frame::Cell& c :
+       {frame::Cell::text("b"), frame::Cell::real(2.5), frame::Cell::integer(1),
+        frame::Cell::text("a"), frame::Cell::real(1.0), frame::Cell::integer(-3)})
     k.push_back(c);
   // rows 2 (1, 0) and 4 (1.0, 0) are one key
   const std::vector<std::vector<size_t>> sorted = {{5}, {2, 4}, {1}, {3}, {0}};
@@ -131,7 +147,8 @@ TEST(ConcatFrames, ByMoveEqualsByCopy) {
     EXPECT_EQ(moved.columns[i].force_object, copied.columns[i].force_object);
     EXPECT_EQ(moved.columns[i].cells, copied.columns[i].cells);
   }
-  EXPECT_EQ(copied.columns[0].cells, (std::vector<frame::Cell>{frame::Cell::integer(1), frame::Cell::null()}));
+  EXPECT_EQ(copied.columns[0].cells,
+            (std::vector<frame::Cell>{frame::Cell::integer(1), frame::Cell::null()}));
   EXPECT_TRUE(copied.columns[2].force_object);
 }
 
@@ -144,7 +161,8 @@ TEST(AppendFrames, EqualsConcatAndKeepsTheHeadsStorage) {
   z.force_object = true;
   z.push_back(frame::Cell::real(0.5));
   const std::vector<std::string> names = {"z", "y", "x"};
-  const frame::Frame expected = frame::concat_frames(std::vector<const frame::Frame*>{&a, &b}, names);
+  const frame::Frame expected =
+      frame::concat_frames(std::vector<const frame::Frame*>{&a, &b}, names);
   // The head made with room for the tail's row: its cells stay where they are.
   const std::vector<const frame::Frame*> only_a = {&a};
   frame::Frame head = frame::concat_frames(only_a, frame::column_union(only_a), b.rows());

@@ -31,7 +31,8 @@ frame::Frame sample_frame(int rows, bool with_index) {
     key.push_back(frame::Cell::text("group_" + std::to_string(r % 7)));
     count.push_back(frame::Cell::integer(r * 1000003LL));
     mean.push_back(r % 5 == 0 ? frame::Cell::real(std::nan("")) : frame::Cell::real(r / 3.0));
-    name.push_back(r % 9 == 0 ? frame::Cell::null() : frame::Cell::text("hcom_allReduce__" + std::to_string(r)));
+    name.push_back(r % 9 == 0 ? frame::Cell::null()
+                              : frame::Cell::text("hcom_allReduce__" + std::to_string(r)));
     mixed.push_back(r % 2 ? frame::Cell::integer(r) : frame::Cell::real(r + 0.5));
   }
   f.index_columns = with_index ? 1 : 0;
@@ -52,7 +53,8 @@ frame::Frame plain_frame(int rows) {
     count.push_back(frame::Cell::integer(r * 1000003LL - 5000000));
     const double means[] = {std::nan(""), -0.0, 3.0, 1e17, -2.5e-7, r / 3.0};
     mean.push_back(frame::Cell::real(means[r % 6]));
-    name.push_back(r % 9 == 0 ? frame::Cell::null() : frame::Cell::text("hcom_allReduce__" + std::to_string(r)));
+    name.push_back(r % 9 == 0 ? frame::Cell::null()
+                              : frame::Cell::text("hcom_allReduce__" + std::to_string(r)));
     whole.push_back(r % 2 ? frame::Cell::integer(r) : frame::Cell::real(r + 0.5));
   }
   return f;
@@ -74,7 +76,8 @@ void sqlite_reference(const frame::Frame& f, const std::string& create, const st
       const int i = static_cast<int>(c) + 1;
       if (cell.kind == frame::Cell::Kind::kText) {
         sqlite3_bind_text(st, i, cell.str().c_str(), -1, SQLITE_TRANSIENT);
-      } else if (cell.kind == frame::Cell::Kind::kInt && f.columns[c].dtype() != frame::Dtype::kFloat64) {
+      } else if (cell.kind == frame::Cell::Kind::kInt &&
+                 f.columns[c].dtype() != frame::Dtype::kFloat64) {
         sqlite3_bind_int64(st, i, cell.i());
       } else if (cell.is_number() && !std::isnan(cell.num())) {
         sqlite3_bind_double(st, i, cell.num());
@@ -131,8 +134,8 @@ TEST(FrameSqliteWriter, TablesWrittenStraightIntoTheFileReadBackAsSQLiteStoresTh
   EXPECT_NE(want.find("|r:0|"), std::string::npos) << "SQLite stores -0.0 as 0";
   // write_frame_sqlite took the direct path: called alone it writes the same table.
   const std::string direct = t.str() + "/direct.db";
-  ASSERT_EQ(frame::write_frame_sqlite_direct(f, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"}, direct, "T",
-                                      create, direct, diag),
+  ASSERT_EQ(frame::write_frame_sqlite_direct(f, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"}, direct,
+                                             "T", create, direct, diag),
             frame::DirectWrite::kWritten);
   EXPECT_TRUE(test::dump_sqlite(direct) == want);
   // Whole REALs are stored as SQLite stores them (as integers): the file is no larger.
@@ -167,13 +170,13 @@ TEST(FrameSqliteWriter, TablesSQLiteWouldConvertOrIndexAreWrittenBySQLite) {
   // "mixed" holds texts and integers: a TEXT column, whose integers SQLite turns into text.
   frame::Frame mixed = sample_frame(100, false);
   for (size_t r = 0; r < mixed.rows(); r += 2) mixed.columns[4].cells[r] = frame::Cell::text("x");
-  EXPECT_EQ(frame::write_frame_sqlite_direct(mixed, {"TEXT", "INTEGER", "REAL", "TEXT", "TEXT"}, path, "M",
-                                      "CREATE TABLE \"M\" (a)", path, diag),
+  EXPECT_EQ(frame::write_frame_sqlite_direct(mixed, {"TEXT", "INTEGER", "REAL", "TEXT", "TEXT"},
+                                             path, "M", "CREATE TABLE \"M\" (a)", path, diag),
             frame::DirectWrite::kNotApplicable);
   frame::Frame indexed = plain_frame(10);
   indexed.index_columns = 1;
-  EXPECT_EQ(frame::write_frame_sqlite_direct(indexed, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"}, path,
-                                      "I", "CREATE TABLE \"I\" (a)", path, diag),
+  EXPECT_EQ(frame::write_frame_sqlite_direct(indexed, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"},
+                                             path, "I", "CREATE TABLE \"I\" (a)", path, diag),
             frame::DirectWrite::kNotApplicable);
   EXPECT_FALSE(std::filesystem::exists(path));
   ASSERT_TRUE(frame::write_frame_sqlite(mixed, path, "M", diag));

@@ -191,7 +191,8 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
     ASSERT_TRUE(got.busy_ok && got.link_ok) << "seed " << seed;
     ASSERT_EQ(got.busy.size(), busy.rows()) << "seed " << seed;
     for (size_t i = 0; i < got.busy.size(); ++i) {
-      EXPECT_EQ(frame::Cell::integer(got.busy[i].start), busy.columns[0].cells[i]) << "seed " << seed;
+      EXPECT_EQ(frame::Cell::integer(got.busy[i].start), busy.columns[0].cells[i])
+          << "seed " << seed;
       EXPECT_EQ(frame::Cell::integer(got.busy[i].end), busy.columns[1].cells[i]) << "seed " << seed;
     }
     ASSERT_EQ(got.link.cells.rows(), link.rows()) << "seed " << seed;

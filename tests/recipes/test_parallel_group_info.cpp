@@ -27,7 +27,8 @@ std::string group_info(int groups) {
 
 // The parallel_info frame communication_groups_from reads for a rank whose profiler database is
 // made by `schema_sql` (META_DATA's CREATE statement and rows).
-frame::Frame parallel_info(const std::string& name, const std::string& schema_sql, io::Diagnostics& diag) {
+frame::Frame parallel_info(const std::string& name, const std::string& schema_sql,
+                           io::Diagnostics& diag) {
   ScratchProfilerDb db(name);
   db.exec(schema_sql);
   frame::Frame time;

@@ -109,7 +109,8 @@ TEST(RankDbQuery, TypedCellsAndEqualTextsShareOneString) {
   frame::Frame g;
   ASSERT_TRUE(db.query("SELECT n FROM t WHERE n IS NOT NULL", {}, g, "t", diag));
   ASSERT_EQ(g.columns.size(), 1u);
-  EXPECT_EQ(g.columns[0].cells, (std::vector<frame::Cell>{frame::Cell::integer(1), frame::Cell::integer(3)}));
+  EXPECT_EQ(g.columns[0].cells,
+            (std::vector<frame::Cell>{frame::Cell::integer(1), frame::Cell::integer(3)}));
   frame::Frame empty;
   ASSERT_TRUE(db.query("SELECT name, x FROM t WHERE n > 9", {}, empty, "t", diag));
   EXPECT_EQ(empty.columns.size(), 2u);

@@ -48,16 +48,17 @@ void* volatile kept;  // keeps the compiler from eliding a malloc/free pair
 // after prefer_huge_pages(), large enough to make the heap grow.
 void* heap_block_after_advice() {
   runtime::prefer_huge_pages();
-  kept = std::malloc(8 << 20);  // the heap grows (with its pad) ...
-  runtime::prefer_huge_pages();          // ... and the new part is advised at the next call
+  kept = std::malloc(8 << 20);   // the heap grows (with its pad) ...
+  runtime::prefer_huge_pages();  // ... and the new part is advised at the next call
   void* p = std::malloc(4 << 20);
   std::free(kept);
   return p;
 }
 
 TEST(PreferHugePages, MainHeapAndThreadArenasAreAdvised) {
-  setenv("CS_HUGE_PAGES", "on", 1);     // whatever the machine (huge_pages_wanted decides once)
-  runtime::tune_allocator_for_batch_parsing(2);  // as main() does: blocks below 32 MiB from the heap
+  setenv("CS_HUGE_PAGES", "on", 1);  // whatever the machine (huge_pages_wanted decides once)
+  runtime::tune_allocator_for_batch_parsing(
+      2);  // as main() does: blocks below 32 MiB from the heap
   const int on_the_stack = 0;
   if (vm_flags_of(&on_the_stack).empty()) GTEST_FAIL() << "/proc/self/smaps has no VmFlags";
 #if CS_UNDER_ASAN
@@ -101,7 +102,8 @@ TEST(PreferHugePages, OffOnAVirtualMachineThatReportsFreePages) {
   };
   device("virtio0", "0x0001", "1100010110111011");  // a network card
   EXPECT_TRUE(runtime::decide_huge_pages(nullptr, devices));
-  EXPECT_TRUE(runtime::decide_huge_pages(nullptr, t.str() + "/no-such-folder"));  // not a virtio guest
+  EXPECT_TRUE(
+      runtime::decide_huge_pages(nullptr, t.str() + "/no-such-folder"));  // not a virtio guest
   device("virtio1", "0x0005", "0110010100000000");  // a balloon that reports free pages
   EXPECT_FALSE(runtime::decide_huge_pages(nullptr, devices));
   EXPECT_TRUE(runtime::decide_huge_pages("on", devices));
@@ -111,8 +113,10 @@ TEST(PreferHugePages, OffOnAVirtualMachineThatReportsFreePages) {
 TEST(PreferHugePages, FreePageReportingBalloonsAreRecognised) {
   // This VM's balloon: features bits 1, 2 and 5 (stats, deflate on OOM, free page reporting).
   EXPECT_TRUE(runtime::reports_free_pages("0x0005", "0110010100000000000000000000000010"));
-  EXPECT_FALSE(runtime::reports_free_pages("0x0005", "0110000100000000000000000000000010"));  // no bit 5
-  EXPECT_FALSE(runtime::reports_free_pages("0x0001", "0110010100000000000000000000000010"));  // a NIC
+  EXPECT_FALSE(
+      runtime::reports_free_pages("0x0005", "0110000100000000000000000000000010"));  // no bit 5
+  EXPECT_FALSE(
+      runtime::reports_free_pages("0x0001", "0110010100000000000000000000000010"));  // a NIC
   EXPECT_FALSE(runtime::reports_free_pages("0x0005", "0110"));
 }
 

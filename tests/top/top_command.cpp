@@ -125,7 +125,7 @@ TEST(TopTable, GroupsOrdersAndFilters) {
   EXPECT_EQ(ColumnRef(&t, "name").str(0), "mm_b");
 
   o = TopOptions();
-  o.min_time_s = 1e-6;  // drops the 0.5 µs cast
+  o.min_time_s = 1e-6;   // drops the 0.5 µs cast
   o.types = {"matmul"};  // case-insensitive
   totals = TopTotals();
   t = top_table(calls, o, &totals);

@@ -26,7 +26,7 @@ const std::string kCsv = std::string(CS_TEST_DATA) +
                          "kernel_details.csv";
 
 const top::OpCall* find(const std::vector<top::OpCall>& calls, const std::string& name,
-                   const std::string& shapes_prefix) {
+                        const std::string& shapes_prefix) {
   for (const auto& c : calls)
     if (c.name == name && c.input_shapes.rfind(shapes_prefix, 0) == 0) return &c;
   return nullptr;
@@ -67,11 +67,11 @@ TEST(TopFormats, LayoutsToLogicalShapes) {
   EXPECT_FALSE(top::has_private_format("FORMAT_ND;FORMAT_ND"));
   // FRACTAL_NZ [N1, M1, M0, N0] = [4, 2, 16, 16] is a 32 x 64 matrix: 32x64 by 64x128.
   const double f = top::estimate_flops_with_formats("MatMul", {{4, 2, 16, 16}, {64, 128}},
-                                               "FRACTAL_NZ;ND", {{32, 128}}, "ND");
+                                                    "FRACTAL_NZ;ND", {{32, 128}}, "ND");
   EXPECT_EQ(f, 2.0 * 32 * 128 * 64);
   // An unknown private layout: "-".
-  EXPECT_TRUE(
-      std::isnan(top::estimate_flops_with_formats("Add", {{1, 2, 3, 4, 5, 6}}, "C1HWNCOC0", {}, "")));
+  EXPECT_TRUE(std::isnan(
+      top::estimate_flops_with_formats("Add", {{1, 2, 3, 4, 5, 6}}, "C1HWNCOC0", {}, "")));
 }
 
 }  // namespace

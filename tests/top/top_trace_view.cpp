@@ -50,8 +50,8 @@ TEST(TopTraceView, DeviceTimeAgreesWithKernelDetails) {
                 std::vector<top::OpCall> c;
                 std::string u;
                 io::Diagnostics d;
-                top::load_op_calls(kOut + "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json.gz", c,
-                              u, d);
+                top::load_op_calls(
+                    kOut + "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json.gz", c, u, d);
                 return c;
               }()),
               114865.613, 1.0);
