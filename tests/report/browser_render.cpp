@@ -127,50 +127,28 @@ TEST_F(BrowserRender, CompareReport) {
   render_and_check(render_compare_report_html(in), "compare");
 }
 
-// A generated 96-rank job (tp 4, pp 2) with rank 37 computing 1.3x slower and the link 0 -> 4 slow,
-// analysed by the binary; the page driven in the browser by tests/report/browser_check.py.
-TEST_F(BrowserRender, InteractiveClusterReport) {
-  const bool have = fs::exists(kDriver) &&
-                    run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
-  if (!have) CS_MISSING_TOOL("chromedriver or python3-selenium");
-  const fs::path dir = fs::temp_directory_path() / ("cs_browser_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  const std::string job = (dir / "job").string(), out = (dir / "out").string();
-  ASSERT_EQ(
-      run(std::string(CS_BINARY) + " generate " + job +
-          " --ranks 96 --tp 4 --pp 2 --slow-rank 37:1.3 --slow-link 0-4:0.3 > /dev/null 2>&1"),
-      0);
-  ASSERT_EQ(run(std::string(CS_BINARY) + " cluster -d " + job + " -o " + out +
-                " --format html -q > /dev/null 2>&1") >>
-                8,
-            0);
-  const fs::path html = fs::path(out) / "cluster_analysis_output" / "report.html";
-  ASSERT_TRUE(fs::exists(html));
-  const fs::path log = screens_dir() / "interactive.log";
-  const int rc =
-      run(std::string(kPython) + " " + CS_SOURCE_DIR + "/tests/report/browser_check.py " +
-          html.string() + " " + screens_dir().string() + " 37 > " + log.string() + " 2>&1");
-  std::ifstream f(log);
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(rc, 0) << text;
-  EXPECT_NE(text.find("load_ms"), std::string::npos) << text;
-  std::printf("%s", text.c_str());  // load time, size and where the screenshots are
-  fs::copy_file(html, screens_dir() / "interactive.html", fs::copy_options::overwrite_existing);
-  fs::remove_all(dir);
-}
+// What a browser check of a generated job's report needs: the generate arguments, the check
+// script (tests/report/), its arguments after the page and the screenshot folder, and a word its
+// output must hold.
+struct GeneratedPageCheck {
+  std::string name;           // the temporary folder, log and kept page are named after it
+  std::string generate_args;  // after `generate JOB`
+  std::string script;         // tests/report/<script>
+  std::string script_args;    // e.g. the slow rank it must find
+  std::string expect;         // a word the script prints when it got through
+};
 
-// A generated 8-rank GPU job (Kineto traces, tp 2, pp 2) with rank 3 computing 1.5x slower,
-// analysed by the binary; its report.html driven by tests/report/browser_gpu_check.py: no JS
-// errors, the slow rank named with its cause and marked, tables sortable and searchable.
-TEST_F(BrowserRender, InteractiveGpuClusterReport) {
+// Generates the job, analyses it with `cluster --format html`, drives its report.html with the
+// check script in Debian's chromium; the page is kept beside the screenshots.
+void check_generated_page(const GeneratedPageCheck& c) {
   const bool have = fs::exists(kDriver) &&
                     run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
   if (!have) CS_MISSING_TOOL("chromedriver or python3-selenium");
-  const fs::path dir = fs::temp_directory_path() / ("cs_browser_gpu_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("cs_browser_" + c.name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::string job = (dir / "job").string(), out = (dir / "out").string();
-  ASSERT_EQ(run(std::string(CS_BINARY) + " generate " + job +
-                " --framework kineto --ranks 8 --tp 2 --pp 2 --steps 2 --slow-rank 3:1.5"
+  ASSERT_EQ(run(std::string(CS_BINARY) + " generate " + job + " " + c.generate_args +
                 " > /dev/null 2>&1"),
             0);
   ASSERT_EQ(run(std::string(CS_BINARY) + " cluster -d " + job + " -o " + out +
@@ -181,49 +159,42 @@ TEST_F(BrowserRender, InteractiveGpuClusterReport) {
   const fs::path html = outdir / "report.html";
   ASSERT_TRUE(fs::exists(html));
   EXPECT_FALSE(fs::exists(outdir / "step_trace.csv")) << "--format html wrote CSV";
-  const fs::path log = screens_dir() / "interactive_gpu.log";
-  const int rc =
-      run(std::string(kPython) + " " + CS_SOURCE_DIR + "/tests/report/browser_gpu_check.py " +
-          html.string() + " " + screens_dir().string() + " 3 > " + log.string() + " 2>&1");
+  const fs::path log = screens_dir() / (c.name + ".log");
+  const int rc = run(std::string(kPython) + " " + CS_SOURCE_DIR + "/tests/report/" + c.script +
+                     " " + html.string() + " " + screens_dir().string() + " " + c.script_args +
+                     " > " + log.string() + " 2>&1");
   std::ifstream f(log);
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   EXPECT_EQ(rc, 0) << text;
-  EXPECT_NE(text.find("load_ms"), std::string::npos) << text;
-  std::printf("%s", text.c_str());
-  fs::copy_file(html, screens_dir() / "interactive_gpu.html", fs::copy_options::overwrite_existing);
+  EXPECT_NE(text.find(c.expect), std::string::npos) << text;
+  std::printf("%s", text.c_str());  // load time, size and where the screenshots are
+  fs::copy_file(html, screens_dir() / (c.name + ".html"), fs::copy_options::overwrite_existing);
   fs::remove_all(dir);
+}
+
+// A generated 96-rank job (tp 4, pp 2) with rank 37 computing 1.3x slower and the link 0 -> 4 slow,
+// analysed by the binary; the page driven in the browser by tests/report/browser_check.py.
+TEST_F(BrowserRender, InteractiveClusterReport) {
+  check_generated_page({"interactive",
+                        "--ranks 96 --tp 4 --pp 2 --slow-rank 37:1.3 --slow-link 0-4:0.3",
+                        "browser_check.py", "37", "load_ms"});
+}
+
+// A generated 8-rank GPU job (Kineto traces, tp 2, pp 2) with rank 3 computing 1.5x slower,
+// analysed by the binary; its report.html driven by tests/report/browser_gpu_check.py: no JS
+// errors, the slow rank named with its cause and marked, tables sortable and searchable.
+TEST_F(BrowserRender, InteractiveGpuClusterReport) {
+  check_generated_page({"interactive_gpu",
+                        "--framework kineto --ranks 8 --tp 2 --pp 2 --steps 2 --slow-rank 3:1.5",
+                        "browser_gpu_check.py", "3", "load_ms"});
 }
 
 // The memory section (report/memory_section.cpp) of a generated 16-rank job with rank 5 holding
 // 4 GB more and rank 10 leaking 200 MB per step, driven by tests/report/browser_memory.py.
 TEST_F(BrowserRender, MemorySection) {
-  const bool have = fs::exists(kDriver) &&
-                    run(std::string(kPython) + " -c 'import selenium' > /dev/null 2>&1") == 0;
-  if (!have) CS_MISSING_TOOL("chromedriver or python3-selenium");
-  const fs::path dir = fs::temp_directory_path() / ("cs_browser_mem_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  const std::string job = (dir / "job").string(), out = (dir / "out").string();
-  ASSERT_EQ(run(std::string(CS_BINARY) + " generate " + job +
-                " --ranks 16 --tp 2 --pp 2 --steps 4 --memory-imbalance 5:4 --memory-leak 10:200"
-                " > /dev/null 2>&1"),
-            0);
-  ASSERT_EQ(run(std::string(CS_BINARY) + " cluster -d " + job + " -o " + out +
-                " --format html -q > /dev/null 2>&1") >>
-                8,
-            0);
-  const fs::path html = fs::path(out) / "cluster_analysis_output" / "report.html";
-  ASSERT_TRUE(fs::exists(html));
-  const fs::path log = screens_dir() / "memory.log";
-  const int rc =
-      run(std::string(kPython) + " " + CS_SOURCE_DIR + "/tests/report/browser_memory.py " +
-          html.string() + " " + screens_dir().string() + " 5 10 > " + log.string() + " 2>&1");
-  std::ifstream f(log);
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(rc, 0) << text;
-  EXPECT_NE(text.find("screenshot"), std::string::npos) << text;
-  std::printf("%s", text.c_str());
-  fs::copy_file(html, screens_dir() / "memory.html", fs::copy_options::overwrite_existing);
-  fs::remove_all(dir);
+  check_generated_page(
+      {"memory", "--ranks 16 --tp 2 --pp 2 --steps 4 --memory-imbalance 5:4 --memory-leak 10:200",
+       "browser_memory.py", "5 10", "screenshot"});
 }
 
 // The compare report of the real Kineto pair (full C++ template kernel names) fits: no overflow at
