@@ -88,7 +88,7 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
     const double excess = m.data_host_ms - data_median;
     if (excess < 1.0 || excess < 0.02 * m.step_ms || excess < 5 * mad) continue;
     if (std::any_of(findings.begin(), findings.end(),
-                    [&](const SlowRankFinding& f) { return f.rank == rank; }))
+                    [r = rank](const SlowRankFinding& f) { return f.rank == r; }))
       continue;
     SlowRankFinding f;
     f.rank = rank;
