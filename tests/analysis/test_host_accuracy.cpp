@@ -171,7 +171,7 @@ TEST(HostAccuracy, SlowHostsSlowDataHostBoundAndCleanJobs) {
     }
     for (const auto& [r, c] : truth)
       if (std::none_of(o.slow.begin(), o.slow.end(),
-                       [&](const analysis::SlowRankFinding& f) { return f.rank == r; }))
+                       [r = r](const analysis::SlowRankFinding& f) { return f.rank == r; }))
         ++fn, db_fn += db, line += " FN " + std::to_string(r);
     if (s.opts.host_bound) {
       ++bound_jobs;
