@@ -14,7 +14,7 @@ namespace {
 namespace fs = std::filesystem;
 using cs::test::TempDir;
 
-const std::string kSamples = std::string(CS_SOURCE_DIR) + "/../shared/samples/kineto";
+const std::string kSamples = std::string(CS_TEST_DATA) + "/kineto";
 
 int count_lines(const std::string& s) {
   int n = 0;

@@ -34,9 +34,8 @@ const HtaRow kHta[] = {
 TEST(GpuHtaReference, TemporalBreakdownAndOverlap) {
   for (const HtaRow& h : kHta) {
     SCOPED_TRACE(h.rank);
-    const std::string path = std::string(CS_SOURCE_DIR) +
-                             "/../shared/samples/kineto/sampled_rank-" + std::to_string(h.rank) +
-                             ".json.gz";
+    const std::string path =
+        std::string(CS_TEST_DATA) + "/kineto/sampled_rank-" + std::to_string(h.rank) + ".json.gz";
     cs::readers::Trace t;
     cs::io::Diagnostics diag;
     ASSERT_TRUE(cs::readers::read_kineto_trace(path, t, diag)) << cs::test::all_diags(diag);

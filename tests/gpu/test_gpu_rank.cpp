@@ -138,9 +138,8 @@ const StepRef kRefs[] = {
 
 TEST(GpuRank, SharedSamplesMatchIndependentFigures) {
   for (int r : {0, 1}) {
-    const std::string path = std::string(CS_SOURCE_DIR) +
-                             "/../shared/samples/kineto/sampled_rank-" + std::to_string(r) +
-                             ".json.gz";
+    const std::string path =
+        std::string(CS_TEST_DATA) + "/kineto/sampled_rank-" + std::to_string(r) + ".json.gz";
     cs::readers::Trace t;
     cs::io::Diagnostics diag;
     ASSERT_TRUE(cs::readers::read_kineto_trace(path, t, diag)) << cs::test::all_diags(diag);
