@@ -36,8 +36,9 @@ std::vector<OutputFileSize> output_file_sizes(const std::vector<std::string>& pa
     if (ec) continue;
     files.push_back({rel.string(), static_cast<uint64_t>(size)});
   }
-  std::stable_sort(files.begin(), files.end(),
-                   [](const OutputFileSize& a, const OutputFileSize& b) { return a.bytes > b.bytes; });
+  std::stable_sort(
+      files.begin(), files.end(),
+      [](const OutputFileSize& a, const OutputFileSize& b) { return a.bytes > b.bytes; });
   return files;
 }
 
@@ -56,15 +57,18 @@ std::string outputs_line(const std::vector<OutputFileSize>& files,
     s += "; per-op tables ";
     size_t i = 0;
     for (const auto& [name, rows] : op_rows) {
-      s += (i == 0 ? "" : i + 1 == op_rows.size() ? " and " : ", ") + name + " (" +
-           with_commas(rows) + " rows)";
+      s += (i == 0                    ? ""
+            : i + 1 == op_rows.size() ? " and "
+                                      : ", ") +
+           name + " (" + with_commas(rows) + " rows)";
       ++i;
     }
     const std::string h5 = hdf5_written ? "cluster_analysis.h5" : "";
     switch (where) {
       case OpTables::kHdf5:
-        s += hdf5_written ? " in " + h5 + " only (--op-tables csv or csv.gz writes them as text too)"
-                          : " not written (--format without hdf5; --op-tables csv writes them)";
+        s += hdf5_written
+                 ? " in " + h5 + " only (--op-tables csv or csv.gz writes them as text too)"
+                 : " not written (--format without hdf5; --op-tables csv writes them)";
         break;
       case OpTables::kCsv:
         s += " as <name>.csv" + (hdf5_written ? " and in " + h5 : std::string());
