@@ -2,8 +2,10 @@
 # The scale benchmark (issue 38, docs/scale.md): `clusterscope cluster` on generated jobs of
 # 1,024 / 4,096 / 16,384 ranks (tp 8, pp 8, 2 steps), text and DB export, under `mpirun -np 1`
 # and `-np 2`: wall seconds, CPU seconds (user + system of every process), peak RSS of each
-# process (/usr/bin/time -v around each process under mpirun), output bytes; and msprof-analyze
-# on the same job where it finishes within its time limit.
+# process (/usr/bin/time -v around each process under mpirun), output bytes, the bytes the
+# other processes sent to the root (Open MPI's pml monitoring component: every point-to-point
+# message counted, so the gather's volume is measured, not estimated); and msprof-analyze on the
+# same job where it finishes within its time limit.
 #
 #   bench/scale.sh [--no-msprof] [--msprof-max-ranks N] [--msprof-timeout S] [--keep]
 #                  [--exports "text db"] [--np "1 2"] [RANKS...]
@@ -44,7 +46,7 @@ time_field() { grep -F "$2" "$1" | head -1 | sed 's/.*: //'; }
 cpu_of() { echo "$(time_field "$1" 'User time') + $(time_field "$1" 'System time')" | bc; }
 rss_mb_of() { echo $(( $(time_field "$1" 'Maximum resident set size') / 1024 )); }
 
-printf "%-6s %-6s %-14s %9s %9s %-22s %12s %10s\n" ranks export tool wall_s cpu_s peak_rss_MB_per_process output_bytes input_MB
+printf "%-6s %-6s %-14s %9s %9s %-22s %12s %10s %12s\n" ranks export tool wall_s cpu_s peak_rss_MB_per_process output_bytes input_MB bytes_to_root
 for n in "${sizes[@]}"; do
   for ex in $exports; do
     in="$DIR/job-$ex-$n"
@@ -62,7 +64,12 @@ for n in "${sizes[@]}"; do
       find "$in" -type f -exec cat {} + >/dev/null  # warm page cache
       t0=$(date +%s.%N)
       # --bind-to none: all of a process's threads are not put on one core.
-      mpirun -np "$np" --bind-to none bash -c "/usr/bin/time -v -o $DIR/$ex-$n-$np.time.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet" || echo "exit $? ($ex $n np $np)" >&2
+      # pml monitoring prints each process's sent bytes per peer at MPI_Finalize ("E <from> <to>
+      # <bytes> bytes ..." lines on stderr).
+      mpirun -np "$np" --bind-to none --mca pml_monitoring_enable 1 --mca pml_monitoring_enable_output 1 \
+        bash -c "/usr/bin/time -v -o $DIR/$ex-$n-$np.time.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet" \
+        2>"$DIR/$ex-$n-$np.mpi" || echo "exit $? ($ex $n np $np)" >&2
+      to_root=$(awk '$1 == "E" && $3 == 0 { s += $4 } END { print s + 0 }' "$DIR/$ex-$n-$np.mpi")
       wall=$(echo "$(date +%s.%N) - $t0" | bc)
       cpu=0 rss=""
       for f in "$DIR/$ex-$n-$np".time.*; do
@@ -70,7 +77,7 @@ for n in "${sizes[@]}"; do
         rss="${rss:+$rss,}$(rss_mb_of "$f")"
       done
       bytes=$(du -sb "$out" | cut -f1)
-      printf "%-6s %-6s %-14s %9.2f %9.2f %-22s %12s %10s\n" "$n" "$ex" "clusterscope-np$np" "$wall" "$cpu" "$rss" "$bytes" "$in_mb"
+      printf "%-6s %-6s %-14s %9.2f %9.2f %-22s %12s %10s %12s\n" "$n" "$ex" "clusterscope-np$np" "$wall" "$cpu" "$rss" "$bytes" "$in_mb" "$to_root"
       rm -rf "$out"
     done
     if [ "$msprof" = 1 ] && [ "$n" -le "$msprof_max" ]; then
