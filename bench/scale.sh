@@ -68,7 +68,7 @@ for n in "${sizes[@]}"; do
       # <bytes> bytes ..." lines on stderr).
       mpirun -np "$np" --bind-to none --mca pml_monitoring_enable 1 --mca pml_monitoring_enable_output 1 \
         bash -c "/usr/bin/time -v -o $DIR/$ex-$n-$np.time.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet" \
-        2>"$DIR/$ex-$n-$np.mpi" || echo "exit $? ($ex $n np $np)" >&2
+        >"$DIR/$ex-$n-$np.mpi" 2>&1 || echo "exit $? ($ex $n np $np)" >&2
       to_root=$(awk '$1 == "E" && $3 == 0 { s += $4 } END { print s + 0 }' "$DIR/$ex-$n-$np.mpi")
       wall=$(echo "$(date +%s.%N) - $t0" | bc)
       cpu=0 rss=""
