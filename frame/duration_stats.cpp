@@ -1,11 +1,11 @@
-#include "recipes/frame/duration_stats.h"
+#include "frame/duration_stats.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/pandas_math.h"
-#include "recipes/frame/pandas_sort.h"
+#include "frame/frame_ops.h"
+#include "frame/pandas_math.h"
+#include "frame/pandas_sort.h"
 
 namespace cs::frame {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 namespace cs::frame {
 

@@ -1,4 +1,4 @@
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 #include <cmath>
 

@@ -7,7 +7,7 @@
 //   a column marked `object`          -> object   (each cell as str(): ints "12", floats repr)
 //   text cells                        -> object   (SQL TEXT)
 // A cell is 16 trivially copyable bytes: the kind and an int64, a double or a pointer to the
-// run's one copy of its text (recipes/frame/text_pool.h), so columns copy like plain arrays.
+// run's one copy of its text (frame/text_pool.h), so columns copy like plain arrays.
 //
 //   Frame f;
 //   auto& c = f.add("rank_id"); c.push_back(Cell::integer(0));
@@ -19,7 +19,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "recipes/frame/text_pool.h"
+#include "frame/text_pool.h"
 
 namespace cs::frame {
 
@@ -38,7 +38,7 @@ struct Cell {
     c.v_.d = v;
     return c;
   }
-  // A text cell; its text is the run's one copy of `v` (recipes/frame/text_pool.h).
+  // A text cell; its text is the run's one copy of `v` (frame/text_pool.h).
   static Cell text(std::string_view v) { return interned(intern_text(v)); }
   // A text cell of a text intern_text() returned (no lookup).
   static Cell interned(const std::string* v) {

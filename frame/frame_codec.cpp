@@ -1,4 +1,4 @@
-#include "recipes/frame/frame_codec.h"
+#include "frame/frame_codec.h"
 
 namespace cs::frame {
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
+#include "frame/frame.h"
 #include "io/byte_buffer.h"
-#include "recipes/frame/frame.h"
 
 namespace cs::frame {
 

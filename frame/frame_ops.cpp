@@ -1,4 +1,4 @@
-#include "recipes/frame/frame_ops.h"
+#include "frame/frame_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +7,8 @@
 #include <functional>
 #include <iterator>
 
+#include "frame/pandas_math.h"
 #include "io/py_format.h"
-#include "recipes/frame/pandas_math.h"
 
 namespace cs::frame {
 

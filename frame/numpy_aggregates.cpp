@@ -1,4 +1,4 @@
-#include "recipes/frame/numpy_aggregates.h"
+#include "frame/numpy_aggregates.h"
 
 #include <sqlite3.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <new>
 
-#include "recipes/frame/pandas_math.h"
+#include "frame/pandas_math.h"
 
 namespace cs::frame {
 

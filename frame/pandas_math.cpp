@@ -1,4 +1,4 @@
-#include "recipes/frame/pandas_math.h"
+#include "frame/pandas_math.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "recipes/frame/text_pool.h"
+#include "frame/text_pool.h"
 
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "recipes/cluster_db_all.h"
+#include "msprof_analyze/db_all/cluster_db_all.h"
 
 #include <sqlite3.h>
 
@@ -17,17 +17,17 @@
 #include "io/sqlite/table_reader.h"
 #include "load/discovery.h"
 #include "load/rank_parser.h"
-#include "msprof/cluster_step_trace.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/db_all/cluster_db_step_trace.h"
+#include "msprof_analyze/documents/cluster_step_trace.h"
+#include "msprof_analyze/documents/communication_groups.h"
+#include "msprof_analyze/recipes/communication_sums_map.h"
+#include "msprof_analyze/recipes/recipe_run.h"
 #include "readers/distributed_args_json.h"
-#include "recipes/cluster_db_step_trace.h"
-#include "recipes/communication_sums_map.h"
-#include "recipes/recipe_run.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"
 #include "runtime/task_runner.h"
 
-namespace cs::recipes {
+namespace cs::db_all {
 
 namespace fs = std::filesystem;
 
@@ -268,22 +268,22 @@ std::string db_stage_index(const std::string& tuple_str) {
   return out;
 }
 
-bool write_step_trace(Writer& w, const msprof::ClusterStepTrace& t) {
+bool write_step_trace(Writer& w, const documents::ClusterStepTrace& t) {
   if (t.rows.empty()) return true;
   if (!w.exec(kStepTraceDdl) ||
       !w.prepare("INSERT INTO ClusterStepTraceTime VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
     return false;
   for (const auto& row : t.rows) {
     const bool stage =
-        row.size() > 1 && row[1].kind == msprof::StepCell::kString && row[1].s == "stage";
+        row.size() > 1 && row[1].kind == documents::StepCell::kString && row[1].s == "stage";
     int i = 1;
     for (const auto& c : row) {
       if (i > kStepTraceColumns) break;
       if (stage && i == 3) {
         w.text(i, db_stage_index(c.s));
-      } else if (c.kind == msprof::StepCell::kNull) {
+      } else if (c.kind == documents::StepCell::kNull) {
         // None: left unbound, NULL
-      } else if (c.kind == msprof::StepCell::kString) {
+      } else if (c.kind == documents::StepCell::kString) {
         w.text(i, c.s);
       } else {
         w.num(i, c.n);
@@ -348,18 +348,19 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   }
   alone.reset();
   if (mpi.any(has_comm)) {
-    RecipeRunOptions r;
+    recipes::RecipeRunOptions r;
     r.input_dir = opts.input_dir;
     r.output_dir = tmp.string();
     r.rank_filter = opts.rank_filter;
-    r.export_type = ExportType::kDb;
+    r.export_type = recipes::ExportType::kDb;
     r.quiet = true;
     r.threads = opts.threads;
     r.in_temporary_dir = true;
     r.discovered = mpi.is_root() ? &found : nullptr;
     // Each rank read once for both recipes; their problems are printed by them, recipe after
     // recipe; the other tables are still written.
-    run_recipes_jointly(mpi, r, kCommunicationSums, map_communication_sums);
+    recipes::run_recipes_jointly(mpi, r, recipes::kCommunicationSums,
+                                 recipes::map_communication_sums);
   }
   int code = runtime::kExitOk;
   alone.emplace(mpi, "db-write", "wrote cluster_analysis.db");
@@ -375,7 +376,7 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
     if (ok) {
       Writer w(db);
       io::Diagnostics step_diag;
-      const msprof::ClusterStepTrace trace = cluster_db_step_trace(
+      const documents::ClusterStepTrace trace = cluster_db_step_trace(
           ranks, opts.step_trace, runtime::threads_per_process(opts.threads, 1), step_diag);
       io::print_diagnostics_grouped(step_diag, opts.quiet);
       ok = w.exec("BEGIN") &&
@@ -403,4 +404,4 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   return static_cast<int>(mpi.max(code));
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::db_all

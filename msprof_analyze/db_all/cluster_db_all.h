@@ -4,8 +4,8 @@
 // ClusterCommunicationBandwidth (the communication_time_sum recipe), ClusterCommunicationMatrix
 // (communication_matrix_sum), HostInfo and RankDeviceMap (each rank's HOST_INFO and
 // RANK_DEVICE_MAP; profilePath the rank directory's absolute path), ClusterStepTraceTime
-// (recipes/cluster_db_step_trace: torch_npu ranks' StepTraceTime rows, one whole-run row per
-// MindSpore or msprof rank, and the pipeline-stage rows when the p2p groups name them),
+// (msprof_analyze/db_all/cluster_db_step_trace: torch_npu ranks' StepTraceTime rows, one whole-run
+// row per MindSpore or msprof rank, and the pipeline-stage rows when the p2p groups name them),
 // ClusterBaseInfo (the first rank's distributed_args as json.dumps
 // writes them, from profiler_metadata.json). Written beside the other outputs as a .tmp directory
 // and renamed into place, so a reader never sees half a database.
@@ -15,9 +15,9 @@
 #include <string>
 
 #include "mpi/mpi_comm.h"
-#include "msprof/cluster_step_trace.h"
+#include "msprof_analyze/documents/cluster_step_trace.h"
 
-namespace cs::recipes {
+namespace cs::db_all {
 
 struct ClusterDbOptions {
   std::string input_dir;
@@ -26,7 +26,7 @@ struct ClusterDbOptions {
   bool quiet = false;
   // The main run's step trace (the root's; null elsewhere or when it built none): its rows are
   // written when they were read from the same ranks' DB exports, instead of reading them again.
-  const msprof::BuiltStepTrace* step_trace = nullptr;
+  const documents::BuiltStepTrace* step_trace = nullptr;
   int threads = 0;  // threads reading the ranks (RecipeRunOptions::threads)
 };
 
@@ -38,4 +38,4 @@ bool job_has_db_export(const mpi::MpiSession& mpi, const ClusterDbOptions& opts)
 // written.
 int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions& opts);
 
-}  // namespace cs::recipes
+}  // namespace cs::db_all

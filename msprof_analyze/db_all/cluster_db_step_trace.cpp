@@ -1,4 +1,4 @@
-#include "recipes/cluster_db_step_trace.h"
+#include "msprof_analyze/db_all/cluster_db_step_trace.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,12 +6,12 @@
 #include "db/database.h"
 #include "db/string_ids.h"
 #include "load/rank_parser.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/communication_groups.h"
 #include "readers/profiler_info.h"
 #include "readers/step_trace.h"
 #include "runtime/task_runner.h"
 
-namespace cs::recipes {
+namespace cs::db_all {
 
 namespace fs = std::filesystem;
 
@@ -41,7 +41,7 @@ bool each_row(const db::Database& db, const char* sql, const char* table, io::Di
 
 // Both times of a row as integers (nanoseconds); false with an error naming the table otherwise.
 bool times_at(const db::Statement& st, int first, const std::string& file, const char* table,
-              io::Diagnostics& diag, msprof::NsInterval& out) {
+              io::Diagnostics& diag, documents::NsInterval& out) {
   const auto s = st.int64_at(first), e = st.int64_at(first + 1);
   if (!s || !e) {
     diag.error(file, 0,
@@ -88,10 +88,10 @@ bool has_whole_run_step_trace(const load::RankEntry& e) {
   return e.framework == load::Framework::kMindSpore || e.framework == load::Framework::kMsprof;
 }
 
-std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& path,
-                                                             io::Diagnostics& diag) {
+std::optional<documents::StepTraceTotals> read_whole_run_totals(const std::string& path,
+                                                                io::Diagnostics& diag) {
   io::Diagnostics local;
-  std::vector<msprof::NsInterval> compute, comm;
+  std::vector<documents::NsInterval> compute, comm;
   bool ok = false;
   if (auto db = db::Database::open(path, local)) {
     ok = true;
@@ -99,7 +99,7 @@ std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& 
       absent_table(path, "COMPUTE_TASK_INFO", diag);
     } else {
       ok = each_row(*db, kComputeSql, "COMPUTE_TASK_INFO", local, [&](const db::Statement& st) {
-        msprof::NsInterval r;
+        documents::NsInterval r;
         if (!times_at(st, 0, path, "TASK", local, r)) return false;
         compute.push_back(r);
         return true;
@@ -111,7 +111,7 @@ std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& 
       db::StringIds names;
       bool have_names = false;
       ok = each_row(*db, kCommSql, "COMMUNICATION_OP", local, [&](const db::Statement& st) {
-        msprof::NsInterval r;
+        documents::NsInterval r;
         if (!times_at(st, 1, path, "COMMUNICATION_OP", local, r)) return false;
         if (!have_names) {  // msprof-analyze needs STRING_IDS once there is an op to name
           if (!names.load(*db, local)) return false;
@@ -132,12 +132,12 @@ std::optional<msprof::StepTraceTotals> read_whole_run_totals(const std::string& 
     }
     return std::nullopt;
   }
-  return msprof::whole_run_totals(std::move(compute), std::move(comm));
+  return documents::whole_run_totals(std::move(compute), std::move(comm));
 }
 
-msprof::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry>& ranks,
-                                               const msprof::BuiltStepTrace* built, int threads,
-                                               io::Diagnostics& diag) {
+documents::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry>& ranks,
+                                                  const documents::BuiltStepTrace* built,
+                                                  int threads, io::Diagnostics& diag) {
   std::vector<const load::RankEntry*> by_rank;
   bool whole_run = false;
   for (const auto& e : ranks) {
@@ -185,19 +185,19 @@ msprof::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry
     for (auto c : readers::kStepTraceColumns) d.step_trace.columns.emplace_back(c);
     readers::StepTraceRow row;
     row.no_step = true;
-    for (double v : msprof::totals_in_us(*totals)) row.values.push_back(v);
+    for (double v : documents::totals_in_us(*totals)) row.values.push_back(v);
     d.step_trace.rows.push_back(std::move(row));
   });
   for (const auto& d : rank_diag) diag.append(d);
 
-  std::vector<msprof::PyIntSet> stages;
+  std::vector<documents::PyIntSet> stages;
   if (use_built) {
     stages = built->trace.stages;
   } else {
-    const msprof::CommGroups groups = msprof::build_comm_groups(data, {}, scratch);
-    stages = msprof::infer_stages(groups);
+    const documents::CommGroups groups = documents::build_comm_groups(data, {}, scratch);
+    stages = documents::infer_stages(groups);
   }
-  return msprof::build_cluster_step_trace_staged(data, stages, scratch);
+  return documents::build_cluster_step_trace_staged(data, stages, scratch);
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::db_all

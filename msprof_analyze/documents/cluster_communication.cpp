@@ -1,4 +1,4 @@
-#include "msprof/cluster_communication.h"
+#include "msprof_analyze/documents/cluster_communication.h"
 
 #include <cmath>
 #include <span>
@@ -7,7 +7,7 @@
 #include "io/output_file.h"
 #include "runtime/ordered_parallel.h"
 
-namespace cs::msprof {
+namespace cs::documents {
 
 namespace {
 constexpr double kEps = 1e-15;  // msprof-analyze Constant.EPS
@@ -341,4 +341,4 @@ void warn_nonfinite_written(io::Diagnostics& diag, const std::string& path, size
             "those sums are unknown; check the ranks' communication files for values near 1e308");
 }
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

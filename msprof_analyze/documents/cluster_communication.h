@@ -13,10 +13,10 @@
 #include "io/diagnostics.h"
 #include "io/json/json_writer.h"
 #include "load/rank_data.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/communication_groups.h"
 #include "readers/communication.h"
 
-namespace cs::msprof {
+namespace cs::documents {
 
 // Where each op of the output lives: group tuple -> step -> op key -> ranks (first one wins).
 struct CommOpRef {
@@ -98,4 +98,4 @@ void warn_nonfinite_written(io::Diagnostics& diag, const std::string& path, size
 // One op's two blocks exactly as read (canonical key order, values as written).
 void write_comm_op_blocks(io::JsonWriter& w, const readers::CommOp& op);
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

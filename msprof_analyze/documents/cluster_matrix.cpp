@@ -1,4 +1,4 @@
-#include "msprof/cluster_matrix.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
 
 #include <charconv>
 #include <cmath>
@@ -10,10 +10,10 @@
 #include "io/comm_keys.h"
 #include "io/output_file.h"
 #include "io/text_hash.h"
-#include "msprof/cluster_communication.h"
+#include "msprof_analyze/documents/cluster_communication.h"
 #include "runtime/ordered_parallel.h"
 
-namespace cs::msprof {
+namespace cs::documents {
 
 namespace {
 
@@ -493,4 +493,4 @@ GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
   return links;
 }
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

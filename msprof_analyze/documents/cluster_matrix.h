@@ -21,10 +21,10 @@
 #include "io/py_format.h"
 #include "io/string_pool.h"
 #include "load/rank_data.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/communication_groups.h"
 #include "readers/transport_name.h"
 
-namespace cs::msprof {
+namespace cs::documents {
 
 struct MatrixOptions {
   // false (default) = msprof-analyze: local ranks map only through "i-i" self links. true = the
@@ -154,4 +154,4 @@ GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
                                            const io::JsonStyle& style = io::JsonStyle::python(),
                                            const MatrixOptions& opts = {}, int threads = 1);
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

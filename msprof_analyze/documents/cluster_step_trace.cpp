@@ -1,4 +1,4 @@
-#include "msprof/cluster_step_trace.h"
+#include "msprof_analyze/documents/cluster_step_trace.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "io/output_file.h"
 
-namespace cs::msprof {
+namespace cs::documents {
 
 namespace {
 
@@ -390,4 +390,4 @@ bool write_cluster_step_trace_csv(const std::string& path, const ClusterStepTrac
   });
 }
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

@@ -15,10 +15,10 @@
 #include "io/diagnostics.h"
 #include "io/py_format.h"
 #include "load/rank_data.h"
-#include "msprof/communication_groups.h"
-#include "msprof/py_int_set.h"
+#include "msprof_analyze/documents/communication_groups.h"
+#include "msprof_analyze/documents/py_int_set.h"
 
-namespace cs::msprof {
+namespace cs::documents {
 
 // Pipeline stages (StageInfoAnalysis): p2p groups whose pg_name starts with "pp" (any case) are
 // joined into unions (sorted by smallest rank, one greedy pass); a collective group is used only
@@ -90,4 +90,4 @@ bool write_cluster_step_trace_csv(const std::string& path, const ClusterStepTrac
 // A CSV field as Python's csv module (QUOTE_MINIMAL) writes it (io/csv/csv_writer.h).
 using io::append_csv_field;
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

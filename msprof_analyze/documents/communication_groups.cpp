@@ -1,4 +1,4 @@
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/communication_groups.h"
 
 #include "load/rank_data_codec.h"
 
@@ -10,7 +10,7 @@
 #include "io/comm_keys.h"
 #include "io/output_file.h"
 
-namespace cs::msprof {
+namespace cs::documents {
 
 std::string_view py_group_of(std::string_view op_key) {
   size_t at = op_key.rfind('@');
@@ -169,4 +169,4 @@ bool write_communication_group_json(const std::string& path, const CommGroups& g
   });
 }
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

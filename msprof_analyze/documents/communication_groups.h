@@ -15,9 +15,9 @@
 #include "io/json/json_writer.h"
 #include "io/text_hash.h"
 #include "load/rank_data.h"
-#include "msprof/py_int_set.h"
+#include "msprof_analyze/documents/py_int_set.h"
 
-namespace cs::msprof {
+namespace cs::documents {
 
 // Python's key.split('@')[-1]: the text after the last '@', or the whole key when it has none.
 // "hcom_allReduce__844_2_1@1368" -> "1368"; "Total Op Info" -> "Total Op Info".
@@ -79,4 +79,4 @@ bool write_communication_group_json(const std::string& path, const CommGroups& g
                                     io::Diagnostics& diag,
                                     const io::JsonStyle& style = io::JsonStyle::python());
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

@@ -1,8 +1,8 @@
-#include "msprof/py_int_set.h"
+#include "msprof_analyze/documents/py_int_set.h"
 
 #include <algorithm>
 
-namespace cs::msprof {
+namespace cs::documents {
 
 namespace {
 constexpr size_t kMinSize = 8;       // PySet_MINSIZE
@@ -174,4 +174,4 @@ std::string py_tuple_str(const std::vector<int>& v) {
   return s;
 }
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace cs::msprof {
+namespace cs::documents {
 
 class PyIntSet {
  public:
@@ -63,4 +63,4 @@ class PyIntSet {
 // "(a, b, c)" for a list as Python's str(tuple(list)) prints it ("(3,)" for one element).
 std::string py_tuple_str(const std::vector<int>& v);
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

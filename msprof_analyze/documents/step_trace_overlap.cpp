@@ -1,9 +1,9 @@
-#include "msprof/step_trace_overlap.h"
+#include "msprof_analyze/documents/step_trace_overlap.h"
 
 #include <algorithm>
 #include <cstdint>
 
-namespace cs::msprof {
+namespace cs::documents {
 
 std::vector<NsInterval> merge_continuous(std::vector<NsInterval>& ranges) {
   std::vector<NsInterval> out;
@@ -102,4 +102,4 @@ std::array<double, 9> totals_in_us(const StepTraceTotals& t) {
           0.0};
 }
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace cs::msprof {
+namespace cs::documents {
 
 // One device interval in nanoseconds, as the profiler database holds it, within +-2^62 ns (the
 // readers check it), so that the differences and sums below fit in 64 bits. `receive`: a
@@ -62,4 +62,4 @@ StepTraceTotals whole_run_totals(std::vector<NsInterval> compute,
 // communication_not_overlapped_and_exclude_receive, preparing (always 0).
 std::array<double, 9> totals_in_us(const StepTraceTotals& t);
 
-}  // namespace cs::msprof
+}  // namespace cs::documents

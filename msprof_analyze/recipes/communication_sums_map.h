@@ -2,15 +2,16 @@
 // cluster -m all's cluster_analysis.db runs communication_time_sum and communication_matrix_sum
 // on the same ranks: both map steps from one opening of each rank's analysis.db, its
 // CommAnalyzerTime read once (the groups and the time rows), then each recipe's own reduce
-// (recipes/recipe_run.h run_recipes_jointly). The frames and messages are the ones each map step
-// gives on its own, so the tables are the same as when the two recipes run one after the other.
+// (msprof_analyze/recipes/recipe_run.h run_recipes_jointly). The frames and messages are the ones
+// each map step gives on its own, so the tables are the same as when the two recipes run one after
+// the other.
 
 #include <span>
 #include <string>
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
 namespace cs::recipes {
 

@@ -1,4 +1,4 @@
-#include "recipes/frame/frame_sqlite_direct.h"
+#include "msprof_analyze/recipes/frame_sqlite_direct.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +12,7 @@
 #include "io/sqlite/sqlite_record.h"
 #include "runtime/ordered_parallel.h"
 
-namespace cs::frame {
+namespace cs::recipes {
 
 namespace {
 
@@ -20,18 +20,18 @@ using io::sqlite::Affinity;
 
 // True when SQLite would store every cell of `c` unchanged (no conversion by the column's
 // affinity other than integers made REAL).
-bool stored_as_is(const FrameColumn& c, Affinity a) {
-  for (const Cell& cell : c.cells) {
+bool stored_as_is(const frame::FrameColumn& c, Affinity a) {
+  for (const frame::Cell& cell : c.cells) {
     switch (cell.kind) {
-      case Cell::Kind::kNull:
+      case frame::Cell::Kind::kNull:
         break;
-      case Cell::Kind::kText:
+      case frame::Cell::Kind::kText:
         if (a != Affinity::kText) return false;
         break;
-      case Cell::Kind::kInt:
+      case frame::Cell::Kind::kInt:
         if (a == Affinity::kText) return false;
         break;
-      case Cell::Kind::kReal:
+      case frame::Cell::Kind::kReal:
         if (a != Affinity::kReal) return false;
         break;
     }
@@ -52,7 +52,8 @@ void put_real(io::sqlite::RecordEncoder& record, double v) {
 
 }  // namespace
 
-DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const char*>& sql_types,
+DirectWrite write_frame_sqlite_direct(const frame::Frame& f,
+                                      const std::vector<const char*>& sql_types,
                                       const std::string& db_path, const std::string& table,
                                       const std::string& create, const std::string& shown,
                                       io::Diagnostics& diag, int threads) {
@@ -91,21 +92,21 @@ DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const ch
     out.bytes.reserve((last - b * kBlockRows) * 16 * f.columns.size());
     for (size_t r = b * kBlockRows; r < last; ++r) {
       for (size_t c = 0; c < f.columns.size(); ++c) {
-        const Cell& cell = f.columns[c].cells[r];
+        const frame::Cell& cell = f.columns[c].cells[r];
         switch (cell.kind) {
-          case Cell::Kind::kNull:
+          case frame::Cell::Kind::kNull:
             record.null();
             break;
-          case Cell::Kind::kText:
+          case frame::Cell::Kind::kText:
             record.text(cell.str());
             break;
-          case Cell::Kind::kInt:
+          case frame::Cell::Kind::kInt:
             if (affinity[c] == Affinity::kReal)
               put_real(record, static_cast<double>(cell.i()));
             else
               record.integer(cell.i());
             break;
-          case Cell::Kind::kReal:
+          case frame::Cell::Kind::kReal:
             if (std::isnan(cell.num()))  // SQLite binds NaN as NULL
               record.null();
             else
@@ -136,4 +137,4 @@ DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const ch
   return DirectWrite::kWritten;
 }
 
-}  // namespace cs::frame
+}  // namespace cs::recipes

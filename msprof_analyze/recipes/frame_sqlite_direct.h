@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "frame/frame.h"
 #include "io/diagnostics.h"
-#include "recipes/frame/frame.h"
 
-namespace cs::frame {
+namespace cs::recipes {
 
 enum class DirectWrite { kWritten, kNotApplicable, kFailed };
 
@@ -19,9 +19,10 @@ enum class DirectWrite { kWritten, kNotApplicable, kFailed };
 // database file `db_path`, its rows encoded on up to `threads` threads (the file is the same for
 // any number). kNotApplicable: nothing was written, write with SQLite. kFailed: an error naming
 // `shown` is in `diag`.
-DirectWrite write_frame_sqlite_direct(const Frame& f, const std::vector<const char*>& sql_types,
+DirectWrite write_frame_sqlite_direct(const frame::Frame& f,
+                                      const std::vector<const char*>& sql_types,
                                       const std::string& db_path, const std::string& table,
                                       const std::string& create, const std::string& shown,
                                       io::Diagnostics& diag, int threads = 1);
 
-}  // namespace cs::frame
+}  // namespace cs::recipes

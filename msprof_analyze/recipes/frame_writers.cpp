@@ -1,4 +1,4 @@
-#include "recipes/frame/frame_writers.h"
+#include "msprof_analyze/recipes/frame_writers.h"
 
 #include <sqlite3.h>
 
@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "io/output_file.h"
-#include "recipes/frame/frame_sqlite_direct.h"
+#include "msprof_analyze/recipes/frame_sqlite_direct.h"
 #include "runtime/interrupt.h"
 
-namespace cs::frame {
+namespace cs::recipes {
 
 namespace {
 
@@ -46,15 +46,15 @@ std::string sql_quote_name(const std::string& name) {
 
 // pandas' SQLite type for a column: from the dtype, or for object columns from the values
 // (lib.infer_dtype: all text "string", all float "floating", all int "integer"; else TEXT).
-const char* sql_type(const FrameColumn& c) {
-  const Dtype t = c.dtype();
-  if (t == Dtype::kInt64) return "INTEGER";
-  if (t == Dtype::kFloat64) return "REAL";
+const char* sql_type(const frame::FrameColumn& c) {
+  const frame::Dtype t = c.dtype();
+  if (t == frame::Dtype::kInt64) return "INTEGER";
+  if (t == frame::Dtype::kFloat64) return "REAL";
   bool any_text = false, any_real = false, any_int = false;
   for (const auto& cell : c.cells) {
-    if (cell.kind == Cell::Kind::kText) any_text = true;
-    if (cell.kind == Cell::Kind::kReal) any_real = true;
-    if (cell.kind == Cell::Kind::kInt) any_int = true;
+    if (cell.kind == frame::Cell::Kind::kText) any_text = true;
+    if (cell.kind == frame::Cell::Kind::kReal) any_real = true;
+    if (cell.kind == frame::Cell::Kind::kInt) any_int = true;
   }
   if (!any_text && any_real && !any_int) return "REAL";
   if (!any_text && any_int && !any_real) return "INTEGER";
@@ -116,7 +116,7 @@ bool write_image(const std::string& path, const unsigned char* data, sqlite3_int
 
 }  // namespace
 
-bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& diag) {
+bool write_frame_csv(const frame::Frame& f, const std::string& path, io::Diagnostics& diag) {
   runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
   std::string out;
   for (size_t c = 0; c < f.columns.size(); ++c) {
@@ -124,20 +124,20 @@ bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& d
     append_csv_field(out, f.columns[c].name);
   }
   out += '\n';
-  std::vector<Dtype> types;
+  std::vector<frame::Dtype> types;
   for (const auto& col : f.columns) types.push_back(col.dtype());
   const size_t n = f.rows();
   for (size_t r = 0; r < n; ++r) {
     for (size_t c = 0; c < f.columns.size(); ++c) {
       if (c) out += ',';
-      append_csv_field(out, csv_cell(f.columns[c].cells[r], types[c]));
+      append_csv_field(out, frame::csv_cell(f.columns[c].cells[r], types[c]));
     }
     out += '\n';
   }
   return io::write_output_text(path, out, diag);
 }
 
-bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
+bool write_frame_sqlite(const frame::Frame& f, const std::string& db_path, const std::string& table,
                         io::Diagnostics& diag, int threads) {
   runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
   // Messages name the file the user asked for, not this run's .tmp copy of it.
@@ -209,7 +209,8 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   auto exec = [&](const std::string& sql) {
     return sqlite3_exec(db.get(), sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
   };
-  // The file is this run's own .tmp copy (recipes/recipe_run.h): no rollback journal.
+  // The file is this run's own .tmp copy (msprof_analyze/recipes/recipe_run.h): no rollback
+  // journal.
   exec("PRAGMA journal_mode=MEMORY");
   if (!exec("BEGIN") || !exec("DROP TABLE IF EXISTS " + qname) || !exec(create))
     return fail("cannot create the table");
@@ -226,29 +227,29 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db.get(), insert.c_str(), -1, &st, nullptr) != SQLITE_OK)
     return fail("cannot prepare the insert");
-  std::vector<Dtype> types;
+  std::vector<frame::Dtype> types;
   for (const auto& col : f.columns) types.push_back(col.dtype());
   const size_t n = f.rows();
   for (size_t r = 0; r < n; ++r) {
     for (size_t c = 0; c < f.columns.size(); ++c) {
-      const Cell& cell = f.columns[c].cells[r];
+      const frame::Cell& cell = f.columns[c].cells[r];
       const int i = static_cast<int>(c) + 1;
       switch (cell.kind) {
-        case Cell::Kind::kNull:
+        case frame::Cell::Kind::kNull:
           sqlite3_bind_null(st, i);
           break;
-        case Cell::Kind::kText:
-          // Interned texts live until exit (recipes/frame/text_pool.h): SQLite need not copy.
+        case frame::Cell::Kind::kText:
+          // Interned texts live until exit (frame/text_pool.h): SQLite need not copy.
           sqlite3_bind_text(st, i, cell.str().data(), static_cast<int>(cell.str().size()),
                             SQLITE_STATIC);
           break;
-        case Cell::Kind::kInt:
-          if (types[c] == Dtype::kFloat64)
+        case frame::Cell::Kind::kInt:
+          if (types[c] == frame::Dtype::kFloat64)
             sqlite3_bind_double(st, i, static_cast<double>(cell.i()));
           else
             sqlite3_bind_int64(st, i, cell.i());
           break;
-        case Cell::Kind::kReal:
+        case frame::Cell::Kind::kReal:
           if (std::isnan(cell.num()))
             sqlite3_bind_null(st, i);
           else
@@ -275,4 +276,4 @@ bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::s
   return true;
 }
 
-}  // namespace cs::frame
+}  // namespace cs::recipes

@@ -6,20 +6,20 @@
 
 #include <string>
 
+#include "frame/frame.h"
 #include "io/diagnostics.h"
-#include "recipes/frame/frame.h"
 
-namespace cs::frame {
+namespace cs::recipes {
 
 // Writes `f` to `path` as CSV. Returns false with an error in `diag` when the file cannot be
 // written.
-bool write_frame_csv(const Frame& f, const std::string& path, io::Diagnostics& diag);
+bool write_frame_csv(const frame::Frame& f, const std::string& path, io::Diagnostics& diag);
 
 // Replaces table `table` of the SQLite database `db_path` (created when missing) with `f`. A new
 // table whose cells SQLite would store unchanged, without an index, is written straight into the
-// file's pages (recipes/frame/frame_sqlite_direct.h), its rows encoded on up to `threads`
+// file's pages (msprof_analyze/recipes/frame_sqlite_direct.h), its rows encoded on up to `threads`
 // threads; any other through SQLite. Returns false with an error in `diag` on failure.
-bool write_frame_sqlite(const Frame& f, const std::string& db_path, const std::string& table,
+bool write_frame_sqlite(const frame::Frame& f, const std::string& db_path, const std::string& table,
                         io::Diagnostics& diag, int threads = 1);
 
-}  // namespace cs::frame
+}  // namespace cs::recipes

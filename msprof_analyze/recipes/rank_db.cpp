@@ -1,10 +1,10 @@
-#include "recipes/frame/rank_db.h"
+#include "msprof_analyze/recipes/rank_db.h"
 
 #include <sqlite3.h>
 
 #include <string_view>
 
-namespace cs::frame {
+namespace cs::recipes {
 
 RankDb::RankDb(const std::string& path, io::Diagnostics& diag)
     : path_(path), db_(db::Database::open(path, diag)) {}
@@ -13,27 +13,27 @@ std::vector<std::string> RankDb::columns(const std::string& table) const {
   return db_ ? db_->columns(table) : std::vector<std::string>{};
 }
 
-bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, Frame& out,
+bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, frame::Frame& out,
                    const std::string& table, io::Diagnostics& diag) {
   if (!db_) return false;
   auto st = db_->prepare(sql, table, diag);
   if (!st) return false;
   for (size_t i = 0; i < params.size(); ++i) st->bind(static_cast<int>(i) + 1, params[i]);
   const int ncols = st->column_count();
-  out = Frame{};
+  out = frame::Frame{};
   for (int c = 0; c < ncols; ++c) out.add(st->column_name(c));
   // Per column, the previous row's text (a column often repeats it on consecutive rows: one
   // comparison) and a cache of its texts (a text seen before: a hash and a comparison, no lock).
   std::vector<const std::string*> last(static_cast<size_t>(ncols), nullptr);
-  std::vector<TextCache> caches(static_cast<size_t>(ncols));
+  std::vector<frame::TextCache> caches(static_cast<size_t>(ncols));
   // The rows go to a per-thread buffer first (its memory is reused from query to query), then to
   // columns of their exact size: no column grows cell by cell.
-  thread_local std::vector<Cell> rows;
+  thread_local std::vector<frame::Cell> rows;
   rows.clear();
   auto add_text = [&](int c, std::string_view text) {
     const std::string*& prev = last[static_cast<size_t>(c)];
     if (!prev || *prev != text) prev = caches[static_cast<size_t>(c)].intern(text);
-    rows.push_back(Cell::interned(prev));
+    rows.push_back(frame::Cell::interned(prev));
   };
   db::StepResult rc;
   if (st->paged()) {  // the rows from the file's pages: the same values, no SQLite calls
@@ -43,13 +43,13 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
         const io::sqlite::StoredValue& v = row[static_cast<size_t>(c)];
         switch (v.kind) {
           case io::sqlite::StoredValue::Kind::kInt:
-            rows.push_back(Cell::integer(v.i));
+            rows.push_back(frame::Cell::integer(v.i));
             break;
           case io::sqlite::StoredValue::Kind::kReal:
-            rows.push_back(Cell::real(v.r));
+            rows.push_back(frame::Cell::real(v.r));
             break;
           case io::sqlite::StoredValue::Kind::kNull:
-            rows.push_back(Cell::null());
+            rows.push_back(frame::Cell::null());
             break;
           default:
             add_text(c, v.bytes);
@@ -65,13 +65,13 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
         sqlite3_value* v = sqlite3_column_value(raw, c);
         switch (sqlite3_value_type(v)) {
           case SQLITE_INTEGER:
-            rows.push_back(Cell::integer(sqlite3_value_int64(v)));
+            rows.push_back(frame::Cell::integer(sqlite3_value_int64(v)));
             break;
           case SQLITE_FLOAT:
-            rows.push_back(Cell::real(sqlite3_value_double(v)));
+            rows.push_back(frame::Cell::real(sqlite3_value_double(v)));
             break;
           case SQLITE_NULL:
-            rows.push_back(Cell::null());
+            rows.push_back(frame::Cell::null());
             break;
           default: {
             const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
@@ -90,8 +90,9 @@ bool RankDb::query(const std::string& sql, const std::vector<int64_t>& params, F
     for (size_t r = 0; r < n; ++r) cells[r] = rows[r * width + c];
   }
   // A huge result's buffer is not kept for the rest of the run.
-  if (rows.capacity() > (size_t{64} << 20) / sizeof(Cell)) std::vector<Cell>().swap(rows);
+  if (rows.capacity() > (size_t{64} << 20) / sizeof(frame::Cell))
+    std::vector<frame::Cell>().swap(rows);
   return rc == db::StepResult::kDone;
 }
 
-}  // namespace cs::frame
+}  // namespace cs::recipes

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "db/database.h"
+#include "frame/frame.h"
 #include "io/diagnostics.h"
-#include "recipes/frame/frame.h"
 
-namespace cs::frame {
+namespace cs::recipes {
 
 class RankDb {
  public:
@@ -32,7 +32,7 @@ class RankDb {
   // The open database (ok() only), for the recipes' scans: SQLite opens the file only when a
   // query needs it.
   const db::Database& database() const { return *db_; }
-  bool query(const std::string& sql, const std::vector<int64_t>& params, Frame& out,
+  bool query(const std::string& sql, const std::vector<int64_t>& params, frame::Frame& out,
              const std::string& table, io::Diagnostics& diag);
 
  private:
@@ -40,4 +40,4 @@ class RankDb {
   std::optional<db::Database> db_;
 };
 
-}  // namespace cs::frame
+}  // namespace cs::recipes

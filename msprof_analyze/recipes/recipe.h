@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "frame/frame_codec.h"
 #include "io/diagnostics.h"
-#include "recipes/frame/frame_codec.h"
 
 namespace cs::recipes {
 
@@ -33,7 +33,7 @@ struct RecipeOutput {
   std::string cluster_output_dir;  // OUT/cluster_analysis_output
   ExportType export_type = ExportType::kDb;
   // When set, the database the tables go to instead of <dir>/cluster_analysis.db (its .tmp
-  // copy while the run writes, recipes/recipe_run.cpp).
+  // copy while the run writes, msprof_analyze/recipes/recipe_run.cpp).
   std::string db_file;
   int threads = 1;        // threads the reduce may use (writing a large table)
   std::string input_dir;  // -d: the job (cluster_time_compare_summary reads its outputs)
@@ -64,9 +64,10 @@ class Recipe {
                       io::Diagnostics& diag) const = 0;
 
   // The reduce in two parts, for a root reducing several recipes at once and writing their
-  // outputs in order (recipes/recipe_run.h run_recipes_jointly): the merge, a computation with no
-  // output (its problems go to `diag`), returns the step that writes what it found. nullptr: the
-  // recipe does not split its reduce (reduce() then does both). `threads`: what the merge may use.
+  // outputs in order (msprof_analyze/recipes/recipe_run.h run_recipes_jointly): the merge, a
+  // computation with no output (its problems go to `diag`), returns the step that writes what it
+  // found. nullptr: the recipe does not split its reduce (reduce() then does both). `threads`: what
+  // the merge may use.
   using WriteStep = std::function<bool(const RecipeOutput& out, io::Diagnostics& diag)>;
   virtual WriteStep merge(const std::vector<RankPartial>& /*parts*/, int /*threads*/,
                           io::Diagnostics& /*diag*/) const {

@@ -1,22 +1,22 @@
-#include "recipes/recipe_registry.h"
+#include "msprof_analyze/recipes/recipe_registry.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
 
-#include "recipes/cann_api_sum.h"
-#include "recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
-#include "recipes/cluster_time_summary.h"
-#include "recipes/communication_group_map.h"
-#include "recipes/communication_matrix_sum.h"
-#include "recipes/communication_time_sum.h"
-#include "recipes/compute_op_sum.h"
-#include "recipes/free_analysis.h"
-#include "recipes/freq_analysis/freq_analysis.h"
-#include "recipes/hccl_sum.h"
-#include "recipes/mstx_sum.h"
-#include "recipes/slow_link/slow_link.h"
-#include "recipes/slow_rank/slow_rank.h"
+#include "msprof_analyze/recipes/cann_api_sum/cann_api_sum.h"
+#include "msprof_analyze/recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
+#include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary.h"
+#include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/communication_matrix_sum.h"
+#include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
+#include "msprof_analyze/recipes/compute_op_sum/compute_op_sum.h"
+#include "msprof_analyze/recipes/free_analysis/free_analysis.h"
+#include "msprof_analyze/recipes/freq_analysis/freq_analysis.h"
+#include "msprof_analyze/recipes/hccl_sum/hccl_sum.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_sum.h"
+#include "msprof_analyze/recipes/slow_link/slow_link.h"
+#include "msprof_analyze/recipes/slow_rank/slow_rank.h"
 
 namespace cs::recipes {
 
@@ -24,18 +24,22 @@ namespace {
 
 const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry() {
   static const std::map<std::string, std::function<std::unique_ptr<Recipe>()>> r = {
-      {"cann_api_sum", [] { return std::make_unique<CannApiSum>(); }},
+      {"cann_api_sum", [] { return std::make_unique<cann_api_sum::CannApiSum>(); }},
       {"cluster_time_compare_summary",
        [] { return std::make_unique<cluster_time_compare_summary::ClusterTimeCompareSummary>(); }},
-      {"cluster_time_summary", [] { return std::make_unique<ClusterTimeSummary>(); }},
-      {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
-      {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},
-      {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
-      {"compute_op_sum", [] { return std::make_unique<ComputeOpSum>(); }},
-      {"free_analysis", [] { return std::make_unique<FreeAnalysis>(); }},
+      {"cluster_time_summary",
+       [] { return std::make_unique<cluster_time_summary::ClusterTimeSummary>(); }},
+      {"communication_group_map",
+       [] { return std::make_unique<communication_group_map::CommunicationGroupMap>(); }},
+      {"communication_matrix_sum",
+       [] { return std::make_unique<communication_matrix_sum::CommunicationMatrixSum>(); }},
+      {"communication_time_sum",
+       [] { return std::make_unique<communication_time_sum::CommunicationTimeSum>(); }},
+      {"compute_op_sum", [] { return std::make_unique<compute_op_sum::ComputeOpSum>(); }},
+      {"free_analysis", [] { return std::make_unique<free_analysis::FreeAnalysis>(); }},
       {"freq_analysis", [] { return std::make_unique<freq_analysis::FreqAnalysis>(); }},
-      {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},
-      {"mstx_sum", [] { return std::make_unique<MstxSum>(); }},
+      {"hccl_sum", [] { return std::make_unique<hccl_sum::HcclSum>(); }},
+      {"mstx_sum", [] { return std::make_unique<mstx_sum::MstxSum>(); }},
       {"slow_link", [] { return std::make_unique<slow_link::SlowLink>(); }},
       {"slow_rank", [] { return std::make_unique<slow_rank::SlowRank>(); }},
   };

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
 namespace cs::recipes {
 

@@ -1,4 +1,4 @@
-#include "recipes/recipe_run.h"
+#include "msprof_analyze/recipes/recipe_run.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,7 +17,7 @@
 #include "load/msprof_rank.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
-#include "recipes/recipe_registry.h"
+#include "msprof_analyze/recipes/recipe_registry.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"

@@ -14,12 +14,13 @@
 
 #include "load/discovery.h"
 #include "mpi/mpi_comm.h"
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 #include "runtime/enum_names.h"
 
 namespace cs::recipes {
 
-// --export_type (recipes/recipe.h): db (the default: cluster_analysis.db) | text (<Recipe>/*.csv).
+// --export_type (msprof_analyze/recipes/recipe.h): db (the default: cluster_analysis.db) | text
+// (<Recipe>/*.csv).
 inline constexpr std::array<runtime::EnumName<ExportType>, 2> kExportTypeNames{
     {{"db", ExportType::kDb}, {"text", ExportType::kText}}};
 
@@ -57,9 +58,9 @@ bool is_recipe(const std::string& name);
 int run_recipe(const mpi::MpiSession& mpi, const RecipeRunOptions& opts);
 
 // One rank read once for several recipes (cluster -m all's two communication recipes:
-// recipes/communication_sums_map.h): parts[k] and diag[k] get what recipes[k]'s own map step
-// would give for this rank (parts[k].rank is set; `used`, the frames and the messages are the
-// map's). Called only when no recipe skips the rank for a missing database.
+// msprof_analyze/recipes/communication_sums_map.h): parts[k] and diag[k] get what recipes[k]'s own
+// map step would give for this rank (parts[k].rank is set; `used`, the frames and the messages are
+// the map's). Called only when no recipe skips the rank for a missing database.
 using JointMap = std::function<void(const RankDbPaths& paths, std::span<RankPartial> parts,
                                     std::span<io::Diagnostics> diag)>;
 

@@ -1,4 +1,4 @@
-#include "recipes/table_scan.h"
+#include "msprof_analyze/recipes/table_scan.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -17,7 +17,7 @@
 
 #include "db/database.h"
 #include "db/query_plan.h"
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 namespace cs::recipes {
 

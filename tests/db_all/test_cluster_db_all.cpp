@@ -1,6 +1,7 @@
-// cluster_analysis.db's ClusterStepTraceTime (recipes/cluster_db_all.h) takes the main run's step
-// trace when that run read the same ranks from their DB exports, all steps; otherwise it reads
-// every rank's database again. A handed trace no rank's files hold tells the two apart.
+// cluster_analysis.db's ClusterStepTraceTime (msprof_analyze/db_all/cluster_db_all.h) takes the
+// main run's step trace when that run read the same ranks from their DB exports, all steps;
+// otherwise it reads every rank's database again. A handed trace no rank's files hold tells the two
+// apart.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -10,12 +11,12 @@
 #include <vector>
 
 #include "load/discovery.h"
-#include "recipes/cluster_db_all.h"
+#include "msprof_analyze/db_all/cluster_db_all.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
-using cs::msprof::BuiltStepTrace;
-using cs::msprof::StepCell;
+using cs::documents::BuiltStepTrace;
+using cs::documents::StepCell;
 
 namespace {
 
@@ -53,12 +54,12 @@ std::vector<std::string> steps_written(const fs::path& out) {
 std::vector<std::string> write_with(const std::string& name, const BuiltStepTrace* built) {
   cs::mpi::MpiSession& mpi = cs::test::one_process_session();
   const fs::path out = cs::test::temp_dir("cluster-db-all-" + name);
-  cs::recipes::ClusterDbOptions opts;
+  cs::db_all::ClusterDbOptions opts;
   opts.input_dir = kJob;
   opts.output_dir = out.string();
   opts.quiet = true;
   opts.step_trace = built;
-  EXPECT_EQ(cs::recipes::write_cluster_analysis_db(mpi, opts), 0) << name;
+  EXPECT_EQ(cs::db_all::write_cluster_analysis_db(mpi, opts), 0) << name;
   std::vector<std::string> steps = steps_written(out);
   fs::remove_all(out);
   return steps;

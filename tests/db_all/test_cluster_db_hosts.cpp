@@ -1,14 +1,14 @@
-// cluster_analysis.db's HostInfo and RankDeviceMap (recipes/cluster_db_all.h): each rank's
-// HOST_INFO and RANK_DEVICE_MAP read straight from the profiler database's pages give the tables
-// SQLite's queries give, for values of every storage class (a table whose CREATE statement the
-// page reader declines is read by SQLite: the reference).
+// cluster_analysis.db's HostInfo and RankDeviceMap (msprof_analyze/db_all/cluster_db_all.h): each
+// rank's HOST_INFO and RANK_DEVICE_MAP read straight from the profiler database's pages give the
+// tables SQLite's queries give, for values of every storage class (a table whose CREATE statement
+// the page reader declines is read by SQLite: the reference).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <filesystem>
 #include <string>
 
-#include "recipes/cluster_db_all.h"
+#include "msprof_analyze/db_all/cluster_db_all.h"
 #include "recipes/recipe_test_util.h"
 #include "support/sqlite_exec.h"
 
@@ -65,11 +65,11 @@ std::string host_tables(const std::string& name, const std::string& collate) {
            "INSERT INTO RANK_DEVICE_MAP VALUES (0, 0), ('3', 4.0), (NULL, 1), (' 7', '8'),"
            "(2.5, 1), ('x', 2), ('9 ', 3), (5, -0.0), (1e30, 6), ('', 7), (x'3131', 8);");
   const fs::path out = test::temp_dir("db-hosts-out-" + name);
-  ClusterDbOptions opts;
+  db_all::ClusterDbOptions opts;
   opts.input_dir = job.string();
   opts.output_dir = out.string();
   opts.quiet = true;
-  EXPECT_EQ(write_cluster_analysis_db(test::one_process_session(), opts), 0) << name;
+  EXPECT_EQ(db_all::write_cluster_analysis_db(test::one_process_session(), opts), 0) << name;
   const fs::path written = out / "cluster_analysis_output" / "cluster_analysis.db";
   std::string got = rows(written, "HostInfo", "hostUid, hostName") + "--\n" +
                     rows(written, "RankDeviceMap", "rankId, deviceId, hostUid");

@@ -1,7 +1,7 @@
-// recipes/cluster_db_step_trace: a MindSpore or msprof rank's whole-run row read from a tiny
-// hand-made profiler database — receive ops found by their STRING_IDS name, absent or damaged
-// tables, and the DP/PP/TP columns only from profiler_metadata.json.
-#include "recipes/cluster_db_step_trace.h"
+// msprof_analyze/db_all/cluster_db_step_trace: a MindSpore or msprof rank's whole-run row read from
+// a tiny hand-made profiler database — receive ops found by their STRING_IDS name, absent or
+// damaged tables, and the DP/PP/TP columns only from profiler_metadata.json.
+#include "msprof_analyze/db_all/cluster_db_step_trace.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -62,7 +62,7 @@ TEST(ClusterDbStepTrace, ReceiveOpsAreNamedHcomReceiveInStringIds) {
                                     "INSERT INTO COMMUNICATION_OP VALUES (1,5000,9000),"
                                     "(2,8000,12000),(2,20000,21000),(3,30000,31000);");
   io::Diagnostics diag;
-  const auto t = read_whole_run_totals(r.db, diag);
+  const auto t = db_all::read_whole_run_totals(r.db, diag);
   ASSERT_TRUE(t) << all_text(diag);
   EXPECT_TRUE(diag.empty()) << all_text(diag);
   EXPECT_EQ(t->computing, 6000);
@@ -75,7 +75,7 @@ TEST(ClusterDbStepTrace, ReceiveOpsAreNamedHcomReceiveInStringIds) {
 TEST(ClusterDbStepTrace, AbsentCommunicationTableCountsAsEmptyWithAWarning) {
   ProfRank r("db-step-nocomm", std::string(kStrings) + kCompute);
   io::Diagnostics diag;
-  const auto t = read_whole_run_totals(r.db, diag);
+  const auto t = db_all::read_whole_run_totals(r.db, diag);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->computing, 6000);
   EXPECT_EQ(t->communication, 0);
@@ -89,7 +89,7 @@ TEST(ClusterDbStepTrace, NullTimeLeavesTheRankOutNamingFileAndTable) {
   ProfRank r("db-step-null", std::string(kStrings) + kCompute + kComm +
                                  "INSERT INTO COMMUNICATION_OP VALUES (1,NULL,9000);");
   io::Diagnostics diag;
-  EXPECT_FALSE(read_whole_run_totals(r.db, diag));
+  EXPECT_FALSE(db_all::read_whole_run_totals(r.db, diag));
   ASSERT_EQ(diag.items().size(), 1u) << all_text(diag);
   EXPECT_EQ(diag.items()[0].severity, io::Severity::kWarning);
   EXPECT_EQ(diag.items()[0].file, r.db);
@@ -102,7 +102,7 @@ TEST(ClusterDbStepTrace, TimeBeyond2To62NsLeavesTheRankOutNamingFileAndTable) {
                                 "INSERT INTO COMMUNICATION_OP VALUES (1,-9000000000000000000,"
                                 "9000000000000000000);");
   io::Diagnostics diag;
-  EXPECT_FALSE(read_whole_run_totals(r.db, diag));
+  EXPECT_FALSE(db_all::read_whole_run_totals(r.db, diag));
   ASSERT_EQ(diag.items().size(), 1u) << all_text(diag);
   EXPECT_EQ(diag.items()[0].file, r.db);
   EXPECT_NE(diag.items()[0].what.find(
@@ -116,19 +116,19 @@ TEST(ClusterDbStepTrace, ComputeTasksWithoutTaskTableLeaveTheRankOut) {
              std::string(kStrings) + kComm +
                  "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER);");
   io::Diagnostics diag;
-  EXPECT_FALSE(read_whole_run_totals(r.db, diag));
+  EXPECT_FALSE(db_all::read_whole_run_totals(r.db, diag));
   EXPECT_FALSE(diag.empty());
-  EXPECT_FALSE(read_whole_run_totals((r.dir / "absent.db").string(), diag));
+  EXPECT_FALSE(db_all::read_whole_run_totals((r.dir / "absent.db").string(), diag));
 }
 
 TEST(ClusterDbStepTrace, IndexColumnsOnlyFromProfilerMetadataJson) {
   ProfRank r("db-step-meta", std::string(kStrings) + kCompute + kComm +
                                  "INSERT INTO COMMUNICATION_OP VALUES (1,5000,9000);");
   io::Diagnostics diag;
-  auto t = cluster_db_step_trace({r.entry}, nullptr, 1, diag);
+  auto t = db_all::cluster_db_step_trace({r.entry}, nullptr, 1, diag);
   ASSERT_EQ(t.rows.size(), 1u) << all_text(diag);
   const auto& row = t.rows[0];
-  EXPECT_EQ(row[0].kind, msprof::StepCell::kNull);  // the whole run: step None
+  EXPECT_EQ(row[0].kind, documents::StepCell::kNull);  // the whole run: step None
   EXPECT_EQ(row[1].s, "rank");
   EXPECT_EQ(row[3].n.v, 6.0);  // computing, µs
   EXPECT_EQ(row.size(), 12u);  // no DP/PP/TP: cluster_analysis.db pads them with 0
@@ -136,7 +136,7 @@ TEST(ClusterDbStepTrace, IndexColumnsOnlyFromProfilerMetadataJson) {
 
   cs::test::write_file(r.dir / "profiler_metadata.json",
                        "{\"distributed_args\": {\"world_size\": 1, \"rank\": 0}}");
-  t = cluster_db_step_trace({r.entry}, nullptr, 1, diag);
+  t = db_all::cluster_db_step_trace({r.entry}, nullptr, 1, diag);
   ASSERT_EQ(t.rows.size(), 1u);
   EXPECT_EQ(t.rows[0].size(), 15u);  // DP, PP, TP index 0, 0, 0
   EXPECT_EQ(t.rows[0][12].n.v, 0.0);

@@ -1,8 +1,8 @@
-#include "msprof/cluster_communication.h"
+#include "msprof_analyze/documents/cluster_communication.h"
 
 #include <gtest/gtest.h>
 
-#include "msprof/msprof_golden.h"
+#include "documents/msprof_golden.h"
 
 namespace cs::cluster {
 namespace {
@@ -10,10 +10,10 @@ namespace {
 std::string render(const std::vector<load::RankData>& ranks, const io::JsonStyle& style,
                    int threads = 1) {
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
   std::string out;
   io::JsonWriter w(&out, style);
-  msprof::write_cluster_communication(w, ranks, groups, threads);
+  documents::write_cluster_communication(w, ranks, groups, threads);
   return out;
 }
 
@@ -33,32 +33,32 @@ TEST(ClusterCommunication, SameOutputForAnyThreadCount) {
   for (const char* c : {"stages8", "tp2pp2"}) {
     const auto ranks = test::load_case(c);
     io::Diagnostics diag;
-    const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+    const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
     // Enough group tuples that every thread renders some.
-    ASSERT_GE(msprof::index_communication(ranks, groups).groups.size(), 4u) << c;
+    ASSERT_GE(documents::index_communication(ranks, groups).groups.size(), 4u) << c;
     const std::string want = render(ranks, io::JsonStyle::python(), 1);
     EXPECT_EQ(want, test::expected(c, "cluster_communication.json")) << c;
     for (int threads : {2, 4}) {
-      ASSERT_TRUE(msprof::renders_groups_in_parallel(io::JsonStyle::python(), threads));
+      ASSERT_TRUE(documents::renders_groups_in_parallel(io::JsonStyle::python(), threads));
       const std::string got = render(ranks, io::JsonStyle::python(), threads);
       EXPECT_EQ(got, want) << c << " threads=" << threads << ": " << test::first_diff(got, want);
       const std::string path = test::temp_path("cluster_communication_threads.json");
-      ASSERT_TRUE(msprof::write_cluster_communication_json(path, ranks, groups, diag,
-                                                           io::JsonStyle::python(), threads));
+      ASSERT_TRUE(documents::write_cluster_communication_json(path, ranks, groups, diag,
+                                                              io::JsonStyle::python(), threads));
       EXPECT_EQ(test::slurp(path), want) << c << " threads=" << threads;
     }
   }
   // An indented document is always written in place (a group rendered apart would lose its
   // indentation).
-  EXPECT_FALSE(msprof::renders_groups_in_parallel(io::JsonStyle::indented(4), 4));
-  EXPECT_FALSE(msprof::renders_groups_in_parallel(io::JsonStyle::python(), 1));
+  EXPECT_FALSE(documents::renders_groups_in_parallel(io::JsonStyle::indented(4), 4));
+  EXPECT_FALSE(documents::renders_groups_in_parallel(io::JsonStyle::python(), 1));
 }
 
 TEST(ClusterCommunication, RatioRulesOfMsprof) {
-  EXPECT_TRUE(msprof::msprof_ratio(io::Num::real(1), io::Num::real(0)).is_int);
-  EXPECT_EQ(msprof::msprof_ratio(io::Num::real(1), io::Num::real(3)).v, 0.3333);
-  EXPECT_FALSE(msprof::msprof_ratio(io::Num::integer(0), io::Num::real(2)).is_int);
-  EXPECT_EQ(msprof::msprof_ratio(io::Num::real(2.00005), io::Num::real(1)).v,
+  EXPECT_TRUE(documents::msprof_ratio(io::Num::real(1), io::Num::real(0)).is_int);
+  EXPECT_EQ(documents::msprof_ratio(io::Num::real(1), io::Num::real(3)).v, 0.3333);
+  EXPECT_FALSE(documents::msprof_ratio(io::Num::integer(0), io::Num::real(2)).is_int);
+  EXPECT_EQ(documents::msprof_ratio(io::Num::real(2.00005), io::Num::real(1)).v,
             io::py_round(2.00005, 4));
 }
 
@@ -81,26 +81,26 @@ TEST(ClusterCommunication, NoOpsNoFile) {
   std::vector<load::RankData> ranks(1);
   ranks[0].entry.rank = 0;
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
   const std::string path = test::temp_path("empty_cluster_communication.json");
   std::remove(path.c_str());
-  EXPECT_TRUE(msprof::write_cluster_communication_json(path, ranks, groups, diag));
+  EXPECT_TRUE(documents::write_cluster_communication_json(path, ranks, groups, diag));
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 TEST(ClusterCommunication, FileEqualsStringAndDuplicateRankReportKeepsFirst) {
   auto ranks = test::load_case("tp2pp2");
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
   const std::string path = test::temp_path("cluster_communication.json");
-  ASSERT_TRUE(msprof::write_cluster_communication_json(path, ranks, groups, diag));
+  ASSERT_TRUE(documents::write_cluster_communication_json(path, ranks, groups, diag));
   EXPECT_EQ(test::slurp(path), test::expected("tp2pp2", "cluster_communication.json"));
   // A second step block with the same name repeats ops: setdefault keeps the first report.
   ranks[0].communication.edit().steps.push_back(ranks[0].communication.edit().steps[0]);
   ranks[0].communication.edit().steps.back().collective[0].time.set(readers::kElapseTimeMs,
                                                                     io::Num::real(1e9));
-  const msprof::CommIndex index = msprof::index_communication(ranks, groups);
-  const msprof::CommOpEntry& op = index.groups[0].steps[0].ops[0];
+  const documents::CommIndex index = documents::index_communication(ranks, groups);
+  const documents::CommOpEntry& op = index.groups[0].steps[0].ops[0];
   EXPECT_NE(op.ranks[0].op->time.get(readers::kElapseTimeMs), 1e9);
   EXPECT_EQ(op.ranks.size(), 2u);  // ranks 0 and 1 of the tp group, once each
 }

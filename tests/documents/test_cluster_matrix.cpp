@@ -1,10 +1,10 @@
-#include "msprof/cluster_matrix.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
-#include "msprof/msprof_golden.h"
+#include "documents/msprof_golden.h"
 
 namespace cs::cluster {
 namespace {
@@ -13,11 +13,11 @@ TEST(ClusterMatrix, GoldenFiles) {
   for (const char* c : {"tp2pp2", "set_order"}) {
     const auto ranks = test::load_case(c);
     io::Diagnostics diag;
-    const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+    const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
     std::string got;
     {
       io::JsonWriter w(&got, io::JsonStyle::python());
-      ASSERT_TRUE(msprof::write_cluster_matrix(w, ranks, groups, diag));
+      ASSERT_TRUE(documents::write_cluster_matrix(w, ranks, groups, diag));
     }
     const std::string want = test::expected(c, "cluster_communication_matrix.json");
     EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
@@ -27,8 +27,8 @@ TEST(ClusterMatrix, GoldenFiles) {
 TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
   const auto ranks = test::load_case("set_order");
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
-  const auto links = msprof::merge_matrix_links(ranks, groups, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  const auto links = documents::merge_matrix_links(ranks, groups, diag);
   bool invalid = false, unmapped = false;
   for (const auto& d : diag.items()) {
     invalid = invalid || d.what.find("has a link key without '-'") != std::string::npos;
@@ -37,14 +37,14 @@ TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
   EXPECT_TRUE(invalid);
   EXPECT_TRUE(unmapped);
   // Rank 15 has no self link in step10: no link of step10 touches rank 15.
-  for (const msprof::GlobalLink& l : links) {
+  for (const documents::GlobalLink& l : links) {
     if (l.step() == "step10") {
       EXPECT_TRUE(l.src_rank != 15 && l.dst_rank != 15) << l.op_key();
     }
   }
   // In step3 rank 15 is mapped (local 3).
   bool seen15 = false;
-  for (const msprof::GlobalLink& l : links)
+  for (const documents::GlobalLink& l : links)
     seen15 = seen15 || (l.step() == "step3" && l.src_rank == 15);
   EXPECT_TRUE(seen15);
 }
@@ -52,11 +52,11 @@ TEST(ClusterMatrix, UnmappableAndInvalidLinksAreReported) {
 TEST(ClusterMatrix, MergedLinksMatchFormulas) {
   const auto ranks = test::load_case("tp2pp2");
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
-  const auto links = msprof::merge_matrix_links(ranks, groups, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  const auto links = documents::merge_matrix_links(ranks, groups, diag);
   ASSERT_FALSE(links.empty());
   int totals = 0;
-  for (const msprof::GlobalLink& l : links) {
+  for (const documents::GlobalLink& l : links) {
     const double expect = l.time_ms < 1e-15 ? 0.0 : io::py_round(l.size_mb / l.time_ms, 4);
     EXPECT_EQ(l.bandwidth_gbps(), expect);
     EXPECT_GE(l.src_rank, 0);
@@ -79,13 +79,13 @@ TEST(ClusterMatrix, MetadataOptionMapsWithoutSelfLinks) {
           std::erase_if(op.links,
                         [](const readers::MatrixLink& l) { return l.src_local == l.dst_local; });
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
-  EXPECT_TRUE(msprof::merge_matrix_links(ranks, groups, diag).empty());
-  msprof::MatrixOptions opts;
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  EXPECT_TRUE(documents::merge_matrix_links(ranks, groups, diag).empty());
+  documents::MatrixOptions opts;
   opts.use_metadata_ranks = true;
-  const auto links = msprof::merge_matrix_links(ranks, groups, diag, opts);
+  const auto links = documents::merge_matrix_links(ranks, groups, diag, opts);
   ASSERT_FALSE(links.empty());
-  for (const msprof::GlobalLink& l : links) EXPECT_NE(l.src_rank, l.dst_rank);
+  for (const documents::GlobalLink& l : links) EXPECT_NE(l.src_rank, l.dst_rank);
 }
 
 // With the metadata option (what `cluster` uses for its own tables) the links returned are mapped
@@ -100,14 +100,14 @@ TEST(ClusterMatrix, DocumentStaysMsprofAnalyzesWithTheMetadataOption) {
           std::erase_if(op.links,
                         [](const readers::MatrixLink& l) { return l.src_local == l.dst_local; });
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
   const std::string dir = ::testing::TempDir();
   const std::string plain = dir + "/matrix_plain.json", meta = dir + "/matrix_meta.json";
-  EXPECT_TRUE(msprof::merge_and_write_cluster_matrix(plain, ranks, groups, diag).empty());
-  msprof::MatrixOptions opts;
+  EXPECT_TRUE(documents::merge_and_write_cluster_matrix(plain, ranks, groups, diag).empty());
+  documents::MatrixOptions opts;
   opts.use_metadata_ranks = true;
   for (const int threads : {1, 3}) {
-    const auto links = msprof::merge_and_write_cluster_matrix(
+    const auto links = documents::merge_and_write_cluster_matrix(
         meta, ranks, groups, diag, io::JsonStyle::python(), opts, threads);
     EXPECT_FALSE(links.empty());
     const std::string a = test::slurp(plain), b = test::slurp(meta);
@@ -122,20 +122,20 @@ TEST(ClusterMatrix, DocumentStaysMsprofAnalyzesWithTheMetadataOption) {
 // ~700k merged links at 1,024 ranks: a link stays at 40 bytes (op name as an id, bandwidth
 // computed when asked).
 TEST(ClusterMatrix, GlobalLinksStayCompact) {
-  EXPECT_LE(sizeof(msprof::GlobalLink), 40u);
+  EXPECT_LE(sizeof(documents::GlobalLink), 40u);
 }
 
 // A link's op name is read through its op's pool, which moves with its chunk into GlobalLinks
 // and with GlobalLinks itself.
 TEST(ClusterMatrix, OpNamesSurviveMovesOfTheLinks) {
-  msprof::GlobalLinks links;
+  documents::GlobalLinks links;
   for (int c = 0; c < 3; ++c) {
-    msprof::GlobalLinks::Chunk chunk;
+    documents::GlobalLinks::Chunk chunk;
     const std::string step = "step" + std::to_string(c);
     chunk.ops.push_back(
         {chunk.names.str(chunk.names.intern(step)), "allreduce-top1@1", "1", &chunk.names});
     for (int i = 0; i < 100; ++i) {
-      msprof::GlobalLink l;
+      documents::GlobalLink l;
       l.op = &chunk.ops.back();
       l.op_name_id = chunk.names.intern("hcom_allReduce__" + std::to_string(c * 1000 + i));
       l.size_mb = 2;
@@ -144,10 +144,10 @@ TEST(ClusterMatrix, OpNamesSurviveMovesOfTheLinks) {
     }
     links.append(std::move(chunk));
   }
-  const msprof::GlobalLinks moved = std::move(links);
+  const documents::GlobalLinks moved = std::move(links);
   ASSERT_EQ(moved.size(), 300u);
   size_t i = 0;
-  for (const msprof::GlobalLink& l : moved) {
+  for (const documents::GlobalLink& l : moved) {
     const int c = static_cast<int>(i / 100), k = static_cast<int>(i % 100);
     EXPECT_EQ(l.op_name(), "hcom_allReduce__" + std::to_string(c * 1000 + k));
     EXPECT_EQ(l.step(), "step" + std::to_string(c));
@@ -161,16 +161,16 @@ TEST(ClusterMatrix, LinksAreTheSameOnAnyThreadCount) {
   for (const char* c : {"tp2pp2", "set_order"}) {
     const auto ranks = test::load_case(c);
     io::Diagnostics gd;
-    const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, gd);
+    const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, gd);
     io::Diagnostics d1;
-    const auto one = msprof::merge_matrix_links(ranks, groups, d1, {}, 1);
+    const auto one = documents::merge_matrix_links(ranks, groups, d1, {}, 1);
     ASSERT_FALSE(one.empty()) << c;
     for (int threads : {2, 4}) {
       io::Diagnostics dn;
-      const auto many = msprof::merge_matrix_links(ranks, groups, dn, {}, threads);
+      const auto many = documents::merge_matrix_links(ranks, groups, dn, {}, threads);
       ASSERT_EQ(many.size(), one.size()) << c << " on " << threads << " threads";
       auto a = one.begin();
-      for (const msprof::GlobalLink& l : many) {
+      for (const documents::GlobalLink& l : many) {
         EXPECT_EQ(l.step(), a->step());
         EXPECT_EQ(l.op_key(), a->op_key());
         EXPECT_EQ(l.op_name(), a->op_name());

@@ -1,8 +1,8 @@
-#include "msprof/cluster_step_trace.h"
+#include "msprof_analyze/documents/cluster_step_trace.h"
 
 #include <gtest/gtest.h>
 
-#include "msprof/msprof_golden.h"
+#include "documents/msprof_golden.h"
 
 namespace cs::cluster {
 namespace {
@@ -10,8 +10,9 @@ namespace {
 std::string render(const std::string& c) {
   const auto ranks = test::load_case(c);
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
-  return msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, groups, diag));
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  return documents::format_cluster_step_trace(
+      documents::build_cluster_step_trace(ranks, groups, diag));
 }
 
 TEST(ClusterStepTrace, GoldenFiles) {
@@ -27,7 +28,7 @@ TEST(ClusterStepTrace, MegatronIndexes) {
                                       {"tensor_model_parallel_size", 2},
                                       {"pipeline_model_parallel_size", 2},
                                       {"data_parallel_size", 2}};
-  auto map = msprof::megatron_index_map(args);
+  auto map = documents::megatron_index_map(args);
   ASSERT_TRUE(map);
   for (int r = 0; r < 8; ++r) {
     ASSERT_TRUE((*map)[r]);
@@ -37,31 +38,31 @@ TEST(ClusterStepTrace, MegatronIndexes) {
   }
   std::string why;
   args["world_size"] = 6;
-  EXPECT_FALSE(msprof::megatron_index_map(args, &why));
+  EXPECT_FALSE(documents::megatron_index_map(args, &why));
   EXPECT_NE(why.find("world_size"), std::string::npos);
   args["world_size"] = 8;
   args["context_parallel_size"] = 2;  // msprof-analyze's partition fails (IndexError) with cp > 1
-  EXPECT_FALSE(msprof::megatron_index_map(args, &why));
+  EXPECT_FALSE(documents::megatron_index_map(args, &why));
 }
 
 TEST(ClusterStepTrace, StagesFromPpGroups) {
   const auto ranks = test::load_case("stages8");
   io::Diagnostics diag;
-  const auto stages = msprof::infer_stages(msprof::build_comm_groups(ranks, {}, diag));
+  const auto stages = documents::infer_stages(documents::build_comm_groups(ranks, {}, diag));
   ASSERT_EQ(stages.size(), 2u);
   EXPECT_EQ(stages[0].tuple_str(), "(0, 1, 2, 3)");
   EXPECT_EQ(stages[1].tuple_str(), "(4, 5, 6, 7)");
   // Without metadata there is no pg_name, so no stage.
   EXPECT_TRUE(
-      msprof::infer_stages(msprof::build_comm_groups(test::load_case("set_order"), {}, diag))
+      documents::infer_stages(documents::build_comm_groups(test::load_case("set_order"), {}, diag))
           .empty());
 }
 
 TEST(ClusterStepTrace, CsvQuoting) {
   std::string s;
-  msprof::append_csv_field(s, "(0, 1)");
-  msprof::append_csv_field(s, "a\"b");
-  msprof::append_csv_field(s, "plain");
+  documents::append_csv_field(s, "(0, 1)");
+  documents::append_csv_field(s, "a\"b");
+  documents::append_csv_field(s, "plain");
   EXPECT_EQ(s, "\"(0, 1)\"\"a\"\"b\"plain");
 }
 
@@ -96,7 +97,7 @@ TEST(ClusterStepTrace, RealSampleRankRows) {
   ASSERT_EQ(ranks.size(), 8u);
   io::Diagnostics diag;
   const std::string got =
-      msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, {}, diag));
+      documents::format_cluster_step_trace(documents::build_cluster_step_trace(ranks, {}, diag));
   EXPECT_EQ(got, header + "\r\n" + rank_rows);
 }
 
@@ -130,7 +131,7 @@ TEST(ClusterStepTrace, ColumnsMatchedByName) {
   }
   io::Diagnostics diag;
   const std::string got =
-      msprof::format_cluster_step_trace(msprof::build_cluster_step_trace(ranks, {}, diag));
+      documents::format_cluster_step_trace(documents::build_cluster_step_trace(ranks, {}, diag));
   EXPECT_EQ(got,
             "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,"
             "Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\r\n"
@@ -154,7 +155,7 @@ TEST(ClusterStepTrace, NoRowsNoFile) {
   io::Diagnostics diag;
   const std::string path = test::temp_path("empty_step_trace.csv");
   std::remove(path.c_str());
-  EXPECT_TRUE(msprof::write_cluster_step_trace_csv(path, ranks, {}, diag));
+  EXPECT_TRUE(documents::write_cluster_step_trace_csv(path, ranks, {}, diag));
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 

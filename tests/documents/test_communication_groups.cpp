@@ -1,12 +1,12 @@
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/communication_groups.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "msprof/msprof_golden.h"
-#include "msprof/py_int_set.h"
+#include "documents/msprof_golden.h"
+#include "msprof_analyze/documents/py_int_set.h"
 
 namespace cs::cluster {
 namespace {
@@ -28,15 +28,15 @@ TEST(PyIntSet, MatchesCPythonIterationOrder) {
     const size_t eq = line.find(" = ");
     ASSERT_NE(eq, std::string::npos);
     const std::vector<int> want = ints(line.substr(eq + 3));
-    msprof::PyIntSet got;
+    documents::PyIntSet got;
     if (line.rfind("add ", 0) == 0) {
-      got = msprof::PyIntSet::from_list(ints(line.substr(4, eq - 4)));
+      got = documents::PyIntSet::from_list(ints(line.substr(4, eq - 4)));
     } else {
       std::string parts = line.substr(6, eq - 6);
       size_t pos = 0;
       while (true) {
         size_t slash = parts.find(" / ", pos);
-        got.merge(msprof::PyIntSet::from_list(ints(parts.substr(pos, slash - pos))));
+        got.merge(documents::PyIntSet::from_list(ints(parts.substr(pos, slash - pos))));
         if (slash == std::string::npos) break;
         pos = slash + 3;
       }
@@ -48,48 +48,49 @@ TEST(PyIntSet, MatchesCPythonIterationOrder) {
 }
 
 TEST(PyIntSet, KnownOrdersAndTupleText) {
-  msprof::PyIntSet a = msprof::PyIntSet::from_list({7, 15});
+  documents::PyIntSet a = documents::PyIntSet::from_list({7, 15});
   EXPECT_EQ(a.items(), (std::vector<int>{15, 7}));
   EXPECT_EQ(a.tuple_str(), "(15, 7)");
-  msprof::PyIntSet b = msprof::PyIntSet::from_list({1, 8});
+  documents::PyIntSet b = documents::PyIntSet::from_list({1, 8});
   EXPECT_EQ(b.tuple_str(), "(8, 1)");
-  EXPECT_EQ(msprof::PyIntSet::from_list({3}).tuple_str(), "(3,)");
-  EXPECT_EQ(msprof::PyIntSet().tuple_str(), "()");
+  EXPECT_EQ(documents::PyIntSet::from_list({3}).tuple_str(), "(3,)");
+  EXPECT_EQ(documents::PyIntSet().tuple_str(), "()");
   EXPECT_TRUE(a.contains(15));
   EXPECT_FALSE(a.contains(8));
   EXPECT_EQ(a.min(), 7);
-  EXPECT_TRUE(msprof::PyIntSet::from_list({15, 7}) == a);
+  EXPECT_TRUE(documents::PyIntSet::from_list({15, 7}) == a);
   // Large contiguous ranges stay sorted and lookups work after many resizes.
   std::vector<int> big;
   for (int i = 0; i < 5000; ++i) big.push_back(i);
-  msprof::PyIntSet c = msprof::PyIntSet::from_list(big);
+  documents::PyIntSet c = documents::PyIntSet::from_list(big);
   EXPECT_EQ(c.items(), big);
   EXPECT_TRUE(c.contains(4999));
   EXPECT_FALSE(c.contains(5000));
 }
 
 TEST(CommunicationGroups, KeyHelpers) {
-  EXPECT_EQ(msprof::py_group_of("hcom_allReduce__844_2_1@1368"), "1368");
-  EXPECT_EQ(msprof::py_group_of("Total Op Info"), "Total Op Info");
-  EXPECT_EQ(msprof::py_group_of("a@b@c"), "c");
-  EXPECT_EQ(msprof::op_part_of("a@b@c"), "a@b");
-  EXPECT_EQ(msprof::op_part_of("plain"), "");
+  EXPECT_EQ(documents::py_group_of("hcom_allReduce__844_2_1@1368"), "1368");
+  EXPECT_EQ(documents::py_group_of("Total Op Info"), "Total Op Info");
+  EXPECT_EQ(documents::py_group_of("a@b@c"), "c");
+  EXPECT_EQ(documents::op_part_of("a@b@c"), "a@b");
+  EXPECT_EQ(documents::op_part_of("plain"), "");
   // msprof-analyze's double_hash("") is 0; one character c gives (c << 32) | c.
-  EXPECT_EQ(msprof::group_name_of_group_id(""), "0");
-  EXPECT_EQ(msprof::group_name_of_group_id("a"), std::to_string((97ull << 32) | 97ull));
+  EXPECT_EQ(documents::group_name_of_group_id(""), "0");
+  EXPECT_EQ(documents::group_name_of_group_id("a"), std::to_string((97ull << 32) | 97ull));
   // Non-ASCII ids hash by code point, as Python's ord() does: "é" is one character 0xE9.
-  EXPECT_EQ(msprof::group_name_of_group_id("\xC3\xA9"), std::to_string((0xE9ull << 32) | 0xE9ull));
+  EXPECT_EQ(documents::group_name_of_group_id("\xC3\xA9"),
+            std::to_string((0xE9ull << 32) | 0xE9ull));
 }
 
 TEST(CommunicationGroups, GoldenCommunicationGroupJson) {
   for (const char* c : test::kCases) {
     const auto ranks = test::load_case(c);
     io::Diagnostics diag;
-    const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+    const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
     std::string got;
     {
       io::JsonWriter w(&got, io::JsonStyle::python());
-      msprof::write_communication_group(w, groups);
+      documents::write_communication_group(w, groups);
     }
     const std::string want = test::expected(c, "communication_group.json");
     EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
@@ -99,12 +100,12 @@ TEST(CommunicationGroups, GoldenCommunicationGroupJson) {
 TEST(CommunicationGroups, MetadataFillsIdsAndGlobalRanks) {
   const auto ranks = test::load_case("tp2pp2");
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
   ASSERT_EQ(groups.collective.size(), 2u);
   ASSERT_EQ(groups.p2p.size(), 2u);
-  for (const msprof::CommGroup* g : groups.all()) {
+  for (const documents::CommGroup* g : groups.all()) {
     EXPECT_TRUE(g->has_parallel_info) << g->group_name;
-    EXPECT_EQ(msprof::group_name_of_group_id(g->group_id), g->group_name);
+    EXPECT_EQ(documents::group_name_of_group_id(g->group_id), g->group_name);
     EXPECT_EQ(g->pg_name, g->type == "p2p" ? "pp" : "tp");
   }
   EXPECT_EQ(groups.p2p[1].rank_set, (std::vector<int>{1, 3}));
@@ -117,9 +118,9 @@ TEST(CommunicationGroups, ModeSelectsSourceFiles) {
   // communication.json groups remain, with the same members here.
   const auto ranks = test::load_case("set_order");
   io::Diagnostics diag;
-  msprof::GroupOptions only_matrix;
+  documents::GroupOptions only_matrix;
   only_matrix.use_communication = false;
-  const msprof::CommGroups g = msprof::build_comm_groups(ranks, only_matrix, diag);
+  const documents::CommGroups g = documents::build_comm_groups(ranks, only_matrix, diag);
   ASSERT_EQ(g.collective.size(), 1u);  // the matrix has only the allgather group
   EXPECT_TRUE(g.p2p.empty());
   EXPECT_EQ(g.collective[0].tuple_key(), "(8, 1, 15, 7)");
@@ -128,11 +129,11 @@ TEST(CommunicationGroups, ModeSelectsSourceFiles) {
 TEST(CommunicationGroups, WritesFileAndReportsUnwritablePath) {
   const auto ranks = test::load_case("set_order");
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
   const std::string path = test::temp_path("communication_group.json");
-  ASSERT_TRUE(msprof::write_communication_group_json(path, groups, diag));
+  ASSERT_TRUE(documents::write_communication_group_json(path, groups, diag));
   EXPECT_EQ(test::slurp(path), test::expected("set_order", "communication_group.json"));
-  EXPECT_FALSE(msprof::write_communication_group_json("/nonexistent-dir/x.json", groups, diag));
+  EXPECT_FALSE(documents::write_communication_group_json("/nonexistent-dir/x.json", groups, diag));
   ASSERT_TRUE(diag.has_errors());
   EXPECT_EQ(diag.items().back().file, "/nonexistent-dir/x.json");
 }

@@ -1,7 +1,7 @@
-// msprof/step_trace_overlap: the whole-run step trace msprof-analyze computes for MindSpore and
-// msprof DB exports, on tiny hand-made intervals. The expected values are what msprof-analyze
-// 8399c1cd's RangeCaculator gives on the same intervals (checked by running it).
-#include "msprof/step_trace_overlap.h"
+// msprof_analyze/documents/step_trace_overlap: the whole-run step trace msprof-analyze computes for
+// MindSpore and msprof DB exports, on tiny hand-made intervals. The expected values are what
+// msprof-analyze 8399c1cd's RangeCaculator gives on the same intervals (checked by running it).
+#include "msprof_analyze/documents/step_trace_overlap.h"
 
 #include <gtest/gtest.h>
 
@@ -9,12 +9,12 @@
 
 namespace {
 
-using cs::msprof::merge_continuous;
-using cs::msprof::NsInterval;
-using cs::msprof::pipeline_overlap;
-using cs::msprof::StepTraceTotals;
-using cs::msprof::totals_in_us;
-using cs::msprof::whole_run_totals;
+using cs::documents::merge_continuous;
+using cs::documents::NsInterval;
+using cs::documents::pipeline_overlap;
+using cs::documents::StepTraceTotals;
+using cs::documents::totals_in_us;
+using cs::documents::whole_run_totals;
 
 NsInterval recv(int64_t s, int64_t e) {
   return {s, e, true};

@@ -1,6 +1,6 @@
-// recipes/frame/frame_ops.h: cells compared and hashed as their cell_key()s (without building the
+// frame/frame_ops.h: cells compared and hashed as their cell_key()s (without building the
 // keys), groupby on those keys, and concatenation by copy or by move giving the same frame.
-#include "recipes/frame/frame_ops.h"
+#include "frame/frame_ops.h"
 
 #include <gtest/gtest.h>
 

@@ -16,8 +16,8 @@
 #include <cmath>
 #include <vector>
 
-#include "recipes/frame/pandas_math.h"
-#include "recipes/frame/pandas_sort.h"
+#include "frame/pandas_math.h"
+#include "frame/pandas_sort.h"
 
 using namespace cs::frame;
 

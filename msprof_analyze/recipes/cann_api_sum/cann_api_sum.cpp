@@ -1,18 +1,18 @@
-#include "recipes/cann_api_sum.h"
+#include "msprof_analyze/recipes/cann_api_sum/cann_api_sum.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "recipes/frame/duration_stats.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/frame_writers.h"
-#include "recipes/frame/numpy_aggregates.h"
-#include "recipes/frame/pandas_math.h"
-#include "recipes/frame/rank_db.h"
-#include "recipes/hccl_sum.h"
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "frame/numpy_aggregates.h"
+#include "frame/pandas_math.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
-namespace cs::recipes {
+namespace cs::recipes::cann_api_sum {
 
 namespace {
 
@@ -73,7 +73,7 @@ frame::Cell round1(const frame::Cell& c) {
 }  // namespace
 
 bool CannApiSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
-  frame::RankDb db(paths.profiler_db, diag);
+  recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"CANN_API", "STRING_IDS"})
     if (!db.has_table(t)) {
@@ -182,4 +182,4 @@ bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutpu
          dump_recipe_frame(res, out, dir_name(), "all_stats.csv", "CannApiSum", diag);
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::cann_api_sum

@@ -5,9 +5,9 @@
 // quartiles and extremes, a pooled standard deviation and the ranks holding the min and max
 // (CannApiSum / all_stats.csv), ordered by descending total time.
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
-namespace cs::recipes {
+namespace cs::recipes::cann_api_sum {
 
 class CannApiSum : public Recipe {
  public:
@@ -19,4 +19,4 @@ class CannApiSum : public Recipe {
               io::Diagnostics& diag) const override;
 };
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::cann_api_sum

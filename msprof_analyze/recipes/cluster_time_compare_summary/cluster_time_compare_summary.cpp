@@ -1,13 +1,13 @@
-#include "recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
+#include "msprof_analyze/recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
 
 #include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
 
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/rank_db.h"
-#include "recipes/hccl_sum.h"
+#include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace cs::recipes::cluster_time_compare_summary {
 
@@ -38,7 +38,7 @@ bool read_summary(const std::string& db_path, const std::string& which, frame::F
                "run `clusterscope cluster -m cluster_time_summary --export_type db` on it first");
     return false;
   }
-  frame::RankDb db(db_path, diag);
+  recipes::RankDb db(db_path, diag);
   if (!db.ok()) return false;
   if (!db.has_table(kTable)) {
     diag.error(db_path, 0, std::string("no table ") + kTable,

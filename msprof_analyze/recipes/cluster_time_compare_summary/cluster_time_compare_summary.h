@@ -5,7 +5,7 @@
 // base value and the difference; rows without a base match dropped (ClusterTimeCompareSummary,
 // db export only). It reads no rank database: the map step has nothing to do.
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
 namespace cs::recipes::cluster_time_compare_summary {
 

@@ -1,4 +1,4 @@
-#include "recipes/cluster_time_summary.h"
+#include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,16 +8,16 @@
 #include <set>
 #include <unordered_map>
 
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "frame/pandas_math.h"
 #include "io/py_format.h"
-#include "recipes/cluster_time_summary_scan.h"
-#include "recipes/communication_group_map.h"
-#include "recipes/frame/duration_stats.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/frame_writers.h"
-#include "recipes/frame/pandas_math.h"
-#include "recipes/frame/rank_db.h"
+#include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary_scan.h"
+#include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/rank_db.h"
 
-namespace cs::recipes {
+namespace cs::recipes::cluster_time_summary {
 
 namespace {
 
@@ -162,9 +162,9 @@ double memory_not_overlapped_us(const std::vector<int64_t>& start, const std::ve
 
 bool ClusterTimeSummary::map(const RankDbPaths& paths, frame::FrameSet& out,
                              io::Diagnostics& diag) const {
-  if (!map_communication_groups(paths, out, diag)) return false;
-  frame::RankDb prof(paths.profiler_db, diag);
-  frame::RankDb ana(paths.analysis_db, diag);
+  if (!communication_group_map::map_communication_groups(paths, out, diag)) return false;
+  recipes::RankDb prof(paths.profiler_db, diag);
+  recipes::RankDb ana(paths.analysis_db, diag);
   if (!prof.ok() || !ana.ok()) return false;
   const bool steps = prof.has_table("STEP_TIME");
   frame::Frame st;
@@ -258,13 +258,14 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
     return true;
   };
   if (step_time.rows() == 0 || trace.rows() == 0) return skip("no step time or step trace data");
-  if (comm.rows() == 0 || !build_group_mapping(parts, mapping))
+  if (comm.rows() == 0 || !communication_group_map::build_group_mapping(parts, mapping))
     return skip("no communication data");
   // Transmit stage: the fastest instance of each (group, op, step); wait: the rest.
   const bool float_steps = frame::find_column(comm, "step")->dtype() == frame::Dtype::kFloat64;
   frame::Frame keyed = comm;
   for (auto& c : frame::find_column(keyed, "groupName")->cells)
-    if (c.kind == frame::Cell::Kind::kText) c = frame::Cell::text(double_hash_text(c.str()));
+    if (c.kind == frame::Cell::Kind::kText)
+      c = frame::Cell::text(communication_group_map::double_hash_text(c.str()));
   const auto& ct = frame::find_column(keyed, "communication_time")->cells;
   std::vector<double> transmit(keyed.rows(), 0.0);
   std::vector<bool> kept(keyed.rows(), false);
@@ -374,8 +375,8 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
                            "memory",
                            "memoryNotOverlapComputationCommunication"};
     for (size_t c = 0; c < res.columns.size(); ++c) res.columns[c].name = names[c];
-    return frame::write_frame_sqlite(res, out.db_path(dir_name()), "ClusterTimeSummary", diag,
-                                     out.threads);
+    return recipes::write_frame_sqlite(res, out.db_path(dir_name()), "ClusterTimeSummary", diag,
+                                       out.threads);
   }
   const char* names[] = {"Rank",
                          "Step",
@@ -390,8 +391,8 @@ bool ClusterTimeSummary::reduce(const std::vector<RankPartial>& parts, const Rec
                          "Memory(us)",
                          "Memory Not Overlap Computation Communication(us)"};
   for (size_t c = 0; c < res.columns.size(); ++c) res.columns[c].name = names[c];
-  return frame::write_frame_csv(
+  return recipes::write_frame_csv(
       res, out.dir(dir_name()) + "/cluster_time_summary_" + utc_stamp() + ".csv", diag);
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::cluster_time_summary

@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
-namespace cs::recipes {
+namespace cs::recipes::cluster_time_summary {
 
 class ClusterTimeSummary : public Recipe {
  public:
@@ -26,7 +26,8 @@ class ClusterTimeSummary : public Recipe {
 // msprof-analyze's two per-rank queries, with or without STEP_TIME joined (two parameters: the
 // range of the CANN launch times): communication ops with group, name, duration (us) and step;
 // compute tasks, communication ops and memory copies with their step, ordered by (start, end).
-// The recipe runs them only when recipes/cluster_time_summary_scan declines.
+// The recipe runs them only when
+// msprof_analyze/recipes/cluster_time_summary/cluster_time_summary_scan declines.
 std::string cluster_time_summary_communication_sql(bool steps);
 std::string cluster_time_summary_overlap_sql(bool steps);
 
@@ -36,4 +37,4 @@ std::string cluster_time_summary_overlap_sql(bool steps);
 double memory_not_overlapped_us(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
                                 const std::vector<int64_t>& type);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::cluster_time_summary

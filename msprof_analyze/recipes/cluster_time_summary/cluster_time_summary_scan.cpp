@@ -1,11 +1,11 @@
-#include "recipes/cluster_time_summary_scan.h"
+#include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary_scan.h"
 
 #include <algorithm>
 #include <unordered_set>
 
-#include "recipes/table_scan.h"
+#include "msprof_analyze/recipes/table_scan.h"
 
-namespace cs::recipes {
+namespace cs::recipes::cluster_time_summary {
 
 namespace {
 
@@ -268,4 +268,4 @@ bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, fr
   return true;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::cluster_time_summary

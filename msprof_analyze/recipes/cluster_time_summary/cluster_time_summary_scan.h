@@ -11,11 +11,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 #include "db/database.h"
 
-namespace cs::recipes {
+namespace cs::recipes::cluster_time_summary {
 
 class TimeSummaryScan {
  public:
@@ -45,4 +45,4 @@ class TimeSummaryScan {
   std::optional<std::vector<Step>> steps_;
 };
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::cluster_time_summary

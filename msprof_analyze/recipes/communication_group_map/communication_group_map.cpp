@@ -1,4 +1,4 @@
-#include "recipes/communication_group_map.h"
+#include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
 
 #include <simdjson.h>
 
@@ -7,12 +7,12 @@
 #include <set>
 #include <unordered_set>
 
+#include "frame/frame_ops.h"
 #include "io/sqlite/table_reader.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/frame_writers.h"
-#include "recipes/frame/rank_db.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/rank_db.h"
 
-namespace cs::recipes {
+namespace cs::recipes::communication_group_map {
 
 namespace {
 
@@ -81,7 +81,7 @@ void read_parallel_info(const std::string& db_path, frame::Frame& out, io::Diagn
     case MetaRead::kFound:
       break;
     case MetaRead::kAskSqlite: {
-      frame::RankDb db(db_path, diag);
+      recipes::RankDb db(db_path, diag);
       if (!db.ok() || !db.has_table("META_DATA")) return;
       frame::Frame meta;
       if (!db.query("SELECT value FROM META_DATA WHERE name = 'parallel_group_info' LIMIT 1", {},
@@ -162,7 +162,7 @@ void communication_groups_from(const RankDbPaths& paths, const frame::Frame* tim
 
 bool map_communication_groups(const RankDbPaths& paths, frame::FrameSet& out,
                               io::Diagnostics& diag) {
-  frame::RankDb db(paths.analysis_db, diag);
+  recipes::RankDb db(paths.analysis_db, diag);
   if (!db.ok()) return false;
   frame::Frame rows;
   const bool has_time = db.has_table("CommAnalyzerTime");
@@ -256,8 +256,8 @@ bool CommunicationGroupMap::reduce(const std::vector<RankPartial>& parts, const 
               "nothing was written");
     return true;
   }
-  return frame::write_frame_sqlite(mapping, out.db_path(dir_name()), "CommunicationGroupMapping",
-                                   diag);
+  return recipes::write_frame_sqlite(mapping, out.db_path(dir_name()), "CommunicationGroupMapping",
+                                     diag);
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::communication_group_map

@@ -5,9 +5,9 @@
 // ranks). Written as table CommunicationGroupMapping of cluster_analysis.db (also in text mode,
 // in CommunicationGroupMap/, as msprof-analyze does).
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
-namespace cs::recipes {
+namespace cs::recipes::communication_group_map {
 
 class CommunicationGroupMap : public Recipe {
  public:
@@ -35,4 +35,4 @@ bool build_group_mapping(const std::vector<RankPartial>& parts, frame::Frame& ou
 // msprof-analyze's double_hash of a group id (two 32-bit polynomial hashes), as decimal text.
 std::string double_hash_text(const std::string& s);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::communication_group_map

@@ -1,14 +1,14 @@
-#include "recipes/communication_matrix_sum.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/communication_matrix_sum.h"
 
 #include <algorithm>
 #include <memory>
 #include <unordered_map>
 
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/frame_writers.h"
-#include "recipes/frame/rank_db.h"
+#include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/rank_db.h"
 
-namespace cs::recipes {
+namespace cs::recipes::communication_matrix_sum {
 
 namespace {
 
@@ -191,12 +191,12 @@ frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& 
 
 bool CommunicationMatrixSum::map(const RankDbPaths& paths, frame::FrameSet& out,
                                  io::Diagnostics& diag) const {
-  frame::RankDb db(paths.analysis_db, diag);
+  recipes::RankDb db(paths.analysis_db, diag);
   if (!db.ok()) return false;
   return map_communication_matrix(db, paths, out, diag);
 }
 
-bool map_communication_matrix(frame::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
+bool map_communication_matrix(recipes::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
                               io::Diagnostics& diag) {
   if (!db.has_table("CommAnalyzerMatrix")) return true;
   frame::Frame matrix;
@@ -239,14 +239,14 @@ Recipe::WriteStep CommunicationMatrixSum::merge(const std::vector<RankPartial>& 
       return true;
     }
     if (out.export_type == ExportType::kText)
-      return frame::write_frame_csv(*merged, out.dir(name) + "/cluster_communication_matrix.csv",
-                                    diag);
+      return recipes::write_frame_csv(*merged, out.dir(name) + "/cluster_communication_matrix.csv",
+                                      diag);
     for (auto* col :
          {frame::find_column(*merged, "src_rank"), frame::find_column(*merged, "dst_rank")})
       for (auto& c : col->cells) c = frame::Cell::real(c.num());
-    return frame::write_frame_sqlite(*merged, out.db_path(name), "ClusterCommunicationMatrix", diag,
-                                     out.threads);
+    return recipes::write_frame_sqlite(*merged, out.db_path(name), "ClusterCommunicationMatrix",
+                                       diag, out.threads);
   };
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::communication_matrix_sum

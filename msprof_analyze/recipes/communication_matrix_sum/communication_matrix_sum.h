@@ -9,10 +9,10 @@
 // the group id while CommAnalyzerMatrix holds group names as text, so for torch_npu data it
 // never matches; it is not read here.
 
-#include "recipes/frame/rank_db.h"
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe.h"
 
-namespace cs::recipes {
+namespace cs::recipes::communication_matrix_sum {
 
 class CommunicationMatrixSum : public Recipe {
  public:
@@ -27,8 +27,8 @@ class CommunicationMatrixSum : public Recipe {
 };
 
 // The map step on `paths.analysis_db` already open as `db` (cluster -m all reads it once for
-// both communication recipes: recipes/communication_sums_map.h).
-bool map_communication_matrix(frame::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
+// both communication recipes: msprof_analyze/recipes/communication_sums_map.h).
+bool map_communication_matrix(recipes::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
                               io::Diagnostics& diag);
 
 // The merged matrix from the ranks' CommAnalyzerMatrix frames (in rank order); `ranks[i]` is
@@ -36,4 +36,4 @@ bool map_communication_matrix(frame::RankDb& db, const RankDbPaths& paths, frame
 frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
                                         const std::vector<int>& ranks);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::communication_matrix_sum

@@ -1,4 +1,4 @@
-#include "recipes/communication_time_sum.h"
+#include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
 
 #include <cmath>
 #include <limits>
@@ -7,15 +7,15 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "recipes/communication_group_map.h"
-#include "recipes/frame/duration_stats.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/frame_writers.h"
-#include "recipes/frame/pandas_math.h"
-#include "recipes/frame/rank_db.h"
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "frame/pandas_math.h"
+#include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/rank_db.h"
 #include "runtime/ordered_parallel.h"
 
-namespace cs::recipes {
+namespace cs::recipes::communication_time_sum {
 
 namespace {
 
@@ -46,7 +46,7 @@ void with_rank_and_step(frame::Frame& rows, int rank) {
 }
 
 // Reads a whole table with the rank id (and a "step" column when the table has none).
-bool read_table(frame::RankDb& db, const std::string& table, int rank, frame::Frame& out,
+bool read_table(recipes::RankDb& db, const std::string& table, int rank, frame::Frame& out,
                 io::Diagnostics& diag) {
   if (!db.has_table(table)) return true;
   if (!db.query("SELECT * FROM " + table, {}, out, table, diag)) return false;
@@ -252,8 +252,8 @@ frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
 namespace {
 
 // The time and bandwidth frames of a rank whose groups are in `out` already.
-bool map_time_tables(frame::RankDb& db, const RankDbPaths& paths, frame::Frame time, bool time_read,
-                     frame::FrameSet& out, io::Diagnostics& diag) {
+bool map_time_tables(recipes::RankDb& db, const RankDbPaths& paths, frame::Frame time,
+                     bool time_read, frame::FrameSet& out, io::Diagnostics& diag) {
   frame::Frame bandwidth;
   if ((!time_read && !read_table(db, "CommAnalyzerTime", paths.rank, time, diag)) ||
       !read_table(db, "CommAnalyzerBandwidth", paths.rank, bandwidth, diag))
@@ -273,15 +273,15 @@ bool map_time_tables(frame::RankDb& db, const RankDbPaths& paths, frame::Frame t
 // The map step as two reads of CommAnalyzerTime (its groups, then the whole table): what a rank
 // whose table cannot be read whole with both columns says.
 bool map_in_two_reads(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) {
-  if (!map_communication_groups(paths, out, diag)) return false;
-  frame::RankDb db(paths.analysis_db, diag);
+  if (!communication_group_map::map_communication_groups(paths, out, diag)) return false;
+  recipes::RankDb db(paths.analysis_db, diag);
   if (!db.ok()) return false;
   return map_time_tables(db, paths, frame::Frame{}, false, out, diag);
 }
 
 }  // namespace
 
-bool map_communication_time(frame::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
+bool map_communication_time(recipes::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
                             io::Diagnostics& diag) {
   if (!db.ok()) return map_in_two_reads(paths, out, diag);
   frame::Frame time;
@@ -292,14 +292,14 @@ bool map_communication_time(frame::RankDb& db, const RankDbPaths& paths, frame::
         !frame::find_column(time, "hccl_op_name") || !frame::find_column(time, "group_name"))
       return map_in_two_reads(paths, out, diag);
   }
-  communication_groups_from(paths, has_time ? &time : nullptr, out, diag);
+  communication_group_map::communication_groups_from(paths, has_time ? &time : nullptr, out, diag);
   if (has_time) with_rank_and_step(time, paths.rank);
   return map_time_tables(db, paths, std::move(time), true, out, diag);
 }
 
 bool CommunicationTimeSum::map(const RankDbPaths& paths, frame::FrameSet& out,
                                io::Diagnostics& diag) const {
-  frame::RankDb db(paths.analysis_db, diag);
+  recipes::RankDb db(paths.analysis_db, diag);
   if (!db.ok()) return false;
   return map_communication_time(db, paths, out, diag);
 }
@@ -312,7 +312,7 @@ bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const R
 Recipe::WriteStep CommunicationTimeSum::merge(const std::vector<RankPartial>& parts, int threads,
                                               io::Diagnostics& /*diag*/) const {
   auto mapping = std::make_shared<frame::Frame>();
-  if (!build_group_mapping(parts, *mapping)) {
+  if (!communication_group_map::build_group_mapping(parts, *mapping)) {
     return [](const RecipeOutput& out, io::Diagnostics& d) {
       d.error(out.cluster_output_dir, 0,
               "communication_time_sum: no communication group found, so no CommunicationGroup"
@@ -348,16 +348,16 @@ Recipe::WriteStep CommunicationTimeSum::merge(const std::vector<RankPartial>& pa
   const std::string name = dir_name();
   return [mapping, time_out, band_out, name](const RecipeOutput& out, io::Diagnostics& diag) {
     const std::string db = out.db_path(name);
-    if (!frame::write_frame_sqlite(*mapping, db, "CommunicationGroupMapping", diag)) return false;
+    if (!recipes::write_frame_sqlite(*mapping, db, "CommunicationGroupMapping", diag)) return false;
     if (out.export_type == ExportType::kDb)
-      return frame::write_frame_sqlite(*time_out, db, "ClusterCommunicationTime", diag,
-                                       out.threads) &&
-             frame::write_frame_sqlite(*band_out, db, "ClusterCommunicationBandwidth", diag,
-                                       out.threads);
+      return recipes::write_frame_sqlite(*time_out, db, "ClusterCommunicationTime", diag,
+                                         out.threads) &&
+             recipes::write_frame_sqlite(*band_out, db, "ClusterCommunicationBandwidth", diag,
+                                         out.threads);
     const std::string dir = out.dir(name);
-    return frame::write_frame_csv(*time_out, dir + "/cluster_communication_time.csv", diag) &&
-           frame::write_frame_csv(*band_out, dir + "/cluster_communication_bandwidth.csv", diag);
+    return recipes::write_frame_csv(*time_out, dir + "/cluster_communication_time.csv", diag) &&
+           recipes::write_frame_csv(*band_out, dir + "/cluster_communication_bandwidth.csv", diag);
   };
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::communication_time_sum

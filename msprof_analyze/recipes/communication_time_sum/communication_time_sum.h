@@ -7,10 +7,10 @@
 // group mapping in CommunicationTimeSum/cluster_analysis.db); db: tables
 // ClusterCommunicationTime, ClusterCommunicationBandwidth and CommunicationGroupMapping.
 
-#include "recipes/frame/rank_db.h"
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe.h"
 
-namespace cs::recipes {
+namespace cs::recipes::communication_time_sum {
 
 class CommunicationTimeSum : public Recipe {
  public:
@@ -25,8 +25,8 @@ class CommunicationTimeSum : public Recipe {
 };
 
 // The map step on `paths.analysis_db` already open as `db` (cluster -m all reads it once for
-// both communication recipes: recipes/communication_sums_map.h).
-bool map_communication_time(frame::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
+// both communication recipes: msprof_analyze/recipes/communication_sums_map.h).
+bool map_communication_time(recipes::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
                             io::Diagnostics& diag);
 
 // The time table with its per-(step, rank, group) totals appended (msprof-analyze's
@@ -39,4 +39,4 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
 frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
                                                  const frame::Frame& mapping);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::communication_time_sum

@@ -1,12 +1,12 @@
-#include "recipes/compute_op_sum.h"
+#include "msprof_analyze/recipes/compute_op_sum/compute_op_sum.h"
 
-#include "recipes/compute_op_sum_scan.h"
-#include "recipes/frame/duration_stats.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/hccl_sum.h"
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/compute_op_sum/compute_op_sum_scan.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 #include "runtime/task_runner.h"
 
-namespace cs::recipes {
+namespace cs::recipes::compute_op_sum {
 
 namespace {
 
@@ -71,4 +71,4 @@ bool ComputeOpSum::reduce(const std::vector<RankPartial>& parts, const RecipeOut
                            "ComputeOpPerRankStatsByOpName", diag);
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::compute_op_sum

@@ -6,9 +6,9 @@
 // OpType, TaskType, InputShapes) (ComputeOpPerRankStatsByOpName / rank_stats_by_opname.csv),
 // each ordered by descending total.
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
-namespace cs::recipes {
+namespace cs::recipes::compute_op_sum {
 
 class ComputeOpSum : public Recipe {
  public:
@@ -23,4 +23,4 @@ class ComputeOpSum : public Recipe {
 // The per-rank query (msprof-analyze's SQL, its start range as two parameters), for tests.
 const char* compute_op_sum_sql();
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::compute_op_sum

@@ -1,13 +1,13 @@
-#include "recipes/compute_op_sum_scan.h"
+#include "msprof_analyze/recipes/compute_op_sum/compute_op_sum_scan.h"
 
 #include <algorithm>
 #include <array>
 #include <utility>
 #include <vector>
 
-#include "recipes/table_scan.h"
+#include "msprof_analyze/recipes/table_scan.h"
 
-namespace cs::recipes {
+namespace cs::recipes::compute_op_sum {
 
 namespace {
 
@@ -107,4 +107,4 @@ bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo
   return true;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::compute_op_sum

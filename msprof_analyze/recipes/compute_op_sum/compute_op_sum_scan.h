@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <string>
 
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 #include "db/database.h"
 
-namespace cs::recipes {
+namespace cs::recipes::compute_op_sum {
 
 // The rows of `sql` (compute_op_sum's query, its start range [lo, hi] bound) as columns
 // OpName, OpType, TaskType, InputShapes, Duration. Used only for the SQLite plan it reproduces
@@ -23,4 +23,4 @@ namespace cs::recipes {
 bool scan_compute_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
                       frame::Frame& out);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::compute_op_sum

@@ -1,4 +1,4 @@
-#include "recipes/free_analysis.h"
+#include "msprof_analyze/recipes/free_analysis/free_analysis.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,14 +7,14 @@
 #include <map>
 #include <unordered_map>
 
+#include "frame/frame_ops.h"
+#include "frame/pandas_sort.h"
 #include "io/py_format.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/frame_writers.h"
-#include "recipes/frame/pandas_sort.h"
-#include "recipes/frame/rank_db.h"
-#include "recipes/free_analysis_scan.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/free_analysis/free_analysis_scan.h"
+#include "msprof_analyze/recipes/rank_db.h"
 
-namespace cs::recipes {
+namespace cs::recipes::free_analysis {
 
 namespace {
 
@@ -190,7 +190,7 @@ std::string ns_to_us_text(int64_t ns) {
 
 bool FreeAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
                        io::Diagnostics& diag) const {
-  frame::RankDb db(paths.profiler_db, diag);
+  recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "STRING_IDS",
                         "CONNECTION_IDS", "PYTORCH_API"})
@@ -361,13 +361,13 @@ bool FreeAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOut
   }
   frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
   if (out.export_type == ExportType::kDb)
-    return frame::write_frame_sqlite(all, out.db_path(dir_name()), "FreeAnalysis", diag,
-                                     out.threads);
+    return recipes::write_frame_sqlite(all, out.db_path(dir_name()), "FreeAnalysis", diag,
+                                       out.threads);
   const char* names[] = {"Rank ID",      "Start Time(us)",        "End Time(us)",
                          "Duration(us)", "Pytorch Idle Time(us)", "Cann Idle Time(us)",
                          "Reason"};
   for (size_t c = 0; c < all.columns.size(); ++c) all.columns[c].name = names[c];
-  return frame::write_frame_csv(all, out.dir(dir_name()) + "/free_analysis.csv", diag);
+  return recipes::write_frame_csv(all, out.dir(dir_name()) + "/free_analysis.csv", diag);
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::free_analysis

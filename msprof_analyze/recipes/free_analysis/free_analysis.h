@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
-namespace cs::recipes {
+namespace cs::recipes::free_analysis {
 
 class FreeAnalysis : public Recipe {
  public:
@@ -24,7 +24,8 @@ class FreeAnalysis : public Recipe {
 
 // msprof-analyze's two per-rank queries: the busy intervals (compute tasks and communication
 // ops merged with window functions) and the tasks with their CANN and PyTorch launches. The
-// recipe runs them only when recipes/free_analysis_scan declines; tests compare the two.
+// recipe runs them only when msprof_analyze/recipes/free_analysis/free_analysis_scan declines;
+// tests compare the two.
 const char* free_analysis_busy_sql();
 const char* free_analysis_link_sql();
 
@@ -32,4 +33,4 @@ const char* free_analysis_link_sql();
 // ("1736410576411996.394", "1.5", "2").
 std::string ns_to_us_text(int64_t ns);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::free_analysis

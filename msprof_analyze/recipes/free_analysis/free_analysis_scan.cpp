@@ -1,12 +1,12 @@
-#include "recipes/free_analysis_scan.h"
+#include "msprof_analyze/recipes/free_analysis/free_analysis_scan.h"
 
 #include <algorithm>
 #include <memory>
 #include <utility>
 
-#include "recipes/table_scan.h"
+#include "msprof_analyze/recipes/table_scan.h"
 
-namespace cs::recipes {
+namespace cs::recipes::free_analysis {
 
 namespace {
 
@@ -330,4 +330,4 @@ FreeAnalysisScan scan_free_analysis(const db::Database& db, const std::string* l
   return out;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::free_analysis

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 #include "db/database.h"
 
-namespace cs::recipes {
+namespace cs::recipes::free_analysis {
 
 // A busy interval in ns.
 struct BusyInterval {
@@ -83,4 +83,4 @@ struct FreeAnalysisScan {
 // read once, in rowid order, and the link rows sorted into TaskIndex's order.
 FreeAnalysisScan scan_free_analysis(const db::Database& db, const std::string* link_sql);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::free_analysis

@@ -1,11 +1,11 @@
-#include "recipes/freq_analysis/freq_analysis.h"
+#include "msprof_analyze/recipes/freq_analysis/freq_analysis.h"
 
 #include <algorithm>
 #include <string>
 
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/rank_db.h"
-#include "recipes/hccl_sum.h"
+#include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace cs::recipes::freq_analysis {
 
@@ -24,7 +24,7 @@ FreqVerdict judge_frequencies(const std::vector<double>& f) {
 
 bool FreqAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
                        io::Diagnostics& diag) const {
-  frame::RankDb db(paths.profiler_db, diag);
+  recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"AICORE_FREQ", "RANK_DEVICE_MAP"})
     if (!db.has_table(t)) {

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
 namespace cs::recipes::freq_analysis {
 

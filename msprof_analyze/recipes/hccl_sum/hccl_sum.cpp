@@ -1,4 +1,4 @@
-#include "recipes/hccl_sum.h"
+#include "msprof_analyze/recipes/hccl_sum/hccl_sum.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,16 +6,17 @@
 #include <map>
 #include <set>
 
-#include "recipes/communication_group_map.h"
-#include "recipes/frame/duration_stats.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/frame_writers.h"
-#include "recipes/frame/pandas_sort.h"
-#include "recipes/frame/rank_db.h"
-#include "recipes/hccl_sum_scan.h"
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "frame/pandas_sort.h"
+#include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/hccl_sum/hccl_sum_scan.h"
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 #include "runtime/task_runner.h"
 
-namespace cs::recipes {
+namespace cs::recipes::hccl_sum {
 
 namespace {
 
@@ -45,41 +46,6 @@ std::vector<size_t> nlargest(const frame::FrameColumn& mean, size_t n) {
 }
 
 }  // namespace
-
-bool dump_recipe_frame(const frame::Frame& f, const RecipeOutput& out, const std::string& dir_name,
-                       const std::string& file, const std::string& table, io::Diagnostics& diag,
-                       const std::string& unit, double factor) {
-  if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
-  if (out.export_type == ExportType::kDb)
-    return frame::write_frame_sqlite(f, out.db_path(dir_name), table, diag, out.threads);
-  return frame::write_frame_csv(frame::convert_unit(f, unit, factor),
-                                out.dir(dir_name) + "/" + file, diag);
-}
-
-bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
-                        const std::vector<std::string>& tables, frame::FrameSet& out,
-                        io::Diagnostics& diag, QueryScan scan) {
-  frame::RankDb db(paths.profiler_db, diag);
-  if (!db.ok()) return false;
-  for (const auto& t : tables)
-    if (!db.has_table(t)) {
-      diag.warn(paths.profiler_db, 0, "no table " + t,
-                "this rank is skipped (it has no data for this recipe)");
-      return false;
-    }
-  frame::Frame rows;
-  const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
-  if (!(scan && scan(db.database(), sql, lo, hi, rows)) &&
-      !db.query(sql, {lo, hi}, rows, tables.front(), diag))
-    return false;
-  if (rows.rows() == 0) {
-    diag.warn(paths.profiler_db, 0, "no rows in " + tables.front(), "this rank adds nothing");
-    return false;
-  }
-  frame::assign(rows, "Rank", frame::Cell::integer(paths.rank));
-  out["rows"] = std::move(rows);
-  return true;
-}
 
 const char* hccl_sum_sql() {
   return kQuery;
@@ -163,8 +129,8 @@ bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
     for (size_t k = 0; k < order.size(); ++k)
       text += (k ? ";" : "") + std::to_string(rank.cells[firsts[order[k]]].i());
     const frame::Cell& name = gcol.cells[g.front()];
-    const std::string hash =
-        double_hash_text(name.kind == frame::Cell::Kind::kText ? name.str() : "");
+    const std::string hash = communication_group_map::double_hash_text(
+        name.kind == frame::Cell::Kind::kText ? name.str() : "");
     gname.push_back(name);
     gid.push_back(frame::Cell::text(hash.size() > 3 ? hash.substr(hash.size() - 3) : hash));
     granks.push_back(frame::Cell::text(text));
@@ -177,4 +143,4 @@ bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
          dump_recipe_frame(groups, out, dir_name(), "group_name_map.csv", "HcclGroupNameMap", diag);
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::hccl_sum

@@ -1,13 +1,13 @@
-#include "recipes/hccl_sum_scan.h"
+#include "msprof_analyze/recipes/hccl_sum/hccl_sum_scan.h"
 
 #include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "db/query_plan.h"
-#include "recipes/table_scan.h"
+#include "msprof_analyze/recipes/table_scan.h"
 
-namespace cs::recipes {
+namespace cs::recipes::hccl_sum {
 
 namespace {
 
@@ -61,4 +61,4 @@ bool scan_hccl_ops(const db::Database& db, const std::string& sql, int64_t lo, i
   return true;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::hccl_sum

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <string>
 
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 #include "db/database.h"
 
-namespace cs::recipes {
+namespace cs::recipes::hccl_sum {
 
 // The rows of `sql` (hccl_sum's query, its start range [lo, hi] bound) as columns OpName,
 // OpType, Duration, GroupName. Used only for the SQLite plan it reproduces (a scan of
@@ -21,4 +21,4 @@ namespace cs::recipes {
 bool scan_hccl_ops(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
                    frame::Frame& out);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::hccl_sum

@@ -1,4 +1,4 @@
-#include "recipes/mstx_annotations.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_annotations.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,11 @@
 #include <optional>
 #include <utility>
 
-#include "recipes/frame/frame_ops.h"
-#include "recipes/mstx_marks_scan.h"
-#include "recipes/mstx_range_scan.h"
+#include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_marks_scan.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_range_scan.h"
 
-namespace cs::recipes {
+namespace cs::recipes::mstx_sum {
 
 namespace {
 
@@ -210,7 +210,7 @@ const char* mstx_step_sql() {
   return kStepQuery;
 }
 
-bool read_mstx_annotations(frame::RankDb& db, std::vector<MstxAnnotation>& out,
+bool read_mstx_annotations(recipes::RankDb& db, std::vector<MstxAnnotation>& out,
                            io::Diagnostics& diag) {
   const std::vector<int64_t> range{0, std::numeric_limits<int64_t>::max()};
   std::vector<StepSpan> steps;
@@ -265,4 +265,4 @@ bool read_mstx_annotations(frame::RankDb& db, std::vector<MstxAnnotation>& out,
   return true;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::mstx_sum

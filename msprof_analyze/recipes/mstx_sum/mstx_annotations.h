@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "io/diagnostics.h"
-#include "recipes/frame/rank_db.h"
+#include "msprof_analyze/recipes/rank_db.h"
 
-namespace cs::recipes {
+namespace cs::recipes::mstx_sum {
 
 struct MstxAnnotation {
   std::string name;
@@ -28,7 +28,7 @@ struct MstxAnnotation {
 
 // Reads the annotations of the database `db` in msprof-analyze's order (marks as their stops
 // come, then ranges by host start). False with a diagnostic when a query fails.
-bool read_mstx_annotations(frame::RankDb& db, std::vector<MstxAnnotation>& out,
+bool read_mstx_annotations(recipes::RankDb& db, std::vector<MstxAnnotation>& out,
                            io::Diagnostics& diag);
 
 // The range query (msprof-analyze's MstxRangeExport; with_task: TASK joined), its start range as
@@ -38,4 +38,4 @@ std::string mstx_range_sql(bool with_task);
 const char* mstx_mark_sql();
 const char* mstx_step_sql();
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::mstx_sum

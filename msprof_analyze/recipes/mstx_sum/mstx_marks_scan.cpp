@@ -1,13 +1,13 @@
-#include "recipes/mstx_marks_scan.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_marks_scan.h"
 
 #include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "db/query_plan.h"
-#include "recipes/table_scan.h"
+#include "msprof_analyze/recipes/table_scan.h"
 
-namespace cs::recipes {
+namespace cs::recipes::mstx_sum {
 
 namespace {
 
@@ -115,4 +115,4 @@ bool scan_mstx_marks(const db::Database& db, const std::string& sql, int64_t lo,
   return true;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::mstx_sum

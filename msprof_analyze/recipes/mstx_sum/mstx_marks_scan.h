@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string>
 
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 #include "db/database.h"
 
-namespace cs::recipes {
+namespace cs::recipes::mstx_sum {
 
 // The rows of `sql` (SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs) as columns id,
 // startNs, endNs, for SQLite's plan (a scan, then a sort) only; false (run the SQL) for another
@@ -26,4 +26,4 @@ bool scan_step_time(const db::Database& db, const std::string& sql, frame::Frame
 bool scan_mstx_marks(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
                      frame::Frame& out);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::mstx_sum

@@ -1,12 +1,12 @@
-#include "recipes/mstx_range_scan.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_range_scan.h"
 
 #include <algorithm>
 #include <utility>
 #include <vector>
 
-#include "recipes/table_scan.h"
+#include "msprof_analyze/recipes/table_scan.h"
 
-namespace cs::recipes {
+namespace cs::recipes::mstx_sum {
 
 namespace {
 
@@ -138,4 +138,4 @@ bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo
   return true;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::mstx_sum

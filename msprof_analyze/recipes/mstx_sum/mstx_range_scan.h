@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string>
 
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 
 #include "db/database.h"
 
-namespace cs::recipes {
+namespace cs::recipes::mstx_sum {
 
 // The rows of `sql` (the range query with TASK joined, its start range [lo, hi] bound) as
 // columns msg, cann_start_ts, cann_end_ts, device_start_ts, device_end_ts, tid. Used only for the
@@ -22,4 +22,4 @@ namespace cs::recipes {
 bool scan_mstx_ranges(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
                       frame::Frame& out);
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::mstx_sum

@@ -1,19 +1,19 @@
-#include "recipes/mstx_sum.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_sum.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 
-#include "recipes/frame/duration_stats.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/pandas_math.h"
-#include "recipes/frame/pandas_sort.h"
-#include "recipes/frame/rank_db.h"
-#include "recipes/hccl_sum.h"
-#include "recipes/mstx_annotations.h"
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "frame/pandas_math.h"
+#include "frame/pandas_sort.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_annotations.h"
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
-namespace cs::recipes {
+namespace cs::recipes::mstx_sum {
 
 namespace {
 
@@ -153,7 +153,7 @@ bool write(const frame::Frame& f, const RecipeOutput& out, const std::string& di
 }  // namespace
 
 bool MstxSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
-  frame::RankDb db(paths.profiler_db, diag);
+  recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"MSTX_EVENTS", "STRING_IDS"})
     if (!db.has_table(t)) {
@@ -226,4 +226,4 @@ bool MstxSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
   return true;
 }
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::mstx_sum

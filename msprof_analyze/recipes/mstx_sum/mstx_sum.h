@@ -7,9 +7,9 @@
 // per step and name, the statistics over ranks of the framework, CANN and device durations
 // (MSTXAll{Framework,Cann,Device}Stats / all_{fwk,cann,device}_stats.csv; text in milliseconds).
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
-namespace cs::recipes {
+namespace cs::recipes::mstx_sum {
 
 class MstxSum : public Recipe {
  public:
@@ -26,4 +26,4 @@ class MstxSum : public Recipe {
               io::Diagnostics& diag) const override;
 };
 
-}  // namespace cs::recipes
+}  // namespace cs::recipes::mstx_sum

@@ -1,16 +1,16 @@
-#include "recipes/slow_link/slow_link.h"
+#include "msprof_analyze/recipes/slow_link/slow_link.h"
 
 #include <cmath>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
-#include "recipes/frame/duration_stats.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/pandas_math.h"
-#include "recipes/frame/pandas_sort.h"
-#include "recipes/frame/rank_db.h"
-#include "recipes/hccl_sum.h"
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "frame/pandas_math.h"
+#include "frame/pandas_sort.h"
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace cs::recipes::slow_link {
 
@@ -63,7 +63,7 @@ bool has_z_score_outlier(const std::vector<double>& values) {
 }
 
 bool SlowLink::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
-  frame::RankDb db(paths.profiler_db, diag);
+  recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   for (const char* t : {"COMMUNICATION_OP", "STRING_IDS", "ENUM_HCCL_DATA_TYPE"})
     if (!db.has_table(t)) {

@@ -9,7 +9,7 @@
 // the ranks of the longest and shortest. Like msprof-analyze it writes only the db export (its text
 // export writes nothing).
 
-#include "recipes/recipe.h"
+#include "msprof_analyze/recipes/recipe.h"
 
 namespace cs::recipes::slow_link {
 

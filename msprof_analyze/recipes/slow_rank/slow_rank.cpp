@@ -1,15 +1,15 @@
-#include "recipes/slow_rank/slow_rank.h"
+#include "msprof_analyze/recipes/slow_rank/slow_rank.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <unordered_map>
 
-#include "recipes/frame/duration_stats.h"
-#include "recipes/frame/frame_ops.h"
-#include "recipes/frame/pandas_math.h"
-#include "recipes/frame/pandas_sort.h"
-#include "recipes/hccl_sum.h"
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "frame/pandas_math.h"
+#include "frame/pandas_sort.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace cs::recipes::slow_rank {
 
