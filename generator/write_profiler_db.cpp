@@ -17,6 +17,8 @@
 #include "generator/memory_model.h"
 #include "generator/profiler_db_schema.h"
 #include "generator/sqlite_writer.h"
+#include "generator/write_mstx_passes.h"
+#include "generator/write_p2p_notify.h"
 #include "generator/writers.h"
 
 namespace cs::generator {
@@ -147,6 +149,14 @@ class ProfilerDbWriter {
                               : kLinkHccs,
                       op_id});
     }
+    if (ctx_.opts.notify_tasks && is_p2p(c.kind) && !c.links.empty()) {  // write_p2p_notify.h
+      NotifyTaskSink sink{task_, comm_task_, ids_, next_task_, next_task_id_};
+      const int64_t transfer =
+          std::max<int64_t>(start, end - std::llround(c.links.front().time_ms * 1e6));
+      write_p2p_notify_tasks(sink, c,
+                             {start, end, transfer, conn, op_id, name_id, group_id,
+                              rank_ % kDevicesPerNode, kHcclStream, pid_});
+    }
   }
 
   // The input batch's host-to-device copy at the start of a step (MEMCPY_ASYNC), launched
@@ -187,6 +197,23 @@ class ProfilerDbWriter {
       return kernels < kTail ? first_kernel.start_ns : tail_starts[kernels % kTail];
     }
   };
+
+  // The mstx ranges of each forward/backward pass (--mstx-passes; write_mstx_passes.h).
+  void mstx_passes(SqliteFile& db, const RankTimeline& tl) {
+    Insert mstx = db.insert("MSTX_EVENTS", 11);
+    MstxPassSink sink{mstx,
+                      task_,
+                      ids_,
+                      next_conn_,
+                      next_task_,
+                      next_task_id_,
+                      tid_,
+                      pid_,
+                      rank_ % kDevicesPerNode,
+                      [this](double us) { return ns(us); },
+                      lead_};
+    write_mstx_passes(sink, tl);
+  }
 
   StringIdTable& ids() { return ids_; }
   int64_t tid() const { return tid_; }
@@ -341,6 +368,7 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
       }
     }
     write_rank_tables(db, ctx, rank, tl, w);
+    if (ctx.opts.mstx_passes) w.mstx_passes(db, tl);
     if (ctx.opts.writes_memory())  // generator/memory_model.h
       write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
     write_overlap_analysis(db, w, rank, tl);

@@ -15,6 +15,8 @@
 #include "recipes/freq_analysis/freq_analysis.h"
 #include "recipes/hccl_sum.h"
 #include "recipes/mstx_sum.h"
+#include "recipes/p2p_pairing/p2p_pairing.h"
+#include "recipes/pp_chart/pp_chart.h"
 #include "recipes/slow_link/slow_link.h"
 #include "recipes/slow_rank/slow_rank.h"
 
@@ -36,6 +38,8 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"freq_analysis", [] { return std::make_unique<freq_analysis::FreqAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},
       {"mstx_sum", [] { return std::make_unique<MstxSum>(); }},
+      {"p2p_pairing", [] { return std::make_unique<p2p_pairing::P2PPairing>(); }},
+      {"pp_chart", [] { return std::make_unique<pp_chart::PPChart>(); }},
       {"slow_link", [] { return std::make_unique<slow_link::SlowLink>(); }},
       {"slow_rank", [] { return std::make_unique<slow_rank::SlowRank>(); }},
   };
