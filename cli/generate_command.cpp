@@ -84,6 +84,9 @@ int run_generate(int argc, char** argv) {
       "mstx-passes", po::bool_switch(&opts.mstx_passes),
       "db export: write an mstx range around every forward and backward micro-batch on the "
       "device (what msprof-analyze's pp_chart draws)")(
+      "mstx-comm", po::bool_switch(&opts.mstx_comm),
+      "db export: record communication only as mstx markers with the op's identity, without "
+      "COMMUNICATION_OP (what msprof-analyze's mstx2commop turns into COMMUNICATION_OP)")(
       "notify-tasks", po::bool_switch(&opts.notify_tasks),
       "db export: write HCCL's Notify_Record/Notify_Wait tasks around every send and receive "
       "(what msprof-analyze's p2p_pairing pairs them by)")(

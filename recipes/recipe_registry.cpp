@@ -14,6 +14,7 @@
 #include "recipes/free_analysis.h"
 #include "recipes/freq_analysis/freq_analysis.h"
 #include "recipes/hccl_sum.h"
+#include "recipes/mstx2commop/mstx2commop.h"
 #include "recipes/mstx_sum.h"
 #include "recipes/p2p_pairing/p2p_pairing.h"
 #include "recipes/pp_chart/pp_chart.h"
@@ -37,6 +38,7 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"free_analysis", [] { return std::make_unique<FreeAnalysis>(); }},
       {"freq_analysis", [] { return std::make_unique<freq_analysis::FreqAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},
+      {"mstx2commop", [] { return std::make_unique<mstx2commop::Mstx2Commop>(); }},
       {"mstx_sum", [] { return std::make_unique<MstxSum>(); }},
       {"p2p_pairing", [] { return std::make_unique<p2p_pairing::P2PPairing>(); }},
       {"pp_chart", [] { return std::make_unique<pp_chart::PPChart>(); }},

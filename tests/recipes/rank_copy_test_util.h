@@ -59,6 +59,43 @@ inline std::string dump_table(const std::filesystem::path& db, const std::string
   return out;
 }
 
+// The rows of `sql` on a database in dump_sqlite's notation, one line per row.
+inline std::string dump_query(const std::filesystem::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    const std::string err = "cannot query " + db.string() + ": " + sqlite3_errmsg(h) + "\n";
+    sqlite3_close(h);
+    return err;
+  }
+  std::string out;
+  const int n = sqlite3_column_count(st);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    for (int c = 0; c < n; ++c) {
+      switch (sqlite3_column_type(st, c)) {
+        case SQLITE_INTEGER:
+          out += "i:" + std::to_string(sqlite3_column_int64(st, c));
+          break;
+        case SQLITE_NULL:
+          out += "NULL";
+          break;
+        case SQLITE_FLOAT: {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "r:%.17g", sqlite3_column_double(st, c));
+          out += buf;
+          break;
+        }
+        default:
+          out += "t:" + std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, c)));
+      }
+      out += c + 1 < n ? "|" : "\n";
+    }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
 // The ascend_pytorch_profiler_<r>.db below `dir` (empty when there is none).
 inline std::filesystem::path rank_db(const std::filesystem::path& dir, int r) {
   if (!std::filesystem::exists(dir)) return {};
