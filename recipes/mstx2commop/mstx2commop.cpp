@@ -260,20 +260,24 @@ bool insert_strings(const std::string& db_path, const frame::Frame& strings,
 
 }  // namespace
 
+bool write_communication_op(const std::string& db, const frame::FrameSet& mapped,
+                            const std::string& shown, io::Diagnostics& diag) {
+  return insert_strings(db, mapped.at("strings"), shown, diag) &&
+         frame::write_frame_sqlite(mapped.at("op"), db, "COMMUNICATION_OP", diag, 1);
+}
+
 bool Mstx2Commop::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                          io::Diagnostics& diag) const {
   bool ok = true;
   for (const auto& p : parts) {
     if (!p.used) continue;
-    ok =
-        p2p_pairing::write_rank_copy(
-            out, dir_name(), p.frames.at("source").columns[0].cells[0].str(),
-            [&](const std::string& tmp, const std::string& shown) {
-              return insert_strings(tmp, p.frames.at("strings"), shown, diag) &&
-                     frame::write_frame_sqlite(p.frames.at("op"), tmp, "COMMUNICATION_OP", diag, 1);
-            },
-            diag) &&
-        ok;
+    ok = p2p_pairing::write_rank_copy(
+             out, dir_name(), p.frames.at("source").columns[0].cells[0].str(),
+             [&](const std::string& tmp, const std::string& shown) {
+               return write_communication_op(tmp, p.frames, shown, diag);
+             },
+             diag) &&
+         ok;
   }
   return ok;
 }

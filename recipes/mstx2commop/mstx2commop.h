@@ -31,6 +31,12 @@ class Mstx2Commop : public Recipe {
               io::Diagnostics& diag) const override;
 };
 
+// Writes what map() found for a rank (its frames "op" and "strings") into `db`, a copy of the
+// rank's database: the new STRING_IDS rows, then the COMMUNICATION_OP table. `shown`: the name
+// messages use.
+bool write_communication_op(const std::string& db, const frame::FrameSet& mapped,
+                            const std::string& shown, io::Diagnostics& diag);
+
 // msprof-analyze's double_hash of a group name (two 32-bit polynomial hashes, 29 and 131, over
 // the characters' code points), as the decimal it compares the last three digits of.
 std::string double_hash(const std::string& group);

@@ -9,6 +9,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "io/output_file.h"
 #include "io/output_ledger.h"
@@ -40,9 +41,32 @@ enum Col { kNameId, kName, kStart, kSrc, kDst, kTaskType, kCoGroup, kCtiGroup };
 
 constexpr int64_t kInvalidRank = 4294967295;  // msprof-analyze's stand-in for "no peer"
 
-const std::regex& p2p_name() {
-  static const std::regex r(R"(hcom_([Ss]end|[Rr](ecv|eceive))__\d+_\d+_\d+)");
-  return r;
+// "<digits>_<digits>_<digits>" to the end of `s` from `at`.
+bool three_numbers(std::string_view s, size_t at) {
+  for (int k = 0; k < 3; ++k) {
+    const size_t from = at;
+    while (at < s.size() && s[at] >= '0' && s[at] <= '9') ++at;
+    if (at == from) return false;
+    if (k < 2 && (at == s.size() || s[at++] != '_')) return false;
+  }
+  return at == s.size();
+}
+
+// msprof-analyze's ^hcom_([Ss]end|[Rr](ecv|eceive))__\d+_\d+_\d+$ (without regex: every task
+// row is tested).
+bool is_p2p_name(std::string_view s) {
+  if (!s.starts_with("hcom_")) return false;
+  s.remove_prefix(5);
+  for (std::string_view kind : {"Send__", "send__", "Recv__", "recv__", "Receive__", "receive__"})
+    if (s.starts_with(kind)) return three_numbers(s, kind.size());
+  return false;
+}
+
+// msprof-analyze's [Rr]ecv|[Rr]eceive.
+bool is_receive(std::string_view s) {
+  for (std::string_view w : {"Recv", "recv", "Receive", "receive"})
+    if (s.find(w) != std::string_view::npos) return true;
+  return false;
 }
 
 void skip(const RankDbPaths& paths, const std::string& why, io::Diagnostics& diag) {
@@ -59,7 +83,7 @@ std::vector<P2POp> p2p_ops(const frame::Frame& rows, const RankDbPaths& paths,
   std::vector<size_t> keep;
   size_t mismatched = 0;
   for (size_t r = 0; r < rows.rows(); ++r) {
-    if (!std::regex_match(cell(r, kName).str(), p2p_name())) continue;
+    if (!is_p2p_name(cell(r, kName).str())) continue;
     if (!(cell(r, kCoGroup) == cell(r, kCtiGroup))) {
       ++mismatched;
       continue;
@@ -131,7 +155,7 @@ std::vector<P2POp> p2p_ops(const frame::Frame& rows, const RankDbPaths& paths,
   out.reserve(ops.size());
   for (auto& [_, op] : ops) {
     // A receive names itself first: the pair is (sender, receiver) on both sides.
-    if (std::regex_search(op.name, std::regex("[Rr]ecv|[Rr]eceive"))) std::swap(op.src, op.dst);
+    if (is_receive(op.name)) std::swap(op.src, op.dst);
     out.push_back(std::move(op));
   }
   return out;

@@ -7,6 +7,7 @@
 
 #include "recipes/frame/frame_writers.h"
 #include "recipes/frame/rank_db.h"
+#include "recipes/mstx2commop/mstx2commop.h"
 #include "recipes/p2p_pairing/p2p_pairing.h"
 
 namespace cs::recipes::pp_chart {
@@ -85,11 +86,19 @@ bool PPChart::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostic
                "msprof-analyze's pp_chart for this job");
     return false;
   }
+  // As msprof-analyze: mstx2commop first (a rank without COMMUNICATION_OP), then p2p_pairing
+  // (on the database as it was: a converted rank has no tasks to pair), then the chart.
+  frame::FrameSet converted;
   frame::Frame pairs, tasks;
-  io::Diagnostics pair_diag;  // a rank without send/receive still gets its chart
-  const bool paired = p2p_pairing::pair_rank(paths, pairs, pair_diag);
+  io::Diagnostics quiet;  // a rank without markers or send/receive still gets its chart
+  const bool has_ops = mstx2commop::Mstx2Commop().map(paths, converted, quiet);
+  const bool paired = p2p_pairing::pair_rank(paths, pairs, quiet);
   const bool charted = step_tasks(paths, tasks, diag);
-  if (!paired && !charted) return false;
+  if (!has_ops && !paired && !charted) return false;
+  if (has_ops) {
+    out["op"] = std::move(converted.at("op"));
+    out["strings"] = std::move(converted.at("strings"));
+  }
   if (paired) out["pairs"] = std::move(pairs);
   if (charted) out["tasks"] = std::move(tasks);
   frame::Frame source;
@@ -114,6 +123,9 @@ bool PPChart::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
     ok = p2p_pairing::write_rank_copy(
              out, dir_name(), p.frames.at("source").columns[0].cells[0].str(),
              [&](const std::string& tmp, const std::string& shown) {
+               if (p.frames.count("op") &&
+                   !mstx2commop::write_communication_op(tmp, p.frames, shown, diag))
+                 return false;
                return (pairs == p.frames.end() ||
                        p2p_pairing::add_connection_ids(tmp, pairs->second, shown, diag)) &&
                       (tasks == p.frames.end() ||

@@ -3,12 +3,12 @@
 // StepTaskInfo table (name, startNs, endNs, type) MindStudio Insight draws its pipeline chart
 // from. Every MSTX event whose message contains "forward" or "backward" (any case), or
 // "WeightGradStore_pop", gives the device span of its task (TASK by connectionId), in start
-// order: "FP" (type 0) when the message contains "forward", else "BP" (1) — the 1F1B view; the
-// send/receive ops get p2p_pairing's opConnectionId first. msprof-analyze writes both into each
-// rank's database in place, for the db export only; clusterscope writes a copy of each database
-// it would change, with both, under cluster_analysis_output/PPChart/<the database's path in the
-// job>. A job whose META_DATA pp_info says "dualpipev" is refused (its micro-batch naming is not
-// implemented).
+// order: "FP" (type 0) when the message contains "forward", else "BP" (1) — the 1F1B view. As
+// msprof-analyze, a rank without COMMUNICATION_OP first gets mstx2commop's, and the send/receive
+// ops get p2p_pairing's opConnectionId. msprof-analyze writes all of it into each rank's database
+// in place, for the db export only; clusterscope writes a copy of each database it would change
+// under cluster_analysis_output/PPChart/<the database's path in the job>. A job whose META_DATA
+// pp_info says "dualpipev" is refused (its micro-batch naming is not implemented).
 
 #include <string>
 #include <vector>

@@ -96,6 +96,25 @@ inline std::string dump_query(const std::filesystem::path& db, const std::string
   return out;
 }
 
+// COMMUNICATION_OP as tests/data/generated-db/mc_mstx2commop/dump.py writes it: schema and index,
+// opId 0..n-1, the rows with every id resolved to its text, STRING_IDS' ids unique and its texts.
+inline std::string commop_dump(const std::filesystem::path& db) {
+  std::string out;
+  for (const char* q :
+       {"SELECT sql FROM sqlite_master WHERE tbl_name = 'COMMUNICATION_OP' ORDER BY type DESC, "
+        "name",
+        "SELECT count(DISTINCT opId) = count(*), min(opId), max(opId) + 1 = count(*) FROM "
+        "COMMUNICATION_OP",
+        "SELECT n.value, c.startNs, c.endNs, c.connectionId, g.value, c.relay, c.retry, "
+        "c.dataType, c.algType, c.count, t.value FROM COMMUNICATION_OP c LEFT JOIN STRING_IDS n "
+        "ON n.id = c.opName LEFT JOIN STRING_IDS g ON g.id = c.groupName LEFT JOIN STRING_IDS t "
+        "ON t.id = c.opType ORDER BY c.rowid",
+        "SELECT count(DISTINCT id) = count(*) FROM STRING_IDS",
+        "SELECT value FROM STRING_IDS ORDER BY value"})
+    out += dump_query(db, q);
+  return out;
+}
+
 // The ascend_pytorch_profiler_<r>.db below `dir` (empty when there is none).
 inline std::filesystem::path rank_db(const std::filesystem::path& dir, int r) {
   if (!std::filesystem::exists(dir)) return {};

@@ -19,7 +19,7 @@
 
 namespace fs = std::filesystem;
 using cs::recipes::mstx2commop::double_hash;
-using cs::test::dump_query;
+using cs::test::commop_dump;
 using cs::test::rank_db;
 
 namespace {
@@ -57,24 +57,6 @@ fs::path run_ok(const std::string& launcher, const std::string& name, const std:
   fs::path out;
   EXPECT_EQ(run(job(), launcher, name, type, out), 0)
       << cs::test::read_file(scratch() / (name + ".log"));
-  return out;
-}
-
-// tests/data/generated-db/mc_mstx2commop/dump.py's queries.
-std::string commop_dump(const fs::path& db) {
-  std::string out;
-  for (const char* q :
-       {"SELECT sql FROM sqlite_master WHERE tbl_name = 'COMMUNICATION_OP' ORDER BY type DESC, "
-        "name",
-        "SELECT count(DISTINCT opId) = count(*), min(opId), max(opId) + 1 = count(*) FROM "
-        "COMMUNICATION_OP",
-        "SELECT n.value, c.startNs, c.endNs, c.connectionId, g.value, c.relay, c.retry, "
-        "c.dataType, c.algType, c.count, t.value FROM COMMUNICATION_OP c LEFT JOIN STRING_IDS n "
-        "ON n.id = c.opName LEFT JOIN STRING_IDS g ON g.id = c.groupName LEFT JOIN STRING_IDS t "
-        "ON t.id = c.opType ORDER BY c.rowid",
-        "SELECT count(DISTINCT id) = count(*) FROM STRING_IDS",
-        "SELECT value FROM STRING_IDS ORDER BY value"})
-    out += dump_query(db, q);
   return out;
 }
 

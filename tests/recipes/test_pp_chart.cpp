@@ -20,6 +20,7 @@
 
 namespace fs = std::filesystem;
 using cs::recipes::pp_chart::pass_name;
+using cs::test::commop_dump;
 using cs::test::dump_table;
 using cs::test::rank_db;
 
@@ -105,6 +106,27 @@ TEST(PPChart, TextWritesNothingAndNoPassesGivesOnlyThePairing) {
   ASSERT_FALSE(db.empty());
   EXPECT_EQ(dump_table(db, "StepTaskInfo"), "(no table)\n");
   EXPECT_NE(dump_table(db, "COMMUNICATION_OP").find("opConnectionId TEXT"), std::string::npos);
+}
+
+TEST(PPChart, ConvertsMstxCommunicationFirst) {
+  // --tp 2 --pp 2 --steps 1 --mstx-comm --mstx-passes: no COMMUNICATION_OP, so msprof-analyze's
+  // pp_chart runs mstx2commop in place before the chart (tests/data/generated-db/pc_pp_chart).
+  const fs::path j = scratch() / "pc";
+  ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
+                                      " --ranks 4 --tp 2 --pp 2 --steps 1 --export-type db "
+                                      "--mstx-comm --mstx-passes",
+                                  (scratch() / "pc.log").string()),
+            0)
+      << cs::test::read_file(scratch() / "pc.log");
+  const fs::path out = run(j, "", "pc-out", "db") / "PPChart";
+  const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "pc_pp_chart";
+  for (int r = 0; r < 4; ++r) {
+    const fs::path db = rank_db(out, r);
+    ASSERT_FALSE(db.empty()) << "rank " << r;
+    EXPECT_EQ(commop_dump(db) + dump_table(db, "StepTaskInfo"),
+              cs::test::read_file(ref / ("rank_" + std::to_string(r) + ".txt")))
+        << "rank " << r;
+  }
 }
 
 }  // namespace
