@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -170,6 +171,27 @@ bool exec(sqlite3* db, const std::string& sql, const std::string& path, io::Diag
   return false;
 }
 
+// True when the database file's header says WAL mode (bytes 18 and 19 are 2).
+bool wal_mode(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  unsigned char h[20] = {};
+  const bool read = f && std::fread(h, 1, sizeof h, f) == sizeof h;
+  if (f) std::fclose(f);
+  return read && h[18] == 2 && h[19] == 2;
+}
+
+bool to_rollback_journal(const std::string& path, const std::string& shown, io::Diagnostics& diag) {
+  sqlite3* db = nullptr;
+  const bool ok =
+      sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+      sqlite3_exec(db, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(db);
+  if (!ok)
+    diag.error(shown, 0, "cannot fold the rank database's WAL into the copy",
+               "check that the input's -wal file is readable and the output has free space");
+  return ok;
+}
+
 }  // namespace
 
 std::vector<std::string> connection_ids(const std::vector<P2POp>& ops) {
@@ -199,6 +221,8 @@ bool add_connection_ids(const std::string& db_copy, const frame::Frame& pairs,
                "check that the output directory is writable");
     return false;
   }
+  // A .tmp copy renamed when complete: no need to sync each change.
+  sqlite3_exec(db, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr);
   bool has_column = false;
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('COMMUNICATION_OP')", -1, &st,
@@ -276,14 +300,24 @@ bool write_rank_copy(
   ec.clear();
   fs::create_directories(fs::path(dst).parent_path(), ec);
   io::OutputLedger::instance().started(dst);
-  if (ec || !fs::copy_file(src, tmp, fs::copy_options::overwrite_existing, ec)) {
+  // A database in WAL mode may hold its latest pages in "-wal": copied along, and the copy turned
+  // into a rollback-journal database (SQLite folds the WAL in), which the writers expect.
+  const fs::path wal = src.string() + "-wal";
+  std::error_code wal_ec;
+  const bool has_wal = fs::exists(wal, wal_ec) && fs::file_size(wal, wal_ec) > 0 && !wal_ec;
+  if (ec || !fs::copy_file(src, tmp, fs::copy_options::overwrite_existing, ec) ||
+      (has_wal && !fs::copy_file(wal, tmp + "-wal", fs::copy_options::overwrite_existing, ec))) {
     diag.error(dst, 0, "cannot copy the rank's database here",
                "check that the output directory is writable and has free space");
     std::remove(tmp.c_str());
     io::OutputLedger::instance().failed(dst);
     return false;
   }
-  if (!edit(tmp, dst) || !io::publish_output(tmp, dst, diag)) {
+  const bool edited =
+      (!has_wal && !wal_mode(tmp)) || to_rollback_journal(tmp, dst, diag) ? edit(tmp, dst) : false;
+  std::remove((tmp + "-wal").c_str());  // (only left when something failed)
+  std::remove((tmp + "-shm").c_str());
+  if (!edited || !io::publish_output(tmp, dst, diag)) {
     std::remove(tmp.c_str());
     io::OutputLedger::instance().failed(dst);
     return false;
