@@ -150,6 +150,32 @@ TEST(P2PPairing, BothSidesOfEveryPairCarryOneId) {
   }
 }
 
+TEST(P2PPairing, WalContentIsInTheCopyAndTheInputKeepsItsWal) {
+  const fs::path j = generate("wal", "--notify-tasks");
+  const fs::path in = rank_db(j, 1);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(in.c_str(), &db), SQLITE_OK);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
+                         "INSERT INTO STRING_IDS VALUES (999999, 'only_in_wal');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  ASSERT_GT(fs::file_size(in.string() + "-wal"), 0u);
+  fs::path out;
+  ASSERT_EQ(run(j, "", "wal-out", "db", out), 0) << cs::test::read_file(scratch() / "wal-out.log");
+  const fs::path copy = rank_db(out / "P2PPairing", 1);
+  EXPECT_EQ(cs::test::dump_query(copy, "PRAGMA journal_mode"), "t:delete\n");
+  EXPECT_EQ(cs::test::dump_query(copy, "SELECT value FROM STRING_IDS WHERE id = 999999"),
+            "t:only_in_wal\n");
+  EXPECT_EQ(dump_table(copy, "COMMUNICATION_OP"),
+            cs::test::read_file(fs::path(CS_TEST_DATA) / "generated-db" / "pp4_p2p_pairing" /
+                                "rank_1.txt"));
+  EXPECT_FALSE(fs::exists(copy.string() + "-wal"));
+  EXPECT_GT(fs::file_size(in.string() + "-wal"), 0u);
+}
+
 TEST(P2PPairing, NoNotifyTasksNoOutput) {
   const fs::path plain = generate("plain", "");
   fs::path out;
