@@ -13,7 +13,7 @@
 #include <map>
 #include <string>
 
-#include "recipes/mstx2commop/mstx2commop.h"
+#include "msprof_analyze/recipes/mstx2commop/mstx2commop.h"
 #include "recipes/rank_copy_test_util.h"
 #include "recipes/recipe_test_util.h"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/p2p_pairing/p2p_pairing.h"
+#include "msprof_analyze/recipes/p2p_pairing/p2p_pairing.h"
 #include "recipes/rank_copy_test_util.h"
 #include "recipes/recipe_test_util.h"
 

@@ -14,7 +14,7 @@
 #include <map>
 #include <string>
 
-#include "recipes/pp_chart/pp_chart.h"
+#include "msprof_analyze/recipes/pp_chart/pp_chart.h"
 #include "recipes/rank_copy_test_util.h"
 #include "recipes/recipe_test_util.h"
 
