@@ -179,8 +179,9 @@ int run_cluster(int argc, char** argv) {
       return unknown_choice(runtime::unknown_value("--op-tables", op_tables,
                                                    runtime::enum_names(cluster::kOpTablesNames)));
     if (*where == cluster::OpTables::kHdf5 && !hdf5_out)
-      return usage_error("--op-tables hdf5 needs the HDF5 file: add hdf5 to --format, or use "
-                         "--op-tables csv");
+      return usage_error(
+          "--op-tables hdf5 needs the HDF5 file: add hdf5 to --format, or use "
+          "--op-tables csv");
     opts.op_tables = *where;
   }
   if (!ranks.empty()) {
