@@ -10,7 +10,10 @@
 #include "recipes/communication_group_map.h"
 #include "recipes/communication_matrix_sum.h"
 #include "recipes/communication_time_sum.h"
+#include "recipes/computational_op_masking/computational_op_masking.h"
 #include "recipes/compute_op_sum.h"
+#include "recipes/ep_load_balance/ep_load_balance.h"
+#include "recipes/export_summary/export_summary.h"
 #include "recipes/free_analysis.h"
 #include "recipes/freq_analysis/freq_analysis.h"
 #include "recipes/hccl_sum.h"
@@ -31,7 +34,11 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
       {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},
       {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
+      {"computational_op_masking",
+       [] { return std::make_unique<computational_op_masking::ComputationalOpMasking>(); }},
       {"compute_op_sum", [] { return std::make_unique<ComputeOpSum>(); }},
+      {"ep_load_balance", [] { return std::make_unique<ep_load_balance::EpLoadBalance>(); }},
+      {"export_summary", [] { return std::make_unique<export_summary::ExportSummary>(); }},
       {"free_analysis", [] { return std::make_unique<FreeAnalysis>(); }},
       {"freq_analysis", [] { return std::make_unique<freq_analysis::FreqAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<HcclSum>(); }},

@@ -43,10 +43,10 @@ const fs::path& generated_job() {
 fs::path run(const fs::path& job, const std::string& launcher, const std::string& name,
              const std::string& args) {
   const fs::path out = scratch() / name;
-  const int rc = cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + job.string() +
-                                           " -o " + out.string() +
-                                           " -m computational_op_masking " + args,
-                                       out.string() + ".log");
+  const int rc =
+      cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + job.string() + " -o " +
+                                out.string() + " -m computational_op_masking " + args,
+                            out.string() + ".log");
   EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
   return out / "cluster_analysis_output";
 }
@@ -74,8 +74,8 @@ TEST(ComputationalOpMasking, MergesAndMasksByHand) {
   EXPECT_EQ(m[1].end, 30);
   // Communication [0, 8) and [10, 30): 28 ns. Compute [2, 4), [3, 6) -> [2, 6) covers 4 ns of
   // the first; [25, 40) covers 5 ns of the second; [8, 10) covers nothing.
-  const auto t = com::masked_time({{10, 20}, {0, 5}, {5, 8}, {15, 30}},
-                                  {{2, 4}, {3, 6}, {25, 40}, {8, 10}});
+  const auto t =
+      com::masked_time({{10, 20}, {0, 5}, {5, 8}, {15, 30}}, {{2, 4}, {3, 6}, {25, 40}, {8, 10}});
   EXPECT_EQ(t.communication, 28);
   EXPECT_EQ(t.uncovered, 28 - 4 - 5);
   EXPECT_EQ(com::masked_time({}, {{0, 5}}).communication, 0);
@@ -103,17 +103,16 @@ TEST_P(ComputationalOpMaskingGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
 
 INSTANTIATE_TEST_SUITE_P(
     Export, ComputationalOpMaskingGolden,
-    ::testing::Values(
-        GoldenCase{"tp2pp2s2_computational_op_masking__text", "--export_type text"},
-        GoldenCase{"tp2pp2s2_computational_op_masking__db", "--export_type db"},
-        GoldenCase{"tp2pp2s2_computational_op_masking_pt__db",
-                   "--export_type db --parallel_types 'dp, tp ;pp,dp'"}));
+    ::testing::Values(GoldenCase{"tp2pp2s2_computational_op_masking__text", "--export_type text"},
+                      GoldenCase{"tp2pp2s2_computational_op_masking__db", "--export_type db"},
+                      GoldenCase{"tp2pp2s2_computational_op_masking_pt__db",
+                                 "--export_type db --parallel_types 'dp, tp ;pp,dp'"}));
 
 TEST(ComputationalOpMasking, RealJobWithoutGroupNamesWritesNothing) {
   const fs::path input = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
   const fs::path out = run(input, "", "real", "--export_type text");
-  EXPECT_FALSE(fs::exists(out / "ComputationalOpMasking" /
-                          "computational_operator_masking_linearity.csv"));
+  EXPECT_FALSE(
+      fs::exists(out / "ComputationalOpMasking" / "computational_operator_masking_linearity.csv"));
 }
 
 TEST(ComputationalOpMasking, RefusesAnEmptyGroup) {
