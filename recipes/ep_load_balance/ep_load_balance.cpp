@@ -144,38 +144,52 @@ bool EpLoadBalance::reduce(const std::vector<RankPartial>& parts, const RecipeOu
               "run it with --export_type db for the EPTokensSummary and TopEPTokensInfo tables");
     return true;
   }
-  // A call whose shapes give no tokens makes pandas' column float64 (NaN, dropped later).
-  bool real = false;
-  for (const auto& p : parts)
-    if (p.used) real = real || p.frames.at("rows").columns[4].cells[0].i() > 0;
-  auto number = [real](int64_t v) {
-    return real ? frame::Cell::real(static_cast<double>(v)) : frame::Cell::integer(v);
+  // pandas' dtype of a rank's tokens: int64; float64 when a call's shapes gave none (NaN,
+  // dropped later); object when none did (all None). Concatenated: object if any rank's is,
+  // else float64 if any rank's is (each rank keeps its own values in an object column).
+  bool any_real = false, any_object = false;
+  for (const auto& p : parts) {
+    if (!p.used) continue;
+    const frame::Frame& f = p.frames.at("rows");
+    const bool dropped = f.columns[4].cells[0].i() > 0, none_kept = f.columns[3].cells[0].i() == 0;
+    any_object = any_object || (dropped && none_kept);
+    any_real = any_real || (dropped && !none_kept);
+  }
+  auto number = [&](int64_t v, bool rank_real) {
+    return (any_object ? rank_real : any_real) ? frame::Cell::real(static_cast<double>(v))
+                                               : frame::Cell::integer(v);
   };
   frame::Frame summary;
   auto& rank = summary.add("rank");
   auto& ep_ranks = summary.add("epRanks");
   auto& sums = summary.add("inputShapesSummary");
-  std::map<std::string, std::pair<int64_t, int64_t>> spread;  // epRanks -> min, max (sorted)
+  // epRanks (sorted) -> min, max and whether either came from a float64 rank.
+  std::map<std::string, std::pair<std::pair<int64_t, bool>, std::pair<int64_t, bool>>> spread;
   for (const auto& p : parts) {
     if (!p.used) continue;
     const frame::Frame& f = p.frames.at("rows");
     if (f.columns[3].cells[0].i() == 0) continue;  // every call dropped
     const int64_t tokens = f.columns[2].cells[0].i();
+    const bool rank_real = f.columns[4].cells[0].i() > 0;
     rank.push_back(f.columns[0].cells[0]);
     ep_ranks.push_back(f.columns[1].cells[0]);
-    sums.push_back(number(tokens));
-    auto [it, added] = spread.emplace(f.columns[1].cells[0].str(), std::pair{tokens, tokens});
-    it->second.first = std::min(it->second.first, tokens);
-    it->second.second = std::max(it->second.second, tokens);
+    sums.push_back(number(tokens, rank_real));
+    const std::pair<int64_t, bool> v{tokens, rank_real};
+    auto [it, added] = spread.emplace(f.columns[1].cells[0].str(), std::pair{v, v});
+    if (tokens < it->second.first.first) it->second.first = v;
+    if (tokens > it->second.second.first) it->second.second = v;
   }
+  sums.force_object = any_object;
   frame::Frame top;
   auto& names = top.add("epRanks");
   auto& diffs = top.add("tokensDiff");
   for (const auto& [name, mm] : spread) {
     names.push_back(frame::Cell::text(name));
-    diffs.push_back(number(mm.second - mm.first));
+    diffs.push_back(number(mm.second.first - mm.first.first, mm.first.second || mm.second.second));
   }
+  diffs.force_object = any_object;
   top = frame::sort_by(top, "tokensDiff", false);
+  frame::find_column(top, "tokensDiff")->force_object = any_object;
   if (top.rows() > kTopNum) {
     std::vector<size_t> head(kTopNum);
     for (size_t i = 0; i < kTopNum; ++i) head[i] = i;
