@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/computational_op_masking/computational_op_masking.h"
+#include "msprof_analyze/recipes/computational_op_masking/computational_op_masking.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "recipes/ep_load_balance/ep_load_balance.h"
+#include "msprof_analyze/recipes/ep_load_balance/ep_load_balance.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "recipes/export_summary/export_summary.h"
+#include "msprof_analyze/recipes/export_summary/export_summary.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
