@@ -126,7 +126,7 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
            put(out + "/npu_module_mem.csv", render_npu_module_mem_csv(mem));
     }
     if (ok && opts.writes_db() && opts.framework == FrameworkKind::kMindSpore) {
-      ok = write_mindspore_db_files(out, ctx, r, tl, docs, put_db, diag);  // producer_db.h
+      ok = write_mindspore_db_files(dir, ctx, r, tl, docs, put, put_db, diag);  // producer_db.h
     } else if (ok && opts.writes_db()) {
       ok = put_db(out + "/analysis.db",
                   [&](const std::string& p) { return write_analysis_db(p, docs, diag); }) &&

@@ -6,7 +6,8 @@
 //   communication_analyzer.db and device_{id}/info.json.{id} (the rank: rank_id);
 // - MindSpore: *_ascend_ms/ASCEND_PROFILER_OUTPUT/ascend_mindspore_profiler_{rank}.db (msprof's
 //   database, moved and renamed by MindSpore) and communication_analyzer.db (msprof's analyze
-//   output, copied), beside profiler_info_{rank}.json and profiler_metadata.json.
+//   output, copied), beside profiler_info_{rank}.json, profiler_metadata.json and msprof's
+//   PROF_* directory (its device_{id}/info.json.{id}).
 // msprof's database has no torch_npu table (PYTORCH_API, CONNECTION_IDS, STEP_TIME, MEMORY_RECORD,
 // OP_MEMORY) and its META_DATA no distributed_args or parallel_group_info;
 // communication_analyzer.db has no StepTraceTime.
@@ -39,9 +40,10 @@ bool write_communication_analyzer_db(const std::string& path, const WriteContext
                                      const RankTimeline& tl, const RankDocuments& docs,
                                      io::Diagnostics& diag);
 
-// MindSpore's two databases in `out` (ASCEND_PROFILER_OUTPUT).
-bool write_mindspore_db_files(const std::string& out, const WriteContext& ctx, int rank,
-                              const RankTimeline& tl, const RankDocuments& docs,
+// MindSpore's two databases in `dir`/ASCEND_PROFILER_OUTPUT, and the PROF_ directory MindSpore
+// keeps in `dir` (device_{id}/info.json.{id}).
+bool write_mindspore_db_files(const std::string& dir, const WriteContext& ctx, int rank,
+                              const RankTimeline& tl, const RankDocuments& docs, const PutText& put,
                               const PutDb& put_db, io::Diagnostics& diag);
 // msprof's DB files in the PROF_ directory `dir`; `with_info` writes device_{id}/info.json.{id}
 // too (the text export writes it otherwise).

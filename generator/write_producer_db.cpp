@@ -120,10 +120,21 @@ bool write_communication_analyzer_db(const std::string& path, const WriteContext
   return false;
 }
 
-bool write_mindspore_db_files(const std::string& out, const WriteContext& ctx, int rank,
-                              const RankTimeline& tl, const RankDocuments& docs,
+bool write_mindspore_db_files(const std::string& dir, const WriteContext& ctx, int rank,
+                              const RankTimeline& tl, const RankDocuments& docs, const PutText& put,
                               const PutDb& put_db, io::Diagnostics& diag) {
-  return put_db(out + "/communication_analyzer.db",
+  // MindSpore keeps msprof's PROF_ directory inside its own: device_{id}/info.json.{id} there
+  // is where msprof-analyze takes a MindSpore rank's device id from.
+  GeneratorOptions as_msprof = ctx.opts;
+  as_msprof.framework = FrameworkKind::kMsprof;
+  const std::string prof =
+      dir + "/" + rank_dir_name(WriteContext{as_msprof, ctx.topo, ctx.base_us}, rank);
+  const std::string device = std::to_string(rank % kDevicesPerNode);
+  const std::string out = dir + "/ASCEND_PROFILER_OUTPUT";
+  return make_dirs(prof + "/device_" + device, diag) &&
+         put(prof + "/device_" + device + "/info.json." + device,
+             render_msprof_info_json(ctx, rank)) &&
+         put_db(out + "/communication_analyzer.db",
                 [&](const std::string& p) {
                   return write_communication_analyzer_db(p, ctx, tl, docs, diag);
                 }) &&

@@ -9,6 +9,7 @@
 #include "msprof/communication_groups.h"
 #include "readers/profiler_info.h"
 #include "readers/step_trace.h"
+#include "recipes/communication_group_map.h"
 #include "runtime/task_runner.h"
 
 namespace cs::recipes {
@@ -197,6 +198,13 @@ msprof::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry
     const msprof::CommGroups groups = msprof::build_comm_groups(data, {}, scratch);
     stages = msprof::infer_stages(groups);
   }
+  // msprof-analyze takes the stages from CommunicationGroupMapping, whose pg names come only from
+  // the profiler databases' META_DATA: MindSpore's and msprof's hold no parallel_group_info, so
+  // such a job has no stage rows, whatever profiler_metadata.json says.
+  if (whole_run && std::none_of(by_rank.begin(), by_rank.end(), [](const load::RankEntry* e) {
+        return has_parallel_group_info(rank_db_file(*e, false));
+      }))
+    stages.clear();
   return msprof::build_cluster_step_trace_staged(data, stages, scratch);
 }
 

@@ -7,6 +7,7 @@
 #include "recipes/frame/frame_ops.h"
 #include "recipes/frame/frame_writers.h"
 #include "recipes/frame/rank_db.h"
+#include "recipes/msprof_matrix_rows.h"
 
 namespace cs::recipes {
 
@@ -202,6 +203,7 @@ bool map_communication_matrix(frame::RankDb& db, const RankDbPaths& paths, frame
   frame::Frame matrix;
   if (!db.query("SELECT * FROM CommAnalyzerMatrix", {}, matrix, "CommAnalyzerMatrix", diag))
     return false;
+  if (is_msprof_matrix(matrix)) matrix = reshape_msprof_matrix(matrix);  // MindSpore, msprof
   for (const char* col : {"hccl_op_name", "group_name", "src_rank", "dst_rank", "transit_size",
                           "transit_time", "step"})
     if (!frame::find_column(matrix, col)) {
