@@ -121,7 +121,7 @@ TEST_P(ProducerDbAll, ClusterAnalysisDbMatchesAtAnyProcessCount) {
   // The recipes too: the reshaped matrix and the slow ranks, gathered from every process.
   for (const char* mode : {"communication_matrix_sum", "slow_rank"}) {
     if (layout == "prof" && std::string(mode) == "slow_rank") continue;
-    const auto want = cs::test::read_tree(run("", layout, mode, "db", "nolauncher"));
+    const auto want = cs::test::read_tree(run("", layout, mode, "db", "single"));
     for (int np : {2, 4})
       EXPECT_TRUE(cs::test::read_tree(run(cs::test::mpirun(np), layout, mode, "db",
                                           "np" + std::to_string(np))) == want)
