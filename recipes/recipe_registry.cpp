@@ -7,6 +7,7 @@
 #include "recipes/cann_api_sum.h"
 #include "recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
 #include "recipes/cluster_time_summary.h"
+#include "recipes/communication_bottleneck/communication_bottleneck.h"
 #include "recipes/communication_group_map.h"
 #include "recipes/communication_matrix_sum.h"
 #include "recipes/communication_time_sum.h"
@@ -28,6 +29,8 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"cluster_time_compare_summary",
        [] { return std::make_unique<cluster_time_compare_summary::ClusterTimeCompareSummary>(); }},
       {"cluster_time_summary", [] { return std::make_unique<ClusterTimeSummary>(); }},
+      {"communication_bottleneck",
+       [] { return std::make_unique<communication_bottleneck::CommunicationBottleneck>(); }},
       {"communication_group_map", [] { return std::make_unique<CommunicationGroupMap>(); }},
       {"communication_matrix_sum", [] { return std::make_unique<CommunicationMatrixSum>(); }},
       {"communication_time_sum", [] { return std::make_unique<CommunicationTimeSum>(); }},
