@@ -6,7 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "msprof/cluster_communication.h"
+#include "msprof_analyze/documents/cluster_communication.h"
 #include "runtime/ordered_parallel.h"
 
 namespace cs::analysis {
@@ -200,7 +200,7 @@ std::string natural_key(std::string_view s) {
 }
 
 io::Table communication_ops_table(const std::vector<load::RankData>& ranks,
-                                  const msprof::CommGroups& groups) {
+                                  const documents::CommGroups& groups) {
   struct Row {
     Key key;
     const readers::CommOp* op;
@@ -208,14 +208,14 @@ io::Table communication_ops_table(const std::vector<load::RankData>& ranks,
     std::string_view tuple;  // into the index
   };
   std::vector<Row> rows;
-  const msprof::CommIndex index = msprof::index_communication(ranks, groups);
-  for (const msprof::CommGroupEntry& ge : index.groups)
-    for (const msprof::CommStepEntry& se : ge.steps)
-      for (const msprof::CommOpEntry& oe : se.ops)
-        for (const msprof::CommOpRef& ref : oe.ranks)
+  const documents::CommIndex index = documents::index_communication(ranks, groups);
+  for (const documents::CommGroupEntry& ge : index.groups)
+    for (const documents::CommStepEntry& se : ge.steps)
+      for (const documents::CommOpEntry& oe : se.ops)
+        for (const documents::CommOpRef& ref : oe.ranks)
           rows.push_back({Key{se.step,
-                              msprof::py_group_of(oe.key),
-                              msprof::op_part_of(oe.key),
+                              documents::py_group_of(oe.key),
+                              documents::op_part_of(oe.key),
                               ref.rank,
                               0,
                               {}},
@@ -261,20 +261,21 @@ io::Table communication_ops_table(const std::vector<load::RankData>& ranks,
 }
 
 io::Table communication_bandwidth_table(const std::vector<load::RankData>& ranks,
-                                        const msprof::CommGroups& groups) {
+                                        const documents::CommGroups& groups) {
   struct Row {
     Key key;
     double size, time;
     std::string_view tuple;  // into the index
   };
   std::vector<Row> rows;
-  const msprof::CommIndex index = msprof::index_communication(ranks, groups);
-  std::vector<std::vector<msprof::TotalGroup>> totals;  // the keys point into these
-  for (const msprof::CommGroupEntry& ge : index.groups)
-    for (const msprof::CommStepEntry& se : ge.steps)
-      for (const msprof::TotalGroup& tg : totals.emplace_back(msprof::compute_total_op_info(se)))
-        for (const msprof::TotalRank& tr : tg.ranks)
-          for (const msprof::TotalTransport& tt : tr.transports)
+  const documents::CommIndex index = documents::index_communication(ranks, groups);
+  std::vector<std::vector<documents::TotalGroup>> totals;  // the keys point into these
+  for (const documents::CommGroupEntry& ge : index.groups)
+    for (const documents::CommStepEntry& se : ge.steps)
+      for (const documents::TotalGroup& tg :
+           totals.emplace_back(documents::compute_total_op_info(se)))
+        for (const documents::TotalRank& tr : tg.ranks)
+          for (const documents::TotalTransport& tt : tr.transports)
             rows.push_back({Key{se.step, tg.group, {}, tr.rank, 0, tt.name}, tt.size_mb.v,
                             tt.time_ms.v, ge.tuple_key});
   sort_rows(rows);
@@ -301,19 +302,19 @@ io::Table communication_bandwidth_table(const std::vector<load::RankData>& ranks
   return t;
 }
 
-io::Table communication_matrix_table(const msprof::GlobalLinks& links, int threads) {
+io::Table communication_matrix_table(const documents::GlobalLinks& links, int threads) {
   // 700k links at 1,024 ranks: sorted as 4-byte row numbers, each key made when compared.
-  std::vector<const msprof::GlobalLink*> at;
+  std::vector<const documents::GlobalLink*> at;
   at.reserve(links.size());
-  for (const msprof::GlobalLink& l : links) at.push_back(&l);
+  for (const documents::GlobalLink& l : links) at.push_back(&l);
   auto key_of = [&at](size_t i) {
-    const msprof::GlobalLink& l = *at[i];
-    std::string_view op = msprof::op_part_of(l.op_key());
+    const documents::GlobalLink& l = *at[i];
+    std::string_view op = documents::op_part_of(l.op_key());
     if (op.empty()) op = l.op_key();
     return Key{l.step(), l.group(), op, l.src_rank, l.dst_rank, {}};
   };
   auto tie_of = [&at](size_t i) {
-    const msprof::GlobalLink& l = *at[i];
+    const documents::GlobalLink& l = *at[i];
     return Key{{}, {}, {}, l.src_rank, l.dst_rank, {}};
   };
   const std::vector<uint32_t> order = sorted_order(links.size(), key_of, tie_of, threads > 1);
@@ -353,7 +354,7 @@ io::Table communication_matrix_table(const msprof::GlobalLinks& links, int threa
       },
       [&] {
         for (uint32_t i : order) {
-          const msprof::GlobalLink& l = *at[i];
+          const documents::GlobalLink& l = *at[i];
           transport.push(l.transport);
           size.doubles.push_back(l.size_mb);
           time.doubles.push_back(l.time_ms);

@@ -9,8 +9,8 @@
 
 #include "io/table.h"
 #include "load/rank_data.h"
-#include "msprof/cluster_matrix.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
+#include "msprof_analyze/documents/communication_groups.h"
 
 namespace cs::analysis {
 
@@ -26,19 +26,19 @@ std::string natural_key(std::string_view s);
 // sync_ratio, plus type (collective/p2p), group_ranks ("(0, 1)") and start_us.
 // group = the group name after '@'; op = the op name before it.
 io::Table communication_ops_table(const std::vector<load::RankData>& ranks,
-                                  const msprof::CommGroups& groups);
+                                  const documents::CommGroups& groups);
 
 // communication_bandwidth: one row per (step, group, rank, transport), summed over the group's
 // ops in that step (the Total Op Info numbers): step, group, rank, transport, size_mb, time_ms,
 // bandwidth_gbps (size / time unrounded, 0 when time < 1e-15), plus group_ranks.
 io::Table communication_bandwidth_table(const std::vector<load::RankData>& ranks,
-                                        const msprof::CommGroups& groups);
+                                        const documents::CommGroups& groups);
 
 // communication_matrix: one row per merged global link of merge_matrix_links (Total Op Info
 // rows included, op = "Total Op Info"): step, group, op, src_rank, dst_rank, transport, size_mb,
 // time_ms, bandwidth_gbps, plus op_name. threads > 1: sorted and filled on two threads (same
 // table).
-io::Table communication_matrix_table(const msprof::GlobalLinks& links, int threads = 1);
+io::Table communication_matrix_table(const documents::GlobalLinks& links, int threads = 1);
 
 // step_trace: one row per (step, rank) of step_trace_time.csv: step, rank, computing_us,
 // comm_not_overlapped_us, overlapped_us, communication_us, free_us, stage_us, bubble_us,

@@ -2,9 +2,9 @@
 
 namespace cs::analysis {
 
-std::vector<LinkObservation> link_observations(const msprof::GlobalLinks& links) {
+std::vector<LinkObservation> link_observations(const documents::GlobalLinks& links) {
   std::vector<LinkObservation> out;
-  const msprof::GlobalLinkOp* last_op = nullptr;
+  const documents::GlobalLinkOp* last_op = nullptr;
   bool derived = false;
   for (const auto& l : links) {
     if (l.op != last_op) {  // links come op by op: test each op's key once

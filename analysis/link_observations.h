@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "analysis/slow_link.h"
-#include "msprof/cluster_matrix.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
 
 namespace cs::analysis {
 
-std::vector<LinkObservation> link_observations(const msprof::GlobalLinks& links);
+std::vector<LinkObservation> link_observations(const documents::GlobalLinks& links);
 
 }  // namespace cs::analysis

@@ -1,6 +1,6 @@
 #include "analysis/operators_topn.h"
 
-#include "msprof/cluster_step_trace.h"
+#include "msprof_analyze/documents/cluster_step_trace.h"
 
 namespace cs::analysis {
 
@@ -11,7 +11,7 @@ stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks) {
 }
 
 stats::RankStages rank_stages(const std::vector<load::RankData>& ranks,
-                              const msprof::CommGroups* groups) {
+                              const documents::CommGroups* groups) {
   stats::RankStages out;
   int64_t tp = 0, dp = 0;
   bool consistent = true, any = false;
@@ -29,7 +29,7 @@ stats::RankStages rank_stages(const std::vector<load::RankData>& ranks,
     return out;
   }
   if (groups) {
-    const auto stages = msprof::infer_stages(*groups);
+    const auto stages = documents::infer_stages(*groups);
     for (size_t i = 0; i < stages.size(); ++i)
       for (int rank : stages[i].sorted()) out[rank] = static_cast<int>(i);
   }

@@ -17,7 +17,7 @@
 
 #include "io/table.h"
 #include "load/rank_data.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/communication_groups.h"
 #include "stats/operator_table.h"
 #include "stats/topn.h"
 
@@ -33,7 +33,7 @@ stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks);
 // (cluster_step_trace.h infer_stages) when `groups` is given, else empty (no stage information).
 // 16 ranks, tp 4, dp 2 -> {0..7: 0, 8..15: 1}.
 stats::RankStages rank_stages(const std::vector<load::RankData>& ranks,
-                              const msprof::CommGroups* groups = nullptr);
+                              const documents::CommGroups* groups = nullptr);
 
 // The table from an already merged OperatorTable. top_n = 0 keeps every key.
 // p50/p90/p99 are exact (numpy's linear interpolation) while a key has at most 2^20 kernels and

@@ -1,5 +1,6 @@
-// The recipes' table writer (recipes/frame/frame_writers.h, pandas' to_sql): a table shaped like
-// ClusterCommunicationMatrix written into a new database file, in rows and bytes per second.
+// The recipes' table writer (msprof_analyze/recipes/frame_writers.h, pandas' to_sql): a table
+// shaped like ClusterCommunicationMatrix written into a new database file, in rows and bytes per
+// second.
 //
 //   bench_frame_writer --benchmark_filter=Direct
 //
@@ -16,7 +17,7 @@
 
 #include "bench_main.h"
 #include "io/diagnostics.h"
-#include "recipes/frame/frame_writers.h"
+#include "msprof_analyze/recipes/frame_writers.h"
 
 namespace {
 
@@ -64,7 +65,7 @@ void write_table(benchmark::State& state, bool mixed) {
   for (auto _ : state) {
     ::unlink(path.c_str());
     cs::io::Diagnostics diag;
-    if (!cs::frame::write_frame_sqlite(f, path, "ClusterCommunicationMatrix", diag)) {
+    if (!cs::recipes::write_frame_sqlite(f, path, "ClusterCommunicationMatrix", diag)) {
       state.SkipWithError("write_frame_sqlite failed");
       break;
     }

@@ -16,9 +16,9 @@
 #include "load/discovery.h"
 #include "load/rank_list.h"
 #include "mpi/mpi_comm.h"
-#include "recipes/cluster_db_all.h"
-#include "recipes/recipe_registry.h"
-#include "recipes/recipe_run.h"
+#include "msprof_analyze/db_all/cluster_db_all.h"
+#include "msprof_analyze/recipes/recipe_registry.h"
+#include "msprof_analyze/recipes/recipe_run.h"
 #include "runtime/enum_names.h"
 
 namespace po = boost::program_options;
@@ -209,7 +209,7 @@ int run_cluster(int argc, char** argv) {
   // -m all: msprof-analyze's outputs as cluster_analysis.db (by default when the job has DB
   // exports, as msprof-analyze) or as its text documents, with the step trace the main run built
   // (the root's).
-  recipes::ClusterDbOptions db;
+  db_all::ClusterDbOptions db;
   db.input_dir = dir;
   db.output_dir = opts.output_dir;
   db.rank_filter = opts.load.rank_filter;
@@ -217,13 +217,13 @@ int run_cluster(int argc, char** argv) {
   db.threads = opts.load.threads;
   const bool write_db =
       *run_mode == cluster::Mode::kAll && exporting != recipes::ExportType::kText &&
-      (exporting == recipes::ExportType::kDb || recipes::job_has_db_export(mpi, db));
+      (exporting == recipes::ExportType::kDb || db_all::job_has_db_export(mpi, db));
   opts.msprof_text = !write_db;
-  std::optional<msprof::BuiltStepTrace> step_trace;
+  std::optional<documents::BuiltStepTrace> step_trace;
   int code = cluster::run_cluster(mpi, opts, write_db ? &step_trace : nullptr);
   if (write_db && code != runtime::kExitFatal) {
     db.step_trace = step_trace ? &*step_trace : nullptr;
-    if (recipes::write_cluster_analysis_db(mpi, db) != runtime::kExitOk) code = runtime::kExitFatal;
+    if (db_all::write_cluster_analysis_db(mpi, db) != runtime::kExitOk) code = runtime::kExitFatal;
   }
   io::OutputLedger::instance().finish();  // the list of this run's outputs, sorted
   return code;

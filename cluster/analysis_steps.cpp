@@ -4,7 +4,7 @@
 #include "analysis/diagnosis_summary.h"
 #include "analysis/link_observations.h"
 #include "analysis/operators_topn.h"
-#include "msprof/cluster_communication.h"
+#include "msprof_analyze/documents/cluster_communication.h"
 
 namespace cs::cluster {
 
@@ -23,31 +23,31 @@ void StepMessages::add(const io::Diagnostics& d) {
 
 GroupsResult groups_step(const std::vector<load::RankData>& ranks, const AnalysisOptions& opts) {
   GroupsResult r;
-  msprof::GroupOptions g;
+  documents::GroupOptions g;
   // msprof-analyze reads groups from the files its mode analyses.
   g.use_communication = opts.mode != Mode::kCommunicationMatrix;
   g.use_matrix = opts.mode != Mode::kCommunicationTime;
-  r.groups = msprof::build_comm_groups(ranks, g, r.messages.notes);
+  r.groups = documents::build_comm_groups(ranks, g, r.messages.notes);
   if (opts.json)
-    msprof::write_communication_group_json(in_dir(opts, "communication_group.json"), r.groups,
-                                           r.messages.output);
+    documents::write_communication_group_json(in_dir(opts, "communication_group.json"), r.groups,
+                                              r.messages.output);
   return r;
 }
 
 MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
   MatrixResult r;
-  msprof::MatrixOptions mopts;
+  documents::MatrixOptions mopts;
   mopts.use_metadata_ranks = true;  // profiler_metadata.json's ranks first, self links second
   io::Diagnostics d;
-  r.links = opts.json ? msprof::merge_and_write_cluster_matrix(
+  r.links = opts.json ? documents::merge_and_write_cluster_matrix(
                             in_dir(opts, "cluster_communication_matrix.json"), in.ranks, *in.groups,
                             d, io::JsonStyle::python(), mopts, opts.threads)
-                      : msprof::merge_matrix_links(in.ranks, *in.groups, d, mopts, opts.threads);
+                      : documents::merge_matrix_links(in.ranks, *in.groups, d, mopts, opts.threads);
   r.messages.add(d);
   return r;
 }
 
-LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const msprof::GlobalLinks& links) {
+LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const documents::GlobalLinks& links) {
   LinkDiagnosis r;
   r.slow_links = analysis::find_slow_links(analysis::link_observations(links), {},
                                            &r.unjudged_links, &r.overflowed_links);
@@ -57,9 +57,9 @@ LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const msprof::Global
 
 StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
   StepMessages r;
-  msprof::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), in.ranks,
-                                           *in.groups, r.output, io::JsonStyle::python(),
-                                           opts.threads);
+  documents::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), in.ranks,
+                                              *in.groups, r.output, io::JsonStyle::python(),
+                                              opts.threads);
   return r;
 }
 
@@ -68,10 +68,10 @@ StepTraceResult step_trace_step(const AnalysisInputs& in, const AnalysisOptions&
   if (opts.step_trace_csv || opts.keep_step_trace) {
     // Its notes are warnings; a failed write is an error (exit 1).
     io::Diagnostics d;
-    msprof::ClusterStepTrace t =
-        msprof::build_cluster_step_trace(in.ranks, *in.groups, d, opts.ranks_filtered);
+    documents::ClusterStepTrace t =
+        documents::build_cluster_step_trace(in.ranks, *in.groups, d, opts.ranks_filtered);
     if (opts.step_trace_csv)
-      msprof::write_cluster_step_trace_csv(in_dir(opts, "cluster_step_trace_time.csv"), t, d);
+      documents::write_cluster_step_trace_csv(in_dir(opts, "cluster_step_trace_time.csv"), t, d);
     r.messages.add(d);
     if (opts.keep_step_trace) r.msprof_trace = std::move(t);
   }

@@ -20,17 +20,17 @@
 #include "io/diagnostics.h"
 #include "io/table.h"
 #include "load/rank_data.h"
-#include "msprof/cluster_matrix.h"
-#include "msprof/cluster_step_trace.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
+#include "msprof_analyze/documents/cluster_step_trace.h"
+#include "msprof_analyze/documents/communication_groups.h"
 #include "stats/topn.h"
 
 namespace cs::cluster {
 
 // What every step reads; nothing in it changes while the steps run.
 struct AnalysisInputs {
-  const std::vector<load::RankData>& ranks;    // sorted by rank
-  const msprof::CommGroups* groups = nullptr;  // null when the mode builds none (-m operators)
+  const std::vector<load::RankData>& ranks;       // sorted by rank
+  const documents::CommGroups* groups = nullptr;  // null when the mode builds none (-m operators)
 };
 
 struct AnalysisOptions {
@@ -56,7 +56,7 @@ struct StepMessages {
 };
 
 struct GroupsResult {
-  msprof::CommGroups groups;
+  documents::CommGroups groups;
   StepMessages messages;
 };
 // Communication groups from the files the mode analyses, as msprof-analyze reads them (the ops are
@@ -64,7 +64,7 @@ struct GroupsResult {
 GroupsResult groups_step(const std::vector<load::RankData>& ranks, const AnalysisOptions& opts);
 
 struct MatrixResult {
-  msprof::GlobalLinks links;
+  documents::GlobalLinks links;
   StepMessages messages;
 };
 // Every rank's matrix links merged into global ones (local ranks mapped through
@@ -79,14 +79,14 @@ struct LinkDiagnosis {
   int overflowed_links = 0;  // links whose size sums are beyond 1.8e308 (slow_link.h)
 };
 // Slow links from the merged links, then slow transfers per op class (slow_transfer.h).
-LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const msprof::GlobalLinks& links);
+LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const documents::GlobalLinks& links);
 
 // cluster_communication.json (msprof-analyze's document), rendered on opts.threads threads.
 StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 struct StepTraceResult {
-  io::Table table;                        // clusterscope's step_trace table
-  msprof::ClusterStepTrace msprof_trace;  // the CSV document's rows, when opts.keep_step_trace
+  io::Table table;                           // clusterscope's step_trace table
+  documents::ClusterStepTrace msprof_trace;  // the CSV document's rows, when opts.keep_step_trace
   StepMessages messages;
 };
 // cluster_step_trace_time.csv when opts.step_trace_csv, and the step_trace table.

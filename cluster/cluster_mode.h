@@ -14,7 +14,8 @@
 
 namespace cs::cluster {
 
-// -m: which analyses run (msprof-analyze's recipes are another path: recipes/recipe_run.h).
+// -m: which analyses run (msprof-analyze's recipes are another path:
+// msprof_analyze/recipes/recipe_run.h).
 enum class Mode {
   kAll,
   kCommunicationTime,

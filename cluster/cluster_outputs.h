@@ -9,7 +9,7 @@
 #include "cluster/cluster_options.h"
 #include "cluster/table_sink.h"
 #include "io/diagnostics.h"
-#include "msprof/cluster_step_trace.h"
+#include "msprof_analyze/documents/cluster_step_trace.h"
 #include "report/cluster_report.h"
 
 namespace cs::cluster {
@@ -34,7 +34,7 @@ struct AnalysisResults {
   // cluster_step_trace_time.csv's rows, when keep_step_trace was asked and the mode has a step
   // trace (has_step_trace).
   bool has_step_trace = false;
-  msprof::ClusterStepTrace step_trace;
+  documents::ClusterStepTrace step_trace;
   // Each rank's host-heaviest operators for the report's drill-down (cluster/host_outputs.h);
   // no rows without a host timeline.
   io::Table host_rank_ops{"host_rank_ops"};

@@ -203,7 +203,7 @@ void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts)
 
 int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
                       runtime::PhaseLog& log, std::chrono::steady_clock::time_point started,
-                      std::optional<msprof::BuiltStepTrace>* step_trace) {
+                      std::optional<documents::BuiltStepTrace>* step_trace) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   if (!start_output_dir(out_dir, opts.quiet)) return runtime::kExitFatal;
   report_problems(lc);
@@ -244,7 +244,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   sink.finish();  // the HDF5 datasets of the last tables
   log.end(std::to_string(sink.count()) + " tables, written as built");
   if (step_trace && results.has_step_trace) {
-    msprof::BuiltStepTrace& built = step_trace->emplace();
+    documents::BuiltStepTrace& built = step_trace->emplace();
     built.trace = std::move(results.step_trace);
     built.from_db_exports = true;
     for (const load::RankData& r : lc.ranks) {
@@ -341,7 +341,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
 }  // namespace
 
 int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
-                std::optional<msprof::BuiltStepTrace>* step_trace) {
+                std::optional<documents::BuiltStepTrace>* step_trace) {
   const auto started = std::chrono::steady_clock::now();
   runtime::install_interrupt_handlers();
   runtime::set_interrupt_action([&mpi, &opts](int sig) { on_interrupt(mpi, opts, sig); });

@@ -6,7 +6,7 @@
 
 #include "cluster/cluster_options.h"
 #include "mpi/mpi_comm.h"
-#include "msprof/cluster_step_trace.h"
+#include "msprof_analyze/documents/cluster_step_trace.h"
 
 namespace cs::cluster {
 
@@ -17,6 +17,6 @@ namespace cs::cluster {
 // the root prints one line, and every process exits 130/143 (MPI_Abort under a launcher).
 // step_trace (optional): on the root, set to the step trace the analyses built (modes with one).
 int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
-                std::optional<msprof::BuiltStepTrace>* step_trace = nullptr);
+                std::optional<documents::BuiltStepTrace>* step_trace = nullptr);
 
 }  // namespace cs::cluster

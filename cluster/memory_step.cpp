@@ -5,8 +5,8 @@
 
 namespace cs::cluster {
 
-std::string memory_step(const std::vector<load::RankData>& ranks, const msprof::CommGroups* groups,
-                        TableSink& sink) {
+std::string memory_step(const std::vector<load::RankData>& ranks,
+                        const documents::CommGroups* groups, TableSink& sink) {
   const stats::RankStages stages = analysis::rank_stages(ranks, groups);
   std::vector<memory::RankMemoryRef> refs;
   for (const load::RankData& r : ranks) {
@@ -24,7 +24,7 @@ std::string memory_step(const std::vector<load::RankData>& ranks, const msprof::
   sink.put(memory::memory_curves_table(refs));
   if (groups) {
     std::vector<memory::MemoryGroup> g;
-    for (const msprof::CommGroup& c : groups->collective)
+    for (const documents::CommGroup& c : groups->collective)
       g.push_back({c.pg_name.empty() ? c.group_name : c.pg_name, c.group_name, c.rank_set});
     sink.put(memory::memory_groups_table(refs, g));
   }

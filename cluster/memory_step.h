@@ -8,7 +8,7 @@
 
 #include "cluster/table_sink.h"
 #include "load/rank_data.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/communication_groups.h"
 
 namespace cs::cluster {
 
@@ -19,7 +19,7 @@ inline const std::vector<std::string> kMemoryReportTables = {"memory_ranks", "me
 // Returns the summary lines ("" when no rank has memory data).
 // `groups` (may be null): the communication groups, for memory_groups and the pipeline stages
 // where the metadata does not say them.
-std::string memory_step(const std::vector<load::RankData>& ranks, const msprof::CommGroups* groups,
-                        TableSink& sink);
+std::string memory_step(const std::vector<load::RankData>& ranks,
+                        const documents::CommGroups* groups, TableSink& sink);
 
 }  // namespace cs::cluster

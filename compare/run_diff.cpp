@@ -12,8 +12,8 @@
 
 #include "compare/diff.h"
 #include "io/comm_keys.h"
-#include "msprof/cluster_matrix.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
+#include "msprof_analyze/documents/communication_groups.h"
 #include "readers/matrix.h"
 
 namespace cs::compare {
@@ -242,7 +242,7 @@ void operator_candidates(const std::vector<RankData>& base, const std::vector<Ra
 // Group hash -> "pg_name (r0, r1, ...)" from one side's groups.
 std::map<std::string, std::string> group_labels(const std::vector<RankData>& ranks) {
   io::Diagnostics scratch;
-  const auto groups = msprof::build_comm_groups(ranks, {}, scratch);
+  const auto groups = documents::build_comm_groups(ranks, {}, scratch);
   std::map<std::string, std::string> out;
   for (const auto* g : groups.all()) {
     std::string label = g->pg_name.empty() ? std::string() : g->pg_name + " ";
@@ -296,8 +296,8 @@ void link_candidates(const std::vector<RankData>& base, const std::vector<RankDa
   for (int side = 0; side < 2; ++side) {
     const auto& ranks = side == 0 ? base : comp;
     io::Diagnostics scratch;
-    const auto groups = msprof::build_comm_groups(ranks, {}, scratch);
-    const auto merged = msprof::merge_matrix_links(ranks, groups, scratch);
+    const auto groups = documents::build_comm_groups(ranks, {}, scratch);
+    const auto merged = documents::merge_matrix_links(ranks, groups, scratch);
     std::set<std::string> steps;
     for (const auto& l : merged) steps.emplace(l.step());
     const double n = steps.empty() ? 1.0 : static_cast<double>(steps.size());

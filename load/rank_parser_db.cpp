@@ -188,7 +188,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
   }
   // MindSpore's and CANN msprof's communication_analyzer.db has no StepTraceTime: their step
   // trace is the whole-run row -m all computes from the profiler database
-  // (recipes/cluster_db_step_trace), as msprof-analyze does.
+  // (msprof_analyze/db_all/cluster_db_step_trace), as msprof-analyze does.
   const bool analyzer_without_steps =
       (entry.framework == Framework::kMindSpore || entry.framework == Framework::kMsprof) &&
       analysis.exists() && analysis.get() && !analysis.get()->has_table("StepTraceTime");

@@ -10,7 +10,8 @@ What it does (a mechanical step, re-runnable after merging other branches):
      outside FOLDER are listed as conflicts and left alone (their uses are fixed by hand).
   2. In FOLDER's files: `namespace OLD {` (and `OLD::x {`, the closing comments) become NEW.
   3. In FOLDER's files, an unqualified use of a name that stays in OLD (declared there by another
-     folder's header) becomes `<OLD's last part>::name`.
+     folder's header) becomes `<OLD's last part>::name` (not when NEW nests in OLD: OLD's names
+     are seen from NEW as they are).
   4. Everywhere (.cpp/.h outside build trees): `OLD::name` and its short forms (`cluster::name`
      where OLD is cs::cluster) become NEW's; in files whose code is inside OLD (they open it) an
      unqualified use of a name becomes `<NEW's last part>::name`, in code only (not comments or
@@ -156,7 +157,9 @@ def main():
     conflicts = sorted(names & others)
     names -= set(conflicts)
     # What stays in OLD, which the folder's own code named unqualified: now `<OLD's last part>::x`.
-    staying = others - set(conflicts)
+    # (When NEW nests in OLD, e.g. cs::recipes -> cs::recipes::slow_rank, OLD's names are seen
+    # from NEW unqualified: nothing to do.)
+    staying = set() if new.startswith(old + "::") else others - set(conflicts)
     print(f"{folder}: {len(names)} names move from {old} to {new}: {' '.join(sorted(names))}")
     if conflicts:
         print(f"  conflicts (also declared in {old} elsewhere; left alone): {' '.join(conflicts)}")

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <random>
 
+#include "documents/msprof_golden.h"
 #include "generator/generator.h"
 #include "load/discovery.h"
 #include "load/rank_parser.h"
-#include "msprof/cluster_communication.h"
-#include "msprof/cluster_matrix.h"
-#include "msprof/msprof_golden.h"
+#include "msprof_analyze/documents/cluster_communication.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
 
 namespace cs::cluster {
 namespace {
@@ -54,7 +54,7 @@ std::vector<std::string> texts(const io::Column* c) {
 TEST(CommTables, OpsTableRowsAndValues) {
   const auto ranks = test::load_case("set_order");
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
   const io::Table t = analysis::communication_ops_table(ranks, groups);
   t.validate();
   // Every op report of every rank, once.
@@ -84,7 +84,7 @@ TEST(CommTables, OpsTableRowsAndValues) {
 TEST(CommTables, BandwidthTableEqualsTotals) {
   const auto ranks = test::load_case("tp2pp2");
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
   const io::Table t = analysis::communication_bandwidth_table(ranks, groups);
   t.validate();
   ASSERT_GT(t.rows(), 0u);
@@ -100,7 +100,7 @@ TEST(CommTables, BandwidthTableEqualsTotals) {
   std::string tp_group;
   for (const auto& op : st.collective) {
     if (op.name == "Total Op Info") continue;
-    tp_group = std::string(msprof::py_group_of(op.name));
+    tp_group = std::string(documents::py_group_of(op.name));
     for (const auto& tr : op.transports)
       if (tr.name == "HCCS") want += tr.get(readers::kTrSizeMb);
   }
@@ -119,8 +119,8 @@ TEST(CommTables, BandwidthTableEqualsTotals) {
 TEST(CommTables, MatrixAndStepTraceTables) {
   const auto ranks = test::load_case("tp2pp2");
   io::Diagnostics diag;
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
-  const auto links = msprof::merge_matrix_links(ranks, groups, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  const auto links = documents::merge_matrix_links(ranks, groups, diag);
   const io::Table m = analysis::communication_matrix_table(links);
   m.validate();
   EXPECT_EQ(m.rows(), links.size());
@@ -153,8 +153,8 @@ TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
   for (const auto& e : load::discover_ranks(dir.string()).ranks)
     ranks.push_back(load::parse_rank(e, load::ParseOptions{}));
   fs::remove_all(dir);
-  const msprof::CommGroups groups = msprof::build_comm_groups(ranks, {}, diag);
-  const auto links = msprof::merge_matrix_links(ranks, groups, diag);
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  const auto links = documents::merge_matrix_links(ranks, groups, diag);
   ASSERT_GE(links.size(), 4096u);
   const io::Table one = analysis::communication_matrix_table(links, 1);
   const io::Table two = analysis::communication_matrix_table(links, 2);

@@ -31,8 +31,8 @@
 #include "generator/generator.h"
 #include "load/discovery.h"
 #include "load/rank_parser.h"
-#include "msprof/cluster_matrix.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
+#include "msprof_analyze/documents/communication_groups.h"
 
 namespace cs::cluster {
 namespace {
@@ -217,11 +217,11 @@ struct Suite {
 
   void judge(const std::string& name, const std::vector<load::RankData>& data, const Truth& truth) {
     io::Diagnostics mdiag;
-    auto groups = msprof::build_comm_groups(data, msprof::GroupOptions{}, mdiag);
-    msprof::MatrixOptions mopts;
+    auto groups = documents::build_comm_groups(data, documents::GroupOptions{}, mdiag);
+    documents::MatrixOptions mopts;
     mopts.use_metadata_ranks = true;  // as `cluster` merges them
     const auto slow_links = analysis::find_slow_links(
-        analysis::link_observations(msprof::merge_matrix_links(data, groups, mdiag, mopts)));
+        analysis::link_observations(documents::merge_matrix_links(data, groups, mdiag, mopts)));
     const auto slow_ranks =
         analysis::analyze_slow_ranks(data, analysis::rank_stages(data, &groups), slow_links)
             .findings;
@@ -272,7 +272,7 @@ struct Suite {
   // The slowed kernel type on the slowed rank tops the peer-relative spread ranking.
   void judge_kernel(const std::vector<load::RankData>& data, const generator::SlowKernel& k) {
     io::Diagnostics mdiag;
-    auto groups = msprof::build_comm_groups(data, msprof::GroupOptions{}, mdiag);
+    auto groups = documents::build_comm_groups(data, documents::GroupOptions{}, mdiag);
     auto by_cv = stats::select_topn(analysis::merge_operators(data), 1, stats::OrderBy::kCv,
                                     analysis::rank_stages(data, &groups));
     ++kernel_cases;

@@ -27,7 +27,7 @@
 #include "host/rank_host.h"
 #include "load/discovery.h"
 #include "load/rank_parser.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/communication_groups.h"
 #include "support/test_files.h"
 
 namespace cs::cluster {
@@ -131,7 +131,7 @@ Outcome diagnose(const std::string& dir, bool db) {
   std::sort(ranks.begin(), ranks.end(),
             [](const load::RankData& a, const load::RankData& b) { return a.rank() < b.rank(); });
   io::Diagnostics diag;
-  auto groups = msprof::build_comm_groups(ranks, msprof::GroupOptions{}, diag);
+  auto groups = documents::build_comm_groups(ranks, documents::GroupOptions{}, diag);
   Outcome out;
   out.slow =
       analysis::analyze_slow_ranks(ranks, analysis::rank_stages(ranks, &groups), {}).findings;

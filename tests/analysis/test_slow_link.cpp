@@ -111,17 +111,17 @@ TEST(SlowLink, IgnoresBadObservations) {
 // The adapter leaves out what find_slow_links() ignores (derived keys, LOCAL and self links) and
 // keeps the rest in link order.
 TEST(SlowLink, ObservationsLeaveOutIgnoredLinks) {
-  msprof::GlobalLinks links;
-  msprof::GlobalLinks::Chunk chunk;
+  documents::GlobalLinks links;
+  documents::GlobalLinks::Chunk chunk;
   auto op = [&](const char* key) {
     chunk.ops.push_back({"step1", key, "1", &chunk.names});
     return &chunk.ops.back();
   };
-  const msprof::GlobalLinkOp* total = op("allreduce-total@1");
-  const msprof::GlobalLinkOp* top = op("allreduce-top1@1");
-  const msprof::GlobalLinkOp* info = op("Total Op Info@1");
-  auto link = [&](const msprof::GlobalLinkOp* o, int src, int dst, const char* tr) {
-    msprof::GlobalLink l;
+  const documents::GlobalLinkOp* total = op("allreduce-total@1");
+  const documents::GlobalLinkOp* top = op("allreduce-top1@1");
+  const documents::GlobalLinkOp* info = op("Total Op Info@1");
+  auto link = [&](const documents::GlobalLinkOp* o, int src, int dst, const char* tr) {
+    documents::GlobalLink l;
     l.op = o;
     l.src_rank = src;
     l.dst_rank = dst;

@@ -12,8 +12,8 @@
 #include "generator/generator.h"
 #include "load/discovery.h"
 #include "load/rank_parser.h"
-#include "msprof/cluster_matrix.h"
-#include "msprof/communication_groups.h"
+#include "msprof_analyze/documents/cluster_matrix.h"
+#include "msprof_analyze/documents/communication_groups.h"
 
 namespace cs::cluster {
 namespace {
@@ -114,9 +114,9 @@ std::vector<analysis::SlowTransferFinding> generated(const std::string& name,
   std::vector<load::RankData> ranks;
   for (const auto& e : disc.ranks) ranks.push_back(load::parse_rank(e, load::ParseOptions{}));
   io::Diagnostics d;
-  auto groups = msprof::build_comm_groups(ranks, msprof::GroupOptions{}, d);
+  auto groups = documents::build_comm_groups(ranks, documents::GroupOptions{}, d);
   auto links = analysis::find_slow_links(
-      analysis::link_observations(msprof::merge_matrix_links(ranks, groups, d)));
+      analysis::link_observations(documents::merge_matrix_links(ranks, groups, d)));
   auto found = analysis::find_slow_transfers(ranks, links);
   fs::remove_all(dir);
   return found;

@@ -1,5 +1,5 @@
 // run_cluster hands the step trace its analyses built to the command's next output
-// (cluster_analysis.db of -m all, recipes/cluster_db_all.h): the rows of
+// (cluster_analysis.db of -m all, msprof_analyze/db_all/cluster_db_all.h): the rows of
 // cluster_step_trace_time.csv and what they were read from (rank directories, DB export or text,
 // --step).
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include "cluster/cluster_run.h"
 
 namespace fs = std::filesystem;
-using cs::msprof::BuiltStepTrace;
+using cs::documents::BuiltStepTrace;
 
 namespace {
 
@@ -59,14 +59,14 @@ TEST(ClusterRunStepTrace, DbJobHandsItsRowsAndRanks) {
   EXPECT_FALSE(r.built->one_step);
   EXPECT_EQ(r.built->rank_dirs.size(), 2u);
   ASSERT_FALSE(r.csv.empty());
-  EXPECT_EQ(cs::msprof::format_cluster_step_trace(r.built->trace), r.csv);
+  EXPECT_EQ(cs::documents::format_cluster_step_trace(r.built->trace), r.csv);
 }
 
 TEST(ClusterRunStepTrace, TextJobAndOneStepAreSaidSo) {
   const Outcome text = run(kData + "/ascend-real/text_level1", "text");
   ASSERT_TRUE(text.built.has_value());
   EXPECT_FALSE(text.built->from_db_exports);
-  EXPECT_EQ(cs::msprof::format_cluster_step_trace(text.built->trace), text.csv);
+  EXPECT_EQ(cs::documents::format_cluster_step_trace(text.built->trace), text.csv);
 
   const Outcome one = run(kData + "/ascend-real/db_level1", "step", 50);
   ASSERT_TRUE(one.built.has_value());

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
-#include "recipes/frame/frame.h"
+#include "frame/frame.h"
 #include "support/test_files.h"
 
 // STRING_IDS and TASK as torch_npu creates them, for a test's schema literal:

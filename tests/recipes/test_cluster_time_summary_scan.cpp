@@ -1,8 +1,8 @@
-// recipes/cluster_time_summary_scan.h: the communication and overlap rows read as table scans
-// give what msprof-analyze's SQL gives on the same rows (steps sharing a boundary, NULL step
-// ranges, tasks without a launch, equal times across compute, communication and memory copies),
-// and the scans decline what they cannot reproduce.
-#include "recipes/cluster_time_summary_scan.h"
+// msprof_analyze/recipes/cluster_time_summary/cluster_time_summary_scan.h: the communication and
+// overlap rows read as table scans give what msprof-analyze's SQL gives on the same rows (steps
+// sharing a boundary, NULL step ranges, tasks without a launch, equal times across compute,
+// communication and memory copies), and the scans decline what they cannot reproduce.
+#include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary_scan.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -14,8 +14,8 @@
 #include <string>
 #include <tuple>
 
-#include "recipes/cluster_time_summary.h"
-#include "recipes/frame/rank_db.h"
+#include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary.h"
+#include "msprof_analyze/recipes/rank_db.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/scan_test_util.h"
 #include "support/sqlite_exec.h"
@@ -93,12 +93,14 @@ TEST(TimeSummaryScan, CommunicationRowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     const std::string path = make_db(dir, seed);
     io::Diagnostics diag;
-    frame::RankDb db(path, diag);
+    recipes::RankDb db(path, diag);
     ASSERT_TRUE(db.ok());
-    const std::string sql = cluster_time_summary_communication_sql(true);
+    const std::string sql = cluster_time_summary::cluster_time_summary_communication_sql(true);
     frame::Frame want, got;
     ASSERT_TRUE(db.query(sql, {kLo, kHi}, want, "COMMUNICATION_OP", diag));
-    ASSERT_TRUE(TimeSummaryScan(db.database()).communication(sql, kLo, kHi, got)) << seed;
+    ASSERT_TRUE(
+        cluster_time_summary::TimeSummaryScan(db.database()).communication(sql, kLo, kHi, got))
+        << seed;
     expect_same_frame(got, want, seed);
   }
   std::filesystem::remove_all(dir);
@@ -123,12 +125,13 @@ TEST(TimeSummaryScan, OverlapRowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     const std::string path = make_db(dir, seed);
     io::Diagnostics diag;
-    frame::RankDb db(path, diag);
+    recipes::RankDb db(path, diag);
     ASSERT_TRUE(db.ok());
-    const std::string sql = cluster_time_summary_overlap_sql(true);
+    const std::string sql = cluster_time_summary::cluster_time_summary_overlap_sql(true);
     frame::Frame want, got;
     ASSERT_TRUE(db.query(sql, {kLo, kHi}, want, "TASK", diag));
-    ASSERT_TRUE(TimeSummaryScan(db.database()).overlap(sql, kLo, kHi, got)) << seed;
+    ASSERT_TRUE(cluster_time_summary::TimeSummaryScan(db.database()).overlap(sql, kLo, kHi, got))
+        << seed;
     ASSERT_EQ(got.rows(), want.rows()) << "seed " << seed;
     for (size_t c = 0; c < want.columns.size(); ++c)
       EXPECT_EQ(got.columns[c].name, want.columns[c].name);
@@ -149,18 +152,21 @@ TEST(TimeSummaryScan, DeclinesOtherPlansAndValues) {
   {  // no TaskIndex: another plan
     const std::string path = make_db(dir, 5, false);
     io::Diagnostics diag;
-    frame::RankDb db(path, diag);
+    recipes::RankDb db(path, diag);
     frame::Frame got;
-    EXPECT_FALSE(TimeSummaryScan(db.database())
-                     .overlap(cluster_time_summary_overlap_sql(true), kLo, kHi, got));
+    EXPECT_FALSE(
+        cluster_time_summary::TimeSummaryScan(db.database())
+            .overlap(cluster_time_summary::cluster_time_summary_overlap_sql(true), kLo, kHi, got));
   }
   {  // without STEP_TIME the queries are other queries
     const std::string path = make_db(dir, 6);
     io::Diagnostics diag;
-    frame::RankDb db(path, diag);
+    recipes::RankDb db(path, diag);
     frame::Frame got;
-    EXPECT_FALSE(TimeSummaryScan(db.database())
-                     .communication(cluster_time_summary_communication_sql(false), kLo, kHi, got));
+    EXPECT_FALSE(
+        cluster_time_summary::TimeSummaryScan(db.database())
+            .communication(cluster_time_summary::cluster_time_summary_communication_sql(false), kLo,
+                           kHi, got));
   }
   {  // a text start time
     const std::string path = make_db(dir, 7);
@@ -171,10 +177,11 @@ TEST(TimeSummaryScan, DeclinesOtherPlansAndValues) {
               SQLITE_OK);
     sqlite3_close(w);
     io::Diagnostics diag;
-    frame::RankDb db(path, diag);
+    recipes::RankDb db(path, diag);
     frame::Frame got;
-    EXPECT_FALSE(TimeSummaryScan(db.database())
-                     .overlap(cluster_time_summary_overlap_sql(true), kLo, kHi, got));
+    EXPECT_FALSE(
+        cluster_time_summary::TimeSummaryScan(db.database())
+            .overlap(cluster_time_summary::cluster_time_summary_overlap_sql(true), kLo, kHi, got));
   }
   std::filesystem::remove_all(dir);
 }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/communication_bottleneck/communication_bottleneck.h"
+#include "msprof_analyze/recipes/communication_bottleneck/communication_bottleneck.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;

@@ -1,7 +1,8 @@
-// recipes/compute_op_sum_scan.h: compute_op_sum's query read as table scans gives exactly what
-// msprof-analyze's SQL gives on the same rows (equal starts, NULL starts and ids, missing
-// strings, tasks outside the range), and the scan declines what it cannot reproduce.
-#include "recipes/compute_op_sum_scan.h"
+// msprof_analyze/recipes/compute_op_sum/compute_op_sum_scan.h: compute_op_sum's query read as table
+// scans gives exactly what msprof-analyze's SQL gives on the same rows (equal starts, NULL starts
+// and ids, missing strings, tasks outside the range), and the scan declines what it cannot
+// reproduce.
+#include "msprof_analyze/recipes/compute_op_sum/compute_op_sum_scan.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -11,8 +12,8 @@
 #include <random>
 #include <string>
 
-#include "recipes/compute_op_sum.h"
-#include "recipes/frame/rank_db.h"
+#include "msprof_analyze/recipes/compute_op_sum/compute_op_sum.h"
+#include "msprof_analyze/recipes/rank_db.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/scan_test_util.h"
 
@@ -64,11 +65,12 @@ TEST(ComputeOpSumScan, RowsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("cos-scan");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want, got;
-    ASSERT_TRUE(db.query(compute_op_sum_sql(), {0, kMax}, want, "TASK", diag));
-    ASSERT_TRUE(scan_compute_ops(db.database(), compute_op_sum_sql(), 0, kMax, got))
+    ASSERT_TRUE(db.query(compute_op_sum::compute_op_sum_sql(), {0, kMax}, want, "TASK", diag));
+    ASSERT_TRUE(compute_op_sum::scan_compute_ops(
+        db.database(), compute_op_sum::compute_op_sum_sql(), 0, kMax, got))
         << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
@@ -79,9 +81,11 @@ TEST(ComputeOpSumScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("cos-decline");
     t.exec(rows);
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     frame::Frame got;
-    EXPECT_FALSE(scan_compute_ops(db.database(), compute_op_sum_sql(), 0, kMax, got)) << what;
+    EXPECT_FALSE(compute_op_sum::scan_compute_ops(
+        db.database(), compute_op_sum::compute_op_sum_sql(), 0, kMax, got))
+        << what;
   };
   declines(random_rows(3, ""), "no TaskIndex: another plan");
   declines(random_rows(3, "CREATE INDEX TaskIndex ON TASK (startNs, endNs);"),

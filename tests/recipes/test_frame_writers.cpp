@@ -1,8 +1,8 @@
-// recipes/frame/frame_writers.h, the SQLite writer: a table SQLite would store unchanged is written
-// straight into the file's pages (recipes/frame/frame_sqlite_direct.h), and must read back exactly
-// as SQLite's own table; others go through SQLite. Tables already there are kept; a file that
-// cannot be written is one error and left as it was.
-#include "recipes/frame/frame_writers.h"
+// msprof_analyze/recipes/frame_writers.h, the SQLite writer: a table SQLite would store unchanged
+// is written straight into the file's pages (msprof_analyze/recipes/frame_sqlite_direct.h), and
+// must read back exactly as SQLite's own table; others go through SQLite. Tables already there are
+// kept; a file that cannot be written is one error and left as it was.
+#include "msprof_analyze/recipes/frame_writers.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "io/output_file.h"
-#include "recipes/frame/frame_sqlite_direct.h"
+#include "msprof_analyze/recipes/frame_sqlite_direct.h"
 #include "recipes/recipe_test_util.h"
 #include "support/test_files.h"
 
@@ -113,8 +113,8 @@ TEST(FrameSqliteWriter, TablesWrittenStraightIntoTheFileReadBackAsSQLiteStoresTh
   // Thousands of rows: many leaf pages and interior pages; then a second table after it.
   const frame::Frame f = plain_frame(20000);
   io::Diagnostics diag;
-  ASSERT_TRUE(frame::write_frame_sqlite(f, path, "T", diag));
-  ASSERT_TRUE(frame::write_frame_sqlite(plain_frame(3), path, "Second", diag));
+  ASSERT_TRUE(recipes::write_frame_sqlite(f, path, "T", diag));
+  ASSERT_TRUE(recipes::write_frame_sqlite(plain_frame(3), path, "Second", diag));
   EXPECT_FALSE(diag.has_errors()) << test::all_diags(diag);
   EXPECT_EQ(query_one(path, "PRAGMA integrity_check"), "ok");
   const std::string create = query_one(path, "SELECT sql FROM sqlite_master WHERE name = 'T'");
@@ -134,9 +134,9 @@ TEST(FrameSqliteWriter, TablesWrittenStraightIntoTheFileReadBackAsSQLiteStoresTh
   EXPECT_NE(want.find("|r:0|"), std::string::npos) << "SQLite stores -0.0 as 0";
   // write_frame_sqlite took the direct path: called alone it writes the same table.
   const std::string direct = t.str() + "/direct.db";
-  ASSERT_EQ(frame::write_frame_sqlite_direct(f, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"}, direct,
-                                             "T", create, direct, diag),
-            frame::DirectWrite::kWritten);
+  ASSERT_EQ(recipes::write_frame_sqlite_direct(f, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"},
+                                               direct, "T", create, direct, diag),
+            recipes::DirectWrite::kWritten);
   EXPECT_TRUE(test::dump_sqlite(direct) == want);
   // Whole REALs are stored as SQLite stores them (as integers): the file is no larger.
   EXPECT_LE(std::filesystem::file_size(path), std::filesystem::file_size(reference) + 4096 * 2);
@@ -152,8 +152,8 @@ TEST(FrameSqliteWriter, ATableEncodedOnSeveralThreadsIsTheSameFile) {
   for (int k = 0; k < 3; ++k) {
     const std::string path = t.str() + "/t" + std::to_string(threads[k]) + ".db";
     io::Diagnostics diag;
-    ASSERT_TRUE(frame::write_frame_sqlite(f, path, "T", diag, threads[k]));
-    ASSERT_TRUE(frame::write_frame_sqlite(plain_frame(3), path, "Second", diag, threads[k]));
+    ASSERT_TRUE(recipes::write_frame_sqlite(f, path, "T", diag, threads[k]));
+    ASSERT_TRUE(recipes::write_frame_sqlite(plain_frame(3), path, "Second", diag, threads[k]));
     EXPECT_FALSE(diag.has_errors()) << test::all_diags(diag);
     EXPECT_EQ(query_one(path, "SELECT count(*) FROM T"), "50000");
     files[k] = test::slurp(path);
@@ -170,17 +170,17 @@ TEST(FrameSqliteWriter, TablesSQLiteWouldConvertOrIndexAreWrittenBySQLite) {
   // "mixed" holds texts and integers: a TEXT column, whose integers SQLite turns into text.
   frame::Frame mixed = sample_frame(100, false);
   for (size_t r = 0; r < mixed.rows(); r += 2) mixed.columns[4].cells[r] = frame::Cell::text("x");
-  EXPECT_EQ(frame::write_frame_sqlite_direct(mixed, {"TEXT", "INTEGER", "REAL", "TEXT", "TEXT"},
-                                             path, "M", "CREATE TABLE \"M\" (a)", path, diag),
-            frame::DirectWrite::kNotApplicable);
+  EXPECT_EQ(recipes::write_frame_sqlite_direct(mixed, {"TEXT", "INTEGER", "REAL", "TEXT", "TEXT"},
+                                               path, "M", "CREATE TABLE \"M\" (a)", path, diag),
+            recipes::DirectWrite::kNotApplicable);
   frame::Frame indexed = plain_frame(10);
   indexed.index_columns = 1;
-  EXPECT_EQ(frame::write_frame_sqlite_direct(indexed, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"},
-                                             path, "I", "CREATE TABLE \"I\" (a)", path, diag),
-            frame::DirectWrite::kNotApplicable);
+  EXPECT_EQ(recipes::write_frame_sqlite_direct(indexed, {"TEXT", "INTEGER", "REAL", "TEXT", "REAL"},
+                                               path, "I", "CREATE TABLE \"I\" (a)", path, diag),
+            recipes::DirectWrite::kNotApplicable);
   EXPECT_FALSE(std::filesystem::exists(path));
-  ASSERT_TRUE(frame::write_frame_sqlite(mixed, path, "M", diag));
-  ASSERT_TRUE(frame::write_frame_sqlite(indexed, path, "I", diag));
+  ASSERT_TRUE(recipes::write_frame_sqlite(mixed, path, "M", diag));
+  ASSERT_TRUE(recipes::write_frame_sqlite(indexed, path, "I", diag));
   EXPECT_FALSE(diag.has_errors()) << test::all_diags(diag);
   EXPECT_EQ(query_one(path, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(query_one(path, "SELECT typeof(mixed) || mixed FROM M WHERE rowid = 2"), "text1");
@@ -191,8 +191,8 @@ TEST(FrameSqliteWriter, ATableWrittenAgainIsReplaced) {
   test::TempDir t("cs_frame_writer");
   const std::string path = t.str() + "/out.db";
   io::Diagnostics diag;
-  ASSERT_TRUE(frame::write_frame_sqlite(sample_frame(50, false), path, "T", diag));
-  ASSERT_TRUE(frame::write_frame_sqlite(sample_frame(4, false), path, "T", diag));
+  ASSERT_TRUE(recipes::write_frame_sqlite(sample_frame(50, false), path, "T", diag));
+  ASSERT_TRUE(recipes::write_frame_sqlite(sample_frame(4, false), path, "T", diag));
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
@@ -210,7 +210,7 @@ TEST(FrameSqliteWriter, ANonDatabaseIsOneErrorNamingTheFinalFileAndLeftAsItWas) 
   const std::string junk(8192, 'x');
   test::write_file(tmp, junk);
   io::Diagnostics diag;
-  EXPECT_FALSE(frame::write_frame_sqlite(sample_frame(10, false), tmp, "T", diag));
+  EXPECT_FALSE(recipes::write_frame_sqlite(sample_frame(10, false), tmp, "T", diag));
   ASSERT_EQ(diag.items().size(), 1u) << test::all_diags(diag);
   EXPECT_EQ(diag.items()[0].file, final_path);
   EXPECT_EQ(test::slurp(tmp), junk);
@@ -220,7 +220,7 @@ TEST(FrameSqliteWriter, AMissingDirectoryIsOneErrorNamingTheFile) {
   test::TempDir t("cs_frame_writer");
   const std::string path = t.str() + "/no/such/dir/out.db";
   io::Diagnostics diag;
-  EXPECT_FALSE(frame::write_frame_sqlite(sample_frame(10, false), path, "T", diag));
+  EXPECT_FALSE(recipes::write_frame_sqlite(sample_frame(10, false), path, "T", diag));
   ASSERT_EQ(diag.items().size(), 1u) << test::all_diags(diag);
   EXPECT_EQ(diag.items()[0].file, path);
   EXPECT_NE(diag.items()[0].what.find("cannot write the database"), std::string::npos)

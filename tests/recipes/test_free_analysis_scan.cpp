@@ -1,7 +1,8 @@
-// recipes/free_analysis_scan.h: the busy intervals and the link rows read as table scans give
-// exactly what msprof-analyze's SQL gives on the same rows (ties, equal starts, nested and
-// zero-length tasks, repeated connection ids), and the scans decline what they cannot reproduce.
-#include "recipes/free_analysis_scan.h"
+// msprof_analyze/recipes/free_analysis/free_analysis_scan.h: the busy intervals and the link rows
+// read as table scans give exactly what msprof-analyze's SQL gives on the same rows (ties, equal
+// starts, nested and zero-length tasks, repeated connection ids), and the scans decline what they
+// cannot reproduce.
+#include "msprof_analyze/recipes/free_analysis/free_analysis_scan.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -11,8 +12,8 @@
 #include <string>
 #include <type_traits>
 
-#include "recipes/frame/rank_db.h"
-#include "recipes/free_analysis.h"
+#include "msprof_analyze/recipes/free_analysis/free_analysis.h"
+#include "msprof_analyze/recipes/rank_db.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/scan_test_util.h"
 
@@ -84,8 +85,8 @@ std::string random_rows(unsigned seed, bool task_index = true, bool nulls = fals
 TEST(MergeBusyIntervals, NestedTouchingEqualStartsAndZeroLength) {
   // (0,10) holds (2,5); (10,12) touches it (not later: one group); (12,12) zero length; (20,25)
   // and (20,21) start together; (29,29) alone.
-  const auto out =
-      merge_busy_intervals({{20, 21}, {0, 10}, {2, 5}, {10, 12}, {12, 12}, {20, 25}, {29, 29}});
+  const auto out = free_analysis::merge_busy_intervals(
+      {{20, 21}, {0, 10}, {2, 5}, {10, 12}, {12, 12}, {20, 25}, {29, 29}});
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0].start, 0);
   EXPECT_EQ(out[0].end, 12);
@@ -93,13 +94,13 @@ TEST(MergeBusyIntervals, NestedTouchingEqualStartsAndZeroLength) {
   EXPECT_EQ(out[1].end, 25);
   EXPECT_EQ(out[2].start, 29);
   EXPECT_EQ(out[2].end, 29);
-  EXPECT_TRUE(merge_busy_intervals({}).empty());
+  EXPECT_TRUE(free_analysis::merge_busy_intervals({}).empty());
 }
 
 TEST(MergeBusyIntervals, EqualStartsShareAGroupEvenAfterAnEarlierEnd) {
   // (5,3) ends before it starts; (5,9) starts with it: one group from 5 to 9, as SUM() OVER
   // (ORDER BY startNs) gives the peers one group id.
-  const auto out = merge_busy_intervals({{0, 1}, {5, 3}, {5, 9}});
+  const auto out = free_analysis::merge_busy_intervals({{0, 1}, {5, 3}, {5, 9}});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1].start, 5);
   EXPECT_EQ(out[1].end, 9);
@@ -110,12 +111,12 @@ TEST(FreeAnalysisScan, BusyIntervalsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("fa-busy");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want;
-    ASSERT_TRUE(db.query(free_analysis_busy_sql(), {}, want, "TASK", diag));
-    std::vector<BusyInterval> got;
-    ASSERT_TRUE(scan_busy_intervals(db.database(), got)) << "seed " << seed;
+    ASSERT_TRUE(db.query(free_analysis::free_analysis_busy_sql(), {}, want, "TASK", diag));
+    std::vector<free_analysis::BusyInterval> got;
+    ASSERT_TRUE(free_analysis::scan_busy_intervals(db.database(), got)) << "seed " << seed;
     ASSERT_EQ(got.size(), want.rows()) << "seed " << seed;
     for (size_t i = 0; i < got.size(); ++i) {
       EXPECT_EQ(frame::Cell::integer(got[i].start), want.columns[0].cells[i]) << "seed " << seed;
@@ -125,7 +126,8 @@ TEST(FreeAnalysisScan, BusyIntervalsEqualTheSqlOnRandomRows) {
 }
 
 // A raw value is copied to every row its launch matches: no text copied with it.
-static_assert(std::is_trivially_copyable_v<RawValue> && sizeof(RawValue) == 32);
+static_assert(std::is_trivially_copyable_v<free_analysis::RawValue> &&
+              sizeof(free_analysis::RawValue) == 32);
 
 // The link rows the scan gives for `seed`'s rows are the SQL's, row for row.
 void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
@@ -133,15 +135,16 @@ void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
     ScratchProfilerDb t("fa-link");
     t.exec(random_rows(seed, true, nulls));
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want;
-    LinkRows scanned;
-    ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, want, "TASK", diag));
-    ASSERT_TRUE(scan_link_rows(db.database(), free_analysis_link_sql(), scanned))
+    free_analysis::LinkRows scanned;
+    ASSERT_TRUE(db.query(free_analysis::free_analysis_link_sql(), {}, want, "TASK", diag));
+    ASSERT_TRUE(free_analysis::scan_link_rows(db.database(),
+                                              free_analysis::free_analysis_link_sql(), scanned))
         << "seed " << seed;
     // Moved, the rows still read their texts (kept by the LinkRows, not by each value).
-    const LinkRows got = std::move(scanned);
+    const free_analysis::LinkRows got = std::move(scanned);
     ASSERT_EQ(want.columns.size(), 7u);
     ASSERT_EQ(got.cells.columns.size(), 5u);
     ASSERT_EQ(got.cells.rows(), want.rows()) << "seed " << seed;
@@ -156,7 +159,7 @@ void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
     ASSERT_EQ(got.pytorch_end.size(), want.rows());
     for (size_t r = 0; r < want.rows(); ++r)
       for (size_t c : {5u, 6u}) {
-        const RawValue& v = c == 5 ? got.pytorch_ts[r] : got.pytorch_end[r];
+        const free_analysis::RawValue& v = c == 5 ? got.pytorch_ts[r] : got.pytorch_end[r];
         const frame::Cell& w = want.columns[c].cells[r];
         EXPECT_EQ(v.kind, w.kind) << "seed " << seed << " row " << r;
         EXPECT_EQ(v.str(), w.str()) << "seed " << seed << " row " << r;
@@ -181,13 +184,14 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
     ScratchProfilerDb t("fa-both");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame busy, link;
-    ASSERT_TRUE(db.query(free_analysis_busy_sql(), {}, busy, "TASK", diag));
-    ASSERT_TRUE(db.query(free_analysis_link_sql(), {}, link, "TASK", diag));
-    const std::string link_sql = free_analysis_link_sql();
-    const FreeAnalysisScan got = scan_free_analysis(db.database(), &link_sql);
+    ASSERT_TRUE(db.query(free_analysis::free_analysis_busy_sql(), {}, busy, "TASK", diag));
+    ASSERT_TRUE(db.query(free_analysis::free_analysis_link_sql(), {}, link, "TASK", diag));
+    const std::string link_sql = free_analysis::free_analysis_link_sql();
+    const free_analysis::FreeAnalysisScan got =
+        free_analysis::scan_free_analysis(db.database(), &link_sql);
     ASSERT_TRUE(got.busy_ok && got.link_ok) << "seed " << seed;
     ASSERT_EQ(got.busy.size(), busy.rows()) << "seed " << seed;
     for (size_t i = 0; i < got.busy.size(); ++i) {
@@ -201,7 +205,8 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
         EXPECT_EQ(got.link.cells.columns[c].cells[r], link.columns[c].cells[r])
             << "seed " << seed << " column " << c << " row " << r;
     // Without a link query only the busy intervals are read.
-    const FreeAnalysisScan busy_only = scan_free_analysis(db.database(), nullptr);
+    const free_analysis::FreeAnalysisScan busy_only =
+        free_analysis::scan_free_analysis(db.database(), nullptr);
     EXPECT_TRUE(busy_only.busy_ok);
     EXPECT_FALSE(busy_only.link_ok);
     EXPECT_EQ(busy_only.busy.size(), got.busy.size());
@@ -213,9 +218,10 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("fa-noindex");
     t.exec(random_rows(7, false));
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
-    LinkRows got;
-    EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
+    recipes::RankDb db(t.path, diag);
+    free_analysis::LinkRows got;
+    EXPECT_FALSE(
+        free_analysis::scan_link_rows(db.database(), free_analysis::free_analysis_link_sql(), got));
   }
   {  // a repeated PYTORCH_API connectionId
     ScratchProfilerDb t("fa-pydup");
@@ -224,9 +230,10 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
         "INSERT INTO PYTORCH_API (startNs, endNs, connectionId) VALUES ('1','2',3),"
         "('4','5',3)");
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
-    LinkRows got;
-    EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
+    recipes::RankDb db(t.path, diag);
+    free_analysis::LinkRows got;
+    EXPECT_FALSE(
+        free_analysis::scan_link_rows(db.database(), free_analysis::free_analysis_link_sql(), got));
   }
   {  // TaskIndex on other columns: SQLite's plan reads the same, its order is not (start, id)
     ScratchProfilerDb t("fa-otherindex");
@@ -234,28 +241,31 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
     rows.insert(rows.rfind("COMMIT;"), "CREATE INDEX TaskIndex ON TASK (startNs, endNs);");
     t.exec(rows);
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
-    LinkRows got;
-    EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
-    std::vector<BusyInterval> busy;
-    EXPECT_TRUE(scan_busy_intervals(db.database(), busy));  // the busy query needs no index
+    recipes::RankDb db(t.path, diag);
+    free_analysis::LinkRows got;
+    EXPECT_FALSE(
+        free_analysis::scan_link_rows(db.database(), free_analysis::free_analysis_link_sql(), got));
+    std::vector<free_analysis::BusyInterval> busy;
+    EXPECT_TRUE(
+        free_analysis::scan_busy_intervals(db.database(), busy));  // the busy query needs no index
   }
   {  // a TASK start that is a real number: TaskIndex's order is left to SQLite
     ScratchProfilerDb t("fa-realstart");
     t.exec(random_rows(7));
     t.exec("INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (2.5, 9, 99)");
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
-    LinkRows got;
-    EXPECT_FALSE(scan_link_rows(db.database(), free_analysis_link_sql(), got));
+    recipes::RankDb db(t.path, diag);
+    free_analysis::LinkRows got;
+    EXPECT_FALSE(
+        free_analysis::scan_link_rows(db.database(), free_analysis::free_analysis_link_sql(), got));
   }
   {  // a start that is text, not an integer: the SQL's comparisons are its own
     ScratchProfilerDb t("fa-text");
     t.exec(std::string(kSchema) + "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES ('x', 5)");
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
-    std::vector<BusyInterval> got;
-    EXPECT_FALSE(scan_busy_intervals(db.database(), got));
+    recipes::RankDb db(t.path, diag);
+    std::vector<free_analysis::BusyInterval> got;
+    EXPECT_FALSE(free_analysis::scan_busy_intervals(db.database(), got));
   }
 }
 

@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <string>
 
-#include "recipes/freq_analysis/freq_analysis.h"
+#include "msprof_analyze/recipes/freq_analysis/freq_analysis.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;

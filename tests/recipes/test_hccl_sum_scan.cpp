@@ -1,8 +1,8 @@
-// recipes/hccl_sum_scan.h: hccl_sum's query read as table scans gives exactly what
-// msprof-analyze's SQL gives on the same rows (NULL and out-of-range starts, NULL ends, string
-// ids missing or NULL, texts and a number among the strings), and the scan declines what it
-// cannot reproduce.
-#include "recipes/hccl_sum_scan.h"
+// msprof_analyze/recipes/hccl_sum/hccl_sum_scan.h: hccl_sum's query read as table scans gives
+// exactly what msprof-analyze's SQL gives on the same rows (NULL and out-of-range starts, NULL
+// ends, string ids missing or NULL, texts and a number among the strings), and the scan declines
+// what it cannot reproduce.
+#include "msprof_analyze/recipes/hccl_sum/hccl_sum_scan.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <random>
 #include <string>
 
-#include "recipes/frame/rank_db.h"
-#include "recipes/hccl_sum.h"
+#include "msprof_analyze/recipes/hccl_sum/hccl_sum.h"
+#include "msprof_analyze/recipes/rank_db.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/scan_test_util.h"
 
@@ -58,11 +58,12 @@ TEST(HcclSumScan, RowsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("hccl-scan");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want, got;
-    ASSERT_TRUE(db.query(hccl_sum_sql(), {0, kMax}, want, "COMMUNICATION_OP", diag));
-    ASSERT_TRUE(scan_hccl_ops(db.database(), hccl_sum_sql(), 0, kMax, got)) << "seed " << seed;
+    ASSERT_TRUE(db.query(hccl_sum::hccl_sum_sql(), {0, kMax}, want, "COMMUNICATION_OP", diag));
+    ASSERT_TRUE(hccl_sum::scan_hccl_ops(db.database(), hccl_sum::hccl_sum_sql(), 0, kMax, got))
+        << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
 }
@@ -72,9 +73,10 @@ TEST(HcclSumScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("hccl-decline");
     t.exec(rows);
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     frame::Frame got;
-    EXPECT_FALSE(scan_hccl_ops(db.database(), hccl_sum_sql(), 0, kMax, got)) << what;
+    EXPECT_FALSE(hccl_sum::scan_hccl_ops(db.database(), hccl_sum::hccl_sum_sql(), 0, kMax, got))
+        << what;
   };
   declines(random_rows(3) + "CREATE INDEX ix ON COMMUNICATION_OP (startNs);",
            "an index on startNs: another plan");

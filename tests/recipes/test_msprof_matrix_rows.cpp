@@ -1,5 +1,6 @@
-// recipes/msprof_matrix_rows: msprof's per-instance CommAnalyzerMatrix reshaped as
-// communication_matrix_sum does, on rows whose result is worked out by hand.
+// msprof_analyze/recipes/communication_matrix_sum/msprof_matrix_rows: msprof's per-instance
+// CommAnalyzerMatrix reshaped as communication_matrix_sum does, on rows whose result is worked out
+// by hand.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "recipes/frame/frame_ops.h"
-#include "recipes/msprof_matrix_rows.h"
+#include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/msprof_matrix_rows.h"
 
 using cs::frame::Cell;
 using cs::frame::Frame;
@@ -41,14 +42,14 @@ std::vector<std::string> column(const Frame& f, const char* name) {
 }
 
 TEST(MsprofMatrixRows, RecognisesTheLayout) {
-  EXPECT_TRUE(cs::recipes::is_msprof_matrix(instances()));
+  EXPECT_TRUE(cs::recipes::communication_matrix_sum::is_msprof_matrix(instances()));
   Frame torch_npu = instances();
   torch_npu.add("step");
-  EXPECT_FALSE(cs::recipes::is_msprof_matrix(torch_npu));
+  EXPECT_FALSE(cs::recipes::communication_matrix_sum::is_msprof_matrix(torch_npu));
 }
 
 TEST(MsprofMatrixRows, ExamplesByAscendingBandwidthThenTotals) {
-  const Frame out = cs::recipes::reshape_msprof_matrix(instances());
+  const Frame out = cs::recipes::communication_matrix_sum::reshape_msprof_matrix(instances());
   // allReduce's three records by bandwidth 1 (__1_2_1), 2 (__1_0_1), 4 (__1_1_1): top1 is the
   // slowest, bottom1 the fastest, bottom2/bottom3 the next ones up, middle index 3 / 2 = 1; the
   // send has one record (no bottom2/bottom3). Collective groups sort before p2p ones.
@@ -81,7 +82,7 @@ TEST(MsprofMatrixRows, ExamplesByAscendingBandwidthThenTotals) {
 TEST(MsprofMatrixRows, RowsWithANullAreLeftOutOfTheExamples) {
   Frame f = instances();
   cs::frame::find_column(f, "transport_type")->cells[1] = Cell::null();  // the fastest allReduce
-  const Frame out = cs::recipes::reshape_msprof_matrix(f);
+  const Frame out = cs::recipes::communication_matrix_sum::reshape_msprof_matrix(f);
   const auto names = column(out, "hccl_op_name");
   // bottom1 (the null row) is dropped; the total still counts its size, and its transport
   // type is the group's first non-null one.

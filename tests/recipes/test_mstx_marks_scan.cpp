@@ -1,8 +1,8 @@
-// recipes/mstx_marks_scan.h: mstx_sum's mark and step queries read as table scans give exactly
-// what msprof-analyze's SQL gives on the same rows (equal and NULL starts, marks outside the
-// range or of another type, messages missing or NULL), and the scans decline what they cannot
-// reproduce.
-#include "recipes/mstx_marks_scan.h"
+// msprof_analyze/recipes/mstx_sum/mstx_marks_scan.h: mstx_sum's mark and step queries read as table
+// scans give exactly what msprof-analyze's SQL gives on the same rows (equal and NULL starts, marks
+// outside the range or of another type, messages missing or NULL), and the scans decline what they
+// cannot reproduce.
+#include "msprof_analyze/recipes/mstx_sum/mstx_marks_scan.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <random>
 #include <string>
 
-#include "recipes/frame/rank_db.h"
-#include "recipes/mstx_annotations.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_annotations.h"
+#include "msprof_analyze/recipes/rank_db.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/scan_test_util.h"
 
@@ -56,15 +56,17 @@ TEST(MstxMarksScan, RowsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("mstx-marks");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want, got;
-    ASSERT_TRUE(db.query(mstx_mark_sql(), {0, kMax}, want, "MSTX_EVENTS", diag));
-    ASSERT_TRUE(scan_mstx_marks(db.database(), mstx_mark_sql(), 0, kMax, got)) << "seed " << seed;
+    ASSERT_TRUE(db.query(mstx_sum::mstx_mark_sql(), {0, kMax}, want, "MSTX_EVENTS", diag));
+    ASSERT_TRUE(mstx_sum::scan_mstx_marks(db.database(), mstx_sum::mstx_mark_sql(), 0, kMax, got))
+        << "seed " << seed;
     expect_same_frame(got, want, seed);
     frame::Frame want_steps, got_steps;
-    ASSERT_TRUE(db.query(mstx_step_sql(), {}, want_steps, "STEP_TIME", diag));
-    ASSERT_TRUE(scan_step_time(db.database(), mstx_step_sql(), got_steps)) << "seed " << seed;
+    ASSERT_TRUE(db.query(mstx_sum::mstx_step_sql(), {}, want_steps, "STEP_TIME", diag));
+    ASSERT_TRUE(mstx_sum::scan_step_time(db.database(), mstx_sum::mstx_step_sql(), got_steps))
+        << "seed " << seed;
     expect_same_frame(got_steps, want_steps, seed);
   }
 }
@@ -74,10 +76,11 @@ TEST(MstxMarksScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("mstx-marks-decline");
     t.exec(rows);
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     frame::Frame got;
-    EXPECT_FALSE(scan_mstx_marks(db.database(), mstx_mark_sql(), 0, kMax, got)) << what;
-    EXPECT_FALSE(scan_step_time(db.database(), mstx_step_sql(), got)) << what;
+    EXPECT_FALSE(mstx_sum::scan_mstx_marks(db.database(), mstx_sum::mstx_mark_sql(), 0, kMax, got))
+        << what;
+    EXPECT_FALSE(mstx_sum::scan_step_time(db.database(), mstx_sum::mstx_step_sql(), got)) << what;
   };
   declines(random_rows(3) +
                "CREATE INDEX ix ON MSTX_EVENTS (startNs);"

@@ -1,8 +1,8 @@
-// recipes/mstx_range_scan.h: mstx_sum's range query read as table scans gives exactly what
-// msprof-analyze's SQL gives on the same rows (several device tasks per range, equal starts
-// among ranges and among their tasks, NULLs, ranges without a task or message, marks and
-// untied ranges left out), and the scan declines what it cannot reproduce.
-#include "recipes/mstx_range_scan.h"
+// msprof_analyze/recipes/mstx_sum/mstx_range_scan.h: mstx_sum's range query read as table scans
+// gives exactly what msprof-analyze's SQL gives on the same rows (several device tasks per range,
+// equal starts among ranges and among their tasks, NULLs, ranges without a task or message, marks
+// and untied ranges left out), and the scan declines what it cannot reproduce.
+#include "msprof_analyze/recipes/mstx_sum/mstx_range_scan.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -12,8 +12,8 @@
 #include <random>
 #include <string>
 
-#include "recipes/frame/rank_db.h"
-#include "recipes/mstx_annotations.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_annotations.h"
+#include "msprof_analyze/recipes/rank_db.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/scan_test_util.h"
 
@@ -62,11 +62,12 @@ TEST(MstxRangeScan, RowsEqualTheSqlOnRandomRows) {
     ScratchProfilerDb t("mstx-scan");
     t.exec(random_rows(seed));
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want, got;
-    ASSERT_TRUE(db.query(mstx_range_sql(true), {0, kMax}, want, "MSTX_EVENTS", diag));
-    ASSERT_TRUE(scan_mstx_ranges(db.database(), mstx_range_sql(true), 0, kMax, got))
+    ASSERT_TRUE(db.query(mstx_sum::mstx_range_sql(true), {0, kMax}, want, "MSTX_EVENTS", diag));
+    ASSERT_TRUE(
+        mstx_sum::scan_mstx_ranges(db.database(), mstx_sum::mstx_range_sql(true), 0, kMax, got))
         << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
@@ -77,19 +78,19 @@ TEST(MstxRangeScan, DeclinesWhatItCannotReproduce) {
     ScratchProfilerDb t("mstx-decline");
     t.exec(rows);
     io::Diagnostics diag;
-    frame::RankDb db(t.path, diag);
+    recipes::RankDb db(t.path, diag);
     frame::Frame got;
-    EXPECT_FALSE(scan_mstx_ranges(db.database(), sql, 0, kMax, got)) << what;
+    EXPECT_FALSE(mstx_sum::scan_mstx_ranges(db.database(), sql, 0, kMax, got)) << what;
   };
-  declines(random_rows(4), mstx_range_sql(false), "the query without TASK: another plan");
-  declines(random_rows(4) + "CREATE INDEX TaskConn ON TASK (connectionId);", mstx_range_sql(true),
-           "an index SQLite uses instead of the automatic one");
+  declines(random_rows(4), mstx_sum::mstx_range_sql(false), "the query without TASK: another plan");
+  declines(random_rows(4) + "CREATE INDEX TaskConn ON TASK (connectionId);",
+           mstx_sum::mstx_range_sql(true), "an index SQLite uses instead of the automatic one");
   declines(random_rows(4) + "INSERT INTO TASK (startNs, endNs, connectionId) VALUES (1.5, 2, 3);",
-           mstx_range_sql(true), "a real task start");
+           mstx_sum::mstx_range_sql(true), "a real task start");
   declines(random_rows(4) +
                "INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, connectionId) VALUES "
                "('x', 2, 2, 3);",
-           mstx_range_sql(true), "a text event start");
+           mstx_sum::mstx_range_sql(true), "a text event start");
 }
 
 }  // namespace

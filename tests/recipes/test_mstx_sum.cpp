@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <string>
 
-#include "recipes/mstx_annotations.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_annotations.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -72,9 +72,9 @@ TEST(MstxAnnotations, MarksRangesStepsAndNames) {
   sqlite3_close(db);
 
   cs::io::Diagnostics diag;
-  cs::frame::RankDb rank(path.string(), diag);
-  std::vector<cs::recipes::MstxAnnotation> got;
-  ASSERT_TRUE(cs::recipes::read_mstx_annotations(rank, got, diag));
+  cs::recipes::RankDb rank(path.string(), diag);
+  std::vector<cs::recipes::mstx_sum::MstxAnnotation> got;
+  ASSERT_TRUE(cs::recipes::mstx_sum::read_mstx_annotations(rank, got, diag));
   ASSERT_EQ(got.size(), 5u);
   // Marks as their stops come (framework and device durations 0, as msprof-analyze reads them),
   // then ranges by host start; the three "a"s of step 1 numbered in that order.

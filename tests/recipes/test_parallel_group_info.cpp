@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "recipes/communication_group_map.h"
+#include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
 #include "recipes/scan_test_util.h"
 
 namespace cs::recipes {
@@ -38,7 +38,7 @@ frame::Frame parallel_info(const std::string& name, const std::string& schema_sq
   paths.rank = 0;
   paths.profiler_db = db.path;
   frame::FrameSet out;
-  communication_groups_from(paths, &time, out, diag);
+  communication_group_map::communication_groups_from(paths, &time, out, diag);
   return out["parallel_info"];
 }
 

@@ -8,7 +8,7 @@
 //   stage rows, RankDeviceMap's device from the PROF_ directory), profilePath compared as the
 //   rank directory's name;
 // - communication_matrix_sum: msprof-analyze's reshaping of the per-instance matrix
-//   (recipes/msprof_matrix_rows.h);
+//   (msprof_analyze/recipes/communication_matrix_sum/msprof_matrix_rows.h);
 // - slow_rank on the MindSpore job only: msprof-analyze declines it for msprof databases.
 #include <gtest/gtest.h>
 

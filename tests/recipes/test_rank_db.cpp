@@ -1,6 +1,6 @@
-// recipes/frame/rank_db.h and recipes/frame/frame.h: a query's rows typed as SQLite stored them,
+// msprof_analyze/recipes/rank_db.h and frame/frame.h: a query's rows typed as SQLite stored them,
 // and equal texts sharing one interned string (as do copies of a text cell, on any thread).
-#include "recipes/frame/rank_db.h"
+#include "msprof_analyze/recipes/rank_db.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -91,7 +91,7 @@ TEST(RankDbQuery, TypedCellsAndEqualTextsShareOneString) {
             SQLITE_OK);
   sqlite3_close(w);
   io::Diagnostics diag;
-  frame::RankDb db(path, diag);
+  recipes::RankDb db(path, diag);
   ASSERT_TRUE(db.ok());
   frame::Frame f;
   ASSERT_TRUE(db.query("SELECT * FROM t", {}, f, "t", diag));

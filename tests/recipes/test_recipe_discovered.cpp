@@ -7,7 +7,7 @@
 #include <string>
 
 #include "load/discovery.h"
-#include "recipes/recipe_run.h"
+#include "msprof_analyze/recipes/recipe_run.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;

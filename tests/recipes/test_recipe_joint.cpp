@@ -1,9 +1,9 @@
 // cluster -m all runs communication_time_sum and communication_matrix_sum jointly
-// (recipes/recipe_run.h run_recipes_jointly with recipes/communication_sums_map.h): each rank's
-// analysis.db read once for both. The tables, messages and exit statuses are the ones of the two
-// recipes run one after the other, also for ranks each recipe treats its own way: one whose
-// CommAnalyzerTime lacks a column, one without analysis.db, one whose analysis.db is not a
-// database.
+// (msprof_analyze/recipes/recipe_run.h run_recipes_jointly with
+// msprof_analyze/recipes/communication_sums_map.h): each rank's analysis.db read once for both. The
+// tables, messages and exit statuses are the ones of the two recipes run one after the other, also
+// for ranks each recipe treats its own way: one whose CommAnalyzerTime lacks a column, one without
+// analysis.db, one whose analysis.db is not a database.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "recipes/communication_sums_map.h"
-#include "recipes/recipe_run.h"
+#include "msprof_analyze/recipes/communication_sums_map.h"
+#include "msprof_analyze/recipes/recipe_run.h"
 #include "recipes/recipe_test_util.h"
 #include "support/test_files.h"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "msprof_analyze/recipes/slow_link/slow_link.h"
 #include "recipes/recipe_test_util.h"
-#include "recipes/slow_link/slow_link.h"
 
 namespace fs = std::filesystem;
 using cs::recipes::slow_link::has_z_score_outlier;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "msprof_analyze/recipes/slow_rank/slow_rank.h"
 #include "recipes/recipe_test_util.h"
-#include "recipes/slow_rank/slow_rank.h"
 
 namespace fs = std::filesystem;
 using cs::recipes::slow_rank::judge_slow_ranks;

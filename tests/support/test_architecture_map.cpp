@@ -159,18 +159,27 @@ std::set<std::string> source_folders(const fs::path& root) {
   return folders;
 }
 
-// A recipe's own folder, recipes/<name>/ (recipes/frame/ is a library of its own, not a recipe):
-// compiled into cs_recipes, mapped by the one `recipes/<name>/` row of the folder table.
+// A recipe's own folder, msprof_analyze/recipes/<name>/: compiled into cs_recipes, mapped by the
+// one `msprof_analyze/recipes/<name>/` row of the folder table.
+constexpr const char* kRecipesFolder = "msprof_analyze/recipes/";
+constexpr const char* kRecipeRow = "msprof_analyze/recipes/<name>/";
+
 bool is_recipe_folder(const std::string& folder) {
-  return folder.rfind("recipes/", 0) == 0 && folder != "recipes/" && folder != "recipes/frame/";
+  const std::string prefix = kRecipesFolder;
+  return folder.rfind(prefix, 0) == 0 && folder != prefix &&
+         folder.find('/', prefix.size()) == folder.size() - 1;
 }
 
-// The namespace a folder's code lives in: cs::<its last part> ("recipes/frame/" -> cs::frame),
-// except io/'s format families, which share cs::io (io/sqlite/ nests cs::io::sqlite), and a
-// recipe's folder, which nests in its library's (recipes/slow_rank/ -> cs::recipes::slow_rank).
+// The namespace a folder's code lives in: cs::<its last part> ("msprof_analyze/documents/" ->
+// cs::documents), except io/'s format families, which share cs::io (io/sqlite/ nests
+// cs::io::sqlite), and a recipe's folder, which nests in its library's
+// (msprof_analyze/recipes/slow_rank/ -> cs::recipes::slow_rank).
 std::string folder_namespace(const std::string& folder) {
   if (folder.rfind("io/", 0) == 0) return "cs::io";
-  if (is_recipe_folder(folder)) return "cs::recipes::" + folder.substr(8, folder.size() - 9);
+  if (is_recipe_folder(folder)) {
+    const size_t start = std::string(kRecipesFolder).size();
+    return "cs::recipes::" + folder.substr(start, folder.size() - start - 1);
+  }
   std::string f = folder.substr(0, folder.size() - 1);
   const size_t slash = f.rfind('/');
   return "cs::" + (slash == std::string::npos ? f : f.substr(slash + 1));
@@ -195,7 +204,7 @@ std::vector<std::string> map_problems(const std::set<std::string>& sources, cons
                                       const std::set<std::string>& rows, const Edges& listed) {
   std::vector<std::string> problems;
   for (const auto& f : sources) {
-    const bool mapped = rows.count(f) || (is_recipe_folder(f) && rows.count("recipes/<name>/"));
+    const bool mapped = rows.count(f) || (is_recipe_folder(f) && rows.count(kRecipeRow));
     if (!mapped) problems.push_back(f + " has no row in the folder table");
   }
   for (const auto& [from, tos] : cmake) {
@@ -314,7 +323,7 @@ TEST(ArchitectureMap, EveryFolderAndLinkIsInArchitectureMd) {
   }
   const auto rows = documented_folders(doc);
   for (const auto& row : rows) {
-    if (row == "recipes/<name>/") continue;  // the pattern row of every recipe's folder
+    if (row == kRecipeRow) continue;  // the pattern row of every recipe's folder
     EXPECT_TRUE(fs::is_directory(root / row))
         << "ARCHITECTURE.md's folder table has a row for " << row << ", which does not exist";
   }
@@ -328,11 +337,14 @@ TEST(ArchitectureMap, EveryFolderAndLinkIsInArchitectureMd) {
 
 TEST(ArchitectureMapParsers, FolderNamespaces) {
   EXPECT_EQ(folder_namespace("load/"), "cs::load");
-  EXPECT_EQ(folder_namespace("recipes/frame/"), "cs::frame");
+  EXPECT_EQ(folder_namespace("frame/"), "cs::frame");
+  EXPECT_EQ(folder_namespace("msprof_analyze/documents/"), "cs::documents");
   EXPECT_EQ(folder_namespace("io/"), "cs::io");
   EXPECT_EQ(folder_namespace("io/json/"), "cs::io");
-  EXPECT_EQ(folder_namespace("recipes/slow_rank/"), "cs::recipes::slow_rank");
-  EXPECT_EQ(folder_namespace("recipes/"), "cs::recipes");
+  EXPECT_EQ(folder_namespace("msprof_analyze/recipes/slow_rank/"), "cs::recipes::slow_rank");
+  EXPECT_EQ(folder_namespace("msprof_analyze/recipes/"), "cs::recipes");
+  EXPECT_FALSE(is_recipe_folder("recipes/slow_rank/"));  // a recipe outside msprof_analyze/
+  EXPECT_FALSE(is_recipe_folder("msprof_analyze/recipes/slow_rank/sub/"));
   const auto opened = opened_namespaces(
       "namespace cs::load {\n}  // namespace cs::load\nnamespace {\nnamespace fs = x;\n"
       "namespace detail {\n  namespace cs::io::sqlite {\n");

@@ -1,0 +1,101 @@
+#pragma once
+// cluster_communication.json, as msprof-analyze writes it (CommunicationAnalysis):
+//   { "<str(tuple(group ranks))>": { "<step>": { "<op key>": { "<rank>": {op's blocks as read} },
+//       ..., "Total Op Info@<group>": { "<rank>": {summed blocks} } } } }
+// Ops are gathered per rank (rank order), step (file order), collective then p2p, op (file
+// order); a p2p op goes under its p2p group's rank tuple, a collective op under its collective
+// group's. The writer streams: it keeps pointers into RankData, never a copy of the document.
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "io/diagnostics.h"
+#include "io/json/json_writer.h"
+#include "load/rank_data.h"
+#include "msprof_analyze/documents/communication_groups.h"
+#include "readers/communication.h"
+
+namespace cs::documents {
+
+// Where each op of the output lives: group tuple -> step -> op key -> ranks (first one wins).
+struct CommOpRef {
+  int rank;
+  const readers::CommOp* op;
+};
+struct CommOpEntry {
+  std::string key;  // op key as written, e.g. "hcom_allReduce__844_2_1@1368"
+  bool p2p = false;
+  std::vector<CommOpRef> ranks;  // first-appearance order
+};
+struct CommStepEntry {
+  std::string step;
+  std::vector<CommOpEntry> ops;
+  std::unordered_map<std::string, size_t> op_index;
+};
+struct CommGroupEntry {
+  std::string tuple_key;  // "(0, 1, 2, 3)"
+  std::vector<CommStepEntry> steps;
+  std::unordered_map<std::string, size_t> step_index;
+};
+struct CommIndex {
+  std::vector<CommGroupEntry> groups;
+  std::unordered_map<std::string, size_t> group_index;
+};
+
+// Builds the index from ranks (sorted by rank) and the groups of build_comm_groups.
+CommIndex index_communication(const std::vector<load::RankData>& ranks, const CommGroups& groups);
+
+// "Total Op Info@<group>" of one rank: time fields summed (floats, in first-seen order), the two
+// ratios recomputed, per transport time and size summed, size distributions merged, bandwidth =
+// round(size / time, 4) (int 0 when time < 1e-15).
+struct TotalTransport {
+  std::string name;
+  io::Num time_ms = io::Num::integer(0);
+  io::Num size_mb = io::Num::integer(0);
+  std::vector<readers::SizeBucket> size_distribution;  // first-seen order
+  io::Num bandwidth_gbps;
+};
+struct TotalRank {
+  int rank = -1;
+  std::vector<std::pair<readers::TimeField, double>> time;  // first-seen order
+  io::Num wait_ratio, sync_ratio;
+  std::vector<TotalTransport> transports;  // first-seen order
+
+  double get(readers::TimeField f) const;  // 0 when absent
+};
+struct TotalGroup {
+  std::string group;  // the group name after '@'
+  std::vector<TotalRank> ranks;
+};
+
+// The Total Op Info entries of one (group tuple, step), in the order msprof-analyze appends them.
+std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step);
+
+// compute_ratio of msprof-analyze: int 0 when |divisor| < 1e-15, else round(a / b, 4) as a float.
+io::Num msprof_ratio(io::Num dividend, io::Num divisor);
+
+// True when write_cluster_communication renders group tuples on several threads: threads > 1 and a
+// compact style (a group rendered apart then has the same bytes as one written in place).
+bool renders_groups_in_parallel(const io::JsonStyle& style, int threads);
+
+// Writes the whole document, rendering group tuples on up to `threads` threads (same bytes for
+// any count). Returns false when there is no op at all (msprof-analyze then writes no file).
+bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
+                                 const CommGroups& groups, int threads = 1);
+// Same, to a file; writes nothing (and returns true) when there is no op. false + diagnostic on
+// write errors.
+bool write_cluster_communication_json(const std::string& path,
+                                      const std::vector<load::RankData>& ranks,
+                                      const CommGroups& groups, io::Diagnostics& diag,
+                                      const io::JsonStyle& style = io::JsonStyle::python(),
+                                      int threads = 1);
+
+// Adds the one warning for an output file in which `count` numbers were not finite (sums of
+// finite inputs beyond 1.8e308) and were written as null; nothing when count is 0.
+void warn_nonfinite_written(io::Diagnostics& diag, const std::string& path, size_t count);
+
+// One op's two blocks exactly as read (canonical key order, values as written).
+void write_comm_op_blocks(io::JsonWriter& w, const readers::CommOp& op);
+
+}  // namespace cs::documents

@@ -1,0 +1,42 @@
+#pragma once
+// msprof-analyze's communication_time_sum recipe: every rank's CommAnalyzerTime and
+// CommAnalyzerBandwidth rows (analysis.db) with their rank, plus per (step, rank, group) a
+// "Total Op Info" row: summed times with the synchronization and wait ratios, and per transport
+// and packet size the summed counts and durations with the bandwidth of the distinct ops' sizes
+// and times. Text: CommunicationTimeSum/cluster_communication_{time,bandwidth}.csv (and the
+// group mapping in CommunicationTimeSum/cluster_analysis.db); db: tables
+// ClusterCommunicationTime, ClusterCommunicationBandwidth and CommunicationGroupMapping.
+
+#include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe.h"
+
+namespace cs::recipes::communication_time_sum {
+
+class CommunicationTimeSum : public Recipe {
+ public:
+  std::string name() const override { return "communication_time_sum"; }
+  std::string dir_name() const override { return "CommunicationTimeSum"; }
+  bool needs_analysis_db() const override { return true; }
+  bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
+  WriteStep merge(const std::vector<RankPartial>& parts, int threads,
+                  io::Diagnostics& diag) const override;
+  bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+              io::Diagnostics& diag) const override;
+};
+
+// The map step on `paths.analysis_db` already open as `db` (cluster -m all reads it once for
+// both communication recipes: msprof_analyze/recipes/communication_sums_map.h).
+bool map_communication_time(recipes::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
+                            io::Diagnostics& diag);
+
+// The time table with its per-(step, rank, group) totals appended (msprof-analyze's
+// _compute_time_info); `mapping` is the CommunicationGroupMapping frame.
+// `time`'s columns become the result's (no copy when they have room for the totals).
+frame::Frame communication_time_with_totals(frame::Frame time, const frame::Frame& mapping);
+// The bandwidth table with its per-(group, step, rank, transport, packet size) totals appended
+// (msprof-analyze's _compute_bandwidth_info).
+// `bandwidth`'s columns become the result's, as above.
+frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
+                                                 const frame::Frame& mapping);
+
+}  // namespace cs::recipes::communication_time_sum

@@ -1,0 +1,79 @@
+#pragma once
+// One msprof-analyze recipe (`cluster -m <name>`): a map step that reads one rank's databases
+// into frames (run on whichever MPI process holds the rank), and a reduce step on the root that
+// merges every rank's frames, in rank order, and writes msprof-analyze's outputs.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frame/frame_codec.h"
+#include "io/diagnostics.h"
+
+namespace cs::recipes {
+
+// Where one rank's databases are (empty when the file is absent).
+struct RankDbPaths {
+  int rank = -1;
+  std::string rank_dir;
+  std::string profiler_db;  // ascend_pytorch_profiler_{rank}.db / ascend_mindspore_profiler_...
+  std::string analysis_db;  // analysis.db / communication_analyzer.db
+};
+
+// One rank's partial result.
+struct RankPartial {
+  int rank = -1;
+  bool used = false;  // false: the rank was skipped (missing database, read error)
+  frame::FrameSet frames;
+};
+
+enum class ExportType { kText, kDb };
+
+struct RecipeOutput {
+  std::string cluster_output_dir;  // OUT/cluster_analysis_output
+  ExportType export_type = ExportType::kDb;
+  // When set, the database the tables go to instead of <dir>/cluster_analysis.db (its .tmp
+  // copy while the run writes, msprof_analyze/recipes/recipe_run.cpp).
+  std::string db_file;
+  int threads = 1;        // threads the reduce may use (writing a large table)
+  std::string input_dir;  // -d: the job (cluster_time_compare_summary reads its outputs)
+  std::string bp;         // --bp: the base job of cluster_time_compare_summary
+  int top_num = -1;       // --top_num: the rows a recipe's top-N table keeps (-1: not given)
+  int rank_id = 0;        // --rank_id: the rank communication_bottleneck analyses
+  // Where this recipe writes: the cluster output directory for db, <it>/<DirName> for text.
+  std::string dir(const std::string& recipe_dir_name) const;
+  std::string db_path(const std::string& recipe_dir_name) const;
+};
+
+class Recipe {
+ public:
+  virtual ~Recipe() = default;
+  // msprof-analyze's name (-m) and the output directory name of its text export.
+  virtual std::string name() const = 0;
+  virtual std::string dir_name() const = 0;
+  // The databases a rank needs (a rank without them is skipped, as msprof-analyze does).
+  virtual bool needs_profiler_db() const { return false; }
+  virtual bool needs_analysis_db() const { return false; }
+  // What to do when no rank has the data the recipe reads.
+  virtual std::string missing_data_hint() const {
+    return "export the profiling data with export_type db";
+  }
+  // Reads one rank's data. Returns false (with diagnostics) when the rank cannot be used.
+  virtual bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const = 0;
+  // Root: merges the ranks' partial results (sorted by rank) and writes the outputs.
+  virtual bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                      io::Diagnostics& diag) const = 0;
+
+  // The reduce in two parts, for a root reducing several recipes at once and writing their
+  // outputs in order (msprof_analyze/recipes/recipe_run.h run_recipes_jointly): the merge, a
+  // computation with no output (its problems go to `diag`), returns the step that writes what it
+  // found. nullptr: the recipe does not split its reduce (reduce() then does both). `threads`: what
+  // the merge may use.
+  using WriteStep = std::function<bool(const RecipeOutput& out, io::Diagnostics& diag)>;
+  virtual WriteStep merge(const std::vector<RankPartial>& /*parts*/, int /*threads*/,
+                          io::Diagnostics& /*diag*/) const {
+    return nullptr;
+  }
+};
+
+}  // namespace cs::recipes

@@ -1,0 +1,65 @@
+#include "msprof_analyze/recipes/recipe_registry.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "msprof_analyze/recipes/cann_api_sum/cann_api_sum.h"
+#include "msprof_analyze/recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
+#include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary.h"
+#include "msprof_analyze/recipes/communication_bottleneck/communication_bottleneck.h"
+#include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/communication_matrix_sum.h"
+#include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
+#include "msprof_analyze/recipes/compute_op_sum/compute_op_sum.h"
+#include "msprof_analyze/recipes/free_analysis/free_analysis.h"
+#include "msprof_analyze/recipes/freq_analysis/freq_analysis.h"
+#include "msprof_analyze/recipes/hccl_sum/hccl_sum.h"
+#include "msprof_analyze/recipes/mstx_sum/mstx_sum.h"
+#include "msprof_analyze/recipes/slow_link/slow_link.h"
+#include "msprof_analyze/recipes/slow_rank/slow_rank.h"
+
+namespace cs::recipes {
+
+namespace {
+
+const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry() {
+  static const std::map<std::string, std::function<std::unique_ptr<Recipe>()>> r = {
+      {"cann_api_sum", [] { return std::make_unique<cann_api_sum::CannApiSum>(); }},
+      {"cluster_time_compare_summary",
+       [] { return std::make_unique<cluster_time_compare_summary::ClusterTimeCompareSummary>(); }},
+      {"cluster_time_summary",
+       [] { return std::make_unique<cluster_time_summary::ClusterTimeSummary>(); }},
+      {"communication_bottleneck",
+       [] { return std::make_unique<communication_bottleneck::CommunicationBottleneck>(); }},
+      {"communication_group_map",
+       [] { return std::make_unique<communication_group_map::CommunicationGroupMap>(); }},
+      {"communication_matrix_sum",
+       [] { return std::make_unique<communication_matrix_sum::CommunicationMatrixSum>(); }},
+      {"communication_time_sum",
+       [] { return std::make_unique<communication_time_sum::CommunicationTimeSum>(); }},
+      {"compute_op_sum", [] { return std::make_unique<compute_op_sum::ComputeOpSum>(); }},
+      {"free_analysis", [] { return std::make_unique<free_analysis::FreeAnalysis>(); }},
+      {"freq_analysis", [] { return std::make_unique<freq_analysis::FreqAnalysis>(); }},
+      {"hccl_sum", [] { return std::make_unique<hccl_sum::HcclSum>(); }},
+      {"mstx_sum", [] { return std::make_unique<mstx_sum::MstxSum>(); }},
+      {"slow_link", [] { return std::make_unique<slow_link::SlowLink>(); }},
+      {"slow_rank", [] { return std::make_unique<slow_rank::SlowRank>(); }},
+  };
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_recipe(const std::string& name) {
+  auto it = registry().find(name);
+  return it == registry().end() ? nullptr : it->second();
+}
+
+std::vector<std::string> recipe_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, _] : registry()) names.push_back(n);
+  return names;
+}
+
+}  // namespace cs::recipes

@@ -1,0 +1,475 @@
+#include "msprof_analyze/recipes/recipe_run.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "io/diagnostics_print.h"
+#include "io/output_file.h"
+#include "io/output_ledger.h"
+#include "load/discovery.h"
+#include "load/job_coverage.h"
+#include "load/msprof_rank.h"
+#include "load/partition.h"
+#include "load/rank_data_codec.h"
+#include "msprof_analyze/recipes/recipe_registry.h"
+#include "runtime/allocator_tuning.h"
+#include "runtime/cpu_cores.h"
+#include "runtime/exit_status.h"
+#include "runtime/interrupt.h"
+#include "runtime/task_runner.h"
+
+namespace cs::recipes {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The databases of a rank directory, named as msprof-analyze looks for them.
+RankDbPaths db_paths_of(const load::RankEntry& e) {
+  RankDbPaths p;
+  p.rank = e.rank;
+  p.rank_dir = e.path;
+  if (e.framework == load::Framework::kMsprof) {
+    // CANN msprof: the msprof_{14 digits}.db discovery chose (the newest) and
+    // analyze/communication_analyzer.db, both among the entry's files.
+    for (const auto& rel : e.files) {
+      const fs::path f = fs::path(e.path) / rel;
+      if (load::is_msprof_db_name(f.filename().string()) && rel.find('/') == std::string::npos)
+        p.profiler_db = f.string();
+      if (rel == "analyze/communication_analyzer.db") p.analysis_db = f.string();
+    }
+    return p;
+  }
+  // Discovery listed ASCEND_PROFILER_OUTPUT/ and kept its regular *.db files among the entry's
+  // files, so they are looked up there instead of stat'ed again.
+  const fs::path out = fs::path(e.path) / "ASCEND_PROFILER_OUTPUT";
+  const std::string n = std::to_string(e.rank);
+  auto listed = [&](const std::string& name) {
+    const std::string rel = "ASCEND_PROFILER_OUTPUT/" + name;
+    return std::find(e.files.begin(), e.files.end(), rel) != e.files.end();
+  };
+  for (const char* stem : {"ascend_pytorch_profiler_", "ascend_mindspore_profiler_"})
+    if (listed(stem + n + ".db")) p.profiler_db = (out / (stem + n + ".db")).string();
+  for (const char* name : {"analysis.db", "communication_analyzer.db"})
+    if (listed(name)) p.analysis_db = (out / name).string();
+  return p;
+}
+
+// One rank's map results, one per recipe of the run, before they are packed for the root (or
+// handed over in place).
+struct Mapped {
+  std::vector<RankPartial> parts;     // parts[k]: recipes[k]'s
+  std::vector<io::Diagnostics> diag;  // what recipes[k]'s map step said
+};
+
+// True (with the warning) when the rank lacks a database `recipe` needs: it is skipped.
+bool lacks_database(const Recipe& recipe, const RankDbPaths& paths, io::Diagnostics& diag) {
+  const bool missing = (recipe.needs_profiler_db() && paths.profiler_db.empty()) ||
+                       (recipe.needs_analysis_db() && paths.analysis_db.empty());
+  if (missing)
+    diag.warn(paths.rank_dir, 0,
+              recipe.name() + ": no " +
+                  (recipe.needs_analysis_db() && paths.analysis_db.empty()
+                       ? "ASCEND_PROFILER_OUTPUT/analysis.db"
+                       : "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_N.db"),
+              "this rank is skipped; export the profiling data with export_type db");
+  return missing;
+}
+
+// Reads one rank with each recipe's map step (or says why a recipe skips the rank); with `joint`,
+// one read for all of them when no recipe skips it.
+void map_rank(const std::vector<const Recipe*>& recipes, const JointMap* joint,
+              const load::RankEntry& entry, Mapped& out) {
+  runtime::prefer_huge_pages();  // this thread's heap (runtime/allocator_tuning.h)
+  const RankDbPaths paths = db_paths_of(entry);
+  const size_t n = recipes.size();
+  out.parts.resize(n);
+  out.diag.resize(n);
+  std::vector<bool> skipped(n);
+  for (size_t k = 0; k < n; ++k) {
+    out.parts[k].rank = paths.rank;
+    skipped[k] = lacks_database(*recipes[k], paths, out.diag[k]);
+  }
+  if (joint && std::find(skipped.begin(), skipped.end(), true) == skipped.end()) {
+    (*joint)(paths, out.parts, out.diag);
+    return;
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (!skipped[k]) out.parts[k].used = recipes[k]->map(paths, out.parts[k].frames, out.diag[k]);
+}
+
+// Reads this process's share of the ranks on `threads` threads; the results in share order.
+std::vector<Mapped> map_share(const std::vector<const Recipe*>& recipes, const JointMap* joint,
+                              const std::vector<load::RankEntry>& entries,
+                              const std::vector<size_t>& mine, int threads) {
+  std::vector<Mapped> out(mine.size());
+  runtime::parallel_for(mine.size(), threads,
+                        [&](size_t i) { map_rank(recipes, joint, entries[mine[i]], out[i]); });
+  return out;
+}
+
+struct Unpacked {
+  std::vector<RankPartial> parts;
+  std::vector<std::pair<int, io::Diagnostic>> messages;  // (rank, what its map step said)
+};
+
+// Recipe k's results of the share as the root uses them, without a pack/unpack round trip (one
+// process, or the root's own share).
+void take_share(std::vector<Mapped>& mapped, size_t k, Unpacked& out) {
+  for (auto& m : mapped) {
+    for (const auto& d : m.diag[k].items()) out.messages.emplace_back(m.parts[k].rank, d);
+    out.parts.push_back(std::move(m.parts[k]));
+  }
+}
+
+// Recipe k's results of the share, packed for the root (each recipe's after the one before).
+void pack_share(const std::vector<Mapped>& mapped, size_t k, io::ByteWriter& w) {
+  w.put<uint32_t>(static_cast<uint32_t>(mapped.size()));
+  for (const auto& m : mapped) {
+    const RankPartial& part = m.parts[k];
+    w.put<int32_t>(part.rank);
+    w.put<uint8_t>(part.used);
+    w.put<uint32_t>(static_cast<uint32_t>(m.diag[k].items().size()));
+    for (const auto& d : m.diag[k].items()) {
+      w.put<uint8_t>(d.severity == io::Severity::kError);
+      w.str(d.file);
+      w.put<int64_t>(d.line);
+      w.put<int64_t>(d.offset);
+      w.str(d.what);
+      w.str(d.hint);
+    }
+    frame::pack_frame_set(part.frames, w);
+  }
+}
+
+// One recipe's results of a share that pack_share wrote, read from `r` onwards.
+void unpack_share(io::ByteReader& r, Unpacked& out) {
+  const auto n = r.get<uint32_t>();
+  for (uint32_t i = 0; i < n; ++i) {
+    RankPartial p;
+    p.rank = r.get<int32_t>();
+    p.used = r.get<uint8_t>() != 0;
+    const auto nd = r.get<uint32_t>();
+    for (uint32_t k = 0; k < nd; ++k) {
+      io::Diagnostic d;
+      d.severity = r.get<uint8_t>() != 0 ? io::Severity::kError : io::Severity::kWarning;
+      d.file = r.str();
+      d.line = r.get<int64_t>();
+      d.offset = r.get<int64_t>();
+      d.what = r.str();
+      d.hint = r.str();
+      out.messages.emplace_back(p.rank, std::move(d));
+    }
+    p.frames = frame::unpack_frame_set(r);
+    out.parts.push_back(std::move(p));
+  }
+}
+
+std::string names_list() {
+  std::string s;
+  for (const auto& n : recipe_names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// Starts cluster_analysis.db's .tmp for this run: a copy of `final_db` when it exists (the
+// recipe adds its tables to it), else empty (SQLite reads an empty file as a new database).
+// False with an error in diag (the .tmp removed) when it cannot be written.
+bool stage_database(const std::string& final_db, io::Diagnostics& diag) {
+  const std::string tmp = io::temporary_name(final_db);
+  std::FILE* out = io::OutputLedger::instance().open_temporary(final_db);
+  int err = out ? 0 : errno;
+  if (out) {
+    if (std::FILE* in = std::fopen(final_db.c_str(), "rb")) {
+      std::vector<char> buf(1 << 20);
+      size_t n = 0;
+      while (err == 0 && (n = std::fread(buf.data(), 1, buf.size(), in)) > 0)
+        if (std::fwrite(buf.data(), 1, n, out) != n) err = errno ? errno : EIO;
+      if (err == 0 && std::ferror(in)) err = EIO;
+      std::fclose(in);
+    }
+    if (std::fflush(out) != 0 && err == 0) err = errno;
+    if (std::fclose(out) != 0 && err == 0) err = errno;
+  }
+  if (err == 0) return true;
+  std::remove(tmp.c_str());
+  io::OutputLedger::instance().failed(final_db);
+  diag.error(final_db, 0, std::string("cannot start this run's copy (") + std::strerror(err) + ")",
+             io::output_errno_hint(err));
+  return false;
+}
+
+// The interrupt action of a recipe run: the .tmp files removed, one line from the root, every
+// process ended with 130 / 143.
+[[noreturn]] void on_interrupt(const mpi::MpiSession& mpi, const std::string& out_dir, int sig) {
+  io::OutputLedger::instance().interrupted(runtime::interrupt_signal_name(sig), out_dir,
+                                           mpi.is_root());
+  const int code = runtime::interrupt_exit_code(sig);
+  if (mpi.size() > 1) mpi.abort(code);
+  std::_Exit(code);
+}
+
+// The one stderr line saying the job's metadata or rank ids name ranks that were not found
+// below -d (load/job_coverage.h); none when every rank is there or --rank-list picked the
+// ranks. The ranks' metadata is read on `threads` threads.
+std::optional<std::string> short_of_job(const std::vector<load::RankEntry>& entries,
+                                        const RecipeRunOptions& opts, int threads) {
+  std::vector<load::RankData> ranks(entries.size());
+  runtime::parallel_for(entries.size(), threads,
+                        [&](size_t i) { ranks[i] = load::metadata_of(entries[i]); });
+  const auto coverage = load::job_coverage(ranks, {}, opts.rank_filter.has_value());
+  if (!coverage || coverage->missing.empty()) return std::nullopt;
+  return load::short_of_job_line(opts.input_dir, *coverage);
+}
+
+// A recipe's merge done ahead of its reduce (Recipe::merge): the step writing its outputs and
+// the merge's problems.
+struct Merged {
+  Recipe::WriteStep write;
+  io::Diagnostics diag;
+};
+
+// The ranks' partial results in rank order, as the reduce takes them.
+void sort_by_rank(Unpacked& all) {
+  std::sort(all.parts.begin(), all.parts.end(),
+            [](const RankPartial& a, const RankPartial& b) { return a.rank < b.rank; });
+}
+
+size_t used_ranks(const Unpacked& all) {
+  size_t used = 0;
+  for (const auto& p : all.parts) used += p.used;
+  return used;
+}
+
+// Root: the merges of the recipes that split their reduce, all at once on up to `threads`
+// threads (one each); a recipe with no rank used is left to its reduce, which says so.
+void merge_at_once(const std::vector<const Recipe*>& recipes, std::vector<Unpacked>& all,
+                   std::vector<Merged>& merged, int threads) {
+  runtime::parallel_for(recipes.size(), threads, [&](size_t k) {
+    sort_by_rank(all[k]);
+    if (used_ranks(all[k]) == 0) return;
+    merged[k].write = recipes[k]->merge(all[k].parts, 1, merged[k].diag);
+  });
+}
+
+// Root: reduces one recipe's gathered results and writes its outputs; its exit status.
+// `threads`: the threads this process may use. `merged`: the recipe's merge, done already
+// (merge_at_once); its write step is run instead of the reduce.
+int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::RankEntry>& entries,
+                  const RecipeRunOptions& opts, const std::string& cluster_output_dir, int threads,
+                  Merged* merged) {
+  runtime::prefer_huge_pages();  // the heap the reduce fills, grown since the map
+  // Whether the job has ranks not found below -d (said and exit 3, as in cluster's normal
+  // mode; within -m all the main run says it): found on another thread while the reduce runs.
+  std::optional<std::string> short_line;
+  runtime::TaskGroup coverage;
+  if (!opts.in_temporary_dir)
+    coverage.run([&] { short_line = short_of_job(entries, opts, std::max(1, threads - 1)); });
+  sort_by_rank(all);
+  const size_t used = used_ranks(all);
+  // The ranks' messages in rank order, a problem many ranks share said once.
+  std::stable_sort(all.messages.begin(), all.messages.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  io::Diagnostics map_diag;
+  for (auto& [rank, d] : all.messages) map_diag.add(std::move(d));
+  io::print_diagnostics_grouped(map_diag, opts.quiet);
+  RecipeOutput out;
+  out.cluster_output_dir = cluster_output_dir;
+  out.export_type = opts.export_type;
+  out.threads = threads;
+  out.top_num = opts.top_num;
+  out.rank_id = opts.rank_id;
+  out.input_dir = opts.input_dir;
+  out.bp = opts.bp;
+  io::Diagnostics diag;
+  std::error_code ec;
+  fs::create_directories(out.dir(recipe.dir_name()), ec);
+  bool wrote = false;
+  // The database is written as a .tmp copy and renamed when complete (see the header).
+  const std::string final_db = out.db_path(recipe.dir_name());
+  // (In a text export some recipes write a database too: staged the same way, and dropped
+  // when the recipe wrote nothing to it.)
+  const bool staged = !opts.in_temporary_dir;
+  if (ec) {
+    diag.error(out.dir(recipe.dir_name()), 0, "cannot create the output directory",
+               "choose another with -o");
+  } else if (used > 0) {
+    if (!opts.in_temporary_dir) io::OutputLedger::instance().extend(cluster_output_dir, diag);
+    if (!staged || stage_database(final_db, diag)) {
+      if (staged) out.db_file = io::temporary_name(final_db);
+      if (merged) {
+        diag.append(merged->diag);
+        wrote = merged->write(out, diag);
+      } else {
+        wrote = recipe.reduce(all.parts, out, diag);
+      }
+      std::error_code size_ec;
+      const bool unused = staged && fs::file_size(out.db_file, size_ec) == 0 && !size_ec &&
+                          !fs::exists(final_db, size_ec);
+      if (staged && unused) {
+        std::remove(out.db_file.c_str());
+      } else if (staged && wrote && !diag.has_errors()) {
+        wrote = io::publish_output(out.db_file, final_db, diag);
+      } else if (staged) {
+        std::remove(out.db_file.c_str());
+        io::OutputLedger::instance().failed(final_db);
+      }
+    }
+    if (!opts.in_temporary_dir) io::OutputLedger::instance().finish();
+  }
+  io::print_diagnostics_grouped(diag, opts.quiet);
+  coverage.wait();
+  int code = runtime::kExitOk;
+  if (used == 0) {
+    std::fprintf(stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
+                 opts.input_dir.c_str(), recipe.name().c_str(), recipe.missing_data_hint().c_str());
+    code = runtime::kExitFatal;
+  } else if (!wrote || diag.has_errors()) {
+    code = runtime::kExitFatal;
+  } else if (used < all.parts.size()) {
+    code = opts.strict ? runtime::kExitFatal : runtime::kExitPartial;
+  }
+  if (code != runtime::kExitFatal && short_line) {
+    io::print_message(*short_line);
+    code = opts.strict ? runtime::kExitFatal : runtime::kExitPartial;
+  }
+  if (code != runtime::kExitFatal && !opts.quiet)
+    std::printf("clusterscope: %s: %zu of %zu rank(s) used; results in %s/\n",
+                recipe.name().c_str(), used, all.parts.size(), out.dir(recipe.dir_name()).c_str());
+  return code;
+}
+
+// Runs `recipes` on the same ranks: discovered and broadcast once, each rank read once (by
+// `joint` when given, else by each recipe's map step), one gather, then each recipe's reduce in
+// order; each recipe's exit status.
+std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions& opts,
+                             const std::vector<const Recipe*>& recipes, const JointMap* joint) {
+  const std::string cluster_output_dir =
+      (fs::path(opts.output_dir) / "cluster_analysis_output").string();
+  if (!opts.in_temporary_dir) {
+    runtime::install_interrupt_handlers();
+    runtime::set_interrupt_action(
+        [&mpi, cluster_output_dir](int sig) { on_interrupt(mpi, cluster_output_dir, sig); });
+  }
+  // 1. The root discovers the rank directories and broadcasts them.
+  std::vector<load::RankEntry> entries;
+  std::vector<char> buf;
+  std::string fatal;
+  // The root discovers alone; the others wait for it, watched (mpi/mpi_comm.h, RootAlone).
+  std::optional<mpi::MpiSession::RootAlone> alone;
+  alone.emplace(mpi, "discover", "discovered the rank directories");
+  if (mpi.is_root()) {
+    load::DiscoveryOptions dopts;
+    dopts.rank_filter = opts.rank_filter;
+    load::DiscoveryResult found =
+        opts.discovered ? *opts.discovered : load::discover_ranks(opts.input_dir, dopts);
+    if (found.fatal || found.ranks.empty()) {
+      fatal = opts.input_dir + ": no rank directory with a profiler_info_{N}.json found \u2014 " +
+              "point -d at the directory holding the *_ascend_pt / *_ascend_ms directories";
+      for (const auto& d : found.diag.items())
+        if (d.severity == io::Severity::kError) {
+          fatal = d.to_string();
+          break;
+        }
+    }
+    entries = std::move(found.ranks);
+    buf = load::pack_rank_entries(entries);
+  }
+  alone.reset();
+  const bool is_fatal = mpi.any(!fatal.empty());
+  if (is_fatal) {
+    // Said once per recipe, as when each runs on its own.
+    if (mpi.is_root())
+      for (size_t k = 0; k < recipes.size(); ++k) io::print_message(fatal);
+    return std::vector<int>(recipes.size(), runtime::kExitFatal);
+  }
+  mpi.broadcast(buf);
+  if (!mpi.is_root()) entries = load::unpack_rank_entries(buf);
+
+  // 2. Every process maps its share; the root gathers the partial results.
+  const auto shares = load::partition_by_bytes(entries, mpi.size());
+  const int threads = runtime::threads_per_process(opts.threads, mpi.local_size());
+  std::vector<Mapped> mapped =
+      map_share(recipes, joint, entries, shares[static_cast<size_t>(mpi.rank())], threads);
+  std::vector<Unpacked> all(recipes.size());
+  // The root keeps its own share as it is; the others pack theirs for it, recipe after recipe.
+  std::vector<char> mine;
+  if (mpi.is_root()) {
+    for (size_t k = 0; k < recipes.size(); ++k) take_share(mapped, k, all[k]);
+  } else {
+    io::ByteWriter w;
+    w.data().reserve(4096);  // also spares GCC 12 a false -Wstringop-overflow on the first put
+    for (size_t k = 0; k < recipes.size(); ++k) pack_share(mapped, k, w);
+    mine = std::move(w.data());
+  }
+  mapped.clear();
+  mpi.gather_to_root_each(mine, [&](int, std::vector<char>&& b) {
+    io::ByteReader r(b);
+    for (auto& a : all) unpack_share(r, a);
+  });
+  // 3. The root reduces and writes alone, recipe after recipe; the others wait for it, watched.
+  // With threads to spare, the recipes that split their reduce merge at once first (one thread
+  // each), then each writes in turn.
+  std::vector<Merged> merged(recipes.size());
+  std::vector<int> codes;
+  for (size_t k = 0; k < recipes.size(); ++k) {
+    int code = runtime::kExitOk;
+    alone.emplace(mpi, "reduce", "reduced the ranks and wrote the results");
+    if (mpi.is_root() && k == 0 && recipes.size() > 1 && threads > 1)
+      merge_at_once(recipes, all, merged, threads);
+    if (mpi.is_root())
+      code = reduce_recipe(*recipes[k], all[k], entries, opts, cluster_output_dir, threads,
+                           merged[k].write ? &merged[k] : nullptr);
+    merged[k] = Merged{};
+    all[k] = Unpacked{};  // freed before the next recipe's reduce
+    alone.reset();
+    codes.push_back(static_cast<int>(mpi.max_idle_wait(mpi.is_root() ? code : runtime::kExitOk)));
+  }
+  return codes;
+}
+
+}  // namespace
+
+bool is_recipe(const std::string& name) {
+  return make_recipe(name) != nullptr;
+}
+
+int run_recipe(const mpi::MpiSession& mpi, const RecipeRunOptions& opts) {
+  const auto recipe = make_recipe(opts.recipe);
+  if (!recipe) {
+    if (mpi.is_root())
+      std::fprintf(stderr, "clusterscope: cluster: unknown recipe '%s' \u2014 use one of: %s\n",
+                   opts.recipe.c_str(), names_list().c_str());
+    return runtime::kExitUsage;
+  }
+  return run_recipes(mpi, opts, {recipe.get()}, nullptr).front();
+}
+
+std::vector<int> run_recipes_jointly(const mpi::MpiSession& mpi, const RecipeRunOptions& opts,
+                                     const std::vector<std::string>& names, const JointMap& map) {
+  std::vector<std::unique_ptr<Recipe>> owned;
+  std::vector<const Recipe*> recipes;
+  for (const auto& name : names) {
+    owned.push_back(make_recipe(name));
+    if (!owned.back()) throw std::invalid_argument("run_recipes_jointly: no recipe " + name);
+    recipes.push_back(owned.back().get());
+  }
+  return run_recipes(mpi, opts, recipes, &map);
+}
+
+std::string RecipeOutput::dir(const std::string& recipe_dir_name) const {
+  if (export_type == ExportType::kDb) return cluster_output_dir;
+  return (fs::path(cluster_output_dir) / recipe_dir_name).string();
+}
+
+std::string RecipeOutput::db_path(const std::string& recipe_dir_name) const {
+  if (!db_file.empty()) return db_file;
+  return (fs::path(dir(recipe_dir_name)) / "cluster_analysis.db").string();
+}
+
+}  // namespace cs::recipes

@@ -1,0 +1,47 @@
+#include "msprof_analyze/recipes/recipe_skeleton.h"
+
+#include <limits>
+
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/rank_db.h"
+
+namespace cs::recipes {
+
+bool dump_recipe_frame(const frame::Frame& f, const RecipeOutput& out, const std::string& dir_name,
+                       const std::string& file, const std::string& table, io::Diagnostics& diag,
+                       const std::string& unit, double factor) {
+  if (f.rows() == 0) return true;  // msprof-analyze skips empty frames
+  if (out.export_type == ExportType::kDb)
+    return recipes::write_frame_sqlite(f, out.db_path(dir_name), table, diag, out.threads);
+  return recipes::write_frame_csv(frame::convert_unit(f, unit, factor),
+                                  out.dir(dir_name) + "/" + file, diag);
+}
+
+bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
+                        const std::vector<std::string>& tables, frame::FrameSet& out,
+                        io::Diagnostics& diag, QueryScan scan) {
+  recipes::RankDb db(paths.profiler_db, diag);
+  if (!db.ok()) return false;
+  for (const auto& t : tables)
+    if (!db.has_table(t)) {
+      diag.warn(paths.profiler_db, 0, "no table " + t,
+                "this rank is skipped (it has no data for this recipe)");
+      return false;
+    }
+  frame::Frame rows;
+  const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
+  if (!(scan && scan(db.database(), sql, lo, hi, rows)) &&
+      !db.query(sql, {lo, hi}, rows, tables.front(), diag))
+    return false;
+  if (rows.rows() == 0) {
+    diag.warn(paths.profiler_db, 0, "no rows in " + tables.front(), "this rank adds nothing");
+    return false;
+  }
+  frame::assign(rows, "Rank", frame::Cell::integer(paths.rank));
+  out["rows"] = std::move(rows);
+  return true;
+}
+
+}  // namespace cs::recipes

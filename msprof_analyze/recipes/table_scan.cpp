@@ -1,0 +1,75 @@
+#include "msprof_analyze/recipes/table_scan.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace cs::recipes {
+
+int TableScan::next_page_row() {
+  if (row_ == pages_->rows.size()) return 0;
+  const size_t r = row_++;
+  pages_->rows.decode(r, all_, pages_->decode);
+  for (size_t c = 0; c < current_.size(); ++c) {
+    const int from = pages_->pick[c];
+    io::sqlite::StoredValue& v = current_[c];
+    if (from >= 0) {
+      v = all_[static_cast<size_t>(from)];
+    } else {
+      v = io::sqlite::StoredValue{};
+      v.kind = io::sqlite::StoredValue::Kind::kInt;
+      v.i = pages_->rows.rowid(r);
+    }
+    using K = io::sqlite::StoredValue::Kind;
+    types_[c] = v.kind == K::kInt    ? SQLITE_INTEGER
+                : v.kind == K::kReal ? SQLITE_FLOAT
+                : v.kind == K::kText ? SQLITE_TEXT
+                : v.kind == K::kBlob ? SQLITE_BLOB
+                                     : SQLITE_NULL;
+  }
+  return 1;
+}
+
+int64_t TableScan::page_integer(int c) const {
+  const io::sqlite::StoredValue& v = current_[static_cast<size_t>(c)];
+  return v.kind == io::sqlite::StoredValue::Kind::kInt ? v.i : db::sqlite_int64_of(v);
+}
+
+double TableScan::page_real(int c) const {
+  const io::sqlite::StoredValue& v = current_[static_cast<size_t>(c)];
+  return v.kind == io::sqlite::StoredValue::Kind::kReal ? v.r : db::sqlite_double_of(v);
+}
+
+std::string_view TableScan::page_text(int c) const {
+  const io::sqlite::StoredValue& v = current_[static_cast<size_t>(c)];
+  using K = io::sqlite::StoredValue::Kind;
+  if (v.kind == K::kText || v.kind == K::kBlob) return v.bytes;
+  if (v.kind == K::kNull) return {};
+  rendered_.resize(current_.size());
+  return rendered_[static_cast<size_t>(c)] = db::sqlite_text_of(v);
+}
+
+bool StringCells::load(const db::Database& db, const std::vector<int64_t>* wanted) {
+  values_.clear();
+  TableScan s(db, "SELECT id, value FROM STRING_IDS");
+  if (!s.ok()) return false;
+  int rc;
+  while ((rc = s.next()) == 1) {
+    if (!s.is_int(0)) return false;
+    if (!wanted || std::binary_search(wanted->begin(), wanted->end(), s.integer(0)))
+      values_.emplace_back(s.integer(0), s.cell(1));
+  }
+  std::stable_sort(values_.begin(), values_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return rc == 0;
+}
+
+frame::Cell StringCells::find(int64_t id) const {
+  auto it = std::lower_bound(values_.begin(), values_.end(), id,
+                             [](const auto& p, int64_t k) { return p.first < k; });
+  return it != values_.end() && it->first == id ? it->second : frame::Cell::null();
+}
+
+}  // namespace cs::recipes

@@ -1,0 +1,130 @@
+#pragma once
+// A plain SQLite statement over one table for the recipes' scans (recipes/*_scan): rows stepped
+// in order, values read with their storage class. It never reports: a statement SQLite refuses
+// or a failed step only tells the caller to run the recipe's SQL instead, which reports.
+// A plain `SELECT a, b FROM t` over a database opened by db::Database is answered from the
+// file's pages when SQLite would scan the table for it (db::page_scan): the same rows, in the
+// same order, with the same values, without SQLite's virtual machine.
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "db/database.h"
+#include "db/query_plan.h"
+#include "frame/frame.h"
+
+namespace cs::recipes {
+
+class TableScan {
+ public:
+  // Prepares `sql` on `db`: answered from the file's pages when they can (db::Database::
+  // page_scan), else by SQLite (which opens the file then); ok() is false when SQLite refuses it.
+  TableScan(const db::Database& db, const std::string& sql) {
+    if (!(pages_ = db.page_scan(sql, true))) prepare(db.handle(), sql);
+    init();
+  }
+  ~TableScan() { sqlite3_finalize(st_); }
+  TableScan(const TableScan&) = delete;
+  TableScan& operator=(const TableScan&) = delete;
+
+  bool ok() const { return st_ != nullptr || pages_.has_value(); }
+  // True when the rows come from the file's pages (db::page_scan), not from SQLite.
+  bool paged() const { return pages_.has_value(); }
+  // Steps to the next row: 1 a row, 0 done, -1 an error. A row's values and their storage
+  // classes are read once here (one sqlite3_column_value per column): the accessors below only
+  // look them up, without sqlite3_column_*()'s per-call checks of the statement.
+  int next() {
+    if (pages_) return next_page_row();
+    const int rc = sqlite3_step(st_);
+    if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? 0 : -1;
+    for (size_t c = 0; c < values_.size(); ++c) {
+      values_[c] = sqlite3_column_value(st_, static_cast<int>(c));
+      types_[c] = sqlite3_value_type(values_[c]);
+    }
+    return 1;
+  }
+  // The storage class of column c (SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, ...).
+  int type(int c) const { return types_[static_cast<size_t>(c)]; }
+  bool is_int(int c) const { return type(c) == SQLITE_INTEGER; }
+  bool is_int_or_null(int c) const { return type(c) == SQLITE_INTEGER || type(c) == SQLITE_NULL; }
+  int64_t integer(int c) const { return pages_ ? page_integer(c) : sqlite3_value_int64(value(c)); }
+  double real(int c) const { return pages_ ? page_real(c) : sqlite3_value_double(value(c)); }
+  // Column c as text (empty for NULL).
+  std::string_view text_view(int c) const {
+    if (pages_) return page_text(c);
+    const auto* t = reinterpret_cast<const char*>(sqlite3_value_text(value(c)));
+    return t ? std::string_view(t, static_cast<size_t>(sqlite3_value_bytes(value(c))))
+             : std::string_view();
+  }
+  std::string text(int c) const { return std::string(text_view(c)); }
+  // The value as a cell typed as SQLite stored it (pandas.read_sql's view, as RankDb::query).
+  frame::Cell cell(int c) const {
+    switch (type(c)) {
+      case SQLITE_INTEGER:
+        return frame::Cell::integer(integer(c));
+      case SQLITE_FLOAT:
+        return frame::Cell::real(real(c));
+      case SQLITE_NULL:
+        return frame::Cell::null();
+      default:  // interned straight from SQLite's buffer, no std::string in between
+        return frame::Cell::text(text_view(c));
+    }
+  }
+
+ private:
+  sqlite3_value* value(int c) const { return values_[static_cast<size_t>(c)]; }
+  void prepare(sqlite3* db, const std::string& sql) {
+    if (db && sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(st_);
+      st_ = nullptr;
+    }
+  }
+  // The row buffers, for the pages' columns or the statement's.
+  void init() {
+    if (pages_) {
+      const size_t n = pages_->pick.size();
+      types_.assign(n, SQLITE_NULL);
+      current_.resize(n);
+      return;
+    }
+    const int n = st_ ? sqlite3_column_count(st_) : 0;
+    values_.assign(static_cast<size_t>(n), nullptr);
+    types_.assign(static_cast<size_t>(n), SQLITE_NULL);
+  }
+  // The paged rows' counterparts of next(), integer(), real() and text_view(): SQLite's
+  // conversions of a value of another storage class (table_scan.cpp).
+  int next_page_row();
+  int64_t page_integer(int c) const;
+  double page_real(int c) const;
+  std::string_view page_text(int c) const;
+
+  std::optional<db::PageScan> pages_;
+  size_t row_ = 0;
+  std::vector<io::sqlite::StoredValue> all_, current_;
+  mutable std::vector<std::string> rendered_;  // numbers as text
+
+  sqlite3_stmt* st_ = nullptr;
+  std::vector<sqlite3_value*> values_;  // the current row's values (valid until the next step)
+  std::vector<int> types_;              // their storage classes, read before any conversion
+};
+
+// STRING_IDS' values by id, as the scans' joins on its primary key find them.
+class StringCells {
+ public:
+  // Reads STRING_IDS (only the ids in `wanted`, sorted, when given); false when an id is not an
+  // integer or the read fails.
+  bool load(const db::Database& db, const std::vector<int64_t>* wanted = nullptr);
+  // The value of `id` as a cell typed as stored; NULL when STRING_IDS has no such id.
+  frame::Cell find(int64_t id) const;
+
+ private:
+  std::vector<std::pair<int64_t, frame::Cell>> values_;  // sorted by id
+};
+
+}  // namespace cs::recipes

@@ -1,0 +1,109 @@
+#include "msprof_analyze/documents/cluster_communication.h"
+
+#include <gtest/gtest.h>
+
+#include "documents/msprof_golden.h"
+
+namespace cs::cluster {
+namespace {
+
+std::string render(const std::vector<load::RankData>& ranks, const io::JsonStyle& style,
+                   int threads = 1) {
+  io::Diagnostics diag;
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  std::string out;
+  io::JsonWriter w(&out, style);
+  documents::write_cluster_communication(w, ranks, groups, threads);
+  return out;
+}
+
+TEST(ClusterCommunication, GoldenFiles) {
+  for (const char* c : test::kCases) {
+    const std::string got = render(test::load_case(c), io::JsonStyle::python());
+    const std::string want = test::expected(c, "cluster_communication.json");
+    EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
+  }
+}
+
+// The pipeline writes the document with the run's threads (cluster/cluster_outputs.cpp): at 2
+// and 4 threads the group tuples are rendered apart on other threads (the parallel branch, which
+// needs the compact style clusterscope writes), and the bytes equal those of one thread, both to
+// a string and to a file.
+TEST(ClusterCommunication, SameOutputForAnyThreadCount) {
+  for (const char* c : {"stages8", "tp2pp2"}) {
+    const auto ranks = test::load_case(c);
+    io::Diagnostics diag;
+    const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+    // Enough group tuples that every thread renders some.
+    ASSERT_GE(documents::index_communication(ranks, groups).groups.size(), 4u) << c;
+    const std::string want = render(ranks, io::JsonStyle::python(), 1);
+    EXPECT_EQ(want, test::expected(c, "cluster_communication.json")) << c;
+    for (int threads : {2, 4}) {
+      ASSERT_TRUE(documents::renders_groups_in_parallel(io::JsonStyle::python(), threads));
+      const std::string got = render(ranks, io::JsonStyle::python(), threads);
+      EXPECT_EQ(got, want) << c << " threads=" << threads << ": " << test::first_diff(got, want);
+      const std::string path = test::temp_path("cluster_communication_threads.json");
+      ASSERT_TRUE(documents::write_cluster_communication_json(path, ranks, groups, diag,
+                                                              io::JsonStyle::python(), threads));
+      EXPECT_EQ(test::slurp(path), want) << c << " threads=" << threads;
+    }
+  }
+  // An indented document is always written in place (a group rendered apart would lose its
+  // indentation).
+  EXPECT_FALSE(documents::renders_groups_in_parallel(io::JsonStyle::indented(4), 4));
+  EXPECT_FALSE(documents::renders_groups_in_parallel(io::JsonStyle::python(), 1));
+}
+
+TEST(ClusterCommunication, RatioRulesOfMsprof) {
+  EXPECT_TRUE(documents::msprof_ratio(io::Num::real(1), io::Num::real(0)).is_int);
+  EXPECT_EQ(documents::msprof_ratio(io::Num::real(1), io::Num::real(3)).v, 0.3333);
+  EXPECT_FALSE(documents::msprof_ratio(io::Num::integer(0), io::Num::real(2)).is_int);
+  EXPECT_EQ(documents::msprof_ratio(io::Num::real(2.00005), io::Num::real(1)).v,
+            io::py_round(2.00005, 4));
+}
+
+// The real (older) sample, split into per-rank communication.json files by split_sample.py: our
+// output, written with JsonStyle::msprof() (the sample's separators), equals the sample once the
+// Total Op Info@<group> entry (which that older version did not write) is left out.
+TEST(ClusterCommunication, RealSampleRoundTrip) {
+  const std::string sample =
+      test::slurp(std::string(CS_TEST_DATA) + "/ascend/cluster_communication.json");
+  ASSERT_FALSE(sample.empty());
+  std::string got = render(test::load_case("sample_split"), io::JsonStyle::msprof());
+  const size_t t = got.find(",\"Total Op Info@6297232067196334501\": {\"0\": ");
+  ASSERT_NE(t, std::string::npos) << got.substr(0, 200);
+  EXPECT_EQ(got.compare(t + 1, 15, "\"Total Op Info@"), 0);
+  got = got.substr(0, t) + "}}}";
+  EXPECT_EQ(got, sample) << test::first_diff(got, sample);
+}
+
+TEST(ClusterCommunication, NoOpsNoFile) {
+  std::vector<load::RankData> ranks(1);
+  ranks[0].entry.rank = 0;
+  io::Diagnostics diag;
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  const std::string path = test::temp_path("empty_cluster_communication.json");
+  std::remove(path.c_str());
+  EXPECT_TRUE(documents::write_cluster_communication_json(path, ranks, groups, diag));
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(ClusterCommunication, FileEqualsStringAndDuplicateRankReportKeepsFirst) {
+  auto ranks = test::load_case("tp2pp2");
+  io::Diagnostics diag;
+  const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+  const std::string path = test::temp_path("cluster_communication.json");
+  ASSERT_TRUE(documents::write_cluster_communication_json(path, ranks, groups, diag));
+  EXPECT_EQ(test::slurp(path), test::expected("tp2pp2", "cluster_communication.json"));
+  // A second step block with the same name repeats ops: setdefault keeps the first report.
+  ranks[0].communication.edit().steps.push_back(ranks[0].communication.edit().steps[0]);
+  ranks[0].communication.edit().steps.back().collective[0].time.set(readers::kElapseTimeMs,
+                                                                    io::Num::real(1e9));
+  const documents::CommIndex index = documents::index_communication(ranks, groups);
+  const documents::CommOpEntry& op = index.groups[0].steps[0].ops[0];
+  EXPECT_NE(op.ranks[0].op->time.get(readers::kElapseTimeMs), 1e9);
+  EXPECT_EQ(op.ranks.size(), 2u);  // ranks 0 and 1 of the tp group, once each
+}
+
+}  // namespace
+}  // namespace cs::cluster
