@@ -4,6 +4,7 @@
 // merges every rank's frames, in rank order, and writes msprof-analyze's outputs.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ struct RecipeOutput {
   int threads = 1;        // threads the reduce may use (writing a large table)
   std::string input_dir;  // -d: the job (cluster_time_compare_summary reads its outputs)
   std::string bp;         // --bp: the base job of cluster_time_compare_summary
-  int top_num = 15;       // --top_num: the rows a recipe's top-N table keeps (slow_link)
+  int top_num = -1;       // --top_num: the rows a recipe's top-N table keeps (-1: not given)
+  int rank_id = 0;        // --rank_id: the rank communication_bottleneck analyses
   // Where this recipe writes: the cluster output directory for db, <it>/<DirName> for text.
   std::string dir(const std::string& recipe_dir_name) const;
   std::string db_path(const std::string& recipe_dir_name) const;
@@ -57,6 +59,9 @@ class Recipe {
   virtual std::string missing_data_hint() const {
     return "export the profiling data with export_type db";
   }
+  // The recipe's own arguments by msprof-analyze's name without dashes ("parallel_types"), set on
+  // every process before any map. Returns what is wrong with one (empty: accepted).
+  virtual std::string set_args(const std::map<std::string, std::string>& /*args*/) { return ""; }
   // Reads one rank's data. Returns false (with diagnostics) when the rank cannot be used.
   virtual bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const = 0;
   // Root: merges the ranks' partial results (sorted by rank) and writes the outputs.

@@ -283,6 +283,7 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::R
   out.export_type = opts.export_type;
   out.threads = threads;
   out.top_num = opts.top_num;
+  out.rank_id = opts.rank_id;
   out.input_dir = opts.input_dir;
   out.bp = opts.bp;
   io::Diagnostics diag;
@@ -444,6 +445,10 @@ int run_recipe(const mpi::MpiSession& mpi, const RecipeRunOptions& opts) {
     if (mpi.is_root())
       std::fprintf(stderr, "clusterscope: cluster: unknown recipe '%s' \u2014 use one of: %s\n",
                    opts.recipe.c_str(), names_list().c_str());
+    return runtime::kExitUsage;
+  }
+  if (const std::string error = recipe->set_args(opts.args); !error.empty()) {
+    if (mpi.is_root()) std::fprintf(stderr, "clusterscope: cluster: %s\n", error.c_str());
     return runtime::kExitUsage;
   }
   return run_recipes(mpi, opts, {recipe.get()}, nullptr).front();
