@@ -18,6 +18,7 @@
 #include "io/diagnostics_print.h"
 #include "io/hdf5/hdf5_tables.h"
 #include "io/output_ledger.h"
+#include "report/display_format.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"
 #include "runtime/task_runner.h"
@@ -197,8 +198,9 @@ int analyse_and_write(const GpuRunOptions& opts, std::vector<GpuRankSummary>& ra
     for (const auto& s : slow_r)
       std::printf(
           "slow rank %d (cause: %s): last at %.0f%% of its collectives, others waited "
-          "%.3f us\n",
-          s.rank, s.cause.c_str(), s.last_fraction * 100, static_cast<double>(s.blame_ns) / 1000.0);
+          "%s\n",
+          s.rank, s.cause.c_str(), s.last_fraction * 100,
+          report::fmt_us(static_cast<double>(s.blame_ns) / 1000.0).c_str());
     if (slow_g.empty()) std::printf("slow groups: none\n");
     for (const auto& g : slow_g)
       std::printf("slow group %s (%s, %lld ranks): %.2fx the median group's time per byte%s\n",

@@ -4,6 +4,8 @@
 #include <map>
 #include <sstream>
 
+#include "report/display_format.h"
+
 namespace cs::gpu {
 
 namespace {
@@ -215,8 +217,8 @@ io::Table slow_ranks_table(const std::vector<SlowRank>& slow) {
     cause.strings.push_back(s.cause);
     std::ostringstream os;
     os << "last to arrive at " << static_cast<int>(s.last_fraction * 100 + 0.5)
-       << "% of its shared collectives; others waited " << us(s.blame_ns)
-       << " us for it; computing " << s.computing_ratio << "x its peers' median";
+       << "% of its shared collectives; others waited " << report::fmt_us(us(s.blame_ns))
+       << " for it; computing " << report::fmt_num(s.computing_ratio, 2) << "x its peers' median";
     ev.strings.push_back(os.str());
   }
   return t;

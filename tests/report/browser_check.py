@@ -15,40 +15,17 @@ Exits 1 with one line per failed check.
 import os
 import re
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+from browser_common import Browser
 from selenium.webdriver.common.by import By
 
 html, out, slow = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(out, exist_ok=True)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-
-
-opts = Options()
-opts.binary_location = "/usr/bin/chromium"
-profile = tempfile.mkdtemp(prefix="cs_selenium_")
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-          "--no-first-run", "--disable-background-networking", "--disable-component-update",
-          "--user-data-dir=" + profile):
-    opts.add_argument(a)
-opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+b = Browser("cs_selenium_")
+drv, check = b.drv, b.check
 try:
-    drv.set_window_size(1400, 900)
-    drv.get("file://" + os.path.abspath(html))
-    load_ms = drv.execute_script(
-        "var t=performance.getEntriesByType('navigation')[0];return t.loadEventEnd-t.startTime;")
-    print("load_ms %.0f size_bytes %d" % (load_ms, os.path.getsize(html)))
-    errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
-    check(not errors, "console errors: %s" % errors[:3])
+    b.open(html)
+    b.check_console()
 
     # The slow rank's finding is in the first screen.
     li = drv.find_elements(By.CSS_SELECTOR, "#findings li[data-rank='%s']" % slow)
@@ -58,10 +35,7 @@ try:
         check(0 <= top < 900, "rank %s's finding is not in the first screen (top %d px)" % (slow, top))
 
     for w in (1024, 1400, 1920):
-        drv.set_window_size(w, 900)
-        over = drv.execute_script(
-            "return document.documentElement.scrollWidth-document.documentElement.clientWidth;")
-        check(over <= 0, "horizontal overflow of %d px at %d px wide" % (over, w))
+        b.check_fits(w)
         drv.save_screenshot(os.path.join(out, "report_%d.png" % w))
     drv.set_window_size(1400, 900)
 
@@ -181,12 +155,7 @@ return [H.steps.length,out];""" % slow)
                 check(bool(cells) and cells[0].text == host[1][0][0],
                       "first host operator of the drill-down is not the embedded one")
             drv.save_screenshot(os.path.join(out, "report_drill.png"))
-    errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
-    check(not errors, "console errors after interaction: %s" % errors[:3])
+    b.check_console(" after interaction")
 finally:
-    drv.quit()
-
-print("screenshots " + os.path.abspath(out))
-for f in failures:
-    print("FAIL: " + f)
-sys.exit(1 if failures else 0)
+    b.quit()
+b.finish(out)

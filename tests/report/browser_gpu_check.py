@@ -10,40 +10,17 @@ Screenshots go to OUT_DIR. Prints the load time. Exits 1 with one line per faile
 """
 import os
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+from browser_common import Browser
 from selenium.webdriver.common.by import By
 
 html, out, slow = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(out, exist_ok=True)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-
-
-opts = Options()
-opts.binary_location = "/usr/bin/chromium"
-profile = tempfile.mkdtemp(prefix="cs_selenium_")
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-          "--no-first-run", "--disable-background-networking", "--disable-component-update",
-          "--user-data-dir=" + profile):
-    opts.add_argument(a)
-opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+b = Browser("cs_selenium_gpu_")
+drv, check = b.drv, b.check
 try:
-    drv.set_window_size(1400, 900)
-    drv.get("file://" + os.path.abspath(html))
-    load_ms = drv.execute_script(
-        "var t=performance.getEntriesByType('navigation')[0];return t.loadEventEnd-t.startTime;")
-    print("load_ms %.0f size_bytes %d" % (load_ms, os.path.getsize(html)))
-    errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
-    check(not errors, "console errors: %s" % errors[:3])
+    b.open(html)
+    b.check_console()
 
     for sid in ("overview", "findings", "steps", "collectives", "waits", "kernels"):
         check(bool(drv.find_elements(By.ID, sid)), "no section #" + sid)
@@ -62,10 +39,7 @@ try:
     check(marked == [slow], "step table marks %s as slow, not rank %s" % (marked, slow))
 
     for w in (1024, 1400, 1920):
-        drv.set_window_size(w, 900)
-        over = drv.execute_script(
-            "return document.documentElement.scrollWidth-document.documentElement.clientWidth;")
-        check(over <= 0, "horizontal overflow of %d px at %d px wide" % (over, w))
+        b.check_fits(w)
         drv.save_screenshot(os.path.join(out, "gpu_report_%d.png" % w))
     drv.set_window_size(1400, 900)
 
@@ -100,12 +74,7 @@ try:
         "return Array.from(t.tBodies[0].rows).map(r=>parseFloat(r.cells[h].textContent.replace(/,/g,'')));")
     check(len(bw) > 0 and all(v > 0 for v in bw), "collectives table has no bus bandwidths: %s" % [v for v in bw if not v > 0][:5])
 
-    errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
-    check(not errors, "console errors after interaction: %s" % errors[:3])
+    b.check_console(" after interaction")
 finally:
-    drv.quit()
-
-print("screenshots " + os.path.abspath(out))
-for f in failures:
-    print("FAIL: " + f)
-sys.exit(1 if failures else 0)
+    b.quit()
+b.finish(out)

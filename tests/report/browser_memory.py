@@ -11,37 +11,17 @@ OUT_DIR/report_memory.png (printed). Exits 1 with one line per failed check.
 """
 import os
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+from browser_common import Browser
 from selenium.webdriver.common.by import By
 
 html, out, big, leak = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 os.makedirs(out, exist_ok=True)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-
-
-opts = Options()
-opts.binary_location = "/usr/bin/chromium"
-profile = tempfile.mkdtemp(prefix="cs_selenium_mem_")
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-          "--no-first-run", "--disable-background-networking", "--disable-component-update",
-          "--user-data-dir=" + profile):
-    opts.add_argument(a)
-opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+b = Browser("cs_selenium_mem_")
+drv, check = b.drv, b.check
 try:
-    drv.set_window_size(1400, 900)
-    drv.get("file://" + os.path.abspath(html))
-    errors = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
-    check(not errors, "console errors: %s" % errors[:3])
+    b.open(html)
+    b.check_console()
     sec = drv.find_elements(By.CSS_SELECTOR, "section#memory")
     check(bool(sec), "no memory section")
     items = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#mem-findings li")]
@@ -70,17 +50,12 @@ try:
         check(bool(shown) and shown[0].size["height"] > 50, "the curve is not displayed")
         check("aten::empty_strided" in det[0].text, "the peak holders are not shown")
     for w in (1024, 1400):
-        drv.set_window_size(w, 900)
-        over = drv.execute_script(
-            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;")
-        check(over <= 0, "horizontal overflow of %d px at %d px" % (over, w))
+        b.check_fits(w)
     drv.set_window_size(1400, 1400)
     drv.execute_script("document.getElementById('memory').scrollIntoView();")
     png = os.path.join(out, "report_memory.png")
     drv.save_screenshot(png)
     print("screenshot " + os.path.abspath(png))
 finally:
-    drv.quit()
-for f in failures:
-    print("FAIL " + f)
-sys.exit(1 if failures else 0)
+    b.quit()
+b.finish(out)
