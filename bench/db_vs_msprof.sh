@@ -17,7 +17,7 @@ MODES=("$@")
 if [ ${#MODES[@]} -eq 0 ]; then
   MODES=(all communication_group_map communication_time_sum communication_matrix_sum compute_op_sum
          hccl_sum cann_api_sum mstx_sum cluster_time_summary free_analysis slow_rank slow_link
-         freq_analysis)
+         freq_analysis p2p_pairing pp_chart)
 fi
 CS=${CS:-build/clusterscope}
 MSPROF=${MSPROF:-/tmp/msprof}
@@ -25,7 +25,8 @@ WORK=${WORK:-/tmp/db-vs-msprof}
 JOB=$WORK/job$RANKS
 mkdir -p "$WORK"
 if [ ! -f "$JOB/truth.json" ]; then
-  "$CS" generate "$JOB" --ranks "$RANKS" --tp 8 --pp 4 --steps 4 --export-type db >/dev/null
+  "$CS" generate "$JOB" --ranks "$RANKS" --tp 8 --pp 4 --steps 4 --export-type db \
+    --notify-tasks --mstx-passes >/dev/null
 fi
 DB_MB=$(find "$JOB" -name '*.db' -printf '%s\n' | awk '{s += $1} END {printf "%.1f", s / 1e6}')
 echo "job: $RANKS ranks, $DB_MB MB of databases ($JOB)"
@@ -63,8 +64,16 @@ for mode in "${MODES[@]}"; do
     measure msprof-analyze "$mode" env PYTHONPATH="$MSPROF" /usr/bin/python3 \
       "$MSPROF/msprof_analyze/cluster_analyse/cluster_analysis.py" -d "$JOB" -m all -o "$out"
   else
+    # p2p_pairing and pp_chart change the rank databases in place: msprof-analyze gets a copy
+    # (clusterscope writes its own copies under the output directory).
+    input=$JOB
+    if [ "$mode" = p2p_pairing ] || [ "$mode" = pp_chart ]; then
+      input=$WORK/inplace-$mode
+      rm -rf "$input"
+      cp -r "$JOB" "$input"
+    fi
     measure msprof-analyze "$mode" env PYTHONPATH="$MSPROF" /usr/bin/python3 \
-      "$MSPROF/msprof_analyze/cluster_analyse/cluster_analysis.py" -d "$JOB" -m "$mode" \
+      "$MSPROF/msprof_analyze/cluster_analyse/cluster_analysis.py" -d "$input" -m "$mode" \
       --export_type db -o "$out"
   fi
 done

@@ -81,6 +81,15 @@ int run_generate(int argc, char** argv) {
       "--memory)")(
       "slow-data", po::value<std::vector<std::string>>(&slow_data)->composing(),
       "R:MS  rank R's data loading is slow: MS more DataLoader time at every step start")(
+      "mstx-passes", po::bool_switch(&opts.mstx_passes),
+      "db export: write an mstx range around every forward and backward micro-batch on the "
+      "device (what msprof-analyze's pp_chart draws)")(
+      "mstx-comm", po::bool_switch(&opts.mstx_comm),
+      "db export: record communication only as mstx markers with the op's identity, without "
+      "COMMUNICATION_OP (what msprof-analyze's mstx2commop turns into COMMUNICATION_OP)")(
+      "notify-tasks", po::bool_switch(&opts.notify_tasks),
+      "db export: write HCCL's Notify_Record/Notify_Wait tasks around every send and receive "
+      "(what msprof-analyze's p2p_pairing pairs them by)")(
       "host-bound", po::bool_switch(&opts.host_bound),
       "every rank's host dispatches slower than its device computes")(
       "rank-jitter", po::value<double>(&opts.rank_jitter)->default_value(0),

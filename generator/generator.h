@@ -89,6 +89,9 @@ struct GeneratorOptions {
   // slower than its device computes.
   std::vector<SlowHost> slow_data;
   bool host_bound = false;
+  bool mstx_passes = false;   // mstx forward/backward ranges on the device (db export)
+  bool mstx_comm = false;     // communication only as mstx markers (db export)
+  bool notify_tasks = false;  // Notify_Record/Notify_Wait around send/receive (db export)
   // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed
   // factor 1 + N(0, rank_jitter) on every compute kernel, and the first / last pipeline stage
   // carrying more (or less) work by these factors (pp > 1 only).

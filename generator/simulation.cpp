@@ -122,12 +122,13 @@ class Sim {
         tl.steps.back().data_end_us = now_[static_cast<size_t>(r)];
       }
       for (int mb = 0; mb < opts_.microbatches; ++mb)
-        for (int p = 0; p < topo_.pp; ++p) forward(p);
+        for (int p = 0; p < topo_.pp; ++p) pass(p, mb, true, [&] { forward(p); });
       if (opts_.host_noise_us > 0)  // drawn only when asked, so default outputs do not change
         for (int r = 0; r < topo_.ranks; ++r)
           now_[static_cast<size_t>(r)] += uniform(r, 0.0, opts_.host_noise_us);
       for (int mb = 0; mb < opts_.microbatches; ++mb)
-        for (int p = topo_.pp - 1; p >= 0; --p) backward(p, mb == opts_.microbatches - 1);
+        for (int p = topo_.pp - 1; p >= 0; --p)
+          pass(p, mb, false, [&] { backward(p, mb == opts_.microbatches - 1); });
       for (int p = 0; p < topo_.pp; ++p) finish_step(p);
       for (int r = 0; r < topo_.ranks; ++r)
         res_.ranks[static_cast<size_t>(r)].steps.back().end_us = now_[static_cast<size_t>(r)];
@@ -136,6 +137,23 @@ class Sim {
   }
 
  private:
+  // Runs one pass of stage p and records its span on each rank of the stage: from its first
+  // kernel (the received activations are in) to the end of its last event.
+  template <class Run>
+  void pass(int p, int mb, bool fwd, Run run) {
+    const std::vector<int> ranks = stage_ranks(p);
+    std::vector<size_t> first;
+    for (int r : ranks) first.push_back(res_.ranks[static_cast<size_t>(r)].kernels.size());
+    run();
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      const auto r = static_cast<size_t>(ranks[i]);
+      const auto& k = res_.ranks[r].kernels;
+      if (k.size() == first[i]) continue;
+      res_.ranks[r].passes.push_back({k[first[i]].start_us, now_[r], static_cast<uint16_t>(step_),
+                                      static_cast<uint16_t>(mb), fwd});
+    }
+  }
+
   std::vector<int> stage_ranks(int p) const {
     int per = topo_.tp * topo_.dp;
     std::vector<int> v(static_cast<size_t>(per));

@@ -56,10 +56,18 @@ struct StepSpan {
   double data_end_us = 0;           // the host's data loading at the step start ends here
 };
 
+// One forward or backward pass of a micro-batch on a rank (its p2p receive included).
+struct PassSpan {
+  double start_us = 0, end_us = 0;  // relative
+  uint16_t step = 0, microbatch = 0;
+  bool forward = true;
+};
+
 struct RankTimeline {
   std::vector<KernelEvent> kernels;  // in start order
   std::vector<CommRecord> comms;     // in issue order (starts almost sorted; async ops overlap)
   std::vector<StepSpan> steps;
+  std::vector<PassSpan> passes;  // in schedule order
 };
 
 struct SimulationResult {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,9 @@
 #include "generator/memory_model.h"
 #include "generator/profiler_db_schema.h"
 #include "generator/sqlite_writer.h"
+#include "generator/write_mstx_comm.h"
+#include "generator/write_mstx_passes.h"
+#include "generator/write_p2p_notify.h"
 #include "generator/writers.h"
 
 namespace cs::generator {
@@ -63,7 +67,9 @@ class ProfilerDbWriter {
         cann_(db.insert("CANN_API", 7)),
         pytorch_(db.insert("PYTORCH_API", 12)),
         connections_(db.insert("CONNECTION_IDS", 2)),
-        lead_(launch_lead_us(ctx.opts, rank)) {}
+        lead_(launch_lead_us(ctx.opts, rank)) {
+    if (ctx.opts.mstx_comm) mstx_comm_.emplace(db.insert("MSTX_EVENTS", 11));  // --mstx-comm
+  }
 
   int64_t ns(double rel_us) const { return abs_ns(ctx_.base_us, rel_us); }
 
@@ -147,6 +153,26 @@ class ProfilerDbWriter {
                               : kLinkHccs,
                       op_id});
     }
+    if (mstx_comm_) {  // write_mstx_comm.h
+      MstxCommSink sink{*mstx_comm_, task_,      ids_,
+                        next_conn_,  next_task_, next_task_id_,
+                        tid_,        pid_,       rank_ % kDevicesPerNode};
+      sink.next_range += op_id;
+      std::string stem = comm_op_stem(c.kind);
+      stem.pop_back();
+      write_mstx_comm_op(sink,
+                         {stem.c_str(), g.id, static_cast<int64_t>(std::llround(bytes / 2.0)),
+                          start, end, ns(c.start_us - lead_), ns(c.start_us - lead_ + 8.0)},
+                         kHcclStream);
+    }
+    if (ctx_.opts.notify_tasks && is_p2p(c.kind) && !c.links.empty()) {  // write_p2p_notify.h
+      NotifyTaskSink sink{task_, comm_task_, ids_, next_task_, next_task_id_};
+      const int64_t transfer =
+          std::max<int64_t>(start, end - std::llround(c.links.front().time_ms * 1e6));
+      write_p2p_notify_tasks(sink, c,
+                             {start, end, transfer, conn, op_id, name_id, group_id,
+                              rank_ % kDevicesPerNode, kHcclStream, pid_});
+    }
   }
 
   // The input batch's host-to-device copy at the start of a step (MEMCPY_ASYNC), launched
@@ -188,6 +214,23 @@ class ProfilerDbWriter {
     }
   };
 
+  // The mstx ranges of each forward/backward pass (--mstx-passes; write_mstx_passes.h).
+  void mstx_passes(SqliteFile& db, const RankTimeline& tl) {
+    Insert mstx = db.insert("MSTX_EVENTS", 11);
+    MstxPassSink sink{mstx,
+                      task_,
+                      ids_,
+                      next_conn_,
+                      next_task_,
+                      next_task_id_,
+                      tid_,
+                      pid_,
+                      rank_ % kDevicesPerNode,
+                      [this](double us) { return ns(us); },
+                      lead_};
+    write_mstx_passes(sink, tl);
+  }
+
   StringIdTable& ids() { return ids_; }
   int64_t tid() const { return tid_; }
   const std::vector<StepLinks>& step_links() const { return links_; }
@@ -219,6 +262,7 @@ class ProfilerDbWriter {
   int64_t next_task_id_ = 1000;
   double lead_;  // how far ahead of its device event an operator starts (host_model.h)
   std::vector<StepLinks> links_;
+  std::optional<Insert> mstx_comm_;  // MSTX_EVENTS, for --mstx-comm's markers
 };
 
 // The mstx annotations a training script with `mstx.mark(msg, stream)` / `mstx.range_start(msg,
@@ -341,6 +385,7 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
       }
     }
     write_rank_tables(db, ctx, rank, tl, w);
+    if (ctx.opts.mstx_passes) w.mstx_passes(db, tl);
     if (ctx.opts.writes_memory())  // generator/memory_model.h
       write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
     write_overlap_analysis(db, w, rank, tl);
@@ -349,6 +394,8 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
   db.exec(
       "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);"
       "CREATE INDEX CommunicationTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId);");
+  if (ctx.opts.mstx_comm)  // the op detail is not recorded (write_mstx_comm.h)
+    db.exec("DROP TABLE COMMUNICATION_OP; DROP TABLE COMMUNICATION_TASK_INFO;");
   return db.finish(diag);
 }
 

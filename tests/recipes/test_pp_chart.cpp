@@ -1,0 +1,132 @@
+// The pp_chart recipe (1F1B naming).
+// - pass_name: "forward" in any case is FP, anything else BP.
+// - Golden: `cluster -m pp_chart --export_type db` on `generate JOB --ranks 4 --pp 4 --steps 2
+//   --notify-tasks --mstx-passes --export-type db` writes a copy of each rank's database whose
+//   StepTaskInfo and COMMUNICATION_OP (schema and rows) are exactly what msprof-analyze 8399c1cd
+//   wrote into that rank's database in place (tests/data/generated-db/pp4_pp_chart/rank_N.txt;
+//   tests/data/SOURCES.md), the input untouched, the same bytes under mpirun -np 1, 2 and 4.
+// - Every rank's chart has 2 forward and 2 backward micro-batches per step, one after the other.
+// - The text export writes nothing (as msprof-analyze); a job without mstx passes gets only the
+//   pairing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "msprof_analyze/recipes/pp_chart/pp_chart.h"
+#include "recipes/rank_copy_test_util.h"
+#include "recipes/recipe_test_util.h"
+
+namespace fs = std::filesystem;
+using cs::recipes::pp_chart::pass_name;
+using cs::test::commop_dump;
+using cs::test::dump_table;
+using cs::test::rank_db;
+
+namespace {
+
+const fs::path& scratch() {
+  static const cs::test::ScratchDir dir("pp-chart");
+  return dir.path();
+}
+
+fs::path generate(const std::string& name, const std::string& args) {
+  const fs::path j = scratch() / name;
+  const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
+                                           " --ranks 4 --pp 4 --steps 2 --export-type db " + args,
+                                       (scratch() / (name + ".log")).string());
+  EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / (name + ".log"));
+  return j;
+}
+
+const fs::path& job() {
+  static const fs::path j = generate("pp4", "--notify-tasks --mstx-passes");
+  return j;
+}
+
+fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
+             const std::string& type) {
+  const fs::path out = scratch() / name;
+  const int rc =
+      cs::test::run_command(launcher + CS_BINARY + " cluster -d " + input.string() + " -o " +
+                                out.string() + " -m pp_chart --export_type " + type,
+                            out.string() + ".log");
+  EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
+  return out / "cluster_analysis_output";
+}
+
+TEST(PPChart, PassNames) {
+  EXPECT_STREQ(pass_name("forward_step"), "FP");
+  EXPECT_STREQ(pass_name("MegatronForward"), "FP");
+  EXPECT_STREQ(pass_name("backward_step"), "BP");
+  EXPECT_STREQ(pass_name("WeightGradStore_pop"), "BP");
+}
+
+TEST(PPChart, MatchesMsprofAnalyzeAtAnyProcessCountAndLeavesTheInput) {
+  std::map<int, std::string> before;
+  for (int r = 0; r < 4; ++r) before[r] = cs::test::dump_sqlite(rank_db(job(), r));
+  const fs::path single = run(job(), "", "nolauncher", "db");
+  const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "pp4_pp_chart";
+  for (int r = 0; r < 4; ++r) {
+    const fs::path got = rank_db(single / "PPChart", r);
+    ASSERT_FALSE(got.empty()) << "rank " << r;
+    EXPECT_EQ(dump_table(got, "StepTaskInfo") + dump_table(got, "COMMUNICATION_OP"),
+              cs::test::read_file(ref / ("rank_" + std::to_string(r) + ".txt")))
+        << "rank " << r;
+    EXPECT_EQ(cs::test::dump_sqlite(rank_db(job(), r)), before[r]) << "input of rank " << r;
+  }
+  const auto expected = cs::test::read_tree(single);
+  for (int np : {1, 2, 4})
+    EXPECT_TRUE(cs::test::read_tree(
+                    run(job(), cs::test::mpirun(np), "np" + std::to_string(np), "db")) == expected)
+        << "np=" << np;
+}
+
+TEST(PPChart, TwoForwardAndTwoBackwardPassesPerStep) {
+  const fs::path out = run(job(), "", "chart", "db") / "PPChart";
+  for (int r = 0; r < 4; ++r) {
+    const std::string t = dump_table(rank_db(out, r), "StepTaskInfo");
+    // 2 steps x 2 micro-batches, GPipe order: FP FP BP BP per step.
+    const std::string fp = "t:FP|", bp = "t:BP|";
+    size_t pos = t.find("\n== StepTaskInfo\n");
+    ASSERT_NE(pos, std::string::npos) << t;
+    std::string order;
+    for (size_t at = t.find("t:", pos); at != std::string::npos; at = t.find("\nt:", at + 1))
+      order += t.compare(at + (t[at] == '\n'), fp.size(), fp) == 0 ? "F" : "B";
+    EXPECT_EQ(order, "FFBBFFBB") << "rank " << r << "\n" << t;
+  }
+}
+
+TEST(PPChart, TextWritesNothingAndNoPassesGivesOnlyThePairing) {
+  const fs::path text = run(job(), "", "text", "text");
+  EXPECT_TRUE(rank_db(text, 0).empty());
+  const fs::path plain = run(generate("plain", "--notify-tasks"), "", "plain-out", "db");
+  const fs::path db = rank_db(plain / "PPChart", 1);
+  ASSERT_FALSE(db.empty());
+  EXPECT_EQ(dump_table(db, "StepTaskInfo"), "(no table)\n");
+  EXPECT_NE(dump_table(db, "COMMUNICATION_OP").find("opConnectionId TEXT"), std::string::npos);
+}
+
+TEST(PPChart, ConvertsMstxCommunicationFirst) {
+  // --tp 2 --pp 2 --steps 1 --mstx-comm --mstx-passes: no COMMUNICATION_OP, so msprof-analyze's
+  // pp_chart runs mstx2commop in place before the chart (tests/data/generated-db/pc_pp_chart).
+  const fs::path j = scratch() / "pc";
+  ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
+                                      " --ranks 4 --tp 2 --pp 2 --steps 1 --export-type db "
+                                      "--mstx-comm --mstx-passes",
+                                  (scratch() / "pc.log").string()),
+            0)
+      << cs::test::read_file(scratch() / "pc.log");
+  const fs::path out = run(j, "", "pc-out", "db") / "PPChart";
+  const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "pc_pp_chart";
+  for (int r = 0; r < 4; ++r) {
+    const fs::path db = rank_db(out, r);
+    ASSERT_FALSE(db.empty()) << "rank " << r;
+    EXPECT_EQ(commop_dump(db) + dump_table(db, "StepTaskInfo"),
+              cs::test::read_file(ref / ("rank_" + std::to_string(r) + ".txt")))
+        << "rank " << r;
+  }
+}
+
+}  // namespace
