@@ -7,7 +7,7 @@
 #include "analysis/diagnosis_summary.h"
 #include "analysis/synthetic_cluster.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 std::vector<load::RankData> two_ranks() {
@@ -91,4 +91,4 @@ TEST(DiagnosisSummary, Text) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -13,7 +13,7 @@
 #include "msprof_analyze/documents/cluster_communication.h"
 #include "msprof_analyze/documents/cluster_matrix.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 TEST(CommTables, NaturalOrder) {
@@ -180,4 +180,4 @@ TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -34,7 +34,7 @@
 #include "msprof_analyze/documents/cluster_matrix.h"
 #include "msprof_analyze/documents/communication_groups.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 namespace fs = std::filesystem;
@@ -327,4 +327,4 @@ TEST(DiagnosisAccuracy, GeneratedAndIndependentJobs) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -30,7 +30,7 @@
 #include "msprof_analyze/documents/communication_groups.h"
 #include "support/test_files.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 namespace fs = std::filesystem;
@@ -333,4 +333,4 @@ TEST(HostGenerated, MindSporeEmptyDeviceQueue) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

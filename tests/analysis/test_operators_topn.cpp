@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 std::vector<load::RankData> ranks_with_slow_softmax() {
@@ -114,4 +114,4 @@ TEST(OperatorsTopN, PeerCvWithPipelineStages) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -9,7 +9,7 @@
 #include <random>
 #include <set>
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 // A ring allreduce per step in each of `groups` groups of 8 ranks (HCCS inside a node) and a DP
@@ -147,9 +147,9 @@ TEST(SlowLink, ObservationsLeaveOutIgnoredLinks) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 // Issue 15: "Slow link: HCCS 0->3 ... 0.06 GB/s (over 1 transfers, 0 MB)". A link with one tiny
@@ -196,4 +196,4 @@ TEST(SlowLink, OverflowingSumsAreNotJudged) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -6,7 +6,7 @@
 
 #include "analysis/synthetic_cluster.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 std::vector<int> flagged(const std::vector<analysis::SlowRankFinding>& f) {
@@ -103,4 +103,4 @@ TEST(SlowRank, EmptyInput) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

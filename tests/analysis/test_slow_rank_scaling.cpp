@@ -8,7 +8,7 @@
 #include "analysis/slow_rank.h"
 #include "analysis/synthetic_cluster.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 TEST(SlowRankScaling, DuplicateStepRowsAreCollapsedAndReportedOnce) {
@@ -34,4 +34,4 @@ TEST(SlowRankScaling, DuplicateStepRowsAreCollapsedAndReportedOnce) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

@@ -15,7 +15,7 @@
 #include "msprof_analyze/documents/cluster_matrix.h"
 #include "msprof_analyze/documents/communication_groups.h"
 
-namespace cs::cluster {
+namespace cs::analysis {
 namespace {
 
 namespace fs = std::filesystem;
@@ -147,4 +147,4 @@ TEST(SlowTransfer, GeneratedClusters) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::analysis

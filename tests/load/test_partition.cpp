@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace cs::cluster {
+namespace cs::load {
 namespace {
 
 std::vector<load::RankEntry> with_sizes(std::vector<uint64_t> sizes) {
@@ -76,4 +76,4 @@ TEST(Partition, MoreProcessesThanRanks) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace cs::cluster {
+namespace cs::load {
 namespace {
 
 load::RankData sample() {
@@ -191,4 +191,4 @@ TEST(RankDataCodec, TruncatedBufferThrowsInsteadOfReadingGarbage) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::load

@@ -12,7 +12,7 @@
 
 #include "load/rank_parser.h"
 
-namespace cs::cluster {
+namespace cs::load {
 namespace {
 
 namespace fs = std::filesystem;
@@ -61,4 +61,4 @@ TEST(RankParserAccess, FifoLoopAndInvisibleFilesAreNamed) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::load

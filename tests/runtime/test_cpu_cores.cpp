@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <thread>
 
-namespace cs::cluster {
+namespace cs::runtime {
 namespace {
 
 TEST(ThreadsPerProcess, AskedForIsUsed) {
@@ -24,4 +24,4 @@ TEST(ThreadsPerProcess, DefaultIsTheProcessShareOfItsCores) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::runtime
