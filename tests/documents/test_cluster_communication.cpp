@@ -4,7 +4,7 @@
 
 #include "documents/msprof_golden.h"
 
-namespace cs::cluster {
+namespace cs::documents {
 namespace {
 
 std::string render(const std::vector<load::RankData>& ranks, const io::JsonStyle& style,
@@ -106,4 +106,4 @@ TEST(ClusterCommunication, FileEqualsStringAndDuplicateRankReportKeepsFirst) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::documents

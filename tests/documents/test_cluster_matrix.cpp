@@ -6,7 +6,7 @@
 
 #include "documents/msprof_golden.h"
 
-namespace cs::cluster {
+namespace cs::documents {
 namespace {
 
 TEST(ClusterMatrix, GoldenFiles) {
@@ -188,4 +188,4 @@ TEST(ClusterMatrix, LinksAreTheSameOnAnyThreadCount) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::documents

@@ -4,7 +4,7 @@
 
 #include "documents/msprof_golden.h"
 
-namespace cs::cluster {
+namespace cs::documents {
 namespace {
 
 std::string render(const std::string& c) {
@@ -160,4 +160,4 @@ TEST(ClusterStepTrace, NoRowsNoFile) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::documents

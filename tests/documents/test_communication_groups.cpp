@@ -8,7 +8,7 @@
 #include "documents/msprof_golden.h"
 #include "msprof_analyze/documents/py_int_set.h"
 
-namespace cs::cluster {
+namespace cs::documents {
 namespace {
 
 std::vector<int> ints(const std::string& text) {
@@ -139,4 +139,4 @@ TEST(CommunicationGroups, WritesFileAndReportsUnwritablePath) {
 }
 
 }  // namespace
-}  // namespace cs::cluster
+}  // namespace cs::documents
