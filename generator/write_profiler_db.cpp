@@ -19,6 +19,7 @@
 #include "generator/profiler_db_schema.h"
 #include "generator/sqlite_writer.h"
 #include "generator/write_mstx_comm.h"
+#include "generator/write_mstx_modules.h"
 #include "generator/write_mstx_passes.h"
 #include "generator/write_p2p_notify.h"
 #include "generator/writers.h"
@@ -92,6 +93,7 @@ class ProfilerDbWriter {
     const double op_dur = host_op_duration_us(gap_us);
     const int64_t conn =
         host_side(framework_op_name(k.type), e.start_us - lead_, op_dur, kApiTypeNode, "launch");
+    host_ops_.push_back({ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur), e.step});
     if (e.step < links_.size()) {
       StepLinks& l = links_[e.step];
       const HostLaunch h{conn, ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur)};
@@ -117,6 +119,8 @@ class ProfilerDbWriter {
     const std::string name = comm_op_name(ctx_.topo, c);
     const int64_t conn =
         host_side(hccl_api_name(c.kind), c.start_us - lead_, 8.0, kApiTypeNode, "launch");
+    host_ops_.push_back(
+        {ns(c.start_us - lead_), ns(c.start_us - lead_ + 8.0), static_cast<uint32_t>(c.step)});
     const int64_t op_id = next_op_id_++;
     const int64_t name_id = ids_.id(name), group_id = ids_.id(g.id);
     double bytes = 0;
@@ -231,6 +235,12 @@ class ProfilerDbWriter {
     write_mstx_passes(sink, tl);
   }
 
+  // The mstx module ranges over the framework ops (--mstx-modules; write_mstx_modules.h).
+  void mstx_modules(SqliteFile& db) {
+    Insert mstx = db.insert("MSTX_EVENTS", 11);
+    write_mstx_modules(mstx, ids_, host_ops_, tid_, 2000000);
+  }
+
   StringIdTable& ids() { return ids_; }
   int64_t tid() const { return tid_; }
   const std::vector<StepLinks>& step_links() const { return links_; }
@@ -262,7 +272,8 @@ class ProfilerDbWriter {
   int64_t next_task_id_ = 1000;
   double lead_;  // how far ahead of its device event an operator starts (host_model.h)
   std::vector<StepLinks> links_;
-  std::optional<Insert> mstx_comm_;  // MSTX_EVENTS, for --mstx-comm's markers
+  std::vector<HostOpSpan> host_ops_;  // kernels' and collectives' framework ops, launch order
+  std::optional<Insert> mstx_comm_;   // MSTX_EVENTS, for --mstx-comm's markers
 };
 
 // The mstx annotations a training script with `mstx.mark(msg, stream)` / `mstx.range_start(msg,
@@ -386,6 +397,7 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
     }
     write_rank_tables(db, ctx, rank, tl, w);
     if (ctx.opts.mstx_passes) w.mstx_passes(db, tl);
+    if (ctx.opts.mstx_modules) w.mstx_modules(db);
     if (ctx.opts.writes_memory())  // generator/memory_model.h
       write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
     write_overlap_analysis(db, w, rank, tl);
