@@ -1,7 +1,9 @@
 #include "generator/write_mstx_modules.h"
 
 #include <algorithm>
-#include <string>
+#include <map>
+#include <tuple>
+#include <utility>
 
 #include "generator/profiler_db_schema.h"
 
@@ -12,20 +14,21 @@ namespace {
 constexpr size_t kLayers = 2;
 
 struct ModuleWriter {
-  Insert& mstx;
-  StringIdTable& ids;
-  int64_t tid, range, domain;
-  // A range over ops [lo, hi) of `ops`, widened by `margin` ns on both sides.
-  void range_over(const HostOpSpan* ops, size_t lo, size_t hi, const char* name, int64_t margin) {
+  MstxModuleSink& sink;
+  int64_t range, domain;
+  // A range over ops [lo, hi), widened by `margin` ns on both sides.
+  void range_over(const std::vector<const HostOpSpan*>& ops, size_t lo, size_t hi, const char* name,
+                  int64_t margin) {
     if (lo >= hi) return;
-    int64_t end = ops[lo].end_ns;
-    for (size_t i = lo; i < hi; ++i) end = std::max(end, ops[i].end_ns);
-    mstx.row({ops[lo].start_ns - margin, end + margin, kMstxStartEnd, range++, kNoValue,
-              ids.id(name), tid, tid, domain, kNoValue, 0});
+    int64_t end = ops[lo]->end_ns;
+    for (size_t i = lo; i < hi; ++i) end = std::max(end, ops[i]->end_ns);
+    sink.mstx.row({ops[lo]->start_ns - margin, end + margin, kMstxStartEnd, range++, kNoValue,
+                   sink.ids.id(name), sink.global_tid, sink.global_tid, domain, kNoValue, 0});
   }
 };
 
-void step_modules(ModuleWriter& w, const HostOpSpan* ops, size_t n) {
+void pass_modules(ModuleWriter& w, const std::vector<const HostOpSpan*>& ops) {
+  const size_t n = ops.size();
   w.range_over(ops, 0, n, "GPTModel", 3);
   if (n < 8) return;
   w.range_over(ops, 0, 1, "embedding", 1);
@@ -42,15 +45,31 @@ void step_modules(ModuleWriter& w, const HostOpSpan* ops, size_t n) {
 
 }  // namespace
 
-void write_mstx_modules(Insert& mstx, StringIdTable& ids, const std::vector<HostOpSpan>& ops,
-                        int64_t global_tid, int64_t first_range_id) {
-  ModuleWriter w{mstx, ids, global_tid, first_range_id, ids.id("Module")};
-  size_t begin = 0;
-  while (begin < ops.size()) {
-    size_t end = begin;
-    while (end < ops.size() && ops[end].step == ops[begin].step) ++end;
-    step_modules(w, ops.data() + begin, end - begin);
-    begin = end;
+void write_mstx_modules(MstxModuleSink& sink, const std::vector<HostOpSpan>& ops,
+                        const RankTimeline& tl) {
+  ModuleWriter w{sink, sink.first_range_id, sink.ids.id("Module")};
+  // The ops of each pass, by (step, micro-batch, forward).
+  std::map<std::tuple<int, int, bool>, std::vector<const HostOpSpan*>> by_pass;
+  size_t at = 0;
+  std::vector<PassSpan> passes = tl.passes;
+  std::stable_sort(passes.begin(), passes.end(),
+                   [](const PassSpan& a, const PassSpan& b) { return a.start_us < b.start_us; });
+  for (const PassSpan& p : passes) {
+    while (at < ops.size() && ops[at].device_us < p.start_us) ++at;
+    auto& v = by_pass[{p.step, p.microbatch, p.forward}];
+    for (; at < ops.size() && ops[at].device_us <= p.end_us; ++at) v.push_back(&ops[at]);
+  }
+  for (const PassSpan& p : tl.passes) {
+    if (!p.forward) continue;
+    const auto& fwd = by_pass[{p.step, p.microbatch, true}];
+    if (fwd.empty()) continue;
+    pass_modules(w, fwd);
+    const auto& bwd = by_pass[{p.step, p.microbatch, false}];
+    for (size_t i = 0; i < fwd.size() && i < bwd.size(); ++i) {
+      const int64_t link = sink.next_connection++;
+      sink.connections.row({fwd[i]->api_id, link});
+      sink.connections.row({bwd[bwd.size() - 1 - i]->api_id, link});
+    }
   }
 }
 

@@ -93,7 +93,8 @@ class ProfilerDbWriter {
     const double op_dur = host_op_duration_us(gap_us);
     const int64_t conn =
         host_side(framework_op_name(k.type), e.start_us - lead_, op_dur, kApiTypeNode, "launch");
-    host_ops_.push_back({ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur), e.step});
+    host_ops_.push_back(
+        {ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur), next_fw_ - 1, e.start_us});
     if (e.step < links_.size()) {
       StepLinks& l = links_[e.step];
       const HostLaunch h{conn, ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur)};
@@ -120,7 +121,7 @@ class ProfilerDbWriter {
     const int64_t conn =
         host_side(hccl_api_name(c.kind), c.start_us - lead_, 8.0, kApiTypeNode, "launch");
     host_ops_.push_back(
-        {ns(c.start_us - lead_), ns(c.start_us - lead_ + 8.0), static_cast<uint32_t>(c.step)});
+        {ns(c.start_us - lead_), ns(c.start_us - lead_ + 8.0), next_fw_ - 1, c.start_us});
     const int64_t op_id = next_op_id_++;
     const int64_t name_id = ids_.id(name), group_id = ids_.id(g.id);
     double bytes = 0;
@@ -235,10 +236,12 @@ class ProfilerDbWriter {
     write_mstx_passes(sink, tl);
   }
 
-  // The mstx module ranges over the framework ops (--mstx-modules; write_mstx_modules.h).
-  void mstx_modules(SqliteFile& db) {
+  // The mstx module ranges over the framework ops and their forward/backward links
+  // (--mstx-modules; write_mstx_modules.h).
+  void mstx_modules(SqliteFile& db, const RankTimeline& tl) {
     Insert mstx = db.insert("MSTX_EVENTS", 11);
-    write_mstx_modules(mstx, ids_, host_ops_, tid_, 2000000);
+    MstxModuleSink sink{mstx, connections_, ids_, next_conn_, tid_, 2000000};
+    write_mstx_modules(sink, host_ops_, tl);
   }
 
   StringIdTable& ids() { return ids_; }
@@ -397,7 +400,7 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
     }
     write_rank_tables(db, ctx, rank, tl, w);
     if (ctx.opts.mstx_passes) w.mstx_passes(db, tl);
-    if (ctx.opts.mstx_modules) w.mstx_modules(db);
+    if (ctx.opts.mstx_modules) w.mstx_modules(db, tl);
     if (ctx.opts.writes_memory())  // generator/memory_model.h
       write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
     write_overlap_analysis(db, w, rank, tl);
