@@ -101,6 +101,13 @@ void free_matrix_data(std::vector<load::RankData>& ranks) {
   runtime::release_freed_memory();
 }
 
+// Memory policy: every rank's communication ops freed (a mode whose later steps do not read them),
+// pages given back.
+void free_communication(std::vector<load::RankData>& ranks) {
+  for (load::RankData& rd : ranks) rd.communication = load::RankCommunication{};
+  runtime::release_freed_memory();
+}
+
 // Memory policy: every rank's communication ops unpacked (RankCommunication::unpack), on
 // `threads` threads. The steps read them packed or not; unpacked, the many passes over them are
 // faster.
@@ -118,14 +125,20 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
   return runtime::node_threads(opts.load.threads, loaded.processes_on_root_node);
 }
 
-// The stage list: the order of the work and what is freed when. The root's peak is the matrix
-// merge (every rank's matrix data and the merged links at once); everything after stays below it.
+// The stage list: the order of the work and what is freed when. The root's peak is stage 4 (every
+// rank's communication ops unpacked, the index and tables built from them; heaptrack at 1,024
+// ranks, docs/root_memory.md), the matrix merge (every rank's matrix data and the merged links at
+// once) the next highest.
 //
 //   1 groups               communication_group.json (the ops read packed, in place)
+//       free               what the mode's later steps do not read: the matrix data without a
+//                          matrix merge, the communication ops without communication outputs
+//                          or diagnosis
 //   2 matrix merge         cluster_communication_matrix.json; alone, on every thread
 //       free               every rank's matrix data (the groups were built from it before),
 //                          pages given back
-//       unpack             every rank's communication ops, into the room the matrix data left
+//       unpack             every rank's communication ops (when read later), into the room
+//                          the matrix data left
 //   3 matrix table  ||  link diagnosis (slow links, slow transfers): both read only the links
 //       free               the merged links (in the table now)
 //   4 on the calling thread: the report's matrix digest, the matrix table written and freed,
@@ -163,6 +176,12 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     log.lap("communication groups");
   }
   const AnalysisInputs in{ranks, want.groups ? &groups.groups : nullptr};
+  // What no later step reads goes as soon as the groups are built from it: the matrix links when
+  // the mode merges no matrix (-m communication_time, step_trace), the communication ops when
+  // no later step reads them (-m communication_matrix, step_trace).
+  const bool ops_read_later = want.communication || want.diagnosis;
+  if (!want.matrix) free_matrix_data(loaded.ranks);
+  if (!ops_read_later) free_communication(loaded.ranks);
 
   MatrixResult matrix;  // 2
   if (want.matrix) {
@@ -170,7 +189,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     free_matrix_data(loaded.ranks);
     log.lap("matrix merge");
   }
-  unpack_communication(loaded.ranks, opts.threads);
+  if (ops_read_later) unpack_communication(loaded.ranks, opts.threads);
 
   LinkDiagnosis links;  // 3
   io::Table matrix_table;

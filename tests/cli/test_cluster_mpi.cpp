@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using cs::test::mpirun;
@@ -68,6 +69,42 @@ TEST_F(ClusterMpiTest, SameOutputWithAndWithoutLauncher) {
     ASSERT_EQ(analyse(mpirun(np), input_, out), 0) << read_file(out.string() + ".log");
     expect_same_tree(expected, out, np);
   }
+}
+
+// cluster_analysis.h5 too: the same datasets and attributes with no launcher and at 1, 2 and 4
+// processes (h5diff, HDF5's own comparison; /meta records the run: its process count and time),
+// and every other file byte for byte. h5diff is shown to see a difference: a run over fewer ranks.
+TEST_F(ClusterMpiTest, Hdf5AndEveryOutputSameAtAnyProcessCount) {
+  if (!fs::exists("/usr/bin/h5diff")) CS_MISSING_TOOL("h5diff (hdf5-tools)");
+  auto run = [&](const std::string& launcher, const std::string& name,
+                 const std::string& extra = "") {
+    const fs::path out = root_ / name;
+    EXPECT_EQ(run_command(launcher + CS_BINARY + " cluster -d " + input_.string() + " -o " +
+                              out.string() + " --quiet --format json,csv,hdf5" + extra,
+                          out.string() + ".log"),
+              0)
+        << read_file(out.string() + ".log");
+    return out / "cluster_analysis_output";
+  };
+  auto h5diff = [&](const fs::path& a, const fs::path& b) {
+    return run_command("h5diff --exclude-path /meta " + (a / "cluster_analysis.h5").string() + " " +
+                           (b / "cluster_analysis.h5").string(),
+                       (root_ / "h5diff.log").string());
+  };
+  const fs::path base = run("", "h5-nolauncher");
+  auto expected = read_tree(base);
+  ASSERT_EQ(expected.erase("cluster_analysis.h5"), 1u) << "no cluster_analysis.h5 written";
+  for (int np : {1, 2, 4}) {
+    const fs::path out = run(mpirun(np), "h5-np" + std::to_string(np));
+    EXPECT_EQ(h5diff(base, out), 0) << "np=" << np << ": " << read_file(root_ / "h5diff.log");
+    auto got = read_tree(out);
+    got.erase("cluster_analysis.h5");
+    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
+    for (const auto& [name, content] : expected)
+      EXPECT_TRUE(got.count(name) && got.at(name) == content) << name << " differs at np=" << np;
+  }
+  const fs::path fewer = run(mpirun(2), "h5-fewer", " --rank-list 0-7");
+  EXPECT_EQ(h5diff(base, fewer), 1) << "h5diff saw no difference between 16 and 8 ranks";
 }
 
 // Other processes stream their ranks to the root in batches of about 4 MB while they parse, and

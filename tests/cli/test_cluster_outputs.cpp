@@ -102,6 +102,33 @@ TEST_F(ClusterOutputs, EachModeWritesWhatItOwns) {
   EXPECT_NE(lists.find("[0, 1, 2, 3]"), std::string::npos) << lists;
 }
 
+// A mode frees the ranks' data its later steps do not read (the matrix links without a matrix
+// merge, the communication ops without communication outputs or diagnosis: cluster_outputs.cpp):
+// each file it writes has the bytes -m all writes (the manifest aside: it lists the files read).
+TEST_F(ClusterOutputs, EachModesFilesAreTheBytesOfModeAll) {
+  auto run = [&](const std::string& mode) {
+    const fs::path out = root_ / ("same-" + mode);
+    EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
+                              out.string() + " -m " + mode + " --format json,csv --quiet",
+                          out.string() + ".log"),
+              0)
+        << mode << ": " << read_file(out.string() + ".log");
+    auto files = cs::test::read_tree(out / "cluster_analysis_output");
+    files.erase("rank_manifest.csv");
+    files.erase(".clusterscope_written");  // the run's own list of its files
+    return files;
+  };
+  const auto all = run("all");
+  for (const char* mode : {"communication_time", "communication_matrix", "step_trace"}) {
+    const auto got = run(mode);
+    EXPECT_GE(got.size(), 2u) << mode;
+    for (const auto& [name, content] : got) {
+      ASSERT_TRUE(all.count(name)) << mode << " wrote " << name << ", -m all did not";
+      EXPECT_TRUE(content == all.at(name)) << name << " differs between -m " << mode << " and all";
+    }
+  }
+}
+
 TEST_F(ClusterOutputs, MissingFileMakesTheRankPartialAndExitThree) {
   const fs::path input = root_ / "no-matrix";
   fs::copy(input_, input, fs::copy_options::recursive);
