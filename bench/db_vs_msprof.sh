@@ -2,7 +2,7 @@
 # clusterscope vs msprof-analyze on a generated DB job: wall seconds and peak RSS of each mode.
 #
 #   bench/db_vs_msprof.sh [RANKS] [MODES...]
-#   RANKS (a multiple of 32: tp 8 x pp 4) defaults to 256; MODES to all and the recipes both
+#   RANKS (a multiple of 64: tp 8 x pp 4, dp even for --ep 2) defaults to 256; MODES to all and the recipes both
 #   tools have.
 #   MSPROF=/path/to/msprof-analyze checkout (default /tmp/msprof), run with /usr/bin/python3
 #   (Debian's python3-pandas and friends, see docs/generated_db.md). CS=path to clusterscope
@@ -17,7 +17,8 @@ MODES=("$@")
 if [ ${#MODES[@]} -eq 0 ]; then
   MODES=(all communication_group_map communication_time_sum communication_matrix_sum compute_op_sum
          hccl_sum cann_api_sum mstx_sum cluster_time_summary free_analysis slow_rank slow_link
-         freq_analysis p2p_pairing pp_chart module_statistic)
+         freq_analysis p2p_pairing pp_chart computational_op_masking ep_load_balance export_summary
+         module_statistic)
 fi
 CS=${CS:-build/clusterscope}
 MSPROF=${MSPROF:-/tmp/msprof}
@@ -25,7 +26,8 @@ WORK=${WORK:-/tmp/db-vs-msprof}
 JOB=$WORK/job$RANKS
 mkdir -p "$WORK"
 if [ ! -f "$JOB/truth.json" ]; then
-  "$CS" generate "$JOB" --ranks "$RANKS" --tp 8 --pp 4 --steps 4 --export-type db \
+  # --ep 2: MoE GroupedMatmul kernels for ep_load_balance (RANKS / 32 data-parallel ranks).
+  "$CS" generate "$JOB" --ranks "$RANKS" --tp 8 --pp 4 --ep 2 --steps 4 --export-type db \
     --notify-tasks --mstx-passes --mstx-modules >/dev/null
 fi
 DB_MB=$(find "$JOB" -name '*.db' -printf '%s\n' | awk '{s += $1} END {printf "%.1f", s / 1e6}')
@@ -75,5 +77,9 @@ for mode in "${MODES[@]}"; do
     measure msprof-analyze "$mode" env PYTHONPATH="$MSPROF" /usr/bin/python3 \
       "$MSPROF/msprof_analyze/cluster_analyse/cluster_analysis.py" -d "$input" -m "$mode" \
       --export_type db -o "$out"
+  fi
+  # msprof-analyze's export_summary writes its CSVs into the job (and skips ranks that have them).
+  if [ "$mode" = export_summary ]; then
+    find "$JOB" \( -name api_statistic.csv -o -name kernel_details.csv \) -delete
   fi
 done

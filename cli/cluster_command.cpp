@@ -41,7 +41,7 @@ int run_cluster(int argc, char** argv) {
   std::string dir, dir_alt, out, out_alt, mode = "all", mode_alt, ranks, ranks_alt, formats = "all";
   std::string group_by = "type", order_by = "total", data_type = "auto", data_type_alt;
   std::string export_type, export_type_alt;
-  std::string top_num, bp;
+  std::string top_num, bp, parallel_types;
   int64_t step = -1, step_alt = -1;
   double timeout = 600;
   po::options_description desc(
@@ -66,6 +66,7 @@ int run_cluster(int argc, char** argv) {
     ("step_id", po::value(&step_alt), "same as --step")
     ("top-n", po::value(&opts.top_n)->default_value(15), "operators in the TopN table")
     ("top_num", po::value(&top_num), "slow_link: rows of SlowLinkSum (default 15; 0: 15)")
+    ("parallel_types", po::value(&parallel_types), "computational_op_masking: parallel types, names by ',' and types by ';', e.g. 'dp,edp;tp' (default: dp,edp;edp;dp;ep;pp;mp;tp)")
     ("bp", po::value(&bp), "cluster_time_compare_summary: the base job's directory")
     ("group-by", po::value(&group_by), "operator key: type (default) | name | name+shapes")
     ("order-by", po::value(&order_by), "TopN order: total (default) | mean | max | cv")
@@ -141,6 +142,7 @@ int run_cluster(int argc, char** argv) {
       ropts.top_num = std::stoi(top_num);
     }
     ropts.bp = bp;
+    if (vm.count("parallel_types")) ropts.args["parallel_types"] = parallel_types;
     ropts.strict = opts.strict;
     ropts.quiet = opts.quiet;
     ropts.threads = opts.load.threads;

@@ -53,6 +53,8 @@ int run_generate(int argc, char** argv) {
       "ranks", po::value<int>(&opts.ranks)->required(), "number of ranks (world size)")(
       "tp", po::value<int>(&opts.tp)->default_value(1), "tensor-parallel size")(
       "pp", po::value<int>(&opts.pp)->default_value(1), "pipeline-parallel size")(
+      "ep", po::value<int>(&opts.ep)->default_value(1),
+      "expert-parallel size (MoE: GroupedMatmul kernels, an \"exp\" group; divides dp)")(
       "steps", po::value<int>(&opts.steps)->default_value(4), "profiled training steps")(
       "microbatches", po::value<int>(&opts.microbatches)->default_value(2),
       "micro-batches per step")("layers", po::value<int>(&opts.layers_per_stage)->default_value(2),

@@ -117,6 +117,8 @@ struct GeneratorOptions {
   // chip's name in the DB's NPU_INFO (Ascend910B4: 32 GB, Ascend910B3: 64 GB; memory/memory_db.h);
   // 0: a plain "Ascend910B", which does not say it. The text export has no chip name.
   int memory_capacity_gb = 0;
+  // --ep E: an expert-parallel (MoE) job, E dividing dp (generator/write_moe.h); 1: dense.
+  int ep = 1;
   // NPU_INFO's chip name for memory_capacity_gb.
   const char* chip_name() const {
     return memory_capacity_gb == 64   ? "Ascend910B3"

@@ -134,6 +134,11 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
             std::to_string(o.tp * o.pp * std::max(1, o.ranks / (o.tp * o.pp))) + ")");
     return false;
   }
+  if (const int dp = o.ranks / (o.tp * o.pp); o.ep < 1 || dp % o.ep != 0)
+    err("--ep " + std::to_string(o.ep) + " does not divide the data-parallel size " +
+            std::to_string(dp),
+        "give an expert-parallel size that divides ranks / (tp * pp), e.g. --ep " +
+            std::to_string(dp));
   const std::string range = "0.." + std::to_string(o.ranks - 1);
   std::set<int> seen;
   for (const auto& s : o.slow_ranks) {

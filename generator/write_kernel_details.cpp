@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "generator/kernel_catalog.h"
+#include "generator/write_moe.h"
 #include "generator/writers.h"
 
 namespace cs::generator {
@@ -102,7 +103,6 @@ std::string render_kernel_details_csv(const WriteContext& ctx, int rank, const R
   std::string out(kHeader);
   out.reserve((tl.kernels.size() + tl.comms.size()) * 430 + kHeader.size());
   Mix m{ctx.opts.seed * 0xD1B54A32D192ED03ULL + static_cast<uint64_t>(rank) + 7};
-  const auto& cat = kernel_catalog();
   const bool ms = ctx.opts.framework == FrameworkKind::kMindSpore;
   size_t ki = 0, ci = 0;
   uint64_t task = 1000 + static_cast<uint64_t>(rank % 97);
@@ -111,7 +111,8 @@ std::string render_kernel_details_csv(const WriteContext& ctx, int rank, const R
                        (ki < tl.kernels.size() && tl.kernels[ki].start_us <= tl.comms[ci].start_us);
     if (take_kernel) {
       const KernelEvent& e = tl.kernels[ki++];
-      const KernelSpec& k = cat[e.spec];
+      MoeSpec moe;
+      const KernelSpec& k = recorded_kernel(ctx, rank, e, moe);
       out += std::to_string(e.step + 1);
       out += ",4294967295,";
       out += std::to_string(task++);

@@ -1,8 +1,10 @@
 // profiler_info_{rank}.json, profiler_metadata.json, the rank directory name and truth.json.
+#include <algorithm>
 #include <string>
 
 #include "generator/kernel_catalog.h"
 #include "generator/memory_model.h"
+#include "generator/write_moe.h"
 #include "generator/writers.h"
 #include "io/json/json_writer.h"
 
@@ -142,7 +144,7 @@ std::string render_distributed_args_json(const WriteContext& ctx, int rank) {
   kv(w, "pipeline_model_parallel_size", t.pp);
   kv(w, "data_parallel_size", t.dp);
   kv(w, "context_parallel_size", 1);
-  kv(w, "expert_model_parallel_size", 1);
+  kv(w, "expert_model_parallel_size", std::max(1, ctx.opts.ep));
   w.key("sequence_parallel");
   w.value(t.tp > 1);
   kv(w, "world_size", t.ranks);
@@ -167,6 +169,18 @@ std::string render_parallel_group_info_json(const WriteContext& ctx, int rank) {
     w.key("global_ranks");
     w.begin_array();
     for (int r : grp.ranks) w.value(Num::integer(r));
+    w.end_array();
+    w.end_object();
+  }
+  if (const auto exp = expert_group_ranks(ctx.opts, t, rank); !exp.empty()) {
+    w.key(expert_group_id(ctx.opts, t, rank));
+    w.begin_object();
+    w.key("group_name");
+    w.value("exp");
+    kv(w, "group_rank", static_cast<int>(std::find(exp.begin(), exp.end(), rank) - exp.begin()));
+    w.key("global_ranks");
+    w.begin_array();
+    for (int r : exp) w.value(Num::integer(r));
     w.end_array();
     w.end_object();
   }

@@ -18,6 +18,7 @@
 #include "generator/memory_model.h"
 #include "generator/profiler_db_schema.h"
 #include "generator/sqlite_writer.h"
+#include "generator/write_moe.h"
 #include "generator/write_mstx_comm.h"
 #include "generator/write_mstx_modules.h"
 #include "generator/write_mstx_passes.h"
@@ -89,7 +90,8 @@ class ProfilerDbWriter {
   }
 
   void kernel(const KernelEvent& e, double gap_us) {
-    const KernelSpec& k = kernel_catalog()[e.spec];
+    MoeSpec moe;
+    const KernelSpec& k = recorded_kernel(ctx_, rank_, e, moe);
     const double op_dur = host_op_duration_us(gap_us);
     const int64_t conn =
         host_side(framework_op_name(k.type), e.start_us - lead_, op_dur, kApiTypeNode, "launch");

@@ -4,6 +4,7 @@
 // merges every rank's frames, in rank order, and writes msprof-analyze's outputs.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,9 @@ class Recipe {
   virtual std::string missing_data_hint() const {
     return "export the profiling data with export_type db";
   }
+  // The recipe's own arguments by msprof-analyze's name without dashes ("parallel_types"), set on
+  // every process before any map. Returns what is wrong with one (empty: accepted).
+  virtual std::string set_args(const std::map<std::string, std::string>& /*args*/) { return ""; }
   // Reads one rank's data. Returns false (with diagnostics) when the rank cannot be used.
   virtual bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const = 0;
   // Root: merges the ranks' partial results (sorted by rank) and writes the outputs.

@@ -10,7 +10,10 @@
 #include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/communication_matrix_sum.h"
 #include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
+#include "msprof_analyze/recipes/computational_op_masking/computational_op_masking.h"
 #include "msprof_analyze/recipes/compute_op_sum/compute_op_sum.h"
+#include "msprof_analyze/recipes/ep_load_balance/ep_load_balance.h"
+#include "msprof_analyze/recipes/export_summary/export_summary.h"
 #include "msprof_analyze/recipes/free_analysis/free_analysis.h"
 #include "msprof_analyze/recipes/freq_analysis/freq_analysis.h"
 #include "msprof_analyze/recipes/hccl_sum/hccl_sum.h"
@@ -39,7 +42,11 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
        [] { return std::make_unique<communication_matrix_sum::CommunicationMatrixSum>(); }},
       {"communication_time_sum",
        [] { return std::make_unique<communication_time_sum::CommunicationTimeSum>(); }},
+      {"computational_op_masking",
+       [] { return std::make_unique<computational_op_masking::ComputationalOpMasking>(); }},
       {"compute_op_sum", [] { return std::make_unique<compute_op_sum::ComputeOpSum>(); }},
+      {"ep_load_balance", [] { return std::make_unique<ep_load_balance::EpLoadBalance>(); }},
+      {"export_summary", [] { return std::make_unique<export_summary::ExportSummary>(); }},
       {"free_analysis", [] { return std::make_unique<free_analysis::FreeAnalysis>(); }},
       {"freq_analysis", [] { return std::make_unique<freq_analysis::FreqAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<hccl_sum::HcclSum>(); }},

@@ -446,6 +446,10 @@ int run_recipe(const mpi::MpiSession& mpi, const RecipeRunOptions& opts) {
                    opts.recipe.c_str(), names_list().c_str());
     return runtime::kExitUsage;
   }
+  if (const std::string error = recipe->set_args(opts.args); !error.empty()) {
+    if (mpi.is_root()) std::fprintf(stderr, "clusterscope: cluster: %s\n", error.c_str());
+    return runtime::kExitUsage;
+  }
   return run_recipes(mpi, opts, {recipe.get()}, nullptr).front();
 }
 

@@ -6,6 +6,7 @@
 // outputs are the same for any number of processes and threads.
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -32,6 +33,8 @@ struct RecipeRunOptions {
   ExportType export_type = ExportType::kDb;
   int top_num = 15;  // --top_num (RecipeOutput::top_num)
   std::string bp;    // --bp (RecipeOutput::bp)
+  // A recipe's own arguments (Recipe::set_args), e.g. {"parallel_types", "dp;tp"}.
+  std::map<std::string, std::string> args;
   bool strict = false;
   bool quiet = false;
   // Threads reading this process's ranks (--threads; 0: the cores this process may use, see
