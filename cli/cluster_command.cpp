@@ -41,7 +41,7 @@ int run_cluster(int argc, char** argv) {
   std::string dir, dir_alt, out, out_alt, mode = "all", mode_alt, ranks, ranks_alt, formats = "all";
   std::string group_by = "type", order_by = "total", data_type = "auto", data_type_alt;
   std::string export_type, export_type_alt;
-  std::string top_num, bp, parallel_types;
+  std::string top_num, bp, parallel_types, rank_id;
   int64_t step = -1, step_alt = -1;
   double timeout = 600;
   po::options_description desc(
@@ -65,7 +65,8 @@ int run_cluster(int argc, char** argv) {
     ("step", po::value(&step), "only this step number")
     ("step_id", po::value(&step_alt), "same as --step")
     ("top-n", po::value(&opts.top_n)->default_value(15), "operators in the TopN table")
-    ("top_num", po::value(&top_num), "slow_link: rows of SlowLinkSum (default 15; 0: 15)")
+    ("top_num", po::value(&top_num), "slow_link: rows of SlowLinkSum (default 15; 0: 15); communication_bottleneck: ops analysed (default 10)")
+    ("rank_id", po::value(&rank_id), "communication_bottleneck: the rank whose longest communication ops are analysed (default 0)")
     ("parallel_types", po::value(&parallel_types), "computational_op_masking: parallel types, names by ',' and types by ';', e.g. 'dp,edp;tp' (default: dp,edp;edp;dp;ep;pp;mp;tp)")
     ("bp", po::value(&bp), "cluster_time_compare_summary: the base job's directory")
     ("group-by", po::value(&group_by), "operator key: type (default) | name | name+shapes")
@@ -140,6 +141,11 @@ int run_cluster(int argc, char** argv) {
       if (top_num.find_first_not_of("0123456789") != std::string::npos || top_num.size() > 9)
         return usage_error("--top_num must be a whole number, e.g. --top_num 15");
       ropts.top_num = std::stoi(top_num);
+    }
+    if (!rank_id.empty()) {
+      if (rank_id.find_first_not_of("0123456789") != std::string::npos || rank_id.size() > 9)
+        return usage_error("--rank_id must be a rank number, e.g. --rank_id 3");
+      ropts.rank_id = std::stoi(rank_id);
     }
     ropts.bp = bp;
     if (vm.count("parallel_types")) ropts.args["parallel_types"] = parallel_types;

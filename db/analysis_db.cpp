@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "db/column_checks.h"
+#include "readers/msprof_matrix_adapter.h"
 
 namespace cs::db {
 
@@ -164,16 +165,22 @@ bool read_step_trace_db(const Database& db, readers::StepTraceFile& out, io::Dia
 bool read_communication_db(const Database& db, readers::CommunicationFile& out,
                            io::Diagnostics& diag) {
   out = {};
-  static const std::vector<std::string> kTimeCols = {
+  // CANN msprof's communication_analyzer.db (also MindSpore's) has no step and type columns:
+  // one step "step", p2p by op name, as msprof-analyze reads it (docs/formats.md §9).
+  const bool flat = db.has_table(kCommTimeTable) && !db.has_column(kCommTimeTable, "step") &&
+                    !db.has_column(kCommTimeTable, "type");
+  std::vector<std::string> time_cols = {
       "hccl_op_name", "group_name", "start_timestamp",      "elapse_time", "transit_time",
       "wait_time",    "idle_time",  "synchronization_time", "step",        "type"};
-  if (!db.require(kCommTimeTable, kTimeCols, diag)) return false;
+  if (flat) time_cols.resize(time_cols.size() - 2);
+  if (!db.require(kCommTimeTable, time_cols, diag)) return false;
+  const std::string step_type = flat ? "'step', ''" : "step, type";
   CommBuilder builder(out);
   {
-    auto st = db.prepare(
-        "SELECT hccl_op_name, group_name, step, type, start_timestamp, elapse_time, "
-        "transit_time, wait_time, synchronization_time, idle_time FROM CommAnalyzerTime",
-        kCommTimeTable, diag);
+    auto st = db.prepare("SELECT hccl_op_name, group_name, " + step_type +
+                             ", start_timestamp, elapse_time, transit_time, wait_time, "
+                             "synchronization_time, idle_time FROM CommAnalyzerTime",
+                         kCommTimeTable, diag);
     if (!st) return false;
     static constexpr std::array<std::pair<int, const char*>, 6> kFields = {{
         {readers::kStartTimestampUs, "start_timestamp"},
@@ -215,18 +222,18 @@ bool read_communication_db(const Database& db, readers::CommunicationFile& out,
     bad.report(diag);
     if (r == StepResult::kError) return false;
   }
-  static const std::vector<std::string> kBandCols = {
-      "hccl_op_name",       "group_name",   "transport_type",
-      "transit_size",       "transit_time", "bandwidth",
-      "large_packet_ratio", "package_size", "count",
-      "total_duration",     "step",         "type"};
+  std::vector<std::string> band_cols = {"hccl_op_name",       "group_name",   "transport_type",
+                                        "transit_size",       "transit_time", "bandwidth",
+                                        "large_packet_ratio", "package_size", "count",
+                                        "total_duration",     "step",         "type"};
+  if (flat) band_cols.resize(band_cols.size() - 2);
   // Bandwidth is optional (an export without it still has the times); a damaged table is an error.
-  if (db.has_table(kCommBandwidthTable) && db.require(kCommBandwidthTable, kBandCols, diag)) {
-    auto st = db.prepare(
-        "SELECT hccl_op_name, group_name, step, type, transport_type, transit_size, "
-        "transit_time, bandwidth, large_packet_ratio, package_size, count, total_duration "
-        "FROM CommAnalyzerBandwidth",
-        kCommBandwidthTable, diag);
+  if (db.has_table(kCommBandwidthTable) && db.require(kCommBandwidthTable, band_cols, diag)) {
+    auto st = db.prepare("SELECT hccl_op_name, group_name, " + step_type +
+                             ", transport_type, transit_size, transit_time, bandwidth, "
+                             "large_packet_ratio, package_size, count, total_duration "
+                             "FROM CommAnalyzerBandwidth",
+                         kCommBandwidthTable, diag);
     if (!st) return false;
     BadCells bad(db.path(), kCommBandwidthTable);
     static constexpr std::array<const char*, 4> kTrCols = {"transit_size", "transit_time",
@@ -273,11 +280,86 @@ bool read_communication_db(const Database& db, readers::CommunicationFile& out,
     if (r == StepResult::kError) return false;
   }
   builder.finish();
+  // msprof-analyze's adapter of the flat layout lists a rank's p2p ops first (as the text
+  // PROF_ layout is read: readers/communication.h).
+  if (flat)
+    for (auto& step : out.steps) step.p2p_first = true;
   return true;
 }
 
+namespace {
+
+// CANN msprof's CommAnalyzerMatrix (also MindSpore's): one row per link of each op INSTANCE,
+// without step, type and op_name, adapted as the flat communication_matrix.json is
+// (readers/msprof_matrix_adapter.h).
+bool read_flat_matrix_db(const Database& db, readers::MatrixFile& out, io::Diagnostics& diag) {
+  static const std::vector<std::string> kCols = {"hccl_op_name", "group_name",     "src_rank",
+                                                 "dst_rank",     "transport_type", "transit_size",
+                                                 "transit_time", "bandwidth"};
+  if (!db.require(kCommMatrixTable, kCols, diag)) return false;
+  auto st = db.prepare(
+      "SELECT hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size, "
+      "transit_time, bandwidth FROM CommAnalyzerMatrix",
+      kCommMatrixTable, diag);
+  if (!st) return false;
+  std::vector<readers::MatrixOp> instances;
+  std::unordered_map<std::string, size_t> index;
+  BadCells bad(db.path(), kCommMatrixTable);
+  StepResult r;
+  while ((r = st->step(diag)) == StepResult::kRow) {
+    auto src = st->int64_at(2);
+    auto dst = st->int64_at(3);
+    readers::TransportName tn;
+    if (st->is_null(0) || !src || !dst || !readers::TransportName::make(st->text_at(4), tn)) {
+      bad.skip_row();
+      continue;
+    }
+    std::string key(st->text_at(0));
+    if (!st->is_null(1)) {
+      key += '@';
+      key += st->text_at(1);
+    }
+    auto [it, fresh] = index.try_emplace(key, instances.size());
+    if (fresh) instances.emplace_back().key = key;
+    readers::MatrixLink& link = instances[it->second].links.emplace_back();
+    link.transport = tn;
+    link.src_local = static_cast<int>(*src);
+    link.dst_local = static_cast<int>(*dst);
+    link.link_id = out.keep(std::to_string(*src) + "-" + std::to_string(*dst));
+    static constexpr std::array<std::pair<int, const char*>, 3> kNums = {{
+        {readers::kLinkSizeMb, "transit_size"},
+        {readers::kLinkTimeMs, "transit_time"},
+        {readers::kLinkBandwidthGbps, "bandwidth"},
+    }};
+    for (size_t f = 0; f < kNums.size(); ++f) {
+      auto n = st->num_at(5 + static_cast<int>(f));
+      if (n) {
+        link.set(kNums[f].first, *n);
+      } else {
+        bad.add(kNums[f].second);
+      }
+    }
+  }
+  bad.report(diag);
+  if (r == StepResult::kError) return false;
+  std::vector<std::string> unknown;
+  out.steps.push_back(readers::adapt_msprof_matrix(std::move(instances), out, &unknown));
+  if (!unknown.empty())
+    diag.warn(db.path(), 0,
+              "table CommAnalyzerMatrix: " + std::to_string(unknown.size()) +
+                  " op type(s) match no known communication type; named by the op name before "
+                  "its first \"__\", as msprof-analyze does",
+              "check the op names; their matrix rows are keyed by that name");
+  return true;
+}
+
+}  // namespace
+
 bool read_matrix_db(const Database& db, readers::MatrixFile& out, io::Diagnostics& diag) {
   out = {};
+  if (db.has_table(kCommMatrixTable) && !db.has_column(kCommMatrixTable, "step") &&
+      !db.has_column(kCommMatrixTable, "op_name"))
+    return read_flat_matrix_db(db, out, diag);
   static const std::vector<std::string> kCols = {
       "hccl_op_name", "group_name", "src_rank", "dst_rank", "transport_type", "transit_size",
       "transit_time", "bandwidth",  "step",     "type",     "op_name"};

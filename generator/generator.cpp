@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "generator/memory_model.h"
+#include "generator/producer_db.h"
 #include "generator/simulation.h"
 #include "generator/topology.h"
 #include "generator/writers.h"
@@ -89,7 +90,10 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
       continue;
     }
     if (opts.framework == FrameworkKind::kMsprof) {
-      if (!write_prof_dir(dir, ctx, r, tl, put, diag)) return false;
+      if (opts.writes_text() && !write_prof_dir(dir, ctx, r, tl, put, diag)) return false;
+      if (opts.writes_db() &&  // generator/producer_db.h
+          !write_msprof_db_files(dir, ctx, r, tl, !opts.writes_text(), put, put_db, diag))
+        return false;
       tl = RankTimeline{};
       continue;
     }
@@ -121,7 +125,9 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
            put(out + "/memory_record.csv", render_memory_record_csv(mem)) &&
            put(out + "/npu_module_mem.csv", render_npu_module_mem_csv(mem));
     }
-    if (ok && opts.writes_db()) {
+    if (ok && opts.writes_db() && opts.framework == FrameworkKind::kMindSpore) {
+      ok = write_mindspore_db_files(dir, ctx, r, tl, docs, put, put_db, diag);  // producer_db.h
+    } else if (ok && opts.writes_db()) {
       ok = put_db(out + "/analysis.db",
                   [&](const std::string& p) { return write_analysis_db(p, docs, diag); }) &&
            put_db(out + "/ascend_pytorch_profiler_" + std::to_string(r) + ".db",

@@ -119,13 +119,9 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
     err("--steps " + std::to_string(o.steps) + " is out of range", "give 1 to 10000 steps");
   if (o.microbatches < 1 || o.layers_per_stage < 1)
     err("microbatches and layers per stage must be at least 1", "give positive values");
-  if (o.writes_db() && o.framework != FrameworkKind::kPyTorch)
-    err("--export-type db/both is written for --framework pytorch only",
-        std::string("use --framework pytorch, or --export-type text for a ") +
-            (o.framework == FrameworkKind::kMsprof   ? "CANN msprof"
-             : o.framework == FrameworkKind::kKineto ? "GPU (Kineto)"
-                                                     : "MindSpore") +
-            " job");
+  if (o.writes_db() && o.framework == FrameworkKind::kKineto)
+    err("--export-type db/both is written for --framework pytorch, mindspore and msprof only",
+        "use --export-type text for a GPU (Kineto) job");
   if (diag.error_count() > before) return false;
   if (o.ranks % (o.tp * o.pp) != 0) {
     err("--ranks " + std::to_string(o.ranks) +

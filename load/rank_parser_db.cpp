@@ -186,7 +186,13 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           return ok;
         });
   }
-  if (opts.step_trace) {
+  // MindSpore's and CANN msprof's communication_analyzer.db has no StepTraceTime: their step
+  // trace is the whole-run row -m all computes from the profiler database
+  // (msprof_analyze/db_all/cluster_db_step_trace), as msprof-analyze does.
+  const bool analyzer_without_steps =
+      (entry.framework == Framework::kMindSpore || entry.framework == Framework::kMsprof) &&
+      analysis.exists() && analysis.get() && !analysis.get()->has_table("StepTraceTime");
+  if (opts.step_trace && !analyzer_without_steps) {
     d.has_step_trace =
         part(analysis, "analysis.db", "step trace analysis", [&](const db::Database& db) {
           bool ok = db::read_step_trace_db(db, d.step_trace, d.diagnostics);

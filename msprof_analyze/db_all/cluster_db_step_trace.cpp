@@ -7,6 +7,7 @@
 #include "db/string_ids.h"
 #include "load/rank_parser.h"
 #include "msprof_analyze/documents/communication_groups.h"
+#include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
 #include "readers/profiler_info.h"
 #include "readers/step_trace.h"
 #include "runtime/task_runner.h"
@@ -197,6 +198,13 @@ documents::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEn
     const documents::CommGroups groups = documents::build_comm_groups(data, {}, scratch);
     stages = documents::infer_stages(groups);
   }
+  // msprof-analyze takes the stages from CommunicationGroupMapping, whose pg names come only from
+  // the profiler databases' META_DATA: MindSpore's and msprof's hold no parallel_group_info, so
+  // such a job has no stage rows, whatever profiler_metadata.json says.
+  if (whole_run && std::none_of(by_rank.begin(), by_rank.end(), [](const load::RankEntry* e) {
+        return recipes::communication_group_map::has_parallel_group_info(rank_db_file(*e, false));
+      }))
+    stages.clear();
   return documents::build_cluster_step_trace_staged(data, stages, scratch);
 }
 

@@ -39,7 +39,8 @@ struct RecipeOutput {
   int threads = 1;        // threads the reduce may use (writing a large table)
   std::string input_dir;  // -d: the job (cluster_time_compare_summary reads its outputs)
   std::string bp;         // --bp: the base job of cluster_time_compare_summary
-  int top_num = 15;       // --top_num: the rows a recipe's top-N table keeps (slow_link)
+  int top_num = -1;       // --top_num: the rows a recipe's top-N table keeps (-1: not given)
+  int rank_id = 0;        // --rank_id: the rank communication_bottleneck analyses
   // Where this recipe writes: the cluster output directory for db, <it>/<DirName> for text.
   std::string dir(const std::string& recipe_dir_name) const;
   std::string db_path(const std::string& recipe_dir_name) const;

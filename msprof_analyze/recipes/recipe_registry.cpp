@@ -7,6 +7,7 @@
 #include "msprof_analyze/recipes/cann_api_sum/cann_api_sum.h"
 #include "msprof_analyze/recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
 #include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary.h"
+#include "msprof_analyze/recipes/communication_bottleneck/communication_bottleneck.h"
 #include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/communication_matrix_sum.h"
 #include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
@@ -36,6 +37,8 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
        [] { return std::make_unique<cluster_time_compare_summary::ClusterTimeCompareSummary>(); }},
       {"cluster_time_summary",
        [] { return std::make_unique<cluster_time_summary::ClusterTimeSummary>(); }},
+      {"communication_bottleneck",
+       [] { return std::make_unique<communication_bottleneck::CommunicationBottleneck>(); }},
       {"communication_group_map",
        [] { return std::make_unique<communication_group_map::CommunicationGroupMap>(); }},
       {"communication_matrix_sum",

@@ -283,6 +283,7 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::R
   out.export_type = opts.export_type;
   out.threads = threads;
   out.top_num = opts.top_num;
+  out.rank_id = opts.rank_id;
   out.input_dir = opts.input_dir;
   out.bp = opts.bp;
   io::Diagnostics diag;

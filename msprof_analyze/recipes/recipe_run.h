@@ -31,7 +31,8 @@ struct RecipeRunOptions {
   std::string output_dir;  // files go to OUT/cluster_analysis_output/
   std::optional<std::set<int>> rank_filter;
   ExportType export_type = ExportType::kDb;
-  int top_num = 15;  // --top_num (RecipeOutput::top_num)
+  int top_num = -1;  // --top_num (RecipeOutput::top_num; -1: not given)
+  int rank_id = 0;   // --rank_id (RecipeOutput::rank_id)
   std::string bp;    // --bp (RecipeOutput::bp)
   // A recipe's own arguments (Recipe::set_args), e.g. {"parallel_types", "dp;tp"}.
   std::map<std::string, std::string> args;

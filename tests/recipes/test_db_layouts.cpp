@@ -84,7 +84,8 @@ TEST_P(DbLayout, RecipesGiveWhatThePytorchLayoutGives) {
   for (const char* recipe : {"communication_time_sum", "communication_matrix_sum", "hccl_sum",
                              "compute_op_sum", "mstx_sum", "computational_op_masking"}) {
     const std::string args = std::string("-m ") + recipe + " --export_type text";
-    const auto a = cs::test::read_tree(run(jobs().pt, args, std::string("pt-") + recipe));
+    const auto a =
+        cs::test::read_tree(run(jobs().pt, args, std::string("pt-") + GetParam() + "-" + recipe));
     const auto b = cs::test::read_tree(run(job(), args, std::string(GetParam()) + "-" + recipe));
     EXPECT_FALSE(a.empty()) << recipe;
     EXPECT_TRUE(a == b) << recipe;

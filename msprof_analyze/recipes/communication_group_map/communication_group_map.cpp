@@ -260,4 +260,9 @@ bool CommunicationGroupMap::reduce(const std::vector<RankPartial>& parts, const 
                                      diag);
 }
 
+bool has_parallel_group_info(const std::string& db_path) {
+  std::string info;
+  return !db_path.empty() && parallel_group_info_direct(db_path, info) != MetaRead::kNone;
+}
+
 }  // namespace cs::recipes::communication_group_map

@@ -34,5 +34,9 @@ bool build_group_mapping(const std::vector<RankPartial>& parts, frame::Frame& ou
 
 // msprof-analyze's double_hash of a group id (two 32-bit polynomial hashes), as decimal text.
 std::string double_hash_text(const std::string& s);
+// True when the profiler database `db_path` has a parallel_group_info row in META_DATA (or the
+// quick read declined and SQLite would have to say): where msprof-analyze's group pg names, and
+// so its pipeline stages, come from on the DB path.
+bool has_parallel_group_info(const std::string& db_path);
 
 }  // namespace cs::recipes::communication_group_map

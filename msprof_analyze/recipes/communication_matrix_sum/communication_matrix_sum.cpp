@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/msprof_matrix_rows.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/rank_db.h"
 
@@ -202,6 +203,7 @@ bool map_communication_matrix(recipes::RankDb& db, const RankDbPaths& paths, fra
   frame::Frame matrix;
   if (!db.query("SELECT * FROM CommAnalyzerMatrix", {}, matrix, "CommAnalyzerMatrix", diag))
     return false;
+  if (is_msprof_matrix(matrix)) matrix = reshape_msprof_matrix(matrix);  // MindSpore, msprof
   for (const char* col : {"hccl_op_name", "group_name", "src_rank", "dst_rank", "transit_size",
                           "transit_time", "step"})
     if (!frame::find_column(matrix, col)) {
