@@ -41,7 +41,7 @@ int run_cluster(int argc, char** argv) {
   std::string dir, dir_alt, out, out_alt, mode = "all", mode_alt, ranks, ranks_alt, formats = "all";
   std::string group_by = "type", order_by = "total", data_type = "auto", data_type_alt;
   std::string export_type, export_type_alt;
-  std::string top_num, bp, parallel_types, rank_id;
+  std::string top_num, bp, parallel_types, rank_id, op_tables;
   int64_t step = -1, step_alt = -1;
   double timeout = 600;
   po::options_description desc(
@@ -72,6 +72,7 @@ int run_cluster(int argc, char** argv) {
     ("group-by", po::value(&group_by), "operator key: type (default) | name | name+shapes")
     ("order-by", po::value(&order_by), "TopN order: total (default) | mean | max | cv")
     ("format", po::value(&formats), "all (default) or a list of json,csv,hdf5,html")
+    ("op-tables", po::value(&op_tables), "the per-op tables (communication_ops, communication_matrix; rows grow with ranks x op instances): hdf5 (default with --format hdf5: in cluster_analysis.h5 only) | csv | csv.gz (also as <name>.csv / <name>.csv.gz)")
     ("threads", po::value(&opts.load.threads)->default_value(0), "threads per process: parsing, or a recipe reading the ranks (default: cores / processes on the node)")
     ("timeout", po::value(&timeout)->default_value(600), "under mpirun: seconds to wait for a process that stopped answering before the job is ended, naming it (0 = no limit)")
     ("strict", po::bool_switch(&opts.strict), "exit 1 instead of 3 when some ranks were skipped or partly read")
@@ -174,6 +175,23 @@ int run_cluster(int argc, char** argv) {
                                                  runtime::enum_names(load::kOperatorKeyNames)));
   std::string error;
   if (!cluster::parse_output_formats(formats, opts.formats, error)) return unknown_choice(error);
+  const bool hdf5_out = opts.formats.count(cluster::OutputFormat::kHdf5) > 0;
+  if (op_tables.empty()) {
+    // Without the HDF5 file a CSV run keeps its per-op tables as CSV.
+    opts.op_tables = hdf5_out || opts.formats.count(cluster::OutputFormat::kCsv) == 0
+                         ? cluster::OpTables::kHdf5
+                         : cluster::OpTables::kCsv;
+  } else {
+    const auto where = runtime::enum_from_name(cluster::kOpTablesNames, op_tables);
+    if (!where)
+      return unknown_choice(runtime::unknown_value("--op-tables", op_tables,
+                                                   runtime::enum_names(cluster::kOpTablesNames)));
+    if (*where == cluster::OpTables::kHdf5 && !hdf5_out)
+      return usage_error(
+          "--op-tables hdf5 needs the HDF5 file: add hdf5 to --format, or use "
+          "--op-tables csv");
+    opts.op_tables = *where;
+  }
   if (!ranks.empty()) {
     std::set<int> set;
     if (!load::parse_rank_list(ranks, set, error)) return usage_error("--rank-list: " + error);

@@ -8,6 +8,10 @@ std::string_view mode_name(Mode mode) {
   return runtime::enum_to_name(kModeNames, mode);
 }
 
+bool is_op_table(std::string_view table_name) {
+  return table_name == "communication_ops" || table_name == "communication_matrix";
+}
+
 bool parse_output_formats(std::string_view text, OutputFormats& out, std::string& error) {
   out.clear();
   size_t start = 0;

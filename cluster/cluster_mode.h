@@ -42,6 +42,17 @@ inline constexpr std::array<runtime::EnumName<OutputFormat>, 5> kOutputFormatNam
      {"html", OutputFormat::kHtml}}};
 using OutputFormats = std::set<OutputFormat>;  // never holds kAll
 
+// --op-tables: where clusterscope's per-op tables go (the two whose rows grow with ranks x op
+// instances: communication_ops, communication_matrix; is_op_table). kHdf5: only as datasets of
+// cluster_analysis.h5 (the default when the HDF5 file is written); kCsv / kCsvGz: also as
+// <name>.csv / <name>.csv.gz (kCsv is the default without --format hdf5). interface.md.
+enum class OpTables { kHdf5, kCsv, kCsvGz };
+inline constexpr std::array<runtime::EnumName<OpTables>, 3> kOpTablesNames{
+    {{"hdf5", OpTables::kHdf5}, {"csv", OpTables::kCsv}, {"csv.gz", OpTables::kCsvGz}}};
+
+// True for the tables --op-tables places ("communication_ops", "communication_matrix").
+bool is_op_table(std::string_view table_name);
+
 // --data-type (load/rank_data.h): which export to read when a rank has both.
 inline constexpr std::array<runtime::EnumName<load::DataType>, 3> kDataTypeNames{
     {{"auto", load::DataType::kAuto},

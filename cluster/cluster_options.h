@@ -22,6 +22,9 @@ struct ClusterRunOptions {
   // cluster_analysis.db instead (`-m all --export_type db`, as msprof-analyze writes one or the
   // other); clusterscope's own tables, HDF5 and report are written either way.
   bool msprof_text = true;
+  // Where the per-op tables go (cluster_mode.h: OpTables); the command line's default is kHdf5
+  // when `formats` has HDF5, else kCsv.
+  OpTables op_tables = OpTables::kHdf5;
   int top_n = 15;
   stats::OrderBy order_by = stats::OrderBy::kTotal;
   bool strict = false;

@@ -12,6 +12,7 @@
 
 #include "cluster/cluster_outputs.h"
 #include "cluster/memory_step.h"
+#include "cluster/output_summary.h"
 #include "io/diagnostics_print.h"
 #include "io/hdf5/hdf5_writer.h"
 #include "io/output_ledger.h"
@@ -237,6 +238,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   if (hdf5) h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
   TableSink sink(out_dir.string(), csv, h5 ? &*h5 : nullptr,
                  html ? report_tables : std::set<std::string>{}, root_threads(opts, lc));
+  sink.set_op_tables(opts.op_tables);
   sink.put(load::build_manifest_table(lc.ranks, lc.skipped));
 
   log.begin("analyse");
@@ -315,6 +317,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
         c.ok + c.partial, c.ok, c.partial, c.skipped, runtime::human_bytes(lc.input_bytes).c_str(),
         secs, processes);
     if (!results.summary.empty()) std::printf("%s", results.summary.c_str());
+    std::printf("%s", outputs_line(output_file_sizes(io::OutputLedger::instance().written_files(),
+                                                     out_dir.string()),
+                                   sink.op_table_rows(), opts.op_tables, h5.has_value())
+                          .c_str());
     std::printf("Results: %s/\n", io::escape_text(out_dir.string()).c_str());
     // The last line: the page to open, only when this run wrote it (never a stale one).
     if (html && !html_diag.has_errors() && fs::exists(out_dir / "report.html"))

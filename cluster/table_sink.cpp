@@ -66,10 +66,18 @@ void TableSink::put(io::Table table) {
     h5_cv_.notify_one();
   }
   io::Diagnostics d;
-  if (csv_) io::write_table_csv(*t, out_dir_ + "/" + t->name + ".csv", d);
+  const std::string base = out_dir_ + "/" + t->name;
+  if (!is_op_table(t->name)) {
+    if (csv_) io::write_table_csv(*t, base + ".csv", d);
+  } else if (op_tables_ == OpTables::kCsv) {
+    io::write_table_csv(*t, base + ".csv", d);
+  } else if (op_tables_ == OpTables::kCsvGz) {
+    io::write_table_csv_gz(*t, base + ".csv.gz", d);
+  }
   if (!async_ && h5_) write_h5(*t);
   std::lock_guard<std::mutex> lock(mu_);
   ++count_;
+  if (is_op_table(t->name)) op_rows_[t->name] += t->rows();
   if (!d.empty()) diag_[t->name].append(d);
   if (keep_.count(t->name)) kept_.insert_or_assign(t->name, std::move(t));
 }
@@ -88,6 +96,11 @@ const io::Table* TableSink::kept(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = kept_.find(name);
   return it == kept_.end() ? nullptr : it->second.get();
+}
+
+std::map<std::string, size_t> TableSink::op_table_rows() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return op_rows_;
 }
 
 size_t TableSink::count() const {

@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "cluster/cluster_mode.h"
 #include "io/diagnostics.h"
 #include "io/hdf5/hdf5_writer.h"
 #include "io/table.h"
@@ -38,6 +39,11 @@ class TableSink {
   TableSink(const TableSink&) = delete;
   TableSink& operator=(const TableSink&) = delete;
 
+  // Where the per-op tables (is_op_table) go as text, whatever `csv` says: kCsv (the default)
+  // <name>.csv, kCsvGz <name>.csv.gz, kHdf5 no text file (only the HDF5 datasets). Call before
+  // the first put().
+  void set_op_tables(OpTables where) { op_tables_ = where; }
+
   // Writes `t` (its HDF5 datasets perhaps later, on the writer thread) and keeps it if its name
   // is in `keep`. Thread-safe.
   void put(io::Table t);
@@ -48,6 +54,9 @@ class TableSink {
 
   // A kept table, null when it was not put. Call after finish().
   const io::Table* kept(const std::string& name) const;
+
+  // The per-op tables (is_op_table) put so far and their rows.
+  std::map<std::string, size_t> op_table_rows() const;
 
   // Tables put so far.
   size_t count() const;
@@ -61,6 +70,7 @@ class TableSink {
 
   std::string out_dir_;
   bool csv_;
+  OpTables op_tables_ = OpTables::kCsv;
   io::Hdf5File* h5_;
   std::set<std::string> keep_;
   int threads_;
@@ -70,6 +80,7 @@ class TableSink {
   std::map<std::string, std::shared_ptr<const io::Table>> kept_;
   std::map<std::string, io::Diagnostics> diag_;
   size_t count_ = 0;
+  std::map<std::string, size_t> op_rows_;
   std::deque<std::shared_ptr<const io::Table>> h5_queue_;  // waiting for the writer thread
   bool closing_ = false;
   std::condition_variable h5_cv_;

@@ -314,7 +314,8 @@ void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
   h.close();
   if (groups.size() > kMaxGroupRows)
     note(h, "\u2026 and " + std::to_string(groups.size() - kMaxGroupRows) +
-                " more groups: see communication_matrix.csv.");
+                " more groups: see the communication_matrix table (cluster_analysis.h5; "
+                "communication_matrix.csv with --op-tables csv).");
   h.close();
 }
 

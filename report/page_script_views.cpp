@@ -45,7 +45,7 @@ var d=(D.groups||[])[g[0]]||['group','?'];o.value=d[1];o.textContent=d[0]+(g[6]?
 s.appendChild(f);var sum=document.getElementById('gsum');
 function show(){var g=G[s.selectedIndex];if(!g)return;var v=s.value,d=D.groups[g[0]];
 sum.textContent=d[0]+' (group '+d[1]+'): '+g[1]+' ranks, '+g[2]+' links; bandwidth min / median / max '+
-g[3]+' / '+g[4]+' / '+g[5]+' GB/s'+(g[6]?'; '+g[6]+' slow links':'')+(g[7]?'; its heatmap is outlined above.':'; heatmap not drawn (see communication_matrix.csv).');
+g[3]+' / '+g[4]+' / '+g[5]+' GB/s'+(g[6]?'; '+g[6]+' slow links':'')+(g[7]?'; its heatmap is outlined above.':'; heatmap not drawn (see the communication_matrix table of cluster_analysis.h5).');
 var rows=document.querySelectorAll('#matrix tr[data-group]'),figs=document.querySelectorAll('#matrix figure[data-group]');
 for(var i=0;i<rows.length;i++){var on=rows[i].getAttribute('data-group')===v;rows[i].classList.toggle('picked',on);
 if(on){var tb=rows[i].parentNode;tb.insertBefore(rows[i],tb.firstChild);}}

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include <zlib.h>
+
 #include "io/output_file.h"
 #include "io/py_format.h"
 #include "io/utf8.h"
@@ -172,35 +174,83 @@ std::string table_to_csv(const Table& t) {
   return out;
 }
 
-bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag) {
-  if (const Column* bad = ragged_column(t)) {
-    diag.error(path, 0,
-               "table " + t.name + ": column " + bad->name + " has " + std::to_string(bad->size()) +
-                   " rows, expected " + std::to_string(t.rows()),
-               "the file was not written; this is a bug in clusterscope, please report it");
-    return false;
-  }
-  OutputFile out;
-  if (!out.open(path, diag)) return false;
-  std::FILE* f = out.get();
+namespace {
+
+// Streams the rows of `t` as CSV text to `sink`, one block of about kFlushAt bytes at a time;
+// false as soon as the sink fails.
+template <class Sink>
+bool stream_table_csv(const Table& t, Sink&& sink) {
   std::string buf;
   buf.reserve(kFlushAt + 4096);
-  bool ok = true;
-  auto flush = [&] {
-    if (ok && !buf.empty() && std::fwrite(buf.data(), 1, buf.size(), f) != buf.size()) {
-      ok = false;
-      out.fail(errno);
-    }
-    buf.clear();
-  };
   append_header(buf, t);
   const size_t rows = t.rows();
   const std::vector<CsvNumberRule> rules = column_rules(t);
-  for (size_t r = 0; r < rows && ok; ++r) {
+  for (size_t r = 0; r < rows; ++r) {
     append_row(buf, t, rules, r);
-    if (buf.size() >= kFlushAt) flush();
+    if (buf.size() >= kFlushAt) {
+      if (!sink(buf, false)) return false;
+      buf.clear();
+    }
   }
-  flush();
+  return sink(buf, true);
+}
+
+bool check_columns(const Table& t, const std::string& path, Diagnostics& diag) {
+  const Column* bad = ragged_column(t);
+  if (!bad) return true;
+  diag.error(path, 0,
+             "table " + t.name + ": column " + bad->name + " has " + std::to_string(bad->size()) +
+                 " rows, expected " + std::to_string(t.rows()),
+             "the file was not written; this is a bug in clusterscope, please report it");
+  return false;
+}
+
+}  // namespace
+
+bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag) {
+  if (!check_columns(t, path, diag)) return false;
+  OutputFile out;
+  if (!out.open(path, diag)) return false;
+  std::FILE* f = out.get();
+  stream_table_csv(t, [&](const std::string& buf, bool) {
+    if (buf.empty() || std::fwrite(buf.data(), 1, buf.size(), f) == buf.size()) return true;
+    out.fail(errno);
+    return false;
+  });
+  return out.commit(diag);
+}
+
+bool write_table_csv_gz(const Table& t, const std::string& path, Diagnostics& diag) {
+  if (!check_columns(t, path, diag)) return false;
+  OutputFile out;
+  if (!out.open(path, diag)) return false;
+  std::FILE* f = out.get();
+  z_stream z{};
+  // windowBits 15 + 16: a gzip header and trailer around the deflate stream.
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    out.abandon();
+    diag.error(path, 0, "zlib could not start compressing (out of memory)",
+               "the file was not written; free memory or use --op-tables csv");
+    return false;
+  }
+  std::vector<unsigned char> zbuf(1 << 18);
+  stream_table_csv(t, [&](const std::string& buf, bool last) {
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(buf.data()));
+    z.avail_in = static_cast<uInt>(buf.size());
+    int rc;
+    do {
+      z.next_out = zbuf.data();
+      z.avail_out = static_cast<uInt>(zbuf.size());
+      rc = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
+      const size_t n = zbuf.size() - z.avail_out;
+      if (n > 0 && std::fwrite(zbuf.data(), 1, n, f) != n) {
+        out.fail(errno);
+        return false;
+      }
+    } while (z.avail_out == 0 || (last && rc != Z_STREAM_END));
+    return true;
+  });
+  deflateEnd(&z);
   return out.commit(diag);
 }
 

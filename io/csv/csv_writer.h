@@ -54,4 +54,8 @@ std::string table_to_csv(const Table& t);
 // temporary file is removed then.
 bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag);
 
+// write_table_csv() compressed as one gzip member (zlib's default level): the same CSV text as
+// `gunzip -c` or pandas.read_csv("x.csv.gz") reads it. `path` is the final name (".csv.gz").
+bool write_table_csv_gz(const Table& t, const std::string& path, Diagnostics& diag);
+
 }  // namespace cs::io

@@ -9,6 +9,29 @@
 
 namespace cs::recipes {
 
+bool tables_present(const RankDb& db, const std::string& path,
+                    const std::vector<std::string>& tables, io::Diagnostics& diag,
+                    const std::string& hint) {
+  for (const auto& t : tables)
+    if (!db.has_table(t)) {
+      diag.warn(path, 0, "no table " + t, hint);
+      return false;
+    }
+  return true;
+}
+
+std::vector<const frame::Frame*> used_frames(const std::vector<RankPartial>& parts,
+                                             const std::string& key, bool non_empty) {
+  std::vector<const frame::Frame*> frames;
+  for (const auto& p : parts) {
+    if (!p.used) continue;
+    auto it = p.frames.find(key);
+    if (it != p.frames.end() && !(non_empty && it->second.rows() == 0))
+      frames.push_back(&it->second);
+  }
+  return frames;
+}
+
 bool dump_recipe_frame(const frame::Frame& f, const RecipeOutput& out, const std::string& dir_name,
                        const std::string& file, const std::string& table, io::Diagnostics& diag,
                        const std::string& unit, double factor) {
@@ -24,12 +47,7 @@ bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
                         io::Diagnostics& diag, QueryScan scan) {
   recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
-  for (const auto& t : tables)
-    if (!db.has_table(t)) {
-      diag.warn(paths.profiler_db, 0, "no table " + t,
-                "this rank is skipped (it has no data for this recipe)");
-      return false;
-    }
+  if (!tables_present(db, paths.profiler_db, tables, diag)) return false;
   frame::Frame rows;
   const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
   if (!(scan && scan(db.database(), sql, lo, hi, rows)) &&

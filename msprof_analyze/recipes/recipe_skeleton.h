@@ -9,9 +9,23 @@
 #include <vector>
 
 #include "db/database.h"
+#include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe.h"
 
 namespace cs::recipes {
+
+// True when `db` (the file `path`) has every table of `tables`; else one warning naming the first
+// one missing, with `hint` as what to do, and false: the rank adds nothing to the recipe.
+bool tables_present(
+    const RankDb& db, const std::string& path, const std::vector<std::string>& tables,
+    io::Diagnostics& diag,
+    const std::string& hint = "this rank is skipped (it has no data for this recipe)");
+
+// The reduce's input: the frame `key` of every rank the map used, in rank order (a rank without
+// it, or with `non_empty` one without rows, is left out).
+std::vector<const frame::Frame*> used_frames(const std::vector<RankPartial>& parts,
+                                             const std::string& key = "rows",
+                                             bool non_empty = false);
 
 // Writes `f` as msprof-analyze's dump_data does: text -> `file` in the recipe directory (the
 // "Ns" columns converted to the recipe's unit: microseconds, or "Ms" / 1e6 for mstx_sum), db ->

@@ -1,12 +1,22 @@
 #include "msprof_analyze/recipes/table_scan.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <utility>
 
 namespace cs::recipes {
+
+bool scans_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("CS_RECIPE_SCANS");
+    return !(v && std::strcmp(v, "off") == 0);
+  }();
+  return enabled;
+}
 
 int TableScan::next_page_row() {
   if (row_ == pages_->rows.size()) return 0;

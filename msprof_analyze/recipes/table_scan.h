@@ -21,12 +21,19 @@
 
 namespace cs::recipes {
 
+// False when the environment says CS_RECIPE_SCANS=off: the recipes' hand-written scans then
+// decline and SQLite answers every query, the same rows (how a scan's benefit is measured,
+// docs/db_benchmark.md).
+bool scans_enabled();
+
 class TableScan {
  public:
   // Prepares `sql` on `db`: answered from the file's pages when they can (db::Database::
   // page_scan), else by SQLite (which opens the file then); ok() is false when SQLite refuses it.
+  // With the scans turned off (scans_enabled()), ok() is false: every scan declines and the
+  // recipe's SQL answers.
   TableScan(const db::Database& db, const std::string& sql) {
-    if (!(pages_ = db.page_scan(sql, true))) prepare(db.handle(), sql);
+    if (scans_enabled() && !(pages_ = db.page_scan(sql, true))) prepare(db.handle(), sql);
     init();
   }
   ~TableScan() { sqlite3_finalize(st_); }

@@ -49,6 +49,7 @@ TEST(CliMistakes, WrongChoiceExits2ListingTheValidValues) {
       {"cluster --data_type sql", "unknown --data-type 'sql' \u2014 valid: auto, text, db"},
       {"cluster --export_type csv", "unknown --export_type 'csv' \u2014 valid: db, text"},
       {"cluster --export-type csv", "unknown --export_type 'csv' \u2014 valid: db, text"},
+      {"cluster --op-tables cvs", "unknown --op-tables 'cvs' \u2014 valid: hdf5, csv, csv.gz"},
   };
   for (const Mistake& m : cases) {
     std::string text;

@@ -6,6 +6,7 @@
 
 #include "cli/cli_test_util.h"
 #include "support/missing_tool.h"
+#include "support/test_files.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -43,7 +44,7 @@ TEST_F(ClusterOutputs, Hdf5FileMatchesTheCsvTablesInH5py) {
     CS_MISSING_TOOL("python3-h5py");
   const fs::path out = root_ / "all";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
-                            out.string() + " --quiet",
+                            out.string() + " --quiet --op-tables csv",
                         (root_ / "all.log").string()),
             0)
       << read_file(root_ / "all.log");
@@ -63,6 +64,66 @@ TEST_F(ClusterOutputs, Hdf5FileMatchesTheCsvTablesInH5py) {
   EXPECT_EQ(html.find("<script src"), std::string::npos);
 }
 
+// By default the per-op tables are in cluster_analysis.h5 only and the closing summary says so;
+// --op-tables csv.gz writes them gzipped, the same text as --op-tables csv; a wrong choice lists
+// the valid ones.
+TEST_F(ClusterOutputs, PerOpTablesGoToHdf5UnlessCsvIsAsked) {
+  const auto run = [&](const std::string& name, const std::string& args) {
+    const fs::path out = root_ / ("op-" + name);
+    std::string said;
+    const int rc = cs::test::run_merged(std::string(CS_BINARY) + " cluster -d " + input_.string() +
+                                            " -o " + out.string() + " " + args,
+                                        said);
+    return std::make_pair(rc, said);
+  };
+  const auto [rc, said] = run("default", "");
+  ASSERT_EQ(rc, 0) << said;
+  const std::set<std::string> files = files_of(root_ / "op-default" / "cluster_analysis_output");
+  for (const char* f : {"communication_ops.csv", "communication_matrix.csv",
+                        "communication_ops.csv.gz", "communication_matrix.csv.gz"})
+    EXPECT_EQ(files.count(f), 0u) << f;
+  for (const char* f : {"cluster_analysis.h5", "communication_bandwidth.csv", "step_trace.csv",
+                        "cluster_communication_matrix.json", "report.html"})
+    EXPECT_EQ(files.count(f), 1u) << f;
+  EXPECT_NE(said.find("Outputs: "), std::string::npos) << said;
+  EXPECT_NE(said.find("in cluster_analysis.h5 only (--op-tables csv or csv.gz"), std::string::npos)
+      << said;
+  // The summary names the communication_ops table with its rows: 16 ranks x the generated ops.
+  EXPECT_NE(said.find("communication_ops ("), std::string::npos) << said;
+
+  const auto [rc_csv, said_csv] = run("csv", "--op-tables csv --format csv");
+  ASSERT_EQ(rc_csv, 0) << said_csv;
+  const auto [rc_gz, said_gz] = run("gz", "--op-tables csv.gz --format json,csv");
+  ASSERT_EQ(rc_gz, 0) << said_gz;
+  EXPECT_NE(said_gz.find("as <name>.csv.gz"), std::string::npos) << said_gz;
+  for (const char* t : {"communication_ops", "communication_matrix"}) {
+    const fs::path csv = root_ / "op-csv" / "cluster_analysis_output" / (std::string(t) + ".csv");
+    const fs::path gz = root_ / "op-gz" / "cluster_analysis_output" / (std::string(t) + ".csv.gz");
+    ASSERT_TRUE(fs::exists(gz)) << gz;
+    EXPECT_FALSE(fs::exists(gz.parent_path() / (std::string(t) + ".csv"))) << t;
+    std::string back;  // the gzip tool, a reader we did not write
+    ASSERT_EQ(cs::test::run_capture("gzip -dc " + gz.string(), back), 0);
+    EXPECT_GT(fs::file_size(csv), 1000u) << t;
+    EXPECT_EQ(back, read_file(csv)) << t;
+  }
+  // msprof-analyze's documents do not depend on where the per-op tables go.
+  for (const char* f : {"cluster_communication.json", "cluster_communication_matrix.json",
+                        "cluster_step_trace_time.csv", "communication_group.json"})
+    EXPECT_EQ(read_file(root_ / "op-default" / "cluster_analysis_output" / f),
+              read_file(root_ / "op-gz" / "cluster_analysis_output" / f))
+        << f;
+
+  const auto [rc_bad, said_bad] = run("bad", "--op-tables cvs");
+  EXPECT_EQ(rc_bad, 2);
+  EXPECT_NE(said_bad.find("unknown --op-tables 'cvs' \u2014 valid: hdf5, csv, csv.gz"),
+            std::string::npos)
+      << said_bad;
+  const auto [rc_no_h5, said_no_h5] = run("no-h5", "--op-tables hdf5 --format csv");
+  EXPECT_EQ(rc_no_h5, 2);
+  EXPECT_NE(said_no_h5.find("--op-tables hdf5 needs the HDF5 file"), std::string::npos)
+      << said_no_h5;
+}
+
 TEST_F(ClusterOutputs, EachModeWritesWhatItOwns) {
   const std::map<std::string, std::set<std::string>> expected = {
       {"communication_time",
@@ -79,10 +140,11 @@ TEST_F(ClusterOutputs, EachModeWritesWhatItOwns) {
   for (const auto& [mode, files] : expected) {
     const fs::path out = root_ / ("mode-" + mode);
     const fs::path log = root_ / ("mode-" + mode + ".log");
-    ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
-                              out.string() + " -m " + mode + " --format json,csv --quiet",
-                          log.string()),
-              0)
+    ASSERT_EQ(
+        run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
+                        out.string() + " -m " + mode + " --format json,csv --op-tables csv --quiet",
+                    log.string()),
+        0)
         << mode << ": " << read_file(log);
     EXPECT_EQ(files_of(out / "cluster_analysis_output"), files) << mode;
   }

@@ -277,7 +277,7 @@ TEST(GenerateDb, TextAndDbExportsGiveTheSameTables) {
     fs::remove_all(out);
     int rc =
         run_command(std::string(CS_BINARY) + " cluster -d " + job.string() + " -o " + out.string() +
-                        " -q --format json,csv --export_type text --data-type " + type,
+                        " -q --format json,csv --op-tables csv --export_type text --data-type " + type,
                     (scratch() / ("both-" + type + ".log")).string());
     EXPECT_EQ(rc, 0) << read_file(scratch() / ("both-" + type + ".log"));
     return out / "cluster_analysis_output";

@@ -277,7 +277,7 @@ namespace {
 // Python's format.
 TEST(MistakesAnswered, OwnCsvNumbersHaveTheDigitsTheyNeed) {
   const fs::path dir = temp_dir("mist_digits");
-  Outcome r = run(dir, "cluster -d " + kRealJob + " -o " + dir.string() + " --format csv");
+  Outcome r = run(dir, "cluster -d " + kRealJob + " -o " + dir.string() + " --format csv --op-tables csv");
   ASSERT_EQ(r.rc, 0) << r.err;
   const fs::path out = dir / "cluster_analysis_output";
   size_t checked = 0;

@@ -30,6 +30,19 @@ TEST(ClusterMode, FormatsParseAndAllExpands) {
   EXPECT_EQ(error, "no format given \u2014 valid: all, json, csv, hdf5, html");
 }
 
+TEST(ClusterMode, OpTablesChoicesAndTheTablesTheyPlace) {
+  EXPECT_EQ(runtime::enum_from_name(kOpTablesNames, "csv.gz"), OpTables::kCsvGz);
+  EXPECT_EQ(runtime::enum_from_name(kOpTablesNames, "hdf5"), OpTables::kHdf5);
+  EXPECT_EQ(runtime::enum_from_name(kOpTablesNames, "gz"), std::nullopt);
+  EXPECT_EQ(runtime::enum_names(kOpTablesNames), "hdf5, csv, csv.gz");
+  EXPECT_TRUE(is_op_table("communication_ops"));
+  EXPECT_TRUE(is_op_table("communication_matrix"));
+  // Tables that grow with ranks and groups stay CSV files.
+  for (const char* t : {"communication_bandwidth", "comm_rank_summary", "step_trace",
+                        "rank_manifest", "memory_curves"})
+    EXPECT_FALSE(is_op_table(t)) << t;
+}
+
 TEST(ClusterMode, FilesEachModeReads) {
   const load::ParseOptions ops = parse_options_for_mode(Mode::kOperators, {});
   EXPECT_FALSE(ops.communication);

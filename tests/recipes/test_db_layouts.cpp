@@ -93,7 +93,7 @@ TEST_P(DbLayout, RecipesGiveWhatThePytorchLayoutGives) {
 }
 
 TEST_P(DbLayout, ClusterDocumentsAreTheSame) {
-  const std::string args = "-m all --export_type text --format json,csv";
+  const std::string args = "-m all --export_type text --format json,csv --op-tables csv";
   const fs::path a = run(jobs().pt, args, "pt-all");
   const fs::path b = run(job(), args, std::string(GetParam()) + "-all");
   for (const char* f : {"cluster_step_trace_time.csv", "cluster_communication.json",

@@ -188,7 +188,8 @@ TEST(ClusterReport, LargeClusterIsBucketedAndSmall) {
   EXPECT_EQ(first_bins, 2u);
   EXPECT_EQ(count(html, "class=\"mk\""), 1u);  // tp0 holds the slow link and is drawn first
   EXPECT_NE(html.find("groups drawn"), std::string::npos);
-  EXPECT_NE(html.find("more groups: see communication_matrix.csv"), std::string::npos);
+  EXPECT_NE(html.find("more groups: see the communication_matrix table (cluster_analysis.h5"),
+            std::string::npos);
 }
 
 TEST(ClusterReport, WritesFileAndReportsUnwritablePath) {

@@ -75,12 +75,9 @@ frame::Cell round1(const frame::Cell& c) {
 bool CannApiSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
   recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
-  for (const char* t : {"CANN_API", "STRING_IDS"})
-    if (!db.has_table(t)) {
-      diag.warn(paths.profiler_db, 0, std::string("no table ") + t,
-                "this rank is skipped (it has no CANN API data)");
-      return false;
-    }
+  if (!tables_present(db, paths.profiler_db, {"CANN_API", "STRING_IDS"}, diag,
+                      "this rank is skipped (it has no CANN API data)"))
+    return false;
   if (!frame::register_numpy_aggregates(db.handle())) {
     diag.error(paths.profiler_db, 0, "cannot register the statistics functions",
                "report this as a bug");
@@ -97,9 +94,7 @@ bool CannApiSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnos
 
 bool CannApiSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                         io::Diagnostics& diag) const {
-  std::vector<const frame::Frame*> frames;
-  for (const auto& p : parts)
-    if (p.used) frames.push_back(&p.frames.at("rows"));
+  const std::vector<const frame::Frame*> frames = used_frames(parts);
   if (frames.empty()) return true;
   const frame::Frame ranks = frame::concat_frames(frames, frame::column_union(frames));
   auto col = [&](const char* n) -> const frame::FrameColumn& {

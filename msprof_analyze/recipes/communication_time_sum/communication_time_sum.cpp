@@ -13,6 +13,7 @@
 #include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 #include "runtime/ordered_parallel.h"
 
 namespace cs::recipes::communication_time_sum {
@@ -321,12 +322,8 @@ Recipe::WriteStep CommunicationTimeSum::merge(const std::vector<RankPartial>& pa
       return false;
     };
   }
-  std::vector<const frame::Frame*> times, bands;
-  for (const auto& p : parts) {
-    if (!p.used) continue;
-    if (auto it = p.frames.find("time"); it != p.frames.end()) times.push_back(&it->second);
-    if (auto it = p.frames.find("bandwidth"); it != p.frames.end()) bands.push_back(&it->second);
-  }
+  const std::vector<const frame::Frame*> times = used_frames(parts, "time");
+  const std::vector<const frame::Frame*> bands = used_frames(parts, "bandwidth");
   auto time_out = std::make_shared<frame::Frame>(empty_frame(kTimeColumns));
   auto band_out = std::make_shared<frame::Frame>(empty_frame(kBandwidthColumns));
   // The ranks' rows with room for the totals (one row per key of each rank's rows), which are

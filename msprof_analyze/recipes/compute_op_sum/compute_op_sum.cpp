@@ -53,9 +53,7 @@ bool ComputeOpSum::map(const RankDbPaths& paths, frame::FrameSet& out,
 
 bool ComputeOpSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                           io::Diagnostics& diag) const {
-  std::vector<const frame::Frame*> frames;
-  for (const auto& p : parts)
-    if (p.used) frames.push_back(&p.frames.at("rows"));
+  const std::vector<const frame::Frame*> frames = used_frames(parts);
   if (frames.empty()) return true;
   const frame::Frame by_type = per_rank(frames, {"OpType", "TaskType"}, out.threads);
   const frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));

@@ -13,6 +13,7 @@
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/free_analysis/free_analysis_scan.h"
 #include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace cs::recipes::free_analysis {
 
@@ -192,12 +193,11 @@ bool FreeAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
                        io::Diagnostics& diag) const {
   recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
-  for (const char* t : {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "STRING_IDS",
-                        "CONNECTION_IDS", "PYTORCH_API"})
-    if (!db.has_table(t)) {
-      diag.warn(paths.profiler_db, 0, std::string("no table ") + t, "this rank is skipped");
-      return false;
-    }
+  if (!tables_present(db, paths.profiler_db,
+                      {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "STRING_IDS",
+                       "CONNECTION_IDS", "PYTORCH_API"},
+                      diag, "this rank is skipped"))
+    return false;
   // The scans give the SQL's rows exactly or decline, and then the SQL runs (and reports).
   // One read of TASK serves both queries.
   const std::string link_sql = kLinkQuery;
@@ -349,11 +349,7 @@ bool FreeAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
 
 bool FreeAnalysis::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                           io::Diagnostics& diag) const {
-  std::vector<const frame::Frame*> frames;
-  for (const auto& p : parts)
-    if (p.used)
-      if (auto it = p.frames.find("free"); it != p.frames.end() && it->second.rows() > 0)
-        frames.push_back(&it->second);
+  const std::vector<const frame::Frame*> frames = used_frames(parts, "free", true);
   if (frames.empty()) {
     diag.warn(out.cluster_output_dir, 0, "free_analysis: no free time found",
               "nothing was written");

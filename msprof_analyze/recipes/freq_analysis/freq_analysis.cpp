@@ -26,12 +26,8 @@ bool FreqAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
                        io::Diagnostics& diag) const {
   recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
-  for (const char* t : {"AICORE_FREQ", "RANK_DEVICE_MAP"})
-    if (!db.has_table(t)) {
-      diag.warn(paths.profiler_db, 0, std::string("no table ") + t,
-                "this rank is skipped (it has no data for this recipe)");
-      return false;
-    }
+  if (!tables_present(db, paths.profiler_db, {"AICORE_FREQ", "RANK_DEVICE_MAP"}, diag))
+    return false;
   frame::Frame freq, rank;
   if (!db.query("select freq from AICORE_FREQ", {}, freq, "AICORE_FREQ", diag) ||
       !db.query("select rankId from RANK_DEVICE_MAP", {}, rank, "RANK_DEVICE_MAP", diag))

@@ -58,9 +58,7 @@ bool HcclSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostic
 
 bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                      io::Diagnostics& diag) const {
-  std::vector<const frame::Frame*> frames;
-  for (const auto& p : parts)
-    if (p.used) frames.push_back(&p.frames.at("rows"));
+  const std::vector<const frame::Frame*> frames = used_frames(parts);
   if (frames.empty()) return true;
   // Per rank, by op type, ordered by rank.
   std::vector<frame::Frame> per_rank(frames.size());

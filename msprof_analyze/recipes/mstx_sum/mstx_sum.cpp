@@ -155,12 +155,9 @@ bool write(const frame::Frame& f, const RecipeOutput& out, const std::string& di
 bool MstxSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
   recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
-  for (const char* t : {"MSTX_EVENTS", "STRING_IDS"})
-    if (!db.has_table(t)) {
-      diag.warn(paths.profiler_db, 0, std::string("no table ") + t,
-                "this rank is skipped (it has no mstx data)");
-      return false;
-    }
+  if (!tables_present(db, paths.profiler_db, {"MSTX_EVENTS", "STRING_IDS"}, diag,
+                      "this rank is skipped (it has no mstx data)"))
+    return false;
   std::vector<MstxAnnotation> found;
   if (!read_mstx_annotations(db, found, diag)) return false;
   if (found.empty()) {
@@ -189,9 +186,7 @@ bool MstxSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostic
 
 bool MstxSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                      io::Diagnostics& diag) const {
-  std::vector<const frame::Frame*> frames;
-  for (const auto& p : parts)
-    if (p.used) frames.push_back(&p.frames.at("rows"));
+  const std::vector<const frame::Frame*> frames = used_frames(parts);
   if (frames.empty()) return true;
   const frame::Frame marks = mark_stats(frame::concat_frames(frames, frame::column_union(frames)));
   // Per measure, the steps' tables one after another (pd.concat over the steps).

@@ -65,12 +65,9 @@ bool has_z_score_outlier(const std::vector<double>& values) {
 bool SlowLink::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
   recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
-  for (const char* t : {"COMMUNICATION_OP", "STRING_IDS", "ENUM_HCCL_DATA_TYPE"})
-    if (!db.has_table(t)) {
-      diag.warn(paths.profiler_db, 0, std::string("no table ") + t,
-                "this rank is skipped (it has no data for this recipe)");
-      return false;
-    }
+  if (!tables_present(db, paths.profiler_db,
+                      {"COMMUNICATION_OP", "STRING_IDS", "ENUM_HCCL_DATA_TYPE"}, diag))
+    return false;
   frame::Frame rows;
   if (!db.query(kQuery, {}, rows, "COMMUNICATION_OP", diag)) return false;
   if (rows.rows() == 0) {
@@ -86,9 +83,7 @@ bool SlowLink::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnosti
 
 bool SlowLink::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                       io::Diagnostics& diag) const {
-  std::vector<const frame::Frame*> frames;
-  for (const auto& p : parts)
-    if (p.used) frames.push_back(&p.frames.at("rows"));
+  const std::vector<const frame::Frame*> frames = used_frames(parts);
   if (frames.empty()) return true;
   if (out.export_type != ExportType::kDb) {
     diag.warn(out.cluster_output_dir, 0,

@@ -134,9 +134,7 @@ bool SlowRank::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnosti
 
 bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                       io::Diagnostics& diag) const {
-  std::vector<const frame::Frame*> frames;
-  for (const auto& p : parts)
-    if (p.used) frames.push_back(&p.frames.at("rows"));
+  const std::vector<const frame::Frame*> frames = used_frames(parts);
   if (frames.empty()) return true;
   const frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
   const auto& rank = frame::find_column(all, "rankId")->cells;
