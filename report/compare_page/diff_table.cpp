@@ -1,4 +1,4 @@
-#include "report/diff_table.h"
+#include "report/compare_page/diff_table.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <map>
 
-#include "report/cluster_sections.h"
+#include "report/cluster_page/cluster_sections.h"
 #include "report/display_format.h"
 #include "report/rank_bars.h"
 #include "report/report_page.h"

@@ -2,7 +2,7 @@
 // The compare report's first answer (internal to report/): what regressed, by how much and where
 // (rank, step, operator), from the run-vs-run tables.
 
-#include "report/compare_report.h"
+#include "report/compare_page/compare_report.h"
 #include "report/html_out.h"
 
 namespace cs::report {

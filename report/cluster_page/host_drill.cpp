@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "report/cluster_sections.h"
+#include "report/cluster_page/cluster_sections.h"
 #include "report/page_script.h"
 #include "report/table_view.h"
 

@@ -1,9 +1,9 @@
-#include "report/compare_report.h"
+#include "report/compare_page/compare_report.h"
 
 #include <cmath>
 
-#include "report/compare_regressions.h"
-#include "report/diff_table.h"
+#include "report/compare_page/compare_regressions.h"
+#include "report/compare_page/diff_table.h"
 #include "report/display_format.h"
 #include "report/report_page.h"
 #include "report/table_view.h"

@@ -1,8 +1,8 @@
-#include "report/cluster_report.h"
+#include "report/cluster_page/cluster_report.h"
 
 #include <algorithm>
 #include <map>
-#include "report/cluster_sections.h"
+#include "report/cluster_page/cluster_sections.h"
 
 #include "report/display_format.h"
 #include "report/page_script.h"

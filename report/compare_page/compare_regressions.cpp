@@ -1,4 +1,4 @@
-#include "report/compare_regressions.h"
+#include "report/compare_page/compare_regressions.h"
 
 #include <cmath>
 #include <string>

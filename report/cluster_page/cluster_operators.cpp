@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/cluster_sections.h"
+#include "report/cluster_page/cluster_sections.h"
 #include "report/display_format.h"
 #include "report/report_page.h"
 #include "report/svg_charts.h"

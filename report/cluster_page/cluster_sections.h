@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "report/cluster_report.h"
-#include "report/group_names.h"
+#include "report/cluster_page/cluster_report.h"
+#include "report/cluster_page/group_names.h"
 #include "report/html_out.h"
 
 namespace cs::report {

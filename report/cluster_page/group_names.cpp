@@ -1,4 +1,4 @@
-#include "report/group_names.h"
+#include "report/cluster_page/group_names.h"
 
 #include <algorithm>
 #include <set>

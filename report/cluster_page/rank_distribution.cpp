@@ -7,7 +7,7 @@
 #include <functional>
 #include <map>
 
-#include "report/cluster_sections.h"
+#include "report/cluster_page/cluster_sections.h"
 #include "report/display_format.h"
 #include "report/report_page.h"
 #include "report/svg_charts.h"

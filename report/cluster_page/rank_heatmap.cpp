@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "report/cluster_sections.h"
+#include "report/cluster_page/cluster_sections.h"
 #include "report/page_script.h"
 #include "report/report_page.h"
 #include "report/table_view.h"
