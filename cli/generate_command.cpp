@@ -86,6 +86,9 @@ int run_generate(int argc, char** argv) {
       "mstx-passes", po::bool_switch(&opts.mstx_passes),
       "db export: write an mstx range around every forward and backward micro-batch on the "
       "device (what msprof-analyze's pp_chart draws)")(
+      "mstx-modules", po::bool_switch(&opts.mstx_modules),
+      "db export: write an mstx range (domain Module) around every nn.Module's framework ops "
+      "(what msprof-analyze's module_statistic maps to kernel time)")(
       "mstx-comm", po::bool_switch(&opts.mstx_comm),
       "db export: record communication only as mstx markers with the op's identity, without "
       "COMMUNICATION_OP (what msprof-analyze's mstx2commop turns into COMMUNICATION_OP)")(

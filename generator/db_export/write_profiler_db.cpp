@@ -17,6 +17,7 @@
 #include "generator/db_export/sqlite_writer.h"
 #include "generator/db_export/write_memory_tables.h"
 #include "generator/db_export/write_mstx_comm.h"
+#include "generator/db_export/write_mstx_modules.h"
 #include "generator/db_export/write_mstx_passes.h"
 #include "generator/db_export/write_p2p_notify.h"
 #include "generator/job/host_model.h"
@@ -96,6 +97,8 @@ class ProfilerDbWriter {
     const double op_dur = host_op_duration_us(gap_us);
     const int64_t conn =
         host_side(framework_op_name(k.type), e.start_us - lead_, op_dur, kApiTypeNode, "launch");
+    host_ops_.push_back(
+        {ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur), next_fw_ - 1, e.start_us});
     if (e.step < links_.size()) {
       StepLinks& l = links_[e.step];
       const HostLaunch h{conn, ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur)};
@@ -121,6 +124,8 @@ class ProfilerDbWriter {
     const std::string name = comm_op_name(ctx_.topo, c);
     const int64_t conn =
         host_side(hccl_api_name(c.kind), c.start_us - lead_, 8.0, kApiTypeNode, "launch");
+    host_ops_.push_back(
+        {ns(c.start_us - lead_), ns(c.start_us - lead_ + 8.0), next_fw_ - 1, c.start_us});
     const int64_t op_id = next_op_id_++;
     const int64_t name_id = ids_.id(name), group_id = ids_.id(g.id);
     double bytes = 0;
@@ -235,6 +240,14 @@ class ProfilerDbWriter {
     write_mstx_passes(sink, tl);
   }
 
+  // The mstx module ranges over the framework ops and their forward/backward links
+  // (--mstx-modules; write_mstx_modules.h).
+  void mstx_modules(SqliteFile& db, const RankTimeline& tl) {
+    Insert mstx = db.insert("MSTX_EVENTS", 11);
+    MstxModuleSink sink{mstx, connections_, ids_, next_conn_, tid_, 2000000};
+    write_mstx_modules(sink, host_ops_, tl);
+  }
+
   StringIdTable& ids() { return ids_; }
   int64_t tid() const { return tid_; }
   const std::vector<StepLinks>& step_links() const { return links_; }
@@ -266,7 +279,8 @@ class ProfilerDbWriter {
   int64_t next_task_id_ = 1000;
   double lead_;  // how far ahead of its device event an operator starts (host_model.h)
   std::vector<StepLinks> links_;
-  std::optional<Insert> mstx_comm_;  // MSTX_EVENTS, for --mstx-comm's markers
+  std::vector<HostOpSpan> host_ops_;  // kernels' and collectives' framework ops, launch order
+  std::optional<Insert> mstx_comm_;   // MSTX_EVENTS, for --mstx-comm's markers
 };
 
 // The mstx annotations a training script with `mstx.mark(msg, stream)` / `mstx.range_start(msg,
@@ -390,6 +404,7 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
     }
     write_rank_tables(db, ctx, rank, tl, w);
     if (ctx.opts.mstx_passes) w.mstx_passes(db, tl);
+    if (ctx.opts.mstx_modules) w.mstx_modules(db, tl);
     if (ctx.opts.writes_memory())  // generator/job/memory_model.h
       write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
     write_overlap_analysis(db, w, rank, tl);

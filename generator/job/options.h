@@ -84,6 +84,7 @@ struct GeneratorOptions {
   std::vector<SlowHost> slow_data;
   bool host_bound = false;
   bool mstx_passes = false;   // mstx forward/backward ranges on the device (db export)
+  bool mstx_modules = false;  // mstx nn.Module ranges over the framework ops (db export)
   bool mstx_comm = false;     // communication only as mstx markers (db export)
   bool notify_tasks = false;  // Notify_Record/Notify_Wait around send/receive (db export)
   // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed

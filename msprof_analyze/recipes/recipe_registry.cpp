@@ -18,6 +18,7 @@
 #include "msprof_analyze/recipes/free_analysis/free_analysis.h"
 #include "msprof_analyze/recipes/freq_analysis/freq_analysis.h"
 #include "msprof_analyze/recipes/hccl_sum/hccl_sum.h"
+#include "msprof_analyze/recipes/module_statistic/module_statistic.h"
 #include "msprof_analyze/recipes/mstx2commop/mstx2commop.h"
 #include "msprof_analyze/recipes/mstx_sum/mstx_sum.h"
 #include "msprof_analyze/recipes/p2p_pairing/p2p_pairing.h"
@@ -52,6 +53,7 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"free_analysis", [] { return std::make_unique<free_analysis::FreeAnalysis>(); }},
       {"freq_analysis", [] { return std::make_unique<freq_analysis::FreqAnalysis>(); }},
       {"hccl_sum", [] { return std::make_unique<hccl_sum::HcclSum>(); }},
+      {"module_statistic", [] { return std::make_unique<module_statistic::ModuleStatistic>(); }},
       {"mstx2commop", [] { return std::make_unique<mstx2commop::Mstx2Commop>(); }},
       {"mstx_sum", [] { return std::make_unique<mstx_sum::MstxSum>(); }},
       {"p2p_pairing", [] { return std::make_unique<p2p_pairing::P2PPairing>(); }},
