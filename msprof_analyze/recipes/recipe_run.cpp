@@ -172,27 +172,6 @@ void unpack_share(io::ByteReader& r, Unpacked& out) {
   }
 }
 
-// The counts of answer_query (recipe_skeleton.h) packed after a process's shares.
-void pack_query_paths(const QueryPathCounts& counts, io::ByteWriter& w) {
-  w.put<uint32_t>(static_cast<uint32_t>(counts.size()));
-  for (const auto& [name, c] : counts) {
-    w.str(name);
-    w.put<int64_t>(c.scan);
-    w.put<int64_t>(c.sql);
-  }
-}
-
-QueryPathCounts unpack_query_paths(io::ByteReader& r) {
-  QueryPathCounts counts;
-  const auto n = r.get<uint32_t>();
-  for (uint32_t i = 0; i < n; ++i) {
-    QueryPaths& c = counts[r.str()];
-    c.scan += r.get<int64_t>();
-    c.sql += r.get<int64_t>();
-  }
-  return counts;
-}
-
 std::string names_list() {
   std::string s;
   for (const auto& n : recipe_names()) s += (s.empty() ? "" : ", ") + n;

@@ -84,6 +84,26 @@ std::vector<std::string> query_path_lines(const QueryPathCounts& counts) {
   return lines;
 }
 
+void pack_query_paths(const QueryPathCounts& counts, io::ByteWriter& w) {
+  w.put<uint32_t>(static_cast<uint32_t>(counts.size()));
+  for (const auto& [name, c] : counts) {
+    w.str(name);
+    w.put<int64_t>(c.scan);
+    w.put<int64_t>(c.sql);
+  }
+}
+
+QueryPathCounts unpack_query_paths(io::ByteReader& r) {
+  QueryPathCounts counts;
+  const auto n = r.get<uint32_t>();
+  for (uint32_t i = 0; i < n; ++i) {
+    QueryPaths& c = counts[r.str()];
+    c.scan += r.get<int64_t>();
+    c.sql += r.get<int64_t>();
+  }
+  return counts;
+}
+
 bool map_profiler_query(const RankDbPaths& paths, const std::string& name, const std::string& sql,
                         const std::vector<std::string>& tables, frame::FrameSet& out,
                         io::Diagnostics& diag, QueryScan scan) {

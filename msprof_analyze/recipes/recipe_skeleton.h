@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "io/byte_buffer.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe.h"
 
@@ -61,6 +62,10 @@ using QueryPathCounts = std::map<std::string, QueryPaths>;
 QueryPathCounts take_query_paths();
 // Adds `more` to `into` (the processes' counts merged on the root).
 void add_query_paths(QueryPathCounts& into, const QueryPathCounts& more);
+// The counts in a process's message to the root (msprof_analyze/recipes/recipe_run.cpp, after
+// its partial results), and read back.
+void pack_query_paths(const QueryPathCounts& counts, io::ByteWriter& w);
+QueryPathCounts unpack_query_paths(io::ByteReader& r);
 // One line per query: "query hccl_sum.communication_ops: 254 ranks by scan, 2 by SQL".
 std::vector<std::string> query_path_lines(const QueryPathCounts& counts);
 
