@@ -11,7 +11,7 @@
 
 #include "cli/commands.h"
 #include "generator/generator.h"
-#include "generator/memory_model.h"
+#include "generator/job/memory_model.h"
 #include "generator/output_dir.h"
 #include "runtime/enum_names.h"
 
@@ -40,7 +40,7 @@ int run_generate(int argc, char** argv) {
   generator::GeneratorOptions opts;
   std::string out_dir, framework = "pytorch", export_type = "text";
   std::vector<std::string> slow_ranks, slow_links, slow_kernels, slow_hosts, slow_data;
-  std::vector<std::string> memory_imbalance, memory_leak;  // generator/memory_model.h
+  std::vector<std::string> memory_imbalance, memory_leak;  // generator/job/memory_model.h
   uint64_t seed = 1;
   bool trace_on = false, trace_off = false, force = false;
 

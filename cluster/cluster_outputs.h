@@ -10,7 +10,7 @@
 #include "cluster/table_sink.h"
 #include "io/diagnostics.h"
 #include "msprof_analyze/documents/cluster_step_trace.h"
-#include "report/cluster_report.h"
+#include "report/cluster_page/cluster_report.h"
 
 namespace cs::cluster {
 

@@ -21,7 +21,7 @@
 #include "load/job_coverage.h"
 #include "load/manifest.h"
 #include "load/rank_list.h"
-#include "report/cluster_report.h"
+#include "report/cluster_page/cluster_report.h"
 #include "runtime/exit_status.h"
 #include "runtime/interrupt.h"
 #include "version.h"

@@ -1,6 +1,6 @@
 #include "compare/comparison.h"
 
-#include "report/compare_report.h"
+#include "report/compare_page/compare_report.h"
 
 #include <filesystem>
 #include <system_error>

@@ -5,11 +5,12 @@
 #include <filesystem>
 #include <system_error>
 
-#include "generator/memory_model.h"
-#include "generator/producer_db.h"
-#include "generator/simulation.h"
-#include "generator/topology.h"
-#include "generator/writers.h"
+#include "generator/db_export/db_writers.h"
+#include "generator/db_export/producer_db.h"
+#include "generator/job/memory_model.h"
+#include "generator/job/simulation.h"
+#include "generator/job/topology.h"
+#include "generator/job/writers.h"
 
 namespace cs::generator {
 
@@ -91,7 +92,7 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
     }
     if (opts.framework == FrameworkKind::kMsprof) {
       if (opts.writes_text() && !write_prof_dir(dir, ctx, r, tl, put, diag)) return false;
-      if (opts.writes_db() &&  // generator/producer_db.h
+      if (opts.writes_db() &&  // generator/db_export/producer_db.h
           !write_msprof_db_files(dir, ctx, r, tl, !opts.writes_text(), put, put_db, diag))
         return false;
       tl = RankTimeline{};
@@ -119,7 +120,7 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
            put(out + "/communication_matrix.json", docs.matrix) &&
            put(out + "/step_trace_time.csv", docs.step_trace);
     }
-    if (ok && opts.writes_text() && opts.writes_memory()) {  // generator/memory_model.h
+    if (ok && opts.writes_text() && opts.writes_memory()) {  // generator/job/memory_model.h
       const MemoryTrace mem = simulate_memory(ctx, r, tl);
       ok = put(out + "/operator_memory.csv", render_operator_memory_csv(mem)) &&
            put(out + "/memory_record.csv", render_memory_record_csv(mem)) &&

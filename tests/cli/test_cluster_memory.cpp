@@ -1,4 +1,4 @@
-// Memory across the cluster, end to end (memory/, generator/memory_model.h):
+// Memory across the cluster, end to end (memory/, generator/job/memory_model.h):
 //  - the text and DB exports of one generated job give the same memory tables, byte for byte;
 //  - no launcher and mpirun at 1, 2 and 4 processes give the same memory tables;
 //  - the accuracy of the memory findings over 27 generated scenarios (injected imbalance and

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "generator/generator.h"
-#include "generator/topology.h"
+#include "generator/job/topology.h"
 #include "load/discovery.h"
 #include "readers/communication.h"
 #include "readers/kernel_details.h"

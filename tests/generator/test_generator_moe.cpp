@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "generator/generator.h"
-#include "generator/topology.h"
-#include "generator/write_moe.h"
+#include "generator/job/topology.h"
+#include "generator/job/write_moe.h"
 #include "load/discovery.h"
 #include "readers/kernel_details.h"
 #include "support/test_files.h"

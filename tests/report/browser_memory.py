@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Drives headless Debian chromium (chromedriver + python3-selenium) against a cluster report's
-memory section (report/memory_section.cpp).
+memory section (report/cluster_page/memory_section.cpp).
 
 usage: browser_memory.py REPORT.html OUT_DIR IMBALANCED_RANK LEAKING_RANK
 Checks: no console errors; the section is there with both findings; the sorted peaks put the

@@ -13,8 +13,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "report/cluster_report.h"
-#include "report/compare_report.h"
+#include "report/cluster_page/cluster_report.h"
+#include "report/compare_page/compare_report.h"
 #include "report/csv_table.h"
 #include "report/synthetic_cluster.h"
 #include "support/missing_tool.h"
@@ -189,7 +189,7 @@ TEST_F(BrowserRender, InteractiveGpuClusterReport) {
                         "browser_gpu_check.py", "3", "load_ms"});
 }
 
-// The memory section (report/memory_section.cpp) of a generated 16-rank job with rank 5 holding
+// The memory section (report/cluster_page/memory_section.cpp) of a generated 16-rank job with rank 5 holding
 // 4 GB more and rank 10 leaking 200 MB per step, driven by tests/report/browser_memory.py.
 TEST_F(BrowserRender, MemorySection) {
   check_generated_page(

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "report/cluster_report.h"
-#include "report/cluster_sections.h"
+#include "report/cluster_page/cluster_report.h"
+#include "report/cluster_page/cluster_sections.h"
 #include "report/csv_table.h"
 #include "report/html_check.h"
 #include "report/synthetic_cluster.h"

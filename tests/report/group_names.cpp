@@ -1,7 +1,7 @@
 // Groups named from their rank sets: a Megatron-style layout (rank = stage * tp * dp + dp_index *
 // tp
 // + tp_index) built here from that formula, not from the naming code, and checked group by group.
-#include "report/group_names.h"
+#include "report/cluster_page/group_names.h"
 
 #include <gtest/gtest.h>
 

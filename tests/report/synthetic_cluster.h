@@ -8,7 +8,7 @@
 #include <string>
 
 #include "io/table.h"
-#include "report/cluster_report.h"
+#include "report/cluster_page/cluster_report.h"
 
 namespace cs::report::test {
 

@@ -172,10 +172,13 @@ bool is_recipe_folder(const std::string& folder) {
 
 // The namespace a folder's code lives in: cs::<its last part> ("msprof_analyze/documents/" ->
 // cs::documents), except io/'s format families, which share cs::io (io/sqlite/ nests
-// cs::io::sqlite), and a recipe's folder, which nests in its library's
+// cs::io::sqlite), the generator's parts (generator/job/, generator/db_export/), which share
+// cs::generator, the report's pages (report/cluster_page/, report/compare_page/: cs::report), and a recipe's folder, which nests in its library's
 // (msprof_analyze/recipes/slow_rank/ -> cs::recipes::slow_rank).
 std::string folder_namespace(const std::string& folder) {
   if (folder.rfind("io/", 0) == 0) return "cs::io";
+  if (folder.rfind("generator/", 0) == 0) return "cs::generator";
+  if (folder.rfind("report/", 0) == 0) return "cs::report";
   if (is_recipe_folder(folder)) {
     const size_t start = std::string(kRecipesFolder).size();
     return "cs::recipes::" + folder.substr(start, folder.size() - start - 1);
@@ -341,6 +344,7 @@ TEST(ArchitectureMapParsers, FolderNamespaces) {
   EXPECT_EQ(folder_namespace("msprof_analyze/documents/"), "cs::documents");
   EXPECT_EQ(folder_namespace("io/"), "cs::io");
   EXPECT_EQ(folder_namespace("io/json/"), "cs::io");
+  EXPECT_EQ(folder_namespace("generator/db_export/"), "cs::generator");
   EXPECT_EQ(folder_namespace("msprof_analyze/recipes/slow_rank/"), "cs::recipes::slow_rank");
   EXPECT_EQ(folder_namespace("msprof_analyze/recipes/"), "cs::recipes");
   EXPECT_FALSE(is_recipe_folder("recipes/slow_rank/"));  // a recipe outside msprof_analyze/
