@@ -152,6 +152,7 @@ int run_cluster(int argc, char** argv) {
     if (vm.count("parallel_types")) ropts.args["parallel_types"] = parallel_types;
     ropts.strict = opts.strict;
     ropts.quiet = opts.quiet;
+    ropts.progress = opts.progress;
     ropts.threads = opts.load.threads;
     if (!ranks.empty()) {
       std::set<int> set;

@@ -18,6 +18,7 @@
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
 #include "msprof_analyze/recipes/recipe_registry.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/exit_status.h"
@@ -394,8 +395,11 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
   // 2. Every process maps its share; the root gathers the partial results.
   const auto shares = load::partition_by_bytes(entries, mpi.size());
   const int threads = runtime::threads_per_process(opts.threads, mpi.local_size());
+  take_query_paths();  // counts from before this run are not its own
   std::vector<Mapped> mapped =
       map_share(recipes, joint, entries, shares[static_cast<size_t>(mpi.rank())], threads);
+  // Which path answered each query, on this process; the others' follow their shares.
+  QueryPathCounts paths = take_query_paths();
   std::vector<Unpacked> all(recipes.size());
   // The root keeps its own share as it is; the others pack theirs for it, recipe after recipe.
   std::vector<char> mine;
@@ -405,13 +409,18 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
     io::ByteWriter w;
     w.data().reserve(4096);  // also spares GCC 12 a false -Wstringop-overflow on the first put
     for (size_t k = 0; k < recipes.size(); ++k) pack_share(mapped, k, w);
+    pack_query_paths(paths, w);
     mine = std::move(w.data());
   }
   mapped.clear();
   mpi.gather_to_root_each(mine, [&](int, std::vector<char>&& b) {
     io::ByteReader r(b);
     for (auto& a : all) unpack_share(r, a);
+    add_query_paths(paths, unpack_query_paths(r));
   });
+  if (mpi.is_root() && opts.progress && !opts.quiet)
+    for (const auto& line : query_path_lines(paths))
+      std::fprintf(stderr, "clusterscope: %s\n", line.c_str());
   // 3. The root reduces and writes alone, recipe after recipe; the others wait for it, watched.
   // With threads to spare, the recipes that split their reduce merge at once first (one thread
   // each), then each writes in turn.

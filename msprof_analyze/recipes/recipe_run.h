@@ -38,6 +38,9 @@ struct RecipeRunOptions {
   std::map<std::string, std::string> args;
   bool strict = false;
   bool quiet = false;
+  // --progress: the root also says, per query, how many ranks its scan and its SQL answered
+  // (msprof_analyze/recipes/recipe_skeleton.h answer_query), one line each on stderr.
+  bool progress = false;
   // Threads reading this process's ranks (--threads; 0: the cores this process may use, see
   // runtime/cpu_cores.h threads_per_process).
   int threads = 0;

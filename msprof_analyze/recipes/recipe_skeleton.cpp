@@ -1,11 +1,13 @@
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 
 #include <limits>
+#include <mutex>
 
 #include "frame/duration_stats.h"
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/table_scan.h"
 
 namespace cs::recipes {
 
@@ -42,7 +44,67 @@ bool dump_recipe_frame(const frame::Frame& f, const RecipeOutput& out, const std
                                   out.dir(dir_name) + "/" + file, diag);
 }
 
-bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
+namespace {
+
+std::mutex g_paths_mutex;
+QueryPathCounts g_paths;  // answer_query's counts in this process, guarded by g_paths_mutex
+
+}  // namespace
+
+bool answer_query(const std::string& name, const std::function<bool()>& scan,
+                  const std::function<bool()>& sql) {
+  const bool by_scan = scan && scans_enabled() && scan();
+  {
+    const std::lock_guard<std::mutex> lock(g_paths_mutex);
+    QueryPaths& c = g_paths[name];
+    ++(by_scan ? c.scan : c.sql);
+  }
+  return by_scan || sql();
+}
+
+QueryPathCounts take_query_paths() {
+  const std::lock_guard<std::mutex> lock(g_paths_mutex);
+  QueryPathCounts out;
+  out.swap(g_paths);
+  return out;
+}
+
+void add_query_paths(QueryPathCounts& into, const QueryPathCounts& more) {
+  for (const auto& [name, c] : more) {
+    into[name].scan += c.scan;
+    into[name].sql += c.sql;
+  }
+}
+
+std::vector<std::string> query_path_lines(const QueryPathCounts& counts) {
+  std::vector<std::string> lines;
+  for (const auto& [name, c] : counts)
+    lines.push_back("query " + name + ": " + std::to_string(c.scan) + " ranks by scan, " +
+                    std::to_string(c.sql) + " by SQL");
+  return lines;
+}
+
+void pack_query_paths(const QueryPathCounts& counts, io::ByteWriter& w) {
+  w.put<uint32_t>(static_cast<uint32_t>(counts.size()));
+  for (const auto& [name, c] : counts) {
+    w.str(name);
+    w.put<int64_t>(c.scan);
+    w.put<int64_t>(c.sql);
+  }
+}
+
+QueryPathCounts unpack_query_paths(io::ByteReader& r) {
+  QueryPathCounts counts;
+  const auto n = r.get<uint32_t>();
+  for (uint32_t i = 0; i < n; ++i) {
+    QueryPaths& c = counts[r.str()];
+    c.scan += r.get<int64_t>();
+    c.sql += r.get<int64_t>();
+  }
+  return counts;
+}
+
+bool map_profiler_query(const RankDbPaths& paths, const std::string& name, const std::string& sql,
                         const std::vector<std::string>& tables, frame::FrameSet& out,
                         io::Diagnostics& diag, QueryScan scan) {
   recipes::RankDb db(paths.profiler_db, diag);
@@ -50,8 +112,11 @@ bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
   if (!tables_present(db, paths.profiler_db, tables, diag)) return false;
   frame::Frame rows;
   const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
-  if (!(scan && scan(db.database(), sql, lo, hi, rows)) &&
-      !db.query(sql, {lo, hi}, rows, tables.front(), diag))
+  std::function<bool()> by_scan;
+  if (scan) by_scan = [&] { return scan(db.database(), sql, lo, hi, rows); };
+  if (!answer_query(name, by_scan, [&] {
+        return db.query(sql, {lo, hi}, rows, tables.front(), diag);
+      }))
     return false;
   if (rows.rows() == 0) {
     diag.warn(paths.profiler_db, 0, "no rows in " + tables.front(), "this rank adds nothing");

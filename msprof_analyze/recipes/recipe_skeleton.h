@@ -5,10 +5,13 @@
 // cluster_analysis.db).
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "db/database.h"
+#include "io/byte_buffer.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe.h"
 
@@ -39,10 +42,37 @@ bool dump_recipe_frame(const frame::Frame& f, const RecipeOutput& out, const std
 using QueryScan = bool (*)(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
                            frame::Frame& out);
 
+// The one place a recipe's query chooses how it is answered. `name` ("recipe.query") names the
+// query; `sql` runs the recipe's SQL (and reports); `scan` (may be empty) is its hand-written
+// scan, tried first when the scans are on (table_scan.h scans_enabled(), CS_RECIPE_SCANS=off
+// turns them off): it gives the SQL's exact rows or declines, and then `sql` runs. The path that
+// answered is counted for `name` (take_query_paths). Returns what the path that answered
+// returned.
+bool answer_query(const std::string& name, const std::function<bool()>& scan,
+                  const std::function<bool()>& sql);
+
+// How many ranks' reads of a query were answered by its scan and by its SQL.
+struct QueryPaths {
+  int64_t scan = 0;
+  int64_t sql = 0;
+};
+using QueryPathCounts = std::map<std::string, QueryPaths>;
+
+// This process's counts of answer_query since the last call (cleared; thread-safe).
+QueryPathCounts take_query_paths();
+// Adds `more` to `into` (the processes' counts merged on the root).
+void add_query_paths(QueryPathCounts& into, const QueryPathCounts& more);
+// The counts in a process's message to the root (msprof_analyze/recipes/recipe_run.cpp, after
+// its partial results), and read back.
+void pack_query_paths(const QueryPathCounts& counts, io::ByteWriter& w);
+QueryPathCounts unpack_query_paths(io::ByteReader& r);
+// One line per query: "query hccl_sum.communication_ops: 254 ranks by scan, 2 by SQL".
+std::vector<std::string> query_path_lines(const QueryPathCounts& counts);
+
 // Reads a profiler-database query msprof-analyze's exports run (step range 0..INT64_MAX) into
-// out["rows"] with a Rank column; a rank without the tables is skipped with a warning. With
-// `scan`, the rows are taken from it when it gives them.
-bool map_profiler_query(const RankDbPaths& paths, const std::string& sql,
+// out["rows"] with a Rank column; a rank without the tables is skipped with a warning. The query
+// is answered through answer_query as `name`, with `scan` when given.
+bool map_profiler_query(const RankDbPaths& paths, const std::string& name, const std::string& sql,
                         const std::vector<std::string>& tables, frame::FrameSet& out,
                         io::Diagnostics& diag, QueryScan scan = nullptr);
 

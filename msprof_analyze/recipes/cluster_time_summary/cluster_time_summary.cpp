@@ -1,8 +1,10 @@
 #include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -226,14 +228,20 @@ bool ClusterTimeSummary::map(const RankDbPaths& paths, frame::FrameSet& out,
   // The scans give the SQL's rows or decline, and then the SQL runs (and reports).
   TimeSummaryScan scan(prof.database());
   frame::Frame comm;
-  if (!scan.communication(comm_query(steps), kRange[0], kRange[1], comm) &&
-      !prof.query(comm_query(steps), kRange, comm, "COMMUNICATION_OP", diag))
+  const std::string comm_sql = comm_query(steps);
+  if (!answer_query(
+          "cluster_time_summary.communication",
+          [&] { return scan.communication(comm_sql, kRange[0], kRange[1], comm); },
+          [&] { return prof.query(comm_sql, kRange, comm, "COMMUNICATION_OP", diag); }))
     return false;
   if (comm.rows() > 0) out["communication"] = std::move(comm);
   if (!prof.has_table("TASK") || !prof.has_table("COMPUTE_TASK_INFO")) return true;
   frame::Frame mem;
-  if (!scan.overlap(memory_query(steps), kRange[0], kRange[1], mem) &&
-      !prof.query(memory_query(steps), kRange, mem, "TASK", diag))
+  const std::string mem_sql = memory_query(steps);
+  if (!answer_query(
+          "cluster_time_summary.memory",
+          [&] { return scan.overlap(mem_sql, kRange[0], kRange[1], mem); },
+          [&] { return prof.query(mem_sql, kRange, mem, "TASK", diag); }))
     return false;
   if (mem.rows() > 0) out["memory"] = memory_frame(mem, paths.rank);
   return true;

@@ -47,7 +47,8 @@ const char* compute_op_sum_sql() {
 
 bool ComputeOpSum::map(const RankDbPaths& paths, frame::FrameSet& out,
                        io::Diagnostics& diag) const {
-  return map_profiler_query(paths, kQuery, {"COMPUTE_TASK_INFO", "TASK", "STRING_IDS"}, out, diag,
+  return map_profiler_query(paths, "compute_op_sum.compute_ops", kQuery,
+                            {"COMPUTE_TASK_INFO", "TASK", "STRING_IDS"}, out, diag,
                             scan_compute_ops);
 }
 

@@ -201,21 +201,35 @@ bool FreeAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
   // The scans give the SQL's rows exactly or decline, and then the SQL runs (and reports).
   // One read of TASK serves both queries.
   const std::string link_sql = kLinkQuery;
-  FreeAnalysisScan scan = scan_free_analysis(db.database(), &link_sql);
+  // The joint scan runs when answer_query first tries it (never with the scans off).
+  FreeAnalysisScan scan;
+  bool scanned = false;
+  auto joint = [&]() -> FreeAnalysisScan& {
+    if (!scanned) scan = scan_free_analysis(db.database(), &link_sql);
+    scanned = true;
+    return scan;
+  };
   std::vector<int64_t> bs, be;
-  if (scan.busy_ok) {
-    for (const auto& b : scan.busy) {
-      bs.push_back(b.start);
-      be.push_back(b.end);
-    }
-  } else {
-    frame::Frame busy;
-    if (!db.query(kBusyQuery, {}, busy, "TASK", diag)) return false;
-    if (busy.rows() > 0) {
-      bs = as_int(busy.columns[0].cells);
-      be = as_int(busy.columns[1].cells);
-    }
-  }
+  const bool busy_ok = answer_query(
+      "free_analysis.busy",
+      [&] {
+        if (!joint().busy_ok) return false;
+        for (const auto& b : scan.busy) {
+          bs.push_back(b.start);
+          be.push_back(b.end);
+        }
+        return true;
+      },
+      [&] {
+        frame::Frame busy;
+        if (!db.query(kBusyQuery, {}, busy, "TASK", diag)) return false;
+        if (busy.rows() > 0) {
+          bs = as_int(busy.columns[0].cells);
+          be = as_int(busy.columns[1].cells);
+        }
+        return true;
+      });
+  if (!busy_ok) return false;
   if (bs.size() < 2) return true;
   std::vector<int64_t> fs, fe, fd;
   for (size_t i = 0; i + 1 < bs.size(); ++i) {
@@ -227,15 +241,19 @@ bool FreeAnalysis::map(const RankDbPaths& paths, frame::FrameSet& out,
       fd.size(), [&](size_t a, size_t b) { return fd[a] < fd[b]; }, false);
   if (top.size() > kTopNum) top.resize(kTopNum);
   LinkRows& link = scan.link;
-  if (!scan.link_ok) {
-    frame::Frame rows;
-    if (!db.query(kLinkQuery, {}, rows, "TASK", diag)) return false;
-    link.pytorch_ts.clear();
-    for (const auto& c : rows.columns[5].cells) link.pytorch_ts.push_back(RawValue::of(c));
-    for (const auto& c : rows.columns[6].cells) link.pytorch_end.push_back(RawValue::of(c));
-    rows.columns.resize(5);
-    link.cells = std::move(rows);
-  }
+  const bool link_ok = answer_query(
+      "free_analysis.link", [&] { return joint().link_ok; },
+      [&] {
+        frame::Frame rows;
+        if (!db.query(kLinkQuery, {}, rows, "TASK", diag)) return false;
+        link = LinkRows{};
+        for (const auto& c : rows.columns[5].cells) link.pytorch_ts.push_back(RawValue::of(c));
+        for (const auto& c : rows.columns[6].cells) link.pytorch_end.push_back(RawValue::of(c));
+        rows.columns.resize(5);
+        link.cells = std::move(rows);
+        return true;
+      });
+  if (!link_ok) return false;
   if (link.pytorch_ts.empty()) return true;
   const frame::Frame& link_rows = link.cells;
   Link l;

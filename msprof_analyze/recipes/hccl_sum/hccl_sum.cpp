@@ -52,8 +52,8 @@ const char* hccl_sum_sql() {
 }
 
 bool HcclSum::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
-  return map_profiler_query(paths, kQuery, {"COMMUNICATION_OP", "STRING_IDS"}, out, diag,
-                            scan_hccl_ops);
+  return map_profiler_query(paths, "hccl_sum.communication_ops", kQuery,
+                            {"COMMUNICATION_OP", "STRING_IDS"}, out, diag, scan_hccl_ops);
 }
 
 bool HcclSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,

@@ -1,4 +1,5 @@
 #include "msprof_analyze/recipes/mstx_sum/mstx_annotations.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 #include <algorithm>
 #include <cmath>
@@ -218,8 +219,9 @@ bool read_mstx_annotations(recipes::RankDb& db, std::vector<MstxAnnotation>& out
   if (db.has_table("STEP_TIME")) {
     whole_run = false;
     frame::Frame f;
-    if (!scan_step_time(db.database(), kStepQuery, f) &&
-        !db.query(kStepQuery, {}, f, "STEP_TIME", diag))
+    if (!answer_query(
+            "mstx_sum.step_time", [&] { return scan_step_time(db.database(), kStepQuery, f); },
+            [&] { return db.query(kStepQuery, {}, f, "STEP_TIME", diag); }))
       return false;
     for (size_t r = 0; r < f.rows(); ++r)
       steps.push_back({int_at(f.columns[0], r), int_at(f.columns[1], r), int_at(f.columns[2], r)});
@@ -228,10 +230,17 @@ bool read_mstx_annotations(recipes::RankDb& db, std::vector<MstxAnnotation>& out
   const bool with_task = db.has_table("TASK");
   const std::string range_sql = range_query(with_task);
   // The range scan gives the SQL's rows or declines, and then the SQL runs (and reports).
-  if ((!scan_mstx_marks(db.database(), kMarkQuery, range[0], range[1], marks) &&
-       !db.query(kMarkQuery, range, marks, "MSTX_EVENTS", diag)) ||
-      (!(with_task && scan_mstx_ranges(db.database(), range_sql, range[0], range[1], ranges)) &&
-       !db.query(range_sql, range, ranges, "MSTX_EVENTS", diag)))
+  std::function<bool()> range_scan;
+  if (with_task)
+    range_scan = [&] {
+      return scan_mstx_ranges(db.database(), range_sql, range[0], range[1], ranges);
+    };
+  if (!answer_query(
+          "mstx_sum.marks",
+          [&] { return scan_mstx_marks(db.database(), kMarkQuery, range[0], range[1], marks); },
+          [&] { return db.query(kMarkQuery, range, marks, "MSTX_EVENTS", diag); }) ||
+      !answer_query("mstx_sum.ranges", range_scan,
+                    [&] { return db.query(range_sql, range, ranges, "MSTX_EVENTS", diag); }))
     return false;
   std::vector<Pending> found;
   std::vector<std::string> unmatched;

@@ -128,8 +128,9 @@ std::vector<size_t> judge_slow_ranks(const std::vector<double>& times) {
 }
 
 bool SlowRank::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
-  return map_profiler_query(
-      paths, kQuery, {"COMMUNICATION_OP", "RANK_DEVICE_MAP", "STRING_IDS", "CANN_API"}, out, diag);
+  return map_profiler_query(paths, "slow_rank.communication_ops", kQuery,
+                            {"COMMUNICATION_OP", "RANK_DEVICE_MAP", "STRING_IDS", "CANN_API"}, out,
+                            diag);
 }
 
 bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
