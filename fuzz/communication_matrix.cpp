@@ -10,7 +10,7 @@ int communication_matrix(const uint8_t* data, size_t size) {
   readers::MatrixFile file;
   io::Diagnostics diag;
   if (readers::read_communication_matrix_json(path, file, diag)) {
-    // The op type every merged link is filed under, as msprof/ derives it.
+    // The op type every merged link is filed under, as msprof_analyze/documents/ derives it.
     for (const auto& step : file.steps)
       for (const auto* ops : {&step.collective, &step.p2p})
         for (const auto& op : *ops) {
