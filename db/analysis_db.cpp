@@ -289,6 +289,30 @@ bool read_communication_db(const Database& db, readers::CommunicationFile& out,
 
 namespace {
 
+// One CommAnalyzerMatrix row's link: its transport, local ranks and "src-dst" id, and the
+// transit size, time and bandwidth from column `first_num` on (a missing one is a bad cell).
+void fill_matrix_link(readers::MatrixLink& link, readers::TransportName tn, int64_t src,
+                      int64_t dst, Statement& st, int first_num, readers::MatrixFile& out,
+                      BadCells& bad) {
+  link.transport = tn;
+  link.src_local = static_cast<int>(src);
+  link.dst_local = static_cast<int>(dst);
+  link.link_id = out.keep(std::to_string(src) + "-" + std::to_string(dst));
+  static constexpr std::array<std::pair<int, const char*>, 3> kNums = {{
+      {readers::kLinkSizeMb, "transit_size"},
+      {readers::kLinkTimeMs, "transit_time"},
+      {readers::kLinkBandwidthGbps, "bandwidth"},
+  }};
+  for (size_t f = 0; f < kNums.size(); ++f) {
+    auto n = st.num_at(first_num + static_cast<int>(f));
+    if (n) {
+      link.set(kNums[f].first, *n);
+    } else {
+      bad.add(kNums[f].second);
+    }
+  }
+}
+
 // CANN msprof's CommAnalyzerMatrix (also MindSpore's): one row per link of each op INSTANCE,
 // without step, type and op_name, adapted as the flat communication_matrix.json is
 // (readers/msprof_matrix_adapter.h).
@@ -322,23 +346,7 @@ bool read_flat_matrix_db(const Database& db, readers::MatrixFile& out, io::Diagn
     auto [it, fresh] = index.try_emplace(key, instances.size());
     if (fresh) instances.emplace_back().key = key;
     readers::MatrixLink& link = instances[it->second].links.emplace_back();
-    link.transport = tn;
-    link.src_local = static_cast<int>(*src);
-    link.dst_local = static_cast<int>(*dst);
-    link.link_id = out.keep(std::to_string(*src) + "-" + std::to_string(*dst));
-    static constexpr std::array<std::pair<int, const char*>, 3> kNums = {{
-        {readers::kLinkSizeMb, "transit_size"},
-        {readers::kLinkTimeMs, "transit_time"},
-        {readers::kLinkBandwidthGbps, "bandwidth"},
-    }};
-    for (size_t f = 0; f < kNums.size(); ++f) {
-      auto n = st->num_at(5 + static_cast<int>(f));
-      if (n) {
-        link.set(kNums[f].first, *n);
-      } else {
-        bad.add(kNums[f].second);
-      }
-    }
+    fill_matrix_link(link, tn, *src, *dst, *st, 5, out, bad);
   }
   bad.report(diag);
   if (r == StepResult::kError) return false;
@@ -405,23 +413,7 @@ bool read_matrix_db(const Database& db, readers::MatrixFile& out, io::Diagnostic
         it->second.p2p ? out.steps[it->second.step].p2p : out.steps[it->second.step].collective;
     readers::MatrixOp& op = list[it->second.index];
     readers::MatrixLink& link = op.links.emplace_back();
-    link.transport = tn;
-    link.src_local = static_cast<int>(*src);
-    link.dst_local = static_cast<int>(*dst);
-    link.link_id = out.keep(std::to_string(*src) + "-" + std::to_string(*dst));
-    static constexpr std::array<std::pair<int, const char*>, 3> kNums = {{
-        {readers::kLinkSizeMb, "transit_size"},
-        {readers::kLinkTimeMs, "transit_time"},
-        {readers::kLinkBandwidthGbps, "bandwidth"},
-    }};
-    for (size_t f = 0; f < kNums.size(); ++f) {
-      auto n = st->num_at(7 + static_cast<int>(f));
-      if (n) {
-        link.set(kNums[f].first, *n);
-      } else {
-        bad.add(kNums[f].second);
-      }
-    }
+    fill_matrix_link(link, tn, *src, *dst, *st, 7, out, bad);
     if (!st->is_null(10)) {
       link.has_op_name = true;
       link.op_name_id = out.keep(st->text_at(10));
