@@ -11,6 +11,32 @@
 
 namespace cs::test {
 
+// Appends every row of a prepared statement: i:INT, r:REAL (17 digits), t:TEXT or NULL, cells
+// by '|', one line per row.
+inline void append_rows(sqlite3_stmt* st, std::string& out) {
+  const int n = sqlite3_column_count(st);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    for (int c = 0; c < n; ++c) {
+      switch (sqlite3_column_type(st, c)) {
+        case SQLITE_INTEGER:
+          out += "i:" + std::to_string(sqlite3_column_int64(st, c));
+          break;
+        case SQLITE_NULL:
+          out += "NULL";
+          break;
+        case SQLITE_FLOAT: {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "r:%.17g", sqlite3_column_double(st, c));
+          out += buf;
+          break;
+        }
+        default:
+          out += "t:" + std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, c)));
+      }
+      out += c + 1 < n ? "|" : "\n";
+    }
+}
+
 // One table of a database: its CREATE statement, "== <table>" and its rows in dump_sqlite's
 // notation ("(no table)" when it is missing).
 inline std::string dump_table(const std::filesystem::path& db, const std::string& table) {
@@ -33,27 +59,7 @@ inline std::string dump_table(const std::filesystem::path& db, const std::string
   }
   out += "== " + table + "\n";
   sqlite3_prepare_v2(h, ("SELECT * FROM \"" + table + "\"").c_str(), -1, &st, nullptr);
-  const int n = sqlite3_column_count(st);
-  while (sqlite3_step(st) == SQLITE_ROW)
-    for (int c = 0; c < n; ++c) {
-      switch (sqlite3_column_type(st, c)) {
-        case SQLITE_INTEGER:
-          out += "i:" + std::to_string(sqlite3_column_int64(st, c));
-          break;
-        case SQLITE_NULL:
-          out += "NULL";
-          break;
-        case SQLITE_FLOAT: {
-          char buf[64];
-          std::snprintf(buf, sizeof buf, "r:%.17g", sqlite3_column_double(st, c));
-          out += buf;
-          break;
-        }
-        default:
-          out += "t:" + std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, c)));
-      }
-      out += c + 1 < n ? "|" : "\n";
-    }
+  append_rows(st, out);
   sqlite3_finalize(st);
   sqlite3_close(h);
   return out;
@@ -70,27 +76,7 @@ inline std::string dump_query(const std::filesystem::path& db, const std::string
     return err;
   }
   std::string out;
-  const int n = sqlite3_column_count(st);
-  while (sqlite3_step(st) == SQLITE_ROW)
-    for (int c = 0; c < n; ++c) {
-      switch (sqlite3_column_type(st, c)) {
-        case SQLITE_INTEGER:
-          out += "i:" + std::to_string(sqlite3_column_int64(st, c));
-          break;
-        case SQLITE_NULL:
-          out += "NULL";
-          break;
-        case SQLITE_FLOAT: {
-          char buf[64];
-          std::snprintf(buf, sizeof buf, "r:%.17g", sqlite3_column_double(st, c));
-          out += buf;
-          break;
-        }
-        default:
-          out += "t:" + std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, c)));
-      }
-      out += c + 1 < n ? "|" : "\n";
-    }
+  append_rows(st, out);
   sqlite3_finalize(st);
   sqlite3_close(h);
   return out;
