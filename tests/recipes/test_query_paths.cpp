@@ -26,9 +26,13 @@ std::map<std::string, std::string> files_below(const fs::path& dir) {
 }
 
 // Runs `recipe` (text export, --progress) with the scans on or off; its stderr+stdout and the
-// outputs' directory.
+// outputs' directory. The job is a private copy: a scan declines a database with a sidecar beside
+// it (-journal, -wal), which another test opening the shared tests/data copy could leave for a
+// moment, and the counts would then be off.
 std::string run(const std::string& recipe, bool scans, const fs::path& out) {
-  const fs::path input = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
+  const fs::path input = out.string() + "-job";
+  fs::copy(fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1", input,
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
   const std::string env = scans ? "CS_RECIPE_SCANS=on " : "CS_RECIPE_SCANS=off ";
   const std::string log = out.string() + ".log";
   const int rc =
