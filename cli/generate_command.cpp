@@ -38,8 +38,9 @@ int unknown_choice(const std::string& what) {
 
 int run_generate(int argc, char** argv) {
   generator::GeneratorOptions opts;
-  std::string out_dir, framework = "pytorch", export_type = "text";
-  std::vector<std::string> slow_ranks, slow_links, slow_kernels, slow_hosts, slow_data;
+  std::string out_dir, framework = "pytorch", export_type = "text", pp_schedule = "1f1b";
+  std::vector<std::string> slow_ranks, slow_devices, slow_links, slow_kernels, slow_hosts,
+      slow_data;
   std::vector<std::string> memory_imbalance, memory_leak;  // generator/job/memory_model.h
   uint64_t seed = 1;
   bool trace_on = false, trace_off = false, force = false;
@@ -62,6 +63,9 @@ int run_generate(int argc, char** argv) {
       "seed", po::value<uint64_t>(&seed)->default_value(1), "random seed (same seed, same files)")(
       "slow-rank", po::value<std::vector<std::string>>(&slow_ranks)->composing(),
       "R:FACTOR  rank R computes FACTOR times slower (repeatable)")(
+      "slow-device", po::value<std::vector<std::string>>(&slow_devices)->composing(),
+      "R:FACTOR  rank R's device computes FACTOR times slower while its host keeps its pace and "
+      "runs a full launch queue ahead (device-bound; repeatable)")(
       "slow-link", po::value<std::vector<std::string>>(&slow_links)->composing(),
       "SRC-DST:FACTOR  the link between global ranks SRC and DST is slower: FACTOR < 1 is its "
       "share "
@@ -86,6 +90,9 @@ int run_generate(int argc, char** argv) {
       "mstx-passes", po::bool_switch(&opts.mstx_passes),
       "db export: write an mstx range around every forward and backward micro-batch on the "
       "device (what msprof-analyze's pp_chart draws)")(
+      "pp-schedule", po::value<std::string>(&pp_schedule)->default_value("1f1b"),
+      "1f1b (one --mstx-passes range per forward or backward pass) or dualpipev (the DualPipeV "
+      "blocks of each stage, and META_DATA's pp_info saying so; needs --microbatches >= 2*pp)")(
       "mstx-modules", po::bool_switch(&opts.mstx_modules),
       "db export: write an mstx range (domain Module) around every nn.Module's framework ops "
       "(what msprof-analyze's module_statistic maps to kernel time)")(
@@ -154,6 +161,11 @@ int run_generate(int argc, char** argv) {
     return unknown_choice(runtime::unknown_value("--export-type", export_type,
                                                  runtime::enum_names(generator::kExportKindNames)));
   opts.export_type = *export_kind;
+  const auto schedule = runtime::enum_from_name(generator::kPpScheduleNames, pp_schedule);
+  if (!schedule)
+    return unknown_choice(runtime::unknown_value("--pp-schedule", pp_schedule,
+                                                 runtime::enum_names(generator::kPpScheduleNames)));
+  opts.pp_schedule = *schedule;
 
   std::string error;
   for (const auto& s : slow_ranks) {
@@ -161,6 +173,13 @@ int run_generate(int argc, char** argv) {
     if (!generator::parse_slow_rank(s, v, error))
       return usage_error("--slow-rank " + error, "write it as R:FACTOR, e.g. --slow-rank 3:2.5");
     opts.slow_ranks.push_back(v);
+  }
+  for (const auto& s : slow_devices) {
+    generator::SlowRank v;
+    if (!generator::parse_slow_rank(s, v, error))
+      return usage_error("--slow-device " + error,
+                         "write it as R:FACTOR, e.g. --slow-device 3:1.5");
+    opts.slow_devices.push_back(v);
   }
   for (const auto& s : slow_links) {
     generator::SlowLink v;

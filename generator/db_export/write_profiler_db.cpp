@@ -237,6 +237,11 @@ class ProfilerDbWriter {
                       rank_ % kDevicesPerNode,
                       [this](double us) { return ns(us); },
                       lead_};
+    pipeline::DualPipeVSchedule schedule;
+    if (ctx_.opts.pp_schedule == PpSchedule::kDualPipeV) {  // the blocks of the rank's stage
+      schedule = pipeline::dualpipev_schedule(ctx_.topo.pp, ctx_.opts.microbatches);
+      sink.blocks = &schedule.blocks[static_cast<size_t>(rank_ / (ctx_.topo.tp * ctx_.topo.dp))];
+    }
     write_mstx_passes(sink, tl);
   }
 
@@ -321,6 +326,9 @@ void write_rank_tables(SqliteFile& db, const WriteContext& ctx, int rank, const 
     meta.row({"SCHEMA_VERSION", "1.0.0"});
     meta.row({"distributed_args", render_distributed_args_json(ctx, rank)});
     meta.row({"parallel_group_info", render_parallel_group_info_json(ctx, rank)});
+    if (ctx.opts.pp_schedule == PpSchedule::kDualPipeV)  // as MindSpeed announces its schedule
+      meta.row({"pp_info", "{\"microbatch_num\": " + std::to_string(ctx.opts.microbatches) +
+                               ", \"pp_type\": \"dualpipev\"}"});
   }
   db.insert("RANK_DEVICE_MAP", 2).row({rank, rank % kDevicesPerNode});
   db.insert("HOST_INFO", 2)

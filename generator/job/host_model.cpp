@@ -23,7 +23,10 @@ double data_delay_us(const GeneratorOptions& o, int rank) {
 }
 
 double launch_lead_us(const GeneratorOptions& o, int rank) {
-  return host_gap_us(o, rank) > kHostLimitedLeadUs ? kHostLimitedLeadUs : kLaunchLeadUs;
+  if (host_gap_us(o, rank) > kHostLimitedLeadUs) return kHostLimitedLeadUs;
+  for (const auto& s : o.slow_devices)
+    if (s.rank == rank) return kDeviceBoundLeadUs;
+  return kLaunchLeadUs;
 }
 
 double data_loader_end_us(const StepSpan& span, double first_kernel_us, double lead_us) {

@@ -2,9 +2,10 @@
 // The host side of the simulated job, shared by the simulation and the timeline writers:
 // where a rank's host is slower than its device (--slow-host R:US, --host-bound) its operators
 // are dispatched just before their kernels start (the device waits for them: dispatch gaps);
-// elsewhere they run kLaunchLeadUs ahead. Every step starts with the DataLoader on the host
-// (the simulation's data-loading time, plus --slow-data R:MS on that rank), drawn as an
-// "enumerate(DataLoader)#..." operator up to the step's first launch.
+// where its device is slower (--slow-device R:FACTOR) they run a full launch queue ahead
+// (kDeviceBoundLeadUs); elsewhere they run kLaunchLeadUs ahead. Every step starts with the
+// DataLoader on the host (the simulation's data-loading time, plus --slow-data R:MS on that rank),
+// drawn as an "enumerate(DataLoader)#..." operator up to the step's first launch.
 
 #include "generator/job/options.h"
 #include "generator/job/simulation.h"
@@ -15,6 +16,10 @@ namespace cs::generator {
 inline constexpr double kHostBoundGapUs = 400.0;
 // How far ahead of its kernel a host-limited rank's operator is dispatched, µs.
 inline constexpr double kHostLimitedLeadUs = 2.0;
+// How far ahead of its kernel a --slow-device rank's operator is dispatched, µs: the host keeps
+// launching at its pace and waits only when the device's launch queue is full (below the 300 µs
+// a step's data loading takes at least, so a step's first launch still follows its data).
+inline constexpr double kDeviceBoundLeadUs = 250.0;
 // The DataLoader operator's name, as torch_npu writes it.
 inline constexpr const char* kDataLoaderOp =
     "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";

@@ -122,6 +122,15 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
   if (o.writes_db() && o.framework == FrameworkKind::kKineto)
     err("--export-type db/both is written for --framework pytorch, mindspore and msprof only",
         "use --export-type text for a GPU (Kineto) job");
+  if (o.pp_schedule == PpSchedule::kDualPipeV) {
+    if (!o.mstx_passes || !o.writes_db() || o.framework != FrameworkKind::kPyTorch)
+      err("--pp-schedule dualpipev lays out the --mstx-passes ranges of a torch_npu database",
+          "add --mstx-passes --export-type db (with --framework pytorch)");
+    if (o.microbatches < 2 * o.pp)
+      err("--pp-schedule dualpipev needs at least 2 * pp micro-batches (--microbatches " +
+              std::to_string(o.microbatches) + ", --pp " + std::to_string(o.pp) + ")",
+          "give --microbatches " + std::to_string(2 * o.pp) + " or more");
+  }
   if (diag.error_count() > before) return false;
   if (o.ranks % (o.tp * o.pp) != 0) {
     err("--ranks " + std::to_string(o.ranks) +
@@ -145,6 +154,17 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
           "give each slow rank once, with the combined factor");
     if (!(s.factor > 0) || !std::isfinite(s.factor))
       err("--slow-rank factor must be a positive number", "e.g. --slow-rank 3:2.0");
+  }
+  std::set<int> slow_device_seen;
+  for (const auto& s : o.slow_devices) {
+    if (s.rank < 0 || s.rank >= o.ranks)
+      err("--slow-device " + std::to_string(s.rank) + " is out of range",
+          "give a rank in " + range);
+    else if (!slow_device_seen.insert(s.rank).second)
+      err("--slow-device " + std::to_string(s.rank) + " is given twice",
+          "give each slow device once, with the combined factor");
+    if (!(s.factor > 0) || !std::isfinite(s.factor))
+      err("--slow-device factor must be a positive number", "e.g. --slow-device 3:1.5");
   }
   Topology topo;
   bool have_topo = false;

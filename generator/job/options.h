@@ -65,6 +65,14 @@ enum class ExportKind { kText, kDb, kBoth };
 inline constexpr std::array<runtime::EnumName<ExportKind>, 3> kExportKindNames{
     {{"text", ExportKind::kText}, {"db", ExportKind::kDb}, {"both", ExportKind::kBoth}}};
 
+// The pipeline schedule the --mstx-passes ranges follow: one range per simulated forward or
+// backward pass (1F1B's view), or the DualPipeV blocks of each stage (pipeline/dualpipev.h),
+// announced in META_DATA's pp_info as MindSpeed does.
+enum class PpSchedule { k1F1B, kDualPipeV };
+// --pp-schedule.
+inline constexpr std::array<runtime::EnumName<PpSchedule>, 2> kPpScheduleNames{
+    {{"1f1b", PpSchedule::k1F1B}, {"dualpipev", PpSchedule::kDualPipeV}}};
+
 struct GeneratorOptions {
   int ranks = 8;
   int tp = 1;
@@ -75,6 +83,10 @@ struct GeneratorOptions {
   uint64_t seed = 1;
   FrameworkKind framework = FrameworkKind::kPyTorch;
   std::vector<SlowRank> slow_ranks;
+  // --slow-device R:FACTOR: rank R's device computes FACTOR times slower while its host keeps its
+  // pace, so the host runs a full launch queue (kDeviceBoundLeadUs, host_model.h) ahead of it: the
+  // device is the bound, its kernels wait in the queue after their launch.
+  std::vector<SlowRank> slow_devices;
   std::vector<SlowLink> slow_links;
   std::vector<SlowKernel> slow_kernels;
   std::vector<SlowHost> slow_hosts;
@@ -83,7 +95,8 @@ struct GeneratorOptions {
   // dispatch slower than its device computes.
   std::vector<SlowHost> slow_data;
   bool host_bound = false;
-  bool mstx_passes = false;   // mstx forward/backward ranges on the device (db export)
+  bool mstx_passes = false;  // mstx forward/backward ranges on the device (db export)
+  PpSchedule pp_schedule = PpSchedule::k1F1B;  // what those ranges follow (--pp-schedule)
   bool mstx_modules = false;  // mstx nn.Module ranges over the framework ops (db export)
   bool mstx_comm = false;     // communication only as mstx markers (db export)
   bool notify_tasks = false;  // Notify_Record/Notify_Wait around send/receive (db export)

@@ -77,6 +77,7 @@ class Sim {
       now_[r] = uniform(static_cast<int>(r), 0.0, 200.0);
     }
     for (const auto& s : o.slow_ranks) compute_factor_[static_cast<size_t>(s.rank)] *= s.factor;
+    for (const auto& s : o.slow_devices) compute_factor_[static_cast<size_t>(s.rank)] *= s.factor;
     host_gap_.assign(n, 0.0);
     for (size_t r = 0; r < n; ++r) host_gap_[r] = host_gap_us(o, static_cast<int>(r));
     if (o.rank_jitter > 0)  // drawn only when asked, so default outputs do not change

@@ -247,6 +247,18 @@ std::string render_truth_json(const WriteContext& ctx) {
     w.end_object();
   }
   w.end_array();
+  if (!o.slow_devices.empty()) {  // only when given, so other jobs' truth.json stays as it was
+    w.key("slow_devices");
+    w.begin_array();
+    for (const auto& s : o.slow_devices) {
+      w.begin_object();
+      kv(w, "rank", s.rank);
+      w.key("factor");
+      w.value(s.factor);
+      w.end_object();
+    }
+    w.end_array();
+  }
 
   write_memory_truth(w, o);  // generator/job/memory_model.h
   w.key("slow_links");

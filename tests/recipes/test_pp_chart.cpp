@@ -8,8 +8,16 @@
 // - Every rank's chart has 2 forward and 2 backward micro-batches per step, one after the other.
 // - The text export writes nothing (as msprof-analyze); a job without mstx passes gets only the
 //   pairing.
+// - DualPipeV golden: on `generate JOB --ranks 4 --pp 2 --steps 2 --microbatches 4 --notify-tasks
+//   --mstx-passes --pp-schedule dualpipev --export-type db` (META_DATA pp_info says dualpipev) each
+//   rank's StepTaskInfo names the schedule's blocks ("0", "4b", "3F+5B", "logits", type = phase)
+//   exactly as msprof-analyze 8399c1cd wrote them (tests/data/generated-db/dpv_pp_chart), the same
+//   bytes under mpirun -np 1, 2 and 4; a step whose range count the stage does not expect keeps
+//   empty names; the generator refuses a DualPipeV job with fewer than 2 * pp micro-batches.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -31,10 +39,11 @@ const fs::path& scratch() {
   return dir.path();
 }
 
-fs::path generate(const std::string& name, const std::string& args) {
+fs::path generate(const std::string& name, const std::string& args,
+                  const std::string& shape = "--ranks 4 --pp 4 --steps 2") {
   const fs::path j = scratch() / name;
-  const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
-                                           " --ranks 4 --pp 4 --steps 2 --export-type db " + args,
+  const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() + " " +
+                                           shape + " --export-type db " + args,
                                        (scratch() / (name + ".log")).string());
   EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / (name + ".log"));
   return j;
@@ -127,6 +136,70 @@ TEST(PPChart, ConvertsMstxCommunicationFirst) {
               cs::test::read_file(ref / ("rank_" + std::to_string(r) + ".txt")))
         << "rank " << r;
   }
+}
+
+const fs::path& dualpipev_job() {
+  static const fs::path j = generate("dpv", "--notify-tasks --mstx-passes --pp-schedule dualpipev",
+                                     "--ranks 4 --pp 2 --steps 2 --microbatches 4");
+  return j;
+}
+
+TEST(PPChart, DualPipeVMatchesMsprofAnalyzeAtAnyProcessCount) {
+  const fs::path single = run(dualpipev_job(), "", "dpv-out", "db");
+  const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "dpv_pp_chart";
+  for (int r = 0; r < 4; ++r) {
+    const fs::path got = rank_db(single / "PPChart", r);
+    ASSERT_FALSE(got.empty()) << "rank " << r;
+    EXPECT_EQ(dump_table(got, "StepTaskInfo") + dump_table(got, "COMMUNICATION_OP"),
+              cs::test::read_file(ref / ("rank_" + std::to_string(r) + ".txt")))
+        << "rank " << r;
+  }
+  const auto expected = cs::test::read_tree(single);
+  for (int np : {1, 2, 4})
+    EXPECT_TRUE(cs::test::read_tree(run(dualpipev_job(), cs::test::mpirun(np),
+                                        "dpv-np" + std::to_string(np), "db")) == expected)
+        << "np=" << np;
+}
+
+TEST(PPChart, DualPipeVStepWithOtherRangeCountKeepsEmptyNames) {
+  // Every rank's pp_info claiming 8 micro-batches: stage 0 then expects 30 ranges a step and
+  // stage 1 21, not the 18 and 13 written, so every row keeps name "" and type 0 (msprof-analyze
+  // 8399c1cd wrote the same on this job: "The number of mstx_count should be 30, not 18").
+  const fs::path j = scratch() / "dpv-other";
+  fs::copy(dualpipev_job(), j, fs::copy_options::recursive);
+  for (int r = 0; r < 4; ++r) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(rank_db(j, r).c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "UPDATE META_DATA SET value = '{\"microbatch_num\": 8, \"pp_type\": "
+                           "\"DualPipeV\"}' WHERE name = 'pp_info'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  const fs::path out = run(j, "", "dpv-other-out", "db") / "PPChart";
+  for (int r = 0; r < 4; ++r) {
+    const std::string t = dump_table(rank_db(out, r), "StepTaskInfo");
+    const size_t rows = static_cast<size_t>(std::count(t.begin(), t.end(), '\n')) - 7;
+    size_t empty = 0;
+    for (size_t at = t.find("\nt:|"); at != std::string::npos; at = t.find("\nt:|", at + 1))
+      ++empty;
+    EXPECT_EQ(rows, r < 2 ? 36u : 26u) << "rank " << r << "\n" << t;
+    EXPECT_EQ(empty, rows) << "rank " << r << "\n" << t;
+    EXPECT_NE(t.find("|i:0\n"), std::string::npos);
+  }
+}
+
+TEST(PPChart, GeneratorRefusesTooFewDualPipeVMicrobatches) {
+  const fs::path j = scratch() / "dpv-few";
+  const std::string log = (scratch() / "dpv-few.log").string();
+  EXPECT_NE(cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
+                                      " --ranks 4 --pp 2 --microbatches 3 --export-type db "
+                                      "--mstx-passes --pp-schedule dualpipev",
+                                  log),
+            0);
+  EXPECT_NE(cs::test::read_file(log).find("at least 2 * pp micro-batches"), std::string::npos)
+      << cs::test::read_file(log);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/module_statistic/module_tree.h"
+#include "msprof_analyze/recipes/module_statistic/module_workbook.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 
@@ -147,11 +148,16 @@ bool ModuleStatistic::map(const RankDbPaths& paths, frame::FrameSet& out,
 
 bool ModuleStatistic::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                              io::Diagnostics& diag) const {
-  if (out.export_type != ExportType::kDb) {
-    diag.warn(out.cluster_output_dir, 0,
-              "module_statistic's text export (one formatted .xlsx per rank) is not written",
-              "run it with --export_type db for the ModuleStatistic table");
-    return true;
+  if (out.export_type != ExportType::kDb) {  // one workbook per rank (module_workbook.h)
+    bool ok = true;
+    for (const auto& p : parts)
+      if (p.used && p.frames.at("rows").rows() > 0)
+        ok = write_module_workbook(
+                 p.frames.at("rows"),
+                 out.dir(dir_name()) + "/module_statistic_" + std::to_string(p.rank) + ".xlsx",
+                 diag) &&
+             ok;
+    return ok;
   }
   std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)

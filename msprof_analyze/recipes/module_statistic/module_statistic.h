@@ -6,7 +6,8 @@
 // made from the forward/backward op links (module_tree.h). The db export writes the
 // ModuleStatistic table of cluster_analysis.db (parentModule, module, opName, kernelList,
 // totalKernelDuration(ns), avgKernelDuration(ns), opCount, rankID), ranks in order. The text
-// export (msprof-analyze: one formatted .xlsx per rank) is not written: a warning says so.
+// export writes one formatted workbook per rank, module_statistic_{rank}.xlsx
+// (module_workbook.h).
 
 #include <string>
 #include <vector>

@@ -3,28 +3,45 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/mstx2commop/mstx2commop.h"
 #include "msprof_analyze/recipes/p2p_pairing/p2p_pairing.h"
+#include "msprof_analyze/recipes/pp_chart/dualpipev_chart.h"
 #include "msprof_analyze/recipes/rank_db.h"
 
 namespace cs::recipes::pp_chart {
 
 namespace {
 
-// The device span of each forward/backward MSTX event, in start order. SQL's AND binds before
-// OR, so the step range filters only the WeightGradStore_pop events (as in msprof-analyze).
+// The device span of each forward/backward MSTX event, in start order, with the STEP_TIME step
+// its host range lies in (0 without STEP_TIME; a range in two steps is listed twice, as in
+// msprof-analyze). SQL's AND binds before OR, so the step range filters only the
+// WeightGradStore_pop events (as in msprof-analyze).
 constexpr const char* kQuery = R"(
-SELECT msg.value, TASK.startNs, TASK.endNs
+SELECT msg.value, TASK.startNs, TASK.endNs, %STEP%
 FROM MSTX_EVENTS
      JOIN TASK ON MSTX_EVENTS.connectionId = TASK.connectionId
      JOIN STRING_IDS AS msg ON MSTX_EVENTS.message = msg.id
+     %JOIN%
 WHERE msg.value LIKE '%forward%' OR msg.value LIKE '%backward%'
       OR msg.value LIKE '%WeightGradStore_pop%' AND MSTX_EVENTS.startNs >= ?
          AND MSTX_EVENTS.startNs <= ?
 ORDER BY TASK.startNs)";
+
+std::string task_query(bool has_step_time) {
+  std::string q = kQuery;
+  auto put = [&](const std::string& key, const char* text) {
+    q.replace(q.find(key), key.size(), text);
+  };
+  put("%STEP%", has_step_time ? "step_time.id" : "0");
+  put("%JOIN%", has_step_time ? "LEFT JOIN STEP_TIME AS step_time ON MSTX_EVENTS.startNs >= "
+                                "step_time.startNs AND MSTX_EVENTS.endNs <= step_time.endNs"
+                              : "");
+  return q;
+}
 
 bool step_tasks(const RankDbPaths& paths, frame::Frame& out, io::Diagnostics& diag) {
   RankDb db(paths.profiler_db, diag);
@@ -36,7 +53,8 @@ bool step_tasks(const RankDbPaths& paths, frame::Frame& out, io::Diagnostics& di
       return false;
     }
   frame::Frame rows;
-  if (!db.query(kQuery, {0, std::numeric_limits<int64_t>::max()}, rows, "MSTX_EVENTS", diag))
+  if (!db.query(task_query(db.has_table("STEP_TIME")), {0, std::numeric_limits<int64_t>::max()},
+                rows, "MSTX_EVENTS", diag))
     return false;
   if (rows.rows() == 0) {
     diag.warn(paths.profiler_db, 0, "no mstx forward/backward event tied to a device task",
@@ -50,24 +68,25 @@ bool step_tasks(const RankDbPaths& paths, frame::Frame& out, io::Diagnostics& di
   out.columns.back().name = "startNs";
   out.columns.push_back(std::move(rows.columns[2]));
   out.columns.back().name = "endNs";
-  auto& type = out.add("type");
-  for (const frame::Cell& n : name.cells)
-    type.push_back(frame::Cell::integer(n.str() == "FP" ? 0 : 1));
+  out.columns.push_back(std::move(rows.columns[3]));
+  out.columns.back().name = "step";
   return true;
 }
 
-// The pipeline type META_DATA's pp_info names ("" when it names none).
-std::string pp_type(const RankDbPaths& paths, io::Diagnostics& diag) {
+// The 1F1B chart: the step column gives way to the type (FP 0, BP 1).
+void name_1f1b(frame::Frame& tasks) {
+  tasks.columns.pop_back();
+  auto& type = tasks.add("type");
+  for (const frame::Cell& n : tasks.columns[0].cells)
+    type.push_back(frame::Cell::integer(n.str() == "FP" ? 0 : 1));
+}
+
+// What the rank's META_DATA says of the pipeline (dualpipev_chart.h), as a one-row frame.
+bool pipeline_meta(const RankDbPaths& paths, frame::Frame& out, io::Diagnostics& diag) {
   RankDb db(paths.profiler_db, diag);
-  if (!db.ok() || !db.has_table("META_DATA")) return "";
-  frame::Frame rows;
+  if (!db.ok() || !db.has_table("META_DATA")) return false;
   io::Diagnostics quiet;
-  if (!db.query("SELECT lower(json_extract(value, '$.pp_type')) FROM META_DATA WHERE name = "
-                "'pp_info' AND json_valid(value)",
-                {}, rows, "META_DATA", quiet) ||
-      rows.rows() == 0)
-    return "";
-  return rows.columns[0].cells[0].str();
+  return db.query(pipeline_info_query(), {}, out, "META_DATA", quiet) && out.rows() == 1;
 }
 
 }  // namespace
@@ -80,16 +99,10 @@ const char* pass_name(const std::string& msg) {
 }
 
 bool PPChart::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
-  if (pp_type(paths, diag) == "dualpipev") {
-    diag.error(paths.profiler_db, 0, "pp_info names a DualPipeV pipeline",
-               "its micro-batch naming is not implemented in clusterscope yet; use "
-               "msprof-analyze's pp_chart for this job");
-    return false;
-  }
   // As msprof-analyze: mstx2commop first (a rank without COMMUNICATION_OP), then p2p_pairing
   // (on the database as it was: a converted rank has no tasks to pair), then the chart.
   frame::FrameSet converted;
-  frame::Frame pairs, tasks;
+  frame::Frame pairs, tasks, meta;
   io::Diagnostics quiet;  // a rank without markers or send/receive still gets its chart
   const bool has_ops = mstx2commop::Mstx2Commop().map(paths, converted, quiet);
   const bool paired = p2p_pairing::pair_rank(paths, pairs, quiet);
@@ -101,6 +114,7 @@ bool PPChart::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostic
   }
   if (paired) out["pairs"] = std::move(pairs);
   if (charted) out["tasks"] = std::move(tasks);
+  if (pipeline_meta(paths, meta, diag)) out["pipeline"] = std::move(meta);
   frame::Frame source;
   source.add("path").push_back(frame::Cell::text(paths.profiler_db));
   out["source"] = std::move(source);
@@ -115,21 +129,38 @@ bool PPChart::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
               "run it with --export_type db for each rank's StepTaskInfo");
     return true;
   }
+  // As msprof-analyze, the first rank's META_DATA decides how the chart is named.
+  PipelineInfo info;
+  if (!parts.empty() && parts.front().used && parts.front().frames.count("pipeline"))
+    info = pipeline_info(parts.front().frames.at("pipeline"));
+  if (info.dualpipev() && !info.sizes_valid())
+    diag.error(parts.front().frames.at("source").columns[0].cells[0].str(), 0,
+               "META_DATA's distributed_args has no valid tensor, pipeline and data parallel "
+               "sizes, which a DualPipeV chart needs",
+               "no rank gets StepTaskInfo (the pairing is still written)");
   bool ok = true;
   for (const auto& p : parts) {
     if (!p.used) continue;
     const auto pairs = p.frames.find("pairs");
-    const auto tasks = p.frames.find("tasks");
+    const std::string& db_path = p.frames.at("source").columns[0].cells[0].str();
+    std::optional<frame::Frame> chart;
+    if (const auto t = p.frames.find("tasks"); t != p.frames.end()) {
+      chart = t->second;
+      if (!info.dualpipev())
+        name_1f1b(*chart);
+      else if (!info.sizes_valid() || !name_dualpipev(*chart, p.rank, info, db_path, diag) ||
+               chart->rows() == 0)
+        chart.reset();
+    }
     ok = p2p_pairing::write_rank_copy(
-             out, dir_name(), p.frames.at("source").columns[0].cells[0].str(),
+             out, dir_name(), db_path,
              [&](const std::string& tmp, const std::string& shown) {
                if (p.frames.count("op") &&
                    !mstx2commop::write_communication_op(tmp, p.frames, shown, diag))
                  return false;
                return (pairs == p.frames.end() ||
                        p2p_pairing::add_connection_ids(tmp, pairs->second, shown, diag)) &&
-                      (tasks == p.frames.end() ||
-                       write_frame_sqlite(tasks->second, tmp, "StepTaskInfo", diag, 1));
+                      (!chart || write_frame_sqlite(*chart, tmp, "StepTaskInfo", diag, 1));
              },
              diag) &&
          ok;

@@ -7,8 +7,9 @@
 // msprof-analyze, a rank without COMMUNICATION_OP first gets mstx2commop's, and the send/receive
 // ops get p2p_pairing's opConnectionId. msprof-analyze writes all of it into each rank's database
 // in place, for the db export only; clusterscope writes a copy of each database it would change
-// under cluster_analysis_output/PPChart/<the database's path in the job>. A job whose META_DATA
-// pp_info says "dualpipev" is refused (its micro-batch naming is not implemented).
+// under cluster_analysis_output/PPChart/<the database's path in the job>. When the first rank's
+// META_DATA pp_info says pp_type "dualpipev", the ranges are named by the DualPipeV schedule of
+// each rank's stage instead (dualpipev_chart.h).
 
 #include <string>
 #include <vector>
