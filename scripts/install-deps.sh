@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian packages, whatever clusterscope needs that is missing.
 # chromium, chromium-driver and python3-selenium drive the browser tests (tests/report/browser_render).
+# python3-openpyxl and unzip check the .xlsx workbooks module_statistic writes (tests/recipes).
 # clang and libclang-rt-14-dev (libFuzzer) build the fuzz harnesses (scripts/fuzz.sh).
 # Idempotent: a second run installs nothing and takes well under a second.
 set -euo pipefail
@@ -13,7 +14,7 @@ PACKAGES=(
   libsimdjson-dev zlib1g-dev
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-h5py python3-numpy
+  python3 python3-h5py python3-numpy python3-openpyxl unzip
   chromium chromium-driver python3-selenium
   time bc
   clang libclang-rt-14-dev

@@ -6,16 +6,21 @@
 //   --pp 2 --steps 2 --export-type db --mstx-modules` writes exactly the ModuleStatistic table
 //   msprof-analyze 8399c1cd wrote (tests/data/generated-db/tp2pp2_module_statistic__db;
 //   tests/data/SOURCES.md), the same bytes under mpirun -np 1, 2 and 4.
-// - The text export (an .xlsx per rank in msprof-analyze) writes nothing, with a warning; a job
-//   without module ranges gets no table.
+// - The text export writes ModuleStatistic/module_statistic_{rank}.xlsx for every rank: valid ZIP
+//   archives (`unzip -t`) that openpyxl reads as msprof-analyze 8399c1cd's workbooks for the same
+//   job, cell by cell (values, types, styles, merged ranges, widths; compare_xlsx.py in
+//   tests/data/generated-db/tp2pp2_module_statistic__text), the same bytes under mpirun -np 1, 2
+//   and 4. A job without module ranges gets no table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "msprof_analyze/recipes/module_statistic/module_tree.h"
 #include "recipes/recipe_test_util.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using cs::recipes::module_statistic::backward_modules;
@@ -144,10 +149,34 @@ TEST(ModuleStatistic, MatchesMsprofAnalyzeAtAnyProcessCount) {
         << "np=" << np;
 }
 
-TEST(ModuleStatistic, TextWritesNothingAndNoModulesNoTable) {
+TEST(ModuleStatistic, TextWorkbooksReadAsMsprofAnalyzes) {
+  if (cs::test::run_command("/usr/bin/python3 -c 'import openpyxl'", "/dev/null") != 0)
+    CS_MISSING_TOOL("python3-openpyxl");
+  if (cs::test::run_command("unzip -v", "/dev/null") != 0) CS_MISSING_TOOL("unzip");
   const fs::path text = run(job(), "", "text", "text");
-  EXPECT_EQ(written(text), "");
-  EXPECT_NE(cs::test::read_file(scratch() / "text.log").find(".xlsx"), std::string::npos);
+  const std::string files = written(text);
+  EXPECT_EQ(std::count(files.begin(), files.end(), ' '), 4) << files;
+  const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2_module_statistic__text";
+  for (int r = 0; r < 4; ++r) {
+    const std::string name = "ModuleStatistic/module_statistic_" + std::to_string(r) + ".xlsx";
+    EXPECT_NE(files.find(name + " "), std::string::npos) << files;
+    const std::string log = (scratch() / ("xlsx" + std::to_string(r) + ".log")).string();
+    EXPECT_EQ(cs::test::run_command("unzip -tq " + (text / name).string(), log), 0)
+        << cs::test::read_file(log);
+    EXPECT_EQ(cs::test::run_command("/usr/bin/python3 " + (ref / "compare_xlsx.py").string() + " " +
+                                        (ref / name).string() + " " + (text / name).string(),
+                                    log),
+              0)
+        << name << ": " << cs::test::read_file(log);
+  }
+  const auto expected = cs::test::read_tree(text);
+  for (int np : {1, 2, 4})
+    EXPECT_TRUE(cs::test::read_tree(run(job(), cs::test::mpirun(np), "text-np" + std::to_string(np),
+                                        "text")) == expected)
+        << "np=" << np;
+}
+
+TEST(ModuleStatistic, NoModulesNoTable) {
   // No module ranges: no rank has the data, said with the hint, nothing written.
   const fs::path plain = run(generate("plain", ""), "", "plain-out", "db", 1);
   EXPECT_EQ(written(plain), "");

@@ -19,7 +19,7 @@ namespace cs::recipes::module_statistic {
 class ModuleStatistic : public Recipe {
  public:
   std::string name() const override { return "module_statistic"; }
-  std::string dir_name() const override { return "module_statistic"; }
+  std::string dir_name() const override { return "ModuleStatistic"; }
   bool needs_profiler_db() const override { return true; }
   std::string missing_data_hint() const override {
     return "profile with torch_npu's module ranges (mstx, domain \"Module\") and export db, e.g. "
