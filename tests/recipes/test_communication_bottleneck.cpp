@@ -5,6 +5,11 @@
 //   8399c1cd wrote for that job (tests/data/generated-db/tp4pp2s3_communication_bottleneck_r*;
 //   tests/data/SOURCES.md): ops with no slow NPU, host-bound ones with their PyTorch and CANN
 //   differences, and ones without node@launch tasks; the same bytes under mpirun -np 1, 2 and 4.
+// - Device-bound golden: the same job with `--slow-device 5:1.5` instead (rank 5's device slower,
+//   its host a 250 µs launch queue ahead, so its node@launch tasks wait on the device) gives, for
+//   --rank_id 5, "[Device-bound]Device: ..." verdicts with the device tasks' differences, exactly
+//   as msprof-analyze 8399c1cd wrote them (tp4pp2s3dev_communication_bottleneck_r5__{text,db}),
+//   the same bytes under mpirun -np 1, 2 and 4.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -99,6 +104,54 @@ TEST_P(CommunicationBottleneckGolden, MatchesMsprofAnalyze) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Export, CommunicationBottleneckGolden, ::testing::Values("text", "db"));
+
+const fs::path& device_bound_job() {
+  static const fs::path job = [] {
+    const fs::path j = scratch() / "tp4pp2s3dev";
+    const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
+                                             " --ranks 8 --tp 4 --pp 2 --steps 3 --slow-device "
+                                             "5:1.5 --export-type db",
+                                         (scratch() / "generate-dev.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate-dev.log");
+    return j;
+  }();
+  return job;
+}
+
+class CommunicationBottleneckDeviceBound : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CommunicationBottleneckDeviceBound, MatchesMsprofAnalyzeAtAnyProcessCount) {
+  const std::string type = GetParam();
+  const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" /
+                       ("tp4pp2s3dev_communication_bottleneck_r5__" + type);
+  auto run = [&](const std::string& launcher, const std::string& name) {
+    const fs::path out = scratch() / ("dev-" + type + "-" + name);
+    const int rc = cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " +
+                                             device_bound_job().string() + " -o " + out.string() +
+                                             " -m communication_bottleneck --rank_id 5 "
+                                             "--export_type " +
+                                             type,
+                                         out.string() + ".log");
+    EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
+    return out / "cluster_analysis_output";
+  };
+  const fs::path single = run("", "single");
+  cs::test::expect_same_outputs(single, ref);
+  if (type == "text") {  // the verdict this job was made for, said in the reason
+    const std::string csv = cs::test::read_file(single / "CommunicatonBottleneckAnalysis" /
+                                                "communication_bottleneck.csv");
+    EXPECT_NE(csv.find("[Device-bound]Device: max duration-diff op "), std::string::npos) << csv;
+    EXPECT_EQ(csv.find("[Host-bound]"), std::string::npos) << csv;
+  }
+  const auto expected = cs::test::read_tree(single);
+  for (int np : {1, 2, 4})
+    EXPECT_TRUE(cs::test::read_tree(run(cs::test::mpirun(np), "np" + std::to_string(np))) ==
+                expected)
+        << "np=" << np;
+}
+
+INSTANTIATE_TEST_SUITE_P(Export, CommunicationBottleneckDeviceBound,
+                         ::testing::Values("text", "db"));
 
 TEST(CommunicationBottleneckRecipe, SameBytesAtAnyProcessCount) {
   auto run = [&](const std::string& launcher, const std::string& name) {
