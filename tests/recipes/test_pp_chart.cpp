@@ -13,7 +13,8 @@
 //   rank's StepTaskInfo names the schedule's blocks ("0", "4b", "3F+5B", "logits", type = phase)
 //   exactly as msprof-analyze 8399c1cd wrote them (tests/data/generated-db/dpv_pp_chart), the same
 //   bytes under mpirun -np 1, 2 and 4; a step whose range count the stage does not expect keeps
-//   empty names; the generator refuses a DualPipeV job with fewer than 2 * pp micro-batches.
+//   empty names, a rank outside distributed_args' tp x pp x dp gets no chart; the generator
+//   refuses a DualPipeV job with fewer than 2 * pp micro-batches.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -187,6 +188,38 @@ TEST(PPChart, DualPipeVStepWithOtherRangeCountKeepsEmptyNames) {
     EXPECT_EQ(rows, r < 2 ? 36u : 26u) << "rank " << r << "\n" << t;
     EXPECT_EQ(empty, rows) << "rank " << r << "\n" << t;
     EXPECT_NE(t.find("|i:0\n"), std::string::npos);
+  }
+}
+
+TEST(PPChart, DualPipeVRanksOutsideTheStagesGetNoChart) {
+  // distributed_args saying dp 1 (tp 1 x pp 2 = 2 ranks): ranks 2 and 3 are in no stage and get
+  // no StepTaskInfo (their pairing is still written), rank 1 is taken for stage 1, which expects
+  // 13 ranges a step where it has 18 (names ""), rank 0 keeps its names. msprof-analyze 8399c1cd
+  // wrote the same four databases on this job ("The rank 2 does not belong to any PP stage").
+  const fs::path j = scratch() / "dpv-dp1";
+  fs::copy(dualpipev_job(), j, fs::copy_options::recursive);
+  for (int r = 0; r < 4; ++r) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(rank_db(j, r).c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "UPDATE META_DATA SET value = json_set(value, '$.data_parallel_size', "
+                           "1) WHERE name = 'distributed_args'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  const fs::path out = run(j, "", "dpv-dp1-out", "db") / "PPChart";
+  EXPECT_NE(cs::test::read_file(scratch() / "dpv-dp1-out.log")
+                .find("rank 2 does not belong to any pipeline stage"),
+            std::string::npos);
+  EXPECT_NE(dump_table(rank_db(out, 0), "StepTaskInfo").find("t:logits|"), std::string::npos);
+  const std::string one = dump_table(rank_db(out, 1), "StepTaskInfo");
+  EXPECT_NE(one.find("\nt:|i:"), std::string::npos) << one;
+  EXPECT_EQ(one.find("\nt:0|"), std::string::npos) << one;
+  for (int r : {2, 3}) {
+    EXPECT_EQ(dump_table(rank_db(out, r), "StepTaskInfo"), "(no table)\n") << "rank " << r;
+    EXPECT_NE(dump_table(rank_db(out, r), "COMMUNICATION_OP").find("opConnectionId TEXT"),
+              std::string::npos);
   }
 }
 

@@ -36,7 +36,8 @@ SELECT (SELECT lower(json_extract(value, '$.pp_type')) FROM pp WHERE json_valid(
        (SELECT json_type(value, '$.tensor_model_parallel_size') FROM da WHERE json_valid(value)),
        (SELECT json_extract(value, '$.tensor_model_parallel_size') FROM da WHERE json_valid(value)),
        (SELECT json_type(value, '$.pipeline_model_parallel_size') FROM da WHERE json_valid(value)),
-       (SELECT json_extract(value, '$.pipeline_model_parallel_size') FROM da WHERE json_valid(value)),
+       (SELECT json_extract(value, '$.pipeline_model_parallel_size') FROM da
+          WHERE json_valid(value)),
        (SELECT json_type(value, '$.data_parallel_size') FROM da WHERE json_valid(value)),
        (SELECT json_extract(value, '$.data_parallel_size') FROM da WHERE json_valid(value)))";
 }
@@ -62,9 +63,9 @@ bool name_dualpipev(frame::Frame& tasks, int rank, const PipelineInfo& info,
                     const std::string& where, io::Diagnostics& diag) {
   const int64_t per_stage = *info.tp * *info.dp;
   if (rank < 0 || rank >= per_stage * *info.pp) {
-    diag.error(where, 0, "rank " + std::to_string(rank) + " does not belong to any pipeline stage",
-               "META_DATA's distributed_args gives tp x pp x dp = " +
-                   std::to_string(per_stage * *info.pp) + " ranks; this rank gets no StepTaskInfo");
+    diag.warn(where, 0, "rank " + std::to_string(rank) + " does not belong to any pipeline stage",
+              "META_DATA's distributed_args gives tp x pp x dp = " +
+                  std::to_string(per_stage * *info.pp) + " ranks; this rank gets no StepTaskInfo");
     return false;
   }
   const auto stage = static_cast<size_t>(rank / per_stage);

@@ -36,7 +36,7 @@ const char* pipeline_info_query();
 
 // Names the DualPipeV chart of global rank `rank` in place: `tasks` (name, startNs, endNs, step,
 // in device start order) becomes StepTaskInfo's (name, startNs, endNs, type). False (with a
-// diagnostic on `where`) when the rank is outside the tp x pp x dp ranks (no chart for it).
+// warning on `where`) when the rank is outside the tp x pp x dp ranks (no chart for it).
 bool name_dualpipev(frame::Frame& tasks, int rank, const PipelineInfo& info,
                     const std::string& where, io::Diagnostics& diag);
 

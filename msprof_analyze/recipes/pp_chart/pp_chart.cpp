@@ -134,10 +134,10 @@ bool PPChart::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& 
   if (!parts.empty() && parts.front().used && parts.front().frames.count("pipeline"))
     info = pipeline_info(parts.front().frames.at("pipeline"));
   if (info.dualpipev() && !info.sizes_valid())
-    diag.error(parts.front().frames.at("source").columns[0].cells[0].str(), 0,
-               "META_DATA's distributed_args has no valid tensor, pipeline and data parallel "
-               "sizes, which a DualPipeV chart needs",
-               "no rank gets StepTaskInfo (the pairing is still written)");
+    diag.warn(parts.front().frames.at("source").columns[0].cells[0].str(), 0,
+              "META_DATA's distributed_args has no valid tensor, pipeline and data parallel "
+              "sizes, which a DualPipeV chart needs",
+              "no rank gets StepTaskInfo (the pairing is still written)");
   bool ok = true;
   for (const auto& p : parts) {
     if (!p.used) continue;
