@@ -113,7 +113,8 @@ double ChipPeak::peak_flops(PeakType t) const {
 bool read_chip_peak(const std::string& rank_dir, ChipPeak& out, std::string& problem) {
   const auto info = find_info_json(rank_dir, 0);
   if (!info) {
-    problem = "no device_{id}/info.json.{id} under " + rank_dir;
+    out.file = rank_dir;
+    problem = "no device_{id}/info.json.{id} in the rank directory";
     return false;
   }
   out.file = info->string();
@@ -121,7 +122,7 @@ bool read_chip_peak(const std::string& rank_dir, ChipPeak& out, std::string& pro
   std::stringstream text;
   text << in.rdbuf();
   if (!in) {
-    problem = out.file + ": cannot be read";
+    problem = "cannot be read";
     return false;
   }
   simdjson::dom::parser parser;
@@ -129,12 +130,12 @@ bool read_chip_peak(const std::string& rank_dir, ChipPeak& out, std::string& pro
   simdjson::dom::array devices;
   simdjson::dom::object device;
   if (parser.parse(text.str()).get(doc) != simdjson::SUCCESS) {
-    problem = out.file + ": not valid JSON";
+    problem = "not valid JSON";
     return false;
   }
   if (doc["DeviceInfo"].get(devices) != simdjson::SUCCESS || devices.size() == 0 ||
       devices.at(0).get(device) != simdjson::SUCCESS) {
-    problem = out.file + ": no DeviceInfo list with a device object";
+    problem = "no DeviceInfo list with a device object";
     return false;
   }
   simdjson::dom::element cores, freq;
@@ -145,7 +146,7 @@ bool read_chip_peak(const std::string& rank_dir, ChipPeak& out, std::string& pro
   if (has_cores && cores.get(i) == simdjson::SUCCESS) {
     n = static_cast<double>(i);
   } else if (has_cores && cores.get(n) != simdjson::SUCCESS) {
-    problem = out.file + ": DeviceInfo's ai_core_num is not a number";
+    problem = "DeviceInfo's ai_core_num is not a number";
     return false;
   }
   if (has_freq) {
@@ -153,7 +154,7 @@ bool read_chip_peak(const std::string& rank_dir, ChipPeak& out, std::string& pro
     f = v.value_or(0);
   }
   if (!(n > 0) || !(f > 0) || !std::isfinite(n) || !std::isfinite(f)) {
-    problem = out.file + ": DeviceInfo's ai_core_num and aic_frequency must be positive numbers";
+    problem = "DeviceInfo's ai_core_num and aic_frequency must be positive numbers";
     return false;
   }
   out.ai_core_num = n;

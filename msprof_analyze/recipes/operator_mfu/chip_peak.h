@@ -15,14 +15,14 @@ enum class PeakType { kFloat16, kInt8, kUnsupported };
 PeakType peak_type(const std::string& input_types);
 
 struct ChipPeak {
-  std::string file;  // the info.json read
+  std::string file;  // the info.json read (the rank directory when none was found)
   double ai_core_num = 0, aic_frequency_mhz = 0;
   // FLOPS at the type's peak (0 for kUnsupported).
   double peak_flops(PeakType t) const;
 };
 
 // Finds and reads the rank's info.json into `out`. False with `problem` (what is missing or
-// wrong, naming the file when one was found) when there is no usable chip information.
+// wrong in out.file) when there is no usable chip information.
 bool read_chip_peak(const std::string& rank_dir, ChipPeak& out, std::string& problem);
 
 }  // namespace cs::recipes::operator_mfu

@@ -8,6 +8,9 @@
 #include <tuple>
 #include <utility>
 
+#include "frame/pandas_math.h"
+#include "io/py_format.h"
+
 namespace cs::recipes::operator_mfu {
 
 namespace {
@@ -44,10 +47,13 @@ std::optional<ParsedFlops> parse_flops(const std::optional<std::string>& message
 std::vector<KernelMfu> kernel_mfu(const std::vector<OpKernel>& compute_kernels,
                                   const std::vector<KernelShape>& shapes,
                                   const std::vector<FlopsRange>& ranges, const ChipPeak& chip,
-                                  std::vector<std::string>& unsupported) {
+                                  MfuSkips& skips) {
   std::vector<std::pair<FlopsRange, ParsedFlops>> records;
   for (const FlopsRange& r : ranges)
-    if (auto p = parse_flops(r.message)) records.push_back({r, std::move(*p)});
+    if (auto p = parse_flops(r.message))
+      records.push_back({r, std::move(*p)});
+    else
+      ++skips.malformed;
   if (records.empty()) return {};
   // Shapes rows by key (in their order), then the join in op-kernel order.
   std::map<Key, std::vector<const KernelShape*>> by_key;
@@ -87,7 +93,7 @@ std::vector<KernelMfu> kernel_mfu(const std::vector<OpKernel>& compute_kernels,
     const auto& types = kernels.front()->shape->input_types;
     const PeakType type = types ? peak_type(*types) : PeakType::kFloat16;
     if (type == PeakType::kUnsupported) {
-      unsupported.push_back(*types);
+      skips.unsupported.push_back(*types);
       continue;
     }
     const double peak = chip.peak_flops(type);
@@ -98,6 +104,22 @@ std::vector<KernelMfu> kernel_mfu(const std::vector<OpKernel>& compute_kernels,
       out.push_back({j->op->kernel, j->op->kernel_ts, j->op->kernel_end, per_second / peak, flops,
                      d, peak, per_second / 1e12, j->shape->input_shapes, j->shape->output_shapes});
     }
+  }
+  return out;
+}
+
+std::string average_mfu(const std::vector<std::vector<size_t>>& calls,
+                        const std::vector<double>& mfu) {
+  std::string out;
+  const size_t width = calls.empty() ? 0 : calls.front().size();
+  for (size_t pos = 0; pos < width; ++pos) {
+    std::vector<double> valid;
+    for (const auto& call : calls)
+      if (pos < call.size() && mfu[call[pos]] > 0) valid.push_back(mfu[call[pos]]);
+    if (valid.empty()) continue;
+    const double mean = frame::numpy_sum(valid) / static_cast<double>(valid.size());
+    if (!out.empty()) out += ',';
+    out += io::py_repr(frame::numpy_round(mean * 100, 2)) + "%";
   }
   return out;
 }

@@ -60,12 +60,27 @@ struct KernelMfu {
   std::optional<std::string> input_shapes, output_shapes;
 };
 
+// The records kernel_mfu could not use: messages that are not "<positive FLOPs>-<name>"
+// (msprof-analyze drops them silently), and the input data types of records whose type has no
+// peak (msprof-analyze stops the whole run there).
+struct MfuSkips {
+  size_t malformed = 0;
+  std::vector<std::string> unsupported;
+};
+
 // The MFU rows of one rank, records in `ranges` order (start order), kernels in (op start,
-// kernel start, kernel end) order. `unsupported` gets the input data types of records skipped
-// because the type has no peak (msprof-analyze stops the whole run there).
+// kernel start, kernel end) order.
 std::vector<KernelMfu> kernel_mfu(const std::vector<OpKernel>& compute_kernels,
                                   const std::vector<KernelShape>& shapes,
                                   const std::vector<FlopsRange>& ranges, const ChipPeak& chip,
-                                  std::vector<std::string>& unsupported);
+                                  MfuSkips& skips);
+
+// A module row's average MFU (msprof-analyze's compute_mfu_avg): per kernel position, the mean
+// (numpy's) of the calls' positive MFUs in percent, rounded to 2 decimals and printed as Python
+// prints a float, with "%", joined by ","; positions without one are left out. `calls`: per call,
+// indices into `mfu` (-1: the kernel has none). Example: {{0, 1}, {2, 3}} with {0.5, -1, 0.25,
+// 0.3} -> "37.5%,30.0%".
+std::string average_mfu(const std::vector<std::vector<size_t>>& calls,
+                        const std::vector<double>& mfu);
 
 }  // namespace cs::recipes::operator_mfu

@@ -120,24 +120,6 @@ struct Merged {
   const KernelMfu* mfu;  // nullptr: no MFU
 };
 
-// compute_mfu_avg: per kernel position, the mean of the calls' positive MFUs in percent,
-// rounded to 2 decimals, as Python prints a float ("81.25%"); positions without one left out.
-std::string average_mfu(const std::vector<std::vector<size_t>>& calls,
-                        const std::vector<double>& mfu) {
-  std::string out;
-  const size_t width = calls.empty() ? 0 : calls.front().size();
-  for (size_t pos = 0; pos < width; ++pos) {
-    std::vector<double> valid;
-    for (const auto& call : calls)
-      if (pos < call.size() && mfu[call[pos]] > 0) valid.push_back(mfu[call[pos]]);
-    if (valid.empty()) continue;
-    const double mean = frame::numpy_sum(valid) / static_cast<double>(valid.size());
-    if (!out.empty()) out += ',';
-    out += io::py_repr(frame::numpy_round(mean * 100, 2)) + "%";
-  }
-  return out;
-}
-
 }  // namespace
 
 bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
@@ -181,9 +163,12 @@ bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
   std::vector<KernelMfu> mfu;
   ChipPeak chip;
   std::string problem;
+  bool said = false;  // a warning already says why kernels get no MFU
   if (!read_chip_peak(paths.rank_dir, chip, problem)) {
-    diag.warn(problem, 0, "no chip information (DeviceInfo's ai_core_num and aic_frequency)",
-              "kernels get no MFU on this rank (keep the profiler's PROF_*/device_*/info.json.*)");
+    diag.warn(chip.file, 0, problem + ": no chip peak",
+              "kernels get no MFU on this rank (keep the profiler's PROF_*/device_*/info.json.* "
+              "with DeviceInfo's ai_core_num and aic_frequency)");
+    said = true;
   } else if (db.has_table("COMPUTE_TASK_INFO") && db.has_table("TASK") &&
              db.has_table("MSTX_EVENTS")) {
     std::vector<KernelShape> shapes;
@@ -202,18 +187,27 @@ bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
     if (ranges.empty())
       diag.warn(paths.profiler_db, 0, "no recorded FLOPs (mstx domain \"mfu_flops\")",
                 "kernels get no MFU on this rank (profile with with_flops=True and mstx on)");
-    std::vector<std::string> unsupported;
+    said = ranges.empty();
+    MfuSkips skips;
     const std::vector<OpKernel> compute(kernels.begin(), kernels.begin() + compute_rows);
-    mfu = kernel_mfu(compute, shapes, ranges, chip, unsupported);
-    if (!unsupported.empty())
+    mfu = kernel_mfu(compute, shapes, ranges, chip, skips);
+    said = said || skips.malformed > 0 || !skips.unsupported.empty();
+    if (skips.malformed > 0)
       diag.warn(paths.profiler_db, 0,
-                std::to_string(unsupported.size()) +
+                std::to_string(skips.malformed) +
+                    " FLOPs records (mstx domain \"mfu_flops\") are not \"<FLOPs>-<name>\" "
+                    "with positive FLOPs",
+                "they are skipped (as msprof-analyze does)");
+    if (!skips.unsupported.empty())
+      diag.warn(paths.profiler_db, 0,
+                std::to_string(skips.unsupported.size()) +
                     " FLOPs records skipped: their first kernel's input data type has no peak",
                 "only FLOAT, FLOAT16, BF16 and INT8 inputs have one (msprof-analyze stops the "
                 "whole run on such a record)");
   } else {
     diag.warn(paths.profiler_db, 0, "no table COMPUTE_TASK_INFO, TASK or MSTX_EVENTS",
               "kernels get no MFU on this rank");
+    said = true;
   }
 
   // The left join of the kernels with their MFU rows (a kernel in two records: twice).
@@ -268,7 +262,7 @@ bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
     ins.push_back(cell(m.mfu->input_shapes));
     outs.push_back(cell(m.mfu->output_shapes));
   }
-  if (kf.rows() == 0)
+  if (kf.rows() == 0 && !said)
     diag.warn(paths.profiler_db, 0, "no kernel with an MFU", "this rank has no OperatorMFU rows");
 
   // ModuleMFU rows: the module tree over the joined kernel rows.
