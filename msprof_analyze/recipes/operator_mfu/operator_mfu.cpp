@@ -14,6 +14,7 @@
 #include "io/py_format.h"
 #include "msprof_analyze/recipes/module_statistic/module_tree.h"
 #include "msprof_analyze/recipes/operator_mfu/kernel_mfu.h"
+#include "msprof_analyze/recipes/operator_mfu/pandas_times.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 
@@ -71,22 +72,6 @@ std::string op_kernel_query(const std::string& table) {
          "JOIN STRING_IDS AS op ON api.name = op.id ORDER BY op_ts, kernel_ts";
 }
 
-// A time as pandas.to_numeric(errors="coerce").fillna(0).astype(int64) reads it (torch_npu
-// stores PYTORCH_API's times as text).
-int64_t ns(const Cell& v) {
-  if (v.kind == Cell::Kind::kInt) return v.i();
-  if (v.kind == Cell::Kind::kReal)
-    return std::isfinite(v.num()) ? static_cast<int64_t>(v.num()) : 0;
-  const std::string& t = v.str();
-  if (t.empty()) return 0;
-  int64_t i = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), i);
-  if (ec == std::errc() && end == t.data() + t.size()) return i;
-  char* stop = nullptr;
-  const double d = std::strtod(t.c_str(), &stop);
-  return stop == t.c_str() + t.size() && std::isfinite(d) ? static_cast<int64_t>(d) : 0;
-}
-
 // A text cell's text (numbers as text); nullopt for NULL.
 std::optional<std::string> text(const Cell& v) {
   switch (v.kind) {
@@ -135,29 +120,45 @@ bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
                     "msprof-analyze finds no kernel data there either)");
       return false;
     }
-  // The kernels of the three tables with their framework ops, table after table.
-  std::vector<OpKernel> kernels;
-  size_t compute_rows = 0;
-  for (const char* t :
-       {"COMPUTE_TASK_INFO", "COMMUNICATION_OP", "COMMUNICATION_SCHEDULE_TASK_INFO"}) {
-    frame::Frame f;
-    if (!db.has_table(t) || !db.query(op_kernel_query(t), {}, f, t, diag)) continue;
-    for (size_t r = 0; r < f.rows(); ++r)
-      kernels.push_back({text(f.columns[0].cells[r]), ns(f.columns[1].cells[r]),
-                         ns(f.columns[2].cells[r]), text(f.columns[3].cells[r]).value_or(""),
-                         ns(f.columns[4].cells[r]), ns(f.columns[5].cells[r])});
-    if (std::string(t) == "COMPUTE_TASK_INFO") compute_rows = kernels.size();
-  }
+  // The kernels of the three tables with their framework ops, table after table; their times
+  // as pandas reads the three tables concatenated (pandas_times.h), the compute kernels' also
+  // alone (msprof-analyze's MFU step reads that table by itself).
+  std::vector<frame::Frame> tables(3);
+  const char* names[] = {"COMPUTE_TASK_INFO", "COMMUNICATION_OP",
+                         "COMMUNICATION_SCHEDULE_TASK_INFO"};
+  for (size_t t = 0; t < 3; ++t)
+    if (db.has_table(names[t]) &&
+        !db.query(op_kernel_query(names[t]), {}, tables[t], names[t], diag))
+      tables[t] = frame::Frame{};
+  auto read_kernels = [](const std::vector<const frame::Frame*>& frames) {
+    std::vector<int64_t> cols[6];
+    for (size_t c : {1, 2, 4, 5}) cols[c] = pandas_times(frames, c);
+    std::vector<OpKernel> rows;
+    for (const frame::Frame* f : frames)
+      for (size_t r = 0; r < f->rows(); ++r) {
+        const size_t i = rows.size();
+        rows.push_back({text(f->columns[0].cells[r]), cols[1][i], cols[2][i],
+                        text(f->columns[3].cells[r]).value_or(""), cols[4][i], cols[5][i]});
+      }
+    return rows;
+  };
+  std::vector<const frame::Frame*> all;
+  for (const frame::Frame& f : tables)
+    if (f.rows() > 0) all.push_back(&f);
+  const std::vector<OpKernel> kernels = read_kernels(all);
+  const std::vector<OpKernel> compute =
+      tables[0].rows() > 0 ? read_kernels({&tables[0]}) : std::vector<OpKernel>{};
   if (kernels.empty()) {
     diag.warn(paths.profiler_db, 0, "no kernel linked to a framework op (PYTORCH_API)", skip);
     return false;
   }
   std::vector<module_statistic::ModuleRange> modules;
   frame::Frame rows;
-  if (db.has_table("MSTX_EVENTS") && db.query(kModules, {}, rows, "MSTX_EVENTS", diag))
+  if (db.has_table("MSTX_EVENTS") && db.query(kModules, {}, rows, "MSTX_EVENTS", diag)) {
+    const auto start = pandas_times({&rows}, 0), end = pandas_times({&rows}, 1);
     for (size_t r = 0; r < rows.rows(); ++r)
-      modules.push_back({ns(rows.columns[0].cells[r]), ns(rows.columns[1].cells[r]),
-                         text(rows.columns[2].cells[r]).value_or(""), false});
+      modules.push_back({start[r], end[r], text(rows.columns[2].cells[r]).value_or(""), false});
+  }
 
   // Kernel MFU: the chip's peak, the kernels' shapes and the recorded FLOPs.
   std::vector<KernelMfu> mfu;
@@ -174,22 +175,24 @@ bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
     std::vector<KernelShape> shapes;
     std::vector<FlopsRange> ranges;
     frame::Frame s, f;
-    if (db.query(kShapes, {}, s, "COMPUTE_TASK_INFO", diag))
+    if (db.query(kShapes, {}, s, "COMPUTE_TASK_INFO", diag)) {
+      const auto start = pandas_times({&s}, 4), end = pandas_times({&s}, 5),
+                 duration = pandas_times({&s}, 6);
       for (size_t r = 0; r < s.rows(); ++r)
-        shapes.push_back({text(s.columns[0].cells[r]), ns(s.columns[4].cells[r]),
-                          ns(s.columns[5].cells[r]), ns(s.columns[6].cells[r]),
+        shapes.push_back({text(s.columns[0].cells[r]), start[r], end[r], duration[r],
                           unquote(text(s.columns[1].cells[r])), text(s.columns[2].cells[r]),
                           unquote(text(s.columns[3].cells[r]))});
-    if (db.query(kFlops, {}, f, "MSTX_EVENTS", diag))
+    }
+    if (db.query(kFlops, {}, f, "MSTX_EVENTS", diag)) {
+      const auto start = pandas_times({&f}, 0), end = pandas_times({&f}, 1);
       for (size_t r = 0; r < f.rows(); ++r)
-        ranges.push_back(
-            {ns(f.columns[0].cells[r]), ns(f.columns[1].cells[r]), text(f.columns[2].cells[r])});
+        ranges.push_back({start[r], end[r], text(f.columns[2].cells[r])});
+    }
     if (ranges.empty())
       diag.warn(paths.profiler_db, 0, "no recorded FLOPs (mstx domain \"mfu_flops\")",
                 "kernels get no MFU on this rank (profile with with_flops=True and mstx on)");
     said = ranges.empty();
     MfuSkips skips;
-    const std::vector<OpKernel> compute(kernels.begin(), kernels.begin() + compute_rows);
     mfu = kernel_mfu(compute, shapes, ranges, chip, skips);
     said = said || skips.malformed > 0 || !skips.unsupported.empty();
     if (skips.malformed > 0)
