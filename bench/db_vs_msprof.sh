@@ -18,7 +18,7 @@ if [ ${#MODES[@]} -eq 0 ]; then
   MODES=(all communication_group_map communication_time_sum communication_matrix_sum compute_op_sum
          hccl_sum cann_api_sum mstx_sum cluster_time_summary free_analysis slow_rank slow_link
          freq_analysis p2p_pairing pp_chart computational_op_masking ep_load_balance export_summary
-         module_statistic)
+         module_statistic operator_mfu)
 fi
 CS=${CS:-build/clusterscope}
 MSPROF=${MSPROF:-/tmp/msprof}
@@ -26,9 +26,10 @@ WORK=${WORK:-/tmp/db-vs-msprof}
 JOB=$WORK/job$RANKS
 mkdir -p "$WORK"
 if [ ! -f "$JOB/truth.json" ]; then
-  # --ep 2: MoE GroupedMatmul kernels for ep_load_balance (RANKS / 32 data-parallel ranks).
+  # --ep 2: MoE GroupedMatmul kernels for ep_load_balance (RANKS / 32 data-parallel ranks);
+  # --mfu-flops: recorded FLOPs and the chip's DeviceInfo for operator_mfu.
   "$CS" generate "$JOB" --ranks "$RANKS" --tp 8 --pp 4 --ep 2 --steps 4 --export-type db \
-    --notify-tasks --mstx-passes --mstx-modules >/dev/null
+    --notify-tasks --mstx-passes --mstx-modules --mfu-flops >/dev/null
 fi
 DB_MB=$(find "$JOB" -name '*.db' -printf '%s\n' | awk '{s += $1} END {printf "%.1f", s / 1e6}')
 echo "job: $RANKS ranks, $DB_MB MB of databases ($JOB)"

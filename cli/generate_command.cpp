@@ -99,6 +99,10 @@ int run_generate(int argc, char** argv) {
       "mstx-comm", po::bool_switch(&opts.mstx_comm),
       "db export: record communication only as mstx markers with the op's identity, without "
       "COMMUNICATION_OP (what msprof-analyze's mstx2commop turns into COMMUNICATION_OP)")(
+      "mfu-flops", po::bool_switch(&opts.mfu_flops),
+      "db export: record each forward matmul's and FlashAttention's FLOPs (mstx domain mfu_flops) "
+      "and the chip's AI Cores and frequency in info.json (what msprof-analyze's operator_mfu "
+      "divides by kernel time and the chip's peak)")(
       "notify-tasks", po::bool_switch(&opts.notify_tasks),
       "db export: write HCCL's Notify_Record/Notify_Wait tasks around every send and receive "
       "(what msprof-analyze's p2p_pairing pairs them by)")(

@@ -129,7 +129,20 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
     if (ok && opts.writes_db() && opts.framework == FrameworkKind::kMindSpore) {
       ok = write_mindspore_db_files(dir, ctx, r, tl, docs, put, put_db, diag);  // producer_db.h
     } else if (ok && opts.writes_db()) {
-      ok = put_db(out + "/analysis.db",
+      // --mfu-flops: the chip's DeviceInfo where torch_npu keeps it, in msprof's PROF_ directory
+      // inside the rank's (device_{id}/info.json.{id}).
+      if (opts.mfu_flops) {
+        GeneratorOptions as_msprof = opts;
+        as_msprof.framework = FrameworkKind::kMsprof;
+        const std::string device = std::to_string(r % kDevicesPerNode);
+        const std::string dev_dir = dir + "/" +
+                                    rank_dir_name(WriteContext{as_msprof, topo, sim.base_us}, r) +
+                                    "/device_" + device;
+        ok = make_dirs(dev_dir, diag) &&
+             put(dev_dir + "/info.json." + device, render_msprof_info_json(ctx, r));
+      }
+      ok = ok &&
+           put_db(out + "/analysis.db",
                   [&](const std::string& p) { return write_analysis_db(p, docs, diag); }) &&
            put_db(out + "/ascend_pytorch_profiler_" + std::to_string(r) + ".db",
                   [&](const std::string& p) { return write_profiler_db(p, ctx, r, tl, diag); });

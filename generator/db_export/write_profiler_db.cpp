@@ -16,6 +16,7 @@
 #include "generator/db_export/profiler_db_schema.h"
 #include "generator/db_export/sqlite_writer.h"
 #include "generator/db_export/write_memory_tables.h"
+#include "generator/db_export/write_mfu_flops.h"
 #include "generator/db_export/write_mstx_comm.h"
 #include "generator/db_export/write_mstx_modules.h"
 #include "generator/db_export/write_mstx_passes.h"
@@ -99,6 +100,10 @@ class ProfilerDbWriter {
         host_side(framework_op_name(k.type), e.start_us - lead_, op_dur, kApiTypeNode, "launch");
     host_ops_.push_back(
         {ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur), next_fw_ - 1, e.start_us});
+    if (ctx_.opts.mfu_flops)  // write_mfu_flops.h
+      if (const auto flops = recorded_flops(k, ctx_.topo.tp))
+        flops_calls_.push_back({host_ops_.back().start_ns, host_ops_.back().end_ns, e.start_us,
+                                *flops, flops_call_name(k)});
     if (e.step < links_.size()) {
       StepLinks& l = links_[e.step];
       const HostLaunch h{conn, ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur)};
@@ -253,6 +258,12 @@ class ProfilerDbWriter {
     write_mstx_modules(sink, host_ops_, tl);
   }
 
+  // The recorded FLOPs of the forward matmuls and attentions (--mfu-flops; write_mfu_flops.h).
+  void mfu_flops(SqliteFile& db, const RankTimeline& tl) {
+    Insert mstx = db.insert("MSTX_EVENTS", 11);
+    write_mfu_flops(mstx, ids_, flops_calls_, tl, tid_, 3000000);
+  }
+
   StringIdTable& ids() { return ids_; }
   int64_t tid() const { return tid_; }
   const std::vector<StepLinks>& step_links() const { return links_; }
@@ -284,8 +295,9 @@ class ProfilerDbWriter {
   int64_t next_task_id_ = 1000;
   double lead_;  // how far ahead of its device event an operator starts (host_model.h)
   std::vector<StepLinks> links_;
-  std::vector<HostOpSpan> host_ops_;  // kernels' and collectives' framework ops, launch order
-  std::optional<Insert> mstx_comm_;   // MSTX_EVENTS, for --mstx-comm's markers
+  std::vector<HostOpSpan> host_ops_;    // kernels' and collectives' framework ops, launch order
+  std::optional<Insert> mstx_comm_;     // MSTX_EVENTS, for --mstx-comm's markers
+  std::vector<FlopsCall> flops_calls_;  // --mfu-flops
 };
 
 // The mstx annotations a training script with `mstx.mark(msg, stream)` / `mstx.range_start(msg,
@@ -413,6 +425,7 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
     write_rank_tables(db, ctx, rank, tl, w);
     if (ctx.opts.mstx_passes) w.mstx_passes(db, tl);
     if (ctx.opts.mstx_modules) w.mstx_modules(db, tl);
+    if (ctx.opts.mfu_flops) w.mfu_flops(db, tl);
     if (ctx.opts.writes_memory())  // generator/job/memory_model.h
       write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
     write_overlap_analysis(db, w, rank, tl);

@@ -100,6 +100,9 @@ struct GeneratorOptions {
   bool mstx_modules = false;  // mstx nn.Module ranges over the framework ops (db export)
   bool mstx_comm = false;     // communication only as mstx markers (db export)
   bool notify_tasks = false;  // Notify_Record/Notify_Wait around send/receive (db export)
+  // Recorded FLOPs (mstx domain "mfu_flops") and the chip's DeviceInfo in info.json (db export;
+  // generator/db_export/write_mfu_flops.h).
+  bool mfu_flops = false;
   // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed
   // factor 1 + N(0, rank_jitter) on every compute kernel, and the first / last pipeline stage
   // carrying more (or less) work by these factors (pp > 1 only).

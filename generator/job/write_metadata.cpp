@@ -60,9 +60,25 @@ std::string render_msprof_info_json(const WriteContext& ctx, int rank) {
   kv(w, "rank_id", rank);
   w.key("platform_version");
   w.value("5");
+  if (ctx.opts.mfu_flops) {
+    w.key("DeviceInfo");
+    w.raw_value(render_device_info_json(rank % kDevicesPerNode));
+  }
   w.end_object();
   out += '\n';
   return out;
+}
+
+std::string render_device_info_json(int device) {
+  const std::string id = std::to_string(device);
+  return "[{\"id\": " + id + ", \"env_type\": 3, \"ctrl_cpu_id\": \"ARMv8_Cortex_A55\", " +
+         "\"ctrl_cpu_core_num\": 1, \"ctrl_cpu_endian_little\": 1, \"ts_cpu_core_num\": 1, " +
+         "\"ai_cpu_core_num\": 6, \"ai_core_num\": " + std::to_string(kAiCoreNum) +
+         ", \"ai_cpu_core_id\": 2, \"ai_core_id\": 0, \"aicpu_occupy_bitmap\": 252, " +
+         "\"ctrl_cpu\": \"0\", \"ai_cpu\": \"2,3,4,5,6,7\", \"aiv_num\": " +
+         std::to_string(2 * kAiCoreNum) + ", \"hwts_frequency\": \"50\", \"aic_frequency\": \"" +
+         std::to_string(kAicFrequencyMhz) + "\", \"aiv_frequency\": \"" +
+         std::to_string(kAicFrequencyMhz) + "\"}]";
 }
 
 std::string render_profiler_info_json(const WriteContext& ctx, int rank) {

@@ -57,7 +57,15 @@ std::string render_parallel_group_info_json(const WriteContext& ctx, int rank);
 // instance "<op name>@<group>" plus "Total Op Info" (no step level, no collective/p2p level; the
 // matrix maps each op instance's "src-dst" local links to their numbers, without "Op Name"), and
 // mindstudio_profiler_output/msprof_{timestamp}.json, the whole run's timeline.
+// With --mfu-flops it also has DeviceInfo (render_device_info_json).
 std::string render_msprof_info_json(const WriteContext& ctx, int rank);
+
+// The chip's AI Cores and their frequency (MHz) in the generated info.json (an Atlas A2).
+inline constexpr int kAiCoreNum = 24;
+inline constexpr int kAicFrequencyMhz = 1800;
+// info.json's DeviceInfo member as CANN writes it (a list of one device: "ai_core_num": 24,
+// "aic_frequency": "1800", ...): where msprof-analyze's operator_mfu takes the chip's peak from.
+std::string render_device_info_json(int device);
 std::string render_msprof_communication_json(const WriteContext& ctx, int rank,
                                              const RankTimeline& tl);
 std::string render_msprof_matrix_json(const WriteContext& ctx, int rank, const RankTimeline& tl);

@@ -21,6 +21,7 @@
 #include "msprof_analyze/recipes/module_statistic/module_statistic.h"
 #include "msprof_analyze/recipes/mstx2commop/mstx2commop.h"
 #include "msprof_analyze/recipes/mstx_sum/mstx_sum.h"
+#include "msprof_analyze/recipes/operator_mfu/operator_mfu.h"
 #include "msprof_analyze/recipes/p2p_pairing/p2p_pairing.h"
 #include "msprof_analyze/recipes/pp_chart/pp_chart.h"
 #include "msprof_analyze/recipes/slow_link/slow_link.h"
@@ -56,6 +57,7 @@ const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry(
       {"module_statistic", [] { return std::make_unique<module_statistic::ModuleStatistic>(); }},
       {"mstx2commop", [] { return std::make_unique<mstx2commop::Mstx2Commop>(); }},
       {"mstx_sum", [] { return std::make_unique<mstx_sum::MstxSum>(); }},
+      {"operator_mfu", [] { return std::make_unique<operator_mfu::OperatorMfu>(); }},
       {"p2p_pairing", [] { return std::make_unique<p2p_pairing::P2PPairing>(); }},
       {"pp_chart", [] { return std::make_unique<pp_chart::PPChart>(); }},
       {"slow_link", [] { return std::make_unique<slow_link::SlowLink>(); }},

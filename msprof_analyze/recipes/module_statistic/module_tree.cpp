@@ -147,7 +147,7 @@ std::vector<ModuleRange> backward_modules(const std::vector<ModuleRange>& module
 }
 
 std::vector<ModuleStat> module_statistic(const std::vector<ModuleRange>& modules,
-                                         const std::vector<KernelRow>& kernels) {
+                                         const std::vector<KernelRow>& kernels, bool occurrences) {
   if (modules.empty() || kernels.empty()) return {};
   // Ops: the kernel rows grouped by (op, op_ts, op_end) in first-seen order.
   struct Op {
@@ -232,13 +232,15 @@ std::vector<ModuleStat> module_statistic(const std::vector<ModuleRange>& modules
     int64_t order, seq;
     double total = 0;
     int64_t count = 0, op_start = 0;
+    std::vector<const Op*> calls;
   };
   std::map<std::tuple<std::string, std::string, std::string, int64_t, std::string, int64_t>, Stat>
       groups;
   for (const Row& r : rows) {
     auto [it, added] = groups.try_emplace(
         {r.parent, r.module, r.op->row->op, r.order, r.kernels, r.seq},
-        Stat{r.parent, r.module, r.op->row->op, r.kernels, r.order, r.seq, 0.0, 0, r.op_start});
+        Stat{r.parent, r.module, r.op->row->op, r.kernels, r.order, r.seq, 0.0, 0, r.op_start, {}});
+    if (occurrences) it->second.calls.push_back(r.op);
     it->second.total += r.device;
     ++it->second.count;
     it->second.op_start = std::min(it->second.op_start, r.op_start);
@@ -273,9 +275,21 @@ std::vector<ModuleStat> module_statistic(const std::vector<ModuleRange>& modules
   });
   std::vector<ModuleStat> out;
   out.reserve(renamed.size());
-  for (Stat& s : renamed)
-    out.push_back({std::move(s.parent), std::move(s.module), std::move(s.op), std::move(s.kernels),
-                   s.total, s.total / static_cast<double>(s.count), s.count});
+  for (Stat& s : renamed) {
+    out.push_back({std::move(s.parent),
+                   std::move(s.module),
+                   std::move(s.op),
+                   std::move(s.kernels),
+                   s.total,
+                   s.total / static_cast<double>(s.count),
+                   s.count,
+                   {}});
+    for (const Op* call : s.calls) {
+      auto& idx = out.back().occurrences.emplace_back();
+      for (const KernelRow* k : call->kernels)
+        idx.push_back(static_cast<size_t>(k - kernels.data()));
+    }
+  }
   return out;
 }
 

@@ -39,6 +39,9 @@ struct ModuleStat {
   std::string parent, module, op, kernels;
   double total_ns = 0, avg_ns = 0;
   int64_t count = 0;
+  // With `occurrences` asked for: each op call the row aggregates (module start, op start
+  // order), as the indices into `kernels` of its kernel rows (operator_mfu averages their MFU).
+  std::vector<std::vector<size_t>> occurrences;
 };
 
 // The backward module ranges `links` give for the forward `modules` (empty without links).
@@ -47,8 +50,9 @@ std::vector<ModuleRange> backward_modules(const std::vector<ModuleRange>& module
 
 // The statistic rows of one rank, in msprof-analyze's order (first op start, then the op's
 // position in its module). `modules` in start order, forward then backward; `kernels` in the
-// order the queries return them.
+// order the queries return them. `occurrences`: fill ModuleStat::occurrences.
 std::vector<ModuleStat> module_statistic(const std::vector<ModuleRange>& modules,
-                                         const std::vector<KernelRow>& kernels);
+                                         const std::vector<KernelRow>& kernels,
+                                         bool occurrences = false);
 
 }  // namespace cs::recipes::module_statistic
