@@ -122,6 +122,9 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
   if (o.writes_db() && o.framework == FrameworkKind::kKineto)
     err("--export-type db/both is written for --framework pytorch, mindspore and msprof only",
         "use --export-type text for a GPU (Kineto) job");
+  if (!o.nsys_sqlite.empty() && (!o.writes_db() || o.framework != FrameworkKind::kPyTorch))
+    err("--nsys-sqlite pairs the GPU twin with torch_npu's DB export",
+        "add --export-type db (or both) with --framework pytorch");
   if (diag.error_count() > before) return false;
   if (o.ranks % (o.tp * o.pp) != 0) {
     err("--ranks " + std::to_string(o.ranks) +

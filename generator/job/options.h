@@ -87,6 +87,10 @@ struct GeneratorOptions {
   bool mstx_modules = false;  // mstx nn.Module ranges over the framework ops (db export)
   bool mstx_comm = false;     // communication only as mstx markers (db export)
   bool notify_tasks = false;  // Notify_Record/Notify_Wait around send/receive (db export)
+  // --nsys-sqlite FILE: the job's GPU twin as one Nsight Systems SQLite export (NVTX module and
+  // op ranges, CUDA launches and kernels, device = rank; generator/db_export/write_nsys_sqlite.h);
+  // implies the mstx module ranges, named as a Qwen2 model's (db export, pytorch only).
+  std::string nsys_sqlite;
   // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed
   // factor 1 + N(0, rank_jitter) on every compute kernel, and the first / last pipeline stage
   // carrying more (or less) work by these factors (pp > 1 only).
