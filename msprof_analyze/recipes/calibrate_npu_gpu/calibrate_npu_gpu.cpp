@@ -31,24 +31,16 @@ std::string CalibrateNpuGpu::set_args(const std::map<std::string, std::string>& 
   }
   if (auto d = args.find("dump_intermediate_results"); d != args.end())
     dump_intermediate_ = d->second == "1" || d->second == "true";
+  io::Diagnostics diag;
+  if (!read_gpu_profile(baseline_, gpu_, diag))
+    return diag.items().empty() ? baseline_ + ": cannot be read" : diag.items().front().to_string();
   return "";
-}
-
-const GpuProfile* CalibrateNpuGpu::gpu_profile(io::Diagnostics& diag) const {
-  std::call_once(loaded_, [&] {
-    auto p = std::make_unique<GpuProfile>();
-    if (read_gpu_profile(baseline_, *p, load_diag_)) gpu_ = std::move(p);
-  });
-  diag.append(load_diag_);
-  return gpu_.get();
 }
 
 bool CalibrateNpuGpu::map(const RankDbPaths& paths, frame::FrameSet& out,
                           io::Diagnostics& diag) const {
-  const GpuProfile* gpu = gpu_profile(diag);
-  if (!gpu) return false;
-  auto device = gpu->find(paths.rank);
-  if (device == gpu->end() || device->second.empty()) {
+  auto device = gpu_.find(paths.rank);
+  if (device == gpu_.end() || device->second.empty()) {
     diag.warn(baseline_, 0,
               "no GPU kernel inside a module range on device " + std::to_string(paths.rank),
               "rank " + std::to_string(paths.rank) +

@@ -6,11 +6,10 @@
 // CompareProfileReportRank<N> into cluster_analysis.db for every rank both sides have, and with
 // --dump_intermediate_results also NPUProfileRank<N> and GPUProfileRank<N>. The text export
 // (msprof-analyze: formatted .xlsx workbooks) is not written: a warning says so. The GPU file is
-// read once per process, on the first rank's map.
+// read once per process, when the arguments are set: a file that cannot be compared stops the run
+// there, said once.
 
 #include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,31 +21,27 @@ namespace cs::recipes::calibrate_npu_gpu {
 class CalibrateNpuGpu : public Recipe {
  public:
   std::string name() const override { return "calibrate_npu_gpu"; }
-  std::string dir_name() const override { return "calibrate_npu_gpu"; }
+  std::string dir_name() const override { return "CalibrateNpuGpu"; }
   bool needs_profiler_db() const override { return true; }
   std::string missing_data_hint() const override {
     return "it needs torch_npu's module ranges (mstx, domain \"Module\") in each rank's db and, "
            "for the same rank numbers, GPU devices in the Nsight Systems export with NVTX module "
            "ranges; e.g. generate --export-type db --nsys-sqlite gpu.sqlite";
   }
-  // baseline_profiling_path (required: an existing file), fuzzy_threshold (a number; as in
-  // msprof-analyze it only switches fuzzy matching off when 0, the matching itself uses 0.6),
-  // dump_intermediate_results ("1"/"true": also the per-side tables).
+  // baseline_profiling_path (required: an Nsight Systems SQLite export, read here), fuzzy_threshold
+  // (a number; as in msprof-analyze it only switches fuzzy matching off when 0, the matching
+  // itself uses 0.6), dump_intermediate_results ("1"/"true": also the per-side tables). Returns
+  // what is wrong with the file ("file: what — what to do") when it cannot be read.
   std::string set_args(const std::map<std::string, std::string>& args) override;
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
 
  private:
-  // The GPU export, read on first use (thread-safe); nullptr when it could not be read.
-  const GpuProfile* gpu_profile(io::Diagnostics& diag) const;
-
   std::string baseline_;
   bool fuzzy_ = true;
   bool dump_intermediate_ = false;
-  mutable std::once_flag loaded_;
-  mutable std::unique_ptr<GpuProfile> gpu_;
-  mutable io::Diagnostics load_diag_;
+  GpuProfile gpu_;  // per device, read by set_args
 };
 
 }  // namespace cs::recipes::calibrate_npu_gpu
