@@ -76,9 +76,10 @@ TEST(CalibrateNpuGpu, GpuKernelsByHand) {
       "Qwen2Model", "Qwen2Attention", "aten::mm, seq = 1", "gemm", "Block", "add", ",aten::odd"};
   // Thread 7: Qwen2Model [0,100] > Block [5,95] > Qwen2Attention [10,50] > aten::mm [12,40];
   // Block is no module (no marker in its name). Thread 8: only an op range, so its kernel has
-  // no module. At t=60 a range starting when another ends: the start is taken first, so the
-  // end closes the new range (the last opened) and the kernel at 60 still sees Qwen2Attention
-  // [50,...] open.
+  // no module. At t=50 and t=60 a range starts when another ends: the start is taken first, so
+  // the end closes the new range (the thread's last opened): [50,60] is closed at 50, the odd
+  // op range (",aten::odd": an empty op, no op) at 60, and the first Qwen2Attention only at 70,
+  // so the kernel at 60 is still in it.
   const std::vector<cal::NvtxRange> ranges = {{0, 100, 7, 0}, {5, 95, 7, 4},  {10, 50, 7, 1},
                                               {12, 40, 7, 2}, {50, 60, 7, 1}, {60, 70, 7, 6},
                                               {0, 10, 8, 2}};
@@ -91,9 +92,9 @@ TEST(CalibrateNpuGpu, GpuKernelsByHand) {
       {150, 7, 9, 0, 5},  // outside every module: left out
       {5, 8, 9, 0, 3}};   // thread 8: no module
   EXPECT_EQ(show(cal::attribute_kernels(names, ranges, launches)),
+            "0:|Qwen2Model|None|add|2|1\n"
             "0:/Qwen2Model|Qwen2Attention|None|add|4|1\n"
             "0:/Qwen2Model|Qwen2Attention|aten::mm|gemm|40|2\n"
-            "0:|Qwen2Model|None|add|2|1\n"
             "1:/Qwen2Model|Qwen2Attention|None|add|5|1\n");
 }
 
