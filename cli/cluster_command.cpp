@@ -42,6 +42,8 @@ int run_cluster(int argc, char** argv) {
   std::string group_by = "type", order_by = "total", data_type = "auto", data_type_alt;
   std::string export_type, export_type_alt;
   std::string top_num, bp, parallel_types, rank_id, op_tables;
+  std::string baseline_profiling_path, fuzzy_threshold;
+  bool dump_intermediate_results = false;
   int64_t step = -1, step_alt = -1;
   double timeout = 600;
   po::options_description desc(
@@ -69,6 +71,9 @@ int run_cluster(int argc, char** argv) {
     ("rank_id", po::value(&rank_id), "communication_bottleneck: the rank whose longest communication ops are analysed (default 0)")
     ("parallel_types", po::value(&parallel_types), "computational_op_masking: parallel types, names by ',' and types by ';', e.g. 'dp,edp;tp' (default: dp,edp;edp;dp;ep;pp;mp;tp)")
     ("bp", po::value(&bp), "cluster_time_compare_summary: the base job's directory")
+    ("baseline_profiling_path", po::value(&baseline_profiling_path), "calibrate_npu_gpu: the GPU job's Nsight Systems SQLite export (nsys export --type sqlite)")
+    ("fuzzy_threshold", po::value(&fuzzy_threshold), "calibrate_npu_gpu: 0 turns fuzzy module matching off (as in msprof-analyze, any other value leaves it on at 0.6)")
+    ("dump_intermediate_results", po::bool_switch(&dump_intermediate_results), "calibrate_npu_gpu: also write each side's table (NPUProfileRank<N>, GPUProfileRank<N>)")
     ("group-by", po::value(&group_by), "operator key: type (default) | name | name+shapes")
     ("order-by", po::value(&order_by), "TopN order: total (default) | mean | max | cv")
     ("format", po::value(&formats), "all (default) or a list of json,csv,hdf5,html")
@@ -150,6 +155,10 @@ int run_cluster(int argc, char** argv) {
     }
     ropts.bp = bp;
     if (vm.count("parallel_types")) ropts.args["parallel_types"] = parallel_types;
+    if (vm.count("baseline_profiling_path"))
+      ropts.args["baseline_profiling_path"] = baseline_profiling_path;
+    if (vm.count("fuzzy_threshold")) ropts.args["fuzzy_threshold"] = fuzzy_threshold;
+    if (dump_intermediate_results) ropts.args["dump_intermediate_results"] = "1";
     ropts.strict = opts.strict;
     ropts.quiet = opts.quiet;
     ropts.progress = opts.progress;

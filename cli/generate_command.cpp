@@ -96,6 +96,10 @@ int run_generate(int argc, char** argv) {
       "mstx-modules", po::bool_switch(&opts.mstx_modules),
       "db export: write an mstx range (domain Module) around every nn.Module's framework ops "
       "(what msprof-analyze's module_statistic maps to kernel time)")(
+      "nsys-sqlite", po::value<std::string>(&opts.nsys_sqlite),
+      "FILE  db export: also write the job's GPU twin as an Nsight Systems SQLite export (NVTX "
+      "module and op ranges, CUDA launches and kernels; device N = rank N), for msprof-analyze's "
+      "calibrate_npu_gpu; implies --mstx-modules, the modules named as a Qwen2 model's")(
       "mstx-comm", po::bool_switch(&opts.mstx_comm),
       "db export: record communication only as mstx markers with the op's identity, without "
       "COMMUNICATION_OP (what msprof-analyze's mstx2commop turns into COMMUNICATION_OP)")(

@@ -3,10 +3,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "generator/db_export/db_writers.h"
 #include "generator/db_export/producer_db.h"
+#include "generator/db_export/write_nsys_sqlite.h"
 #include "generator/job/memory_model.h"
 #include "generator/job/simulation.h"
 #include "generator/job/topology.h"
@@ -80,6 +82,9 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
     return true;
   };
 
+  // --nsys-sqlite: the job's GPU twin, one file for every rank (write_nsys_sqlite.h).
+  std::optional<NsysSqliteWriter> nsys;
+  if (!opts.nsys_sqlite.empty() && !nsys.emplace().create(opts.nsys_sqlite, diag)) return false;
   for (int r = 0; r < topo.ranks; ++r) {
     RankTimeline& tl = sim.ranks[static_cast<size_t>(r)];
     const std::string dir = out_dir + "/" + rank_dir_name(ctx, r);
@@ -129,6 +134,7 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
     if (ok && opts.writes_db() && opts.framework == FrameworkKind::kMindSpore) {
       ok = write_mindspore_db_files(dir, ctx, r, tl, docs, put, put_db, diag);  // producer_db.h
     } else if (ok && opts.writes_db()) {
+      std::vector<HostOpSpan> host_ops;
       // --mfu-flops: the chip's DeviceInfo where torch_npu keeps it, in msprof's PROF_ directory
       // inside the rank's (device_{id}/info.json.{id}).
       if (opts.mfu_flops) {
@@ -145,11 +151,16 @@ bool generate_cluster(const std::string& out_dir, const GeneratorOptions& opts,
            put_db(out + "/analysis.db",
                   [&](const std::string& p) { return write_analysis_db(p, docs, diag); }) &&
            put_db(out + "/ascend_pytorch_profiler_" + std::to_string(r) + ".db",
-                  [&](const std::string& p) { return write_profiler_db(p, ctx, r, tl, diag); });
+                  [&](const std::string& p) {
+                    return write_profiler_db(p, ctx, r, tl, diag, nsys ? &host_ops : nullptr);
+                  });
+      if (ok && nsys) nsys->add_rank(r, host_ops, tl);
     }
     if (!ok) return false;
     tl = RankTimeline{};  // release this rank's events early
   }
+  if (nsys && !put_db(opts.nsys_sqlite, [&](const std::string&) { return nsys->finish(diag); }))
+    return false;
   if (!put(out_dir + "/truth.json", render_truth_json(ctx))) return false;
 
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -13,41 +13,18 @@ namespace {
 
 constexpr size_t kLayers = 2;
 
-struct ModuleWriter {
-  MstxModuleSink& sink;
-  int64_t range, domain;
-  // A range over ops [lo, hi), widened by `margin` ns on both sides.
-  void range_over(const std::vector<const HostOpSpan*>& ops, size_t lo, size_t hi, const char* name,
-                  int64_t margin) {
-    if (lo >= hi) return;
-    int64_t end = ops[lo]->end_ns;
-    for (size_t i = lo; i < hi; ++i) end = std::max(end, ops[i]->end_ns);
-    sink.mstx.row({ops[lo]->start_ns - margin, end + margin, kMstxStartEnd, range++, kNoValue,
-                   sink.ids.id(name), sink.global_tid, sink.global_tid, domain, kNoValue, 0});
-  }
-};
-
-void pass_modules(ModuleWriter& w, const std::vector<const HostOpSpan*>& ops) {
-  const size_t n = ops.size();
-  w.range_over(ops, 0, n, "GPTModel", 3);
-  if (n < 8) return;
-  w.range_over(ops, 0, 1, "embedding", 1);
-  const size_t first = 1, last = n - 2;  // the layers' ops: [first, last)
-  const size_t per_layer = (last - first) / kLayers;
-  for (size_t l = 0; l < kLayers; ++l) {
-    const size_t lo = first + l * per_layer, hi = l + 1 == kLayers ? last : lo + per_layer;
-    w.range_over(ops, lo, hi, "TransformerLayer", 2);
-    w.range_over(ops, lo, lo + (hi - lo) / 2, "attention", 1);
-  }
-  w.range_over(ops, last, last + 1, "Linear", 1);
-  w.range_over(ops, last + 1, n, "Linear", 1);
+// A range over ops [lo, hi), widened by `margin` ns on both sides.
+void range_over(std::vector<ModuleSpan>& out, const std::vector<const HostOpSpan*>& ops, size_t lo,
+                size_t hi, const char* name, int64_t margin) {
+  if (lo >= hi) return;
+  int64_t end = ops[lo]->end_ns;
+  for (size_t i = lo; i < hi; ++i) end = std::max(end, ops[i]->end_ns);
+  out.push_back({ops[lo]->start_ns - margin, end + margin, name});
 }
 
 }  // namespace
 
-void write_mstx_modules(MstxModuleSink& sink, const std::vector<HostOpSpan>& ops,
-                        const RankTimeline& tl) {
-  ModuleWriter w{sink, sink.first_range_id, sink.ids.id("Module")};
+std::vector<PassOps> forward_passes(const std::vector<HostOpSpan>& ops, const RankTimeline& tl) {
   // The ops of each pass, by (step, micro-batch, forward).
   std::map<std::tuple<int, int, bool>, std::vector<const HostOpSpan*>> by_pass;
   size_t at = 0;
@@ -59,16 +36,47 @@ void write_mstx_modules(MstxModuleSink& sink, const std::vector<HostOpSpan>& ops
     auto& v = by_pass[{p.step, p.microbatch, p.forward}];
     for (; at < ops.size() && ops[at].device_us <= p.end_us; ++at) v.push_back(&ops[at]);
   }
+  std::vector<PassOps> out;
   for (const PassSpan& p : tl.passes) {
     if (!p.forward) continue;
     const auto& fwd = by_pass[{p.step, p.microbatch, true}];
     if (fwd.empty()) continue;
-    pass_modules(w, fwd);
-    const auto& bwd = by_pass[{p.step, p.microbatch, false}];
-    for (size_t i = 0; i < fwd.size() && i < bwd.size(); ++i) {
+    out.push_back({fwd, by_pass[{p.step, p.microbatch, false}]});
+  }
+  return out;
+}
+
+std::vector<ModuleSpan> module_spans(const std::vector<const HostOpSpan*>& ops,
+                                     const ModuleNames& names) {
+  std::vector<ModuleSpan> out;
+  const size_t n = ops.size();
+  range_over(out, ops, 0, n, names.model, 3);
+  if (n < 8) return out;
+  range_over(out, ops, 0, 1, names.embedding, 1);
+  const size_t first = 1, last = n - 2;  // the layers' ops: [first, last)
+  const size_t per_layer = (last - first) / kLayers;
+  for (size_t l = 0; l < kLayers; ++l) {
+    const size_t lo = first + l * per_layer, hi = l + 1 == kLayers ? last : lo + per_layer;
+    range_over(out, ops, lo, hi, names.layer, 2);
+    range_over(out, ops, lo, lo + (hi - lo) / 2, names.attention, 1);
+  }
+  range_over(out, ops, last, last + 1, names.leaf1, 1);
+  range_over(out, ops, last + 1, n, names.leaf2, 1);
+  return out;
+}
+
+void write_mstx_modules(MstxModuleSink& sink, const std::vector<HostOpSpan>& ops,
+                        const RankTimeline& tl, const ModuleNames& names) {
+  int64_t range = sink.first_range_id;
+  const int64_t domain = sink.ids.id("Module");
+  for (const PassOps& p : forward_passes(ops, tl)) {
+    for (const ModuleSpan& m : module_spans(p.fwd, names))
+      sink.mstx.row({m.start_ns, m.end_ns, kMstxStartEnd, range++, kNoValue, sink.ids.id(m.name),
+                     sink.global_tid, sink.global_tid, domain, kNoValue, 0});
+    for (size_t i = 0; i < p.fwd.size() && i < p.bwd.size(); ++i) {
       const int64_t link = sink.next_connection++;
-      sink.connections.row({fwd[i]->api_id, link});
-      sink.connections.row({bwd[bwd.size() - 1 - i]->api_id, link});
+      sink.connections.row({p.fwd[i]->api_id, link});
+      sink.connections.row({p.bwd[p.bwd.size() - 1 - i]->api_id, link});
     }
   }
 }

@@ -98,8 +98,11 @@ class ProfilerDbWriter {
     const double op_dur = host_op_duration_us(gap_us);
     const int64_t conn =
         host_side(framework_op_name(k.type), e.start_us - lead_, op_dur, kApiTypeNode, "launch");
-    host_ops_.push_back(
-        {ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur), next_fw_ - 1, e.start_us});
+    const int64_t start = ns(e.start_us);
+    const int64_t end = start + std::llround(static_cast<double>(e.dur_us) * 1000.0);
+    host_ops_.push_back({ns(e.start_us - lead_), ns(e.start_us - lead_ + op_dur), next_fw_ - 1,
+                         e.start_us, std::string(framework_op_name(k.type)), std::string(k.type),
+                         start, end, false});
     if (ctx_.opts.mfu_flops)  // write_mfu_flops.h
       if (const auto flops = recorded_flops(k, ctx_.topo.tp))
         flops_calls_.push_back({host_ops_.back().start_ns, host_ops_.back().end_ns, e.start_us,
@@ -111,8 +114,6 @@ class ProfilerDbWriter {
       l.last_kernel = h;
       l.tail_starts[l.kernels++ % kTail] = h.start_ns;
     }
-    const int64_t start = ns(e.start_us);
-    const int64_t end = start + std::llround(static_cast<double>(e.dur_us) * 1000.0);
     const int64_t gid = next_task_++;
     task_.row({start, end, rank_ % kDevicesPerNode, conn, gid, pid_, ids_.id(device_task_type(k)),
                kNoValue, kComputeStream, next_task_id_++, kNoValue, 0});
@@ -129,8 +130,6 @@ class ProfilerDbWriter {
     const std::string name = comm_op_name(ctx_.topo, c);
     const int64_t conn =
         host_side(hccl_api_name(c.kind), c.start_us - lead_, 8.0, kApiTypeNode, "launch");
-    host_ops_.push_back(
-        {ns(c.start_us - lead_), ns(c.start_us - lead_ + 8.0), next_fw_ - 1, c.start_us});
     const int64_t op_id = next_op_id_++;
     const int64_t name_id = ids_.id(name), group_id = ids_.id(g.id);
     double bytes = 0;
@@ -139,6 +138,9 @@ class ProfilerDbWriter {
     // The duration as kernel_details.csv rounds it (the end may differ from ns(end_us) by 1 ns).
     const int64_t start = ns(c.start_us);
     const int64_t end = start + std::llround((c.end_us - c.start_us) * 1000.0);
+    host_ops_.push_back({ns(c.start_us - lead_), ns(c.start_us - lead_ + 8.0), next_fw_ - 1,
+                         c.start_us, hccl_api_name(c.kind), comm_op_stem(c.kind), start, end,
+                         true});
     comm_op_.row({name_id, start, end, conn, group_id, op_id, 0, 0, kDataTypeBf16,
                   ids_.id(g.ring ? "RING" : "MESH"),
                   static_cast<int64_t>(std::llround(bytes / 2.0)), ids_.id(comm_op_stem(c.kind)),
@@ -252,11 +254,15 @@ class ProfilerDbWriter {
 
   // The mstx module ranges over the framework ops and their forward/backward links
   // (--mstx-modules; write_mstx_modules.h).
+  // With --nsys-sqlite the modules are named as a Qwen2 model's, those of the GPU twin.
   void mstx_modules(SqliteFile& db, const RankTimeline& tl) {
     Insert mstx = db.insert("MSTX_EVENTS", 11);
     MstxModuleSink sink{mstx, connections_, ids_, next_conn_, tid_, 2000000};
-    write_mstx_modules(sink, host_ops_, tl);
+    write_mstx_modules(sink, host_ops_, tl,
+                       ctx_.opts.nsys_sqlite.empty() ? kGptModules : kQwenNpuModules);
   }
+  // The framework ops in launch order (moved out: the writer is done with them).
+  std::vector<HostOpSpan> take_host_ops() { return std::move(host_ops_); }
 
   // The recorded FLOPs of the forward matmuls and attentions (--mfu-flops; write_mfu_flops.h).
   void mfu_flops(SqliteFile& db, const RankTimeline& tl) {
@@ -395,7 +401,8 @@ void write_overlap_analysis(SqliteFile& db, const ProfilerDbWriter& w, int rank,
 }  // namespace
 
 bool write_profiler_db(const std::string& path, const WriteContext& ctx, int rank,
-                       const RankTimeline& tl, io::Diagnostics& diag) {
+                       const RankTimeline& tl, io::Diagnostics& diag,
+                       std::vector<HostOpSpan>* host_ops) {
   SqliteFile db;
   if (!db.create(path, diag)) return false;
   create_profiler_tables(db);
@@ -424,12 +431,13 @@ bool write_profiler_db(const std::string& path, const WriteContext& ctx, int ran
     }
     write_rank_tables(db, ctx, rank, tl, w);
     if (ctx.opts.mstx_passes) w.mstx_passes(db, tl);
-    if (ctx.opts.mstx_modules) w.mstx_modules(db, tl);
+    if (ctx.opts.mstx_modules || !ctx.opts.nsys_sqlite.empty()) w.mstx_modules(db, tl);
     if (ctx.opts.mfu_flops) w.mfu_flops(db, tl);
     if (ctx.opts.writes_memory())  // generator/job/memory_model.h
       write_memory_tables(db, w.ids(), simulate_memory(ctx, rank, tl));
     write_overlap_analysis(db, w, rank, tl);
     w.ids().write(db);
+    if (host_ops) *host_ops = w.take_host_ops();
   }
   db.exec(
       "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);"

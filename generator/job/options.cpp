@@ -131,6 +131,9 @@ bool validate_options(const GeneratorOptions& o, io::Diagnostics& diag) {
               std::to_string(o.microbatches) + ", --pp " + std::to_string(o.pp) + ")",
           "give --microbatches " + std::to_string(2 * o.pp) + " or more");
   }
+  if (!o.nsys_sqlite.empty() && (!o.writes_db() || o.framework != FrameworkKind::kPyTorch))
+    err("--nsys-sqlite pairs the GPU twin with torch_npu's DB export",
+        "add --export-type db (or both) with --framework pytorch");
   if (diag.error_count() > before) return false;
   if (o.ranks % (o.tp * o.pp) != 0) {
     err("--ranks " + std::to_string(o.ranks) +

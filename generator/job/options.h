@@ -103,6 +103,10 @@ struct GeneratorOptions {
   // Recorded FLOPs (mstx domain "mfu_flops") and the chip's DeviceInfo in info.json (db export;
   // generator/db_export/write_mfu_flops.h).
   bool mfu_flops = false;
+  // --nsys-sqlite FILE: the job's GPU twin as one Nsight Systems SQLite export (NVTX module and
+  // op ranges, CUDA launches and kernels, device = rank; generator/db_export/write_nsys_sqlite.h);
+  // implies the mstx module ranges, named as a Qwen2 model's (db export, pytorch only).
+  std::string nsys_sqlite;
   // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed
   // factor 1 + N(0, rank_jitter) on every compute kernel, and the first / last pipeline stage
   // carrying more (or less) work by these factors (pp > 1 only).

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "msprof_analyze/recipes/calibrate_npu_gpu/calibrate_npu_gpu.h"
 #include "msprof_analyze/recipes/cann_api_sum/cann_api_sum.h"
 #include "msprof_analyze/recipes/cluster_time_compare_summary/cluster_time_compare_summary.h"
 #include "msprof_analyze/recipes/cluster_time_summary/cluster_time_summary.h"
@@ -33,6 +34,7 @@ namespace {
 
 const std::map<std::string, std::function<std::unique_ptr<Recipe>()>>& registry() {
   static const std::map<std::string, std::function<std::unique_ptr<Recipe>()>> r = {
+      {"calibrate_npu_gpu", [] { return std::make_unique<calibrate_npu_gpu::CalibrateNpuGpu>(); }},
       {"cann_api_sum", [] { return std::make_unique<cann_api_sum::CannApiSum>(); }},
       {"cluster_time_compare_summary",
        [] { return std::make_unique<cluster_time_compare_summary::ClusterTimeCompareSummary>(); }},

@@ -1,0 +1,92 @@
+#include "msprof_analyze/recipes/calibrate_npu_gpu/calibrate_npu_gpu.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "msprof_analyze/recipes/calibrate_npu_gpu/module_compare.h"
+#include "msprof_analyze/recipes/module_statistic/module_statistic.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
+
+namespace cs::recipes::calibrate_npu_gpu {
+
+std::string CalibrateNpuGpu::set_args(const std::map<std::string, std::string>& args) {
+  auto it = args.find("baseline_profiling_path");
+  if (it == args.end() || it->second.empty())
+    return "calibrate_npu_gpu needs --baseline_profiling_path FILE: the GPU job's Nsight Systems "
+           "SQLite export (nsys export --type sqlite report.nsys-rep)";
+  baseline_ = it->second;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(baseline_, ec))
+    return "--baseline_profiling_path " + baseline_ +
+           ": no such file \u2014 give the GPU job's Nsight Systems SQLite export (nsys export "
+           "--type sqlite report.nsys-rep)";
+  if (auto f = args.find("fuzzy_threshold"); f != args.end()) {
+    char* end = nullptr;
+    const double v = std::strtod(f->second.c_str(), &end);
+    if (f->second.empty() || end != f->second.c_str() + f->second.size() || !std::isfinite(v))
+      return "--fuzzy_threshold must be a number, e.g. 0.8 (0 turns fuzzy matching off)";
+    fuzzy_ = v != 0;
+  }
+  if (auto d = args.find("dump_intermediate_results"); d != args.end())
+    dump_intermediate_ = d->second == "1" || d->second == "true";
+  io::Diagnostics diag;
+  if (!read_gpu_profile(baseline_, gpu_, diag))
+    return diag.items().empty() ? baseline_ + ": cannot be read" : diag.items().front().to_string();
+  return "";
+}
+
+bool CalibrateNpuGpu::map(const RankDbPaths& paths, frame::FrameSet& out,
+                          io::Diagnostics& diag) const {
+  auto device = gpu_.find(paths.rank);
+  if (device == gpu_.end() || device->second.empty()) {
+    diag.warn(baseline_, 0,
+              "no GPU kernel inside a module range on device " + std::to_string(paths.rank),
+              "rank " + std::to_string(paths.rank) +
+                  " is not compared (msprof-analyze pairs NPU rank N with GPU device N)");
+    return false;
+  }
+  // The NPU side: module_statistic's rows for this rank.
+  frame::FrameSet npu_set;
+  if (!module_statistic::ModuleStatistic().map(paths, npu_set, diag)) return false;
+  const frame::Frame& f = npu_set.at("rows");
+  std::vector<NpuStat> npu;
+  for (size_t r = 0; r < f.rows(); ++r)
+    npu.push_back({f.columns[0].cells[r].str(), f.columns[1].cells[r].str(),
+                   f.columns[2].cells[r].str(), f.columns[3].cells[r].str(),
+                   f.columns[4].cells[r].num(), f.columns[5].cells[r].num(),
+                   f.columns[6].cells[r].i()});
+  const std::vector<OpRow> npu_rows = aggregate_npu(npu);
+  const std::vector<OpRow> gpu_rows = aggregate_gpu(device->second);
+  out["compare"] = compare_frame(gpu_rows, npu_rows, fuzzy_);
+  if (dump_intermediate_) {
+    out["npu"] = profile_frame(npu_rows);
+    out["gpu"] = profile_frame(gpu_rows);
+  }
+  return true;
+}
+
+bool CalibrateNpuGpu::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                             io::Diagnostics& diag) const {
+  if (out.export_type != ExportType::kDb) {
+    diag.warn(out.cluster_output_dir, 0,
+              "calibrate_npu_gpu's text export (formatted .xlsx workbooks) is not written",
+              "run it with --export_type db for the CompareProfileReportRank<N> tables");
+    return true;
+  }
+  for (const RankPartial& p : parts) {
+    if (!p.used) continue;
+    const std::string rank = std::to_string(p.rank);
+    for (const auto& [key, table] : {std::pair{"npu", "NPUProfileRank"},
+                                     {"gpu", "GPUProfileRank"},
+                                     {"compare", "CompareProfileReportRank"}}) {
+      auto it = p.frames.find(key);
+      if (it == p.frames.end() || it->second.rows() == 0) continue;
+      if (!dump_recipe_frame(it->second, out, dir_name(), "", table + rank, diag)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace cs::recipes::calibrate_npu_gpu
