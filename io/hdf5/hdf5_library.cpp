@@ -68,6 +68,8 @@ namespace {
      const hsize_t* f),                                                                            \
     (a, b, c, d, e, f), -1)                                                                        \
   X(herr_t, H5Sselect_none, (hid_t a), (a), -1)                                                    \
+  X(herr_t, H5Sselect_elements, (hid_t a, H5S_seloper_t b, size_t c, const hsize_t* d),            \
+    (a, b, c, d), -1)                                                                              \
   X(herr_t, H5Tclose, (hid_t a), (a), -1)                                                          \
   X(hid_t, H5Tcopy, (hid_t a), (a), H5I_INVALID_HID)                                               \
   X(herr_t, H5Tset_cset, (hid_t a, H5T_cset_t b), (a, b), -1)                                      \

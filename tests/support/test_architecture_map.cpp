@@ -401,16 +401,19 @@ TEST(ArchitectureMap, MpiAndHdf5MeetOnlyInTheirSeam) {
       ++files;
       const std::string name = folder + entry.path().filename().string();
       const std::string code = code_of(slurp(entry.path()));
-      if (folder != "mpi/")
+      if (folder != "mpi/") {
         EXPECT_EQ(code.find("#include <mpi.h>"), std::string::npos)
             << name << " includes <mpi.h>: only mpi/ does (its header has no MPI types)";
-      if (folder == "mpi/")
+      }
+      if (folder == "mpi/") {
         EXPECT_TRUE(code.find("hdf5") == std::string::npos && code.find("H5") == std::string::npos)
             << name << ": mpi/ knows nothing of HDF5 (cluster/hdf5_mpi.h joins them)";
-      if (folder.rfind("io/", 0) == 0 && !mpi_types_allowed.count(name))
+      }
+      if (folder.rfind("io/", 0) == 0 && !mpi_types_allowed.count(name)) {
         EXPECT_TRUE(code.find("MPI_Comm") == std::string::npos &&
                     code.find("MPI_Info") == std::string::npos)
             << name << " names an MPI type: in io/ only io/hdf5/hdf5_mpio.cpp does";
+      }
     }
   }
   EXPECT_GT(files, 100u);
