@@ -76,7 +76,8 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
                                         const load::ParseOptions& opts, int threads,
                                         std::atomic<int64_t>& done,
                                         std::atomic<uint64_t>& done_bytes, PackedQueue* packed,
-                                        bool keep_communication_packed) {
+                                        bool keep_communication_packed,
+                                        const std::function<void(const load::RankData&)>& seen) {
   std::vector<load::RankData> out(mine.size());
   auto parse_one = [&](size_t i) {
     runtime::interrupt_checkpoint("load");  // an interrupt stops between ranks
@@ -94,6 +95,7 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
                           "the rank was skipped; please report this with the file");
       out[i] = std::move(d);
     }
+    if (seen) seen(out[i]);
     if (packed) {
       io::ByteWriter w;
       load::pack_rank_data(out[i], w);
@@ -212,7 +214,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
     parser.run([&] {
       try {
         parsed = parse_share(entries, mine, parse_opts, threads, done, done_bytes,
-                             mpi.is_root() ? nullptr : &packed, opts.keep_communication_packed);
+                             mpi.is_root() ? nullptr : &packed, opts.keep_communication_packed,
+                             opts.on_parsed);
       } catch (const std::exception& e) {
         local_failed = true;
         local_error = e.what();

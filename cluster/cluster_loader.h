@@ -6,6 +6,7 @@
 // the root's result is identical either way.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,6 +30,10 @@ struct LoadOptions {
   // Root: hold every rank's communication data packed (RankCommunication::pack) until
   // the caller unpacks it (RankCommunication::unpack); `cluster` does so after the matrix merge.
   bool keep_communication_packed = false;
+  // Called with each rank this process parsed, on the parse thread, before the rank is packed
+  // for the root (every process): how a process keeps its own ranks' rows
+  // (cluster/rank_tables.h). Must be thread-safe; may be empty.
+  std::function<void(const load::RankData&)> on_parsed;
 };
 
 struct LoadedCluster {

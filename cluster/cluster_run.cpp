@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "cluster/cluster_outputs.h"
+#include "cluster/hdf5_mpi.h"
 #include "cluster/memory_step.h"
 #include "cluster/output_summary.h"
+#include "cluster/rank_tables.h"
 #include "io/diagnostics_print.h"
 #include "io/hdf5/hdf5_writer.h"
 #include "io/output_ledger.h"
@@ -202,13 +204,41 @@ void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts)
   io::print_message("every skipped directory and why: " + (out_dir / "rank_manifest.csv").string());
 }
 
-int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
-                      runtime::PhaseLog& log, std::chrono::steady_clock::time_point started,
-                      std::optional<documents::BuiltStepTrace>* step_trace) {
+// The root, before anything is written: the output directory started (the previous run's files
+// removed), the ranks' problems said, --step checked. kExitOk to go on.
+int prepare_output(const LoadedCluster& lc, const ClusterRunOptions& opts) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   if (!start_output_dir(out_dir, opts.quiet)) return runtime::kExitFatal;
   report_problems(lc);
-  if (const int code = check_step_present(lc, opts); code != runtime::kExitOk) return code;
+  return check_step_present(lc, opts);
+}
+
+// Every process: cluster_analysis.h5 created collectively and the per-rank tables written into it
+// by the processes that parsed the ranks (cluster/rank_tables.h); then the root reopens it alone
+// for the rest. Returns the root's file (nullopt elsewhere, or when it failed: the root's
+// `h5_diag` says why) and, in `written`, the tables already in it (none when `tables` is null:
+// the root then writes every table, CS_HDF5_RANK_TABLES=root).
+std::optional<io::Hdf5File> write_rank_tables(const mpi::MpiSession& mpi, const LoadedCluster& lc,
+                                              const ClusterRunOptions& opts, RankTables* tables,
+                                              std::set<std::string>& written,
+                                              io::Diagnostics& h5_diag) {
+  const fs::path path =
+      fs::path(opts.output_dir) / "cluster_analysis_output" / "cluster_analysis.h5";
+  const MpiHdf5Collective coll(mpi);
+  std::optional<io::Hdf5File> h5 = io::Hdf5File::create(path.string(), h5_diag, &coll);
+  // H5Fcreate is collective: it fails everywhere or nowhere; agreed anyway before the writes.
+  if (mpi.any(!h5, mpi::MpiSession::Arrival::kPrompt)) return std::nullopt;
+  if (tables) written = tables->write(*h5, lc.skipped, h5_diag);
+  if (!h5->end_collective(h5_diag)) h5.reset();  // the others' part is done
+  return h5;
+}
+
+int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
+                      runtime::PhaseLog& log, std::chrono::steady_clock::time_point started,
+                      std::optional<documents::BuiltStepTrace>* step_trace,
+                      std::optional<io::Hdf5File>& h5, io::Diagnostics& h5_diag,
+                      const std::set<std::string>& h5_written) {
+  const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   // Fewer rank directories than the job has, -d at one rank's directory, results inside one.
   const auto coverage = load::job_coverage(lc.ranks, lc.skipped, opts.load.rank_filter.has_value());
   const bool short_of_job = coverage && !coverage->missing.empty();
@@ -224,7 +254,6 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
 
   io::Diagnostics out_diag;
   const bool csv = opts.formats.count(OutputFormat::kCsv) > 0;
-  const bool hdf5 = opts.formats.count(OutputFormat::kHdf5) > 0;
   const bool html = opts.formats.count(OutputFormat::kHtml) > 0;
   OutputContext ctx{opts, out_dir.string(), out_diag, short_of_job, html, step_trace != nullptr};
   // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
@@ -233,17 +262,18 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
                                          "operators_topn", "slow_ranks", "slow_links"};
   report_tables.insert(kMemoryReportTables.begin(), kMemoryReportTables.end());
   report_tables.insert({"host_ops", "free_breakdown"});
-  io::Diagnostics h5_diag;
-  std::optional<io::Hdf5File> h5;
-  if (hdf5) h5 = io::Hdf5File::create((out_dir / "cluster_analysis.h5").string(), h5_diag);
   TableSink sink(out_dir.string(), csv, h5 ? &*h5 : nullptr,
                  html ? report_tables : std::set<std::string>{}, root_threads(opts, lc));
   sink.set_op_tables(opts.op_tables);
+  sink.set_hdf5_elsewhere(h5_written);
   sink.put(load::build_manifest_table(lc.ranks, lc.skipped));
 
   log.begin("analyse");
   AnalysisResults results = run_analyses(lc, ctx, sink, log);
   sink.finish();  // the HDF5 datasets of the last tables
+  if (h5)
+    log.note("HDF5 datasets (the sink's thread)", sink.hdf5_wall_seconds(),
+             sink.hdf5_cpu_seconds());
   log.end(std::to_string(sink.count()) + " tables, written as built");
   if (step_trace && results.has_step_trace) {
     documents::BuiltStepTrace& built = step_trace->emplace();
@@ -355,6 +385,15 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
   // The analyses unpack the communication data once the matrix merge (the root's peak) is done.
   LoadOptions load = opts.load;
   load.keep_communication_packed = true;
+  // Each process keeps its own ranks' rows of the per-rank HDF5 tables as it parses them.
+  const bool hdf5 = opts.formats.count(OutputFormat::kHdf5) > 0;
+  RankTables rank_tables(opts.mode == Mode::kAll || opts.mode == Mode::kDiagnosis);
+  // CS_HDF5_RANK_TABLES=root: the root writes them like every other table (how the collective
+  // writes are measured against it: docs/parallel_hdf5.md).
+  const char* where = std::getenv("CS_HDF5_RANK_TABLES");
+  const bool collective_tables = hdf5 && !(where && std::string(where) == "root");
+  if (collective_tables)
+    load.on_parsed = [&rank_tables](const load::RankData& d) { rank_tables.add(d); };
   LoadedCluster lc = load_cluster(mpi, load, log);
   runtime::interrupt_checkpoint("loaded");
   int code = runtime::kExitOk;
@@ -365,10 +404,28 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
     }
     code = runtime::kExitFatal;
   } else {
+    {
+      mpi::MpiSession::RootAlone alone(mpi, "prepare", "prepared the output directory");
+      if (mpi.is_root()) code = prepare_output(lc, opts);
+    }
+    const bool go = !mpi.any(code != runtime::kExitOk);
+    io::Diagnostics h5_diag;
+    std::optional<io::Hdf5File> h5;
+    std::set<std::string> h5_written;
+    if (go && hdf5) {
+      log.begin("per-rank HDF5 tables");  // logs on the root only
+      h5 = write_rank_tables(mpi, lc, opts, collective_tables ? &rank_tables : nullptr, h5_written,
+                             h5_diag);
+      log.end(std::to_string(h5_written.size()) + " tables written by " +
+              std::to_string(mpi.size()) + " process(es)");
+      if (!mpi.is_root())  // the root prints its own with the other write errors
+        for (const auto& d : h5_diag.items()) io::print_message(d.to_string());
+    }
     // The root analyses and writes alone; the others wait for it, watched (mpi/mpi_comm.h).
     mpi::MpiSession::RootAlone alone(mpi, "analyse", "analysed the ranks and wrote the results");
-    if (mpi.is_root()) {
-      code = analyse_and_write(lc, opts, mpi.size(), log, started, step_trace);
+    if (mpi.is_root() && go) {
+      code = analyse_and_write(lc, opts, mpi.size(), log, started, step_trace, h5, h5_diag,
+                               h5_written);
       if (log.enabled()) {
         std::fprintf(stderr, "clusterscope: peak RSS of the root process %s\n",
                      runtime::human_bytes(runtime::peak_rss_bytes()).c_str());

@@ -1,6 +1,9 @@
 #include "cluster/table_sink.h"
 
+#include <time.h>
+
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <utility>
 
@@ -25,7 +28,28 @@ TableSink::~TableSink() {
   finish();
 }
 
+namespace {
+
+double thread_cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
 void TableSink::write_h5(const io::Table& t) {
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu = thread_cpu_now();
+  write_h5_timed(t);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::lock_guard<std::mutex> lock(mu_);
+  h5_wall_ += wall;
+  h5_cpu_ += thread_cpu_now() - cpu;  // compression on other threads is not counted
+}
+
+void TableSink::write_h5_timed(const io::Table& t) {
   io::Diagnostics d;
   try {
     // Compressed first (a table's chunks on the sink's threads), then stored.
@@ -60,7 +84,8 @@ void TableSink::h5_loop() {
 void TableSink::put(io::Table table) {
   runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
   auto t = std::make_shared<const io::Table>(std::move(table));
-  if (async_) {
+  const bool h5 = h5_ && h5_elsewhere_.count(t->name) == 0;
+  if (async_ && h5) {
     std::lock_guard<std::mutex> lock(mu_);
     h5_queue_.push_back(t);
     h5_cv_.notify_one();
@@ -74,7 +99,7 @@ void TableSink::put(io::Table table) {
   } else if (op_tables_ == OpTables::kCsvGz) {
     io::write_table_csv_gz(*t, base + ".csv.gz", d);
   }
-  if (!async_ && h5_) write_h5(*t);
+  if (!async_ && h5) write_h5(*t);
   std::lock_guard<std::mutex> lock(mu_);
   ++count_;
   if (is_op_table(t->name)) op_rows_[t->name] += t->rows();
@@ -101,6 +126,16 @@ const io::Table* TableSink::kept(const std::string& name) const {
 std::map<std::string, size_t> TableSink::op_table_rows() const {
   std::lock_guard<std::mutex> lock(mu_);
   return op_rows_;
+}
+
+double TableSink::hdf5_wall_seconds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return h5_wall_;
+}
+
+double TableSink::hdf5_cpu_seconds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return h5_cpu_;
 }
 
 size_t TableSink::count() const {

@@ -44,6 +44,10 @@ class TableSink {
   // the first put().
   void set_op_tables(OpTables where) { op_tables_ = where; }
 
+  // The tables already in the HDF5 file (written there collectively by every process,
+  // cluster/rank_tables.h): put() writes only their CSV files. Call before the first put().
+  void set_hdf5_elsewhere(std::set<std::string> names) { h5_elsewhere_ = std::move(names); }
+
   // Writes `t` (its HDF5 datasets perhaps later, on the writer thread) and keeps it if its name
   // is in `keep`. Thread-safe.
   void put(io::Table t);
@@ -61,11 +65,17 @@ class TableSink {
   // Tables put so far.
   size_t count() const;
 
+  // Wall and CPU seconds spent writing HDF5 datasets so far (compression included), for
+  // --progress. Call after finish().
+  double hdf5_wall_seconds() const;
+  double hdf5_cpu_seconds() const;
+
   // Write errors, in table-name order (whatever order the tables came in). Call after finish().
   io::Diagnostics diagnostics() const;
 
  private:
-  void write_h5(const io::Table& t);
+  void write_h5(const io::Table& t);  // write_h5_timed, timed
+  void write_h5_timed(const io::Table& t);
   void h5_loop();
 
   std::string out_dir_;
@@ -73,6 +83,7 @@ class TableSink {
   OpTables op_tables_ = OpTables::kCsv;
   io::Hdf5File* h5_;
   std::set<std::string> keep_;
+  std::set<std::string> h5_elsewhere_;
   int threads_;
   bool async_;             // HDF5 on the writer thread
   std::mutex h5_mu_;       // serialises HDF5 calls
@@ -80,6 +91,7 @@ class TableSink {
   std::map<std::string, std::shared_ptr<const io::Table>> kept_;
   std::map<std::string, io::Diagnostics> diag_;
   size_t count_ = 0;
+  double h5_wall_ = 0, h5_cpu_ = 0;
   std::map<std::string, size_t> op_rows_;
   std::deque<std::shared_ptr<const io::Table>> h5_queue_;  // waiting for the writer thread
   bool closing_ = false;

@@ -115,6 +115,21 @@ class MpiSession {
   // least every second while it works).
   int poll_progress(std::vector<int64_t>& done, std::vector<bool>& finished) const;
 
+  // Collective (MPI_Allgatherv, not watched): every process's `mine`, in process order, on every
+  // process. For the parallel HDF5 writes (mpi/mpi_io.cpp).
+  std::vector<std::vector<uint64_t>> all_gather(const std::vector<uint64_t>& mine) const;
+  // Collective (MPI_Allreduce MAX, not watched): the element-wise maximum of `values`, on every
+  // process; every process passes as many values.
+  std::vector<uint64_t> all_max(const std::vector<uint64_t>& values) const;
+  // The communicator and info object an MPI-IO file is opened with (HDF5's MPI-IO driver), opaque
+  // so that this header stays free of MPI's types: the addresses of an MPI_Comm (the world) and
+  // an MPI_Info (MPI_INFO_NULL), valid for the program's life; null without MPI.
+  struct MpiIoHandles {
+    const void* comm = nullptr;
+    const void* info = nullptr;
+  };
+  MpiIoHandles mpi_io_handles() const;
+
   // Collective, watched as Arrival::kPrompt.
   void barrier() const;
   // Ends every process of the job now (for unrecoverable errors under a launcher).

@@ -90,8 +90,12 @@ bool hdf5_variable_strings(const Column& c) {
   const size_t rows = c.size();
   size_t bytes = 0;
   for (size_t i = 0; i < rows; ++i) bytes += c.str(i).size() + 1;
-  return static_cast<double>(rows) * static_cast<double>(longest) >
-         16.0 * static_cast<double>(bytes);
+  return hdf5_variable_strings(longest, bytes, rows);
+}
+
+bool hdf5_variable_strings(size_t longest, size_t bytes, size_t rows) {
+  return longest > 1024 && static_cast<double>(rows) * static_cast<double>(longest) >
+                               16.0 * static_cast<double>(bytes);
 }
 
 size_t hdf5_element_size(const Column& c) {

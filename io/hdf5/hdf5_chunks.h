@@ -39,6 +39,9 @@ struct Hdf5Chunks {
 // short strings stay fixed-length, which deflate shrinks far better. A function of the column's
 // values only: the file is the same for any process or thread count.
 bool hdf5_variable_strings(const Column& c);
+// The same rule from a string column's longest value, the sum of (value bytes + 1) over its rows
+// and its rows: what a table spread over processes decides with (io/hdf5/hdf5_collective_table.h).
+bool hdf5_variable_strings(size_t longest, size_t bytes, size_t rows);
 
 // Bytes per row of column `c` in its dataset (8 for numbers; a string column's longest value;
 // 16, HDF5's reference to the heap, for variable-length strings).

@@ -1,6 +1,8 @@
 // The HDF5 functions io/hdf5/ calls, defined here: each loads the library on first use
 // (io/hdf5/hdf5_library.h) and forwards to it. Their declarations come from <hdf5.h>, so a
-// signature that does not match the library's headers does not compile.
+// signature that does not match the library's headers does not compile. H5Pset_fapl_mpio's
+// parameters are of MPI's types (MPI_Comm, MPI_Info), from Open MPI's header, which the parallel
+// HDF5's <hdf5.h> includes: only the types, no MPI function is called or linked here.
 #include "io/hdf5/hdf5_library.h"
 
 #include <dlfcn.h>
@@ -27,6 +29,7 @@ namespace {
   X(hid_t, H5Dcreate2, (hid_t a, const char* b, hid_t c, hid_t d, hid_t e, hid_t f, hid_t g),      \
     (a, b, c, d, e, f, g), H5I_INVALID_HID)                                                        \
   X(hid_t, H5Dget_space, (hid_t a), (a), H5I_INVALID_HID)                                          \
+  X(herr_t, H5Dset_extent, (hid_t a, const hsize_t* b), (a, b), -1)                                \
   X(herr_t, H5Dwrite, (hid_t a, hid_t b, hid_t c, hid_t d, hid_t e, const void* f),                \
     (a, b, c, d, e, f), -1)                                                                        \
   X(herr_t, H5Dwrite_chunk,                                                                        \
@@ -38,6 +41,7 @@ namespace {
   X(herr_t, H5Fclose, (hid_t a), (a), -1)                                                          \
   X(hid_t, H5Fcreate, (const char* a, unsigned b, hid_t c, hid_t d), (a, b, c, d),                 \
     H5I_INVALID_HID)                                                                               \
+  X(hid_t, H5Fopen, (const char* a, unsigned b, hid_t c), (a, b, c), H5I_INVALID_HID)              \
   X(herr_t, H5Gclose, (hid_t a), (a), -1)                                                          \
   X(hid_t, H5Gcreate2, (hid_t a, const char* b, hid_t c, hid_t d, hid_t e), (a, b, c, d, e),       \
     H5I_INVALID_HID)                                                                               \
@@ -49,6 +53,8 @@ namespace {
   X(herr_t, H5Pset_attr_creation_order, (hid_t a, unsigned b), (a, b), -1)                         \
   X(herr_t, H5Pset_chunk, (hid_t a, int b, const hsize_t* c), (a, b, c), -1)                       \
   X(herr_t, H5Pset_deflate, (hid_t a, unsigned b), (a, b), -1)                                     \
+  X(herr_t, H5Pset_dxpl_mpio, (hid_t a, H5FD_mpio_xfer_t b), (a, b), -1)                           \
+  X(herr_t, H5Pset_fapl_mpio, (hid_t a, MPI_Comm b, MPI_Info c), (a, b, c), -1)                    \
   X(herr_t, H5Pset_fclose_degree, (hid_t a, H5F_close_degree_t b), (a, b), -1)                     \
   X(herr_t, H5Pset_link_creation_order, (hid_t a, unsigned b), (a, b), -1)                         \
   X(herr_t, H5Pset_obj_track_times, (hid_t a, hbool_t b), (a, b), -1)                              \
@@ -61,6 +67,9 @@ namespace {
     (hid_t a, H5S_seloper_t b, const hsize_t* c, const hsize_t* d, const hsize_t* e,               \
      const hsize_t* f),                                                                            \
     (a, b, c, d, e, f), -1)                                                                        \
+  X(herr_t, H5Sselect_none, (hid_t a), (a), -1)                                                    \
+  X(herr_t, H5Sselect_elements, (hid_t a, H5S_seloper_t b, size_t c, const hsize_t* d),            \
+    (a, b, c, d), -1)                                                                              \
   X(herr_t, H5Tclose, (hid_t a), (a), -1)                                                          \
   X(hid_t, H5Tcopy, (hid_t a), (a), H5I_INVALID_HID)                                               \
   X(herr_t, H5Tset_cset, (hid_t a, H5T_cset_t b), (a, b), -1)                                      \
@@ -75,6 +84,7 @@ namespace {
 // "(H5open(), H5T_NATIVE_DOUBLE_g)"): defined below, filled from the library once it is started.
 #define CS_HDF5_GLOBALS(X)       \
   X(H5P_CLS_DATASET_CREATE_ID_g) \
+  X(H5P_CLS_DATASET_XFER_ID_g)   \
   X(H5P_CLS_FILE_ACCESS_ID_g)    \
   X(H5P_CLS_FILE_CREATE_ID_g)    \
   X(H5P_CLS_GROUP_CREATE_ID_g)   \

@@ -11,12 +11,14 @@
 #include "io/hdf5/hdf5_chunks.h"
 #include "io/hdf5/hdf5_error.h"
 #include "io/hdf5/hdf5_library.h"
+#include "io/hdf5/hdf5_mpio.h"
+#include "io/hdf5/hdf5_parts.h"
 #include "io/output_file.h"
 #include "io/output_ledger.h"
 
 namespace cs::io {
 
-namespace {
+namespace hdf5_parts {  // shared with io/hdf5/hdf5_collective_table.cpp (hdf5_parts.h)
 
 const char* const kDefaultHint =
     "the HDF5 file was not written; check free disk space and that the output directory is "
@@ -226,15 +228,22 @@ std::string check_table(const Table& t) {
   return {};
 }
 
-}  // namespace
+}  // namespace hdf5_parts
 
-Hdf5File::Hdf5File(std::string path, Hdf5FileHandle file)
-    : path_(std::move(path)), file_(std::move(file)) {}
+using namespace hdf5_parts;
+
+Hdf5File::Hdf5File(std::string path, Hdf5FileHandle file, const Hdf5Collective* coll)
+    : path_(std::move(path)),
+      file_(std::move(file)),
+      coll_(coll && coll->processes() > 1 ? coll : nullptr),
+      owner_(!coll || coll->process() == 0) {}
 
 Hdf5File::Hdf5File(Hdf5File&& other) noexcept
     : path_(std::move(other.path_)),
       file_(std::move(other.file_)),
-      failed_(std::exchange(other.failed_, false)) {}
+      failed_(std::exchange(other.failed_, false)),
+      coll_(std::exchange(other.coll_, nullptr)),
+      owner_(other.owner_) {}
 
 Hdf5File& Hdf5File::operator=(Hdf5File&& other) noexcept {
   if (this != &other) {
@@ -242,6 +251,8 @@ Hdf5File& Hdf5File::operator=(Hdf5File&& other) noexcept {
     path_ = std::move(other.path_);
     file_ = std::move(other.file_);
     failed_ = std::exchange(other.failed_, false);
+    coll_ = std::exchange(other.coll_, nullptr);
+    owner_ = other.owner_;
   }
   return *this;
 }
@@ -253,24 +264,30 @@ Hdf5File::~Hdf5File() {
 void Hdf5File::abandon() {
   if (!file_) return;  // finished, or moved from
   file_.close();
+  if (!owner_) return;  // the root removes the file
   std::remove((path_ + ".tmp").c_str());
   H5Eclear2(H5E_DEFAULT);
   OutputLedger::instance().failed(path_);
 }
 
-std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& diag) {
+std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& diag,
+                                         const Hdf5Collective* coll) {
   const std::string tmp = path + ".tmp";
-  OutputLedger::instance().started(path);
+  const bool owner = !coll || coll->process() == 0;
+  const bool parallel = coll && coll->processes() > 1;
+  if (owner) OutputLedger::instance().started(path);
   if (!hdf5_load_library()) {
-    OutputLedger::instance().failed(path);
+    if (owner) OutputLedger::instance().failed(path);
     diag.error(path, 0, "cannot write " + path + ": " + hdf5_library_error(),
                "install Debian's libhdf5-openmpi-103-1 (or point CLUSTERSCOPE_HDF5_LIBRARY at an "
                "HDF5 1.10 library), or leave hdf5 out of --format");
     return std::nullopt;
   }
   hdf5_silence_errors();
-  // The default (sec2, POSIX) driver: serial I/O even though the library is the MPI build.
+  // The default (sec2, POSIX) driver for one process; MPI-IO for several (every process calls
+  // this: H5Fcreate is collective then).
   Hdf5Plist fapl(H5Pcreate(H5P_FILE_ACCESS));
+  if (fapl && parallel && !hdf5_set_mpio_driver(fapl.get(), *coll)) fapl = Hdf5Plist();
   Hdf5Plist fcpl(H5Pcreate(H5P_FILE_CREATE));
   const unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
   Hdf5FileHandle file;
@@ -284,7 +301,7 @@ std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& d
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     std::error_code ec;
     const bool dir_exists = dir.empty() || std::filesystem::is_directory(dir, ec);
-    OutputLedger::instance().failed(path);
+    if (owner) OutputLedger::instance().failed(path);
     diag.error(path, 0, "cannot create HDF5 file " + tmp + ": " + text,
                dir_exists ? "check that the output directory is writable and has free space, or "
                             "choose another with -o"
@@ -292,7 +309,37 @@ std::optional<Hdf5File> Hdf5File::create(const std::string& path, Diagnostics& d
                             "with -o");
     return std::nullopt;
   }
-  return Hdf5File(path, std::move(file));
+  return Hdf5File(path, std::move(file), coll);
+}
+
+bool Hdf5File::end_collective(Diagnostics& diag) {
+  if (!coll_ || !file_) return file_ && !failed_;
+  const Hdf5Collective& coll = *std::exchange(coll_, nullptr);
+  // Every process learns whether any failed, then all close the file together.
+  const bool any_failed = coll.all_max({failed_ ? 1u : 0u}).at(0) != 0;
+  if (any_failed && !failed_ && owner_)
+    diag.error(path_, 0, "writing the HDF5 file failed on another process",
+               "see that process's message; the HDF5 file was not written");
+  failed_ = failed_ || any_failed;
+  const bool closed = file_.close() >= 0;
+  if (!owner_) return false;  // the root goes on alone
+  const std::string tmp = path_ + ".tmp";
+  if (!closed && !failed_) fail(diag, "cannot close HDF5 file " + tmp);
+  if (failed_) {
+    std::remove(tmp.c_str());
+    OutputLedger::instance().failed(path_);
+    return false;
+  }
+  Hdf5Plist fapl(H5Pcreate(H5P_FILE_ACCESS));
+  if (fapl && H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) >= 0)
+    file_ = Hdf5FileHandle(H5Fopen(tmp.c_str(), H5F_ACC_RDWR, fapl.get()));
+  if (!file_) {
+    fail(diag, "cannot reopen HDF5 file " + tmp);
+    std::remove(tmp.c_str());
+    OutputLedger::instance().failed(path_);
+    return false;
+  }
+  return true;
 }
 
 bool Hdf5File::fail(Diagnostics& diag, const std::string& what, const std::string& hint) {
@@ -309,6 +356,7 @@ bool Hdf5File::write_table(const Table& t, Diagnostics& diag, const Hdf5TableOpt
     return false;
   }
   if (failed_) return false;  // one message per problem: the failure is already reported
+  if (coll_) return fail(diag, "table " + t.name + " written by one process of a collective file");
   if (std::string why = check_table(t); !why.empty()) {
     diag.error(path_, 0, why, "the table was left out of the HDF5 file; please report this bug");
     return false;
@@ -348,6 +396,7 @@ bool Hdf5File::set_attribute(const std::string& object_path, const std::string& 
     return false;
   }
   if (failed_) return false;  // already reported
+  if (coll_) return fail(diag, "attribute " + name + " set by one process of a collective file");
   // Create the missing groups along the path, one component at a time.
   std::string prefix;
   size_t pos = 0;
@@ -377,6 +426,11 @@ bool Hdf5File::set_attribute(const std::string& object_path, const std::string& 
 }
 
 bool Hdf5File::finish(Diagnostics& diag) {
+  if (coll_ || !owner_) {
+    diag.error(path_, 0, "HDF5 file finished while written collectively or by another process",
+               "this is a bug in clusterscope, please report it");
+    return false;
+  }
   if (!file_) {
     diag.error(path_, 0, "HDF5 file finished twice", "this is a bug in clusterscope");
     return false;

@@ -1,9 +1,12 @@
 #pragma once
 // The generic HDF5 writer for io::Table (cluster_analysis.h5, comparison.h5), readable by h5py
-// with no plugins. Serial: one process (rank 0) writes; the parallel HDF5 library is linked but
-// no MPI-IO property is set. Not thread-safe (Debian's HDF5 is built without
-// H5_HAVE_THREADSAFE): all HDF5 calls of the process must come from one thread at a time.
-// Finish every file before MPI_Finalize (HDF5 shuts down there when MPI was initialised first).
+// with no plugins. Serial (one process writes, HDF5's POSIX driver), or opened by every process
+// with HDF5's MPI-IO driver (create with an io::Hdf5Collective of 2+ processes): then only
+// collective writes (io/hdf5/hdf5_collective_table.h) until end_collective(), after which the
+// root alone goes on serially (write_table, set_attribute, finish). Not thread-safe (Debian's HDF5
+// is built without H5_HAVE_THREADSAFE): all HDF5 calls of the process must come from one thread at
+// a time. Finish every file before MPI_Finalize (HDF5 shuts down there when MPI was initialised
+// first).
 //
 //   Diagnostics diag;
 //   auto h5 = Hdf5File::create(out_dir + "/cluster_analysis.h5", diag);
@@ -31,6 +34,7 @@
 
 #include "io/diagnostics.h"
 #include "io/hdf5/hdf5_chunks.h"
+#include "io/hdf5/hdf5_collective.h"
 #include "io/hdf5/hdf5_handle.h"
 #include "io/table.h"
 
@@ -49,7 +53,11 @@ class Hdf5File {
  public:
   // Creates (truncates) "<path>.tmp". nullopt with an error in `diag` when it cannot.
   // Example: Hdf5File::create("/out/cluster_analysis.h5", diag).
-  static std::optional<Hdf5File> create(const std::string& path, Diagnostics& diag);
+  // `coll` with 2+ processes: every process calls this at the same point and the file is opened
+  // with the MPI-IO driver (collective); process 0 owns it (the ledger, the removal of a failed
+  // file, finish()). `coll` must outlive the collective phase (end_collective()).
+  static std::optional<Hdf5File> create(const std::string& path, Diagnostics& diag,
+                                        const Hdf5Collective* coll = nullptr);
 
   Hdf5File(Hdf5File&& other) noexcept;
   Hdf5File& operator=(Hdf5File&& other) noexcept;
@@ -75,6 +83,18 @@ class Hdf5File {
   bool set_attribute(const std::string& object_path, const std::string& name,
                      const Hdf5Value& value, Diagnostics& diag);
 
+  // Ends the collective phase (every process calls it, at the same point): the processes agree
+  // whether any write failed, close the file together, and the root reopens it serially. True on
+  // the root when it may go on writing; false on every other process (its part is done) and on
+  // the root when the file failed (then removed; the root's `diag` says why). Without a
+  // collective phase (serial file): true unless the file failed.
+  bool end_collective(Diagnostics& diag);
+
+  // The collective this file is being written with (2+ processes), null when serial.
+  const Hdf5Collective* collective() const { return coll_; }
+  // True on the process that owns the file (process 0, or the only one).
+  bool owner() const { return owner_; }
+
   // Closes the file and renames "<path>.tmp" to `path`. False (and no file under `path`) when
   // an earlier call failed or closing/renaming fails. The object is closed afterwards.
   bool finish(Diagnostics& diag);
@@ -84,7 +104,8 @@ class Hdf5File {
   hid_t id() const { return file_.get(); }  // for callers adding their own datasets
 
  private:
-  Hdf5File(std::string path, Hdf5FileHandle file);
+  Hdf5File(std::string path, Hdf5FileHandle file, const Hdf5Collective* coll);
+  friend class Hdf5CollectiveTable;  // writes into the file collectively, fails it
   // Records an HDF5 failure: error in `diag` with the HDF5 error stack, marks the file failed.
   bool fail(Diagnostics& diag, const std::string& what, const std::string& hint = {});
   void abandon();
@@ -92,6 +113,8 @@ class Hdf5File {
   std::string path_;
   Hdf5FileHandle file_;
   bool failed_ = false;
+  const Hdf5Collective* coll_ = nullptr;  // while written collectively (2+ processes)
+  bool owner_ = true;
 };
 
 }  // namespace cs::io

@@ -11,6 +11,7 @@
 
 #include "cli/cli_test_util.h"
 #include "support/missing_tool.h"
+#include "support/test_files.h"
 
 namespace fs = std::filesystem;
 using cs::test::mpirun;
@@ -105,6 +106,86 @@ TEST_F(ClusterMpiTest, Hdf5AndEveryOutputSameAtAnyProcessCount) {
   }
   const fs::path fewer = run(mpirun(2), "h5-fewer", " --rank-list 0-7");
   EXPECT_EQ(h5diff(base, fewer), 1) << "h5diff saw no difference between 16 and 8 ranks";
+}
+
+// The per-rank tables of cluster_analysis.h5 (rank_manifest, memory_steps, memory_components,
+// memory_curves, free_breakdown: cluster/rank_tables.h) are written by every process, each its own
+// ranks' rows at their place in rank order (parallel HDF5, MPI-IO). A job with memory and host
+// data and one directory found but skipped (a second copy of rank 2: the manifest's last row,
+// written by the root): the same file with no launcher and at 1, 2 and 4 processes, the tables
+// with every rank's rows, and the CSV forms byte for byte.
+TEST_F(ClusterMpiTest, PerRankTablesWrittenByEveryProcessAreTheSame) {
+  if (!fs::exists("/usr/bin/h5diff")) CS_MISSING_TOOL("h5diff (hdf5-tools)");
+  const fs::path input = root_ / "input-per-rank";
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + input.string() +
+                            " --ranks 8 --tp 2 --pp 2 --steps 2 --seed 3 --memory",
+                        (root_ / "generate-per-rank.log").string()),
+            0)
+      << read_file(root_ / "generate-per-rank.log");
+  fs::path rank2;
+  for (const auto& e : fs::recursive_directory_iterator(input))
+    if (e.path().filename() == "profiler_info_2.json") rank2 = e.path().parent_path();
+  ASSERT_FALSE(rank2.empty());
+  fs::copy(rank2, input / ("zz_copy_" + rank2.filename().string()), fs::copy_options::recursive);
+  auto run = [&](const std::string& launcher, const std::string& name) {
+    const fs::path out = root_ / name;
+    const int rc = run_command(launcher + CS_BINARY + " cluster -d " + input.string() + " -o " +
+                                   out.string() + " --quiet --format csv,hdf5",
+                               out.string() + ".log");
+    EXPECT_TRUE(rc == 0 || rc == 3) << rc << ": " << read_file(out.string() + ".log");
+    return out / "cluster_analysis_output";
+  };
+  const fs::path base = run("", "per-rank-nolauncher");
+  // Every per-rank table is there, with every rank's rows (h5ls: "Dataset {rows/Inf}").
+  std::string listing;
+  ASSERT_EQ(cs::test::run_capture("h5ls -r " + (base / "cluster_analysis.h5").string(), listing),
+            0);
+  auto dataset_of = [&](const std::string& path) {  // "Dataset {9/Inf}" for "/t/c"
+    const size_t at = listing.find(path + " ");
+    if (at == std::string::npos) return std::string();
+    const size_t from = listing.find("Dataset", at);
+    return listing.substr(from, listing.find('\n', from) - from);
+  };
+  EXPECT_EQ(dataset_of("/rank_manifest/rank"), "Dataset {9/Inf}") << listing;  // 8 + 1 skipped
+  EXPECT_EQ(dataset_of("/memory_steps/rank"), "Dataset {16/Inf}") << listing;  // 8 ranks x 2 steps
+  for (const char* table : {"memory_steps", "memory_components", "memory_curves", "free_breakdown"})
+    EXPECT_NE(dataset_of(std::string("/") + table + "/rank"), "") << table << " missing:\n"
+                                                                  << listing;
+  const std::string manifest = read_file(base / "rank_manifest.csv");
+  EXPECT_NE(manifest.find("zz_copy_"), std::string::npos) << manifest;
+  auto expected = read_tree(base);
+  ASSERT_EQ(expected.erase("cluster_analysis.h5"), 1u);
+  for (int np : {1, 2, 4}) {
+    const fs::path out = run(mpirun(np), "per-rank-np" + std::to_string(np));
+    EXPECT_EQ(run_command("h5diff --exclude-path /meta " + (base / "cluster_analysis.h5").string() +
+                              " " + (out / "cluster_analysis.h5").string(),
+                          (root_ / "h5diff-per-rank.log").string()),
+              0)
+        << "np=" << np << ": " << read_file(root_ / "h5diff-per-rank.log");
+    auto got = read_tree(out);
+    got.erase("cluster_analysis.h5");
+    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
+    for (const auto& [name, content] : expected)
+      EXPECT_TRUE(got.count(name) && got.at(name) == content) << name << " differs at np=" << np;
+  }
+  fs::remove_all(input);
+
+  // 160 ranks on 2 processes: each process's ranks lie in more than 64 separate runs of rows,
+  // which the writer selects point by point (io/hdf5/hdf5_collective_table.cpp).
+  ASSERT_EQ(
+      run_command(std::string(CS_BINARY) + " generate " + input.string() +
+                      " --ranks 160 --tp 2 --pp 2 --steps 1 --seed 4 --memory --no-trace-view",
+                  (root_ / "generate-per-rank.log").string()),
+      0)
+      << read_file(root_ / "generate-per-rank.log");
+  const fs::path many = run("", "per-rank-160");
+  const fs::path many2 = run(mpirun(2), "per-rank-160-np2");
+  EXPECT_EQ(run_command("h5diff --exclude-path /meta " + (many / "cluster_analysis.h5").string() +
+                            " " + (many2 / "cluster_analysis.h5").string(),
+                        (root_ / "h5diff-per-rank.log").string()),
+            0)
+      << read_file(root_ / "h5diff-per-rank.log");
+  fs::remove_all(input);
 }
 
 // Other processes stream their ranks to the root in batches of about 4 MB while they parse, and

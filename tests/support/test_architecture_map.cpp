@@ -378,4 +378,45 @@ TEST(ArchitectureMap, NamespacesFollowFolders) {
   EXPECT_GT(checked, 100u);  // the scan found the namespaces at all
 }
 
+// MPI and HDF5 meet in one seam (docs/parallel_hdf5.md): only mpi/ includes <mpi.h>; mpi/ never
+// sees HDF5; io/ names MPI's types (MPI_Comm, MPI_Info, which the parallel HDF5's header brings)
+// only in io/hdf5/hdf5_mpio.cpp, which opens HDF5's MPI-IO driver, and in hdf5_library.cpp, which
+// declares that HDF5 function; cluster/ joins the two (cluster/hdf5_mpi.h). Comments are ignored.
+TEST(ArchitectureMap, MpiAndHdf5MeetOnlyInTheirSeam) {
+  const fs::path root = CS_SOURCE_DIR;
+  auto code_of = [](const std::string& text) {  // the text without // comments
+    std::string out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+      out += line.substr(0, line.find("//")) + "\n";
+    return out;
+  };
+  const std::set<std::string> mpi_types_allowed = {"io/hdf5/hdf5_mpio.cpp",
+                                                   "io/hdf5/hdf5_library.cpp"};
+  size_t files = 0;
+  for (const auto& folder : source_folders(root)) {
+    for (const auto& entry : fs::directory_iterator(root / folder)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".h") continue;
+      ++files;
+      const std::string name = folder + entry.path().filename().string();
+      const std::string code = code_of(slurp(entry.path()));
+      if (folder != "mpi/") {
+        EXPECT_EQ(code.find("#include <mpi.h>"), std::string::npos)
+            << name << " includes <mpi.h>: only mpi/ does (its header has no MPI types)";
+      }
+      if (folder == "mpi/") {
+        EXPECT_TRUE(code.find("hdf5") == std::string::npos && code.find("H5") == std::string::npos)
+            << name << ": mpi/ knows nothing of HDF5 (cluster/hdf5_mpi.h joins them)";
+      }
+      if (folder.rfind("io/", 0) == 0 && !mpi_types_allowed.count(name)) {
+        EXPECT_TRUE(code.find("MPI_Comm") == std::string::npos &&
+                    code.find("MPI_Info") == std::string::npos)
+            << name << " names an MPI type: in io/ only io/hdf5/hdf5_mpio.cpp does";
+      }
+    }
+  }
+  EXPECT_GT(files, 100u);
+}
+
 }  // namespace
