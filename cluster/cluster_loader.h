@@ -6,6 +6,7 @@
 // the root's result is identical either way.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 #include "load/rank_parser.h"
 #include "mpi/mpi_comm.h"
 #include "runtime/progress.h"
+#include "runtime/spill_file.h"
 
 namespace cs::cluster {
 
@@ -29,6 +31,10 @@ struct LoadOptions {
   // Root: hold every rank's communication data packed (RankCommunication::pack) until
   // the caller unpacks it (RankCommunication::unpack); `cluster` does so after the matrix merge.
   bool keep_communication_packed = false;
+  // Root: park every rank's communication data in a spill file (RankCommunication::spill) as it
+  // is parsed or received, so the root's memory does not grow with the ops; the analyses read
+  // them back rank by rank. Implies keep_communication_packed.
+  bool spill_communication = false;
 };
 
 struct LoadedCluster {
@@ -42,6 +48,9 @@ struct LoadedCluster {
   uint64_t input_bytes = 0;              // bytes of input files across all ranks
   int threads_per_process = 1;
   int processes_on_root_node = 1;  // the root's node: processes that sleep while it analyses
+  // Root, with spill_communication: the file the ranks' communication data is in (kept open as
+  // long as the ranks are).
+  std::shared_ptr<runtime::SpillFile> spill;
 };
 
 // Collective over all processes of `mpi`. Phases are reported through `log` on the root.

@@ -352,9 +352,10 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
   runtime::install_interrupt_handlers();
   runtime::set_interrupt_action([&mpi, &opts](int sig) { on_interrupt(mpi, opts, sig); });
   runtime::PhaseLog log(mpi.is_root() && opts.progress && !opts.quiet);
-  // The analyses unpack the communication data once the matrix merge (the root's peak) is done.
+  // The root parks the communication ops in a spill file; the analyses read them back a rank or a
+  // batch of group tuples at a time (docs/root_memory.md).
   LoadOptions load = opts.load;
-  load.keep_communication_packed = true;
+  load.spill_communication = true;
   LoadedCluster lc = load_cluster(mpi, load, log);
   runtime::interrupt_checkpoint("loaded");
   int code = runtime::kExitOk;
