@@ -24,7 +24,8 @@ std::string natural_key(std::string_view s);
 // communication_ops: one row per (step, group, op, rank):
 // step, group, op, rank, elapse_ms, transit_ms, wait_ms, sync_ms, idle_ms, wait_ratio,
 // sync_ratio, plus type (collective/p2p), group_ranks ("(0, 1)") and start_us.
-// group = the group name after '@'; op = the op name before it.
+// group = the group name after '@'; op = the op name before it. Built a batch of group tuples at
+// a time (comm_op_tables.h), the ops read packed, spilled or not.
 io::Table communication_ops_table(const std::vector<load::RankData>& ranks,
                                   const documents::CommGroups& groups);
 

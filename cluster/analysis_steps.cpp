@@ -1,10 +1,12 @@
 #include "cluster/analysis_steps.h"
 
+#include "analysis/comm_op_tables.h"
 #include "analysis/comm_tables.h"
 #include "analysis/diagnosis_summary.h"
 #include "analysis/link_observations.h"
 #include "analysis/operators_topn.h"
 #include "msprof_analyze/documents/cluster_communication.h"
+#include "msprof_analyze/documents/comm_batches.h"
 
 namespace cs::cluster {
 
@@ -55,11 +57,28 @@ LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const documents::Glo
   return r;
 }
 
-StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
-  StepMessages r;
-  documents::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), in.ranks,
-                                              *in.groups, r.output, io::JsonStyle::python(),
-                                              opts.threads);
+CommunicationResult communication_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
+  CommunicationResult r;
+  const documents::CommBatches batches(in.ranks, *in.groups, opts.threads);
+  analysis::CommOpTables tables;
+  size_t added = 0;
+  auto add = [&](const documents::CommIndex& batch) {
+    tables.add(batch);
+    ++added;
+  };
+  if (opts.json)
+    documents::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), batches,
+                                                r.messages.output, io::JsonStyle::python(),
+                                                opts.threads, add);
+  if (added != batches.size()) {  // no document, or its file could not be opened
+    analysis::CommOpTables fresh;
+    for (size_t b = 0; b < batches.size(); ++b) fresh.add(batches.load(b, opts.threads).index);
+    r.ops = fresh.take_ops();
+    r.bandwidth = fresh.take_bandwidth();
+    return r;
+  }
+  r.ops = tables.take_ops();
+  r.bandwidth = tables.take_bandwidth();
   return r;
 }
 

@@ -81,8 +81,16 @@ struct LinkDiagnosis {
 // Slow links from the merged links, then slow transfers per op class (slow_transfer.h).
 LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const documents::GlobalLinks& links);
 
-// cluster_communication.json (msprof-analyze's document), rendered on opts.threads threads.
-StepMessages communication_json_step(const AnalysisInputs& in, const AnalysisOptions& opts);
+struct CommunicationResult {
+  io::Table ops;        // communication_ops
+  io::Table bandwidth;  // communication_bandwidth
+  StepMessages messages;
+};
+// cluster_communication.json (msprof-analyze's document) when opts.json, and the communication_ops
+// and communication_bandwidth tables, from one walk over the ops a batch of group tuples at a time
+// (msprof_analyze/documents/comm_batches.h: the ops are read packed or spilled, never all held);
+// each batch rendered on opts.threads threads.
+CommunicationResult communication_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 struct StepTraceResult {
   io::Table table;                           // clusterscope's step_trace table

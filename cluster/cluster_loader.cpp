@@ -68,6 +68,52 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
   return out;
 }
 
+// The root's spill file for the ranks' communication ops (LoadOptions::spill_communication).
+// The spill only saves memory: when the file cannot be created or written (no room, a file size
+// limit), the ops stay packed in memory instead and one warning says why.
+class SpillGuard {
+ public:
+  void open() {
+    try {
+      file_ = runtime::SpillFile::create();
+      on_ = true;
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }
+  bool on() const { return on_; }
+  // Parks a rank's ops in the file, or packs them in memory once the file has failed.
+  void park(load::RankData& d) {
+    if (on_) {
+      try {
+        d.communication.spill(file_);
+        return;
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+    }
+    d.communication.pack();
+  }
+  // The file, when every rank went there or none did (kept open as long as the ranks are).
+  std::shared_ptr<runtime::SpillFile> file() const { return file_; }
+  // The warning, when the file failed.
+  std::string problem() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return problem_;
+  }
+
+ private:
+  void fail(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    on_ = false;
+    if (problem_.empty()) problem_ = why;
+  }
+  std::shared_ptr<runtime::SpillFile> file_;
+  std::atomic<bool> on_{false};
+  mutable std::mutex mu_;
+  std::string problem_;
+};
+
 // Parses entries[idx] for idx in `mine` with `threads` workers; results in the same order. With
 // `packed`, each rank is packed for the root as soon as it is parsed (pushed with its position
 // in `mine`) and its RankData freed, so a non-root process never holds a rank twice.
@@ -76,7 +122,7 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
                                         const load::ParseOptions& opts, int threads,
                                         std::atomic<int64_t>& done,
                                         std::atomic<uint64_t>& done_bytes, PackedQueue* packed,
-                                        bool keep_communication_packed,
+                                        bool keep_communication_packed, SpillGuard* spill,
                                         const std::function<void(const load::RankData&)>& seen) {
   std::vector<load::RankData> out(mine.size());
   auto parse_one = [&](size_t i) {
@@ -101,6 +147,8 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
       load::pack_rank_data(out[i], w);
       packed->push({static_cast<uint32_t>(i), std::move(w.data())});
       out[i] = load::RankData{};
+    } else if (spill && spill->on()) {
+      spill->park(out[i]);
     } else if (keep_communication_packed) {
       out[i].communication.pack();
     }
@@ -188,6 +236,7 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
   std::atomic<int64_t> done{0};
   std::atomic<uint64_t> done_bytes{0};
   std::vector<load::RankData> parsed;
+  const bool keep_packed = opts.keep_communication_packed || opts.spill_communication;
   PackedQueue packed;  // non-root: ranks packed for the root, sent in batches as they come
   mpi::BatchStream stream(mpi);
   // Root: the other processes' ranks, by process and position in its share (the order the
@@ -198,6 +247,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
       received[static_cast<size_t>(p)].resize(shares[static_cast<size_t>(p)].size());
   bool local_failed = false;
   std::string local_error;
+  SpillGuard spill;
+  if (mpi.is_root() && opts.spill_communication) spill.open();
   // A process other than the root (which discovered the files) names itself in what it could
   // not see or open: without a shared file system that is the whole story.
   load::ParseOptions parse_opts = opts.parse;
@@ -214,7 +265,7 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
     parser.run([&] {
       try {
         parsed = parse_share(entries, mine, parse_opts, threads, done, done_bytes,
-                             mpi.is_root() ? nullptr : &packed, opts.keep_communication_packed,
+                             mpi.is_root() ? nullptr : &packed, keep_packed, &spill,
                              opts.on_parsed);
       } catch (const std::exception& e) {
         local_failed = true;
@@ -235,7 +286,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
           const auto size = static_cast<size_t>(r.get<uint64_t>());
           io::ByteReader one(r.skip(size), size);
           if (index >= dest.size()) throw std::runtime_error("a rank position is out of range");
-          dest[index] = load::unpack_rank_data(one, opts.keep_communication_packed);
+          dest[index] = load::unpack_rank_data(one, keep_packed);
+          spill.park(dest[index]);
         }
       } catch (const std::exception& e) {
         gather_failed = true;  // still drain the stream: no process is left waiting
@@ -308,6 +360,12 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
 
   // 5. The other processes' ranks arrived while parsing ran; sort everything by rank.
   if (mpi.is_root()) {
+    result.spill = spill.file();
+    if (const std::string why = spill.problem(); !why.empty())
+      result.diagnostics.warn("", 0,
+                              "the communication ops could not be parked on disk (" + why +
+                                  "): they are held in memory instead",
+                              "the outputs are the same; a large job needs more memory this way");
     result.ranks = std::move(parsed);
     for (auto& share : received)
       for (load::RankData& d : share) result.ranks.push_back(std::move(d));

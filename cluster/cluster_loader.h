@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,6 +18,7 @@
 #include "load/rank_parser.h"
 #include "mpi/mpi_comm.h"
 #include "runtime/progress.h"
+#include "runtime/spill_file.h"
 
 namespace cs::cluster {
 
@@ -34,6 +36,10 @@ struct LoadOptions {
   // for the root (every process): how a process keeps its own ranks' rows
   // (cluster/rank_tables.h). Must be thread-safe; may be empty.
   std::function<void(const load::RankData&)> on_parsed;
+  // Root: park every rank's communication data in a spill file (RankCommunication::spill) as it
+  // is parsed or received, so the root's memory does not grow with the ops; the analyses read
+  // them back rank by rank. Implies keep_communication_packed.
+  bool spill_communication = false;
 };
 
 struct LoadedCluster {
@@ -47,6 +53,9 @@ struct LoadedCluster {
   uint64_t input_bytes = 0;              // bytes of input files across all ranks
   int threads_per_process = 1;
   int processes_on_root_node = 1;  // the root's node: processes that sleep while it analyses
+  // Root, with spill_communication: the file the ranks' communication data is in (kept open as
+  // long as the ranks are).
+  std::shared_ptr<runtime::SpillFile> spill;
 };
 
 // Collective over all processes of `mpi`. Phases are reported through `log` on the root.

@@ -108,13 +108,6 @@ void free_communication(std::vector<load::RankData>& ranks) {
   runtime::release_freed_memory();
 }
 
-// Memory policy: every rank's communication ops unpacked (RankCommunication::unpack), on
-// `threads` threads. The steps read them packed or not; unpacked, the many passes over them are
-// faster.
-void unpack_communication(std::vector<load::RankData>& ranks, int threads) {
-  runtime::parallel_for(ranks.size(), threads, [&](size_t i) { ranks[i].communication.unpack(); });
-}
-
 }  // namespace
 
 // Threads for the root's analyses. The other processes on the root's node sleep meanwhile, so
@@ -125,25 +118,24 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
   return runtime::node_threads(opts.load.threads, loaded.processes_on_root_node);
 }
 
-// The stage list: the order of the work and what is freed when. The root's peak is stage 4 (every
-// rank's communication ops unpacked, the index and tables built from them; heaptrack at 1,024
-// ranks, docs/root_memory.md), the matrix merge (every rank's matrix data and the merged links at
-// once) the next highest.
+// The stage list: the order of the work and what is freed when. The communication ops stay where
+// the loader put them (under `cluster`, in a spill file on disk) and are read back a rank, or a
+// batch of group tuples, at a time; what the root holds is the per-op tables and the matrix
+// (docs/root_memory.md).
 //
-//   1 groups               communication_group.json (the ops read packed, in place)
+//   1 groups               communication_group.json (the ops read packed or spilled, in place)
 //       free               what the mode's later steps do not read: the matrix data without a
 //                          matrix merge, the communication ops without communication outputs
 //                          or diagnosis
 //   2 matrix merge         cluster_communication_matrix.json; alone, on every thread
 //       free               every rank's matrix data (the groups were built from it before),
 //                          pages given back
-//       unpack             every rank's communication ops (when read later), into the room
-//                          the matrix data left
 //   3 matrix table  ||  link diagnosis (slow links, slow transfers): both read only the links
 //       free               the merged links (in the table now)
 //   4 on the calling thread: the report's matrix digest, the matrix table written and freed,
 //       pages given back; meanwhile on the other threads, costliest first, then on this one:
-//       cluster_communication.json, communication tables, step trace, operators,
+//       cluster_communication.json and the communication tables (one walk, a batch of group
+//       tuples at a time), step trace, operators,
 //       rank summaries + slow ranks (after 3: a rank late only for a slow link is not blamed)
 //   5 merged in a fixed order: notes, write errors, the diagnosis tables and summary
 //
@@ -189,7 +181,6 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     free_matrix_data(loaded.ranks);
     log.lap("matrix merge");
   }
-  if (ops_read_later) unpack_communication(loaded.ranks, opts.threads);
 
   LinkDiagnosis links;  // 3
   io::Table matrix_table;
@@ -213,16 +204,15 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   OperatorsResult operators;
   analysis::SlowRankAnalysis slow_ranks;
   std::vector<Task> tasks;
-  if (want.communication) {
-    if (opts.json)
-      tasks.push_back({"cluster_communication.json", 1.0,
-                       [&] { comm_json = communication_json_step(in, opts); }});
-    tasks.push_back({"communication ops table", 0.4,
-                     [&] { sink.put(analysis::communication_ops_table(ranks, groups.groups)); }});
-    tasks.push_back({"communication bandwidth table", 0.3, [&] {
-                       sink.put(analysis::communication_bandwidth_table(ranks, groups.groups));
-                     }});
-  }
+  if (want.communication)
+    tasks.push_back(
+        {opts.json ? "cluster_communication.json, communication tables" : "communication tables",
+         1.7, [&] {
+           CommunicationResult c = communication_step(in, opts);
+           comm_json = std::move(c.messages);
+           sink.put(std::move(c.ops));
+           sink.put(std::move(c.bandwidth));
+         }});
   if (want.step_trace)
     tasks.push_back({"step trace", 0.1, [&] {
                        StepTraceResult t = step_trace_step(in, opts);

@@ -382,9 +382,10 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
   runtime::install_interrupt_handlers();
   runtime::set_interrupt_action([&mpi, &opts](int sig) { on_interrupt(mpi, opts, sig); });
   runtime::PhaseLog log(mpi.is_root() && opts.progress && !opts.quiet);
-  // The analyses unpack the communication data once the matrix merge (the root's peak) is done.
+  // The root parks the communication ops in a spill file; the analyses read them back a rank or a
+  // batch of group tuples at a time (docs/root_memory.md).
   LoadOptions load = opts.load;
-  load.keep_communication_packed = true;
+  load.spill_communication = true;
   // Each process keeps its own ranks' rows of the per-rank HDF5 tables as it parses them.
   const bool hdf5 = opts.formats.count(OutputFormat::kHdf5) > 0;
   RankTables rank_tables(opts.mode == Mode::kAll || opts.mode == Mode::kDiagnosis);

@@ -250,6 +250,11 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
     const runtime::PageBuffer& bytes = d.communication.packed_bytes();
     w.put<uint64_t>(bytes.size());
     w.bytes(bytes.data(), bytes.size());
+  } else if (d.communication.spilled()) {
+    std::vector<char> bytes;
+    d.communication.packed_copy(bytes);
+    w.put<uint64_t>(bytes.size());
+    w.bytes(bytes.data(), bytes.size());
   } else {
     const size_t at = w.data().size();
     w.put<uint64_t>(0);
@@ -366,7 +371,7 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
 // RankCommunication's packing is the wire format's communication section (defined here, where
 // put_communication / get_communication are).
 void RankCommunication::pack() {
-  if (packed()) return;
+  if (packed() || spilled()) return;
   ByteWriter w;
   put_communication(w, file_);
   packed_ = runtime::PageBuffer(w.data().data(), w.data().size());
@@ -374,14 +379,55 @@ void RankCommunication::pack() {
 }
 
 void RankCommunication::unpack() {
+  if (spilled()) {
+    std::vector<char> bytes;
+    spill_->read(block_, bytes);
+    ByteReader r(bytes);
+    file_ = get_communication(r);
+    spill_.reset();
+    return;
+  }
   if (!packed()) return;
   ByteReader r(packed_.data(), packed_.size());
   file_ = get_communication(r);
   packed_.release();
 }
 
+void RankCommunication::spill(const std::shared_ptr<runtime::SpillFile>& file) {
+  if (spilled()) return;
+  if (packed()) {
+    block_ = file->append(packed_.data(), packed_.size());
+    packed_.release();
+  } else {
+    ByteWriter w;
+    put_communication(w, file_);
+    block_ = file->append(w.data().data(), w.data().size());
+    file_ = readers::CommunicationFile{};
+  }
+  spill_ = file;
+}
+
+void RankCommunication::packed_copy(std::vector<char>& out) const {
+  if (spilled()) {
+    spill_->read(block_, out);
+  } else if (packed()) {
+    out.assign(packed_.data(), packed_.data() + packed_.size());
+  } else {
+    ByteWriter w;
+    put_communication(w, file_);
+    out = std::move(w.data());
+  }
+}
+
 const readers::CommunicationFile& RankCommunication::read(
     readers::CommunicationFile& scratch) const {
+  if (spilled()) {
+    std::vector<char> bytes;  // read back into a buffer of its own: no mapping, no RSS kept
+    spill_->read(block_, bytes);
+    ByteReader r(bytes);
+    scratch = get_communication(r);
+    return scratch;
+  }
   if (!packed()) return file_;
   ByteReader r(packed_.data(), packed_.size());
   scratch = get_communication(r);
@@ -395,6 +441,7 @@ readers::CommunicationFile& RankCommunication::edit() {
 
 void RankCommunication::adopt_packed(runtime::PageBuffer bytes) {
   file_ = readers::CommunicationFile{};
+  spill_.reset();
   packed_ = std::move(bytes);
 }
 

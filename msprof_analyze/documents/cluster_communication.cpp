@@ -5,6 +5,7 @@
 
 #include "io/comm_keys.h"
 #include "io/output_file.h"
+#include "msprof_analyze/documents/comm_batches.h"
 #include "runtime/ordered_parallel.h"
 
 namespace cs::documents {
@@ -281,14 +282,10 @@ bool renders_groups_in_parallel(const io::JsonStyle& style, int threads) {
   return threads > 1 && style.indent < 0;
 }
 
-bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
-                                 const CommGroups& groups, int threads) {
-  const CommIndex index = index_communication(ranks, groups);
-  if (index.groups.empty()) return false;
+void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
   const bool parallel = renders_groups_in_parallel(w.style(), threads);
   std::vector<std::string> text(parallel ? index.groups.size() : 0);
   std::vector<size_t> nonfinite(text.size(), 0);
-  w.begin_object();
   runtime::ordered_parallel_for(
       index.groups.size(), parallel ? threads : 1,
       [&](size_t i) {
@@ -306,30 +303,46 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::Rank
           write_group(w, index.groups[i]);
         }
       });
+}
+
+bool write_cluster_communication(io::JsonWriter& w, const CommBatches& batches, int threads,
+                                 const std::function<void(const CommIndex&)>& also) {
+  if (batches.tuples() == 0) return false;
+  w.begin_object();
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const CommBatch batch = batches.load(b, threads);
+    write_comm_groups(w, batch.index, threads);
+    if (also) also(batch.index);
+  }
   w.end_object();
   return true;
+}
+
+bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
+                                 const CommGroups& groups, int threads) {
+  return write_cluster_communication(w, CommBatches(ranks, groups, threads), threads);
+}
+
+bool write_cluster_communication_json(const std::string& path, const CommBatches& batches,
+                                      io::Diagnostics& diag, const io::JsonStyle& style,
+                                      int threads,
+                                      const std::function<void(const CommIndex&)>& also) {
+  if (batches.tuples() == 0) return true;  // msprof-analyze writes no file when there is no op
+  return io::write_output_file(path, diag, [&](std::FILE* f) {
+    io::JsonWriter w(f, style);
+    write_cluster_communication(w, batches, threads, also);
+    w.flush();
+    warn_nonfinite_written(diag, path, w.nonfinite_count());
+    return w.ok();
+  });
 }
 
 bool write_cluster_communication_json(const std::string& path,
                                       const std::vector<load::RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,
                                       const io::JsonStyle& style, int threads) {
-  bool any = false;
-  readers::CommunicationFile scratch;  // a rank still held packed is read through it
-  for (const load::RankData& rd : ranks)
-    if (rd.has_communication)
-      for (const readers::CommStep& s : rd.communication.read(scratch).steps) {
-        for (const readers::CommOp& op : s.collective) any = any || !io::msprof_is_total(op.name);
-        for (const readers::CommOp& op : s.p2p) any = any || !io::msprof_is_total(op.name);
-      }
-  if (!any) return true;  // msprof-analyze writes no file when there is no op
-  return io::write_output_file(path, diag, [&](std::FILE* f) {
-    io::JsonWriter w(f, style);
-    write_cluster_communication(w, ranks, groups, threads);
-    w.flush();
-    warn_nonfinite_written(diag, path, w.nonfinite_count());
-    return w.ok();
-  });
+  return write_cluster_communication_json(path, CommBatches(ranks, groups, threads), diag, style,
+                                          threads);
 }
 
 void warn_nonfinite_written(io::Diagnostics& diag, const std::string& path, size_t count) {

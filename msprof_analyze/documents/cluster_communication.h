@@ -4,8 +4,10 @@
 //       ..., "Total Op Info@<group>": { "<rank>": {summed blocks} } } } }
 // Ops are gathered per rank (rank order), step (file order), collective then p2p, op (file
 // order); a p2p op goes under its p2p group's rank tuple, a collective op under its collective
-// group's. The writer streams: it keeps pointers into RankData, never a copy of the document.
+// group's. The writer streams a batch of group tuples at a time (comm_batches.h), never a copy of
+// the document nor every rank's ops.
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,7 +45,9 @@ struct CommIndex {
   std::unordered_map<std::string, size_t> group_index;
 };
 
-// Builds the index from ranks (sorted by rank) and the groups of build_comm_groups.
+// Builds the index from ranks (sorted by rank) and the groups of build_comm_groups. The index
+// points into the ranks' ops: they must be held unpacked (CommBatches reads packed or spilled
+// ones, a batch of group tuples at a time).
 CommIndex index_communication(const std::vector<load::RankData>& ranks, const CommGroups& groups);
 
 // "Total Op Info@<group>" of one rank: time fields summed (floats, in first-seen order), the two
@@ -79,12 +83,27 @@ io::Num msprof_ratio(io::Num dividend, io::Num divisor);
 // compact style (a group rendered apart then has the same bytes as one written in place).
 bool renders_groups_in_parallel(const io::JsonStyle& style, int threads);
 
-// Writes the whole document, rendering group tuples on up to `threads` threads (same bytes for
-// any count). Returns false when there is no op at all (msprof-analyze then writes no file).
+class CommBatches;  // comm_batches.h
+
+// Writes index's group tuples as members of the open top-level object (key: the tuple, value: its
+// steps), rendered on up to `threads` threads (same bytes for any count).
+void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads = 1);
+
+// Writes the whole document, one batch of group tuples at a time (comm_batches.h: no more than a
+// batch's ops held at once), each rendered on up to `threads` threads (same bytes for any count);
+// `also`, when set, is given each batch's index once it is written. Returns false when there is
+// no op at all (msprof-analyze then writes no file).
+bool write_cluster_communication(io::JsonWriter& w, const CommBatches& batches, int threads = 1,
+                                 const std::function<void(const CommIndex&)>& also = {});
+// Same, from the ranks (sorted by rank; ops packed, spilled or not) and their groups.
 bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
                                  const CommGroups& groups, int threads = 1);
 // Same, to a file; writes nothing (and returns true) when there is no op. false + diagnostic on
 // write errors.
+bool write_cluster_communication_json(const std::string& path, const CommBatches& batches,
+                                      io::Diagnostics& diag, const io::JsonStyle& style,
+                                      int threads = 1,
+                                      const std::function<void(const CommIndex&)>& also = {});
 bool write_cluster_communication_json(const std::string& path,
                                       const std::vector<load::RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,

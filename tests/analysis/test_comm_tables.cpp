@@ -1,8 +1,11 @@
 #include "analysis/comm_tables.h"
 
+#include "analysis/comm_op_tables.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -12,6 +15,8 @@
 #include "load/rank_parser.h"
 #include "msprof_analyze/documents/cluster_communication.h"
 #include "msprof_analyze/documents/cluster_matrix.h"
+#include "msprof_analyze/documents/comm_batches.h"
+#include "runtime/spill_file.h"
 
 namespace cs::analysis {
 namespace {
@@ -177,6 +182,75 @@ TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace cs::analysis
+
+namespace cs::analysis {
+namespace {
+
+bool same_column(const io::Column& a, const io::Column& b) {
+  if (a.name != b.name || a.unit != b.unit || a.type != b.type || a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a.type == io::ColumnType::kString && a.str(i) != b.str(i)) return false;
+    if (a.type == io::ColumnType::kInt && a.ints[i] != b.ints[i]) return false;
+    if (a.type == io::ColumnType::kDouble &&
+        std::memcmp(&a.doubles[i], &b.doubles[i], sizeof(double)) != 0)
+      return false;
+  }
+  return true;
+}
+
+// The two per-op tables built a batch of group tuples at a time (one tuple a batch, from ranks
+// packed or spilled) equal the tables of one batch of every tuple, cell for cell.
+TEST(CommTables, SameTablesForAnyBatchSize) {
+  auto spill = runtime::SpillFile::create();
+  for (const char* c : test::kCases) {
+    const auto ranks = test::load_case(c);
+    io::Diagnostics diag;
+    const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+    auto build = [&](const std::vector<load::RankData>& rs, size_t batch_ops, int threads) {
+      const documents::CommBatches batches(rs, groups, threads, batch_ops);
+      CommOpTables tables;
+      for (size_t b = 0; b < batches.size(); ++b) tables.add(batches.load(b, threads).index);
+      return std::make_pair(tables.take_ops(), tables.take_bandwidth());
+    };
+    const auto whole = build(ranks, SIZE_MAX, 1);
+    ASSERT_GT(whole.first.rows(), 0u) << c;
+    auto stored = test::load_case(c);
+    for (size_t i = 0; i < stored.size(); ++i)
+      i % 2 ? stored[i].communication.spill(spill) : stored[i].communication.pack();
+    const auto small = build(stored, 1, 3);
+    for (const auto& [a, b] : {std::make_pair(&whole.first, &small.first),
+                               std::make_pair(&whole.second, &small.second)}) {
+      ASSERT_EQ(a->columns.size(), b->columns.size());
+      for (size_t k = 0; k < a->columns.size(); ++k)
+        EXPECT_TRUE(same_column(a->columns[k], b->columns[k])) << c << " " << a->columns[k].name;
+    }
+  }
+}
+
+// Rows sorted by the given columns in turn, natural or byte order, then by position.
+TEST(CommTables, SortTableRows) {
+  io::Table t("t");
+  io::DictionaryEncoder step(t.add_encoded_string("step"));
+  auto& rank = t.add_int("rank");
+  auto& v = t.add_double("v");
+  const char* steps[] = {"step10", "step2", "step10", "step2", "step2"};
+  const int64_t ranks[] = {1, 3, 0, 3, 1};
+  for (int i = 0; i < 5; ++i) {
+    step.push(steps[i]);
+    rank.ints.push_back(ranks[i]);
+    v.doubles.push_back(i);
+  }
+  io::Table natural = t;
+  sort_table_rows(natural, {{"step", true}, {"rank"}});
+  EXPECT_EQ(natural.find("v")->doubles, (std::vector<double>{4, 1, 3, 2, 0}));
+  sort_table_rows(t, {{"step"}, {"rank"}});  // bytes: "step10" < "step2"
+  EXPECT_EQ(t.find("v")->doubles, (std::vector<double>{2, 0, 4, 1, 3}));
+  EXPECT_THROW(sort_table_rows(t, {{"v"}}), std::logic_error);
 }
 
 }  // namespace

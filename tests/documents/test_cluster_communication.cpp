@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "documents/msprof_golden.h"
+#include "msprof_analyze/documents/comm_batches.h"
+#include "runtime/spill_file.h"
 
 namespace cs::documents {
 namespace {
@@ -52,6 +54,69 @@ TEST(ClusterCommunication, SameOutputForAnyThreadCount) {
   // indentation).
   EXPECT_FALSE(documents::renders_groups_in_parallel(io::JsonStyle::indented(4), 4));
   EXPECT_FALSE(documents::renders_groups_in_parallel(io::JsonStyle::python(), 1));
+}
+
+// Batches of group tuples (comm_batches.h) rebuild index_communication's index piece by piece:
+// the same tuples, steps, ops and ranks in the same order, the ops equal, whatever the batch size
+// and thread count, and whether the ranks' ops are held, packed or spilled; the document written
+// batch by batch is the golden one.
+TEST(ClusterCommunication, BatchesOfTuplesMatchTheWholeIndex) {
+  auto spill = runtime::SpillFile::create();
+  for (const char* c : test::kCases) {
+    const auto ranks = test::load_case(c);
+    io::Diagnostics diag;
+    const CommGroups groups = build_comm_groups(ranks, {}, diag);
+    const CommIndex whole = index_communication(ranks, groups);
+    auto stored = test::load_case(c);
+    for (size_t i = 0; i < stored.size(); ++i)
+      i % 2 ? stored[i].communication.spill(spill) : stored[i].communication.pack();
+    const std::vector<load::RankData>* sets[] = {&ranks, &stored};
+    for (const auto* rs : sets) {
+      for (size_t batch_ops : {size_t{1}, size_t{7}, CommBatches::kBatchOps}) {
+        for (int threads : {1, 3}) {
+          const CommBatches batches(*rs, groups, threads, batch_ops);
+          ASSERT_EQ(batches.tuples(), whole.groups.size()) << c;
+          if (batch_ops == 1) {
+            EXPECT_EQ(batches.size(), batches.tuples()) << c;
+          }
+          size_t g = 0;
+          for (size_t b = 0; b < batches.size(); ++b) {
+            const CommBatch batch = batches.load(b, threads);
+            for (const CommGroupEntry& ge : batch.index.groups) {
+              ASSERT_LT(g, whole.groups.size()) << c;
+              const CommGroupEntry& want = whole.groups[g++];
+              ASSERT_EQ(ge.tuple_key, want.tuple_key) << c;
+              ASSERT_EQ(ge.steps.size(), want.steps.size()) << c << " " << ge.tuple_key;
+              for (size_t s = 0; s < ge.steps.size(); ++s) {
+                ASSERT_EQ(ge.steps[s].step, want.steps[s].step);
+                ASSERT_EQ(ge.steps[s].ops.size(), want.steps[s].ops.size());
+                for (size_t o = 0; o < ge.steps[s].ops.size(); ++o) {
+                  const CommOpEntry& x = ge.steps[s].ops[o];
+                  const CommOpEntry& y = want.steps[s].ops[o];
+                  EXPECT_EQ(x.key, y.key);
+                  EXPECT_EQ(x.p2p, y.p2p);
+                  ASSERT_EQ(x.ranks.size(), y.ranks.size()) << x.key;
+                  for (size_t r = 0; r < x.ranks.size(); ++r) {
+                    EXPECT_EQ(x.ranks[r].rank, y.ranks[r].rank);
+                    EXPECT_EQ(x.ranks[r].op->name, y.ranks[r].op->name);
+                    EXPECT_EQ(x.ranks[r].op->time.v, y.ranks[r].op->time.v);
+                    EXPECT_EQ(x.ranks[r].op->buckets.size(), y.ranks[r].op->buckets.size());
+                  }
+                }
+              }
+            }
+          }
+          EXPECT_EQ(g, whole.groups.size()) << c;
+          std::string out;
+          io::JsonWriter w(&out, io::JsonStyle::python());
+          write_cluster_communication(w, batches, threads);
+          const std::string want = test::expected(c, "cluster_communication.json");
+          EXPECT_EQ(out, want) << c << " batch_ops=" << batch_ops << ": "
+                               << test::first_diff(out, want);
+        }
+      }
+    }
+  }
 }
 
 TEST(ClusterCommunication, RatioRulesOfMsprof) {

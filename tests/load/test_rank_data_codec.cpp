@@ -161,6 +161,40 @@ TEST(RankDataCodec, CommunicationCanStayPacked) {
   EXPECT_FALSE(c.communication.packed());
 }
 
+// The root of `cluster` parks ranks' communication data in a spill file: read back on each
+// read(), sent on with the same bytes, unpacked to the same data; packed or not before.
+TEST(RankDataCodec, CommunicationCanBeSpilled) {
+  const load::RankData a = sample();
+  const std::vector<char> bytes = packed(a);
+  auto spill = runtime::SpillFile::create();
+  load::RankData b = a;  // unpacked
+  b.communication.spill(spill);
+  load::RankData c = a;
+  c.communication.pack();
+  c.communication.spill(spill);
+  for (load::RankData* d : {&b, &c}) {
+    EXPECT_TRUE(d->communication.spilled());
+    EXPECT_FALSE(d->communication.packed());
+    EXPECT_EQ(packed(*d), bytes);
+    readers::CommunicationFile scratch;
+    const readers::CommunicationFile& seen = d->communication.read(scratch);
+    EXPECT_EQ(&seen, &scratch);
+    ASSERT_EQ(seen.steps.size(), 1u);
+    EXPECT_EQ(seen.steps[0].collective[0].name, "hcom_allReduce__844_2_1@13681369207305868844");
+    EXPECT_TRUE(d->communication.spilled());  // reading leaves it spilled
+    d->communication.spill(spill);            // nothing to do twice
+  }
+  std::vector<char> one;  // the packed section of one rank, packed from the parsed ops now
+  a.communication.packed_copy(one);
+  EXPECT_EQ(spill->size(), 2 * one.size());  // both ranks' sections, nothing else
+  b.communication.unpack();
+  EXPECT_FALSE(b.communication.spilled());
+  EXPECT_EQ(packed(b), bytes);
+  EXPECT_EQ(c.communication.edit().steps.size(), 1u);  // edit() unpacks a spilled rank too
+  EXPECT_FALSE(c.communication.spilled());
+  EXPECT_EQ(packed(c), bytes);
+}
+
 // A damaged packed section is an error, not garbage.
 TEST(RankDataCodec, DamagedPackedCommunicationThrows) {
   load::RankData d = sample();
