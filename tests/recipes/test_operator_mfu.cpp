@@ -10,9 +10,11 @@
 //   FLOPs) writes exactly the tables msprof-analyze 8399c1cd wrote
 //   (tests/data/generated-db/tp2pp2s2_operator_mfu{,_nochip}__db; tests/data/SOURCES.md), the same
 //   bytes under mpirun -np 1, 2 and 4.
-// - The text export (.xlsx files in msprof-analyze) writes nothing, with a warning; the real
-//   sample (no info.json, no mstx), MindSpore's and msprof's layouts (no PYTORCH_API) get nothing,
-//   as in msprof-analyze, and the log says why.
+// - The text export writes OperatorMfu/operator_mfu_{kernel,module}_{rank}.xlsx that openpyxl
+//   reads as msprof-analyze 8399c1cd's workbooks for the same job, cell by cell (values, types,
+//   styles, merges, widths; tests/data/generated-db/tp2pp2s2_operator_mfu__text), the same bytes
+//   under mpirun -np 1, 2 and 4. The real sample (no info.json, no mstx), MindSpore's and
+//   msprof's layouts (no PYTORCH_API) get nothing, as in msprof-analyze, and the log says why.
 // - Bad input: a garbage info.json, garbage FLOPs messages and op times, a rank database that is
 //   not SQLite: each named, the other ranks analysed, the tables msprof-analyze 8399c1cd wrote on
 //   the same job (tests/data/generated-db/tp2pp2s2_operator_mfu_bad__db).
@@ -31,6 +33,8 @@
 #include "msprof_analyze/recipes/operator_mfu/pandas_times.h"
 #include "recipes/rank_copy_test_util.h"
 #include "recipes/recipe_test_util.h"
+#include "recipes/workbook_test_util.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using namespace cs::recipes::operator_mfu;
@@ -283,9 +287,22 @@ TEST(OperatorMfu, MatchesMsprofAnalyzeAtAnyProcessCount) {
   EXPECT_NE(log_of("nochip-out").find("info.json"), std::string::npos);
 }
 
-TEST(OperatorMfu, TextRealSampleAndOtherLayoutsWriteNothing) {
-  EXPECT_EQ(written(run(job(), "", "text", "text")), "");
-  EXPECT_NE(log_of("text").find(".xlsx"), std::string::npos);
+TEST(OperatorMfu, TextWorkbooksReadAsMsprofAnalyzes) {
+  if (cs::test::run_command("/usr/bin/python3 -c 'import openpyxl'", "/dev/null") != 0)
+    CS_MISSING_TOOL("python3-openpyxl");
+  if (cs::test::run_command("unzip -v", "/dev/null") != 0) CS_MISSING_TOOL("unzip");
+  const fs::path text = run(job(), "", "text", "text");
+  cs::test::expect_same_workbooks(
+      text, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s2_operator_mfu__text",
+      (scratch() / "xlsx").string());
+  const auto expected = cs::test::read_tree(text);
+  for (int np : {1, 2, 4})
+    EXPECT_TRUE(cs::test::read_tree(run(job(), cs::test::mpirun(np), "text-np" + std::to_string(np),
+                                        "text")) == expected)
+        << "np=" << np;
+}
+
+TEST(OperatorMfu, RealSampleAndOtherLayoutsWriteNothing) {
   // The real sample has no info.json and no mstx events: msprof-analyze writes nothing either.
   const fs::path real =
       run(fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1", "", "real", "db", 1);

@@ -12,6 +12,7 @@
 #include "frame/frame_ops.h"
 #include "frame/pandas_math.h"
 #include "io/py_format.h"
+#include "msprof_analyze/recipes/frame_workbook.h"
 #include "msprof_analyze/recipes/module_statistic/module_tree.h"
 #include "msprof_analyze/recipes/operator_mfu/kernel_mfu.h"
 #include "msprof_analyze/recipes/operator_mfu/pandas_times.h"
@@ -305,14 +306,54 @@ bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
   return true;
 }
 
+namespace {
+
+// The frame without its avg_mfu column (the last) when no row has an MFU: msprof-analyze leaves
+// the column out then.
+frame::Frame drop_empty_mfu(frame::Frame f) {
+  bool any = false;
+  for (const Cell& c : f.columns.back().cells) any = any || !c.str().empty();
+  if (!any) f.columns.pop_back();
+  return f;
+}
+
+}  // namespace
+
+bool OperatorMfu::write_workbooks(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                                  io::Diagnostics& diag) const {
+  // Titles and widths of msprof-analyze's save_excel (widths by position in its width map).
+  WorkbookLayout kernel{.header = {"Rank ID", "Op Name", "Kernel Name", "Kernel Start(ns)",
+                                   "Kernel End(ns)", "Kernel Duration(ns)", "MFU"},
+                        .merge_columns = {},
+                        .widths = {50, 40, 10, 15},
+                        .header_height = 0};
+  WorkbookLayout module{
+      .header = {"Rank ID", "Parent Module", "Module", "Op Name", "Kernel List",
+                 "Total Kernel Duration(ns)", "Avg Kernel Duration(ns)", "Op Count", "Avg MFU"},
+      .merge_columns = {1, 2},
+      .widths = {40, 40, 40, 50, 10, 10, 10, 10},
+      .header_height = 27};
+  const std::string dir = out.dir(dir_name()) + "/";
+  bool ok = true;
+  for (const RankPartial& p : parts) {
+    if (!p.used) continue;
+    const std::string rank = std::to_string(p.rank);
+    const frame::Frame& k = p.frames.at("kernels");
+    if (k.rows() > 0)
+      ok = write_frame_workbook(k, kernel, dir + "operator_mfu_kernel_" + rank + ".xlsx", diag) &&
+           ok;
+    const frame::Frame& m = p.frames.at("modules");
+    if (m.rows() > 0)
+      ok = write_frame_workbook(drop_empty_mfu(m), module,
+                                dir + "operator_mfu_module_" + rank + ".xlsx", diag) &&
+           ok;
+  }
+  return ok;
+}
+
 bool OperatorMfu::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                          io::Diagnostics& diag) const {
-  if (out.export_type != ExportType::kDb) {
-    diag.warn(out.cluster_output_dir, 0,
-              "operator_mfu's text export (formatted .xlsx files per rank) is not written",
-              "run it with --export_type db for the OperatorMFU and ModuleMFU tables");
-    return true;
-  }
+  if (out.export_type != ExportType::kDb) return write_workbooks(parts, out, diag);
   const auto kernels = used_frames(parts, "kernels", true);
   const auto modules = used_frames(parts, "modules", true);
   bool ok = true;
@@ -320,12 +361,9 @@ bool OperatorMfu::reduce(const std::vector<RankPartial>& parts, const RecipeOutp
     ok = dump_recipe_frame(frame::concat_frames(kernels, frame::column_union(kernels)), out,
                            dir_name(), "", "OperatorMFU", diag);
   if (!modules.empty()) {
-    frame::Frame all = frame::concat_frames(modules, frame::column_union(modules));
     // No MFU on any row: msprof-analyze leaves the avg_mfu column out.
-    const frame::FrameColumn& avg = all.columns.back();
-    bool any = false;
-    for (const Cell& c : avg.cells) any = any || !c.str().empty();
-    if (!any) all.columns.pop_back();
+    const frame::Frame all =
+        drop_empty_mfu(frame::concat_frames(modules, frame::column_union(modules)));
     ok = dump_recipe_frame(all, out, dir_name(), "", "ModuleMFU", diag) && ok;
   }
   return ok;

@@ -5,8 +5,9 @@
 // when the rank has nn.Module ranges (mstx domain "Module"), module_statistic's module tree
 // (module_statistic/module_tree.h, without backward modules) with each op's average MFU per
 // kernel position ("81.25%,40.5%"). The db export writes OperatorMFU and ModuleMFU to
-// cluster_analysis.db, ranks in order. The text export (msprof-analyze: formatted .xlsx files per
-// rank) is not written: a warning says so. MindSpore's and CANN msprof's databases have no
+// cluster_analysis.db, ranks in order; the text export writes msprof-analyze's formatted workbooks
+// per rank, OperatorMfu/operator_mfu_kernel_{rank}.xlsx and operator_mfu_module_{rank}.xlsx
+// (frame_workbook.h). MindSpore's and CANN msprof's databases have no
 // framework ops (PYTORCH_API): their ranks are skipped with a warning, as msprof-analyze finds
 // no kernel data there either.
 
@@ -20,7 +21,7 @@ namespace cs::recipes::operator_mfu {
 class OperatorMfu : public Recipe {
  public:
   std::string name() const override { return "operator_mfu"; }
-  std::string dir_name() const override { return "operator_mfu"; }
+  std::string dir_name() const override { return "OperatorMfu"; }
   bool needs_profiler_db() const override { return true; }
   std::string missing_data_hint() const override {
     return "profile with torch_npu's with_flops=True, mstx on and export_type db (e.g. generate "
@@ -29,6 +30,11 @@ class OperatorMfu : public Recipe {
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
+
+ private:
+  // The text export: each used rank's kernel and module workbooks.
+  bool write_workbooks(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                       io::Diagnostics& diag) const;
 };
 
 }  // namespace cs::recipes::operator_mfu

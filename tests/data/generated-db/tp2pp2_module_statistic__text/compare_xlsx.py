@@ -1,10 +1,12 @@
 # Compares two .xlsx workbooks as a reader sees them, with openpyxl: sheet names, every cell's
 # value and type (numbers, strings, blanks, formulas), its font, bold, fill, border and vertical
-# alignment, the merged ranges, the widths of columns A-G and the first row's height.
+# alignment, the merged ranges, the width of every column (and of the one after the last) and the
+# first row's height.
 # Usage: compare_xlsx.py EXPECTED GOT; prints the first difference and exits 1, else exits 0.
 import sys
 
 import openpyxl
+from openpyxl.utils import get_column_letter
 
 
 def style(cell):
@@ -32,7 +34,7 @@ def main(expected, got):
         mb = sorted(str(m) for m in y.merged_cells.ranges)
         if ma != mb:
             return f"{name}: merged {ma} != {mb}"
-        for col in "ABCDEFG":
+        for col in (get_column_letter(c) for c in range(1, x.max_column + 2)):
             if x.column_dimensions[col].width != y.column_dimensions[col].width:
                 return f"{name}: column {col} width {x.column_dimensions[col].width} != {y.column_dimensions[col].width}"
         if x.row_dimensions[1].height != y.row_dimensions[1].height:
