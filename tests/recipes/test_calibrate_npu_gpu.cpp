@@ -11,9 +11,13 @@
 //   8399c1cd wrote (with --dump_intermediate_results, and with --fuzzy_threshold 0;
 //   tests/data/generated-db/tp2pp2_calibrate_npu_gpu*__db, tests/data/SOURCES.md), the same
 //   bytes under mpirun -np 1, 2 and 4.
+// - The text export (with --dump_intermediate_results) writes CalibrateNpuGpu/
+//   {compare_profile,npu,gpu}_report_{rank}.xlsx that openpyxl reads as msprof-analyze
+//   8399c1cd's workbooks for the same job, cell by cell (values, types, styles, merges, widths;
+//   tests/data/generated-db/tp2pp2_calibrate_npu_gpu__text), the same bytes under mpirun -np 1,
+//   2 and 4.
 // - Bad input: no path, a missing, corrupt or table-less file: one message naming the file and
-//   what to do, nonzero exit; a device the GPU file lacks: that rank skipped (exit 3); the text
-//   export (.xlsx in msprof-analyze) writes nothing, with a warning.
+//   what to do, nonzero exit; a device the GPU file lacks: that rank skipped (exit 3).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -26,6 +30,8 @@
 #include "msprof_analyze/recipes/calibrate_npu_gpu/gpu_modules.h"
 #include "msprof_analyze/recipes/calibrate_npu_gpu/module_compare.h"
 #include "recipes/recipe_test_util.h"
+#include "recipes/workbook_test_util.h"
+#include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 namespace cal = cs::recipes::calibrate_npu_gpu;
@@ -234,14 +240,23 @@ TEST(CalibrateNpuGpu, BadGpuFile) {
   const std::string tables = cs::test::dump_sqlite(out / "cluster_analysis.db");
   EXPECT_NE(tables.find("CompareProfileReportRank3"), std::string::npos);
   EXPECT_EQ(tables.find("CompareProfileReportRank2"), std::string::npos);
-  // The text export: nothing written, a warning naming the .xlsx.
-  const fs::path text = run("", "text", "--export_type text" + gpu_arg());
-  size_t files = 0;
-  if (fs::exists(text))
-    for (const auto& f : fs::recursive_directory_iterator(text))
-      files += f.is_regular_file() && f.path().filename() != ".clusterscope_written";
-  EXPECT_EQ(files, 0u);
-  EXPECT_NE(log("text").find(".xlsx"), std::string::npos);
+}
+
+TEST(CalibrateNpuGpu, TextWorkbooksReadAsMsprofAnalyzes) {
+  if (cs::test::run_command("/usr/bin/python3 -c 'import openpyxl'", "/dev/null") != 0)
+    CS_MISSING_TOOL("python3-openpyxl");
+  if (cs::test::run_command("unzip -v", "/dev/null") != 0) CS_MISSING_TOOL("unzip");
+  job();
+  const std::string args = "--export_type text --dump_intermediate_results" + gpu_arg();
+  const fs::path text = run("", "text", args);
+  cs::test::expect_same_workbooks(
+      text, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2_calibrate_npu_gpu__text",
+      (scratch() / "xlsx").string());
+  const auto expected = cs::test::read_tree(text);
+  for (int np : {1, 2, 4})
+    EXPECT_TRUE(cs::test::read_tree(
+                    run(cs::test::mpirun(np), "text-np" + std::to_string(np), args)) == expected)
+        << "np=" << np;
 }
 
 }  // namespace

@@ -4,8 +4,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "msprof_analyze/recipes/calibrate_npu_gpu/module_compare.h"
+#include "msprof_analyze/recipes/frame_workbook.h"
 #include "msprof_analyze/recipes/module_statistic/module_statistic.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 
@@ -67,13 +70,86 @@ bool CalibrateNpuGpu::map(const RankDbPaths& paths, frame::FrameSet& out,
   return true;
 }
 
+namespace {
+
+// msprof-analyze's export(): the widths of the workbooks' columns by title, in its map's order.
+using Widths = std::vector<std::pair<std::string, double>>;
+const Widths kCompareWidths = {{"(NPU) Parent Module", 20},
+                               {"(NPU) Module", 20},
+                               {"(GPU) Parent Module", 20},
+                               {"(GPU) Module", 20},
+                               {"Match Type", 10},
+                               {"(NPU) Op Name", 20},
+                               {"(NPU) Op Count", 10},
+                               {"(NPU) Kernel List", 40},
+                               {"(NPU) Total Kernel Duration(us)", 10},
+                               {"(NPU) Total Kernel Duration(%)", 10},
+                               {"(NPU) Avg Kernel Duration(us)", 10},
+                               {"(GPU) Op Name", 20},
+                               {"(GPU) Op Count", 10},
+                               {"(GPU) Kernel List", 40},
+                               {"(GPU) Total Kernel Duration(us)", 10},
+                               {"(GPU) Total Kernel Duration(%)", 10},
+                               {"(GPU) Avg Kernel Duration(us)", 10},
+                               {"(NPU/GPU) Module Time Ratio", 10},
+                               {"(NPU-GPU,us) Module Time Diff", 10}};
+const Widths kProfileWidths = {{"Parent Module", 20},
+                               {"Module", 20},
+                               {"Op Name", 20},
+                               {"Op Count", 10},
+                               {"Kernel List", 40},
+                               {"Total Kernel Duration(us)", 10},
+                               {"Total Kernel Duration(%)", 10},
+                               {"Avg Kernel Duration(us)", 10}};
+
+// The layout of one workbook of `f`: the columns named in `merge` merged, the widths of the
+// entries of `widths` (those the frame has, for the per-side workbooks, as msprof-analyze filters
+// them) given to columns 0, 1, ... in order, the header 27 points high.
+WorkbookLayout layout(const frame::Frame& f, const std::vector<std::string>& merge,
+                      const Widths& widths, bool only_present) {
+  WorkbookLayout l;
+  for (size_t c = 0; c < f.columns.size(); ++c)
+    for (const std::string& name : merge)
+      if (f.columns[c].name == name) l.merge_columns.push_back(c);
+  for (const auto& [name, width] : widths) {
+    bool present = false;
+    for (const frame::FrameColumn& c : f.columns) present = present || c.name == name;
+    if (present || !only_present) l.widths.push_back(width);
+  }
+  l.header_height = 27;
+  return l;
+}
+
+}  // namespace
+
 bool CalibrateNpuGpu::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                              io::Diagnostics& diag) const {
-  if (out.export_type != ExportType::kDb) {
-    diag.warn(out.cluster_output_dir, 0,
-              "calibrate_npu_gpu's text export (formatted .xlsx workbooks) is not written",
-              "run it with --export_type db for the CompareProfileReportRank<N> tables");
-    return true;
+  if (out.export_type != ExportType::kDb) {  // per rank: [npu_report, gpu_report,] compare report
+    const std::string dir = out.dir(dir_name()) + "/";
+    bool ok = true;
+    for (const RankPartial& p : parts) {
+      if (!p.used) continue;
+      const std::string rank = std::to_string(p.rank);
+      for (const char* side : {"npu", "gpu"}) {
+        auto it = p.frames.find(side);
+        if (it == p.frames.end() || it->second.rows() == 0) continue;
+        ok = write_frame_workbook(
+                 it->second, layout(it->second, {"Parent Module", "Module"}, kProfileWidths, true),
+                 dir + side + "_report_" + rank + ".xlsx", diag) &&
+             ok;
+      }
+      auto it = p.frames.find("compare");
+      if (it == p.frames.end() || it->second.rows() == 0) continue;
+      ok = write_frame_workbook(
+               it->second,
+               layout(it->second,
+                      {"(NPU) Parent Module", "(NPU) Module", "(GPU) Parent Module", "(GPU) Module",
+                       "(NPU/GPU) Module Time Ratio", "(NPU-GPU,us) Module Time Diff"},
+                      kCompareWidths, false),
+               dir + "compare_profile_report_" + rank + ".xlsx", diag) &&
+           ok;
+    }
+    return ok;
   }
   for (const RankPartial& p : parts) {
     if (!p.used) continue;

@@ -5,7 +5,9 @@
 // rank N against GPU device N), paired by module path (module_compare.h). The db export writes
 // CompareProfileReportRank<N> into cluster_analysis.db for every rank both sides have, and with
 // --dump_intermediate_results also NPUProfileRank<N> and GPUProfileRank<N>. The text export
-// (msprof-analyze: formatted .xlsx workbooks) is not written: a warning says so. The GPU file is
+// writes msprof-analyze's formatted workbooks per rank (frame_workbook.h) into CalibrateNpuGpu/:
+// compare_profile_report_{rank}.xlsx and, with --dump_intermediate_results, npu_report_{rank}.xlsx
+// and gpu_report_{rank}.xlsx. The GPU file is
 // read once per process, when the arguments are set: a file that cannot be compared stops the run
 // there, said once.
 
