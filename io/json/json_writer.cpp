@@ -9,7 +9,6 @@
 namespace cs::io {
 
 namespace {
-constexpr size_t kFlushAt = 1 << 20;
 const char* kHex = "0123456789abcdef";
 
 void append_u(std::string& out, unsigned cp) {
@@ -142,24 +141,6 @@ void JsonWriter::flush() {
   }
 }
 
-void JsonWriter::put(std::string_view s) {
-  if (str_) {
-    str_->append(s);
-    return;
-  }
-  buf_.append(s);
-  if (buf_.size() >= kFlushAt) flush();
-}
-
-void JsonWriter::put(char c) {
-  if (str_) {
-    str_->push_back(c);
-    return;
-  }
-  buf_.push_back(c);
-  if (buf_.size() >= kFlushAt) flush();
-}
-
 void JsonWriter::newline_indent() {
   if (style_.indent < 0) return;
   put('\n');
@@ -259,6 +240,13 @@ void JsonWriter::null() {
 void JsonWriter::raw_value(std::string_view json, size_t nonfinite) {
   before_value();
   nonfinite_ += nonfinite;
+  if (file_ && json.size() >= kFlushAt / 16) {
+    // A large part rendered elsewhere (a group of an msprof-analyze document, rendered on
+    // another thread) goes to the file as it is, not copied through the buffer first.
+    flush();
+    if (std::fwrite(json.data(), 1, json.size(), file_) != json.size()) ok_ = false;
+    return;
+  }
   put(json);
 }
 
