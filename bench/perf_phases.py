@@ -18,7 +18,7 @@ PHASES = [  # (phase, patterns tried in order on "dso symbol")
     ("parse JSON (simdjson, readers)", [r"simdjson", r"cs::readers::", r"json_input|JsonFile|gzip_input"]),
     ("parse CSV / numbers", [r"CsvReader|csv_cells|csv_number|from_chars|parse_number|decimal"]),
     ("pack / gather ranks (load)", [r"cs::load::|rank_data_codec|BatchStream"]),
-    ("msprof-analyze documents (compute)", [r"cs::msprof::"]),
+    ("msprof-analyze documents (compute)", [r"cs::documents::"]),
     ("write JSON (json_writer, py_format)", [r"JsonWriter|append_json_string|append_py|py_repr|py_format|format_python"]),
     ("clusterscope tables (analysis/, stats/)", [r"cs::analysis::|cs::stats::|DictionaryEncoder|sorted_order|introsort"]),
     ("HDF5 (deflate, chunks, library)", [r"libz|adler32|deflate|hdf5|H5|filter_table_chunks"]),

@@ -45,6 +45,15 @@ size_t plain_run_end(std::string_view s, size_t i, bool ensure_ascii) {
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s, bool ensure_ascii) {
+  if (plain_run_end(s, 0, ensure_ascii) == s.size()) {  // nothing to escape (most keys, names)
+    const size_t at = out.size();
+    out.resize(at + s.size() + 2);
+    char* p = out.data() + at;
+    p[0] = '"';
+    if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    return;
+  }
   out += '"';
   for (size_t i = 0; i < s.size(); ++i) {
     // Fast path: copy the run of bytes that need no escaping in one append.
