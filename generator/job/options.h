@@ -35,6 +35,13 @@ struct SlowHost {
   int rank = -1;
   double gap_us = 0;  // extra host-side idle before every kernel launch on this rank
 };
+// --slow-freq R:MHZ: rank R's AI Core runs at MHZ instead of 1800 MHz from its second step on, as
+// the db export's AICORE_FREQ records it (what msprof-analyze's freq_analysis reads; the kernel
+// durations are not changed).
+struct SlowFreq {
+  int rank = -1;
+  int mhz = 0;
+};
 // --memory-imbalance R:GB: rank R holds GB more from the start (a larger optimizer state).
 struct MemoryImbalance {
   int rank = -1;
@@ -87,6 +94,8 @@ struct GeneratorOptions {
   bool mstx_modules = false;  // mstx nn.Module ranges over the framework ops (db export)
   bool mstx_comm = false;     // communication only as mstx markers (db export)
   bool notify_tasks = false;  // Notify_Record/Notify_Wait around send/receive (db export)
+  // AICORE_FREQ in the db export, for every rank, when any is given (--slow-freq).
+  std::vector<SlowFreq> slow_freq;
   // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed
   // factor 1 + N(0, rank_jitter) on every compute kernel, and the first / last pipeline stage
   // carrying more (or less) work by these factors (pp > 1 only).
