@@ -86,7 +86,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"cluster_time_summary",
                            {"cluster_time_summary.communication", "cluster_time_summary.memory"}},
                       Case{"export_summary",
-                           {"export_summary.compute_tasks", "export_summary.communication_ops"}}),
+                           {"export_summary.api_statistic", "export_summary.compute_tasks",
+                            "export_summary.communication_ops"}}),
     [](const auto& info) { return std::string(info.param.recipe); });
 
 // The counts the processes send the root add up per query, and print one line each.

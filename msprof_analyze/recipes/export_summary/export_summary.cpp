@@ -319,7 +319,12 @@ bool ExportSummary::map(const RankDbPaths& paths, frame::FrameSet& out,
   recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   Df api, compute, pmu, communication, schedule;
-  if (!read(db, kApiSql, {"CANN_API", "STRING_IDS", "TASK"}, api, diag)) return false;
+  RankStrings strings(db.database());
+  if (!read(db, kApiSql, {"CANN_API", "STRING_IDS", "TASK"}, api, diag,
+            "export_summary.api_statistic", [&](frame::Frame& f) {
+              return scan_api_statistic(db.database(), kApiSql, strings, f);
+            }))
+    return false;
   if (db.has_table("COMPUTE_TASK_INFO")) {
     const bool block_num = has_column(db, "COMPUTE_TASK_INFO", "blockNum");
     const bool op_state = has_column(db, "COMPUTE_TASK_INFO", "opState");
@@ -327,7 +332,7 @@ bool ExportSummary::map(const RankDbPaths& paths, frame::FrameSet& out,
     if (!read(db, sql, {"COMPUTE_TASK_INFO", "STRING_IDS", "TASK"}, compute, diag,
               "export_summary.compute_tasks",
               [&](frame::Frame& f) {
-                return scan_compute_tasks(db.database(), sql, block_num, op_state, f);
+                return scan_compute_tasks(db.database(), sql, block_num, op_state, strings, f);
               }) ||
         !read(db, kPmuSql, {"TASK_PMU_INFO", "STRING_IDS"}, pmu, diag))
       return false;
@@ -336,7 +341,7 @@ bool ExportSummary::map(const RankDbPaths& paths, frame::FrameSet& out,
   if (!read(db, kCommunicationSql, {"COMMUNICATION_OP", "TASK"}, communication, diag,
             "export_summary.communication_ops",
             [&](frame::Frame& f) {
-              return scan_communication_ops(db.database(), kCommunicationSql, f);
+              return scan_communication_ops(db.database(), kCommunicationSql, strings, f);
             }) ||
       !read(db, kScheduleSql, {"COMMUNICATION_SCHEDULE_TASK_INFO", "TASK"}, schedule, diag))
     return false;

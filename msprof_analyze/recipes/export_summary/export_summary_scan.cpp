@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -58,15 +59,96 @@ struct ComputeRow {
 
 }  // namespace
 
+bool scan_api_statistic(const db::Database& db, const std::string& sql, RankStrings& strings,
+                        frame::Frame& out) {
+  if (!db::query_plan_is(db, sql,
+                         {"SCAN t", "SEARCH c USING INTEGER PRIMARY KEY (rowid=?)",
+                          "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
+                          "USE TEMP B-TREE FOR GROUP BY", "USE TEMP B-TREE FOR ORDER BY"}))
+    return false;
+  const StringCells* texts = strings.get();
+  if (!texts) return false;
+  std::vector<std::pair<int64_t, Cell>> apis;  // CANN_API: connectionId -> name text
+  {
+    TableScan s(db, "SELECT connectionId, name FROM CANN_API");
+    if (!s.ok()) return false;
+    int rc;
+    while ((rc = s.next()) == 1) {
+      if (!s.is_int(0) || !s.is_int_or_null(1)) return false;
+      if (!s.is_int(1)) continue;  // a NULL name joins nothing
+      Cell name = texts->find(s.integer(1));
+      if (name.kind != Cell::Kind::kText) return false;
+      apis.emplace_back(s.integer(0), std::move(name));
+    }
+    if (rc != 0) return false;
+    std::sort(apis.begin(), apis.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  struct Stat {
+    Cell name;
+    int64_t total = 0, count = 0, min = 0, max = 0, magnitude = 0;
+  };
+  std::unordered_map<std::string_view, Stat> stats;
+  constexpr int64_t kExact = int64_t{1} << 53;
+  TableScan s(db, "SELECT startNs, endNs, connectionId FROM TASK");
+  if (!s.ok()) return false;
+  int rc;
+  while ((rc = s.next()) == 1) {
+    if (!s.is_int_or_null(2)) return false;
+    if (!s.is_int(2)) continue;
+    auto api = std::lower_bound(apis.begin(), apis.end(), s.integer(2),
+                                [](const auto& a, int64_t k) { return a.first < k; });
+    if (api == apis.end() || api->first != s.integer(2)) continue;
+    Cell d;
+    if (!duration(s, 0, 1, d) || d.is_null()) return false;
+    const int64_t v = d.i();
+    Stat& st = stats[api->second.str()];
+    if (st.count == 0) {
+      st.name = api->second;
+      st.min = st.max = v;
+    }
+    ++st.count;
+    st.min = std::min(st.min, v);
+    st.max = std::max(st.max, v);
+    st.total += v;  // |total| <= magnitude < 2^53: no overflow
+    st.magnitude += v < 0 ? -v : v;
+    if (v <= -kExact || v >= kExact || st.magnitude >= kExact) return false;
+  }
+  if (rc != 0) return false;
+  std::vector<const Stat*> order;
+  for (const auto& [_, st] : stats) order.push_back(&st);
+  std::sort(order.begin(), order.end(),
+            [](const Stat* a, const Stat* b) { return a->total > b->total; });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (order[i]->total == order[i - 1]->total) return false;
+  frame::Frame f;
+  auto& name = f.add("API Name");
+  auto& total = f.add("Total Time(ns)");
+  auto& count = f.add("Count");
+  auto& avg = f.add("Avg Time(ns)");
+  auto& min = f.add("Min Time(ns)");
+  auto& max = f.add("Max Time(ns)");
+  for (const Stat* st : order) {
+    name.push_back(st->name);
+    total.push_back(Cell::integer(st->total));
+    count.push_back(Cell::integer(st->count));
+    avg.push_back(Cell::real(static_cast<double>(st->total) / static_cast<double>(st->count)));
+    min.push_back(Cell::integer(st->min));
+    max.push_back(Cell::integer(st->max));
+  }
+  out = std::move(f);
+  return true;
+}
+
 bool scan_compute_tasks(const db::Database& db, const std::string& sql, bool block_num,
-                        bool op_state, frame::Frame& out) {
+                        bool op_state, RankStrings& strings, frame::Frame& out) {
   const int n_texts = op_state ? 10 : 9;
   if (!db::query_plan_is(
           db, sql,
           with_lookups({"SCAN task", "SEARCH t USING INTEGER PRIMARY KEY (rowid=?)"}, n_texts)))
     return false;
-  StringCells strings;
-  if (!strings.load(db)) return false;
+  const StringCells* texts = strings.get();
+  if (!texts) return false;
   std::vector<ComputeRow> tasks;
   {
     std::string select = std::string("SELECT globalTaskId, ") +
@@ -81,7 +163,7 @@ bool scan_compute_tasks(const db::Database& db, const std::string& sql, bool blo
       r.texts.reserve(static_cast<size_t>(n_texts));
       for (int k = 0; k < n_texts; ++k) {
         if (!s.is_int_or_null(3 + k)) return false;
-        r.texts.push_back(s.is_int(3 + k) ? strings.find(s.integer(3 + k)) : Cell::null());
+        r.texts.push_back(s.is_int(3 + k) ? texts->find(s.integer(3 + k)) : Cell::null());
       }
       tasks.push_back(std::move(r));
     }
@@ -127,7 +209,8 @@ bool scan_compute_tasks(const db::Database& db, const std::string& sql, bool blo
   return true;
 }
 
-bool scan_communication_ops(const db::Database& db, const std::string& sql, frame::Frame& out) {
+bool scan_communication_ops(const db::Database& db, const std::string& sql, RankStrings& strings,
+                            frame::Frame& out) {
   if (!db::query_plan_is(db, sql,
                          with_lookups({"MATERIALIZE t", "SCAN TASK", "USE TEMP B-TREE FOR GROUP BY",
                                        "USE TEMP B-TREE FOR count(DISTINCT)",
@@ -165,8 +248,8 @@ bool scan_communication_ops(const db::Database& db, const std::string& sql, fram
     }
     if (rc != 0) return false;
   }
-  StringCells strings;
-  if (!strings.load(db)) return false;
+  const StringCells* texts = strings.get();
+  if (!texts) return false;
   frame::Frame f;
   const char* names[] = {"op_name",       "op_type",       "task_start_time",
                          "task_end_time", "task_duration", "connectionId",
@@ -187,8 +270,8 @@ bool scan_communication_ops(const db::Database& db, const std::string& sql, fram
     const Group& g = it->second;
     if (g.devices != 1 || g.models != 1) continue;  // HAVING COUNT(DISTINCT ...) = 1
     if (g.nulls) return false;
-    const Cell row[] = {s.is_int(0) ? strings.find(s.integer(0)) : Cell::null(),
-                        s.is_int(1) ? strings.find(s.integer(1)) : Cell::null(),
+    const Cell row[] = {s.is_int(0) ? texts->find(s.integer(0)) : Cell::null(),
+                        s.is_int(1) ? texts->find(s.integer(1)) : Cell::null(),
                         s.cell(2),
                         s.cell(3),
                         d,
