@@ -13,7 +13,8 @@
 #   there once and kept. THREADS=clusterscope's --threads (default 0: the cores it may use).
 #   TOOLS=clusterscope runs clusterscope only and takes msprof-analyze's times and outputs from
 #   the last run in WORK (to measure a change to clusterscope without waiting for msprof-analyze
-#   again). TARGET=the total speed-up asked for (default 20).
+#   again). TARGET=the total speed-up asked for (default 20). RESULTS=the file the per-mode lines
+#   go to (default WORK/resultsRANKS.txt; another one for a second run on the same WORK).
 # Prints one line per mode: each tool's wall seconds, CPU seconds (user + sys, children included)
 # and peak RSS (MiB), the ratios, and whether the outputs are the same (bench/same_outputs.py),
 # then the total and the load average. Exits 1 when an output differs or the total CPU ratio is
@@ -140,7 +141,7 @@ tool_times() {
 MSPROF_CMD=(env PYTHONPATH="$MSPROF" /usr/bin/python3 "$BENCH/msprof_rank_order.py"
   "$MSPROF/msprof_analyze/cluster_analyse/cluster_analysis.py")
 
-RESULTS=$WORK/results$RANKS.txt
+RESULTS=${RESULTS:-$WORK/results$RANKS.txt}
 : >"$RESULTS"
 printf '%-29s %8s %8s %6s %9s %9s %6s %8s %8s  %s\n' mode cs_wall cs_cpu cs_MiB ms_wall ms_cpu \
   ms_MiB wall_x cpu_x same
