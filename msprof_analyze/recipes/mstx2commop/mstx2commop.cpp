@@ -282,7 +282,10 @@ bool insert_strings(const std::string& db_path, const frame::Frame& strings,
                     const std::string& shown, io::Diagnostics& diag) {
   sqlite3* db = nullptr;
   bool ok = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
+  // The .tmp copy (write_rank_copy): no sync, no journal file (a failed copy is removed whole).
   ok = ok && sqlite3_exec(db, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr) == SQLITE_OK;
+  ok = ok &&
+       sqlite3_exec(db, "PRAGMA journal_mode = MEMORY", nullptr, nullptr, nullptr) == SQLITE_OK;
   sqlite3_stmt* st = nullptr;
   ok =
       ok && sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK &&
