@@ -45,10 +45,12 @@ WHERE marker.value LIKE '%"streamId":%' AND marker.value LIKE '%"count":%'
 const std::vector<std::string> kPlan = {"SCAN m", "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
                                         "SCAN t"};
 
-// kQuery's rows in that plan's order, each marker's stream id worked out once: the same
-// condition (a CAST has INTEGER affinity in the CTE's column as in the expression; NULL for a
-// message that is not JSON, which the original's `json_valid(...) AND` makes false), the marker
-// filters applied before the join instead of after it.
+// kQuery's rows in that plan's order, each marker's stream id worked out once (a CAST has
+// INTEGER affinity in the CTE's column as in the expression; NULL for a message that is not
+// JSON, which the original's `json_valid(...) AND` makes false), the marker filters applied
+// before the join instead of after it, and the OR split into two equality joins SQLite answers
+// with automatic indexes (the second without the pairs the first has): the (marker, task) pairs
+// are the same set, ordered by (marker rowid, task rowid) as the original plan emits them.
 constexpr const char* kQueryOnce = R"(
 WITH marker AS MATERIALIZED (
   SELECT id, conn, value,
@@ -59,14 +61,19 @@ WITH marker AS MATERIALIZED (
         FROM MSTX_EVENTS m JOIN STRING_IDS s ON m.message = s.id)
   WHERE value LIKE '%"streamId":%' AND value LIKE '%"count":%'
         AND value LIKE '%"dataType":%' AND value LIKE '%"groupName":%'
-        AND value LIKE '%"opName":%' AND at >= ? AND at <= ?)
+        AND value LIKE '%"opName":%' AND at >= ? AND at <= ?),
+pair AS (
+  SELECT marker.id AS id, t.rowid AS task FROM marker JOIN TASK t ON t.connectionId = marker.conn
+  UNION ALL
+  SELECT marker.id, t.rowid FROM marker JOIN TASK t ON t.streamId = marker.stream
+  WHERE NOT coalesce(t.connectionId = marker.conn, 0))
 SELECT t.startNs, t.endNs, t.connectionId, marker.value,
        CASE WHEN json_valid(marker.value) THEN json_extract(marker.value, '$.opName') END,
        CASE WHEN json_valid(marker.value) THEN json_extract(marker.value, '$.groupName') END,
        CASE WHEN json_valid(marker.value) THEN json_extract(marker.value, '$.dataType') END,
        CASE WHEN json_valid(marker.value) THEN json_extract(marker.value, '$.count') END
-FROM marker JOIN TASK t ON marker.conn = t.connectionId OR marker.stream = t.streamId
-ORDER BY marker.id, t.rowid)";
+FROM pair JOIN marker ON marker.id = pair.id JOIN TASK t ON t.rowid = pair.task
+ORDER BY pair.id, pair.task)";
 
 enum Col { kStart, kEnd, kConn, kValue, kOpName, kGroup, kDataType, kCount };
 
