@@ -18,14 +18,16 @@ PHASES = [  # (phase, patterns tried in order on "dso symbol")
     ("parse JSON (simdjson, readers)", [r"simdjson", r"cs::readers::", r"json_input|JsonFile|gzip_input"]),
     ("parse CSV / numbers", [r"CsvReader|csv_cells|csv_number|from_chars|parse_number|decimal"]),
     ("pack / gather ranks (load)", [r"cs::load::|rank_data_codec|BatchStream"]),
-    ("msprof-analyze documents (compute)", [r"cs::msprof::"]),
-    ("write JSON (json_writer, py_format)", [r"JsonWriter|append_json_string|append_py|py_repr|py_format|format_python"]),
+    ("msprof-analyze documents (compute)", [r"cs::documents::"]),
+    # libstdc++'s unnamed code is std::to_chars's shortest-digits search (its callers are
+    # py_format's, by the call graph of `perf record --call-graph dwarf`).
+    ("write JSON (json_writer, py_format)", [r"JsonWriter|append_json_string|plain_run_end|append_py|py_repr|py_round|py_format|format_python", r"libstdc\+\+\S* +\[\.\] 0x"]),
     ("clusterscope tables (analysis/, stats/)", [r"cs::analysis::|cs::stats::|DictionaryEncoder|sorted_order|introsort"]),
     ("HDF5 (deflate, chunks, library)", [r"libz|adler32|deflate|hdf5|H5|filter_table_chunks"]),
     ("write CSV tables", [r"csv_writer|append_csv|append_row|write_table_csv"]),
     ("report.html", [r"cs::report::"]),
     ("malloc / free", [r"malloc|_int_free|cfree|unlink_chunk|free@|_int_realloc|realloc|operator new|operator delete"]),
-    ("memcpy / memmove / memset / memcmp / hash", [r"memmove|memcpy|memset|memcmp|_Hash_bytes|strlen|string_view.*compare"]),
+    ("memcpy / memmove / memset / memcmp / hash", [r"memmove|memcpy|memset|memcmp|memchr|_Hash_bytes|strlen|string_view.*compare|_Hashtable|hash_bytes|StringPool|TextHash"]),
     ("dynamic loader, MPI, libstdc++ start", [r"ld-linux|libmpi|libopen|libpmix|libevent|libhwloc|_dl_"]),
 ]
 

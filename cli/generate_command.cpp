@@ -40,7 +40,7 @@ int run_generate(int argc, char** argv) {
   generator::GeneratorOptions opts;
   std::string out_dir, framework = "pytorch", export_type = "text", pp_schedule = "1f1b";
   std::vector<std::string> slow_ranks, slow_devices, slow_links, slow_kernels, slow_hosts,
-      slow_data;
+      slow_data, slow_freq;
   std::vector<std::string> memory_imbalance, memory_leak;  // generator/job/memory_model.h
   uint64_t seed = 1;
   bool trace_on = false, trace_off = false, force = false;
@@ -107,6 +107,9 @@ int run_generate(int argc, char** argv) {
       "db export: record each forward matmul's and FlashAttention's FLOPs (mstx domain mfu_flops) "
       "and the chip's AI Cores and frequency in info.json (what msprof-analyze's operator_mfu "
       "divides by kernel time and the chip's peak)")(
+      "slow-freq", po::value<std::vector<std::string>>(&slow_freq)->composing(),
+      "R:MHZ  db export: write AICORE_FREQ for every rank (1800 MHz), rank R at MHZ from its "
+      "second step on (800: idle, other values abnormal in freq_analysis; repeatable)")(
       "notify-tasks", po::bool_switch(&opts.notify_tasks),
       "db export: write HCCL's Notify_Record/Notify_Wait tasks around every send and receive "
       "(what msprof-analyze's p2p_pairing pairs them by)")(
@@ -214,6 +217,13 @@ int run_generate(int argc, char** argv) {
     if (!generator::parse_slow_rank(s, v, error))
       return usage_error("--slow-data " + error, "write it as R:MS, e.g. --slow-data 3:20");
     opts.slow_data.push_back({v.rank, v.factor * 1000.0});
+  }
+  for (const auto& s : slow_freq) {
+    generator::SlowRank v;  // same R:NUMBER form
+    if (!generator::parse_slow_rank(s, v, error) || v.factor != static_cast<int>(v.factor))
+      return usage_error("--slow-freq " + (error.empty() ? "MHZ must be a whole number" : error),
+                         "write it as R:MHZ, e.g. --slow-freq 3:800");
+    opts.slow_freq.push_back({v.rank, static_cast<int>(v.factor)});
   }
 
   for (const auto& s : memory_imbalance) {

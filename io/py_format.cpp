@@ -21,51 +21,59 @@ void append_py_repr(std::string& out, double x) {
     out += std::signbit(x) ? "-0.0" : "0.0";
     return;
   }
-  // Shortest round-trip digits in scientific form: "-d.ddde+XX".
+  // Shortest round-trip digits in scientific form: "-d.ddde+XX", rewritten into `text` and
+  // appended once.
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
   const char* p = buf;
   const char* end = res.ptr;
+  char text[64];
+  char* t = text;
   if (*p == '-') {
-    out += '-';
+    *t++ = '-';
     ++p;
   }
   char digits[40];
   int n = 0;
   for (; p < end && *p != 'e'; ++p)
     if (*p != '.') digits[n++] = *p;
+  // The exponent: 'e', a sign, two or three digits.
+  const bool negative = p + 1 < end && p[1] == '-';
   int exp = 0;
-  std::from_chars(p + 1 + (p[1] == '+'), end, exp);
+  for (const char* q = p + 2; q < end; ++q) exp = exp * 10 + (*q - '0');
+  if (negative) exp = -exp;
+  auto copy = [&t](const char* from, int count) {
+    std::memcpy(t, from, static_cast<size_t>(count));
+    t += count;
+  };
   if (exp < -4 || exp >= 16) {
-    out += digits[0];
+    *t++ = digits[0];
     if (n > 1) {
-      out += '.';
-      out.append(digits + 1, static_cast<size_t>(n - 1));
+      *t++ = '.';
+      copy(digits + 1, n - 1);
     }
-    out += 'e';
-    out += exp < 0 ? '-' : '+';
-    int a = exp < 0 ? -exp : exp;
-    if (a < 10) out += '0';
-    out += std::to_string(a);
-    return;
-  }
-  if (exp < 0) {
-    out += "0.";
-    out.append(static_cast<size_t>(-exp - 1), '0');
-    out.append(digits, static_cast<size_t>(n));
-    return;
-  }
-  // 0 <= exp <= 15: integer part has exp+1 digits.
-  const int int_digits = exp + 1;
-  if (n <= int_digits) {
-    out.append(digits, static_cast<size_t>(n));
-    out.append(static_cast<size_t>(int_digits - n), '0');
-    out += ".0";
+    *t++ = 'e';
+    *t++ = exp < 0 ? '-' : '+';
+    const int a = exp < 0 ? -exp : exp;
+    if (a < 10) *t++ = '0';
+    t = std::to_chars(t, text + sizeof text, a).ptr;
+  } else if (exp < 0) {
+    *t++ = '0';
+    *t++ = '.';
+    for (int i = 0; i < -exp - 1; ++i) *t++ = '0';
+    copy(digits, n);
+  } else if (const int int_digits = exp + 1; n <= int_digits) {
+    // 0 <= exp <= 15: the integer part has exp + 1 digits.
+    copy(digits, n);
+    for (int i = n; i < int_digits; ++i) *t++ = '0';
+    *t++ = '.';
+    *t++ = '0';
   } else {
-    out.append(digits, static_cast<size_t>(int_digits));
-    out += '.';
-    out.append(digits + int_digits, static_cast<size_t>(n - int_digits));
+    copy(digits, int_digits);
+    *t++ = '.';
+    copy(digits + int_digits, n - int_digits);
   }
+  out.append(text, static_cast<size_t>(t - text));
 }
 
 std::string py_repr(double x) {
@@ -105,9 +113,32 @@ static double py_round_tens(double x, int k) {
   return zero;
 }
 
+// round(x, n) for 0 <= n <= 22 without formatting, when that is exact: y = x * 10^n is the
+// exact product rounded once (10^n is exact up to 10^22), so it is within half an ulp of it;
+// when y is further than one ulp from a half-integer, the exact product rounds (half-even) to
+// the same integer k as y. k (an integer below 2^52) and 10^n are exact, so k / 10^n is the
+// double nearest to the decimal k * 10^-n, which is what Python's round() parses back. False
+// (nothing decided) near a tie or for large |y|: the caller formats then.
+static bool py_round_fast(double x, int ndigits, double& out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (ndigits > 22) return false;
+  const double p = kPow10[ndigits];
+  const double y = x * p;
+  const double a = std::fabs(y);
+  if (!(a < 0x1p51)) return false;
+  const double frac = a - std::floor(a);  // exact below 2^52
+  const double ulp = std::nextafter(a, INFINITY) - a;
+  if (std::fabs(frac - 0.5) <= ulp) return false;
+  out = std::nearbyint(y) / p;
+  return true;
+}
+
 double py_round(double x, int ndigits) {
   if (!std::isfinite(x) || x == 0.0) return x;
   if (ndigits < 0) return py_round_tens(x, -ndigits);
+  if (double r; py_round_fast(x, ndigits, r)) return r;
   // Python formats the exact value with ndigits decimals (correct rounding, half-even on the
   // exact binary value) and parses it back. std::to_chars with a precision is printf("%.*f")
   // exactly (the standard says so), without printf's locale and format parsing.

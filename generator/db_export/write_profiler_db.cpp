@@ -332,6 +332,20 @@ void write_mstx_annotations(Insert& mstx, ProfilerDbWriter& w, const RankTimelin
   }
 }
 
+// AICORE_FREQ (--slow-freq): the frequency at every step start, 1800 MHz, a slow rank's from its
+// second step on.
+void write_aicore_freq(SqliteFile& db, const WriteContext& ctx, int rank, const RankTimeline& tl,
+                       const ProfilerDbWriter& w) {
+  if (ctx.opts.slow_freq.empty()) return;
+  db.exec("CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs NUMERIC,freq INTEGER);");
+  int mhz = 1800;
+  for (const auto& f : ctx.opts.slow_freq)
+    if (f.rank == rank) mhz = f.mhz;
+  Insert freq = db.insert("AICORE_FREQ", 3);
+  for (size_t s = 0; s < tl.steps.size(); ++s)
+    freq.row({rank % kDevicesPerNode, w.ns(tl.steps[s].start_us), s == 0 ? 1800 : mhz});
+}
+
 // META_DATA, RANK_DEVICE_MAP, HOST_INFO, NPU_INFO, SESSION_TIME_INFO, STEP_TIME, one
 // MSTX_EVENTS range per step ("step N", host side only) and the mstx annotations above.
 void write_rank_tables(SqliteFile& db, const WriteContext& ctx, int rank, const RankTimeline& tl,
@@ -366,6 +380,7 @@ void write_rank_tables(SqliteFile& db, const WriteContext& ctx, int rank, const 
               w.ids().id("step " + std::to_string(id)), w.tid(), w.tid(), 65535, kNoValue, 0});
   }
   write_mstx_annotations(mstx, w, tl);
+  write_aicore_freq(db, ctx, rank, tl, w);
 }
 
 // OVERLAP_ANALYSIS, as torch_npu writes it beside the tasks (seen in real DB exports): per step,

@@ -35,6 +35,13 @@ struct SlowHost {
   int rank = -1;
   double gap_us = 0;  // extra host-side idle before every kernel launch on this rank
 };
+// --slow-freq R:MHZ: rank R's AI Core runs at MHZ instead of 1800 MHz from its second step on, as
+// the db export's AICORE_FREQ records it (what msprof-analyze's freq_analysis reads; the kernel
+// durations are not changed).
+struct SlowFreq {
+  int rank = -1;
+  int mhz = 0;
+};
 // --memory-imbalance R:GB: rank R holds GB more from the start (a larger optimizer state).
 struct MemoryImbalance {
   int rank = -1;
@@ -107,6 +114,8 @@ struct GeneratorOptions {
   // op ranges, CUDA launches and kernels, device = rank; generator/db_export/write_nsys_sqlite.h);
   // implies the mstx module ranges, named as a Qwen2 model's (db export, pytorch only).
   std::string nsys_sqlite;
+  // AICORE_FREQ in the db export, for every rank, when any is given (--slow-freq).
+  std::vector<SlowFreq> slow_freq;
   // Realism (all off by default, so default outputs stay as they were): a per-rank constant speed
   // factor 1 + N(0, rank_jitter) on every compute kernel, and the first / last pipeline stage
   // carrying more (or less) work by these factors (pp > 1 only).

@@ -139,7 +139,12 @@ bool CsvReader::open() {
     return false;
   }
   std::setvbuf(file_, nullptr, _IONBF, 0);  // we read big chunks ourselves
-  buf_.assign(buffer_size_ + kPad, '\0');
+  // A file smaller than the buffer gets a buffer of its size (plus one byte, so the first read
+  // takes it all and the second sees the end): a rank's small CSVs (step_trace_time.csv, 500
+  // bytes) then do not each clear a whole 1 MiB buffer. A file that grows since the stat is
+  // still read in full, in buffer-sized pieces.
+  const size_t want = std::min<uint64_t>(buffer_size_, std::max<uint64_t>(size + 1, 4096));
+  buf_.assign(want + kPad, '\0');
   fill();
   return start();
 }

@@ -6,10 +6,13 @@
 
 #include "io/utf8.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace cs::io {
 
 namespace {
-constexpr size_t kFlushAt = 1 << 20;
 const char* kHex = "0123456789abcdef";
 
 void append_u(std::string& out, unsigned cp) {
@@ -21,31 +24,56 @@ void append_u(std::string& out, unsigned cp) {
 }
 
 // True for a byte append_json_string copies as is.
-inline bool plain_byte(unsigned char c, bool ensure_ascii) {
+constexpr bool plain_byte(unsigned char c, bool ensure_ascii) {
   return c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || (c == 0x7f && !ensure_ascii));
 }
 
-// The end of the run of plain bytes of s starting at i: 8 bytes a step while a word holds none
-// of the bytes to escape (control bytes, '"', '\\', and with ensure_ascii DEL and non-ASCII).
-size_t plain_run_end(std::string_view s, size_t i, bool ensure_ascii) {
-  constexpr uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
-  auto has_zero_byte = [](uint64_t v) { return (v - k01) & ~v & k80; };  // exact as a test
-  while (i + 8 <= s.size()) {
-    uint64_t x;
-    std::memcpy(&x, s.data() + i, 8);
-    uint64_t bad = ((x - k01 * 0x20) & ~x & k80)  // a byte below 0x20
-                   | has_zero_byte(x ^ (k01 * '"')) | has_zero_byte(x ^ (k01 * '\\'));
-    bad |= x & k80;  // non-ASCII: checked as UTF-8 (or escaped) one sequence at a time
-    if (ensure_ascii) bad |= has_zero_byte(x ^ (k01 * 0x7f));
-    if (bad) break;
-    i += 8;
+// plain_byte() of every byte value, for ensure_ascii false and true.
+struct PlainTable {
+  bool plain[2][256];
+  constexpr PlainTable() : plain{} {
+    for (int a = 0; a < 2; ++a)
+      for (int c = 0; c < 256; ++c) plain[a][c] = plain_byte(static_cast<unsigned char>(c), a);
   }
-  while (i < s.size() && plain_byte(static_cast<unsigned char>(s[i]), ensure_ascii)) ++i;
+};
+constexpr PlainTable kPlainTable;
+
+// The end of the run of plain bytes of s starting at i: 16 bytes a step (SSE2) while a block
+// holds none of the bytes to escape (control bytes, '"', '\\', and with ensure_ascii DEL; any
+// non-ASCII byte also ends the run: it is checked as UTF-8, or escaped, one sequence at a time),
+// then byte by byte through a table.
+size_t plain_run_end(std::string_view s, size_t i, bool ensure_ascii) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+  while (i + 16 <= s.size()) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    // Signed compare: below 0x20, or 0x80 and above (negative as signed bytes).
+    __m128i bad =
+        _mm_or_si128(_mm_cmplt_epi8(v, space),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (ensure_ascii) bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, del));
+    const int mask = _mm_movemask_epi8(bad);
+    if (mask != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    i += 16;
+  }
+#endif
+  const bool* plain = kPlainTable.plain[ensure_ascii ? 1 : 0];
+  while (i < s.size() && plain[static_cast<unsigned char>(s[i])]) ++i;
   return i;
 }
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s, bool ensure_ascii) {
+  if (plain_run_end(s, 0, ensure_ascii) == s.size()) {  // nothing to escape (most keys, names)
+    const size_t at = out.size();
+    out.resize(at + s.size() + 2);
+    char* p = out.data() + at;
+    p[0] = '"';
+    if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    return;
+  }
   out += '"';
   for (size_t i = 0; i < s.size(); ++i) {
     // Fast path: copy the run of bytes that need no escaping in one append.
@@ -140,24 +168,6 @@ void JsonWriter::flush() {
     if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) ok_ = false;
     buf_.clear();
   }
-}
-
-void JsonWriter::put(std::string_view s) {
-  if (str_) {
-    str_->append(s);
-    return;
-  }
-  buf_.append(s);
-  if (buf_.size() >= kFlushAt) flush();
-}
-
-void JsonWriter::put(char c) {
-  if (str_) {
-    str_->push_back(c);
-    return;
-  }
-  buf_.push_back(c);
-  if (buf_.size() >= kFlushAt) flush();
 }
 
 void JsonWriter::newline_indent() {
@@ -259,6 +269,13 @@ void JsonWriter::null() {
 void JsonWriter::raw_value(std::string_view json, size_t nonfinite) {
   before_value();
   nonfinite_ += nonfinite;
+  if (file_ && json.size() >= kFlushAt / 16) {
+    // A large part rendered elsewhere (a group of an msprof-analyze document, rendered on
+    // another thread) goes to the file as it is, not copied through the buffer first.
+    flush();
+    if (std::fwrite(json.data(), 1, json.size(), file_) != json.size()) ok_ = false;
+    return;
+  }
   put(json);
 }
 

@@ -65,8 +65,24 @@ class JsonWriter {
  private:
   void before_value();
   void newline_indent();
-  void put(std::string_view s);
-  void put(char c);
+  static constexpr size_t kFlushAt = size_t{1} << 20;  // buffered bytes written at once
+  // Inline: the documents write millions of short tokens.
+  void put(std::string_view s) {
+    if (str_) {
+      str_->append(s);
+      return;
+    }
+    buf_.append(s);
+    if (buf_.size() >= kFlushAt) flush();
+  }
+  void put(char c) {
+    if (str_) {
+      str_->push_back(c);
+      return;
+    }
+    buf_.push_back(c);
+    if (buf_.size() >= kFlushAt) flush();
+  }
   void string(std::string_view s);
 
   std::string* str_ = nullptr;

@@ -180,6 +180,11 @@ TEST(PyFormat, RoundMatchesPython) {
     // Exact halves at the rounding digit, where half-even matters.
     double half = (static_cast<double>(rng() % 2000) + 0.5) / std::pow(10.0, rng() % 4);
     cases.push_back({half, static_cast<int>(rng() % 4)});
+    // Quotients like the bandwidths and ratios the documents round to 4 digits (every binary
+    // digit set: py_round's fast path decides these without formatting).
+    const double q =
+        static_cast<double>(rng() % 1000000007) / static_cast<double>(1 + rng() % 99991);
+    cases.push_back({rng() % 2 ? q : -q / 1e6, static_cast<int>(rng() % 12)});
   }
   for (int i = 0; i < 300; ++i) {
     double x = static_cast<double>(rng() % 10000000);

@@ -6,6 +6,10 @@
 //   freq_analysis --export_type db` writes exactly what msprof-analyze 8399c1cd wrote for it
 //   (tests/data/ascend-real/msprof-analyze-ref/db_level1_freq5__freq_analysis__db), and the same
 //   bytes under mpirun -np 1, 2 and 4.
+// - Golden, generated: `generate --slow-freq 3:800 --slow-freq 5:1200` (AICORE_FREQ: 1800 MHz at
+//   every step start, those ranks at 800 / 1200 from their second step) gives msprof-analyze's
+//   FreeFrequencyRanks [3] and AbnormalFrequencyRanks [5]
+//   (tests/data/generated-db/tp2pp2s3_freq_analysis__db).
 // - The real sample itself (1800 MHz only) gets no table; the text export writes no file.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -84,6 +88,20 @@ TEST(FreqAnalysis, MatchesMsprofAnalyzeAtAnyProcessCount) {
     EXPECT_TRUE(cs::test::read_tree(run(freq_job(), cs::test::mpirun(np), "np" + std::to_string(np),
                                         "db")) == expected)
         << "np=" << np;
+}
+
+TEST(FreqAnalysis, GeneratedSlowFreqMatchesMsprofAnalyze) {
+  const fs::path job = scratch() / "generated";
+  const std::string log = (scratch() / "generated.log").string();
+  ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " generate " + job.string() +
+                                      " --ranks 8 --tp 2 --pp 2 --steps 3 --export-type db "
+                                      "--slow-freq 3:800 --slow-freq 5:1200",
+                                  log),
+            0)
+      << cs::test::read_file(log);
+  cs::test::expect_same_outputs(
+      run(job, "", "generated-out", "db"),
+      fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s3_freq_analysis__db");
 }
 
 TEST(FreqAnalysis, NormalJobAndTextExportWriteNothing) {

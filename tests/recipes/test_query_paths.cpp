@@ -84,7 +84,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"compute_op_sum", {"compute_op_sum.compute_ops"}},
                       Case{"free_analysis", {"free_analysis.busy", "free_analysis.link"}},
                       Case{"cluster_time_summary",
-                           {"cluster_time_summary.communication", "cluster_time_summary.memory"}}),
+                           {"cluster_time_summary.communication", "cluster_time_summary.memory"}},
+                      Case{"export_summary",
+                           {"export_summary.api_statistic", "export_summary.compute_tasks",
+                            "export_summary.communication_ops"}}),
     [](const auto& info) { return std::string(info.param.recipe); });
 
 // The counts the processes send the root add up per query, and print one line each.

@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "frame/frame_ops.h"
 #include "frame/pandas_sort.h"
+#include "msprof_analyze/recipes/export_summary/export_summary_scan.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace cs::recipes::export_summary {
 
@@ -106,13 +109,19 @@ Kind read_sql_kind(const std::vector<Cell>& cells) {
   return real || null ? Kind::kFloat : Kind::kInt;
 }
 
-// Runs `sql` when every table exists (else pd.DataFrame(), as msprof-analyze's _execute_sql).
+// Runs `sql` when every table exists (else pd.DataFrame(), as msprof-analyze's _execute_sql),
+// answered by `scan` when it gives the rows (answer_query, as `name`).
 bool read(recipes::RankDb& db, const std::string& sql, const std::vector<const char*>& tables,
-          Df& out, io::Diagnostics& diag) {
+          Df& out, io::Diagnostics& diag, const char* name = nullptr,
+          const std::function<bool(frame::Frame&)>& scan = nullptr) {
   for (const char* t : tables)
     if (!db.has_table(t)) return true;
   frame::Frame f;
-  if (!db.query(sql, {}, f, tables.front(), diag)) return false;
+  const auto by_sql = [&] { return db.query(sql, {}, f, tables.front(), diag); };
+  if (!(scan ? answer_query(
+                   name, [&] { return scan(f); }, by_sql)
+             : by_sql()))
+    return false;
   out.exists = true;
   for (auto& c : f.columns) {
     const Kind k = read_sql_kind(c.cells);
@@ -310,17 +319,30 @@ bool ExportSummary::map(const RankDbPaths& paths, frame::FrameSet& out,
   recipes::RankDb db(paths.profiler_db, diag);
   if (!db.ok()) return false;
   Df api, compute, pmu, communication, schedule;
-  if (!read(db, kApiSql, {"CANN_API", "STRING_IDS", "TASK"}, api, diag)) return false;
+  RankStrings strings(db.database());
+  if (!read(db, kApiSql, {"CANN_API", "STRING_IDS", "TASK"}, api, diag,
+            "export_summary.api_statistic", [&](frame::Frame& f) {
+              return scan_api_statistic(db.database(), kApiSql, strings, f);
+            }))
+    return false;
   if (db.has_table("COMPUTE_TASK_INFO")) {
     const bool block_num = has_column(db, "COMPUTE_TASK_INFO", "blockNum");
     const bool op_state = has_column(db, "COMPUTE_TASK_INFO", "opState");
-    if (!read(db, compute_sql(block_num, op_state), {"COMPUTE_TASK_INFO", "STRING_IDS", "TASK"},
-              compute, diag) ||
+    const std::string sql = compute_sql(block_num, op_state);
+    if (!read(db, sql, {"COMPUTE_TASK_INFO", "STRING_IDS", "TASK"}, compute, diag,
+              "export_summary.compute_tasks",
+              [&](frame::Frame& f) {
+                return scan_compute_tasks(db.database(), sql, block_num, op_state, strings, f);
+              }) ||
         !read(db, kPmuSql, {"TASK_PMU_INFO", "STRING_IDS"}, pmu, diag))
       return false;
     if (compute.rows() > 0 && pmu.rows() > 0) add_counters(compute, pmu);
   }
-  if (!read(db, kCommunicationSql, {"COMMUNICATION_OP", "TASK"}, communication, diag) ||
+  if (!read(db, kCommunicationSql, {"COMMUNICATION_OP", "TASK"}, communication, diag,
+            "export_summary.communication_ops",
+            [&](frame::Frame& f) {
+              return scan_communication_ops(db.database(), kCommunicationSql, strings, f);
+            }) ||
       !read(db, kScheduleSql, {"COMMUNICATION_SCHEDULE_TASK_INFO", "TASK"}, schedule, diag))
     return false;
   const bool kernels = compute.rows() + communication.rows() + schedule.rows() > 0;

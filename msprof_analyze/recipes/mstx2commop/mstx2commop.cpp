@@ -8,10 +8,12 @@
 #include <set>
 #include <string>
 
+#include "db/query_plan.h"
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/p2p_pairing/p2p_pairing.h"
 #include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace cs::recipes::mstx2commop {
 
@@ -19,7 +21,7 @@ namespace {
 
 // Each communication marker with the device task it is tied to (by connectionId, or, as
 // msprof-analyze joins, any task on the stream its JSON names), the message unescaped; the
-// fields come from SQLite's JSON functions (the marker's JSON types kept).
+// fields come from SQLite's JSON functions (the marker's JSON types kept). msprof-analyze's query.
 constexpr const char* kQuery = R"(
 WITH marker AS (
   SELECT m.startNs AS at, m.connectionId AS conn, replace(s.value, char(92) || '"', '"') AS value
@@ -36,6 +38,42 @@ FROM marker JOIN TASK t
 WHERE marker.value LIKE '%"streamId":%' AND marker.value LIKE '%"count":%'
       AND marker.value LIKE '%"dataType":%' AND marker.value LIKE '%"groupName":%'
       AND marker.value LIKE '%"opName":%' AND marker.at >= ? AND marker.at <= ?)";
+
+// SQLite's plan for kQuery: every marker (MSTX_EVENTS in rowid order, its text by STRING_IDS'
+// key) against every TASK row in rowid order, the JSON parsed again for each pair (markers x
+// tasks parses: seconds per rank).
+const std::vector<std::string> kPlan = {"SCAN m", "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
+                                        "SCAN t"};
+
+// kQuery's rows in that plan's order, each marker's stream id worked out once (a CAST has
+// INTEGER affinity in the CTE's column as in the expression; NULL for a message that is not
+// JSON, which the original's `json_valid(...) AND` makes false), the marker filters applied
+// before the join instead of after it, and the OR split into two equality joins SQLite answers
+// with automatic indexes (the second without the pairs the first has): the (marker, task) pairs
+// are the same set, ordered by (marker rowid, task rowid) as the original plan emits them.
+constexpr const char* kQueryOnce = R"(
+WITH marker AS MATERIALIZED (
+  SELECT id, conn, value,
+         CASE WHEN json_valid(value)
+              THEN CAST(json_extract(value, '$.streamId') AS INTEGER) END AS stream
+  FROM (SELECT m.rowid AS id, m.startNs AS at, m.connectionId AS conn,
+               replace(s.value, char(92) || '"', '"') AS value
+        FROM MSTX_EVENTS m JOIN STRING_IDS s ON m.message = s.id)
+  WHERE value LIKE '%"streamId":%' AND value LIKE '%"count":%'
+        AND value LIKE '%"dataType":%' AND value LIKE '%"groupName":%'
+        AND value LIKE '%"opName":%' AND at >= ? AND at <= ?),
+pair AS (
+  SELECT marker.id AS id, t.rowid AS task FROM marker JOIN TASK t ON t.connectionId = marker.conn
+  UNION ALL
+  SELECT marker.id, t.rowid FROM marker JOIN TASK t ON t.streamId = marker.stream
+  WHERE NOT coalesce(t.connectionId = marker.conn, 0))
+SELECT t.startNs, t.endNs, t.connectionId, marker.value,
+       CASE WHEN json_valid(marker.value) THEN json_extract(marker.value, '$.opName') END,
+       CASE WHEN json_valid(marker.value) THEN json_extract(marker.value, '$.groupName') END,
+       CASE WHEN json_valid(marker.value) THEN json_extract(marker.value, '$.dataType') END,
+       CASE WHEN json_valid(marker.value) THEN json_extract(marker.value, '$.count') END
+FROM pair JOIN marker ON marker.id = pair.id JOIN TASK t ON t.rowid = pair.task
+ORDER BY pair.id, pair.task)";
 
 enum Col { kStart, kEnd, kConn, kValue, kOpName, kGroup, kDataType, kCount };
 
@@ -92,7 +130,20 @@ bool Mstx2Commop::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
       return false;
     }
   frame::Frame rows, types, strings;
-  if (!db.query(kQuery, {0, std::numeric_limits<int64_t>::max()}, rows, "MSTX_EVENTS", diag) ||
+  const std::vector<int64_t> range = {0, std::numeric_limits<int64_t>::max()};
+  bool read = false;
+  answer_query(
+      "mstx2commop.markers",
+      [&] {
+        if (!db::query_plan_is(db.database(), kQuery, kPlan)) return false;
+        read = db.query(kQueryOnce, range, rows, "MSTX_EVENTS", diag);
+        return true;
+      },
+      [&] {
+        read = db.query(kQuery, range, rows, "MSTX_EVENTS", diag);
+        return true;
+      });
+  if (!read ||
       !db.query("SELECT id, name FROM ENUM_HCCL_DATA_TYPE", {}, types, "ENUM_HCCL_DATA_TYPE",
                 diag) ||
       !db.query("SELECT id, value FROM STRING_IDS", {}, strings, "STRING_IDS", diag))
@@ -238,7 +289,10 @@ bool insert_strings(const std::string& db_path, const frame::Frame& strings,
                     const std::string& shown, io::Diagnostics& diag) {
   sqlite3* db = nullptr;
   bool ok = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
+  // The .tmp copy (write_rank_copy): no sync, no journal file (a failed copy is removed whole).
   ok = ok && sqlite3_exec(db, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr) == SQLITE_OK;
+  ok = ok &&
+       sqlite3_exec(db, "PRAGMA journal_mode = MEMORY", nullptr, nullptr, nullptr) == SQLITE_OK;
   sqlite3_stmt* st = nullptr;
   ok =
       ok && sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK &&

@@ -221,8 +221,10 @@ bool add_connection_ids(const std::string& db_copy, const frame::Frame& pairs,
                "check that the output directory is writable");
     return false;
   }
-  // A .tmp copy renamed when complete: no need to sync each change.
+  // A .tmp copy renamed when complete: no need to sync each change, nor a journal file created and
+  // deleted per transaction (a failed copy is removed whole).
   sqlite3_exec(db, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr);
+  sqlite3_exec(db, "PRAGMA journal_mode = MEMORY", nullptr, nullptr, nullptr);
   bool has_column = false;
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('COMMUNICATION_OP')", -1, &st,
