@@ -264,9 +264,9 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
     runtime::TaskGroup parser;  // errors are caught inside: they are this process's to report
     parser.run([&] {
       try {
-        parsed = parse_share(entries, mine, parse_opts, threads, done, done_bytes,
-                             mpi.is_root() ? nullptr : &packed, keep_packed, &spill,
-                             opts.on_parsed);
+        parsed =
+            parse_share(entries, mine, parse_opts, threads, done, done_bytes,
+                        mpi.is_root() ? nullptr : &packed, keep_packed, &spill, opts.on_parsed);
       } catch (const std::exception& e) {
         local_failed = true;
         local_error = e.what();

@@ -173,8 +173,9 @@ bool is_recipe_folder(const std::string& folder) {
 // The namespace a folder's code lives in: cs::<its last part> ("msprof_analyze/documents/" ->
 // cs::documents), except io/'s format families, which share cs::io (io/sqlite/ nests
 // cs::io::sqlite), the generator's parts (generator/job/, generator/db_export/), which share
-// cs::generator, the report's pages (report/cluster_page/, report/compare_page/: cs::report), and a recipe's folder, which nests in its library's
-// (msprof_analyze/recipes/slow_rank/ -> cs::recipes::slow_rank).
+// cs::generator, the report's pages (report/cluster_page/, report/compare_page/: cs::report), and a
+// recipe's folder, which nests in its library's (msprof_analyze/recipes/slow_rank/ ->
+// cs::recipes::slow_rank).
 std::string folder_namespace(const std::string& folder) {
   if (folder.rfind("io/", 0) == 0) return "cs::io";
   if (folder.rfind("generator/", 0) == 0) return "cs::generator";
