@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every regular file below `dir` (the run's ledger aside) by relative path, with its bytes.
+// Every regular file below `dir` (the run's ledger aside) by relative path, with its bytes. A
+// file name's run time (cluster_time_summary_20261129092148.csv, as msprof-analyze names its text
+// outputs) reads "<time>": the two runs compared may fall in different seconds.
 std::map<std::string, std::string> files_below(const fs::path& dir) {
+  static const std::regex kRunTime("_[0-9]{14}(\\.[a-z]+)$");
   std::map<std::string, std::string> out;
   for (const auto& f : fs::recursive_directory_iterator(dir))
-    if (f.is_regular_file() && f.path().filename() != ".clusterscope_written")
-      out[fs::relative(f.path(), dir).string()] = cs::test::read_file(f.path().string());
+    if (f.is_regular_file() && f.path().filename() != ".clusterscope_written") {
+      const std::string name =
+          std::regex_replace(fs::relative(f.path(), dir).string(), kRunTime, "_<time>$1");
+      out[name] = cs::test::read_file(f.path().string());
+    }
   return out;
 }
 
