@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "io/markup_escape.h"
 #include "io/output_file.h"
 
 namespace cs::report {
@@ -12,30 +13,8 @@ namespace cs::report {
 std::string html_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 8);
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') break;  // not allowed in HTML
-        if (c == 0x7f) break;
-        out += ch;
-    }
-  }
+  io::append_markup_escaped(
+      out, s, io::MarkupEscape{.quote = true, .apostrophe = true, .drop_controls = true});
   return out;
 }
 

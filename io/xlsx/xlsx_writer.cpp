@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "io/markup_escape.h"
 #include "io/output_file.h"
 #include "io/xlsx/zip_writer.h"
 
@@ -14,24 +15,7 @@ constexpr size_t kMaxString = 32767;  // Excel's cell text limit, in characters
 
 // XML character data: & < > escaped (and " in attributes).
 void append_xml(std::string& out, std::string_view s, bool attribute = false) {
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += attribute ? "&quot;" : "\"";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
+  append_markup_escaped(out, s, MarkupEscape{.quote = attribute});
 }
 
 // A shared string's text as SpreadsheetML escapes it: a literal "_xHHHH_" gets "_x005F" before

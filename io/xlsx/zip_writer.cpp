@@ -41,6 +41,20 @@ bool deflate_raw(std::string_view in, std::string& out) {
 
 }  // namespace
 
+// The fields a local file header and a central directory header share, from the flags to the
+// extra field's length (none).
+void ZipWriter::put_entry_fields(std::string& out, const Entry& e) {
+  put16(out, kUtf8Names);
+  put16(out, kDeflate);
+  put16(out, kDosTime);
+  put16(out, kDosDate);
+  put32(out, e.crc);
+  put32(out, e.compressed);
+  put32(out, e.size);
+  put16(out, static_cast<uint16_t>(e.name.size()));
+  put16(out, 0);  // extra field length
+}
+
 bool ZipWriter::add(std::string_view name, std::string_view data, std::string& error) {
   constexpr uint64_t kMax = std::numeric_limits<uint32_t>::max();
   if (data.size() >= kMax || name.size() > 0xffff) {
@@ -65,15 +79,7 @@ bool ZipWriter::add(std::string_view name, std::string_view data, std::string& e
   e.offset = static_cast<uint32_t>(bytes_.size());
   put32(bytes_, 0x04034b50);  // local file header
   put16(bytes_, kVersion);
-  put16(bytes_, kUtf8Names);
-  put16(bytes_, kDeflate);
-  put16(bytes_, kDosTime);
-  put16(bytes_, kDosDate);
-  put32(bytes_, e.crc);
-  put32(bytes_, e.compressed);
-  put32(bytes_, e.size);
-  put16(bytes_, static_cast<uint16_t>(e.name.size()));
-  put16(bytes_, 0);  // no extra field
+  put_entry_fields(bytes_, e);
   bytes_ += e.name;
   bytes_ += packed;
   entries_.push_back(std::move(e));
@@ -90,15 +96,7 @@ bool ZipWriter::finish(std::string& out, std::string& error) {
     put32(bytes_, 0x02014b50);  // central directory header
     put16(bytes_, kVersion);    // made by: MS-DOS, 2.0
     put16(bytes_, kVersion);
-    put16(bytes_, kUtf8Names);
-    put16(bytes_, kDeflate);
-    put16(bytes_, kDosTime);
-    put16(bytes_, kDosDate);
-    put32(bytes_, e.crc);
-    put32(bytes_, e.compressed);
-    put32(bytes_, e.size);
-    put16(bytes_, static_cast<uint16_t>(e.name.size()));
-    put16(bytes_, 0);  // extra field
+    put_entry_fields(bytes_, e);
     put16(bytes_, 0);  // comment
     put16(bytes_, 0);  // disk number
     put16(bytes_, 0);  // internal attributes

@@ -31,6 +31,7 @@ class ZipWriter {
     std::string name;
     uint32_t crc = 0, compressed = 0, size = 0, offset = 0;
   };
+  static void put_entry_fields(std::string& out, const Entry& e);
   std::string bytes_;
   std::vector<Entry> entries_;
 };

@@ -2,6 +2,7 @@
 // Helpers for end-to-end tests that run the clusterscope binary as a subprocess.
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace cs::test {
 
@@ -30,12 +32,47 @@ inline std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-// A fresh empty directory under the system temp dir, unique per test process.
+// The directories temp_dir handed out, removed when the test program exits, each with what the
+// tests put beside it under the same name ("<dir>.log", "<dir>-job"). A child the program forks
+// (a death test) leaves them alone. CS_KEEP_TEST_FILES=1 keeps everything for a look afterwards.
+class TempDirCleanup {
+ public:
+  static TempDirCleanup& instance() {
+    static TempDirCleanup cleanup;
+    return cleanup;
+  }
+  void add(const std::filesystem::path& p) { paths_.push_back(p); }
+  ~TempDirCleanup() {
+    if (::getpid() != owner_ || std::getenv("CS_KEEP_TEST_FILES") != nullptr) return;
+    std::error_code ec;
+    std::vector<std::filesystem::path> doomed;
+    for (const auto& p : paths_) {
+      const std::string stem = p.filename().string();
+      for (std::filesystem::directory_iterator it(p.parent_path(), ec), end; !ec && it != end;
+           it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind(stem, 0) != 0) continue;
+        if (name.size() == stem.size() || name[stem.size()] == '.' || name[stem.size()] == '-')
+          doomed.push_back(it->path());
+      }
+    }
+    for (const auto& d : doomed) std::filesystem::remove_all(d, ec);
+  }
+
+ private:
+  TempDirCleanup() : owner_(::getpid()) {}
+  pid_t owner_;
+  std::vector<std::filesystem::path> paths_;
+};
+
+// A fresh empty directory under the system temp dir, unique per test process, removed (with its
+// siblings of the same name) when the program exits.
 inline std::filesystem::path temp_dir(const std::string& name) {
   auto p = std::filesystem::temp_directory_path() /
            ("clusterscope-test-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
+  TempDirCleanup::instance().add(p);
   return p;
 }
 
