@@ -12,11 +12,13 @@
 #include "cli/commands.h"
 #include "cluster/cluster_run.h"
 #include "gpu/gpu_run.h"
+#include "io/diagnostics_print.h"
 #include "io/output_ledger.h"
 #include "load/discovery.h"
 #include "load/rank_list.h"
 #include "mpi/mpi_comm.h"
 #include "msprof_analyze/db_all/cluster_db_all.h"
+#include "msprof_analyze/db_all/recipe_verdicts.h"
 #include "msprof_analyze/recipes/recipe_registry.h"
 #include "msprof_analyze/recipes/recipe_run.h"
 #include "runtime/enum_names.h"
@@ -236,6 +238,8 @@ int run_cluster(int argc, char** argv) {
   }
 
   mpi::MpiSession mpi(argc, argv, timeout);
+  // The main run and the recipes behind cluster_analysis.db read the same files: one message each.
+  io::print_each_message_once();
   // -m all: msprof-analyze's outputs as cluster_analysis.db (by default when the job has DB
   // exports, as msprof-analyze) or as its text documents, with the step trace the main run built
   // (the root's).
@@ -249,6 +253,8 @@ int run_cluster(int argc, char** argv) {
       *run_mode == cluster::Mode::kAll && exporting != recipes::ExportType::kText &&
       (exporting == recipes::ExportType::kDb || db_all::job_has_db_export(mpi, db));
   opts.msprof_text = !write_db;
+  // msprof-analyze's own diagnostic recipes on the same ranks, set beside the diagnosis.
+  if (write_db) opts.recipe_verdicts = db_all::run_verdict_recipes(mpi, db);
   std::optional<documents::BuiltStepTrace> step_trace;
   int code = cluster::run_cluster(mpi, opts, write_db ? &step_trace : nullptr);
   if (write_db && code != runtime::kExitFatal) {

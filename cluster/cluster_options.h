@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "analysis/recipe_agreement.h"
 #include "cluster/cluster_loader.h"
 #include "cluster/cluster_mode.h"
 #include "stats/topn.h"
@@ -30,6 +31,9 @@ struct ClusterRunOptions {
   bool strict = false;
   bool quiet = false;
   bool progress = false;  // phase timings and progress bar on stderr
+  // msprof-analyze's diagnostic recipes' verdicts on this job (msprof_analyze/db_all/
+  // recipe_verdicts.h, the root's), set beside the diagnosis: recipe_agreement and the summary.
+  analysis::RecipeVerdicts recipe_verdicts;
 };
 
 }  // namespace cs::cluster

@@ -2,6 +2,7 @@
 
 #include "analysis/comm_summary.h"
 #include "analysis/comm_tables.h"
+#include "analysis/recipe_agreement.h"
 #include "cluster/analysis_steps.h"
 #include "cluster/host_outputs.h"
 #include "cluster/memory_step.h"
@@ -263,6 +264,10 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     sink.put(analysis::slow_links_table(links.slow_links));
     sink.put(analysis::slow_transfers_table(links.slow_transfers));
     r.summary = diagnosis_text(slow_ranks, links, operators.by_cv);
+    if (const analysis::RecipeVerdicts& v = ctx.opts.recipe_verdicts; v.ran) {
+      sink.put(analysis::recipe_agreement_table(v, slow_ranks.findings, links.slow_links));
+      r.summary += analysis::recipe_agreement_summary(v, slow_ranks.findings, links.slow_links);
+    }
     r.summary += memory_lines;
     r.summary += host.summary;
     r.notes.append(host.notes);

@@ -93,8 +93,10 @@ void report_problems(const LoadedCluster& lc) {
     }
     ++printed;
     std::string line = p.first->to_string();
-    if (p.count > 1) {
-      line += " (the same in " + std::to_string(p.count) + " ranks";
+    // A rank may meet one problem twice (two readers of one file): ranks are counted once.
+    const size_t ranks = p.ranks.empty() ? p.count : p.ranks.size();
+    if (ranks > 1) {
+      line += " (the same in " + std::to_string(ranks) + " ranks";
       if (!p.ranks.empty()) line += ": " + load::format_rank_set(p.ranks);
       line += ")";
     }
@@ -258,8 +260,9 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   OutputContext ctx{opts, out_dir.string(), out_diag, short_of_job, html, step_trace != nullptr};
   // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
   // are small and kept, the matrix reaches it as a digest.
-  std::set<std::string> report_tables = {"rank_manifest",  "step_trace", "comm_rank_summary",
-                                         "operators_topn", "slow_ranks", "slow_links"};
+  std::set<std::string> report_tables = {"rank_manifest",   "step_trace", "comm_rank_summary",
+                                         "operators_topn",  "slow_ranks", "slow_links",
+                                         "recipe_agreement"};
   report_tables.insert(kMemoryReportTables.begin(), kMemoryReportTables.end());
   report_tables.insert({"host_ops", "free_breakdown"});
   TableSink sink(out_dir.string(), csv, h5 ? &*h5 : nullptr,
@@ -313,6 +316,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.operators_topn = sink.kept("operators_topn");
     in.slow_ranks = sink.kept("slow_ranks");
     in.slow_links = sink.kept("slow_links");
+    in.recipe_agreement = sink.kept("recipe_agreement");
     in.memory_ranks = sink.kept("memory_ranks");
     in.memory_steps = sink.kept("memory_steps");
     in.memory_curves = sink.kept("memory_curves");

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <map>
+#include <mutex>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -9,11 +11,28 @@
 
 namespace cs::io {
 
+namespace {
+
+std::mutex said_mutex;
+bool say_once = false;
+std::set<std::string> said;  // the lines printed, when say_once
+
+}  // namespace
+
+void print_each_message_once() {
+  std::lock_guard<std::mutex> lock(said_mutex);
+  say_once = true;
+}
+
 void print_message(const std::string& line) {
   // Input-derived text (names, quoted values) can neither drive the terminal nor forge a line.
   std::string out = "clusterscope: ";
   append_escaped_text(out, line);
   out += '\n';
+  {
+    std::lock_guard<std::mutex> lock(said_mutex);
+    if (say_once && !said.insert(out).second) return;
+  }
   std::fwrite(out.data(), 1, out.size(), stderr);
 }
 

@@ -13,6 +13,11 @@ namespace cs::io {
 // `line` escaped (io/text_escape.h).
 void print_message(const std::string& line);
 
+// From now on in this process, print_message leaves out a line it has already printed: a command
+// that runs several passes over the same files (cluster -m all: the main run, then the recipes
+// behind cluster_analysis.db) says each problem once.
+void print_each_message_once();
+
 // Prints each diagnostic as one message (warnings left out when `quiet`), then, unless quiet, how
 // many more the per-file limit kept back.
 void print_diagnostics(const Diagnostics& diag, bool quiet = false);

@@ -278,7 +278,7 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::R
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   io::Diagnostics map_diag;
   for (auto& [rank, d] : all.messages) map_diag.add(std::move(d));
-  io::print_diagnostics_grouped(map_diag, opts.quiet);
+  if (!opts.silent) io::print_diagnostics_grouped(map_diag, opts.quiet);
   RecipeOutput out;
   out.cluster_output_dir = cluster_output_dir;
   out.export_type = opts.export_type;
@@ -323,12 +323,14 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::R
     }
     if (!opts.in_temporary_dir) io::OutputLedger::instance().finish();
   }
-  io::print_diagnostics_grouped(diag, opts.quiet);
+  if (!opts.silent) io::print_diagnostics_grouped(diag, opts.quiet);
   coverage.wait();
   int code = runtime::kExitOk;
   if (used == 0) {
-    std::fprintf(stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
-                 opts.input_dir.c_str(), recipe.name().c_str(), recipe.missing_data_hint().c_str());
+    if (!opts.silent)
+      std::fprintf(
+          stderr, "clusterscope: %s: %s: no rank has the data this recipe reads \u2014 %s\n",
+          opts.input_dir.c_str(), recipe.name().c_str(), recipe.missing_data_hint().c_str());
     code = runtime::kExitFatal;
   } else if (!wrote || diag.has_errors()) {
     code = runtime::kExitFatal;
@@ -385,7 +387,7 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
   const bool is_fatal = mpi.any(!fatal.empty());
   if (is_fatal) {
     // Said once per recipe, as when each runs on its own.
-    if (mpi.is_root())
+    if (mpi.is_root() && !opts.silent)
       for (size_t k = 0; k < recipes.size(); ++k) io::print_message(fatal);
     return std::vector<int>(recipes.size(), runtime::kExitFatal);
   }

@@ -48,6 +48,10 @@ struct RecipeRunOptions {
   // cluster_analysis.db): files are written in place, no ledger, no interrupt handling here, and
   // no line about ranks missing from the job (the larger run says it once).
   bool in_temporary_dir = false;
+  // Nothing printed at all, not even errors: the run is a helper of a larger one that says the
+  // job's problems itself (cluster -m all's recipe verdicts, msprof_analyze/db_all/
+  // recipe_verdicts.h); the exit statuses still tell.
+  bool silent = false;
   // The rank directories the root already discovered below input_dir with rank_filter (cluster
   // -m all runs two recipes on the same ranks): used instead of discovering them again.
   const load::DiscoveryResult* discovered = nullptr;

@@ -261,6 +261,7 @@ void section_findings(HtmlOut& h, const ClusterContext& ctx) {
   }
   if (count == 0) finding(h, "ok", "No problem found in the analyses that were computed.", "");
   h.close();  // ul
+  recipe_agreement_view(h, ctx);
   if (!in.summary_text.empty()) {
     h.element("h3", "", "Summary");
     h.element("pre", attr("class", "summary"), in.summary_text);

@@ -37,6 +37,8 @@ struct ClusterReportInput {
   const io::Table* operators_topn = nullptr;     // operators_topn
   const io::Table* slow_ranks = nullptr;         // slow_ranks
   const io::Table* slow_links = nullptr;         // slow_links
+  // msprof-analyze's recipes beside the findings (analysis/recipe_agreement.h); null: none ran.
+  const io::Table* recipe_agreement = nullptr;
   // Memory (memory/): null when no rank was profiled with profile_memory (no section then).
   const io::Table* memory_ranks = nullptr;
   const io::Table* memory_steps = nullptr;

@@ -39,6 +39,9 @@ constexpr size_t kBucketBars = 128;
 
 void section_overview(HtmlOut& h, const ClusterContext& ctx);
 void section_findings(HtmlOut& h, const ClusterContext& ctx);
+// msprof-analyze's diagnostic recipes beside the findings (recipe_agreement_view.cpp): nothing
+// when the run has no recipe_agreement table.
+void recipe_agreement_view(HtmlOut& h, const ClusterContext& ctx);
 // Every rank at full resolution: sorted distributions with the slow ranks labelled.
 void section_distribution(HtmlOut& h, const ClusterContext& ctx);
 void section_step_trace(HtmlOut& h, const ClusterContext& ctx);
