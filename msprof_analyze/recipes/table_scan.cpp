@@ -1,9 +1,9 @@
 #include "msprof_analyze/recipes/table_scan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <cstdint>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -77,9 +77,14 @@ bool StringCells::load(const db::Database& db, const std::vector<int64_t>* wante
 }
 
 frame::Cell StringCells::find(int64_t id) const {
+  const frame::Cell* c = lookup(id);
+  return c ? *c : frame::Cell::null();
+}
+
+const frame::Cell* StringCells::lookup(int64_t id) const {
   auto it = std::lower_bound(values_.begin(), values_.end(), id,
                              [](const auto& p, int64_t k) { return p.first < k; });
-  return it != values_.end() && it->first == id ? it->second : frame::Cell::null();
+  return it != values_.end() && it->first == id ? &it->second : nullptr;
 }
 
 }  // namespace cs::recipes

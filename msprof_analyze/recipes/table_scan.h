@@ -129,6 +129,8 @@ class StringCells {
   bool load(const db::Database& db, const std::vector<int64_t>* wanted = nullptr);
   // The value of `id` as a cell typed as stored; NULL when STRING_IDS has no such id.
   frame::Cell find(int64_t id) const;
+  // The value of `id`; nullptr when STRING_IDS has no such id (an inner join drops the row).
+  const frame::Cell* lookup(int64_t id) const;
 
  private:
   std::vector<std::pair<int64_t, frame::Cell>> values_;  // sorted by id
