@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "msprof_analyze/recipes/module_statistic/module_tree.h"
+#include "recipes/rank_copy_test_util.h"
 #include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/workbook_test_util.h"
@@ -139,6 +140,40 @@ TEST(ModuleStatistic, TextWorkbooksReadAsMsprofAnalyzes) {
   cs::test::expect_same_at_process_counts(
       text, "text-",
       [](const auto& launcher, const auto& name) { return run(job(), launcher, name, "text"); });
+}
+
+// The three per-rank queries are answered from the pages on the generated job (module_scan.h):
+// every rank by scan, and the same bytes as with the scans off (CS_RECIPE_SCANS=off: every query
+// by SQLite), including a rank whose op times are partly not numbers and whose links repeat.
+TEST(ModuleStatistic, ScansGiveTheSqlOutputs) {
+  const fs::path j = scratch() / "scans";
+  fs::copy(job(), j, fs::copy_options::recursive);
+  cs::test::exec_sql(cs::test::rank_db(j, 2),
+                     "UPDATE PYTORCH_API SET startNs = 'soon' WHERE rowid % 7 = 0;"
+                     "UPDATE PYTORCH_API SET endNs = NULL WHERE rowid % 11 = 0;"
+                     "INSERT INTO CONNECTION_IDS SELECT id + 1, NULL FROM CONNECTION_IDS LIMIT 3;");
+  std::string logs[2];
+  fs::path dirs[2];
+  for (int off = 0; off < 2; ++off) {
+    const fs::path out = scratch() / (off ? "scans-off" : "scans-on");
+    logs[off] = out.string() + ".log";
+    const int rc = cs::test::run_command(
+        std::string(off ? "CS_RECIPE_SCANS=off " : "") + CS_BINARY + " cluster -d " + j.string() +
+            " -o " + out.string() + " -m module_statistic --export_type db --progress",
+        logs[off]);
+    EXPECT_EQ(rc, 0) << cs::test::read_file(logs[off]);
+    dirs[off] = out / "cluster_analysis_output";
+  }
+  const std::string on = cs::test::read_file(logs[0]), off = cs::test::read_file(logs[1]);
+  for (const auto& [query, ranks] :
+       {std::pair{"modules", "4"}, std::pair{"kernels", "8"}, std::pair{"links", "4"}}) {
+    const std::string q = std::string("query module_statistic.") + query + ": ";
+    EXPECT_NE(on.find(q + ranks + " ranks by scan, 0 by SQL"), std::string::npos) << on;
+    EXPECT_NE(off.find(q + "0 ranks by scan, " + ranks + " by SQL"), std::string::npos) << off;
+  }
+  EXPECT_TRUE(cs::test::read_tree(dirs[0]) == cs::test::read_tree(dirs[1]));
+  EXPECT_NE(cs::test::dump_sqlite(dirs[0] / "cluster_analysis.db"),
+            cs::test::dump_sqlite(run(job(), "", "scans-plain", "db") / "cluster_analysis.db"));
 }
 
 TEST(ModuleStatistic, NoModulesNoTable) {
