@@ -6,6 +6,7 @@
 //   --slow-rank 5:1.5 --export-type db` writes exactly what msprof-analyze 8399c1cd wrote for that
 //   job (tests/data/generated-db/tp4pp2s3_slow_rank__{text,db}; tests/data/SOURCES.md), and the
 //   same bytes under mpirun -np 1, 2 and 4.
+// - The query answered from the pages gives the same outputs as SQLite (CS_RECIPE_SCANS=off).
 // - The real two-rank job has no slow rank (two values per op): nothing written, as
 //   msprof-analyze writes nothing.
 #include <gtest/gtest.h>
@@ -91,6 +92,32 @@ TEST_P(SlowRankRecipeGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Export, SlowRankRecipeGolden, ::testing::Values("text", "db"));
+
+// The per-rank query is answered from the pages (slow_rank_scan.h) on every rank of the generated
+// job, and the outputs are the same bytes as with the scans off (CS_RECIPE_SCANS=off: SQLite).
+TEST(SlowRankRecipe, ScanGivesTheSqlOutputs) {
+  fs::path dirs[2];
+  for (int off = 0; off < 2; ++off) {
+    const fs::path out = scratch() / (off ? "scan-off" : "scan-on");
+    const std::string log = out.string() + ".log";
+    const int rc =
+        cs::test::run_command(std::string(off ? "CS_RECIPE_SCANS=off " : "") + CS_BINARY +
+                                  " cluster -d " + generated_job().string() + " -o " +
+                                  out.string() + " -m slow_rank --export_type db --progress",
+                              log);
+    EXPECT_EQ(rc, 0) << cs::test::read_file(log);
+    EXPECT_NE(cs::test::read_file(log).find(off ? "query slow_rank.communication_ops: 0 ranks by "
+                                                  "scan, 8 by SQL"
+                                                : "query slow_rank.communication_ops: 8 ranks by "
+                                                  "scan, 0 by SQL"),
+              std::string::npos)
+        << cs::test::read_file(log);
+    dirs[off] = out / "cluster_analysis_output";
+  }
+  const auto on = cs::test::read_tree(dirs[0]);
+  EXPECT_FALSE(on.empty());
+  EXPECT_TRUE(on == cs::test::read_tree(dirs[1]));
+}
 
 TEST(SlowRankRecipe, RealJobHasNoSlowRank) {
   const fs::path out = scratch() / "real";
