@@ -15,7 +15,9 @@
 #include "frame/frame_ops.h"
 #include "io/output_file.h"
 #include "io/output_ledger.h"
+#include "msprof_analyze/recipes/p2p_pairing/p2p_scan.h"
 #include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace fs = std::filesystem;
 
@@ -272,9 +274,14 @@ bool pair_rank(const RankDbPaths& paths, frame::Frame& pairs, io::Diagnostics& d
       skip(paths, std::string("no table ") + t, diag);
       return false;
     }
+  // Answered by its scan (p2p_scan.h) or by SQLite (answer_query).
   frame::Frame rows;
-  if (!db.query(kQuery, {0, std::numeric_limits<int64_t>::max()}, rows, "COMMUNICATION_TASK_INFO",
-                diag))
+  const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
+  if (!answer_query(
+          "p2p_pairing.tasks", [&] { return scan_p2p_tasks(db.database(), kQuery, lo, hi, rows); },
+          [&] {
+            return db.query(kQuery, {lo, hi}, rows, "COMMUNICATION_TASK_INFO", diag);
+          }))
     return false;
   const std::vector<P2POp> ops = p2p_ops(rows, paths, diag);
   if (ops.empty()) return false;
