@@ -263,7 +263,10 @@ bool add_connection_ids(const std::string& db_copy, const frame::Frame& pairs,
 
 bool pair_rank(const RankDbPaths& paths, frame::Frame& pairs, io::Diagnostics& diag) {
   RankDb db(paths.profiler_db, diag);
-  if (!db.ok()) return false;
+  return db.ok() && pair_rank(db, paths, pairs, diag);
+}
+
+bool pair_rank(RankDb& db, const RankDbPaths& paths, frame::Frame& pairs, io::Diagnostics& diag) {
   for (const char* t : {"COMMUNICATION_OP", "COMMUNICATION_TASK_INFO"})
     if (!db.has_table(t)) {
       skip(paths, std::string("no table ") + t + " (profile at level1 or above)", diag);
