@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/cli_test_util.h"
 
@@ -68,6 +70,39 @@ inline void exec_sql(const std::filesystem::path& db, const std::string& sql) {
   EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
   sqlite3_free(err);
   sqlite3_close(h);
+}
+
+// `cluster -m <mode> --export_type <type> --progress` on `input`, once with the recipes' scans
+// on and once with them off (CS_RECIPE_SCANS=off: SQLite answers every query), outputs below
+// `out`-on and `out`-off: each of `queries` (name, ranks) is counted "<ranks> ranks by scan" with
+// them on and "<ranks> by SQL" with them off, and both runs write the same, non-empty tree of
+// bytes.
+inline void expect_scan_matches_sql(const std::filesystem::path& input,
+                                    const std::filesystem::path& out, const std::string& mode,
+                                    const std::string& type,
+                                    const std::vector<std::pair<std::string, int>>& queries) {
+  std::filesystem::path dirs[2];
+  for (int off = 0; off < 2; ++off) {
+    const std::string dir = out.string() + (off ? "-off" : "-on");
+    const std::string log = dir + ".log";
+    const int rc = run_command(std::string(off ? "CS_RECIPE_SCANS=off " : "") + CS_BINARY +
+                                   " cluster -d " + input.string() + " -o " + dir + " -m " + mode +
+                                   " --export_type " + type + " --progress",
+                               log);
+    EXPECT_EQ(rc, 0) << read_file(log);
+    for (const auto& [query, ranks] : queries) {
+      const std::string n = std::to_string(ranks);
+      const std::string counted =
+          "query " + query + ": " +
+          (off ? "0 ranks by scan, " + n + " by SQL" : n + " ranks by scan, 0 by SQL");
+      EXPECT_NE(read_file(log).find(counted), std::string::npos) << counted << "\n"
+                                                                 << read_file(log);
+    }
+    dirs[off] = std::filesystem::path(dir) / "cluster_analysis_output";
+  }
+  const auto on = read_tree(dirs[0]);
+  EXPECT_FALSE(on.empty());
+  EXPECT_TRUE(on == read_tree(dirs[1])) << mode << ": the outputs differ with the scans off";
 }
 
 }  // namespace cs::test

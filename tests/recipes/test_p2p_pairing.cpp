@@ -21,6 +21,7 @@
 
 #include "msprof_analyze/recipes/p2p_pairing/p2p_pairing.h"
 #include "recipes/rank_copy_test_util.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -190,25 +191,8 @@ TEST(P2PPairing, NoNotifyTasksNoOutput) {
 // The task query is answered from the pages (p2p_scan.h) on every rank, and the copies are the
 // same bytes as with the scans off (CS_RECIPE_SCANS=off: SQLite answers it).
 TEST(P2PPairing, ScanGivesTheSqlOutputs) {
-  fs::path dirs[2];
-  for (int off = 0; off < 2; ++off) {
-    const fs::path out = scratch() / (off ? "scan-off" : "scan-on");
-    const std::string log = out.string() + ".log";
-    const int rc = cs::test::run_command(
-        std::string(off ? "CS_RECIPE_SCANS=off " : "") + CS_BINARY + " cluster -d " +
-            job().string() + " -o " + out.string() + " -m p2p_pairing --export_type db --progress",
-        log);
-    EXPECT_EQ(rc, 0) << cs::test::read_file(log);
-    EXPECT_NE(
-        cs::test::read_file(log).find(off ? "query p2p_pairing.tasks: 0 ranks by scan, 4 by SQL"
-                                          : "query p2p_pairing.tasks: 4 ranks by scan, 0 by SQL"),
-        std::string::npos)
-        << cs::test::read_file(log);
-    dirs[off] = out / "cluster_analysis_output";
-  }
-  const auto on = cs::test::read_tree(dirs[0]);
-  EXPECT_FALSE(on.empty());
-  EXPECT_TRUE(on == cs::test::read_tree(dirs[1]));
+  cs::test::expect_scan_matches_sql(job(), scratch() / "scan", "p2p_pairing", "db",
+                                    {{"p2p_pairing.tasks", 4}});
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "msprof_analyze/recipes/slow_rank/slow_rank.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -96,27 +97,8 @@ INSTANTIATE_TEST_SUITE_P(Export, SlowRankRecipeGolden, ::testing::Values("text",
 // The per-rank query is answered from the pages (slow_rank_scan.h) on every rank of the generated
 // job, and the outputs are the same bytes as with the scans off (CS_RECIPE_SCANS=off: SQLite).
 TEST(SlowRankRecipe, ScanGivesTheSqlOutputs) {
-  fs::path dirs[2];
-  for (int off = 0; off < 2; ++off) {
-    const fs::path out = scratch() / (off ? "scan-off" : "scan-on");
-    const std::string log = out.string() + ".log";
-    const int rc =
-        cs::test::run_command(std::string(off ? "CS_RECIPE_SCANS=off " : "") + CS_BINARY +
-                                  " cluster -d " + generated_job().string() + " -o " +
-                                  out.string() + " -m slow_rank --export_type db --progress",
-                              log);
-    EXPECT_EQ(rc, 0) << cs::test::read_file(log);
-    EXPECT_NE(cs::test::read_file(log).find(off ? "query slow_rank.communication_ops: 0 ranks by "
-                                                  "scan, 8 by SQL"
-                                                : "query slow_rank.communication_ops: 8 ranks by "
-                                                  "scan, 0 by SQL"),
-              std::string::npos)
-        << cs::test::read_file(log);
-    dirs[off] = out / "cluster_analysis_output";
-  }
-  const auto on = cs::test::read_tree(dirs[0]);
-  EXPECT_FALSE(on.empty());
-  EXPECT_TRUE(on == cs::test::read_tree(dirs[1]));
+  cs::test::expect_scan_matches_sql(generated_job(), scratch() / "scan", "slow_rank", "db",
+                                    {{"slow_rank.communication_ops", 8}});
 }
 
 TEST(SlowRankRecipe, RealJobHasNoSlowRank) {
