@@ -66,10 +66,8 @@ bool scan_grouped_matmul_shapes(const db::Database& db, int64_t lo, int64_t hi, 
     if (rc != 0) return false;
     std::sort(tasks.begin(), tasks.end());
   }
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   StringCells strings;
-  if (!strings.load(db, &wanted)) return false;
+  if (!strings.load_ids(db, std::move(wanted))) return false;
   for (const Kernel& k : kernels) {
     const auto [first, last] = std::equal_range(tasks.begin(), tasks.end(), k.task);
     const frame::Cell shape = k.has_shape ? strings.find(k.shape) : frame::Cell::null();

@@ -78,19 +78,11 @@ bool read_key(const TableScan& s, int c, bool& has, int64_t& key) {
   return has || s.type(c) == SQLITE_NULL;
 }
 
-// Pairs sorted by key: the first pair of `key`, or null.
-template <class V>
-const V* find_key(const std::vector<std::pair<int64_t, V>>& v, int64_t key) {
-  auto it = std::lower_bound(v.begin(), v.end(), key,
-                             [](const auto& p, int64_t k) { return p.first < k; });
-  return it != v.end() && it->first == key ? &it->second : nullptr;
-}
-
 // Sorts pairs by key; false when a key repeats (SQLite's order among its matches is not
 // reproduced).
 template <class V>
 bool sort_unique(std::vector<std::pair<int64_t, V>>& v) {
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  sort_by_key(v);
   for (size_t i = 1; i < v.size(); ++i)
     if (v[i].first == v[i - 1].first) return false;
   return true;

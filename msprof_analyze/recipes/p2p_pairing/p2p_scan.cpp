@@ -22,19 +22,6 @@ const std::vector<std::string> kPlan = {"SCAN cti",
                                         "SEARCH co_group USING INTEGER PRIMARY KEY (rowid=?)",
                                         "SCAN rdm"};
 
-// The first pair of `key` in pairs sorted by key, or null.
-template <class V>
-const V* find_key(const std::vector<std::pair<int64_t, V>>& v, int64_t key) {
-  auto it = std::lower_bound(v.begin(), v.end(), key,
-                             [](const auto& p, int64_t k) { return p.first < k; });
-  return it != v.end() && it->first == key ? &it->second : nullptr;
-}
-
-template <class V>
-void sort_by_key(std::vector<std::pair<int64_t, V>>& v) {
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-}
-
 // A COMMUNICATION_OP row: its keys (NULL: has_* false) and its start as stored.
 struct Op {
   bool has_name, has_group, has_conn;
@@ -55,8 +42,7 @@ bool scan_p2p_tasks(const db::Database& db, const std::string& sql, int64_t lo, 
                     frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
   int rc;
-  // COMMUNICATION_OP by opId and CANN_API's starts by connectionId (both INTEGER PRIMARY KEYs:
-  // unique, never NULL).
+  // COMMUNICATION_OP by opId (its INTEGER PRIMARY KEY: unique, never NULL) and CANN_API's starts.
   std::vector<std::pair<int64_t, Op>> ops;
   {
     TableScan s(db, "SELECT opId, opName, groupName, connectionId, startNs FROM COMMUNICATION_OP");
@@ -72,17 +58,8 @@ bool scan_p2p_tasks(const db::Database& db, const std::string& sql, int64_t lo, 
     if (rc != 0) return false;
     sort_by_key(ops);
   }
-  std::vector<std::pair<int64_t, std::pair<bool, int64_t>>> cann;
-  {
-    TableScan s(db, "SELECT connectionId, startNs FROM CANN_API");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!s.is_int(0) || !s.is_int_or_null(1)) return false;
-      cann.push_back({s.integer(0), {s.is_int(1), s.integer(1)}});
-    }
-    if (rc != 0) return false;
-    sort_by_key(cann);
-  }
+  CannStarts cann;
+  if (!cann.load(db)) return false;
   size_t rank_rows = 0;
   {
     TableScan s(db, "SELECT rankId FROM RANK_DEVICE_MAP");
@@ -104,17 +81,14 @@ bool scan_p2p_tasks(const db::Database& db, const std::string& sql, int64_t lo, 
       if (!s.is_int(0) || !s.is_int(1) || !s.is_int(2)) continue;  // NULL keys join nothing
       const Op* op = find_key(ops, s.integer(0));
       if (!op || !op->has_name || !op->has_group || !op->has_conn) continue;
-      const auto* api = find_key(cann, op->conn);
-      if (!api || !api->first || api->second < lo || api->second > hi) continue;
+      if (!cann.in_range(op->conn, lo, hi)) continue;
       rows.push_back({op, s.integer(1), s.integer(2), s.cell(3), s.cell(4)});
       for (int64_t id : {op->name, op->group, s.integer(1), s.integer(2)}) wanted.push_back(id);
     }
     if (rc != 0) return false;
   }
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   StringCells strings;
-  if (!strings.load(db, &wanted)) return false;
+  if (!strings.load_ids(db, std::move(wanted))) return false;
   frame::Frame f;
   auto& name_id = f.add("opName");
   auto& name = f.add("value");

@@ -50,8 +50,7 @@ bool scan_slow_links(const db::Database& db, const std::string& sql, frame::Fram
       types.emplace_back(s.integer(0), s.cell(1));
     }
     if (rc != 0) return false;
-    std::sort(types.begin(), types.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    sort_by_key(types);
   }
   std::vector<Op> ops;
   std::vector<int64_t> wanted;
@@ -78,10 +77,8 @@ bool scan_slow_links(const db::Database& db, const std::string& sql, frame::Fram
     }
     if (rc != 0) return false;
   }
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   StringCells strings;
-  if (!strings.load(db, &wanted)) return false;
+  if (!strings.load_ids(db, std::move(wanted))) return false;
   frame::Frame f;
   auto& group = f.add("groupName");
   auto& time = f.add("communicationTime");
@@ -92,11 +89,10 @@ bool scan_slow_links(const db::Database& db, const std::string& sql, frame::Fram
   for (const Op& o : ops) {
     const frame::Cell* g = strings.lookup(o.group);
     const frame::Cell* n = strings.lookup(o.name);
-    auto et = std::lower_bound(types.begin(), types.end(), o.data_type,
-                               [](const auto& p, int64_t k) { return p.first < k; });
+    const frame::Cell* et = find_key(types, o.data_type);
     const frame::Cell* t = strings.lookup(o.type);
-    if (!g || !n || et == types.end() || et->first != o.data_type || !t) continue;
-    const frame::Cell& et_name = et->second;
+    if (!g || !n || !et || !t) continue;
+    const frame::Cell& et_name = *et;
     const int64_t bytes =
         et_name.kind == frame::Cell::Kind::kText ? element_bytes(et_name.str()) : 0;
     frame::Cell bytes_moved;  // the CASE: NULL for another name or a NULL count

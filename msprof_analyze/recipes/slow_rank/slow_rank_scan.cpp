@@ -24,19 +24,8 @@ bool scan_communication_times(const db::Database& db, const std::string& sql, in
                               int64_t hi, frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
   int rc;
-  // CANN_API's starts by connectionId (its INTEGER PRIMARY KEY: unique, never NULL).
-  std::vector<std::pair<int64_t, std::pair<bool, int64_t>>> cann;
-  {
-    TableScan s(db, "SELECT connectionId, startNs FROM CANN_API");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!s.is_int(0) || !s.is_int_or_null(1)) return false;
-      cann.push_back({s.integer(0), {s.is_int(1), s.integer(1)}});
-    }
-    if (rc != 0) return false;
-    std::sort(cann.begin(), cann.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-  }
+  CannStarts cann;
+  if (!cann.load(db)) return false;
   std::vector<frame::Cell> ranks;
   {
     TableScan s(db, "SELECT rankId FROM RANK_DEVICE_MAP");
@@ -59,11 +48,7 @@ bool scan_communication_times(const db::Database& db, const std::string& sql, in
       for (int c : {0, 1, 2, 3, 4})
         if (!s.is_int_or_null(c)) return false;
       if (!s.is_int(0) || !s.is_int(3) || !s.is_int(4)) continue;  // NULL keys join nothing
-      auto api = std::lower_bound(cann.begin(), cann.end(), s.integer(3),
-                                  [](const auto& p, int64_t k) { return p.first < k; });
-      if (api == cann.end() || api->first != s.integer(3) || !api->second.first ||
-          api->second.second < lo || api->second.second > hi)
-        continue;
+      if (!cann.in_range(s.integer(3), lo, hi)) continue;
       frame::Cell t;  // (endNs - startNs) / 1000.0; NULL when either is NULL
       if (s.is_int(1) && s.is_int(2)) {
         int64_t d = 0;
@@ -76,10 +61,8 @@ bool scan_communication_times(const db::Database& db, const std::string& sql, in
     }
     if (rc != 0) return false;
   }
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   StringCells strings;
-  if (!strings.load(db, &wanted)) return false;
+  if (!strings.load_ids(db, std::move(wanted))) return false;
   frame::Frame f;
   auto& rank = f.add("rankId");
   auto& group = f.add("groupName");
