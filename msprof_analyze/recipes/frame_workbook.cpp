@@ -62,11 +62,12 @@ bool write_frame_workbook(const frame::Frame& rows, const WorkbookLayout& layout
   for (size_t c = 0; c < columns; ++c)
     sheet.write(0, static_cast<int>(c),
                 c < layout.header.size() ? layout.header[c] : rows.columns[c].name, header);
-  for (size_t c = 0; c < columns; ++c) {
-    const auto& cells = rows.columns[c].cells;
-    for (size_t r = 0; r < cells.size(); ++r)
-      put(sheet, static_cast<int>(r) + 1, static_cast<int>(c), cells[r], body);
-  }
+  // Row by row, as ExcelUtils' iterrows() loop writes them: XlsxWriter numbers the shared
+  // strings in the order they are written.
+  const size_t n = rows.rows();
+  for (size_t r = 0; r < n; ++r)
+    for (size_t c = 0; c < columns; ++c)
+      put(sheet, static_cast<int>(r) + 1, static_cast<int>(c), rows.columns[c].cells[r], body);
   for (size_t c : layout.merge_columns)
     if (c < columns) merge_runs(sheet, rows.columns[c], static_cast<int>(c), body);
   for (size_t c = 0; c < layout.widths.size(); ++c)

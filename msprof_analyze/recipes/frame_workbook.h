@@ -4,7 +4,8 @@
 // centred), one row per frame row (Times New Roman, thin borders, vertically centred; NULL cells
 // blank, numbers as numbers, text as XlsxWriter's write() stores it), runs of equal values of
 // chosen columns merged into one cell, column widths, and the header row's height. Used by the
-// recipes whose text export is a formatted workbook (operator_mfu, calibrate_npu_gpu).
+// recipes whose text export is a formatted workbook (operator_mfu, calibrate_npu_gpu,
+// module_statistic).
 
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
 #include "msprof_analyze/recipes/table_scan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <cstdint>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -76,10 +76,40 @@ bool StringCells::load(const db::Database& db, const std::vector<int64_t>* wante
   return rc == 0;
 }
 
+bool CannStarts::load(const db::Database& db) {
+  starts_.clear();
+  TableScan s(db, "SELECT connectionId, startNs FROM CANN_API");
+  if (!s.ok()) return false;
+  int rc;
+  while ((rc = s.next()) == 1) {
+    if (!s.is_int(0) || !s.is_int_or_null(1)) return false;
+    starts_.emplace_back(s.integer(0),
+                         s.is_int(1) ? std::optional<int64_t>(s.integer(1)) : std::nullopt);
+  }
+  sort_by_key(starts_);
+  return rc == 0;
+}
+
+bool CannStarts::in_range(int64_t connection, int64_t lo, int64_t hi) const {
+  const std::optional<int64_t>* start = find_key(starts_, connection);
+  return start && *start && **start >= lo && **start <= hi;
+}
+
+bool StringCells::load_ids(const db::Database& db, std::vector<int64_t> ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return load(db, &ids);
+}
+
 frame::Cell StringCells::find(int64_t id) const {
+  const frame::Cell* c = lookup(id);
+  return c ? *c : frame::Cell::null();
+}
+
+const frame::Cell* StringCells::lookup(int64_t id) const {
   auto it = std::lower_bound(values_.begin(), values_.end(), id,
                              [](const auto& p, int64_t k) { return p.first < k; });
-  return it != values_.end() && it->first == id ? it->second : frame::Cell::null();
+  return it != values_.end() && it->first == id ? &it->second : nullptr;
 }
 
 }  // namespace cs::recipes

@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -127,11 +128,43 @@ class StringCells {
   // Reads STRING_IDS (only the ids in `wanted`, sorted, when given); false when an id is not an
   // integer or the read fails.
   bool load(const db::Database& db, const std::vector<int64_t>* wanted = nullptr);
+  // load() of the ids in `ids` only (any order, repeats allowed).
+  bool load_ids(const db::Database& db, std::vector<int64_t> ids);
   // The value of `id` as a cell typed as stored; NULL when STRING_IDS has no such id.
   frame::Cell find(int64_t id) const;
+  // The value of `id`; nullptr when STRING_IDS has no such id (an inner join drops the row).
+  const frame::Cell* lookup(int64_t id) const;
 
  private:
   std::vector<std::pair<int64_t, frame::Cell>> values_;  // sorted by id
 };
+
+// CANN_API's starts by connectionId (its INTEGER PRIMARY KEY), for the scans that keep an op only
+// when its CANN launch starts in a range.
+class CannStarts {
+ public:
+  // Reads CANN_API; false when a connectionId is not an integer, a start is neither an integer
+  // nor NULL, or the read fails.
+  bool load(const db::Database& db);
+  // True when `connection` has a launch whose start is in [lo, hi] (a NULL start is in none).
+  bool in_range(int64_t connection, int64_t lo, int64_t hi) const;
+
+ private:
+  std::vector<std::pair<int64_t, std::optional<int64_t>>> starts_;  // sorted by connectionId
+};
+
+// The scans' keyed lookups: pairs (key, value) sorted by key (stably: equal keys keep their
+// order), and the value of a key's first pair (nullptr when there is none).
+template <class V>
+void sort_by_key(std::vector<std::pair<int64_t, V>>& v) {
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+template <class V>
+const V* find_key(const std::vector<std::pair<int64_t, V>>& v, int64_t key) {
+  auto it = std::lower_bound(v.begin(), v.end(), key,
+                             [](const auto& p, int64_t k) { return p.first < k; });
+  return it != v.end() && it->first == key ? &it->second : nullptr;
+}
 
 }  // namespace cs::recipes

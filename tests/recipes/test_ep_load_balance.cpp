@@ -7,6 +7,7 @@
 //   msprof-analyze 8399c1cd wrote for that job (tests/data/generated-db/
 //   tp2pp2ep2s2_ep_load_balance__db; tests/data/SOURCES.md), and the same bytes under mpirun -np
 //   1, 2 and 4; the generated tokens are checked against the generator's own routing.
+// - The kernels' shapes read from the pages give the same outputs as SQLite (CS_RECIPE_SCANS=off).
 // - The text export writes nothing, as msprof-analyze.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "msprof_analyze/recipes/ep_load_balance/ep_load_balance.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -87,6 +89,13 @@ TEST(EpLoadBalance, MatchesMsprofAnalyzeAtAnyProcessCount) {
   EXPECT_EQ(sqlite3_column_int(st, 1), 8);  // 16 ranks in groups of 2
   sqlite3_finalize(st);
   sqlite3_close(db);
+}
+
+// The kernels' shapes are read from the pages (ep_load_balance_scan.h) on every rank, with the
+// same outputs as SQLite's answer (CS_RECIPE_SCANS=off).
+TEST(EpLoadBalance, ScanGivesTheSqlOutputs) {
+  cs::test::expect_scan_matches_sql(generated_job(), scratch() / "scan", "ep_load_balance", "db",
+                                    {{"ep_load_balance.shapes", 16}});
 }
 
 TEST(EpLoadBalance, TextExportWritesNothing) {

@@ -12,12 +12,12 @@
 //   (tests/data/generated-db/tp2pp2s3_freq_analysis__db).
 // - The real sample itself (1800 MHz only) gets no table; the text export writes no file.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <string>
 
 #include "msprof_analyze/recipes/freq_analysis/freq_analysis.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -31,15 +31,6 @@ const fs::path& scratch() {
   return dir.path();
 }
 
-void exec(const fs::path& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(h);
-}
-
 const fs::path& freq_job() {
   static const fs::path job = [] {
     const fs::path j = scratch() / "freq5";
@@ -50,9 +41,10 @@ const fs::path& freq_job() {
                            "INSERT INTO AICORE_FREQ VALUES (0, 1, 800);"};
     for (int r = 0; r < 5; ++r) {
       cs::test::copy_real_db_rank(j, r);
-      exec(j / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt") /
-               "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(r) + ".db"),
-           "UPDATE RANK_DEVICE_MAP SET rankId = " + std::to_string(r) + ";" + added[r]);
+      cs::test::exec_sql(
+          j / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt") /
+              "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(r) + ".db"),
+          "UPDATE RANK_DEVICE_MAP SET rankId = " + std::to_string(r) + ";" + added[r]);
     }
     return j;
   }();
@@ -61,13 +53,7 @@ const fs::path& freq_job() {
 
 fs::path run(const fs::path& job, const std::string& launcher, const std::string& name,
              const std::string& type) {
-  const fs::path out = scratch() / name;
-  const int rc =
-      cs::test::run_command(launcher + CS_BINARY + " cluster -d " + job.string() + " -o " +
-                                out.string() + " -m freq_analysis --export_type " + type,
-                            out.string() + ".log");
-  EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
-  return out / "cluster_analysis_output";
+  return cs::test::run_recipe(job, scratch() / name, "freq_analysis", type, launcher);
 }
 
 TEST(FreqAnalysis, Verdicts) {
@@ -83,22 +69,15 @@ TEST(FreqAnalysis, MatchesMsprofAnalyzeAtAnyProcessCount) {
                        "db_level1_freq5__freq_analysis__db";
   const fs::path single = run(freq_job(), "", "nolauncher", "db");
   cs::test::expect_same_outputs(single, ref);
-  const auto expected = cs::test::read_tree(single);
-  for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(run(freq_job(), cs::test::mpirun(np), "np" + std::to_string(np),
-                                        "db")) == expected)
-        << "np=" << np;
+  cs::test::expect_same_at_process_counts(single, "", [](const auto& launcher, const auto& name) {
+    return run(freq_job(), launcher, name, "db");
+  });
 }
 
 TEST(FreqAnalysis, GeneratedSlowFreqMatchesMsprofAnalyze) {
-  const fs::path job = scratch() / "generated";
-  const std::string log = (scratch() / "generated.log").string();
-  ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " generate " + job.string() +
-                                      " --ranks 8 --tp 2 --pp 2 --steps 3 --export-type db "
-                                      "--slow-freq 3:800 --slow-freq 5:1200",
-                                  log),
-            0)
-      << cs::test::read_file(log);
+  const fs::path job = cs::test::generate_job(scratch() / "generated",
+                                              "--ranks 8 --tp 2 --pp 2 --steps 3 --export-type db "
+                                              "--slow-freq 3:800 --slow-freq 5:1200");
   cs::test::expect_same_outputs(
       run(job, "", "generated-out", "db"),
       fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s3_freq_analysis__db");

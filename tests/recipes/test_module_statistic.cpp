@@ -13,13 +13,15 @@
 //   and 4. A job without module ranges gets no table.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "msprof_analyze/recipes/module_statistic/module_tree.h"
+#include "recipes/rank_copy_test_util.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
+#include "recipes/workbook_test_util.h"
 #include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
@@ -103,13 +105,8 @@ const fs::path& scratch() {
 }
 
 fs::path generate(const std::string& name, const std::string& args) {
-  const fs::path j = scratch() / name;
-  const int rc =
-      cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
-                                " --ranks 4 --tp 2 --pp 2 --steps 2 --export-type db " + args,
-                            (scratch() / (name + ".log")).string());
-  EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / (name + ".log"));
-  return j;
+  return cs::test::generate_job(scratch() / name,
+                                "--ranks 4 --tp 2 --pp 2 --steps 2 --export-type db " + args);
 }
 
 const fs::path& job() {
@@ -119,34 +116,17 @@ const fs::path& job() {
 
 fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
              const std::string& type, int expected_rc = 0) {
-  const fs::path out = scratch() / name;
-  const int rc =
-      cs::test::run_command(launcher + CS_BINARY + " cluster -d " + input.string() + " -o " +
-                                out.string() + " -m module_statistic --export_type " + type,
-                            out.string() + ".log");
-  EXPECT_EQ(rc, expected_rc) << cs::test::read_file(out.string() + ".log");
-  return out / "cluster_analysis_output";
-}
-
-// The files a run wrote (clusterscope's own list of them left out).
-std::string written(const fs::path& dir) {
-  std::string s;
-  if (fs::exists(dir))
-    for (const auto& f : fs::recursive_directory_iterator(dir))
-      if (f.is_regular_file() && f.path().filename() != ".clusterscope_written")
-        s += fs::relative(f.path(), dir).string() + " ";
-  return s;
+  return cs::test::run_recipe(input, scratch() / name, "module_statistic", type, launcher,
+                              expected_rc);
 }
 
 TEST(ModuleStatistic, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const fs::path single = run(job(), "", "nolauncher", "db");
   cs::test::expect_same_outputs(
       single, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2_module_statistic__db");
-  const auto expected = cs::test::read_tree(single);
-  for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(
-                    run(job(), cs::test::mpirun(np), "np" + std::to_string(np), "db")) == expected)
-        << "np=" << np;
+  cs::test::expect_same_at_process_counts(single, "", [](const auto& launcher, const auto& name) {
+    return run(job(), launcher, name, "db");
+  });
 }
 
 TEST(ModuleStatistic, TextWorkbooksReadAsMsprofAnalyzes) {
@@ -154,32 +134,38 @@ TEST(ModuleStatistic, TextWorkbooksReadAsMsprofAnalyzes) {
     CS_MISSING_TOOL("python3-openpyxl");
   if (cs::test::run_command("unzip -v", "/dev/null") != 0) CS_MISSING_TOOL("unzip");
   const fs::path text = run(job(), "", "text", "text");
-  const std::string files = written(text);
-  EXPECT_EQ(std::count(files.begin(), files.end(), ' '), 4) << files;
-  const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2_module_statistic__text";
-  for (int r = 0; r < 4; ++r) {
-    const std::string name = "ModuleStatistic/module_statistic_" + std::to_string(r) + ".xlsx";
-    EXPECT_NE(files.find(name + " "), std::string::npos) << files;
-    const std::string log = (scratch() / ("xlsx" + std::to_string(r) + ".log")).string();
-    EXPECT_EQ(cs::test::run_command("unzip -tq " + (text / name).string(), log), 0)
-        << cs::test::read_file(log);
-    EXPECT_EQ(cs::test::run_command("/usr/bin/python3 " + (ref / "compare_xlsx.py").string() + " " +
-                                        (ref / name).string() + " " + (text / name).string(),
-                                    log),
-              0)
-        << name << ": " << cs::test::read_file(log);
-  }
-  const auto expected = cs::test::read_tree(text);
-  for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(run(job(), cs::test::mpirun(np), "text-np" + std::to_string(np),
-                                        "text")) == expected)
-        << "np=" << np;
+  cs::test::expect_same_workbooks(
+      text, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2_module_statistic__text",
+      (scratch() / "xlsx").string());
+  cs::test::expect_same_at_process_counts(
+      text, "text-",
+      [](const auto& launcher, const auto& name) { return run(job(), launcher, name, "text"); });
+}
+
+// The three per-rank queries are answered from the pages on the generated job (module_scan.h):
+// every rank by scan, and the same bytes as with the scans off (CS_RECIPE_SCANS=off: every query
+// by SQLite), including a rank whose op times are partly not numbers and whose links repeat.
+TEST(ModuleStatistic, ScansGiveTheSqlOutputs) {
+  const fs::path j = scratch() / "scans";
+  fs::copy(job(), j, fs::copy_options::recursive);
+  cs::test::exec_sql(cs::test::rank_db(j, 2),
+                     "UPDATE PYTORCH_API SET startNs = 'soon' WHERE rowid % 7 = 0;"
+                     "UPDATE PYTORCH_API SET endNs = NULL WHERE rowid % 11 = 0;"
+                     "INSERT INTO CONNECTION_IDS SELECT id + 1, NULL FROM CONNECTION_IDS LIMIT 3;");
+  cs::test::expect_scan_matches_sql(j, scratch() / "scans", "module_statistic", "db",
+                                    {{"module_statistic.modules", 4},
+                                     {"module_statistic.kernels", 8},
+                                     {"module_statistic.links", 4}});
+  // The damage changes the table: the comparison above covers the rows it affects.
+  EXPECT_NE(cs::test::dump_sqlite(scratch() / "scans-on" / "cluster_analysis_output" /
+                                  "cluster_analysis.db"),
+            cs::test::dump_sqlite(run(job(), "", "scans-plain", "db") / "cluster_analysis.db"));
 }
 
 TEST(ModuleStatistic, NoModulesNoTable) {
   // No module ranges: no rank has the data, said with the hint, nothing written.
   const fs::path plain = run(generate("plain", ""), "", "plain-out", "db", 1);
-  EXPECT_EQ(written(plain), "");
+  EXPECT_EQ(cs::test::written_files(plain), "");
   EXPECT_NE(cs::test::read_file(scratch() / "plain-out.log").find("--mstx-modules"),
             std::string::npos);
 }

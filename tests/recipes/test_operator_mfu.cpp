@@ -32,12 +32,15 @@
 #include "msprof_analyze/recipes/operator_mfu/kernel_mfu.h"
 #include "msprof_analyze/recipes/operator_mfu/pandas_times.h"
 #include "recipes/rank_copy_test_util.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 #include "recipes/workbook_test_util.h"
 #include "support/missing_tool.h"
 
 namespace fs = std::filesystem;
 using namespace cs::recipes::operator_mfu;
+using cs::test::exec_sql;
+using cs::test::rank_db;
 
 namespace {
 
@@ -168,12 +171,7 @@ TEST(OperatorMfu, PandasTimes) {
 }
 
 fs::path generate(const std::string& name, const std::string& args) {
-  const fs::path j = scratch() / name;
-  const int rc = cs::test::run_command(
-      std::string(CS_BINARY) + " generate " + j.string() + " --export-type db " + args,
-      (scratch() / (name + ".log")).string());
-  EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / (name + ".log"));
-  return j;
+  return cs::test::generate_job(scratch() / name, "--export-type db " + args);
 }
 
 const fs::path& job() {
@@ -184,47 +182,15 @@ const fs::path& job() {
 
 fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
              const std::string& type, int expected_rc = 0) {
-  const fs::path out = scratch() / name;
-  const int rc =
-      cs::test::run_command(launcher + CS_BINARY + " cluster -d " + input.string() + " -o " +
-                                out.string() + " -m operator_mfu --export_type " + type,
-                            out.string() + ".log");
-  EXPECT_EQ(rc, expected_rc) << cs::test::read_file(out.string() + ".log");
-  return out / "cluster_analysis_output";
+  return cs::test::run_recipe(input, scratch() / name, "operator_mfu", type, launcher, expected_rc);
 }
 
 std::string log_of(const std::string& name) {
   return cs::test::read_file(scratch() / (name + ".log"));
 }
 
-// The files a run wrote (clusterscope's own list of them left out).
-std::string written(const fs::path& dir) {
-  std::string s;
-  if (fs::exists(dir))
-    for (const auto& f : fs::recursive_directory_iterator(dir))
-      if (f.is_regular_file() && f.path().filename() != ".clusterscope_written")
-        s += fs::relative(f.path(), dir).string() + " ";
-  return s;
-}
-
-fs::path rank_db(const fs::path& job, int r) {
-  for (const auto& f : fs::recursive_directory_iterator(job))
-    if (f.path().filename() == "ascend_pytorch_profiler_" + std::to_string(r) + ".db")
-      return f.path();
-  return {};
-}
-
 fs::path rank_dir(const fs::path& job, int r) {
   return rank_db(job, r).parent_path().parent_path();
-}
-
-void exec_sql(const fs::path& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(h);
 }
 
 TEST(OperatorMfu, HandMadeRankByHand) {
@@ -274,11 +240,9 @@ TEST(OperatorMfu, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const fs::path single = run(job(), "", "nolauncher", "db");
   cs::test::expect_same_outputs(
       single, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s2_operator_mfu__db");
-  const auto expected = cs::test::read_tree(single);
-  for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(
-                    run(job(), cs::test::mpirun(np), "np" + std::to_string(np), "db")) == expected)
-        << "np=" << np;
+  cs::test::expect_same_at_process_counts(single, "", [](const auto& launcher, const auto& name) {
+    return run(job(), launcher, name, "db");
+  });
   // Without the chip's information and the FLOPs: module rows only, without avg_mfu.
   const fs::path nochip = generate("nochip", "--ranks 4 --tp 2 --pp 2 --steps 2 --mstx-modules");
   cs::test::expect_same_outputs(
@@ -295,25 +259,23 @@ TEST(OperatorMfu, TextWorkbooksReadAsMsprofAnalyzes) {
   cs::test::expect_same_workbooks(
       text, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s2_operator_mfu__text",
       (scratch() / "xlsx").string());
-  const auto expected = cs::test::read_tree(text);
-  for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(run(job(), cs::test::mpirun(np), "text-np" + std::to_string(np),
-                                        "text")) == expected)
-        << "np=" << np;
+  cs::test::expect_same_at_process_counts(
+      text, "text-",
+      [](const auto& launcher, const auto& name) { return run(job(), launcher, name, "text"); });
 }
 
 TEST(OperatorMfu, RealSampleAndOtherLayoutsWriteNothing) {
   // The real sample has no info.json and no mstx events: msprof-analyze writes nothing either.
   const fs::path real =
       run(fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1", "", "real", "db", 1);
-  EXPECT_EQ(written(real), "");
+  EXPECT_EQ(cs::test::written_files(real), "");
   EXPECT_NE(log_of("real").find("info.json"), std::string::npos);
   // MindSpore's and msprof's databases have no framework ops.
   for (const char* fw : {"mindspore", "msprof"}) {
     const fs::path j =
         generate(std::string(fw) + "-job",
                  "--ranks 2 --steps 1 --mfu-flops --mstx-modules --framework " + std::string(fw));
-    EXPECT_EQ(written(run(j, "", std::string(fw) + "-out", "db", 1)), "");
+    EXPECT_EQ(cs::test::written_files(run(j, "", std::string(fw) + "-out", "db", 1)), "");
     EXPECT_NE(log_of(std::string(fw) + "-out").find("no table PYTORCH_API"), std::string::npos)
         << fw;
   }

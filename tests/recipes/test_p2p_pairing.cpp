@@ -9,6 +9,7 @@
 //   -np 1, 2 and 4 write the same bytes.
 // - Both sides of every pair carry the same id, the sender's as "send", the receiver's as
 //   "receive".
+// - The task query answered from the pages gives the same copies as SQLite (CS_RECIPE_SCANS=off).
 // - A job without notify tasks gets nothing and says what to profile.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -20,6 +21,7 @@
 
 #include "msprof_analyze/recipes/p2p_pairing/p2p_pairing.h"
 #include "recipes/rank_copy_test_util.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -184,6 +186,13 @@ TEST(P2PPairing, NoNotifyTasksNoOutput) {
             std::string::npos)
       << cs::test::read_file(scratch() / "plain-out.log");
   EXPECT_TRUE(rank_db(out, 0).empty());
+}
+
+// The task query is answered from the pages (p2p_scan.h) on every rank, and the copies are the
+// same bytes as with the scans off (CS_RECIPE_SCANS=off: SQLite answers it).
+TEST(P2PPairing, ScanGivesTheSqlOutputs) {
+  cs::test::expect_scan_matches_sql(job(), scratch() / "scan", "p2p_pairing", "db",
+                                    {{"p2p_pairing.tasks", 4}});
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 //   --steps 3 --slow-rank 5:1.5 --export-type db` writes exactly what msprof-analyze 8399c1cd
 //   wrote for that job (tests/data/generated-db/tp4pp2s3_slow_link__db; tests/data/SOURCES.md),
 //   and the same bytes under mpirun -np 1, 2 and 4; --top_num 0 is msprof-analyze's 15.
+// - The query answered from the pages gives the same outputs as SQLite (CS_RECIPE_SCANS=off).
 // - The text export writes no file (msprof-analyze's slow_link writes only db), and says so.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "msprof_analyze/recipes/slow_link/slow_link.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -76,6 +78,13 @@ TEST(SlowLinkRecipe, MatchesMsprofAnalyzeAtAnyProcessCount) {
         << "np=" << np;
   EXPECT_TRUE(cs::test::read_tree(run_slow_link("", "top0", "--export_type db --top_num 0")) ==
               expected);
+}
+
+// The per-rank query is answered from the pages (slow_link_scan.h) on every rank, with the same
+// outputs as SQLite's answer (CS_RECIPE_SCANS=off).
+TEST(SlowLinkRecipe, ScanGivesTheSqlOutputs) {
+  cs::test::expect_scan_matches_sql(generated_job(), scratch() / "scan", "slow_link", "db",
+                                    {{"slow_link.communication_ops", 8}});
 }
 
 TEST(SlowLinkRecipe, TextExportWritesNothing) {

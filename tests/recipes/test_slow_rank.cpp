@@ -6,6 +6,7 @@
 //   --slow-rank 5:1.5 --export-type db` writes exactly what msprof-analyze 8399c1cd wrote for that
 //   job (tests/data/generated-db/tp4pp2s3_slow_rank__{text,db}; tests/data/SOURCES.md), and the
 //   same bytes under mpirun -np 1, 2 and 4.
+// - The query answered from the pages gives the same outputs as SQLite (CS_RECIPE_SCANS=off).
 // - The real two-rank job has no slow rank (two values per op): nothing written, as
 //   msprof-analyze writes nothing.
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "msprof_analyze/recipes/slow_rank/slow_rank.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -91,6 +93,13 @@ TEST_P(SlowRankRecipeGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Export, SlowRankRecipeGolden, ::testing::Values("text", "db"));
+
+// The per-rank query is answered from the pages (slow_rank_scan.h) on every rank of the generated
+// job, and the outputs are the same bytes as with the scans off (CS_RECIPE_SCANS=off: SQLite).
+TEST(SlowRankRecipe, ScanGivesTheSqlOutputs) {
+  cs::test::expect_scan_matches_sql(generated_job(), scratch() / "scan", "slow_rank", "db",
+                                    {{"slow_rank.communication_ops", 8}});
+}
 
 TEST(SlowRankRecipe, RealJobHasNoSlowRank) {
   const fs::path out = scratch() / "real";

@@ -152,21 +152,36 @@ std::optional<std::vector<Span>> BottleneckDb::communication_ops(int64_t start, 
   return spans(kCommunicationOps, {SqlParam::integer(start), SqlParam::integer(end)});
 }
 
-std::optional<std::vector<Span>> BottleneckDb::op_named(const std::string& name) {
-  std::vector<Span> out;
-  const bool ok = run(
-      path_, kOpNamed, {}, {name},
-      [&](sqlite3_stmt* st) {
-        Span s;
-        s.start_ns = sqlite3_column_int64(st, 0);
-        s.end_ns = sqlite3_column_int64(st, 1);
-        s.duration = sqlite3_column_int64(st, 2);
-        s.name = name;
-        out.push_back(std::move(s));
-        return true;
-      },
-      error);
-  if (!ok) return std::nullopt;
+std::vector<std::optional<std::vector<Span>>> BottleneckDb::ops_named(
+    const std::vector<std::string>& names) {
+  std::vector<std::optional<std::vector<Span>>> out(names.size());
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path_, ec)) {
+    error = path_ + ": no such database";
+    return out;
+  }
+  sqlite3* db = nullptr;
+  const std::string uri = "file:" + path_ + "?mode=ro&immutable=1";
+  sqlite3_stmt* st = nullptr;
+  const bool open = sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                                    nullptr) == SQLITE_OK &&
+                    sqlite3_prepare_v2(db, kOpNamed, -1, &st, nullptr) == SQLITE_OK;
+  for (size_t i = 0; open && i < names.size(); ++i) {
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, names[i].c_str(), -1, SQLITE_TRANSIENT);
+    std::vector<Span> rows;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+      rows.push_back({sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                      sqlite3_column_int64(st, 2), names[i]});
+    if (rc == SQLITE_DONE)
+      out[i] = std::move(rows);
+    else
+      error = path_ + ": " + sqlite3_errmsg(db);
+  }
+  if (!open) error = path_ + ": " + (db ? sqlite3_errmsg(db) : "cannot open");
+  sqlite3_finalize(st);
+  sqlite3_close(db);
   return out;
 }
 

@@ -42,8 +42,10 @@ class BottleneckDb {
   const std::string& path() const { return path_; }
   // Communication ops within [start, end], longest first.
   std::optional<std::vector<Span>> communication_ops(int64_t start, int64_t end);
-  // The op named `name` (GROUP BY the name: one row, SQLite's pick of start and end).
-  std::optional<std::vector<Span>> op_named(const std::string& name);
+  // For each of `names` in order, the op of that name (GROUP BY the name: one row, SQLite's pick
+  // of start and end), through one connection and one prepared statement; nullopt for a name
+  // whose query failed.
+  std::vector<std::optional<std::vector<Span>>> ops_named(const std::vector<std::string>& names);
   // node@launch tasks with their framework op, strictly inside (start, end), latest first.
   std::optional<std::vector<Launch>> launches(SqlParam start, SqlParam end);
   // Device tasks: compute kernels, communication tasks (per name: first start, last end) and

@@ -84,23 +84,36 @@ class Analysis {
                             .string());
   }
 
-  Reason analyse(const Span& op) {
+  // An op's span on one rank.
+  struct Instance {
+    Span span;
+    int rank;
+  };
+
+  // Every rank's instances of each of `ops` (by name), in rank order: each rank's database
+  // opened once for all of them.
+  std::vector<std::vector<Instance>> instances(const std::vector<Span>& ops) const {
+    std::vector<std::string> names;
+    for (const Span& op : ops) names.push_back(op.name);
+    std::vector<std::vector<Instance>> out(ops.size());
+    for (const auto& [rank, path] : dbs_) {
+      BottleneckDb db(path);
+      auto rows = db.ops_named(names);
+      for (size_t i = 0; i < ops.size(); ++i)
+        if (rows[i])
+          for (auto& s : *rows[i]) out[i].push_back({std::move(s), rank});
+    }
+    return out;
+  }
+
+  // `all`: the op's instances (instances()).
+  Reason analyse(const Span& op, std::vector<Instance> all) {
     Reason r;
     r.start_ns = op.start_ns;
     r.end_ns = op.end_ns;
     r.duration = op.duration;
     r.comm_name = op.name;
-    // Every rank's instance of the op, in rank order, longest first.
-    struct Instance {
-      Span span;
-      int rank;
-    };
-    std::vector<Instance> all;
-    for (const auto& [rank, path] : dbs_) {
-      BottleneckDb db(path);
-      if (auto rows = db.op_named(op.name))
-        for (auto& s : *rows) all.push_back({s, rank});
-    }
+    // Longest first.
     if (all.empty()) {
       r.reason = "[Failed] No data found for the communication operator";
       return r;
@@ -275,7 +288,9 @@ bool CommunicationBottleneck::reduce(const std::vector<RankPartial>& parts, cons
     return true;
   }
   std::vector<Reason> reasons;
-  for (const Span& op : *ops) reasons.push_back(analysis.analyse(op));
+  auto instances = analysis.instances(*ops);
+  for (size_t i = 0; i < ops->size(); ++i)
+    reasons.push_back(analysis.analyse((*ops)[i], std::move(instances[i])));
   if (out.export_type == ExportType::kText)
     return recipes::write_frame_csv(reason_frame(reasons, true),
                                     out.dir(dir_name()) + "/communication_bottleneck.csv", diag);

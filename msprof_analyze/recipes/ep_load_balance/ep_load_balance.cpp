@@ -8,6 +8,7 @@
 
 #include "frame/duration_stats.h"
 #include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/ep_load_balance/ep_load_balance_scan.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 
@@ -103,9 +104,15 @@ bool EpLoadBalance::map(const RankDbPaths& paths, frame::FrameSet& out,
               "this rank is skipped (profile with torch_npu's parallel group info recorded)");
     return false;
   }
+  // The kernels' shapes: answered by their scan (ep_load_balance_scan.h) or by SQLite.
+  const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
   if (!db.query(kExpertGroupSql, {}, group, "META_DATA", diag) ||
-      !db.query(kShapesSql, {0, std::numeric_limits<int64_t>::max()}, shapes, "COMPUTE_TASK_INFO",
-                diag))
+      !answer_query(
+          "ep_load_balance.shapes",
+          [&] { return scan_grouped_matmul_shapes(db.database(), lo, hi, shapes); },
+          [&] {
+            return db.query(kShapesSql, {lo, hi}, shapes, "COMPUTE_TASK_INFO", diag);
+          }))
     return false;
   // json_extract gives the list minified, "[0,2]": its inside is Python's ",".join(str).
   std::string ep_ranks;

@@ -77,21 +77,6 @@ bool index_before(const TaskRow& a, const TaskRow& b) {
   return a.rowid < b.rowid;
 }
 
-// Pairs (key, value) sorted by key, the first of equal keys first (a map keeping the first).
-template <class V>
-void sort_by_key(std::vector<std::pair<int64_t, V>>& v) {
-  std::stable_sort(v.begin(), v.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-}
-
-// The value of `key`'s first pair, or null.
-template <class V>
-const V* find_key(const std::vector<std::pair<int64_t, V>>& v, int64_t key) {
-  auto it = std::lower_bound(v.begin(), v.end(), key,
-                             [](const auto& p, int64_t k) { return p.first < k; });
-  return it != v.end() && it->first == key ? &it->second : nullptr;
-}
-
 // The link query's lookups, each table read once into vectors sorted by its key.
 struct LinkTables {
   std::vector<std::pair<int64_t, std::pair<frame::Cell, frame::Cell>>> cann;

@@ -6,8 +6,10 @@
 // made from the forward/backward op links (module_tree.h). The db export writes the
 // ModuleStatistic table of cluster_analysis.db (parentModule, module, opName, kernelList,
 // totalKernelDuration(ns), avgKernelDuration(ns), opCount, rankID), ranks in order. The text
-// export writes one formatted workbook per rank, module_statistic_{rank}.xlsx
-// (module_workbook.h).
+// export writes one formatted workbook per rank, module_statistic_{rank}.xlsx, as msprof-analyze's
+// ExcelUtils writes it (frame_workbook.h): sheet "Sheet1", a header row (Parent Module, Module,
+// Op Name, Kernel List, Total Kernel Duration(ns), Avg Kernel Duration(ns), Op Count) and one
+// row per statistic, runs of equal Parent Module and of equal Module merged into one cell.
 
 #include <string>
 #include <vector>

@@ -13,6 +13,7 @@
 #include "frame/pandas_math.h"
 #include "io/py_format.h"
 #include "msprof_analyze/recipes/frame_workbook.h"
+#include "msprof_analyze/recipes/module_statistic/module_queries.h"
 #include "msprof_analyze/recipes/module_statistic/module_tree.h"
 #include "msprof_analyze/recipes/operator_mfu/kernel_mfu.h"
 #include "msprof_analyze/recipes/operator_mfu/pandas_times.h"
@@ -25,15 +26,6 @@ namespace {
 
 using frame::Cell;
 using module_statistic::KernelRow;
-
-// Module ranges (mstx start/end ranges in the domain "Module").
-constexpr const char* kModules = R"(
-SELECT m.startNs, m.endNs, name.value
-FROM MSTX_EVENTS AS m
-     LEFT JOIN STRING_IDS AS name ON m.message = name.id
-     LEFT JOIN STRING_IDS AS domain ON m.domainId = domain.id
-WHERE m.eventType = 2 AND domain.value = 'Module'
-ORDER BY m.startNs)";
 
 // Recorded FLOPs: every mstx event in the domain "mfu_flops".
 constexpr const char* kFlops = R"(
@@ -53,25 +45,6 @@ SELECT (SELECT value FROM STRING_IDS WHERE id = c.name),
        t.startNs, t.endNs, t.endNs - t.startNs
 FROM COMPUTE_TASK_INFO AS c JOIN TASK AS t ON c.globalTaskId = t.globalTaskId
 ORDER BY t.startNs)";
-
-// The device rows of a compute table (COMPUTE_TASK_INFO, COMMUNICATION_SCHEDULE_TASK_INFO) or
-// of COMMUNICATION_OP, each with the framework op (PYTORCH_API) that launched it.
-std::string op_kernel_query(const std::string& table) {
-  const std::string rows =
-      table == "COMMUNICATION_OP"
-          ? "SELECT s.value AS name, c.startNs, c.endNs, conn.id AS api_conn_id "
-            "FROM COMMUNICATION_OP AS c JOIN STRING_IDS AS s ON s.id = c.opType "
-            "JOIN CONNECTION_IDS AS conn ON conn.connectionId = c.connectionId"
-          : "SELECT s.value AS name, t.startNs, t.endNs, conn.id AS api_conn_id FROM " + table +
-                " AS c LEFT JOIN TASK AS t ON c.globalTaskId = t.globalTaskId "
-                "LEFT JOIN STRING_IDS AS s ON s.id = c.name "
-                "LEFT JOIN CONNECTION_IDS AS conn ON conn.connectionId = t.connectionId";
-  return "WITH rows AS (" + rows +
-         ") SELECT rows.name, rows.startNs AS kernel_ts, rows.endNs AS kernel_end, op.value, "
-         "api.startNs AS op_ts, api.endNs FROM rows "
-         "JOIN PYTORCH_API AS api ON rows.api_conn_id = api.connectionId "
-         "JOIN STRING_IDS AS op ON api.name = op.id ORDER BY op_ts, kernel_ts";
-}
 
 // A text cell's text (numbers as text); nullopt for NULL.
 std::optional<std::string> text(const Cell& v) {
@@ -125,11 +98,10 @@ bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
   // as pandas reads the three tables concatenated (pandas_times.h), the compute kernels' also
   // alone (msprof-analyze's MFU step reads that table by itself).
   std::vector<frame::Frame> tables(3);
-  const char* names[] = {"COMPUTE_TASK_INFO", "COMMUNICATION_OP",
-                         "COMMUNICATION_SCHEDULE_TASK_INFO"};
   for (size_t t = 0; t < 3; ++t)
-    if (db.has_table(names[t]) &&
-        !db.query(op_kernel_query(names[t]), {}, tables[t], names[t], diag))
+    if (const char* name = module_statistic::kKernelTables[t];
+        db.has_table(name) &&
+        !db.query(module_statistic::kernel_query(name), {}, tables[t], name, diag))
       tables[t] = frame::Frame{};
   auto read_kernels = [](const std::vector<const frame::Frame*>& frames) {
     std::vector<int64_t> cols[6];
@@ -155,7 +127,8 @@ bool OperatorMfu::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagno
   }
   std::vector<module_statistic::ModuleRange> modules;
   frame::Frame rows;
-  if (db.has_table("MSTX_EVENTS") && db.query(kModules, {}, rows, "MSTX_EVENTS", diag)) {
+  if (db.has_table("MSTX_EVENTS") &&
+      db.query(module_statistic::kModulesSql, {}, rows, "MSTX_EVENTS", diag)) {
     const auto start = pandas_times({&rows}, 0), end = pandas_times({&rows}, 1);
     for (size_t r = 0; r < rows.rows(); ++r)
       modules.push_back({start[r], end[r], text(rows.columns[2].cells[r]).value_or(""), false});

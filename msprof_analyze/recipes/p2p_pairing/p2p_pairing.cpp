@@ -15,7 +15,9 @@
 #include "frame/frame_ops.h"
 #include "io/output_file.h"
 #include "io/output_ledger.h"
+#include "msprof_analyze/recipes/p2p_pairing/p2p_scan.h"
 #include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
 
 namespace fs = std::filesystem;
 
@@ -261,7 +263,10 @@ bool add_connection_ids(const std::string& db_copy, const frame::Frame& pairs,
 
 bool pair_rank(const RankDbPaths& paths, frame::Frame& pairs, io::Diagnostics& diag) {
   RankDb db(paths.profiler_db, diag);
-  if (!db.ok()) return false;
+  return db.ok() && pair_rank(db, paths, pairs, diag);
+}
+
+bool pair_rank(RankDb& db, const RankDbPaths& paths, frame::Frame& pairs, io::Diagnostics& diag) {
   for (const char* t : {"COMMUNICATION_OP", "COMMUNICATION_TASK_INFO"})
     if (!db.has_table(t)) {
       skip(paths, std::string("no table ") + t + " (profile at level1 or above)", diag);
@@ -272,9 +277,14 @@ bool pair_rank(const RankDbPaths& paths, frame::Frame& pairs, io::Diagnostics& d
       skip(paths, std::string("no table ") + t, diag);
       return false;
     }
+  // Answered by its scan (p2p_scan.h) or by SQLite (answer_query).
   frame::Frame rows;
-  if (!db.query(kQuery, {0, std::numeric_limits<int64_t>::max()}, rows, "COMMUNICATION_TASK_INFO",
-                diag))
+  const int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
+  if (!answer_query(
+          "p2p_pairing.tasks", [&] { return scan_p2p_tasks(db.database(), kQuery, lo, hi, rows); },
+          [&] {
+            return db.query(kQuery, {lo, hi}, rows, "COMMUNICATION_TASK_INFO", diag);
+          }))
     return false;
   const std::vector<P2POp> ops = p2p_ops(rows, paths, diag);
   if (ops.empty()) return false;

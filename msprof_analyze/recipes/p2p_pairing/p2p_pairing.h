@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe.h"
 
 namespace cs::recipes::p2p_pairing {
@@ -46,6 +47,8 @@ std::vector<std::string> connection_ids(const std::vector<P2POp>& ops);
 // The pairs of one rank: opName ids and their opConnectionId (two columns, sorted by op name as
 // msprof-analyze's groupby). False (with a warning saying why) when the rank has none.
 bool pair_rank(const RankDbPaths& paths, frame::Frame& pairs, io::Diagnostics& diag);
+// The same on the rank's database `db` already open (a recipe reading it for more).
+bool pair_rank(RankDb& db, const RankDbPaths& paths, frame::Frame& pairs, io::Diagnostics& diag);
 
 // Gives the ops of `pairs` their opConnectionId in the database `db` (a copy): adds the TEXT
 // column when missing, NULL for every op, then each pair's id on the ops of its name. `shown`:

@@ -43,9 +43,7 @@ std::string task_query(bool has_step_time) {
   return q;
 }
 
-bool step_tasks(const RankDbPaths& paths, frame::Frame& out, io::Diagnostics& diag) {
-  RankDb db(paths.profiler_db, diag);
-  if (!db.ok()) return false;
+bool step_tasks(RankDb& db, const RankDbPaths& paths, frame::Frame& out, io::Diagnostics& diag) {
   for (const char* t : {"MSTX_EVENTS", "TASK", "STRING_IDS"})
     if (!db.has_table(t)) {
       diag.warn(paths.profiler_db, 0, std::string("no table ") + t,
@@ -82,9 +80,8 @@ void name_1f1b(frame::Frame& tasks) {
 }
 
 // What the rank's META_DATA says of the pipeline (dualpipev_chart.h), as a one-row frame.
-bool pipeline_meta(const RankDbPaths& paths, frame::Frame& out, io::Diagnostics& diag) {
-  RankDb db(paths.profiler_db, diag);
-  if (!db.ok() || !db.has_table("META_DATA")) return false;
+bool pipeline_meta(RankDb& db, frame::Frame& out) {
+  if (!db.has_table("META_DATA")) return false;
   io::Diagnostics quiet;
   return db.query(pipeline_info_query(), {}, out, "META_DATA", quiet) && out.rows() == 1;
 }
@@ -105,8 +102,10 @@ bool PPChart::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostic
   frame::Frame pairs, tasks, meta;
   io::Diagnostics quiet;  // a rank without markers or send/receive still gets its chart
   const bool has_ops = mstx2commop::Mstx2Commop().map(paths, converted, quiet);
-  const bool paired = p2p_pairing::pair_rank(paths, pairs, quiet);
-  const bool charted = step_tasks(paths, tasks, diag);
+  RankDb db(paths.profiler_db, diag);  // one reader (and SQLite's parse of the schema) for all
+  if (!db.ok() && !has_ops) return false;
+  const bool paired = db.ok() && p2p_pairing::pair_rank(db, paths, pairs, quiet);
+  const bool charted = db.ok() && step_tasks(db, paths, tasks, diag);
   if (!has_ops && !paired && !charted) return false;
   if (has_ops) {
     out["op"] = std::move(converted.at("op"));
@@ -114,7 +113,7 @@ bool PPChart::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostic
   }
   if (paired) out["pairs"] = std::move(pairs);
   if (charted) out["tasks"] = std::move(tasks);
-  if (pipeline_meta(paths, meta, diag)) out["pipeline"] = std::move(meta);
+  if (db.ok() && pipeline_meta(db, meta)) out["pipeline"] = std::move(meta);
   frame::Frame source;
   source.add("path").push_back(frame::Cell::text(paths.profiler_db));
   out["source"] = std::move(source);

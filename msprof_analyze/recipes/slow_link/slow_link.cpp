@@ -11,6 +11,7 @@
 #include "frame/pandas_sort.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
+#include "msprof_analyze/recipes/slow_link/slow_link_scan.h"
 
 namespace cs::recipes::slow_link {
 
@@ -68,8 +69,13 @@ bool SlowLink::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnosti
   if (!tables_present(db, paths.profiler_db,
                       {"COMMUNICATION_OP", "STRING_IDS", "ENUM_HCCL_DATA_TYPE"}, diag))
     return false;
+  // Answered by its scan (slow_link_scan.h) or by SQLite (answer_query).
   frame::Frame rows;
-  if (!db.query(kQuery, {}, rows, "COMMUNICATION_OP", diag)) return false;
+  if (!answer_query(
+          "slow_link.communication_ops",
+          [&] { return scan_slow_links(db.database(), kQuery, rows); },
+          [&] { return db.query(kQuery, {}, rows, "COMMUNICATION_OP", diag); }))
+    return false;
   if (rows.rows() == 0) {
     diag.warn(paths.profiler_db, 0, "no rows in COMMUNICATION_OP", "this rank adds nothing");
     return false;

@@ -10,6 +10,7 @@
 #include "frame/pandas_math.h"
 #include "frame/pandas_sort.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
+#include "msprof_analyze/recipes/slow_rank/slow_rank_scan.h"
 
 namespace cs::recipes::slow_rank {
 
@@ -130,7 +131,7 @@ std::vector<size_t> judge_slow_ranks(const std::vector<double>& times) {
 bool SlowRank::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const {
   return map_profiler_query(paths, "slow_rank.communication_ops", kQuery,
                             {"COMMUNICATION_OP", "RANK_DEVICE_MAP", "STRING_IDS", "CANN_API"}, out,
-                            diag);
+                            diag, scan_communication_times);
 }
 
 bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
