@@ -166,7 +166,7 @@ void expect_same_table(const io::Table& one, const io::Table& two, const std::st
   }
 }
 
-TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
+TEST(CommTables, MatrixTableIsTheSameOnTwoThreadsAndInBatches) {
   // A generated 32-rank job: ~10k links, above the size where the table is built on two threads.
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(CS_BUILD_DIR) / "comm_tables_test";
