@@ -135,8 +135,8 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 //                          pages given back
 //   3 link diagnosis (slow links, slow transfers) from the observations
 //       free               the observations
-//   4 on the calling thread: the report's matrix digest, the matrix table written and freed,
-//       pages given back; meanwhile on the other threads, costliest first, then on this one:
+//   4 the report's matrix digest, the matrix table written and freed (waited for), pages given
+//       back; then on every thread, costliest first:
 //       cluster_communication.json and the communication tables (one walk, a batch of group
 //       tuples at a time), step trace, operators,
 //       rank summaries + slow ranks (after 3: a rank late only for a slow link is not blamed)
@@ -231,18 +231,20 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   HostOutputs host;  // the host side (cluster/host_outputs.h)
   if (want.diagnosis)
     tasks.push_back({"host side", 0.1, [&] { host = host_outputs(ranks, sink); }});
-  auto write_matrix_table = [&] {
-    if (!want.matrix) return;
+  if (want.matrix) {
     if (ctx.want_matrix_digest) {
       const io::Table slow = analysis::slow_links_table(links.slow_links);
       r.matrix_digest = report::digest_matrix(matrix_table, want.diagnosis ? &slow : nullptr);
     }
     sink.put(std::move(matrix_table));
-    // The links, the table and the merge's buffers are gone: give their pages back, or the other
-    // tasks' threads (other malloc arenas) stack on top.
+    // Written and freed before the communication tables are built, so the two are never held
+    // together (the root's peak is the larger, not their sum: docs/root_memory.md); then the
+    // pages go back, or the tasks' threads (other malloc arenas) stack on top.
+    sink.wait_written();
     runtime::release_freed_memory();
-  };
-  run_tasks(tasks, opts.threads, write_matrix_table);
+    log.lap("matrix table written");
+  }
+  run_tasks(tasks, opts.threads, nullptr);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(opts.threads) + " thread(s)").c_str());
 
