@@ -1,9 +1,8 @@
 #pragma once
 // communication_matrix (analysis/comm_tables.h) built a batch of group tuples at a time, from each
 // batch's merged links (msprof_analyze/documents/cluster_matrix.h: merge_cluster_matrix), so the
-// merged links are never held whole: each batch's rows become a table of their own, string cells
-// dictionary-encoded, joined into one table a column at a time at the end (one table growing row
-// by row would hold up to twice its size) and sorted once (step, group, op, src_rank, dst_rank,
+// merged links are never held whole: a batch's rows are appended as it comes, string cells
+// dictionary-encoded, and the rows sorted once at the end (step, group, op, src_rank, dst_rank,
 // then link order), which gives communication_matrix_table()'s table cell for cell.
 //
 //   CommMatrixTable table;
@@ -20,6 +19,7 @@
 
 namespace cs::analysis {
 
+class CommMatrixTable;
 // One batch's rows in link order, columns as communication_matrix's (string columns encoded with
 // dictionaries of their own), unsorted.
 io::Table communication_matrix_rows(const documents::GlobalLinks& batch);
@@ -39,6 +39,7 @@ class CommMatrixTable {
   io::Table take();
 
  private:
+  friend io::Table communication_matrix_rows(const documents::GlobalLinks& batch);
   struct Columns;
   std::unique_ptr<Columns> c_;
 };
