@@ -1,5 +1,6 @@
 #include "cluster/analysis_steps.h"
 
+#include "analysis/comm_matrix_table.h"
 #include "analysis/comm_op_tables.h"
 #include "analysis/comm_tables.h"
 #include "analysis/diagnosis_summary.h"
@@ -36,23 +37,30 @@ GroupsResult groups_step(const std::vector<load::RankData>& ranks, const Analysi
   return r;
 }
 
-MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
+MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, bool observe) {
   MatrixResult r;
   documents::MatrixOptions mopts;
   mopts.use_metadata_ranks = true;  // profiler_metadata.json's ranks first, self links second
   io::Diagnostics d;
-  r.links = opts.json ? documents::merge_and_write_cluster_matrix(
-                            in_dir(opts, "cluster_communication_matrix.json"), in.ranks, *in.groups,
-                            d, io::JsonStyle::python(), mopts, opts.threads)
-                      : documents::merge_matrix_links(in.ranks, *in.groups, d, mopts, opts.threads);
+  analysis::CommMatrixTable table;
+  documents::merge_cluster_matrix(
+      opts.json ? in_dir(opts, "cluster_communication_matrix.json") : std::string(), in.ranks,
+      *in.groups, d,
+      [&](documents::GlobalLinks&& batch) {
+        table.add(batch);
+        if (observe) r.observations.add(batch);
+      },  // then the batch's links go
+      io::JsonStyle::python(), mopts, opts.threads);
+  r.table = table.take();
   r.messages.add(d);
   return r;
 }
 
-LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const documents::GlobalLinks& links) {
+LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
+                                  const std::vector<analysis::LinkObservation>& observations) {
   LinkDiagnosis r;
-  r.slow_links = analysis::find_slow_links(analysis::link_observations(links), {},
-                                           &r.unjudged_links, &r.overflowed_links);
+  r.slow_links =
+      analysis::find_slow_links(observations, {}, &r.unjudged_links, &r.overflowed_links);
   r.slow_transfers = analysis::find_slow_transfers(in.ranks, r.slow_links);
   return r;
 }

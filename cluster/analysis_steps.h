@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/link_observations.h"
 #include "analysis/slow_link.h"
 #include "analysis/slow_rank.h"
 #include "analysis/slow_transfer.h"
@@ -64,12 +65,16 @@ struct GroupsResult {
 GroupsResult groups_step(const std::vector<load::RankData>& ranks, const AnalysisOptions& opts);
 
 struct MatrixResult {
-  documents::GlobalLinks links;
+  io::Table table;                            // communication_matrix
+  analysis::LinkObservationSet observations;  // with `observe`: the slow-link analysis's input
   StepMessages messages;
 };
 // Every rank's matrix links merged into global ones (local ranks mapped through
-// profiler_metadata.json first, self links second); cluster_communication_matrix.json when json.
-MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts);
+// profiler_metadata.json first, self links second), a batch of group tuples at a time
+// (documents::merge_cluster_matrix): cluster_communication_matrix.json when json, the
+// communication_matrix table and, with `observe`, the links' observations, each batch's links
+// let go once its rows and observations are taken (docs/root_memory.md).
+MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, bool observe);
 
 struct LinkDiagnosis {
   std::vector<analysis::SlowLinkFinding> slow_links;
@@ -78,8 +83,10 @@ struct LinkDiagnosis {
   int unjudged_links = 0;    // links with too little data to judge (slow_link.h)
   int overflowed_links = 0;  // links whose size sums are beyond 1.8e308 (slow_link.h)
 };
-// Slow links from the merged links, then slow transfers per op class (slow_transfer.h).
-LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in, const documents::GlobalLinks& links);
+// Slow links from the merged links' observations, then slow transfers per op class
+// (slow_transfer.h).
+LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
+                                  const std::vector<analysis::LinkObservation>& observations);
 
 struct CommunicationResult {
   io::Table ops;        // communication_ops

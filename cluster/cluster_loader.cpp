@@ -68,9 +68,10 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
   return out;
 }
 
-// The root's spill file for the ranks' communication ops (LoadOptions::spill_communication).
-// The spill only saves memory: when the file cannot be created or written (no room, a file size
-// limit), the ops stay packed in memory instead and one warning says why.
+// The root's spill file for the ranks' communication ops and matrix
+// (LoadOptions::spill_communication). The spill only saves memory: when the file cannot be created
+// or written (no room, a file size limit), the ops and matrix not yet in it stay packed in memory
+// instead and one warning says why.
 class SpillGuard {
  public:
   void open() {
@@ -87,12 +88,14 @@ class SpillGuard {
     if (on_) {
       try {
         d.communication.spill(file_);
+        d.matrix.spill(file_);
         return;
       } catch (const std::exception& e) {
-        fail(e.what());
+        fail(e.what());  // what went to the file stays there; the rest is packed below
       }
     }
     d.communication.pack();
+    d.matrix.pack();
   }
   // The file, when every rank went there or none did (kept open as long as the ranks are).
   std::shared_ptr<runtime::SpillFile> file() const { return file_; }
@@ -151,6 +154,7 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
       spill->park(out[i]);
     } else if (keep_communication_packed) {
       out[i].communication.pack();
+      out[i].matrix.pack();
     }
     done_bytes += e.bytes;
     ++done;
@@ -363,8 +367,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
     result.spill = spill.file();
     if (const std::string why = spill.problem(); !why.empty())
       result.diagnostics.warn("", 0,
-                              "the communication ops could not be parked on disk (" + why +
-                                  "): they are held in memory instead",
+                              "the communication ops and matrix could not be parked on disk (" +
+                                  why + "): they are held in memory instead",
                               "the outputs are the same; a large job needs more memory this way");
     result.ranks = std::move(parsed);
     for (auto& share : received)

@@ -98,7 +98,7 @@ void run_tasks(std::vector<Task>& tasks, int threads, const std::function<void()
 // Memory policy (the stage list below says when): every rank's matrix data freed and its pages
 // given back to the system.
 void free_matrix_data(std::vector<load::RankData>& ranks) {
-  for (load::RankData& rd : ranks) rd.matrix = readers::MatrixFile{};
+  for (load::RankData& rd : ranks) rd.matrix = load::RankMatrix{};
   runtime::release_freed_memory();
 }
 
@@ -128,13 +128,16 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 //       free               what the mode's later steps do not read: the matrix data without a
 //                          matrix merge, the communication ops without communication outputs
 //                          or diagnosis
-//   2 matrix merge         cluster_communication_matrix.json; alone, on every thread
+//   2 matrix merge         cluster_communication_matrix.json, the matrix table and the links'
+//                          observations, a batch of group tuples at a time (each batch reads
+//                          back only its ranks' parked matrix data, its merged links let go
+//                          once its rows and observations are taken); alone, on every thread
 //       free               every rank's matrix data (the groups were built from it before),
 //                          pages given back
-//   3 matrix table  ||  link diagnosis (slow links, slow transfers): both read only the links
-//       free               the merged links (in the table now)
-//   4 on the calling thread: the report's matrix digest, the matrix table written and freed,
-//       pages given back; meanwhile on the other threads, costliest first, then on this one:
+//   3 link diagnosis (slow links, slow transfers) from the observations
+//       free               the observations
+//   4 the report's matrix digest, the matrix table written and freed (waited for), pages given
+//       back; then on every thread, costliest first:
 //       cluster_communication.json and the communication tables (one walk, a batch of group
 //       tuples at a time), step trace, operators,
 //       rank summaries + slow ranks (after 3: a rank late only for a slow link is not blamed)
@@ -178,27 +181,17 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
 
   MatrixResult matrix;  // 2
   if (want.matrix) {
-    matrix = matrix_step(in, opts);
+    matrix = matrix_step(in, opts, want.diagnosis);
     free_matrix_data(loaded.ranks);
-    log.lap("matrix merge");
+    log.lap("matrix merge, matrix table");
   }
 
   LinkDiagnosis links;  // 3
-  io::Table matrix_table;
-  if (want.matrix) {
-    runtime::TaskGroup diagnosis;  // joined on every way out of this scope
-    auto diagnose = [&] {
-      if (want.diagnosis) links = link_diagnosis_step(in, matrix.links);
-    };
-    if (opts.threads > 1) {
-      diagnosis.run(diagnose);
-    } else {
-      diagnose();
-    }
-    matrix_table = analysis::communication_matrix_table(matrix.links, opts.threads);
-    diagnosis.wait();
-    matrix.links.clear();
-    log.lap("matrix table, slow links, slow transfers");
+  io::Table matrix_table = std::move(matrix.table);
+  if (want.matrix && want.diagnosis) {
+    links = link_diagnosis_step(in, matrix.observations.observations());
+    matrix.observations = analysis::LinkObservationSet{};
+    log.lap("slow links, slow transfers");
   }
 
   StepMessages comm_json, step_trace;  // 4
@@ -239,18 +232,20 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   HostOutputs host;  // the host side (cluster/host_outputs.h)
   if (want.diagnosis)
     tasks.push_back({"host side", 0.1, [&] { host = host_outputs(ranks, sink); }});
-  auto write_matrix_table = [&] {
-    if (!want.matrix) return;
+  if (want.matrix) {
     if (ctx.want_matrix_digest) {
       const io::Table slow = analysis::slow_links_table(links.slow_links);
       r.matrix_digest = report::digest_matrix(matrix_table, want.diagnosis ? &slow : nullptr);
     }
     sink.put(std::move(matrix_table));
-    // The links, the table and the merge's buffers are gone: give their pages back, or the other
-    // tasks' threads (other malloc arenas) stack on top.
+    // Written and freed before the communication tables are built, so the two are never held
+    // together (the root's peak is the larger, not their sum: docs/root_memory.md); then the
+    // pages go back, or the tasks' threads (other malloc arenas) stack on top.
+    sink.wait_written();
     runtime::release_freed_memory();
-  };
-  run_tasks(tasks, opts.threads, write_matrix_table);
+    log.lap("matrix table written");
+  }
+  run_tasks(tasks, opts.threads, nullptr);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(opts.threads) + " thread(s)").c_str());
 

@@ -76,9 +76,19 @@ void TableSink::h5_loop() {
       if (h5_queue_.empty()) return;  // closing, and nothing left
       t = std::move(h5_queue_.front());
       h5_queue_.pop_front();
+      ++h5_writing_;
     }
-    write_h5(*t);  // the table is freed here unless it is kept
+    write_h5(*t);
+    t.reset();  // the table is freed here unless it is kept
+    std::lock_guard<std::mutex> lock(mu_);
+    --h5_writing_;
+    if (h5_queue_.empty() && h5_writing_ == 0) h5_written_cv_.notify_all();
   }
+}
+
+void TableSink::wait_written() {
+  std::unique_lock<std::mutex> lock(mu_);
+  h5_written_cv_.wait(lock, [&] { return h5_queue_.empty() && h5_writing_ == 0; });
 }
 
 void TableSink::put(io::Table table) {

@@ -55,6 +55,9 @@ class TableSink {
   // Waits until every table put so far is written to the HDF5 file too. Call before using the
   // HDF5 file, kept() or diagnostics().
   void finish();
+  // Waits until every table put so far is written (and freed unless kept), the writer thread
+  // staying on for more: how the caller keeps a big table from being held beside the next ones.
+  void wait_written();
 
   // A kept table, null when it was not put. Call after finish().
   const io::Table* kept(const std::string& name) const;
@@ -95,7 +98,9 @@ class TableSink {
   std::map<std::string, size_t> op_rows_;
   std::deque<std::shared_ptr<const io::Table>> h5_queue_;  // waiting for the writer thread
   bool closing_ = false;
+  size_t h5_writing_ = 0;  // tables taken from the queue, not yet written
   std::condition_variable h5_cv_;
+  std::condition_variable h5_written_cv_;  // the queue emptied and nothing is being written
   std::thread h5_thread_;
 };
 

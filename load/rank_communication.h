@@ -1,10 +1,11 @@
 #pragma once
-// One rank's communication ops (communication.json), held as parsed data, packed to bytes
-// (rank_data_codec.h's wire format, in pages of their own: about half the memory), or spilled:
-// the packed bytes in a runtime::SpillFile on disk, read back on each read() (the root of
-// `cluster` holds every rank's ops that way, so its memory does not grow with them). The state
-// is hidden: the ops are reached only through read() and edit(), which see them in any state,
-// so no analysis can read a packed or spilled rank as "no ops".
+// One rank's communication data: its ops (communication.json) and its matrix
+// (communication_matrix.json), each held as parsed data, packed to bytes (rank_data_codec.h's wire
+// format, in pages of their own: about half the memory), or spilled: the packed bytes in a
+// runtime::SpillFile on disk, read back on each read() (the root of `cluster` holds every rank's
+// ops and matrix that way, so its memory does not grow with them). The state is hidden: the data
+// is reached only through read() and edit(), which see it in any state, so no analysis can read a
+// packed or spilled rank as "no ops" or "no links".
 //
 //   io::CommunicationFile scratch;  // filled only while the rank is packed
 //   for (const io::CommStep& step : rank.communication.read(scratch).steps) ...
@@ -15,50 +16,62 @@
 #include <vector>
 
 #include "readers/communication.h"
+#include "readers/matrix.h"
 #include "runtime/page_buffer.h"
 #include "runtime/spill_file.h"
 
 namespace cs::load {
 
-class RankCommunication {
+// File: readers::CommunicationFile or readers::MatrixFile (the two instantiations, defined with
+// their packing in rank_data_codec.cpp).
+template <class File>
+class ParkedFile {
  public:
-  RankCommunication() = default;
-  // Holds parsed ops (unpacked).
-  explicit RankCommunication(readers::CommunicationFile file) : file_(std::move(file)) {}
+  ParkedFile() = default;
+  // Holds parsed data (unpacked).
+  explicit ParkedFile(File file) : file_(std::move(file)) {}
 
-  // The ops, whatever the state: the held data, or, while packed or spilled, the packed bytes
+  // The data, whatever the state: the held data, or, while packed or spilled, the packed bytes
   // unpacked into `scratch` (which is then what is returned; the rank stays packed or spilled).
   // Throws std::runtime_error when packed bytes are damaged or the spill file cannot be read.
-  const readers::CommunicationFile& read(readers::CommunicationFile& scratch) const;
-  // The ops to fill or change (readers, --step filters): unpacked first when packed.
-  readers::CommunicationFile& edit();
+  const File& read(File& scratch) const;
+  // The data to fill or change (readers, --step filters): unpacked first when packed.
+  File& edit();
 
-  // True while the ops are held packed (in memory).
+  // True while the data is held packed (in memory).
   bool packed() const { return !packed_.empty(); }
-  // True while the ops are in a spill file.
+  // True while the data is in a spill file.
   bool spilled() const { return spill_ != nullptr; }
-  // Packs the ops (nothing when packed or spilled already).
+  // Packs the data (nothing when packed or spilled already).
   void pack();
-  // Unpacks the ops and gives the packed pages back (nothing when neither packed nor spilled).
+  // Unpacks the data and gives the packed pages back (nothing when neither packed nor spilled).
   // Throws std::runtime_error when the bytes are damaged.
   void unpack();
-  // Moves the ops to `file`, packed first when they are not (nothing when spilled already).
-  // Throws std::runtime_error when the file cannot be written.
+  // Moves the data to `file`, packed first when it is not (nothing when spilled already).
+  // Throws std::runtime_error when the file cannot be written (the data is then as before).
   void spill(const std::shared_ptr<runtime::SpillFile>& file);
 
   // The packed bytes (empty when unpacked), for the wire format (rank_data_codec.cpp).
   const runtime::PageBuffer& packed_bytes() const { return packed_; }
-  // The packed bytes whatever the state (packed, spilled or packed from the parsed ops now),
+  // The packed bytes whatever the state (packed, spilled or packed from the parsed data now),
   // into `out`.
   void packed_copy(std::vector<char>& out) const;
-  // Holds `bytes`, one rank's ops in the wire format, packed (drops any unpacked ops).
+  // Holds `bytes`, one rank's data in the wire format, packed (drops any unpacked data).
   void adopt_packed(runtime::PageBuffer bytes);
 
  private:
-  readers::CommunicationFile file_;            // empty while packed
+  File file_;                                  // empty while packed
   runtime::PageBuffer packed_;                 // empty while unpacked
   std::shared_ptr<runtime::SpillFile> spill_;  // set while spilled: the bytes are at block_
   runtime::SpillFile::Block block_;
 };
+
+// A rank's communication ops.
+using RankCommunication = ParkedFile<readers::CommunicationFile>;
+// A rank's matrix links (with their text table).
+using RankMatrix = ParkedFile<readers::MatrixFile>;
+
+extern template class ParkedFile<readers::CommunicationFile>;
+extern template class ParkedFile<readers::MatrixFile>;
 
 }  // namespace cs::load

@@ -65,10 +65,11 @@ struct RankData {
   bool has_step_trace = false;
   bool has_kernels = false;
   bool has_metadata = false;
-  // The communication ops, parsed or (on the root, through the matrix merge) packed; reached
-  // only through read() / edit(), which see them in either state (load/rank_communication.h).
+  // The communication ops and matrix, parsed, packed or (on the root of `cluster`) spilled;
+  // reached only through read() / edit(), which see them in any state
+  // (load/rank_communication.h).
   RankCommunication communication;
-  readers::MatrixFile matrix;
+  RankMatrix matrix;
   readers::StepTraceFile step_trace;
   readers::ProfilerMetadata metadata;
   stats::OperatorTable operators;  // keyed by the --group-by key

@@ -188,7 +188,79 @@ io::Diagnostics get_diagnostics(ByteReader& r) {
   return d;
 }
 
+// A ParkedFile's bytes, length first, whatever its state.
+template <class File>
+void put_section(ByteWriter& w, const ParkedFile<File>& f) {
+  if (f.packed()) {
+    const runtime::PageBuffer& bytes = f.packed_bytes();
+    w.put<uint64_t>(bytes.size());
+    w.bytes(bytes.data(), bytes.size());
+  } else if (f.spilled()) {
+    std::vector<char> bytes;
+    f.packed_copy(bytes);
+    w.put<uint64_t>(bytes.size());
+    w.bytes(bytes.data(), bytes.size());
+  } else {
+    const size_t at = w.data().size();
+    w.put<uint64_t>(0);
+    File unused;  // not filled: the data is held unpacked
+    pack_section(f.read(unused), w);
+    const uint64_t n = w.data().size() - at - sizeof(uint64_t);
+    std::memcpy(w.data().data() + at, &n, sizeof n);
+  }
+}
+
 }  // namespace
+
+// A rank's communication ops: per step, its name, then collective and p2p ops.
+void pack_section(const readers::CommunicationFile& c, ByteWriter& w) {
+  w.put<uint32_t>(static_cast<uint32_t>(c.steps.size()));
+  for (const auto& s : c.steps) {
+    w.str(s.step);
+    w.put<uint8_t>(s.p2p_first);
+    put_ops(w, s.collective);
+    put_ops(w, s.p2p);
+  }
+}
+void unpack_section(ByteReader& r, readers::CommunicationFile& c) {
+  c.steps.resize(r.get<uint32_t>());
+  for (auto& s : c.steps) {
+    s.step = r.str();
+    s.p2p_first = r.get<uint8_t>() != 0;
+    s.collective = get_ops(r);
+    s.p2p = get_ops(r);
+  }
+  if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the ops");
+}
+
+// A rank's matrix: its text table, then per step its name, collective and p2p ops.
+void pack_section(const readers::MatrixFile& m, ByteWriter& w) {
+  const io::StringPool& texts = *m.texts;
+  w.put<uint32_t>(static_cast<uint32_t>(texts.size()));
+  for (uint32_t i = 0; i < texts.size(); ++i) w.str(texts.str(i));
+  w.put<uint32_t>(static_cast<uint32_t>(m.steps.size()));
+  for (const auto& s : m.steps) {
+    w.str(s.step);
+    w.put<uint8_t>(s.p2p_first);
+    put_matrix_ops(w, s.collective);
+    put_matrix_ops(w, s.p2p);
+  }
+}
+void unpack_section(ByteReader& r, readers::MatrixFile& m) {
+  // The texts are distinct, so interning them in order gives them their ids back.
+  const uint32_t texts = r.get<uint32_t>();
+  for (uint32_t i = 0; i < texts; ++i)
+    if (m.keep(r.view()) != i)
+      throw std::runtime_error("packed rank data: repeated text in the matrix text table");
+  m.steps.resize(r.get<uint32_t>());
+  for (auto& s : m.steps) {
+    s.step = r.str();
+    s.p2p_first = r.get<uint8_t>() != 0;
+    s.collective = get_matrix_ops(r, texts);
+    s.p2p = get_matrix_ops(r, texts);
+  }
+  if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the matrix");
+}
 
 void pack_rank_entry(const RankEntry& e, ByteWriter& w) {
   w.put<int32_t>(e.rank);
@@ -218,61 +290,14 @@ RankEntry unpack_rank_entry(ByteReader& r) {
   return e;
 }
 
-void put_communication(ByteWriter& w, const readers::CommunicationFile& c) {
-  w.put<uint32_t>(static_cast<uint32_t>(c.steps.size()));
-  for (const auto& s : c.steps) {
-    w.str(s.step);
-    w.put<uint8_t>(s.p2p_first);
-    put_ops(w, s.collective);
-    put_ops(w, s.p2p);
-  }
-}
-
-readers::CommunicationFile get_communication(ByteReader& r) {
-  readers::CommunicationFile c;
-  c.steps.resize(r.get<uint32_t>());
-  for (auto& s : c.steps) {
-    s.step = r.str();
-    s.p2p_first = r.get<uint8_t>() != 0;
-    s.collective = get_ops(r);
-    s.p2p = get_ops(r);
-  }
-  if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the ops");
-  return c;
-}
-
 void pack_rank_data(const RankData& d, ByteWriter& w) {
   pack_rank_entry(d.entry, w);
   w.put<uint8_t>((d.has_communication ? 1 : 0) | (d.has_matrix ? 2 : 0) |
                  (d.has_step_trace ? 4 : 0) | (d.has_kernels ? 8 : 0) | (d.has_metadata ? 16 : 0));
-  // The communication data, length first, so the root can keep it packed without reading it.
-  if (d.communication.packed()) {
-    const runtime::PageBuffer& bytes = d.communication.packed_bytes();
-    w.put<uint64_t>(bytes.size());
-    w.bytes(bytes.data(), bytes.size());
-  } else if (d.communication.spilled()) {
-    std::vector<char> bytes;
-    d.communication.packed_copy(bytes);
-    w.put<uint64_t>(bytes.size());
-    w.bytes(bytes.data(), bytes.size());
-  } else {
-    const size_t at = w.data().size();
-    w.put<uint64_t>(0);
-    readers::CommunicationFile unused;  // not filled: the rank is not packed
-    put_communication(w, d.communication.read(unused));
-    const uint64_t n = w.data().size() - at - sizeof(uint64_t);
-    std::memcpy(w.data().data() + at, &n, sizeof n);
-  }
-  const io::StringPool& texts = *d.matrix.texts;
-  w.put<uint32_t>(static_cast<uint32_t>(texts.size()));
-  for (uint32_t i = 0; i < texts.size(); ++i) w.str(texts.str(i));
-  w.put<uint32_t>(static_cast<uint32_t>(d.matrix.steps.size()));
-  for (const auto& s : d.matrix.steps) {
-    w.str(s.step);
-    w.put<uint8_t>(s.p2p_first);
-    put_matrix_ops(w, s.collective);
-    put_matrix_ops(w, s.p2p);
-  }
+  // The communication ops and matrix, each length first, so the root can keep them packed
+  // without reading them.
+  put_section(w, d.communication);
+  put_section(w, d.matrix);
   put_strings(w, d.step_trace.columns);
   w.put<uint32_t>(static_cast<uint32_t>(d.step_trace.rows.size()));
   for (const auto& row : d.step_trace.rows) {
@@ -321,19 +346,19 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
     d.communication.adopt_packed(runtime::PageBuffer(comm, comm_bytes));
   } else {
     ByteReader cr(comm, comm_bytes);
-    d.communication = RankCommunication(get_communication(cr));
+    readers::CommunicationFile c;
+    unpack_section(cr, c);
+    d.communication = RankCommunication(std::move(c));
   }
-  // The texts are distinct, so interning them in order gives them their ids back.
-  const uint32_t texts = r.get<uint32_t>();
-  for (uint32_t i = 0; i < texts; ++i)
-    if (d.matrix.keep(r.view()) != i)
-      throw std::runtime_error("packed rank data: repeated text in the matrix text table");
-  d.matrix.steps.resize(r.get<uint32_t>());
-  for (auto& s : d.matrix.steps) {
-    s.step = r.str();
-    s.p2p_first = r.get<uint8_t>() != 0;
-    s.collective = get_matrix_ops(r, texts);
-    s.p2p = get_matrix_ops(r, texts);
+  const auto matrix_bytes = static_cast<size_t>(r.get<uint64_t>());
+  const char* matrix = r.skip(matrix_bytes);
+  if (keep_communication_packed) {
+    d.matrix.adopt_packed(runtime::PageBuffer(matrix, matrix_bytes));
+  } else {
+    ByteReader mr(matrix, matrix_bytes);
+    readers::MatrixFile m;
+    unpack_section(mr, m);
+    d.matrix = RankMatrix(std::move(m));
   }
   d.step_trace.columns = get_strings(r);
   d.step_trace.rows.resize(r.get<uint32_t>());
@@ -366,83 +391,6 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   d.files_read = r.get<uint64_t>();
   d.bytes_read = r.get<uint64_t>();
   return d;
-}
-
-// RankCommunication's packing is the wire format's communication section (defined here, where
-// put_communication / get_communication are).
-void RankCommunication::pack() {
-  if (packed() || spilled()) return;
-  ByteWriter w;
-  put_communication(w, file_);
-  packed_ = runtime::PageBuffer(w.data().data(), w.data().size());
-  file_ = readers::CommunicationFile{};
-}
-
-void RankCommunication::unpack() {
-  if (spilled()) {
-    std::vector<char> bytes;
-    spill_->read(block_, bytes);
-    ByteReader r(bytes);
-    file_ = get_communication(r);
-    spill_.reset();
-    return;
-  }
-  if (!packed()) return;
-  ByteReader r(packed_.data(), packed_.size());
-  file_ = get_communication(r);
-  packed_.release();
-}
-
-void RankCommunication::spill(const std::shared_ptr<runtime::SpillFile>& file) {
-  if (spilled()) return;
-  if (packed()) {
-    block_ = file->append(packed_.data(), packed_.size());
-    packed_.release();
-  } else {
-    ByteWriter w;
-    put_communication(w, file_);
-    block_ = file->append(w.data().data(), w.data().size());
-    file_ = readers::CommunicationFile{};
-  }
-  spill_ = file;
-}
-
-void RankCommunication::packed_copy(std::vector<char>& out) const {
-  if (spilled()) {
-    spill_->read(block_, out);
-  } else if (packed()) {
-    out.assign(packed_.data(), packed_.data() + packed_.size());
-  } else {
-    ByteWriter w;
-    put_communication(w, file_);
-    out = std::move(w.data());
-  }
-}
-
-const readers::CommunicationFile& RankCommunication::read(
-    readers::CommunicationFile& scratch) const {
-  if (spilled()) {
-    std::vector<char> bytes;  // read back into a buffer of its own: no mapping, no RSS kept
-    spill_->read(block_, bytes);
-    ByteReader r(bytes);
-    scratch = get_communication(r);
-    return scratch;
-  }
-  if (!packed()) return file_;
-  ByteReader r(packed_.data(), packed_.size());
-  scratch = get_communication(r);
-  return scratch;
-}
-
-readers::CommunicationFile& RankCommunication::edit() {
-  unpack();
-  return file_;
-}
-
-void RankCommunication::adopt_packed(runtime::PageBuffer bytes) {
-  file_ = readers::CommunicationFile{};
-  spill_.reset();
-  packed_ = std::move(bytes);
 }
 
 std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries) {

@@ -201,8 +201,9 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     FileRead f(d, dir / kMatrixJson, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = readers::read_communication_matrix_json(f.path.string(), d.matrix, d.diagnostics);
-      if (ok && opts.step) keep_step(d.matrix.steps, step_name, steps_seen);
+      bool ok =
+          readers::read_communication_matrix_json(f.path.string(), d.matrix.edit(), d.diagnostics);
+      if (ok && opts.step) keep_step(d.matrix.edit().steps, step_name, steps_seen);
       d.has_matrix = f.finish(ok, d.diagnostics, before);
       usable += d.has_matrix;
     } else {

@@ -178,9 +178,9 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
   if (opts.matrix && !no_comm) {
     d.has_matrix =
         part(analysis, "analysis.db", "the communication matrix", [&](const db::Database& db) {
-          bool ok = db::read_matrix_db(db, d.matrix, d.diagnostics);
+          bool ok = db::read_matrix_db(db, d.matrix.edit(), d.diagnostics);
           if (ok && opts.step) {
-            std::erase_if(d.matrix.steps,
+            std::erase_if(d.matrix.edit().steps,
                           [&](const readers::MatrixStep& s) { return s.step != step_name; });
           }
           return ok;

@@ -11,89 +11,12 @@
 #include "io/output_file.h"
 #include "io/text_hash.h"
 #include "msprof_analyze/documents/cluster_communication.h"
+#include "msprof_analyze/documents/matrix_batches.h"
 #include "runtime/ordered_parallel.h"
 
 namespace cs::documents {
 
 namespace {
-
-// Index of the ops of the output: group tuple -> step -> op key -> reporting ranks.
-struct MRef {
-  int rank;
-  const readers::MatrixOp* op;
-  const readers::MatrixFile* file;  // holds the texts of op's links
-  std::string_view link_key(const readers::MatrixLink& l) const { return file->link_key(l); }
-};
-struct MOpEntry {
-  std::string key;
-  std::vector<MRef> ranks;
-};
-struct MStepEntry {
-  std::string step;
-  std::vector<MOpEntry> ops;
-  std::unordered_map<std::string, size_t> idx;
-};
-struct MGroupEntry {
-  std::string tuple;
-  std::vector<MStepEntry> steps;
-  std::unordered_map<std::string, size_t> idx;
-};
-struct MIndex {
-  std::vector<MGroupEntry> groups;
-  std::unordered_map<std::string, size_t> idx;
-};
-
-template <class T>
-T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& index,
-               const std::string& key, bool& added) {
-  auto [it, inserted] = index.try_emplace(key, items.size());
-  added = inserted;
-  if (inserted) items.emplace_back();
-  return items[it->second];
-}
-
-// `entry_of`: the group-tuple entry of each group seen so far (a tuple key is as long as its
-// group: built and hashed once per group, not per op).
-void index_ops(MIndex& out, std::unordered_map<const CommGroup*, size_t>& entry_of,
-               const CommGroups& groups, const std::string& step,
-               const std::vector<readers::MatrixOp>& ops, bool p2p, int rank,
-               const readers::MatrixFile& file) {
-  for (const readers::MatrixOp& op : ops) {
-    if (io::msprof_is_total(op.key)) continue;
-    const CommGroup* g = groups.find(p2p ? "p2p" : "collective", py_group_of(op.key));
-    auto [entry, fresh] = entry_of.try_emplace(g, 0);
-    bool added = false;
-    if (fresh) {
-      const std::string tuple = g ? g->tuple_key() : "()";
-      MGroupEntry& ge = find_or_add(out.groups, out.idx, tuple, added);
-      if (added) ge.tuple = tuple;
-      entry->second = out.idx.at(tuple);
-    }
-    MGroupEntry& ge = out.groups[entry->second];
-    MStepEntry& se = find_or_add(ge.steps, ge.idx, step, added);
-    if (added) se.step = step;
-    MOpEntry& oe = find_or_add(se.ops, se.idx, op.key, added);
-    if (added) oe.key = op.key;
-    if (oe.ranks.empty() || oe.ranks.back().rank != rank) oe.ranks.push_back({rank, &op, &file});
-  }
-}
-
-MIndex index_matrix(const std::vector<load::RankData>& ranks, const CommGroups& groups) {
-  MIndex out;
-  std::unordered_map<const CommGroup*, size_t> entry_of;
-  for (const load::RankData& rd : ranks) {
-    if (!rd.has_matrix) continue;
-    for (const readers::MatrixStep& step : rd.matrix.steps) {
-      const auto p2p = [&] {
-        index_ops(out, entry_of, groups, step.step, step.p2p, true, rd.rank(), rd.matrix);
-      };
-      if (step.p2p_first) p2p();
-      index_ops(out, entry_of, groups, step.step, step.collective, false, rd.rank(), rd.matrix);
-      if (!step.p2p_first) p2p();
-    }
-  }
-  return out;
-}
 
 // A link of the output, keys in msprof-analyze's order. Names are views into the parsed
 // communication_matrix.json files (alive for the whole analysis).
@@ -153,11 +76,11 @@ using RankMap = std::unordered_map<std::string, LocalRanks, io::TextHash, std::e
 // merge_same_links + combine_link_info of one (group tuple, step).
 // `metadata_ranks`: map through profiler_metadata.json's global_ranks first (clusterscope's own
 // tables), else as msprof-analyze does (its document). `unmapped`: set when a link was left out.
-std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups, bool metadata_ranks,
-                                io::Diagnostics& diag, bool& unmapped_any) {
+std::vector<OutOp> compute_step(const MatrixStepEntry& se, const CommGroups& groups,
+                                bool metadata_ranks, io::Diagnostics& diag, bool& unmapped_any) {
   RankMap rank_map;
   if (metadata_ranks) {
-    for (const MOpEntry& oe : se.ops) {
+    for (const MatrixOpEntry& oe : se.ops) {
       const std::string_view group = py_group_of(oe.key);
       if (rank_map.find(group) != rank_map.end()) continue;
       const CommGroup* g = groups.find("collective", group);
@@ -168,10 +91,10 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups, 
     }
   }
   // Local -> global from the "i-i" self links of this step.
-  for (const MOpEntry& oe : se.ops) {
+  for (const MatrixOpEntry& oe : se.ops) {
     const std::string_view group = py_group_of(oe.key);
     LocalRanks* m = nullptr;
-    for (const MRef& ref : oe.ranks) {
+    for (const MatrixRef& ref : oe.ranks) {
       for (const readers::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
         if (!split_link(ref.link_key(l), src, dst)) {
@@ -203,10 +126,10 @@ std::vector<OutOp> compute_step(const MStepEntry& se, const CommGroups& groups, 
   std::map<std::string_view, Unmapped> unmapped;
   std::vector<OutOp> out;
   out.reserve(se.ops.size());
-  for (const MOpEntry& oe : se.ops) {
+  for (const MatrixOpEntry& oe : se.ops) {
     const std::string_view group = py_group_of(oe.key);
     LinkDict<std::string_view> local;
-    for (const MRef& ref : oe.ranks) {
+    for (const MatrixRef& ref : oe.ranks) {
       for (const readers::MatrixLink& l : ref.op->links) {
         std::string_view src, dst;
         const std::string_view key = ref.link_key(l);
@@ -336,15 +259,15 @@ void append_global_links(const std::string& step, const std::vector<OutOp>& ops,
   }
 }
 
-// The one pass behind every public function: merges each (group tuple, step) once, writes it to
-// `w` when given and collects the global links when `links` is given. Group tuples are merged on
-// up to `threads` threads; output, links and warnings come out in the same order for any count.
-// False when there is no group.
-bool merge_pass(const std::vector<load::RankData>& ranks, const CommGroups& groups,
-                io::Diagnostics& diag, const MatrixOptions& opts, io::JsonWriter* w,
-                GlobalLinks* links, int threads) {
-  const MIndex index = index_matrix(ranks, groups);
-  if (index.groups.empty()) return false;
+// The one pass behind every public function: merges each (group tuple, step) once, a batch of
+// group tuples at a time, writes it to `w` when given and hands each batch's global links to
+// `each` when given. Group tuples are merged on up to `threads` threads; output, links and
+// warnings come out in the same order for any count and any batch size. False when there is no
+// group.
+bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diagnostics& diag,
+                const MatrixOptions& opts, io::JsonWriter* w, const LinkBatchFn* each,
+                int threads) {
+  if (batches.tuples() == 0) return false;
   struct GroupResult {
     std::string text;      // the group's JSON object (when writing)
     size_t nonfinite = 0;  // numbers written as null in `text`
@@ -355,10 +278,9 @@ bool merge_pass(const std::vector<load::RankData>& ranks, const CommGroups& grou
   // bytes only in compact styles.
   const bool render_apart = w && w->style().indent < 0 && threads > 1;
   const int n_threads = (!w || render_apart) ? threads : 1;
-  std::vector<GroupResult> res(index.groups.size());
-  auto merge_group = [&](const MGroupEntry& ge, GroupResult& r, io::JsonWriter* out) {
+  auto merge_group = [&](const MatrixGroupEntry& ge, GroupResult& r, io::JsonWriter* out) {
     if (out) out->begin_object();
-    for (const MStepEntry& se : ge.steps) {
+    for (const MatrixStepEntry& se : ge.steps) {
       // The document maps local ranks as msprof-analyze does; the links returned may know more
       // (opts.use_metadata_ranks), computed again only for a step where that matters.
       bool unmapped = false;
@@ -375,61 +297,55 @@ bool merge_pass(const std::vector<load::RankData>& ranks, const CommGroups& grou
         }
         out->end_object();
       }
-      if (links && out && opts.use_metadata_ranks && unmapped) {
+      if (each && out && opts.use_metadata_ranks && unmapped) {
         io::Diagnostics repeated;  // the same warnings, said once above
         bool again = false;
         append_global_links(se.step, compute_step(se, groups, true, repeated, again), r.links);
-      } else if (links) {
+      } else if (each) {
         append_global_links(se.step, ops, r.links);
       }
     }
     if (out) out->end_object();
-    r.links.links.shrink_to_fit();  // held until the end of the analysis: no growth slack
+    r.links.links.shrink_to_fit();  // may be held to the end of the analysis: no growth slack
   };
   if (w) w->begin_object();
-  runtime::ordered_parallel_for(
-      index.groups.size(), n_threads,
-      [&](size_t i) {
-        if (w && !render_apart) return;  // written in place by emit
-        if (w) {
-          io::JsonWriter fw(&res[i].text, w->style());
-          merge_group(index.groups[i], res[i], &fw);
-          res[i].nonfinite = fw.nonfinite_count();
-        } else {
-          merge_group(index.groups[i], res[i], nullptr);
-        }
-      },
-      [&](size_t i) {
-        GroupResult& r = res[i];
-        if (w) {
-          w->key(index.groups[i].tuple);
-          if (render_apart) {
-            w->raw_value(r.text, r.nonfinite);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const MatrixBatch batch = batches.load(b, threads);
+    const std::vector<MatrixGroupEntry>& tuples = batch.index.groups;
+    std::vector<GroupResult> res(tuples.size());
+    GlobalLinks links;  // the batch's
+    runtime::ordered_parallel_for(
+        tuples.size(), n_threads,
+        [&](size_t i) {
+          if (w && !render_apart) return;  // written in place by emit
+          if (w) {
+            io::JsonWriter fw(&res[i].text, w->style());
+            merge_group(tuples[i], res[i], &fw);
+            res[i].nonfinite = fw.nonfinite_count();
           } else {
-            merge_group(index.groups[i], r, w);
+            merge_group(tuples[i], res[i], nullptr);
           }
-        }
-        diag.append(r.diag);
-        if (links) links->append(std::move(r.links));
-        // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
-        // std::string assigned a short string keeps its capacity), i.e. the whole document.
-        [[maybe_unused]] const GroupResult done = std::move(r);
-      });
+        },
+        [&](size_t i) {
+          GroupResult& r = res[i];
+          if (w) {
+            w->key(tuples[i].tuple);
+            if (render_apart) {
+              w->raw_value(r.text, r.nonfinite);
+            } else {
+              merge_group(tuples[i], r, w);
+            }
+          }
+          diag.append(r.diag);
+          if (each) links.append(std::move(r.links));
+          // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
+          // std::string assigned a short string keeps its capacity), i.e. the whole document.
+          [[maybe_unused]] const GroupResult done = std::move(r);
+        });
+    if (each) (*each)(std::move(links));
+  }
   if (w) w->end_object();
   return true;
-}
-
-// msprof-analyze writes no file when every op is a "Total Op Info" one (or there is none).
-bool has_matrix_ops(const std::vector<load::RankData>& ranks) {
-  for (const load::RankData& rd : ranks)
-    if (rd.has_matrix)
-      for (const readers::MatrixStep& s : rd.matrix.steps) {
-        for (const readers::MatrixOp& op : s.collective)
-          if (!io::msprof_is_total(op.key)) return true;
-        for (const readers::MatrixOp& op : s.p2p)
-          if (!io::msprof_is_total(op.key)) return true;
-      }
-  return false;
 }
 
 }  // namespace
@@ -438,17 +354,25 @@ double GlobalLink::bandwidth_gbps() const {
   return msprof_ratio(io::Num::real(size_mb), io::Num::real(time_ms)).v;
 }
 
+void GlobalLinks::append(GlobalLinks&& other) {
+  for (Chunk& c : other.chunks_) append(std::move(c));
+  other.clear();
+}
+
 GlobalLinks merge_matrix_links(const std::vector<load::RankData>& ranks, const CommGroups& groups,
                                io::Diagnostics& diag, const MatrixOptions& opts, int threads) {
   GlobalLinks out;
-  merge_pass(ranks, groups, diag, opts, nullptr, &out, threads);
+  merge_cluster_matrix(
+      "", ranks, groups, diag, [&](GlobalLinks&& b) { out.append(std::move(b)); },
+      io::JsonStyle::python(), opts, threads);
   return out;
 }
 
 bool write_cluster_matrix(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
                           const CommGroups& groups, io::Diagnostics& diag,
                           const MatrixOptions& opts) {
-  return merge_pass(ranks, groups, diag, opts, &w, nullptr, 1);
+  const MatrixBatches batches(ranks, groups, 1, opts.batch_links);
+  return merge_pass(batches, groups, diag, opts, &w, nullptr, 1);
 }
 
 bool write_cluster_communication_matrix_json(const std::string& path,
@@ -456,10 +380,11 @@ bool write_cluster_communication_matrix_json(const std::string& path,
                                              const CommGroups& groups, io::Diagnostics& diag,
                                              const io::JsonStyle& style,
                                              const MatrixOptions& opts) {
-  if (!has_matrix_ops(ranks)) return true;
+  const MatrixBatches batches(ranks, groups, 1, opts.batch_links);
+  if (batches.tuples() == 0) return true;
   return io::write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
-    write_cluster_matrix(w, ranks, groups, diag, opts);
+    merge_pass(batches, groups, diag, opts, &w, nullptr, 1);
     w.flush();
     warn_nonfinite_written(diag, path, w.nonfinite_count());
     return w.ok();
@@ -472,25 +397,36 @@ GlobalLinks merge_and_write_cluster_matrix(const std::string& path,
                                            const io::JsonStyle& style, const MatrixOptions& opts,
                                            int threads) {
   GlobalLinks links;
-  if (!has_matrix_ops(ranks)) {
-    merge_pass(ranks, groups, diag, opts, nullptr, &links, threads);
-    return links;
+  merge_cluster_matrix(
+      path, ranks, groups, diag, [&](GlobalLinks&& b) { links.append(std::move(b)); }, style, opts,
+      threads);
+  return links;
+}
+
+void merge_cluster_matrix(const std::string& path, const std::vector<load::RankData>& ranks,
+                          const CommGroups& groups, io::Diagnostics& diag, const LinkBatchFn& each,
+                          const io::JsonStyle& style, const MatrixOptions& opts, int threads) {
+  const MatrixBatches batches(ranks, groups, threads, opts.batch_links);
+  const LinkBatchFn* to = each ? &each : nullptr;
+  // msprof-analyze writes no file when every op is a "Total Op Info" one (or there is none).
+  if (path.empty() || batches.tuples() == 0) {
+    merge_pass(batches, groups, diag, opts, nullptr, to, threads);
+    return;
   }
   bool merged = false;
   io::write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
-    merge_pass(ranks, groups, diag, opts, &w, &links, threads);
+    merge_pass(batches, groups, diag, opts, &w, to, threads);
     merged = true;
     w.flush();
     warn_nonfinite_written(diag, path, w.nonfinite_count());
     return w.ok();
   });
-  if (!merged) {  // the file could not be created (reported); the analyses still get the links
+  if (!merged &&
+      to) {  // the file could not be created (reported); the analyses still get the links
     io::Diagnostics again;
-    links.clear();
-    merge_pass(ranks, groups, again, opts, nullptr, &links, threads);
+    merge_pass(batches, groups, again, opts, nullptr, to, threads);
   }
-  return links;
 }
 
 }  // namespace cs::documents

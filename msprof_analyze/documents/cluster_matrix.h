@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ struct MatrixOptions {
   // msprof-analyze's: a link it leaves out (a group of send/receive ops has no self link) is
   // left out of cluster_communication_matrix.json either way.
   bool use_metadata_ranks = false;
+  // Link reports merged per batch of group tuples (matrix_batches.h; 0 = the default): only the
+  // batch's ranks' matrix ops are held at once. The outputs do not depend on it.
+  size_t batch_links = 0;
 };
 
 // The step and op key of merged links: one per op, shared by its links.
@@ -115,6 +119,8 @@ class GlobalLinks {
     chunks_.clear();
     size_ = 0;
   }
+  // Takes every chunk of `other`, in order (leaving it empty).
+  void append(GlobalLinks&& other);
   // Takes a chunk (its links point into its own ops and names); an empty one is dropped.
   void append(Chunk&& c) {
     if (c.links.empty()) return;
@@ -145,6 +151,21 @@ bool write_cluster_communication_matrix_json(const std::string& path,
                                              const CommGroups& groups, io::Diagnostics& diag,
                                              const io::JsonStyle& style = io::JsonStyle::python(),
                                              const MatrixOptions& opts = {});
+// Called with the merged links of each batch of group tuples, in file order (together they are
+// merge_matrix_links()'s links); it may keep them or let them go.
+using LinkBatchFn = std::function<void(GlobalLinks&& batch)>;
+
+// The matrix merged a batch of group tuples at a time (MatrixOptions::batch_links), so that no
+// more than a batch's matrix data and links is held: writes the file at `path` (none when `path`
+// is empty, or when there is no op: msprof-analyze then writes none) and hands each batch's links
+// to `each` (may be empty). Merge warnings and write errors go to `diag`. Group tuples are merged
+// on up to `threads` threads; the bytes, links and warnings do not depend on the count. Throws
+// std::runtime_error when a rank's packed or spilled matrix cannot be read.
+void merge_cluster_matrix(const std::string& path, const std::vector<load::RankData>& ranks,
+                          const CommGroups& groups, io::Diagnostics& diag, const LinkBatchFn& each,
+                          const io::JsonStyle& style = io::JsonStyle::python(),
+                          const MatrixOptions& opts = {}, int threads = 1);
+
 // Both at once, merging each link only once: writes the file (as above) and returns
 // merge_matrix_links()'s links. Merge warnings and write errors go to `diag`. Group tuples are
 // merged on up to `threads` threads; the bytes, links and warnings do not depend on the count.

@@ -82,7 +82,8 @@ CommGroups build_comm_groups(const std::vector<load::RankData>& ranks, const Gro
       }
     }
     if (opts.use_matrix && rd.has_matrix) {
-      for (const readers::MatrixStep& step : rd.matrix.steps) {
+      readers::MatrixFile scratch;  // when the root holds the matrix packed or spilled
+      for (const readers::MatrixStep& step : rd.matrix.read(scratch).steps) {
         for (const readers::MatrixOp& op : step.collective) add_key(out, false, op.key, rank);
         for (const readers::MatrixOp& op : step.p2p) add_key(out, true, op.key, rank);
       }

@@ -1,6 +1,8 @@
 #include "analysis/comm_tables.h"
 
+#include "analysis/comm_matrix_table.h"
 #include "analysis/comm_op_tables.h"
+#include "analysis/link_observations.h"
 
 #include <gtest/gtest.h>
 
@@ -141,7 +143,30 @@ TEST(CommTables, MatrixAndStepTraceTables) {
   for (double v : s2.find("preparing_us")->doubles) EXPECT_TRUE(std::isnan(v));
 }
 
-TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
+// Two tables equal column by column, cell by cell (string cells by value).
+void expect_same_table(const io::Table& one, const io::Table& two, const std::string& what) {
+  ASSERT_EQ(one.rows(), two.rows()) << what;
+  ASSERT_EQ(one.columns.size(), two.columns.size()) << what;
+  for (size_t c = 0; c < one.columns.size(); ++c) {
+    const io::Column& a = one.columns[c];
+    const io::Column& b = two.columns[c];
+    EXPECT_EQ(a.name, b.name) << what;
+    EXPECT_EQ(a.unit, b.unit) << what;
+    for (size_t i = 0; i < one.rows(); ++i) {
+      if (!a.ints.empty()) {
+        ASSERT_EQ(a.ints[i], b.ints[i]) << what << ": " << a.name << " row " << i;
+      }
+      if (!a.doubles.empty()) {
+        ASSERT_EQ(a.doubles[i], b.doubles[i]) << what << ": " << a.name << " row " << i;
+      }
+      if (a.encoded || !a.strings.empty()) {
+        ASSERT_EQ(a.str(i), b.str(i)) << what << ": " << a.name << " row " << i;
+      }
+    }
+  }
+}
+
+TEST(CommTables, MatrixTableIsTheSameOnTwoThreadsAndInBatches) {
   // A generated 32-rank job: ~10k links, above the size where the table is built on two threads.
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(CS_BUILD_DIR) / "comm_tables_test";
@@ -164,22 +189,44 @@ TEST(CommTables, MatrixTableIsTheSameOnTwoThreads) {
   const io::Table one = analysis::communication_matrix_table(links, 1);
   const io::Table two = analysis::communication_matrix_table(links, 2);
   two.validate();
-  ASSERT_EQ(one.rows(), two.rows());
-  ASSERT_EQ(one.columns.size(), two.columns.size());
-  for (size_t c = 0; c < one.columns.size(); ++c) {
-    const io::Column& a = one.columns[c];
-    const io::Column& b = two.columns[c];
-    EXPECT_EQ(a.name, b.name);
-    for (size_t i = 0; i < one.rows(); ++i) {
-      if (!a.ints.empty()) {
-        ASSERT_EQ(a.ints[i], b.ints[i]) << a.name << " row " << i;
-      }
-      if (!a.doubles.empty()) {
-        ASSERT_EQ(a.doubles[i], b.doubles[i]) << a.name << " row " << i;
-      }
-      if (a.encoded || !a.strings.empty()) {
-        ASSERT_EQ(a.str(i), b.str(i)) << a.name << " row " << i;
-      }
+  expect_same_table(one, two, "two threads");
+  // Built a batch of group tuples at a time from the merge (the links of a batch let go once its
+  // rows are appended; `cluster` builds it so), sorted once at the end: the same table, and the
+  // same slow-link observations, for any batch size.
+  const std::vector<LinkObservation> whole_obs = link_observations(links);
+  for (size_t batch_links : {size_t{1}, size_t{500}, size_t{0}}) {
+    CommMatrixTable table;
+    LinkObservationSet obs;
+    size_t chunk_rows = 0, batches = 0;
+    documents::MatrixOptions mopts;
+    mopts.batch_links = batch_links;
+    io::Diagnostics d;
+    documents::merge_cluster_matrix(
+        "", ranks, groups, d,
+        [&](documents::GlobalLinks&& b) {
+          table.add(b);
+          obs.add(b);
+          chunk_rows += communication_matrix_rows(b).rows();
+          ++batches;
+        },
+        io::JsonStyle::python(), mopts, 2);
+    const std::string at = "batch_links=" + std::to_string(batch_links);
+    if (batch_links == 1) {
+      EXPECT_GT(batches, 10u) << at;
+    }
+    EXPECT_EQ(chunk_rows, one.rows()) << at;
+    const io::Table t = table.take();
+    t.validate();
+    expect_same_table(one, t, at);
+    ASSERT_EQ(obs.observations().size(), whole_obs.size()) << at;
+    for (size_t i = 0; i < whole_obs.size(); ++i) {
+      const LinkObservation &x = obs.observations()[i], &y = whole_obs[i];
+      ASSERT_EQ(x.op_key, y.op_key) << at;
+      ASSERT_EQ(x.src_rank, y.src_rank) << at;
+      ASSERT_EQ(x.dst_rank, y.dst_rank) << at;
+      ASSERT_EQ(x.transport, y.transport) << at;
+      ASSERT_EQ(x.size_mb, y.size_mb) << at;
+      ASSERT_EQ(x.time_ms, y.time_ms) << at;
     }
   }
 }

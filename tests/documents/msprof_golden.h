@@ -46,7 +46,7 @@ inline std::vector<load::RankData> load_case(const std::string& case_name) {
           d + "communication.json", rd.communication.edit(), rd.diagnostics);
     if (fs::exists(d + "communication_matrix.json"))
       rd.has_matrix = readers::read_communication_matrix_json(d + "communication_matrix.json",
-                                                              rd.matrix, rd.diagnostics);
+                                                              rd.matrix.edit(), rd.diagnostics);
     if (fs::exists(d + "profiler_metadata.json"))
       rd.has_metadata = readers::read_profiler_metadata(d + "profiler_metadata.json", rd.metadata,
                                                         rd.diagnostics);

@@ -73,7 +73,7 @@ TEST(ClusterMatrix, MetadataOptionMapsWithoutSelfLinks) {
   auto ranks = test::load_case("tp2pp2");
   // Drop every self link: msprof-analyze then maps nothing; the metadata option maps all.
   for (auto& rd : ranks)
-    for (auto& st : rd.matrix.steps)
+    for (auto& st : rd.matrix.edit().steps)
       for (auto* ops : {&st.collective, &st.p2p})
         for (auto& op : *ops)
           std::erase_if(op.links,
@@ -94,7 +94,7 @@ TEST(ClusterMatrix, MetadataOptionMapsWithoutSelfLinks) {
 TEST(ClusterMatrix, DocumentStaysMsprofAnalyzesWithTheMetadataOption) {
   auto ranks = test::load_case("tp2pp2");
   for (auto& rd : ranks)
-    for (auto& st : rd.matrix.steps)
+    for (auto& st : rd.matrix.edit().steps)
       for (auto* ops : {&st.collective, &st.p2p})
         for (auto& op : *ops)
           std::erase_if(op.links,

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <cmath>
+#include <csignal>
 #include <cstring>
 
 namespace cs::load {
@@ -45,18 +48,18 @@ load::RankData sample() {
   readers::MatrixOp mo;
   mo.key = "allreduce-top1@42";
   readers::MatrixLink l;
-  l.link_id = d.matrix.keep("0-1");
+  l.link_id = d.matrix.edit().keep("0-1");
   l.src_local = 0;
   l.dst_local = 1;
   l.transport = readers::TransportName("HCCS");
   l.set(readers::kLinkSizeMb, io::Num::real(12.0));
   l.set(readers::kLinkTimeMs, io::Num::real(0.71));
   l.set(readers::kLinkUtilization, io::Num::integer(1));
-  l.op_name_id = d.matrix.keep("hcom_allReduce__844_2_1");
+  l.op_name_id = d.matrix.edit().keep("hcom_allReduce__844_2_1");
   l.has_op_name = true;
   mo.links.push_back(l);
   ms.collective.push_back(mo);
-  d.matrix.steps.push_back(ms);
+  d.matrix.edit().steps.push_back(ms);
   d.step_trace.columns = {"Computing", "Free"};
   d.step_trace.rows.push_back({"1", {80309.68717187493, std::nan("")}});
   d.metadata.has_distributed_args = true;
@@ -106,15 +109,17 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
   EXPECT_EQ(op.transports[1].name, "a transport of its own");
   ASSERT_EQ(op.size_distribution(op.transports[1]).size(), 1u);
   EXPECT_EQ(op.size_distribution(op.transports[1])[0].duration_ms.v, 3.0);
-  const readers::MatrixLink& link = b.matrix.steps[0].collective[0].links[0];
+  readers::MatrixFile matrix_scratch;
+  const readers::MatrixFile& matrix = b.matrix.read(matrix_scratch);
+  const readers::MatrixLink& link = matrix.steps[0].collective[0].links[0];
   EXPECT_EQ(link.transport, "HCCS");
   EXPECT_EQ(link.get(readers::kLinkTimeMs), 0.71);
   EXPECT_TRUE(link.has(readers::kLinkUtilization));
   EXPECT_TRUE(link.num(readers::kLinkUtilization).is_int);
   EXPECT_FALSE(link.has(readers::kLinkLargePacketRatio));
   EXPECT_EQ(comm.steps[0].p2p[0].name, "hcom_send__1@42");
-  EXPECT_EQ(b.matrix.op_name(b.matrix.steps[0].collective[0].links[0]), "hcom_allReduce__844_2_1");
-  EXPECT_EQ(b.matrix.link_key(b.matrix.steps[0].collective[0].links[0]), "0-1");
+  EXPECT_EQ(matrix.op_name(link), "hcom_allReduce__844_2_1");
+  EXPECT_EQ(matrix.link_key(link), "0-1");
   EXPECT_TRUE(std::isnan(b.step_trace.rows[0].values[1]));
   EXPECT_EQ(b.metadata.parallel_groups[0].global_ranks, (std::vector<int>{6, 7}));
   ASSERT_EQ(b.operators.keys().count("MatMulV2"), 1u);
@@ -192,6 +197,78 @@ TEST(RankDataCodec, CommunicationCanBeSpilled) {
   EXPECT_EQ(packed(b), bytes);
   EXPECT_EQ(c.communication.edit().steps.size(), 1u);  // edit() unpacks a spilled rank too
   EXPECT_FALSE(c.communication.spilled());
+  EXPECT_EQ(packed(c), bytes);
+}
+
+// The matrix is parked as the ops are: packed, spilled or kept packed on arrival, read back to
+// the same links (texts included) and sent on with the same bytes.
+TEST(RankDataCodec, MatrixCanBePackedOrSpilled) {
+  const load::RankData a = sample();
+  const std::vector<char> bytes = packed(a);
+  auto spill = runtime::SpillFile::create();
+  load::RankData b = a;
+  b.matrix.pack();
+  load::RankData c = a;
+  c.matrix.spill(spill);
+  io::ByteReader r(bytes);
+  load::RankData d = load::unpack_rank_data(r, /*keep_communication_packed=*/true);
+  EXPECT_TRUE(b.matrix.packed());
+  EXPECT_TRUE(c.matrix.spilled());
+  EXPECT_TRUE(d.matrix.packed());
+  for (load::RankData* x : {&b, &c, &d}) {
+    EXPECT_EQ(packed(*x), bytes);
+    readers::MatrixFile scratch;
+    const readers::MatrixFile& m = x->matrix.read(scratch);
+    EXPECT_EQ(&m, &scratch);
+    ASSERT_EQ(m.steps.size(), 1u);
+    ASSERT_EQ(m.steps[0].collective.size(), 1u);
+    const readers::MatrixLink& link = m.steps[0].collective[0].links[0];
+    EXPECT_EQ(m.link_key(link), "0-1");
+    EXPECT_EQ(m.op_name(link), "hcom_allReduce__844_2_1");
+    EXPECT_EQ(link.get(readers::kLinkTimeMs), 0.71);
+    EXPECT_EQ(x->matrix.read(scratch).texts->size(), 2u);  // read again: a fresh text table
+  }
+  std::vector<char> one;
+  a.matrix.packed_copy(one);
+  EXPECT_EQ(spill->size(), one.size());
+  c.matrix.unpack();
+  EXPECT_FALSE(c.matrix.spilled());
+  EXPECT_EQ(packed(c), bytes);
+}
+
+// A spill file that cannot be written (here a file size limit, as on a full disk) leaves the data
+// where it was: the loader then keeps it packed in memory (cluster/cluster_loader.cpp).
+TEST(RankDataCodec, FailedSpillLeavesTheDataAsItWas) {
+  const load::RankData a = sample();
+  const std::vector<char> bytes = packed(a);
+  auto spill = runtime::SpillFile::create();
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // write() fails with EFBIG instead
+  rlimit limit = before;
+  limit.rlim_cur = 4;  // bytes: less than any section
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  load::RankData b = a, c = a;
+  c.matrix.pack();
+  c.communication.pack();
+  // True when spilling throws std::runtime_error.
+  auto fails = [&](auto& parked) {
+    try {
+      parked.spill(spill);
+    } catch (const std::runtime_error&) {
+      return true;
+    }
+    return false;
+  };
+  const bool failed[] = {fails(b.matrix), fails(b.communication), fails(c.matrix),
+                         fails(c.communication)};
+  setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, old_handler);
+  for (bool f : failed) EXPECT_TRUE(f);
+  EXPECT_FALSE(b.matrix.spilled() || b.matrix.packed());
+  EXPECT_TRUE(c.matrix.packed() && !c.matrix.spilled());
+  EXPECT_TRUE(c.communication.packed() && !c.communication.spilled());
+  EXPECT_EQ(packed(b), bytes);
   EXPECT_EQ(packed(c), bytes);
 }
 

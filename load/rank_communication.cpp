@@ -1,0 +1,101 @@
+#include "load/rank_communication.h"
+
+#include <utility>
+
+#include "load/rank_data_codec.h"
+
+namespace cs::load {
+
+using io::ByteReader;
+using io::ByteWriter;
+
+// ParkedFile's packing is the wire format's section of the same data (rank_data_codec.h).
+template <class File>
+void ParkedFile<File>::pack() {
+  if (packed() || spilled()) return;
+  ByteWriter w;
+  pack_section(file_, w);
+  packed_ = runtime::PageBuffer(w.data().data(), w.data().size());
+  file_ = File{};
+}
+
+template <class File>
+void ParkedFile<File>::unpack() {
+  if (spilled()) {
+    std::vector<char> bytes;
+    spill_->read(block_, bytes);
+    ByteReader r(bytes);
+    file_ = File{};
+    unpack_section(r, file_);
+    spill_.reset();
+    return;
+  }
+  if (!packed()) return;
+  ByteReader r(packed_.data(), packed_.size());
+  file_ = File{};
+  unpack_section(r, file_);
+  packed_.release();
+}
+
+template <class File>
+void ParkedFile<File>::spill(const std::shared_ptr<runtime::SpillFile>& file) {
+  if (spilled()) return;
+  if (packed()) {
+    block_ = file->append(packed_.data(), packed_.size());
+    packed_.release();
+  } else {
+    ByteWriter w;
+    pack_section(file_, w);
+    block_ = file->append(w.data().data(), w.data().size());
+    file_ = File{};
+  }
+  spill_ = file;
+}
+
+template <class File>
+void ParkedFile<File>::packed_copy(std::vector<char>& out) const {
+  if (spilled()) {
+    spill_->read(block_, out);
+  } else if (packed()) {
+    out.assign(packed_.data(), packed_.data() + packed_.size());
+  } else {
+    ByteWriter w;
+    pack_section(file_, w);
+    out = std::move(w.data());
+  }
+}
+
+template <class File>
+const File& ParkedFile<File>::read(File& scratch) const {
+  if (spilled()) {
+    std::vector<char> bytes;  // read back into a buffer of its own: no mapping, no RSS kept
+    spill_->read(block_, bytes);
+    ByteReader r(bytes);
+    scratch = File{};
+    unpack_section(r, scratch);
+    return scratch;
+  }
+  if (!packed()) return file_;
+  ByteReader r(packed_.data(), packed_.size());
+  scratch = File{};
+  unpack_section(r, scratch);
+  return scratch;
+}
+
+template <class File>
+File& ParkedFile<File>::edit() {
+  unpack();
+  return file_;
+}
+
+template <class File>
+void ParkedFile<File>::adopt_packed(runtime::PageBuffer bytes) {
+  file_ = File{};
+  spill_.reset();
+  packed_ = std::move(bytes);
+}
+
+template class ParkedFile<readers::CommunicationFile>;
+template class ParkedFile<readers::MatrixFile>;
+
+}  // namespace cs::load
