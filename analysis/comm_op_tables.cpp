@@ -55,8 +55,8 @@ void sort_table_rows(io::Table& t, const std::vector<SortKey>& keys, size_t firs
     if (!c || (c->type == io::ColumnType::kString && !c->encoded) ||
         c->type == io::ColumnType::kDouble)
       throw std::logic_error(std::string("sort_table_rows: no int or encoded column ") + k.column);
-    ks.push_back({c, c->encoded && !k.first_seen ? code_ordinals(*c, k.natural)
-                                                 : std::vector<uint32_t>{}});
+    ks.push_back(
+        {c, c->encoded && !k.first_seen ? code_ordinals(*c, k.natural) : std::vector<uint32_t>{}});
   }
   last = std::min(last, t.rows());
   if (first >= last) return;
@@ -65,11 +65,11 @@ void sort_table_rows(io::Table& t, const std::vector<SortKey>& keys, size_t firs
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     for (const Key& k : ks) {
       const int64_t x = !k.col->encoded ? k.col->ints[a]
-                        : k.ord.empty()   ? k.col->codes[a]
-                                          : k.ord[k.col->codes[a]];
+                        : k.ord.empty() ? k.col->codes[a]
+                                        : k.ord[k.col->codes[a]];
       const int64_t y = !k.col->encoded ? k.col->ints[b]
-                        : k.ord.empty()   ? k.col->codes[b]
-                                          : k.ord[k.col->codes[b]];
+                        : k.ord.empty() ? k.col->codes[b]
+                                        : k.ord[k.col->codes[b]];
       if (x != y) return x < y;
     }
     return a < b;
@@ -205,10 +205,10 @@ CommOpChunk comm_op_chunk(const documents::CommIndex& batch) {
   }
   // Table order: the tuples stay in document order (group_ranks' codes are given in it), each
   // tuple's rows sorted.
-  sort_table_rows(c.ops,
-                  {{"group_ranks", false, true}, {"step", true}, {"group"}, {"op", true}, {"rank"}});
-  sort_table_rows(c.bw,
-                  {{"group_ranks", false, true}, {"step", true}, {"group"}, {"rank"}, {"transport"}});
+  sort_table_rows(
+      c.ops, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"op", true}, {"rank"}});
+  sort_table_rows(
+      c.bw, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"rank"}, {"transport"}});
   return CommOpChunk{std::move(c.ops), std::move(c.bw)};
 }
 

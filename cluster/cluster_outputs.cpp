@@ -212,9 +212,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (want.communication)
     tasks.push_back(
         {opts.json ? "cluster_communication.json, communication tables" : "communication tables",
-         1.7, [&] {
-           comm_json = communication_step(in, opts, sink);
-         }});
+         1.7, [&] { comm_json = communication_step(in, opts, sink); }});
   if (want.step_trace)
     tasks.push_back({"step trace", 0.1, [&] {
                        StepTraceResult t = step_trace_step(in, opts);

@@ -246,9 +246,8 @@ bool CsvTableWriter::open(const Table& schema, const std::string& path, bool gz,
     return false;
   }
   // windowBits 15 + 16: a gzip header and trailer around the deflate stream.
-  if (gz &&
-      deflateInit2(&s_->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-          Z_OK) {
+  if (gz && deflateInit2(&s_->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                         Z_DEFAULT_STRATEGY) != Z_OK) {
     s_->out.abandon();
     s_.reset();
     diag.error(path, 0, "zlib could not start compressing (out of memory)",

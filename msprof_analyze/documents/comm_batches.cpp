@@ -55,25 +55,25 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
     CommStringWidths& w = longest[r];
     const readers::CommunicationFile& file = ranks[r].communication.read(scratch);
     walk_ops(file, [&](size_t s, const readers::CommOp& op, bool p2p) {
-               w.step = std::max(w.step, file.steps[s].step.size());
-               w.group = std::max(w.group, py_group_of(op.name).size());
-               w.op = std::max(w.op, op_part_of(op.name).size());
-               (p2p ? w.p2p : w.collective) = true;
-               if (op.has_bandwidth_info)
-                 for (const readers::TransportInfo& t : op.transports)
-                   w.transport = std::max(w.transport, t.name.view().size());
-               const CommGroup* g = group_of(groups, op, p2p);
-               if (!mine.empty() && mine.back().first == g) {  // ops of one group come together
-                 ++mine.back().second;
-                 return;
-               }
-               for (auto& [known, count] : mine)
-                 if (known == g) {
-                   ++count;
-                   return;
-                 }
-               mine.emplace_back(g, 1);
-             });
+      w.step = std::max(w.step, file.steps[s].step.size());
+      w.group = std::max(w.group, py_group_of(op.name).size());
+      w.op = std::max(w.op, op_part_of(op.name).size());
+      (p2p ? w.p2p : w.collective) = true;
+      if (op.has_bandwidth_info)
+        for (const readers::TransportInfo& t : op.transports)
+          w.transport = std::max(w.transport, t.name.view().size());
+      const CommGroup* g = group_of(groups, op, p2p);
+      if (!mine.empty() && mine.back().first == g) {  // ops of one group come together
+        ++mine.back().second;
+        return;
+      }
+      for (auto& [known, count] : mine)
+        if (known == g) {
+          ++count;
+          return;
+        }
+      mine.emplace_back(g, 1);
+    });
   });
   for (const CommStringWidths& w : longest) {
     widths_.step = std::max(widths_.step, w.step);

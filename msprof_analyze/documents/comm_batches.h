@@ -42,11 +42,11 @@ struct CommBatch {
 // over every op of every rank: known after the first pass, before any batch, so the tables'
 // fixed-width HDF5 string columns can be created before their first row.
 struct CommStringWidths {
-  size_t step = 0;       // step names
-  size_t group = 0;      // group names (after the op key's last '@')
-  size_t op = 0;         // op keys without the group
-  size_t tuple = 0;      // group tuples, "(0, 1, 2, 3)"
-  size_t transport = 0;  // transport names of the ops with bandwidth info
+  size_t step = 0;                       // step names
+  size_t group = 0;                      // group names (after the op key's last '@')
+  size_t op = 0;                         // op keys without the group
+  size_t tuple = 0;                      // group tuples, "(0, 1, 2, 3)"
+  size_t transport = 0;                  // transport names of the ops with bandwidth info
   bool collective = false, p2p = false;  // whether any op is one
 };
 

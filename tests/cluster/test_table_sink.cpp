@@ -164,13 +164,13 @@ TEST(TableSink, AStreamWritesWhatPutWrites) {
         }
         ASSERT_TRUE(h5->finish(d));
       }
-      const std::string csv =
-          where == cs::cluster::OpTables::kCsv ? "communication_ops.csv" : "communication_ops.csv.gz";
+      const std::string csv = where == cs::cluster::OpTables::kCsv ? "communication_ops.csv"
+                                                                   : "communication_ops.csv.gz";
       ASSERT_TRUE(fs::exists(whole / csv));
       EXPECT_EQ(slurp(whole / csv), slurp(streamed / csv));
-      EXPECT_EQ(std::system(("h5diff " + (whole / "out.h5").string() + " " +
-                             (streamed / "out.h5").string())
-                                .c_str()),
+      EXPECT_EQ(std::system(
+                    ("h5diff " + (whole / "out.h5").string() + " " + (streamed / "out.h5").string())
+                        .c_str()),
                 0);
       fs::remove_all(whole);
       fs::remove_all(streamed);

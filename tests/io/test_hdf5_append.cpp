@@ -205,14 +205,14 @@ TEST_F(Hdf5AppendTest, AFullDiskMidStreamIsOneErrorAndNoFile) {
       if (!a) ::_exit(21);
       int appended = 0;
       while (appended < 100 && a->append(chunk, d)) ++appended;
-      if (appended == 100) code = 10;          // the limit was never hit
-      if (appended == 0) code = 11;            // not in the middle of the stream
-      if (a->append(chunk, d)) code = 12;      // refused after the failure
+      if (appended == 100) code = 10;      // the limit was never hit
+      if (appended == 0) code = 11;        // not in the middle of the stream
+      if (a->append(chunk, d)) code = 12;  // refused after the failure
       if (a->finish(d)) code = 13;
       if (f->finish(d)) code = 14;
-      if (d.error_count() != 1) code = 15;
-      else if (d.items()[0].what.find("table communication_ops: cannot ") ==
-                   std::string::npos ||
+      if (d.error_count() != 1)
+        code = 15;
+      else if (d.items()[0].what.find("table communication_ops: cannot ") == std::string::npos ||
                d.items()[0].file != path.string())
         code = 16;
     }
