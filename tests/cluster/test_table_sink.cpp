@@ -177,3 +177,44 @@ TEST(TableSink, AStreamWritesWhatPutWrites) {
     }
   }
 }
+
+// An HDF5 failure in the middle of a stream (here a value wider than the width given up front) is
+// one error naming the file and the table, on the writer thread or not; the CSV file is still
+// written whole, later chunks are refused quietly, nothing crashes or hangs.
+TEST(TableSink, AFailureMidStreamIsOneErrorAndTheCsvIsWritten) {
+  for (const int sink_threads : {1, 3}) {
+    SCOPED_TRACE(sink_threads);
+    const fs::path dir = fresh_dir("midstream" + std::to_string(sink_threads));
+    cs::io::Diagnostics d;
+    auto h5 = cs::io::Hdf5File::create((dir / "out.h5").string(), d);
+    ASSERT_TRUE(h5);
+    {
+      TableSink sink(dir.string(), true, &*h5, {}, sink_threads);
+      sink.set_op_tables(cs::cluster::OpTables::kCsv);
+      auto s = sink.open_stream(ops_rows(0, 0), {5});
+      s->append(ops_rows(0, 100));  // step1..step4: 5 bytes
+      s->append(ops_rows(100, 100));
+      cs::io::Table wide = ops_rows(200, 10);
+      wide.columns[0].dict[0] = "step1000";  // 8 bytes: wider than 5
+      s->append(std::move(wide));
+      s->append(ops_rows(210, 100));
+      s->close();
+      sink.put(numbers("after", 10));  // a later table: not written to the failed file
+      sink.finish();
+      const cs::io::Diagnostics errors = sink.diagnostics();
+      ASSERT_EQ(errors.error_count(), 1u);
+      EXPECT_EQ(errors.items()[0].file, (dir / "out.h5").string());
+      EXPECT_NE(
+          errors.items()[0].what.find("table communication_ops: rows not written: column step "
+                                      "holds a value wider than its width (5 bytes)"),
+          std::string::npos)
+          << errors.items()[0].to_string();
+    }
+    EXPECT_TRUE(h5->failed());
+    EXPECT_FALSE(h5->finish(d));
+    EXPECT_FALSE(fs::exists(dir / "out.h5"));
+    EXPECT_EQ(lines_of(dir / "communication_ops.csv"), 311u);  // header + every row
+    EXPECT_EQ(lines_of(dir / "after.csv"), 11u);
+    fs::remove_all(dir);
+  }
+}
