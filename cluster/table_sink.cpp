@@ -100,6 +100,9 @@ void TableSink::stream_h5(const Job& job) {
         if (s.app) s.app->finish(s.diag);
         s.app.reset();
         break;
+      case Job::kAbandon:
+        s.app.reset();
+        break;
       case Job::kTable:
         break;
     }
@@ -108,7 +111,7 @@ void TableSink::stream_h5(const Job& job) {
     s.diag.error(h5_->path(), 0, "table " + s.schema.name + ": " + e.what(),
                  "the table was left incomplete in the HDF5 file; please report this bug");
   }
-  if (job.kind != Job::kClose || s.diag.empty()) return;
+  if ((job.kind != Job::kClose && job.kind != Job::kAbandon) || s.diag.empty()) return;
   std::lock_guard<std::mutex> diag_lock(mu_);
   diag_[s.schema.name].append(s.diag);
 }
@@ -199,7 +202,10 @@ std::unique_ptr<TableSink::Stream> TableSink::open_stream(const io::Table& schem
 }
 
 TableSink::Stream::~Stream() {
-  close();
+  if (closed_) return;
+  closed_ = true;
+  csv_.reset();  // never committed: the .tmp is removed
+  if (h5_) sink_->submit({Job::kAbandon, nullptr, h5_});
 }
 
 void TableSink::Stream::append(io::Table rows) {

@@ -64,7 +64,9 @@ class TableSink {
   // A table written as it is produced (see open_stream). One thread appends to it.
   class Stream {
    public:
-    ~Stream();  // close()
+    // Without close() (an exception on its way): the CSV file abandoned (its .tmp removed, never
+    // published), the HDF5 table left unfinished.
+    ~Stream();
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
     // Appends `rows` (the schema's columns) to the CSV file on this thread and hands them to the
@@ -72,7 +74,7 @@ class TableSink {
     // chunks, whatever the table's size).
     void append(io::Table rows);
     // Ends the table: its CSV file published, its HDF5 datasets' last chunks stored (perhaps
-    // later, on the writer thread; finish() waits for them). Once; the destructor calls it.
+    // later, on the writer thread; finish() waits for them). Once.
     void close();
 
    private:
@@ -126,7 +128,7 @@ class TableSink {
  private:
   // One piece of HDF5 work: a whole table, or a stream's opening, chunk or end.
   struct Job {
-    enum Kind { kTable, kOpen, kAppend, kClose } kind = kTable;
+    enum Kind { kTable, kOpen, kAppend, kClose, kAbandon } kind = kTable;
     std::shared_ptr<const io::Table> table;
     std::shared_ptr<Stream::H5> stream;
   };
