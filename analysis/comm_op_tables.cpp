@@ -158,8 +158,15 @@ CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& w) {
   Columns c;
   CommOpTableShapes s{std::move(c.ops), std::move(c.bw), {}, {}};
   const size_t type = w.collective ? 10 : w.p2p ? 3 : 0;  // "collective", "p2p"
-  s.ops_widths = {w.step, w.group, w.op, type, w.tuple};
-  s.bandwidth_widths = {w.step, w.group, w.transport, w.tuple};
+  auto mean = [](uint64_t bytes, uint64_t count) {
+    return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count);
+  };
+  const io::StringColumnSize step{w.step, mean(w.step_bytes, w.reports)},
+      group{w.group, mean(w.group_bytes, w.reports)}, op{w.op, mean(w.op_bytes, w.reports)},
+      tuple{w.tuple, mean(w.tuple_bytes, w.reports)},
+      transport{w.transport, mean(w.transport_bytes, w.transports)};
+  s.ops_strings = {step, group, op, {type, static_cast<double>(type)}, tuple};
+  s.bandwidth_strings = {step, group, transport, tuple};
   return s;
 }
 

@@ -17,18 +17,19 @@
 
 #include <vector>
 
+#include "io/string_column_size.h"
 #include "io/table.h"
 #include "msprof_analyze/documents/cluster_communication.h"
 #include "msprof_analyze/documents/comm_batches.h"
 
 namespace cs::analysis {
 
-// The two tables' columns (no rows) and the widths of their string columns in column order (the
-// longest value each can hold, from the batches' first pass): what a streamed table needs before
-// its first row.
+// The two tables' columns (no rows) and the sizes of their string columns in column order (the
+// longest value each can hold and their mean bytes, from the batches' first pass): what a
+// streamed table needs before its first row.
 struct CommOpTableShapes {
   io::Table ops, bandwidth;
-  std::vector<size_t> ops_widths, bandwidth_widths;
+  std::vector<io::StringColumnSize> ops_strings, bandwidth_strings;
 };
 CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& widths);
 

@@ -62,8 +62,8 @@ StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions&
   StepMessages r;
   const documents::CommBatches batches(in.ranks, *in.groups, opts.threads, opts.comm_batch_ops);
   const analysis::CommOpTableShapes shapes = analysis::comm_op_table_shapes(batches.widths());
-  const auto ops = sink.open_stream(shapes.ops, shapes.ops_widths);
-  const auto bandwidth = sink.open_stream(shapes.bandwidth, shapes.bandwidth_widths);
+  const auto ops = sink.open_stream(shapes.ops, shapes.ops_strings);
+  const auto bandwidth = sink.open_stream(shapes.bandwidth, shapes.bandwidth_strings);
   size_t added = 0;
   auto add = [&](const documents::CommIndex& batch) {
     analysis::CommOpChunk c = analysis::comm_op_chunk(batch);

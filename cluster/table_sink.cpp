@@ -41,7 +41,7 @@ double thread_cpu_now() {
 // A stream's HDF5 side, shared by the stream and the jobs queued for it.
 struct TableSink::Stream::H5 {
   io::Table schema;
-  std::vector<size_t> widths;
+  std::vector<io::StringColumnSize> strings;
   io::Hdf5TableOptions opt;
   std::optional<io::Hdf5TableAppender> app;  // after kOpen, unless it failed
   io::Diagnostics diag;
@@ -91,7 +91,7 @@ void TableSink::stream_h5(const Job& job) {
   try {
     switch (job.kind) {
       case Job::kOpen:
-        s.app = io::Hdf5TableAppender::create(*h5_, s.schema, s.widths, s.diag, s.opt);
+        s.app = io::Hdf5TableAppender::create(*h5_, s.schema, s.strings, s.diag, s.opt);
         break;
       case Job::kAppend:
         if (s.app) s.app->append(*job.table, s.diag);
@@ -166,8 +166,8 @@ void TableSink::put(io::Table table) {
   if (keep_.count(t->name)) kept_.insert_or_assign(t->name, std::move(t));
 }
 
-std::unique_ptr<TableSink::Stream> TableSink::open_stream(const io::Table& schema,
-                                                          std::vector<size_t> string_widths) {
+std::unique_ptr<TableSink::Stream> TableSink::open_stream(
+    const io::Table& schema, std::vector<io::StringColumnSize> strings) {
   runtime::interrupt_checkpoint("table");
   std::unique_ptr<Stream> s(new Stream());
   s->sink_ = this;
@@ -190,7 +190,7 @@ std::unique_ptr<TableSink::Stream> TableSink::open_stream(const io::Table& schem
   if (h5_ && h5_elsewhere_.count(schema.name) == 0) {
     s->h5_ = std::make_shared<Stream::H5>();
     s->h5_->schema = std::move(columns);
-    s->h5_->widths = std::move(string_widths);
+    s->h5_->strings = std::move(strings);
     s->h5_->opt.chunk_rows = stream_chunk_rows_;
     submit({Job::kOpen, nullptr, s->h5_});
   }

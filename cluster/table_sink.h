@@ -12,7 +12,7 @@
 //
 //   TableSink sink(out_dir, /*csv=*/true, &h5, {"rank_manifest", "slow_ranks"}, threads);
 //   sink.put(step_trace_table(ranks));                 // from any thread
-//   auto s = sink.open_stream(schema, string_widths);  // a table given a chunk at a time
+//   auto s = sink.open_stream(schema, string_sizes);    // a table given a chunk at a time
 //   s->append(std::move(chunk1)); s->append(std::move(chunk2)); s->close();
 //   sink.finish();                                     // every table written
 //   const io::Table* m = sink.kept("rank_manifest");
@@ -32,6 +32,7 @@
 #include "io/diagnostics.h"
 #include "io/hdf5/hdf5_append.h"
 #include "io/hdf5/hdf5_writer.h"
+#include "io/string_column_size.h"
 #include "io/table.h"
 
 namespace cs::cluster {
@@ -98,11 +99,12 @@ class TableSink {
 
   // Opens table `schema.name` (its columns; rows ignored) as a stream of chunks: its CSV file
   // (where put() would write one, is_op_table and set_op_tables included) and its HDF5 datasets
-  // (io/hdf5/hdf5_append.h) are appended chunk by chunk in the order given. `string_widths`: the
-  // longest value each string column will hold, in column order (the HDF5 datasets' fixed
-  // widths must be known before the first row; a longer value fails the HDF5 file with a
+  // (io/hdf5/hdf5_append.h) are appended chunk by chunk in the order given. `strings`: the
+  // longest value and mean bytes of each string column, in column order (the HDF5 datasets'
+  // string types must be known before the first row; a longer value fails the HDF5 file with a
   // message). Thread-safe; the stream is never kept (kept() gives null).
-  std::unique_ptr<Stream> open_stream(const io::Table& schema, std::vector<size_t> string_widths);
+  std::unique_ptr<Stream> open_stream(const io::Table& schema,
+                                      std::vector<io::StringColumnSize> strings);
 
   // Waits until every table put so far is written to the HDF5 file too. Call before using the
   // HDF5 file, kept() or diagnostics().

@@ -22,10 +22,9 @@ bool Hdf5TableAppender::fail(Diagnostics& diag, const std::string& what) {
   return file_->fail(diag, "table " + name_ + ": " + what);
 }
 
-std::optional<Hdf5TableAppender> Hdf5TableAppender::create(Hdf5File& file, const Table& schema,
-                                                           const std::vector<size_t>& string_widths,
-                                                           Diagnostics& diag,
-                                                           const Hdf5TableOptions& opt) {
+std::optional<Hdf5TableAppender> Hdf5TableAppender::create(
+    Hdf5File& file, const Table& schema, const std::vector<StringColumnSize>& strings,
+    Diagnostics& diag, const Hdf5TableOptions& opt) {
   if (file.failed() || !file.file_) return std::nullopt;  // already reported
   if (file.coll_) {
     file.fail(diag, "table " + schema.name + " streamed by one process of a collective file");
@@ -72,12 +71,17 @@ std::optional<Hdf5TableAppender> Hdf5TableAppender::create(Hdf5File& file, const
     col.type = c.type;
     Hdf5Type type;
     if (c.type == ColumnType::kString) {
-      if (next_string >= string_widths.size()) {
+      if (next_string >= strings.size()) {
         t.fail(diag, "no width given for string column " + c.name);
         return std::nullopt;
       }
-      col.width = std::max<size_t>(1, string_widths[next_string++]);
-      col.variable = col.width > kMaxFixedStringBytes;
+      const StringColumnSize& size = strings[next_string++];
+      col.width = std::max<size_t>(1, size.longest);
+      // The whole-table rule, for a million rows of the mean size.
+      constexpr double kRows = 1e6;
+      col.variable = hdf5_variable_strings(
+          col.width, static_cast<size_t>((std::max(size.mean, 0.0) + 1) * kRows),
+          static_cast<size_t>(kRows));
       type = col.variable ? utf8_string_type() : fixed_string_type(col.width);
       if (col.variable) col.width = kVariableStringBytes;
     } else {

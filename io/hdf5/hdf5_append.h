@@ -5,16 +5,16 @@
 // (communication_ops, communication_bandwidth, communication_matrix) are streamed this way
 // (cluster/table_sink.h: TableSink::open_stream).
 //
-//   auto t = Hdf5TableAppender::create(h5, schema, {step_width, group_width}, diag);
+//   auto t = Hdf5TableAppender::create(h5, schema, {{5, 5.0}, {20, 19.5}}, diag);  // 2 strings
 //   t->append(rows_of_batch_1, diag);  // any number of rows, same columns as schema
 //   t->append(rows_of_batch_2, diag);
 //   t->finish(diag);                   // the last partial chunk stored, "rows" set
 //
-// The string widths must be known before the first row (a fixed-length HDF5 string type cannot
-// grow): each string column is as wide as the width given (a value wider fails the append with a
-// message). A width over 1 KiB (kMaxFixedStringBytes: a very long operator name) makes the
-// column variable-length UTF-8 instead of padding every row to it; the whole-table writer decides
-// from the values (hdf5_variable_strings), which a stream cannot know up front. Either way h5py
+// The string columns' sizes must be known before the first row (a fixed-length HDF5 string type
+// cannot grow): each string column is as wide as the longest value given (a value wider fails the
+// append with a message), or stored as variable-length UTF-8 by the whole-table writer's rule
+// (io/hdf5/hdf5_chunks.h: hdf5_variable_strings) applied to the longest value and the mean given
+// (a 4 MB operator name among short ones, not a long group tuple on every row). Either way h5py
 // reads the values with ds.asstr()[:], and h5diff finds a table streamed equal to the same table
 // written whole.
 //
@@ -35,21 +35,19 @@
 #include "io/diagnostics.h"
 #include "io/hdf5/hdf5_handle.h"
 #include "io/hdf5/hdf5_writer.h"
+#include "io/string_column_size.h"
 #include "io/table.h"
 
 namespace cs::io {
 
 class Hdf5TableAppender {
  public:
-  // String columns wider than this are stored as variable-length strings.
-  static constexpr size_t kMaxFixedStringBytes = 1024;
-
   // Creates group /<schema.name> with one empty dataset per column of `schema` (its rows are
-  // ignored). `string_widths`: the width of each string column, in column order. nullopt with
+  // ignored). `strings`: the size of each string column, in column order. nullopt with
   // an error in `diag` when the table cannot be made (bad or duplicate name, a missing width,
   // an HDF5 error: the file is failed then), or silently when the file failed before.
   static std::optional<Hdf5TableAppender> create(Hdf5File& file, const Table& schema,
-                                                 const std::vector<size_t>& string_widths,
+                                                 const std::vector<StringColumnSize>& strings,
                                                  Diagnostics& diag,
                                                  const Hdf5TableOptions& opt = {});
 

@@ -55,13 +55,22 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
     CommStringWidths& w = longest[r];
     const readers::CommunicationFile& file = ranks[r].communication.read(scratch);
     walk_ops(file, [&](size_t s, const readers::CommOp& op, bool p2p) {
-      w.step = std::max(w.step, file.steps[s].step.size());
-      w.group = std::max(w.group, py_group_of(op.name).size());
-      w.op = std::max(w.op, op_part_of(op.name).size());
+      const size_t step = file.steps[s].step.size(), group = py_group_of(op.name).size(),
+                   part = op_part_of(op.name).size();
+      w.step = std::max(w.step, step);
+      w.group = std::max(w.group, group);
+      w.op = std::max(w.op, part);
+      ++w.reports;
+      w.step_bytes += step;
+      w.group_bytes += group;
+      w.op_bytes += part;
       (p2p ? w.p2p : w.collective) = true;
       if (op.has_bandwidth_info)
-        for (const readers::TransportInfo& t : op.transports)
+        for (const readers::TransportInfo& t : op.transports) {
           w.transport = std::max(w.transport, t.name.view().size());
+          ++w.transports;
+          w.transport_bytes += t.name.view().size();
+        }
       const CommGroup* g = group_of(groups, op, p2p);
       if (!mine.empty() && mine.back().first == g) {  // ops of one group come together
         ++mine.back().second;
@@ -80,6 +89,12 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
     widths_.group = std::max(widths_.group, w.group);
     widths_.op = std::max(widths_.op, w.op);
     widths_.transport = std::max(widths_.transport, w.transport);
+    widths_.reports += w.reports;
+    widths_.step_bytes += w.step_bytes;
+    widths_.group_bytes += w.group_bytes;
+    widths_.op_bytes += w.op_bytes;
+    widths_.transports += w.transports;
+    widths_.transport_bytes += w.transport_bytes;
     widths_.collective = widths_.collective || w.collective;
     widths_.p2p = widths_.p2p || w.p2p;
   }
@@ -105,7 +120,10 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
     }
     std::vector<std::pair<const CommGroup*, uint32_t>>().swap(seen[r]);
   }
-  for (const std::string& key : tuple_keys_) widths_.tuple = std::max(widths_.tuple, key.size());
+  for (size_t t = 0; t < tuple_keys_.size(); ++t) {
+    widths_.tuple = std::max(widths_.tuple, tuple_keys_[t].size());
+    widths_.tuple_bytes += tuple_ops[t] * tuple_keys_[t].size();
+  }
   size_t in_batch = 0;
   for (size_t t = 0; t < tuple_keys_.size(); ++t) {
     if (in_batch == 0) batch_begin_.push_back(t);

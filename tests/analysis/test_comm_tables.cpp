@@ -238,7 +238,7 @@ TEST(CommTables, SameTablesForAnyBatchSize) {
         if (col.type != io::ColumnType::kString) continue;
         size_t longest = 0;
         for (size_t i = 0; i < col.size(); ++i) longest = std::max(longest, col.str(i).size());
-        EXPECT_EQ(tables.ops_widths.at(k++), longest) << col.name;
+        EXPECT_EQ(tables.ops_strings.at(k++).longest, longest) << col.name;
       }
       return std::make_pair(std::move(tables.ops), std::move(tables.bandwidth));
     };

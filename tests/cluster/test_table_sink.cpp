@@ -150,7 +150,7 @@ TEST(TableSink, AStreamWritesWhatPutWrites) {
             sink.put(ops_rows(0, kRows));
           } else {
             sink.set_stream_chunk_rows(7);
-            auto s = sink.open_stream(ops_rows(0, 0), {5});
+            auto s = sink.open_stream(ops_rows(0, 0), {{5, 5.0}});
             for (int first = 0; first < kRows;) {
               const int n = std::min(kRows - first, first % 3 == 0 ? 1 : 777);
               s->append(ops_rows(first, n));
@@ -191,7 +191,7 @@ TEST(TableSink, AFailureMidStreamIsOneErrorAndTheCsvIsWritten) {
     {
       TableSink sink(dir.string(), true, &*h5, {}, sink_threads);
       sink.set_op_tables(cs::cluster::OpTables::kCsv);
-      auto s = sink.open_stream(ops_rows(0, 0), {5});
+      auto s = sink.open_stream(ops_rows(0, 0), {{5, 5.0}});
       s->append(ops_rows(0, 100));  // step1..step4: 5 bytes
       s->append(ops_rows(100, 100));
       cs::io::Table wide = ops_rows(200, 10);

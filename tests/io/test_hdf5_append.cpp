@@ -68,14 +68,18 @@ Table slice(const Table& t, size_t first, size_t n) {
   return out;
 }
 
-// The longest value of each string column.
-std::vector<size_t> widths_of(const Table& t) {
-  std::vector<size_t> w;
+// The longest value and the mean bytes of each string column.
+std::vector<cs::io::StringColumnSize> widths_of(const Table& t) {
+  std::vector<cs::io::StringColumnSize> w;
   for (const auto& c : t.columns) {
     if (c.type != cs::io::ColumnType::kString) continue;
     size_t m = 0;
-    for (size_t i = 0; i < c.size(); ++i) m = std::max(m, c.str(i).size());
-    w.push_back(m);
+    double sum = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      m = std::max(m, c.str(i).size());
+      sum += static_cast<double>(c.str(i).size());
+    }
+    w.push_back({m, c.size() ? sum / static_cast<double>(c.size()) : 0});
   }
   return w;
 }
@@ -95,7 +99,7 @@ class Hdf5AppendTest : public ::testing::Test {
   }
   // `t` streamed to `path` in chunks of the given sizes (the rest in one last chunk).
   void write_streamed(const Table& t, const fs::path& path, const std::vector<size_t>& sizes,
-                      size_t chunk_rows, const std::vector<size_t>& widths) {
+                      size_t chunk_rows, const std::vector<cs::io::StringColumnSize>& widths) {
     Diagnostics d;
     auto f = Hdf5File::create(path.string(), d);
     ASSERT_TRUE(f);
@@ -132,8 +136,8 @@ TEST_F(Hdf5AppendTest, ChunksOfAnySizeMakeTheWholeTable) {
   }
   // Wider string columns than needed: the same values.
   const fs::path wide = dir.path() / "wide.h5";
-  std::vector<size_t> widths = widths_of(t);
-  for (size_t& w : widths) w += 5;
+  std::vector<cs::io::StringColumnSize> widths = widths_of(t);
+  for (auto& w : widths) w.longest += 5;
   write_streamed(t, wide, {500}, 64, widths);
   EXPECT_EQ(h5diff(whole, wide), 0) << diff_;
   // h5diff sees a difference: one value changed.
@@ -144,6 +148,28 @@ TEST_F(Hdf5AppendTest, ChunksOfAnySizeMakeTheWholeTable) {
   EXPECT_EQ(h5diff(whole, changed), 1) << diff_;
 }
 
+// A long value on every row (a group tuple of hundreds of ranks) stays fixed-length, as the
+// whole-table writer keeps it: deflate shrinks the repeats, variable-length strings would keep
+// every one's bytes uncompressed.
+TEST_F(Hdf5AppendTest, LongValuesOnEveryRowStayFixedLength) {
+  Table t("communication_ops");
+  auto& tuple = t.add_string("group_ranks");
+  for (int i = 0; i < 2000; ++i) {
+    std::string key = "(" + std::to_string(i % 4);
+    for (int r = 1; r < 300; ++r) key += ", " + std::to_string(r * 64 + i % 4);
+    tuple.strings.push_back(key + ")");
+  }
+  const fs::path whole = dir.path() / "whole.h5";
+  write_whole(t, whole);
+  const fs::path streamed = dir.path() / "streamed.h5";
+  write_streamed(t, streamed, {700}, 512, widths_of(t));
+  EXPECT_EQ(h5diff(whole, streamed), 0) << diff_;
+  // 2,000 values of 2 KB: 4 MB as variable-length strings.
+  EXPECT_LT(fs::file_size(streamed), 400u * 1000) << "stored variable-length";
+}
+
+// One value over 1 KiB among short ones: that column is variable-length strings (the whole-table
+// writer's rule), not every row padded to it.
 TEST_F(Hdf5AppendTest, AValueOverOneKibIsAVariableLengthColumn) {
   const Table t = sample(300, 123);  // write_table stores "op" as variable-length strings too
   const fs::path whole = dir.path() / "whole.h5";
@@ -162,8 +188,8 @@ TEST_F(Hdf5AppendTest, AValueWiderThanItsColumnFailsTheFileOnce) {
   {
     auto f = Hdf5File::create(path.string(), d);
     ASSERT_TRUE(f);
-    std::vector<size_t> widths = widths_of(t);
-    widths[1] = 3;  // "op" holds longer names
+    std::vector<cs::io::StringColumnSize> widths = widths_of(t);
+    widths[1].longest = 3;  // "op" holds longer names
     auto a = Hdf5TableAppender::create(*f, t, widths, d);
     ASSERT_TRUE(a);
     EXPECT_FALSE(a->append(slice(t, 0, 10), d));
