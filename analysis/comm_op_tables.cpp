@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 #include "analysis/comm_tables.h"
 #include "msprof_analyze/documents/comm_batches.h"
@@ -31,17 +33,18 @@ std::vector<uint32_t> code_ordinals(const io::Column& c, bool natural) {
   return ord;
 }
 
+// v[first, first + order.size()) rearranged: position first + i takes v[order[i]].
 template <class T>
-void gather(std::vector<T>& v, const std::vector<uint32_t>& order) {
+void gather(std::vector<T>& v, const std::vector<uint32_t>& order, size_t first) {
   std::vector<T> out;
-  out.reserve(v.size());
+  out.reserve(order.size());
   for (uint32_t i : order) out.push_back(std::move(v[i]));
-  v = std::move(out);
+  std::move(out.begin(), out.end(), v.begin() + static_cast<long>(first));
 }
 
 }  // namespace
 
-void sort_table_rows(io::Table& t, const std::vector<SortKey>& keys) {
+void sort_table_rows(io::Table& t, const std::vector<SortKey>& keys, size_t first, size_t last) {
   struct Key {
     const io::Column* col;
     std::vector<uint32_t> ord;  // encoded columns: each code's position
@@ -52,36 +55,79 @@ void sort_table_rows(io::Table& t, const std::vector<SortKey>& keys) {
     if (!c || (c->type == io::ColumnType::kString && !c->encoded) ||
         c->type == io::ColumnType::kDouble)
       throw std::logic_error(std::string("sort_table_rows: no int or encoded column ") + k.column);
-    ks.push_back({c, c->encoded ? code_ordinals(*c, k.natural) : std::vector<uint32_t>{}});
+    ks.push_back(
+        {c, c->encoded && !k.first_seen ? code_ordinals(*c, k.natural) : std::vector<uint32_t>{}});
   }
-  const size_t n = t.rows();
-  std::vector<uint32_t> order(n);
-  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  last = std::min(last, t.rows());
+  if (first >= last) return;
+  std::vector<uint32_t> order(last - first);
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(first + i);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     for (const Key& k : ks) {
-      const int64_t x = k.col->encoded ? k.ord[k.col->codes[a]] : k.col->ints[a];
-      const int64_t y = k.col->encoded ? k.ord[k.col->codes[b]] : k.col->ints[b];
+      const int64_t x = !k.col->encoded ? k.col->ints[a]
+                        : k.ord.empty() ? k.col->codes[a]
+                                        : k.ord[k.col->codes[a]];
+      const int64_t y = !k.col->encoded ? k.col->ints[b]
+                        : k.ord.empty() ? k.col->codes[b]
+                                        : k.ord[k.col->codes[b]];
       if (x != y) return x < y;
     }
     return a < b;
   });
   for (io::Column& c : t.columns) {
     if (c.encoded) {
-      gather(c.codes, order);
+      gather(c.codes, order, first);
     } else if (c.type == io::ColumnType::kString) {
-      gather(c.strings, order);
+      gather(c.strings, order, first);
     } else if (c.type == io::ColumnType::kInt) {
-      gather(c.ints, order);
+      gather(c.ints, order, first);
     } else {
-      gather(c.doubles, order);
+      gather(c.doubles, order, first);
     }
   }
 }
 
-struct CommOpTables::Columns {
+void append_table_rows(io::Table& into, const io::Table& from) {
+  if (into.columns.size() != from.columns.size())
+    throw std::logic_error("append_table_rows: tables " + into.name + " and " + from.name +
+                           " differ in columns");
+  for (size_t k = 0; k < into.columns.size(); ++k) {
+    io::Column& c = into.columns[k];
+    const io::Column& f = from.columns[k];
+    switch (c.type) {
+      case io::ColumnType::kString:
+        if (c.encoded) {
+          std::unordered_map<std::string, uint32_t> code;
+          for (uint32_t i = 0; i < c.dict.size(); ++i) code.emplace(c.dict[i], i);
+          for (size_t i = 0; i < f.size(); ++i) {
+            const std::string_view v = f.str(i);
+            auto it = code.find(std::string(v));
+            if (it == code.end()) {
+              it = code.emplace(std::string(v), static_cast<uint32_t>(c.dict.size())).first;
+              c.dict.emplace_back(v);
+            }
+            c.codes.push_back(it->second);
+          }
+        } else {
+          for (size_t i = 0; i < f.size(); ++i) c.strings.emplace_back(f.str(i));
+        }
+        break;
+      case io::ColumnType::kInt:
+        c.ints.insert(c.ints.end(), f.ints.begin(), f.ints.end());
+        break;
+      case io::ColumnType::kDouble:
+        c.doubles.insert(c.doubles.end(), f.doubles.begin(), f.doubles.end());
+        break;
+    }
+  }
+}
+
+namespace {
+
+// The two tables' columns; the chunks and the shapes share them. String columns are
+// dictionary-encoded: a batch's rows repeat a few names.
+struct Columns {
   io::Table ops{"communication_ops"}, bw{"communication_bandwidth"};
-  // communication_ops. String columns are dictionary-encoded: 170k rows at 1,024 ranks repeat a
-  // few thousand names.
   io::DictionaryEncoder step{ops.add_encoded_string("step")};
   io::DictionaryEncoder group{ops.add_encoded_string("group")};
   io::DictionaryEncoder op{ops.add_encoded_string("op")};
@@ -96,7 +142,6 @@ struct CommOpTables::Columns {
   io::DictionaryEncoder type{ops.add_encoded_string("type")};
   io::DictionaryEncoder group_ranks{ops.add_encoded_string("group_ranks")};
   io::Column& start = ops.add_double("start_us", "us");
-  // communication_bandwidth
   io::DictionaryEncoder bw_step{bw.add_encoded_string("step")};
   io::DictionaryEncoder bw_group{bw.add_encoded_string("group")};
   io::Column& bw_rank = bw.add_int("rank");
@@ -107,12 +152,27 @@ struct CommOpTables::Columns {
   io::DictionaryEncoder bw_group_ranks{bw.add_encoded_string("group_ranks")};
 };
 
-CommOpTables::CommOpTables() : c_(std::make_unique<Columns>()) {}
-CommOpTables::~CommOpTables() = default;
+}  // namespace
 
-void CommOpTables::add(const documents::CommIndex& batch) {
-  Columns& c = *c_;
-  for (const documents::CommGroupEntry& ge : batch.groups)
+CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& w) {
+  Columns c;
+  CommOpTableShapes s{std::move(c.ops), std::move(c.bw), {}, {}};
+  const size_t type = w.collective ? 10 : w.p2p ? 3 : 0;  // "collective", "p2p"
+  auto mean = [](uint64_t bytes, uint64_t count) {
+    return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count);
+  };
+  const io::StringColumnSize step{w.step, mean(w.step_bytes, w.reports)},
+      group{w.group, mean(w.group_bytes, w.reports)}, op{w.op, mean(w.op_bytes, w.reports)},
+      tuple{w.tuple, mean(w.tuple_bytes, w.reports)},
+      transport{w.transport, mean(w.transport_bytes, w.transports)};
+  s.ops_strings = {step, group, op, {type, static_cast<double>(type)}, tuple};
+  s.bandwidth_strings = {step, group, transport, tuple};
+  return s;
+}
+
+CommOpChunk comm_op_chunk(const documents::CommIndex& batch) {
+  Columns c;
+  for (const documents::CommGroupEntry& ge : batch.groups) {
     for (const documents::CommStepEntry& se : ge.steps) {
       for (const documents::CommOpEntry& oe : se.ops)
         for (const documents::CommOpRef& ref : oe.ranks) {
@@ -149,34 +209,32 @@ void CommOpTables::add(const documents::CommIndex& batch) {
             c.bw_group_ranks.push(ge.tuple_key);
           }
     }
-}
-
-io::Table CommOpTables::take_ops() {
-  io::Table t = std::move(c_->ops);
-  sort_table_rows(t, {{"step", true}, {"group"}, {"op", true}, {"rank"}});
-  return t;
-}
-
-io::Table CommOpTables::take_bandwidth() {
-  io::Table t = std::move(c_->bw);
-  sort_table_rows(t, {{"step", true}, {"group"}, {"rank"}, {"transport"}});
-  return t;
+  }
+  // Table order: the tuples stay in document order (group_ranks' codes are given in it), each
+  // tuple's rows sorted.
+  sort_table_rows(
+      c.ops, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"op", true}, {"rank"}});
+  sort_table_rows(
+      c.bw, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"rank"}, {"transport"}});
+  return CommOpChunk{std::move(c.ops), std::move(c.bw)};
 }
 
 io::Table communication_ops_table(const std::vector<load::RankData>& ranks,
                                   const documents::CommGroups& groups) {
   const documents::CommBatches batches(ranks, groups);
-  CommOpTables tables;
-  for (size_t b = 0; b < batches.size(); ++b) tables.add(batches.load(b).index);
-  return tables.take_ops();
+  io::Table t = comm_op_table_shapes(batches.widths()).ops;
+  for (size_t b = 0; b < batches.size(); ++b)
+    append_table_rows(t, comm_op_chunk(batches.load(b).index).ops);
+  return t;
 }
 
 io::Table communication_bandwidth_table(const std::vector<load::RankData>& ranks,
                                         const documents::CommGroups& groups) {
   const documents::CommBatches batches(ranks, groups);
-  CommOpTables tables;
-  for (size_t b = 0; b < batches.size(); ++b) tables.add(batches.load(b).index);
-  return tables.take_bandwidth();
+  io::Table t = comm_op_table_shapes(batches.widths()).bandwidth;
+  for (size_t b = 0; b < batches.size(); ++b)
+    append_table_rows(t, comm_op_chunk(batches.load(b).index).bandwidth);
+  return t;
 }
 
 }  // namespace cs::analysis

@@ -1,46 +1,58 @@
 #pragma once
 // communication_ops and communication_bandwidth (analysis/comm_tables.h) built a batch of group
-// tuples at a time (msprof_analyze/documents/comm_batches.h): each batch's rows are appended as
-// they come, string cells dictionary-encoded, and the rows sorted once at the end (step, group,
-// op, rank, ...: comm_tables.h), so the tables never need every rank's ops at once. Batches given
-// in document order make the same tables as one index of every op.
+// tuples at a time (msprof_analyze/documents/comm_batches.h) and handed on batch by batch
+// (cluster/table_sink.h streams each batch's rows to the CSV and HDF5 files), so neither table is
+// ever held whole.
 //
-//   CommOpTables tables;
-//   for (size_t b = 0; b < batches.size(); ++b) tables.add(batches.load(b).index);
-//   io::Table ops = tables.take_ops(), bandwidth = tables.take_bandwidth();
+// Row order: group tuple first, in the order of cluster_communication.json's top level (the
+// tuples' first appearance over the ranks in rank order: the same at any process count, batch
+// size or thread count); within a tuple by step (natural: "step2" before "step10"), group, op
+// (natural), rank, for communication_bandwidth step, group, rank, transport. (Before issue 38 the
+// tables were sorted step first over every tuple, which needs every row at once.)
+//
+//   const CommOpTableShapes shapes = comm_op_table_shapes(batches.widths());
+//   for (size_t b = 0; b < batches.size(); ++b) {
+//     CommOpChunk c = comm_op_chunk(batches.load(b).index);  // c.ops, c.bandwidth: this batch
+//   }
 
-#include <memory>
+#include <vector>
 
+#include "io/string_column_size.h"
 #include "io/table.h"
 #include "msprof_analyze/documents/cluster_communication.h"
+#include "msprof_analyze/documents/comm_batches.h"
 
 namespace cs::analysis {
 
-class CommOpTables {
- public:
-  CommOpTables();
-  ~CommOpTables();
-  CommOpTables(const CommOpTables&) = delete;
-  CommOpTables& operator=(const CommOpTables&) = delete;
-
-  // Appends the rows of one batch's group tuples (in document order).
-  void add(const documents::CommIndex& batch);
-  // The tables, sorted into table order; call each once, after the last add().
-  io::Table take_ops();
-  io::Table take_bandwidth();
-
- private:
-  struct Columns;
-  std::unique_ptr<Columns> c_;
+// The two tables' columns (no rows) and the sizes of their string columns in column order (the
+// longest value each can hold and their mean bytes, from the batches' first pass): what a
+// streamed table needs before its first row.
+struct CommOpTableShapes {
+  io::Table ops, bandwidth;
+  std::vector<io::StringColumnSize> ops_strings, bandwidth_strings;
 };
+CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& widths);
 
-// Sorts t's rows, in place, by the given columns in turn (each an int column, or a string column
-// compared as bytes or, with `natural`, by natural_less: "step2" before "step10"), then by their
-// current position (a stable sort).
+// One batch's rows of both tables, in table order (above); string columns dictionary-encoded.
+struct CommOpChunk {
+  io::Table ops, bandwidth;
+};
+CommOpChunk comm_op_chunk(const documents::CommIndex& batch);
+
+// Appends the rows of `from` to `into` (same columns, in order; string columns plain or
+// encoded, re-encoded into `into`'s kind). For tests and small tables.
+void append_table_rows(io::Table& into, const io::Table& from);
+
+// Sorts t's rows [first, last) (all rows by default), in place, by the given columns in turn
+// (each an int column, or a string column compared as bytes or, with `natural`, by natural_less:
+// "step2" before "step10"; with `first_seen`, an encoded column by first appearance: its codes,
+// as DictionaryEncoder gives them), then by their current position (a stable sort).
 struct SortKey {
   const char* column;
   bool natural = false;
+  bool first_seen = false;
 };
-void sort_table_rows(io::Table& t, const std::vector<SortKey>& keys);
+void sort_table_rows(io::Table& t, const std::vector<SortKey>& keys, size_t first = 0,
+                     size_t last = static_cast<size_t>(-1));
 
 }  // namespace cs::analysis

@@ -1,7 +1,8 @@
 #pragma once
 // clusterscope's own communication and step tables (interface.md), built from the same per-rank
 // data as the msprof-analyze files. Rows are sorted by step, group, op, rank (steps and ops in
-// natural order: "step2" before "step10"), so the tables do not depend on how ranks were split
+// natural order: "step2" before "step10"), or, for communication_ops and communication_bandwidth,
+// by group tuple first (comm_op_tables.h), so the tables do not depend on how ranks were split
 // across processes. Missing values are NaN.
 
 #include <string_view>

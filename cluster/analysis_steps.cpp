@@ -65,28 +65,29 @@ LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
   return r;
 }
 
-CommunicationResult communication_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
-  CommunicationResult r;
-  const documents::CommBatches batches(in.ranks, *in.groups, opts.threads);
-  analysis::CommOpTables tables;
+StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions& opts,
+                                TableSink& sink) {
+  StepMessages r;
+  const documents::CommBatches batches(in.ranks, *in.groups, opts.threads, opts.comm_batch_ops);
+  const analysis::CommOpTableShapes shapes = analysis::comm_op_table_shapes(batches.widths());
+  const auto ops = sink.open_stream(shapes.ops, shapes.ops_strings);
+  const auto bandwidth = sink.open_stream(shapes.bandwidth, shapes.bandwidth_strings);
   size_t added = 0;
   auto add = [&](const documents::CommIndex& batch) {
-    tables.add(batch);
+    analysis::CommOpChunk c = analysis::comm_op_chunk(batch);
+    ops->append(std::move(c.ops));
+    bandwidth->append(std::move(c.bandwidth));
     ++added;
   };
   if (opts.json)
     documents::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), batches,
-                                                r.messages.output, io::JsonStyle::python(),
-                                                opts.threads, add);
-  if (added != batches.size()) {  // no document, or its file could not be opened
-    analysis::CommOpTables fresh;
-    for (size_t b = 0; b < batches.size(); ++b) fresh.add(batches.load(b, opts.threads).index);
-    r.ops = fresh.take_ops();
-    r.bandwidth = fresh.take_bandwidth();
-    return r;
-  }
-  r.ops = tables.take_ops();
-  r.bandwidth = tables.take_bandwidth();
+                                                r.output, io::JsonStyle::python(), opts.threads,
+                                                add);
+  // No document, or its file could not be opened (or failed before the end): the rest of the
+  // tables from the batches not yet added.
+  for (size_t b = added; b < batches.size(); ++b) add(batches.load(b, opts.threads).index);
+  ops->close();
+  bandwidth->close();
   return r;
 }
 

@@ -18,11 +18,13 @@
 #include "analysis/slow_rank.h"
 #include "analysis/slow_transfer.h"
 #include "cluster/cluster_mode.h"
+#include "cluster/table_sink.h"
 #include "io/diagnostics.h"
 #include "io/table.h"
 #include "load/rank_data.h"
 #include "msprof_analyze/documents/cluster_matrix.h"
 #include "msprof_analyze/documents/cluster_step_trace.h"
+#include "msprof_analyze/documents/comm_batches.h"
 #include "msprof_analyze/documents/communication_groups.h"
 #include "stats/topn.h"
 
@@ -44,6 +46,8 @@ struct AnalysisOptions {
   // not warn about fewer ranks than the job has.
   bool ranks_filtered = false;
   int threads = 1;  // the steps that split their work use up to this many threads
+  // Op reports per batch of group tuples (documents::CommBatches; tests force small batches).
+  size_t comm_batch_ops = documents::CommBatches::kBatchOps;
   size_t top_n = 15;
   stats::OrderBy order_by = stats::OrderBy::kTotal;
 };
@@ -88,16 +92,13 @@ struct LinkDiagnosis {
 LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
                                   const std::vector<analysis::LinkObservation>& observations);
 
-struct CommunicationResult {
-  io::Table ops;        // communication_ops
-  io::Table bandwidth;  // communication_bandwidth
-  StepMessages messages;
-};
 // cluster_communication.json (msprof-analyze's document) when opts.json, and the communication_ops
 // and communication_bandwidth tables, from one walk over the ops a batch of group tuples at a time
 // (msprof_analyze/documents/comm_batches.h: the ops are read packed or spilled, never all held);
-// each batch rendered on opts.threads threads.
-CommunicationResult communication_step(const AnalysisInputs& in, const AnalysisOptions& opts);
+// each batch rendered on opts.threads threads, its rows streamed to `sink` (TableSink::open_stream:
+// neither table is ever held whole; row order in analysis/comm_op_tables.h).
+StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions& opts,
+                                TableSink& sink);
 
 struct StepTraceResult {
   io::Table table;                           // clusterscope's step_trace table

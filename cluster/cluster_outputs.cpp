@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
 #include <functional>
@@ -162,6 +163,10 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   opts.ranks_filtered = ctx.opts.load.rank_filter.has_value() || ctx.missing_ranks_said;
   // The two big msprof-analyze documents also split their own work over these threads.
   opts.threads = root_threads(ctx.opts, loaded);
+  // CS_STREAM_ROWS=N (tests): batches of about N op reports (and HDF5 chunks of N rows, set by
+  // cluster_run.cpp), so that small jobs take the streamed tables through many batches.
+  if (const char* rows = std::getenv("CS_STREAM_ROWS"); rows && std::atol(rows) > 0)
+    opts.comm_batch_ops = static_cast<size_t>(std::atol(rows));
   opts.top_n = static_cast<size_t>(ctx.opts.top_n);
   opts.order_by = ctx.opts.order_by;
   AnalysisResults r;
@@ -201,12 +206,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (want.communication)
     tasks.push_back(
         {opts.json ? "cluster_communication.json, communication tables" : "communication tables",
-         1.7, [&] {
-           CommunicationResult c = communication_step(in, opts);
-           comm_json = std::move(c.messages);
-           sink.put(std::move(c.ops));
-           sink.put(std::move(c.bandwidth));
-         }});
+         1.7, [&] { comm_json = communication_step(in, opts, sink); }});
   if (want.step_trace)
     tasks.push_back({"step trace", 0.1, [&] {
                        StepTraceResult t = step_trace_step(in, opts);

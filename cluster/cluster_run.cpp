@@ -269,6 +269,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
                  html ? report_tables : std::set<std::string>{}, root_threads(opts, lc));
   sink.set_op_tables(opts.op_tables);
   sink.set_hdf5_elsewhere(h5_written);
+  // CS_STREAM_ROWS=N (tests): the streamed tables in HDF5 chunks of N rows (and batches of about
+  // N op reports: run_analyses).
+  if (const char* rows = std::getenv("CS_STREAM_ROWS"); rows && std::atol(rows) > 0)
+    sink.set_stream_chunk_rows(static_cast<size_t>(std::atol(rows)));
   sink.put(load::build_manifest_table(lc.ranks, lc.skipped));
 
   log.begin("analyse");

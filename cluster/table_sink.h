@@ -6,9 +6,15 @@
 // a table is freed once both are written, unless it was asked to be kept (the report draws a few
 // small ones at the end).
 //
+// A big table can also come as a stream of chunks (open_stream: the per-op tables, one batch of
+// group tuples at a time), each chunk appended to its CSV file and HDF5 datasets and freed, so the
+// table is never held whole.
+//
 //   TableSink sink(out_dir, /*csv=*/true, &h5, {"rank_manifest", "slow_ranks"}, threads);
-//   sink.put(communication_ops_table(ranks, groups));  // from any thread
-//   sink.finish();                                      // every table written
+//   sink.put(step_trace_table(ranks));                 // from any thread
+//   auto s = sink.open_stream(schema, string_sizes);    // a table given a chunk at a time
+//   s->append(std::move(chunk1)); s->append(std::move(chunk2)); s->close();
+//   sink.finish();                                     // every table written
 //   const io::Table* m = sink.kept("rank_manifest");
 
 #include <condition_variable>
@@ -16,13 +22,17 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 
 #include "cluster/cluster_mode.h"
+#include "io/csv/csv_writer.h"
 #include "io/diagnostics.h"
+#include "io/hdf5/hdf5_append.h"
 #include "io/hdf5/hdf5_writer.h"
+#include "io/string_column_size.h"
 #include "io/table.h"
 
 namespace cs::cluster {
@@ -52,6 +62,50 @@ class TableSink {
   // is in `keep`. Thread-safe.
   void put(io::Table t);
 
+  // A table written as it is produced (see open_stream). One thread appends to it.
+  class Stream {
+   public:
+    // Without close() (an exception on its way): the CSV file abandoned (its .tmp removed, never
+    // published), the HDF5 table left unfinished.
+    ~Stream();
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    // Appends `rows` (the schema's columns) to the CSV file on this thread and hands them to the
+    // HDF5 writer; waits while the writer is kMaxQueued chunks behind (the memory held is a few
+    // chunks, whatever the table's size).
+    void append(io::Table rows);
+    // Ends the table: its CSV file published, its HDF5 datasets' last chunks stored (perhaps
+    // later, on the writer thread; finish() waits for them). Once.
+    void close();
+
+   private:
+    friend class TableSink;
+    struct H5;
+    Stream() = default;
+    TableSink* sink_ = nullptr;
+    std::string name_;
+    bool closed_ = false;
+    std::optional<io::CsvTableWriter> csv_;
+    std::shared_ptr<H5> h5_;  // null: no HDF5 datasets
+  };
+  // Chunks a stream may have waiting for the writer thread.
+  static constexpr size_t kMaxQueued = 2;
+  // Rows per HDF5 chunk of a streamed table by default (the whole tables have 64 Ki): the
+  // appender holds one chunk per column, at most 128 KiB for a number column.
+  static constexpr size_t kStreamChunkRows = 16 * 1024;
+  // Rows per HDF5 chunk of the tables streamed from now on (tests force tiny chunks). Call
+  // before open_stream().
+  void set_stream_chunk_rows(size_t rows) { stream_chunk_rows_ = rows > 0 ? rows : 1; }
+
+  // Opens table `schema.name` (its columns; rows ignored) as a stream of chunks: its CSV file
+  // (where put() would write one, is_op_table and set_op_tables included) and its HDF5 datasets
+  // (io/hdf5/hdf5_append.h) are appended chunk by chunk in the order given. `strings`: the
+  // longest value and mean bytes of each string column, in column order (the HDF5 datasets'
+  // string types must be known before the first row; a longer value fails the HDF5 file with a
+  // message). Thread-safe; the stream is never kept (kept() gives null).
+  std::unique_ptr<Stream> open_stream(const io::Table& schema,
+                                      std::vector<io::StringColumnSize> strings);
+
   // Waits until every table put so far is written to the HDF5 file too. Call before using the
   // HDF5 file, kept() or diagnostics().
   void finish();
@@ -77,13 +131,22 @@ class TableSink {
   io::Diagnostics diagnostics() const;
 
  private:
-  void write_h5(const io::Table& t);  // write_h5_timed, timed
+  // One piece of HDF5 work: a whole table, or a stream's opening, chunk or end.
+  struct Job {
+    enum Kind { kTable, kOpen, kAppend, kClose, kAbandon } kind = kTable;
+    std::shared_ptr<const io::Table> table;
+    std::shared_ptr<Stream::H5> stream;
+  };
+  void run_h5(const Job& job);  // timed, under h5_mu_
   void write_h5_timed(const io::Table& t);
+  void stream_h5(const Job& job);
+  void submit(Job job);  // to the writer thread, or run now without one
   void h5_loop();
 
   std::string out_dir_;
   bool csv_;
   OpTables op_tables_ = OpTables::kCsv;
+  size_t stream_chunk_rows_ = kStreamChunkRows;
   io::Hdf5File* h5_;
   std::set<std::string> keep_;
   std::set<std::string> h5_elsewhere_;
@@ -96,11 +159,12 @@ class TableSink {
   size_t count_ = 0;
   double h5_wall_ = 0, h5_cpu_ = 0;
   std::map<std::string, size_t> op_rows_;
-  std::deque<std::shared_ptr<const io::Table>> h5_queue_;  // waiting for the writer thread
+  std::deque<Job> h5_queue_;  // waiting for the writer thread
   bool closing_ = false;
   size_t h5_writing_ = 0;  // tables taken from the queue, not yet written
   std::condition_variable h5_cv_;
   std::condition_variable h5_written_cv_;  // the queue emptied and nothing is being written
+  std::condition_variable room_cv_;  // a stream's chunk was written
   std::thread h5_thread_;
 };
 

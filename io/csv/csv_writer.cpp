@@ -176,25 +176,6 @@ std::string table_to_csv(const Table& t) {
 
 namespace {
 
-// Streams the rows of `t` as CSV text to `sink`, one block of about kFlushAt bytes at a time;
-// false as soon as the sink fails.
-template <class Sink>
-bool stream_table_csv(const Table& t, Sink&& sink) {
-  std::string buf;
-  buf.reserve(kFlushAt + 4096);
-  append_header(buf, t);
-  const size_t rows = t.rows();
-  const std::vector<CsvNumberRule> rules = column_rules(t);
-  for (size_t r = 0; r < rows; ++r) {
-    append_row(buf, t, rules, r);
-    if (buf.size() >= kFlushAt) {
-      if (!sink(buf, false)) return false;
-      buf.clear();
-    }
-  }
-  return sink(buf, true);
-}
-
 bool check_columns(const Table& t, const std::string& path, Diagnostics& diag) {
   const Column* bad = ragged_column(t);
   if (!bad) return true;
@@ -207,35 +188,33 @@ bool check_columns(const Table& t, const std::string& path, Diagnostics& diag) {
 
 }  // namespace
 
-bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag) {
-  if (!check_columns(t, path, diag)) return false;
+struct CsvTableWriter::State {
   OutputFile out;
-  if (!out.open(path, diag)) return false;
-  std::FILE* f = out.get();
-  stream_table_csv(t, [&](const std::string& buf, bool) {
-    if (buf.empty() || std::fwrite(buf.data(), 1, buf.size(), f) == buf.size()) return true;
-    out.fail(errno);
-    return false;
-  });
-  return out.commit(diag);
-}
-
-bool write_table_csv_gz(const Table& t, const std::string& path, Diagnostics& diag) {
-  if (!check_columns(t, path, diag)) return false;
-  OutputFile out;
-  if (!out.open(path, diag)) return false;
-  std::FILE* f = out.get();
+  bool gz = false;
+  bool failed = false;  // a write failed: reported by commit()
   z_stream z{};
-  // windowBits 15 + 16: a gzip header and trailer around the deflate stream.
-  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    out.abandon();
-    diag.error(path, 0, "zlib could not start compressing (out of memory)",
-               "the file was not written; free memory or use --op-tables csv");
-    return false;
+  std::vector<unsigned char> zbuf;
+  std::string buf;
+  std::vector<CsvNumberRule> rules;
+  size_t columns = 0;
+  std::string name;
+
+  ~State() {
+    if (gz) deflateEnd(&z);
   }
-  std::vector<unsigned char> zbuf(1 << 18);
-  stream_table_csv(t, [&](const std::string& buf, bool last) {
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(buf.data()));
+  // Writes `buf` (compressed when gz; `last` finishes the gzip member) and empties it.
+  bool flush(bool last) {
+    if (failed) return false;
+    std::FILE* f = out.get();
+    if (!gz) {
+      if (!buf.empty() && std::fwrite(buf.data(), 1, buf.size(), f) != buf.size()) {
+        out.fail(errno);
+        failed = true;
+      }
+      buf.clear();
+      return !failed;
+    }
+    z.next_in = reinterpret_cast<Bytef*>(buf.data());
     z.avail_in = static_cast<uInt>(buf.size());
     int rc;
     do {
@@ -245,13 +224,83 @@ bool write_table_csv_gz(const Table& t, const std::string& path, Diagnostics& di
       const size_t n = zbuf.size() - z.avail_out;
       if (n > 0 && std::fwrite(zbuf.data(), 1, n, f) != n) {
         out.fail(errno);
-        return false;
+        failed = true;
+        break;
       }
     } while (z.avail_out == 0 || (last && rc != Z_STREAM_END));
-    return true;
-  });
-  deflateEnd(&z);
-  return out.commit(diag);
+    buf.clear();
+    return !failed;
+  }
+};
+
+CsvTableWriter::CsvTableWriter() = default;
+CsvTableWriter::~CsvTableWriter() = default;  // OutputFile removes an uncommitted .tmp
+CsvTableWriter::CsvTableWriter(CsvTableWriter&&) noexcept = default;
+CsvTableWriter& CsvTableWriter::operator=(CsvTableWriter&&) noexcept = default;
+
+bool CsvTableWriter::open(const Table& schema, const std::string& path, bool gz,
+                          Diagnostics& diag) {
+  s_ = std::make_unique<State>();
+  if (!s_->out.open(path, diag)) {
+    s_.reset();
+    return false;
+  }
+  // windowBits 15 + 16: a gzip header and trailer around the deflate stream.
+  if (gz && deflateInit2(&s_->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                         Z_DEFAULT_STRATEGY) != Z_OK) {
+    s_->out.abandon();
+    s_.reset();
+    diag.error(path, 0, "zlib could not start compressing (out of memory)",
+               "the file was not written; free memory or use --op-tables csv");
+    return false;
+  }
+  s_->gz = gz;
+  if (gz) s_->zbuf.resize(1 << 18);
+  s_->buf.reserve(kFlushAt + 4096);
+  s_->rules = column_rules(schema);
+  s_->columns = schema.columns.size();
+  s_->name = schema.name;
+  append_header(s_->buf, schema);
+  return true;
+}
+
+bool CsvTableWriter::append(const Table& rows) {
+  if (!s_ || s_->failed) return false;
+  if (rows.columns.size() != s_->columns || ragged_column(rows)) {
+    s_->failed = true;  // a programming error: commit() says so
+    s_->out.fail(EINVAL);
+    return false;
+  }
+  const size_t n = rows.rows();
+  for (size_t r = 0; r < n; ++r) {
+    append_row(s_->buf, rows, s_->rules, r);
+    if (s_->buf.size() >= kFlushAt && !s_->flush(false)) return false;
+  }
+  return true;
+}
+
+bool CsvTableWriter::commit(Diagnostics& diag) {
+  if (!s_) return false;
+  s_->flush(true);
+  const bool ok = s_->out.commit(diag);
+  s_.reset();
+  return ok;
+}
+
+bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag) {
+  if (!check_columns(t, path, diag)) return false;
+  CsvTableWriter w;
+  if (!w.open(t, path, false, diag)) return false;
+  w.append(t);
+  return w.commit(diag);
+}
+
+bool write_table_csv_gz(const Table& t, const std::string& path, Diagnostics& diag) {
+  if (!check_columns(t, path, diag)) return false;
+  CsvTableWriter w;
+  if (!w.open(t, path, true, diag)) return false;
+  w.append(t);
+  return w.commit(diag);
 }
 
 }  // namespace cs::io

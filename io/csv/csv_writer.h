@@ -13,6 +13,7 @@
 // to that rounded double ("0.1", "3", "1e+20"), NaN and infinities as "nan", "inf", "-inf" (what
 // Python's float() and pandas read back).
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -57,5 +58,34 @@ bool write_table_csv(const Table& t, const std::string& path, Diagnostics& diag)
 // write_table_csv() compressed as one gzip member (zlib's default level): the same CSV text as
 // `gunzip -c` or pandas.read_csv("x.csv.gz") reads it. `path` is the final name (".csv.gz").
 bool write_table_csv_gz(const Table& t, const std::string& path, Diagnostics& diag);
+
+// A table's CSV file written a chunk of rows at a time, never held whole: the same bytes as
+// write_table_csv (or write_table_csv_gz with gz) of the rows of every append() in turn, through
+// "<path>.tmp" renamed by commit(). A write error (disk full) is kept and reported once by
+// commit(); without commit() the .tmp is removed.
+//
+//   CsvTableWriter w;
+//   if (!w.open(schema, out_dir + "/communication_ops.csv", false, diag)) return;
+//   w.append(batch1); w.append(batch2);  // same columns as schema
+//   w.commit(diag);
+class CsvTableWriter {
+ public:
+  CsvTableWriter();
+  ~CsvTableWriter();
+  CsvTableWriter(CsvTableWriter&&) noexcept;
+  CsvTableWriter& operator=(CsvTableWriter&&) noexcept;
+
+  // Creates "<path>.tmp" and writes the header of `schema` (its rows are ignored). False with an
+  // error in `diag` when the file cannot be created.
+  bool open(const Table& schema, const std::string& path, bool gz, Diagnostics& diag);
+  // Appends the rows of `rows` (the schema's columns). False once a write failed.
+  bool append(const Table& rows);
+  // Flushes, closes and renames; false with an error in `diag` when any write failed.
+  bool commit(Diagnostics& diag);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace cs::io

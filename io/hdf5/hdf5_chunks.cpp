@@ -108,6 +108,14 @@ size_t hdf5_chunk_rows(size_t rows, size_t max_rows, size_t element_size) {
   return std::max<size_t>(1, std::min({rows, max_rows, kChunkBytes / element_size}));
 }
 
+std::vector<unsigned char> filter_chunk(std::vector<unsigned char> raw, size_t element_size,
+                                        bool shuffle, int deflate_level) {
+  if (shuffle) raw = shuffled(std::move(raw), element_size);
+  if (deflate_level <= 0) return raw;
+  thread_local std::vector<unsigned char> scratch;
+  return deflated(raw, std::min(deflate_level, 9), scratch);
+}
+
 Hdf5Chunks filter_table_chunks(const Table& t, size_t max_chunk_rows, bool shuffle,
                                int deflate_level, int threads) {
   Hdf5Chunks out;
@@ -129,12 +137,9 @@ Hdf5Chunks filter_table_chunks(const Table& t, size_t max_chunk_rows, bool shuff
   runtime::parallel_for(jobs.size(), threads, [&](size_t j) {
     const Column& c = t.columns[jobs[j].column];
     Hdf5ColumnChunks& cc = out.columns[jobs[j].column];
-    std::vector<unsigned char> bytes =
-        raw_chunk(c, jobs[j].chunk * cc.chunk_rows, cc.chunk_rows, cc.element_size);
-    if (shuffle) bytes = shuffled(std::move(bytes), cc.element_size);
-    thread_local std::vector<unsigned char> scratch;
-    if (out.deflate_level > 0) bytes = deflated(bytes, out.deflate_level, scratch);
-    cc.chunks[jobs[j].chunk] = std::move(bytes);
+    cc.chunks[jobs[j].chunk] =
+        filter_chunk(raw_chunk(c, jobs[j].chunk * cc.chunk_rows, cc.chunk_rows, cc.element_size),
+                     cc.element_size, shuffle, out.deflate_level);
   });
   return out;
 }

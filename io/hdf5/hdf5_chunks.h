@@ -51,6 +51,12 @@ size_t hdf5_element_size(const Column& c);
 // 1 MiB / element_size), at least 1.
 size_t hdf5_chunk_rows(size_t rows, size_t max_rows, size_t element_size);
 
+// One chunk's raw bytes (`element_size` bytes per row, as the dataset stores them) filtered as
+// HDF5 filters it: shuffled when `shuffle`, then deflated at `deflate_level` when > 0 (at most 9).
+// Throws std::runtime_error when zlib fails.
+std::vector<unsigned char> filter_chunk(std::vector<unsigned char> raw, size_t element_size,
+                                        bool shuffle, int deflate_level);
+
 // Every column of `t` cut into chunks and filtered (shuffle when `shuffle`, deflate at
 // `deflate_level` when > 0), the chunks computed on up to `threads` threads. The result does not
 // depend on the thread count.

@@ -106,6 +106,7 @@ class Hdf5File {
  private:
   Hdf5File(std::string path, Hdf5FileHandle file, const Hdf5Collective* coll);
   friend class Hdf5CollectiveTable;  // writes into the file collectively, fails it
+  friend class Hdf5TableAppender;    // appends to a table in several calls, fails it
   // Records an HDF5 failure: error in `diag` with the HDF5 error stack, marks the file failed.
   bool fail(Diagnostics& diag, const std::string& what, const std::string& hint = {});
   void abandon();

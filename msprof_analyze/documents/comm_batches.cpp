@@ -47,25 +47,57 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
     : ranks_(ranks), groups_(groups) {
   // Per rank, the groups it reports ops of, in first-appearance order, with their op counts.
   std::vector<std::vector<std::pair<const CommGroup*, uint32_t>>> seen(ranks.size());
+  std::vector<CommStringWidths> longest(ranks.size());
   runtime::parallel_for(ranks.size(), threads, [&](size_t r) {
     if (!ranks[r].has_communication) return;
     readers::CommunicationFile scratch;
     auto& mine = seen[r];
-    walk_ops(ranks[r].communication.read(scratch),
-             [&](size_t, const readers::CommOp& op, bool p2p) {
-               const CommGroup* g = group_of(groups, op, p2p);
-               if (!mine.empty() && mine.back().first == g) {  // ops of one group come together
-                 ++mine.back().second;
-                 return;
-               }
-               for (auto& [known, count] : mine)
-                 if (known == g) {
-                   ++count;
-                   return;
-                 }
-               mine.emplace_back(g, 1);
-             });
+    CommStringWidths& w = longest[r];
+    const readers::CommunicationFile& file = ranks[r].communication.read(scratch);
+    walk_ops(file, [&](size_t s, const readers::CommOp& op, bool p2p) {
+      const size_t step = file.steps[s].step.size(), group = py_group_of(op.name).size(),
+                   part = op_part_of(op.name).size();
+      w.step = std::max(w.step, step);
+      w.group = std::max(w.group, group);
+      w.op = std::max(w.op, part);
+      ++w.reports;
+      w.step_bytes += step;
+      w.group_bytes += group;
+      w.op_bytes += part;
+      (p2p ? w.p2p : w.collective) = true;
+      if (op.has_bandwidth_info)
+        for (const readers::TransportInfo& t : op.transports) {
+          w.transport = std::max(w.transport, t.name.view().size());
+          ++w.transports;
+          w.transport_bytes += t.name.view().size();
+        }
+      const CommGroup* g = group_of(groups, op, p2p);
+      if (!mine.empty() && mine.back().first == g) {  // ops of one group come together
+        ++mine.back().second;
+        return;
+      }
+      for (auto& [known, count] : mine)
+        if (known == g) {
+          ++count;
+          return;
+        }
+      mine.emplace_back(g, 1);
+    });
   });
+  for (const CommStringWidths& w : longest) {
+    widths_.step = std::max(widths_.step, w.step);
+    widths_.group = std::max(widths_.group, w.group);
+    widths_.op = std::max(widths_.op, w.op);
+    widths_.transport = std::max(widths_.transport, w.transport);
+    widths_.reports += w.reports;
+    widths_.step_bytes += w.step_bytes;
+    widths_.group_bytes += w.group_bytes;
+    widths_.op_bytes += w.op_bytes;
+    widths_.transports += w.transports;
+    widths_.transport_bytes += w.transport_bytes;
+    widths_.collective = widths_.collective || w.collective;
+    widths_.p2p = widths_.p2p || w.p2p;
+  }
   // Tuples numbered in first-appearance order over the ranks: the document's order.
   std::unordered_map<std::string, uint32_t> tuple_index;
   std::vector<size_t> tuple_ops;
@@ -87,6 +119,10 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
       tuple_ops[it->second] += count;
     }
     std::vector<std::pair<const CommGroup*, uint32_t>>().swap(seen[r]);
+  }
+  for (size_t t = 0; t < tuple_keys_.size(); ++t) {
+    widths_.tuple = std::max(widths_.tuple, tuple_keys_[t].size());
+    widths_.tuple_bytes += tuple_ops[t] * tuple_keys_[t].size();
   }
   size_t in_batch = 0;
   for (size_t t = 0; t < tuple_keys_.size(); ++t) {

@@ -38,6 +38,22 @@ struct CommBatch {
   std::vector<RankOps> kept;
 };
 
+// The longest value of each string the tables built from the ops hold (analysis/comm_op_tables.h),
+// over every op of every rank: known after the first pass, before any batch, so the tables'
+// fixed-width HDF5 string columns can be created before their first row.
+struct CommStringWidths {
+  size_t step = 0;                       // step names
+  size_t group = 0;                      // group names (after the op key's last '@')
+  size_t op = 0;                         // op keys without the group
+  size_t tuple = 0;                      // group tuples, "(0, 1, 2, 3)"
+  size_t transport = 0;                  // transport names of the ops with bandwidth info
+  bool collective = false, p2p = false;  // whether any op is one
+  // The op reports, and the bytes of their step, group, op and tuple strings summed over them;
+  // the transports of the ops with bandwidth info and their names' bytes (mean sizes).
+  uint64_t reports = 0, step_bytes = 0, group_bytes = 0, op_bytes = 0, tuple_bytes = 0;
+  uint64_t transports = 0, transport_bytes = 0;
+};
+
 class CommBatches {
  public:
   // Op reports per batch by default: about 10 MB of ops at a time.
@@ -51,6 +67,8 @@ class CommBatches {
 
   // Group tuples in the document (0 when no rank reports an op: msprof-analyze writes no file).
   size_t tuples() const { return tuple_keys_.size(); }
+  // The longest strings of every op (see CommStringWidths).
+  const CommStringWidths& widths() const { return widths_; }
   // Number of batches.
   size_t size() const { return batch_begin_.empty() ? 0 : batch_begin_.size() - 1; }
   // Batch i: its tuples' ops read from the ranks that report them, on up to `threads` threads.
@@ -64,6 +82,7 @@ class CommBatches {
   std::vector<std::vector<uint32_t>> tuple_ranks_;  // positions in ranks_, increasing
   std::vector<size_t> batch_begin_;                 // first tuple of each batch, then the end
   std::unordered_map<const CommGroup*, uint32_t> tuple_of_;  // nullptr: the "()" tuple
+  CommStringWidths widths_;
 };
 
 }  // namespace cs::documents

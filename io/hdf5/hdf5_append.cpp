@@ -1,0 +1,212 @@
+#include "io/hdf5/hdf5_append.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <utility>
+
+#include "io/hdf5/hdf5_chunks.h"
+#include "io/hdf5/hdf5_parts.h"
+
+namespace cs::io {
+
+namespace {
+
+using namespace hdf5_parts;
+
+constexpr size_t kVariableStringBytes = 16;  // a variable-length string's reference
+
+}  // namespace
+
+bool Hdf5TableAppender::fail(Diagnostics& diag, const std::string& what) {
+  return file_->fail(diag, "table " + name_ + ": " + what);
+}
+
+std::optional<Hdf5TableAppender> Hdf5TableAppender::create(
+    Hdf5File& file, const Table& schema, const std::vector<StringColumnSize>& strings,
+    Diagnostics& diag, const Hdf5TableOptions& opt) {
+  if (file.failed() || !file.file_) return std::nullopt;  // already reported
+  if (file.coll_) {
+    file.fail(diag, "table " + schema.name + " streamed by one process of a collective file");
+    return std::nullopt;
+  }
+  Table empty(schema.name);  // the checks of the names only
+  for (const Column& c : schema.columns) {
+    Column& e = empty.columns.emplace_back();
+    e.name = c.name;
+    e.type = c.type;
+  }
+  if (std::string why = check_table(empty); !why.empty()) {
+    file.fail(diag, why);
+    return std::nullopt;
+  }
+  const std::string group_path = "/" + schema.name;
+  if (H5Lexists(file.id(), group_path.c_str(), H5P_DEFAULT) > 0) {
+    file.fail(diag, "table " + schema.name + " is already in the HDF5 file");
+    return std::nullopt;
+  }
+  Hdf5TableAppender t(file, schema.name);
+  t.shuffle_ = opt.shuffle;
+  t.level_ = opt.deflate_level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0
+                 ? std::min(opt.deflate_level, 9)
+                 : 0;
+  Hdf5Plist gcpl = group_create_plist();
+  if (gcpl)
+    t.group_ =
+        Hdf5Group(H5Gcreate2(file.id(), group_path.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT));
+  if (!t.group_) {
+    t.fail(diag, "cannot create group " + group_path);
+    return std::nullopt;
+  }
+  std::vector<const char*> names;
+  for (const Column& c : schema.columns) names.push_back(c.name.c_str());
+  if (!write_scalar_attribute(t.group_.get(), "rows", int64_t{0}) ||
+      !write_string_list_attribute(t.group_.get(), "columns", names)) {
+    t.fail(diag, "cannot write the attributes of group " + group_path);
+    return std::nullopt;
+  }
+  size_t next_string = 0;
+  for (const Column& c : schema.columns) {
+    Col col;
+    col.type = c.type;
+    Hdf5Type type;
+    if (c.type == ColumnType::kString) {
+      if (next_string >= strings.size()) {
+        t.fail(diag, "no width given for string column " + c.name);
+        return std::nullopt;
+      }
+      const StringColumnSize& size = strings[next_string++];
+      col.width = std::max<size_t>(1, size.longest);
+      // The whole-table rule, for a million rows of the mean size.
+      constexpr double kRows = 1e6;
+      col.variable = hdf5_variable_strings(
+          col.width, static_cast<size_t>((std::max(size.mean, 0.0) + 1) * kRows),
+          static_cast<size_t>(kRows));
+      type = col.variable ? utf8_string_type() : fixed_string_type(col.width);
+      if (col.variable) col.width = kVariableStringBytes;
+    } else {
+      type = Hdf5Type(H5Tcopy(c.type == ColumnType::kInt ? H5T_STD_I64LE : H5T_IEEE_F64LE));
+    }
+    col.chunk_rows = hdf5_chunk_rows(opt.chunk_rows, opt.chunk_rows, col.width);
+    const hsize_t dims[1] = {0};
+    const hsize_t maxdims[1] = {H5S_UNLIMITED};
+    const hsize_t chunk[1] = {col.chunk_rows};
+    Hdf5Space space(H5Screate_simple(1, dims, maxdims));
+    Hdf5Plist dcpl(H5Pcreate(H5P_DATASET_CREATE));
+    bool ok = type && space && dcpl && H5Pset_chunk(dcpl.get(), 1, chunk) >= 0 &&
+              (!t.shuffle_ || H5Pset_shuffle(dcpl.get()) >= 0) &&
+              (t.level_ == 0 || H5Pset_deflate(dcpl.get(), static_cast<unsigned>(t.level_)) >= 0) &&
+              H5Pset_obj_track_times(dcpl.get(), 0) >= 0;
+    col.ds = Hdf5Dataset(ok ? H5Dcreate2(t.group_.get(), c.name.c_str(), type.get(), space.get(),
+                                         H5P_DEFAULT, dcpl.get(), H5P_DEFAULT)
+                            : H5I_INVALID_HID);
+    if (!col.ds || !write_scalar_attribute(col.ds.get(), "units", c.unit)) {
+      t.fail(diag, "cannot create dataset " + group_path + "/" + c.name);
+      return std::nullopt;
+    }
+    if (!col.variable) col.raw.assign(col.chunk_rows * col.width, 0);
+    t.cols_.push_back(std::move(col));
+  }
+  return t;
+}
+
+bool Hdf5TableAppender::store(Col& c) {
+  if (c.pending == 0) return true;
+  const hsize_t offset[1] = {c.stored};
+  if (c.variable) {
+    std::vector<const char*> values(c.text.size());
+    for (size_t i = 0; i < values.size(); ++i) values[i] = c.text[i].c_str();
+    const hsize_t count[1] = {c.pending};
+    Hdf5Type type = utf8_string_type();
+    Hdf5Space file_space(H5Dget_space(c.ds.get()));
+    Hdf5Space mem_space(H5Screate_simple(1, count, nullptr));
+    if (!type || !file_space || !mem_space ||
+        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr) <
+            0 ||
+        H5Dwrite(c.ds.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT,
+                 values.data()) < 0)
+      return false;
+    c.text.clear();
+  } else {
+    // A partial (last) chunk is padded with zeros, as HDF5 pads an edge chunk.
+    std::fill(c.raw.begin() + static_cast<long>(c.pending * c.width), c.raw.end(), 0);
+    std::vector<unsigned char> bytes;
+    try {
+      bytes = filter_chunk(c.raw, c.width, shuffle_, level_);
+    } catch (const std::exception&) {
+      return false;
+    }
+    if (H5Dwrite_chunk(c.ds.get(), H5P_DEFAULT, 0, offset, bytes.size(), bytes.data()) < 0)
+      return false;
+  }
+  c.stored += c.pending;
+  c.pending = 0;
+  return true;
+}
+
+bool Hdf5TableAppender::append(const Table& rows, Diagnostics& diag) {
+  if (file_->failed() || finished_) return false;
+  std::string why;
+  if (rows.columns.size() != cols_.size()) why = "its columns differ from the table's";
+  const size_t n = rows.rows();
+  for (size_t k = 0; why.empty() && k < cols_.size(); ++k) {
+    const Column& c = rows.columns[k];
+    if (c.type != cols_[k].type || c.size() != n) {
+      why = "column " + c.name + " differs from the table's";
+    } else if (c.type == ColumnType::kString && !cols_[k].variable) {
+      const size_t count = c.encoded ? c.dict.size() : n;
+      for (size_t i = 0; why.empty() && i < count; ++i)
+        if ((c.encoded ? std::string_view(c.dict[i]) : c.str(i)).size() > cols_[k].width)
+          why = "column " + c.name + " holds a value wider than its width (" +
+                std::to_string(cols_[k].width) + " bytes)";
+    }
+  }
+  if (!why.empty()) return fail(diag, "rows not written: " + why);
+  if (n == 0) return true;
+  const hsize_t dims[1] = {rows_ + n};
+  for (Col& c : cols_)
+    if (H5Dset_extent(c.ds.get(), dims) < 0) return fail(diag, "cannot grow its datasets");
+  for (size_t k = 0; k < cols_.size(); ++k) {
+    Col& c = cols_[k];
+    const Column& in = rows.columns[k];
+    for (size_t i = 0; i < n; ++i) {
+      unsigned char* at = c.variable ? nullptr : c.raw.data() + c.pending * c.width;
+      switch (c.type) {
+        case ColumnType::kDouble:
+          std::memcpy(at, &in.doubles[i], 8);
+          break;
+        case ColumnType::kInt:
+          std::memcpy(at, &in.ints[i], 8);
+          break;
+        case ColumnType::kString: {
+          const std::string_view v = in.str(i);
+          if (c.variable) {
+            c.text.emplace_back(v);
+          } else {
+            std::memcpy(at, v.data(), v.size());
+            std::memset(at + v.size(), 0, c.width - v.size());
+          }
+          break;
+        }
+      }
+      if (++c.pending == c.chunk_rows && !store(c))
+        return fail(diag, "cannot write dataset /" + name_ + "/" + in.name);
+    }
+  }
+  rows_ += n;
+  return true;
+}
+
+bool Hdf5TableAppender::finish(Diagnostics& diag) {
+  if (file_->failed() || finished_) return false;
+  finished_ = true;
+  for (Col& c : cols_)
+    if (!store(c)) return fail(diag, "cannot write the last rows of its datasets");
+  if (!write_scalar_attribute(group_.get(), "rows", static_cast<int64_t>(rows_)))
+    return fail(diag, "cannot write its rows attribute");
+  cols_.clear();
+  group_ = Hdf5Group();
+  return true;
+}
+
+}  // namespace cs::io
