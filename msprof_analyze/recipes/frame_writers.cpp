@@ -137,143 +137,207 @@ bool write_frame_csv(const frame::Frame& f, const std::string& path, io::Diagnos
   return io::write_output_text(path, out, diag);
 }
 
-bool write_frame_sqlite(const frame::Frame& f, const std::string& db_path, const std::string& table,
-                        io::Diagnostics& diag, int threads) {
-  runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
-  // Messages name the file the user asked for, not this run's .tmp copy of it.
-  const std::string tmp_suffix = io::temporary_name("");
-  const std::string shown = db_path.ends_with(tmp_suffix)
-                                ? db_path.substr(0, db_path.size() - tmp_suffix.size())
-                                : db_path;
-  const std::string qname = sql_quote_name(table);
-  std::vector<const char*> sql_types;
-  std::string create = "CREATE TABLE " + qname + " (\n";
-  std::string insert = "INSERT INTO " + qname + " VALUES (";
+namespace {
+
+// The SQL of one table: its quoted name, CREATE TABLE and INSERT statements, and each column's
+// SQLite type.
+struct TableSql {
+  std::string qname, create, insert;
+  std::vector<const char*> types;
+};
+
+TableSql table_sql(const frame::Frame& f, const std::string& table) {
+  TableSql t;
+  t.qname = sql_quote_name(table);
+  t.create = "CREATE TABLE " + t.qname + " (\n";
+  t.insert = "INSERT INTO " + t.qname + " VALUES (";
   for (size_t c = 0; c < f.columns.size(); ++c) {
     if (c) {
-      create += ",\n  ";
-      insert += ',';
+      t.create += ",\n  ";
+      t.insert += ',';
     }
-    sql_types.push_back(sql_type(f.columns[c]));
-    create += sql_quote_name(f.columns[c].name) + " " + sql_types.back();
-    insert += '?';
+    t.types.push_back(sql_type(f.columns[c]));
+    t.create += sql_quote_name(f.columns[c].name) + " " + t.types.back();
+    t.insert += '?';
   }
-  create += "\n)";
-  insert += ')';
-  // A new table SQLite would store unchanged goes straight into the file's pages.
-  switch (write_frame_sqlite_direct(f, sql_types, db_path, table, create, shown, diag, threads)) {
-    case DirectWrite::kWritten:
-      return true;
-    case DirectWrite::kFailed:
+  t.create += "\n)";
+  t.insert += ')';
+  return t;
+}
+
+// Messages name the file the user asked for, not this run's .tmp copy of it.
+std::string shown_name(const std::string& db_path) {
+  const std::string tmp_suffix = io::temporary_name("");
+  return db_path.ends_with(tmp_suffix) ? db_path.substr(0, db_path.size() - tmp_suffix.size())
+                                       : db_path;
+}
+
+// A database file in memory (SQLite's memdb: the file's image, the existing tables first), tables
+// added through SQLite one transaction each, and the image written back in one piece by save():
+// the same tables as SQLite writing the file page by page, without a write per page, and for
+// many tables one read and one write of the file instead of one per table.
+class MemoryDatabase {
+ public:
+  MemoryDatabase(const std::string& db_path, io::Diagnostics& diag)
+      : path_(db_path), shown_(shown_name(db_path)), diag_(diag) {
+    unsigned char* image = nullptr;
+    sqlite3_int64 image_size = 0;
+    if (!read_image(db_path, image, image_size)) {
+      const int err = errno;
+      diag.error(shown_, 0,
+                 std::string("cannot read the database to add tables: ") + std::strerror(err),
+                 io::output_errno_hint(err));
+      return;
+    }
+    sqlite3* raw = nullptr;
+    // One thread uses the connection: no mutex around every bind and step (NOMUTEX). A memdb
+    // name without a leading '/' is private to this connection.
+    const int open_rc = sqlite3_open_v2(
+        "file:cs-frame-writer?vfs=memdb", &raw,
+        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+        nullptr);
+    db_.reset(raw);
+    if (open_rc != SQLITE_OK ||
+        (image_size > 0 && sqlite3_deserialize(raw, "main", image, image_size, image_size,
+                                               SQLITE_DESERIALIZE_FREEONCLOSE |
+                                                   SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK)) {
+      if (open_rc != SQLITE_OK || !raw) sqlite3_free(image);  // else the connection owns it
+      diag.error(shown_, 0,
+                 std::string("cannot open the database for writing: ") +
+                     (raw ? sqlite3_errmsg(raw) : "out of memory"),
+                 "check the file is a complete SQLite database, or remove it");
+      db_.reset();
+      return;
+    }
+    // The file is this run's own .tmp copy (msprof_analyze/recipes/recipe_run.h): no rollback
+    // journal.
+    exec("PRAGMA journal_mode=MEMORY");
+  }
+
+  bool ok() const { return db_ != nullptr; }
+
+  // Replaces table `table` with `f`, in one transaction.
+  bool add(const frame::Frame& f, const std::string& table, const TableSql& sql) {
+    runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
+    auto fail = [&](const std::string& what) {
+      diag_.error(shown_, 0, "table " + table + ": " + what + ": " + sqlite3_errmsg(db_.get()),
+                  "check the free space and permissions of the output directory");
       return false;
-    case DirectWrite::kNotApplicable:
-      break;
-  }
-  // Otherwise the database is built in memory (SQLite's memdb: the file's image, the existing
-  // tables first) and its image written in one piece: the same bytes as SQLite writing the file
-  // page by page, without a write per page and without the page cache spilling mid transaction.
-  unsigned char* image = nullptr;
-  sqlite3_int64 image_size = 0;
-  if (!read_image(db_path, image, image_size)) {
-    const int err = errno;
-    diag.error(
-        shown, 0,
-        std::string("cannot read the database to add table ") + table + ": " + std::strerror(err),
-        io::output_errno_hint(err));
-    return false;
-  }
-  sqlite3* raw = nullptr;
-  // One thread uses the connection: no mutex around every bind and step (NOMUTEX). A memdb name
-  // without a leading '/' is private to this connection.
-  const int open_rc = sqlite3_open_v2(
-      "file:cs-frame-writer?vfs=memdb", &raw,
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
-  std::unique_ptr<sqlite3, DbCloser> db(raw);
-  if (open_rc != SQLITE_OK ||
-      (image_size > 0 && sqlite3_deserialize(raw, "main", image, image_size, image_size,
-                                             SQLITE_DESERIALIZE_FREEONCLOSE |
-                                                 SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK)) {
-    if (open_rc != SQLITE_OK || !raw) sqlite3_free(image);  // else the connection owns it
-    diag.error(shown, 0,
-               std::string("cannot open the database for writing: ") +
-                   (raw ? sqlite3_errmsg(raw) : "out of memory"),
-               "check the file is a complete SQLite database, or remove it");
-    return false;
-  }
-  image = nullptr;  // owned by the connection now
-  auto fail = [&](const std::string& what) {
-    diag.error(shown, 0, "table " + table + ": " + what + ": " + sqlite3_errmsg(db.get()),
-               "check the free space and permissions of the output directory");
-    return false;
-  };
-  auto exec = [&](const std::string& sql) {
-    return sqlite3_exec(db.get(), sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
-  };
-  // The file is this run's own .tmp copy (msprof_analyze/recipes/recipe_run.h): no rollback
-  // journal.
-  exec("PRAGMA journal_mode=MEMORY");
-  if (!exec("BEGIN") || !exec("DROP TABLE IF EXISTS " + qname) || !exec(create))
-    return fail("cannot create the table");
-  if (f.index_columns > 0) {
-    std::string names, list;
-    for (size_t c = 0; c < f.index_columns; ++c) {
-      names += (c ? "_" : "") + f.columns[c].name;
-      list += (c ? "," : "") + sql_quote_name(f.columns[c].name);
-    }
-    if (!exec("CREATE INDEX " + sql_quote_name("ix_" + table + "_" + names) + "ON " + qname + " (" +
-              list + ")"))
-      return fail("cannot create the index");
-  }
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db.get(), insert.c_str(), -1, &st, nullptr) != SQLITE_OK)
-    return fail("cannot prepare the insert");
-  std::vector<frame::Dtype> types;
-  for (const auto& col : f.columns) types.push_back(col.dtype());
-  const size_t n = f.rows();
-  for (size_t r = 0; r < n; ++r) {
-    for (size_t c = 0; c < f.columns.size(); ++c) {
-      const frame::Cell& cell = f.columns[c].cells[r];
-      const int i = static_cast<int>(c) + 1;
-      switch (cell.kind) {
-        case frame::Cell::Kind::kNull:
-          sqlite3_bind_null(st, i);
-          break;
-        case frame::Cell::Kind::kText:
-          // Interned texts live until exit (frame/text_pool.h): SQLite need not copy.
-          sqlite3_bind_text(st, i, cell.str().data(), static_cast<int>(cell.str().size()),
-                            SQLITE_STATIC);
-          break;
-        case frame::Cell::Kind::kInt:
-          if (types[c] == frame::Dtype::kFloat64)
-            sqlite3_bind_double(st, i, static_cast<double>(cell.i()));
-          else
-            sqlite3_bind_int64(st, i, cell.i());
-          break;
-        case frame::Cell::Kind::kReal:
-          if (std::isnan(cell.num()))
-            sqlite3_bind_null(st, i);
-          else
-            sqlite3_bind_double(st, i, cell.num());
-          break;
+    };
+    if (!exec("BEGIN") || !exec("DROP TABLE IF EXISTS " + sql.qname) || !exec(sql.create))
+      return fail("cannot create the table");
+    if (f.index_columns > 0) {
+      std::string names, list;
+      for (size_t c = 0; c < f.index_columns; ++c) {
+        names += (c ? "_" : "") + f.columns[c].name;
+        list += (c ? "," : "") + sql_quote_name(f.columns[c].name);
       }
+      if (!exec("CREATE INDEX " + sql_quote_name("ix_" + table + "_" + names) + "ON " + sql.qname +
+                " (" + list + ")"))
+        return fail("cannot create the index");
     }
-    if (sqlite3_step(st) != SQLITE_DONE) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_.get(), sql.insert.c_str(), -1, &st, nullptr) != SQLITE_OK)
+      return fail("cannot prepare the insert");
+    if (!insert_rows(f, st)) {
       sqlite3_finalize(st);
       return fail("cannot insert a row");
     }
-    sqlite3_reset(st);
+    sqlite3_finalize(st);
+    if (!exec("COMMIT")) return fail("cannot commit");
+    return true;
   }
-  sqlite3_finalize(st);
-  if (!exec("COMMIT")) return fail("cannot commit");
-  sqlite3_int64 size = 0;
-  const unsigned char* bytes = sqlite3_serialize(db.get(), "main", &size, SQLITE_SERIALIZE_NOCOPY);
-  if (!bytes || !write_image(db_path, bytes, size)) {
-    const int err = bytes ? errno : ENOMEM;
-    diag.error(shown, 0, "table " + table + ": cannot write the database: " + std::strerror(err),
-               io::output_errno_hint(err));
-    return false;
+
+  // Writes the image over the file.
+  bool save() {
+    sqlite3_int64 size = 0;
+    const unsigned char* bytes =
+        sqlite3_serialize(db_.get(), "main", &size, SQLITE_SERIALIZE_NOCOPY);
+    if (!bytes || !write_image(path_, bytes, size)) {
+      const int err = bytes ? errno : ENOMEM;
+      diag_.error(shown_, 0, std::string("cannot write the database: ") + std::strerror(err),
+                  io::output_errno_hint(err));
+      return false;
+    }
+    return true;
   }
-  return true;
+
+ private:
+  bool exec(const std::string& sql) {
+    return sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+
+  static bool insert_rows(const frame::Frame& f, sqlite3_stmt* st) {
+    std::vector<frame::Dtype> types;
+    for (const auto& col : f.columns) types.push_back(col.dtype());
+    const size_t n = f.rows();
+    for (size_t r = 0; r < n; ++r) {
+      for (size_t c = 0; c < f.columns.size(); ++c) {
+        const frame::Cell& cell = f.columns[c].cells[r];
+        const int i = static_cast<int>(c) + 1;
+        switch (cell.kind) {
+          case frame::Cell::Kind::kNull:
+            sqlite3_bind_null(st, i);
+            break;
+          case frame::Cell::Kind::kText:
+            // Interned texts live until exit (frame/text_pool.h): SQLite need not copy.
+            sqlite3_bind_text(st, i, cell.str().data(), static_cast<int>(cell.str().size()),
+                              SQLITE_STATIC);
+            break;
+          case frame::Cell::Kind::kInt:
+            if (types[c] == frame::Dtype::kFloat64)
+              sqlite3_bind_double(st, i, static_cast<double>(cell.i()));
+            else
+              sqlite3_bind_int64(st, i, cell.i());
+            break;
+          case frame::Cell::Kind::kReal:
+            if (std::isnan(cell.num()))
+              sqlite3_bind_null(st, i);
+            else
+              sqlite3_bind_double(st, i, cell.num());
+            break;
+        }
+      }
+      if (sqlite3_step(st) != SQLITE_DONE) return false;
+      sqlite3_reset(st);
+    }
+    return true;
+  }
+
+  std::string path_, shown_;
+  io::Diagnostics& diag_;
+  std::unique_ptr<sqlite3, DbCloser> db_;
+};
+
+}  // namespace
+
+bool write_frame_sqlite(const frame::Frame& f, const std::string& db_path, const std::string& table,
+                        io::Diagnostics& diag, int threads) {
+  return write_frames_sqlite({{table, &f}}, db_path, diag, threads);
+}
+
+bool write_frames_sqlite(const std::vector<std::pair<std::string, const frame::Frame*>>& tables,
+                         const std::string& db_path, io::Diagnostics& diag, int threads) {
+  const std::string shown = shown_name(db_path);
+  size_t i = 0;
+  // New tables SQLite would store unchanged go straight into the file's pages, while they can.
+  for (; i < tables.size(); ++i) {
+    runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
+    const auto& [table, f] = tables[i];
+    const TableSql sql = table_sql(*f, table);
+    const DirectWrite d =
+        write_frame_sqlite_direct(*f, sql.types, db_path, table, sql.create, shown, diag, threads);
+    if (d == DirectWrite::kFailed) return false;
+    if (d == DirectWrite::kNotApplicable) break;
+  }
+  if (i == tables.size()) return true;
+  // The others through SQLite, in memory, the file read and written once.
+  MemoryDatabase db(db_path, diag);
+  if (!db.ok()) return false;
+  for (; i < tables.size(); ++i)
+    if (!db.add(*tables[i].second, tables[i].first, table_sql(*tables[i].second, tables[i].first)))
+      return false;
+  return db.save();
 }
 
 }  // namespace cs::recipes

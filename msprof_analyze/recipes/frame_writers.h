@@ -5,6 +5,8 @@
 // CREATE INDEX "ix_<table>_<cols>"ON ... for index columns).
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "frame/frame.h"
 #include "io/diagnostics.h"
@@ -21,5 +23,12 @@ bool write_frame_csv(const frame::Frame& f, const std::string& path, io::Diagnos
 // threads; any other through SQLite. Returns false with an error in `diag` on failure.
 bool write_frame_sqlite(const frame::Frame& f, const std::string& db_path, const std::string& table,
                         io::Diagnostics& diag, int threads = 1);
+
+// write_frame_sqlite for several tables, in order, into one database: those that can go straight
+// into the file's pages do while they can, the others through SQLite with the file read and
+// written once for all of them (a reduce writing a table per rank: calibrate_npu_gpu). Returns
+// false with an error in `diag` at the first table that cannot be written.
+bool write_frames_sqlite(const std::vector<std::pair<std::string, const frame::Frame*>>& tables,
+                         const std::string& db_path, io::Diagnostics& diag, int threads);
 
 }  // namespace cs::recipes

@@ -187,6 +187,34 @@ TEST(FrameSqliteWriter, TablesSQLiteWouldConvertOrIndexAreWrittenBySQLite) {
   EXPECT_EQ(query_one(path, "SELECT name FROM sqlite_master WHERE type = 'index'"), "ix_I_key");
 }
 
+// Many tables in one call (a reduce writing a table per rank): the same tables as writing them
+// one by one, those past the room on the schema page through SQLite with the file read and
+// written once; a mix of tables SQLite would store as they are and tables it would convert.
+TEST(FrameSqliteWriter, ManyTablesAtOnceAreTheTablesWrittenOneByOne) {
+  test::TempDir t("cs_frame_writer");
+  const std::string one = t.str() + "/one.db", many = t.str() + "/many.db";
+  std::vector<frame::Frame> frames;
+  for (int k = 0; k < 40; ++k)
+    frames.push_back(k % 3 == 2 ? sample_frame(20 + k, k % 2 == 0) : plain_frame(10 + k));
+  std::vector<std::pair<std::string, const frame::Frame*>> tables;
+  io::Diagnostics diag;
+  for (size_t k = 0; k < frames.size(); ++k) {
+    const std::string name = "TableOfRank" + std::to_string(k);
+    tables.emplace_back(name, &frames[k]);
+    ASSERT_TRUE(recipes::write_frame_sqlite(frames[k], one, name, diag)) << test::all_diags(diag);
+  }
+  ASSERT_TRUE(recipes::write_frames_sqlite(tables, many, diag, 2)) << test::all_diags(diag);
+  EXPECT_FALSE(diag.has_errors());
+  EXPECT_EQ(query_one(many, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(query_one(many, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), "40");
+  const std::string dump = test::dump_sqlite(many);
+  EXPECT_NE(dump.find("TableOfRank39"), std::string::npos);
+  EXPECT_EQ(dump, test::dump_sqlite(one));
+  // Written again, all at once: replaced, not doubled.
+  ASSERT_TRUE(recipes::write_frames_sqlite(tables, many, diag, 1));
+  EXPECT_EQ(test::dump_sqlite(many), test::dump_sqlite(one));
+}
+
 TEST(FrameSqliteWriter, ATableWrittenAgainIsReplaced) {
   test::TempDir t("cs_frame_writer");
   const std::string path = t.str() + "/out.db";

@@ -9,6 +9,7 @@
 
 #include "msprof_analyze/recipes/calibrate_npu_gpu/module_compare.h"
 #include "msprof_analyze/recipes/frame_workbook.h"
+#include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/module_statistic/module_statistic.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 
@@ -151,6 +152,8 @@ bool CalibrateNpuGpu::reduce(const std::vector<RankPartial>& parts, const Recipe
     }
     return ok;
   }
+  // A table per rank and side, into one database read and written once (frame_writers.h).
+  std::vector<std::pair<std::string, const frame::Frame*>> tables;
   for (const RankPartial& p : parts) {
     if (!p.used) continue;
     const std::string rank = std::to_string(p.rank);
@@ -158,11 +161,11 @@ bool CalibrateNpuGpu::reduce(const std::vector<RankPartial>& parts, const Recipe
                                      {"gpu", "GPUProfileRank"},
                                      {"compare", "CompareProfileReportRank"}}) {
       auto it = p.frames.find(key);
-      if (it == p.frames.end() || it->second.rows() == 0) continue;
-      if (!dump_recipe_frame(it->second, out, dir_name(), "", table + rank, diag)) return false;
+      if (it == p.frames.end() || it->second.rows() == 0) continue;  // as dump_recipe_frame
+      tables.emplace_back(table + rank, &it->second);
     }
   }
-  return true;
+  return write_frames_sqlite(tables, out.db_path(dir_name()), diag, out.threads);
 }
 
 }  // namespace cs::recipes::calibrate_npu_gpu
