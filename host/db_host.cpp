@@ -40,14 +40,16 @@ int64_t api_type(const db::Database& db, std::string_view name, int64_t fallback
 
 }  // namespace
 
-bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics& diag) {
+bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics& diag,
+                        const db::StringIds* loaded) {
   out = HostInput{};
   if (!db.require("PYTORCH_API", {"startNs", "endNs", "globalTid", "connectionId", "name", "type"},
                   diag) ||
       !db.require("TASK", {"startNs", "endNs", "connectionId"}, diag))
     return false;
-  db::StringIds strings;
-  if (!strings.load(db, diag)) return false;
+  db::StringIds own;
+  if (!loaded && !own.load(db, diag)) return false;
+  const db::StringIds& strings = loaded ? *loaded : own;
   const int64_t op_type = api_type(db, "op", 50001, diag);
 
   std::unordered_map<int64_t, uint32_t> name_ids;  // STRING_IDS id -> names index

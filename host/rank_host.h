@@ -8,6 +8,11 @@
 #include "host/host_summary.h"
 #include "io/diagnostics.h"
 
+namespace cs::db {
+class Database;
+class StringIds;
+}  // namespace cs::db
+
 namespace cs::host {
 
 // From ASCEND_PROFILER_OUTPUT/trace_view.json. False when it cannot be read or has no host
@@ -19,5 +24,9 @@ bool read_kineto_host(const std::string& trace_path, HostSummary& out, io::Diagn
 
 // From the profiler database at `db_path`. False as above.
 bool read_db_host(const std::string& db_path, HostSummary& out, io::Diagnostics& diag);
+// From a profiler database already open; `strings`, when not null, its STRING_IDS already
+// loaded. False as above.
+bool read_db_host(const db::Database& db, HostSummary& out, io::Diagnostics& diag,
+                  const db::StringIds* strings = nullptr);
 
 }  // namespace cs::host

@@ -277,6 +277,88 @@ void TableRows::decode(size_t r, std::vector<StoredValue>& out, size_t limit) co
   }
 }
 
+void TableRows::decode_picked(size_t r, const std::vector<int>& pick,
+                              std::vector<StoredValue>& out) const {
+  const Row& row = rows_[r];
+  const unsigned char* p = row.payload;
+  const size_t n = table_->columns.size();
+  int last = -1;
+  for (const int c : pick) last = std::max(last, c);
+  // Where each value up to the last one picked starts, and its serial type (the record was
+  // checked by check_record when the rows were collected).
+  constexpr size_t kMaxAt = 64;
+  if (static_cast<size_t>(last + 1) > kMaxAt) {  // a very wide table: decode it all
+    thread_local std::vector<StoredValue> all;
+    decode(r, all, static_cast<size_t>(last + 1));
+    out.resize(pick.size());
+    for (size_t k = 0; k < pick.size(); ++k) {
+      if (pick[k] >= 0) {
+        out[k] = all[static_cast<size_t>(pick[k])];
+      } else {
+        out[k] = StoredValue{};
+        out[k].kind = StoredValue::Kind::kInt;
+        out[k].i = row.rowid;
+      }
+    }
+    return;
+  }
+  uint64_t types[kMaxAt];
+  size_t starts[kMaxAt];
+  uint64_t header = 0;
+  size_t at = varint_at(p, p + row.size, header);
+  size_t body = header, values = 0;
+  while (at < header && values <= static_cast<size_t>(last)) {
+    uint64_t type = 0, size = 0;
+    at += varint_at(p + at, p + header, type);
+    value_size(type, size);
+    types[values] = type;
+    starts[values++] = body;
+    body += size;
+  }
+  out.resize(pick.size());
+  for (size_t k = 0; k < pick.size(); ++k) {
+    StoredValue& v = out[k];
+    v = StoredValue{};
+    const int c = pick[k];
+    if (c < 0 || c == table_->rowid_column) {
+      v.kind = StoredValue::Kind::kInt;
+      v.i = row.rowid;
+      continue;
+    }
+    const size_t col = static_cast<size_t>(c);
+    if (col >= n || col >= values) continue;  // NULL: a value the record does not have
+    const uint64_t type = types[col];
+    const unsigned char* b = p + starts[col];
+    if (type == 0) continue;
+    if (type <= 6) {
+      uint64_t size = 0;
+      value_size(type, size);
+      uint64_t u = 0;
+      for (size_t i = 0; i < size; ++i) u = (u << 8) | b[i];
+      if (size < 8 && (u >> (8 * size - 1)) & 1) u |= ~uint64_t{0} << (8 * size);  // sign
+      v.kind = StoredValue::Kind::kInt;
+      v.i = static_cast<int64_t>(u);
+    } else if (type == 7) {
+      uint64_t u = 0;
+      for (size_t i = 0; i < 8; ++i) u = (u << 8) | b[i];
+      v.kind = StoredValue::Kind::kReal;
+      v.r = std::bit_cast<double>(u);
+    } else if (type == 8 || type == 9) {
+      v.kind = StoredValue::Kind::kInt;
+      v.i = static_cast<int64_t>(type - 8);
+    } else {
+      uint64_t size = 0;
+      value_size(type, size);
+      v.kind = type & 1 ? StoredValue::Kind::kText : StoredValue::Kind::kBlob;
+      v.bytes = std::string_view(reinterpret_cast<const char*>(b), size);
+    }
+    if (v.kind == StoredValue::Kind::kInt && table_->affinity[col] == Affinity::kReal) {
+      v.kind = StoredValue::Kind::kReal;
+      v.r = static_cast<double>(v.i);
+    }
+  }
+}
+
 PagedDatabase::PagedDatabase(const std::string& path, uint64_t max_bytes) : max_bytes_(max_bytes) {
   // Changes in a -wal or hot -journal beside it are not in its pages (pending_sidecar).
   if (!pending_sidecar(path).empty()) return;
@@ -422,6 +504,7 @@ std::vector<std::string> PagedDatabase::table_names() const {
 
 std::optional<TableRows> PagedDatabase::rows(const PagedTable& t) const {
   if (!t.readable || t.root < 1) return std::nullopt;
+  if (auto k = kept_.find(t.root); k != kept_.end() && k->second.table_ == &t) return k->second;
   TableRows out;
   out.table_ = &t;
   uint64_t budget = pages_;
@@ -431,6 +514,10 @@ std::optional<TableRows> PagedDatabase::rows(const PagedTable& t) const {
     if (r > 0 && out.rows_[r].rowid <= out.rows_[r - 1].rowid) return std::nullopt;
     if (!check_record(out.rows_[r].payload, out.rows_[r].size, t.columns.size()))
       return std::nullopt;
+  }
+  if (kept_rows_ + out.rows_.size() <= kMaxKeptRows) {
+    kept_rows_ += out.rows_.size();
+    kept_.emplace(t.root, out);
   }
   return out;
 }
@@ -478,7 +565,7 @@ bool PagedDatabase::walk(uint64_t page_no, int depth, TableRows& out, uint64_t& 
     if (c + local + (local < size ? 4 : 0) > end) return false;
     TableRows::Row row{static_cast<int64_t>(rowid), c, static_cast<uint32_t>(size)};
     if (local < size) {  // the rest on the chain of overflow pages
-      auto spill = std::make_unique<std::string>(reinterpret_cast<const char*>(c), local);
+      auto spill = std::make_shared<std::string>(reinterpret_cast<const char*>(c), local);
       uint32_t over = get32(c + local);
       while (spill->size() < size) {
         const unsigned char* o = budget-- > 0 ? page(over) : nullptr;
