@@ -5,13 +5,10 @@
 
 #include <string>
 
+#include "db/database.h"
+#include "db/string_ids.h"
 #include "host/host_summary.h"
 #include "io/diagnostics.h"
-
-namespace cs::db {
-class Database;
-class StringIds;
-}  // namespace cs::db
 
 namespace cs::host {
 

@@ -7,13 +7,10 @@
 #include <optional>
 #include <string>
 
+#include "db/database.h"
+#include "db/string_ids.h"
 #include "load/rank_data.h"
 #include "runtime/enum_names.h"
-
-namespace cs::db {
-class Database;
-class StringIds;
-}  // namespace cs::db
 
 namespace cs::load {
 

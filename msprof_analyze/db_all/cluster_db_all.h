@@ -15,12 +15,9 @@
 #include <set>
 #include <string>
 
+#include "load/discovery.h"
 #include "mpi/mpi_comm.h"
 #include "msprof_analyze/documents/cluster_step_trace.h"
-
-namespace cs::load {
-struct DiscoveryResult;
-}
 
 namespace cs::db_all {
 
