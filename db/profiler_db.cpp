@@ -92,11 +92,8 @@ bool kernel_rows_from_pages(const Database& db, const std::string& sql,
   std::vector<KernelRow> ops(c->rows.size());
   std::vector<io::sqlite::StoredValue> all;
   for (size_t r = 0; r < c->rows.size(); ++r) {
-    c->rows.decode(r, all, c->decode);
-    // (Every column is asked for by name, so each is one of the table's: pick >= 0.)
-    auto v = [&](int k) -> const io::sqlite::StoredValue& {
-      return all[static_cast<size_t>(c->pick[static_cast<size_t>(k)])];
-    };
+    c->rows.decode_picked(r, c->pick, all);  // the query's columns, in its order
+    auto v = [&](int k) -> const io::sqlite::StoredValue& { return all[static_cast<size_t>(k)]; };
     if (v(0).kind != io::sqlite::StoredValue::Kind::kInt) return false;
     const int64_t id = v(0).i;
     if (r > 0 && id <= task_ids[r - 1]) return false;  // not the rowid order assumed
@@ -115,10 +112,10 @@ bool kernel_rows_from_pages(const Database& db, const std::string& sql,
   };
   std::vector<Joined> rows;
   for (size_t r = 0; r < t->rows.size(); ++r) {
-    t->rows.decode(r, all, t->decode);
-    const auto& start = all[static_cast<size_t>(t->pick[0])];
-    const auto& end = all[static_cast<size_t>(t->pick[1])];
-    const auto& task = all[static_cast<size_t>(t->pick[2])];
+    t->rows.decode_picked(r, t->pick, all);
+    const auto& start = all[0];
+    const auto& end = all[1];
+    const auto& task = all[2];
     if (!int_or_null(start) || !int_or_null(end) || !int_or_null(task)) return false;
     if (task.kind == io::sqlite::StoredValue::Kind::kNull) continue;  // joins nothing
     auto op = std::lower_bound(task_ids.begin(), task_ids.end(), task.i);
@@ -308,9 +305,9 @@ bool comm_op_rows_from_pages(const Database& db, const std::string& sql,
   std::vector<CommOpRow> rows(ops->rows.size());
   std::vector<io::sqlite::StoredValue> all;
   for (size_t r = 0; r < rows.size(); ++r) {
-    ops->rows.decode(r, all, ops->decode);
+    ops->rows.decode_picked(r, ops->pick, all);
     for (size_t c = 0; c < 4; ++c) {
-      const io::sqlite::StoredValue& v = all[static_cast<size_t>(ops->pick[c])];
+      const io::sqlite::StoredValue& v = all[c];
       if (v.kind == io::sqlite::StoredValue::Kind::kInt) {
         rows[r][c] = v.i;
       } else if (v.kind != io::sqlite::StoredValue::Kind::kNull) {

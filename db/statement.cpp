@@ -14,7 +14,7 @@ namespace cs::db {
 struct Statement::PagedRows {
   PageScan scan;
   size_t next = 0;
-  std::vector<io::sqlite::StoredValue> all, current;
+  std::vector<io::sqlite::StoredValue> current;
   mutable std::vector<std::string> rendered;  // numbers as text_at renders them
 };
 
@@ -58,19 +58,7 @@ StepResult Statement::step(io::Diagnostics& diag) {
       finished_ = true;
       return StepResult::kDone;
     }
-    const size_t row = r.next++;
-    r.scan.rows.decode(row, r.all, r.scan.decode);
-    r.current.resize(r.scan.pick.size());
-    for (size_t c = 0; c < r.scan.pick.size(); ++c) {
-      const int from = r.scan.pick[c];
-      if (from >= 0) {
-        r.current[c] = r.all[static_cast<size_t>(from)];
-      } else {
-        r.current[c] = io::sqlite::StoredValue{};
-        r.current[c].kind = io::sqlite::StoredValue::Kind::kInt;
-        r.current[c].i = r.scan.rows.rowid(row);
-      }
-    }
+    r.scan.rows.decode_picked(r.next++, r.scan.pick, r.current);
     return StepResult::kRow;
   }
   int rc = sqlite3_step(stmt_);

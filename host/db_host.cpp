@@ -2,6 +2,7 @@
 
 #include "host/db_host.h"
 
+#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -40,18 +41,23 @@ int64_t api_type(const db::Database& db, std::string_view name, int64_t fallback
 
 }  // namespace
 
-bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics& diag) {
+bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics& diag,
+                        const db::StringIds* loaded) {
   out = HostInput{};
   if (!db.require("PYTORCH_API", {"startNs", "endNs", "globalTid", "connectionId", "name", "type"},
                   diag) ||
       !db.require("TASK", {"startNs", "endNs", "connectionId"}, diag))
     return false;
-  db::StringIds strings;
-  if (!strings.load(db, diag)) return false;
+  db::StringIds own;
+  if (!loaded && !own.load(db, diag)) return false;
+  const db::StringIds& strings = loaded ? *loaded : own;
   const int64_t op_type = api_type(db, "op", 50001, diag);
 
-  std::unordered_map<int64_t, uint32_t> name_ids;  // STRING_IDS id -> names index
-  std::vector<int64_t> op_connection;              // per op: its CONNECTION_IDS id, or -1
+  // The lookup tables below live in one arena, freed at once on return (their thousands of
+  // nodes are not freed one by one); a pmr container iterates in the same order as std's.
+  std::pmr::monotonic_buffer_resource arena;
+  std::pmr::unordered_map<int64_t, uint32_t> name_ids(&arena);  // STRING_IDS id -> names index
+  std::vector<int64_t> op_connection;  // per op: its CONNECTION_IDS id, or -1
   bool ok = each_row(
       db, "SELECT startNs, endNs, globalTid, connectionId, name, type FROM PYTORCH_API",
       "PYTORCH_API", diag, [&](const db::Statement& st) {
@@ -69,7 +75,8 @@ bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics&
   if (!ok) return false;
 
   // Operator -> connection ids of its device work.
-  std::unordered_map<int64_t, std::vector<int64_t>> links;  // CONNECTION_IDS id -> connectionIds
+  // CONNECTION_IDS id -> connectionIds
+  std::pmr::unordered_map<int64_t, std::pmr::vector<int64_t>> links(&arena);
   if (db.has_table("CONNECTION_IDS"))
     each_row(db, "SELECT id, connectionId FROM CONNECTION_IDS", "CONNECTION_IDS", diag,
              [&](const db::Statement& st) {
@@ -77,7 +84,7 @@ bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics&
                if (id && c) links[*id].push_back(*c);
              });
   // Runtime launches by connection id; cause ranges by their names.
-  std::unordered_map<int64_t, int64_t> launch_at;
+  std::pmr::unordered_map<int64_t, int64_t> launch_at(&arena);
   if (db.has_table("CANN_API"))
     each_row(db, "SELECT startNs, endNs, connectionId, name FROM CANN_API", "CANN_API", diag,
              [&](const db::Statement& st) {
@@ -93,10 +100,10 @@ bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics&
     int64_t start_ns;
     double us;
   };
-  std::unordered_map<int64_t, std::vector<Work>> work;
-  std::unordered_set<int64_t> collective;
-  std::vector<std::pair<int64_t, int64_t>> busy;  // compute tasks and collectives
-  std::unordered_set<int64_t> compute;            // COMPUTE_TASK_INFO's globalTaskIds
+  std::pmr::unordered_map<int64_t, std::pmr::vector<Work>> work(&arena);
+  std::pmr::unordered_set<int64_t> collective(&arena);
+  std::vector<std::pair<int64_t, int64_t>> busy;     // compute tasks and collectives
+  std::pmr::unordered_set<int64_t> compute(&arena);  // COMPUTE_TASK_INFO's globalTaskIds
   if (db.has_table("COMPUTE_TASK_INFO"))
     each_row(db, "SELECT globalTaskId FROM COMPUTE_TASK_INFO", "COMPUTE_TASK_INFO", diag,
              [&](const db::Statement& st) {
@@ -125,7 +132,7 @@ bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics&
                 });
   if (!ok) return false;
 
-  std::unordered_set<int64_t> owned;  // connection ids an operator launched
+  std::pmr::unordered_set<int64_t> owned(&arena);  // connection ids an operator launched
   for (size_t i = 0; i < out.ops.size(); ++i) {
     auto l = links.find(op_connection[i]);
     if (op_connection[i] < 0 || l == links.end()) continue;

@@ -7,13 +7,17 @@
 // PYTORCH_API names, OVERLAP_ANALYSIS's Free intervals and STEP_TIME. Names from STRING_IDS.
 
 #include "db/database.h"
+#include "db/string_ids.h"
 #include "host/host_input.h"
 #include "io/diagnostics.h"
 
 namespace cs::host {
 
 // Fills `out` from an open profiler database. Returns false (with an error naming the file and
-// table in `diag`) when PYTORCH_API or another needed table is missing or unreadable.
-bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics& diag);
+// table in `diag`) when PYTORCH_API or another needed table is missing or unreadable. `strings`,
+// when not null, is the database's STRING_IDS already loaded (without a diagnostic), not read
+// again.
+bool host_input_from_db(const db::Database& db, HostInput& out, io::Diagnostics& diag,
+                        const db::StringIds* strings = nullptr);
 
 }  // namespace cs::host

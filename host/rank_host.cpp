@@ -31,8 +31,13 @@ bool read_kineto_host(const std::string& trace_path, HostSummary& out, io::Diagn
 bool read_db_host(const std::string& db_path, HostSummary& out, io::Diagnostics& diag) {
   auto db = db::Database::open(db_path, diag);
   if (!db) return false;
+  return read_db_host(*db, out, diag);
+}
+
+bool read_db_host(const db::Database& db, HostSummary& out, io::Diagnostics& diag,
+                  const db::StringIds* strings) {
   HostInput in;
-  if (!host_input_from_db(*db, in, diag)) return false;
+  if (!host_input_from_db(db, in, diag, strings)) return false;
   out = summarize(in);
   return true;
 }

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "db/database.h"
+#include "db/string_ids.h"
 #include "host/host_summary.h"
 #include "io/diagnostics.h"
 
@@ -19,5 +21,9 @@ bool read_kineto_host(const std::string& trace_path, HostSummary& out, io::Diagn
 
 // From the profiler database at `db_path`. False as above.
 bool read_db_host(const std::string& db_path, HostSummary& out, io::Diagnostics& diag);
+// From a profiler database already open; `strings`, when not null, its STRING_IDS already
+// loaded. False as above.
+bool read_db_host(const db::Database& db, HostSummary& out, io::Diagnostics& diag,
+                  const db::StringIds* strings = nullptr);
 
 }  // namespace cs::host

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "db/database.h"
 #include "host/data_queue.h"
 #include "host/free_breakdown.h"
 #include "host/rank_host.h"
@@ -69,14 +70,18 @@ std::vector<std::pair<int64_t, double>> step_trace_free(const readers::StepTrace
 
 }  // namespace
 
-void parse_rank_host(RankData& d, const ParseOptions& opts) {
+void parse_rank_host(RankData& d, const ParseOptions& opts, const db::Database* open_db,
+                     const std::string& open_path, const db::StringIds* open_strings) {
   const std::string path = host_file(d.entry);
   bool read = false;
   if (!path.empty()) {
     const size_t before = d.diagnostics.error_count();
-    read = d.entry.export_type == ExportType::kDb
-               ? host::read_db_host(path, d.host, d.diagnostics)
-               : host::read_text_host(path, d.host, d.diagnostics);
+    if (d.entry.export_type != ExportType::kDb)
+      read = host::read_text_host(path, d.host, d.diagnostics);
+    else if (open_db && open_path == path)
+      read = host::read_db_host(*open_db, d.host, d.diagnostics, open_strings);
+    else
+      read = host::read_db_host(path, d.host, d.diagnostics);
     if (d.diagnostics.error_count() > before)
       d.entry.problems.push_back(fs::path(path).filename().string() +
                                  ": host side partly or not read (see diagnostics)");

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "db/database.h"
+#include "db/string_ids.h"
 #include "load/rank_data.h"
 #include "runtime/enum_names.h"
 
@@ -57,7 +59,12 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts);
 // With opts.host: the rank's host summary (load/rank_host.cpp) from trace_view.json (text) or
 // its profiler database (DB); without a host timeline, the step trace's Free, unattributed.
 // Called last by both parsers; a problem is noted for the rank, never fatal.
-void parse_rank_host(RankData& d, const ParseOptions& opts);
+// `open_db`, when not null, is the database at `open_path`, already open (`open_strings`, when
+// not null, its STRING_IDS loaded without a diagnostic): read from them, not again, when it is the
+// rank's host file.
+void parse_rank_host(RankData& d, const ParseOptions& opts, const db::Database* open_db = nullptr,
+                     const std::string& open_path = {},
+                     const db::StringIds* open_strings = nullptr);
 
 // The operator key of a kernel under --group-by.
 std::string operator_key(const readers::KernelRecord& k, OperatorKey how);

@@ -43,6 +43,9 @@ class DbFile {
   std::string name() const { return fs::path(path_).filename().string(); }
   bool exists() const { return !path_.empty(); }
 
+  // The database when an earlier get() opened it, else nullptr (never opens it).
+  const db::Database* opened() const { return db_ ? &*db_ : nullptr; }
+
   // The open database, or nullptr (the failure recorded once as a problem).
   const db::Database* get() {
     if (tried_) return db_ ? &*db_ : nullptr;
@@ -205,11 +208,19 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
           return ok;
         });
   }
+  // The profiler database's STRING_IDS, once loaded without a diagnostic (shared with the host
+  // side).
+  std::optional<db::StringIds> profiler_strings;
   if (opts.kernels) {
     const char* label = "ascend_pytorch_profiler_{N}.db";
     d.has_kernels = part(profiler, label, "operator statistics", [&](const db::Database& db) {
+      const size_t diag_before = d.diagnostics.items().size() + d.diagnostics.error_count() +
+                                 d.diagnostics.warning_count();
       db::StringIds strings;
       if (!strings.load(db, d.diagnostics)) return false;
+      const bool clean = d.diagnostics.items().size() + d.diagnostics.error_count() +
+                             d.diagnostics.warning_count() ==
+                         diag_before;
       const int rank = entry.rank;
       if (!db::read_compute_kernels(
               db, strings,
@@ -223,7 +234,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
       // the text export counts them among the operators too.
       std::vector<db::StepTime> steps;
       if (opts.step && !db::read_step_time(db, steps, d.diagnostics)) steps.clear();
-      return db::read_communication_ops(
+      const bool ok = db::read_communication_ops(
           db, strings,
           [&](const db::CommunicationOp& op) {
             if (opts.step && !steps.empty()) {
@@ -244,9 +255,14 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
             d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
           },
           d.diagnostics);
+      if (clean) profiler_strings = std::move(strings);
+      return ok;
     });
   }
-  if (opts.host) parse_rank_host(d, opts);
+  // The host side reads the same profiler database: the one already open is shared.
+  if (opts.host)
+    parse_rank_host(d, opts, profiler.opened(), profiler.path(),
+                    profiler_strings ? &*profiler_strings : nullptr);
 
   if (opts.memory && profiler.exists()) {  // optional: MEMORY_RECORD, NPU_MEM, OP_MEMORY
     if (const db::Database* db = profiler.get()) {

@@ -11,6 +11,7 @@
 
 #include "io/sqlite/big_endian.h"
 #include "io/sqlite/pending_sidecar.h"
+#include "io/sqlite/record_values.h"
 #include "io/sqlite/sqlite_record.h"
 
 namespace cs::io::sqlite {
@@ -25,27 +26,6 @@ std::string upper(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
-}
-
-// A varint of the record header at [p, end): its length (0 past `end`); most are one byte.
-inline size_t varint_at(const unsigned char* p, const unsigned char* end, uint64_t& v) {
-  if (p < end && p[0] < 0x80) {
-    v = p[0];
-    return 1;
-  }
-  return get_varint(p, end, v);
-}
-
-// Bytes a value of serial type `type` takes; false for the reserved types 10 and 11.
-inline bool value_size(uint64_t type, uint64_t& size) {
-  static constexpr uint8_t kSizes[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0};
-  if (type < 10) {
-    size = kSizes[type];
-    return true;
-  }
-  if (type < 12) return false;
-  size = (type - 12) / 2;
-  return true;
 }
 
 // True when record [p, p + n) is well formed (its header's serial types account for every byte
@@ -65,47 +45,6 @@ bool check_record(const unsigned char* p, size_t n, size_t columns) {
     if (body > n || ++values > columns) return false;
   }
   return body == n;
-}
-
-// Decodes the first `limit` values of record [p, p + n), checked by check_record, into
-// out[0..columns) (NULL for the values the record does not have and those past `limit`).
-void decode_record(const unsigned char* p, size_t n, size_t columns, size_t limit,
-                   std::vector<StoredValue>& out) {
-  out.resize(columns);
-  uint64_t header = 0;
-  size_t at = varint_at(p, p + n, header);
-  size_t body = header;
-  size_t c = 0;
-  limit = std::min(limit, columns);
-  while (at < header && c < limit) {
-    uint64_t type = 0, size = 0;
-    at += varint_at(p + at, p + header, type);
-    value_size(type, size);
-    StoredValue& v = out[c++];
-    const unsigned char* b = p + body;
-    if (type == 0) {
-      v.kind = StoredValue::Kind::kNull;
-    } else if (type <= 6) {
-      uint64_t u = 0;
-      for (size_t i = 0; i < size; ++i) u = (u << 8) | b[i];
-      if (size < 8 && (u >> (8 * size - 1)) & 1) u |= ~uint64_t{0} << (8 * size);  // sign
-      v.kind = StoredValue::Kind::kInt;
-      v.i = static_cast<int64_t>(u);
-    } else if (type == 7) {
-      uint64_t u = 0;
-      for (size_t i = 0; i < 8; ++i) u = (u << 8) | b[i];
-      v.kind = StoredValue::Kind::kReal;
-      v.r = std::bit_cast<double>(u);
-    } else if (type == 8 || type == 9) {
-      v.kind = StoredValue::Kind::kInt;
-      v.i = static_cast<int64_t>(type - 8);
-    } else {
-      v.kind = type & 1 ? StoredValue::Kind::kText : StoredValue::Kind::kBlob;
-      v.bytes = std::string_view(reinterpret_cast<const char*>(b), size);
-    }
-    body += size;
-  }
-  for (; c < columns; ++c) out[c].kind = StoredValue::Kind::kNull;
 }
 
 // The words of one column definition: bare or quoted names; nothing when it holds anything else
@@ -258,25 +197,6 @@ int column_index(const std::vector<std::string>& columns, std::string_view name)
   return -1;
 }
 
-void TableRows::decode(size_t r, std::vector<StoredValue>& out, size_t limit) const {
-  const Row& row = rows_[r];
-  const size_t n = table_->columns.size();
-  decode_record(row.payload, row.size, n, limit, out);  // checked when the rows were collected
-  for (size_t c = 0; c < std::min(n, limit); ++c) {
-    StoredValue& v = out[c];
-    if (v.kind == StoredValue::Kind::kInt && table_->affinity[c] == Affinity::kReal) {
-      v.kind = StoredValue::Kind::kReal;
-      v.r = static_cast<double>(v.i);
-    }
-  }
-  if (table_->rowid_column >= 0) {
-    StoredValue& v = out[static_cast<size_t>(table_->rowid_column)];
-    v = StoredValue{};
-    v.kind = StoredValue::Kind::kInt;
-    v.i = row.rowid;
-  }
-}
-
 PagedDatabase::PagedDatabase(const std::string& path, uint64_t max_bytes) : max_bytes_(max_bytes) {
   // Changes in a -wal or hot -journal beside it are not in its pages (pending_sidecar).
   if (!pending_sidecar(path).empty()) return;
@@ -422,6 +342,7 @@ std::vector<std::string> PagedDatabase::table_names() const {
 
 std::optional<TableRows> PagedDatabase::rows(const PagedTable& t) const {
   if (!t.readable || t.root < 1) return std::nullopt;
+  if (auto k = kept_.find(t.root); k != kept_.end() && k->second.table_ == &t) return k->second;
   TableRows out;
   out.table_ = &t;
   uint64_t budget = pages_;
@@ -431,6 +352,10 @@ std::optional<TableRows> PagedDatabase::rows(const PagedTable& t) const {
     if (r > 0 && out.rows_[r].rowid <= out.rows_[r - 1].rowid) return std::nullopt;
     if (!check_record(out.rows_[r].payload, out.rows_[r].size, t.columns.size()))
       return std::nullopt;
+  }
+  if (kept_rows_ + out.rows_.size() <= kMaxKeptRows) {
+    kept_rows_ += out.rows_.size();
+    kept_.emplace(t.root, out);
   }
   return out;
 }
@@ -478,7 +403,7 @@ bool PagedDatabase::walk(uint64_t page_no, int depth, TableRows& out, uint64_t& 
     if (c + local + (local < size ? 4 : 0) > end) return false;
     TableRows::Row row{static_cast<int64_t>(rowid), c, static_cast<uint32_t>(size)};
     if (local < size) {  // the rest on the chain of overflow pages
-      auto spill = std::make_unique<std::string>(reinterpret_cast<const char*>(c), local);
+      auto spill = std::make_shared<std::string>(reinterpret_cast<const char*>(c), local);
       uint32_t over = get32(c + local);
       while (spill->size() < size) {
         const unsigned char* o = budget-- > 0 ? page(over) : nullptr;

@@ -71,6 +71,9 @@ class TableRows {
   // Row r's values, one per column of the table; with `limit`, only the first `limit` columns
   // are decoded (the others are left NULL).
   void decode(size_t r, std::vector<StoredValue>& out, size_t limit = SIZE_MAX) const;
+  // Row r's values of the columns `pick` names (a table column, or -1: the rowid), one per entry,
+  // as decode() gives them; only those values are decoded.
+  void decode_picked(size_t r, const std::vector<int>& pick, std::vector<StoredValue>& out) const;
 
  private:
   friend class PagedDatabase;
@@ -81,7 +84,8 @@ class TableRows {
   };
   const PagedTable* table_ = nullptr;
   std::vector<Row> rows_;
-  std::vector<std::unique_ptr<std::string>> spilled_;  // payloads continued on overflow pages
+  // Payloads continued on overflow pages (shared by the copies rows() hands out).
+  std::vector<std::shared_ptr<const std::string>> spilled_;
 };
 
 // Not for concurrent use: rows() reads pages into the object. The rows it returns may be read by
@@ -105,8 +109,10 @@ class PagedDatabase {
   // as `SELECT name FROM sqlite_master WHERE type IN ('table', 'view')` gives them.
   std::vector<std::string> table_names() const;
   // Every row of `t` (a table of this database), or nullopt when the table is not readable or
-  // its pages are inconsistent.
+  // its pages are inconsistent. A table's rows are walked and checked once: a later call gets a
+  // copy of them (kept while the tables kept hold at most kMaxKeptRows rows in all).
   std::optional<TableRows> rows(const PagedTable& t) const;
+  static constexpr size_t kMaxKeptRows = size_t{1} << 18;
 
  private:
   bool read_schema();
@@ -124,6 +130,8 @@ class PagedDatabase {
   // The tables, each with its CREATE TABLE statement until it is parsed (on first use).
   mutable std::vector<PagedTable> tables_;
   mutable std::vector<std::string> sql_;
+  mutable std::unordered_map<uint32_t, TableRows> kept_;  // by root page: rows() done before
+  mutable size_t kept_rows_ = 0;
 };
 
 enum class TableRead { kRead, kNoTable, kDeclined };

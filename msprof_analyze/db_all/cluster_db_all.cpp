@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -322,11 +323,15 @@ bool write_base_info(Writer& w, const std::vector<load::RankEntry>& ranks) {
 
 }  // namespace
 
-bool job_has_db_export(const mpi::MpiSession& mpi, const ClusterDbOptions& opts) {
+bool job_has_db_export(const mpi::MpiSession& mpi, ClusterDbOptions& opts) {
   bool any = false;
   {
     mpi::MpiSession::RootAlone alone(mpi, "db-discover", "looked for the ranks' databases");
-    if (mpi.is_root()) any = !db_ranks(discover(opts)).empty();
+    if (mpi.is_root()) {
+      auto found = std::make_shared<load::DiscoveryResult>(discover(opts));
+      any = !db_ranks(*found).empty();
+      opts.discovered = std::move(found);
+    }
   }
   return mpi.any(any);
 }
@@ -342,7 +347,7 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   if (mpi.is_root()) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
-    found = discover(opts);
+    found = opts.discovered ? *opts.discovered : discover(opts);
     ranks = db_ranks(found);
     has_comm = any_communication_table(ranks);
   }

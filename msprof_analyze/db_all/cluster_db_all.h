@@ -10,10 +10,12 @@
 // writes them, from profiler_metadata.json). Written beside the other outputs as a .tmp directory
 // and renamed into place, so a reader never sees half a database.
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 
+#include "load/discovery.h"
 #include "mpi/mpi_comm.h"
 #include "msprof_analyze/documents/cluster_step_trace.h"
 
@@ -28,11 +30,16 @@ struct ClusterDbOptions {
   // written when they were read from the same ranks' DB exports, instead of reading them again.
   const documents::BuiltStepTrace* step_trace = nullptr;
   int threads = 0;  // threads reading the ranks (RecipeRunOptions::threads)
+  // The root's discovery below input_dir (job_has_db_export keeps it here; null elsewhere):
+  // write_cluster_analysis_db then does not walk the job again (the main run writes only below
+  // its output directory, which discovery leaves out).
+  std::shared_ptr<const load::DiscoveryResult> discovered;
 };
 
 // True (on every process) when some rank directory below `input_dir` has a DB export; then
-// `cluster -m all` writes cluster_analysis.db by default. Collective.
-bool job_has_db_export(const mpi::MpiSession& mpi, const ClusterDbOptions& opts);
+// `cluster -m all` writes cluster_analysis.db by default. Keeps the root's discovery in
+// opts.discovered. Collective.
+bool job_has_db_export(const mpi::MpiSession& mpi, ClusterDbOptions& opts);
 
 // Collective. Writes the database; returns 0, or 1 (with one line on stderr) when it could not be
 // written.
