@@ -164,7 +164,7 @@ class TableSink {
   size_t h5_writing_ = 0;  // tables taken from the queue, not yet written
   std::condition_variable h5_cv_;
   std::condition_variable h5_written_cv_;  // the queue emptied and nothing is being written
-  std::condition_variable room_cv_;  // a stream's chunk was written
+  std::condition_variable room_cv_;        // a stream's chunk was written
   std::thread h5_thread_;
 };
 
