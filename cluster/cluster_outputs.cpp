@@ -166,7 +166,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   // CS_STREAM_ROWS=N (tests): batches of about N op reports (and HDF5 chunks of N rows, set by
   // cluster_run.cpp), so that small jobs take the streamed tables through many batches.
   if (const char* rows = std::getenv("CS_STREAM_ROWS"); rows && std::atol(rows) > 0)
-    opts.comm_batch_ops = static_cast<size_t>(std::atol(rows));
+    opts.comm_batch_ops = opts.matrix_batch_links = static_cast<size_t>(std::atol(rows));
   opts.top_n = static_cast<size_t>(ctx.opts.top_n);
   opts.order_by = ctx.opts.order_by;
   AnalysisResults r;
@@ -185,14 +185,15 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (!ops_read_later) free_communication(loaded.ranks);
 
   MatrixResult matrix;  // 2
+  std::unique_ptr<report::MatrixDigestBuilder> digest;
   if (want.matrix) {
-    matrix = matrix_step(in, opts, want.diagnosis);
+    if (ctx.want_matrix_digest) digest = std::make_unique<report::MatrixDigestBuilder>();
+    matrix = matrix_step(in, opts, want.diagnosis, sink, digest.get());
     free_matrix_data(loaded.ranks);
     log.lap("matrix merge, matrix table");
   }
 
   LinkDiagnosis links;  // 3
-  io::Table matrix_table = std::move(matrix.table);
   if (want.matrix && want.diagnosis) {
     links = link_diagnosis_step(in, matrix.observations.observations());
     matrix.observations = analysis::LinkObservationSet{};
@@ -233,14 +234,14 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (want.diagnosis)
     tasks.push_back({"host side", 0.1, [&] { host = host_outputs(ranks, sink); }});
   if (want.matrix) {
-    if (ctx.want_matrix_digest) {
+    if (digest) {
       const io::Table slow = analysis::slow_links_table(links.slow_links);
-      r.matrix_digest = report::digest_matrix(matrix_table, want.diagnosis ? &slow : nullptr);
+      r.matrix_digest = digest->finish(want.diagnosis ? &slow : nullptr);
+      digest.reset();
     }
-    sink.put(std::move(matrix_table));
-    // Written and freed before the communication tables are built, so the two are never held
-    // together (the root's peak is the larger, not their sum: docs/root_memory.md); then the
-    // pages go back, or the tasks' threads (other malloc arenas) stack on top.
+    // The streamed matrix table written before the communication tables are built, so the two
+    // are never held together; then the pages go back, or the tasks' threads (other malloc
+    // arenas) stack on top.
     sink.wait_written();
     runtime::release_freed_memory();
     log.lap("matrix table written");
