@@ -129,15 +129,17 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 //       free               what the mode's later steps do not read: the matrix data without a
 //                          matrix merge, the communication ops without communication outputs
 //                          or diagnosis
-//   2 matrix merge         cluster_communication_matrix.json, the matrix table and the links'
-//                          observations, a batch of group tuples at a time (each batch reads
-//                          back only its ranks' parked matrix data, its merged links let go
-//                          once its rows and observations are taken); alone, on every thread
+//   2 matrix merge         cluster_communication_matrix.json, the matrix table (streamed to
+//                          the sink), the report's digest and the links' observations, a batch
+//                          of group tuples at a time (each batch reads back only its ranks'
+//                          parked matrix data, its merged links let go once its rows and
+//                          observations are taken); alone, on every thread
 //       free               every rank's matrix data (the groups were built from it before),
 //                          pages given back
 //   3 link diagnosis (slow links, slow transfers) from the observations
 //       free               the observations
-//   4 the report's matrix digest, the matrix table written and freed (waited for), pages given
+//   4 the report's matrix digest finished, the matrix table's last chunks written (waited
+//       for), pages given
 //       back; then on every thread, costliest first:
 //       cluster_communication.json and the communication tables (one walk, a batch of group
 //       tuples at a time), step trace, operators,
