@@ -4,7 +4,9 @@
 
 namespace cs::analysis {
 
-struct CommMatrixTable::Columns {
+namespace {
+
+struct Columns {
   io::Table t{"communication_matrix"};
   // ~700k rows at 1,024 ranks with a few thousand distinct names: 4 bytes a string cell.
   io::DictionaryEncoder step{t.add_encoded_string("step")};
@@ -18,7 +20,7 @@ struct CommMatrixTable::Columns {
   io::Column& bw = t.add_double("bandwidth_gbps", "GB/s");
   io::DictionaryEncoder op_name{t.add_encoded_string("op_name")};
 
-  void add(const documents::GlobalLinks& links) {
+  void add(const std::vector<documents::GlobalLink>& links) {
     for (const documents::GlobalLink& l : links) {
       std::string_view o = documents::op_part_of(l.op_key());
       if (o.empty()) o = l.op_key();
@@ -36,29 +38,33 @@ struct CommMatrixTable::Columns {
   }
 };
 
-CommMatrixTable::CommMatrixTable() : c_(std::make_unique<Columns>()) {}
-CommMatrixTable::~CommMatrixTable() = default;
-
-void CommMatrixTable::add(const documents::GlobalLinks& batch) {
-  c_->add(batch);
+double mean(uint64_t bytes, uint64_t count) {
+  return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count);
 }
 
-size_t CommMatrixTable::rows() const {
-  return c_->t.rows();
-}
+}  // namespace
 
-io::Table CommMatrixTable::take() {
-  io::Table t = std::move(c_->t);
-  // communication_matrix_table()'s order: step and op in natural order, then the ranks; equal
-  // rows keep their link order.
-  sort_table_rows(t, {{"step", true}, {"group"}, {"op", true}, {"src_rank"}, {"dst_rank"}});
-  return t;
+CommMatrixShape comm_matrix_shape(const documents::MatrixStringWidths& w) {
+  Columns c;
+  CommMatrixShape s{std::move(c.t), {}};
+  s.strings = {{w.step, mean(w.step_bytes, w.links)},
+               {w.group, mean(w.group_bytes, w.links)},
+               {w.op, mean(w.op_bytes, w.links)},
+               {w.transport, mean(w.transport_bytes, w.links)},
+               {w.op_name, mean(w.op_name_bytes, w.links)}};
+  return s;
 }
 
 io::Table communication_matrix_rows(const documents::GlobalLinks& batch) {
-  CommMatrixTable rows;
-  rows.add(batch);
-  return std::move(rows.c_->t);
+  Columns c;
+  for (const documents::GlobalLinks::Chunk& tuple : batch.chunks()) {
+    const size_t first = c.t.rows();
+    c.add(tuple.links);
+    // Each tuple's rows sorted apart: the tuples stay in document order.
+    sort_table_rows(c.t, {{"step", true}, {"group"}, {"op", true}, {"src_rank"}, {"dst_rank"}},
+                    first, c.t.rows());
+  }
+  return std::move(c.t);
 }
 
 }  // namespace cs::analysis

@@ -1,47 +1,43 @@
 #pragma once
 // communication_matrix (analysis/comm_tables.h) built a batch of group tuples at a time, from each
-// batch's merged links (msprof_analyze/documents/cluster_matrix.h: merge_cluster_matrix), so the
-// merged links are never held whole: a batch's rows are appended as it comes, string cells
-// dictionary-encoded, and the rows sorted once at the end (step, group, op, src_rank, dst_rank,
-// then link order), which gives communication_matrix_table()'s table cell for cell.
+// batch's merged links (msprof_analyze/documents/cluster_matrix.h: merge_cluster_matrix), and
+// handed on batch by batch (cluster/table_sink.h streams each batch's rows to the CSV and HDF5
+// files), so neither the merged links nor the table are ever held whole.
 //
-//   CommMatrixTable table;
-//   merge_cluster_matrix(path, ranks, groups, diag, [&](GlobalLinks&& b) { table.add(b); });
-//   io::Table t = table.take();
+// Row order: group tuple first, in the order of cluster_communication_matrix.json's top level
+// (the tuples' first appearance over the ranks in rank order: the same at any process count, batch
+// size or thread count); within a tuple by step (natural: "step2" before "step10"), group, op
+// (natural), src_rank, dst_rank, then link order. (Before issue 38 the table was sorted step first
+// over every tuple, which needs every row at once: communication_matrix_table() still gives that
+// order, for tests.)
 //
-// communication_matrix_rows() is one batch's rows alone, unsorted: the chunk a writer that
-// appends tables in chunks would take.
+//   const MatrixBatches batches(ranks, groups);
+//   const CommMatrixShape shape = comm_matrix_shape(batches.widths());
+//   auto stream = sink.open_stream(shape.schema, shape.strings);
+//   merge_cluster_matrix(..., [&](GlobalLinks&& b) { stream->append(communication_matrix_rows(b));
+//   });
 
-#include <memory>
+#include <vector>
 
+#include "io/string_column_size.h"
 #include "io/table.h"
 #include "msprof_analyze/documents/cluster_matrix.h"
+#include "msprof_analyze/documents/matrix_batches.h"
 
 namespace cs::analysis {
 
-class CommMatrixTable;
-// One batch's rows in link order, columns as communication_matrix's (string columns encoded with
-// dictionaries of their own), unsorted.
-io::Table communication_matrix_rows(const documents::GlobalLinks& batch);
-
-class CommMatrixTable {
- public:
-  CommMatrixTable();
-  ~CommMatrixTable();
-  CommMatrixTable(const CommMatrixTable&) = delete;
-  CommMatrixTable& operator=(const CommMatrixTable&) = delete;
-
-  // Appends the rows of one batch's links (batches in file order).
-  void add(const documents::GlobalLinks& batch);
-  // Rows appended so far.
-  size_t rows() const;
-  // The table, sorted into table order; call once, after the last add().
-  io::Table take();
-
- private:
-  friend io::Table communication_matrix_rows(const documents::GlobalLinks& batch);
-  struct Columns;
-  std::unique_ptr<Columns> c_;
+// The table's columns (no rows) and the sizes of its string columns in column order (step, group,
+// op, transport, op_name: the longest value each can hold and their mean bytes, from the matrix
+// batches' first pass): what the streamed table needs before its first row.
+struct CommMatrixShape {
+  io::Table schema;
+  std::vector<io::StringColumnSize> strings;
 };
+CommMatrixShape comm_matrix_shape(const documents::MatrixStringWidths& widths);
+
+// One batch's rows in table order (above), columns as communication_matrix's (string columns
+// encoded with dictionaries of their own). The batch's links come one chunk per group tuple, in
+// document order (as merge_cluster_matrix hands them).
+io::Table communication_matrix_rows(const documents::GlobalLinks& batch);
 
 }  // namespace cs::analysis

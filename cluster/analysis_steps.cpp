@@ -37,21 +37,27 @@ GroupsResult groups_step(const std::vector<load::RankData>& ranks, const Analysi
   return r;
 }
 
-MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, bool observe) {
+MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, bool observe,
+                         TableSink& sink, report::MatrixDigestBuilder* digest) {
   MatrixResult r;
   documents::MatrixOptions mopts;
   mopts.use_metadata_ranks = true;  // profiler_metadata.json's ranks first, self links second
+  mopts.batch_links = opts.matrix_batch_links;
   io::Diagnostics d;
-  analysis::CommMatrixTable table;
+  const documents::MatrixBatches batches(in.ranks, *in.groups, opts.threads, mopts.batch_links);
+  const analysis::CommMatrixShape shape = analysis::comm_matrix_shape(batches.widths());
+  const auto stream = sink.open_stream(shape.schema, shape.strings);
   documents::merge_cluster_matrix(
-      opts.json ? in_dir(opts, "cluster_communication_matrix.json") : std::string(), in.ranks,
+      opts.json ? in_dir(opts, "cluster_communication_matrix.json") : std::string(), batches,
       *in.groups, d,
       [&](documents::GlobalLinks&& batch) {
-        table.add(batch);
+        io::Table rows = analysis::communication_matrix_rows(batch);
+        if (digest) digest->add(rows);
         if (observe) r.observations.add(batch);
+        stream->append(std::move(rows));
       },  // then the batch's links go
       io::JsonStyle::python(), mopts, opts.threads);
-  r.table = table.take();
+  stream->close();
   r.messages.add(d);
   return r;
 }

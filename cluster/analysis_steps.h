@@ -26,6 +26,8 @@
 #include "msprof_analyze/documents/cluster_step_trace.h"
 #include "msprof_analyze/documents/comm_batches.h"
 #include "msprof_analyze/documents/communication_groups.h"
+#include "msprof_analyze/documents/matrix_batches.h"
+#include "report/cluster_page/cluster_report.h"
 #include "stats/topn.h"
 
 namespace cs::cluster {
@@ -48,6 +50,8 @@ struct AnalysisOptions {
   int threads = 1;  // the steps that split their work use up to this many threads
   // Op reports per batch of group tuples (documents::CommBatches; tests force small batches).
   size_t comm_batch_ops = documents::CommBatches::kBatchOps;
+  // Link reports per batch of group tuples of the matrix (documents::MatrixBatches).
+  size_t matrix_batch_links = documents::MatrixBatches::kBatchLinks;
   size_t top_n = 15;
   stats::OrderBy order_by = stats::OrderBy::kTotal;
 };
@@ -69,16 +73,18 @@ struct GroupsResult {
 GroupsResult groups_step(const std::vector<load::RankData>& ranks, const AnalysisOptions& opts);
 
 struct MatrixResult {
-  io::Table table;                            // communication_matrix
   analysis::LinkObservationSet observations;  // with `observe`: the slow-link analysis's input
   StepMessages messages;
 };
 // Every rank's matrix links merged into global ones (local ranks mapped through
 // profiler_metadata.json first, self links second), a batch of group tuples at a time
 // (documents::merge_cluster_matrix): cluster_communication_matrix.json when json, the
-// communication_matrix table and, with `observe`, the links' observations, each batch's links
-// let go once its rows and observations are taken (docs/root_memory.md).
-MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, bool observe);
+// communication_matrix table streamed to `sink` batch by batch (never held whole; row order in
+// analysis/comm_matrix_table.h), each batch's rows added to `digest` when given and, with
+// `observe`, the links' observations; each batch's links let go once they are taken
+// (docs/root_memory.md).
+MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, bool observe,
+                         TableSink& sink, report::MatrixDigestBuilder* digest);
 
 struct LinkDiagnosis {
   std::vector<analysis::SlowLinkFinding> slow_links;

@@ -129,15 +129,17 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 //       free               what the mode's later steps do not read: the matrix data without a
 //                          matrix merge, the communication ops without communication outputs
 //                          or diagnosis
-//   2 matrix merge         cluster_communication_matrix.json, the matrix table and the links'
-//                          observations, a batch of group tuples at a time (each batch reads
-//                          back only its ranks' parked matrix data, its merged links let go
-//                          once its rows and observations are taken); alone, on every thread
+//   2 matrix merge         cluster_communication_matrix.json, the matrix table (streamed to
+//                          the sink), the report's digest and the links' observations, a batch
+//                          of group tuples at a time (each batch reads back only its ranks'
+//                          parked matrix data, its merged links let go once its rows and
+//                          observations are taken); alone, on every thread
 //       free               every rank's matrix data (the groups were built from it before),
 //                          pages given back
 //   3 link diagnosis (slow links, slow transfers) from the observations
 //       free               the observations
-//   4 the report's matrix digest, the matrix table written and freed (waited for), pages given
+//   4 the report's matrix digest finished, the matrix table's last chunks written (waited
+//       for), pages given
 //       back; then on every thread, costliest first:
 //       cluster_communication.json and the communication tables (one walk, a batch of group
 //       tuples at a time), step trace, operators,
@@ -166,7 +168,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   // CS_STREAM_ROWS=N (tests): batches of about N op reports (and HDF5 chunks of N rows, set by
   // cluster_run.cpp), so that small jobs take the streamed tables through many batches.
   if (const char* rows = std::getenv("CS_STREAM_ROWS"); rows && std::atol(rows) > 0)
-    opts.comm_batch_ops = static_cast<size_t>(std::atol(rows));
+    opts.comm_batch_ops = opts.matrix_batch_links = static_cast<size_t>(std::atol(rows));
   opts.top_n = static_cast<size_t>(ctx.opts.top_n);
   opts.order_by = ctx.opts.order_by;
   AnalysisResults r;
@@ -185,14 +187,15 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (!ops_read_later) free_communication(loaded.ranks);
 
   MatrixResult matrix;  // 2
+  std::unique_ptr<report::MatrixDigestBuilder> digest;
   if (want.matrix) {
-    matrix = matrix_step(in, opts, want.diagnosis);
+    if (ctx.want_matrix_digest) digest = std::make_unique<report::MatrixDigestBuilder>();
+    matrix = matrix_step(in, opts, want.diagnosis, sink, digest.get());
     free_matrix_data(loaded.ranks);
     log.lap("matrix merge, matrix table");
   }
 
   LinkDiagnosis links;  // 3
-  io::Table matrix_table = std::move(matrix.table);
   if (want.matrix && want.diagnosis) {
     links = link_diagnosis_step(in, matrix.observations.observations());
     matrix.observations = analysis::LinkObservationSet{};
@@ -233,14 +236,14 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (want.diagnosis)
     tasks.push_back({"host side", 0.1, [&] { host = host_outputs(ranks, sink); }});
   if (want.matrix) {
-    if (ctx.want_matrix_digest) {
+    if (digest) {
       const io::Table slow = analysis::slow_links_table(links.slow_links);
-      r.matrix_digest = report::digest_matrix(matrix_table, want.diagnosis ? &slow : nullptr);
+      r.matrix_digest = digest->finish(want.diagnosis ? &slow : nullptr);
+      digest.reset();
     }
-    sink.put(std::move(matrix_table));
-    // Written and freed before the communication tables are built, so the two are never held
-    // together (the root's peak is the larger, not their sum: docs/root_memory.md); then the
-    // pages go back, or the tasks' threads (other malloc arenas) stack on top.
+    // The streamed matrix table written before the communication tables are built, so the two
+    // are never held together; then the pages go back, or the tasks' threads (other malloc
+    // arenas) stack on top.
     sink.wait_written();
     runtime::release_freed_memory();
     log.lap("matrix table written");

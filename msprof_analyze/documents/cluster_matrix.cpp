@@ -407,6 +407,12 @@ void merge_cluster_matrix(const std::string& path, const std::vector<load::RankD
                           const CommGroups& groups, io::Diagnostics& diag, const LinkBatchFn& each,
                           const io::JsonStyle& style, const MatrixOptions& opts, int threads) {
   const MatrixBatches batches(ranks, groups, threads, opts.batch_links);
+  merge_cluster_matrix(path, batches, groups, diag, each, style, opts, threads);
+}
+
+void merge_cluster_matrix(const std::string& path, const MatrixBatches& batches,
+                          const CommGroups& groups, io::Diagnostics& diag, const LinkBatchFn& each,
+                          const io::JsonStyle& style, const MatrixOptions& opts, int threads) {
   const LinkBatchFn* to = each ? &each : nullptr;
   // msprof-analyze writes no file when every op is a "Total Op Info" one (or there is none).
   if (path.empty() || batches.tuples() == 0) {

@@ -23,6 +23,7 @@
 #include "io/string_pool.h"
 #include "load/rank_data.h"
 #include "msprof_analyze/documents/communication_groups.h"
+#include "msprof_analyze/documents/matrix_batches.h"
 #include "readers/transport_name.h"
 
 namespace cs::documents {
@@ -114,6 +115,8 @@ class GlobalLinks {
   bool empty() const { return size_ == 0; }
   const_iterator begin() const { return {&chunks_, 0, 0}; }
   const_iterator end() const { return {&chunks_, chunks_.size(), 0}; }
+  // The chunks in order: one per group tuple as merge_cluster_matrix hands them.
+  const std::deque<Chunk>& chunks() const { return chunks_; }
   // Frees the links and their names.
   void clear() {
     chunks_.clear();
@@ -162,6 +165,12 @@ using LinkBatchFn = std::function<void(GlobalLinks&& batch)>;
 // on up to `threads` threads; the bytes, links and warnings do not depend on the count. Throws
 // std::runtime_error when a rank's packed or spilled matrix cannot be read.
 void merge_cluster_matrix(const std::string& path, const std::vector<load::RankData>& ranks,
+                          const CommGroups& groups, io::Diagnostics& diag, const LinkBatchFn& each,
+                          const io::JsonStyle& style = io::JsonStyle::python(),
+                          const MatrixOptions& opts = {}, int threads = 1);
+// Same, over batches already made (their widths() known before the first batch is merged:
+// how the communication_matrix table is streamed); opts.batch_links is the batches'.
+void merge_cluster_matrix(const std::string& path, const MatrixBatches& batches,
                           const CommGroups& groups, io::Diagnostics& diag, const LinkBatchFn& each,
                           const io::JsonStyle& style = io::JsonStyle::python(),
                           const MatrixOptions& opts = {}, int threads = 1);

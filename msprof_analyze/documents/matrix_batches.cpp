@@ -34,7 +34,27 @@ T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& i
   return items[it->second];
 }
 
+// Adds one string of `n` bytes to a column's longest value and byte sum.
+void widen(size_t& longest, uint64_t& bytes, size_t n, uint64_t times) {
+  longest = std::max(longest, n);
+  bytes += n * times;
+}
+
 }  // namespace
+
+void MatrixStringWidths::add(const MatrixStringWidths& o) {
+  step = std::max(step, o.step);
+  group = std::max(group, o.group);
+  op = std::max(op, o.op);
+  transport = std::max(transport, o.transport);
+  op_name = std::max(op_name, o.op_name);
+  links += o.links;
+  step_bytes += o.step_bytes;
+  group_bytes += o.group_bytes;
+  op_bytes += o.op_bytes;
+  transport_bytes += o.transport_bytes;
+  op_name_bytes += o.op_name_bytes;
+}
 
 MatrixBatches::MatrixBatches(const std::vector<load::RankData>& ranks, const CommGroups& groups,
                              int threads, size_t batch_links)
@@ -42,15 +62,28 @@ MatrixBatches::MatrixBatches(const std::vector<load::RankData>& ranks, const Com
   if (batch_links == 0) batch_links = kBatchLinks;
   // Per rank, the groups it reports ops of, in first-appearance order, with their link counts.
   std::vector<std::vector<std::pair<const CommGroup*, size_t>>> seen(ranks.size());
+  std::vector<MatrixStringWidths> widths(ranks.size());
   runtime::parallel_for(ranks.size(), threads, [&](size_t r) {
     if (!ranks[r].has_matrix) return;
     readers::MatrixFile scratch;
     auto& mine = seen[r];
-    walk_lists(ranks[r].matrix.read(scratch), [&](const readers::MatrixStep&,
-                                                  const std::vector<readers::MatrixOp>& ops,
-                                                  bool p2p) {
+    MatrixStringWidths& w = widths[r];
+    const readers::MatrixFile& file = ranks[r].matrix.read(scratch);
+    walk_lists(file, [&](const readers::MatrixStep& step, const std::vector<readers::MatrixOp>& ops,
+                         bool p2p) {
       for (const readers::MatrixOp& op : ops) {
         if (io::msprof_is_total(op.key)) continue;
+        const uint64_t n = op.links.size();
+        std::string_view op_part = op_part_of(op.key);
+        if (op_part.empty()) op_part = op.key;
+        w.links += n;
+        widen(w.step, w.step_bytes, step.step.size(), n);
+        widen(w.group, w.group_bytes, py_group_of(op.key).size(), n);
+        widen(w.op, w.op_bytes, op_part.size(), n);
+        for (const readers::MatrixLink& l : op.links) {
+          widen(w.transport, w.transport_bytes, l.transport.view().size(), 1);
+          widen(w.op_name, w.op_name_bytes, l.has_op_name ? file.op_name(l).size() : 0, 1);
+        }
         const CommGroup* g = group_of(groups, op, p2p);
         const size_t links = op.links.size() + 1;  // an op without links still costs its key
         auto it = std::find_if(mine.rbegin(), mine.rend(), [g](auto& x) { return x.first == g; });
@@ -65,7 +98,10 @@ MatrixBatches::MatrixBatches(const std::vector<load::RankData>& ranks, const Com
   // Tuples numbered in first-appearance order over the ranks: the document's order.
   std::unordered_map<std::string, uint32_t> tuple_index;
   std::vector<size_t> tuple_links;
+  // The merged totals' op part ("Total Op Info@<group>").
+  if (!ranks.empty()) widths_.op = std::string_view("Total Op Info").size();
   for (size_t r = 0; r < ranks.size(); ++r) {
+    widths_.add(widths[r]);
     for (const auto& [g, count] : seen[r]) {
       auto [it, fresh] = tuple_of_.try_emplace(g, 0);
       if (fresh) {

@@ -61,6 +61,22 @@ struct MatrixBatch {
   std::vector<readers::MatrixFile> kept;
 };
 
+// The longest value (bytes) of each string the communication_matrix table holds
+// (analysis/comm_matrix_table.h), over every link of every rank, and their bytes summed over the
+// link reports (mean sizes): known after the first pass, before any batch is merged, so the
+// table's fixed-width HDF5 string columns can be created before its first row. The merged links
+// take their strings from the ranks' (and "Total Op Info" for the totals), so these bound them.
+struct MatrixStringWidths {
+  size_t step = 0;       // step names
+  size_t group = 0;      // group names (after the op key's last '@')
+  size_t op = 0;         // op keys without the group (the whole key when it has none)
+  size_t transport = 0;  // transport names
+  size_t op_name = 0;    // the links' "Op Name"
+  uint64_t links = 0, step_bytes = 0, group_bytes = 0, op_bytes = 0, transport_bytes = 0,
+           op_name_bytes = 0;
+  void add(const MatrixStringWidths& o);
+};
+
 class MatrixBatches {
  public:
   // Link reports per batch by default: about 4 MB of matrix data at a time.
@@ -76,6 +92,8 @@ class MatrixBatches {
   // Group tuples in the document (0 when every op is a "Total Op Info" one or there is none:
   // msprof-analyze then writes no file).
   size_t tuples() const { return tuple_keys_.size(); }
+  // The longest strings of every link (see MatrixStringWidths).
+  const MatrixStringWidths& widths() const { return widths_; }
   // Number of batches.
   size_t size() const { return batch_begin_.empty() ? 0 : batch_begin_.size() - 1; }
   // Batch i: its tuples' ops read from the ranks that report them, on up to `threads` threads.
@@ -89,6 +107,7 @@ class MatrixBatches {
   std::vector<std::vector<uint32_t>> tuple_ranks_;  // positions in ranks_, increasing
   std::vector<size_t> batch_begin_;                 // first tuple of each batch, then the end
   std::unordered_map<const CommGroup*, uint32_t> tuple_of_;  // nullptr: the "()" tuple
+  MatrixStringWidths widths_;
 };
 
 }  // namespace cs::documents

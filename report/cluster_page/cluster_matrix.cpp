@@ -42,12 +42,35 @@ struct Group {
   double bw_min = 0, bw_median = 0, bw_max = 0;
 };
 
-std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
+// A group's links summed over one kind of op key, rows in the order they come.
+struct Sums {
+  std::map<std::pair<long long, long long>, Link> links;
+  std::set<std::string, std::less<>> transports;
+  std::set<long long> ranks;
+  void add(long long s, long long d, double sz, double tm, double b, std::string_view tr) {
+    ranks.insert(s);
+    ranks.insert(d);
+    if (s == d) return;  // a rank's own on-chip link
+    Link& l = links[{s, d}];
+    if (std::isfinite(sz) && std::isfinite(tm)) l.size_mb += sz, l.time_ms += tm;
+    if (std::isfinite(b)) l.bw_sum += b, ++l.bw_n;
+    if (!tr.empty() && transports.find(tr) == transports.end()) transports.emplace(tr);
+  }
+  void clear() { *this = Sums{}; }
+};
+
+// Which op keys a group's links are summed over: its "Total Op Info", else its "-total" keys,
+// else all; the kinds not chosen are dropped as soon as a row of a better kind comes.
+struct GroupSums {
+  bool has_info = false, has_total = false;
+  Sums info, total, all;
+};
+
+// Row by row, a chunk at a time: the same sums as over the whole table when each (group, link)'s
+// rows come in the same order.
+void add_rows(std::map<std::string, GroupSums, std::less<>>& by_group, const io::Table* t) {
   const ColumnRef group(t, "group"), op(t, "op"), src(t, "src_rank"), dst(t, "dst_rank"),
       tr(t, "transport"), size(t, "size_mb"), time(t, "time_ms"), bw(t, "bandwidth_gbps");
-  // Views into the table (alive for the whole report); 700k rows at 1,024 ranks.
-  std::map<std::string_view, std::vector<size_t>> by_group;
-  for (size_t r = 0; r < rows(t); ++r) by_group[group.text(r)].push_back(r);
   // Per distinct op key: {is "Total Op Info", is a "-total" key}.
   std::unordered_map<std::string_view, std::pair<bool, bool>> op_kind;
   auto kind = [&](size_t r) {
@@ -55,37 +78,49 @@ std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
     if (added) it->second = {io::is_total_op_info(it->first), io::is_matrix_total_key(it->first)};
     return it->second;
   };
+  GroupSums* g = nullptr;
+  std::string_view g_name;
+  for (size_t r = 0; r < rows(t); ++r) {
+    const std::string_view name = group.text(r);
+    if (!g || name != g_name) {
+      auto it = by_group.find(name);
+      if (it == by_group.end()) it = by_group.emplace(std::string(name), GroupSums{}).first;
+      g = &it->second;
+      g_name = name;
+    }
+    const auto [info, total] = kind(r);
+    Sums* into = nullptr;
+    if (info) {
+      if (!g->has_info) g->total.clear(), g->all.clear();
+      g->has_info = true;
+      into = &g->info;
+    } else if (total) {
+      if (!g->has_total) g->all.clear();
+      g->has_total = true;
+      if (!g->has_info) into = &g->total;
+    } else if (!g->has_info && !g->has_total) {
+      into = &g->all;
+    }
+    const long long s = src.integer(r), d = dst.integer(r);
+    if (!into || s < 0 || d < 0) continue;
+    into->add(s, d, size.num(r), time.num(r), bw.num(r), tr.text(r));
+  }
+}
+
+std::vector<Group> finish_groups(std::map<std::string, GroupSums, std::less<>>& by_group,
+                                 const ClusterContext& ctx) {
   std::vector<Group> out;
-  for (auto& [name, idx] : by_group) {
+  for (auto& [name, sums] : by_group) {
     Group g;
-    g.name = std::string(name);
-    // Which op keys to sum: the group's "Total Op Info", else the "-total" keys, else all.
-    bool has_total_info = false, has_total_key = false;
-    for (size_t r : idx) {
-      const auto [info, total] = kind(r);
-      has_total_info |= info;
-      has_total_key |= total;
-    }
-    g.ops_used = has_total_info  ? "\u201cTotal Op Info\u201d"
-                 : has_total_key ? "the \u201c-total\u201d op keys, summed"
-                                 : "every op key, summed";
-    std::set<long long> ranks;
-    for (size_t r : idx) {
-      const auto [info, total] = kind(r);
-      if (has_total_info && !info) continue;
-      if (!has_total_info && has_total_key && !total) continue;
-      const long long s = src.integer(r), d = dst.integer(r);
-      if (s < 0 || d < 0) continue;
-      ranks.insert(s);
-      ranks.insert(d);
-      if (s == d) continue;  // a rank's own on-chip link
-      Link& l = g.links[{s, d}];
-      const double sz = size.num(r), tm = time.num(r), b = bw.num(r);
-      if (std::isfinite(sz) && std::isfinite(tm)) l.size_mb += sz, l.time_ms += tm;
-      if (std::isfinite(b)) l.bw_sum += b, ++l.bw_n;
-      if (!tr.text(r).empty()) g.transports.emplace(tr.text(r));
-    }
-    g.ranks.assign(ranks.begin(), ranks.end());
+    g.name = name;
+    g.ops_used = sums.has_info    ? "\u201cTotal Op Info\u201d"
+                 : sums.has_total ? "the \u201c-total\u201d op keys, summed"
+                                  : "every op key, summed";
+    Sums& chosen = sums.has_info ? sums.info : sums.has_total ? sums.total : sums.all;
+    g.links = std::move(chosen.links);
+    g.transports.insert(chosen.transports.begin(), chosen.transports.end());
+    g.ranks.assign(chosen.ranks.begin(), chosen.ranks.end());
+    chosen.clear();
     std::vector<double> bws;
     for (const auto& [key, l] : g.links) {
       if (std::isfinite(l.bandwidth())) bws.push_back(l.bandwidth());
@@ -111,20 +146,43 @@ std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
   return out;
 }
 
+std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
+  std::map<std::string, GroupSums, std::less<>> by_group;
+  add_rows(by_group, t);
+  return finish_groups(by_group, ctx);
+}
+
 }  // namespace
 
 struct MatrixDigest {
   std::vector<Group> groups;  // most relevant first
 };
 
-std::shared_ptr<const MatrixDigest> digest_matrix(const io::Table& communication_matrix,
-                                                  const io::Table* slow_links) {
+struct MatrixDigestBuilder::State {
+  std::map<std::string, GroupSums, std::less<>> by_group;
+};
+
+MatrixDigestBuilder::MatrixDigestBuilder() : s_(std::make_unique<State>()) {}
+MatrixDigestBuilder::~MatrixDigestBuilder() = default;
+
+void MatrixDigestBuilder::add(const io::Table& rows) {
+  add_rows(s_->by_group, &rows);
+}
+
+std::shared_ptr<const MatrixDigest> MatrixDigestBuilder::finish(const io::Table* slow_links) {
   ClusterReportInput in;
-  in.communication_matrix = &communication_matrix;
   in.slow_links = slow_links;
   auto d = std::make_shared<MatrixDigest>();
-  d->groups = build_groups(&communication_matrix, make_cluster_context(in));
+  d->groups = finish_groups(s_->by_group, make_cluster_context(in));
+  s_->by_group.clear();
   return d;
+}
+
+std::shared_ptr<const MatrixDigest> digest_matrix(const io::Table& communication_matrix,
+                                                  const io::Table* slow_links) {
+  MatrixDigestBuilder b;
+  b.add(communication_matrix);
+  return b.finish(slow_links);
 }
 
 namespace {

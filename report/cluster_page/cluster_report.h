@@ -54,6 +54,25 @@ struct ClusterReportInput {
   std::string summary_text;                   // the closing summary, shown as is
 };
 
+// The digest summed a chunk of communication_matrix's rows at a time, so the table is never held
+// whole (it is streamed: analysis/comm_matrix_table.h). The same digest as digest_matrix() of the
+// chunks' rows together when each (group, src, dst)'s rows come in the same order across them.
+class MatrixDigestBuilder {
+ public:
+  MatrixDigestBuilder();
+  ~MatrixDigestBuilder();
+  MatrixDigestBuilder(const MatrixDigestBuilder&) = delete;
+  MatrixDigestBuilder& operator=(const MatrixDigestBuilder&) = delete;
+  // Adds the rows of one chunk (communication_matrix's columns).
+  void add(const io::Table& rows);
+  // The digest, links judged slow taken from `slow_links` (may be null). Once, after the last add.
+  std::shared_ptr<const MatrixDigest> finish(const io::Table* slow_links);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
 // The digest of `communication_matrix`, with links judged slow taken from `slow_links` (may be
 // null). The matrix section drawn from it is the one drawn from the two tables.
 std::shared_ptr<const MatrixDigest> digest_matrix(const io::Table& communication_matrix,

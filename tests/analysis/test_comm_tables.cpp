@@ -19,6 +19,7 @@
 #include "msprof_analyze/documents/cluster_communication.h"
 #include "msprof_analyze/documents/cluster_matrix.h"
 #include "msprof_analyze/documents/comm_batches.h"
+#include "msprof_analyze/documents/matrix_batches.h"
 #include "runtime/spill_file.h"
 
 namespace cs::analysis {
@@ -202,23 +203,26 @@ TEST(CommTables, MatrixTableIsTheSameOnTwoThreadsAndInBatches) {
   const io::Table two = analysis::communication_matrix_table(links, 2);
   two.validate();
   expect_same_table(one, two, "two threads");
-  // Built a batch of group tuples at a time from the merge (the links of a batch let go once its
-  // rows are appended; `cluster` builds it so), sorted once at the end: the same table, and the
-  // same slow-link observations, for any batch size.
+  // Streamed a batch of group tuples at a time from the merge (the links of a batch let go once
+  // its rows are taken; `cluster` streams it so): rows by tuple, each tuple's sorted, the same
+  // rows in the same order for any batch size; sorted step first they are the whole table cell
+  // for cell; the same slow-link observations; every string within the widths of the first pass.
   const std::vector<LinkObservation> whole_obs = link_observations(links);
+  const io::Table by_tuple = communication_matrix_rows(links);  // one batch of every tuple
   for (size_t batch_links : {size_t{1}, size_t{500}, size_t{0}}) {
-    CommMatrixTable table;
-    LinkObservationSet obs;
-    size_t chunk_rows = 0, batches = 0;
     documents::MatrixOptions mopts;
     mopts.batch_links = batch_links;
+    const documents::MatrixBatches mb(ranks, groups, 2, batch_links);
+    const CommMatrixShape shape = comm_matrix_shape(mb.widths());
+    io::Table table = shape.schema;
+    LinkObservationSet obs;
+    size_t batches = 0;
     io::Diagnostics d;
     documents::merge_cluster_matrix(
-        "", ranks, groups, d,
+        "", mb, groups, d,
         [&](documents::GlobalLinks&& b) {
-          table.add(b);
+          append_table_rows(table, communication_matrix_rows(b));
           obs.add(b);
-          chunk_rows += communication_matrix_rows(b).rows();
           ++batches;
         },
         io::JsonStyle::python(), mopts, 2);
@@ -226,10 +230,20 @@ TEST(CommTables, MatrixTableIsTheSameOnTwoThreadsAndInBatches) {
     if (batch_links == 1) {
       EXPECT_GT(batches, 10u) << at;
     }
-    EXPECT_EQ(chunk_rows, one.rows()) << at;
-    const io::Table t = table.take();
-    t.validate();
-    expect_same_table(one, t, at);
+    table.validate();
+    expect_same_table(by_tuple, table, at);
+    ASSERT_EQ(shape.strings.size(), 5u);
+    size_t k = 0;
+    for (const io::Column& c : table.columns) {
+      if (c.type != io::ColumnType::kString) continue;
+      size_t longest = 0;
+      for (size_t r = 0; r < c.size(); ++r) longest = std::max(longest, c.str(r).size());
+      EXPECT_LE(longest, shape.strings[k].longest) << at << " " << c.name;
+      EXPECT_GT(shape.strings[k].mean, 0) << at << " " << c.name;
+      ++k;
+    }
+    sort_table_rows(table, {{"step", true}, {"group"}, {"op", true}, {"src_rank"}, {"dst_rank"}});
+    expect_same_table(one, table, at + ", sorted step first");
     ASSERT_EQ(obs.observations().size(), whole_obs.size()) << at;
     for (size_t i = 0; i < whole_obs.size(); ++i) {
       const LinkObservation &x = obs.observations()[i], &y = whole_obs[i];

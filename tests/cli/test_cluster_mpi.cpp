@@ -110,7 +110,8 @@ TEST_F(ClusterMpiTest, Hdf5AndEveryOutputSameAtAnyProcessCount) {
 
 // The per-op tables streamed to cluster_analysis.h5 and their CSV files a batch at a time
 // (cluster/table_sink.h: TableSink::open_stream), forced through many batches and HDF5 chunks
-// (CS_STREAM_ROWS=5: batches of about 5 op reports, chunks of 5 rows): the same CSV bytes and the
+// (CS_STREAM_ROWS=5: batches of about 5 op reports or matrix link reports, chunks of 5 rows;
+// communication_ops, communication_bandwidth, communication_matrix): the same CSV bytes and the
 // same HDF5 datasets (h5diff) as the default batches, with no launcher and at 1, 2 and 4 processes.
 TEST_F(ClusterMpiTest, StreamedPerOpTablesSameAtAnyProcessCountAndBatchSize) {
   if (!fs::exists("/usr/bin/h5diff")) CS_MISSING_TOOL("h5diff (hdf5-tools)");
@@ -126,7 +127,8 @@ TEST_F(ClusterMpiTest, StreamedPerOpTablesSameAtAnyProcessCountAndBatchSize) {
   const fs::path base = run("", "stream-default");
   auto expected = read_tree(base);
   ASSERT_EQ(expected.erase("cluster_analysis.h5"), 1u);
-  for (const char* must : {"communication_ops.csv", "communication_bandwidth.csv"})
+  for (const char* must :
+       {"communication_ops.csv", "communication_bandwidth.csv", "communication_matrix.csv"})
     ASSERT_GT(expected.count(must) ? expected.at(must).size() : 0, 1000u) << must;
   for (int np : {0, 1, 2, 4}) {
     const std::string launcher = "CS_STREAM_ROWS=5 " + (np == 0 ? std::string() : mpirun(np));
