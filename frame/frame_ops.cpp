@@ -53,13 +53,17 @@ Frame concat_frames(const std::vector<const Frame*>& frames, const std::vector<s
   return out;
 }
 
-Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>& names) {
+Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>& names,
+                    size_t spare_rows, const std::function<void()>& release) {
   Frame out;
   size_t total = 0;
   for (const Frame& f : frames) total += f.rows();
-  for (const auto& n : names) out.add(n).cells.reserve(total);
+  for (const auto& n : names) out.add(n).cells.reserve(total + spare_rows);
+  const size_t step = total / 16 + 1;
+  size_t moved = 0, next_release = step;
   for (Frame& f : frames) {
     const size_t rows = f.rows();
+    moved += rows;
     for (size_t k = 0; k < names.size(); ++k) {
       FrameColumn* src = find_column(f, names[k]);
       auto& dst = out.columns[k];
@@ -71,6 +75,10 @@ Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>&
         dst.cells.resize(dst.cells.size() + rows);
     }
     f = Frame{};
+    if (release && moved >= next_release) {
+      release();
+      next_release = moved + step;
+    }
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // The few DataFrame operations the recipes need, with pandas' semantics: column lookup,
 // concatenation aligned by column name, keys for grouping and ordering like groupby's sort.
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,8 +20,12 @@ FrameColumn* find_column(Frame& f, const std::string& name);
 // Each column has room for `spare_rows` more rows (for append_frames).
 Frame concat_frames(const std::vector<const Frame*>& frames, const std::vector<std::string>& names,
                     size_t spare_rows = 0);
-// The same, taking the frames' cells instead of copying them (the frames are left empty).
-Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>& names);
+// The same, taking the frames' cells instead of copying them: each frame is freed as soon as its
+// rows are in (the frames are left empty). `release` (when given) is called each time about a
+// sixteenth of the rows has been moved and their frames freed: where the caller gives the freed
+// memory back to the system, so the rows are resident about once, not twice.
+Frame concat_frames(std::vector<Frame>&& frames, const std::vector<std::string>& names,
+                    size_t spare_rows = 0, const std::function<void()>& release = nullptr);
 // concat_frames({&head, &tail}, names), keeping head's columns (moved, no copy when they have
 // room for tail's rows: see concat_frames' `spare_rows`).
 Frame append_frames(Frame&& head, const Frame& tail, const std::vector<std::string>& names);

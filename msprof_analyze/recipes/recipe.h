@@ -72,9 +72,10 @@ class Recipe {
   // outputs in order (msprof_analyze/recipes/recipe_run.h run_recipes_jointly): the merge, a
   // computation with no output (its problems go to `diag`), returns the step that writes what it
   // found. nullptr: the recipe does not split its reduce (reduce() then does both). `threads`: what
-  // the merge may use.
+  // the merge may use. The merge may take the parts' frames (each part keeps its rank and `used`),
+  // freeing each rank's rows as it merges them.
   using WriteStep = std::function<bool(const RecipeOutput& out, io::Diagnostics& diag)>;
-  virtual WriteStep merge(const std::vector<RankPartial>& /*parts*/, int /*threads*/,
+  virtual WriteStep merge(std::vector<RankPartial>& /*parts*/, int /*threads*/,
                           io::Diagnostics& /*diag*/) const {
     return nullptr;
   }

@@ -17,6 +17,7 @@
 #include "load/msprof_rank.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
+#include "msprof_analyze/recipes/recipe_gather.h"
 #include "msprof_analyze/recipes/recipe_registry.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 #include "runtime/allocator_tuning.h"
@@ -62,13 +63,6 @@ RankDbPaths db_paths_of(const load::RankEntry& e) {
   return p;
 }
 
-// One rank's map results, one per recipe of the run, before they are packed for the root (or
-// handed over in place).
-struct Mapped {
-  std::vector<RankPartial> parts;     // parts[k]: recipes[k]'s
-  std::vector<io::Diagnostics> diag;  // what recipes[k]'s map step said
-};
-
 // True (with the warning) when the rank lacks a database `recipe` needs: it is skipped.
 bool lacks_database(const Recipe& recipe, const RankDbPaths& paths, io::Diagnostics& diag) {
   const bool missing = (recipe.needs_profiler_db() && paths.profiler_db.empty()) ||
@@ -86,7 +80,7 @@ bool lacks_database(const Recipe& recipe, const RankDbPaths& paths, io::Diagnost
 // Reads one rank with each recipe's map step (or says why a recipe skips the rank); with `joint`,
 // one read for all of them when no recipe skips it.
 void map_rank(const std::vector<const Recipe*>& recipes, const JointMap* joint,
-              const load::RankEntry& entry, Mapped& out) {
+              const load::RankEntry& entry, MappedRank& out) {
   runtime::prefer_huge_pages();  // this thread's heap (runtime/allocator_tuning.h)
   const RankDbPaths paths = db_paths_of(entry);
   const size_t n = recipes.size();
@@ -105,72 +99,7 @@ void map_rank(const std::vector<const Recipe*>& recipes, const JointMap* joint,
     if (!skipped[k]) out.parts[k].used = recipes[k]->map(paths, out.parts[k].frames, out.diag[k]);
 }
 
-// Reads this process's share of the ranks on `threads` threads; the results in share order.
-std::vector<Mapped> map_share(const std::vector<const Recipe*>& recipes, const JointMap* joint,
-                              const std::vector<load::RankEntry>& entries,
-                              const std::vector<size_t>& mine, int threads) {
-  std::vector<Mapped> out(mine.size());
-  runtime::parallel_for(mine.size(), threads,
-                        [&](size_t i) { map_rank(recipes, joint, entries[mine[i]], out[i]); });
-  return out;
-}
-
-struct Unpacked {
-  std::vector<RankPartial> parts;
-  std::vector<std::pair<int, io::Diagnostic>> messages;  // (rank, what its map step said)
-};
-
-// Recipe k's results of the share as the root uses them, without a pack/unpack round trip (one
-// process, or the root's own share).
-void take_share(std::vector<Mapped>& mapped, size_t k, Unpacked& out) {
-  for (auto& m : mapped) {
-    for (const auto& d : m.diag[k].items()) out.messages.emplace_back(m.parts[k].rank, d);
-    out.parts.push_back(std::move(m.parts[k]));
-  }
-}
-
-// Recipe k's results of the share, packed for the root (each recipe's after the one before).
-void pack_share(const std::vector<Mapped>& mapped, size_t k, io::ByteWriter& w) {
-  w.put<uint32_t>(static_cast<uint32_t>(mapped.size()));
-  for (const auto& m : mapped) {
-    const RankPartial& part = m.parts[k];
-    w.put<int32_t>(part.rank);
-    w.put<uint8_t>(part.used);
-    w.put<uint32_t>(static_cast<uint32_t>(m.diag[k].items().size()));
-    for (const auto& d : m.diag[k].items()) {
-      w.put<uint8_t>(d.severity == io::Severity::kError);
-      w.str(d.file);
-      w.put<int64_t>(d.line);
-      w.put<int64_t>(d.offset);
-      w.str(d.what);
-      w.str(d.hint);
-    }
-    frame::pack_frame_set(part.frames, w);
-  }
-}
-
-// One recipe's results of a share that pack_share wrote, read from `r` onwards.
-void unpack_share(io::ByteReader& r, Unpacked& out) {
-  const auto n = r.get<uint32_t>();
-  for (uint32_t i = 0; i < n; ++i) {
-    RankPartial p;
-    p.rank = r.get<int32_t>();
-    p.used = r.get<uint8_t>() != 0;
-    const auto nd = r.get<uint32_t>();
-    for (uint32_t k = 0; k < nd; ++k) {
-      io::Diagnostic d;
-      d.severity = r.get<uint8_t>() != 0 ? io::Severity::kError : io::Severity::kWarning;
-      d.file = r.str();
-      d.line = r.get<int64_t>();
-      d.offset = r.get<int64_t>();
-      d.what = r.str();
-      d.hint = r.str();
-      out.messages.emplace_back(p.rank, std::move(d));
-    }
-    p.frames = frame::unpack_frame_set(r);
-    out.parts.push_back(std::move(p));
-  }
-}
+using Unpacked = GatheredRecipe;
 
 std::string names_list() {
   std::string s;
@@ -306,6 +235,8 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::R
       if (merged) {
         diag.append(merged->diag);
         wrote = merged->write(out, diag);
+      } else if (const Recipe::WriteStep write = recipe.merge(all.parts, threads, diag)) {
+        wrote = write(out, diag);  // the reduce in its two parts, the ranks' frames taken
       } else {
         wrote = recipe.reduce(all.parts, out, diag);
       }
@@ -398,28 +329,13 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
   const auto shares = load::partition_by_bytes(entries, mpi.size());
   const int threads = runtime::threads_per_process(opts.threads, mpi.local_size());
   take_query_paths();  // counts from before this run are not its own
-  std::vector<Mapped> mapped =
-      map_share(recipes, joint, entries, shares[static_cast<size_t>(mpi.rank())], threads);
-  // Which path answered each query, on this process; the others' follow their shares.
-  QueryPathCounts paths = take_query_paths();
-  std::vector<Unpacked> all(recipes.size());
-  // The root keeps its own share as it is; the others pack theirs for it, recipe after recipe.
-  std::vector<char> mine;
-  if (mpi.is_root()) {
-    for (size_t k = 0; k < recipes.size(); ++k) take_share(mapped, k, all[k]);
-  } else {
-    io::ByteWriter w;
-    w.data().reserve(4096);  // also spares GCC 12 a false -Wstringop-overflow on the first put
-    for (size_t k = 0; k < recipes.size(); ++k) pack_share(mapped, k, w);
-    pack_query_paths(paths, w);
-    mine = std::move(w.data());
-  }
-  mapped.clear();
-  mpi.gather_to_root_each(mine, [&](int, std::vector<char>&& b) {
-    io::ByteReader r(b);
-    for (auto& a : all) unpack_share(r, a);
-    add_query_paths(paths, unpack_query_paths(r));
-  });
+  // Which path answered each query, on every process (on the root, once the others' arrived).
+  QueryPathCounts paths;
+  const std::vector<size_t>& mine = shares[static_cast<size_t>(mpi.rank())];
+  std::vector<Unpacked> all = gather_mapped(
+      mpi, recipes.size(), mine.size(), threads,
+      [&](size_t i, MappedRank& out) { map_rank(recipes, joint, entries[mine[i]], out); }, paths);
+  all.resize(recipes.size());  // (empty on the other processes)
   if (mpi.is_root() && opts.progress && !opts.quiet)
     for (const auto& line : query_path_lines(paths))
       std::fprintf(stderr, "clusterscope: %s\n", line.c_str());

@@ -34,6 +34,20 @@ std::vector<const frame::Frame*> used_frames(const std::vector<RankPartial>& par
   return frames;
 }
 
+std::vector<frame::Frame> take_used_frames(std::vector<RankPartial>& parts, const std::string& key,
+                                           bool non_empty, std::vector<int>* ranks) {
+  std::vector<frame::Frame> frames;
+  for (auto& p : parts) {
+    if (!p.used) continue;
+    auto it = p.frames.find(key);
+    if (it == p.frames.end() || (non_empty && it->second.rows() == 0)) continue;
+    frames.push_back(std::move(it->second));
+    p.frames.erase(it);
+    if (ranks) ranks->push_back(p.rank);
+  }
+  return frames;
+}
+
 bool dump_recipe_frame(const frame::Frame& f, const RecipeOutput& out, const std::string& dir_name,
                        const std::string& file, const std::string& table, io::Diagnostics& diag,
                        const std::string& unit, double factor) {

@@ -30,6 +30,13 @@ std::vector<const frame::Frame*> used_frames(const std::vector<RankPartial>& par
                                              const std::string& key = "rows",
                                              bool non_empty = false);
 
+// used_frames' frames taken out of the parts (each part keeps its rank and `used`, loses the
+// frame), so the reduce can free each rank's rows as it merges them; `ranks` (when given) gets
+// each frame's rank.
+std::vector<frame::Frame> take_used_frames(std::vector<RankPartial>& parts, const std::string& key,
+                                           bool non_empty = false,
+                                           std::vector<int>* ranks = nullptr);
+
 // Writes `f` as msprof-analyze's dump_data does: text -> `file` in the recipe directory (the
 // "Ns" columns converted to the recipe's unit: microseconds, or "Ms" / 1e6 for mstx_sum), db ->
 // `table` of cluster_analysis.db.

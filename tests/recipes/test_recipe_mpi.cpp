@@ -108,3 +108,32 @@ TEST(RecipeThreads, SameBytesAndMessagesOnOneAndFourThreads) {
 }
 
 }  // namespace
+
+// The map results travel to the root rank by rank, in batches (msprof_analyze/recipes/
+// recipe_gather.h): with one rank per batch (CS_RECIPE_GATHER_BYTES=1) `cluster -m all`, whose
+// cluster_analysis.db comes from two recipes reduced from the gathered ranks, writes the same
+// files at 2 and 4 processes as with no launcher.
+TEST(RecipeGather, OneRankPerBatchGivesTheSameBytes) {
+  const fs::path out = cs::test::temp_dir("recipe-gather");
+  auto run = [&](const std::string& launcher, const std::string& name) {
+    const fs::path o = out / name;
+    const int rc = run_command(launcher + CS_BINARY + " cluster -d " + job().string() + " -o " +
+                                   o.string() + " -m all --format json,csv --quiet --threads 2",
+                               o.string() + ".log");
+    EXPECT_EQ(rc, 0) << read_file(o.string() + ".log");
+    return read_tree(o / "cluster_analysis_output");
+  };
+  const auto expected = run("", "nolauncher");
+  ASSERT_TRUE(expected.contains("cluster_analysis.db"));
+  for (int np : {2, 4}) {
+    const auto got =
+        run("CS_RECIPE_GATHER_BYTES=1 " + cs::test::mpirun(np), "np" + std::to_string(np));
+    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
+    for (const auto& [name, content] : expected) {
+      auto it = got.find(name);
+      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
+      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
+    }
+  }
+  fs::remove_all(out);
+}

@@ -8,6 +8,8 @@
 #include "msprof_analyze/recipes/communication_matrix_sum/msprof_matrix_rows.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/rank_db.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
+#include "runtime/allocator_tuning.h"
 
 namespace cs::recipes::communication_matrix_sum {
 
@@ -78,11 +80,9 @@ void add_rank_sets(frame::Frame& all, const RankMap& rank_map) {
   }
 }
 
-}  // namespace
-
-frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
-                                        const std::vector<int>& ranks) {
-  // Which global rank each group's local rank is: from each rank's own (src == dst) rows.
+// Which global rank each group's local rank is: from each rank's own (src == dst) rows.
+RankMap map_local_ranks(const std::vector<const frame::Frame*>& frames,
+                        const std::vector<int>& ranks) {
   RankMap rank_map;
   for (size_t i = 0; i < frames.size(); ++i) {
     const frame::Frame& f = *frames[i];
@@ -96,7 +96,11 @@ frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& 
       rank_map[at(group_c, r)].add(src, ranks[i]);
     }
   }
-  frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
+  return rank_map;
+}
+
+// The merge of the ranks' rows concatenated in rank order (`all`, freed on return).
+frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
   add_rank_sets(all, rank_map);
   const frame::FrameColumn* size_c = frame::find_column(all, "transit_size");
   const frame::FrameColumn* time_c = frame::find_column(all, "transit_time");
@@ -190,6 +194,24 @@ frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& 
   return out;
 }
 
+}  // namespace
+
+frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
+                                        const std::vector<int>& ranks) {
+  return merge_concatenated(frame::concat_frames(frames, frame::column_union(frames)),
+                            map_local_ranks(frames, ranks));
+}
+
+frame::Frame merge_communication_matrix(std::vector<frame::Frame>&& frames,
+                                        const std::vector<int>& ranks) {
+  std::vector<const frame::Frame*> ptrs;
+  for (const frame::Frame& f : frames) ptrs.push_back(&f);
+  const RankMap rank_map = map_local_ranks(ptrs, ranks);
+  const std::vector<std::string> names = frame::column_union(ptrs);
+  return merge_concatenated(
+      frame::concat_frames(std::move(frames), names, 0, runtime::release_freed_memory), rank_map);
+}
+
 bool CommunicationMatrixSum::map(const RankDbPaths& paths, frame::FrameSet& out,
                                  io::Diagnostics& diag) const {
   recipes::RankDb db(paths.analysis_db, diag);
@@ -217,22 +239,17 @@ bool map_communication_matrix(recipes::RankDb& db, const RankDbPaths& paths, fra
 
 bool CommunicationMatrixSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                                     io::Diagnostics& diag) const {
-  return merge(parts, out.threads, diag)(out, diag);
+  std::vector<RankPartial> copy = parts;  // merge takes the frames
+  return merge(copy, out.threads, diag)(out, diag);
 }
 
-Recipe::WriteStep CommunicationMatrixSum::merge(const std::vector<RankPartial>& parts,
-                                                int /*threads*/, io::Diagnostics& /*diag*/) const {
-  std::vector<const frame::Frame*> frames;
+Recipe::WriteStep CommunicationMatrixSum::merge(std::vector<RankPartial>& parts, int /*threads*/,
+                                                io::Diagnostics& /*diag*/) const {
+  // The ranks' frames taken from the parts: each rank's rows are freed as they are concatenated.
   std::vector<int> ranks;
-  for (const auto& p : parts) {
-    if (!p.used) continue;
-    auto it = p.frames.find("matrix");
-    if (it == p.frames.end() || it->second.rows() == 0) continue;
-    frames.push_back(&it->second);
-    ranks.push_back(p.rank);
-  }
+  std::vector<frame::Frame> frames = take_used_frames(parts, "matrix", true, &ranks);
   auto merged = std::make_shared<frame::Frame>();
-  if (!frames.empty()) *merged = merge_communication_matrix(frames, ranks);
+  if (!frames.empty()) *merged = merge_communication_matrix(std::move(frames), ranks);
   const std::string name = dir_name();
   return [merged, name](const RecipeOutput& out, io::Diagnostics& diag) {
     if (merged->rows() == 0) {

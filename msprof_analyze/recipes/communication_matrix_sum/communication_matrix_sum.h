@@ -20,7 +20,8 @@ class CommunicationMatrixSum : public Recipe {
   std::string dir_name() const override { return "CommMatrixSum"; }
   bool needs_analysis_db() const override { return true; }
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
-  WriteStep merge(const std::vector<RankPartial>& parts, int threads,
+  // Takes the parts' frames (see Recipe::merge).
+  WriteStep merge(std::vector<RankPartial>& parts, int threads,
                   io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
@@ -34,6 +35,9 @@ bool map_communication_matrix(recipes::RankDb& db, const RankDbPaths& paths, fra
 // The merged matrix from the ranks' CommAnalyzerMatrix frames (in rank order); `ranks[i]` is
 // the global rank of frames[i]. An empty frame when no link could be mapped.
 frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
+                                        const std::vector<int>& ranks);
+// The same, taking the frames: each is freed as soon as its rows are concatenated.
+frame::Frame merge_communication_matrix(std::vector<frame::Frame>&& frames,
                                         const std::vector<int>& ranks);
 
 }  // namespace cs::recipes::communication_matrix_sum

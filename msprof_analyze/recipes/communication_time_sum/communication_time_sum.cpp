@@ -14,6 +14,7 @@
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
+#include "runtime/allocator_tuning.h"
 #include "runtime/ordered_parallel.h"
 
 namespace cs::recipes::communication_time_sum {
@@ -307,10 +308,11 @@ bool CommunicationTimeSum::map(const RankDbPaths& paths, frame::FrameSet& out,
 
 bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                                   io::Diagnostics& diag) const {
-  return merge(parts, out.threads, diag)(out, diag);
+  std::vector<RankPartial> copy = parts;  // merge takes the frames
+  return merge(copy, out.threads, diag)(out, diag);
 }
 
-Recipe::WriteStep CommunicationTimeSum::merge(const std::vector<RankPartial>& parts, int threads,
+Recipe::WriteStep CommunicationTimeSum::merge(std::vector<RankPartial>& parts, int threads,
                                               io::Diagnostics& /*diag*/) const {
   auto mapping = std::make_shared<frame::Frame>();
   if (!communication_group_map::build_group_mapping(parts, *mapping)) {
@@ -322,25 +324,30 @@ Recipe::WriteStep CommunicationTimeSum::merge(const std::vector<RankPartial>& pa
       return false;
     };
   }
-  const std::vector<const frame::Frame*> times = used_frames(parts, "time");
-  const std::vector<const frame::Frame*> bands = used_frames(parts, "bandwidth");
+  // The ranks' frames taken from the parts: each rank's rows are freed as they are concatenated.
+  std::vector<frame::Frame> times = take_used_frames(parts, "time");
+  std::vector<frame::Frame> bands = take_used_frames(parts, "bandwidth");
   auto time_out = std::make_shared<frame::Frame>(empty_frame(kTimeColumns));
   auto band_out = std::make_shared<frame::Frame>(empty_frame(kBandwidthColumns));
   // The ranks' rows with room for the totals (one row per key of each rank's rows), which are
   // then appended in place. The two tables are independent: the bandwidth one built on another
   // thread when there is one.
+  auto with_totals = [&mapping](std::vector<frame::Frame>& frames,
+                                const std::vector<std::string>& keys, auto totals) {
+    std::vector<const frame::Frame*> ptrs;
+    for (const frame::Frame& f : frames) ptrs.push_back(&f);
+    const std::vector<std::string> names = frame::column_union(ptrs);
+    const size_t spare = key_groups(ptrs, keys);
+    return totals(
+        frame::concat_frames(std::move(frames), names, spare, runtime::release_freed_memory),
+        *mapping);
+  };
   auto bandwidth = [&] {
     if (!bands.empty())
-      *band_out = communication_bandwidth_with_totals(
-          frame::concat_frames(bands, frame::column_union(bands),
-                               key_groups(bands, kBandwidthKeys)),
-          *mapping);
+      *band_out = with_totals(bands, kBandwidthKeys, communication_bandwidth_with_totals);
   };
   runtime::run_both(threads > 1, bandwidth, [&] {
-    if (!times.empty())
-      *time_out = communication_time_with_totals(
-          frame::concat_frames(times, frame::column_union(times), key_groups(times, kTimeKeys)),
-          *mapping);
+    if (!times.empty()) *time_out = with_totals(times, kTimeKeys, communication_time_with_totals);
   });
   const std::string name = dir_name();
   return [mapping, time_out, band_out, name](const RecipeOutput& out, io::Diagnostics& diag) {

@@ -18,7 +18,8 @@ class CommunicationTimeSum : public Recipe {
   std::string dir_name() const override { return "CommunicationTimeSum"; }
   bool needs_analysis_db() const override { return true; }
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
-  WriteStep merge(const std::vector<RankPartial>& parts, int threads,
+  // Takes the parts' frames (see Recipe::merge).
+  WriteStep merge(std::vector<RankPartial>& parts, int threads,
                   io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
