@@ -300,13 +300,17 @@ struct BatchStream::Impl {
     std::vector<char> data;
   };
   const MpiSession& mpi;
+  std::string doing;               // what the processes were doing, for the watchdog's message
   std::deque<Pending> pending;     // non-root: undelivered batches, oldest first
   std::vector<Incoming> incoming;  // root: per process
   int finished = 0;                // root: processes whose stream has ended
   std::vector<bool> ended;         // root: per process, its stream has ended
 
-  explicit Impl(const MpiSession& m)
-      : mpi(m), incoming(static_cast<size_t>(m.size())), ended(static_cast<size_t>(m.size())) {}
+  Impl(const MpiSession& m, std::string what)
+      : mpi(m),
+        doing(std::move(what)),
+        incoming(static_cast<size_t>(m.size())),
+        ended(static_cast<size_t>(m.size())) {}
 
   void send_header_and_parts(Pending& p) {
     MPI_Request r;
@@ -337,7 +341,7 @@ struct BatchStream::Impl {
       if (!ended[static_cast<size_t>(p)] &&
           std::chrono::duration<double>(now - mpi.heard_[static_cast<size_t>(p)]).count() > limit)
         silent.push_back(p);
-    if (!silent.empty()) mpi.abort_stalled(silent, "while the ranks were parsed and gathered");
+    if (!silent.empty()) mpi.abort_stalled(silent, doing);
   }
   // Frees the delivered batches at the front.
   void reap() {
@@ -352,7 +356,8 @@ struct BatchStream::Impl {
   }
 };
 
-BatchStream::BatchStream(const MpiSession& mpi) : impl_(std::make_unique<Impl>(mpi)) {
+BatchStream::BatchStream(const MpiSession& mpi, std::string doing)
+    : impl_(std::make_unique<Impl>(mpi, std::move(doing))) {
   if (!mpi.uses_mpi()) return;
   if (mpi.is_root()) {
     std::fill(mpi.heard_.begin(), mpi.heard_.end(), Clock::now());

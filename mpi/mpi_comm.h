@@ -172,13 +172,17 @@ bool launched_by_mpi();
 // CLUSTERSCOPE_TEST_STALL_SECONDS (default 3600), sending nothing, as a stopped process would, at
 // the point CLUSTERSCOPE_TEST_STALL_PHASE names: "init" (before MPI_Init), "startup" (after it,
 // before the host names are exchanged), "gather" (the default: a non-root process creating its
-// stream), "each" (gather_to_root_each, before sending or receiving), or a RootAlone scope's
-// phase ("discover", "analyse", "reduce", "db-discover", "db-write", "merge-write"; a non-root
-// process sleeps there too). CLUSTERSCOPE_TEST_SLOW_ROOT=<phase>:<seconds> makes the root sleep
-// that long in a RootAlone scope while its heartbeat thread runs (a slow, not a stopped, root).
+// stream, the loader's or a recipe run's), "each" (gather_to_root_each, before sending or
+// receiving), or a RootAlone scope's phase ("discover", "analyse", "reduce", "db-discover",
+// "db-write", "merge-write"; a non-root process sleeps there too).
+// CLUSTERSCOPE_TEST_SLOW_ROOT=<phase>:<seconds> makes the root sleep that long in a RootAlone scope
+// while its heartbeat thread runs (a slow, not a stopped, root).
 class BatchStream {
  public:
-  explicit BatchStream(const MpiSession& mpi);
+  // `doing` ends the watchdog's message ("process 1 on host h did not answer for 600 s while
+  // ...").
+  explicit BatchStream(const MpiSession& mpi,
+                       std::string doing = "while the ranks were parsed and gathered");
   ~BatchStream();
   BatchStream(const BatchStream&) = delete;
   BatchStream& operator=(const BatchStream&) = delete;

@@ -86,7 +86,7 @@ std::vector<GatheredRecipe> gather_mapped(const mpi::MpiSession& mpi, size_t rec
                                           QueryPathCounts& paths) {
   std::vector<GatheredRecipe> all(mpi.is_root() ? recipes : 0);
   std::vector<MappedRank> mapped(share_size);  // each slot filled, then emptied once emitted
-  mpi::BatchStream stream(mpi);
+  mpi::BatchStream stream(mpi, "while the processes sent their results to the root");
   std::string broken;  // root: why a batch could not be read (the stream is still drained)
   auto take = [&](int p, std::vector<char>&& batch) {
     if (!broken.empty()) return;
@@ -109,6 +109,9 @@ std::vector<GatheredRecipe> gather_mapped(const mpi::MpiSession& mpi, size_t rec
   };
   io::ByteWriter batch;  // non-root: the batch being filled
   const size_t send_at = batch_bytes();
+  // A non-root also sends what it has once a second: the root's watchdog hears from it while it
+  // maps (mpi/mpi_comm.h, BatchStream).
+  auto last_send = std::chrono::steady_clock::now();
   runtime::ordered_parallel_for(
       share_size, threads, [&](size_t i) { map(i, mapped[i]); },
       [&](size_t i) {
@@ -117,7 +120,11 @@ std::vector<GatheredRecipe> gather_mapped(const mpi::MpiSession& mpi, size_t rec
           stream.poll(take);  // the others' batches as they come, between the root's own ranks
         } else {
           pack_rank(mapped[i], batch);
-          if (batch.size() >= send_at) stream.send(take_batch(batch));
+          const auto now = std::chrono::steady_clock::now();
+          if (batch.size() >= send_at || now - last_send > std::chrono::seconds(1)) {
+            stream.send(take_batch(batch));
+            last_send = now;
+          }
         }
         mapped[i] = MappedRank{};
       });

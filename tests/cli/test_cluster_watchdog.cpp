@@ -142,10 +142,11 @@ TEST(ClusterWatchdog, SlowRootIsWaitedFor) {
   EXPECT_GT(r.seconds, 6.0) << r.log;
 }
 
-// The recipes' gather (gather_to_root_each): a process that never sends its results is named.
+// The recipes' gather (msprof_analyze/recipes/recipe_gather: a BatchStream): a process that
+// never sends its results is named.
 TEST(ClusterWatchdog, RecipeGatherStalledProcessIsNamed) {
   const Stalled r =
-      run_stalled(1, "each", "-d " + kDbJob + " -m communication_time_sum --timeout 2");
+      run_stalled(1, "gather", "-d " + kDbJob + " -m communication_time_sum --timeout 2");
   expect_one_message(r, "process 1 on host ",
                      "did not answer for 2 s while the processes sent their results to the root");
   EXPECT_LT(r.seconds, 12.0) << r.log;
