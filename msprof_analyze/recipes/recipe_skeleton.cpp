@@ -37,6 +37,9 @@ std::vector<const frame::Frame*> used_frames(const std::vector<RankPartial>& par
 std::vector<frame::Frame> take_used_frames(std::vector<RankPartial>& parts, const std::string& key,
                                            bool non_empty, std::vector<int>* ranks) {
   std::vector<frame::Frame> frames;
+  // Room for all at once: a Frame's move may throw (its std::deque), so a growing vector would
+  // copy every frame it holds at each reallocation.
+  frames.reserve(parts.size());
   for (auto& p : parts) {
     if (!p.used) continue;
     auto it = p.frames.find(key);
