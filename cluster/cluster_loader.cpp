@@ -171,10 +171,14 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
                            runtime::PhaseLog& log) {
   LoadedCluster result;
 
-  // 1. Discover on the root, broadcast the list (plus a fatal flag) to everyone.
-  std::vector<load::RankEntry> entries;
+  // 1. Discover on the root; 2. partition by bytes there and send each process only its share
+  // of the list (plus a fatal flag): what leaves the root is one list, whatever the process count,
+  // and no other process holds the whole job's list.
+  std::vector<load::RankEntry> entries;  // the root: every rank; the others: their share
+  std::vector<std::vector<size_t>> shares;
+  std::vector<size_t> mine;  // indices into `entries` this process parses
   {
-    std::vector<char> buf;
+    std::vector<std::vector<char>> parts;
     // The root discovers alone; the others wait for it, watched (mpi/mpi_comm.h, RootAlone).
     std::optional<mpi::MpiSession::RootAlone> alone;
     alone.emplace(mpi, "discover", "discovered the rank directories");
@@ -203,12 +207,20 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
         }
       }
       entries = std::move(found.ranks);
-      io::ByteWriter w;
-      w.put<uint8_t>(result.fatal);
-      w.str(result.fatal_message);
-      auto packed = load::pack_rank_entries(entries);
-      w.bytes(packed.data(), packed.size());
-      buf = std::move(w.data());
+      if (!result.fatal)
+        shares = load::partition_by_bytes(entries, mpi.size(), load::kRootUnpackCost);
+      parts.resize(static_cast<size_t>(mpi.size()));
+      for (int p = 1; p < mpi.size(); ++p) {
+        io::ByteWriter w;
+        w.put<uint8_t>(result.fatal);
+        w.str(result.fatal_message);
+        std::vector<load::RankEntry> share;
+        if (!result.fatal)
+          for (size_t i : shares[static_cast<size_t>(p)]) share.push_back(entries[i]);
+        auto packed = load::pack_rank_entries(share);
+        w.bytes(packed.data(), packed.size());
+        parts[static_cast<size_t>(p)] = std::move(w.data());
+      }
       for (const auto& e : entries) result.input_bytes += e.bytes;
       log.end(std::to_string(entries.size()) + " rank directories, " +
               runtime::human_bytes(result.input_bytes) +
@@ -216,21 +228,24 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
                                       : ", " + std::to_string(result.skipped.size()) + " skipped"));
     }
     alone.reset();
-    mpi.broadcast(buf);
+    std::vector<char> part = mpi.scatter(std::move(parts));
     if (!mpi.is_root()) {
-      io::ByteReader r(buf);
+      io::ByteReader r(part);
       result.fatal = r.get<uint8_t>() != 0;
       result.fatal_message = r.str();
       std::vector<char> rest(r.remaining());
       r.bytes(rest.data(), rest.size());
       entries = load::unpack_rank_entries(rest);
+      // The share arrives in the order partition_by_bytes lists it (positions in the share are
+      // what the root files the parsed ranks by).
+      mine.resize(entries.size());
+      for (size_t i = 0; i < mine.size(); ++i) mine[i] = i;
+    } else if (!result.fatal) {
+      mine = shares[0];
     }
     if (result.fatal) return result;
   }
 
-  // 2. Partition by bytes; every process computes the same split.
-  const auto shares = load::partition_by_bytes(entries, mpi.size(), load::kRootUnpackCost);
-  const auto& mine = shares[static_cast<size_t>(mpi.rank())];
   const int threads = runtime::threads_per_process(opts.threads, mpi.local_size());
   result.threads_per_process = threads;
   result.processes_on_root_node = mpi.local_size();  // the root's value is the one used

@@ -1,6 +1,7 @@
 #pragma once
 // The first half of the cluster pipeline, shared by `cluster` and run-vs-run `compare`:
-//   discover (root) -> broadcast entries -> partition by bytes -> parse (threads per process)
+//   discover (root) -> partition by bytes (root) -> each process sent its share of the list
+//   -> parse (threads per process)
 //   -> agree on errors -> gather packed RankData to the root.
 // Runs the same with one process and no launcher, or under mpirun with any number of processes;
 // the root's result is identical either way.
