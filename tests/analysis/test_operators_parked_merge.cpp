@@ -91,10 +91,11 @@ TEST(OperatorsParkedMerge, MergeFromParkedTablesHasTheBytesOfTheHeldMerge) {
   for (size_t c = 0; c < a.columns.size(); ++c) {
     EXPECT_EQ(a.columns[c].strings, b.columns[c].strings) << a.columns[c].name;
     EXPECT_EQ(a.columns[c].ints, b.columns[c].ints) << a.columns[c].name;
-    for (size_t r = 0; r < a.rows(); ++r)
-      if (!a.columns[c].doubles.empty())
-        EXPECT_EQ(bits(a.columns[c].doubles[r]), bits(b.columns[c].doubles[r]))
-            << a.columns[c].name << " row " << r;
+    ASSERT_EQ(a.columns[c].doubles.size(), b.columns[c].doubles.size());
+    for (size_t r = 0; r < a.columns[c].doubles.size(); ++r) {
+      EXPECT_EQ(bits(a.columns[c].doubles[r]), bits(b.columns[c].doubles[r]))
+          << a.columns[c].name << " row " << r;
+    }
   }
 }
 
