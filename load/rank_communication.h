@@ -4,9 +4,9 @@
 // data, packed to bytes (rank_data_codec.h's wire format, in pages of their own: about half the
 // memory), or spilled: the packed bytes in a runtime::SpillFile on disk, read back on each read()
 // (the root of `cluster` holds every rank's ops, matrix and operators that way, so its memory does
-// not grow with them). The state is hidden: the data
-// is reached only through read() and edit(), which see it in any state, so no analysis can read a
-// packed or spilled rank as "no ops" or "no links".
+// not grow with them). The state is hidden: the data is reached only through read() and edit(),
+// which see it in any state, so no analysis can read a packed or spilled rank as "no ops", "no
+// links" or "no kernels".
 //
 //   io::CommunicationFile scratch;  // filled only while the rank is packed
 //   for (const io::CommStep& step : rank.communication.read(scratch).steps) ...
