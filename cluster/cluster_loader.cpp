@@ -68,10 +68,10 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
   return out;
 }
 
-// The root's spill file for the ranks' communication ops and matrix
+// The root's spill file for the ranks' communication ops, matrix and operator table
 // (LoadOptions::spill_communication). The spill only saves memory: when the file cannot be created
-// or written (no room, a file size limit), the ops and matrix not yet in it stay packed in memory
-// instead and one warning says why.
+// or written (no room, a file size limit), the parts not yet in it stay packed in memory instead
+// and one warning says why.
 class SpillGuard {
  public:
   void open() {
@@ -83,12 +83,14 @@ class SpillGuard {
     }
   }
   bool on() const { return on_; }
-  // Parks a rank's ops in the file, or packs them in memory once the file has failed.
+  // Parks a rank's ops, matrix and operator table in the file, or packs them in memory once the
+  // file has failed.
   void park(load::RankData& d) {
     if (on_) {
       try {
         d.communication.spill(file_);
         d.matrix.spill(file_);
+        d.operators.spill(file_);
         return;
       } catch (const std::exception& e) {
         fail(e.what());  // what went to the file stays there; the rest is packed below
@@ -96,6 +98,7 @@ class SpillGuard {
     }
     d.communication.pack();
     d.matrix.pack();
+    d.operators.pack();
   }
   // The file, when every rank went there or none did (kept open as long as the ranks are).
   std::shared_ptr<runtime::SpillFile> file() const { return file_; }
@@ -155,6 +158,7 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
     } else if (keep_communication_packed) {
       out[i].communication.pack();
       out[i].matrix.pack();
+      out[i].operators.pack();
     }
     done_bytes += e.bytes;
     ++done;
@@ -381,10 +385,12 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
   if (mpi.is_root()) {
     result.spill = spill.file();
     if (const std::string why = spill.problem(); !why.empty())
-      result.diagnostics.warn("", 0,
-                              "the communication ops and matrix could not be parked on disk (" +
-                                  why + "): they are held in memory instead",
-                              "the outputs are the same; a large job needs more memory this way");
+      result.diagnostics.warn(
+          "", 0,
+          "the communication ops, matrix and operator tables could not be parked on "
+          "disk (" +
+              why + "): they are held in memory instead",
+          "the outputs are the same; a large job needs more memory this way");
     result.ranks = std::move(parsed);
     for (auto& share : received)
       for (load::RankData& d : share) result.ranks.push_back(std::move(d));
