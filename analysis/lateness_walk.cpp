@@ -73,44 +73,53 @@ FirstPass first_pass(const load::RankData& rd) {
 LatenessWalk::LatenessWalk(const std::vector<load::RankData>& ranks, int threads,
                            size_t batch_entries)
     : ranks_(ranks) {
-  std::vector<FirstPass> passes(ranks.size());
-  runtime::parallel_for(ranks.size(), threads, [&](size_t p) {
-    if (walked(ranks[p])) passes[p] = first_pass(ranks[p]);
-  });
-  // In rank order: step ids and groups numbered in first-appearance order, totals added up.
+  // In rank order: step ids and groups numbered in first-appearance order, totals added up. The
+  // ranks are read a chunk at a time (in parallel), so that only a chunk's first passes are held.
   std::unordered_map<std::string, uint32_t> group_index;
   std::vector<std::string> group_names;
   std::vector<std::vector<uint32_t>> group_ranks;  // positions in ranks, increasing
   std::vector<size_t> group_entries;
-  for (size_t p = 0; p < ranks.size(); ++p) {
-    if (!walked(ranks[p])) continue;
-    FirstPass& fp = passes[p];
-    for (const std::string& s : fp.steps)
-      step_ids_.try_emplace(s, static_cast<int>(step_ids_.size()));
-    const auto [t, fresh] = totals_.try_emplace(ranks[p].rank());
-    if (fresh) {
-      t->second.own_wait_ms = fp.totals.own_wait_ms;
-    } else {  // a rank listed twice: its waits add on in order, as one sum
-      readers::CommunicationFile scratch;
-      each_op(ranks[p].communication.read(scratch), [&](size_t, const readers::CommOp& op, bool) {
-        t->second.own_wait_ms += own_wait(op);
-      });
-    }
-    t->second.steps += fp.totals.steps;
-    for (auto& [name, count] : fp.groups) {
-      const auto [g, added] =
-          group_index.try_emplace(name, static_cast<uint32_t>(group_names.size()));
-      if (added) {
-        group_names.push_back(std::move(name));
-        group_ranks.emplace_back();
-        group_entries.push_back(0);
+  const size_t chunk = 256;
+  std::vector<FirstPass> passes;
+  for (size_t from = 0; from < ranks.size(); from += chunk) {
+    const size_t n = std::min(chunk, ranks.size() - from);
+    passes.assign(n, FirstPass{});
+    runtime::parallel_for(n, threads, [&](size_t k) {
+      if (walked(ranks[from + k])) passes[k] = first_pass(ranks[from + k]);
+    });
+    for (size_t k = 0; k < n; ++k) {
+      const size_t p = from + k;
+      if (!walked(ranks[p])) continue;
+      FirstPass& fp = passes[k];
+      for (const std::string& s : fp.steps)
+        step_ids_.try_emplace(s, static_cast<int>(step_ids_.size()));
+      const auto [t, fresh] = totals_.try_emplace(ranks[p].rank());
+      if (fresh) {
+        t->second.own_wait_ms = fp.totals.own_wait_ms;
+      } else {  // a rank listed twice: its waits add on in order, as one sum
+        readers::CommunicationFile scratch;
+        each_op(ranks[p].communication.read(scratch), [&](size_t, const readers::CommOp& op, bool) {
+          t->second.own_wait_ms += own_wait(op);
+        });
       }
-      std::vector<uint32_t>& reporters = group_ranks[g->second];
-      if (reporters.empty() || reporters.back() != p) reporters.push_back(static_cast<uint32_t>(p));
-      group_entries[g->second] += count;
+      t->second.steps += fp.totals.steps;
+      for (auto& [name, count] : fp.groups) {
+        const auto [g, added] =
+            group_index.try_emplace(name, static_cast<uint32_t>(group_names.size()));
+        if (added) {
+          group_names.push_back(std::move(name));
+          group_ranks.emplace_back();
+          group_entries.push_back(0);
+        }
+        std::vector<uint32_t>& reporters = group_ranks[g->second];
+        if (reporters.empty() || reporters.back() != p)
+          reporters.push_back(static_cast<uint32_t>(p));
+        group_entries[g->second] += count;
+      }
     }
-    fp = FirstPass{};
   }
+  std::vector<FirstPass>().swap(passes);
+  std::unordered_map<std::string, uint32_t>().swap(group_index);
   size_t in_batch = 0;
   for (size_t g = 0; g < group_names.size(); ++g) {
     if (in_batch == 0) batch_readers_.emplace_back();

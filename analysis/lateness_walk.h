@@ -42,8 +42,8 @@ struct RankCommTotals {
 
 class LatenessWalk {
  public:
-  // Instance reports per batch by default (about 2 MB of entries at a time).
-  static constexpr size_t kBatchEntries = 1 << 15;
+  // Instance reports per batch by default (about 0.6 MB of entries and keys at a time).
+  static constexpr size_t kBatchEntries = 1 << 12;
 
   // The first pass over `ranks` (those with communication data and a rank id), each read once on
   // up to `threads` threads. Batches are consecutive groups (first-appearance order over the
