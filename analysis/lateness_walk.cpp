@@ -42,7 +42,7 @@ void each_op(const readers::CommunicationFile& file, Fn fn) {
 struct FirstPass {
   RankCommTotals totals;
   std::vector<std::string> steps;
-  std::vector<std::pair<std::string, size_t>> groups;
+  std::vector<std::pair<std::string, size_t>> groups;  // GroupCounter::take()
 };
 
 FirstPass first_pass(const load::RankData& rd) {
@@ -50,21 +50,14 @@ FirstPass first_pass(const load::RankData& rd) {
   readers::CommunicationFile scratch;
   const readers::CommunicationFile& file = rd.communication.read(scratch);
   for (const readers::CommStep& s : file.steps) out.steps.push_back(s.step);
-  std::unordered_map<std::string, size_t> index;
+  GroupCounter groups;
   size_t last_step = file.steps.size();  // none yet
   each_op(file, [&](size_t s, const readers::CommOp& op, bool collective) {
     out.totals.own_wait_ms += own_wait(op);
     if (s != last_step) ++out.totals.steps, last_step = s;
-    if (!collective) return;
-    std::string group(documents::py_group_of(op.name));
-    if (!out.groups.empty() && out.groups.back().first == group) {  // ops of a group come together
-      ++out.groups.back().second;
-      return;
-    }
-    const auto [it, added] = index.try_emplace(group, out.groups.size());
-    if (added) out.groups.emplace_back(std::move(group), 0);
-    ++out.groups[it->second].second;
+    if (collective) groups.count(documents::py_group_of(op.name));
   });
+  out.groups = groups.take();
   return out;
 }
 
@@ -75,10 +68,6 @@ LatenessWalk::LatenessWalk(const std::vector<load::RankData>& ranks, int threads
     : ranks_(ranks) {
   // In rank order: step ids and groups numbered in first-appearance order, totals added up. The
   // ranks are read a chunk at a time (in parallel), so that only a chunk's first passes are held.
-  std::unordered_map<std::string, uint32_t> group_index;
-  std::vector<std::string> group_names;
-  std::vector<std::vector<uint32_t>> group_ranks;  // positions in ranks, increasing
-  std::vector<size_t> group_entries;
   const size_t chunk = 256;
   std::vector<FirstPass> passes;
   for (size_t from = 0; from < ranks.size(); from += chunk) {
@@ -103,42 +92,15 @@ LatenessWalk::LatenessWalk(const std::vector<load::RankData>& ranks, int threads
         });
       }
       t->second.steps += fp.totals.steps;
-      for (auto& [name, count] : fp.groups) {
-        const auto [g, added] =
-            group_index.try_emplace(name, static_cast<uint32_t>(group_names.size()));
-        if (added) {
-          group_names.push_back(std::move(name));
-          group_ranks.emplace_back();
-          group_entries.push_back(0);
-        }
-        std::vector<uint32_t>& reporters = group_ranks[g->second];
-        if (reporters.empty() || reporters.back() != p)
-          reporters.push_back(static_cast<uint32_t>(p));
-        group_entries[g->second] += count;
-      }
+      batches_.add(static_cast<uint32_t>(p), std::move(fp.groups));
     }
   }
   std::vector<FirstPass>().swap(passes);
-  std::unordered_map<std::string, uint32_t>().swap(group_index);
-  size_t in_batch = 0;
-  for (size_t g = 0; g < group_names.size(); ++g) {
-    if (in_batch == 0) batch_readers_.emplace_back();
-    std::vector<uint32_t>& readers = batch_readers_.back();
-    readers.insert(readers.end(), group_ranks[g].begin(), group_ranks[g].end());
-    std::vector<uint32_t>().swap(group_ranks[g]);
-    batch_of_group_.emplace(std::move(group_names[g]),
-                            static_cast<uint32_t>(batch_readers_.size() - 1));
-    in_batch += group_entries[g];
-    if (in_batch >= batch_entries) in_batch = 0;
-  }
-  for (std::vector<uint32_t>& readers : batch_readers_) {
-    std::sort(readers.begin(), readers.end());
-    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
-  }
+  batches_.cut(batch_entries);
 }
 
 std::vector<std::vector<LatenessEntry>> LatenessWalk::load(size_t i, int threads) const {
-  const std::vector<uint32_t>& readers_of = batch_readers_[i];
+  const std::vector<uint32_t>& readers_of = batches_.readers(i);
   struct Report {
     std::string key;  // "step\nop key"
     LatenessEntry entry;
@@ -167,8 +129,7 @@ std::vector<std::vector<LatenessEntry>> LatenessWalk::load(size_t i, int threads
     for (const Timed& t : timed) {
       const readers::CommOp& op = *t.op;
       if (t.collective) {
-        const auto g = batch_of_group_.find(std::string(documents::py_group_of(op.name)));
-        if (g != batch_of_group_.end() && g->second == i) {
+        if (batches_.batch_of(documents::py_group_of(op.name)) == i) {
           const std::string& step = file.steps[t.step].step;
           reports[k].push_back(
               {step + '\n' + op.name,

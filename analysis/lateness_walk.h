@@ -1,7 +1,8 @@
 #pragma once
 // The collective instances of every rank for collective_lateness(), walked a batch of
 // communication groups at a time, so that the root never holds every rank's instances at once
-// (docs/root_memory.md). An instance (step, op key) lies in one group: its op key ends in the
+// (docs/root_memory.md; the batches: analysis/group_batches.h). An instance (step, op key) lies
+// in one group: its op key ends in the
 // group's name (documents::py_group_of). A first pass reads every rank once (packed, spilled or
 // not) and keeps only its totals (own wait, steps), its step names' ids and which groups it
 // reports collectives of; a batch then reads again only the ranks of its groups and keeps only
@@ -19,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/group_batches.h"
 #include "load/rank_data.h"
 
 namespace cs::analysis {
@@ -55,7 +57,7 @@ class LatenessWalk {
   // Per rank id: its totals (ranks listed twice add up, in their order).
   const std::map<int, RankCommTotals>& totals() const { return totals_; }
   // Number of batches.
-  size_t size() const { return batch_readers_.size(); }
+  size_t size() const { return batches_.size(); }
   // Batch i's instances, each with its entries in the order of `ranks` (each rank's in time
   // order), read on up to `threads` threads. The order of the instances is unspecified.
   std::vector<std::vector<LatenessEntry>> load(size_t i, int threads = 1) const;
@@ -64,8 +66,7 @@ class LatenessWalk {
   const std::vector<load::RankData>& ranks_;
   std::map<int, RankCommTotals> totals_;
   std::unordered_map<std::string, int> step_ids_;
-  std::unordered_map<std::string, uint32_t> batch_of_group_;
-  std::vector<std::vector<uint32_t>> batch_readers_;  // positions in ranks_, increasing
+  GroupBatches batches_;
 };
 
 }  // namespace cs::analysis
