@@ -2,12 +2,11 @@
 // The collective instances of every rank for collective_lateness(), walked a batch of
 // communication groups at a time, so that the root never holds every rank's instances at once
 // (docs/root_memory.md; the batches: analysis/group_batches.h). An instance (step, op key) lies
-// in one group: its op key ends in the
-// group's name (documents::py_group_of). A first pass reads every rank once (packed, spilled or
-// not) and keeps only its totals (own wait, steps), its step names' ids and which groups it
-// reports collectives of; a batch then reads again only the ranks of its groups and keeps only
-// their instances. A rank's wait in its previous op (in time, over ALL its ops, any group,
-// collective or p2p) is worked out from the whole rank each time it is read.
+// in one group: its op key ends in the group's name (documents::py_group_of). A first pass reads
+// every rank once (packed, spilled or not) and keeps only its totals (own wait, steps), its step
+// names' ids and which groups it reports collectives of; a batch then reads again only the ranks of
+// its groups and keeps only their instances. A rank's wait in its previous op (in time, over ALL
+// its ops, any group, collective or p2p) is worked out from the whole rank each time it is read.
 //
 //   const LatenessWalk walk(ranks, threads);
 //   for (size_t b = 0; b < walk.size(); ++b)
