@@ -53,7 +53,7 @@ void GroupBatches::cut(size_t entries) {
 }
 
 size_t GroupBatches::batch_of(std::string_view group) const {
-  const auto it = index_.find(std::string(group));
+  const auto it = index_.find(group);
   return it == index_.end() ? size() : it->second;
 }
 

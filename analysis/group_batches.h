@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,8 +52,12 @@ class GroupBatches {
   size_t batch_of(std::string_view group) const;
 
  private:
-  std::unordered_map<std::string, uint32_t> index_;  // group -> position in the vectors below,
-                                                     // then (after cut) -> batch
+  struct Hash {  // looked up by string_view, without a copy
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // group -> position in the vectors below, then (after cut) -> batch
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;
   std::vector<std::string> names_;
   std::vector<std::vector<uint32_t>> ranks_;  // per group: positions of its reporters
   std::vector<size_t> entries_;               // per group: its reports
