@@ -2,48 +2,36 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
-#include <unordered_map>
 
+#include "analysis/lateness_walk.h"
+#include "stats/exact_sum.h"
 #include "stats/outliers.h"
 
 namespace cs::analysis {
 
 namespace {
 
-struct Entry {
-  int rank;
-  int step;          // step id
-  double prev_wait;  // its own wait in its previous op (in time)
-  double wait_ms;    // sync when the instance has sync times, else wait (filled later)
-  double sync_ms;
-  double raw_wait_ms;
-  double transit_ms;
+// The sums of a rank's instances, each independent of the order in which the instances are
+// judged (stats/exact_sum.h): batches of any size give the same bits.
+struct RankSums {
+  stats::ExactSum expected, variance, imposed_ms, transit_rel;
 };
-
-double field(const readers::CommOp& op, readers::TimeField f) {
-  return op.time.has(f) && std::isfinite(op.time.get(f)) ? op.time.get(f) : 0.0;
-}
-
-// A rank's wait in one op on its own: sync when reported, else wait.
-double own_wait(const readers::CommOp& op) {
-  return op.time.has(readers::kSyncTimeMs) ? field(op, readers::kSyncTimeMs)
-                                           : field(op, readers::kWaitTimeMs);
-}
 
 int stage_of(const stats::RankStages& stages, int rank) {
   const auto it = stages.find(rank);
   return it == stages.end() ? -1 : it->second;
 }
 
-void judge_instance(std::vector<Entry>& e, const stats::RankStages& stages,
-                    std::map<int, RankLateness>& out, std::vector<double>& scratch) {
+void judge_instance(std::vector<LatenessEntry>& e, const stats::RankStages& stages,
+                    std::map<int, RankLateness>& out, std::map<int, RankSums>& sums,
+                    std::vector<double>& scratch) {
   // One entry per rank (a rank listed twice is a duplicate row: keep the first).
   std::stable_sort(e.begin(), e.end(),
-                   [](const Entry& a, const Entry& b) { return a.rank < b.rank; });
-  e.erase(std::unique(e.begin(), e.end(),
-                      [](const Entry& a, const Entry& b) { return a.rank == b.rank; }),
-          e.end());
+                   [](const LatenessEntry& a, const LatenessEntry& b) { return a.rank < b.rank; });
+  e.erase(
+      std::unique(e.begin(), e.end(),
+                  [](const LatenessEntry& a, const LatenessEntry& b) { return a.rank == b.rank; }),
+      e.end());
   const size_t n = e.size();
   if (n < 2) return;
   if (!stages.empty()) {
@@ -71,19 +59,20 @@ void judge_instance(std::vector<Entry>& e, const stats::RankStages& stages,
   const double p = 1.0 / static_cast<double>(n);
   for (size_t i = 0; i < n; ++i) {
     RankLateness& r = out[e[i].rank];
+    RankSums& sum = sums[e[i].rank];
     ++r.instances;
     r.max_group = std::max(r.max_group, static_cast<int>(n));
     if (med_transit > 0) {
-      r.transit_rel += e[i].transit_ms / med_transit - 1;
+      sum.transit_rel.add(e[i].transit_ms / med_transit - 1);
       ++r.transit_n;
     }
     if (!decided) continue;
     ++r.trials;
-    r.expected += p;
-    r.variance += p * (1 - p);
+    sum.expected.add(p);
+    sum.variance.add(p * (1 - p));
     if (i == late) {
       ++r.last;
-      r.imposed_ms += own_cost;
+      sum.imposed_ms.add(own_cost);
       if (own_cost > 0.5 * cost) r.late_steps.insert(e[i].step);
     }
   }
@@ -96,61 +85,31 @@ double RankLateness::last_z() const {
 }
 
 std::map<int, RankLateness> collective_lateness(const std::vector<load::RankData>& ranks,
-                                                const stats::RankStages& stages) {
-  std::unordered_map<std::string, std::vector<Entry>> instances;
+                                                const stats::RankStages& stages,
+                                                const LatenessOptions& opts) {
+  const LatenessWalk walk(
+      ranks, opts.threads,
+      opts.batch_entries > 0 ? opts.batch_entries : LatenessWalk::kBatchEntries);
   std::map<int, RankLateness> out;
-  std::unordered_map<std::string, int> step_ids;
-  struct Timed {
-    double start;
-    size_t order;
-    int step;
-    const std::string* step_name;
-    const readers::CommOp* op;
-    bool collective;
-  };
-  std::vector<Timed> timed;
-  std::string key;
-  readers::CommunicationFile unpacked;  // a rank still held packed is read through it
-  for (const auto& r : ranks) {
-    if (!r.has_communication || r.rank() < 0) continue;
-    RankLateness& acc = out[r.rank()];
-    timed.clear();
-    for (const auto& step : r.communication.read(unpacked).steps) {
-      const int sid =
-          step_ids.try_emplace(step.step, static_cast<int>(step_ids.size())).first->second;
-      bool any = false;
-      for (const auto* ops : {&step.collective, &step.p2p})
-        for (const auto& op : *ops) {
-          if (op.is_total() || !op.has_time_info) continue;
-          any = true;
-          acc.own_wait_ms += own_wait(op);
-          const double start = field(op, readers::kStartTimestampUs);
-          timed.push_back({start, timed.size(), sid, &step.step, &op, ops == &step.collective});
-        }
-      acc.steps += any;
-    }
-    // Time order (file order where start times tie or are missing): each op's previous wait.
-    std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
-      return a.start != b.start ? a.start < b.start : a.order < b.order;
-    });
-    double prev_wait = 0;
-    for (const auto& t : timed) {
-      const readers::CommOp& op = *t.op;
-      if (t.collective) {
-        key.assign(*t.step_name);
-        key += '\n';
-        key += op.name;
-        instances[key].push_back({r.rank(), t.step, prev_wait, 0, field(op, readers::kSyncTimeMs),
-                                  field(op, readers::kWaitTimeMs),
-                                  field(op, readers::kTransitTimeMs)});
-      }
-      prev_wait = own_wait(op);
-    }
+  for (const auto& [rank, t] : walk.totals()) {
+    RankLateness& r = out[rank];
+    r.own_wait_ms = t.own_wait_ms;
+    r.steps = t.steps;
   }
+  std::map<int, RankSums> sums;
   std::vector<double> scratch;
-  for (auto& [k, e] : instances) judge_instance(e, stages, out, scratch);
-  for (auto& [rank, r] : out)
+  for (size_t b = 0; b < walk.size(); ++b)  // a batch of groups at a time, judged and let go
+    for (std::vector<LatenessEntry>& e : walk.load(b, opts.threads))
+      judge_instance(e, stages, out, sums, scratch);
+  for (auto& [rank, r] : out) {
+    const auto s = sums.find(rank);
+    if (s == sums.end()) continue;
+    r.expected = s->second.expected.value();
+    r.variance = s->second.variance.value();
+    r.imposed_ms = s->second.imposed_ms.value();
+    r.transit_rel = s->second.transit_rel.value();
     if (r.transit_n > 0) r.transit_rel /= r.transit_n;
+  }
   return out;
 }
 

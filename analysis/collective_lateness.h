@@ -14,10 +14,14 @@
 // or link is late at its next collective too, for a reason).
 // Instances whose members lie in different pipeline stages are skipped: stages do different
 // work by design. Linear in the number of ops (plus a sort per instance of its n members).
+// The ranks are walked a batch of communication groups at a time (analysis/lateness_walk.h):
+// memory holds one batch's instances, not every rank's; the sums over a rank's instances are
+// exact (stats/exact_sum.h), so any batch size and thread count gives the same bits.
 //
 //   auto late = collective_lateness(ranks, rank_stages(ranks));
 //   late[21].last -> 18, late[21].expected -> 5.5, late[21].imposed_ms -> 26.3 (over 2 steps)
 
+#include <cstddef>
 #include <map>
 #include <set>
 #include <vector>
@@ -46,9 +50,16 @@ struct RankLateness {
   double last_z() const;
 };
 
+struct LatenessOptions {
+  int threads = 1;           // ranks read on up to this many threads
+  size_t batch_entries = 0;  // instance reports per batch (0: LatenessWalk::kBatchEntries)
+};
+
 // Per-rank lateness, keyed by rank (ranks without communication data are absent).
-// `stages`: rank -> pipeline stage (empty: one stage).
+// `stages`: rank -> pipeline stage (empty: one stage). Throws std::runtime_error when a rank's
+// packed or spilled ops cannot be read.
 std::map<int, RankLateness> collective_lateness(const std::vector<load::RankData>& ranks,
-                                                const stats::RankStages& stages);
+                                                const stats::RankStages& stages,
+                                                const LatenessOptions& opts = {});
 
 }  // namespace cs::analysis

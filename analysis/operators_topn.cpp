@@ -6,7 +6,11 @@ namespace cs::analysis {
 
 stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks) {
   stats::OperatorTable merged;
-  for (const auto& r : ranks) merged.merge(r.operators);
+  stats::OperatorTable scratch;  // the rank being merged, while its table is packed or spilled
+  for (const auto& r : ranks) {
+    merged.merge(r.operators.read(scratch));
+    scratch = stats::OperatorTable{};  // read back once, freed before the next rank
+  }
   return merged;
 }
 

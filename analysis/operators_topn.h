@@ -24,7 +24,9 @@
 namespace cs::analysis {
 
 // Merges every rank's operators in the order given (callers pass ranks sorted by rank, so
-// floating-point sums are the same whatever the number of MPI processes).
+// floating-point sums are the same whatever the number of MPI processes). A rank whose table is
+// packed or spilled (load::RankOperators) is read back once, merged and freed before the next,
+// so only the merged table and one rank's are held at a time.
 stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks);
 
 // Pipeline stage (pp index) of every rank: from profiler_metadata.json's distributed_args

@@ -82,7 +82,7 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
                                     const std::vector<SlowLinkFinding>& slow_links,
                                     const SlowRankOptions& opts) {
   SlowRankAnalysis out;
-  const auto late = collective_lateness(ranks, stages);
+  const auto late = collective_lateness(ranks, stages, opts.lateness);
   const auto dev = step_deviations(ranks, stages);
   std::set<int> link_ends;
   for (const auto& l : slow_links) link_ends.insert(l.src_rank), link_ends.insert(l.dst_rank);

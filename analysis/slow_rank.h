@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/collective_lateness.h"
 #include "analysis/slow_link.h"
 #include "io/diagnostics.h"
 #include "io/table.h"
@@ -42,6 +43,8 @@ struct SlowRankOptions {
   double alone_z = 5.0;            // step-trace z (every step) flagging a rank with no comm data
   double alone_z_one_step = 8.0;   // the same when one step was captured
   double transit_rel = 0.2;        // own transit above the members' median -> communication
+  LatenessOptions lateness;        // threads and batch size of the collective walk (no effect on
+                                   // the findings)
 };
 
 struct SlowRankFinding {

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/group_batches.h"
+#include "msprof_analyze/documents/communication_groups.h"
 #include "stats/outliers.h"
 
 namespace cs::analysis {
@@ -27,6 +30,7 @@ struct Instance {
   double transfer_ms = std::numeric_limits<double>::infinity();
   double size_mb = 0;
   std::vector<int> ranks;
+  uint64_t order = 0;  // where it is first seen: (position of the rank, its op's ordinal there)
 };
 
 // Largest-first sum of the transports' sizes of one rank's op (SDMA is the sum of HCCS, PCIE and
@@ -42,6 +46,71 @@ double op_size_mb(const readers::CommOp& op) {
       parts += size;
   }
   return parts > 0 ? parts : sdma;
+}
+
+// The transfer time of one rank's op: Elapse Time (Transit Time when no elapse); false when
+// neither is a finite non-negative number.
+bool op_transfer_ms(const readers::CommOp& op, double* t) {
+  const readers::TimeField f =
+      op.time.has(readers::kElapseTimeMs) ? readers::kElapseTimeMs : readers::kTransitTimeMs;
+  if (!op.time.has(f)) return false;
+  *t = op.time.get(f);
+  return std::isfinite(*t) && *t >= 0;
+}
+
+// Calls fn(step, op) for each collective op of `rd` the analysis reads, in file order.
+template <class Fn>
+void each_collective(const load::RankData& rd, readers::CommunicationFile& scratch, Fn fn) {
+  for (const auto& step : rd.communication.read(scratch).steps)
+    for (const auto& op : step.collective)
+      if (!op.is_total() && op.has_time_info) fn(step, op);
+}
+
+// The groups every rank reports collectives of, cut into batches (analysis/group_batches.h).
+GroupBatches transfer_batches(const std::vector<load::RankData>& ranks, size_t batch_reports) {
+  GroupBatches b;
+  readers::CommunicationFile scratch;
+  GroupCounter mine;
+  for (size_t p = 0; p < ranks.size(); ++p) {
+    if (!ranks[p].has_communication) continue;
+    each_collective(ranks[p], scratch, [&](const readers::CommStep&, const readers::CommOp& op) {
+      mine.count(documents::py_group_of(op.name));
+    });
+    b.add(static_cast<uint32_t>(p), mine.take());
+  }
+  b.cut(batch_reports);
+  return b;
+}
+
+// The instances of batch i's groups, in first-seen order (ranks in the order of `ranks`).
+std::vector<Instance> batch_instances(const std::vector<load::RankData>& ranks,
+                                      const GroupBatches& b, size_t i) {
+  std::vector<Instance> inst;
+  std::unordered_map<std::string, size_t> index;
+  readers::CommunicationFile scratch;  // a rank still held packed is read through it
+  for (const uint32_t p : b.readers(i)) {
+    const load::RankData& r = ranks[p];
+    uint64_t ordinal = 0;
+    each_collective(r, scratch, [&](const readers::CommStep& step, const readers::CommOp& op) {
+      const uint64_t order = (uint64_t{p} << 32) | ordinal++;
+      double t = 0;
+      if (b.batch_of(documents::py_group_of(op.name)) != i || !op_transfer_ms(op, &t)) return;
+      std::string key = step.step;
+      key += '\x1f';
+      key += op.name;
+      auto [it, fresh] = index.try_emplace(std::move(key), inst.size());
+      if (fresh) inst.push_back({step.step, op.name, t, 0, {}, order});
+      auto& in = inst[it->second];
+      in.transfer_ms = std::min(in.transfer_ms, t);
+      in.size_mb = std::max(in.size_mb, op_size_mb(op));
+      in.ranks.push_back(r.rank());
+    });
+  }
+  for (Instance& in : inst) {
+    std::sort(in.ranks.begin(), in.ranks.end());
+    in.ranks.erase(std::unique(in.ranks.begin(), in.ranks.end()), in.ranks.end());
+  }
+  return inst;
 }
 
 // Rounds to 3 significant digits (the class key); 0 stays 0.
@@ -79,76 +148,73 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<load::Ran
                                                      const SlowTransferOptions& opts,
                                                      size_t* unjudged) {
   if (unjudged) *unjudged = 0;
-  // 1. Instances: (step, op name) -> min elapse over ranks, max size, ranks.
-  std::vector<Instance> inst;
-  std::unordered_map<std::string, size_t> index;
-  readers::CommunicationFile scratch;  // a rank still held packed is read through it
-  for (const auto& r : ranks) {
-    if (!r.has_communication) continue;
-    for (const auto& step : r.communication.read(scratch).steps)
-      for (const auto& op : step.collective) {
-        if (op.is_total() || !op.has_time_info) continue;
-        const readers::TimeField f =
-            op.time.has(readers::kElapseTimeMs) ? readers::kElapseTimeMs : readers::kTransitTimeMs;
-        if (!op.time.has(f)) continue;
-        const double t = op.time.get(f);
-        if (!std::isfinite(t) || t < 0) continue;
-        std::string key = step.step;
-        key += '\x1f';
-        key += op.name;
-        auto [it, fresh] = index.try_emplace(std::move(key), inst.size());
-        if (fresh) inst.push_back({step.step, op.name, t, 0, {}});
-        auto& in = inst[it->second];
-        in.transfer_ms = std::min(in.transfer_ms, t);
-        in.size_mb = std::max(in.size_mb, op_size_mb(op));
-        in.ranks.push_back(r.rank());
-      }
-  }
-
-  // 2. Classes (op type, size, group size) -> instance indices.
+  // 1. Instances, a batch of groups at a time: (step, op name) -> min elapse over ranks, max
+  // size, ranks; each kept as its class, time and place only.
+  const GroupBatches batches = transfer_batches(ranks, opts.batch_reports);
+  struct Member {
+    uint64_t order;  // Instance::order: the classes' members in first-seen order, as judged whole
+    double transfer_ms;
+    uint32_t batch, id;  // where to find it again
+  };
+  // 2. Classes (op type, size, group size) -> instances.
   using ClassKey = std::tuple<std::string, double, int>;
-  std::map<ClassKey, std::vector<size_t>> classes;
-  for (size_t i = 0; i < inst.size(); ++i) {
-    auto& in = inst[i];
-    std::sort(in.ranks.begin(), in.ranks.end());
-    in.ranks.erase(std::unique(in.ranks.begin(), in.ranks.end()), in.ranks.end());
-    if (in.ranks.size() < 2) continue;
-    if (!(in.size_mb >= opts.min_size_mb)) {
-      if (unjudged) ++*unjudged;
-      continue;
+  std::map<ClassKey, std::vector<Member>> classes;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const std::vector<Instance> inst = batch_instances(ranks, batches, b);
+    for (size_t i = 0; i < inst.size(); ++i) {
+      const Instance& in = inst[i];
+      if (in.ranks.size() < 2) continue;
+      if (!(in.size_mb >= opts.min_size_mb)) {
+        if (unjudged) ++*unjudged;
+        continue;
+      }
+      classes[{comm_op_type(in.op), round3(in.size_mb), static_cast<int>(in.ranks.size())}]
+          .push_back(
+              {in.order, in.transfer_ms, static_cast<uint32_t>(b), static_cast<uint32_t>(i)});
     }
-    classes[{comm_op_type(in.op), round3(in.size_mb), static_cast<int>(in.ranks.size())}].push_back(
-        i);
   }
 
-  // 3. Outliers within each class.
+  // 3. Outliers within each class; the slow instances' names and ranks read again at the end.
   std::vector<SlowTransferFinding> out;
-  for (const auto& [ck, members] : classes) {
+  std::vector<std::pair<uint32_t, uint32_t>> where;  // per finding: batch, id
+  for (auto& [ck, members] : classes) {
     if (members.size() < opts.min_class_ops) {
       if (unjudged) *unjudged += members.size();
       continue;
     }
+    std::sort(members.begin(), members.end(),
+              [](const Member& a, const Member& b) { return a.order < b.order; });
     std::vector<double> v;
     v.reserve(members.size());
-    for (size_t i : members) v.push_back(inst[i].transfer_ms);
+    for (const Member& m : members) v.push_back(m.transfer_ms);
     const double expected = stats::median(v);
     if (!(expected > 0)) continue;
     const auto z = stats::robust_z(v);
     for (size_t k = 0; k < members.size(); ++k) {
       const double ratio = v[k] / expected;
       if (!(z[k] >= opts.z_threshold) || !(ratio >= opts.min_ratio)) continue;
-      const auto& in = inst[members[k]];
       SlowTransferFinding f;
       f.op_type = std::get<0>(ck);
       f.size_mb = std::get<1>(ck);
       f.group_size = std::get<2>(ck);
-      f.step = in.step;
-      f.op = in.op;
       f.transfer_ms = v[k];
       f.expected_ms = expected;
       f.ratio = ratio;
       f.z = z[k];
       f.class_ops = static_cast<int>(members.size());
+      out.push_back(std::move(f));
+      where.emplace_back(members[k].batch, members[k].id);
+    }
+  }
+  std::map<uint32_t, std::vector<size_t>> by_batch;
+  for (size_t k = 0; k < out.size(); ++k) by_batch[where[k].first].push_back(k);
+  for (const auto& [b, found] : by_batch) {
+    const std::vector<Instance> inst = batch_instances(ranks, batches, b);
+    for (size_t k : found) {
+      SlowTransferFinding& f = out[k];
+      const Instance& in = inst[where[k].second];
+      f.step = in.step;
+      f.op = in.op;
       f.ranks = in.ranks;
       std::string links;
       for (const auto& l : slow_links) {
@@ -162,13 +228,12 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<load::Ran
       f.evidence = f.op_type + " of " + fmt("%g", f.size_mb) + " MB over " +
                    std::to_string(f.group_size) + " ranks (" + ranks_text(in.ranks) + ") took " +
                    fmt("%.3f", f.transfer_ms) + " ms at its fastest rank where " +
-                   std::to_string(members.size()) + " such ops take " + fmt("%.3f", expected) +
-                   " ms (median; " + fmt("%.2f", ratio) + "x)";
+                   std::to_string(f.class_ops) + " such ops take " + fmt("%.3f", f.expected_ms) +
+                   " ms (median; " + fmt("%.2f", f.ratio) + "x)";
       if (!links.empty())
         f.evidence += "; consistent with the slow link(s) " + links + " in the matrix";
       else
         f.evidence += "; no link of this group stands out in the matrix, so no link is named";
-      out.push_back(std::move(f));
     }
   }
   std::sort(out.begin(), out.end(), [](const SlowTransferFinding& a, const SlowTransferFinding& b) {

@@ -17,11 +17,15 @@
 // Attribution: the evidence names a slow link (from the matrix analysis, analysis/slow_link.h)
 // only when both its ends are ranks of the op's group; otherwise it says that no link of the
 // group stands out in the matrix. A slow transfer never names a slow rank.
+// The ranks are read a batch of communication groups at a time (analysis/group_batches.h): an
+// instance is kept as its class, time and place only (24 bytes), and the slow ones' names and
+// ranks are read again at the end.
 //
 //   auto links = find_slow_links(link_observations(merge_matrix_links(ranks, groups, diag)));
 //   auto slow = find_slow_transfers(ranks, links);
 //   io::Table t = slow_transfers_table(slow);
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,6 +42,9 @@ struct SlowTransferOptions {
   double min_ratio = 1.3;    // transfer time / class median, at least
   size_t min_class_ops = 5;  // classes with fewer instances are not judged
   double min_size_mb = 0.1;  // ops moving less are not judged (latency, not bandwidth)
+  // Op reports per batch of communication groups read at a time (analysis/group_batches.h; no
+  // effect on the findings).
+  size_t batch_reports = 1 << 13;
 };
 
 struct SlowTransferFinding {

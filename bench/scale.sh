@@ -16,11 +16,11 @@
 #   --msprof-timeout S   stop it after S seconds (default 1800) and say so
 #   --keep               keep the generated jobs (they are removed after each size: 16,384 text
 #                        ranks are ~4.7 GB, DB ~9 GB)
-# Needs a Release build in build/. Data goes to ${BENCH_DIR:-/tmp/clusterscope-scale}; check
+# Needs a Release build in build/ (or BIN=binary). Data goes to ${BENCH_DIR:-/tmp/clusterscope-scale}; check
 # `df -h` first. One line per run on stdout (a table), details in $BENCH_DIR/*.time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=$PWD/build/clusterscope
+BIN=${BIN:-$PWD/build/clusterscope}
 DIR=${BENCH_DIR:-/tmp/clusterscope-scale}
 MSPROF_PY=${MSPROF_PY:-/tmp/msprof}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

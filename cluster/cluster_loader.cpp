@@ -68,10 +68,10 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
   return out;
 }
 
-// The root's spill file for the ranks' communication ops and matrix
+// The root's spill file for the ranks' communication ops, matrix and operator table
 // (LoadOptions::spill_communication). The spill only saves memory: when the file cannot be created
-// or written (no room, a file size limit), the ops and matrix not yet in it stay packed in memory
-// instead and one warning says why.
+// or written (no room, a file size limit), the parts not yet in it stay packed in memory instead
+// and one warning says why.
 class SpillGuard {
  public:
   void open() {
@@ -83,12 +83,14 @@ class SpillGuard {
     }
   }
   bool on() const { return on_; }
-  // Parks a rank's ops in the file, or packs them in memory once the file has failed.
+  // Parks a rank's ops, matrix and operator table in the file, or packs them in memory once the
+  // file has failed.
   void park(load::RankData& d) {
     if (on_) {
       try {
         d.communication.spill(file_);
         d.matrix.spill(file_);
+        d.operators.spill(file_);
         return;
       } catch (const std::exception& e) {
         fail(e.what());  // what went to the file stays there; the rest is packed below
@@ -96,6 +98,7 @@ class SpillGuard {
     }
     d.communication.pack();
     d.matrix.pack();
+    d.operators.pack();
   }
   // The file, when every rank went there or none did (kept open as long as the ranks are).
   std::shared_ptr<runtime::SpillFile> file() const { return file_; }
@@ -155,6 +158,7 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
     } else if (keep_communication_packed) {
       out[i].communication.pack();
       out[i].matrix.pack();
+      out[i].operators.pack();
     }
     done_bytes += e.bytes;
     ++done;
@@ -171,10 +175,14 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
                            runtime::PhaseLog& log) {
   LoadedCluster result;
 
-  // 1. Discover on the root, broadcast the list (plus a fatal flag) to everyone.
-  std::vector<load::RankEntry> entries;
+  // 1. Discover on the root; 2. partition by bytes there and send each process only its share
+  // of the list (plus a fatal flag): what leaves the root is one list, whatever the process count,
+  // and no other process holds the whole job's list.
+  std::vector<load::RankEntry> entries;  // the root: every rank; the others: their share
+  std::vector<std::vector<size_t>> shares;
+  std::vector<size_t> mine;  // indices into `entries` this process parses
   {
-    std::vector<char> buf;
+    std::vector<std::vector<char>> parts;
     // The root discovers alone; the others wait for it, watched (mpi/mpi_comm.h, RootAlone).
     std::optional<mpi::MpiSession::RootAlone> alone;
     alone.emplace(mpi, "discover", "discovered the rank directories");
@@ -203,12 +211,20 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
         }
       }
       entries = std::move(found.ranks);
-      io::ByteWriter w;
-      w.put<uint8_t>(result.fatal);
-      w.str(result.fatal_message);
-      auto packed = load::pack_rank_entries(entries);
-      w.bytes(packed.data(), packed.size());
-      buf = std::move(w.data());
+      if (!result.fatal)
+        shares = load::partition_by_bytes(entries, mpi.size(), load::kRootUnpackCost);
+      parts.resize(static_cast<size_t>(mpi.size()));
+      for (int p = 1; p < mpi.size(); ++p) {
+        io::ByteWriter w;
+        w.put<uint8_t>(result.fatal);
+        w.str(result.fatal_message);
+        std::vector<load::RankEntry> share;
+        if (!result.fatal)
+          for (size_t i : shares[static_cast<size_t>(p)]) share.push_back(entries[i]);
+        auto packed = load::pack_rank_entries(share);
+        w.bytes(packed.data(), packed.size());
+        parts[static_cast<size_t>(p)] = std::move(w.data());
+      }
       for (const auto& e : entries) result.input_bytes += e.bytes;
       log.end(std::to_string(entries.size()) + " rank directories, " +
               runtime::human_bytes(result.input_bytes) +
@@ -216,21 +232,24 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
                                       : ", " + std::to_string(result.skipped.size()) + " skipped"));
     }
     alone.reset();
-    mpi.broadcast(buf);
+    std::vector<char> part = mpi.scatter(std::move(parts));
     if (!mpi.is_root()) {
-      io::ByteReader r(buf);
+      io::ByteReader r(part);
       result.fatal = r.get<uint8_t>() != 0;
       result.fatal_message = r.str();
       std::vector<char> rest(r.remaining());
       r.bytes(rest.data(), rest.size());
       entries = load::unpack_rank_entries(rest);
+      // The share arrives in the order partition_by_bytes lists it (positions in the share are
+      // what the root files the parsed ranks by).
+      mine.resize(entries.size());
+      for (size_t i = 0; i < mine.size(); ++i) mine[i] = i;
+    } else if (!result.fatal) {
+      mine = shares[0];
     }
     if (result.fatal) return result;
   }
 
-  // 2. Partition by bytes; every process computes the same split.
-  const auto shares = load::partition_by_bytes(entries, mpi.size(), load::kRootUnpackCost);
-  const auto& mine = shares[static_cast<size_t>(mpi.rank())];
   const int threads = runtime::threads_per_process(opts.threads, mpi.local_size());
   result.threads_per_process = threads;
   result.processes_on_root_node = mpi.local_size();  // the root's value is the one used
@@ -366,10 +385,12 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
   if (mpi.is_root()) {
     result.spill = spill.file();
     if (const std::string why = spill.problem(); !why.empty())
-      result.diagnostics.warn("", 0,
-                              "the communication ops and matrix could not be parked on disk (" +
-                                  why + "): they are held in memory instead",
-                              "the outputs are the same; a large job needs more memory this way");
+      result.diagnostics.warn(
+          "", 0,
+          "the communication ops, matrix and operator tables could not be parked on "
+          "disk (" +
+              why + "): they are held in memory instead",
+          "the outputs are the same; a large job needs more memory this way");
     result.ranks = std::move(parsed);
     for (auto& share : received)
       for (load::RankData& d : share) result.ranks.push_back(std::move(d));

@@ -1,6 +1,7 @@
 #pragma once
 // The first half of the cluster pipeline, shared by `cluster` and run-vs-run `compare`:
-//   discover (root) -> broadcast entries -> partition by bytes -> parse (threads per process)
+//   discover (root) -> partition by bytes (root) -> each process sent its share of the list
+//   -> parse (threads per process)
 //   -> agree on errors -> gather packed RankData to the root.
 // Runs the same with one process and no launcher, or under mpirun with any number of processes;
 // the root's result is identical either way.
@@ -29,16 +30,16 @@ struct LoadOptions {
   load::ParseOptions parse;
   int threads = 0;             // parser threads per process; 0 = cores / processes on this node
   bool show_progress = false;  // progress bar on the root
-  // Root: hold every rank's communication ops and matrix packed (ParkedFile::pack); the analyses
-  // read them back a rank at a time (ParkedFile::read).
+  // Root: hold every rank's communication ops, matrix and operator table packed
+  // (ParkedFile::pack); the analyses read them back a rank at a time (ParkedFile::read).
   bool keep_communication_packed = false;
   // Called with each rank this process parsed, on the parse thread, before the rank is packed
   // for the root (every process): how a process keeps its own ranks' rows
   // (cluster/rank_tables.h). Must be thread-safe; may be empty.
   std::function<void(const load::RankData&)> on_parsed;
-  // Root: park every rank's communication ops and matrix in a spill file (ParkedFile::spill) as
-  // it is parsed or received, so the root's memory does not grow with them; the analyses read
-  // them back rank by rank. Implies keep_communication_packed.
+  // Root: park every rank's communication ops, matrix and operator table in a spill file
+  // (ParkedFile::spill) as it is parsed or received, so the root's memory does not grow with
+  // them; the analyses read them back rank by rank. Implies keep_communication_packed.
   bool spill_communication = false;
 };
 

@@ -120,9 +120,10 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
   return runtime::node_threads(opts.load.threads, loaded.processes_on_root_node);
 }
 
-// The stage list: the order of the work and what is freed when. The communication ops stay where
-// the loader put them (under `cluster`, in a spill file on disk) and are read back a rank, or a
-// batch of group tuples, at a time; what the root holds is the per-op tables and the matrix
+// The stage list: the order of the work and what is freed when. The communication ops and the
+// operator tables stay where the loader put them (under `cluster`, in a spill file on disk) and
+// are read back a rank, or a batch of group tuples, at a time (the operator tables merged rank
+// after rank in stage 4); what the root holds is the per-op tables and the matrix
 // (docs/root_memory.md).
 //
 //   1 groups               communication_group.json (the ops read packed or spilled, in place)

@@ -195,8 +195,8 @@ int run_compare(const CompareRunOptions& o, int argc, char** argv) {
       paired = "rank " + std::to_string(loaded[1].ranks[0].rank()) +
                " of the comparison is compared with rank " +
                std::to_string(loaded[0].ranks[0].rank()) + " of the base. ";
-      loaded[1].ranks[0].operators.rename_rank(loaded[1].ranks[0].rank(),
-                                               loaded[0].ranks[0].rank());
+      loaded[1].ranks[0].operators.edit().rename_rank(loaded[1].ranks[0].rank(),
+                                                      loaded[0].ranks[0].rank());
       loaded[1].ranks[0].entry.rank = loaded[0].ranks[0].rank();
     }
     if (const std::string why =

@@ -228,7 +228,8 @@ void operator_candidates(const std::vector<RankData>& base, const std::vector<Ra
   for (int side = 0; side < 2; ++side)
     for (const auto& d : side == 0 ? base : comp) {
       const double steps = steps_of(d);
-      for (const auto& [key, st] : d.operators.keys()) {
+      stats::OperatorTable scratch;  // filled only while the rank's table is packed or spilled
+      for (const auto& [key, st] : d.operators.read(scratch).keys()) {
         if (is_hccl_key(key)) continue;
         auto t = st.rank_totals.find(d.rank());
         if (t == st.rank_totals.end()) continue;

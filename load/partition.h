@@ -3,7 +3,8 @@
 // discovery's rank order): process 0 gets the first range, process 1 the next, and so on. The
 // ranges make the largest load (bytes, plus the root's head start) as small as it can be, and
 // among the splits that reach it each process takes as near its even share of what remains as it
-// can. Every process computes the same split from the same list, so no assignment is sent. A
+// can. The split depends only on the list: `cluster` computes it on the root and sends each process
+// its share of the list alone (cluster/cluster_loader); other runs compute it everywhere. A
 // process's ranks being one range makes its rows in the rank-ordered tables one contiguous slice
 // (one hyperslab per column in the collective HDF5 write, docs/parallel_hdf5.md).
 

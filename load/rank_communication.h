@@ -1,11 +1,12 @@
 #pragma once
-// One rank's communication data: its ops (communication.json) and its matrix
-// (communication_matrix.json), each held as parsed data, packed to bytes (rank_data_codec.h's wire
-// format, in pages of their own: about half the memory), or spilled: the packed bytes in a
-// runtime::SpillFile on disk, read back on each read() (the root of `cluster` holds every rank's
-// ops and matrix that way, so its memory does not grow with them). The state is hidden: the data
-// is reached only through read() and edit(), which see it in any state, so no analysis can read a
-// packed or spilled rank as "no ops" or "no links".
+// One rank's parked data: its communication ops (communication.json), its matrix
+// (communication_matrix.json) and its operator table (the kernels' statistics), each held as parsed
+// data, packed to bytes (rank_data_codec.h's wire format, in pages of their own: about half the
+// memory), or spilled: the packed bytes in a runtime::SpillFile on disk, read back on each read()
+// (the root of `cluster` holds every rank's ops, matrix and operators that way, so its memory does
+// not grow with them). The state is hidden: the data is reached only through read() and edit(),
+// which see it in any state, so no analysis can read a packed or spilled rank as "no ops", "no
+// links" or "no kernels".
 //
 //   io::CommunicationFile scratch;  // filled only while the rank is packed
 //   for (const io::CommStep& step : rank.communication.read(scratch).steps) ...
@@ -19,11 +20,12 @@
 #include "readers/matrix.h"
 #include "runtime/page_buffer.h"
 #include "runtime/spill_file.h"
+#include "stats/operator_table.h"
 
 namespace cs::load {
 
-// File: readers::CommunicationFile or readers::MatrixFile (the two instantiations, defined with
-// their packing in rank_data_codec.cpp).
+// File: readers::CommunicationFile, readers::MatrixFile or stats::OperatorTable (the three
+// instantiations, defined with their packing in rank_data_codec.cpp).
 template <class File>
 class ParkedFile {
  public:
@@ -70,8 +72,11 @@ class ParkedFile {
 using RankCommunication = ParkedFile<readers::CommunicationFile>;
 // A rank's matrix links (with their text table).
 using RankMatrix = ParkedFile<readers::MatrixFile>;
+// A rank's operator table (keyed by the --group-by key).
+using RankOperators = ParkedFile<stats::OperatorTable>;
 
 extern template class ParkedFile<readers::CommunicationFile>;
 extern template class ParkedFile<readers::MatrixFile>;
+extern template class ParkedFile<stats::OperatorTable>;
 
 }  // namespace cs::load

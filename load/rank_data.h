@@ -65,14 +65,14 @@ struct RankData {
   bool has_step_trace = false;
   bool has_kernels = false;
   bool has_metadata = false;
-  // The communication ops and matrix, parsed, packed or (on the root of `cluster`) spilled;
-  // reached only through read() / edit(), which see them in any state
-  // (load/rank_communication.h).
+  // The communication ops, matrix and operator table (keyed by the --group-by key), parsed,
+  // packed or (on the root of `cluster`) spilled; reached only through read() / edit(), which see
+  // them in any state (load/rank_communication.h).
   RankCommunication communication;
   RankMatrix matrix;
+  RankOperators operators;
   readers::StepTraceFile step_trace;
   readers::ProfilerMetadata metadata;
-  stats::OperatorTable operators;  // keyed by the --group-by key
   // The rank's memory summary (memory/rank_memory.h), when it was profiled with profile_memory.
   std::optional<memory::RankMemory> memory;
   // The host side (host/): operators' host/device time and the Free time explained per step.

@@ -262,6 +262,15 @@ void unpack_section(ByteReader& r, readers::MatrixFile& m) {
   if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the matrix");
 }
 
+// A rank's operator table, as OperatorTable packs it.
+void pack_section(const stats::OperatorTable& t, ByteWriter& w) {
+  t.pack(w);
+}
+void unpack_section(ByteReader& r, stats::OperatorTable& t) {
+  t = stats::OperatorTable::unpack(r);
+  if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the operators");
+}
+
 void pack_rank_entry(const RankEntry& e, ByteWriter& w) {
   w.put<int32_t>(e.rank);
   w.str(e.path);
@@ -294,10 +303,11 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
   pack_rank_entry(d.entry, w);
   w.put<uint8_t>((d.has_communication ? 1 : 0) | (d.has_matrix ? 2 : 0) |
                  (d.has_step_trace ? 4 : 0) | (d.has_kernels ? 8 : 0) | (d.has_metadata ? 16 : 0));
-  // The communication ops and matrix, each length first, so the root can keep them packed
-  // without reading them.
+  // The communication ops, matrix and operator table, each length first, so the root can keep
+  // them packed without reading them.
   put_section(w, d.communication);
   put_section(w, d.matrix);
+  put_section(w, d.operators);
   put_strings(w, d.step_trace.columns);
   w.put<uint32_t>(static_cast<uint32_t>(d.step_trace.rows.size()));
   for (const auto& row : d.step_trace.rows) {
@@ -319,7 +329,6 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
     w.put<uint32_t>(static_cast<uint32_t>(g.global_ranks.size()));
     for (int x : g.global_ranks) w.put<int32_t>(x);
   }
-  d.operators.pack(w);
   w.put<uint8_t>(d.has_host ? 1 : 0);
   host::pack_summary(d.host, w);
   w.put<uint32_t>(static_cast<uint32_t>(d.steps_present.size()));
@@ -360,6 +369,16 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
     unpack_section(mr, m);
     d.matrix = RankMatrix(std::move(m));
   }
+  const auto operators_bytes = static_cast<size_t>(r.get<uint64_t>());
+  const char* operators = r.skip(operators_bytes);
+  if (keep_communication_packed) {
+    d.operators.adopt_packed(runtime::PageBuffer(operators, operators_bytes));
+  } else {
+    ByteReader orr(operators, operators_bytes);
+    stats::OperatorTable t;
+    unpack_section(orr, t);
+    d.operators = RankOperators(std::move(t));
+  }
   d.step_trace.columns = get_strings(r);
   d.step_trace.rows.resize(r.get<uint32_t>());
   for (auto& row : d.step_trace.rows) {
@@ -381,7 +400,6 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
     g.global_ranks.resize(r.get<uint32_t>());
     for (int& x : g.global_ranks) x = r.get<int32_t>();
   }
-  d.operators = stats::OperatorTable::unpack(r);
   d.has_host = r.get<uint8_t>() != 0;
   d.host = host::unpack_summary(r);
   d.steps_present.resize(r.get<uint32_t>());

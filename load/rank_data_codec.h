@@ -13,20 +13,25 @@ namespace cs::load {
 void pack_rank_entry(const RankEntry& e, io::ByteWriter& w);
 RankEntry unpack_rank_entry(io::ByteReader& r);
 
-// A rank's communication ops and matrix travel packed, as RankCommunication and RankMatrix hold
-// them packed (a rank already holding them packed is sent as is).
+// A rank's communication ops, matrix and operator table travel packed, as RankCommunication,
+// RankMatrix and RankOperators hold them packed (a rank already holding them packed is sent as
+// is).
 void pack_rank_data(const RankData& d, io::ByteWriter& w);
-// keep_communication_packed: leave the communication ops and matrix packed (ParkedFile::packed).
+// keep_communication_packed: leave the communication ops, matrix and operator table packed
+// (ParkedFile::packed).
 RankData unpack_rank_data(io::ByteReader& r, bool keep_communication_packed = false);
 
 // One section of the wire format, as ParkedFile packs it: a rank's communication ops (per step
-// its ops) or its matrix (its text table, then per step its ops and links).
+// its ops), its matrix (its text table, then per step its ops and links) or its operator table
+// (stats::OperatorTable::pack).
 void pack_section(const readers::CommunicationFile& c, io::ByteWriter& w);
 void pack_section(const readers::MatrixFile& m, io::ByteWriter& w);
+void pack_section(const stats::OperatorTable& t, io::ByteWriter& w);
 // Fills `out` (a fresh file) from one section. Throws std::runtime_error when the bytes are
 // damaged or more bytes follow.
 void unpack_section(io::ByteReader& r, readers::CommunicationFile& out);
 void unpack_section(io::ByteReader& r, readers::MatrixFile& out);
+void unpack_section(io::ByteReader& r, stats::OperatorTable& out);
 
 // A list of entries (discovery result broadcast from rank 0).
 std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries);

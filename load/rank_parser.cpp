@@ -248,7 +248,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
               steps_seen.insert(k.step_id);
               if (k.step_id != *opts.step) return;
             }
-            d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
+            d.operators.edit().add(operator_key(k, opts.group_by), k.duration_us, rank);
           },
           d.diagnostics);
       d.has_kernels = f.finish(ok, d.diagnostics, before);
@@ -275,7 +275,7 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
           }
           const double mn = std::isfinite(r.min_us) ? r.min_us : r.total_us / r.count;
           const double mx = std::isfinite(r.max_us) ? r.max_us : r.total_us / r.count;
-          d.operators.add_aggregate(r.op_type, count, r.total_us, mn, mx, rank);
+          d.operators.edit().add_aggregate(r.op_type, count, r.total_us, mn, mx, rank);
         }
         if (out_of_range > 0)
           d.diagnostics.warn(

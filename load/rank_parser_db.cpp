@@ -226,7 +226,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
               db, strings,
               [&](const readers::KernelRecord& k) {
                 if (opts.step && k.step_id >= 0 && k.step_id != *opts.step) return;
-                d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
+                d.operators.edit().add(operator_key(k, opts.group_by), k.duration_us, rank);
               },
               d.diagnostics))
         return false;
@@ -252,7 +252,7 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
             k.type = op.type;
             k.start_us = op.start_us;
             k.duration_us = op.duration_us;
-            d.operators.add(operator_key(k, opts.group_by), k.duration_us, rank);
+            d.operators.edit().add(operator_key(k, opts.group_by), k.duration_us, rank);
           },
           d.diagnostics);
       if (clean) profiler_strings = std::move(strings);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 
@@ -169,12 +170,28 @@ std::vector<int64_t> MpiSession::gather_int64(int64_t local) const {
 
 void MpiSession::broadcast(std::vector<char>& buf) const {
   if (!uses_mpi_ || size_ == 1) return;
-  // Point to point from the root, so a process that does not take its copy can be named.
-  int64_t n = static_cast<int64_t>(buf.size());
+  send_from_root([&](int) -> const std::vector<char>& { return buf; }, buf);
+}
+
+std::vector<char> MpiSession::scatter(std::vector<std::vector<char>> parts) const {
+  std::vector<char> mine;
+  if (is_root() && !parts.empty()) mine = std::move(parts[0]);
+  if (!uses_mpi_ || size_ == 1) return mine;
+  if (is_root() && parts.size() != static_cast<size_t>(size_))
+    throw std::invalid_argument("scatter: one part per process is needed");
+  send_from_root([&](int p) -> const std::vector<char>& { return parts[static_cast<size_t>(p)]; },
+                 mine);
+  return mine;
+}
+
+void MpiSession::send_from_root(const std::function<const std::vector<char>&(int)>& part_of,
+                                std::vector<char>& buf) const {
+  // Point to point from the root, so a process that does not take its part can be named.
   std::vector<MPI_Request> reqs;
   std::vector<int> peers, missing;
   const char* doing = "while the list of rank directories was sent";
   if (!is_root()) {
+    int64_t n = 0;
     // The root may be discovering the input (RootAlone): as agree() with Arrival::kRootLast.
     const WaitLimit first{watches_root() ? deadline_seconds() : 0.0, true};
     reqs.resize(1);
@@ -192,13 +209,17 @@ void MpiSession::broadcast(std::vector<char>& buf) const {
       abort_stalled(missing, doing);
     return;
   }
+  std::vector<int64_t> sizes(static_cast<size_t>(size_));  // alive until every send completes
   for (int p = 1; p < size_; ++p) {
+    const std::vector<char>& part = part_of(p);
+    int64_t& n = sizes[static_cast<size_t>(p)];
+    n = static_cast<int64_t>(part.size());
     MPI_Request& r = reqs.emplace_back();
     MPI_Isend(&n, 1, MPI_INT64_T, p, kTagBroadcast, MPI_COMM_WORLD, &r);
     peers.push_back(p);
     for (int64_t off = 0; off < n; off += kChunk) {
       MPI_Request& d = reqs.emplace_back();
-      MPI_Isend(buf.data() + off, static_cast<int>(std::min(kChunk, n - off)), MPI_BYTE, p,
+      MPI_Isend(part.data() + off, static_cast<int>(std::min(kChunk, n - off)), MPI_BYTE, p,
                 kTagBroadcast, MPI_COMM_WORLD, &d);
       peers.push_back(p);
     }

@@ -97,6 +97,10 @@ class MpiSession {
   // wait for the root (it discovers the input first: run that in a RootAlone scope); the root
   // waits for each of them at most the timeout.
   void broadcast(std::vector<char>& buf) const;
+  // Collective, watched as broadcast: process p gets parts[p] of the root's `parts` (one per
+  // process; the others pass nothing). Each process receives only its own part, so what leaves
+  // the root is the sum of the parts, not one whole copy per process.
+  std::vector<char> scatter(std::vector<std::vector<char>> parts) const;
   // Collective: each process sends `mine`; rank 0 returns all buffers in process order (its own
   // first), others return an empty vector. Buffers of any size (sent in chunks below 1 GiB).
   std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
@@ -136,6 +140,10 @@ class MpiSession {
   [[noreturn]] void abort(int code) const;
 
  private:
+  // broadcast / scatter: the root sends part_of(p) to each process p >= 1; the others receive
+  // theirs into `buf`.
+  void send_from_root(const std::function<const std::vector<char>&(int)>& part_of,
+                      std::vector<char>& buf) const;
   int rank_ = 0;
   int size_ = 1;
   int local_size_ = 1;

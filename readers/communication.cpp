@@ -8,6 +8,7 @@
 
 #include "io/json/json_input.h"
 #include "io/json/leading_keys.h"
+#include "readers/step_document.h"
 
 namespace cs::readers {
 
@@ -428,35 +429,19 @@ bool is_flat_layout(std::string_view text) {
 
 bool parse_padded(simdjson::padded_string_view text, const std::string& source,
                   CommunicationFile& out, io::Diagnostics& diag) {
-  out.steps.clear();
-  const bool flat = is_flat_layout(text);
-  bool got = false;
-  io::JsonWalkStatus st = io::walk_json_document(
-      text, source, diag, /*keep_depth=*/3,
-      [&out, flat](simdjson::ondemand::document& doc, io::JsonContext& ctx) {
-        // A repaired (truncated) text is walked from scratch.
-        out.steps.clear();
-        CommWalker w(ctx, out, flat);
-        return w.root(doc);
-      },
-      &got);
-  return st == io::JsonWalkStatus::kOk || (st == io::JsonWalkStatus::kDamaged && got);
+  return walk_steps<CommWalker>(text, source, is_flat_layout(text), out, diag);
 }
 
 }  // namespace
 
 bool read_communication_json(const std::string& path, CommunicationFile& out,
                              io::Diagnostics& diag) {
-  out.steps.clear();
-  io::JsonFileBuffer& buf = io::thread_json_buffer();
-  if (!io::load_json_file(path, buf, diag)) return false;
-  return parse_padded(buf.view(), path, out, diag);
+  return read_steps_file(path, out, diag, parse_padded);
 }
 
 bool parse_communication_json(std::string_view json, const std::string& source,
                               CommunicationFile& out, io::Diagnostics& diag) {
-  simdjson::padded_string text = io::to_padded(json);
-  return parse_padded(text, source, out, diag);
+  return parse_steps_text(json, source, out, diag, parse_padded);
 }
 
 }  // namespace cs::readers

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "io/json/json_input.h"
 
@@ -23,6 +24,25 @@ bool rank_in_range(simdjson::ondemand::value& v, int64_t r, int& out, io::JsonCo
 // The document's top-level object; an error (and ctx.reported) when it is something else.
 simdjson::error_code root_object(simdjson::ondemand::document& doc, simdjson::ondemand::object& obj,
                                  io::JsonContext& ctx, std::string_view what);
+
+// Calls fn(key, value) for each field of the document's top-level object (root_object; got_data
+// set once it is one) until fn returns an error, which is returned.
+template <class Fn>
+simdjson::error_code for_each_root_field(simdjson::ondemand::document& doc, io::JsonContext& ctx,
+                                         std::string_view what, Fn fn) {
+  simdjson::ondemand::object obj;
+  simdjson::error_code e = root_object(doc, obj, ctx, what);
+  if (e) return e;
+  ctx.got_data = true;
+  for (auto fr : obj) {
+    simdjson::ondemand::field f;
+    if ((e = std::move(fr).get(f))) return e;
+    std::string_view k = io::raw_key(f);
+    simdjson::ondemand::value v = f.value();
+    if ((e = fn(k, v))) return e;
+  }
+  return simdjson::SUCCESS;
+}
 
 // An integer, or a string holding one ("0", as torch_npu 2.7 writes rank_id).
 bool read_int_or_string_int(simdjson::ondemand::value& v, int64_t& out, io::JsonContext& ctx,

@@ -13,15 +13,7 @@ using simdjson::SUCCESS;
 namespace od = simdjson::ondemand;
 
 error_code walk_msprof_info(od::document& doc, io::JsonContext& ctx, MsprofInfo& out) {
-  od::object obj;
-  error_code e = root_object(doc, obj, ctx, "CANN info.json file");
-  if (e) return e;
-  ctx.got_data = true;
-  for (auto fr : obj) {
-    od::field f;
-    if ((e = std::move(fr).get(f))) return e;
-    std::string_view k = io::raw_key(f);
-    od::value v = f.value();
+  auto field = [&](std::string_view k, od::value& v) -> error_code {
     if (k == "rank_id") {
       int64_t r = -1;
       int rank = -1;
@@ -37,8 +29,9 @@ error_code walk_msprof_info(od::document& doc, io::JsonContext& ctx, MsprofInfo&
       else if (v.get_int64().get(n) == SUCCESS)
         out.host_uid = std::to_string(n);
     }
-  }
-  return SUCCESS;
+    return SUCCESS;
+  };
+  return for_each_root_field(doc, ctx, "CANN info.json file", field);
 }
 
 bool msprof_info_padded(simdjson::padded_string_view text, const std::string& source,

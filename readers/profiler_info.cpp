@@ -115,15 +115,8 @@ error_code walk_config(od::value& v, io::JsonContext& ctx, ProfilerInfo& out) {
 }
 
 error_code walk_info(od::document& doc, io::JsonContext& ctx, ProfilerInfo& out) {
-  od::object obj;
-  error_code e = root_object(doc, obj, ctx, "profiler_info file");
-  if (e) return e;
-  ctx.got_data = true;
-  for (auto fr : obj) {
-    od::field f;
-    if ((e = std::move(fr).get(f))) return e;
-    std::string_view k = io::raw_key(f);
-    od::value v = f.value();
+  error_code e;
+  auto field = [&](std::string_view k, od::value& v) -> error_code {
     if (k == "rank_id") {
       int64_t r = -1;
       if (read_int_or_string_int(v, r, ctx, "the top level", k))
@@ -134,7 +127,7 @@ error_code walk_info(od::document& doc, io::JsonContext& ctx, ProfilerInfo& out)
       od::object times;
       e = io::get_object_or_warn(
           v, times, ctx, [] { return std::string("the top level"); }, k);
-      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e == simdjson::INCORRECT_TYPE) return SUCCESS;
       if (e) return e;
       for (auto tr : times) {
         od::field tf;
@@ -151,8 +144,9 @@ error_code walk_info(od::document& doc, io::JsonContext& ctx, ProfilerInfo& out)
     } else if (k == "ms_version" || k == "mindspore_version") {
       out.framework = "mindspore";
     }
-  }
-  return SUCCESS;
+    return SUCCESS;
+  };
+  return for_each_root_field(doc, ctx, "profiler_info file", field);
 }
 
 error_code walk_group(od::object& obj, ParallelGroup& g, io::JsonContext& ctx) {
@@ -199,20 +193,13 @@ error_code walk_group(od::object& obj, ParallelGroup& g, io::JsonContext& ctx) {
 }
 
 error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetadata& out) {
-  od::object obj;
-  error_code e = root_object(doc, obj, ctx, "profiler_metadata.json");
-  if (e) return e;
-  ctx.got_data = true;
-  for (auto fr : obj) {
-    od::field f;
-    if ((e = std::move(fr).get(f))) return e;
-    std::string_view k = io::raw_key(f);
-    od::value v = f.value();
+  error_code e;
+  auto field = [&](std::string_view k, od::value& v) -> error_code {
     if (k == "distributed_args") {
       od::object args;
       e = io::get_object_or_warn(
           v, args, ctx, [] { return std::string("the top level"); }, k);
-      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e == simdjson::INCORRECT_TYPE) return SUCCESS;
       if (e) return e;
       out.has_distributed_args = true;
       std::set<std::string> arg_names;
@@ -244,7 +231,7 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
       od::object groups;
       e = io::get_object_or_warn(
           v, groups, ctx, [] { return std::string("the top level"); }, k);
-      if (e == simdjson::INCORRECT_TYPE) continue;
+      if (e == simdjson::INCORRECT_TYPE) return SUCCESS;
       if (e) return e;
       bool repeated_group = false;
       for (auto gr : groups) {
@@ -278,8 +265,9 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
         }
       }
     }
-  }
-  return SUCCESS;
+    return SUCCESS;
+  };
+  return for_each_root_field(doc, ctx, "profiler_metadata.json", field);
 }
 
 // Global ranks at or beyond distributed_args' world_size cannot be: dropped, said once.

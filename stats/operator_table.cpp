@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace cs::stats {
@@ -18,12 +19,45 @@ OperatorKeyStats& slot(std::map<std::string, OperatorKeyStats, std::less<>>& key
 
 }  // namespace
 
+RankTotals::RankTotals(std::initializer_list<value_type> totals) {
+  for (const auto& [rank, v] : totals) add(rank, v);
+}
+
+void RankTotals::add(int rank, double v) {
+  if (totals_.empty() || totals_.back().first < rank) {
+    totals_.emplace_back(rank, 0.0);
+    totals_.back().second += v;
+    return;
+  }
+  auto it = std::lower_bound(totals_.begin(), totals_.end(), rank,
+                             [](const value_type& e, int r) { return e.first < r; });
+  if (it == totals_.end() || it->first != rank) it = totals_.emplace(it, rank, 0.0);
+  it->second += v;
+}
+
+RankTotals::const_iterator RankTotals::find(int rank) const {
+  auto it = std::lower_bound(totals_.begin(), totals_.end(), rank,
+                             [](const value_type& e, int r) { return e.first < r; });
+  return it != totals_.end() && it->first == rank ? it : totals_.end();
+}
+
+double RankTotals::at(int rank) const {
+  const auto it = find(rank);
+  if (it == end()) throw std::out_of_range("no total for rank " + std::to_string(rank));
+  return it->second;
+}
+
+void RankTotals::erase(int rank) {
+  const auto it = find(rank);
+  if (it != end()) totals_.erase(it);
+}
+
 void OperatorTable::add(std::string_view key, double duration_us, int rank) {
   if (!std::isfinite(duration_us)) return;
   auto& s = slot(keys_, key);
   s.durations.add(duration_us, rank);
   s.quantiles.add(duration_us);
-  s.rank_totals[rank] += duration_us;
+  s.rank_totals.add(rank, duration_us);
 }
 
 void OperatorTable::add_aggregate(std::string_view key, int64_t count, double total_us,
@@ -43,7 +77,7 @@ void OperatorTable::add_aggregate(std::string_view key, int64_t count, double to
   g.max_rank = rank;
   s.durations.merge(g);
   s.quantiles.add_approximate(g.mean, count);
-  s.rank_totals[rank] += total_us;
+  s.rank_totals.add(rank, total_us);
 }
 
 void OperatorTable::merge(const OperatorTable& other) {
@@ -51,7 +85,7 @@ void OperatorTable::merge(const OperatorTable& other) {
     auto& s = slot(keys_, key);
     s.durations.merge(o.durations);
     s.quantiles.merge(o.quantiles);
-    for (const auto& [rank, total] : o.rank_totals) s.rank_totals[rank] += total;
+    for (const auto& [rank, total] : o.rank_totals) s.rank_totals.add(rank, total);
   }
   size_t held = 0;
   for (const auto& [key, s] : keys_) held += s.quantiles.exact_samples();
@@ -94,7 +128,7 @@ OperatorTable OperatorTable::unpack(io::ByteReader& r) {
     const auto nr = r.get<uint32_t>();
     for (uint32_t j = 0; j < nr; ++j) {
       const auto rank = r.get<int32_t>();
-      s.rank_totals.emplace_hint(s.rank_totals.end(), rank, r.get<double>());
+      s.rank_totals.add(rank, r.get<double>());  // packed in rank order: an append
     }
     t.keys_.emplace_hint(t.keys_.end(), std::move(key), std::move(s));
   }
@@ -106,7 +140,8 @@ void OperatorTable::rename_rank(int from, int to) {
   for (auto& [key, st] : keys_) {
     auto it = st.rank_totals.find(from);
     if (it == st.rank_totals.end()) continue;
-    st.rank_totals[to] += it->second;
+    const double total = it->second;
+    st.rank_totals.add(to, total);
     st.rank_totals.erase(from);
   }
 }

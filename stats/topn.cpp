@@ -13,7 +13,7 @@ std::optional<OrderBy> parse_order_by(std::string_view s) {
   return runtime::enum_from_name(kOrderByNames, s);
 }
 
-double cross_rank_cv(const std::map<int, double>& rank_totals) {
+double cross_rank_cv(const RankTotals& rank_totals) {
   if (rank_totals.size() < 2) return 0.0;
   double sum = 0;
   for (const auto& [rank, t] : rank_totals) sum += t;
@@ -25,8 +25,7 @@ double cross_rank_cv(const std::map<int, double>& rank_totals) {
   return std::sqrt(ss / n) / std::abs(mean);
 }
 
-std::map<int, double> stage_relative_totals(const std::map<int, double>& rank_totals,
-                                            const RankStages& stages) {
+RankTotals stage_relative_totals(const RankTotals& rank_totals, const RankStages& stages) {
   if (stages.empty() || rank_totals.size() < 2) return rank_totals;
   std::map<int, std::vector<double>> by_stage;
   auto stage_of = [&](int rank) {
@@ -40,13 +39,12 @@ std::map<int, double> stage_relative_totals(const std::map<int, double>& rank_to
     if (!(m > 0)) return rank_totals;
     med[stage] = m;
   }
-  std::map<int, double> out;
-  for (const auto& [rank, t] : rank_totals)
-    out.emplace_hint(out.end(), rank, t / med[stage_of(rank)]);
+  RankTotals out;
+  for (const auto& [rank, t] : rank_totals) out.add(rank, t / med[stage_of(rank)]);
   return out;
 }
 
-double cross_rank_cv(const std::map<int, double>& rank_totals, const RankStages& stages) {
+double cross_rank_cv(const RankTotals& rank_totals, const RankStages& stages) {
   return cross_rank_cv(stage_relative_totals(rank_totals, stages));
 }
 

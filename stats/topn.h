@@ -2,7 +2,7 @@
 // TopN operators from a merged OperatorTable: one row per key with the per-kernel statistics,
 // quantiles (exact up to a bound), and the spread of per-rank totals (cross-rank CV, min/max rank).
 //
-//   OperatorTable merged;  for (auto& r : ranks) merged.merge(r.operators);   // rank order
+//   OperatorTable merged;  for (auto& t : rank_tables) merged.merge(t);   // rank order
 //   auto rows = select_topn(merged, 15, OrderBy::kTotal);
 
 #include <cstdint>
@@ -57,21 +57,20 @@ using RankStages = std::map<int, int>;
 
 // Coefficient of variation of per-rank totals: sqrt(mean((t - mean)^2)) / mean over the ranks in
 // the map; 0 when fewer than 2 ranks or the mean is 0. {0: 10, 1: 10, 2: 40} -> 0.7071.
-double cross_rank_cv(const std::map<int, double>& rank_totals);
+double cross_rank_cv(const RankTotals& rank_totals);
 
 // Peer-relative per-rank totals: each total divided by the median total of the ranks of its
 // stage that ran the key (x = t / median(stage)). With pipeline parallelism the stages run
 // different kernel mixes, so only ranks of the same stage are peers. Returns rank_totals
 // unchanged when `stages` is empty or some stage's median is not positive.
 // {0: 10, 1: 12, 2: 40, 3: 44} with stages {0:0, 1:0, 2:1, 3:1} -> {0: 0.909, 1: 1.091, ...}.
-std::map<int, double> stage_relative_totals(const std::map<int, double>& rank_totals,
-                                            const RankStages& stages);
+RankTotals stage_relative_totals(const RankTotals& rank_totals, const RankStages& stages);
 
 // The cross-rank CV among peers: cross_rank_cv(stage_relative_totals(rank_totals, stages)).
 // With one stage (or no stage information) it equals the plain CV, since the CV ignores scale;
 // with several stages the structural stage-to-stage spread is removed and only the spread of a
 // rank against its own stage remains. {0: 10, 1: 10, 2: 40, 3: 40} with stages {0,0,1,1} -> 0.
-double cross_rank_cv(const std::map<int, double>& rank_totals, const RankStages& stages);
+double cross_rank_cv(const RankTotals& rank_totals, const RankStages& stages);
 
 // One row per key (not yet ordered); `stages` as in cross_rank_cv (min/max rank are taken over
 // the stage-relative totals when stages are known).

@@ -1,6 +1,8 @@
 // profiler_info_{rank}.json, profiler_metadata.json, the rank directory name and truth.json.
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "generator/job/kernel_catalog.h"
 #include "generator/job/memory_model.h"
@@ -24,6 +26,21 @@ uint64_t mix(uint64_t x) {
 void kv(JsonWriter& w, const char* k, int64_t v) {
   w.key(k);
   w.value(Num::integer(v));
+}
+
+// One group of parallel_group_info: "<id>": {"group_name", "group_rank", "global_ranks"}.
+void group_entry(JsonWriter& w, std::string_view id, std::string_view name, int group_rank,
+                 const std::vector<int>& ranks) {
+  w.key(id);
+  w.begin_object();
+  w.key("group_name");
+  w.value(name);
+  kv(w, "group_rank", group_rank);
+  w.key("global_ranks");
+  w.begin_array();
+  for (int r : ranks) w.value(Num::integer(r));
+  w.end_array();
+  w.end_object();
 }
 }  // namespace
 
@@ -177,29 +194,11 @@ std::string render_parallel_group_info_json(const WriteContext& ctx, int rank) {
   for (int g : {t.dp_group[static_cast<size_t>(rank)], t.tp_group[static_cast<size_t>(rank)],
                 t.pp_group[static_cast<size_t>(rank)]}) {
     const Group& grp = t.groups[static_cast<size_t>(g)];
-    w.key(grp.id);
-    w.begin_object();
-    w.key("group_name");
-    w.value(group_kind_name(grp.kind));
-    kv(w, "group_rank", t.local_rank(g, rank));
-    w.key("global_ranks");
-    w.begin_array();
-    for (int r : grp.ranks) w.value(Num::integer(r));
-    w.end_array();
-    w.end_object();
+    group_entry(w, grp.id, group_kind_name(grp.kind), t.local_rank(g, rank), grp.ranks);
   }
-  if (const auto exp = expert_group_ranks(ctx.opts, t, rank); !exp.empty()) {
-    w.key(expert_group_id(ctx.opts, t, rank));
-    w.begin_object();
-    w.key("group_name");
-    w.value("exp");
-    kv(w, "group_rank", static_cast<int>(std::find(exp.begin(), exp.end(), rank) - exp.begin()));
-    w.key("global_ranks");
-    w.begin_array();
-    for (int r : exp) w.value(Num::integer(r));
-    w.end_array();
-    w.end_object();
-  }
+  if (const auto exp = expert_group_ranks(ctx.opts, t, rank); !exp.empty())
+    group_entry(w, expert_group_id(ctx.opts, t, rank), "exp",
+                static_cast<int>(std::find(exp.begin(), exp.end(), rank) - exp.begin()), exp);
   w.end_object();
   return out;
 }

@@ -30,13 +30,7 @@ std::optional<Hdf5TableAppender> Hdf5TableAppender::create(
     file.fail(diag, "table " + schema.name + " streamed by one process of a collective file");
     return std::nullopt;
   }
-  Table empty(schema.name);  // the checks of the names only
-  for (const Column& c : schema.columns) {
-    Column& e = empty.columns.emplace_back();
-    e.name = c.name;
-    e.type = c.type;
-  }
-  if (std::string why = check_table(empty); !why.empty()) {
+  if (std::string why = check_columns(schema); !why.empty()) {
     file.fail(diag, why);
     return std::nullopt;
   }
@@ -50,21 +44,8 @@ std::optional<Hdf5TableAppender> Hdf5TableAppender::create(
   t.level_ = opt.deflate_level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0
                  ? std::min(opt.deflate_level, 9)
                  : 0;
-  Hdf5Plist gcpl = group_create_plist();
-  if (gcpl)
-    t.group_ =
-        Hdf5Group(H5Gcreate2(file.id(), group_path.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT));
-  if (!t.group_) {
-    t.fail(diag, "cannot create group " + group_path);
-    return std::nullopt;
-  }
-  std::vector<const char*> names;
-  for (const Column& c : schema.columns) names.push_back(c.name.c_str());
-  if (!write_scalar_attribute(t.group_.get(), "rows", int64_t{0}) ||
-      !write_string_list_attribute(t.group_.get(), "columns", names)) {
-    t.fail(diag, "cannot write the attributes of group " + group_path);
-    return std::nullopt;
-  }
+  auto fail = [&](const std::string& why) { t.fail(diag, why); };
+  if (!create_table_group(file.id(), schema, int64_t{0}, t.group_, fail)) return std::nullopt;
   size_t next_string = 0;
   for (const Column& c : schema.columns) {
     Col col;

@@ -90,33 +90,15 @@ std::optional<Hdf5CollectiveTable> Hdf5CollectiveTable::create(
     Hdf5File& file, const Table& schema, const std::vector<size_t>& string_widths,
     uint64_t expected_rows, Diagnostics& diag, const Hdf5TableOptions& opt) {
   if (file.failed() || !file.file_) return std::nullopt;  // already reported
-  Table empty(schema.name);                               // the checks of the names only
-  for (const Column& c : schema.columns) {
-    Column& e = empty.columns.emplace_back();
-    e.name = c.name;
-    e.type = c.type;
-  }
-  if (std::string why = check_table(empty); !why.empty()) {
+  if (std::string why = check_columns(schema); !why.empty()) {
     file.fail(diag, why);
     return std::nullopt;
   }
   Hdf5CollectiveTable t(file, schema.name);
   const std::string group_path = "/" + schema.name;
-  Hdf5Plist gcpl = group_create_plist();
-  if (gcpl)
-    t.group_ =
-        Hdf5Group(H5Gcreate2(file.id(), group_path.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT));
-  if (!t.group_) {
-    t.fail(diag, "cannot create group " + group_path);
+  auto fail = [&](const std::string& why) { t.fail(diag, why); };
+  if (!create_table_group(file.id(), schema, static_cast<int64_t>(expected_rows), t.group_, fail))
     return std::nullopt;
-  }
-  std::vector<const char*> names;
-  for (const Column& c : schema.columns) names.push_back(c.name.c_str());
-  if (!write_scalar_attribute(t.group_.get(), "rows", static_cast<int64_t>(expected_rows)) ||
-      !write_string_list_attribute(t.group_.get(), "columns", names)) {
-    t.fail(diag, "cannot write the attributes of group " + group_path);
-    return std::nullopt;
-  }
   size_t next_string = 0;
   for (const Column& c : schema.columns) {
     size_t width = 8;

@@ -3,6 +3,8 @@
 // (io/hdf5/hdf5_collective_table.cpp) builds the same layout with: one definition of the group,
 // attribute and string types of clusterscope's HDF5 files. Internal to io/hdf5/.
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,5 +27,12 @@ bool write_string_list_attribute(hid_t obj, const std::string& name,
                                  const std::vector<const char*>& values);
 // Why a table cannot be written as it is (empty when it can).
 std::string check_table(const Table& t);
+// check_table of `schema`'s names only (its column names and types, no rows).
+std::string check_columns(const Table& schema);
+// Creates group /<schema.name> into `group` with its "rows" (`rows`) and "columns" attributes,
+// for the tables written a chunk at a time. On failure calls fail(what failed) while the HDF5
+// error stack still holds the cause (for Hdf5File::fail) and returns false.
+bool create_table_group(hid_t file, const Table& schema, int64_t rows, Hdf5Group& group,
+                        const std::function<void(const std::string&)>& fail);
 
 }  // namespace cs::io::hdf5_parts

@@ -228,6 +228,36 @@ std::string check_table(const Table& t) {
   return {};
 }
 
+std::string check_columns(const Table& schema) {
+  Table empty(schema.name);
+  for (const Column& c : schema.columns) {
+    Column& e = empty.columns.emplace_back();
+    e.name = c.name;
+    e.type = c.type;
+  }
+  return check_table(empty);
+}
+
+bool create_table_group(hid_t file, const Table& schema, int64_t rows, Hdf5Group& group,
+                        const std::function<void(const std::string&)>& fail) {
+  const std::string group_path = "/" + schema.name;
+  Hdf5Plist gcpl = group_create_plist();
+  if (gcpl)
+    group = Hdf5Group(H5Gcreate2(file, group_path.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT));
+  if (!group) {
+    fail("cannot create group " + group_path);
+    return false;
+  }
+  std::vector<const char*> names;
+  for (const Column& c : schema.columns) names.push_back(c.name.c_str());
+  if (!write_scalar_attribute(group.get(), "rows", rows) ||
+      !write_string_list_attribute(group.get(), "columns", names)) {
+    fail("cannot write the attributes of group " + group_path);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace hdf5_parts
 
 using namespace hdf5_parts;

@@ -10,6 +10,31 @@ namespace cs::io::sqlite {
 
 namespace {
 
+// Sets v's kind and value from a value of serial type `type` taking `size` bytes at `b` (the
+// other fields are left as they are).
+void set_value(uint64_t type, uint64_t size, const unsigned char* b, StoredValue& v) {
+  if (type == 0) {
+    v.kind = StoredValue::Kind::kNull;
+  } else if (type <= 6) {
+    uint64_t u = 0;
+    for (size_t i = 0; i < size; ++i) u = (u << 8) | b[i];
+    if (size < 8 && (u >> (8 * size - 1)) & 1) u |= ~uint64_t{0} << (8 * size);  // sign
+    v.kind = StoredValue::Kind::kInt;
+    v.i = static_cast<int64_t>(u);
+  } else if (type == 7) {
+    uint64_t u = 0;
+    for (size_t i = 0; i < 8; ++i) u = (u << 8) | b[i];
+    v.kind = StoredValue::Kind::kReal;
+    v.r = std::bit_cast<double>(u);
+  } else if (type == 8 || type == 9) {
+    v.kind = StoredValue::Kind::kInt;
+    v.i = static_cast<int64_t>(type - 8);
+  } else {
+    v.kind = type & 1 ? StoredValue::Kind::kText : StoredValue::Kind::kBlob;
+    v.bytes = std::string_view(reinterpret_cast<const char*>(b), size);
+  }
+}
+
 // Decodes the first `limit` values of record [p, p + n), checked by check_record, into
 // out[0..columns) (NULL for the values the record does not have and those past `limit`).
 void decode_record(const unsigned char* p, size_t n, size_t columns, size_t limit,
@@ -24,28 +49,7 @@ void decode_record(const unsigned char* p, size_t n, size_t columns, size_t limi
     uint64_t type = 0, size = 0;
     at += varint_at(p + at, p + header, type);
     value_size(type, size);
-    StoredValue& v = out[c++];
-    const unsigned char* b = p + body;
-    if (type == 0) {
-      v.kind = StoredValue::Kind::kNull;
-    } else if (type <= 6) {
-      uint64_t u = 0;
-      for (size_t i = 0; i < size; ++i) u = (u << 8) | b[i];
-      if (size < 8 && (u >> (8 * size - 1)) & 1) u |= ~uint64_t{0} << (8 * size);  // sign
-      v.kind = StoredValue::Kind::kInt;
-      v.i = static_cast<int64_t>(u);
-    } else if (type == 7) {
-      uint64_t u = 0;
-      for (size_t i = 0; i < 8; ++i) u = (u << 8) | b[i];
-      v.kind = StoredValue::Kind::kReal;
-      v.r = std::bit_cast<double>(u);
-    } else if (type == 8 || type == 9) {
-      v.kind = StoredValue::Kind::kInt;
-      v.i = static_cast<int64_t>(type - 8);
-    } else {
-      v.kind = type & 1 ? StoredValue::Kind::kText : StoredValue::Kind::kBlob;
-      v.bytes = std::string_view(reinterpret_cast<const char*>(b), size);
-    }
+    set_value(type, size, p + body, out[c++]);
     body += size;
   }
   for (; c < columns; ++c) out[c].kind = StoredValue::Kind::kNull;
@@ -123,30 +127,9 @@ void TableRows::decode_picked(size_t r, const std::vector<int>& pick,
     const size_t col = static_cast<size_t>(c);
     if (col >= n || col >= values) continue;  // NULL: a value the record does not have
     const uint64_t type = types[col];
-    const unsigned char* b = p + starts[col];
-    if (type == 0) continue;
-    if (type <= 6) {
-      uint64_t size = 0;
-      value_size(type, size);
-      uint64_t u = 0;
-      for (size_t i = 0; i < size; ++i) u = (u << 8) | b[i];
-      if (size < 8 && (u >> (8 * size - 1)) & 1) u |= ~uint64_t{0} << (8 * size);  // sign
-      v.kind = StoredValue::Kind::kInt;
-      v.i = static_cast<int64_t>(u);
-    } else if (type == 7) {
-      uint64_t u = 0;
-      for (size_t i = 0; i < 8; ++i) u = (u << 8) | b[i];
-      v.kind = StoredValue::Kind::kReal;
-      v.r = std::bit_cast<double>(u);
-    } else if (type == 8 || type == 9) {
-      v.kind = StoredValue::Kind::kInt;
-      v.i = static_cast<int64_t>(type - 8);
-    } else {
-      uint64_t size = 0;
-      value_size(type, size);
-      v.kind = type & 1 ? StoredValue::Kind::kText : StoredValue::Kind::kBlob;
-      v.bytes = std::string_view(reinterpret_cast<const char*>(b), size);
-    }
+    uint64_t size = 0;
+    value_size(type, size);
+    set_value(type, size, p + starts[col], v);
     if (v.kind == StoredValue::Kind::kInt && table_->affinity[col] == Affinity::kReal) {
       v.kind = StoredValue::Kind::kReal;
       v.r = static_cast<double>(v.i);

@@ -10,34 +10,18 @@ namespace cs::documents {
 
 namespace {
 
-// Calls fn(step index, op, p2p) for each op of `file` in the order msprof-analyze walks a rank's
-// ops: steps in file order, collective then p2p (or p2p first when the file has it first); the
-// Total Op Info entries are not ops.
+// Calls fn(step index, op, p2p) for each op of `file` in walk_lists order; the Total Op Info
+// entries are not ops.
 template <class File, class Fn>
 void walk_ops(File& file, Fn fn) {
-  for (size_t s = 0; s < file.steps.size(); ++s) {
-    auto& step = file.steps[s];
-    auto each = [&](auto& ops, bool p2p) {
-      for (auto& op : ops)
-        if (!io::msprof_is_total(op.name)) fn(s, op, p2p);
-    };
-    if (step.p2p_first) each(step.p2p, true);
-    each(step.collective, false);
-    if (!step.p2p_first) each(step.p2p, true);
-  }
+  walk_lists(file, [&](size_t s, auto& ops, bool p2p) {
+    for (auto& op : ops)
+      if (!io::msprof_is_total(op.name)) fn(s, op, p2p);
+  });
 }
 
 const CommGroup* group_of(const CommGroups& groups, const readers::CommOp& op, bool p2p) {
   return groups.find(p2p ? "p2p" : "collective", py_group_of(op.name));
-}
-
-template <class T>
-T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& index,
-               const std::string& key, bool* added) {
-  auto [it, inserted] = index.try_emplace(key, items.size());
-  *added = inserted;
-  if (inserted) items.emplace_back();
-  return items[it->second];
 }
 
 }  // namespace
@@ -46,7 +30,7 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
                          int threads, size_t batch_ops)
     : ranks_(ranks), groups_(groups) {
   // Per rank, the groups it reports ops of, in first-appearance order, with their op counts.
-  std::vector<std::vector<std::pair<const CommGroup*, uint32_t>>> seen(ranks.size());
+  std::vector<GroupCounts> seen(ranks.size());
   std::vector<CommStringWidths> longest(ranks.size());
   runtime::parallel_for(ranks.size(), threads, [&](size_t r) {
     if (!ranks[r].has_communication) return;
@@ -71,17 +55,7 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
           ++w.transports;
           w.transport_bytes += t.name.view().size();
         }
-      const CommGroup* g = group_of(groups, op, p2p);
-      if (!mine.empty() && mine.back().first == g) {  // ops of one group come together
-        ++mine.back().second;
-        return;
-      }
-      for (auto& [known, count] : mine)
-        if (known == g) {
-          ++count;
-          return;
-        }
-      mine.emplace_back(g, 1);
+      count_group(mine, group_of(groups, op, p2p), 1);
     });
   });
   for (const CommStringWidths& w : longest) {
@@ -98,48 +72,16 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
     widths_.collective = widths_.collective || w.collective;
     widths_.p2p = widths_.p2p || w.p2p;
   }
-  // Tuples numbered in first-appearance order over the ranks: the document's order.
-  std::unordered_map<std::string, uint32_t> tuple_index;
-  std::vector<size_t> tuple_ops;
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    for (const auto& [g, count] : seen[r]) {
-      auto [it, fresh] = tuple_of_.try_emplace(g, 0);
-      if (fresh) {
-        std::string key = g ? g->tuple_key() : "()";
-        auto [t, added] = tuple_index.try_emplace(key, static_cast<uint32_t>(tuple_keys_.size()));
-        if (added) {
-          tuple_keys_.push_back(std::move(key));
-          tuple_ranks_.emplace_back();
-          tuple_ops.push_back(0);
-        }
-        it->second = t->second;
-      }
-      std::vector<uint32_t>& reporters = tuple_ranks_[it->second];
-      if (reporters.empty() || reporters.back() != r) reporters.push_back(static_cast<uint32_t>(r));
-      tuple_ops[it->second] += count;
-    }
-    std::vector<std::pair<const CommGroup*, uint32_t>>().swap(seen[r]);
+  plan_ = TupleBatches(seen, batch_ops);
+  for (size_t t = 0; t < plan_.tuples(); ++t) {
+    widths_.tuple = std::max(widths_.tuple, plan_.key(t).size());
+    widths_.tuple_bytes += plan_.reports(t) * plan_.key(t).size();
   }
-  for (size_t t = 0; t < tuple_keys_.size(); ++t) {
-    widths_.tuple = std::max(widths_.tuple, tuple_keys_[t].size());
-    widths_.tuple_bytes += tuple_ops[t] * tuple_keys_[t].size();
-  }
-  size_t in_batch = 0;
-  for (size_t t = 0; t < tuple_keys_.size(); ++t) {
-    if (in_batch == 0) batch_begin_.push_back(t);
-    in_batch += tuple_ops[t];
-    if (in_batch >= batch_ops) in_batch = 0;
-  }
-  if (!batch_begin_.empty()) batch_begin_.push_back(tuple_keys_.size());
 }
 
 CommBatch CommBatches::load(size_t i, int threads) const {
-  const size_t begin = batch_begin_[i], end = batch_begin_[i + 1];
-  std::vector<uint32_t> readers_of;  // the ranks reporting ops of these tuples, in rank order
-  for (size_t t = begin; t < end; ++t)
-    readers_of.insert(readers_of.end(), tuple_ranks_[t].begin(), tuple_ranks_[t].end());
-  std::sort(readers_of.begin(), readers_of.end());
-  readers_of.erase(std::unique(readers_of.begin(), readers_of.end()), readers_of.end());
+  const size_t begin = plan_.begin(i), end = plan_.end(i);
+  const std::vector<uint32_t> readers_of = plan_.readers(i);  // in rank order
 
   struct Kept {
     uint32_t tuple;  // position in the batch
@@ -157,7 +99,7 @@ CommBatch CommBatches::load(size_t i, int threads) const {
     CommBatch::RankOps& kept = batch.kept[k];
     for (const readers::CommStep& s : scratch.steps) kept.steps.push_back(s.step);
     walk_ops(scratch, [&](size_t s, readers::CommOp& op, bool p2p) {
-      const uint32_t t = tuple_of_.at(group_of(groups_, op, p2p));
+      const uint32_t t = plan_.tuple_of(group_of(groups_, op, p2p));
       if (t < begin || t >= end) return;
       where[k].push_back({static_cast<uint32_t>(t - begin), static_cast<uint32_t>(s), p2p});
       kept.ops.push_back(std::move(op));
@@ -166,8 +108,8 @@ CommBatch CommBatches::load(size_t i, int threads) const {
 
   CommIndex& index = batch.index;
   for (size_t t = begin; t < end; ++t) {
-    index.group_index.emplace(tuple_keys_[t], index.groups.size());
-    index.groups.emplace_back().tuple_key = tuple_keys_[t];
+    index.group_index.emplace(plan_.key(t), index.groups.size());
+    index.groups.emplace_back().tuple_key = plan_.key(t);
   }
   for (size_t k = 0; k < readers_of.size(); ++k) {
     const int rank = ranks_[readers_of[k]].rank();
@@ -177,9 +119,9 @@ CommBatch CommBatches::load(size_t i, int threads) const {
       const readers::CommOp& op = kept.ops[j];
       CommGroupEntry& ge = index.groups[at.tuple];
       bool added = false;
-      CommStepEntry& se = find_or_add(ge.steps, ge.step_index, kept.steps[at.step], &added);
+      CommStepEntry& se = find_or_add(ge.steps, ge.step_index, kept.steps[at.step], added);
       if (added) se.step = kept.steps[at.step];
-      CommOpEntry& oe = find_or_add(se.ops, se.op_index, op.name, &added);
+      CommOpEntry& oe = find_or_add(se.ops, se.op_index, op.name, added);
       if (added) {
         oe.key = op.name;
         oe.p2p = at.p2p;

@@ -17,12 +17,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "load/rank_data.h"
 #include "msprof_analyze/documents/cluster_communication.h"
 #include "msprof_analyze/documents/communication_groups.h"
+#include "msprof_analyze/documents/tuple_batches.h"
 
 namespace cs::documents {
 
@@ -66,11 +66,11 @@ class CommBatches {
               size_t batch_ops = kBatchOps);
 
   // Group tuples in the document (0 when no rank reports an op: msprof-analyze writes no file).
-  size_t tuples() const { return tuple_keys_.size(); }
+  size_t tuples() const { return plan_.tuples(); }
   // The longest strings of every op (see CommStringWidths).
   const CommStringWidths& widths() const { return widths_; }
   // Number of batches.
-  size_t size() const { return batch_begin_.empty() ? 0 : batch_begin_.size() - 1; }
+  size_t size() const { return plan_.size(); }
   // Batch i: its tuples' ops read from the ranks that report them, on up to `threads` threads.
   // Throws std::runtime_error when a rank's packed or spilled ops cannot be read.
   CommBatch load(size_t i, int threads = 1) const;
@@ -78,10 +78,7 @@ class CommBatches {
  private:
   const std::vector<load::RankData>& ranks_;
   const CommGroups& groups_;
-  std::vector<std::string> tuple_keys_;             // document order
-  std::vector<std::vector<uint32_t>> tuple_ranks_;  // positions in ranks_, increasing
-  std::vector<size_t> batch_begin_;                 // first tuple of each batch, then the end
-  std::unordered_map<const CommGroup*, uint32_t> tuple_of_;  // nullptr: the "()" tuple
+  TupleBatches plan_;  // tuples in document order, their ranks, the batches
   CommStringWidths widths_;
 };
 

@@ -10,28 +10,8 @@ namespace cs::documents {
 
 namespace {
 
-// Calls fn(step, ops, p2p) for each op list of `file` in the order msprof-analyze walks a rank's
-// matrix: steps in file order, collective then p2p (or p2p first when the file has it first).
-template <class File, class Fn>
-void walk_lists(File& file, Fn fn) {
-  for (auto& step : file.steps) {
-    if (step.p2p_first) fn(step, step.p2p, true);
-    fn(step, step.collective, false);
-    if (!step.p2p_first) fn(step, step.p2p, true);
-  }
-}
-
 const CommGroup* group_of(const CommGroups& groups, const readers::MatrixOp& op, bool p2p) {
   return groups.find(p2p ? "p2p" : "collective", py_group_of(op.key));
-}
-
-template <class T>
-T& find_or_add(std::vector<T>& items, std::unordered_map<std::string, size_t>& index,
-               const std::string& key, bool& added) {
-  auto [it, inserted] = index.try_emplace(key, items.size());
-  added = inserted;
-  if (inserted) items.emplace_back();
-  return items[it->second];
 }
 
 // Adds one string of `n` bytes to a column's longest value and byte sum.
@@ -61,7 +41,7 @@ MatrixBatches::MatrixBatches(const std::vector<load::RankData>& ranks, const Com
     : ranks_(ranks), groups_(groups) {
   if (batch_links == 0) batch_links = kBatchLinks;
   // Per rank, the groups it reports ops of, in first-appearance order, with their link counts.
-  std::vector<std::vector<std::pair<const CommGroup*, size_t>>> seen(ranks.size());
+  std::vector<GroupCounts> seen(ranks.size());
   std::vector<MatrixStringWidths> widths(ranks.size());
   runtime::parallel_for(ranks.size(), threads, [&](size_t r) {
     if (!ranks[r].has_matrix) return;
@@ -69,8 +49,8 @@ MatrixBatches::MatrixBatches(const std::vector<load::RankData>& ranks, const Com
     auto& mine = seen[r];
     MatrixStringWidths& w = widths[r];
     const readers::MatrixFile& file = ranks[r].matrix.read(scratch);
-    walk_lists(file, [&](const readers::MatrixStep& step, const std::vector<readers::MatrixOp>& ops,
-                         bool p2p) {
+    walk_lists(file, [&](size_t s, const std::vector<readers::MatrixOp>& ops, bool p2p) {
+      const readers::MatrixStep& step = file.steps[s];
       for (const readers::MatrixOp& op : ops) {
         if (io::msprof_is_total(op.key)) continue;
         const uint64_t n = op.links.size();
@@ -84,71 +64,33 @@ MatrixBatches::MatrixBatches(const std::vector<load::RankData>& ranks, const Com
           widen(w.transport, w.transport_bytes, l.transport.view().size(), 1);
           widen(w.op_name, w.op_name_bytes, l.has_op_name ? file.op_name(l).size() : 0, 1);
         }
-        const CommGroup* g = group_of(groups, op, p2p);
-        const size_t links = op.links.size() + 1;  // an op without links still costs its key
-        auto it = std::find_if(mine.rbegin(), mine.rend(), [g](auto& x) { return x.first == g; });
-        if (it != mine.rend()) {
-          it->second += links;
-        } else {
-          mine.emplace_back(g, links);
-        }
+        // An op without links still costs its key.
+        count_group(mine, group_of(groups, op, p2p), op.links.size() + 1);
       }
     });
   });
-  // Tuples numbered in first-appearance order over the ranks: the document's order.
-  std::unordered_map<std::string, uint32_t> tuple_index;
-  std::vector<size_t> tuple_links;
   // The merged totals' op part ("Total Op Info@<group>").
   if (!ranks.empty()) widths_.op = std::string_view("Total Op Info").size();
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    widths_.add(widths[r]);
-    for (const auto& [g, count] : seen[r]) {
-      auto [it, fresh] = tuple_of_.try_emplace(g, 0);
-      if (fresh) {
-        std::string key = g ? g->tuple_key() : "()";
-        auto [t, added] = tuple_index.try_emplace(key, static_cast<uint32_t>(tuple_keys_.size()));
-        if (added) {
-          tuple_keys_.push_back(std::move(key));
-          tuple_ranks_.emplace_back();
-          tuple_links.push_back(0);
-        }
-        it->second = t->second;
-      }
-      std::vector<uint32_t>& reporters = tuple_ranks_[it->second];
-      if (reporters.empty() || reporters.back() != r) reporters.push_back(static_cast<uint32_t>(r));
-      tuple_links[it->second] += count;
-    }
-    std::vector<std::pair<const CommGroup*, size_t>>().swap(seen[r]);
-  }
-  size_t in_batch = 0;
-  for (size_t t = 0; t < tuple_keys_.size(); ++t) {
-    if (in_batch == 0) batch_begin_.push_back(t);
-    in_batch += tuple_links[t];
-    if (in_batch >= batch_links) in_batch = 0;
-  }
-  if (!batch_begin_.empty()) batch_begin_.push_back(tuple_keys_.size());
+  for (const MatrixStringWidths& w : widths) widths_.add(w);
+  plan_ = TupleBatches(seen, batch_links);
 }
 
 MatrixBatch MatrixBatches::load(size_t i, int threads) const {
-  const size_t begin = batch_begin_[i], end = batch_begin_[i + 1];
-  std::vector<uint32_t> readers_of;  // the ranks reporting ops of these tuples, in rank order
-  for (size_t t = begin; t < end; ++t)
-    readers_of.insert(readers_of.end(), tuple_ranks_[t].begin(), tuple_ranks_[t].end());
-  std::sort(readers_of.begin(), readers_of.end());
-  readers_of.erase(std::unique(readers_of.begin(), readers_of.end()), readers_of.end());
+  const size_t begin = plan_.begin(i), end = plan_.end(i);
+  const std::vector<uint32_t> readers_of = plan_.readers(i);  // in rank order
 
   MatrixBatch batch;
   batch.kept.resize(readers_of.size());
   auto in_batch = [&](const readers::MatrixOp& op, bool p2p) {
     if (io::msprof_is_total(op.key)) return false;
-    const uint32_t t = tuple_of_.at(group_of(groups_, op, p2p));
+    const uint32_t t = plan_.tuple_of(group_of(groups_, op, p2p));
     return t >= begin && t < end;
   };
   runtime::parallel_for(readers_of.size(), threads, [&](size_t k) {
     readers::MatrixFile& kept = batch.kept[k];
     const readers::MatrixFile& file = ranks_[readers_of[k]].matrix.read(kept);
     if (&file != &kept) kept = file;  // held unpacked: the batch keeps a copy (sharing its texts)
-    walk_lists(kept, [&](readers::MatrixStep&, std::vector<readers::MatrixOp>& ops, bool p2p) {
+    walk_lists(kept, [&](size_t, std::vector<readers::MatrixOp>& ops, bool p2p) {
       std::erase_if(ops, [&](const readers::MatrixOp& op) { return !in_batch(op, p2p); });
       ops.shrink_to_fit();
     });
@@ -158,16 +100,16 @@ MatrixBatch MatrixBatches::load(size_t i, int threads) const {
   // tuples in document order first, then the ops in rank order, each rank's in walk order.
   MatrixIndex& index = batch.index;
   for (size_t t = begin; t < end; ++t) {
-    index.idx.emplace(tuple_keys_[t], index.groups.size());
-    index.groups.emplace_back().tuple = tuple_keys_[t];
+    index.idx.emplace(plan_.key(t), index.groups.size());
+    index.groups.emplace_back().tuple = plan_.key(t);
   }
   for (size_t k = 0; k < readers_of.size(); ++k) {
     const int rank = ranks_[readers_of[k]].rank();
     const readers::MatrixFile& file = batch.kept[k];
-    walk_lists(file, [&](const readers::MatrixStep& step, const std::vector<readers::MatrixOp>& ops,
-                         bool p2p) {
+    walk_lists(file, [&](size_t s, const std::vector<readers::MatrixOp>& ops, bool p2p) {
+      const readers::MatrixStep& step = file.steps[s];
       for (const readers::MatrixOp& op : ops) {
-        MatrixGroupEntry& ge = index.groups[tuple_of_.at(group_of(groups_, op, p2p)) - begin];
+        MatrixGroupEntry& ge = index.groups[plan_.tuple_of(group_of(groups_, op, p2p)) - begin];
         bool added = false;
         MatrixStepEntry& se = find_or_add(ge.steps, ge.idx, step.step, added);
         if (added) se.step = step.step;

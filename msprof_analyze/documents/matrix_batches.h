@@ -23,6 +23,7 @@
 
 #include "load/rank_data.h"
 #include "msprof_analyze/documents/communication_groups.h"
+#include "msprof_analyze/documents/tuple_batches.h"
 
 namespace cs::documents {
 
@@ -91,11 +92,11 @@ class MatrixBatches {
 
   // Group tuples in the document (0 when every op is a "Total Op Info" one or there is none:
   // msprof-analyze then writes no file).
-  size_t tuples() const { return tuple_keys_.size(); }
+  size_t tuples() const { return plan_.tuples(); }
   // The longest strings of every link (see MatrixStringWidths).
   const MatrixStringWidths& widths() const { return widths_; }
   // Number of batches.
-  size_t size() const { return batch_begin_.empty() ? 0 : batch_begin_.size() - 1; }
+  size_t size() const { return plan_.size(); }
   // Batch i: its tuples' ops read from the ranks that report them, on up to `threads` threads.
   // Throws std::runtime_error when a rank's packed or spilled matrix cannot be read.
   MatrixBatch load(size_t i, int threads = 1) const;
@@ -103,10 +104,7 @@ class MatrixBatches {
  private:
   const std::vector<load::RankData>& ranks_;
   const CommGroups& groups_;
-  std::vector<std::string> tuple_keys_;             // document order
-  std::vector<std::vector<uint32_t>> tuple_ranks_;  // positions in ranks_, increasing
-  std::vector<size_t> batch_begin_;                 // first tuple of each batch, then the end
-  std::unordered_map<const CommGroup*, uint32_t> tuple_of_;  // nullptr: the "()" tuple
+  TupleBatches plan_;  // tuples in document order, their ranks, the batches
   MatrixStringWidths widths_;
 };
 

@@ -95,6 +95,33 @@ bool CannStarts::in_range(int64_t connection, int64_t lo, int64_t hi) const {
   return start && *start && **start >= lo && **start <= hi;
 }
 
+bool load_connections(const db::Database& db, std::vector<ConnectionRow>& out,
+                      const std::function<void(const ConnectionRow&)>& on_null) {
+  if (!scan_rows(db, "SELECT rowid, id, connectionId FROM CONNECTION_IDS", [&](const TableScan& s) {
+        if (!s.is_int(0) || !s.is_int_or_null(1) || !s.is_int_or_null(2)) return false;
+        const ConnectionRow c{s.is_int(2) ? s.integer(2) : 0, s.is_int(1),
+                              s.is_int(1) ? s.integer(1) : 0, s.integer(0)};
+        if (s.is_int(2)) {
+          out.push_back(c);
+        } else if (on_null) {
+          on_null(c);
+        }
+        return true;
+      }))
+    return false;
+  std::sort(out.begin(), out.end());
+  return true;
+}
+
+std::span<const ConnectionRow> connection_matches(const std::vector<ConnectionRow>& rows,
+                                                  int64_t conn) {
+  auto lo = std::lower_bound(rows.begin(), rows.end(), conn,
+                             [](const ConnectionRow& r, int64_t k) { return r.conn < k; });
+  auto hi = lo;
+  while (hi != rows.end() && hi->conn == conn) ++hi;
+  return {lo, hi};
+}
+
 bool StringCells::load_ids(const db::Database& db, std::vector<int64_t> ids) {
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

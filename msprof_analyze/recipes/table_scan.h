@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -122,6 +124,18 @@ class TableScan {
   std::vector<int> types_;              // their storage classes, read before any conversion
 };
 
+// Runs `sql` (see TableScan) and calls fn(scan) for each row in order; false when the scan
+// declines (SQLite refuses the statement, a step fails) or fn returns false.
+template <class Fn>
+bool scan_rows(const db::Database& db, const std::string& sql, Fn fn) {
+  TableScan s(db, sql);
+  if (!s.ok()) return false;
+  int rc;
+  while ((rc = s.next()) == 1)
+    if (!fn(s)) return false;
+  return rc == 0;
+}
+
 // STRING_IDS' values by id, as the scans' joins on its primary key find them.
 class StringCells {
  public:
@@ -152,6 +166,31 @@ class CannStarts {
  private:
   std::vector<std::pair<int64_t, std::optional<int64_t>>> starts_;  // sorted by connectionId
 };
+
+// A CONNECTION_IDS row. SQLite's automatic covering index on connectionId holds (connectionId,
+// id, rowid), so one connectionId's matches come in (id, rowid) order, NULL ids first: the
+// order operator< gives, which the scans reproduce.
+struct ConnectionRow {
+  int64_t conn = 0;
+  bool has_id = false;
+  int64_t id = 0;  // 0 when NULL
+  int64_t rowid = 0;
+  bool operator<(const ConnectionRow& o) const {
+    if (conn != o.conn) return conn < o.conn;
+    if (has_id != o.has_id) return !has_id;
+    if (id != o.id) return id < o.id;
+    return rowid < o.rowid;
+  }
+};
+
+// Reads CONNECTION_IDS: its rows with a connectionId into `out`, sorted, and on_null(row) for
+// each row whose connectionId is NULL (when given). False when a rowid is not an integer, an id
+// or a connectionId is neither an integer nor NULL, or the read fails.
+bool load_connections(const db::Database& db, std::vector<ConnectionRow>& out,
+                      const std::function<void(const ConnectionRow&)>& on_null = {});
+// The rows of `rows` (sorted) whose connectionId is `conn`, in order.
+std::span<const ConnectionRow> connection_matches(const std::vector<ConnectionRow>& rows,
+                                                  int64_t conn);
 
 // The scans' keyed lookups: pairs (key, value) sorted by key (stably: equal keys keep their
 // order), and the value of a key's first pair (nullptr when there is none).

@@ -11,7 +11,7 @@ std::vector<load::RankData> ranks_with_slow_softmax() {
   std::vector<load::RankData> ranks(4);
   for (int r = 0; r < 4; ++r) {
     ranks[static_cast<size_t>(r)].entry.rank = r;
-    auto& ops = ranks[static_cast<size_t>(r)].operators;
+    auto& ops = ranks[static_cast<size_t>(r)].operators.edit();
     for (int i = 0; i < 100; ++i) {
       ops.add("MatMulV3", 200 + i % 10, r);
       ops.add("SoftmaxV2", r == 3 ? 60 : 20, r);
@@ -79,8 +79,8 @@ std::vector<load::RankData> two_stage_ranks(bool metadata) {
       d.metadata.distributed_args["pipeline_model_parallel_size"] = 2;
     }
     for (int i = 0; i < 50; ++i) {
-      d.operators.add("MatMulV3", (r >= 4 ? 600 : 200) + i % 7, r);
-      d.operators.add("SoftmaxV2", r == 1 ? 28 : 20, r);
+      d.operators.edit().add("MatMulV3", (r >= 4 ? 600 : 200) + i % 7, r);
+      d.operators.edit().add("SoftmaxV2", r == 1 ? 28 : 20, r);
     }
   }
   return ranks;

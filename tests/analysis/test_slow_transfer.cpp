@@ -1,11 +1,12 @@
 // Slow transfers per op class (analysis/slow_transfer.h): synthetic clusters built in memory, and
-// generated clusters parsed with the real readers.
+// generated clusters parsed with the real readers (also read in batches of groups of any size).
 
 #include "analysis/slow_transfer.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "analysis/link_observations.h"
 #include "analysis/synthetic_cluster.h"
@@ -143,6 +144,61 @@ TEST(SlowTransfer, GeneratedClusters) {
         << f.evidence;
     EXPECT_GE(f.ratio, 1.3);
     EXPECT_FALSE(f.links.empty()) << f.evidence;
+  }
+}
+
+// Read a batch of groups at a time (analysis/group_batches.h), any batch size finds the same slow
+// transfers, field for field, and leaves the same number unjudged, as one batch of every group.
+TEST(SlowTransfer, BatchesOfGroupsFindTheSameAsOneBatch) {
+  generator::GeneratorOptions o;
+  o.ranks = 32;
+  o.tp = 4;
+  o.pp = 2;
+  o.steps = 3;
+  o.seed = 5;
+  o.slow_links.push_back({1, 2, 1.0 / 0.3});
+  o.slow_links.push_back({17, 18, 1.0 / 0.4});
+  const fs::path dir = fs::path(CS_BUILD_DIR) / "slow_transfer_test" / "batches";
+  fs::remove_all(dir);
+  io::Diagnostics gdiag;
+  ASSERT_TRUE(generator::generate_cluster(dir.string(), o, gdiag));
+  std::vector<load::RankData> ranks;
+  for (const auto& e : load::discover_ranks(dir.string()).ranks)
+    ranks.push_back(load::parse_rank(e, load::ParseOptions{}));
+  fs::remove_all(dir);
+  io::Diagnostics d;
+  auto groups = documents::build_comm_groups(ranks, documents::GroupOptions{}, d);
+  const auto links = analysis::find_slow_links(
+      analysis::link_observations(documents::merge_matrix_links(ranks, groups, d)));
+  SlowTransferOptions whole_opts;
+  whole_opts.batch_reports = std::numeric_limits<size_t>::max();
+  size_t whole_unjudged = 0;
+  const auto whole = analysis::find_slow_transfers(ranks, links, whole_opts, &whole_unjudged);
+  ASSERT_GE(whole.size(), 2u);
+  EXPECT_GT(whole_unjudged, 0u);
+  for (size_t batch : {size_t{1}, size_t{5}, size_t{50}, size_t{400}}) {
+    SlowTransferOptions so;
+    so.batch_reports = batch;
+    size_t unjudged = 0;
+    const auto found = analysis::find_slow_transfers(ranks, links, so, &unjudged);
+    EXPECT_EQ(unjudged, whole_unjudged) << batch;
+    ASSERT_EQ(found.size(), whole.size()) << batch;
+    for (size_t i = 0; i < found.size(); ++i) {
+      const SlowTransferFinding &a = found[i], &b = whole[i];
+      EXPECT_EQ(a.op_type, b.op_type);
+      EXPECT_EQ(a.size_mb, b.size_mb);
+      EXPECT_EQ(a.group_size, b.group_size);
+      EXPECT_EQ(a.step, b.step);
+      EXPECT_EQ(a.op, b.op);
+      EXPECT_EQ(a.transfer_ms, b.transfer_ms);
+      EXPECT_EQ(a.expected_ms, b.expected_ms);
+      EXPECT_EQ(a.ratio, b.ratio);
+      EXPECT_EQ(a.z, b.z);
+      EXPECT_EQ(a.class_ops, b.class_ops);
+      EXPECT_EQ(a.ranks, b.ranks);
+      EXPECT_EQ(a.links, b.links);
+      EXPECT_EQ(a.evidence, b.evidence) << batch;
+    }
   }
 }
 

@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "cli_test_util.h"
+#include "support/sqlite_exec.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
 using cs::test::run_command;
+using cs::test::sqlite_rows;
 
 namespace {
 
@@ -27,45 +29,14 @@ const fs::path& scratch() {
   return d.path();
 }
 
-// Rows of a query, each row's cells joined by '|' (NULL as "NULL").
-std::vector<std::string> query(const fs::path& db, const std::string& sql) {
-  std::vector<std::string> rows;
-  sqlite3* h = nullptr;
-  // Immutable: the samples are never written, not even a -shm or -wal file beside them.
-  const std::string uri = "file:" + db.string() + "?mode=ro&immutable=1";
-  if (sqlite3_open_v2(uri.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) !=
-      SQLITE_OK) {
-    ADD_FAILURE() << "cannot open " << db;
-    sqlite3_close(h);
-    return rows;
-  }
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-    ADD_FAILURE() << db << ": " << sqlite3_errmsg(h) << " in " << sql;
-  } else {
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      std::string row;
-      for (int i = 0; i < sqlite3_column_count(st); ++i) {
-        if (i) row += '|';
-        const unsigned char* t = sqlite3_column_text(st, i);
-        row += t ? reinterpret_cast<const char*>(t) : "NULL";
-      }
-      rows.push_back(row);
-    }
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return rows;
-}
-
 // "name type pk" of every column of a table, in order.
 std::vector<std::string> columns(const fs::path& db, const std::string& table) {
-  return query(
+  return sqlite_rows(
       db, "SELECT name || ' ' || upper(type) || ' ' || pk FROM pragma_table_info('" + table + "')");
 }
 
 std::set<std::string> tables(const fs::path& db) {
-  auto v = query(db, "SELECT name FROM sqlite_master WHERE type = 'table'");
+  auto v = sqlite_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'");
   return {v.begin(), v.end()};
 }
 
@@ -210,12 +181,14 @@ TEST(GenerateDb, SchemaIsTheRealProducersSchema) {
       if (real_tables.count(t)) {
         EXPECT_EQ(columns(ours[f], t), columns(real[f], t)) << t;
       }
-      EXPECT_FALSE(query(ours[f], "SELECT count(*) FROM " + t + " WHERE rowid = 1").empty());
+      EXPECT_FALSE(sqlite_rows(ours[f], "SELECT count(*) FROM " + t + " WHERE rowid = 1").empty());
     }
     // Each ENUM_* table holds the real producer's rows.
     for (const auto& t : have) {
       if (t.starts_with("ENUM_") && real_tables.count(t)) {
-        EXPECT_EQ(query(ours[f], "SELECT * FROM " + t), query(real[f], "SELECT * FROM " + t)) << t;
+        EXPECT_EQ(sqlite_rows(ours[f], "SELECT * FROM " + t),
+                  sqlite_rows(real[f], "SELECT * FROM " + t))
+            << t;
       }
     }
   }
@@ -227,12 +200,12 @@ TEST(GenerateDb, SchemaIsTheRealProducersSchema) {
                                       "endGlobalTid INTEGER 0", "domainId INTEGER 0",
                                       "connectionId INTEGER 0", "depth INTEGER 0"}));
   // Times in ns; the step table and the ranks' metadata are there.
-  auto steps = query(ours[1], "SELECT id, endNs - startNs > 1000000 FROM STEP_TIME");
+  auto steps = sqlite_rows(ours[1], "SELECT id, endNs - startNs > 1000000 FROM STEP_TIME");
   EXPECT_EQ(steps, (std::vector<std::string>{"1|1", "2|1"}));
-  EXPECT_EQ(query(ours[1], "SELECT * FROM RANK_DEVICE_MAP"), std::vector<std::string>{"3|3"});
-  auto meta = query(ours[1],
-                    "SELECT name FROM META_DATA WHERE name IN ('distributed_args', "
-                    "'parallel_group_info')");
+  EXPECT_EQ(sqlite_rows(ours[1], "SELECT * FROM RANK_DEVICE_MAP"), std::vector<std::string>{"3|3"});
+  auto meta = sqlite_rows(ours[1],
+                          "SELECT name FROM META_DATA WHERE name IN ('distributed_args', "
+                          "'parallel_group_info')");
   EXPECT_EQ(meta.size(), 2u);
 }
 
@@ -249,23 +222,26 @@ TEST(GenerateDb, EveryStringColumnResolvesInStringIds) {
       {"PYTORCH_API", {"name"}},
       {"MSTX_EVENTS", {"message"}}};
   for (const auto& [table, cols] : string_columns) {
-    EXPECT_NE(query(db, "SELECT count(*) FROM " + table), std::vector<std::string>{"0"}) << table;
+    EXPECT_NE(sqlite_rows(db, "SELECT count(*) FROM " + table), std::vector<std::string>{"0"})
+        << table;
     for (const auto& c : cols)
-      EXPECT_EQ(query(db, "SELECT count(*) FROM " + table +
+      EXPECT_EQ(
+          sqlite_rows(db, "SELECT count(*) FROM " + table +
                               " t LEFT JOIN STRING_IDS s ON s.id = t." + c + " WHERE s.id IS NULL"),
-                std::vector<std::string>{"0"})
+          std::vector<std::string>{"0"})
           << table << "." << c;
   }
   // Each device task has its CANN launch, each launch its framework op.
-  EXPECT_EQ(query(db,
-                  "SELECT count(*) FROM TASK t LEFT JOIN CANN_API c ON c.connectionId = "
-                  "t.connectionId WHERE c.connectionId IS NULL"),
+  EXPECT_EQ(sqlite_rows(db,
+                        "SELECT count(*) FROM TASK t LEFT JOIN CANN_API c ON c.connectionId = "
+                        "t.connectionId WHERE c.connectionId IS NULL"),
             std::vector<std::string>{"0"});
-  EXPECT_EQ(query(db,
+  EXPECT_EQ(
+      sqlite_rows(db,
                   "SELECT count(*) FROM CANN_API c LEFT JOIN CONNECTION_IDS i ON "
                   "i.connectionId = c.connectionId LEFT JOIN PYTORCH_API p ON p.connectionId = "
                   "i.id WHERE p.connectionId IS NULL"),
-            std::vector<std::string>{"0"});
+      std::vector<std::string>{"0"});
 }
 
 // The same job read from its text export and from its DB export: the same tables, except the
@@ -275,10 +251,10 @@ TEST(GenerateDb, TextAndDbExportsGiveTheSameTables) {
   auto run = [&](const std::string& type) {
     fs::path out = scratch() / ("both-" + type);
     fs::remove_all(out);
-    int rc =
-        run_command(std::string(CS_BINARY) + " cluster -d " + job.string() + " -o " + out.string() +
-                        " -q --format json,csv --op-tables csv --export_type text --data-type " + type,
-                    (scratch() / ("both-" + type + ".log")).string());
+    int rc = run_command(
+        std::string(CS_BINARY) + " cluster -d " + job.string() + " -o " + out.string() +
+            " -q --format json,csv --op-tables csv --export_type text --data-type " + type,
+        (scratch() / ("both-" + type + ".log")).string());
     EXPECT_EQ(rc, 0) << read_file(scratch() / ("both-" + type + ".log"));
     return out / "cluster_analysis_output";
   };

@@ -18,46 +18,18 @@
 #include <vector>
 
 #include "cli_test_util.h"
+#include "support/sqlite_exec.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
 using cs::test::run_command;
+using cs::test::sqlite_rows;
 
 namespace {
 
 const fs::path& scratch() {
   static const cs::test::ScratchDir d("generate-producer-db");
   return d.path();
-}
-
-// Rows of a query, each row's cells joined by '|' (NULL as "NULL").
-std::vector<std::string> query(const fs::path& db, const std::string& sql) {
-  std::vector<std::string> rows;
-  sqlite3* h = nullptr;
-  const std::string uri = "file:" + db.string() + "?mode=ro&immutable=1";
-  if (sqlite3_open_v2(uri.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) !=
-      SQLITE_OK) {
-    ADD_FAILURE() << "cannot open " << db;
-    sqlite3_close(h);
-    return rows;
-  }
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-    ADD_FAILURE() << db << ": " << sqlite3_errmsg(h) << " in " << sql;
-  } else {
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      std::string row;
-      for (int i = 0; i < sqlite3_column_count(st); ++i) {
-        if (i) row += '|';
-        const unsigned char* t = sqlite3_column_text(st, i);
-        row += t ? reinterpret_cast<const char*>(t) : "NULL";
-      }
-      rows.push_back(row);
-    }
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return rows;
 }
 
 fs::path generate(const std::string& name, const std::string& framework) {
@@ -117,7 +89,7 @@ RankFiles prof_rank3() {
 }
 
 std::vector<std::string> tables(const fs::path& db) {
-  return query(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  return sqlite_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
 }
 
 TEST(GenerateProducerDb, LayoutsHoldTheProducersFiles) {
@@ -148,9 +120,9 @@ TEST(GenerateProducerDb, ProfilerDatabaseIsTorchNpusLessItsOwnTables) {
     for (const char* t : {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "STRING_IDS",
                           "MSTX_EVENTS"}) {
       const std::string sql = std::string("SELECT * FROM ") + t + " ORDER BY rowid";
-      EXPECT_EQ(query(f.profiler, sql), query(pt.profiler, sql)) << t;
+      EXPECT_EQ(sqlite_rows(f.profiler, sql), sqlite_rows(pt.profiler, sql)) << t;
     }
-    EXPECT_EQ(query(f.profiler, "SELECT name FROM META_DATA"),
+    EXPECT_EQ(sqlite_rows(f.profiler, "SELECT name FROM META_DATA"),
               (std::vector<std::string>{"SCHEMA_VERSION_MICRO", "SCHEMA_VERSION_MINOR",
                                         "SCHEMA_VERSION_MAJOR", "SCHEMA_VERSION"}));
   }
@@ -162,29 +134,32 @@ TEST(GenerateProducerDb, AnalyzerTablesAreAnalysisDbsPerInstance) {
     EXPECT_EQ(tables(f.analyzer),
               (std::vector<std::string>{"CommAnalyzerBandwidth", "CommAnalyzerMatrix",
                                         "CommAnalyzerTime"}));
-    EXPECT_EQ(query(f.analyzer, "SELECT * FROM CommAnalyzerTime"),
-              query(pt.analyzer,
+    EXPECT_EQ(
+        sqlite_rows(f.analyzer, "SELECT * FROM CommAnalyzerTime"),
+        sqlite_rows(pt.analyzer,
                     "SELECT hccl_op_name, group_name, start_timestamp, elapse_time, transit_time, "
                     "wait_time, synchronization_time, idle_time FROM CommAnalyzerTime"));
-    EXPECT_EQ(query(f.analyzer, "SELECT * FROM CommAnalyzerBandwidth"),
-              query(pt.analyzer,
-                    "SELECT hccl_op_name, group_name, transport_type, transit_size, "
-                    "transit_time, bandwidth, large_packet_ratio, package_size, count, "
-                    "total_duration FROM CommAnalyzerBandwidth"));
+    EXPECT_EQ(sqlite_rows(f.analyzer, "SELECT * FROM CommAnalyzerBandwidth"),
+              sqlite_rows(pt.analyzer,
+                          "SELECT hccl_op_name, group_name, transport_type, transit_size, "
+                          "transit_time, bandwidth, large_packet_ratio, package_size, count, "
+                          "total_duration FROM CommAnalyzerBandwidth"));
     // One row per link of each op instance: every instance name is a CommAnalyzerTime op but
     // no receive; per (group, link) the sizes add up to torch_npu's "-total" rows.
-    EXPECT_TRUE(query(f.analyzer,
-                      "SELECT hccl_op_name FROM CommAnalyzerMatrix WHERE hccl_op_name NOT IN "
-                      "(SELECT hccl_op_name FROM CommAnalyzerTime) OR hccl_op_name LIKE "
-                      "'hcom_receive%'")
+    EXPECT_TRUE(sqlite_rows(f.analyzer,
+                            "SELECT hccl_op_name FROM CommAnalyzerMatrix WHERE hccl_op_name NOT IN "
+                            "(SELECT hccl_op_name FROM CommAnalyzerTime) OR hccl_op_name LIKE "
+                            "'hcom_receive%'")
                     .empty());
-    const auto sums = query(f.analyzer,
-                            "SELECT group_name, src_rank, dst_rank, ROUND(SUM(transit_size), 6) "
-                            "FROM CommAnalyzerMatrix GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
-    const auto totals = query(pt.analyzer,
-                              "SELECT group_name, src_rank, dst_rank, ROUND(SUM(transit_size), 6) "
-                              "FROM CommAnalyzerMatrix WHERE hccl_op_name LIKE '%-total%' "
-                              "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
+    const auto sums =
+        sqlite_rows(f.analyzer,
+                    "SELECT group_name, src_rank, dst_rank, ROUND(SUM(transit_size), 6) "
+                    "FROM CommAnalyzerMatrix GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
+    const auto totals =
+        sqlite_rows(pt.analyzer,
+                    "SELECT group_name, src_rank, dst_rank, ROUND(SUM(transit_size), 6) "
+                    "FROM CommAnalyzerMatrix WHERE hccl_op_name LIKE '%-total%' "
+                    "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
     EXPECT_FALSE(sums.empty());
     EXPECT_EQ(sums, totals);
   }

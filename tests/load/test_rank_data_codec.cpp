@@ -65,8 +65,8 @@ load::RankData sample() {
   d.metadata.has_distributed_args = true;
   d.metadata.distributed_args["tensor_model_parallel_size"] = 2;
   d.metadata.parallel_groups.push_back({"10.0.0.1%eth0_60000_0_1", "tp", 1, {6, 7}});
-  d.operators.add("MatMulV2", 185.504, 7);
-  d.operators.add("MatMulV2", 501.17, 7);
+  d.operators.edit().add("MatMulV2", 185.504, 7);
+  d.operators.edit().add("MatMulV2", 501.17, 7);
   d.diagnostics.error("kernel_details.csv", 12, "row has 5 fields", "skipped");
   d.files_read = 3;
   d.bytes_read = 100000;
@@ -122,8 +122,11 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
   EXPECT_EQ(matrix.link_key(link), "0-1");
   EXPECT_TRUE(std::isnan(b.step_trace.rows[0].values[1]));
   EXPECT_EQ(b.metadata.parallel_groups[0].global_ranks, (std::vector<int>{6, 7}));
-  ASSERT_EQ(b.operators.keys().count("MatMulV2"), 1u);
-  EXPECT_EQ(b.operators.keys().at("MatMulV2").durations.count, 2);
+  stats::OperatorTable operators_scratch;
+  const stats::OperatorTable& operators = b.operators.read(operators_scratch);
+  ASSERT_EQ(operators.keys().count("MatMulV2"), 1u);
+  EXPECT_EQ(operators.keys().at("MatMulV2").durations.count, 2);
+  EXPECT_EQ(operators.keys().at("MatMulV2").rank_totals.at(7), 185.504 + 501.17);
   EXPECT_EQ(b.diagnostics.error_count(), 1u);
 }
 
@@ -236,6 +239,51 @@ TEST(RankDataCodec, MatrixCanBePackedOrSpilled) {
   EXPECT_EQ(packed(c), bytes);
 }
 
+// The operator table is parked as the ops and matrix are: packed, spilled or kept packed on
+// arrival, read back to the same table and sent on with the same bytes.
+TEST(RankDataCodec, OperatorsCanBePackedOrSpilled) {
+  const load::RankData a = sample();
+  const std::vector<char> bytes = packed(a);
+  auto spill = runtime::SpillFile::create();
+  load::RankData b = a;
+  b.operators.pack();
+  load::RankData c = a;
+  c.operators.spill(spill);
+  io::ByteReader r(bytes);
+  load::RankData d = load::unpack_rank_data(r, /*keep_communication_packed=*/true);
+  EXPECT_TRUE(b.operators.packed());
+  EXPECT_TRUE(c.operators.spilled());
+  EXPECT_TRUE(d.operators.packed());
+  std::vector<char> want;  // the table's own packing
+  {
+    io::ByteWriter w;
+    stats::OperatorTable unused;
+    a.operators.read(unused).pack(w);
+    want = std::move(w.data());
+  }
+  for (load::RankData* x : {&b, &c, &d}) {
+    EXPECT_EQ(packed(*x), bytes);
+    stats::OperatorTable scratch;
+    const stats::OperatorTable& t = x->operators.read(scratch);
+    EXPECT_EQ(&t, &scratch);
+    io::ByteWriter w;
+    t.pack(w);
+    EXPECT_EQ(w.data(), want);
+    std::vector<char> copy;
+    x->operators.packed_copy(copy);
+    EXPECT_EQ(copy, want);
+  }
+  EXPECT_EQ(spill->size(), want.size());
+  c.operators.unpack();
+  EXPECT_FALSE(c.operators.spilled());
+  EXPECT_EQ(packed(c), bytes);
+  // A damaged packed table is an error, not an empty table.
+  std::vector<char> cut(want.begin(), want.end() - 3);
+  d.operators.adopt_packed(runtime::PageBuffer(cut.data(), cut.size()));
+  stats::OperatorTable scratch;
+  EXPECT_THROW(d.operators.read(scratch), std::runtime_error);
+}
+
 // A spill file that cannot be written (here a file size limit, as on a full disk) leaves the data
 // where it was: the loader then keeps it packed in memory (cluster/cluster_loader.cpp).
 TEST(RankDataCodec, FailedSpillLeavesTheDataAsItWas) {
@@ -251,6 +299,7 @@ TEST(RankDataCodec, FailedSpillLeavesTheDataAsItWas) {
   load::RankData b = a, c = a;
   c.matrix.pack();
   c.communication.pack();
+  c.operators.pack();
   // True when spilling throws std::runtime_error.
   auto fails = [&](auto& parked) {
     try {
@@ -260,14 +309,16 @@ TEST(RankDataCodec, FailedSpillLeavesTheDataAsItWas) {
     }
     return false;
   };
-  const bool failed[] = {fails(b.matrix), fails(b.communication), fails(c.matrix),
-                         fails(c.communication)};
+  const bool failed[] = {fails(b.matrix), fails(b.communication), fails(b.operators),
+                         fails(c.matrix), fails(c.communication), fails(c.operators)};
   setrlimit(RLIMIT_FSIZE, &before);
   std::signal(SIGXFSZ, old_handler);
   for (bool f : failed) EXPECT_TRUE(f);
   EXPECT_FALSE(b.matrix.spilled() || b.matrix.packed());
   EXPECT_TRUE(c.matrix.packed() && !c.matrix.spilled());
   EXPECT_TRUE(c.communication.packed() && !c.communication.spilled());
+  EXPECT_FALSE(b.operators.spilled() || b.operators.packed());
+  EXPECT_TRUE(c.operators.packed() && !c.operators.spilled());
   EXPECT_EQ(packed(b), bytes);
   EXPECT_EQ(packed(c), bytes);
 }

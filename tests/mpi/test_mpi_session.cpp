@@ -52,6 +52,7 @@ TEST(MpiSession, WithoutALauncherIsOneProcessWithoutMpi) {
   std::vector<char> buf{'a', 'b'};
   mpi.broadcast(buf);
   EXPECT_EQ(buf, (std::vector<char>{'a', 'b'}));
+  EXPECT_EQ(mpi.scatter({{'c'}}), (std::vector<char>{'c'}));  // the root's own part
   const auto all = mpi.gather_to_root(buf);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0], buf);

@@ -15,6 +15,7 @@
 
 #include "msprof_analyze/recipes/mstx2commop/mstx2commop.h"
 #include "recipes/rank_copy_test_util.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
@@ -30,13 +31,8 @@ const fs::path& scratch() {
 }
 
 fs::path generate(const std::string& name, const std::string& args) {
-  const fs::path j = scratch() / name;
-  const int rc =
-      cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
-                                " --ranks 4 --tp 2 --pp 2 --steps 1 --export-type db " + args,
-                            (scratch() / (name + ".log")).string());
-  EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / (name + ".log"));
-  return j;
+  return cs::test::generate_job(scratch() / name,
+                                "--ranks 4 --tp 2 --pp 2 --steps 1 --export-type db " + args);
 }
 
 const fs::path& job() {
@@ -44,20 +40,13 @@ const fs::path& job() {
   return j;
 }
 
-int run(const fs::path& input, const std::string& launcher, const std::string& name,
-        const std::string& type, fs::path& out_dir) {
-  const fs::path out = scratch() / name;
-  out_dir = out / "cluster_analysis_output";
-  return cs::test::run_command(launcher + CS_BINARY + " cluster -d " + input.string() + " -o " +
-                                   out.string() + " -m mstx2commop --export_type " + type,
-                               out.string() + ".log");
+fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
+             const std::string& type, int expected_rc = 0) {
+  return cs::test::run_recipe(input, scratch() / name, "mstx2commop", type, launcher, expected_rc);
 }
 
 fs::path run_ok(const std::string& launcher, const std::string& name, const std::string& type) {
-  fs::path out;
-  EXPECT_EQ(run(job(), launcher, name, type, out), 0)
-      << cs::test::read_file(scratch() / (name + ".log"));
-  return out;
+  return run(job(), launcher, name, type);
 }
 
 std::map<std::string, std::string> databases(std::map<std::string, std::string> tree) {
@@ -92,8 +81,7 @@ TEST(Mstx2Commop, MatchesMsprofAnalyzeAtAnyProcessCountAndLeavesTheInput) {
 }
 
 TEST(Mstx2Commop, RanksWithCommunicationOpAreLeftAlone) {
-  fs::path out;
-  EXPECT_NE(run(generate("plain", ""), "", "plain-out", "db", out), 0);
+  const fs::path out = run(generate("plain", ""), "", "plain-out", "db", 1);
   EXPECT_NE(cs::test::read_file(scratch() / "plain-out.log").find("COMMUNICATION_OP already"),
             std::string::npos)
       << cs::test::read_file(scratch() / "plain-out.log");

@@ -38,12 +38,8 @@ const fs::path& scratch() {
 }
 
 fs::path generate(const std::string& name, const std::string& args) {
-  const fs::path j = scratch() / name;
-  const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
-                                           " --ranks 4 --pp 4 --steps 2 --export-type db " + args,
-                                       (scratch() / (name + ".log")).string());
-  EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / (name + ".log"));
-  return j;
+  return cs::test::generate_job(scratch() / name,
+                                "--ranks 4 --pp 4 --steps 2 --export-type db " + args);
 }
 
 const fs::path& job() {
@@ -51,20 +47,13 @@ const fs::path& job() {
   return j;
 }
 
-int run(const fs::path& input, const std::string& launcher, const std::string& name,
-        const std::string& type, fs::path& out_dir) {
-  const fs::path out = scratch() / name;
-  out_dir = out / "cluster_analysis_output";
-  return cs::test::run_command(launcher + CS_BINARY + " cluster -d " + input.string() + " -o " +
-                                   out.string() + " -m p2p_pairing --export_type " + type,
-                               out.string() + ".log");
+fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
+             const std::string& type, int expected_rc = 0) {
+  return cs::test::run_recipe(input, scratch() / name, "p2p_pairing", type, launcher, expected_rc);
 }
 
 fs::path run_ok(const std::string& launcher, const std::string& name, const std::string& type) {
-  fs::path out;
-  EXPECT_EQ(run(job(), launcher, name, type, out), 0)
-      << cs::test::read_file(scratch() / (name + ".log"));
-  return out;
+  return run(job(), launcher, name, type);
 }
 
 // Every table but COMMUNICATION_OP.
@@ -165,8 +154,7 @@ TEST(P2PPairing, WalContentIsInTheCopyAndTheInputKeepsItsWal) {
             SQLITE_OK);
   sqlite3_close(db);
   ASSERT_GT(fs::file_size(in.string() + "-wal"), 0u);
-  fs::path out;
-  ASSERT_EQ(run(j, "", "wal-out", "db", out), 0) << cs::test::read_file(scratch() / "wal-out.log");
+  const fs::path out = run(j, "", "wal-out", "db");
   const fs::path copy = rank_db(out / "P2PPairing", 1);
   EXPECT_EQ(cs::test::dump_query(copy, "PRAGMA journal_mode"), "t:delete\n");
   EXPECT_EQ(cs::test::dump_query(copy, "SELECT value FROM STRING_IDS WHERE id = 999999"),
@@ -180,8 +168,7 @@ TEST(P2PPairing, WalContentIsInTheCopyAndTheInputKeepsItsWal) {
 
 TEST(P2PPairing, NoNotifyTasksNoOutput) {
   const fs::path plain = generate("plain", "");
-  fs::path out;
-  EXPECT_NE(run(plain, "", "plain-out", "db", out), 0);
+  const fs::path out = run(plain, "", "plain-out", "db", 1);
   EXPECT_NE(cs::test::read_file(scratch() / "plain-out.log").find("Notify_Record"),
             std::string::npos)
       << cs::test::read_file(scratch() / "plain-out.log");

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <random>
+#include <stdexcept>
 
 namespace cs::stats {
 namespace {
@@ -80,6 +82,52 @@ TEST(OperatorTable, MergeEqualsSingleTable) {
     ASSERT_EQ(m.rank_totals.size(), s.rank_totals.size());
     for (const auto& [r, tot] : s.rank_totals) EXPECT_NEAR(m.rank_totals.at(r), tot, 1e-9 * tot);
   }
+}
+
+// The per-rank totals are a sorted flat vector: adding in any order gives what a std::map<int,
+// double> with map[rank] += v gives, bit for bit (the merged table's bytes depend on it).
+TEST(OperatorTable, RankTotalsAddAsAMapDoes) {
+  std::mt19937_64 rng(5);
+  std::lognormal_distribution<double> d(2, 1);
+  RankTotals flat;
+  std::map<int, double> map;
+  for (int i = 0; i < 3000; ++i) {
+    // Mostly increasing ranks (as the merge adds them), some out of order and repeated.
+    const int rank = i % 7 == 0 ? static_cast<int>(rng() % 200) : i / 10;
+    const double v = d(rng);
+    flat.add(rank, v);
+    map[rank] += v;
+  }
+  ASSERT_EQ(flat.size(), map.size());
+  auto it = map.begin();
+  for (const auto& [rank, total] : flat) {
+    EXPECT_EQ(rank, it->first);
+    EXPECT_EQ(total, it->second);
+    EXPECT_EQ(flat.at(rank), total);
+    ++it;
+  }
+  EXPECT_EQ(flat.find(-1), flat.end());
+  EXPECT_THROW(flat.at(100000), std::out_of_range);
+  flat.erase(0);
+  EXPECT_EQ(flat.find(0), flat.end());
+  EXPECT_EQ(flat.size(), map.size() - 1);
+  const RankTotals listed = {{4, 1.5}, {2, 1}, {4, 2}};
+  EXPECT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed.at(4), 3.5);
+  EXPECT_EQ(listed.begin()->first, 2);
+}
+
+// rename_rank files one rank's totals under another (compare pairs two single-rank profiles).
+TEST(OperatorTable, RenameRankMovesTheTotals) {
+  OperatorTable t;
+  t.add("MatMul", 10, 1);
+  t.add("MatMul", 4, 3);
+  t.add("Add", 2, 3);
+  t.rename_rank(3, 0);
+  EXPECT_EQ(t.keys().at("MatMul").rank_totals, (RankTotals{{0, 4}, {1, 10}}));
+  EXPECT_EQ(t.keys().at("Add").rank_totals, (RankTotals{{0, 2}}));
+  t.rename_rank(1, 0);
+  EXPECT_EQ(t.keys().at("MatMul").rank_totals, (RankTotals{{0, 14}}));
 }
 
 TEST(OperatorTable, PackUnpackRoundTripIsByteIdentical) {

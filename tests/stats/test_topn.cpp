@@ -86,12 +86,12 @@ TEST(TopN, TruncatesAndIsDeterministicOnTies) {
 
 TEST(TopN, StageRelativeCv) {
   // Two stages with different work: the plain CV sees the stage spread, the peer CV does not.
-  const std::map<int, double> even = {{0, 10}, {1, 10}, {2, 40}, {3, 40}};
+  const RankTotals even = {{0, 10}, {1, 10}, {2, 40}, {3, 40}};
   const RankStages stages = {{0, 0}, {1, 0}, {2, 1}, {3, 1}};
   EXPECT_GT(cross_rank_cv(even), 0.5);
   EXPECT_NEAR(cross_rank_cv(even, stages), 0.0, 1e-12);
   // One stage, or no stage information: the plain CV (the CV ignores scale).
-  const std::map<int, double> t = {{0, 10}, {1, 12}, {2, 40}, {3, 44}};
+  const RankTotals t = {{0, 10}, {1, 12}, {2, 40}, {3, 44}};
   EXPECT_NEAR(cross_rank_cv(t, {}), cross_rank_cv(t), 1e-12);
   EXPECT_NEAR(cross_rank_cv(t, {{0, 5}, {1, 5}, {2, 5}, {3, 5}}), cross_rank_cv(t), 1e-12);
   // Stage medians: {11, 42} -> ratios {0.909, 1.091, 0.952, 1.048}.

@@ -46,22 +46,6 @@ const std::vector<std::string> kLinkPlan = {
     "SEARCH conn USING AUTOMATIC COVERING INDEX (connectionId=?) LEFT-JOIN",
     "SEARCH pytorch USING AUTOMATIC COVERING INDEX (connectionId=?) LEFT-JOIN"};
 
-// A CONNECTION_IDS row: SQLite's automatic covering index on (connectionId) holds
-// (connectionId, id, rowid), so one connectionId's matches come in (id, rowid) order, NULL ids
-// first.
-struct ConnMatch {
-  int64_t conn = 0;
-  bool id_null = true;
-  int64_t id = 0;
-  int64_t rowid = 0;
-  bool operator<(const ConnMatch& o) const {
-    if (conn != o.conn) return conn < o.conn;
-    if (id_null != o.id_null) return id_null;
-    if (id != o.id) return id < o.id;
-    return rowid < o.rowid;
-  }
-};
-
 // A TASK row of the link query, with its TaskIndex key (start, task id; NULL first) and rowid.
 struct TaskRow {
   bool has_start, has_task_id, has_conn, has_type;
@@ -81,7 +65,7 @@ bool index_before(const TaskRow& a, const TaskRow& b) {
 struct LinkTables {
   std::vector<std::pair<int64_t, std::pair<frame::Cell, frame::Cell>>> cann;
   std::vector<std::pair<int64_t, frame::Cell>> strings;
-  std::vector<ConnMatch> conns;
+  std::vector<ConnectionRow> conns;
   std::vector<std::pair<int64_t, std::pair<RawValue, RawValue>>> pytorch;
   std::deque<std::string> texts;  // the PyTorch times' texts
 };
@@ -98,17 +82,7 @@ bool read_link_tables(const db::Database& db, LinkTables& t) {
     if (rc != 0) return false;
     sort_by_key(t.cann);
   }
-  {
-    TableScan s(db, "SELECT rowid, id, connectionId FROM CONNECTION_IDS");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!is_int(s.type(0)) || !int_or_null(s.type(1)) || !int_or_null(s.type(2))) return false;
-      if (is_int(s.type(2)))
-        t.conns.push_back({s.integer(2), !is_int(s.type(1)), s.integer(1), s.integer(0)});
-    }
-    if (rc != 0) return false;
-    std::sort(t.conns.begin(), t.conns.end());
-  }
+  if (!load_connections(db, t.conns)) return false;
   {
     TableScan s(db, "SELECT connectionId, startNs, endNs FROM PYTORCH_API");
     if (!s.ok()) return false;
@@ -175,16 +149,11 @@ void build_link_rows(const std::vector<TaskRow>& tasks, LinkTables& t, LinkRows&
       out.pytorch_ts.push_back(pt.first);
       out.pytorch_end.push_back(pt.second);
     };
-    auto m = t.conns.end();
-    if (task.has_conn)
-      m = std::lower_bound(t.conns.begin(), t.conns.end(), task.conn,
-                           [](const ConnMatch& c, int64_t k) { return c.conn < k; });
-    if (m == t.conns.end() || m->conn != task.conn) {
-      emit(no_launch);
-      continue;
-    }
-    for (; m != t.conns.end() && m->conn == task.conn; ++m) {
-      const std::pair<RawValue, RawValue>* pt = m->id_null ? nullptr : find_key(t.pytorch, m->id);
+    const std::span<const ConnectionRow> matches =
+        task.has_conn ? connection_matches(t.conns, task.conn) : std::span<const ConnectionRow>();
+    if (matches.empty()) emit(no_launch);
+    for (const ConnectionRow& m : matches) {
+      const std::pair<RawValue, RawValue>* pt = m.has_id ? find_key(t.pytorch, m.id) : nullptr;
       emit(pt ? *pt : no_launch);
     }
   }

@@ -100,21 +100,6 @@ struct Task {
   int64_t conn = 0;
 };
 
-// A CONNECTION_IDS row; the automatic covering index on connectionId holds (connectionId, id,
-// rowid), so one connectionId's matches come in (id, rowid) order, NULL ids first.
-struct Conn {
-  int64_t conn = 0;
-  bool has_id = false;
-  int64_t id = 0;
-  int64_t rowid = 0;
-  bool operator<(const Conn& o) const {
-    if (conn != o.conn) return conn < o.conn;
-    if (has_id != o.has_id) return !has_id;
-    if (id != o.id) return id < o.id;
-    return rowid < o.rowid;
-  }
-};
-
 // CONNECTION_IDS' rows whose connectionId is NULL (GROUP BY makes them one group): how many, and
 // the least and greatest of their ids (has_id false: every id NULL).
 struct NullGroup {
@@ -143,7 +128,7 @@ struct ModuleScan::Tables {
   int strings_state = 0, api_state = 0, conn_state = 0, task_state = 0;  // 0 unread, 1 ok, -1 no
   StringCells strings;
   std::vector<std::pair<int64_t, Api>> api;
-  std::vector<Conn> conns;
+  std::vector<ConnectionRow> conns;
   NullGroup null_group;
   std::vector<std::pair<int64_t, Task>> tasks;
 };
@@ -169,29 +154,15 @@ bool load_api(const db::Database& db, std::vector<std::pair<int64_t, Api>>& out)
   return rc == 0 && sort_unique(out);
 }
 
-bool load_conns(const db::Database& db, std::vector<Conn>& out, NullGroup& nulls) {
-  TableScan s(db, "SELECT rowid, id, connectionId FROM CONNECTION_IDS");
-  if (!s.ok()) return false;
-  int rc;
-  while ((rc = s.next()) == 1) {
-    Conn c;
-    bool has_conn;
-    if (!s.is_int(0) || !read_key(s, 1, c.has_id, c.id) || !read_key(s, 2, has_conn, c.conn))
-      return false;
-    c.rowid = s.integer(0);
-    if (has_conn) {
-      out.push_back(c);
-    } else {
-      ++nulls.count;
-      if (c.has_id) {
-        nulls.lo = nulls.has_id ? std::min(nulls.lo, c.id) : c.id;
-        nulls.hi = nulls.has_id ? std::max(nulls.hi, c.id) : c.id;
-        nulls.has_id = true;
-      }
+bool load_conns(const db::Database& db, std::vector<ConnectionRow>& out, NullGroup& nulls) {
+  return load_connections(db, out, [&](const ConnectionRow& c) {
+    ++nulls.count;
+    if (c.has_id) {
+      nulls.lo = nulls.has_id ? std::min(nulls.lo, c.id) : c.id;
+      nulls.hi = nulls.has_id ? std::max(nulls.hi, c.id) : c.id;
+      nulls.has_id = true;
     }
-  }
-  std::sort(out.begin(), out.end());
-  return rc == 0;
+  });
 }
 
 bool load_tasks(const db::Database& db, std::vector<std::pair<int64_t, Task>>& out) {
@@ -277,11 +248,9 @@ bool ModuleScan::kernels(const std::string& table, std::vector<KernelRow>& out) 
   auto join_ops = [&](const frame::Cell* name, const Time* ts, const Time* end, bool has_conn,
                       int64_t conn) {
     if (!has_conn) return;
-    auto m = std::lower_bound(t.conns.begin(), t.conns.end(), conn,
-                              [](const Conn& c, int64_t k) { return c.conn < k; });
-    for (; m != t.conns.end() && m->conn == conn; ++m) {
-      if (!m->has_id) continue;
-      const Api* api = find_key(t.api, m->id);
+    for (const ConnectionRow& m : connection_matches(t.conns, conn)) {
+      if (!m.has_id) continue;
+      const Api* api = find_key(t.api, m.id);
       if (!api || !api->has_name) continue;
       const frame::Cell* op = t.strings.lookup(api->name);
       if (op) rows.push_back({name, ts, end, op, api});

@@ -41,52 +41,46 @@ struct Row {
 bool scan_p2p_tasks(const db::Database& db, const std::string& sql, int64_t lo, int64_t hi,
                     frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
-  int rc;
   // COMMUNICATION_OP by opId (its INTEGER PRIMARY KEY: unique, never NULL) and CANN_API's starts.
   std::vector<std::pair<int64_t, Op>> ops;
-  {
-    TableScan s(db, "SELECT opId, opName, groupName, connectionId, startNs FROM COMMUNICATION_OP");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!s.is_int(0)) return false;
-      for (int c : {1, 2, 3})
-        if (!s.is_int_or_null(c)) return false;
-      ops.push_back({s.integer(0),
-                     {s.is_int(1), s.is_int(2), s.is_int(3), s.integer(1), s.integer(2),
-                      s.integer(3), s.cell(4)}});
-    }
-    if (rc != 0) return false;
-    sort_by_key(ops);
-  }
+  const std::string sql_ops =
+      "SELECT opId, opName, groupName, connectionId, startNs FROM COMMUNICATION_OP";
+  if (!scan_rows(db, sql_ops, [&](const TableScan& s) {
+        if (!s.is_int(0)) return false;
+        for (int c : {1, 2, 3})
+          if (!s.is_int_or_null(c)) return false;
+        ops.push_back({s.integer(0),
+                       {s.is_int(1), s.is_int(2), s.is_int(3), s.integer(1), s.integer(2),
+                        s.integer(3), s.cell(4)}});
+        return true;
+      }))
+    return false;
+  sort_by_key(ops);
   CannStarts cann;
   if (!cann.load(db)) return false;
   size_t rank_rows = 0;
-  {
-    TableScan s(db, "SELECT rankId FROM RANK_DEVICE_MAP");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) ++rank_rows;
-    if (rc != 0) return false;
-  }
+  if (!scan_rows(db, "SELECT rankId FROM RANK_DEVICE_MAP", [&](const TableScan&) {
+        ++rank_rows;
+        return true;
+      }))
+    return false;
   // The tasks joined to their op and its launch, in rowid order; the texts they need.
   std::vector<Row> rows;
   std::vector<int64_t> wanted;
-  {
-    TableScan s(db,
-                "SELECT opId, taskType, groupName, srcRank, dstRank FROM "
-                "COMMUNICATION_TASK_INFO");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      for (int c : {0, 1, 2})
-        if (!s.is_int_or_null(c)) return false;
-      if (!s.is_int(0) || !s.is_int(1) || !s.is_int(2)) continue;  // NULL keys join nothing
-      const Op* op = find_key(ops, s.integer(0));
-      if (!op || !op->has_name || !op->has_group || !op->has_conn) continue;
-      if (!cann.in_range(op->conn, lo, hi)) continue;
-      rows.push_back({op, s.integer(1), s.integer(2), s.cell(3), s.cell(4)});
-      for (int64_t id : {op->name, op->group, s.integer(1), s.integer(2)}) wanted.push_back(id);
-    }
-    if (rc != 0) return false;
-  }
+  const std::string sql_tasks =
+      "SELECT opId, taskType, groupName, srcRank, dstRank FROM COMMUNICATION_TASK_INFO";
+  if (!scan_rows(db, sql_tasks, [&](const TableScan& s) {
+        for (int c : {0, 1, 2})
+          if (!s.is_int_or_null(c)) return false;
+        if (!s.is_int(0) || !s.is_int(1) || !s.is_int(2)) return true;  // NULL keys join nothing
+        const Op* op = find_key(ops, s.integer(0));
+        if (!op || !op->has_name || !op->has_group || !op->has_conn) return true;
+        if (!cann.in_range(op->conn, lo, hi)) return true;
+        rows.push_back({op, s.integer(1), s.integer(2), s.cell(3), s.cell(4)});
+        for (int64_t id : {op->name, op->group, s.integer(1), s.integer(2)}) wanted.push_back(id);
+        return true;
+      }))
+    return false;
   StringCells strings;
   if (!strings.load_ids(db, std::move(wanted))) return false;
   frame::Frame f;

@@ -40,43 +40,36 @@ struct Op {
 
 bool scan_slow_links(const db::Database& db, const std::string& sql, frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
-  int rc;
   std::vector<std::pair<int64_t, frame::Cell>> types;  // ENUM_HCCL_DATA_TYPE by id
-  {
-    TableScan s(db, "SELECT id, name FROM ENUM_HCCL_DATA_TYPE");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      if (!s.is_int(0)) return false;
-      types.emplace_back(s.integer(0), s.cell(1));
-    }
-    if (rc != 0) return false;
-    sort_by_key(types);
-  }
+  if (!scan_rows(db, "SELECT id, name FROM ENUM_HCCL_DATA_TYPE", [&](const TableScan& s) {
+        if (!s.is_int(0)) return false;
+        types.emplace_back(s.integer(0), s.cell(1));
+        return true;
+      }))
+    return false;
+  sort_by_key(types);
   std::vector<Op> ops;
   std::vector<int64_t> wanted;
-  {
-    TableScan s(db,
-                "SELECT groupName, opName, dataType, opType, startNs, endNs, count FROM "
-                "COMMUNICATION_OP");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      for (int c : {0, 1, 2, 3, 4, 5})
-        if (!s.is_int_or_null(c)) return false;
-      const int count_type = s.type(6);
-      if (count_type != SQLITE_INTEGER && count_type != SQLITE_FLOAT && count_type != SQLITE_NULL)
-        return false;
-      if (!s.is_int(0) || !s.is_int(1) || !s.is_int(2) || !s.is_int(3)) continue;  // no match
-      frame::Cell time;  // endNs - startNs; NULL when either is NULL
-      if (s.is_int(4) && s.is_int(5)) {
-        int64_t d = 0;
-        if (__builtin_sub_overflow(s.integer(5), s.integer(4), &d)) return false;
-        time = frame::Cell::integer(d);
-      }
-      ops.push_back({s.integer(0), s.integer(1), s.integer(3), s.integer(2), time, s.cell(6)});
-      for (int c : {0, 1, 3}) wanted.push_back(s.integer(c));
-    }
-    if (rc != 0) return false;
-  }
+  const std::string sql_ops =
+      "SELECT groupName, opName, dataType, opType, startNs, endNs, count FROM COMMUNICATION_OP";
+  if (!scan_rows(db, sql_ops, [&](const TableScan& s) {
+        for (int c : {0, 1, 2, 3, 4, 5})
+          if (!s.is_int_or_null(c)) return false;
+        const int count_type = s.type(6);
+        if (count_type != SQLITE_INTEGER && count_type != SQLITE_FLOAT && count_type != SQLITE_NULL)
+          return false;
+        if (!s.is_int(0) || !s.is_int(1) || !s.is_int(2) || !s.is_int(3)) return true;  // no match
+        frame::Cell time;  // endNs - startNs; NULL when either is NULL
+        if (s.is_int(4) && s.is_int(5)) {
+          int64_t d = 0;
+          if (__builtin_sub_overflow(s.integer(5), s.integer(4), &d)) return false;
+          time = frame::Cell::integer(d);
+        }
+        ops.push_back({s.integer(0), s.integer(1), s.integer(3), s.integer(2), time, s.cell(6)});
+        for (int c : {0, 1, 3}) wanted.push_back(s.integer(c));
+        return true;
+      }))
+    return false;
   StringCells strings;
   if (!strings.load_ids(db, std::move(wanted))) return false;
   frame::Frame f;

@@ -23,16 +23,14 @@ const std::vector<std::string> kPlan = {
 bool scan_communication_times(const db::Database& db, const std::string& sql, int64_t lo,
                               int64_t hi, frame::Frame& out) {
   if (!db::query_plan_is(db, sql, kPlan)) return false;
-  int rc;
   CannStarts cann;
   if (!cann.load(db)) return false;
   std::vector<frame::Cell> ranks;
-  {
-    TableScan s(db, "SELECT rankId FROM RANK_DEVICE_MAP");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) ranks.push_back(s.cell(0));
-    if (rc != 0) return false;
-  }
+  if (!scan_rows(db, "SELECT rankId FROM RANK_DEVICE_MAP", [&](const TableScan& s) {
+        ranks.push_back(s.cell(0));
+        return true;
+      }))
+    return false;
   // The ops joined to their launch, in rowid order; then their two texts (only those ids are
   // read from STRING_IDS).
   struct Op {
@@ -41,26 +39,25 @@ bool scan_communication_times(const db::Database& db, const std::string& sql, in
   };
   std::vector<Op> ops;
   std::vector<int64_t> wanted;
-  {
-    TableScan s(db, "SELECT opName, startNs, endNs, connectionId, groupName FROM COMMUNICATION_OP");
-    if (!s.ok()) return false;
-    while ((rc = s.next()) == 1) {
-      for (int c : {0, 1, 2, 3, 4})
-        if (!s.is_int_or_null(c)) return false;
-      if (!s.is_int(0) || !s.is_int(3) || !s.is_int(4)) continue;  // NULL keys join nothing
-      if (!cann.in_range(s.integer(3), lo, hi)) continue;
-      frame::Cell t;  // (endNs - startNs) / 1000.0; NULL when either is NULL
-      if (s.is_int(1) && s.is_int(2)) {
-        int64_t d = 0;
-        if (__builtin_sub_overflow(s.integer(2), s.integer(1), &d)) return false;
-        t = frame::Cell::real(static_cast<double>(d) / 1000.0);
-      }
-      ops.push_back({s.integer(4), s.integer(0), s.cell(1), t});
-      wanted.push_back(s.integer(4));
-      wanted.push_back(s.integer(0));
-    }
-    if (rc != 0) return false;
-  }
+  const std::string sql_ops =
+      "SELECT opName, startNs, endNs, connectionId, groupName FROM COMMUNICATION_OP";
+  if (!scan_rows(db, sql_ops, [&](const TableScan& s) {
+        for (int c : {0, 1, 2, 3, 4})
+          if (!s.is_int_or_null(c)) return false;
+        if (!s.is_int(0) || !s.is_int(3) || !s.is_int(4)) return true;  // NULL keys join nothing
+        if (!cann.in_range(s.integer(3), lo, hi)) return true;
+        frame::Cell t;  // (endNs - startNs) / 1000.0; NULL when either is NULL
+        if (s.is_int(1) && s.is_int(2)) {
+          int64_t d = 0;
+          if (__builtin_sub_overflow(s.integer(2), s.integer(1), &d)) return false;
+          t = frame::Cell::real(static_cast<double>(d) / 1000.0);
+        }
+        ops.push_back({s.integer(4), s.integer(0), s.cell(1), t});
+        wanted.push_back(s.integer(4));
+        wanted.push_back(s.integer(0));
+        return true;
+      }))
+    return false;
   StringCells strings;
   if (!strings.load_ids(db, std::move(wanted))) return false;
   frame::Frame f;
