@@ -12,7 +12,6 @@
 namespace cs::analysis {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Below this many rows a second thread costs more than it saves.
 constexpr size_t kParallelRows = 4096;
 

@@ -82,8 +82,11 @@ LatenessWalk::LatenessWalk(const std::vector<load::RankData>& ranks, int threads
       FirstPass& fp = passes[k];
       for (const std::string& s : fp.steps)
         step_ids_.try_emplace(s, static_cast<int>(step_ids_.size()));
-      const auto [t, fresh] = totals_.try_emplace(ranks[p].rank());
-      if (fresh) {
+      // Not a structured binding: the lambda below captures the iterator (clang before 16
+      // cannot capture a binding).
+      const auto emplaced = totals_.try_emplace(ranks[p].rank());
+      const auto t = emplaced.first;
+      if (emplaced.second) {
         t->second.own_wait_ms = fp.totals.own_wait_ms;
       } else {  // a rank listed twice: its waits add on in order, as one sum
         readers::CommunicationFile scratch;
