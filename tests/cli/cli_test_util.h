@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for end-to-end tests that run the clusterscope binary as a subprocess.
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,6 +122,19 @@ inline std::map<std::string, std::string> read_tree(const std::filesystem::path&
     if (e.is_regular_file())
       out[std::filesystem::relative(e.path(), dir).string()] = read_file(e.path());
   return out;
+}
+
+// Expects `got` to hold every file of `expected` with the same bytes, and no other file;
+// `where` names the run in the messages ("np=2").
+inline void expect_same_tree(const std::map<std::string, std::string>& expected,
+                             const std::map<std::string, std::string>& got,
+                             const std::string& where) {
+  ASSERT_EQ(got.size(), expected.size()) << where;
+  for (const auto& [name, content] : expected) {
+    auto it = got.find(name);
+    ASSERT_NE(it, got.end()) << name << " missing at " << where;
+    EXPECT_TRUE(it->second == content) << name << " differs at " << where;
+  }
 }
 
 // How many lines of `text` contain `what` ("one message per problem" checks).

@@ -108,13 +108,8 @@ TEST_P(ClusterHost, FreeBreakdownIsTheProducersFreeAndSameUnderMpi) {
   for (int np : {1, 2, 4}) {
     const fs::path out = root() / (std::string(s.dir) + "-np" + std::to_string(np));
     ASSERT_EQ(run_cluster(mpirun(np), input, out), s.status) << read_file(out.string() + ".log");
-    const auto got = read_tree(out / "cluster_analysis_output");
-    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
-    for (const auto& [name, content] : expected) {
-      auto it = got.find(name);
-      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
-      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
-    }
+    cs::test::expect_same_tree(expected, read_tree(out / "cluster_analysis_output"),
+                               "np=" + std::to_string(np));
   }
 }
 

@@ -43,13 +43,8 @@ class ClusterMpiTest : public ::testing::Test {
   // The files of `out` equal `expected`, name for name and byte for byte.
   static void expect_same_tree(const std::map<std::string, std::string>& expected,
                                const fs::path& out, int np) {
-    const auto got = read_tree(out / "cluster_analysis_output");
-    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
-    for (const auto& [name, content] : expected) {
-      auto it = got.find(name);
-      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
-      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
-    }
+    cs::test::expect_same_tree(expected, read_tree(out / "cluster_analysis_output"),
+                               "np=" + std::to_string(np));
   }
 
   static fs::path root_, input_;

@@ -10,6 +10,7 @@
 #include "recipes/recipe_test_util.h"
 
 namespace fs = std::filesystem;
+using cs::test::expect_same_tree;
 using cs::test::read_file;
 using cs::test::read_tree;
 using cs::test::run_command;
@@ -46,13 +47,8 @@ TEST_P(RecipeMpi, SameBytesAtOneTwoAndFourProcesses) {
   const auto expected = run("", "nolauncher");
   ASSERT_FALSE(expected.empty());
   for (int np : {1, 2, 4}) {
-    const auto got = run(cs::test::mpirun(np), "np" + std::to_string(np));
-    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
-    for (const auto& [name, content] : expected) {
-      auto it = got.find(name);
-      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
-      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
-    }
+    expect_same_tree(expected, run(cs::test::mpirun(np), "np" + std::to_string(np)),
+                     "np=" + std::to_string(np));
   }
   fs::remove_all(out);
 }
@@ -96,12 +92,7 @@ TEST(RecipeThreads, SameBytesAndMessagesOnOneAndFourThreads) {
       ASSERT_FALSE(expected.empty()) << recipe;
       const auto [got, got_log] = run(4);
       EXPECT_EQ(got_log, expected_log) << recipe << " " << type;
-      ASSERT_EQ(got.size(), expected.size()) << recipe << " " << type;
-      for (const auto& [name, content] : expected) {
-        auto it = got.find(name);
-        ASSERT_NE(it, got.end()) << name << " missing with 4 threads";
-        EXPECT_TRUE(it->second == content) << name << " differs with 4 threads";
-      }
+      expect_same_tree(expected, got, std::string(recipe) + " " + type + " with 4 threads");
     }
   }
   fs::remove_all(out);
@@ -126,14 +117,10 @@ TEST(RecipeGather, OneRankPerBatchGivesTheSameBytes) {
   const auto expected = run("", "nolauncher");
   ASSERT_TRUE(expected.contains("cluster_analysis.db"));
   for (int np : {2, 4}) {
-    const auto got =
-        run("CS_RECIPE_GATHER_BYTES=1 " + cs::test::mpirun(np), "np" + std::to_string(np));
-    ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
-    for (const auto& [name, content] : expected) {
-      auto it = got.find(name);
-      ASSERT_NE(it, got.end()) << name << " missing at np=" << np;
-      EXPECT_TRUE(it->second == content) << name << " differs at np=" << np;
-    }
+    expect_same_tree(
+        expected,
+        run("CS_RECIPE_GATHER_BYTES=1 " + cs::test::mpirun(np), "np" + std::to_string(np)),
+        "np=" + std::to_string(np));
   }
   fs::remove_all(out);
 }
