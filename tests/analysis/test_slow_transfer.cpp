@@ -123,13 +123,19 @@ std::vector<analysis::SlowTransferFinding> generated(const std::string& name,
   return found;
 }
 
-TEST(SlowTransfer, GeneratedClusters) {
+// A generated job of `ranks` ranks, tp 4, `pp` stages and 3 steps (seed 5).
+generator::GeneratorOptions three_step_job(int ranks, int pp) {
   generator::GeneratorOptions o;
-  o.ranks = 16;
+  o.ranks = ranks;
   o.tp = 4;
-  o.pp = 1;
+  o.pp = pp;
   o.steps = 3;
   o.seed = 5;
+  return o;
+}
+
+TEST(SlowTransfer, GeneratedClusters) {
+  generator::GeneratorOptions o = three_step_job(16, 1);
   EXPECT_TRUE(generated("clean", o).empty());
   o.slow_ranks.push_back({9, 1.5});
   EXPECT_TRUE(generated("slow_rank", o).empty());
@@ -150,12 +156,7 @@ TEST(SlowTransfer, GeneratedClusters) {
 // Read a batch of groups at a time (analysis/group_batches.h), any batch size finds the same slow
 // transfers, field for field, and leaves the same number unjudged, as one batch of every group.
 TEST(SlowTransfer, BatchesOfGroupsFindTheSameAsOneBatch) {
-  generator::GeneratorOptions o;
-  o.ranks = 32;
-  o.tp = 4;
-  o.pp = 2;
-  o.steps = 3;
-  o.seed = 5;
+  generator::GeneratorOptions o = three_step_job(32, 2);
   o.slow_links.push_back({1, 2, 1.0 / 0.3});
   o.slow_links.push_back({17, 18, 1.0 / 0.4});
   const fs::path dir = fs::path(CS_BUILD_DIR) / "slow_transfer_test" / "batches";

@@ -4,6 +4,7 @@
 
 #include <sys/resource.h>
 
+#include <array>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -77,6 +78,24 @@ std::vector<char> packed(const load::RankData& d) {
   io::ByteWriter w;
   load::pack_rank_data(d, w);
   return w.data();
+}
+
+// A part parked the three ways the loader parks it: packed in memory, spilled to `spill`, and
+// kept packed as it arrives (`bytes`, a packed rank, unpacked the root's way).
+template <class Part>
+std::array<load::RankData, 3> parked_three_ways(const load::RankData& a, Part load::RankData::*part,
+                                                const std::vector<char>& bytes,
+                                                const std::shared_ptr<runtime::SpillFile>& spill) {
+  load::RankData b = a;
+  (b.*part).pack();
+  load::RankData c = a;
+  (c.*part).spill(spill);
+  io::ByteReader r(bytes);
+  load::RankData d = load::unpack_rank_data(r, /*keep_communication_packed=*/true);
+  EXPECT_TRUE((b.*part).packed());
+  EXPECT_TRUE((c.*part).spilled());
+  EXPECT_TRUE((d.*part).packed());
+  return {std::move(b), std::move(c), std::move(d)};
 }
 
 TEST(RankDataCodec, RoundTripIsBitExact) {
@@ -209,15 +228,7 @@ TEST(RankDataCodec, MatrixCanBePackedOrSpilled) {
   const load::RankData a = sample();
   const std::vector<char> bytes = packed(a);
   auto spill = runtime::SpillFile::create();
-  load::RankData b = a;
-  b.matrix.pack();
-  load::RankData c = a;
-  c.matrix.spill(spill);
-  io::ByteReader r(bytes);
-  load::RankData d = load::unpack_rank_data(r, /*keep_communication_packed=*/true);
-  EXPECT_TRUE(b.matrix.packed());
-  EXPECT_TRUE(c.matrix.spilled());
-  EXPECT_TRUE(d.matrix.packed());
+  auto [b, c, d] = parked_three_ways(a, &load::RankData::matrix, bytes, spill);
   for (load::RankData* x : {&b, &c, &d}) {
     EXPECT_EQ(packed(*x), bytes);
     readers::MatrixFile scratch;
@@ -245,15 +256,7 @@ TEST(RankDataCodec, OperatorsCanBePackedOrSpilled) {
   const load::RankData a = sample();
   const std::vector<char> bytes = packed(a);
   auto spill = runtime::SpillFile::create();
-  load::RankData b = a;
-  b.operators.pack();
-  load::RankData c = a;
-  c.operators.spill(spill);
-  io::ByteReader r(bytes);
-  load::RankData d = load::unpack_rank_data(r, /*keep_communication_packed=*/true);
-  EXPECT_TRUE(b.operators.packed());
-  EXPECT_TRUE(c.operators.spilled());
-  EXPECT_TRUE(d.operators.packed());
+  auto [b, c, d] = parked_three_ways(a, &load::RankData::operators, bytes, spill);
   std::vector<char> want;  // the table's own packing
   {
     io::ByteWriter w;
