@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/msprof_matrix_rows.h"
 #include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/parked_frames.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 #include "runtime/allocator_tuning.h"
@@ -80,22 +82,25 @@ void add_rank_sets(frame::Frame& all, const RankMap& rank_map) {
   }
 }
 
+// Adds which global rank (`rank`) each group's local rank is in `f`, a rank's rows: its own
+// (src == dst) rows.
+void add_local_ranks(RankMap& rank_map, const frame::Frame& f, int rank) {
+  const std::vector<frame::Cell>* src_c = cells_of(f, "src_rank");
+  const std::vector<frame::Cell>* dst_c = cells_of(f, "dst_rank");
+  const std::vector<frame::Cell>* group_c = cells_of(f, "group_name");
+  if (!src_c) return;
+  for (size_t r = 0; r < f.rows(); ++r) {
+    const frame::Cell& src = (*src_c)[r];
+    if (src.is_null() || !(src == at(dst_c, r))) continue;
+    rank_map[at(group_c, r)].add(src, rank);
+  }
+}
+
 // Which global rank each group's local rank is: from each rank's own (src == dst) rows.
 RankMap map_local_ranks(const std::vector<const frame::Frame*>& frames,
                         const std::vector<int>& ranks) {
   RankMap rank_map;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    const frame::Frame& f = *frames[i];
-    const std::vector<frame::Cell>* src_c = cells_of(f, "src_rank");
-    const std::vector<frame::Cell>* dst_c = cells_of(f, "dst_rank");
-    const std::vector<frame::Cell>* group_c = cells_of(f, "group_name");
-    if (!src_c) continue;
-    for (size_t r = 0; r < f.rows(); ++r) {
-      const frame::Cell& src = (*src_c)[r];
-      if (src.is_null() || !(src == at(dst_c, r))) continue;
-      rank_map[at(group_c, r)].add(src, ranks[i]);
-    }
-  }
+  for (size_t i = 0; i < frames.size(); ++i) add_local_ranks(rank_map, *frames[i], ranks[i]);
   return rank_map;
 }
 
@@ -194,6 +199,58 @@ frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
   return out;
 }
 
+// The merge of ranks whose matrix is parked on disk (msprof_analyze/recipes/parked_frames.h):
+// each rank read back once for its own rows (the rank map), then again into the concatenation,
+// taken rank by rank, so the ranks' frames are never all in memory beside it. The same rows as
+// merge_communication_matrix of the frames.
+frame::Frame merge_parked(std::vector<RankPartial>& parts) {
+  std::vector<RankPartial*> ranks;
+  uint64_t total = 0;
+  for (auto& p : parts)
+    if (p.used && frame_rows(p, "matrix") > 0) {
+      ranks.push_back(&p);
+      total += frame_rows(p, "matrix");
+    }
+  if (ranks.empty()) return {};
+  RankMap rank_map;
+  for (RankPartial* p : ranks) {
+    if (auto it = p->frames.find("matrix"); it != p->frames.end())
+      add_local_ranks(rank_map, it->second, p->rank);
+    else
+      add_local_ranks(rank_map, read_frame(*p, "matrix"), p->rank);
+  }
+  frame::Frame all;
+  for (const ColumnKinds& c : concat_columns(parts, "matrix", true))
+    all.add(*c.name).cells.reserve(total);
+  const uint64_t step = total / 16 + 1;
+  uint64_t moved = 0, next_release = step;
+  for (RankPartial* p : ranks) {
+    frame::Frame f = take_frame(*p, "matrix");
+    moved += f.rows();
+    for (auto& dst : all.columns) {
+      frame::FrameColumn* src = frame::find_column(f, dst.name);
+      if (src && src->force_object) dst.force_object = true;
+      if (src)
+        dst.cells.insert(dst.cells.end(), src->cells.begin(),
+                         src->cells.begin() + static_cast<std::ptrdiff_t>(f.rows()));
+      else
+        dst.cells.resize(dst.cells.size() + f.rows());
+    }
+    f = frame::Frame{};
+    if (moved >= next_release) {
+      runtime::release_freed_memory();
+      next_release = moved + step;
+    }
+  }
+  return merge_concatenated(std::move(all), rank_map);
+}
+
+bool any_parked(const std::vector<RankPartial>& parts) {
+  for (const auto& p : parts)
+    if (p.used && has_frame(p, "matrix") && !p.frames.contains("matrix")) return true;
+  return false;
+}
+
 }  // namespace
 
 frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
@@ -245,13 +302,28 @@ bool CommunicationMatrixSum::reduce(const std::vector<RankPartial>& parts, const
 
 Recipe::WriteStep CommunicationMatrixSum::merge(std::vector<RankPartial>& parts, int /*threads*/,
                                                 io::Diagnostics& /*diag*/) const {
-  // The ranks' frames taken from the parts: each rank's rows are freed as they are concatenated.
-  std::vector<int> ranks;
-  std::vector<frame::Frame> frames = take_used_frames(parts, "matrix", true, &ranks);
   auto merged = std::make_shared<frame::Frame>();
-  if (!frames.empty()) *merged = merge_communication_matrix(std::move(frames), ranks);
+  std::string problem;
+  if (any_parked(parts)) {
+    try {
+      *merged = merge_parked(parts);
+    } catch (const std::runtime_error& e) {
+      problem = e.what();
+    }
+  } else {
+    // The ranks' frames taken from the parts: each rank's rows are freed as they are
+    // concatenated.
+    std::vector<int> ranks;
+    std::vector<frame::Frame> frames = take_used_frames(parts, "matrix", true, &ranks);
+    if (!frames.empty()) *merged = merge_communication_matrix(std::move(frames), ranks);
+  }
   const std::string name = dir_name();
-  return [merged, name](const RecipeOutput& out, io::Diagnostics& diag) {
+  return [merged, name, problem](const RecipeOutput& out, io::Diagnostics& diag) {
+    if (!problem.empty()) {
+      diag.error(out.db_path(name), 0, "communication_matrix_sum: " + problem,
+                 "check the free space of the temporary directory ($TMPDIR)");
+      return false;
+    }
     if (merged->rows() == 0) {
       diag.warn(out.cluster_output_dir, 0, "communication_matrix_sum: no communication matrix data",
                 "nothing was written");
