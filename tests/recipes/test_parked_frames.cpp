@@ -70,12 +70,10 @@ std::string merged_db(const cs::recipes::Recipe& recipe, std::vector<RankPartial
   return cs::test::read_file(dir / "cluster_analysis.db");
 }
 
-// Parks the parts' frames `recipe` can park; `every`: only every n-th rank (the others held).
-void park(const cs::recipes::Recipe& recipe, std::vector<RankPartial>& parts, FramePark& park,
-          int every = 1) {
+// Parks the parts' frames `store` parks; `every`: only every n-th rank (the others held).
+void park(std::vector<RankPartial>& parts, FramePark& store, int every = 1) {
   for (auto& p : parts)
-    if (p.rank % every == 0) park.park(0, p);
-  (void)recipe;
+    if (p.rank % every == 0) store.park(0, p);
 }
 
 }  // namespace
@@ -123,7 +121,7 @@ TEST(ParkedFrames, ParkedMergeWritesTheHeldMergesBytes) {
     for (int every : {1, 2}) {  // every rank parked; every other rank (the rest held)
       auto parts = held;
       FramePark store({recipe->parkable_frames()});
-      park(*recipe, parts, store, every);
+      park(parts, store, every);
       ASSERT_FALSE(parts[0].parked.empty());
       const std::string got =
           merged_db(*recipe, std::move(parts), dir / ("parked" + std::to_string(every)));
@@ -146,7 +144,7 @@ TEST(ParkedFrames, MixedKindsGoThroughSqliteWithTheSameBytes) {
   const std::string expected = merged_db(recipe, held, dir / "held");
   auto parts = held;
   FramePark store({recipe.parkable_frames()});
-  park(recipe, parts, store);
+  park(parts, store);
   const std::string got = merged_db(recipe, std::move(parts), dir / "parked");
   EXPECT_TRUE(got == expected);
   EXPECT_NE(cs::test::dump_sqlite(dir / "parked" / "cluster_analysis.db").find("n/a"),
