@@ -35,6 +35,20 @@ Dtype FrameColumn::dtype() const {
   return Dtype::kInt64;
 }
 
+uint8_t cell_kinds(const FrameColumn& c) {
+  uint8_t kinds = 0;
+  for (const auto& cell : c.cells) kinds |= kind_bit(cell.kind);
+  return kinds;
+}
+
+Dtype dtype_of_kinds(uint8_t kinds, bool force_object) {
+  if (force_object || (kinds & kind_bit(Cell::Kind::kText))) return Dtype::kObject;
+  const bool any_real = kinds & kind_bit(Cell::Kind::kReal);
+  if (!any_real && !(kinds & kind_bit(Cell::Kind::kInt))) return Dtype::kObject;  // all None
+  if (any_real || (kinds & kind_bit(Cell::Kind::kNull))) return Dtype::kFloat64;
+  return Dtype::kInt64;
+}
+
 std::string csv_cell(const Cell& c, Dtype t) {
   switch (c.kind) {
     case Cell::Kind::kNull:

@@ -111,6 +111,15 @@ struct Frame {
   size_t rows() const { return columns.empty() ? 0 : columns.front().cells.size(); }
 };
 
+// The kinds of cells a column holds, one bit per Cell::Kind (kind_bit): what decides its dtype
+// and its SQL type, kept beside a column whose cells are elsewhere (a frame parked on disk).
+constexpr uint8_t kind_bit(Cell::Kind k) {
+  return static_cast<uint8_t>(1u << static_cast<unsigned>(k));
+}
+uint8_t cell_kinds(const FrameColumn& c);
+// FrameColumn::dtype of a column whose cells are of `kinds` (cell_kinds bits).
+Dtype dtype_of_kinds(uint8_t kinds, bool force_object);
+
 // A cell formatted as pandas' to_csv writes it in a column of dtype `t` (no quoting).
 std::string csv_cell(const Cell& c, Dtype t);
 

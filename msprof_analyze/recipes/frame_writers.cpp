@@ -44,21 +44,24 @@ std::string sql_quote_name(const std::string& name) {
   return out + "\"";
 }
 
-// pandas' SQLite type for a column: from the dtype, or for object columns from the values
-// (lib.infer_dtype: all text "string", all float "floating", all int "integer"; else TEXT).
-const char* sql_type(const frame::FrameColumn& c) {
-  const frame::Dtype t = c.dtype();
+// pandas' SQLite type for a column of cells of `kinds`: from the dtype, or for object columns
+// from the values (lib.infer_dtype: all text "string", all float "floating", all int "integer";
+// else TEXT).
+const char* sql_type_of(uint8_t kinds, bool force_object) {
+  using K = frame::Cell::Kind;
+  const frame::Dtype t = frame::dtype_of_kinds(kinds, force_object);
   if (t == frame::Dtype::kInt64) return "INTEGER";
   if (t == frame::Dtype::kFloat64) return "REAL";
-  bool any_text = false, any_real = false, any_int = false;
-  for (const auto& cell : c.cells) {
-    if (cell.kind == frame::Cell::Kind::kText) any_text = true;
-    if (cell.kind == frame::Cell::Kind::kReal) any_real = true;
-    if (cell.kind == frame::Cell::Kind::kInt) any_int = true;
-  }
+  const bool any_text = kinds & frame::kind_bit(K::kText);
+  const bool any_real = kinds & frame::kind_bit(K::kReal);
+  const bool any_int = kinds & frame::kind_bit(K::kInt);
   if (!any_text && any_real && !any_int) return "REAL";
   if (!any_text && any_int && !any_real) return "INTEGER";
   return "TEXT";
+}
+
+const char* sql_type(const frame::FrameColumn& c) {
+  return sql_type_of(frame::cell_kinds(c), c.force_object);
 }
 
 struct DbCloser {
@@ -146,23 +149,34 @@ struct TableSql {
   std::vector<const char*> types;
 };
 
-TableSql table_sql(const frame::Frame& f, const std::string& table) {
+TableSql table_sql(const std::vector<std::string>& names, std::vector<const char*> types,
+                   const std::string& table) {
   TableSql t;
   t.qname = sql_quote_name(table);
   t.create = "CREATE TABLE " + t.qname + " (\n";
   t.insert = "INSERT INTO " + t.qname + " VALUES (";
-  for (size_t c = 0; c < f.columns.size(); ++c) {
+  for (size_t c = 0; c < names.size(); ++c) {
     if (c) {
       t.create += ",\n  ";
       t.insert += ',';
     }
-    t.types.push_back(sql_type(f.columns[c]));
-    t.create += sql_quote_name(f.columns[c].name) + " " + t.types.back();
+    t.create += sql_quote_name(names[c]) + " " + types[c];
     t.insert += '?';
   }
   t.create += "\n)";
   t.insert += ')';
+  t.types = std::move(types);
   return t;
+}
+
+TableSql table_sql(const frame::Frame& f, const std::string& table) {
+  std::vector<std::string> names;
+  std::vector<const char*> types;
+  for (const auto& c : f.columns) {
+    names.push_back(c.name);
+    types.push_back(sql_type(c));
+  }
+  return table_sql(names, std::move(types), table);
 }
 
 // Messages name the file the user asked for, not this run's .tmp copy of it.
@@ -218,12 +232,16 @@ class MemoryDatabase {
 
   // Replaces table `table` with `f`, in one transaction.
   bool add(const frame::Frame& f, const std::string& table, const TableSql& sql) {
+    std::vector<frame::Dtype> types;
+    for (const auto& col : f.columns) types.push_back(col.dtype());
+    return begin(table, sql, f) && insert(f, types) && commit();
+  }
+
+  // add() in parts: the table created (with the index of `f`'s index columns), then rows
+  // inserted a frame at a time (`types`: the whole table's column dtypes), then committed.
+  bool begin(const std::string& table, const TableSql& sql, const frame::Frame& f) {
     runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
-    auto fail = [&](const std::string& what) {
-      diag_.error(shown_, 0, "table " + table + ": " + what + ": " + sqlite3_errmsg(db_.get()),
-                  "check the free space and permissions of the output directory");
-      return false;
-    };
+    table_ = table;
     if (!exec("BEGIN") || !exec("DROP TABLE IF EXISTS " + sql.qname) || !exec(sql.create))
       return fail("cannot create the table");
     if (f.index_columns > 0) {
@@ -239,11 +257,18 @@ class MemoryDatabase {
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(db_.get(), sql.insert.c_str(), -1, &st, nullptr) != SQLITE_OK)
       return fail("cannot prepare the insert");
-    if (!insert_rows(f, st)) {
-      sqlite3_finalize(st);
+    st_.reset(st);
+    return true;
+  }
+  bool insert(const frame::Frame& f, const std::vector<frame::Dtype>& types) {
+    if (!insert_rows(f, types, st_.get())) {
+      st_.reset();
       return fail("cannot insert a row");
     }
-    sqlite3_finalize(st);
+    return true;
+  }
+  bool commit() {
+    st_.reset();
     if (!exec("COMMIT")) return fail("cannot commit");
     return true;
   }
@@ -267,9 +292,14 @@ class MemoryDatabase {
     return sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
   }
 
-  static bool insert_rows(const frame::Frame& f, sqlite3_stmt* st) {
-    std::vector<frame::Dtype> types;
-    for (const auto& col : f.columns) types.push_back(col.dtype());
+  bool fail(const std::string& what) {
+    diag_.error(shown_, 0, "table " + table_ + ": " + what + ": " + sqlite3_errmsg(db_.get()),
+                "check the free space and permissions of the output directory");
+    return false;
+  }
+
+  static bool insert_rows(const frame::Frame& f, const std::vector<frame::Dtype>& types,
+                          sqlite3_stmt* st) {
     const size_t n = f.rows();
     for (size_t r = 0; r < n; ++r) {
       for (size_t c = 0; c < f.columns.size(); ++c) {
@@ -304,9 +334,13 @@ class MemoryDatabase {
     return true;
   }
 
-  std::string path_, shown_;
+  struct StmtFinalizer {
+    void operator()(sqlite3_stmt* st) const { sqlite3_finalize(st); }
+  };
+  std::string path_, shown_, table_;
   io::Diagnostics& diag_;
   std::unique_ptr<sqlite3, DbCloser> db_;
+  std::unique_ptr<sqlite3_stmt, StmtFinalizer> st_;  // declared after db_: finalized first
 };
 
 }  // namespace
@@ -338,6 +372,56 @@ bool write_frames_sqlite(const std::vector<std::pair<std::string, const frame::F
     if (!db.add(*tables[i].second, tables[i].first, table_sql(*tables[i].second, tables[i].first)))
       return false;
   return db.save();
+}
+
+struct FrameTableStream::Sqlite {
+  Sqlite(const std::string& db_path, io::Diagnostics& diag) : db(db_path, diag) {}
+  MemoryDatabase db;
+};
+
+FrameTableStream::FrameTableStream(const std::string& db_path, const std::string& table,
+                                   const std::vector<ColumnKinds>& columns, io::Diagnostics& diag)
+    : db_path_(db_path), table_(table), diag_(diag) {
+  runtime::interrupt_checkpoint("table");  // an interrupt stops before the next table
+  std::vector<std::string> names;
+  std::vector<const char*> types;
+  std::vector<uint8_t> kinds;
+  for (const ColumnKinds& c : columns) {
+    names.push_back(*c.name);
+    types.push_back(sql_type_of(c.kinds, c.force_object));
+    kinds.push_back(c.kinds);
+    dtypes_.push_back(frame::dtype_of_kinds(c.kinds, c.force_object));
+  }
+  const TableSql sql = table_sql(names, types, table);
+  const DirectWrite d =
+      direct_.open(kinds, sql.types, db_path, table, sql.create, shown_name(db_path), diag);
+  if (d == DirectWrite::kFailed) {
+    ok_ = false;
+  } else if (d == DirectWrite::kNotApplicable) {
+    direct_on_ = false;
+    sqlite_ = std::make_unique<Sqlite>(db_path, diag);
+    frame::Frame shape;  // (no index columns)
+    ok_ = sqlite_->db.ok() && sqlite_->db.begin(table, sql, shape);
+  }
+}
+
+FrameTableStream::~FrameTableStream() = default;
+
+bool FrameTableStream::add(const frame::Frame& rows) {
+  if (!ok_) return false;
+  if (direct_on_) {
+    direct_.add(rows);
+  } else {
+    ok_ = sqlite_->db.insert(rows, dtypes_);
+  }
+  return ok_;
+}
+
+bool FrameTableStream::finish() {
+  if (!ok_) return false;
+  ok_ = direct_on_ ? direct_.finish(diag_) : sqlite_->db.commit() && sqlite_->db.save();
+  sqlite_.reset();
+  return ok_;
 }
 
 }  // namespace cs::recipes

@@ -5,11 +5,13 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "frame/frame_codec.h"
 #include "io/diagnostics.h"
+#include "runtime/spill_file.h"
 
 namespace cs::recipes {
 
@@ -21,11 +23,32 @@ struct RankDbPaths {
   std::string analysis_db;  // analysis.db / communication_analyzer.db
 };
 
+// One column of a frame parked on disk: its name, the kinds of its cells (frame::kind_bit bits)
+// and pandas' object mark: what its dtype and SQL type in a concatenation follow from.
+struct ColumnKinds {
+  const std::string* name = nullptr;  // interned (frame/text_pool.h)
+  uint8_t kinds = 0;
+  bool force_object = false;
+};
+
+// One frame of a rank's partial result parked on disk (msprof_analyze/recipes/parked_frames.h):
+// where its packed bytes are, and what the merges need to know of it without reading it back.
+struct ParkedFrame {
+  std::string key;  // its name in the FrameSet ("time", "matrix", ...)
+  std::shared_ptr<runtime::SpillFile> file;
+  runtime::SpillFile::Block block;
+  uint64_t rows = 0;
+  std::vector<ColumnKinds> columns;
+};
+
 // One rank's partial result.
 struct RankPartial {
   int rank = -1;
   bool used = false;  // false: the rank was skipped (missing database, read error)
   frame::FrameSet frames;
+  // Frames parked on disk instead of held in `frames` (the root's gathered results of a recipe
+  // that says which frames it can read back: Recipe::parkable_frames).
+  std::vector<ParkedFrame> parked;
 };
 
 enum class ExportType { kText, kDb };
@@ -75,6 +98,9 @@ class Recipe {
   // the merge may use. The merge may take the parts' frames (each part keeps its rank and `used`),
   // freeing each rank's rows as it merges them.
   using WriteStep = std::function<bool(const RecipeOutput& out, io::Diagnostics& diag)>;
+  // The frames of a rank's result the root may park on disk as it gathers them, for a db export
+  // (msprof_analyze/recipes/parked_frames.h): the merge reads them back where it needs them.
+  virtual std::vector<std::string> parkable_frames() const { return {}; }
   virtual WriteStep merge(std::vector<RankPartial>& /*parts*/, int /*threads*/,
                           io::Diagnostics& /*diag*/) const {
     return nullptr;

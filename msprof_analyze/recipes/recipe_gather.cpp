@@ -46,7 +46,7 @@ void pack_rank(const MappedRank& m, io::ByteWriter& w) {
 }
 
 // One recipe's results of a rank that pack_rank wrote, read from `r` onwards.
-void unpack_part(io::ByteReader& r, GatheredRecipe& out) {
+void unpack_part(io::ByteReader& r, GatheredRecipe& out, const TakePart& on_take, size_t k) {
   RankPartial p;
   p.rank = r.get<int32_t>();
   p.used = r.get<uint8_t>() != 0;
@@ -62,13 +62,15 @@ void unpack_part(io::ByteReader& r, GatheredRecipe& out) {
     out.messages.emplace_back(p.rank, std::move(d));
   }
   p.frames = frame::unpack_frame_set(r);
+  if (on_take) on_take(k, p);
   out.parts.push_back(std::move(p));
 }
 
 // A rank's results as the root uses them, without a pack/unpack round trip (its own ranks).
-void take_rank(MappedRank& m, std::vector<GatheredRecipe>& all) {
+void take_rank(MappedRank& m, std::vector<GatheredRecipe>& all, const TakePart& on_take) {
   for (size_t k = 0; k < all.size(); ++k) {
     for (const auto& d : m.diag[k].items()) all[k].messages.emplace_back(m.parts[k].rank, d);
+    if (on_take) on_take(k, m.parts[k]);
     all[k].parts.push_back(std::move(m.parts[k]));
   }
 }
@@ -83,7 +85,7 @@ std::vector<char> take_batch(io::ByteWriter& w) {
 
 std::vector<GatheredRecipe> gather_mapped(const mpi::MpiSession& mpi, size_t recipes,
                                           size_t share_size, int threads, const MapInShare& map,
-                                          QueryPathCounts& paths) {
+                                          QueryPathCounts& paths, const TakePart& on_take) {
   std::vector<GatheredRecipe> all(mpi.is_root() ? recipes : 0);
   std::vector<MappedRank> mapped(share_size);  // each slot filled, then emptied once emitted
   mpi::BatchStream stream(mpi, "while the processes sent their results to the root");
@@ -97,7 +99,7 @@ std::vector<GatheredRecipe> gather_mapped(const mpi::MpiSession& mpi, size_t rec
         if (kind == kPaths) {
           add_query_paths(paths, unpack_query_paths(r));
         } else if (kind == kRank) {
-          for (auto& a : all) unpack_part(r, a);
+          for (size_t k = 0; k < all.size(); ++k) unpack_part(r, all[k], on_take, k);
         } else {
           throw std::runtime_error("a record of unknown kind");
         }
@@ -116,7 +118,7 @@ std::vector<GatheredRecipe> gather_mapped(const mpi::MpiSession& mpi, size_t rec
       share_size, threads, [&](size_t i) { map(i, mapped[i]); },
       [&](size_t i) {
         if (mpi.is_root()) {
-          take_rank(mapped[i], all);
+          take_rank(mapped[i], all, on_take);
           stream.poll(take);  // the others' batches as they come, between the root's own ranks
         } else {
           pack_rank(mapped[i], batch);

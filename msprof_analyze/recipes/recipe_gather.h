@@ -33,12 +33,17 @@ struct GatheredRecipe {
 // Maps the rank at position `i` of this process's share into `out` (sized for the run's recipes).
 using MapInShare = std::function<void(size_t i, MappedRank& out)>;
 
+// Root: called with each rank's result of recipe k as the root takes it, before it is kept (where
+// the root parks its frames on disk: msprof_analyze/recipes/parked_frames.h).
+using TakePart = std::function<void(size_t k, RankPartial& part)>;
+
 // Collective. Maps this process's `share_size` ranks with `map` on `threads` threads and gathers
 // every process's results on the root: one GatheredRecipe per recipe (`recipes` of them) on the
 // root, empty elsewhere. `paths` gets, on the root, the query paths every process counted while
 // it mapped (take_query_paths after the map step; each process's own count elsewhere).
+// `on_take` (root, when given) sees each part as it is taken.
 std::vector<GatheredRecipe> gather_mapped(const mpi::MpiSession& mpi, size_t recipes,
                                           size_t share_size, int threads, const MapInShare& map,
-                                          QueryPathCounts& paths);
+                                          QueryPathCounts& paths, const TakePart& on_take = {});
 
 }  // namespace cs::recipes

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "load/msprof_rank.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
+#include "msprof_analyze/recipes/parked_frames.h"
 #include "msprof_analyze/recipes/recipe_gather.h"
 #include "msprof_analyze/recipes/recipe_registry.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
@@ -278,6 +280,23 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::R
   return code;
 }
 
+// Root, db export: the FramePark of the recipes' parkable frames (msprof_analyze/recipes/
+// parked_frames.h); nullptr when none can be parked, or with CS_RECIPE_PARK=off (tests: the merge
+// of frames held in memory).
+std::unique_ptr<FramePark> parking(const mpi::MpiSession& mpi, const RecipeRunOptions& opts,
+                                   const std::vector<const Recipe*>& recipes) {
+  if (!mpi.is_root() || opts.export_type != ExportType::kDb) return nullptr;
+  if (const char* env = std::getenv("CS_RECIPE_PARK"); env && std::string(env) == "off")
+    return nullptr;
+  std::vector<std::vector<std::string>> keys;
+  bool any = false;
+  for (const Recipe* r : recipes) {
+    keys.push_back(r->parkable_frames());
+    any = any || !keys.back().empty();
+  }
+  return any ? std::make_unique<FramePark>(std::move(keys)) : nullptr;
+}
+
 // Runs `recipes` on the same ranks: discovered and broadcast once, each rank read once (by
 // `joint` when given, else by each recipe's map step), one gather, then each recipe's reduce in
 // order; each recipe's exit status.
@@ -332,10 +351,24 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
   // Which path answered each query, on every process (on the root, once the others' arrived).
   QueryPathCounts paths;
   const std::vector<size_t>& mine = shares[static_cast<size_t>(mpi.rank())];
+  // The root parks the frames the recipes can read back on disk as it takes them (db export).
+  std::unique_ptr<FramePark> park = parking(mpi, opts, recipes);
+  TakePart on_take;
+  if (park) on_take = [&park](size_t k, RankPartial& part) { park->park(k, part); };
   std::vector<Unpacked> all = gather_mapped(
       mpi, recipes.size(), mine.size(), threads,
-      [&](size_t i, MappedRank& out) { map_rank(recipes, joint, entries[mine[i]], out); }, paths);
+      [&](size_t i, MappedRank& out) { map_rank(recipes, joint, entries[mine[i]], out); }, paths,
+      on_take);
   all.resize(recipes.size());  // (empty on the other processes)
+  if (park && !park->problem().empty() && !all.empty()) {
+    io::Diagnostic d;
+    d.severity = io::Severity::kWarning;
+    d.what = "the ranks' map results could not be parked on disk (" + park->problem() +
+             "): they are held in memory instead";
+    d.hint = "the outputs are the same; a large job needs more memory this way";
+    all[0].messages.emplace_back(-1, std::move(d));
+  }
+  park.reset();  // (the parked frames keep the file open)
   if (mpi.is_root() && opts.progress && !opts.quiet)
     for (const auto& line : query_path_lines(paths))
       std::fprintf(stderr, "clusterscope: %s\n", line.c_str());

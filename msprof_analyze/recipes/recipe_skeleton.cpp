@@ -6,6 +6,7 @@
 #include "frame/duration_stats.h"
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/parked_frames.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/table_scan.h"
 
@@ -41,11 +42,8 @@ std::vector<frame::Frame> take_used_frames(std::vector<RankPartial>& parts, cons
   // copy every frame it holds at each reallocation.
   frames.reserve(parts.size());
   for (auto& p : parts) {
-    if (!p.used) continue;
-    auto it = p.frames.find(key);
-    if (it == p.frames.end() || (non_empty && it->second.rows() == 0)) continue;
-    frames.push_back(std::move(it->second));
-    p.frames.erase(it);
+    if (!p.used || !has_frame(p, key) || (non_empty && frame_rows(p, key) == 0)) continue;
+    frames.push_back(take_frame(p, key));  // (read back when parked on disk)
     if (ranks) ranks->push_back(p.rank);
   }
   return frames;

@@ -31,8 +31,8 @@ std::vector<const frame::Frame*> used_frames(const std::vector<RankPartial>& par
                                              bool non_empty = false);
 
 // used_frames' frames taken out of the parts (each part keeps its rank and `used`, loses the
-// frame), so the reduce can free each rank's rows as it merges them; `ranks` (when given) gets
-// each frame's rank.
+// frame; a frame parked on disk is read back, msprof_analyze/recipes/parked_frames.h), so the
+// reduce can free each rank's rows as it merges them; `ranks` (when given) gets each frame's rank.
 std::vector<frame::Frame> take_used_frames(std::vector<RankPartial>& parts, const std::string& key,
                                            bool non_empty = false,
                                            std::vector<int>* ranks = nullptr);

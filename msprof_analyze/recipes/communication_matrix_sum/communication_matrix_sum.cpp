@@ -2,39 +2,22 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/matrix_sum_parked.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/msprof_matrix_rows.h"
 #include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/parked_frames.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 #include "runtime/allocator_tuning.h"
 
 namespace cs::recipes::communication_matrix_sum {
 
-namespace {
-
-// A group's local ranks (as cells, compared as cell_key()s) and their global ranks, in order of
-// first appearance, with an index (a group may hold every rank of a large job).
-struct GroupRanks {
-  std::vector<std::pair<frame::Cell, int>> local_to_global;
-  std::unordered_map<frame::Cell, int, frame::CellKeyHash, frame::CellKeyEqual> index;
-  const int* find(const frame::Cell& local) const {
-    auto it = index.find(local);
-    return it == index.end() ? nullptr : &it->second;
-  }
-  void add(const frame::Cell& local, int global) {
-    if (index.emplace(local, global).second) local_to_global.emplace_back(local, global);
-  }
-};
-
-using RankMap =
-    std::unordered_map<frame::Cell, GroupRanks, frame::CellKeyHash, frame::CellKeyEqual>;
-
 const frame::Cell kNull;
 
-// Column `name` of `f`, or nullptr.
 const std::vector<frame::Cell>* cells_of(const frame::Frame& f, const std::string& name) {
   const frame::FrameColumn* c = frame::find_column(f, name);
   return c ? &c->cells : nullptr;
@@ -43,6 +26,8 @@ const std::vector<frame::Cell>* cells_of(const frame::Frame& f, const std::strin
 const frame::Cell& at(const std::vector<frame::Cell>* c, size_t r) {
   return c ? (*c)[r] : kNull;
 }
+
+namespace {
 
 // rank_set of every row: the group's global ranks joined by ",", "p2p" for point-to-point ops,
 // "" for a group no rank mapped; one text per group, shared by its rows.
@@ -80,24 +65,42 @@ void add_rank_sets(frame::Frame& all, const RankMap& rank_map) {
   }
 }
 
+}  // namespace
+
+void add_local_ranks(RankMap& rank_map, const frame::Frame& f, int rank) {
+  const std::vector<frame::Cell>* src_c = cells_of(f, "src_rank");
+  const std::vector<frame::Cell>* dst_c = cells_of(f, "dst_rank");
+  const std::vector<frame::Cell>* group_c = cells_of(f, "group_name");
+  if (!src_c) return;
+  for (size_t r = 0; r < f.rows(); ++r) {
+    const frame::Cell& src = (*src_c)[r];
+    if (src.is_null() || !(src == at(dst_c, r))) continue;
+    rank_map[at(group_c, r)].add(src, rank);
+  }
+}
+
+namespace {
+
 // Which global rank each group's local rank is: from each rank's own (src == dst) rows.
 RankMap map_local_ranks(const std::vector<const frame::Frame*>& frames,
                         const std::vector<int>& ranks) {
   RankMap rank_map;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    const frame::Frame& f = *frames[i];
-    const std::vector<frame::Cell>* src_c = cells_of(f, "src_rank");
-    const std::vector<frame::Cell>* dst_c = cells_of(f, "dst_rank");
-    const std::vector<frame::Cell>* group_c = cells_of(f, "group_name");
-    if (!src_c) continue;
-    for (size_t r = 0; r < f.rows(); ++r) {
-      const frame::Cell& src = (*src_c)[r];
-      if (src.is_null() || !(src == at(dst_c, r))) continue;
-      rank_map[at(group_c, r)].add(src, ranks[i]);
-    }
-  }
+  for (size_t i = 0; i < frames.size(); ++i) add_local_ranks(rank_map, *frames[i], ranks[i]);
   return rank_map;
 }
+
+}  // namespace
+
+frame::Frame output_frame() {
+  frame::Frame out;
+  for (const char* c : {"step", "hccl_op_name", "group_name", "src_rank", "dst_rank",
+                        "transport_type", "op_name", "transit_size", "transit_time", "bandwidth"})
+    out.add(c);
+  out.columns[9].force_object = true;
+  return out;
+}
+
+namespace {
 
 // The merge of the ranks' rows concatenated in rank order (`all`, freed on return).
 frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
@@ -112,18 +115,17 @@ frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
   const std::vector<frame::Cell>* src_in = cells_of(all, "src_rank");
   const std::vector<frame::Cell>* dst_in = cells_of(all, "dst_rank");
   const frame::Dtype size_t_ = size_c->dtype(), time_t_ = time_c->dtype();
-  frame::Frame out;
-  auto& step = out.add("step");
-  auto& op = out.add("hccl_op_name");
-  auto& group = out.add("group_name");
-  auto& src = out.add("src_rank");
-  auto& dst = out.add("dst_rank");
-  auto& transport = out.add("transport_type");
-  auto& op_name = out.add("op_name");
-  auto& size = out.add("transit_size");
-  auto& time = out.add("transit_time");
-  auto& bw = out.add("bandwidth");
-  bw.force_object = true;
+  frame::Frame out = output_frame();
+  auto& step = out.columns[0];
+  auto& op = out.columns[1];
+  auto& group = out.columns[2];
+  auto& src = out.columns[3];
+  auto& dst = out.columns[4];
+  auto& transport = out.columns[5];
+  auto& op_name = out.columns[6];
+  auto& size = out.columns[7];
+  auto& time = out.columns[8];
+  auto& bw = out.columns[9];
   const frame::GroupedRows links = frame::group_rows_flat(
       all, {"rank_set", "step", "hccl_op_name", "group_name", "src_rank", "dst_rank"}, false);
   // Room for every link and the "Total Op Info" rows at most one per "-total" link, so the
@@ -154,6 +156,23 @@ frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
     time.push_back(t);
     bw.push_back(frame::Cell::real(t.num() != 0.0 ? s.num() / t.num() : 0.0));
   }
+  append_totals(out);
+  return out;
+}
+
+}  // namespace
+
+void append_totals(frame::Frame& out) {
+  auto& step = out.columns[0];
+  auto& op = out.columns[1];
+  auto& group = out.columns[2];
+  auto& src = out.columns[3];
+  auto& dst = out.columns[4];
+  auto& transport = out.columns[5];
+  auto& op_name = out.columns[6];
+  auto& size = out.columns[7];
+  auto& time = out.columns[8];
+  auto& bw = out.columns[9];
   // Per link, the "-total" rows summed into one "Total Op Info" row.
   std::vector<size_t> total_rows;
   for (size_t r = 0; r < out.rows(); ++r) {
@@ -191,10 +210,7 @@ frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
     time.push_back(t);
     bw.push_back(frame::Cell::real(s.num() / t.num()));
   }
-  return out;
 }
-
-}  // namespace
 
 frame::Frame merge_communication_matrix(const std::vector<const frame::Frame*>& frames,
                                         const std::vector<int>& ranks) {
@@ -245,13 +261,28 @@ bool CommunicationMatrixSum::reduce(const std::vector<RankPartial>& parts, const
 
 Recipe::WriteStep CommunicationMatrixSum::merge(std::vector<RankPartial>& parts, int /*threads*/,
                                                 io::Diagnostics& /*diag*/) const {
-  // The ranks' frames taken from the parts: each rank's rows are freed as they are concatenated.
-  std::vector<int> ranks;
-  std::vector<frame::Frame> frames = take_used_frames(parts, "matrix", true, &ranks);
   auto merged = std::make_shared<frame::Frame>();
-  if (!frames.empty()) *merged = merge_communication_matrix(std::move(frames), ranks);
+  std::string problem;
+  if (any_parked(parts)) {
+    try {
+      *merged = merge_parked(parts);
+    } catch (const std::runtime_error& e) {
+      problem = e.what();
+    }
+  } else {
+    // The ranks' frames taken from the parts: each rank's rows are freed as they are
+    // concatenated.
+    std::vector<int> ranks;
+    std::vector<frame::Frame> frames = take_used_frames(parts, "matrix", true, &ranks);
+    if (!frames.empty()) *merged = merge_communication_matrix(std::move(frames), ranks);
+  }
   const std::string name = dir_name();
-  return [merged, name](const RecipeOutput& out, io::Diagnostics& diag) {
+  return [merged, name, problem](const RecipeOutput& out, io::Diagnostics& diag) {
+    if (!problem.empty()) {
+      diag.error(out.db_path(name), 0, "communication_matrix_sum: " + problem,
+                 "check the free space of the temporary directory ($TMPDIR)");
+      return false;
+    }
     if (merged->rows() == 0) {
       diag.warn(out.cluster_output_dir, 0, "communication_matrix_sum: no communication matrix data",
                 "nothing was written");

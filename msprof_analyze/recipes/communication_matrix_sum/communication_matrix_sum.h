@@ -19,6 +19,7 @@ class CommunicationMatrixSum : public Recipe {
   std::string name() const override { return "communication_matrix_sum"; }
   std::string dir_name() const override { return "CommMatrixSum"; }
   bool needs_analysis_db() const override { return true; }
+  std::vector<std::string> parkable_frames() const override { return {"matrix"}; }
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   // Takes the parts' frames (see Recipe::merge).
   WriteStep merge(std::vector<RankPartial>& parts, int threads,

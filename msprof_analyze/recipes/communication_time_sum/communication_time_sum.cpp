@@ -11,6 +11,7 @@
 #include "frame/frame_ops.h"
 #include "frame/pandas_math.h"
 #include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
+#include "msprof_analyze/recipes/communication_time_sum/time_sum_stream.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
@@ -116,7 +117,19 @@ frame::Frame empty_frame(const std::vector<std::string>& names) {
 
 }  // namespace
 
-frame::Frame communication_time_with_totals(frame::Frame time, const frame::Frame& mapping) {
+namespace {
+
+// A column's dtype: the whole table's when the frame is one rank of it (`whole`), else its own.
+frame::Dtype dtype_in(const frame::FrameColumn& c, const WholeDtypes* whole) {
+  if (whole)
+    if (auto it = whole->find(c.name); it != whole->end()) return it->second;
+  return c.dtype();
+}
+
+}  // namespace
+
+frame::Frame communication_time_with_totals(frame::Frame time, const frame::Frame& mapping,
+                                            const WholeDtypes* whole) {
   // merged_rows keeps every row, in order, repeated or not: no repeat, no copy.
   const std::vector<size_t> merged_order = merged_rows(time, mapping);
   frame::Frame repeated;
@@ -130,7 +143,7 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
   std::vector<frame::Dtype> types;
   for (const auto& s : sums) {
     const frame::FrameColumn* c = frame::find_column(merged, s);
-    types.push_back(c ? c->dtype() : frame::Dtype::kObject);
+    types.push_back(c ? dtype_in(*c, whole) : frame::Dtype::kObject);
   }
   std::vector<const frame::FrameColumn*> cols;  // the 3 keys, then the sums (nullptr: missing)
   for (const auto& c : summed.columns) cols.push_back(frame::find_column(merged, c.name));
@@ -176,7 +189,8 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
 }
 
 frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
-                                                 const frame::Frame& mapping) {
+                                                 const frame::Frame& mapping,
+                                                 const WholeDtypes* whole) {
   const std::vector<size_t> merged_order = merged_rows(bandwidth, mapping);
   frame::Frame repeated;
   if (merged_order.size() != bandwidth.rows()) repeated = frame::take(bandwidth, merged_order);
@@ -187,7 +201,7 @@ frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
   const frame::FrameColumn* op = frame::find_column(merged, "hccl_op_name");
   const frame::FrameColumn* size = frame::find_column(merged, "transit_size");
   const frame::FrameColumn* ttime = frame::find_column(merged, "transit_time");
-  const frame::Dtype size_t_ = size->dtype(), time_t_ = ttime->dtype();
+  const frame::Dtype size_t_ = dtype_in(*size, whole), time_t_ = dtype_in(*ttime, whole);
   auto distinct_sum = [](const frame::FrameColumn& c, frame::Dtype t,
                          const std::vector<size_t>& rows) {
     if (t == frame::Dtype::kInt64) {
@@ -228,7 +242,7 @@ frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
   auto& bw = agg.add("bandwidth");
   const frame::FrameColumn* count_c = frame::find_column(merged, "count");
   const frame::FrameColumn* dur_c = frame::find_column(merged, "total_duration");
-  const frame::Dtype count_t = count_c->dtype(), dur_t = dur_c->dtype();
+  const frame::Dtype count_t = dtype_in(*count_c, whole), dur_t = dtype_in(*dur_c, whole);
   const frame::Cell total_op = frame::Cell::text("Total Op Info");
   std::vector<const frame::FrameColumn*> key_cols;
   for (const auto& k : keys5) key_cols.push_back(frame::find_column(merged, k));
@@ -312,6 +326,33 @@ bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const R
   return merge(copy, out.threads, diag)(out, diag);
 }
 
+namespace {
+
+// The merge of ranks parked on disk: the two big tables are written a rank at a time
+// (time_sum_stream.h), the group mapping as before.
+Recipe::WriteStep merge_streamed(std::vector<RankPartial>& parts,
+                                 std::shared_ptr<frame::Frame> mapping) {
+  std::shared_ptr<StreamedTables> tables;
+  std::string problem;
+  try {
+    tables = prepare_streamed_tables(parts, *mapping);
+  } catch (const std::runtime_error& e) {
+    problem = e.what();
+  }
+  return [mapping, tables, problem](const RecipeOutput& out, io::Diagnostics& diag) {
+    const std::string db = out.db_path("CommunicationTimeSum");
+    if (!problem.empty()) {
+      diag.error(db, 0, "communication_time_sum: " + problem,
+                 "check the free space of the temporary directory ($TMPDIR)");
+      return false;
+    }
+    return recipes::write_frame_sqlite(*mapping, db, "CommunicationGroupMapping", diag) &&
+           write_streamed_tables(*tables, db, diag);
+  };
+}
+
+}  // namespace
+
 Recipe::WriteStep CommunicationTimeSum::merge(std::vector<RankPartial>& parts, int threads,
                                               io::Diagnostics& /*diag*/) const {
   auto mapping = std::make_shared<frame::Frame>();
@@ -324,6 +365,7 @@ Recipe::WriteStep CommunicationTimeSum::merge(std::vector<RankPartial>& parts, i
       return false;
     };
   }
+  if (has_parked_tables(parts)) return merge_streamed(parts, mapping);
   // The ranks' frames taken from the parts: each rank's rows are freed as they are concatenated.
   std::vector<frame::Frame> times = take_used_frames(parts, "time");
   std::vector<frame::Frame> bands = take_used_frames(parts, "bandwidth");
@@ -340,7 +382,7 @@ Recipe::WriteStep CommunicationTimeSum::merge(std::vector<RankPartial>& parts, i
     const size_t spare = key_groups(ptrs, keys);
     return totals(
         frame::concat_frames(std::move(frames), names, spare, runtime::release_freed_memory),
-        *mapping);
+        *mapping, nullptr);
   };
   auto bandwidth = [&] {
     if (!bands.empty())

@@ -7,6 +7,9 @@
 // group mapping in CommunicationTimeSum/cluster_analysis.db); db: tables
 // ClusterCommunicationTime, ClusterCommunicationBandwidth and CommunicationGroupMapping.
 
+#include <map>
+#include <string>
+
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe.h"
 
@@ -17,6 +20,7 @@ class CommunicationTimeSum : public Recipe {
   std::string name() const override { return "communication_time_sum"; }
   std::string dir_name() const override { return "CommunicationTimeSum"; }
   bool needs_analysis_db() const override { return true; }
+  std::vector<std::string> parkable_frames() const override { return {"time", "bandwidth"}; }
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   // Takes the parts' frames (see Recipe::merge).
   WriteStep merge(std::vector<RankPartial>& parts, int threads,
@@ -30,14 +34,20 @@ class CommunicationTimeSum : public Recipe {
 bool map_communication_time(recipes::RankDb& db, const RankDbPaths& paths, frame::FrameSet& out,
                             io::Diagnostics& diag);
 
+// The dtypes of the columns of the whole concatenated table, by name, when a function below is
+// given one rank's rows of it (time_sum_stream.h): its sums are typed as the whole table's.
+using WholeDtypes = std::map<std::string, frame::Dtype>;
+
 // The time table with its per-(step, rank, group) totals appended (msprof-analyze's
 // _compute_time_info); `mapping` is the CommunicationGroupMapping frame.
 // `time`'s columns become the result's (no copy when they have room for the totals).
-frame::Frame communication_time_with_totals(frame::Frame time, const frame::Frame& mapping);
+frame::Frame communication_time_with_totals(frame::Frame time, const frame::Frame& mapping,
+                                            const WholeDtypes* whole = nullptr);
 // The bandwidth table with its per-(group, step, rank, transport, packet size) totals appended
 // (msprof-analyze's _compute_bandwidth_info).
 // `bandwidth`'s columns become the result's, as above.
 frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
-                                                 const frame::Frame& mapping);
+                                                 const frame::Frame& mapping,
+                                                 const WholeDtypes* whole = nullptr);
 
 }  // namespace cs::recipes::communication_time_sum

@@ -1,0 +1,192 @@
+#include "msprof_analyze/recipes/communication_time_sum/time_sum_stream.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "frame/frame_ops.h"
+#include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/parked_frames.h"
+
+namespace cs::recipes::communication_time_sum {
+
+namespace {
+
+// The tables' columns, and the input column each one is (renamed on output).
+const std::vector<std::string> kTimeOut = {"step",
+                                           "rank_id",
+                                           "hccl_op_name",
+                                           "group_name",
+                                           "start_timestamp",
+                                           "elapsed_time",
+                                           "transit_time",
+                                           "wait_time",
+                                           "synchronization_time",
+                                           "idle_time",
+                                           "synchronization_time_ratio",
+                                           "wait_time_ratio"};
+const std::vector<std::string> kBandwidthOut = {"step",         "rank_id",   "hccl_op_name",
+                                                "group_name",   "band_type", "transit_size",
+                                                "transit_time", "bandwidth", "large_packet_ratio",
+                                                "package_size", "count",     "total_duration"};
+
+std::vector<std::string> input_names(const std::string& key) {
+  std::vector<std::string> names = key == "time" ? kTimeOut : kBandwidthOut;
+  if (key == "time")
+    names[5] = "elapse_time";
+  else
+    names[4] = "transport_type";
+  return names;
+}
+
+// The totals' sort keys, as the table names them.
+std::vector<std::string> total_keys(const std::string& key) {
+  if (key == "time") return {"step", "rank_id", "group_name"};
+  return {"group_name", "step", "rank_id", "band_type", "package_size"};
+}
+
+// A rank's frame with the whole table's columns (NULL where it lacks one), its rows and totals.
+frame::Frame with_totals(const StreamedTable& t, const frame::Frame& rank_rows,
+                         const frame::Frame& mapping) {
+  WholeDtypes whole;
+  for (size_t c = 0; c < t.names.size(); ++c) whole[t.names[c]] = t.dtypes[c];
+  frame::Frame f = frame::concat_frames({&rank_rows}, t.names, rank_rows.rows());
+  return t.key == "time" ? communication_time_with_totals(std::move(f), mapping, &whole)
+                         : communication_bandwidth_with_totals(std::move(f), mapping, &whole);
+}
+
+// The first walk over one table's frames.
+void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const frame::Frame& mapping) {
+  const std::vector<ColumnKinds> in = concat_columns(ranks, t.key);
+  for (const ColumnKinds& c : in) {
+    t.names.push_back(*c.name);
+    t.dtypes.push_back(frame::dtype_of_kinds(c.kinds, c.force_object));
+  }
+  const std::vector<std::string> out_names = t.key == "time" ? kTimeOut : kBandwidthOut;
+  const std::vector<std::string> from = input_names(t.key);
+  for (size_t c = 0; c < out_names.size(); ++c) {
+    ColumnKinds k{frame::intern_text(out_names[c]), 0, false};
+    for (const ColumnKinds& i : in)
+      if (*i.name == from[c]) k.force_object = i.force_object;
+    t.columns.push_back(k);
+    t.totals.add(out_names[c]);
+  }
+  for (const RankPartial& p : ranks) {
+    if (frame_rows(p, t.key) == 0) continue;
+    const frame::Frame rows = read_frame(p, t.key);
+    const size_t n = rows.rows();
+    const frame::Frame out = with_totals(t, rows, mapping);
+    for (size_t c = 0; c < out.columns.size(); ++c) {
+      const auto& cells = out.columns[c].cells;
+      t.columns[c].kinds |= frame::cell_kinds(out.columns[c]);
+      auto& dst = t.totals.columns[c].cells;
+      dst.insert(dst.end(), cells.begin() + static_cast<std::ptrdiff_t>(n), cells.end());
+    }
+  }
+  // Each rank's totals are sorted already and no two ranks' keys are equal (the rank is one of
+  // them): a stable sort gives groupby's sorted order over the whole table.
+  std::vector<const frame::FrameColumn*> keys;
+  for (const auto& k : total_keys(t.key)) keys.push_back(frame::find_column(t.totals, k));
+  std::vector<size_t> order(t.totals.rows());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    for (const frame::FrameColumn* c : keys) {
+      const int x = frame::compare_cells(c->cells[a], c->cells[b]);
+      if (x != 0) return x < 0;
+    }
+    return false;
+  });
+  for (auto& c : t.totals.columns) {
+    std::vector<frame::Cell> sorted;
+    sorted.reserve(order.size());
+    for (size_t r : order) sorted.push_back(c.cells[r]);
+    c.cells = std::move(sorted);
+  }
+}
+
+// A rank's own rows as the table has them: its columns in the table's order (NULL where it lacks
+// one), the ratio columns 0 where the whole table lacks them (communication_time_with_totals).
+frame::Frame table_rows(const StreamedTable& t, const frame::Frame& rows) {
+  const std::vector<std::string> from = input_names(t.key);
+  frame::Frame out;
+  for (size_t c = 0; c < from.size(); ++c) {
+    frame::FrameColumn& dst = out.add(*t.columns[c].name);
+    const bool in_table = std::find(t.names.begin(), t.names.end(), from[c]) != t.names.end();
+    if (const frame::FrameColumn* src = frame::find_column(rows, from[c])) {
+      dst.cells = src->cells;
+    } else if (t.key == "time" && c >= 10 && !in_table) {
+      dst.cells.assign(rows.rows(), frame::Cell::integer(0));
+    } else {
+      dst.cells.assign(rows.rows(), frame::Cell::null());
+    }
+  }
+  return out;
+}
+
+bool write_table(const StreamedTable& t, const std::vector<RankPartial>& ranks,
+                 const std::string& db, io::Diagnostics& diag) {
+  FrameTableStream out(db, t.table, t.columns, diag);
+  for (const RankPartial& p : ranks) {
+    if (frame_rows(p, t.key) == 0) continue;
+    if (!out.add(table_rows(t, read_frame(p, t.key)))) return false;
+  }
+  return out.add(t.totals) && out.finish();
+}
+
+}  // namespace
+
+bool has_parked_tables(const std::vector<RankPartial>& parts) {
+  for (const auto& p : parts)
+    if (p.used)
+      for (const auto& f : p.parked)
+        if (f.key == "time" || f.key == "bandwidth") return true;
+  return false;
+}
+
+std::shared_ptr<StreamedTables> prepare_streamed_tables(std::vector<RankPartial>& parts,
+                                                        const frame::Frame& mapping) {
+  auto out = std::make_shared<StreamedTables>();
+  for (auto& p : parts) {
+    if (!p.used) continue;
+    RankPartial r;
+    r.rank = p.rank;
+    r.used = true;
+    for (const char* key : {"time", "bandwidth"}) {
+      if (auto it = p.frames.find(key); it != p.frames.end()) {
+        r.frames[key] = std::move(it->second);
+        p.frames.erase(it);
+      }
+    }
+    for (auto it = p.parked.begin(); it != p.parked.end();) {
+      if (it->key == "time" || it->key == "bandwidth") {
+        r.parked.push_back(std::move(*it));
+        it = p.parked.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    out->ranks.push_back(std::move(r));
+  }
+  out->time.key = "time";
+  out->time.table = "ClusterCommunicationTime";
+  out->bandwidth.key = "bandwidth";
+  out->bandwidth.table = "ClusterCommunicationBandwidth";
+  prepare(out->time, out->ranks, mapping);
+  prepare(out->bandwidth, out->ranks, mapping);
+  return out;
+}
+
+bool write_streamed_tables(const StreamedTables& tables, const std::string& db,
+                           io::Diagnostics& diag) {
+  try {
+    return write_table(tables.time, tables.ranks, db, diag) &&
+           write_table(tables.bandwidth, tables.ranks, db, diag);
+  } catch (const std::runtime_error& e) {
+    diag.error(db, 0, std::string("communication_time_sum: ") + e.what(),
+               "check the free space of the temporary directory ($TMPDIR)");
+    return false;
+  }
+}
+
+}  // namespace cs::recipes::communication_time_sum
