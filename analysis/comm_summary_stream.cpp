@@ -38,7 +38,7 @@ T take(const char*& p) {
   return v;
 }
 
-// Appends `v` to `col` as its type says.
+// A number cell appended to a column of that type.
 void push(io::Column& col, double v) {
   col.doubles.push_back(v);
 }
@@ -57,7 +57,10 @@ RankCommSums rank_comm_sums(const load::RankData& rank, readers::CommunicationFi
   auto group_of = [&](std::string_view name) -> RankCommSums::Group& {
     if (last < s.groups.size() && s.groups[last].name == name) return s.groups[last];
     auto [it, added] = at.try_emplace(std::string(name), s.groups.size());
-    if (added) s.groups.push_back({it->first});
+    if (added) {
+      s.groups.emplace_back();
+      s.groups.back().name = it->first;
+    }
     last = it->second;
     return s.groups[last];
   };

@@ -202,10 +202,7 @@ void write_manifest_only(const LoadedCluster& lc, const ClusterRunOptions& opts)
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   if (!start_output_dir(out_dir, opts.quiet)) return;
   TableSink sink(out_dir.string(), /*csv=*/true, nullptr, {}, 1);
-  io::Table manifest = load::build_manifest_table(lc.ranks, lc.skipped);
-  // The report reads a digest of it (report/cluster_page/manifest_digest.h): the table goes now.
-  const io::Table manifest_small = html ? report::manifest_digest(manifest) : io::Table();
-  sink.put(std::move(manifest));
+  sink.put(load::build_manifest_table(lc.ranks, lc.skipped));
   if (sink.diagnostics().has_errors()) return;
   io::print_message("every skipped directory and why: " + (out_dir / "rank_manifest.csv").string());
 }

@@ -63,11 +63,14 @@ void expect_same(const io::Table& a, const io::Table& b) {
     ASSERT_EQ(x.unit, y.unit) << x.name;
     ASSERT_EQ(x.type, y.type) << x.name;
     for (size_t r = 0; r < a.rows(); ++r) {
-      if (x.type == io::ColumnType::kString) ASSERT_EQ(x.str(r), y.str(r)) << x.name << " " << r;
-      if (x.type == io::ColumnType::kInt) ASSERT_EQ(x.ints[r], y.ints[r]) << x.name << " " << r;
-      if (x.type == io::ColumnType::kDouble)
+      if (x.type == io::ColumnType::kString) {
+        ASSERT_EQ(x.str(r), y.str(r)) << x.name << " " << r;
+      } else if (x.type == io::ColumnType::kInt) {
+        ASSERT_EQ(x.ints[r], y.ints[r]) << x.name << " " << r;
+      } else {
         ASSERT_EQ(std::memcmp(&x.doubles[r], &y.doubles[r], sizeof(double)), 0)
             << x.name << " " << r << ": " << x.doubles[r] << " vs " << y.doubles[r];
+      }
     }
   }
 }
@@ -92,7 +95,9 @@ Streamed stream(const std::vector<load::RankData>& ranks, size_t park_bytes, siz
   CommSummaryStream s(park_bytes);
   readers::CommunicationFile scratch;
   for (const auto& r : ranks) s.add(rank_comm_sums(r, scratch));
-  Streamed out{CommSummaryStream::rank_schema(), CommSummaryStream::transport_schema(), {}};
+  Streamed out;
+  out.ranks = CommSummaryStream::rank_schema();
+  out.transports = CommSummaryStream::transport_schema();
   out.rank_strings = s.rank_strings();
   out.transport_strings = s.transport_strings();
   out.digest = s.emit(
@@ -133,7 +138,9 @@ TEST(CommSummaryStream, SameTablesForAnyChunkAndParkSize) {
       expect_same(s.ranks, whole_ranks);
       expect_same(s.transports, whole_transports);
       EXPECT_LE(s.largest_chunk, chunk);
-      if (chunk == 1) EXPECT_EQ(s.rank_chunks, whole_ranks.rows());
+      if (chunk == 1) {
+        EXPECT_EQ(s.rank_chunks, whole_ranks.rows());
+      }
       // The digest: the table's group, rank and the three times the report reads.
       ASSERT_EQ(s.digest.rows(), whole_ranks.rows());
       for (size_t r = 0; r < whole_ranks.rows(); ++r) {
