@@ -60,6 +60,22 @@ struct Sums {
     if (!tr.empty() && transports.find(tr) == transports.end()) transports.emplace(tr);
   }
   void clear() { *this = Sums{}; }
+  // The links and ranks as flat arrays while no row of the group comes (a third of the map's
+  // bytes), and back; the sums stay as they were.
+  std::vector<std::pair<std::pair<long long, long long>, Link>> packed_links;
+  std::vector<long long> packed_ranks;
+  void pack() {
+    packed_links.assign(links.begin(), links.end());
+    packed_ranks.assign(ranks.begin(), ranks.end());
+    links.clear();
+    ranks.clear();
+  }
+  void unpack() {
+    links.insert(packed_links.begin(), packed_links.end());
+    ranks.insert(packed_ranks.begin(), packed_ranks.end());
+    std::vector<std::pair<std::pair<long long, long long>, Link>>().swap(packed_links);
+    std::vector<long long>().swap(packed_ranks);
+  }
 };
 
 // Which op keys a group's links are summed over: its "Total Op Info", else its "-total" keys,
@@ -67,6 +83,19 @@ struct Sums {
 struct GroupSums {
   bool has_info = false, has_total = false;
   Sums info, total, all;
+  // Packed between chunks (MatrixDigestBuilder: a group's rows come in one batch of group
+  // tuples, so most groups are never unpacked again until the digest is finished).
+  bool packed = false;
+  void pack() {
+    if (packed) return;
+    for (Sums* k : {&info, &total, &all}) k->pack();
+    packed = true;
+  }
+  void unpack() {
+    if (!packed) return;
+    for (Sums* k : {&info, &total, &all}) k->unpack();
+    packed = false;
+  }
 };
 
 // Which groups get a heatmap, most relevant first: those with slow links, then at most kPerSize
@@ -110,6 +139,7 @@ void add_rows(std::map<std::string, GroupSums, std::less<>>& by_group, const io:
       auto it = by_group.find(name);
       if (it == by_group.end()) it = by_group.emplace(std::string(name), GroupSums{}).first;
       g = &it->second;
+      g->unpack();
       g_name = name;
     }
     const auto [info, total] = kind(r);
@@ -135,6 +165,7 @@ std::vector<Group> finish_groups(std::map<std::string, GroupSums, std::less<>>& 
                                  const ClusterContext& ctx) {
   std::vector<Group> out;
   for (auto& [name, sums] : by_group) {
+    sums.unpack();
     Group g;
     g.name = name;
     g.ops_used = sums.has_info    ? "\u201cTotal Op Info\u201d"
@@ -195,6 +226,7 @@ MatrixDigestBuilder::~MatrixDigestBuilder() = default;
 
 void MatrixDigestBuilder::add(const io::Table& rows) {
   add_rows(s_->by_group, &rows);
+  for (auto& [name, sums] : s_->by_group) sums.pack();
 }
 
 std::shared_ptr<const MatrixDigest> MatrixDigestBuilder::finish(const io::Table* slow_links) {
