@@ -260,9 +260,9 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   const bool html = opts.formats.count(OutputFormat::kHtml) > 0;
   OutputContext ctx{opts, out_dir.string(), out_diag, short_of_job, html, step_trace != nullptr};
   // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
-  // are small and kept, the matrix reaches it as a digest.
-  std::set<std::string> report_tables = {"rank_manifest", "step_trace", "operators_topn",
-                                         "slow_ranks",    "slow_links", "recipe_agreement"};
+  // are small and kept; the matrix, comm_rank_summary and rank_manifest reach it as digests.
+  std::set<std::string> report_tables = {"step_trace", "operators_topn", "slow_ranks", "slow_links",
+                                         "recipe_agreement"};
   report_tables.insert(kMemoryReportTables.begin(), kMemoryReportTables.end());
   report_tables.insert({"host_ops", "free_breakdown"});
   TableSink sink(out_dir.string(), csv, h5 ? &*h5 : nullptr,
