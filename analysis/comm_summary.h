@@ -10,6 +10,9 @@
 //    HCCS, PCIE and SIO.
 // Rows are ordered by group (first appearance in rank order), then rank, then transport.
 //
+// `cluster` streams the same rows rank by rank (analysis/comm_summary_stream.h, never holding
+// either table whole); these whole-table functions are its reference in the tests.
+//
 //   auto t = comm_rank_summary_table(ranks);   // ranks sorted by rank
 
 #include <vector>

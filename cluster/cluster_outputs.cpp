@@ -1,9 +1,10 @@
 #include "cluster/cluster_outputs.h"
 
-#include "analysis/comm_summary.h"
+#include "analysis/comm_summary_stream.h"
 #include "analysis/comm_tables.h"
 #include "analysis/recipe_agreement.h"
 #include "cluster/analysis_steps.h"
+#include "cluster/comm_summary_step.h"
 #include "cluster/host_outputs.h"
 #include "cluster/memory_step.h"
 #include "runtime/allocator_tuning.h"
@@ -227,10 +228,13 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   std::string memory_lines;  // memory/: only when ranks carry memory data
   if (want.diagnosis)
     tasks.push_back({"memory", 0.1, [&] { memory_lines = memory_step(ranks, in.groups, sink); }});
+  // CS_STREAM_ROWS=N (tests): the two summaries in chunks of N rows too.
+  const size_t summary_chunk =
+      std::getenv("CS_STREAM_ROWS") ? opts.comm_batch_ops : analysis::CommSummaryStream::kChunkRows;
   if (want.diagnosis)
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
-                       sink.put(analysis::comm_rank_summary_table(ranks));
-                       sink.put(analysis::comm_transport_summary_table(ranks));
+                       r.comm_rank_summary = comm_summary_step(ranks, sink, summary_chunk);
+                       r.has_comm_rank_summary = true;
                        slow_ranks = slow_ranks_step(in, links.slow_links);
                      }});
   HostOutputs host;  // the host side (cluster/host_outputs.h)

@@ -38,6 +38,10 @@ struct AnalysisResults {
   // Each rank's host-heaviest operators for the report's drill-down (cluster/host_outputs.h);
   // no rows without a host timeline.
   io::Table host_rank_ops{"host_rank_ops"};
+  // The report's digest of comm_rank_summary (cluster/comm_summary_step.h: group, rank and the
+  // times it draws), set in the diagnosis modes; the table itself is streamed to the sink.
+  bool has_comm_rank_summary = false;
+  io::Table comm_rank_summary{"comm_rank_summary"};
 };
 
 // Threads the root uses for its analyses and writers (see the definition for the policy).

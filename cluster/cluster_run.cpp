@@ -24,6 +24,7 @@
 #include "load/manifest.h"
 #include "load/rank_list.h"
 #include "report/cluster_page/cluster_report.h"
+#include "report/cluster_page/manifest_digest.h"
 #include "runtime/exit_status.h"
 #include "runtime/interrupt.h"
 #include "version.h"
@@ -259,9 +260,8 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   const bool html = opts.formats.count(OutputFormat::kHtml) > 0;
   OutputContext ctx{opts, out_dir.string(), out_diag, short_of_job, html, step_trace != nullptr};
   // Tables are written as the analyses build them (cluster/table_sink.h); the report's tables
-  // are small and kept, the matrix reaches it as a digest.
-  std::set<std::string> report_tables = {"rank_manifest",   "step_trace", "comm_rank_summary",
-                                         "operators_topn",  "slow_ranks", "slow_links",
+  // are small and kept; the matrix, comm_rank_summary and rank_manifest reach it as digests.
+  std::set<std::string> report_tables = {"step_trace", "operators_topn", "slow_ranks", "slow_links",
                                          "recipe_agreement"};
   report_tables.insert(kMemoryReportTables.begin(), kMemoryReportTables.end());
   report_tables.insert({"host_ops", "free_breakdown"});
@@ -273,7 +273,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   // N op reports: run_analyses).
   if (const char* rows = std::getenv("CS_STREAM_ROWS"); rows && std::atol(rows) > 0)
     sink.set_stream_chunk_rows(static_cast<size_t>(std::atol(rows)));
-  sink.put(load::build_manifest_table(lc.ranks, lc.skipped));
+  io::Table manifest = load::build_manifest_table(lc.ranks, lc.skipped);
+  // The report reads a digest of it (report/cluster_page/manifest_digest.h): the table goes now.
+  const io::Table manifest_small = html ? report::manifest_digest(manifest) : io::Table();
+  sink.put(std::move(manifest));
 
   log.begin("analyse");
   AnalysisResults results = run_analyses(lc, ctx, sink, log);
@@ -313,10 +316,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   io::Diagnostics html_diag;
   if (html) {
     report::ClusterReportInput in;
-    in.manifest = sink.kept("rank_manifest");
+    in.manifest = &manifest_small;
     in.step_trace = sink.kept("step_trace");
     in.matrix_digest = results.matrix_digest;
-    in.comm_rank_summary = sink.kept("comm_rank_summary");
+    if (results.has_comm_rank_summary) in.comm_rank_summary = &results.comm_rank_summary;
     in.operators_topn = sink.kept("operators_topn");
     in.slow_ranks = sink.kept("slow_ranks");
     in.slow_links = sink.kept("slow_links");

@@ -34,7 +34,10 @@ struct Link {
 
 struct Group {
   std::string name;
+  // Its links, kept only when the page draws its heatmap (drawn_groups): the rest of the page
+  // needs their count and bandwidths alone, so a digest does not grow with every group's links.
   std::map<std::pair<long long, long long>, Link> links;
+  size_t link_count = 0;
   std::set<std::string> transports;
   std::vector<long long> ranks;  // sorted
   std::string ops_used;          // which op keys were summed
@@ -57,6 +60,22 @@ struct Sums {
     if (!tr.empty() && transports.find(tr) == transports.end()) transports.emplace(tr);
   }
   void clear() { *this = Sums{}; }
+  // The links and ranks as flat arrays while no row of the group comes (a third of the map's
+  // bytes), and back; the sums stay as they were.
+  std::vector<std::pair<std::pair<long long, long long>, Link>> packed_links;
+  std::vector<long long> packed_ranks;
+  void pack() {
+    packed_links.assign(links.begin(), links.end());
+    packed_ranks.assign(ranks.begin(), ranks.end());
+    links.clear();
+    ranks.clear();
+  }
+  void unpack() {
+    links.insert(packed_links.begin(), packed_links.end());
+    ranks.insert(packed_ranks.begin(), packed_ranks.end());
+    std::vector<std::pair<std::pair<long long, long long>, Link>>().swap(packed_links);
+    std::vector<long long>().swap(packed_ranks);
+  }
 };
 
 // Which op keys a group's links are summed over: its "Total Op Info", else its "-total" keys,
@@ -64,7 +83,41 @@ struct Sums {
 struct GroupSums {
   bool has_info = false, has_total = false;
   Sums info, total, all;
+  // Packed between chunks (MatrixDigestBuilder: a group's rows come in one batch of group
+  // tuples, so most groups are never unpacked again until the digest is finished).
+  bool packed = false;
+  void pack() {
+    if (packed) return;
+    for (Sums* k : {&info, &total, &all}) k->pack();
+    packed = true;
+  }
+  void unpack() {
+    if (!packed) return;
+    for (Sums* k : {&info, &total, &all}) k->unpack();
+    packed = false;
+  }
 };
+
+// Which groups get a heatmap, most relevant first: those with slow links, then at most kPerSize
+// of each size, within kMaxHeatmaps and the page's cell budget (groups of one size look alike:
+// every TP group of a job; draw a few, list the rest).
+std::vector<bool> drawn_groups(const std::vector<Group>& groups) {
+  size_t cells = 0, drawn = 0;
+  std::map<size_t, size_t> drawn_of_size;
+  std::vector<bool> out(groups.size(), false);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
+    const size_t side = std::min(g.ranks.size(), kMaxGrid);
+    if (g.ranks.size() < 2 || g.link_count == 0) continue;
+    if (drawn >= kMaxHeatmaps || cells + side * side > kCellBudget) continue;
+    if (!g.slow && drawn_of_size[g.ranks.size()] >= kPerSize) continue;
+    ++drawn_of_size[g.ranks.size()];
+    cells += side * side;
+    ++drawn;
+    out[i] = true;
+  }
+  return out;
+}
 
 // Row by row, a chunk at a time: the same sums as over the whole table when each (group, link)'s
 // rows come in the same order.
@@ -86,6 +139,7 @@ void add_rows(std::map<std::string, GroupSums, std::less<>>& by_group, const io:
       auto it = by_group.find(name);
       if (it == by_group.end()) it = by_group.emplace(std::string(name), GroupSums{}).first;
       g = &it->second;
+      g->unpack();
       g_name = name;
     }
     const auto [info, total] = kind(r);
@@ -111,6 +165,7 @@ std::vector<Group> finish_groups(std::map<std::string, GroupSums, std::less<>>& 
                                  const ClusterContext& ctx) {
   std::vector<Group> out;
   for (auto& [name, sums] : by_group) {
+    sums.unpack();
     Group g;
     g.name = name;
     g.ops_used = sums.has_info    ? "\u201cTotal Op Info\u201d"
@@ -118,6 +173,7 @@ std::vector<Group> finish_groups(std::map<std::string, GroupSums, std::less<>>& 
                                   : "every op key, summed";
     Sums& chosen = sums.has_info ? sums.info : sums.has_total ? sums.total : sums.all;
     g.links = std::move(chosen.links);
+    g.link_count = g.links.size();
     g.transports.insert(chosen.transports.begin(), chosen.transports.end());
     g.ranks.assign(chosen.ranks.begin(), chosen.ranks.end());
     chosen.clear();
@@ -143,6 +199,9 @@ std::vector<Group> finish_groups(std::map<std::string, GroupSums, std::less<>>& 
     if (uneven(a) != uneven(b)) return uneven(a) < uneven(b);
     return a.name < b.name;
   });
+  const std::vector<bool> drawn = drawn_groups(out);
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!drawn[i]) std::map<std::pair<long long, long long>, Link>().swap(out[i].links);
   return out;
 }
 
@@ -167,6 +226,7 @@ MatrixDigestBuilder::~MatrixDigestBuilder() = default;
 
 void MatrixDigestBuilder::add(const io::Table& rows) {
   add_rows(s_->by_group, &rows);
+  for (auto& [name, sums] : s_->by_group) sums.pack();
 }
 
 std::shared_ptr<const MatrixDigest> MatrixDigestBuilder::finish(const io::Table* slow_links) {
@@ -284,21 +344,13 @@ void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
        "one heatmap per communication group; darker is faster, red outlines are slow links. Groups "
        "of more than 64 ranks are binned to 64 \u00d7 64 cells (hover a cell for the ranks it "
        "holds).");
-  size_t cells = 0, drawn = 0;
-  std::map<size_t, size_t> drawn_of_size;
-  std::vector<bool> was_drawn(groups.size(), false);
+  const std::vector<bool> was_drawn = drawn_groups(groups);
+  size_t drawn = 0;
   h.open("div", attr("class", "heats"));
   for (size_t i = 0; i < groups.size(); ++i) {
     const Group& g = groups[i];
-    const size_t side = std::min(g.ranks.size(), kMaxGrid);
-    if (g.ranks.size() < 2 || g.links.empty()) continue;
-    if (drawn >= kMaxHeatmaps || cells + side * side > kCellBudget) continue;
-    // Groups of one size look alike (every TP group of a job): draw a few, list the rest.
-    if (!g.slow && drawn_of_size[g.ranks.size()] >= kPerSize) continue;
-    ++drawn_of_size[g.ranks.size()];
-    cells += side * side;
+    if (!was_drawn[i]) continue;
     ++drawn;
-    was_drawn[i] = true;
     const HeatGrid grid = make_grid(g, ctx);
     double vmax = 0;
     for (double v : grid.values)
@@ -310,7 +362,7 @@ void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
     for (const auto& s : g.transports) tr += (tr.empty() ? "" : ", ") + s;
     h.element("figcaption", attr("title", "group " + g.name),
               ctx.groups.name(g.name) + ": " + std::to_string(g.ranks.size()) + " ranks, " +
-                  std::to_string(g.links.size()) + " links" + (tr.empty() ? "" : " (" + tr + ")") +
+                  std::to_string(g.link_count) + " links" + (tr.empty() ? "" : " (" + tr + ")") +
                   "; bandwidth min / median / max " + gbps(g.bw_min) + " / " + gbps(g.bw_median) +
                   " / " + gbps(g.bw_max) + (g.slow ? "; " + std::to_string(g.slow) + " slow" : "") +
                   ". From " + g.ops_used + ".");
@@ -335,7 +387,7 @@ void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
     const long long gi = ctx.groups.index(g.name);
     if (gi < 0) continue;
     j += (first ? "[" : ",[") + std::to_string(gi) + "," + std::to_string(g.ranks.size()) + "," +
-         std::to_string(g.links.size()) + "," + json_num(g.bw_min) + "," + json_num(g.bw_median) +
+         std::to_string(g.link_count) + "," + json_num(g.bw_min) + "," + json_num(g.bw_median) +
          "," + json_num(g.bw_max) + "," + std::to_string(g.slow) + "," +
          (was_drawn[i] ? "1" : "0") + "]";
     first = false;
@@ -357,7 +409,7 @@ void section_matrix(HtmlOut& h, const ClusterContext& ctx) {
     h.open("tr", attr("data-group", g.name) + (g.slow ? attr("class", "flag") : std::string()));
     group_cell(h, ctx, g.name);
     num_cell(h, std::to_string(g.ranks.size()));
-    num_cell(h, std::to_string(g.links.size()));
+    num_cell(h, std::to_string(g.link_count));
     std::string tr;
     for (const auto& s : g.transports) tr += (tr.empty() ? "" : ", ") + s;
     h.element("td", "", tr);

@@ -52,10 +52,12 @@ PageData drill_data(const ClusterContext& ctx) {
   for (const auto& [rank, hashes] : ctx.groups.of_rank)
     for (const auto& hash : hashes) d.ranks[rank].groups.push_back(group_index[hash]);
   std::map<std::string, size_t> host_index;
-  const ColumnRef mrank(ctx.in.manifest, "rank"), mpath(ctx.in.manifest, "path");
+  // The manifest's paths, or its digest's hosts (manifest_digest.h).
+  const ColumnRef mrank(ctx.in.manifest, "rank"), mpath(ctx.in.manifest, "path"),
+      mhost(ctx.in.manifest, "host");
   for (size_t r = 0; r < rows(ctx.in.manifest); ++r) {
     const long long rk = mrank.integer(r);
-    const std::string host = host_of_rank_dir(mpath.str(r));
+    const std::string host = mhost ? mhost.str(r) : host_of_rank_dir(mpath.str(r));
     if (rk < 0 || host.empty()) continue;
     const auto [it, added] = host_index.emplace(host, d.hosts.size());
     if (added) d.hosts.push_back(host);

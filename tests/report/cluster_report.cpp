@@ -10,6 +10,7 @@
 
 #include "report/cluster_page/cluster_report.h"
 #include "report/cluster_page/cluster_sections.h"
+#include "report/cluster_page/manifest_digest.h"
 #include "report/csv_table.h"
 #include "report/html_check.h"
 #include "report/synthetic_cluster.h"
@@ -121,6 +122,23 @@ TEST(ClusterReport, MatrixDigestDrawsTheSamePage) {
   const std::string unmarked = render_cluster_report_html(in);
   EXPECT_EQ(count(unmarked, "class=\"mk\""), 0u);
   EXPECT_EQ(count(unmarked, "class=\"chart heat\""), 3u);
+}
+
+// The caller writes and frees the manifest before the analyses and hands the report its digest
+// (rank, status, host; path and problems of the rows listed): the page must not change, and the
+// digest holds no path of a rank read completely.
+TEST(ClusterReport, ManifestDigestDrawsTheSamePage) {
+  SmallCluster c;
+  const std::string from_table = render_cluster_report_html(c.input());
+  const io::Table small = manifest_digest(c.manifest);
+  ClusterReportInput in = c.input();
+  in.manifest = &small;
+  EXPECT_EQ(render_cluster_report_html(in), from_table);
+  ASSERT_EQ(small.rows(), c.manifest.rows());
+  const io::Column& path = *small.find("path");
+  EXPECT_EQ(path.dict.size(), 3u);  // "", the partial rank's and the skipped directory's
+  EXPECT_EQ(small.find("host")->dict.size(), 3u);  // node0, node1, node9
+  ASSERT_NE(from_table.find("node9_77_20240101_ascend_pt"), std::string::npos);
 }
 
 namespace {
