@@ -274,6 +274,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   if (const char* rows = std::getenv("CS_STREAM_ROWS"); rows && std::atol(rows) > 0)
     sink.set_stream_chunk_rows(static_cast<size_t>(std::atol(rows)));
   sink.put(load::build_manifest_table(lc.ranks, lc.skipped));
+  load::release_entry_lists(lc.ranks);  // read only by the manifest and the coverage, above
 
   log.begin("analyse");
   AnalysisResults results = run_analyses(lc, ctx, sink, log);
