@@ -253,6 +253,7 @@ int run_cluster(int argc, char** argv) {
       *run_mode == cluster::Mode::kAll && exporting != recipes::ExportType::kText &&
       (exporting == recipes::ExportType::kDb || db_all::job_has_db_export(mpi, db));
   opts.msprof_text = !write_db;
+  if (!write_db) db.discovered.reset();  // the root's second listing of the job: not needed
   // msprof-analyze's own diagnostic recipes on the same ranks, set beside the diagnosis.
   if (write_db) opts.recipe_verdicts = db_all::run_verdict_recipes(mpi, db);
   std::optional<documents::BuiltStepTrace> step_trace;

@@ -391,9 +391,17 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
           "disk (" +
               why + "): they are held in memory instead",
           "the outputs are the same; a large job needs more memory this way");
-    result.ranks = std::move(parsed);
-    for (auto& share : received)
+    // One vector of the exact size: a RankData is about a kilobyte, and growing the root's own
+    // share by push_back would leave up to as much again unused (a vector doubles).
+    size_t total = parsed.size();
+    for (const auto& share : received) total += share.size();
+    result.ranks.reserve(total);
+    for (load::RankData& d : parsed) result.ranks.push_back(std::move(d));
+    std::vector<load::RankData>().swap(parsed);
+    for (auto& share : received) {
       for (load::RankData& d : share) result.ranks.push_back(std::move(d));
+      std::vector<load::RankData>().swap(share);
+    }
   }
   if (mpi.is_root()) {
     // The received batches and the parsers' buffers are freed: give their pages back before the

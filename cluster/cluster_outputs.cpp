@@ -111,6 +111,14 @@ void free_communication(std::vector<load::RankData>& ranks) {
   runtime::release_freed_memory();
 }
 
+// Memory policy: every rank's parallel groups (profiler_metadata.json's parallel_group_info, a
+// few hundred bytes a rank and its dp group's rank list) freed once the communication groups are
+// built from them: no later step reads them.
+void free_parallel_groups(std::vector<load::RankData>& ranks) {
+  for (load::RankData& rd : ranks)
+    std::vector<readers::ParallelGroup>().swap(rd.metadata.parallel_groups);
+}
+
 }  // namespace
 
 // Threads for the root's analyses. The other processes on the root's node sleep meanwhile, so
@@ -185,6 +193,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   // the mode merges no matrix (-m communication_time, step_trace), the communication ops when
   // no later step reads them (-m communication_matrix, step_trace).
   const bool ops_read_later = want.communication || want.diagnosis;
+  free_parallel_groups(loaded.ranks);
   if (!want.matrix) free_matrix_data(loaded.ranks);
   if (!ops_read_later) free_communication(loaded.ranks);
 

@@ -277,6 +277,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
   // The report reads a digest of it (report/cluster_page/manifest_digest.h): the table goes now.
   const io::Table manifest_small = html ? report::manifest_digest(manifest) : io::Table();
   sink.put(std::move(manifest));
+  load::release_entry_lists(lc.ranks);  // read only by the manifest and the coverage, above
 
   log.begin("analyse");
   AnalysisResults results = run_analyses(lc, ctx, sink, log);

@@ -9,14 +9,33 @@ namespace cs::load {
 using io::ByteReader;
 using io::ByteWriter;
 
+template <class File>
+ParkedFile<File>::ParkedFile(const ParkedFile& o)
+    : file_(o.file_ ? std::make_unique<File>(*o.file_) : nullptr),
+      packed_(o.packed_),
+      spill_(o.spill_),
+      block_(o.block_) {}
+
+template <class File>
+ParkedFile<File>& ParkedFile<File>::operator=(const ParkedFile& o) {
+  if (this != &o) *this = ParkedFile(o);
+  return *this;
+}
+
+template <class File>
+const File& ParkedFile<File>::held() const {
+  static const File kEmpty;
+  return file_ ? *file_ : kEmpty;
+}
+
 // ParkedFile's packing is the wire format's section of the same data (rank_data_codec.h).
 template <class File>
 void ParkedFile<File>::pack() {
   if (packed() || spilled()) return;
   ByteWriter w;
-  pack_section(file_, w);
+  pack_section(held(), w);
   packed_ = runtime::PageBuffer(w.data().data(), w.data().size());
-  file_ = File{};
+  file_.reset();
 }
 
 template <class File>
@@ -25,15 +44,15 @@ void ParkedFile<File>::unpack() {
     std::vector<char> bytes;
     spill_->read(block_, bytes);
     ByteReader r(bytes);
-    file_ = File{};
-    unpack_section(r, file_);
+    file_ = std::make_unique<File>();
+    unpack_section(r, *file_);
     spill_.reset();
     return;
   }
   if (!packed()) return;
   ByteReader r(packed_.data(), packed_.size());
-  file_ = File{};
-  unpack_section(r, file_);
+  file_ = std::make_unique<File>();
+  unpack_section(r, *file_);
   packed_.release();
 }
 
@@ -45,9 +64,9 @@ void ParkedFile<File>::spill(const std::shared_ptr<runtime::SpillFile>& file) {
     packed_.release();
   } else {
     ByteWriter w;
-    pack_section(file_, w);
+    pack_section(held(), w);
     block_ = file->append(w.data().data(), w.data().size());
-    file_ = File{};
+    file_.reset();
   }
   spill_ = file;
 }
@@ -60,7 +79,7 @@ void ParkedFile<File>::packed_copy(std::vector<char>& out) const {
     out.assign(packed_.data(), packed_.data() + packed_.size());
   } else {
     ByteWriter w;
-    pack_section(file_, w);
+    pack_section(held(), w);
     out = std::move(w.data());
   }
 }
@@ -75,7 +94,7 @@ const File& ParkedFile<File>::read(File& scratch) const {
     unpack_section(r, scratch);
     return scratch;
   }
-  if (!packed()) return file_;
+  if (!packed()) return held();
   ByteReader r(packed_.data(), packed_.size());
   scratch = File{};
   unpack_section(r, scratch);
@@ -85,12 +104,13 @@ const File& ParkedFile<File>::read(File& scratch) const {
 template <class File>
 File& ParkedFile<File>::edit() {
   unpack();
-  return file_;
+  if (!file_) file_ = std::make_unique<File>();
+  return *file_;
 }
 
 template <class File>
 void ParkedFile<File>::adopt_packed(runtime::PageBuffer bytes) {
-  file_ = File{};
+  file_.reset();
   spill_.reset();
   packed_ = std::move(bytes);
 }

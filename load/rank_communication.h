@@ -31,7 +31,11 @@ class ParkedFile {
  public:
   ParkedFile() = default;
   // Holds parsed data (unpacked).
-  explicit ParkedFile(File file) : file_(std::move(file)) {}
+  explicit ParkedFile(File file) : file_(std::make_unique<File>(std::move(file))) {}
+  ParkedFile(const ParkedFile& o);
+  ParkedFile& operator=(const ParkedFile& o);
+  ParkedFile(ParkedFile&&) noexcept = default;
+  ParkedFile& operator=(ParkedFile&&) noexcept = default;
 
   // The data, whatever the state: the held data, or, while packed or spilled, the packed bytes
   // unpacked into `scratch` (which is then what is returned; the rank stays packed or spilled).
@@ -62,7 +66,10 @@ class ParkedFile {
   void adopt_packed(runtime::PageBuffer bytes);
 
  private:
-  File file_;                                  // empty while packed
+  // The held data: null while packed or spilled, and while empty (no File is made, so a parked
+  // or emptied part costs no heap: an empty MatrixFile alone allocates its string pool).
+  const File& held() const;
+  std::unique_ptr<File> file_;
   runtime::PageBuffer packed_;                 // empty while unpacked
   std::shared_ptr<runtime::SpillFile> spill_;  // set while spilled: the bytes are at block_
   runtime::SpillFile::Block block_;

@@ -32,4 +32,11 @@ const char* export_name(ExportType e) {
   return e == ExportType::kDb ? "db" : "text";
 }
 
+void release_entry_lists(std::vector<RankData>& ranks) {
+  for (RankData& d : ranks) {
+    std::vector<std::string>().swap(d.entry.files);
+    std::vector<std::string>().swap(d.entry.problems);
+  }
+}
+
 }  // namespace cs::load

@@ -10,6 +10,7 @@
 
 #include "host/host_summary.h"
 #include "io/diagnostics.h"
+#include "load/heap_optional.h"
 #include "load/rank_communication.h"
 #include "memory/rank_memory.h"
 #include "readers/communication.h"
@@ -74,7 +75,7 @@ struct RankData {
   readers::StepTraceFile step_trace;
   readers::ProfilerMetadata metadata;
   // The rank's memory summary (memory/rank_memory.h), when it was profiled with profile_memory.
-  std::optional<memory::RankMemory> memory;
+  HeapOptional<memory::RankMemory> memory;
   // The host side (host/): operators' host/device time and the Free time explained per step.
   bool has_host = false;
   host::HostSummary host;
@@ -86,5 +87,9 @@ struct RankData {
 
   int rank() const { return entry.rank; }
 };
+
+// Frees what only the rank manifest and the job coverage read, once they are built: each rank's
+// list of input files and its problems (the rest of the entry stays: path, framework, status).
+void release_entry_lists(std::vector<RankData>& ranks);
 
 }  // namespace cs::load

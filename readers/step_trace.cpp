@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <unordered_set>
 #include <utility>
 
@@ -37,6 +38,7 @@ std::string row_key(const StepTraceRow& s) {
 bool stream_step_trace(io::CsvReader& r, StepTraceFile& out, io::Diagnostics& diag) {
   out.columns.clear();
   out.rows.clear();
+  std::vector<std::string> columns;
   int c_step = -1;
   std::vector<int> value_cols;
   bool known = false;
@@ -48,9 +50,10 @@ bool stream_step_trace(io::CsvReader& r, StepTraceFile& out, io::Diagnostics& di
       continue;
     }
     known = known || is_step_trace_column(h);
-    out.columns.emplace_back(h);
+    columns.emplace_back(h);
     value_cols.push_back(static_cast<int>(i));
   }
+  out.columns = std::move(columns);
   if (!known) {
     diag.error(r.path(), 1,
                "the header has none of the profiler's step columns (Computing, Free, Stage, ...)",
@@ -72,6 +75,7 @@ bool stream_step_trace(io::CsvReader& r, StepTraceFile& out, io::Diagnostics& di
     }
     out.rows.push_back(std::move(s));
   }
+  out.rows.shrink_to_fit();
   cells.finish();
   if (repeats > 0)
     diag.warn(r.path(), first_repeat_line,
@@ -81,7 +85,37 @@ bool stream_step_trace(io::CsvReader& r, StepTraceFile& out, io::Diagnostics& di
   return true;
 }
 
+// The pool of column lists: each distinct list once, for the life of the process. A process
+// reading many different headers (a fuzzer) stops adding at kPoolLists: later lists are their own.
+constexpr size_t kPoolLists = 256;
+std::shared_ptr<const std::vector<std::string>> interned(std::vector<std::string> names) {
+  static std::mutex mu;
+  static std::vector<std::shared_ptr<const std::vector<std::string>>> pool;
+  names.shrink_to_fit();
+  std::lock_guard<std::mutex> lock(mu);
+  for (const auto& p : pool)
+    if (*p == names) return p;
+  auto list = std::make_shared<const std::vector<std::string>>(std::move(names));
+  if (pool.size() < kPoolLists) pool.push_back(list);
+  return list;
+}
+
 }  // namespace
+
+StepTraceColumns::StepTraceColumns(std::vector<std::string> names) {
+  if (!names.empty()) list_ = interned(std::move(names));
+}
+
+const std::vector<std::string>& StepTraceColumns::names() const {
+  static const std::vector<std::string> kNone;
+  return list_ ? *list_ : kNone;
+}
+
+void StepTraceColumns::emplace_back(std::string_view name) {
+  std::vector<std::string> names = this->names();
+  names.emplace_back(name);
+  list_ = interned(std::move(names));
+}
 
 bool is_step_trace_column(std::string_view name) {
   for (std::string_view k : kStepTraceColumns)

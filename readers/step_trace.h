@@ -4,6 +4,8 @@
 // [,Preparing]. Microseconds. See formats.md §4.
 
 #include <array>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,47 @@ inline constexpr std::array<std::string_view, 9> kStepTraceColumns = {
 // True for a name in kStepTraceColumns: is_step_trace_column("Free") == true.
 bool is_step_trace_column(std::string_view name);
 
+// The value column names of one file, read like a const std::vector<std::string>. Every rank of a
+// job has the same header, so equal lists are one list shared by every file that has it (interned
+// in a process-wide pool of the lists seen, a handful); a change copies the list first.
+//   StepTraceColumns c = {"Computing", "Free"};  c.emplace_back("Stage");  c[2] == "Stage"
+class StepTraceColumns {
+ public:
+  StepTraceColumns() = default;
+  StepTraceColumns(std::vector<std::string> names);  // NOLINT: a list of names converts
+  StepTraceColumns(std::initializer_list<std::string> names)
+      : StepTraceColumns(std::vector<std::string>(names)) {}
+
+  // The names as a vector (empty when there are none).
+  const std::vector<std::string>& names() const;
+  operator const std::vector<std::string>&() const { return names(); }  // NOLINT
+  size_t size() const { return names().size(); }
+  bool empty() const { return names().empty(); }
+  const std::string& operator[](size_t i) const { return names()[i]; }
+  const std::string& front() const { return names().front(); }
+  const std::string& back() const { return names().back(); }
+  std::vector<std::string>::const_iterator begin() const { return names().begin(); }
+  std::vector<std::string>::const_iterator end() const { return names().end(); }
+
+  void clear() { list_.reset(); }
+  void emplace_back(std::string_view name);
+  void push_back(std::string_view name) { emplace_back(name); }
+  template <class It>
+  void assign(It first, It last) {
+    *this = StepTraceColumns(std::vector<std::string>(first, last));
+  }
+
+  friend bool operator==(const StepTraceColumns& a, const StepTraceColumns& b) {
+    return a.list_ == b.list_ || a.names() == b.names();
+  }
+  friend bool operator==(const StepTraceColumns& a, const std::vector<std::string>& b) {
+    return a.names() == b;
+  }
+
+ private:
+  std::shared_ptr<const std::vector<std::string>> list_;  // from the pool; null when empty
+};
+
 struct StepTraceRow {
   std::string step;            // as written ("" when the producer left it empty)
   std::vector<double> values;  // one per StepTraceFile::columns; NaN when the cell was N/A or empty
@@ -32,7 +75,7 @@ struct StepTraceRow {
 struct StepTraceFile {
   // Value column names in file order, without Device_id and Step (e.g. "Computing", ...,
   // "Preparing"). msprof-analyze's cluster header is "Step,Type,Index," + these.
-  std::vector<std::string> columns;
+  StepTraceColumns columns;
   std::vector<StepTraceRow> rows;
 
   // Index of a value column by name, -1 when absent.
