@@ -121,8 +121,11 @@ TEST(CommunicationGroups, SameGroupsForAnyThreadCountAndStorage) {
       opts.use_matrix = source != 2;
       io::Diagnostics diag;
       const std::string want = text(build_comm_groups(ranks, opts, diag));
-      if (source == 0) EXPECT_EQ(want, test::expected(c, "communication_group.json")) << c;
-      for (const auto* rs : {&ranks, &stored}) {
+      if (source == 0) {
+        EXPECT_EQ(want, test::expected(c, "communication_group.json")) << c;
+      }
+      const std::vector<load::RankData>* sets[] = {&ranks, &stored};
+      for (const auto* rs : sets) {
         for (int threads : {1, 3}) {
           opts.threads = threads;
           EXPECT_EQ(text(build_comm_groups(*rs, opts, diag)), want)
