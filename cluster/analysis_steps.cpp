@@ -30,6 +30,7 @@ GroupsResult groups_step(const std::vector<load::RankData>& ranks, const Analysi
   // msprof-analyze reads groups from the files its mode analyses.
   g.use_communication = opts.mode != Mode::kCommunicationMatrix;
   g.use_matrix = opts.mode != Mode::kCommunicationTime;
+  g.threads = opts.threads;
   r.groups = documents::build_comm_groups(ranks, g, r.messages.notes);
   if (opts.json)
     documents::write_communication_group_json(in_dir(opts, "communication_group.json"), r.groups,

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,6 +17,7 @@
 #include "cluster/output_summary.h"
 #include "cluster/rank_tables.h"
 #include "io/diagnostics_print.h"
+#include "io/hdf5/hdf5_library.h"
 #include "io/hdf5/hdf5_writer.h"
 #include "io/output_ledger.h"
 #include "io/text_escape.h"
@@ -400,6 +402,10 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
   load.spill_communication = true;
   // Each process keeps its own ranks' rows of the per-rank HDF5 tables as it parses them.
   const bool hdf5 = opts.formats.count(OutputFormat::kHdf5) > 0;
+  // The HDF5 library (tens of ms to load: io/hdf5/hdf5_library.h) loaded on a thread of its own
+  // while the ranks are discovered and parsed, not on the way to the first table.
+  std::future<bool> hdf5_loaded;
+  if (hdf5) hdf5_loaded = std::async(std::launch::async, io::hdf5_load_library);
   RankTables rank_tables(opts.mode == Mode::kAll || opts.mode == Mode::kDiagnosis);
   // CS_HDF5_RANK_TABLES=root: the root writes them like every other table (how the collective
   // writes are measured against it: docs/parallel_hdf5.md).

@@ -202,6 +202,7 @@ std::unique_ptr<TableSink::Stream> TableSink::open_stream(
     s->h5_->schema = std::move(columns);
     s->h5_->strings = std::move(strings);
     s->h5_->opt.chunk_rows = stream_chunk_rows_;
+    s->h5_->opt.filter_threads = threads_;  // the chunks of one append filtered together
     submit({Job::kOpen, nullptr, s->h5_});
   }
   std::lock_guard<std::mutex> lock(mu_);

@@ -7,6 +7,7 @@
 
 #include "io/hdf5/hdf5_chunks.h"
 #include "io/hdf5/hdf5_parts.h"
+#include "runtime/task_runner.h"
 
 namespace cs::io {
 
@@ -15,6 +16,8 @@ namespace {
 using namespace hdf5_parts;
 
 constexpr size_t kVariableStringBytes = 16;  // a variable-length string's reference
+// Raw bytes of filled chunks an append holds before filtering and storing them.
+constexpr size_t kFlushBytes = 4 << 20;
 
 }  // namespace
 
@@ -41,6 +44,7 @@ std::optional<Hdf5TableAppender> Hdf5TableAppender::create(
   }
   Hdf5TableAppender t(file, schema.name);
   t.shuffle_ = opt.shuffle;
+  t.filter_threads_ = std::max(1, opt.filter_threads);
   t.level_ = opt.deflate_level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0
                  ? std::min(opt.deflate_level, 9)
                  : 0;
@@ -91,37 +95,61 @@ std::optional<Hdf5TableAppender> Hdf5TableAppender::create(
   return t;
 }
 
-bool Hdf5TableAppender::store(Col& c) {
-  if (c.pending == 0) return true;
-  const hsize_t offset[1] = {c.stored};
+void Hdf5TableAppender::take(Col& c) {
+  if (c.pending == 0) return;
+  Full f;
+  f.col = static_cast<size_t>(&c - cols_.data());
+  f.offset = c.stored;
   if (c.variable) {
-    std::vector<const char*> values(c.text.size());
-    for (size_t i = 0; i < values.size(); ++i) values[i] = c.text[i].c_str();
-    const hsize_t count[1] = {c.pending};
-    Hdf5Type type = utf8_string_type();
-    Hdf5Space file_space(H5Dget_space(c.ds.get()));
-    Hdf5Space mem_space(H5Screate_simple(1, count, nullptr));
-    if (!type || !file_space || !mem_space ||
-        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr) <
-            0 ||
-        H5Dwrite(c.ds.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT,
-                 values.data()) < 0)
-      return false;
+    f.text = std::move(c.text);
     c.text.clear();
   } else {
     // A partial (last) chunk is padded with zeros, as HDF5 pads an edge chunk.
     std::fill(c.raw.begin() + static_cast<long>(c.pending * c.width), c.raw.end(), 0);
-    std::vector<unsigned char> bytes;
-    try {
-      bytes = filter_chunk(c.raw, c.width, shuffle_, level_);
-    } catch (const std::exception&) {
-      return false;
-    }
-    if (H5Dwrite_chunk(c.ds.get(), H5P_DEFAULT, 0, offset, bytes.size(), bytes.data()) < 0)
-      return false;
+    f.raw = std::move(c.raw);
+    c.raw.assign(c.chunk_rows * c.width, 0);
+    full_bytes_ += f.raw.size();
   }
+  full_.push_back(std::move(f));
   c.stored += c.pending;
   c.pending = 0;
+}
+
+bool Hdf5TableAppender::flush() {
+  std::vector<Full> full = std::move(full_);
+  full_.clear();
+  full_bytes_ = 0;
+  // Filtering is pure computation (io/hdf5/hdf5_chunks.h): on several threads; storing is HDF5's
+  // and stays on this one, in the order the chunks filled.
+  try {
+    runtime::parallel_for(full.size(), filter_threads_, [&](size_t i) {
+      Full& f = full[i];
+      if (!cols_[f.col].variable)
+        f.raw = filter_chunk(std::move(f.raw), cols_[f.col].width, shuffle_, level_);
+    });
+  } catch (const std::exception&) {
+    return false;
+  }
+  for (Full& f : full) {
+    Col& c = cols_[f.col];
+    const hsize_t offset[1] = {f.offset};
+    if (c.variable) {
+      std::vector<const char*> values(f.text.size());
+      for (size_t i = 0; i < values.size(); ++i) values[i] = f.text[i].c_str();
+      const hsize_t count[1] = {f.text.size()};
+      Hdf5Type type = utf8_string_type();
+      Hdf5Space file_space(H5Dget_space(c.ds.get()));
+      Hdf5Space mem_space(H5Screate_simple(1, count, nullptr));
+      if (!type || !file_space || !mem_space ||
+          H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr) <
+              0 ||
+          H5Dwrite(c.ds.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT,
+                   values.data()) < 0)
+        return false;
+    } else if (H5Dwrite_chunk(c.ds.get(), H5P_DEFAULT, 0, offset, f.raw.size(), f.raw.data()) < 0) {
+      return false;
+    }
+  }
   return true;
 }
 
@@ -170,10 +198,14 @@ bool Hdf5TableAppender::append(const Table& rows, Diagnostics& diag) {
           break;
         }
       }
-      if (++c.pending == c.chunk_rows && !store(c))
-        return fail(diag, "cannot write dataset /" + name_ + "/" + in.name);
+      if (++c.pending == c.chunk_rows) {
+        take(c);
+        if (full_bytes_ >= kFlushBytes && !flush())
+          return fail(diag, "cannot write dataset /" + name_ + "/" + in.name);
+      }
     }
   }
+  if (!flush()) return fail(diag, "cannot write its datasets");
   rows_ += n;
   return true;
 }
@@ -181,8 +213,8 @@ bool Hdf5TableAppender::append(const Table& rows, Diagnostics& diag) {
 bool Hdf5TableAppender::finish(Diagnostics& diag) {
   if (file_->failed() || finished_) return false;
   finished_ = true;
-  for (Col& c : cols_)
-    if (!store(c)) return fail(diag, "cannot write the last rows of its datasets");
+  for (Col& c : cols_) take(c);
+  if (!flush()) return fail(diag, "cannot write the last rows of its datasets");
   if (!write_scalar_attribute(group_.get(), "rows", static_cast<int64_t>(rows_)))
     return fail(diag, "cannot write its rows attribute");
   cols_.clear();

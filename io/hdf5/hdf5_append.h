@@ -20,8 +20,11 @@
 //
 // Memory: one chunk per column (at most 1 MiB each: hdf5_chunk_rows), filled row by row; a full
 // chunk is filtered here (shuffle, deflate: io/hdf5/hdf5_chunks.h, the same bytes HDF5 would
-// store) and stored with H5Dwrite_chunk, so HDF5 never reads a chunk back. Not thread-safe, like
-// every HDF5 call (io/hdf5/hdf5_writer.h).
+// store) and stored with H5Dwrite_chunk, so HDF5 never reads a chunk back. The chunks one append
+// fills (up to about 4 MiB of them) are filtered together on Hdf5TableOptions::filter_threads
+// threads, then stored in the order they filled, column after column, as one thread would. Not
+// thread-safe, like every HDF5 call (io/hdf5/hdf5_writer.h): only the filtering runs on other
+// threads, never an HDF5 call.
 //
 // Failures: an HDF5 error (a full disk) reports one error in `diag` and fails the file
 // (Hdf5File::failed(): nothing is published under the final name); later calls return false
@@ -79,8 +82,16 @@ class Hdf5TableAppender {
   };
   explicit Hdf5TableAppender(Hdf5File& file, std::string name)
       : file_(&file), name_(std::move(name)) {}
+  // A filled chunk waiting to be filtered and stored (see flush()).
+  struct Full {
+    size_t col = 0;
+    uint64_t offset = 0;             // its first row in the dataset
+    std::vector<unsigned char> raw;  // fixed-size columns: its bytes, filtered by flush()
+    std::vector<std::string> text;   // variable-length strings: its values
+  };
   bool fail(Diagnostics& diag, const std::string& what);
-  bool store(Col& c);  // the pending rows of `c` as one chunk
+  void take(Col& c);  // the pending rows of `c` as one chunk, into full_
+  bool flush();       // every chunk of full_ filtered (on filter_threads_) and stored, in order
 
   Hdf5File* file_;
   std::string name_;
@@ -88,6 +99,9 @@ class Hdf5TableAppender {
   std::vector<Col> cols_;
   bool shuffle_ = true;
   int level_ = 0;  // deflate level applied (0: none)
+  int filter_threads_ = 1;
+  std::vector<Full> full_;  // chunks filled, not yet stored
+  size_t full_bytes_ = 0;   // their raw bytes
   uint64_t rows_ = 0;
   bool finished_ = false;
 };

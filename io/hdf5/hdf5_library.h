@@ -10,6 +10,8 @@
 // cleanup and with its automatic error printing off (io/hdf5/hdf5_error.h says why).
 //
 //   hdf5_load_library();   // under mpirun: before MPI_Init, so HDF5 adds no MPI_Finalize hook
+//   std::async(std::launch::async, hdf5_load_library);  // `cluster` without a launcher: loaded
+//                                    // on a thread of its own while the ranks are parsed
 //   if (auto why = hdf5_library_error(); !why.empty()) ...   // the library could not be loaded
 //
 // CLUSTERSCOPE_HDF5_LIBRARY=/path/to/libhdf5.so loads that file instead of the library the

@@ -47,6 +47,9 @@ struct Hdf5TableOptions {
   size_t chunk_rows = 64 * 1024;  // rows per chunk at most (also <= 1 MiB per chunk, >= 1)
   int deflate_level = 1;          // 0 = no compression; 1: 1.7x faster than 4, 3% larger
   bool shuffle = true;
+  // Threads filtering (shuffle, deflate) the chunks one append of a streamed table fills
+  // (Hdf5TableAppender); the chunks are stored in the same order whatever the count.
+  int filter_threads = 1;
 };
 
 class Hdf5File {

@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "io/comm_keys.h"
 #include "io/output_file.h"
+#include "runtime/task_runner.h"
 
 namespace cs::documents {
 
@@ -58,12 +62,33 @@ void add_rank(std::vector<CommGroup>& groups, decltype(CommGroups::p2p_index)& i
   groups[it->second].ranks.add(rank);
 }
 
-void add_key(CommGroups& out, bool p2p, const std::string& key, int rank) {
-  if (io::msprof_is_total(key)) return;
-  if (p2p)
-    add_rank(out.p2p, out.p2p_index, "p2p", py_group_of(key), rank);
-  else
-    add_rank(out.collective, out.collective_index, "collective", py_group_of(key), rank);
+// The groups one rank reports, each (p2p, group name) once, in the order first reported: what
+// build_comm_groups adds for it (adding a rank to a group twice is adding it once).
+std::vector<std::pair<bool, std::string>> rank_groups(const load::RankData& rd,
+                                                      const GroupOptions& opts) {
+  std::vector<std::pair<bool, std::string>> out;
+  auto add = [&](bool p2p, std::string_view key) {
+    if (io::msprof_is_total(key)) return;
+    const std::string_view group = py_group_of(key);
+    for (const auto& [p, g] : out)
+      if (p == p2p && g == group) return;
+    out.emplace_back(p2p, std::string(group));
+  };
+  if (opts.use_communication && rd.has_communication) {
+    readers::CommunicationFile scratch;  // when the root still holds the data packed
+    for (const readers::CommStep& step : rd.communication.read(scratch).steps) {
+      for (const readers::CommOp& op : step.collective) add(false, op.name);
+      for (const readers::CommOp& op : step.p2p) add(true, op.name);
+    }
+  }
+  if (opts.use_matrix && rd.has_matrix) {
+    readers::MatrixFile scratch;  // when the root holds the matrix packed or spilled
+    for (const readers::MatrixStep& step : rd.matrix.read(scratch).steps) {
+      for (const readers::MatrixOp& op : step.collective) add(false, op.key);
+      for (const readers::MatrixOp& op : step.p2p) add(true, op.key);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -72,20 +97,22 @@ CommGroups build_comm_groups(const std::vector<load::RankData>& ranks, const Gro
                              io::Diagnostics& diag) {
   (void)diag;
   CommGroups out;
-  for (const load::RankData& rd : ranks) {
-    const int rank = rd.rank();
-    if (opts.use_communication && rd.has_communication) {
-      readers::CommunicationFile scratch;  // when the root still holds the data packed
-      for (const readers::CommStep& step : rd.communication.read(scratch).steps) {
-        for (const readers::CommOp& op : step.collective) add_key(out, false, op.name, rank);
-        for (const readers::CommOp& op : step.p2p) add_key(out, true, op.name, rank);
-      }
-    }
-    if (opts.use_matrix && rd.has_matrix) {
-      readers::MatrixFile scratch;  // when the root holds the matrix packed or spilled
-      for (const readers::MatrixStep& step : rd.matrix.read(scratch).steps) {
-        for (const readers::MatrixOp& op : step.collective) add_key(out, false, op.key, rank);
-        for (const readers::MatrixOp& op : step.p2p) add_key(out, true, op.key, rank);
+  // The ranks read on opts.threads threads, a window at a time (what is held is a few group
+  // names per rank of the window); their groups added in rank order.
+  constexpr size_t kWindow = 1024;
+  std::vector<std::vector<std::pair<bool, std::string>>> found;
+  for (size_t first = 0; first < ranks.size(); first += kWindow) {
+    const size_t n = std::min(kWindow, ranks.size() - first);
+    found.assign(n, {});
+    runtime::parallel_for(n, opts.threads,
+                          [&](size_t i) { found[i] = rank_groups(ranks[first + i], opts); });
+    for (size_t i = 0; i < n; ++i) {
+      const int rank = ranks[first + i].rank();
+      for (const auto& [p2p, group] : found[i]) {
+        if (p2p)
+          add_rank(out.p2p, out.p2p_index, "p2p", group, rank);
+        else
+          add_rank(out.collective, out.collective_index, "collective", group, rank);
       }
     }
   }

@@ -63,6 +63,9 @@ struct GroupOptions {
   bool use_communication =
       true;                // read groups from communication.json (modes all, communication_time)
   bool use_matrix = true;  // and from communication_matrix.json (all, communication_matrix)
+  // Threads reading the ranks' ops and matrix (held, packed or spilled); the groups are the same
+  // for any count.
+  int threads = 1;
 };
 
 // Builds the groups from ranks (sorted by rank; each rank's steps in file order, collective then

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "documents/msprof_golden.h"
 #include "msprof_analyze/documents/comm_batches.h"
 #include "runtime/spill_file.h"
@@ -109,7 +114,20 @@ TEST(ClusterCommunication, BatchesOfTuplesMatchTheWholeIndex) {
           EXPECT_EQ(g, whole.groups.size()) << c;
           std::string out;
           io::JsonWriter w(&out, io::JsonStyle::python());
-          write_cluster_communication(w, batches, threads);
+          // The tables' callback (on a thread of its own one batch behind with threads > 1):
+          // every batch once, in order, one at a time.
+          std::vector<std::string> seen;
+          std::atomic<int> in_flight{0};
+          int most_at_once = 0;
+          write_cluster_communication(w, batches, threads, [&](const CommIndex& index) {
+            most_at_once = std::max(most_at_once, ++in_flight);
+            for (const CommGroupEntry& ge : index.groups) seen.push_back(ge.tuple_key);
+            std::this_thread::sleep_for(std::chrono::microseconds(200));  // overlap would show
+            --in_flight;
+          });
+          EXPECT_EQ(most_at_once, 1) << c;
+          ASSERT_EQ(seen.size(), whole.groups.size()) << c;
+          for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], whole.groups[i].tuple_key);
           const std::string want = test::expected(c, "cluster_communication.json");
           EXPECT_EQ(out, want) << c << " batch_ops=" << batch_ops << ": "
                                << test::first_diff(out, want);

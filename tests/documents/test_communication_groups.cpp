@@ -7,6 +7,7 @@
 
 #include "documents/msprof_golden.h"
 #include "msprof_analyze/documents/py_int_set.h"
+#include "runtime/spill_file.h"
 
 namespace cs::documents {
 namespace {
@@ -94,6 +95,44 @@ TEST(CommunicationGroups, GoldenCommunicationGroupJson) {
     }
     const std::string want = test::expected(c, "communication_group.json");
     EXPECT_EQ(got, want) << c << ": " << test::first_diff(got, want);
+  }
+}
+
+// The ranks read on several threads (and held packed or spilled): the same groups, in the same
+// order with the same members, as one thread reading them held, for either source file.
+TEST(CommunicationGroups, SameGroupsForAnyThreadCountAndStorage) {
+  auto spill = runtime::SpillFile::create();
+  auto text = [](const CommGroups& g) {
+    std::string out;
+    io::JsonWriter w(&out, io::JsonStyle::python());
+    write_communication_group(w, g);
+    return out;
+  };
+  for (const char* c : test::kCases) {
+    const auto ranks = test::load_case(c);
+    auto stored = test::load_case(c);
+    for (size_t i = 0; i < stored.size(); ++i) {
+      i % 2 ? stored[i].communication.spill(spill) : stored[i].communication.pack();
+      i % 2 ? stored[i].matrix.pack() : stored[i].matrix.spill(spill);
+    }
+    for (int source = 0; source < 3; ++source) {
+      GroupOptions opts;
+      opts.use_communication = source != 1;
+      opts.use_matrix = source != 2;
+      io::Diagnostics diag;
+      const std::string want = text(build_comm_groups(ranks, opts, diag));
+      if (source == 0) {
+        EXPECT_EQ(want, test::expected(c, "communication_group.json")) << c;
+      }
+      const std::vector<load::RankData>* sets[] = {&ranks, &stored};
+      for (const auto* rs : sets) {
+        for (int threads : {1, 3}) {
+          opts.threads = threads;
+          EXPECT_EQ(text(build_comm_groups(*rs, opts, diag)), want)
+              << c << " source " << source << " threads " << threads;
+        }
+      }
+    }
   }
 }
 

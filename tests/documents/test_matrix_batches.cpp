@@ -6,6 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "documents/msprof_golden.h"
 #include "msprof_analyze/documents/cluster_matrix.h"
 #include "runtime/spill_file.h"
@@ -27,6 +32,7 @@ struct Merged {
   size_t batches = 0;
   std::vector<std::string> rows;  // the links of every batch, in order
   std::string warnings;
+  int most_at_once = 0;  // batches handed over at the same time (the callback runs one at a time)
 };
 
 Merged merge(const std::vector<load::RankData>& ranks, const CommGroups& groups, size_t batch_links,
@@ -37,11 +43,15 @@ Merged merge(const std::vector<load::RankData>& ranks, const CommGroups& groups,
   MatrixOptions opts;
   opts.use_metadata_ranks = true;  // as `cluster` merges
   opts.batch_links = batch_links;
+  std::atomic<int> in_flight{0};
   merge_cluster_matrix(
       path, ranks, groups, diag,
       [&](GlobalLinks&& b) {
+        m.most_at_once = std::max(m.most_at_once, ++in_flight);
         ++m.batches;
         add_rows(b, m.rows);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));  // overlap would show
+        --in_flight;
       },
       io::JsonStyle::python(), opts, threads);
   m.text = test::slurp(path);
@@ -72,6 +82,7 @@ TEST(MatrixBatches, SameDocumentAndLinksForAnyBatchSizeAndStorage) {
                                  " threads=" + std::to_string(threads);
           EXPECT_EQ(got.text, want) << at << ": " << test::first_diff(got.text, want);
           EXPECT_EQ(got.rows, whole.rows) << at;
+          EXPECT_EQ(got.most_at_once, 1) << at;
           EXPECT_EQ(got.warnings, whole.warnings) << at;
           const MatrixBatches batches(*rs, groups, threads, batch_links);
           EXPECT_EQ(got.batches, batches.size()) << at;

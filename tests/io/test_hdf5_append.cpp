@@ -99,12 +99,14 @@ class Hdf5AppendTest : public ::testing::Test {
   }
   // `t` streamed to `path` in chunks of the given sizes (the rest in one last chunk).
   void write_streamed(const Table& t, const fs::path& path, const std::vector<size_t>& sizes,
-                      size_t chunk_rows, const std::vector<cs::io::StringColumnSize>& widths) {
+                      size_t chunk_rows, const std::vector<cs::io::StringColumnSize>& widths,
+                      int filter_threads = 1) {
     Diagnostics d;
     auto f = Hdf5File::create(path.string(), d);
     ASSERT_TRUE(f);
     Hdf5TableOptions opt;
     opt.chunk_rows = chunk_rows;
+    opt.filter_threads = filter_threads;
     auto a = Hdf5TableAppender::create(*f, t, widths, d, opt);
     ASSERT_TRUE(a) << d.items().at(0).to_string();
     size_t at = 0;
@@ -146,6 +148,29 @@ TEST_F(Hdf5AppendTest, ChunksOfAnySizeMakeTheWholeTable) {
   const fs::path changed = dir.path() / "changed.h5";
   write_streamed(other, changed, {10}, 64, widths_of(t));
   EXPECT_EQ(h5diff(whole, changed), 1) << diff_;
+}
+
+// The chunks one append fills are filtered on several threads and stored in the order one thread
+// stores them: the same file, byte for byte, whatever the thread count, with a variable-length
+// column among the others and appends large enough (over 4 MiB of chunks) to be stored in parts.
+TEST_F(Hdf5AppendTest, ChunksFilteredOnSeveralThreadsMakeTheSameFile) {
+  // 210,000 rows: 4.4 MB of fixed-size rows; 3,000 rows with a variable-length column.
+  for (const Table& t : {sample(210000), sample(3000, 1234)}) {
+    const fs::path whole = dir.path() / "whole.h5";
+    write_whole(t, whole);
+    std::string one_thread;
+    for (int threads : {1, 2, 5}) {
+      const fs::path streamed = dir.path() / ("threads" + std::to_string(threads) + ".h5");
+      write_streamed(t, streamed, {1, 6, 99, t.rows() - 1000}, 1024, widths_of(t), threads);
+      EXPECT_EQ(h5diff(whole, streamed), 0) << threads << "\n" << diff_;
+      const std::string bytes = cs::test::slurp(streamed);
+      if (threads == 1) {
+        one_thread = bytes;
+      } else {
+        EXPECT_TRUE(bytes == one_thread) << threads << " threads: the file differs";
+      }
+    }
+  }
 }
 
 // A long value on every row (a group tuple of hundreds of ranks) stays fixed-length, as the
