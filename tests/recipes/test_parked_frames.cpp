@@ -82,7 +82,7 @@ TEST(ParkedFrames, ReadBackGivesTheFrameAndTheConcatenationsKinds) {
   ct::CommunicationTimeSum recipe;
   auto held = mapped(recipe);
   auto parts = held;
-  FramePark store({recipe.parkable_frames()});
+  FramePark store({&recipe});
   for (auto& p : parts) store.park(0, p);
   EXPECT_TRUE(store.problem().empty());
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -120,9 +120,24 @@ TEST(ParkedFrames, ParkedMergeWritesTheHeldMergesBytes) {
     ASSERT_GT(expected.size(), 4096u);
     for (int every : {1, 2}) {  // every rank parked; every other rank (the rest held)
       auto parts = held;
-      FramePark store({recipe->parkable_frames()});
+      FramePark store({recipe.get()});
       park(parts, store, every);
       ASSERT_FALSE(parts[0].parked.empty());
+      if (recipe->name() == "communication_matrix_sum") {
+        // The matrix's own rows (src == dst) stay held beside it: the rank map needs no read-back.
+        const cs::frame::Frame& rows = held[0].frames.at("matrix");
+        const auto* src = cs::frame::find_column(rows, "src_rank");
+        const auto* dst = cs::frame::find_column(rows, "dst_rank");
+        size_t own = 0;
+        for (size_t r = 0; r < rows.rows(); ++r)
+          own += !src->cells[r].is_null() && src->cells[r] == dst->cells[r];
+        ASSERT_TRUE(parts[0].parked[0].beside.has_value());
+        EXPECT_GT(own, 0u);
+        EXPECT_EQ(parts[0].parked[0].beside->rows(), own);
+        EXPECT_EQ(parts[0].parked[0].beside->columns.size(), 3u);
+      } else {
+        EXPECT_FALSE(parts[0].parked[0].beside.has_value());
+      }
       const std::string got =
           merged_db(*recipe, std::move(parts), dir / ("parked" + std::to_string(every)));
       EXPECT_TRUE(got == expected) << recipe->name() << " every " << every;
@@ -143,7 +158,7 @@ TEST(ParkedFrames, MixedKindsGoThroughSqliteWithTheSameBytes) {
   const fs::path dir = cs::test::temp_dir("parked-merge-mixed");
   const std::string expected = merged_db(recipe, held, dir / "held");
   auto parts = held;
-  FramePark store({recipe.parkable_frames()});
+  FramePark store({&recipe});
   park(parts, store);
   const std::string got = merged_db(recipe, std::move(parts), dir / "parked");
   EXPECT_TRUE(got == expected);
@@ -155,7 +170,7 @@ TEST(ParkedFrames, MixedKindsGoThroughSqliteWithTheSameBytes) {
 TEST(ParkedFrames, ASpillFileThatCannotBeCreatedKeepsTheFramesHeld) {
   ct::CommunicationTimeSum recipe;
   auto parts = mapped(recipe);
-  FramePark store({recipe.parkable_frames()}, "/nonexistent-clusterscope-dir");
+  FramePark store({&recipe}, "/nonexistent-clusterscope-dir");
   EXPECT_NE(store.problem().find("/nonexistent-clusterscope-dir"), std::string::npos)
       << store.problem();
   for (auto& p : parts) store.park(0, p);
