@@ -14,6 +14,7 @@
 
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/communication_matrix_sum.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/matrix_sum_parked.h"
 #include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
 #include "msprof_analyze/recipes/parked_frames.h"
 #include "recipes/recipe_test_util.h"
@@ -124,17 +125,26 @@ TEST(ParkedFrames, ParkedMergeWritesTheHeldMergesBytes) {
       park(parts, store, every);
       ASSERT_FALSE(parts[0].parked.empty());
       if (recipe->name() == "communication_matrix_sum") {
-        // The matrix's own rows (src == dst) stay held beside it: the rank map needs no read-back.
-        const cs::frame::Frame& rows = held[0].frames.at("matrix");
-        const auto* src = cs::frame::find_column(rows, "src_rank");
-        const auto* dst = cs::frame::find_column(rows, "dst_rank");
-        size_t own = 0;
-        for (size_t r = 0; r < rows.rows(); ++r)
-          own += !src->cells[r].is_null() && src->cells[r] == dst->cells[r];
-        ASSERT_TRUE(parts[0].parked[0].beside.has_value());
-        EXPECT_GT(own, 0u);
-        EXPECT_EQ(parts[0].parked[0].beside->rows(), own);
-        EXPECT_EQ(parts[0].parked[0].beside->columns.size(), 3u);
+        // The matrix's own rows (src == dst) stay held beside it, the first of each (group,
+        // local rank): the same rank map as the whole frame's, with no read-back.
+        for (const auto& p : parts) {
+          if (p.parked.empty()) continue;  // (held)
+          ASSERT_TRUE(p.parked[0].beside.has_value());
+          const cs::frame::Frame& rows = held[static_cast<size_t>(p.rank)].frames.at("matrix");
+          const cs::frame::Frame& kept = *p.parked[0].beside;
+          EXPECT_GT(kept.rows(), 0u);
+          EXPECT_LT(kept.rows(), rows.rows());
+          EXPECT_EQ(kept.columns.size(), 3u);
+          cm::RankMap from_rows, from_kept;
+          cm::add_local_ranks(from_rows, rows, p.rank);
+          cm::add_local_ranks(from_kept, kept, p.rank);
+          ASSERT_EQ(from_kept.size(), from_rows.size());
+          for (const auto& [group, ranks] : from_rows) {
+            ASSERT_TRUE(from_kept.contains(group));
+            EXPECT_EQ(from_kept.at(group).local_to_global, ranks.local_to_global);
+          }
+          EXPECT_FALSE(from_rows.empty());
+        }
       } else {
         EXPECT_FALSE(parts[0].parked[0].beside.has_value());
       }

@@ -157,9 +157,18 @@ frame::Frame own_rows(const frame::Frame& f) {
   const std::vector<frame::Cell>* src_c = cells_of(f, "src_rank");
   const std::vector<frame::Cell>* dst_c = cells_of(f, "dst_rank");
   if (!src_c) return out;
+  const std::vector<frame::Cell>* group_c = cells_of(f, "group_name");
+  // Only the first row of each (group, local rank): add_local_ranks does nothing with the others.
   std::vector<size_t> own;
-  for (size_t r = 0; r < f.rows(); ++r)
-    if (!(*src_c)[r].is_null() && (*src_c)[r] == at(dst_c, r)) own.push_back(r);
+  for (size_t r = 0; r < f.rows(); ++r) {
+    const frame::Cell& src = (*src_c)[r];
+    if (src.is_null() || !(src == at(dst_c, r))) continue;
+    bool seen = false;
+    for (size_t o : own)
+      seen = seen || (frame::cell_key_equal((*src_c)[o], src) &&
+                      frame::cell_key_equal(at(group_c, o), at(group_c, r)));
+    if (!seen) own.push_back(r);
+  }
   for (const char* name : {"src_rank", "dst_rank", "group_name"}) {
     const std::vector<frame::Cell>* in = cells_of(f, name);
     if (!in) continue;

@@ -40,7 +40,8 @@ const frame::Cell& at(const std::vector<frame::Cell>* c, size_t r);
 // (src == dst) rows.
 void add_local_ranks(RankMap& rank_map, const frame::Frame& f, int rank);
 // The columns add_local_ranks reads (src_rank, dst_rank, group_name: those `f` has) of `f`'s own
-// rows (src == dst), in order: what add_local_ranks finds in `f` it finds in them.
+// rows (src == dst), the first of each (group, local rank) in order: what add_local_ranks finds
+// in `f` it finds in them (a few rows: one per group the rank is in).
 frame::Frame own_rows(const frame::Frame& f);
 // The merged matrix's columns, empty.
 frame::Frame output_frame();
