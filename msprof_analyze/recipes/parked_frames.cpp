@@ -34,8 +34,9 @@ frame::Frame read_back(const ParkedFrame& f) {
 
 }  // namespace
 
-FramePark::FramePark(std::vector<std::vector<std::string>> keys, const std::string& dir)
-    : keys_(std::move(keys)) {
+FramePark::FramePark(std::vector<const Recipe*> recipes, const std::string& dir)
+    : recipes_(std::move(recipes)) {
+  for (const Recipe* r : recipes_) keys_.push_back(r->parkable_frames());
   try {
     file_ = runtime::SpillFile::create(dir);
   } catch (const std::exception& e) {
@@ -53,6 +54,7 @@ void FramePark::park(size_t recipe, RankPartial& part) {
     parked.key = key;
     parked.rows = it->second.rows();
     parked.columns = kinds_of(it->second);
+    parked.beside = recipes_[recipe]->kept_beside(key, it->second);
     io::ByteWriter w;
     frame::pack_frame(it->second, w);
     try {

@@ -19,9 +19,10 @@ namespace cs::recipes {
 // Root: parks the gathered parts' frames.
 class FramePark {
  public:
-  // `keys[k]`: the frames of recipe k to park. `dir`: where the spill file goes ($TMPDIR, else
-  // /tmp, when empty).
-  explicit FramePark(std::vector<std::vector<std::string>> keys, const std::string& dir = {});
+  // `recipes[k]`: recipe k, whose parkable_frames() are parked and whose kept_beside() rows stay
+  // held beside them (the recipes outlive the park). `dir`: where the spill file goes ($TMPDIR,
+  // else /tmp, when empty).
+  explicit FramePark(std::vector<const Recipe*> recipes, const std::string& dir = {});
   // Moves `part`'s frames named by recipe `recipe`'s keys to the spill file (they stay held once
   // the file has failed).
   void park(size_t recipe, RankPartial& part);
@@ -30,6 +31,7 @@ class FramePark {
 
  private:
   void fail(const std::string& why);
+  std::vector<const Recipe*> recipes_;
   std::vector<std::vector<std::string>> keys_;
   std::shared_ptr<runtime::SpillFile> file_;
   mutable std::mutex mu_;

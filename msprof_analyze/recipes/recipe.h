@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct ParkedFrame {
   runtime::SpillFile::Block block;
   uint64_t rows = 0;
   std::vector<ColumnKinds> columns;
+  // The few rows the recipe keeps held beside the parked frame (Recipe::kept_beside), so a merge
+  // that needs only them does not read the frame back; none when the recipe keeps nothing.
+  std::optional<frame::Frame> beside;
 };
 
 // One rank's partial result.
@@ -101,6 +105,12 @@ class Recipe {
   // The frames of a rank's result the root may park on disk as it gathers them, for a db export
   // (msprof_analyze/recipes/parked_frames.h): the merge reads them back where it needs them.
   virtual std::vector<std::string> parkable_frames() const { return {}; }
+  // What of parkable frame `key` (`f`, as it is parked) stays held beside it: a few rows a merge
+  // reads on its own (communication_matrix_sum: a rank's own src == dst rows); none by default.
+  virtual std::optional<frame::Frame> kept_beside(const std::string& /*key*/,
+                                                  const frame::Frame& /*f*/) const {
+    return std::nullopt;
+  }
   virtual WriteStep merge(std::vector<RankPartial>& /*parts*/, int /*threads*/,
                           io::Diagnostics& /*diag*/) const {
     return nullptr;

@@ -288,13 +288,9 @@ std::unique_ptr<FramePark> parking(const mpi::MpiSession& mpi, const RecipeRunOp
   if (!mpi.is_root() || opts.export_type != ExportType::kDb) return nullptr;
   if (const char* env = std::getenv("CS_RECIPE_PARK"); env && std::string(env) == "off")
     return nullptr;
-  std::vector<std::vector<std::string>> keys;
   bool any = false;
-  for (const Recipe* r : recipes) {
-    keys.push_back(r->parkable_frames());
-    any = any || !keys.back().empty();
-  }
-  return any ? std::make_unique<FramePark>(std::move(keys)) : nullptr;
+  for (const Recipe* r : recipes) any = any || !r->parkable_frames().empty();
+  return any ? std::make_unique<FramePark>(recipes) : nullptr;
 }
 
 // Runs `recipes` on the same ranks: discovered and broadcast once, each rank read once (by

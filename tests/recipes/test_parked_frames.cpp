@@ -14,6 +14,7 @@
 
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/communication_matrix_sum.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/matrix_sum_parked.h"
 #include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
 #include "msprof_analyze/recipes/parked_frames.h"
 #include "recipes/recipe_test_util.h"
@@ -82,7 +83,7 @@ TEST(ParkedFrames, ReadBackGivesTheFrameAndTheConcatenationsKinds) {
   ct::CommunicationTimeSum recipe;
   auto held = mapped(recipe);
   auto parts = held;
-  FramePark store({recipe.parkable_frames()});
+  FramePark store({&recipe});
   for (auto& p : parts) store.park(0, p);
   EXPECT_TRUE(store.problem().empty());
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -120,9 +121,33 @@ TEST(ParkedFrames, ParkedMergeWritesTheHeldMergesBytes) {
     ASSERT_GT(expected.size(), 4096u);
     for (int every : {1, 2}) {  // every rank parked; every other rank (the rest held)
       auto parts = held;
-      FramePark store({recipe->parkable_frames()});
+      FramePark store({recipe.get()});
       park(parts, store, every);
       ASSERT_FALSE(parts[0].parked.empty());
+      if (recipe->name() == "communication_matrix_sum") {
+        // The matrix's own rows (src == dst) stay held beside it, the first of each (group,
+        // local rank): the same rank map as the whole frame's, with no read-back.
+        for (const auto& p : parts) {
+          if (p.parked.empty()) continue;  // (held)
+          ASSERT_TRUE(p.parked[0].beside.has_value());
+          const cs::frame::Frame& rows = held[static_cast<size_t>(p.rank)].frames.at("matrix");
+          const cs::frame::Frame& kept = *p.parked[0].beside;
+          EXPECT_GT(kept.rows(), 0u);
+          EXPECT_LT(kept.rows(), rows.rows());
+          EXPECT_EQ(kept.columns.size(), 3u);
+          cm::RankMap from_rows, from_kept;
+          cm::add_local_ranks(from_rows, rows, p.rank);
+          cm::add_local_ranks(from_kept, kept, p.rank);
+          ASSERT_EQ(from_kept.size(), from_rows.size());
+          for (const auto& [group, ranks] : from_rows) {
+            ASSERT_TRUE(from_kept.contains(group));
+            EXPECT_EQ(from_kept.at(group).local_to_global, ranks.local_to_global);
+          }
+          EXPECT_FALSE(from_rows.empty());
+        }
+      } else {
+        EXPECT_FALSE(parts[0].parked[0].beside.has_value());
+      }
       const std::string got =
           merged_db(*recipe, std::move(parts), dir / ("parked" + std::to_string(every)));
       EXPECT_TRUE(got == expected) << recipe->name() << " every " << every;
@@ -143,7 +168,7 @@ TEST(ParkedFrames, MixedKindsGoThroughSqliteWithTheSameBytes) {
   const fs::path dir = cs::test::temp_dir("parked-merge-mixed");
   const std::string expected = merged_db(recipe, held, dir / "held");
   auto parts = held;
-  FramePark store({recipe.parkable_frames()});
+  FramePark store({&recipe});
   park(parts, store);
   const std::string got = merged_db(recipe, std::move(parts), dir / "parked");
   EXPECT_TRUE(got == expected);
@@ -155,7 +180,7 @@ TEST(ParkedFrames, MixedKindsGoThroughSqliteWithTheSameBytes) {
 TEST(ParkedFrames, ASpillFileThatCannotBeCreatedKeepsTheFramesHeld) {
   ct::CommunicationTimeSum recipe;
   auto parts = mapped(recipe);
-  FramePark store({recipe.parkable_frames()}, "/nonexistent-clusterscope-dir");
+  FramePark store({&recipe}, "/nonexistent-clusterscope-dir");
   EXPECT_NE(store.problem().find("/nonexistent-clusterscope-dir"), std::string::npos)
       << store.problem();
   for (auto& p : parts) store.park(0, p);

@@ -253,6 +253,12 @@ bool map_communication_matrix(recipes::RankDb& db, const RankDbPaths& paths, fra
   return true;
 }
 
+std::optional<frame::Frame> CommunicationMatrixSum::kept_beside(const std::string& key,
+                                                                const frame::Frame& f) const {
+  if (key != "matrix") return std::nullopt;
+  return own_rows(f);
+}
+
 bool CommunicationMatrixSum::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
                                     io::Diagnostics& diag) const {
   std::vector<RankPartial> copy = parts;  // merge takes the frames

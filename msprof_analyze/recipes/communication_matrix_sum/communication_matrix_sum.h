@@ -20,6 +20,9 @@ class CommunicationMatrixSum : public Recipe {
   std::string dir_name() const override { return "CommMatrixSum"; }
   bool needs_analysis_db() const override { return true; }
   std::vector<std::string> parkable_frames() const override { return {"matrix"}; }
+  // A parked matrix's own rows (src == dst: the rank map), so the merge reads it back once.
+  std::optional<frame::Frame> kept_beside(const std::string& key,
+                                          const frame::Frame& f) const override;
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   // Takes the parts' frames (see Recipe::merge).
   WriteStep merge(std::vector<RankPartial>& parts, int threads,

@@ -152,8 +152,36 @@ class ParkedLinks {
 
 }  // namespace
 
-// Each rank read back once for its own rows (the rank map), then again into the merged links
-// (ParkedLinks), so neither the ranks' frames nor their concatenation are ever held whole.
+frame::Frame own_rows(const frame::Frame& f) {
+  frame::Frame out;
+  const std::vector<frame::Cell>* src_c = cells_of(f, "src_rank");
+  const std::vector<frame::Cell>* dst_c = cells_of(f, "dst_rank");
+  if (!src_c) return out;
+  const std::vector<frame::Cell>* group_c = cells_of(f, "group_name");
+  // Only the first row of each (group, local rank): add_local_ranks does nothing with the others.
+  std::vector<size_t> own;
+  for (size_t r = 0; r < f.rows(); ++r) {
+    const frame::Cell& src = (*src_c)[r];
+    if (src.is_null() || !(src == at(dst_c, r))) continue;
+    bool seen = false;
+    for (size_t o : own)
+      seen = seen || (frame::cell_key_equal((*src_c)[o], src) &&
+                      frame::cell_key_equal(at(group_c, o), at(group_c, r)));
+    if (!seen) own.push_back(r);
+  }
+  for (const char* name : {"src_rank", "dst_rank", "group_name"}) {
+    const std::vector<frame::Cell>* in = cells_of(f, name);
+    if (!in) continue;
+    auto& cells = out.add(name).cells;
+    cells.reserve(own.size());
+    for (size_t r : own) cells.push_back((*in)[r]);
+  }
+  return out;
+}
+
+// The rank map from each rank's own rows (kept beside a parked frame, else read back from it),
+// then each rank read back once into the merged links (ParkedLinks), so neither the ranks' frames
+// nor their concatenation are ever held whole.
 
 frame::Frame merge_parked(std::vector<RankPartial>& parts) {
   std::vector<RankPartial*> ranks;
@@ -166,8 +194,15 @@ frame::Frame merge_parked(std::vector<RankPartial>& parts) {
   if (ranks.empty()) return {};
   RankMap rank_map;
   for (RankPartial* p : ranks) {
-    if (auto it = p->frames.find("matrix"); it != p->frames.end())
+    if (auto it = p->frames.find("matrix"); it != p->frames.end()) {
       add_local_ranks(rank_map, it->second, p->rank);
+      continue;
+    }
+    const ParkedFrame* parked = nullptr;
+    for (const ParkedFrame& f : p->parked)
+      if (f.key == "matrix") parked = &f;
+    if (parked && parked->beside)
+      add_local_ranks(rank_map, *parked->beside, p->rank);
     else
       add_local_ranks(rank_map, read_frame(*p, "matrix"), p->rank);
   }

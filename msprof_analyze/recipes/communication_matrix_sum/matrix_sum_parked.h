@@ -39,6 +39,10 @@ const frame::Cell& at(const std::vector<frame::Cell>* c, size_t r);
 // Adds which global rank (`rank`) each group's local rank is in `f`, a rank's rows: its own
 // (src == dst) rows.
 void add_local_ranks(RankMap& rank_map, const frame::Frame& f, int rank);
+// The columns add_local_ranks reads (src_rank, dst_rank, group_name: those `f` has) of `f`'s own
+// rows (src == dst), the first of each (group, local rank) in order: what add_local_ranks finds
+// in `f` it finds in them (a few rows: one per group the rank is in).
+frame::Frame own_rows(const frame::Frame& f);
 // The merged matrix's columns, empty.
 frame::Frame output_frame();
 // Per link of `out` (the merged links), the "-total" rows summed into one "Total Op Info" row
