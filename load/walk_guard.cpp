@@ -32,7 +32,7 @@ void count(size_t& n, std::string& first, std::string& target, const std::string
 
 }  // namespace
 
-WalkGuard::WalkGuard(const std::string& root) : root_real_(real_path(root)) {}
+WalkGuard::WalkGuard(const std::string& root) : root_(root), root_real_(real_path(root)) {}
 
 bool WalkGuard::is_system_path(const std::string& real) {
   for (const char* d : {"/proc", "/sys", "/dev"})
@@ -42,7 +42,9 @@ bool WalkGuard::is_system_path(const std::string& real) {
 
 bool WalkGuard::may_enter(const std::string& path, dev_t dev, ino_t ino) {
   struct stat lst {};
-  const bool link = ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
+  // The input directory itself may be a link (-d /data/latest): it is where the walk starts, not
+  // a link back into it.
+  const bool link = path != root_ && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
   const std::string real = real_path(path);
   if (!real.empty() && is_system_path(real)) {
     count(system_.count, system_.first, system_.target, path, real);

@@ -45,6 +45,7 @@ class WalkGuard {
     size_t count = 0;
     std::string first, target;
   };
+  std::string root_;  // the input directory as given (it may itself be a link)
   std::string root_real_;
   std::set<std::pair<dev_t, ino_t>> visited_;
   Seen outside_, loops_, system_;

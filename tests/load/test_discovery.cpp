@@ -348,6 +348,26 @@ TEST(Discovery, SymlinksFollowedButBounded) {
   }
 }
 
+// The input directory may itself be a link (-d /data/latest -> a run's directory): it is walked
+// as the directory it names, with no note, and a link inside it back to it is still a loop.
+TEST(Discovery, InputDirectoryGivenThroughALink) {
+  TempDir t;
+  const fs::path job = fs::path(t.str()) / "job";
+  make_rank(job, "h_1_100_ascend_pt", 0);
+  make_rank(job, "h_2_100_ascend_pt", 1);
+  const fs::path latest = fs::path(t.str()) / "latest";
+  fs::create_directory_symlink(job, latest);
+  fs::create_directory_symlink(latest, job / "again");  // back to the input through the link
+  auto res = discover_ranks(latest.string());
+  ASSERT_FALSE(res.fatal);
+  ASSERT_EQ(res.ranks.size(), 2u);
+  EXPECT_EQ(res.ranks[1].rank, 1);
+  std::string all;
+  for (const auto& d : res.diag.items()) all += d.to_string() + "\n";
+  EXPECT_EQ(res.diag.warning_count(), 1u) << all;
+  EXPECT_NE(all.find("1 directory link(s) lead back"), std::string::npos) << all;
+}
+
 TEST(Discovery, DeepNesting) {
   TempDir t;
   fs::path d = t.str();
