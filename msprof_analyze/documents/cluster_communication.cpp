@@ -1,14 +1,12 @@
 #include "msprof_analyze/documents/cluster_communication.h"
 
 #include <cmath>
-#include <memory>
 #include <span>
 
 #include "io/comm_keys.h"
 #include "io/output_file.h"
 #include "msprof_analyze/documents/comm_batches.h"
 #include "runtime/ordered_parallel.h"
-#include "runtime/task_runner.h"
 
 namespace cs::documents {
 
@@ -310,25 +308,12 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
 bool write_cluster_communication(io::JsonWriter& w, const CommBatches& batches, int threads,
                                  const std::function<void(const CommIndex&)>& also) {
   if (batches.tuples() == 0) return false;
-  // With threads > 1, `also` of a batch runs on a thread of its own while the next batch is read
-  // and rendered (one batch behind, in batch order, never two at once), so the tables built from
-  // the ops are off the document's path; the batch it reads is held until it returns.
-  std::unique_ptr<const CommBatch> behind;  // declared before `lane`: outlives its task
-  runtime::TaskGroup lane;
   w.begin_object();
   for (size_t b = 0; b < batches.size(); ++b) {
-    auto batch = std::make_unique<const CommBatch>(batches.load(b, threads));
-    write_comm_groups(w, batch->index, threads);
-    if (!also) continue;
-    if (threads <= 1) {
-      also(batch->index);
-      continue;
-    }
-    lane.wait();
-    behind = std::move(batch);
-    lane.run([&also, index = &behind->index] { also(*index); });
+    const CommBatch batch = batches.load(b, threads);
+    write_comm_groups(w, batch.index, threads);
+    if (also) also(batch.index);
   }
-  lane.wait();
   w.end_object();
   return true;
 }

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -14,7 +13,6 @@
 #include "msprof_analyze/documents/cluster_communication.h"
 #include "msprof_analyze/documents/matrix_batches.h"
 #include "runtime/ordered_parallel.h"
-#include "runtime/task_runner.h"
 
 namespace cs::documents {
 
@@ -310,10 +308,6 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
     if (out) out->end_object();
     r.links.links.shrink_to_fit();  // may be held to the end of the analysis: no growth slack
   };
-  // With threads > 1, `each` of a batch runs on a thread of its own while the next batch is read
-  // and merged (one batch behind, in batch order, never two at once): the analyses' rows are built
-  // off the document's path.
-  runtime::TaskGroup lane;
   if (w) w->begin_object();
   for (size_t b = 0; b < batches.size(); ++b) {
     const MatrixBatch batch = batches.load(b, threads);
@@ -348,17 +342,8 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
           // std::string assigned a short string keeps its capacity), i.e. the whole document.
           [[maybe_unused]] const GroupResult done = std::move(r);
         });
-    if (!each) continue;
-    if (threads <= 1) {
-      (*each)(std::move(links));
-      continue;
-    }
-    lane.wait();
-    lane.run([each, batch_links = std::make_shared<GlobalLinks>(std::move(links))] {
-      (*each)(std::move(*batch_links));
-    });
+    if (each) (*each)(std::move(links));
   }
-  lane.wait();
   if (w) w->end_object();
   return true;
 }
