@@ -114,8 +114,7 @@ TEST(ClusterCommunication, BatchesOfTuplesMatchTheWholeIndex) {
           EXPECT_EQ(g, whole.groups.size()) << c;
           std::string out;
           io::JsonWriter w(&out, io::JsonStyle::python());
-          // The tables' callback (on a thread of its own one batch behind with threads > 1):
-          // every batch once, in order, one at a time.
+          // The tables' callback: every batch once, in order, one at a time.
           std::vector<std::string> seen;
           std::atomic<int> in_flight{0};
           int most_at_once = 0;
