@@ -1,11 +1,10 @@
 #include "analysis/slow_link.h"
 
-#include <stdexcept>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
@@ -52,6 +51,12 @@ bool usable(int src, int dst, std::string_view transport, double size_mb, double
   return std::isfinite(size_mb / time_ms);  // 1.7e308 MB in 0.01 ms: no bandwidth to compare
 }
 
+// The op type classes are made of: the matrix's op type, or the op name itself.
+std::string op_type_of(std::string_view op) {
+  std::string type = readers::matrix_op_type(op);
+  return type.empty() ? std::string(op) : type;
+}
+
 // The observations of a vector: op handles are the op keys, op types looked up once per op.
 class VectorSource {
  public:
@@ -66,10 +71,7 @@ class VectorSource {
   std::string_view op_type(std::string_view key) {
     const std::string_view op = key.substr(0, key.rfind('@'));
     auto [it, added] = op_types_.try_emplace(op);
-    if (added) {
-      it->second = readers::matrix_op_type(op);
-      if (it->second.empty()) it->second = std::string(op);
-    }
+    if (added) it->second = op_type_of(op);
     return it->second;
   }
 
@@ -90,10 +92,7 @@ class SetSource {
       const std::string_view key = obs.op_key(id);
       const std::string_view op = key.substr(0, key.rfind('@'));
       auto [it, added] = types_.try_emplace(op);
-      if (added) {
-        it->second = readers::matrix_op_type(op);
-        if (it->second.empty()) it->second = std::string(op);
-      }
+      if (added) it->second = op_type_of(op);
       type_of_.push_back(it->second);  // a node's string never moves
       derived_.push_back(is_derived_matrix_key(key));
     }
