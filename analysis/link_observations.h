@@ -7,6 +7,9 @@
 //   auto links = merge_matrix_links(ranks, groups, diag);
 //   auto slow = find_slow_links(link_observations(links));
 
+#include <cstdint>
+#include <memory>
+#include <string_view>
 #include <vector>
 
 #include "analysis/slow_link.h"
@@ -19,19 +22,73 @@ namespace cs::analysis {
 std::vector<LinkObservation> link_observations(const documents::GlobalLinks& links);
 
 // The observations of merged links that come a batch at a time (merge_cluster_matrix) and are
-// let go after each: the op keys are copied, once each, into the set.
+// let go after each, held compactly: 32 bytes each (op key and transport as ids into the set's
+// own string pools), in fixed-size chunks (no growth slack). Besides what link_observations()
+// leaves out, add() leaves out the observations find_slow_links() would skip for their numbers
+// (size at most min_size_mb, time not positive, either not finite, or a bandwidth that is not).
 //
 //   LinkObservationSet obs;  // merge_cluster_matrix(..., [&](GlobalLinks&& b) { obs.add(b); })
-//   auto slow = find_slow_links(obs.observations());
+//   auto slow = find_slow_links(obs);
 class LinkObservationSet {
  public:
+  // `min_size_mb`: the smallest SlowLinkOptions::min_size_mb the set will be judged with.
+  explicit LinkObservationSet(double min_size_mb = 0) : min_size_mb_(min_size_mb) {}
+
   // Appends the observations of one batch's links.
   void add(const documents::GlobalLinks& batch);
-  const std::vector<LinkObservation>& observations() const { return obs_; }
+  // Appends observations (their op keys and transports copied; the same ones left out).
+  void add(const std::vector<LinkObservation>& obs);
+
+  size_t size() const { return size_; }
+  double min_size_mb() const { return min_size_mb_; }
+  // The op keys, by the ids for_each() passes.
+  size_t op_count() const { return keys_.size(); }
+  std::string_view op_key(uint32_t op) const { return keys_.str(op); }
+
+  // Calls f(op id, transport, src_rank, dst_rank, size_mb, time_ms) for each observation, in
+  // the order added.
+  template <class F>
+  void for_each(F&& f) const {
+    size_t left = size_;
+    for (const auto& chunk : chunks_) {
+      const size_t n = left < kChunk ? left : kChunk;
+      for (size_t i = 0; i < n; ++i) {
+        const Record& r = chunk[i];
+        f(r.op, transports_.str(r.transport), r.src, r.dst, r.size_mb, r.time_ms);
+      }
+      left -= n;
+    }
+  }
+
+  // The observations as LinkObservations viewing the set's strings (for tests).
+  std::vector<LinkObservation> to_vector() const;
 
  private:
-  io::StringPool keys_;  // the op keys the observations view
-  std::vector<LinkObservation> obs_;
+  struct Record {
+    uint32_t op;         // id in keys_
+    uint32_t transport;  // id in transports_
+    int32_t src, dst;
+    double size_mb, time_ms;
+  };
+  static_assert(sizeof(Record) == 32);
+  static constexpr size_t kChunk = size_t{1} << 14;  // records per chunk (512 KiB)
+
+  // Appends one observation of op key id `op` unless find_slow_links() would skip it.
+  void add_one(uint32_t op, int src, int dst, std::string_view transport, double size_mb,
+               double time_ms);
+
+  double min_size_mb_ = 0;
+  io::StringPool keys_;        // the op keys
+  io::StringPool transports_;  // HCCS, RDMA, ...
+  std::vector<std::unique_ptr<Record[]>> chunks_;
+  size_t size_ = 0;
 };
+
+// find_slow_links() over a LinkObservationSet: the same findings, bit for bit, as over the
+// vector of the same observations. opts.min_size_mb must be at least the set's min_size_mb()
+// (std::invalid_argument otherwise).
+std::vector<SlowLinkFinding> find_slow_links(const LinkObservationSet& obs,
+                                             const SlowLinkOptions& opts = {},
+                                             int* unjudged = nullptr, int* overflowed = nullptr);
 
 }  // namespace cs::analysis

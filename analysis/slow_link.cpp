@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/link_observations.h"
 #include "readers/matrix.h"
 #include "stats/outliers.h"
 
@@ -36,56 +38,143 @@ double nominal_gbps(std::string_view transport, bool newer) {
   return 0.0;
 }
 
-std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
-                                             const SlowLinkOptions& opts, int* unjudged,
-                                             int* overflowed) {
+namespace {
+
+// Whether find_slow_links() uses an observation of a non-derived op key (the same tests as
+// LinkObservationSet::add()).
+bool usable(int src, int dst, std::string_view transport, double size_mb, double time_ms,
+            double min_size_mb) {
+  if (src == dst || transport == "LOCAL") return false;
+  if (!(size_mb > min_size_mb) || !(time_ms > 0) || !std::isfinite(size_mb) ||
+      !std::isfinite(time_ms))
+    return false;
+  return std::isfinite(size_mb / time_ms);  // 1.7e308 MB in 0.01 ms: no bandwidth to compare
+}
+
+// The op type classes are made of: the matrix's op type, or the op name itself.
+std::string op_type_of(std::string_view op) {
+  std::string type = readers::matrix_op_type(op);
+  return type.empty() ? std::string(op) : type;
+}
+
+// The observations of a vector: op handles are the op keys, op types looked up once per op.
+class VectorSource {
+ public:
+  explicit VectorSource(const std::vector<LinkObservation>& obs) : obs_(obs) {}
+  size_t size() const { return obs_.size(); }
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& o : obs_)
+      f(o.op_key, o.transport, o.src_rank, o.dst_rank, o.size_mb, o.time_ms);
+  }
+  bool derived(std::string_view key) const { return is_derived_matrix_key(key); }
+  std::string_view op_type(std::string_view key) {
+    const std::string_view op = key.substr(0, key.rfind('@'));
+    auto [it, added] = op_types_.try_emplace(op);
+    if (added) it->second = op_type_of(op);
+    return it->second;
+  }
+
+ private:
+  const std::vector<LinkObservation>& obs_;
+  // Op type per distinct op (a few thousand ops among ~700k observations at 1,024 ranks).
+  std::unordered_map<std::string_view, std::string> op_types_;
+};
+
+// The observations of a LinkObservationSet: op handles are its op ids, each id's op type and
+// derivedness worked out once up front.
+class SetSource {
+ public:
+  explicit SetSource(const LinkObservationSet& obs) : obs_(obs) {
+    type_of_.reserve(obs.op_count());
+    derived_.reserve(obs.op_count());
+    for (uint32_t id = 0; id < obs.op_count(); ++id) {
+      const std::string_view key = obs.op_key(id);
+      const std::string_view op = key.substr(0, key.rfind('@'));
+      auto [it, added] = types_.try_emplace(op);
+      if (added) it->second = op_type_of(op);
+      type_of_.push_back(it->second);  // a node's string never moves
+      derived_.push_back(is_derived_matrix_key(key));
+    }
+  }
+  size_t size() const { return obs_.size(); }
+  template <class F>
+  void for_each(F&& f) const {
+    obs_.for_each(f);
+  }
+  bool derived(uint32_t op) const { return derived_[op]; }
+  std::string_view op_type(uint32_t op) const { return type_of_[op]; }
+
+ private:
+  const LinkObservationSet& obs_;
+  std::unordered_map<std::string_view, std::string> types_;  // by op (the key before '@')
+  std::vector<std::string_view> type_of_;                    // by op id
+  std::vector<bool> derived_;                                // by op id
+};
+
+// The one slow-link algorithm over either source. The source is walked three times in the same
+// order (classes, class bandwidths, link sums): per usable observation only its class index is
+// held (4 bytes) and, until the medians are known, its bandwidth (8 bytes).
+template <class Source>
+std::vector<SlowLinkFinding> find_slow_links_in(Source& src, const SlowLinkOptions& opts,
+                                                int* unjudged, int* overflowed) {
   if (unjudged) *unjudged = 0;
   if (overflowed) *overflowed = 0;
   // 1. Classes (transport, op type, log2 size) and their median bandwidth.
   using ClassKey = std::tuple<std::string_view, std::string_view, int>;
   std::map<ClassKey, uint32_t> class_index;
-  std::vector<std::vector<double>> class_bw;  // by class index
-  // Op type per distinct op (a few thousand ops among ~700k observations at 1,024 ranks).
-  std::unordered_map<std::string_view, std::string> op_types;
-  std::vector<const LinkObservation*> kept;
-  std::vector<uint32_t> kept_class;           // each kept observation's class index
+  std::vector<size_t> class_size;             // observations by class index
+  std::vector<uint32_t> kept_class;           // each usable observation's class index
   std::map<std::string_view, double> max_bw;  // per transport, to pick the nominal generation
-  for (const auto& o : obs) {
-    if (o.src_rank == o.dst_rank || o.transport == "LOCAL" || is_derived_matrix_key(o.op_key))
-      continue;
-    if (!(o.size_mb > opts.min_size_mb) || !(o.time_ms > 0) || !std::isfinite(o.size_mb) ||
-        !std::isfinite(o.time_ms))
-      continue;
-    const double bw = o.size_mb / o.time_ms;
-    if (!std::isfinite(bw)) continue;  // 1.7e308 MB in 0.01 ms: no bandwidth to compare
-    const std::string_view op = o.op_key.substr(0, o.op_key.rfind('@'));
-    auto [it, added] = op_types.try_emplace(op);
-    if (added) {
-      it->second = readers::matrix_op_type(op);
-      if (it->second.empty()) it->second = std::string(op);
-    }
-    const ClassKey ck{o.transport, it->second, static_cast<int>(std::lround(std::log2(o.size_mb)))};
-    auto [ci, new_class] = class_index.try_emplace(ck, static_cast<uint32_t>(class_bw.size()));
-    if (new_class) class_bw.emplace_back();
-    class_bw[ci->second].push_back(bw);
-    kept.push_back(&o);
+  kept_class.reserve(src.size());
+  src.for_each([&](auto op, std::string_view transport, int s, int d, double size_mb,
+                   double time_ms) {
+    if (src.derived(op) || !usable(s, d, transport, size_mb, time_ms, opts.min_size_mb)) return;
+    const double bw = size_mb / time_ms;
+    const ClassKey ck{transport, src.op_type(op),
+                      static_cast<int>(std::lround(std::log2(size_mb)))};
+    auto [ci, new_class] = class_index.try_emplace(ck, static_cast<uint32_t>(class_size.size()));
+    if (new_class) class_size.push_back(0);
+    ++class_size[ci->second];
     kept_class.push_back(ci->second);
-    double& most = max_bw[o.transport];
+    double& most = max_bw[transport];
     most = std::max(most, bw);
-  }
+  });
   std::vector<double> class_med;
-  for (auto& v : class_bw) class_med.push_back(stats::median(std::move(v)));
+  {
+    // The bandwidths grouped by class, each class's in observation order.
+    std::vector<size_t> next(class_size.size());
+    for (size_t c = 1; c < next.size(); ++c) next[c] = next[c - 1] + class_size[c - 1];
+    std::vector<double> bws(kept_class.size());
+    size_t i = 0;
+    src.for_each(
+        [&](auto op, std::string_view transport, int s, int d, double size_mb, double time_ms) {
+          if (src.derived(op) || !usable(s, d, transport, size_mb, time_ms, opts.min_size_mb))
+            return;
+          bws[next[kept_class[i++]]++] = size_mb / time_ms;
+        });
+    size_t begin = 0;
+    for (size_t n : class_size) {
+      class_med.push_back(
+          stats::median(std::vector<double>(bws.begin() + static_cast<std::ptrdiff_t>(begin),
+                                            bws.begin() + static_cast<std::ptrdiff_t>(begin + n))));
+      begin += n;
+    }
+  }
 
   // 2. Per link: totals and size-weighted ratio.
   std::map<LinkKey, LinkAcc> links;
-  for (size_t i = 0; i < kept.size(); ++i) {
-    const auto& o = *kept[i];
-    auto& a = links[{o.transport, o.src_rank, o.dst_rank}];
-    a.size += o.size_mb;
-    a.time += o.time_ms;
-    a.expected_time += o.size_mb / class_med[kept_class[i]];
-    ++a.n;
-  }
+  size_t i = 0;
+  src.for_each(
+      [&](auto op, std::string_view transport, int s, int d, double size_mb, double time_ms) {
+        if (src.derived(op) || !usable(s, d, transport, size_mb, time_ms, opts.min_size_mb)) return;
+        auto& a = links[{transport, s, d}];
+        a.size += size_mb;
+        a.time += time_ms;
+        a.expected_time += size_mb / class_med[kept_class[i++]];
+        ++a.n;
+      });
+  kept_class = {};
 
   // 3. Robust z of the ratio among links of the same transport.
   std::map<std::string_view, std::vector<std::pair<LinkKey, double>>> by_transport;
@@ -143,6 +232,24 @@ std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>&
            std::tie(b.transport, b.src_rank, b.dst_rank);
   });
   return out;
+}
+
+}  // namespace
+
+std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
+                                             const SlowLinkOptions& opts, int* unjudged,
+                                             int* overflowed) {
+  VectorSource src(obs);
+  return find_slow_links_in(src, opts, unjudged, overflowed);
+}
+
+std::vector<SlowLinkFinding> find_slow_links(const LinkObservationSet& obs,
+                                             const SlowLinkOptions& opts, int* unjudged,
+                                             int* overflowed) {
+  if (!(opts.min_size_mb >= obs.min_size_mb()))
+    throw std::invalid_argument("find_slow_links: min_size_mb below the observation set's");
+  SetSource src(obs);
+  return find_slow_links_in(src, opts, unjudged, overflowed);
 }
 
 io::Table slow_links_table(const std::vector<SlowLinkFinding>& findings) {

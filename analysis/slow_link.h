@@ -73,6 +73,7 @@ using io::is_derived_matrix_key;
 // `unjudged` (optional) receives the number of links left unjudged for too little data;
 // `overflowed` (optional) the number left unjudged because a sum of their sizes or times is not
 // finite (beyond 1.8e308: the bandwidth is unknown).
+// The same over a compact LinkObservationSet: link_observations.h.
 std::vector<SlowLinkFinding> find_slow_links(const std::vector<LinkObservation>& obs,
                                              const SlowLinkOptions& opts = {},
                                              int* unjudged = nullptr, int* overflowed = nullptr);

@@ -64,7 +64,7 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, 
 }
 
 LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
-                                  const std::vector<analysis::LinkObservation>& observations) {
+                                  const analysis::LinkObservationSet& observations) {
   LinkDiagnosis r;
   r.slow_links =
       analysis::find_slow_links(observations, {}, &r.unjudged_links, &r.overflowed_links);

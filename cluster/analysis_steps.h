@@ -96,7 +96,7 @@ struct LinkDiagnosis {
 // Slow links from the merged links' observations, then slow transfers per op class
 // (slow_transfer.h).
 LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
-                                  const std::vector<analysis::LinkObservation>& observations);
+                                  const analysis::LinkObservationSet& observations);
 
 // cluster_communication.json (msprof-analyze's document) when opts.json, and the communication_ops
 // and communication_bandwidth tables, from one walk over the ops a batch of group tuples at a time

@@ -6,8 +6,12 @@
 
 #include "analysis/link_observations.h"
 
+#include <bit>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 namespace cs::analysis {
 namespace {
@@ -105,7 +109,7 @@ TEST(SlowLink, IgnoresBadObservations) {
       {"allreduce-total@g", 1, 1, "HCCS", 10, 100},
   };
   EXPECT_TRUE(analysis::find_slow_links(obs).empty());
-  EXPECT_TRUE(analysis::find_slow_links({}).empty());
+  EXPECT_TRUE(analysis::find_slow_links(std::vector<analysis::LinkObservation>{}).empty());
 }
 
 // The adapter leaves out what find_slow_links() ignores (derived keys, LOCAL and self links) and
@@ -193,6 +197,85 @@ TEST(SlowLink, OverflowingSumsAreNotJudged) {
     EXPECT_EQ(x.evidence.find("inf"), std::string::npos) << x.evidence;
   }
   EXPECT_TRUE(f.empty()) << f.front().evidence;
+}
+
+}  // namespace
+}  // namespace cs::analysis
+
+namespace cs::analysis {
+namespace {
+
+// The findings over a LinkObservationSet of `obs` are those over `obs`, every double the same
+// bits, with the same unjudged and overflowed counts.
+void expect_set_matches_vector(const std::vector<LinkObservation>& obs, const SlowLinkOptions& opts,
+                               const std::string& at) {
+  LinkObservationSet set;
+  set.add(obs);
+  int unjudged_v = -1, overflowed_v = -1, unjudged_s = -2, overflowed_s = -2;
+  const auto v = find_slow_links(obs, opts, &unjudged_v, &overflowed_v);
+  const auto s = find_slow_links(set, opts, &unjudged_s, &overflowed_s);
+  EXPECT_EQ(unjudged_s, unjudged_v) << at;
+  EXPECT_EQ(overflowed_s, overflowed_v) << at;
+  ASSERT_EQ(s.size(), v.size()) << at;
+  auto bits = [](double d) { return std::bit_cast<uint64_t>(d); };
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_EQ(s[i].src_rank, v[i].src_rank) << at;
+    EXPECT_EQ(s[i].dst_rank, v[i].dst_rank) << at;
+    EXPECT_EQ(s[i].transport, v[i].transport) << at;
+    EXPECT_EQ(bits(s[i].bandwidth_gbps), bits(v[i].bandwidth_gbps)) << at;
+    EXPECT_EQ(bits(s[i].expected_gbps), bits(v[i].expected_gbps)) << at;
+    EXPECT_EQ(bits(s[i].ratio), bits(v[i].ratio)) << at;
+    EXPECT_EQ(bits(s[i].z), bits(v[i].z)) << at;
+    EXPECT_EQ(bits(s[i].nominal_gbps), bits(v[i].nominal_gbps)) << at;
+    EXPECT_EQ(s[i].observations, v[i].observations) << at;
+    EXPECT_EQ(bits(s[i].size_mb), bits(v[i].size_mb)) << at;
+    EXPECT_EQ(bits(s[i].time_ms), bits(v[i].time_ms)) << at;
+    EXPECT_EQ(s[i].evidence, v[i].evidence) << at;
+  }
+}
+
+// Issue 38: the compact set (32-byte records, what find_slow_links() skips left out at add())
+// finds what the vector finds, on every input above and on a noisy mixture with bad numbers.
+TEST(SlowLink, CompactSetMatchesVector) {
+  const SlowLinkOptions defaults;
+  expect_set_matches_vector(ring_cluster(4, 4, {}, 3), defaults, "clean");
+  expect_set_matches_vector(ring_cluster(4, 4, {{{10, 11}, 0.3}}), defaults, "hccs 30%");
+  expect_set_matches_vector(ring_cluster(4, 3, {{{3, 11}, 0.7}, {{0, 1}, 0.3}}), defaults, "rdma");
+  std::vector<LinkObservation> mixed = ring_cluster(8, 5, {{{3, 11}, 0.5}, {{17, 18}, 0.2}}, 7);
+  ASSERT_FALSE(find_slow_links(mixed).empty());
+  for (int i = 0; i < 8; ++i) mixed.push_back({"send-total@pp", i, i + 8, "HCCS", 0.01, 0.005});
+  mixed.push_back({"allreduce-total@g", 0, 1, "HCCS", 0, 0});
+  mixed.push_back({"allreduce-total@g", 0, 1, "HCCS", 10, -1});
+  mixed.push_back({"allreduce-total@g", 2, 1, "HCCS", std::nan(""), 1});
+  mixed.push_back({"allreduce-total@g", 2, 1, "HCCS", 1, std::numeric_limits<double>::infinity()});
+  mixed.push_back({"allreduce-total@g", 4, 6, "HCCS", 1.7e308, 1e-3});  // bandwidth inf
+  mixed.push_back({"allreduce-total@g", 1, 1, "HCCS", 10, 100});
+  mixed.push_back({"Total Op Info@g", 1, 2, "HCCS", 10, 100});
+  for (int k = 0; k < 5; ++k) mixed.push_back({"allreduce-total@g", 2, 5, "HCCS", 1.7e308, 2.0});
+  mixed.push_back({"hcom_allReduce__1_1_1@g", 0, 3, "HCCS", 0.0004, 0.0066});
+  for (int k = 0; k < 5; ++k) mixed.push_back({"hcom_allReduce__1_1_1@g", 2, 5, "HCCS", 8.0, 2.0});
+  expect_set_matches_vector(mixed, defaults, "mixed");
+  SlowLinkOptions bigger;
+  bigger.min_size_mb = 16;
+  expect_set_matches_vector(mixed, bigger, "min_size_mb 16");
+  // The left-out observations are only those skipped anyway: never more than the vector keeps.
+  LinkObservationSet set;
+  set.add(mixed);
+  size_t usable = 0;
+  for (const auto& o : mixed)
+    usable += o.src_rank != o.dst_rank && o.transport != "LOCAL" &&
+              !is_derived_matrix_key(o.op_key) && o.size_mb > 0 && o.time_ms > 0 &&
+              std::isfinite(o.size_mb) && std::isfinite(o.time_ms) &&
+              std::isfinite(o.size_mb / o.time_ms);
+  EXPECT_EQ(set.size(), usable);
+  EXPECT_EQ(set.to_vector().size(), usable);
+  // A set that left out what a smaller min_size_mb would judge cannot be judged with it.
+  LinkObservationSet coarse(16);
+  coarse.add(mixed);
+  EXPECT_THROW(find_slow_links(coarse, defaults), std::invalid_argument);
+  int unjudged = -1;
+  EXPECT_EQ(find_slow_links(coarse, bigger, &unjudged).size(),
+            find_slow_links(mixed, bigger).size());
 }
 
 }  // namespace
