@@ -29,15 +29,6 @@ class GroupOrder {
   std::vector<std::string> names_;
 };
 
-double ratio(double part, double transit) {
-  const double d = part + transit;
-  return d < 1e-15 ? 0.0 : part / d;
-}
-
-double field(const readers::CommOp& op, readers::TimeField f) {
-  return op.time.has(f) && std::isfinite(op.time.get(f)) ? op.time.get(f) : 0.0;
-}
-
 template <typename F>
 void for_each_op(const std::vector<load::RankData>& ranks, F&& f) {
   readers::CommunicationFile scratch;  // a rank still held packed is read through it
@@ -54,6 +45,15 @@ void for_each_op(const std::vector<load::RankData>& ranks, F&& f) {
 
 }  // namespace
 
+double comm_share(double part, double transit) {
+  const double d = part + transit;
+  return d < 1e-15 ? 0.0 : part / d;
+}
+
+double comm_time_ms(const readers::CommOp& op, readers::TimeField f) {
+  return op.time.has(f) && std::isfinite(op.time.get(f)) ? op.time.get(f) : 0.0;
+}
+
 io::Table comm_rank_summary_table(const std::vector<load::RankData>& ranks) {
   struct Acc {
     int64_t ops = 0;
@@ -64,11 +64,11 @@ io::Table comm_rank_summary_table(const std::vector<load::RankData>& ranks) {
   for_each_op(ranks, [&](const load::RankData& r, const readers::CommOp& op) {
     auto& a = acc[{groups.index(op.group()), r.rank()}];
     ++a.ops;
-    a.elapse += field(op, readers::kElapseTimeMs);
-    a.transit += field(op, readers::kTransitTimeMs);
-    a.wait += field(op, readers::kWaitTimeMs);
-    a.sync += field(op, readers::kSyncTimeMs);
-    a.idle += field(op, readers::kIdleTimeMs);
+    a.elapse += comm_time_ms(op, readers::kElapseTimeMs);
+    a.transit += comm_time_ms(op, readers::kTransitTimeMs);
+    a.wait += comm_time_ms(op, readers::kWaitTimeMs);
+    a.sync += comm_time_ms(op, readers::kSyncTimeMs);
+    a.idle += comm_time_ms(op, readers::kIdleTimeMs);
   });
   io::Table t("comm_rank_summary");
   auto& group = t.add_string("group");
@@ -90,8 +90,8 @@ io::Table comm_rank_summary_table(const std::vector<load::RankData>& ranks) {
     wait.doubles.push_back(a.wait);
     sync.doubles.push_back(a.sync);
     idle.doubles.push_back(a.idle);
-    wait_ratio.doubles.push_back(ratio(a.wait, a.transit));
-    sync_ratio.doubles.push_back(ratio(a.sync, a.transit));
+    wait_ratio.doubles.push_back(comm_share(a.wait, a.transit));
+    sync_ratio.doubles.push_back(comm_share(a.sync, a.transit));
   }
   return t;
 }

@@ -22,6 +22,11 @@
 
 namespace cs::analysis {
 
+// part / (part + transit): wait_ratio and sync_ratio; 0 when the divisor is below 1e-15.
+double comm_share(double part, double transit);
+// An op's time field in ms; 0 when it is absent or not finite.
+double comm_time_ms(const readers::CommOp& op, readers::TimeField f);
+
 io::Table comm_rank_summary_table(const std::vector<load::RankData>& ranks);
 // The newer nominal speeds (RDMA 25, HCCS 28 GB/s) are used for a transport when some rank's
 // bandwidth on it exceeds the older nominal (12.5 / 18) by more than 5%.

@@ -8,20 +8,12 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/comm_summary.h"
 #include "analysis/slow_link.h"
 
 namespace cs::analysis {
 
 namespace {
-
-double ratio(double part, double transit) {
-  const double d = part + transit;
-  return d < 1e-15 ? 0.0 : part / d;
-}
-
-double field(const readers::CommOp& op, readers::TimeField f) {
-  return op.time.has(f) && std::isfinite(op.time.get(f)) ? op.time.get(f) : 0.0;
-}
 
 template <typename T>
 void put(std::vector<char>& out, T v) {
@@ -68,11 +60,11 @@ RankCommSums rank_comm_sums(const load::RankData& rank, readers::CommunicationFi
     if (op.is_total()) return;
     RankCommSums::Group& g = group_of(op.group());
     ++g.ops;
-    g.elapse += field(op, readers::kElapseTimeMs);
-    g.transit += field(op, readers::kTransitTimeMs);
-    g.wait += field(op, readers::kWaitTimeMs);
-    g.sync += field(op, readers::kSyncTimeMs);
-    g.idle += field(op, readers::kIdleTimeMs);
+    g.elapse += comm_time_ms(op, readers::kElapseTimeMs);
+    g.transit += comm_time_ms(op, readers::kTransitTimeMs);
+    g.wait += comm_time_ms(op, readers::kWaitTimeMs);
+    g.sync += comm_time_ms(op, readers::kSyncTimeMs);
+    g.idle += comm_time_ms(op, readers::kIdleTimeMs);
     for (const auto& tr : op.transports) {
       if (tr.name == "SDMA") continue;
       const double size_mb = tr.get(readers::kTrSizeMb), time_ms = tr.get(readers::kTrTimeMs);
@@ -282,8 +274,8 @@ io::Table CommSummaryStream::emit(const std::function<void(io::Table)>& rank_chu
         push_int(ranks.columns[1], rank);
         push_int(ranks.columns[2], ops);
         for (size_t i = 0; i < 5; ++i) push(ranks.columns[3 + i], v[i]);
-        push(ranks.columns[8], ratio(v[2], v[1]));
-        push(ranks.columns[9], ratio(v[3], v[1]));
+        push(ranks.columns[8], comm_share(v[2], v[1]));
+        push(ranks.columns[9], comm_share(v[3], v[1]));
         d_group.codes.push_back(code);
         d_rank.ints.push_back(rank);
         d_transit.doubles.push_back(v[1]);

@@ -13,9 +13,11 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "cli/cli_test_util.h"
 #include "mpi/mpi_comm.h"
+#include "msprof_analyze/recipes/recipe.h"
 
 namespace cs::test {
 
@@ -123,6 +125,27 @@ inline void expect_same_outputs(const std::filesystem::path& got,
     else
       EXPECT_EQ(read_file(it->second), read_file(path)) << name;
   }
+}
+
+// The real DB job's two ranks (tests/data/ascend-real/db_level1) mapped by `recipe`, repeated
+// as ranks 0 .. n-1 (rank r reads rank r % 2's databases).
+inline std::vector<recipes::RankPartial> map_real_db_ranks(const recipes::Recipe& recipe, int n) {
+  const std::filesystem::path job =
+      std::filesystem::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
+  std::vector<recipes::RankPartial> parts;
+  for (int r = 0; r < n; ++r) {
+    recipes::RankDbPaths paths;
+    paths.rank = r;
+    paths.rank_dir = (job / ("rank" + std::to_string(r % 2) + "_ascend_pt")).string();
+    paths.analysis_db = paths.rank_dir + "/ASCEND_PROFILER_OUTPUT/analysis.db";
+    recipes::RankPartial p;
+    p.rank = r;
+    io::Diagnostics diag;
+    p.used = recipe.map(paths, p.frames, diag);
+    EXPECT_TRUE(p.used) << r;
+    parts.push_back(std::move(p));
+  }
+  return parts;
 }
 
 }  // namespace cs::test

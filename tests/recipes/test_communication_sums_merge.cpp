@@ -21,24 +21,9 @@ namespace ct = cs::recipes::communication_time_sum;
 
 namespace {
 
-const fs::path kJob = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
-
 // The real job's two ranks mapped by `recipe`, repeated as ranks 0-3.
 std::vector<cs::recipes::RankPartial> mapped(const cs::recipes::Recipe& recipe) {
-  std::vector<cs::recipes::RankPartial> parts;
-  for (int r = 0; r < 4; ++r) {
-    cs::recipes::RankDbPaths paths;
-    paths.rank = r;
-    paths.rank_dir = (kJob / ("rank" + std::to_string(r % 2) + "_ascend_pt")).string();
-    paths.analysis_db = paths.rank_dir + "/ASCEND_PROFILER_OUTPUT/analysis.db";
-    cs::recipes::RankPartial p;
-    p.rank = r;
-    cs::io::Diagnostics diag;
-    p.used = recipe.map(paths, p.frames, diag);
-    EXPECT_TRUE(p.used) << r;
-    parts.push_back(std::move(p));
-  }
-  return parts;
+  return cs::test::map_real_db_ranks(recipe, 4);
 }
 
 // Every cell of a frame, column by column, as text.

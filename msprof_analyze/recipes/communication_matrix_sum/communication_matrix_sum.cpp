@@ -102,6 +102,16 @@ frame::Frame output_frame() {
 
 namespace {
 
+// output_frame()'s ten columns by name, as references into `out` (bound with
+// `auto [step, op, ...] = columns_of(out)`).
+struct OutColumns {
+  frame::FrameColumn &step, &op, &group, &src, &dst, &transport, &op_name, &size, &time, &bw;
+};
+OutColumns columns_of(frame::Frame& out) {
+  auto& c = out.columns;
+  return {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]};
+}
+
 // The merge of the ranks' rows concatenated in rank order (`all`, freed on return).
 frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
   add_rank_sets(all, rank_map);
@@ -116,16 +126,7 @@ frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
   const std::vector<frame::Cell>* dst_in = cells_of(all, "dst_rank");
   const frame::Dtype size_t_ = size_c->dtype(), time_t_ = time_c->dtype();
   frame::Frame out = output_frame();
-  auto& step = out.columns[0];
-  auto& op = out.columns[1];
-  auto& group = out.columns[2];
-  auto& src = out.columns[3];
-  auto& dst = out.columns[4];
-  auto& transport = out.columns[5];
-  auto& op_name = out.columns[6];
-  auto& size = out.columns[7];
-  auto& time = out.columns[8];
-  auto& bw = out.columns[9];
+  auto [step, op, group, src, dst, transport, op_name, size, time, bw] = columns_of(out);
   const frame::GroupedRows links = frame::group_rows_flat(
       all, {"rank_set", "step", "hccl_op_name", "group_name", "src_rank", "dst_rank"}, false);
   // Room for every link and the "Total Op Info" rows at most one per "-total" link, so the
@@ -163,16 +164,7 @@ frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
 }  // namespace
 
 void append_totals(frame::Frame& out) {
-  auto& step = out.columns[0];
-  auto& op = out.columns[1];
-  auto& group = out.columns[2];
-  auto& src = out.columns[3];
-  auto& dst = out.columns[4];
-  auto& transport = out.columns[5];
-  auto& op_name = out.columns[6];
-  auto& size = out.columns[7];
-  auto& time = out.columns[8];
-  auto& bw = out.columns[9];
+  auto [step, op, group, src, dst, transport, op_name, size, time, bw] = columns_of(out);
   // Per link, the "-total" rows summed into one "Total Op Info" row.
   std::vector<size_t> total_rows;
   for (size_t r = 0; r < out.rows(); ++r) {

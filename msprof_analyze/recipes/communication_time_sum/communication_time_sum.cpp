@@ -39,6 +39,23 @@ const std::vector<std::string> kBandwidthColumns = {
     "transit_size", "transit_time",  "bandwidth",    "large_packet_ratio", "package_size",
     "count",        "total_duration"};
 
+}  // namespace
+
+const std::vector<std::string>& table_columns(std::string_view key) {
+  return key == "time" ? kTimeColumns : kBandwidthColumns;
+}
+
+std::vector<std::string> input_columns(std::string_view key) {
+  std::vector<std::string> names = table_columns(key);
+  if (key == "time")
+    names[5] = "elapse_time";
+  else
+    names[4] = "transport_type";
+  return names;
+}
+
+namespace {
+
 // A table's rows as the recipe keeps them: with the rank id, and a "step" column when the table
 // has none.
 void with_rank_and_step(frame::Frame& rows, int rank) {
@@ -173,8 +190,7 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
   }
   // The op rows have ratio 0 (int): concatenated without the ratio columns (NULL there), then
   // filled, rather than copied once more to add them.
-  std::vector<std::string> order = kTimeColumns;
-  order[5] = "elapse_time";
+  const std::vector<std::string> order = input_columns("time");
   const size_t tn = time.rows();
   std::vector<const char*> zero_ratios;  // (a table with the column keeps its values)
   for (const char* k : {"synchronization_time_ratio", "wait_time_ratio"})
@@ -258,8 +274,7 @@ frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
     ratio.push_back(frame::Cell::integer(0));
     bw.push_back(ratio4(s.first, s.second));
   }
-  std::vector<std::string> order = kBandwidthColumns;
-  order[4] = "transport_type";
+  const std::vector<std::string> order = input_columns("bandwidth");
   frame::Frame out = frame::append_frames(std::move(bandwidth), agg, order);
   out.columns[4].name = "band_type";
   return out;

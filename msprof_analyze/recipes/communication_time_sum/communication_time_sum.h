@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe.h"
@@ -37,6 +38,13 @@ bool map_communication_time(recipes::RankDb& db, const RankDbPaths& paths, frame
 // The dtypes of the columns of the whole concatenated table, by name, when a function below is
 // given one rank's rows of it (time_sum_stream.h): its sums are typed as the whole table's.
 using WholeDtypes = std::map<std::string, frame::Dtype>;
+
+// The columns of ClusterCommunicationTime (`key` "time") or ClusterCommunicationBandwidth (any
+// other key), in order.
+const std::vector<std::string>& table_columns(std::string_view key);
+// The map results' columns they come from: the same names but elapse_time (time) and
+// transport_type (bandwidth), renamed on output.
+std::vector<std::string> input_columns(std::string_view key);
 
 // The time table with its per-(step, rank, group) totals appended (msprof-analyze's
 // _compute_time_info); `mapping` is the CommunicationGroupMapping frame.

@@ -13,33 +13,6 @@ namespace cs::recipes::communication_time_sum {
 
 namespace {
 
-// The tables' columns, and the input column each one is (renamed on output).
-const std::vector<std::string> kTimeOut = {"step",
-                                           "rank_id",
-                                           "hccl_op_name",
-                                           "group_name",
-                                           "start_timestamp",
-                                           "elapsed_time",
-                                           "transit_time",
-                                           "wait_time",
-                                           "synchronization_time",
-                                           "idle_time",
-                                           "synchronization_time_ratio",
-                                           "wait_time_ratio"};
-const std::vector<std::string> kBandwidthOut = {"step",         "rank_id",   "hccl_op_name",
-                                                "group_name",   "band_type", "transit_size",
-                                                "transit_time", "bandwidth", "large_packet_ratio",
-                                                "package_size", "count",     "total_duration"};
-
-std::vector<std::string> input_names(const std::string& key) {
-  std::vector<std::string> names = key == "time" ? kTimeOut : kBandwidthOut;
-  if (key == "time")
-    names[5] = "elapse_time";
-  else
-    names[4] = "transport_type";
-  return names;
-}
-
 // The totals' sort keys, as the table names them.
 std::vector<std::string> total_keys(const std::string& key) {
   if (key == "time") return {"step", "rank_id", "group_name"};
@@ -63,8 +36,8 @@ void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const fram
     t.names.push_back(*c.name);
     t.dtypes.push_back(frame::dtype_of_kinds(c.kinds, c.force_object));
   }
-  const std::vector<std::string> out_names = t.key == "time" ? kTimeOut : kBandwidthOut;
-  const std::vector<std::string> from = input_names(t.key);
+  const std::vector<std::string>& out_names = table_columns(t.key);
+  const std::vector<std::string> from = input_columns(t.key);
   for (size_t c = 0; c < out_names.size(); ++c) {
     ColumnKinds k{frame::intern_text(out_names[c]), 0, false};
     for (const ColumnKinds& i : in)
@@ -108,7 +81,7 @@ void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const fram
 // A rank's own rows as the table has them: its columns in the table's order (NULL where it lacks
 // one), the ratio columns 0 where the whole table lacks them (communication_time_with_totals).
 frame::Frame table_rows(const StreamedTable& t, const frame::Frame& rows) {
-  const std::vector<std::string> from = input_names(t.key);
+  const std::vector<std::string> from = input_columns(t.key);
   frame::Frame out;
   for (size_t c = 0; c < from.size(); ++c) {
     frame::FrameColumn& dst = out.add(*t.columns[c].name);
