@@ -9,16 +9,13 @@
 //    the transport has no nominal speed, e.g. SIO, SDMA). SDMA is skipped: it is the sum of
 //    HCCS, PCIE and SIO.
 // Rows are ordered by group (first appearance in rank order), then rank, then transport.
+// The newer nominal speeds (RDMA 25, HCCS 28 GB/s) are used for a transport when some rank's
+// bandwidth on it exceeds the older nominal (12.5 / 18) by more than 5%.
 //
-// `cluster` streams the same rows rank by rank (analysis/comm_summary_stream.h, never holding
-// either table whole); these whole-table functions are its reference in the tests.
-//
-//   auto t = comm_rank_summary_table(ranks);   // ranks sorted by rank
+// The tables are built rank by rank and streamed (analysis/comm_summary_stream.h), never held
+// whole; this file holds the rules both tables share.
 
-#include <vector>
-
-#include "io/table.h"
-#include "load/rank_data.h"
+#include "readers/communication.h"
 
 namespace cs::analysis {
 
@@ -26,10 +23,5 @@ namespace cs::analysis {
 double comm_share(double part, double transit);
 // An op's time field in ms; 0 when it is absent or not finite.
 double comm_time_ms(const readers::CommOp& op, readers::TimeField f);
-
-io::Table comm_rank_summary_table(const std::vector<load::RankData>& ranks);
-// The newer nominal speeds (RDMA 25, HCCS 28 GB/s) are used for a transport when some rank's
-// bandwidth on it exceeds the older nominal (12.5 / 18) by more than 5%.
-io::Table comm_transport_summary_table(const std::vector<load::RankData>& ranks);
 
 }  // namespace cs::analysis

@@ -1,14 +1,18 @@
-// comm_rank_summary / comm_transport_summary tables and the diagnosis summary text.
+// comm_rank_summary / comm_transport_summary as `cluster` builds them (streamed rank by rank:
+// analysis/comm_summary_stream.h), worked out by hand; and the diagnosis summary text.
 
 #include "analysis/comm_summary.h"
 
 #include <gtest/gtest.h>
 
+#include "analysis/comm_summary_reference.h"
 #include "analysis/diagnosis_summary.h"
 #include "analysis/synthetic_cluster.h"
 
 namespace cs::analysis {
 namespace {
+
+using testing::stream_comm_summaries;
 
 std::vector<load::RankData> two_ranks() {
   std::vector<load::RankData> ranks(2);
@@ -26,7 +30,7 @@ std::vector<load::RankData> two_ranks() {
 }
 
 TEST(CommSummary, RankSummarySumsOpsAndRecomputesRatios) {
-  auto t = analysis::comm_rank_summary_table(two_ranks());
+  auto t = stream_comm_summaries(two_ranks()).ranks;
   t.validate();
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("group")->strings[0], "77");
@@ -46,18 +50,18 @@ TEST(CommSummary, PackedRanksOpsAreSeen) {
   auto packed = two_ranks();
   for (auto& r : packed) r.communication.pack();
   ASSERT_TRUE(packed[0].communication.packed());
-  auto t = analysis::comm_rank_summary_table(packed);
+  auto t = stream_comm_summaries(packed).ranks;
   t.validate();
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("ops")->ints[0], 2);
   EXPECT_DOUBLE_EQ(t.find("elapse_ms")->doubles[0], 3.0);
-  EXPECT_EQ(analysis::comm_transport_summary_table(packed).rows(),
-            analysis::comm_transport_summary_table(two_ranks()).rows());
+  EXPECT_EQ(stream_comm_summaries(packed).transports.rows(),
+            stream_comm_summaries(two_ranks()).transports.rows());
   EXPECT_TRUE(packed[0].communication.packed());  // the analysis left the memory policy alone
 }
 
 TEST(CommSummary, TransportSummaryBandwidthAndUtilization) {
-  auto t = analysis::comm_transport_summary_table(two_ranks());
+  auto t = stream_comm_summaries(two_ranks()).transports;
   t.validate();
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.find("transport")->strings[0], "HCCS");
@@ -66,7 +70,7 @@ TEST(CommSummary, TransportSummaryBandwidthAndUtilization) {
   EXPECT_DOUBLE_EQ(t.find("bandwidth_gbps")->doubles[0], 16.0);
   EXPECT_DOUBLE_EQ(t.find("nominal_gbps")->doubles[0], 18.0);
   EXPECT_DOUBLE_EQ(t.find("utilization")->doubles[0], 16.0 / 18.0);
-  EXPECT_EQ(analysis::comm_transport_summary_table({}).rows(), 0u);
+  EXPECT_EQ(stream_comm_summaries({}).transports.rows(), 0u);
 }
 
 TEST(DiagnosisSummary, Text) {

@@ -1,5 +1,6 @@
 // comm_rank_summary and comm_transport_summary streamed rank by rank
-// (analysis/comm_summary_stream.h) against the whole-table functions (analysis/comm_summary.h):
+// (analysis/comm_summary_stream.h) against the whole-table reference built in one pass
+// (tests/analysis/comm_summary_reference.h):
 // the same cells in the same order for any chunk size, any amount parked, ranks held, packed or
 // spilled; and the report's digest is the table's group, rank and times.
 
@@ -10,7 +11,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "analysis/comm_summary.h"
+#include "analysis/comm_summary_reference.h"
 #include "analysis/synthetic_cluster.h"
 #include "runtime/spill_file.h"
 
@@ -75,50 +76,16 @@ void expect_same(const io::Table& a, const io::Table& b) {
   }
 }
 
-void append(io::Table& to, const io::Table& chunk) {
-  for (size_t c = 0; c < to.columns.size(); ++c) {
-    io::Column& t = to.columns[c];
-    const io::Column& f = chunk.columns[c];
-    t.strings.insert(t.strings.end(), f.strings.begin(), f.strings.end());
-    t.ints.insert(t.ints.end(), f.ints.begin(), f.ints.end());
-    t.doubles.insert(t.doubles.end(), f.doubles.begin(), f.doubles.end());
-  }
-}
-
-struct Streamed {
-  io::Table ranks, transports, digest;
-  size_t rank_chunks = 0, transport_chunks = 0, largest_chunk = 0;
-  std::vector<io::StringColumnSize> rank_strings, transport_strings;
-};
+using Streamed = testing::StreamedSummaries;
 
 Streamed stream(const std::vector<load::RankData>& ranks, size_t park_bytes, size_t chunk_rows) {
-  CommSummaryStream s(park_bytes);
-  readers::CommunicationFile scratch;
-  for (const auto& r : ranks) s.add(rank_comm_sums(r, scratch));
-  Streamed out;
-  out.ranks = CommSummaryStream::rank_schema();
-  out.transports = CommSummaryStream::transport_schema();
-  out.rank_strings = s.rank_strings();
-  out.transport_strings = s.transport_strings();
-  out.digest = s.emit(
-      [&](io::Table t) {
-        ++out.rank_chunks;
-        out.largest_chunk = std::max(out.largest_chunk, t.rows());
-        append(out.ranks, t);
-      },
-      [&](io::Table t) {
-        ++out.transport_chunks;
-        out.largest_chunk = std::max(out.largest_chunk, t.rows());
-        append(out.transports, t);
-      },
-      chunk_rows);
-  return out;
+  return testing::stream_comm_summaries(ranks, park_bytes, chunk_rows);
 }
 
 TEST(CommSummaryStream, SameTablesForAnyChunkAndParkSize) {
   const auto ranks = job();
-  const io::Table whole_ranks = comm_rank_summary_table(ranks);
-  const io::Table whole_transports = comm_transport_summary_table(ranks);
+  const io::Table whole_ranks = testing::reference_comm_rank_summary(ranks);
+  const io::Table whole_transports = testing::reference_comm_transport_summary(ranks);
   ASSERT_GT(whole_ranks.rows(), 20u);
   // The cases the job was made for are in the whole tables: the late group is not last in rank
   // order, RDMA got the newer nominal speed, SDMA is absent, the NaN wait counted as 0.
@@ -181,7 +148,7 @@ TEST(CommSummaryStream, RanksPackedOrSpilledGiveTheSameTables) {
   const Streamed a = stream(held, 64, 5), b = stream(parked, 64, 5);
   expect_same(a.ranks, b.ranks);
   expect_same(a.transports, b.transports);
-  expect_same(b.ranks, comm_rank_summary_table(held));
+  expect_same(b.ranks, testing::reference_comm_rank_summary(held));
 }
 
 TEST(CommSummaryStream, NoCommunicationGivesNoRows) {
