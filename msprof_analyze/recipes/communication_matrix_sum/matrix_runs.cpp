@@ -83,8 +83,11 @@ struct SortedRuns::Merger::Cursor {
   size_t at = 0;      // the next row of the loaded chunk
   uint32_t rows = 0;  // the loaded chunk's
   std::vector<char> bytes;
-  const frame::Cell* cell(size_t c, size_t r) const {
-    return reinterpret_cast<const frame::Cell*>(bytes.data()) + c * rows + r;
+  frame::Cell cell(size_t c, size_t r) const {
+    frame::Cell v;
+    std::memcpy(static_cast<void*>(&v), bytes.data() + (c * rows + r) * sizeof(frame::Cell),
+                sizeof v);
+    return v;
   }
   uint64_t pos(size_t columns, size_t r) const {
     uint64_t v;
@@ -142,7 +145,7 @@ bool SortedRuns::Merger::next(std::vector<std::vector<frame::Cell>>& out, size_t
     // Rows of this cursor while they come before every other cursor's next.
     const bool alone = heap_.size() == 1;
     do {
-      for (size_t col = 0; col < columns; ++col) out[col].push_back(*c.cell(col, c.at));
+      for (size_t col = 0; col < columns; ++col) out[col].push_back(c.cell(col, c.at));
       ++c.at;
       ++n;
     } while (n < max_rows && c.at < c.rows &&
