@@ -121,7 +121,10 @@ DirectWrite write_frame_sqlite_direct(const frame::Frame& f,
       tree.add_row(std::string_view(in.bytes).substr(begin, end - begin));
       begin = end;
     }
-    in = Block{};
+    // Freed now (moving an empty string into `in.bytes` would keep its buffer: every block's
+    // records stayed held until the table was written, the size of the table).
+    std::string().swap(in.bytes);
+    std::vector<uint32_t>().swap(in.end);
   };
   runtime::ordered_parallel_for(blocks.size(), blocks.size() > 1 ? threads : 1, encode, add);
   if (!file.append(table, create, tree)) {

@@ -7,6 +7,7 @@
 
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/matrix_sum_parked.h"
+#include "msprof_analyze/recipes/communication_matrix_sum/matrix_sum_stream.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/msprof_matrix_rows.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/parked_frames.h"
@@ -163,22 +164,22 @@ frame::Frame merge_concatenated(frame::Frame all, const RankMap& rank_map) {
 
 }  // namespace
 
-void append_totals(frame::Frame& out) {
-  auto [step, op, group, src, dst, transport, op_name, size, time, bw] = columns_of(out);
+frame::Frame total_rows(const frame::Frame& in, std::vector<size_t>* first) {
+  const auto& op = in.columns[1];
   // Per link, the "-total" rows summed into one "Total Op Info" row.
-  std::vector<size_t> total_rows;
-  for (size_t r = 0; r < out.rows(); ++r) {
+  std::vector<size_t> total_links;
+  for (size_t r = 0; r < in.rows(); ++r) {
     const frame::Cell& c = op.cells[r];
     if (c.kind == frame::Cell::Kind::kText && c.str().find("total") != std::string::npos)
-      total_rows.push_back(r);
+      total_links.push_back(r);
   }
   frame::Frame totals_src;
-  for (const auto& c : out.columns) {
+  for (const auto& c : in.columns) {
     auto& d = totals_src.add(c.name);
-    d.cells.reserve(total_rows.size());
-    for (size_t r : total_rows) d.push_back(c.cells[r]);
+    d.cells.reserve(total_links.size());
+    for (size_t r : total_links) d.push_back(c.cells[r]);
   }
-  const frame::Dtype tsize_t = size.dtype(), ttime_t = time.dtype();
+  const frame::Dtype tsize_t = in.columns[7].dtype(), ttime_t = in.columns[8].dtype();
   const frame::Cell total_op = frame::Cell::text("Total Op Info");
   const frame::FrameColumn& t_transport = *frame::find_column(totals_src, "transport_type");
   const frame::FrameColumn& t_opname = *frame::find_column(totals_src, "op_name");
@@ -186,11 +187,15 @@ void append_totals(frame::Frame& out) {
   const frame::FrameColumn& t_time = *frame::find_column(totals_src, "transit_time");
   const frame::GroupedRows totals =
       frame::group_rows_flat(totals_src, {"group_name", "step", "src_rank", "dst_rank"}, false);
+  frame::Frame sums = output_frame();
+  auto [step, op_out, group, src, dst, transport, op_name, size, time, bw] = columns_of(sums);
+  for (auto& c : sums.columns) c.cells.reserve(totals.size());
   for (size_t g = 0; g < totals.size(); ++g) {
     const std::span<const size_t> rows = totals[g];
     const size_t r0 = rows.front();
+    if (first) first->push_back(total_links[r0]);
     step.push_back(totals_src.columns[0].cells[r0]);
-    op.push_back(total_op);
+    op_out.push_back(total_op);
     group.push_back(totals_src.columns[2].cells[r0]);
     src.push_back(totals_src.columns[3].cells[r0]);
     dst.push_back(totals_src.columns[4].cells[r0]);
@@ -201,6 +206,15 @@ void append_totals(frame::Frame& out) {
     size.push_back(s);
     time.push_back(t);
     bw.push_back(frame::Cell::real(s.num() / t.num()));
+  }
+  return sums;
+}
+
+void append_totals(frame::Frame& out) {
+  const frame::Frame sums = total_rows(out);
+  for (size_t c = 0; c < out.columns.size(); ++c) {
+    auto& cells = out.columns[c].cells;
+    cells.insert(cells.end(), sums.columns[c].cells.begin(), sums.columns[c].cells.end());
   }
 }
 
@@ -259,28 +273,57 @@ bool CommunicationMatrixSum::reduce(const std::vector<RankPartial>& parts, const
 
 Recipe::WriteStep CommunicationMatrixSum::merge(std::vector<RankPartial>& parts, int /*threads*/,
                                                 io::Diagnostics& /*diag*/) const {
-  auto merged = std::make_shared<frame::Frame>();
-  std::string problem;
   if (any_parked(parts)) {
+    // Streamed: the merged links in sorted runs in the parked frames' spill file, read back in
+    // order as the table is written (matrix_sum_stream.h).
+    std::shared_ptr<runtime::SpillFile> file;
+    for (const auto& p : parts)
+      for (const ParkedFrame& f : p.parked)
+        if (!file) file = f.file;
+    std::shared_ptr<StreamedMatrix> streamed;
+    std::string problem;
     try {
-      *merged = merge_parked(parts);
+      streamed = stream_matrix(parts, file);
     } catch (const std::runtime_error& e) {
       problem = e.what();
     }
-  } else {
-    // The ranks' frames taken from the parts: each rank's rows are freed as they are
-    // concatenated.
-    std::vector<int> ranks;
-    std::vector<frame::Frame> frames = take_used_frames(parts, "matrix", true, &ranks);
-    if (!frames.empty()) *merged = merge_communication_matrix(std::move(frames), ranks);
+    const std::string name = dir_name();
+    return [streamed, name, problem](const RecipeOutput& out, io::Diagnostics& diag) {
+      if (!problem.empty()) {
+        diag.error(out.db_path(name), 0, "communication_matrix_sum: " + problem,
+                   "check the free space of the temporary directory ($TMPDIR)");
+        return false;
+      }
+      if (streamed->rows() == 0) {
+        diag.warn(out.cluster_output_dir, 0,
+                  "communication_matrix_sum: no communication matrix data", "nothing was written");
+        return true;
+      }
+      if (!streamed->problem().empty())
+        diag.warn(out.cluster_output_dir, 0,
+                  "communication_matrix_sum: the merged matrix could not be parked on disk (" +
+                      streamed->problem() + "): it was held in memory",
+                  "check the free space of the temporary directory ($TMPDIR)");
+      if (out.export_type == ExportType::kDb)
+        return write_streamed_matrix(*streamed, out.db_path(name), diag);
+      try {
+        return recipes::write_frame_csv(collect_matrix(*streamed),
+                                        out.dir(name) + "/cluster_communication_matrix.csv", diag);
+      } catch (const std::runtime_error& e) {
+        diag.error(out.db_path(name), 0, std::string("communication_matrix_sum: ") + e.what(),
+                   "check the free space of the temporary directory ($TMPDIR)");
+        return false;
+      }
+    };
   }
+  // Held (CS_RECIPE_PARK=off, text exports): the ranks' frames taken from the parts, each rank's
+  // rows freed as they are concatenated.
+  auto merged = std::make_shared<frame::Frame>();
+  std::vector<int> ranks;
+  std::vector<frame::Frame> frames = take_used_frames(parts, "matrix", true, &ranks);
+  if (!frames.empty()) *merged = merge_communication_matrix(std::move(frames), ranks);
   const std::string name = dir_name();
-  return [merged, name, problem](const RecipeOutput& out, io::Diagnostics& diag) {
-    if (!problem.empty()) {
-      diag.error(out.db_path(name), 0, "communication_matrix_sum: " + problem,
-                 "check the free space of the temporary directory ($TMPDIR)");
-      return false;
-    }
+  return [merged, name](const RecipeOutput& out, io::Diagnostics& diag) {
     if (merged->rows() == 0) {
       diag.warn(out.cluster_output_dir, 0, "communication_matrix_sum: no communication matrix data",
                 "nothing was written");
