@@ -219,15 +219,46 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
   ClusterStepTrace out;
   out.stages = stages;
   const std::vector<std::string> columns = cluster_columns(ranks, diag);
+  const size_t n_values = columns.size();
+  auto stage_of = [&](int rank) {  // index in `stages`, or stages.size() for a rank in none
+    size_t s = 0;
+    while (s < stages.size() && !stages[s].contains(rank)) ++s;
+    return s;
+  };
+
+  // Stage rows: (step, stage) keys in first-seen order, column-wise max (Python's max keeps the
+  // first of equal values, so an int 0 before a 0.0 stays "0"). The keys are found first, so
+  // that the cells are reserved once for every row.
+  struct StageRow {
+    bool no_step;  // the first member's step: None, or `step`
+    std::string step;
+    size_t stage;               // index in `stages`, or stages.size(): "()"
+    std::vector<io::Num> best;  // empty until the first member's values
+  };
+  std::vector<StageRow> stage_rows;
+  std::vector<uint32_t> row_stage_row;  // per rank row: its stage row
   const readers::ProfilerMetadata* meta = nullptr;
   size_t ranks_with_file = 0, n_rank_rows = 0;
-  for (const load::RankData& rd : ranks) {
-    if (!meta && rd.has_metadata && rd.metadata.has_distributed_args &&
-        !rd.metadata.distributed_args.empty())
-      meta = &rd.metadata;
-    if (!rd.has_step_trace) continue;
-    ++ranks_with_file;
-    n_rank_rows += rd.step_trace.rows.size();
+  {
+    std::map<std::pair<std::string, size_t>, uint32_t> stage_index;  // (step key, stage) -> row
+    for (const load::RankData& rd : ranks) {
+      if (!meta && rd.has_metadata && rd.metadata.has_distributed_args &&
+          !rd.metadata.distributed_args.empty())
+        meta = &rd.metadata;
+      if (!rd.has_step_trace) continue;
+      ++ranks_with_file;
+      n_rank_rows += rd.step_trace.rows.size();
+      if (stages.empty()) continue;
+      const size_t stage = stage_of(rd.rank());
+      for (const readers::StepTraceRow& row : rd.step_trace.rows) {
+        // Python's key (step, stage): a None step is not the step "".
+        auto [it, inserted] = stage_index.try_emplace(
+            std::make_pair(row.no_step ? std::string("N") : "S" + row.step, stage),
+            static_cast<uint32_t>(stage_rows.size()));
+        if (inserted) stage_rows.push_back({row.no_step, row.step, stage, {}});
+        row_stage_row.push_back(it->second);
+      }
+    }
   }
   if (n_rank_rows == 0) return out;
 
@@ -257,35 +288,19 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
     }
   }
   const bool parallel = map.has_value();
-  const size_t n_values = columns.size();
-  out.reset(3 + n_values + (parallel ? 3 : 0), n_rank_rows);
+  out.reset(3 + n_values + (parallel ? 3 : 0), n_rank_rows + stage_rows.size());
   auto push_na = [&] {
     for (int i = 0; i < 3; ++i) out.push(StepCell::str("NA"));
   };
 
-  // Stage rows: (step, stage) keys in first-seen order, column-wise max (Python's max keeps the
-  // first of equal values, so an int 0 before a 0.0 stays "0"), kept as the rank rows are built.
-  struct StageRow {
-    bool no_step;  // the first member's step: None, or `step`
-    std::string step;
-    size_t stage;  // index in `stages`, or stages.size() for a rank in none: "()"
-    std::vector<io::Num> best;
-  };
-  std::vector<StageRow> stage_rows;
-  std::map<std::pair<std::string, size_t>, size_t> stage_index;  // (step key, stage) -> row
   std::vector<int> where;  // per output column: the rank's column index, -1 when it lacks it
   std::vector<io::Num> values(n_values);
+  size_t rank_row = 0;
   for (const load::RankData& rd : ranks) {
     if (!rd.has_step_trace) continue;
     const int rank = rd.rank();
     where.clear();
     for (const std::string& c : columns) where.push_back(rd.step_trace.column(c));
-    size_t stage = stages.size();
-    for (size_t s = 0; s < stages.size(); ++s)
-      if (stages[s].contains(rank)) {
-        stage = s;
-        break;
-      }
     const std::optional<std::array<int, 3>>* index = nullptr;
     if (parallel && rank >= 0 && static_cast<size_t>(rank) < map->size() && (*map)[rank])
       index = &(*map)[rank];
@@ -310,15 +325,11 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
         push_na();
       }
       if (stages.empty()) continue;
-      // Python's key (step, stage): a None step is not the step "".
-      auto [it, inserted] = stage_index.try_emplace(
-          std::make_pair(row.no_step ? std::string("N") : "S" + row.step, stage),
-          stage_rows.size());
-      if (inserted) {
-        stage_rows.push_back({row.no_step, row.step, stage, values});
+      std::vector<io::Num>& best = stage_rows[row_stage_row[rank_row++]].best;
+      if (best.empty()) {
+        best = values;
         continue;
       }
-      std::vector<io::Num>& best = stage_rows[it->second].best;
       for (size_t k = 0; k < n_values; ++k)
         if (values[k].v > best[k].v) best[k] = values[k];
     }
