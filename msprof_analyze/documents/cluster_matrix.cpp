@@ -212,22 +212,23 @@ std::vector<OutOp> compute_step(const MatrixStepEntry& se, const CommGroups& gro
   return out;
 }
 
+// One link; its key (digits and '-') and field names need no escaping.
 void write_link(io::JsonWriter& w, const OutLink& l) {
   char key[32];  // "src-dst": two ints of at most 11 characters
   const size_t n = static_cast<size_t>(std::to_chars(key, key + 12, l.src).ptr - key);
   key[n] = '-';
   char* p = std::to_chars(key + n + 1, key + sizeof key, l.dst).ptr;
-  w.key(std::string_view(key, static_cast<size_t>(p - key)));
+  w.key_plain(std::string_view(key, static_cast<size_t>(p - key)));
   w.begin_object();
-  w.key("Transport Type");
+  w.key_plain("Transport Type");
   w.value(l.transport.view());
-  w.key("Transit Time(ms)");
+  w.key_plain("Transit Time(ms)");
   w.value(l.time_ms);
-  w.key("Transit Size(MB)");
+  w.key_plain("Transit Size(MB)");
   w.value(l.size_mb);
-  w.key("Op Name");
+  w.key_plain("Op Name");
   w.value(l.op_name);
-  w.key("Bandwidth(GB/s)");
+  w.key_plain("Bandwidth(GB/s)");
   w.value(l.bandwidth_gbps);
   w.end_object();
 }
