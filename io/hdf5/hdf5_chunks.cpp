@@ -63,17 +63,20 @@ void shuffle_blocked(const unsigned char* in, unsigned char* out, size_t element
   }
 }
 
-std::vector<unsigned char> shuffled(std::vector<unsigned char> in, size_t width) {
-  const size_t elements = in.size() / width;
-  if (width <= 1 || elements <= 1) return in;
-  std::vector<unsigned char> out(in.size());
+// Whether the shuffle filter moves any byte of n bytes of `width`-byte elements.
+bool shuffle_moves(size_t n, size_t width) {
+  return width > 1 && n / width > 1;
+}
+
+// The shuffle of in[0, n) into out[0, n) (shuffle_moves(n, width) is true).
+void shuffle_into(const unsigned char* in, unsigned char* out, size_t n, size_t width) {
+  const size_t elements = n / width;
   if (width == 8)
-    shuffle_blocked<8>(in.data(), out.data(), elements, width);
+    shuffle_blocked<8>(in, out, elements, width);
   else
-    shuffle_blocked<0>(in.data(), out.data(), elements, width);
+    shuffle_blocked<0>(in, out, elements, width);
   const size_t whole = elements * width;
-  std::memcpy(out.data() + whole, in.data() + whole, in.size() - whole);
-  return out;
+  std::memcpy(out + whole, in + whole, n - whole);
 }
 
 // One zlib stream state per thread, reset between chunks: the same bytes as compress2 (which is
@@ -86,7 +89,7 @@ class ThreadDeflater {
   }
   // Deflates `in` at `level` into `out` (grown to the bound when smaller; never shrunk, so
   // the next chunk writes into memory already there); the compressed size, or 0 when zlib fails.
-  size_t deflate_all(const std::vector<unsigned char>& in, int level,
+  size_t deflate_all(const unsigned char* in, size_t n, int level,
                      std::vector<unsigned char>& out) {
     if (level_ != level) {
       if (level_ >= 0) deflateEnd(&z_);
@@ -97,10 +100,10 @@ class ThreadDeflater {
     } else if (deflateReset(&z_) != Z_OK) {
       return 0;
     }
-    const uLong bound = deflateBound(&z_, static_cast<uLong>(in.size()));
+    const uLong bound = deflateBound(&z_, static_cast<uLong>(n));
     if (out.size() < bound) out.resize(bound);
-    z_.next_in = const_cast<Bytef*>(in.data());
-    z_.avail_in = static_cast<uInt>(in.size());
+    z_.next_in = const_cast<Bytef*>(in);
+    z_.avail_in = static_cast<uInt>(n);
     z_.next_out = out.data();
     z_.avail_out = static_cast<uInt>(out.size());
     if (deflate(&z_, Z_FINISH) != Z_STREAM_END) return 0;
@@ -112,13 +115,13 @@ class ThreadDeflater {
   int level_ = -1;
 };
 
-// HDF5's deflate filter: the chunk as one zlib stream at `level`, compressed into `scratch` and
-// copied out at its size (a chunk compresses to a fraction of its bound).
-std::vector<unsigned char> deflated(const std::vector<unsigned char>& in, int level,
-                                    std::vector<unsigned char>& scratch) {
+// HDF5's deflate filter: in[0, n) as one zlib stream at `level`, compressed into a buffer of this
+// thread's and copied out at its size (a chunk compresses to a fraction of its bound).
+std::vector<unsigned char> deflated(const unsigned char* in, size_t n, int level) {
   thread_local ThreadDeflater deflater;
+  thread_local std::vector<unsigned char> scratch;  // never shrunk: no clearing per chunk
   const size_t size =
-      in.size() > std::numeric_limits<uInt>::max() ? 0 : deflater.deflate_all(in, level, scratch);
+      n > std::numeric_limits<uInt>::max() ? 0 : deflater.deflate_all(in, n, level, scratch);
   if (size == 0) throw std::runtime_error("zlib could not compress an HDF5 chunk");
   return std::vector<unsigned char>(scratch.begin(), scratch.begin() + static_cast<long>(size));
 }
@@ -164,10 +167,19 @@ size_t hdf5_chunk_rows(size_t rows, size_t max_rows, size_t element_size) {
 
 std::vector<unsigned char> filter_chunk(std::vector<unsigned char> raw, size_t element_size,
                                         bool shuffle, int deflate_level) {
-  if (shuffle) raw = shuffled(std::move(raw), element_size);
-  if (deflate_level <= 0) return raw;
-  thread_local std::vector<unsigned char> scratch;
-  return deflated(raw, std::min(deflate_level, 9), scratch);
+  const bool moves = shuffle && shuffle_moves(raw.size(), element_size);
+  if (deflate_level <= 0) {
+    if (!moves) return raw;
+    std::vector<unsigned char> out(raw.size());
+    shuffle_into(raw.data(), out.data(), raw.size(), element_size);
+    return out;
+  }
+  if (!moves) return deflated(raw.data(), raw.size(), std::min(deflate_level, 9));
+  // Shuffled into a buffer of this thread's (never shrunk, never cleared) and deflated from it.
+  thread_local std::vector<unsigned char> shuffled;
+  if (shuffled.size() < raw.size()) shuffled.resize(raw.size());
+  shuffle_into(raw.data(), shuffled.data(), raw.size(), element_size);
+  return deflated(shuffled.data(), raw.size(), std::min(deflate_level, 9));
 }
 
 Hdf5Chunks filter_table_chunks(const Table& t, size_t max_chunk_rows, bool shuffle,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -309,6 +310,11 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
     if (out) out->end_object();
     r.links.links.shrink_to_fit();  // may be held to the end of the analysis: no growth slack
   };
+  // A group's text, once written, leaves its buffer to a later group of the batch (rendered into
+  // memory already allocated instead of a string grown from empty); the spare buffers are at most
+  // the groups rendered at once.
+  std::mutex spare_mu;
+  std::vector<std::string> spare;
   if (w) w->begin_object();
   for (size_t b = 0; b < batches.size(); ++b) {
     const MatrixBatch batch = batches.load(b, threads);
@@ -320,6 +326,13 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
         [&](size_t i) {
           if (w && !render_apart) return;  // written in place by emit
           if (w) {
+            {
+              std::lock_guard lock(spare_mu);
+              if (!spare.empty()) {
+                res[i].text.swap(spare.back());
+                spare.pop_back();
+              }
+            }
             io::JsonWriter fw(&res[i].text, w->style());
             merge_group(tuples[i], res[i], &fw);
             res[i].nonfinite = fw.nonfinite_count();
@@ -339,10 +352,16 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
           }
           diag.append(r.diag);
           if (each) links.append(std::move(r.links));
+          if (render_apart) {
+            r.text.clear();
+            std::lock_guard lock(spare_mu);
+            spare.push_back(std::move(r.text));
+          }
           // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
           // std::string assigned a short string keeps its capacity), i.e. the whole document.
           [[maybe_unused]] const GroupResult done = std::move(r);
         });
+    std::vector<std::string>().swap(spare);  // not held through the batch's analyses
     if (each) (*each)(std::move(links));
   }
   if (w) w->end_object();
