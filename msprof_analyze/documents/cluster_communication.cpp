@@ -298,6 +298,7 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
   std::vector<size_t> nonfinite(text.size(), 0);
   // A group's text, once written, leaves its buffer to a later group: the groups are rendered
   // into memory already allocated (a few hundred KB each) instead of strings grown from empty.
+  // At most one spare buffer per thread is kept (the others are freed as before).
   std::mutex spare_mu;
   std::vector<std::string> spare;
   runtime::ordered_parallel_for(
@@ -321,7 +322,8 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
           w.raw_value(text[i], nonfinite[i]);
           text[i].clear();
           std::lock_guard lock(spare_mu);
-          spare.push_back(std::move(text[i]));
+          if (spare.size() < static_cast<size_t>(threads)) spare.push_back(std::move(text[i]));
+          std::string().swap(text[i]);
         } else {
           write_group(w, index.groups[i]);
         }

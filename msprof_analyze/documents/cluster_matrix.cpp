@@ -311,8 +311,8 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
     r.links.links.shrink_to_fit();  // may be held to the end of the analysis: no growth slack
   };
   // A group's text, once written, leaves its buffer to a later group of the batch (rendered into
-  // memory already allocated instead of a string grown from empty); the spare buffers are at most
-  // the groups rendered at once.
+  // memory already allocated instead of a string grown from empty); at most one spare buffer per
+  // thread is kept.
   std::mutex spare_mu;
   std::vector<std::string> spare;
   if (w) w->begin_object();
@@ -355,7 +355,7 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
           if (render_apart) {
             r.text.clear();
             std::lock_guard lock(spare_mu);
-            spare.push_back(std::move(r.text));
+            if (spare.size() < static_cast<size_t>(n_threads)) spare.push_back(std::move(r.text));
           }
           // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
           // std::string assigned a short string keeps its capacity), i.e. the whole document.
