@@ -2,11 +2,31 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 namespace cs::io {
+
+namespace {
+
+// The last reprs made on this thread, by the double's bits (1,024 slots, one value each): the
+// documents repeat many values (the same op's sizes and times on every rank of a group), and a
+// hit costs a copy instead of the shortest-digits search.
+struct ReprCache {
+  struct Entry {
+    uint64_t bits;
+    uint8_t size;  // 0: empty
+    char text[31];
+  };
+  static constexpr size_t kSlots = 1024;
+  Entry slots[kSlots];
+  static size_t slot(uint64_t bits) { return (bits * 0x9E3779B97F4A7C15ull) >> 54; }
+};
+thread_local ReprCache repr_cache;
+
+}  // namespace
 
 void append_py_repr(std::string& out, double x) {
   if (std::isnan(x)) {
@@ -19,6 +39,13 @@ void append_py_repr(std::string& out, double x) {
   }
   if (x == 0.0) {
     out += std::signbit(x) ? "-0.0" : "0.0";
+    return;
+  }
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  ReprCache::Entry& cached = repr_cache.slots[ReprCache::slot(bits)];
+  if (cached.size != 0 && cached.bits == bits) {
+    out.append(cached.text, cached.size);
     return;
   }
   // Shortest round-trip digits in scientific form: "-d.ddde+XX", rewritten into `text` and
@@ -73,7 +100,13 @@ void append_py_repr(std::string& out, double x) {
     *t++ = '.';
     copy(digits + int_digits, n - int_digits);
   }
-  out.append(text, static_cast<size_t>(t - text));
+  const size_t size = static_cast<size_t>(t - text);
+  if (size <= sizeof cached.text) {
+    cached.bits = bits;
+    cached.size = static_cast<uint8_t>(size);
+    std::memcpy(cached.text, text, size);
+  }
+  out.append(text, size);
 }
 
 std::string py_repr(double x) {

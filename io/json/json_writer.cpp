@@ -201,6 +201,25 @@ void JsonWriter::key(std::string_view k) {
   put(style_.key_sep);
 }
 
+void JsonWriter::key_plain(std::string_view k) {
+  Level& top = stack_.back();
+  if (!top.empty)
+    put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
+  top.empty = false;
+  top.after_key = true;
+  newline_indent();
+  std::string& out = str_ ? *str_ : buf_;
+  const size_t at = out.size();
+  out.resize(at + k.size() + 2 + style_.key_sep.size());
+  char* p = out.data() + at;
+  *p++ = '"';
+  if (!k.empty()) std::memcpy(p, k.data(), k.size());
+  p += k.size();
+  *p++ = '"';
+  std::memcpy(p, style_.key_sep.data(), style_.key_sep.size());
+  if (!str_ && buf_.size() >= kFlushAt) flush();
+}
+
 void JsonWriter::string(std::string_view s) {
   if (str_) {
     append_json_string(*str_, s, style_.ensure_ascii);

@@ -41,6 +41,9 @@ class JsonWriter {
   void begin_array();
   void end_array();
   void key(std::string_view k);
+  // key() for a key the caller knows needs no escaping (printable ASCII without '"' or '\\':
+  // the documents' fixed field names, a rank's digits): written without being scanned.
+  void key_plain(std::string_view k);
   void value(std::string_view s);
   void value(const char* s) { value(std::string_view(s)); }
   // A number as Python prints it; a NaN or an infinity (a sum of finite values beyond 1.8e308)

@@ -1,6 +1,8 @@
 #include "msprof_analyze/documents/cluster_communication.h"
 
+#include <charconv>
 #include <cmath>
+#include <mutex>
 #include <span>
 
 #include "io/comm_keys.h"
@@ -55,13 +57,21 @@ void index_ops(CommIndex& out, std::unordered_map<const CommGroup*, size_t>& ent
   }
 }
 
+// A fixed field name (needs no escaping) and its number.
 void write_num(io::JsonWriter& w, const char* key, io::Num n) {
-  w.key(key);
+  w.key_plain(key);
   w.value(n);
 }
 
+// A rank's number as its key.
+void write_rank_key(io::JsonWriter& w, int64_t rank) {
+  char buf[24];
+  const auto res = std::to_chars(buf, buf + sizeof buf, rank);
+  w.key_plain(std::string_view(buf, static_cast<size_t>(res.ptr - buf)));
+}
+
 void write_distribution(io::JsonWriter& w, std::span<const readers::SizeBucket> buckets) {
-  w.key("Size Distribution");
+  w.key_plain("Size Distribution");
   w.begin_object();
   for (const readers::SizeBucket& b : buckets) {
     w.key(b.size_key);
@@ -78,18 +88,18 @@ void write_totals(io::JsonWriter& w, const std::vector<TotalGroup>& totals) {
     w.key("Total Op Info@" + tg.group);
     w.begin_object();
     for (const TotalRank& tr : tg.ranks) {
-      w.key(std::to_string(tr.rank));
+      write_rank_key(w, tr.rank);
       w.begin_object();
-      w.key("Communication Time Info");
+      w.key_plain("Communication Time Info");
       w.begin_object();
       for (const auto& [field, v] : tr.time) {
-        w.key(readers::kTimeFieldNames[field]);
+        w.key_plain(readers::kTimeFieldNames[field]);
         w.value(io::Num::real(v));
       }
       write_num(w, "Wait Time Ratio", tr.wait_ratio);
       write_num(w, "Synchronization Time Ratio", tr.sync_ratio);
       w.end_object();
-      w.key("Communication Bandwidth Info");
+      w.key_plain("Communication Bandwidth Info");
       w.begin_object();
       for (const TotalTransport& t : tr.transports) {
         w.key(t.name);
@@ -223,18 +233,18 @@ std::vector<TotalGroup> compute_total_op_info(const CommStepEntry& step) {
 void write_comm_op_blocks(io::JsonWriter& w, const readers::CommOp& op) {
   w.begin_object();
   if (op.has_time_info) {
-    w.key("Communication Time Info");
+    w.key_plain("Communication Time Info");
     w.begin_object();
     for (int f = 0; f < readers::kTimeFieldCount; ++f) {
       auto field = static_cast<readers::TimeField>(f);
       if (!op.time.has(field)) continue;
-      w.key(readers::kTimeFieldNames[field]);
+      w.key_plain(readers::kTimeFieldNames[field]);
       w.value(op.time.num(field));
     }
     w.end_object();
   }
   if (op.has_bandwidth_info) {
-    w.key("Communication Bandwidth Info");
+    w.key_plain("Communication Bandwidth Info");
     w.begin_object();
     for (const readers::TransportInfo& t : op.transports) {
       w.key(t.name);
@@ -265,7 +275,7 @@ void write_group(io::JsonWriter& w, const CommGroupEntry& ge) {
       w.key(oe.key);
       w.begin_object();
       for (const CommOpRef& ref : oe.ranks) {
-        w.key(std::to_string(ref.rank));
+        write_rank_key(w, ref.rank);
         write_comm_op_blocks(w, *ref.op);
       }
       w.end_object();
@@ -286,10 +296,22 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
   const bool parallel = renders_groups_in_parallel(w.style(), threads);
   std::vector<std::string> text(parallel ? index.groups.size() : 0);
   std::vector<size_t> nonfinite(text.size(), 0);
+  // A group's text, once written, leaves its buffer to a later group: the groups are rendered
+  // into memory already allocated (a few hundred KB each) instead of strings grown from empty.
+  // At most one spare buffer per thread is kept (the others are freed as before).
+  std::mutex spare_mu;
+  std::vector<std::string> spare;
   runtime::ordered_parallel_for(
       index.groups.size(), parallel ? threads : 1,
       [&](size_t i) {
         if (!parallel) return;
+        {
+          std::lock_guard lock(spare_mu);
+          if (!spare.empty()) {
+            text[i].swap(spare.back());
+            spare.pop_back();
+          }
+        }
         io::JsonWriter fw(&text[i], w.style());
         write_group(fw, index.groups[i]);
         nonfinite[i] = fw.nonfinite_count();
@@ -298,6 +320,9 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
         w.key(index.groups[i].tuple_key);
         if (parallel) {
           w.raw_value(text[i], nonfinite[i]);
+          text[i].clear();
+          std::lock_guard lock(spare_mu);
+          if (spare.size() < static_cast<size_t>(threads)) spare.push_back(std::move(text[i]));
           std::string().swap(text[i]);
         } else {
           write_group(w, index.groups[i]);

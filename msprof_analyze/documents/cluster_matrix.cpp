@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -212,22 +213,23 @@ std::vector<OutOp> compute_step(const MatrixStepEntry& se, const CommGroups& gro
   return out;
 }
 
+// One link; its key (digits and '-') and field names need no escaping.
 void write_link(io::JsonWriter& w, const OutLink& l) {
   char key[32];  // "src-dst": two ints of at most 11 characters
   const size_t n = static_cast<size_t>(std::to_chars(key, key + 12, l.src).ptr - key);
   key[n] = '-';
   char* p = std::to_chars(key + n + 1, key + sizeof key, l.dst).ptr;
-  w.key(std::string_view(key, static_cast<size_t>(p - key)));
+  w.key_plain(std::string_view(key, static_cast<size_t>(p - key)));
   w.begin_object();
-  w.key("Transport Type");
+  w.key_plain("Transport Type");
   w.value(l.transport.view());
-  w.key("Transit Time(ms)");
+  w.key_plain("Transit Time(ms)");
   w.value(l.time_ms);
-  w.key("Transit Size(MB)");
+  w.key_plain("Transit Size(MB)");
   w.value(l.size_mb);
-  w.key("Op Name");
+  w.key_plain("Op Name");
   w.value(l.op_name);
-  w.key("Bandwidth(GB/s)");
+  w.key_plain("Bandwidth(GB/s)");
   w.value(l.bandwidth_gbps);
   w.end_object();
 }
@@ -308,6 +310,11 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
     if (out) out->end_object();
     r.links.links.shrink_to_fit();  // may be held to the end of the analysis: no growth slack
   };
+  // A group's text, once written, leaves its buffer to a later group of the batch (rendered into
+  // memory already allocated instead of a string grown from empty); at most one spare buffer per
+  // thread is kept.
+  std::mutex spare_mu;
+  std::vector<std::string> spare;
   if (w) w->begin_object();
   for (size_t b = 0; b < batches.size(); ++b) {
     const MatrixBatch batch = batches.load(b, threads);
@@ -319,6 +326,13 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
         [&](size_t i) {
           if (w && !render_apart) return;  // written in place by emit
           if (w) {
+            {
+              std::lock_guard lock(spare_mu);
+              if (!spare.empty()) {
+                res[i].text.swap(spare.back());
+                spare.pop_back();
+              }
+            }
             io::JsonWriter fw(&res[i].text, w->style());
             merge_group(tuples[i], res[i], &fw);
             res[i].nonfinite = fw.nonfinite_count();
@@ -338,10 +352,16 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
           }
           diag.append(r.diag);
           if (each) links.append(std::move(r.links));
+          if (render_apart) {
+            r.text.clear();
+            std::lock_guard lock(spare_mu);
+            if (spare.size() < static_cast<size_t>(n_threads)) spare.push_back(std::move(r.text));
+          }
           // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
           // std::string assigned a short string keeps its capacity), i.e. the whole document.
           [[maybe_unused]] const GroupResult done = std::move(r);
         });
+    std::vector<std::string>().swap(spare);  // not held through the batch's analyses
     if (each) (*each)(std::move(links));
   }
   if (w) w->end_object();

@@ -301,6 +301,64 @@ TEST(JsonWriter, FileSinkEqualsStringSink) {
   EXPECT_EQ(expected, python_redump(expected, "separators=(\",\", \": \")"));
 }
 
+// key_plain() writes what key() writes for a key with nothing to escape, in every style, into a
+// string and through a file's buffer (past its flush size); and Python reads it back the same.
+TEST(JsonWriter, PlainKeysAsKey) {
+  const char* keys[] = {
+      "Transit Size(MB)", "0", "12-345", "", "Op Name", "a b ~!#$%&'()*+,-./:;<=>?@[]^_`{|}"};
+  auto render = [&](JsonWriter& w, bool plain) {
+    w.begin_object();
+    for (int i = 0; i < 30000; ++i) {
+      w.key(std::to_string(i));
+      w.begin_object();
+      for (const char* k : keys) {
+        if (plain)
+          w.key_plain(k);
+        else
+          w.key(k);
+        w.value(i * 0.25);
+      }
+      w.end_object();
+    }
+    w.end_object();
+  };
+  for (const JsonStyle& style :
+       {JsonStyle::msprof(), JsonStyle::python(), JsonStyle::indented(2)}) {
+    std::string expected, got;
+    {
+      JsonWriter w(&expected, style);
+      render(w, false);
+      JsonWriter p(&got, style);
+      render(p, true);
+    }
+    EXPECT_EQ(got, expected);
+    const std::string path =
+        testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_json_plain_keys.json";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    {
+      JsonWriter w(f, style);
+      render(w, true);
+      w.flush();
+      EXPECT_TRUE(w.ok());
+    }
+    std::fclose(f);
+    EXPECT_EQ(slurp(path), expected);
+    std::remove(path.c_str());
+  }
+  std::string small;
+  {
+    JsonWriter w(&small, JsonStyle::msprof());
+    w.begin_object();
+    for (const char* k : keys) {
+      w.key_plain(k);
+      w.value(1);
+    }
+    w.end_object();
+  }
+  EXPECT_EQ(small, python_redump(small, "separators=(\",\", \": \")"));
+}
+
 TEST(JsonWriter, RawValueAndScalars) {
   std::string out;
   {

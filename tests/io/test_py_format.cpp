@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "support/test_files.h"
 
@@ -108,6 +110,42 @@ TEST(PyFormat, ReprMatchesPython) {
   }
   EXPECT_EQ(i, values.size());
   EXPECT_EQ(mismatches, 0u);
+}
+
+// py_repr remembers its last results per thread (by the double's bits): values formatted again,
+// in any order and with many sharing a slot, give the same text as the first time. The reference
+// is made on a thread of its own from distinct values, where nothing can be remembered yet.
+TEST(PyFormat, RepeatedValuesSameRepr) {
+  std::vector<double> distinct = sample_doubles();
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 20000; ++i)
+    distinct.push_back(
+        std::ldexp(static_cast<double>(rng() >> 11), -60 + static_cast<int>(rng() % 120)));
+  std::sort(distinct.begin(), distinct.end(), [](double a, double b) {
+    uint64_t x, y;
+    std::memcpy(&x, &a, 8);
+    std::memcpy(&y, &b, 8);
+    return x < y;
+  });
+  distinct.erase(std::unique(distinct.begin(), distinct.end(),
+                             [](double a, double b) { return std::memcmp(&a, &b, 8) == 0; }),
+                 distinct.end());
+  std::vector<std::string> expected(distinct.size());
+  std::thread([&] {
+    for (size_t i = 0; i < distinct.size(); ++i) expected[i] = py_repr(distinct[i]);
+  }).join();
+  for (int round = 0; round < 3; ++round) {
+    size_t mismatches = 0;
+    for (int k = 0; k < 200000; ++k) {
+      // Mostly a few hot values, sometimes any value: hits, misses and evictions mixed.
+      const size_t i = (k % 3 == 0) ? rng() % distinct.size() : rng() % 64;
+      std::string got;
+      append_py_repr(got, distinct[i]);
+      if (got != expected[i] && ++mismatches < 10)
+        ADD_FAILURE() << hexfloat(distinct[i]) << ": " << got << " instead of " << expected[i];
+    }
+    EXPECT_EQ(mismatches, 0u);
+  }
 }
 
 TEST(PyFormat, KnownReprs) {
