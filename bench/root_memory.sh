@@ -57,9 +57,12 @@ for n in "${sizes[@]}"; do
     run=(mpirun -np "$NP" --bind-to none bash -c
       "exec /usr/bin/time -v -o $log.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet")
   fi
+  # A generated job is read whole: any failure (e.g. another run writing to the same BENCH_DIR)
+  # leaves no figure to report.
   if ! "${run[@]}" >"$log.stdout" 2>&1; then
-    # 3: some ranks partly read (not the case for generated jobs); anything else is a failure.
-    [ -f "$out/cluster_analysis_output/rank_manifest.csv" ] || { cat "$log.stdout" >&2; exit 2; }
+    echo "clusterscope failed on $in (log: $log.stdout):" >&2
+    tail -5 "$log.stdout" >&2
+    exit 2
   fi
   wall=$(echo "$(date +%s.%N) - $start" | bc)
   cpu=0
@@ -67,7 +70,9 @@ for n in "${sizes[@]}"; do
   for ((p = 0; p < (NP > 0 ? NP : 1); p++)); do
     f="$log.$p"
     cpu=$(echo "$cpu + $(field "$f" "User time") + $(field "$f" "System time")" | bc)
-    rss=$(( $(field "$f" "Maximum resident set size") / 1024 ))
+    kb=$(field "$f" "Maximum resident set size")
+    [ -n "$kb" ] || { echo "no peak RSS in $f: the process did not finish" >&2; exit 2; }
+    rss=$((kb / 1024))
     if [ "$p" = 0 ]; then root=$rss; else others+=("$rss"); fi
   done
   outdir="$out/cluster_analysis_output"

@@ -101,10 +101,11 @@ bool publish_output(const std::string& tmp, const std::string& path, Diagnostics
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
+    const std::string why = ec.message();  // before remove_all reuses ec
     std::filesystem::remove_all(tmp, ec);
     OutputLedger::instance().failed(path);
-    diag.error(path, 0, "cannot rename " + tmp + " to the final name: " + ec.message(),
-               "check that the output directory is writable");
+    diag.error(path, 0, "cannot rename " + tmp + " to the final name: " + why,
+               "check that the output directory is writable and that no other run writes to it");
     return false;
   }
   OutputLedger::instance().written(path);

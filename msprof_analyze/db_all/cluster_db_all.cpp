@@ -89,8 +89,10 @@ class Writer {
     st_ = nullptr;
     return sqlite3_prepare_v2(db_, sql, -1, &st_, nullptr) == SQLITE_OK;
   }
-  void text(int i, const std::string& s) {
-    sqlite3_bind_text(st_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  void text(int i, std::string_view s) {
+    // An empty view may have no data: "" keeps it the empty text, not NULL.
+    sqlite3_bind_text(st_, i, s.empty() ? "" : s.data(), static_cast<int>(s.size()),
+                      SQLITE_TRANSIENT);
   }
   void integer(int i, int64_t v) { sqlite3_bind_int64(st_, i, v); }
   void num(int i, io::Num n) {
@@ -261,7 +263,7 @@ bool write_host_tables(Writer& w, const std::vector<load::RankEntry>& ranks, int
 
 // A stage row's index as msprof-analyze writes it into the database, "(" + ",".join(ranks) + ")",
 // from the text export's str(tuple): "(0, 1, 2, 3)" -> "(0,1,2,3)", "(5,)" -> "(5)".
-std::string db_stage_index(const std::string& tuple_str) {
+std::string db_stage_index(std::string_view tuple_str) {
   std::string out;
   for (char c : tuple_str)
     if (c != ' ') out += c;
@@ -270,15 +272,17 @@ std::string db_stage_index(const std::string& tuple_str) {
 }
 
 bool write_step_trace(Writer& w, const documents::ClusterStepTrace& t) {
-  if (t.rows.empty()) return true;
+  if (t.empty()) return true;
   if (!w.exec(kStepTraceDdl) ||
       !w.prepare("INSERT INTO ClusterStepTraceTime VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
     return false;
-  for (const auto& row : t.rows) {
+  for (size_t r = 0; r < t.row_count(); ++r) {
+    const documents::ClusterStepTrace::Row row = t.row(r);
     const bool stage =
         row.size() > 1 && row[1].kind == documents::StepCell::kString && row[1].s == "stage";
     int i = 1;
-    for (const auto& c : row) {
+    for (size_t k = 0; k < row.size(); ++k) {
+      const documents::StepCell c = row[k];
       if (i > kStepTraceColumns) break;
       if (stage && i == 3) {
         w.text(i, db_stage_index(c.s));

@@ -218,83 +218,55 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
                                                  io::Diagnostics& diag, bool ranks_filtered) {
   ClusterStepTrace out;
   out.stages = stages;
-  const readers::ProfilerMetadata* meta = nullptr;
-  size_t ranks_with_file = 0;
   const std::vector<std::string> columns = cluster_columns(ranks, diag);
-  std::vector<int> where;  // per output column: the rank's column index, -1 when it lacks it
-  for (const load::RankData& rd : ranks) {
-    if (!meta && rd.has_metadata && rd.metadata.has_distributed_args &&
-        !rd.metadata.distributed_args.empty())
-      meta = &rd.metadata;
-    if (!rd.has_step_trace) continue;
-    ++ranks_with_file;
-    where.clear();
-    for (const std::string& c : columns) where.push_back(rd.step_trace.column(c));
-    for (const readers::StepTraceRow& row : rd.step_trace.rows) {
-      std::vector<StepCell> cells{row.no_step ? StepCell::null() : StepCell::str(row.step),
-                                  StepCell::str("rank"),
-                                  StepCell::num(io::Num::integer(rd.rank()))};
-      for (int c : where)
-        cells.push_back(StepCell::num(c >= 0 && static_cast<size_t>(c) < row.values.size()
-                                          ? cell_num(row.values[static_cast<size_t>(c)])
-                                          : io::Num::integer(0)));
-      out.rows.push_back(std::move(cells));
-    }
-  }
-  if (out.rows.empty()) return out;
-  const size_t n_rank_rows = out.rows.size();
+  const size_t n_values = columns.size();
+  auto stage_of = [&](int rank) {  // index in `stages`, or stages.size() for a rank in none
+    size_t s = 0;
+    while (s < stages.size() && !stages[s].contains(rank)) ++s;
+    return s;
+  };
 
   // Stage rows: (step, stage) keys in first-seen order, column-wise max (Python's max keeps the
-  // first of equal values, so an int 0 before a 0.0 stays "0").
-  if (!stages.empty()) {
-    std::vector<std::string> stage_keys;
-    for (const PyIntSet& s : stages) stage_keys.push_back(s.tuple_str());
-    std::vector<std::pair<std::string, std::string>> keys;
-    std::vector<std::vector<const std::vector<StepCell>*>> members;
-    std::map<std::pair<std::string, std::string>, size_t> key_index;
-    for (size_t r = 0; r < n_rank_rows; ++r) {
-      const auto& row = out.rows[r];
-      const int rank = static_cast<int>(row[2].n.v);
-      std::string stage = "()";
-      for (size_t s = 0; s < stages.size(); ++s)
-        if (stages[s].contains(rank)) {
-          stage = stage_keys[s];
-          break;
-        }
-      // Python's key (step, stage): a None step is not the step "".
-      auto key = std::make_pair((row[0].kind == StepCell::kNull ? "N" : "S") + row[0].s, stage);
-      auto [it, inserted] = key_index.try_emplace(key, keys.size());
-      if (inserted) {
-        keys.push_back(key);
-        members.emplace_back();
+  // first of equal values, so an int 0 before a 0.0 stays "0"). The keys are found first, so
+  // that the cells are reserved once for every row.
+  struct StageRow {
+    bool no_step;  // the first member's step: None, or `step`
+    std::string step;
+    size_t stage;               // index in `stages`, or stages.size(): "()"
+    std::vector<io::Num> best;  // empty until the first member's values
+  };
+  std::vector<StageRow> stage_rows;
+  std::vector<uint32_t> row_stage_row;  // per rank row: its stage row
+  const readers::ProfilerMetadata* meta = nullptr;
+  size_t ranks_with_file = 0, n_rank_rows = 0;
+  {
+    std::map<std::pair<std::string, size_t>, uint32_t> stage_index;  // (step key, stage) -> row
+    for (const load::RankData& rd : ranks) {
+      if (!meta && rd.has_metadata && rd.metadata.has_distributed_args &&
+          !rd.metadata.distributed_args.empty())
+        meta = &rd.metadata;
+      if (!rd.has_step_trace) continue;
+      ++ranks_with_file;
+      n_rank_rows += rd.step_trace.rows.size();
+      if (stages.empty()) continue;
+      const size_t stage = stage_of(rd.rank());
+      for (const readers::StepTraceRow& row : rd.step_trace.rows) {
+        // Python's key (step, stage): a None step is not the step "".
+        auto [it, inserted] = stage_index.try_emplace(
+            std::make_pair(row.no_step ? std::string("N") : "S" + row.step, stage),
+            static_cast<uint32_t>(stage_rows.size()));
+        if (inserted) stage_rows.push_back({row.no_step, row.step, stage, {}});
+        row_stage_row.push_back(it->second);
       }
-      members[it->second].push_back(&row);
     }
-    // `members` points into out.rows: collect the stage rows apart and append them at the end,
-    // or the first push_back's reallocation would leave those pointers dangling.
-    std::vector<std::vector<StepCell>> stage_rows;
-    stage_rows.reserve(keys.size());
-    for (size_t k = 0; k < keys.size(); ++k) {
-      std::vector<StepCell> cells{(*members[k][0])[0], StepCell::str("stage"),
-                                  StepCell::str(keys[k].second)};
-      size_t width = SIZE_MAX;
-      for (const auto* m : members[k]) width = std::min(width, m->size());  // zip() truncates
-      for (size_t c = 3; c < width; ++c) {
-        io::Num best = (*members[k][0])[c].n;
-        for (const auto* m : members[k])
-          if ((*m)[c].n.v > best.v) best = (*m)[c].n;
-        cells.push_back(StepCell::num(best));
-      }
-      stage_rows.push_back(std::move(cells));
-    }
-    for (auto& r : stage_rows) out.rows.push_back(std::move(r));
   }
+  if (n_rank_rows == 0) return out;
 
-  // DP/PP/TP index columns.
-  bool parallel = false;
+  // DP/PP/TP index columns, decided before any row is built so that every row has its width.
+  std::optional<std::vector<std::optional<std::array<int, 3>>>> map;
   if (meta) {
     std::string why;
-    auto map = megatron_index_map(meta->distributed_args, &why);
+    map = megatron_index_map(meta->distributed_args, &why);
     if (!map) {
       diag.warn("profiler_metadata.json", 0, "cannot derive DP/PP/TP indexes: " + why,
                 "cluster_step_trace_time.csv is written without the DP Index, PP Index and TP "
@@ -305,33 +277,72 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
                     " is smaller than the number of ranks with step_trace_time.csv (" +
                     std::to_string(ranks_with_file) + ")",
                 "the DP/PP/TP index columns were left out; check profiler_metadata.json");
-    } else {
-      parallel = true;
-      if (map->size() > ranks_with_file && !ranks_filtered)
-        diag.warn("", 0,
-                  "step trace data found for " + std::to_string(ranks_with_file) +
-                      " ranks but "
-                      "world_size is " +
-                      std::to_string(map->size()),
-                  "some ranks' step_trace_time.csv may be missing; check the profiling data");
-      for (size_t r = 0; r < out.rows.size(); ++r) {
-        auto& row = out.rows[r];
-        bool set = false;
-        if (r < n_rank_rows) {
-          const int64_t rank = static_cast<int64_t>(row[2].n.v);
-          if (rank >= 0 && rank < static_cast<int64_t>(map->size()) && (*map)[rank]) {
-            for (int v : *(*map)[rank]) row.push_back(StepCell::num(io::Num::integer(v)));
-            set = true;
-          } else if (rank >= static_cast<int64_t>(map->size())) {
-            // msprof-analyze raises IndexError here and writes no file at all; NA is kinder.
-            diag.warn("", 0, "rank " + std::to_string(rank) + " is outside world_size",
-                      "its DP/PP/TP indexes are written as NA");
-          }
-        }
-        if (!set)
-          for (int i = 0; i < 3; ++i) row.push_back(StepCell::str("NA"));
-      }
+      map.reset();
+    } else if (map->size() > ranks_with_file && !ranks_filtered) {
+      diag.warn("", 0,
+                "step trace data found for " + std::to_string(ranks_with_file) +
+                    " ranks but "
+                    "world_size is " +
+                    std::to_string(map->size()),
+                "some ranks' step_trace_time.csv may be missing; check the profiling data");
     }
+  }
+  const bool parallel = map.has_value();
+  out.reset(3 + n_values + (parallel ? 3 : 0), n_rank_rows + stage_rows.size());
+  auto push_na = [&] {
+    for (int i = 0; i < 3; ++i) out.push(StepCell::str("NA"));
+  };
+
+  std::vector<int> where;  // per output column: the rank's column index, -1 when it lacks it
+  std::vector<io::Num> values(n_values);
+  size_t rank_row = 0;
+  for (const load::RankData& rd : ranks) {
+    if (!rd.has_step_trace) continue;
+    const int rank = rd.rank();
+    where.clear();
+    for (const std::string& c : columns) where.push_back(rd.step_trace.column(c));
+    const std::optional<std::array<int, 3>>* index = nullptr;
+    if (parallel && rank >= 0 && static_cast<size_t>(rank) < map->size() && (*map)[rank])
+      index = &(*map)[rank];
+    for (const readers::StepTraceRow& row : rd.step_trace.rows) {
+      out.push(row.no_step ? StepCell::null() : StepCell::str(row.step));
+      out.push(StepCell::str("rank"));
+      out.push(StepCell::num(io::Num::integer(rank)));
+      for (size_t k = 0; k < n_values; ++k) {
+        const int c = where[k];
+        values[k] = c >= 0 && static_cast<size_t>(c) < row.values.size()
+                        ? cell_num(row.values[static_cast<size_t>(c)])
+                        : io::Num::integer(0);
+        out.push(StepCell::num(values[k]));
+      }
+      if (index) {
+        for (int v : **index) out.push(StepCell::num(io::Num::integer(v)));
+      } else if (parallel) {
+        if (rank >= static_cast<int64_t>(map->size()))
+          // msprof-analyze raises IndexError here and writes no file at all; NA is kinder.
+          diag.warn("", 0, "rank " + std::to_string(rank) + " is outside world_size",
+                    "its DP/PP/TP indexes are written as NA");
+        push_na();
+      }
+      if (stages.empty()) continue;
+      std::vector<io::Num>& best = stage_rows[row_stage_row[rank_row++]].best;
+      if (best.empty()) {
+        best = values;
+        continue;
+      }
+      for (size_t k = 0; k < n_values; ++k)
+        if (values[k].v > best[k].v) best[k] = values[k];
+    }
+  }
+  std::vector<std::string> stage_keys;
+  for (const PyIntSet& s : stages) stage_keys.push_back(s.tuple_str());
+  stage_keys.emplace_back("()");
+  for (const StageRow& sr : stage_rows) {
+    out.push(sr.no_step ? StepCell::null() : StepCell::str(sr.step));
+    out.push(StepCell::str("stage"));
+    out.push(StepCell::str(stage_keys[sr.stage]));
+    for (const io::Num& v : sr.best) out.push(StepCell::num(v));
+    if (parallel) push_na();
   }
 
   out.header = {"Step", "Type", "Index"};
@@ -341,36 +352,44 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
   return out;
 }
 
+void append_cluster_step_trace_row(std::string& out, const ClusterStepTrace& t, size_t r) {
+  for (size_t i = 0; i < t.width(); ++i) {
+    if (i) out += ',';
+    const StepCell c = t.cell(r, i);
+    if (c.kind == StepCell::kString) {
+      append_csv_field(out, c.s);
+    } else if (c.kind == StepCell::kNumber) {
+      const size_t at = out.size();
+      io::append_py_num(out, c.n);
+      // Python's csv writes nan/inf via repr (str(float)); Num prints JSON's spelling.
+      const std::string_view num(out.data() + at, out.size() - at);
+      const char* py = num == "NaN"         ? "nan"
+                       : num == "Infinity"  ? "inf"
+                       : num == "-Infinity" ? "-inf"
+                                            : nullptr;
+      if (py) out.replace(at, std::string::npos, py);
+    }  // None: csv.writer writes an empty field
+  }
+  out += "\r\n";
+}
+
+namespace {
+
+void append_header(std::string& out, const ClusterStepTrace& t) {
+  for (size_t i = 0; i < t.header.size(); ++i) {
+    if (i) out += ',';
+    append_csv_field(out, t.header[i]);
+  }
+  out += "\r\n";
+}
+
+}  // namespace
+
 std::string format_cluster_step_trace(const ClusterStepTrace& t) {
   std::string out;
   if (t.header.empty()) return out;
-  auto line = [&](const auto& cells, auto&& append_cell) {
-    for (size_t i = 0; i < cells.size(); ++i) {
-      if (i) out += ',';
-      append_cell(cells[i]);
-    }
-    out += "\r\n";
-  };
-  line(t.header, [&](const std::string& h) { append_csv_field(out, h); });
-  for (const auto& row : t.rows)
-    line(row, [&](const StepCell& c) {
-      if (c.kind == StepCell::kString) {
-        append_csv_field(out, c.s);
-      } else if (c.kind == StepCell::kNull) {
-        // None: csv.writer writes an empty field
-      } else {
-        std::string num;
-        io::append_py_num(num, c.n);
-        // Python's csv writes nan/inf via repr (str(float)); Num prints JSON's spelling.
-        if (num == "NaN")
-          num = "nan";
-        else if (num == "Infinity")
-          num = "inf";
-        else if (num == "-Infinity")
-          num = "-inf";
-        out += num;
-      }
-    });
+  append_header(out, t);
+  for (size_t r = 0; r < t.row_count(); ++r) append_cluster_step_trace_row(out, t, r);
   return out;
 }
 
@@ -384,9 +403,21 @@ bool write_cluster_step_trace_csv(const std::string& path, const std::vector<loa
 bool write_cluster_step_trace_csv(const std::string& path, const ClusterStepTrace& t,
                                   io::Diagnostics& diag) {
   if (t.header.empty()) return true;  // msprof-analyze: "Can't get step time info!", no file
-  const std::string text = format_cluster_step_trace(t);
   return io::write_output_file(path, diag, [&](std::FILE* f) {
-    return std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    constexpr size_t kBlock = 64 * 1024;
+    std::string block;
+    block.reserve(kBlock + 4096);
+    auto flush = [&] {
+      const bool ok = std::fwrite(block.data(), 1, block.size(), f) == block.size();
+      block.clear();
+      return ok;
+    };
+    append_header(block, t);
+    for (size_t r = 0; r < t.row_count(); ++r) {
+      append_cluster_step_trace_row(block, t, r);
+      if (block.size() >= kBlock && !flush()) return false;
+    }
+    return flush();
   });
 }
 

@@ -15,6 +15,7 @@
 #include "io/diagnostics.h"
 #include "io/py_format.h"
 #include "load/rank_data.h"
+#include "msprof_analyze/documents/cluster_step_trace_rows.h"
 #include "msprof_analyze/documents/communication_groups.h"
 #include "msprof_analyze/documents/py_int_set.h"
 
@@ -34,24 +35,6 @@ std::vector<PyIntSet> infer_stages(const CommGroups& groups);
 // (world_size != tp*pp*dp, dp % ep != 0, ...), in which case no index columns are written.
 std::optional<std::vector<std::optional<std::array<int, 3>>>> megatron_index_map(
     const std::map<std::string, int64_t>& distributed_args, std::string* why = nullptr);
-
-// One output cell: a string, a Python number, the text NA, or None (the step of a whole-run
-// row: an empty CSV field, NULL in cluster_analysis.db).
-struct StepCell {
-  enum Kind { kString, kNumber, kNull } kind = kString;
-  std::string s;
-  io::Num n;
-
-  static StepCell str(std::string v) { return {kString, std::move(v), {}}; }
-  static StepCell num(io::Num v) { return {kNumber, {}, v}; }
-  static StepCell null() { return {kNull, {}, {}}; }
-};
-
-struct ClusterStepTrace {
-  std::vector<std::string> header;          // empty when there is no row (then no file)
-  std::vector<std::vector<StepCell>> rows;  // rank rows, then stage rows
-  std::vector<PyIntSet> stages;             // the pipeline stages the stage rows came from
-};
 
 // The step trace as one run built it, for another output of the same command
 // (cluster_analysis.db of -m all) that would otherwise read every rank again: the rows, and what
@@ -78,12 +61,15 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
 
 // The CSV text, exactly as Python's csv.writer prints it ("\r\n" line ends).
 std::string format_cluster_step_trace(const ClusterStepTrace& t);
+// Appends row r's CSV line (with its "\r\n") to out.
+void append_cluster_step_trace_row(std::string& out, const ClusterStepTrace& t, size_t r);
 
 // Writes cluster_step_trace_time.csv; nothing written (true returned) when there is no row.
 bool write_cluster_step_trace_csv(const std::string& path, const std::vector<load::RankData>& ranks,
                                   const CommGroups& groups, io::Diagnostics& diag,
                                   bool ranks_filtered = false);
-// Same, from a document already built (build_cluster_step_trace).
+// Same, from a document already built (build_cluster_step_trace); the text is streamed to the
+// file a block of lines at a time, never held whole.
 bool write_cluster_step_trace_csv(const std::string& path, const ClusterStepTrace& t,
                                   io::Diagnostics& diag);
 

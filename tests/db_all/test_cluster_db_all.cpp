@@ -26,8 +26,8 @@ const std::string kJob = std::string(CS_TEST_DATA) + "/ascend-real/db_level1";
 BuiltStepTrace handed_trace() {
   BuiltStepTrace b;
   b.trace.header = {"Step", "Type", "Index", "Computing"};
-  b.trace.rows = {{StepCell::str("handed"), StepCell::str("rank"),
-                   StepCell::num(cs::io::Num::integer(0)), StepCell::num(cs::io::Num::real(1.5))}};
+  b.trace.add_row({StepCell::str("handed"), StepCell::str("rank"),
+                   StepCell::num(cs::io::Num::integer(0)), StepCell::num(cs::io::Num::real(1.5))});
   for (const auto& e : cs::load::discover_ranks(kJob).ranks) b.rank_dirs.push_back(e.path);
   b.from_db_exports = true;
   return b;

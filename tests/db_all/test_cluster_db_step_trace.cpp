@@ -126,8 +126,8 @@ TEST(ClusterDbStepTrace, IndexColumnsOnlyFromProfilerMetadataJson) {
                                  "INSERT INTO COMMUNICATION_OP VALUES (1,5000,9000);");
   io::Diagnostics diag;
   auto t = db_all::cluster_db_step_trace({r.entry}, nullptr, 1, diag);
-  ASSERT_EQ(t.rows.size(), 1u) << all_text(diag);
-  const auto& row = t.rows[0];
+  ASSERT_EQ(t.row_count(), 1u) << all_text(diag);
+  const auto row = t.row(0);
   EXPECT_EQ(row[0].kind, documents::StepCell::kNull);  // the whole run: step None
   EXPECT_EQ(row[1].s, "rank");
   EXPECT_EQ(row[3].n.v, 6.0);  // computing, µs
@@ -137,9 +137,9 @@ TEST(ClusterDbStepTrace, IndexColumnsOnlyFromProfilerMetadataJson) {
   cs::test::write_file(r.dir / "profiler_metadata.json",
                        "{\"distributed_args\": {\"world_size\": 1, \"rank\": 0}}");
   t = db_all::cluster_db_step_trace({r.entry}, nullptr, 1, diag);
-  ASSERT_EQ(t.rows.size(), 1u);
-  EXPECT_EQ(t.rows[0].size(), 15u);  // DP, PP, TP index 0, 0, 0
-  EXPECT_EQ(t.rows[0][12].n.v, 0.0);
+  ASSERT_EQ(t.row_count(), 1u);
+  EXPECT_EQ(t.width(), 15u);  // DP, PP, TP index 0, 0, 0
+  EXPECT_EQ(t.cell(0, 12).n.v, 0.0);
 }
 
 }  // namespace

@@ -101,6 +101,25 @@ TEST(OutputFile, MissingDirectoryNamesTheFileAndErrno) {
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
 }
 
+// The rename fails (another run removed the directory meanwhile): the message gives the rename's
+// own reason, not that of the clean-up after it.
+TEST(OutputFile, FailedRenameGivesItsOwnReason) {
+  TempDir dir;
+  const fs::path sub = dir.path() / "out";
+  fs::create_directories(sub);
+  const fs::path out = sub / "x.h5";
+  write_plain(out.string() + ".tmp", "data");
+  fs::remove_all(sub / "x.h5.tmp");
+  Diagnostics diag;
+  EXPECT_FALSE(cs::io::publish_output(out.string() + ".tmp", out.string(), diag));
+  ASSERT_EQ(diag.error_count(), 1u);
+  EXPECT_EQ(diag.items()[0].file, out.string());
+  EXPECT_NE(diag.items()[0].what.find("No such file or directory"), std::string::npos)
+      << diag.items()[0].what;
+  EXPECT_EQ(diag.items()[0].what.find("Success"), std::string::npos) << diag.items()[0].what;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // A full disk (a file-size limit in a child): the write fails, the final name is untouched and
 // the .tmp is removed.
 TEST(OutputFile, FullDiskKeepsTheOldFileAndRemovesTheTmp) {
