@@ -8,6 +8,7 @@
 // the top N by that ratio (RecipeOutput::top_num, --top_num; 0 or less: 15, as msprof-analyze), and
 // the ranks of the longest and shortest. Like msprof-analyze it writes only the db export (its text
 // export writes nothing).
+// The reduce walks the ranks' rows one rank at a time (slow_link_reduce.h), never concatenated.
 
 #include "msprof_analyze/recipes/recipe.h"
 
@@ -18,6 +19,8 @@ class SlowLink : public Recipe {
   std::string name() const override { return "slow_link"; }
   std::string dir_name() const override { return "SlowLink"; }
   bool needs_profiler_db() const override { return true; }
+  // Each rank's rows may be parked on disk at the root (the reduce walks them rank by rank).
+  std::vector<std::string> parkable_frames() const override { return {"rows"}; }
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;

@@ -1,0 +1,299 @@
+#include "msprof_analyze/recipes/slow_link/slow_link_reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "frame/duration_stats.h"
+#include "frame/frame_ops.h"
+#include "frame/pandas_sort.h"
+#include "frame/text_pool.h"
+#include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/parked_frames.h"
+#include "msprof_analyze/recipes/recipe_skeleton.h"
+#include "msprof_analyze/recipes/slow_link/slow_link.h"
+
+namespace cs::recipes::slow_link {
+
+namespace {
+
+const frame::Cell kNull;
+
+bool is_point_to_point(const frame::Cell& op) {
+  const std::string& s = op.str();
+  return s.find("send") != std::string::npos || s.find("receive") != std::string::npos;
+}
+
+// The key text of a group, as pandas formats its index values: an int as itself, a float as its
+// repr (a data size column with NULLs is float), text as is.
+std::string key_text(const frame::Cell& c) {
+  if (c.kind == frame::Cell::Kind::kText) return c.str();
+  if (c.kind == frame::Cell::Kind::kInt) return std::to_string(c.i());
+  return frame::csv_cell(c, frame::Dtype::kFloat64);
+}
+
+// Calls fn(frame) for each used rank's "rows" frame in rank order (held: as is; parked: read back).
+template <class Fn>
+void each_rank(const std::vector<RankPartial>& parts, Fn fn) {
+  for (const RankPartial& p : parts) {
+    if (!p.used) continue;
+    if (auto it = p.frames.find("rows"); it != p.frames.end()) {
+      fn(it->second);
+    } else if (has_frame(p, "rows")) {
+      fn(read_frame(p, "rows"));
+    }
+  }
+}
+
+// One rank's frame's columns by name (nullptr: the rank lacks it, its cells NULL).
+struct RankColumns {
+  explicit RankColumns(const frame::Frame& f)
+      : rank(frame::find_column(f, "rankId")),
+        group(frame::find_column(f, "groupName")),
+        time(frame::find_column(f, "communicationTime")),
+        op(frame::find_column(f, "opName")),
+        type(frame::find_column(f, "opType")),
+        size(frame::find_column(f, "dataSize")) {}
+  static const frame::Cell& at(const frame::FrameColumn* c, size_t r) {
+    return c ? c->cells[r] : kNull;
+  }
+  const frame::FrameColumn *rank, *group, *time, *op, *type, *size;
+};
+
+struct Instance {
+  int64_t shortest = 0;
+  int64_t ranks = 0;
+};
+
+std::string instance_key(const RankColumns& c, size_t r) {
+  return frame::cell_key(RankColumns::at(c.group, r)) + '\x1f' +
+         frame::cell_key(RankColumns::at(c.op, r));
+}
+
+// A group (op type, data size, ranks taking part) and what the verdict and SlowLinkSum need.
+struct Group {
+  frame::Cell type, size, related;  // its first row's keys
+  std::vector<double> transmit;     // every row's transmit time, in row order
+  int64_t total = 0;
+  int64_t longest = 0, shortest = 0;
+  frame::Cell longest_rank, shortest_rank;  // (the first row with each)
+  std::vector<uint8_t> kinds;               // per input column: the kinds of its cells
+};
+
+// The whole walk's state.
+struct Reduce {
+  std::vector<ColumnKinds> columns;  // the concatenation's columns (pd.concat's union)
+  std::unordered_map<std::string, Instance> instances;
+  std::unordered_map<std::string, uint32_t> group_at;
+  std::vector<Group> groups;  // in order of first appearance
+  bool any_null_size = false;
+
+  // Row r's transmit time and number of ranks (0 and 0 for send/receive).
+  std::pair<int64_t, int64_t> transmit(const RankColumns& c, size_t r) const {
+    if (is_point_to_point(RankColumns::at(c.op, r))) return {0, 0};
+    const Instance& i = instances.at(instance_key(c, r));
+    return {i.shortest, i.ranks};
+  }
+  // Row r's group, or -1 for a NULL key.
+  int64_t group_of(const RankColumns& c, size_t r, int64_t related) const {
+    const frame::Cell& type = RankColumns::at(c.type, r);
+    const frame::Cell& size = RankColumns::at(c.size, r);
+    if (type.is_null() || size.is_null()) return -1;
+    auto it = group_at.find(frame::cell_key(type) + '\x1f' + frame::cell_key(size) + '\x1f' +
+                            std::to_string(related));
+    return it == group_at.end() ? -1 : it->second;
+  }
+  // Cell `c` of the output column `col` (an input column) of row r of frame `f`.
+  frame::Cell out_cell(const frame::Frame& f, size_t col, size_t r) const {
+    const frame::FrameColumn* src = frame::find_column(f, *columns[col].name);
+    if (!src) return frame::Cell::null();
+    const frame::Cell& c = src->cells[r];
+    if (any_null_size && *columns[col].name == "dataSize") return frame::Cell::real(c.num());
+    return c;
+  }
+};
+
+// First walk: each collective instance's shortest duration and number of ranks.
+void find_instances(const std::vector<RankPartial>& parts, Reduce& s) {
+  each_rank(parts, [&](const frame::Frame& f) {
+    const RankColumns c(f);
+    for (size_t r = 0; r < f.rows(); ++r) {
+      if (RankColumns::at(c.size, r).is_null()) s.any_null_size = true;
+      if (is_point_to_point(RankColumns::at(c.op, r))) continue;
+      const int64_t t = RankColumns::at(c.time, r).i();
+      auto [it, fresh] = s.instances.try_emplace(instance_key(c, r), Instance{t, 0});
+      it->second.shortest = std::min(it->second.shortest, t);
+      ++it->second.ranks;
+    }
+  });
+}
+
+// Second walk: the groups, their transmit times and the kinds of their cells.
+void find_groups(const std::vector<RankPartial>& parts, Reduce& s) {
+  each_rank(parts, [&](const frame::Frame& f) {
+    const RankColumns c(f);
+    std::vector<const frame::FrameColumn*> cols;
+    for (const ColumnKinds& k : s.columns) cols.push_back(frame::find_column(f, *k.name));
+    for (size_t r = 0; r < f.rows(); ++r) {
+      const frame::Cell& type = RankColumns::at(c.type, r);
+      const frame::Cell& size = RankColumns::at(c.size, r);
+      if (type.is_null() || size.is_null()) continue;
+      const auto [t, related] = s.transmit(c, r);
+      const std::string key =
+          frame::cell_key(type) + '\x1f' + frame::cell_key(size) + '\x1f' + std::to_string(related);
+      auto [it, fresh] = s.group_at.try_emplace(key, static_cast<uint32_t>(s.groups.size()));
+      const frame::Cell& rank = RankColumns::at(c.rank, r);
+      if (fresh) {
+        Group g;
+        g.type = type;
+        g.size = size;
+        g.related = frame::Cell::integer(related);
+        g.longest = g.shortest = t;
+        g.longest_rank = g.shortest_rank = rank;
+        g.kinds.assign(s.columns.size(), 0);
+        s.groups.push_back(std::move(g));
+      }
+      Group& g = s.groups[it->second];
+      g.transmit.push_back(static_cast<double>(t));
+      g.total += t;
+      if (t > g.longest) g.longest = t, g.longest_rank = rank;
+      if (t < g.shortest) g.shortest = t, g.shortest_rank = rank;
+      for (size_t k = 0; k < cols.size(); ++k) {
+        const frame::Cell& cell = cols[k] ? cols[k]->cells[r] : kNull;
+        const bool real = s.any_null_size && *s.columns[k].name == "dataSize";
+        g.kinds[k] |= frame::kind_bit(real ? frame::Cell::Kind::kReal : cell.kind);
+      }
+    }
+  });
+}
+
+// SlowLinkSum of the kept groups (in table order): describe_duration's statistics of each
+// group's transmit times with msprof-analyze's own columns, the first top_num by offset ratio.
+frame::Frame slow_link_sum(const Reduce& s, const std::vector<uint32_t>& kept, int top_num) {
+  static const char* kStats[] = {"Count",    "MeanNs", "StdNs", "MinNs", "Q1Ns",
+                                 "MedianNs", "Q3Ns",   "MaxNs", "SumNs"};
+  frame::Frame sum;
+  auto& name = sum.add("opTypeRelatedRanksDataSize");
+  for (const char* st : kStats) sum.add(st);
+  auto& ratio = sum.add("offsetRatio");
+  auto& max_rank = sum.add("maxRank");
+  auto& min_rank = sum.add("minRank");
+  for (uint32_t gi : kept) {
+    const Group& g = s.groups[gi];
+    const frame::Cell size = s.any_null_size ? frame::Cell::real(g.size.num()) : g.size;
+    name.push_back(
+        frame::Cell::text(key_text(g.type) + key_text(g.related) + "_" + key_text(size)));
+    std::vector<frame::Cell> stats = frame::duration_stats(g.transmit);
+    stats[3] = frame::Cell::integer(g.shortest);
+    stats[7] = frame::Cell::integer(g.longest);
+    stats[8] = frame::Cell::integer(g.total);
+    const double mean = stats[1].num(), sd = stats[2].num();
+    for (size_t k = 0; k < stats.size(); ++k) sum.columns[1 + k].push_back(stats[k]);
+    const double far = std::fmax(std::fabs(static_cast<double>(g.longest) - mean),
+                                 std::fabs(static_cast<double>(g.shortest) - mean));
+    ratio.push_back(frame::Cell::real(far / sd));
+    max_rank.push_back(g.longest_rank);
+    min_rank.push_back(g.shortest_rank);
+  }
+  // By offset ratio, largest first (NaN last), the first top_num.
+  std::vector<size_t> valid, order;
+  for (size_t r = 0; r < sum.rows(); ++r)
+    if (!std::isnan(ratio.cells[r].num())) valid.push_back(r);
+  for (size_t i : frame::pandas_sort_order(
+           valid.size(),
+           [&](size_t a, size_t b) {
+             return ratio.cells[valid[a]].num() < ratio.cells[valid[b]].num();
+           },
+           false))
+    order.push_back(valid[i]);
+  for (size_t r = 0; r < sum.rows(); ++r)
+    if (std::isnan(ratio.cells[r].num())) order.push_back(r);
+  const size_t top = static_cast<size_t>(top_num > 0 ? top_num : 15);
+  if (order.size() > top) order.resize(top);
+  return frame::take(sum, order);
+}
+
+// SlowLinkOps: the kept groups' rows, group after group, each group's in row order; rows
+// [lo, hi) of the table placed by one walk, then written.
+bool write_slow_link_ops(const std::vector<RankPartial>& parts, const Reduce& s,
+                         const std::vector<uint32_t>& kept, const std::string& db,
+                         size_t batch_rows, io::Diagnostics& diag) {
+  std::vector<ColumnKinds> columns = s.columns;
+  for (ColumnKinds& k : columns) k.kinds = 0;
+  columns.push_back({frame::intern_text("transmitTime"), 0, false});
+  columns.push_back({frame::intern_text("relatedRanks"), 0, false});
+  constexpr size_t kNotKept = SIZE_MAX;
+  std::vector<size_t> offset(s.groups.size(), kNotKept);
+  size_t total = 0;
+  for (uint32_t g : kept) {
+    offset[g] = total;
+    total += s.groups[g].transmit.size();
+    for (size_t k = 0; k < s.columns.size(); ++k) columns[k].kinds |= s.groups[g].kinds[k];
+  }
+  const uint8_t int_bit = frame::kind_bit(frame::Cell::Kind::kInt);
+  columns[s.columns.size()].kinds = columns[s.columns.size() + 1].kinds = int_bit;
+  const size_t batch = std::max(batch_rows, (total + 7) / 8);
+  FrameTableStream out(db, "SlowLinkOps", columns, diag);
+  for (size_t lo = 0; lo < total; lo += batch) {
+    const size_t hi = std::min(total, lo + batch);
+    frame::Frame rows;
+    for (const ColumnKinds& k : columns) rows.add(*k.name).cells.resize(hi - lo);
+    std::vector<size_t> seen(s.groups.size(), 0);
+    each_rank(parts, [&](const frame::Frame& f) {
+      const RankColumns c(f);
+      for (size_t r = 0; r < f.rows(); ++r) {
+        const auto [t, related] = s.transmit(c, r);
+        const int64_t g = s.group_of(c, r, related);
+        if (g < 0 || offset[g] == kNotKept) continue;
+        const size_t at = offset[g] + seen[g]++;
+        if (at < lo || at >= hi) continue;
+        for (size_t k = 0; k < s.columns.size(); ++k)
+          rows.columns[k].cells[at - lo] = s.out_cell(f, k, r);
+        rows.columns[s.columns.size()].cells[at - lo] = frame::Cell::integer(t);
+        rows.columns[s.columns.size() + 1].cells[at - lo] = frame::Cell::integer(related);
+      }
+    });
+    if (!out.add(rows)) return false;
+  }
+  return out.finish();
+}
+
+}  // namespace
+
+bool reduce_slow_links(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                       io::Diagnostics& diag, size_t batch_rows) {
+  const std::string db = out.db_path("SlowLink");
+  try {
+    Reduce s;
+    s.columns = concat_columns(parts, "rows");
+    find_instances(parts, s);
+    find_groups(parts, s);
+    // The groups in groupby's sorted order, those with a transmit-time outlier kept.
+    std::vector<uint32_t> order(s.groups.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const Group &x = s.groups[a], &y = s.groups[b];
+      int c = frame::compare_cells(x.type, y.type);
+      if (c == 0) c = frame::compare_cells(x.size, y.size);
+      if (c == 0) c = frame::compare_cells(x.related, y.related);
+      return c < 0;
+    });
+    std::vector<uint32_t> kept;
+    for (uint32_t g : order)
+      if (has_z_score_outlier(s.groups[g].transmit)) kept.push_back(g);
+    if (kept.empty()) return true;  // nothing slow: nothing written
+    return dump_recipe_frame(slow_link_sum(s, kept, out.top_num), out, "SlowLink", "",
+                             "SlowLinkSum", diag) &&
+           write_slow_link_ops(parts, s, kept, db, batch_rows, diag);
+  } catch (const std::runtime_error& e) {
+    diag.error(db, 0, std::string("slow_link: ") + e.what(),
+               "check the free space of the temporary directory ($TMPDIR)");
+    return false;
+  }
+}
+
+}  // namespace cs::recipes::slow_link
