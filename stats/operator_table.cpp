@@ -81,10 +81,21 @@ void OperatorTable::add_aggregate(std::string_view key, int64_t count, double to
 }
 
 void OperatorTable::merge(const OperatorTable& other) {
+  merge(other, nullptr);
+}
+
+void OperatorTable::merge_counting(const OperatorTable& other, const SampleKeeper& keep) {
+  merge(other, &keep);
+}
+
+void OperatorTable::merge(const OperatorTable& other, const SampleKeeper* keep) {
   for (const auto& [key, o] : other.keys_) {
     auto& s = slot(keys_, key);
     s.durations.merge(o.durations);
-    s.quantiles.merge(o.quantiles);
+    if (!keep)
+      s.quantiles.merge(o.quantiles);
+    else if (s.quantiles.merge_counting(o.quantiles))
+      (*keep)(key, o.quantiles.samples());
     for (const auto& [rank, total] : o.rank_totals) s.rank_totals.add(rank, total);
   }
   size_t held = 0;

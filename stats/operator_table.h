@@ -5,6 +5,7 @@
 // after the merge.
 
 #include <cstddef>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -67,6 +68,12 @@ class OperatorTable {
   // kExactBudget samples held exactly in the whole table, the keys with the most samples fall
   // back to their sketches until the table is within it again.
   void merge(const OperatorTable& other);
+  // Where merge_counting() leaves a key's exact samples: (key, samples), the samples to keep.
+  using SampleKeeper = std::function<void(const std::string&, const std::vector<double>&)>;
+  // As merge(), but the exact samples `other` brings to a key that stays exact are given to
+  // `keep` instead of being held (Quantiles::merge_counting): the same counts, exactness and
+  // budget; each key's quantiles read once its kept samples are given back (give_back).
+  void merge_counting(const OperatorTable& other, const SampleKeeper& keep);
   // Samples the whole table keeps exactly (64 MiB of doubles).
   static constexpr size_t kExactBudget = size_t{8} << 20;
 
@@ -81,6 +88,7 @@ class OperatorTable {
   static OperatorTable unpack(io::ByteReader& r);
 
  private:
+  void merge(const OperatorTable& other, const SampleKeeper* keep);
   std::map<std::string, OperatorKeyStats, std::less<>> keys_;
 };
 

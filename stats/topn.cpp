@@ -49,6 +49,11 @@ double cross_rank_cv(const RankTotals& rank_totals, const RankStages& stages) {
 }
 
 TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const RankStages& stages) {
+  return make_topn_row(key, s, s.quantiles, stages);
+}
+
+TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const Quantiles& q,
+                      const RankStages& stages) {
   TopNRow r;
   r.key = key;
   r.count = s.durations.count;
@@ -57,9 +62,9 @@ TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const R
   r.std_us = std::sqrt(s.durations.sample_variance());
   r.min_us = s.durations.count > 0 ? s.durations.min : 0.0;
   r.max_us = s.durations.count > 0 ? s.durations.max : 0.0;
-  r.p50_us = s.quantiles.quantile(0.50);
-  r.p90_us = s.quantiles.quantile(0.90);
-  r.p99_us = s.quantiles.quantile(0.99);
+  r.p50_us = q.quantile(0.50);
+  r.p90_us = q.quantile(0.90);
+  r.p99_us = q.quantile(0.99);
   r.ranks = static_cast<int64_t>(s.rank_totals.size());
   const auto totals = stage_relative_totals(s.rank_totals, stages);
   double lo = 0, hi = 0;
@@ -100,6 +105,10 @@ std::vector<TopNRow> select_topn(const OperatorTable& merged, size_t n, OrderBy 
   std::vector<TopNRow> rows;
   rows.reserve(merged.keys().size());
   for (const auto& [key, s] : merged.keys()) rows.push_back(make_topn_row(key, s, stages));
+  return select_rows(std::move(rows), n, order);
+}
+
+std::vector<TopNRow> select_rows(std::vector<TopNRow> rows, size_t n, OrderBy order) {
   if (order == OrderBy::kCv)
     for (auto& r : rows) r.key.insert(0, is_communication_key(r.key) ? "1" : "0");
   auto better = [order](const TopNRow& a, const TopNRow& b) {

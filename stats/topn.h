@@ -76,6 +76,10 @@ double cross_rank_cv(const RankTotals& rank_totals, const RankStages& stages);
 // the stage-relative totals when stages are known).
 TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s,
                       const RankStages& stages = {});
+// Same, with the key's quantiles given apart (s.quantiles completed elsewhere: their samples
+// given back, Quantiles::give_back).
+TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const Quantiles& q,
+                      const RankStages& stages);
 
 // True for communication kernels (key starts with hcom/hccl, or contains nccl, any case): their
 // durations include waiting for peers, so their spread across ranks says who waited, not which
@@ -88,5 +92,8 @@ bool is_communication_key(std::string_view key);
 // `stages`: the ranks' pipeline stages for the peer-relative CV (empty: all ranks are peers).
 std::vector<TopNRow> select_topn(const OperatorTable& merged, size_t n, OrderBy order,
                                  const RankStages& stages = {});
+// select_topn's choice from every key's row already made (make_topn_row, any order): the same
+// rows as select_topn over the table they came from.
+std::vector<TopNRow> select_rows(std::vector<TopNRow> rows, size_t n, OrderBy order);
 
 }  // namespace cs::stats
