@@ -12,11 +12,25 @@ OperatorSamplePark::OperatorSamplePark(std::shared_ptr<runtime::SpillFile> file,
 }
 
 void OperatorSamplePark::add(std::string_view key, const std::vector<double>& samples) {
-  if (samples.empty()) return;
-  auto it = buckets_.find(key);
-  if (it == buckets_.end()) it = buckets_.try_emplace(std::string(key)).first;
-  it->second.pending.insert(it->second.pending.end(), samples.begin(), samples.end());
-  pending_ += samples.size();
+  append(buckets_, key, samples.data(), samples.size());
+}
+
+void OperatorSamplePark::add_totals(std::string_view key, const stats::RankTotals& totals) {
+  std::vector<double> flat;
+  flat.reserve(2 * totals.size());
+  for (const auto& [rank, total] : totals) {
+    flat.push_back(static_cast<double>(rank));  // exact: an int
+    flat.push_back(total);
+  }
+  append(totals_, key, flat.data(), flat.size());
+}
+
+void OperatorSamplePark::append(Buckets& to, std::string_view key, const double* p, size_t n) {
+  if (n == 0) return;
+  auto it = to.find(key);
+  if (it == to.end()) it = to.try_emplace(std::string(key)).first;
+  it->second.pending.insert(it->second.pending.end(), p, p + n);
+  pending_ += n;
   if (file_ && pending_ >= park_samples_) park();
 }
 
@@ -25,10 +39,12 @@ void OperatorSamplePark::park() {
   // block is a block of its own (an offset and a size into the file).
   std::vector<char> bytes(pending_ * sizeof(double));
   size_t at = 0;
-  for (auto& [key, b] : buckets_) {
-    if (b.pending.empty()) continue;
-    std::memcpy(bytes.data() + at, b.pending.data(), b.pending.size() * sizeof(double));
-    at += b.pending.size() * sizeof(double);
+  for (Buckets* buckets : {&buckets_, &totals_}) {
+    for (auto& [key, b] : *buckets) {
+      if (b.pending.empty()) continue;
+      std::memcpy(bytes.data() + at, b.pending.data(), b.pending.size() * sizeof(double));
+      at += b.pending.size() * sizeof(double);
+    }
   }
   runtime::SpillFile::Block whole;
   try {
@@ -40,12 +56,14 @@ void OperatorSamplePark::park() {
     return;
   }
   uint64_t offset = whole.offset;
-  for (auto& [key, b] : buckets_) {
-    if (b.pending.empty()) continue;
-    const uint64_t size = b.pending.size() * sizeof(double);
-    b.parked.push_back({offset, size});
-    offset += size;
-    std::vector<double>().swap(b.pending);
+  for (Buckets* buckets : {&buckets_, &totals_}) {
+    for (auto& [key, b] : *buckets) {
+      if (b.pending.empty()) continue;
+      const uint64_t size = b.pending.size() * sizeof(double);
+      b.parked.push_back({offset, size});
+      offset += size;
+      std::vector<double>().swap(b.pending);
+    }
   }
   parked_bytes_ += bytes.size();
   pending_ = 0;
@@ -53,8 +71,20 @@ void OperatorSamplePark::park() {
 
 void OperatorSamplePark::read(std::string_view key,
                               const std::function<void(const double*, size_t)>& fn) const {
-  const auto it = buckets_.find(key);
-  if (it == buckets_.end()) return;
+  read(buckets_, key, fn);
+}
+
+void OperatorSamplePark::read_totals(std::string_view key,
+                                     const std::function<void(int, double)>& fn) const {
+  read(totals_, key, [&fn](const double* p, size_t n) {
+    for (size_t i = 0; i + 1 < n; i += 2) fn(static_cast<int>(p[i]), p[i + 1]);
+  });
+}
+
+void OperatorSamplePark::read(const Buckets& from, std::string_view key,
+                              const std::function<void(const double*, size_t)>& fn) const {
+  const auto it = from.find(key);
+  if (it == from.end()) return;
   std::vector<char> bytes;
   std::vector<double> block;
   for (const runtime::SpillFile::Block& b : it->second.parked) {

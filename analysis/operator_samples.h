@@ -1,9 +1,9 @@
 #pragma once
-// The merged operator table's exact kernel durations parked on disk by key (issue 38: the root's
-// memory, docs/root_memory.md). Merging every rank's operator table kept each key's samples
-// exactly (up to 2^20 a key, 8 Mi in all: stats/operator_table.h), so the root held ranks x
-// kernels doubles until the TopN rows were made. Here the ranks' samples go to a spill file as
-// they are merged (stats::OperatorTable::merge_counting: the merged table keeps the counts), a
+// The merged operator table's exact kernel durations (and per-rank totals) parked on disk by key
+// (issue 38: the root's memory, docs/root_memory.md). Merging every rank's operator table kept each
+// key's samples exactly (up to 2^20 a key, 8 Mi in all: stats/operator_table.h), so the root held
+// ranks x kernels doubles until the TopN rows were made. Here the ranks' samples go to a spill file
+// as they are merged (stats::OperatorTable::merge_counting: the merged table keeps the counts), a
 // block of all keys' pending samples at a time, and a key's samples are read back, in the order
 // they came, only when its row is made: one key's samples in memory at a time. The quantiles are
 // the same bits as the held merge's. When the file is missing or cannot be written, the samples
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "runtime/spill_file.h"
+#include "stats/operator_table.h"
 
 namespace cs::analysis {
 
@@ -40,6 +41,10 @@ class OperatorSamplePark {
   // Gives every sample of `key`, in the order added, to `fn` a block at a time (nothing for a
   // key never added). Throws std::runtime_error when the spill file cannot be read.
   void read(std::string_view key, const std::function<void(const double*, size_t)>& fn) const;
+  // Appends one table's per-rank totals of `key` (rank, total), parked with the samples.
+  void add_totals(std::string_view key, const stats::RankTotals& totals);
+  // Every (rank, total) added for `key`, in the order added. Throws as read().
+  void read_totals(std::string_view key, const std::function<void(int, double)>& fn) const;
 
   // Why the file could not be written (empty: it could, or there was none).
   const std::string& problem() const { return problem_; }
@@ -51,6 +56,10 @@ class OperatorSamplePark {
     std::vector<runtime::SpillFile::Block> parked;  // in blocks_file_, in order
     std::vector<double> pending;                    // after the parked ones
   };
+  using Buckets = std::map<std::string, Bucket, std::less<>>;
+  void append(Buckets& to, std::string_view key, const double* p, size_t n);
+  void read(const Buckets& from, std::string_view key,
+            const std::function<void(const double*, size_t)>& fn) const;
   void park();
 
   std::shared_ptr<runtime::SpillFile> file_;         // where blocks go; null once it failed
@@ -58,7 +67,8 @@ class OperatorSamplePark {
   size_t park_samples_;
   size_t pending_ = 0;
   uint64_t parked_bytes_ = 0;
-  std::map<std::string, Bucket, std::less<>> buckets_;
+  Buckets buckets_;  // the samples
+  Buckets totals_;   // the rank totals: rank, total, rank, total, ...
   std::string problem_;
 };
 

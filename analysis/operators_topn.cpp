@@ -20,9 +20,12 @@ ParkedOperators merge_operators_parked(const std::vector<load::RankData>& ranks,
   ParkedOperators out;
   out.samples = std::make_unique<OperatorSamplePark>(std::move(file), park_samples);
   OperatorSamplePark& park = *out.samples;
-  const stats::OperatorTable::SampleKeeper keep = [&park](const std::string& key,
-                                                          const std::vector<double>& samples) {
+  stats::OperatorTable::Keeper keep;
+  keep.samples = [&park](const std::string& key, const std::vector<double>& samples) {
     park.add(key, samples);
+  };
+  keep.totals = [&park](const std::string& key, const stats::RankTotals& totals) {
+    park.add_totals(key, totals);
   };
   stats::OperatorTable scratch;  // the rank being merged, while its table is packed or spilled
   for (const auto& r : ranks) {
@@ -37,13 +40,17 @@ std::vector<stats::TopNRow> operator_rows(const ParkedOperators& merged,
   std::vector<stats::TopNRow> rows;
   rows.reserve(merged.table.keys().size());
   for (const auto& [key, s] : merged.table.keys()) {
-    if (s.quantiles.samples_elsewhere() == 0) {
-      rows.push_back(stats::make_topn_row(key, s, stages));
-      continue;
-    }
-    stats::Quantiles q = s.quantiles;  // counts and sketch: the samples are in the park
-    merged.samples->read(key, [&q](const double* p, size_t n) { q.give_back(p, n); });
-    rows.push_back(stats::make_topn_row(key, s, q, stages));
+    // The key as the held merge has it: its counts and sketch, its samples and rank totals read
+    // back from the park (in the order they came: the rank totals added as merge() adds them).
+    stats::OperatorKeyStats whole;
+    whole.durations = s.durations;
+    whole.quantiles = s.quantiles;
+    if (s.quantiles.samples_elsewhere() > 0)
+      merged.samples->read(
+          key, [&whole](const double* p, size_t n) { whole.quantiles.give_back(p, n); });
+    merged.samples->read_totals(
+        key, [&whole](int rank, double total) { whole.rank_totals.add(rank, total); });
+    rows.push_back(stats::make_topn_row(key, whole, stages));
   }
   return rows;
 }

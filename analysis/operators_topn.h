@@ -32,9 +32,10 @@ namespace cs::analysis {
 // so only the merged table and one rank's are held at a time.
 stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks);
 
-// The merge with the ranks' exact samples parked by key (analysis/operator_samples.h): `table`
-// holds the counts where merge_operators' holds the samples; operator_rows() reads each key's
-// back in turn. `file`: the spill file (null: the samples stay in memory, in `samples`).
+// The merge with the ranks' exact samples and per-rank totals parked by key
+// (analysis/operator_samples.h): `table` holds the counts where merge_operators' holds the
+// samples, and no rank totals; operator_rows() reads each key's back in turn. `file`: the spill
+// file (null: they stay in memory, in `samples`).
 struct ParkedOperators {
   stats::OperatorTable table;
   std::unique_ptr<OperatorSamplePark> samples;

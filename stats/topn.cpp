@@ -49,11 +49,6 @@ double cross_rank_cv(const RankTotals& rank_totals, const RankStages& stages) {
 }
 
 TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const RankStages& stages) {
-  return make_topn_row(key, s, s.quantiles, stages);
-}
-
-TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const Quantiles& q,
-                      const RankStages& stages) {
   TopNRow r;
   r.key = key;
   r.count = s.durations.count;
@@ -62,9 +57,9 @@ TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const Q
   r.std_us = std::sqrt(s.durations.sample_variance());
   r.min_us = s.durations.count > 0 ? s.durations.min : 0.0;
   r.max_us = s.durations.count > 0 ? s.durations.max : 0.0;
-  r.p50_us = q.quantile(0.50);
-  r.p90_us = q.quantile(0.90);
-  r.p99_us = q.quantile(0.99);
+  r.p50_us = s.quantiles.quantile(0.50);
+  r.p90_us = s.quantiles.quantile(0.90);
+  r.p99_us = s.quantiles.quantile(0.99);
   r.ranks = static_cast<int64_t>(s.rank_totals.size());
   const auto totals = stage_relative_totals(s.rank_totals, stages);
   double lo = 0, hi = 0;

@@ -76,10 +76,6 @@ double cross_rank_cv(const RankTotals& rank_totals, const RankStages& stages);
 // the stage-relative totals when stages are known).
 TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s,
                       const RankStages& stages = {});
-// Same, with the key's quantiles given apart (s.quantiles completed elsewhere: their samples
-// given back, Quantiles::give_back).
-TopNRow make_topn_row(const std::string& key, const OperatorKeyStats& s, const Quantiles& q,
-                      const RankStages& stages);
 
 // True for communication kernels (key starts with hcom/hccl, or contains nccl, any case): their
 // durations include waiting for peers, so their spread across ranks says who waited, not which

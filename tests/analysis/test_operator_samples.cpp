@@ -1,6 +1,7 @@
-// The merged operator table's exact samples parked on disk by key (analysis/operator_samples.h,
-// merge_operators_parked, operator_rows): the TopN rows must be those of the merge that holds
-// every sample (merge_operators, stats::select_topn) bit for bit, whatever the park's block size,
+// The merged operator table's exact samples and rank totals parked on disk by key
+// (analysis/operator_samples.h, merge_operators_parked, operator_rows): the TopN rows must be
+// those of the merge that holds every sample (merge_operators, stats::select_topn) bit for bit,
+// whatever the park's block size,
 // with the samples in the spill file, held (no file) or half and half (the file failing midway);
 // a key past the exact limit (the sketch answers) and a rank with pre-aggregated groups included.
 
@@ -94,6 +95,7 @@ TEST(OperatorSamples, ParkedRowsAreTheRowsOfTheHeldMerge) {
       EXPECT_EQ(merged.samples->parked_bytes() > 0, with_file) << what;
       EXPECT_TRUE(merged.table.keys().at("MatMulV3").quantiles.samples().empty()) << what;
       EXPECT_GT(merged.table.keys().at("MatMulV3").quantiles.samples_elsewhere(), 0) << what;
+      EXPECT_TRUE(merged.table.keys().at("MatMulV3").rank_totals.empty()) << what;
       expect_same_rows(stats::select_rows(operator_rows(merged, {}), 0, stats::OrderBy::kTotal),
                        want, what);
       expect_same_rows(stats::select_rows(operator_rows(merged, stages), 0, stats::OrderBy::kTotal),
