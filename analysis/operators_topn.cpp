@@ -14,6 +14,47 @@ stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks) {
   return merged;
 }
 
+ParkedOperators merge_operators_parked(const std::vector<load::RankData>& ranks,
+                                       std::shared_ptr<runtime::SpillFile> file,
+                                       size_t park_samples) {
+  ParkedOperators out;
+  out.samples = std::make_unique<OperatorSamplePark>(std::move(file), park_samples);
+  OperatorSamplePark& park = *out.samples;
+  stats::OperatorTable::Keeper keep;
+  keep.samples = [&park](const std::string& key, const std::vector<double>& samples) {
+    park.add(key, samples);
+  };
+  keep.totals = [&park](const std::string& key, const stats::RankTotals& totals) {
+    park.add_totals(key, totals);
+  };
+  stats::OperatorTable scratch;  // the rank being merged, while its table is packed or spilled
+  for (const auto& r : ranks) {
+    out.table.merge_counting(r.operators.read(scratch), keep);
+    scratch = stats::OperatorTable{};  // read back once, freed before the next rank
+  }
+  return out;
+}
+
+std::vector<stats::TopNRow> operator_rows(const ParkedOperators& merged,
+                                          const stats::RankStages& stages) {
+  std::vector<stats::TopNRow> rows;
+  rows.reserve(merged.table.keys().size());
+  for (const auto& [key, s] : merged.table.keys()) {
+    // The key as the held merge has it: its counts and sketch, its samples and rank totals read
+    // back from the park (in the order they came: the rank totals added as merge() adds them).
+    stats::OperatorKeyStats whole;
+    whole.durations = s.durations;
+    whole.quantiles = s.quantiles;
+    if (s.quantiles.samples_elsewhere() > 0)
+      merged.samples->read(
+          key, [&whole](const double* p, size_t n) { whole.quantiles.give_back(p, n); });
+    merged.samples->read_totals(
+        key, [&whole](int rank, double total) { whole.rank_totals.add(rank, total); });
+    rows.push_back(stats::make_topn_row(key, whole, stages));
+  }
+  return rows;
+}
+
 stats::RankStages rank_stages(const std::vector<load::RankData>& ranks,
                               const documents::CommGroups* groups) {
   stats::RankStages out;
@@ -42,6 +83,14 @@ stats::RankStages rank_stages(const std::vector<load::RankData>& ranks,
 
 io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
                                stats::OrderBy order, const stats::RankStages& stages) {
+  std::vector<stats::TopNRow> rows;
+  rows.reserve(merged.keys().size());
+  for (const auto& [key, s] : merged.keys()) rows.push_back(stats::make_topn_row(key, s, stages));
+  return operators_topn_table(std::move(rows), top_n, order);
+}
+
+io::Table operators_topn_table(std::vector<stats::TopNRow> rows, size_t top_n,
+                               stats::OrderBy order) {
   io::Table t("operators_topn");
   auto& key = t.add_string("key");
   auto& count = t.add_int("count");
@@ -57,7 +106,7 @@ io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
   auto& min_rank = t.add_int("min_rank");
   auto& max_rank = t.add_int("max_rank");
   auto& cv = t.add_double("cross_rank_cv", "ratio");
-  for (const auto& r : stats::select_topn(merged, top_n, order, stages)) {
+  for (const auto& r : stats::select_rows(std::move(rows), top_n, order)) {
     key.strings.push_back(r.key);
     count.ints.push_back(r.count);
     total.doubles.push_back(r.total_us);

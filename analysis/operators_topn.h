@@ -13,8 +13,11 @@
 // with the smallest / largest ratio to their stage median.
 
 #include <cstddef>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "analysis/operator_samples.h"
 #include "io/table.h"
 #include "load/rank_data.h"
 #include "msprof_analyze/documents/communication_groups.h"
@@ -28,6 +31,23 @@ namespace cs::analysis {
 // packed or spilled (load::RankOperators) is read back once, merged and freed before the next,
 // so only the merged table and one rank's are held at a time.
 stats::OperatorTable merge_operators(const std::vector<load::RankData>& ranks);
+
+// The merge with the ranks' exact samples and per-rank totals parked by key
+// (analysis/operator_samples.h): `table` holds the counts where merge_operators' holds the
+// samples, and no rank totals; operator_rows() reads each key's back in turn. `file`: the spill
+// file (null: they stay in memory, in `samples`).
+struct ParkedOperators {
+  stats::OperatorTable table;
+  std::unique_ptr<OperatorSamplePark> samples;
+};
+ParkedOperators merge_operators_parked(const std::vector<load::RankData>& ranks,
+                                       std::shared_ptr<runtime::SpillFile> file,
+                                       size_t park_samples = OperatorSamplePark::kParkSamples);
+// Every key's TopN row (key order), one key's samples read back at a time: the rows
+// stats::select_topn makes from merge_operators(ranks). Throws std::runtime_error when the spill
+// file cannot be read.
+std::vector<stats::TopNRow> operator_rows(const ParkedOperators& merged,
+                                          const stats::RankStages& stages);
 
 // Pipeline stage (pp index) of every rank: from profiler_metadata.json's distributed_args
 // (Megatron order, tensor fastest: pp = rank / (tp * dp)) when every rank with metadata agrees
@@ -43,6 +63,9 @@ stats::RankStages rank_stages(const std::vector<load::RankData>& ranks,
 // `stages` (rank_stages()) makes cross_rank_cv and min/max rank peer-relative.
 io::Table operators_topn_table(const stats::OperatorTable& merged, size_t top_n,
                                stats::OrderBy order, const stats::RankStages& stages = {});
+// Same, from every key's row (operator_rows): stats::select_rows' choice.
+io::Table operators_topn_table(std::vector<stats::TopNRow> rows, size_t top_n,
+                               stats::OrderBy order);
 // Same, merging `ranks` first; stages from rank_stages(ranks).
 io::Table operators_topn_table(const std::vector<load::RankData>& ranks, size_t top_n,
                                stats::OrderBy order);

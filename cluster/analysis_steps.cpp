@@ -116,11 +116,21 @@ StepTraceResult step_trace_step(const AnalysisInputs& in, const AnalysisOptions&
 
 OperatorsResult operators_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
   OperatorsResult r;
-  const stats::OperatorTable merged = analysis::merge_operators(in.ranks);
+  analysis::ParkedOperators merged = analysis::merge_operators_parked(in.ranks, in.spill);
   // Pipeline stages make the cross-rank CV peer-relative (stats/topn.h).
   const auto stages = analysis::rank_stages(in.ranks, in.groups);
-  r.topn = analysis::operators_topn_table(merged, opts.top_n, opts.order_by, stages);
-  r.by_cv = stats::select_topn(merged, 5, stats::OrderBy::kCv, stages);
+  std::vector<stats::TopNRow> rows = analysis::operator_rows(merged, stages);
+  if (const std::string& why = merged.samples->problem(); !why.empty()) {
+    io::Diagnostics d;
+    d.warn("", 0,
+           "the operators' kernel durations could not be parked on disk (" + why +
+               "): they are held in memory instead",
+           "the outputs are the same; a large job needs more memory this way");
+    r.messages.add(d);
+  }
+  merged = {};
+  r.by_cv = stats::select_rows(rows, 5, stats::OrderBy::kCv);
+  r.topn = analysis::operators_topn_table(std::move(rows), opts.top_n, opts.order_by);
   return r;
 }
 

@@ -10,6 +10,7 @@
 //   AnalysisInputs in{ranks, &groups};
 //   OperatorsResult ops = operators_step(in, opts);  // ops.topn: the operators_topn table
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "msprof_analyze/documents/communication_groups.h"
 #include "msprof_analyze/documents/matrix_batches.h"
 #include "report/cluster_page/cluster_report.h"
+#include "runtime/spill_file.h"
 #include "stats/topn.h"
 
 namespace cs::cluster {
@@ -36,6 +38,8 @@ namespace cs::cluster {
 struct AnalysisInputs {
   const std::vector<load::RankData>& ranks;       // sorted by rank
   const documents::CommGroups* groups = nullptr;  // null when the mode builds none (-m operators)
+  // The loader's spill file (null when it has none): operators_step parks samples there too.
+  std::shared_ptr<runtime::SpillFile> spill = nullptr;
 };
 
 struct AnalysisOptions {
@@ -117,8 +121,11 @@ StepTraceResult step_trace_step(const AnalysisInputs& in, const AnalysisOptions&
 struct OperatorsResult {
   io::Table topn;                     // operators_topn: opts.top_n rows by opts.order_by
   std::vector<stats::TopNRow> by_cv;  // the 5 most varying across ranks, for the summary
+  StepMessages messages;              // a spill file that could not be written
 };
-// TopN operators over every rank's kernels; pipeline stages make the CV peer-relative.
+// TopN operators over every rank's kernels; pipeline stages make the CV peer-relative. The
+// kernels' exact durations are parked in in.spill by key while the ranks are merged
+// (analysis::merge_operators_parked), so the root holds one key's at a time.
 OperatorsResult operators_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 // Slow ranks, given the slow links (a rank late only because of a slow link is not blamed).

@@ -188,7 +188,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     groups = groups_step(ranks, opts);
     log.lap("communication groups");
   }
-  const AnalysisInputs in{ranks, want.groups ? &groups.groups : nullptr};
+  const AnalysisInputs in{ranks, want.groups ? &groups.groups : nullptr, loaded.spill};
   // What no later step reads goes as soon as the groups are built from it: the matrix links when
   // the mode merges no matrix (-m communication_time, step_trace), the communication ops when
   // no later step reads them (-m communication_matrix, step_trace).
@@ -266,7 +266,8 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(opts.threads) + " thread(s)").c_str());
 
-  for (const StepMessages* m : {&groups.messages, &comm_json, &matrix.messages, &step_trace}) {
+  for (const StepMessages* m :
+       {&groups.messages, &comm_json, &matrix.messages, &step_trace, &operators.messages}) {
     r.notes.append(m->notes);  // 5
     ctx.diag.append(m->output);
   }

@@ -316,8 +316,9 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
     w.bytes(row.values.data(), row.values.size() * sizeof(double));
   }
   w.put<uint8_t>(d.metadata.has_distributed_args);
-  w.put<uint32_t>(static_cast<uint32_t>(d.metadata.distributed_args.size()));
-  for (const auto& [k, v] : d.metadata.distributed_args) {
+  const readers::DistributedArgs::Map args = d.metadata.distributed_args.to_map();
+  w.put<uint32_t>(static_cast<uint32_t>(args.size()));
+  for (const auto& [k, v] : args) {
     w.str(k);
     w.put(v);
   }
@@ -388,10 +389,12 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   }
   d.metadata.has_distributed_args = r.get<uint8_t>() != 0;
   uint32_t nargs = r.get<uint32_t>();
+  readers::DistributedArgs::Map args;
   for (uint32_t i = 0; i < nargs; ++i) {
     std::string k = r.str();
-    d.metadata.distributed_args[k] = r.get<int64_t>();
+    args[k] = r.get<int64_t>();
   }
+  d.metadata.distributed_args = readers::DistributedArgs(args);
   d.metadata.parallel_groups.resize(r.get<uint32_t>());
   for (auto& g : d.metadata.parallel_groups) {
     g.group_id = r.str();

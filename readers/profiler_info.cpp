@@ -12,9 +12,7 @@
 namespace cs::readers {
 
 std::optional<int64_t> ProfilerMetadata::arg(std::string_view key) const {
-  auto it = distributed_args.find(std::string(key));
-  if (it == distributed_args.end()) return std::nullopt;
-  return it->second;
+  return distributed_args.get(key);
 }
 
 std::optional<int> rank_from_profiler_info_name(std::string_view filename) {
@@ -202,6 +200,14 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
       if (e == simdjson::INCORRECT_TYPE) return SUCCESS;
       if (e) return e;
       out.has_distributed_args = true;
+      // The entries are gathered in a map and stored once, however the walk ends (a damaged
+      // file keeps what was read), so only the whole map is interned.
+      DistributedArgs::Map entries = out.distributed_args.to_map();
+      struct Store {
+        DistributedArgs& to;
+        DistributedArgs::Map& from;
+        ~Store() { to = DistributedArgs(from); }
+      } store{out.distributed_args, entries};
       std::set<std::string> arg_names;
       bool repeated_arg = false;
       for (auto ar : args) {
@@ -218,14 +224,14 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
           ctx.warn_at(av.raw_json_token().data(),
                       "distributed_args: a key is written more than once",
                       "the last value was used, as Python's json module does");
-          out.distributed_args.erase(std::string(name));
+          entries.erase(std::string(name));
         }
         io::Num n;
         int64_t iv = 0;
         if (io::read_num(av, n) == io::NumRead::kOk && n.is_int && io::double_to_int64(n.v, iv))
-          out.distributed_args[std::string(name)] = iv;
+          entries[std::string(name)] = iv;
         else
-          out.distributed_args.erase(std::string(name));
+          entries.erase(std::string(name));
       }
     } else if (k == "parallel_group_info") {
       od::object groups;
@@ -273,12 +279,13 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
 // Global ranks at or beyond distributed_args' world_size cannot be: dropped, said once.
 void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source,
                              io::Diagnostics& diag) {
-  const auto w = m.distributed_args.find("world_size");
-  if (w == m.distributed_args.end() || w->second <= 0) return;
+  const std::optional<int64_t> world = m.distributed_args.get("world_size");
+  if (!world || *world <= 0) return;
+  const int64_t w = *world;
   size_t dropped = 0;
   for (ParallelGroup& g : m.parallel_groups) {
     const size_t before = g.global_ranks.size();
-    std::erase_if(g.global_ranks, [&](int r) { return r >= w->second; });
+    std::erase_if(g.global_ranks, [&](int r) { return r >= w; });
     dropped += before - g.global_ranks.size();
   }
   if (dropped > 0)
@@ -286,7 +293,7 @@ void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source,
               std::to_string(dropped) +
                   " global rank(s) of parallel_group_info are not below "
                   "distributed_args' world_size " +
-                  std::to_string(w->second),
+                  std::to_string(w),
               "they were left out of their groups; check the file");
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/diagnostics.h"
+#include "readers/distributed_args.h"
 
 namespace cs::readers {
 
@@ -39,7 +40,8 @@ struct ProfilerMetadata {
   bool has_distributed_args = false;
   // distributed_args integer entries: tensor_model_parallel_size, pipeline_model_parallel_size,
   // data_parallel_size, context_parallel_size, expert_model_parallel_size, world_size, rank, ...
-  std::map<std::string, int64_t> distributed_args;
+  // (one map shared by the ranks that have the same entries but "rank": distributed_args.h)
+  DistributedArgs distributed_args;
   std::vector<ParallelGroup> parallel_groups;  // file order
 
   std::optional<int64_t> arg(std::string_view key) const;

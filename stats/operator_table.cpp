@@ -81,11 +81,24 @@ void OperatorTable::add_aggregate(std::string_view key, int64_t count, double to
 }
 
 void OperatorTable::merge(const OperatorTable& other) {
+  merge(other, nullptr);
+}
+
+void OperatorTable::merge_counting(const OperatorTable& other, const Keeper& keep) {
+  merge(other, &keep);
+}
+
+void OperatorTable::merge(const OperatorTable& other, const Keeper* keep) {
   for (const auto& [key, o] : other.keys_) {
     auto& s = slot(keys_, key);
     s.durations.merge(o.durations);
-    s.quantiles.merge(o.quantiles);
-    for (const auto& [rank, total] : o.rank_totals) s.rank_totals.add(rank, total);
+    if (!keep) {
+      s.quantiles.merge(o.quantiles);
+      for (const auto& [rank, total] : o.rank_totals) s.rank_totals.add(rank, total);
+      continue;
+    }
+    if (s.quantiles.merge_counting(o.quantiles)) keep->samples(key, o.quantiles.samples());
+    if (!o.rank_totals.empty()) keep->totals(key, o.rank_totals);
   }
   size_t held = 0;
   for (const auto& [key, s] : keys_) held += s.quantiles.exact_samples();

@@ -5,6 +5,7 @@
 // after the merge.
 
 #include <cstddef>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -67,6 +68,18 @@ class OperatorTable {
   // kExactBudget samples held exactly in the whole table, the keys with the most samples fall
   // back to their sketches until the table is within it again.
   void merge(const OperatorTable& other);
+  // Where merge_counting() leaves what it does not hold, per key of the merged table: the exact
+  // samples to keep (given back to the key's Quantiles, give_back) and the table's per-rank
+  // totals (added back in the order given, RankTotals::add, they are the key's rank_totals).
+  struct Keeper {
+    std::function<void(const std::string&, const std::vector<double>&)> samples;
+    std::function<void(const std::string&, const RankTotals&)> totals;
+  };
+  // As merge(), but the exact samples `other` brings to a key that stays exact and its rank
+  // totals are given to `keep` instead of being held (Quantiles::merge_counting): the same
+  // counts, exactness, budget and RunningStats; each key's quantiles read once its kept samples
+  // are given back, its rank totals are what `keep.totals` was given.
+  void merge_counting(const OperatorTable& other, const Keeper& keep);
   // Samples the whole table keeps exactly (64 MiB of doubles).
   static constexpr size_t kExactBudget = size_t{8} << 20;
 
@@ -81,6 +94,7 @@ class OperatorTable {
   static OperatorTable unpack(io::ByteReader& r);
 
  private:
+  void merge(const OperatorTable& other, const Keeper* keep);
   std::map<std::string, OperatorKeyStats, std::less<>> keys_;
 };
 

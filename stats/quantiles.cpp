@@ -54,6 +54,33 @@ void Quantiles::merge(const Quantiles& o) {
     count_ += o.count_;
     return;
   }
+  merge_into_sketch(o);
+}
+
+bool Quantiles::merge_counting(const Quantiles& o) {
+  if (o.count_ == 0) return false;
+  if (o.elsewhere_ > 0) throw std::logic_error("Quantiles::merge_counting: samples elsewhere");
+  if (exact_ && o.exact_ && count_ + o.count_ <= kExactLimit) {
+    count_ += o.count_;
+    elsewhere_ += o.count_;
+    return true;
+  }
+  merge_into_sketch(o);
+  return false;
+}
+
+void Quantiles::give_back(const double* p, size_t n) {
+  if (static_cast<int64_t>(n) > elsewhere_)
+    throw std::logic_error("Quantiles::give_back: more samples than were left out");
+  elsewhere_ -= static_cast<int64_t>(n);
+  if (exact_) {
+    samples_.insert(samples_.end(), p, p + n);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) sketch_.add(p[i]);
+}
+
+void Quantiles::merge_into_sketch(const Quantiles& o) {
   drop_exact();
   if (o.exact_) {
     for (double s : o.samples_) sketch_.add(s);
@@ -64,12 +91,14 @@ void Quantiles::merge(const Quantiles& o) {
 }
 
 double Quantiles::quantile(double q) const {
+  if (elsewhere_ > 0) throw std::logic_error("Quantiles::quantile: samples not given back");
   if (!exact_) return sketch_.quantile(q);
   std::vector<double> v = samples_;
   return exact_quantile(v, q);
 }
 
 void Quantiles::pack(io::ByteWriter& w) const {
+  if (elsewhere_ > 0) throw std::logic_error("Quantiles::pack: samples not given back");
   w.put<uint8_t>(exact_ ? 1 : 0);
   w.put(count_);
   if (!exact_) {

@@ -27,26 +27,46 @@ class Quantiles {
   // Adds `count` samples known only by their mean (pre-aggregated input): no longer exact.
   void add_approximate(double x, int64_t count);
   void merge(const Quantiles& o);
+  // As merge(), except that o's exact samples, when merge() would keep them exactly, are counted
+  // but not kept: then it returns true and the caller keeps o.samples() elsewhere (parked on
+  // disk: analysis/operator_samples.h) and gives them back with give_back() before quantile().
+  // Every decision (exact or not, the table's budget) depends on counts alone, and the sketch is
+  // order-independent, so the state completed by give_back() is the one merge() builds.
+  bool merge_counting(const Quantiles& o);
+  // Gives back n of the samples merge_counting() left to the caller (any order): kept exactly
+  // while exact(), else added to the sketch. Throws std::logic_error past the number left out.
+  void give_back(const double* p, size_t n);
+  // Samples merge_counting() left to the caller and not given back yet.
+  int64_t samples_elsewhere() const { return elsewhere_; }
+  // The samples held exactly (empty once the sketch answers; those elsewhere not included).
+  const std::vector<double>& samples() const { return samples_; }
   // Gives up the kept samples (the sketch answers from now on); frees their memory.
   void drop_exact();
 
-  // q in [0, 1]; NaN when empty. Exact (linear interpolation) while exact().
+  // q in [0, 1]; NaN when empty. Exact (linear interpolation) while exact(). Throws
+  // std::logic_error while samples are elsewhere (merge_counting()).
   double quantile(double q) const;
   int64_t count() const { return count_; }
   bool exact() const { return exact_; }
-  // Samples held exactly (0 once the sketch answers).
-  size_t exact_samples() const { return samples_.size(); }
+  // Samples held exactly, here or elsewhere (merge_counting()); 0 once the sketch answers.
+  size_t exact_samples() const {
+    return exact_ ? samples_.size() + static_cast<size_t>(elsewhere_) : 0;
+  }
   // Relative error bound of quantile(): 0 while exact, the sketch's alpha beyond.
   double relative_error() const { return exact_ ? 0.0 : sketch_.relative_accuracy(); }
 
+  // Throws std::logic_error while samples are elsewhere.
   void pack(io::ByteWriter& w) const;
   static Quantiles unpack(io::ByteReader& r);
 
  private:
+  // merge()'s path past the exact samples: o's samples or sketch into the sketch.
+  void merge_into_sketch(const Quantiles& o);
   std::vector<double> samples_;  // while exact_
   QuantileSketch sketch_;        // once !exact_
   bool exact_ = true;
   int64_t count_ = 0;
+  int64_t elsewhere_ = 0;  // counted in count_, kept by the caller (merge_counting)
 };
 
 // Linear interpolation between order statistics, numpy's default method ("linear"): with

@@ -100,6 +100,10 @@ std::vector<TopNRow> select_topn(const OperatorTable& merged, size_t n, OrderBy 
   std::vector<TopNRow> rows;
   rows.reserve(merged.keys().size());
   for (const auto& [key, s] : merged.keys()) rows.push_back(make_topn_row(key, s, stages));
+  return select_rows(std::move(rows), n, order);
+}
+
+std::vector<TopNRow> select_rows(std::vector<TopNRow> rows, size_t n, OrderBy order) {
   if (order == OrderBy::kCv)
     for (auto& r : rows) r.key.insert(0, is_communication_key(r.key) ? "1" : "0");
   auto better = [order](const TopNRow& a, const TopNRow& b) {

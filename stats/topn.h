@@ -88,5 +88,8 @@ bool is_communication_key(std::string_view key);
 // `stages`: the ranks' pipeline stages for the peer-relative CV (empty: all ranks are peers).
 std::vector<TopNRow> select_topn(const OperatorTable& merged, size_t n, OrderBy order,
                                  const RankStages& stages = {});
+// select_topn's choice from every key's row already made (make_topn_row, any order): the same
+// rows as select_topn over the table they came from.
+std::vector<TopNRow> select_rows(std::vector<TopNRow> rows, size_t n, OrderBy order);
 
 }  // namespace cs::stats

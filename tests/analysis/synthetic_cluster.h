@@ -57,9 +57,9 @@ inline std::vector<load::RankData> synthetic_cluster(const SyntheticOptions& o) 
     d.entry.rank = r;
     d.has_communication = d.has_step_trace = d.has_metadata = true;
     d.metadata.has_distributed_args = true;
-    d.metadata.distributed_args["tensor_model_parallel_size"] = o.tp;
-    d.metadata.distributed_args["data_parallel_size"] = dp;
-    d.metadata.distributed_args["pipeline_model_parallel_size"] = 1;
+    d.metadata.distributed_args.set("tensor_model_parallel_size", o.tp);
+    d.metadata.distributed_args.set("data_parallel_size", dp);
+    d.metadata.distributed_args.set("pipeline_model_parallel_size", 1);
     d.step_trace.columns = {"Computing",  "Communication(Not Overlapped)",
                             "Overlapped", "Communication",
                             "Free",       "Stage",

@@ -74,9 +74,9 @@ std::vector<load::RankData> two_stage_ranks(bool metadata) {
     d.entry.rank = r;
     if (metadata) {
       d.has_metadata = d.metadata.has_distributed_args = true;
-      d.metadata.distributed_args["tensor_model_parallel_size"] = 2;
-      d.metadata.distributed_args["data_parallel_size"] = 2;
-      d.metadata.distributed_args["pipeline_model_parallel_size"] = 2;
+      d.metadata.distributed_args.set("tensor_model_parallel_size", 2);
+      d.metadata.distributed_args.set("data_parallel_size", 2);
+      d.metadata.distributed_args.set("pipeline_model_parallel_size", 2);
     }
     for (int i = 0; i < 50; ++i) {
       d.operators.edit().add("MatMulV3", (r >= 4 ? 600 : 200) + i % 7, r);
@@ -96,7 +96,7 @@ TEST(OperatorsTopN, RankStagesFromMetadata) {
   EXPECT_TRUE(analysis::rank_stages(two_stage_ranks(false)).empty());
   // Ranks disagreeing on the sizes: no stage information.
   auto bad = two_stage_ranks(true);
-  bad[5].metadata.distributed_args["data_parallel_size"] = 4;
+  bad[5].metadata.distributed_args.set("data_parallel_size", 4);
   EXPECT_TRUE(analysis::rank_stages(bad).empty());
 }
 

@@ -64,7 +64,7 @@ load::RankData sample() {
   d.step_trace.columns = {"Computing", "Free"};
   d.step_trace.rows.push_back({"1", {80309.68717187493, std::nan("")}});
   d.metadata.has_distributed_args = true;
-  d.metadata.distributed_args["tensor_model_parallel_size"] = 2;
+  d.metadata.distributed_args.set("tensor_model_parallel_size", 2);
   d.metadata.parallel_groups.push_back({"10.0.0.1%eth0_60000_0_1", "tp", 1, {6, 7}});
   d.operators.edit().add("MatMulV2", 185.504, 7);
   d.operators.edit().add("MatMulV2", 501.17, 7);
