@@ -44,10 +44,11 @@ std::vector<load::RankData> generated_ranks(int world) {
     if (world > 0 && r == 1) {
       rd.has_metadata = true;
       rd.metadata.has_distributed_args = true;
-      rd.metadata.distributed_args = {{"world_size", world},
-                                      {"tensor_model_parallel_size", 2},
-                                      {"pipeline_model_parallel_size", 2},
-                                      {"data_parallel_size", world / 4}};
+      rd.metadata.distributed_args =
+          readers::DistributedArgs::Map{{"world_size", world},
+                                        {"tensor_model_parallel_size", 2},
+                                        {"pipeline_model_parallel_size", 2},
+                                        {"data_parallel_size", world / 4}};
     }
     if (r == 3) {
       ranks.push_back(std::move(rd));
