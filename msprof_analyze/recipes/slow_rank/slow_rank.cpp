@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "frame/duration_stats.h"
 #include "frame/frame_ops.h"
 #include "frame/pandas_math.h"
 #include "frame/pandas_sort.h"
+#include "msprof_analyze/recipes/parked_frames.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
 #include "msprof_analyze/recipes/slow_rank/slow_rank_scan.h"
 
@@ -107,19 +110,53 @@ bool contains(const frame::Cell& c, const char* part) {
   return c.kind == frame::Cell::Kind::kText && c.str().find(part) != std::string::npos;
 }
 
-// Keys in order of first appearance, each with its rows.
+const frame::Cell kNull;
+
+// Calls fn(frame) for each used rank's "rows" frame in rank order (held: as is; parked: read back).
+template <class Fn>
+void each_rank(const std::vector<RankPartial>& parts, Fn fn) {
+  for (const RankPartial& p : parts) {
+    if (!p.used) continue;
+    if (auto it = p.frames.find("rows"); it != p.frames.end()) {
+      fn(it->second);
+    } else if (has_frame(p, "rows")) {
+      fn(read_frame(p, "rows"));
+    }
+  }
+}
+
+// Column `name`'s cell r of `f` (NULL when the rank lacks the column, as in the concatenation).
+const frame::Cell& cell_at(const frame::FrameColumn* c, size_t r) {
+  return c ? c->cells[r] : kNull;
+}
+
+// Keys in order of first appearance, each with a T.
+template <class T>
 struct Ordered {
   std::unordered_map<frame::Cell, size_t, frame::CellKeyHash, frame::CellKeyEqual> at;
   std::vector<frame::Cell> keys;
-  std::vector<std::vector<size_t>> rows;
-  std::vector<size_t>& of(const frame::Cell& k) {
+  std::vector<T> values;
+  T& of(const frame::Cell& k) {
     auto [it, added] = at.emplace(k, keys.size());
     if (added) {
       keys.push_back(k);
-      rows.emplace_back();
+      values.emplace_back();
     }
-    return rows[it->second];
+    return values[it->second];
   }
+};
+
+// A collective instance (group, op name): its rows' durations and places in the concatenation.
+struct Instance {
+  std::vector<double> times;
+  std::vector<uint64_t> rows;
+};
+
+// A voted instance: its keys, the places of its slow rows (judge order) and its statistics.
+struct Verdict {
+  size_t group = 0, op = 0;
+  std::vector<uint64_t> slow;
+  std::vector<frame::Cell> stats;
 };
 
 }  // namespace
@@ -134,65 +171,108 @@ bool SlowRank::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnosti
                             diag, scan_communication_times);
 }
 
-bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
-                      io::Diagnostics& diag) const {
-  const std::vector<const frame::Frame*> frames = used_frames(parts);
-  if (frames.empty()) return true;
-  const frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
-  const auto& rank = frame::find_column(all, "rankId")->cells;
-  const auto& group = frame::find_column(all, "groupName")->cells;
-  const auto& op = frame::find_column(all, "opName")->cells;
-  const auto& start = frame::find_column(all, "startNs")->cells;
-  const auto& time = frame::find_column(all, "communication_time")->cells;
-  // Collectives only, by group then op name in order of first appearance; a group whose op names
-  // occur unequally often is left out.
-  Ordered groups;
-  for (size_t r = 0; r < all.rows(); ++r)
-    if (!contains(op[r], "send") && !contains(op[r], "receive")) groups.of(group[r]).push_back(r);
-  std::vector<Ordered> ops(groups.keys.size());
+// The reduce over the held or parked rows, walked rank by rank (throws when a parked frame cannot
+// be read back).
+static bool reduce_rows(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                        const std::string& dir_name, io::Diagnostics& diag) {
+  // Walk 1, rank by rank in rank order (the concatenation's row order): the collectives by group
+  // then op name in order of first appearance, each with its durations and row places.
+  Ordered<Ordered<Instance>> groups;
+  uint64_t place = 0;
+  each_rank(parts, [&](const frame::Frame& f) {
+    const auto* group = frame::find_column(f, "groupName");
+    const auto* op = frame::find_column(f, "opName");
+    const auto* time = frame::find_column(f, "communication_time");
+    for (size_t r = 0; r < f.rows(); ++r, ++place) {
+      const frame::Cell& o = cell_at(op, r);
+      if (contains(o, "send") || contains(o, "receive")) continue;
+      Instance& i = groups.of(cell_at(group, r)).of(o);
+      i.times.push_back(cell_at(time, r).num());
+      i.rows.push_back(place);
+    }
+  });
+  // A group whose op names occur unequally often is left out.
   for (size_t g = 0; g < groups.keys.size(); ++g) {
-    for (size_t r : groups.rows[g]) ops[g].of(op[r]).push_back(r);
+    const auto& ops = groups.values[g].values;
     bool equal = true;
-    for (const auto& rows : ops[g].rows) equal = equal && rows.size() == ops[g].rows[0].size();
-    if (!equal && !groups.keys[g].is_null()) ops[g] = Ordered();
+    for (const auto& i : ops) equal = equal && i.rows.size() == ops[0].rows.size();
+    if (!equal && !groups.keys[g].is_null()) groups.values[g] = {};
   }
-  Ordered votes;  // rank -> one row per vote
+  // The verdicts, then the durations freed.
+  std::vector<Verdict> verdicts;
+  std::vector<uint64_t> wanted;
+  for (size_t g = 0; g < groups.keys.size(); ++g)
+    for (size_t o = 0; o < groups.values[g].keys.size(); ++o) {
+      Instance& i = groups.values[g].values[o];
+      const auto slow = judge_slow_ranks(i.times);
+      if (!slow.empty()) {
+        Verdict v{g, o, {}, series_stats(i.times)};
+        for (size_t k : slow) v.slow.push_back(i.rows[k]);
+        wanted.insert(wanted.end(), v.slow.begin(), v.slow.end());
+        verdicts.push_back(std::move(v));
+      }
+      i = Instance{};
+    }
+  if (verdicts.empty()) return true;  // no slow rank: nothing written
+  // Walk 2: the rank and start of the slow rows only.
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::unordered_map<uint64_t, std::pair<frame::Cell, frame::Cell>> slow_rows;
+  place = 0;
+  auto next = wanted.begin();
+  each_rank(parts, [&](const frame::Frame& f) {
+    const auto* rank = frame::find_column(f, "rankId");
+    const auto* start = frame::find_column(f, "startNs");
+    for (; next != wanted.end() && *next < place + f.rows(); ++next) {
+      const size_t r = static_cast<size_t>(*next - place);
+      slow_rows[*next] = {cell_at(rank, r), cell_at(start, r)};
+    }
+    place += f.rows();
+  });
+  Ordered<int64_t> votes;  // rank -> its votes
   frame::Frame stats;
   for (const char* c : {"SlowRank", "OpName", "GroupName", "Timestamp", "Count", "MeanNs", "StdNs",
                         "MinNs", "Q1Ns", "MedianNs", "Q3Ns", "MaxNs", "SumNs"})
     stats.add(c);
-  for (size_t g = 0; g < groups.keys.size(); ++g)
-    for (size_t o = 0; o < ops[g].keys.size(); ++o) {
-      const auto& rows = ops[g].rows[o];
-      std::vector<double> times;
-      for (size_t r : rows) times.push_back(time[r].num());
-      const auto slow = judge_slow_ranks(times);
-      if (slow.empty()) continue;
-      std::string names;
-      int64_t first = 0;
-      for (size_t k = 0; k < slow.size(); ++k) {
-        const size_t r = rows[slow[k]];
-        votes.of(rank[r]).push_back(r);
-        names += (k ? "," : "") + std::to_string(rank[r].i());
-        first = k ? std::min(first, start[r].i()) : start[r].i();
-      }
-      std::vector<frame::Cell> row = {frame::Cell::text(names), ops[g].keys[o], groups.keys[g],
-                                      frame::Cell::integer(first)};
-      for (const frame::Cell& c : series_stats(times)) row.push_back(c);
-      for (size_t c = 0; c < row.size(); ++c) stats.columns[c].push_back(row[c]);
+  for (const Verdict& v : verdicts) {
+    std::string names;
+    int64_t first = 0;
+    for (size_t k = 0; k < v.slow.size(); ++k) {
+      const auto& [rank, start] = slow_rows.at(v.slow[k]);
+      ++votes.of(rank);
+      names += (k ? "," : "") + std::to_string(rank.i());
+      first = k ? std::min(first, start.i()) : start.i();
     }
-  if (votes.keys.empty()) return true;  // no slow rank: nothing written
+    std::vector<frame::Cell> row = {frame::Cell::text(names), groups.values[v.group].keys[v.op],
+                                    groups.keys[v.group], frame::Cell::integer(first)};
+    for (const frame::Cell& c : v.stats) row.push_back(c);
+    for (size_t c = 0; c < row.size(); ++c) stats.columns[c].push_back(row[c]);
+  }
   frame::Frame per_rank;
   auto& ids = per_rank.add("rankId");
   auto& counts = per_rank.add("slowAffectCount");
   per_rank.index_columns = 1;
   for (size_t k = 0; k < votes.keys.size(); ++k) {
     ids.push_back(votes.keys[k]);
-    counts.push_back(frame::Cell::integer(static_cast<int64_t>(votes.rows[k].size())));
+    counts.push_back(frame::Cell::integer(votes.values[k]));
   }
   stats = frame::sort_by(stats, "Timestamp", true);
-  return dump_recipe_frame(per_rank, out, dir_name(), "rank_stats.csv", "SlowRank", diag) &&
-         dump_recipe_frame(stats, out, dir_name(), "slow_op_stats.csv", "SlowOpStats", diag);
+  return dump_recipe_frame(per_rank, out, dir_name, "rank_stats.csv", "SlowRank", diag) &&
+         dump_recipe_frame(stats, out, dir_name, "slow_op_stats.csv", "SlowOpStats", diag);
+}
+
+bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
+                      io::Diagnostics& diag) const {
+  bool any = false;
+  for (const RankPartial& p : parts) any = any || (p.used && has_frame(p, "rows"));
+  if (!any) return true;
+  try {
+    return reduce_rows(parts, out, dir_name(), diag);
+  } catch (const std::runtime_error& e) {  // a parked frame not read back
+    diag.error(out.cluster_output_dir, 0, std::string("slow_rank: ") + e.what(),
+               "check the free space of the temporary directory ($TMPDIR)");
+    return false;
+  }
 }
 
 }  // namespace cs::recipes::slow_rank

@@ -6,7 +6,11 @@
 // duration is an outlier (Dixon's test at 99.5% up to 100 ranks, mean - 3 sigma above).
 // Outputs: votes per rank (SlowRank / rank_stats.csv, first-vote order) and each voted instance
 // with its duration statistics (SlowOpStats / slow_op_stats.csv, by start time).
+// The reduce walks the ranks' rows one rank at a time in rank order, held or parked on disk, and
+// keeps per collective instance only its durations and row places; a second walk reads the rank
+// and start of the slow rows (docs/root_memory.md, "Done: slow_rank reduced rank by rank").
 
+#include <string>
 #include <vector>
 
 #include "msprof_analyze/recipes/recipe.h"
@@ -18,6 +22,8 @@ class SlowRank : public Recipe {
   std::string name() const override { return "slow_rank"; }
   std::string dir_name() const override { return "SlowRankAnalysis"; }
   bool needs_profiler_db() const override { return true; }
+  // Each rank's rows may be parked on disk at the root (the reduce walks them rank by rank).
+  std::vector<std::string> parkable_frames() const override { return {"rows"}; }
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
