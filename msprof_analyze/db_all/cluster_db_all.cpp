@@ -346,6 +346,7 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   load::DiscoveryResult found;  // the root's, handed to the recipes too
   std::vector<load::RankEntry> ranks;
   bool has_comm = false;
+  bool recipes_write_failed = false;  // a communication table could not be written (root)
   std::optional<mpi::MpiSession::RootAlone> alone;  // the root works alone, watched
   alone.emplace(mpi, "db-discover", "looked for the ranks' databases");
   if (mpi.is_root()) {
@@ -366,6 +367,7 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
     r.threads = opts.threads;
     r.in_temporary_dir = true;
     r.discovered = mpi.is_root() ? &found : nullptr;
+    r.write_failed = &recipes_write_failed;
     // Each rank read once for both recipes; their problems are printed by them, recipe after
     // recipe; the other tables are still written.
     recipes::run_recipes_jointly(mpi, r, recipes::kCommunicationSums,
@@ -381,7 +383,9 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
     const std::string final_db = (out_dir / kDbName).string();
     io::OutputLedger::instance().started(final_db);
     sqlite3* db = nullptr;
-    bool ok = !ec && sqlite3_open(tmp_db.c_str(), &db) == SQLITE_OK;
+    // A communication table that could not be written (its reason printed by the recipe) leaves
+    // the database incomplete: nothing is published.
+    bool ok = !recipes_write_failed && !ec && sqlite3_open(tmp_db.c_str(), &db) == SQLITE_OK;
     if (ok) {
       Writer w(db);
       io::Diagnostics step_diag;

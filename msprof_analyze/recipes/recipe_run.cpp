@@ -256,6 +256,7 @@ int reduce_recipe(const Recipe& recipe, Unpacked& all, const std::vector<load::R
     }
     if (!opts.in_temporary_dir) io::OutputLedger::instance().finish();
   }
+  if (opts.write_failed && used > 0 && (ec || !wrote)) *opts.write_failed = true;
   if (!opts.silent) io::print_diagnostics_grouped(diag, opts.quiet);
   coverage.wait();
   int code = runtime::kExitOk;

@@ -48,6 +48,10 @@ struct RecipeRunOptions {
   // cluster_analysis.db): files are written in place, no ledger, no interrupt handling here, and
   // no line about ranks missing from the job (the larger run says it once).
   bool in_temporary_dir = false;
+  // Set (on the root) when a recipe had data but its outputs could not be written (a full disk,
+  // an unwritable directory), as against a recipe that found no data: the larger run must not
+  // publish what it was writing into (cluster -m all's cluster_analysis.db).
+  bool* write_failed = nullptr;
   // Nothing printed at all, not even errors: the run is a helper of a larger one that says the
   // job's problems itself (cluster -m all's recipe verdicts, msprof_analyze/db_all/
   // recipe_verdicts.h); the exit statuses still tell.

@@ -156,4 +156,44 @@ TEST_F(FullDisk, FailedStepTraceCsvIsAnError) {
       << text;
 }
 
+// -m all on DB exports: when a communication table of cluster_analysis.db cannot be written (the
+// file-size limit reached while the recipes write ClusterCommunicationMatrix) but the tables the
+// root adds afterwards still fit, no incomplete cluster_analysis.db is published: status 1 and
+// one line naming it (it used to be published without the table, status 0).
+TEST(FullDiskDb, IncompleteClusterAnalysisDbIsNotPublished) {
+  const fs::path dir = root() / "db";
+  const fs::path input = dir / "input", full = dir / "full", limited = dir / "limited";
+  fs::create_directories(dir);
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + input.string() +
+                            " --ranks 64 --tp 8 --pp 2 --steps 2 --seed 3 --export-type db"
+                            " --no-trace-view",
+                        (dir / "gen.log").string()),
+            0);
+  ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input.string() + " -o " +
+                            full.string() + " --quiet",
+                        (dir / "full.log").string()),
+            0)
+      << read_file(dir / "full.log");
+  // Half the complete database: its communication tables do not fit, every other output does.
+  const fs::path complete = full / "cluster_analysis_output";
+  const uintmax_t db_bytes = fs::file_size(complete / "cluster_analysis.db");
+  const uintmax_t limit_kb = db_bytes / 2 / 1024;
+  for (const auto& e : fs::directory_iterator(complete))
+    if (e.path().filename() != "cluster_analysis.db") {
+      ASSERT_LT(fs::file_size(e.path()), limit_kb * 1024) << e.path().filename();
+    }
+  const fs::path log = limited.string() + ".log";
+  EXPECT_EQ(
+      run_command("bash -c 'trap \"\" XFSZ; ulimit -f " + std::to_string(limit_kb) + "; exec " +
+                      CS_BINARY + " cluster -d " + input.string() + " -o " + limited.string() + "'",
+                  log.string()),
+      1)
+      << read_file(log);
+  const std::string text = read_file(log);
+  EXPECT_NE(text.find("File too large"), std::string::npos) << text;
+  EXPECT_EQ(cs::test::lines_with(text, "cannot write cluster_analysis.db"), 1u) << text;
+  EXPECT_FALSE(fs::exists(limited / "cluster_analysis_output" / "cluster_analysis.db"));
+  EXPECT_FALSE(fs::exists(limited / "cluster_analysis_output" / ".cluster_analysis_db.tmp"));
+}
+
 }  // namespace
