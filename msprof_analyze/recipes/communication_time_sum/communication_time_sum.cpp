@@ -76,25 +76,12 @@ bool read_table(recipes::RankDb& db, const std::string& table, int rank, frame::
 
 // pd.merge(df, rank_set_df, on="group_name", how="left") repeats each row once per mapping row
 // of its group (once when there is none): the row order with those repeats.
-std::vector<size_t> merged_rows(const frame::Frame& f, const frame::Frame& mapping) {
-  std::unordered_map<frame::Cell, size_t, frame::CellKeyHash, frame::CellKeyEqual> matches;
-  std::set<std::string> seen;
-  const frame::FrameColumn* rs = frame::find_column(mapping, "rank_set");
-  const frame::FrameColumn* gn = frame::find_column(mapping, "group_name");
-  for (size_t r = 0; r < mapping.rows(); ++r) {
-    const frame::Cell& g = gn->cells[r];
-    if (seen.insert(frame::cell_key(rs->cells[r]) + '\x1f' + frame::cell_key(g)).second)
-      ++matches[g];
-  }
+std::vector<size_t> merged_rows(const frame::Frame& f, const GroupRepeats& repeats) {
   std::vector<size_t> rows;
   rows.reserve(f.rows());
   const frame::FrameColumn* g = frame::find_column(f, "group_name");
   for (size_t r = 0; r < f.rows(); ++r) {
-    size_t m = 1;
-    if (g) {
-      auto it = matches.find(g->cells[r]);
-      if (it != matches.end()) m = it->second;
-    }
+    const size_t m = g ? repeats.of(g->cells[r]) : 1;
     for (size_t k = 0; k < m; ++k) rows.push_back(r);
   }
   return rows;
@@ -145,10 +132,37 @@ frame::Dtype dtype_in(const frame::FrameColumn& c, const WholeDtypes* whole) {
 
 }  // namespace
 
+GroupRepeats::GroupRepeats(const frame::Frame& mapping) {
+  std::set<std::string> seen;
+  const frame::FrameColumn* rs = frame::find_column(mapping, "rank_set");
+  const frame::FrameColumn* gn = frame::find_column(mapping, "group_name");
+  for (size_t r = 0; r < mapping.rows(); ++r) {
+    const frame::Cell& g = gn->cells[r];
+    if (seen.insert(frame::cell_key(rs->cells[r]) + '\x1f' + frame::cell_key(g)).second)
+      ++counts_[g];
+  }
+}
+
+size_t GroupRepeats::of(const frame::Cell& group) const {
+  auto it = counts_.find(group);
+  return it == counts_.end() ? 1 : it->second;
+}
+
 frame::Frame communication_time_with_totals(frame::Frame time, const frame::Frame& mapping,
                                             const WholeDtypes* whole) {
+  return communication_time_with_totals(std::move(time), GroupRepeats(mapping), whole);
+}
+
+frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
+                                                 const frame::Frame& mapping,
+                                                 const WholeDtypes* whole) {
+  return communication_bandwidth_with_totals(std::move(bandwidth), GroupRepeats(mapping), whole);
+}
+
+frame::Frame communication_time_with_totals(frame::Frame time, const GroupRepeats& repeats,
+                                            const WholeDtypes* whole) {
   // merged_rows keeps every row, in order, repeated or not: no repeat, no copy.
-  const std::vector<size_t> merged_order = merged_rows(time, mapping);
+  const std::vector<size_t> merged_order = merged_rows(time, repeats);
   frame::Frame repeated;
   if (merged_order.size() != time.rows()) repeated = frame::take(time, merged_order);
   const frame::Frame& merged = merged_order.size() != time.rows() ? repeated : time;
@@ -205,9 +219,9 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
 }
 
 frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
-                                                 const frame::Frame& mapping,
+                                                 const GroupRepeats& repeats,
                                                  const WholeDtypes* whole) {
-  const std::vector<size_t> merged_order = merged_rows(bandwidth, mapping);
+  const std::vector<size_t> merged_order = merged_rows(bandwidth, repeats);
   frame::Frame repeated;
   if (merged_order.size() != bandwidth.rows()) repeated = frame::take(bandwidth, merged_order);
   const frame::Frame& merged = merged_order.size() != bandwidth.rows() ? repeated : bandwidth;
@@ -401,10 +415,17 @@ Recipe::WriteStep CommunicationTimeSum::merge(std::vector<RankPartial>& parts, i
   };
   auto bandwidth = [&] {
     if (!bands.empty())
-      *band_out = with_totals(bands, kBandwidthKeys, communication_bandwidth_with_totals);
+      *band_out = with_totals(bands, kBandwidthKeys,
+                              [](frame::Frame f, const frame::Frame& m, const WholeDtypes* w) {
+                                return communication_bandwidth_with_totals(std::move(f), m, w);
+                              });
   };
   runtime::run_both(threads > 1, bandwidth, [&] {
-    if (!times.empty()) *time_out = with_totals(times, kTimeKeys, communication_time_with_totals);
+    if (!times.empty())
+      *time_out = with_totals(times, kTimeKeys,
+                              [](frame::Frame f, const frame::Frame& m, const WholeDtypes* w) {
+                                return communication_time_with_totals(std::move(f), m, w);
+                              });
   });
   const std::string name = dir_name();
   return [mapping, time_out, band_out, name](const RecipeOutput& out, io::Diagnostics& diag) {

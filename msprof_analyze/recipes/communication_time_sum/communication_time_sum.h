@@ -10,6 +10,9 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+
+#include "frame/frame_ops.h"
 
 #include "msprof_analyze/recipes/rank_db.h"
 #include "msprof_analyze/recipes/recipe.h"
@@ -46,6 +49,20 @@ const std::vector<std::string>& table_columns(std::string_view key);
 // transport_type (bandwidth), renamed on output.
 std::vector<std::string> input_columns(std::string_view key);
 
+// How often pd.merge(df, mapping, on="group_name", how="left") repeats a row of each group: the
+// number of the group's distinct (rank_set, group_name) rows in the CommunicationGroupMapping
+// frame; a group it lacks, once. Built once and used for every rank (building it per rank made
+// the time tables' first walk grow with ranks x groups: 16,384 ranks, about 10,000 groups).
+class GroupRepeats {
+ public:
+  explicit GroupRepeats(const frame::Frame& mapping);
+  // The repeats of a row of group `group` (1 when the mapping lacks it).
+  size_t of(const frame::Cell& group) const;
+
+ private:
+  std::unordered_map<frame::Cell, size_t, frame::CellKeyHash, frame::CellKeyEqual> counts_;
+};
+
 // The time table with its per-(step, rank, group) totals appended (msprof-analyze's
 // _compute_time_info); `mapping` is the CommunicationGroupMapping frame.
 // `time`'s columns become the result's (no copy when they have room for the totals).
@@ -56,6 +73,12 @@ frame::Frame communication_time_with_totals(frame::Frame time, const frame::Fram
 // `bandwidth`'s columns become the result's, as above.
 frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
                                                  const frame::Frame& mapping,
+                                                 const WholeDtypes* whole = nullptr);
+// The same two, with the mapping's repeats built already (one rank at a time: time_sum_stream).
+frame::Frame communication_time_with_totals(frame::Frame time, const GroupRepeats& repeats,
+                                            const WholeDtypes* whole = nullptr);
+frame::Frame communication_bandwidth_with_totals(frame::Frame bandwidth,
+                                                 const GroupRepeats& repeats,
                                                  const WholeDtypes* whole = nullptr);
 
 }  // namespace cs::recipes::communication_time_sum

@@ -21,16 +21,16 @@ std::vector<std::string> total_keys(const std::string& key) {
 
 // A rank's frame with the whole table's columns (NULL where it lacks one), its rows and totals.
 frame::Frame with_totals(const StreamedTable& t, const frame::Frame& rank_rows,
-                         const frame::Frame& mapping) {
+                         const GroupRepeats& repeats) {
   WholeDtypes whole;
   for (size_t c = 0; c < t.names.size(); ++c) whole[t.names[c]] = t.dtypes[c];
   frame::Frame f = frame::concat_frames({&rank_rows}, t.names, rank_rows.rows());
-  return t.key == "time" ? communication_time_with_totals(std::move(f), mapping, &whole)
-                         : communication_bandwidth_with_totals(std::move(f), mapping, &whole);
+  return t.key == "time" ? communication_time_with_totals(std::move(f), repeats, &whole)
+                         : communication_bandwidth_with_totals(std::move(f), repeats, &whole);
 }
 
 // The first walk over one table's frames.
-void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const frame::Frame& mapping) {
+void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const GroupRepeats& repeats) {
   const std::vector<ColumnKinds> in = concat_columns(ranks, t.key);
   for (const ColumnKinds& c : in) {
     t.names.push_back(*c.name);
@@ -49,7 +49,7 @@ void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const fram
     if (frame_rows(p, t.key) == 0) continue;
     const frame::Frame rows = read_frame(p, t.key);
     const size_t n = rows.rows();
-    const frame::Frame out = with_totals(t, rows, mapping);
+    const frame::Frame out = with_totals(t, rows, repeats);
     for (size_t c = 0; c < out.columns.size(); ++c) {
       const auto& cells = out.columns[c].cells;
       t.columns[c].kinds |= frame::cell_kinds(out.columns[c]);
@@ -145,8 +145,9 @@ std::shared_ptr<StreamedTables> prepare_streamed_tables(std::vector<RankPartial>
   out->time.table = "ClusterCommunicationTime";
   out->bandwidth.key = "bandwidth";
   out->bandwidth.table = "ClusterCommunicationBandwidth";
-  prepare(out->time, out->ranks, mapping);
-  prepare(out->bandwidth, out->ranks, mapping);
+  const GroupRepeats repeats(mapping);  // once, not once a rank
+  prepare(out->time, out->ranks, repeats);
+  prepare(out->bandwidth, out->ranks, repeats);
   return out;
 }
 
