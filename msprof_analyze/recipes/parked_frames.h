@@ -48,6 +48,20 @@ frame::Frame read_frame(const RankPartial& p, const std::string& key);
 // Frame `key` taken out of `p` (held: moved; parked: read back and the entry dropped).
 frame::Frame take_frame(RankPartial& p, const std::string& key);
 
+// Calls fn(frame) for frame `key` of each used part that has it, in the parts' order: held, as
+// it is (no copy); parked, read back (one rank's frame in memory at a time). Throws as read_frame.
+template <class Fn>
+void for_each_rank_frame(const std::vector<RankPartial>& parts, const std::string& key, Fn fn) {
+  for (const RankPartial& p : parts) {
+    if (!p.used) continue;
+    if (auto it = p.frames.find(key); it != p.frames.end()) {
+      fn(it->second);
+    } else if (has_frame(p, key)) {
+      fn(read_frame(p, key));
+    }
+  }
+}
+
 // The columns of the concatenation of frame `key` over `parts` (the used ones, in order; with
 // `non_empty` only those with rows), as pd.concat makes them: names in first-seen order, each with
 // the kinds of its cells (NULL where a frame with rows lacks the column) and its object mark.

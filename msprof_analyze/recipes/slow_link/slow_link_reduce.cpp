@@ -36,19 +36,6 @@ std::string key_text(const frame::Cell& c) {
   return frame::csv_cell(c, frame::Dtype::kFloat64);
 }
 
-// Calls fn(frame) for each used rank's "rows" frame in rank order (held: as is; parked: read back).
-template <class Fn>
-void each_rank(const std::vector<RankPartial>& parts, Fn fn) {
-  for (const RankPartial& p : parts) {
-    if (!p.used) continue;
-    if (auto it = p.frames.find("rows"); it != p.frames.end()) {
-      fn(it->second);
-    } else if (has_frame(p, "rows")) {
-      fn(read_frame(p, "rows"));
-    }
-  }
-}
-
 // One rank's frame's columns by name (nullptr: the rank lacks it, its cells NULL).
 struct RankColumns {
   explicit RankColumns(const frame::Frame& f)
@@ -119,7 +106,7 @@ struct Reduce {
 
 // First walk: each collective instance's shortest duration and number of ranks.
 void find_instances(const std::vector<RankPartial>& parts, Reduce& s) {
-  each_rank(parts, [&](const frame::Frame& f) {
+  for_each_rank_frame(parts, "rows", [&](const frame::Frame& f) {
     const RankColumns c(f);
     for (size_t r = 0; r < f.rows(); ++r) {
       if (RankColumns::at(c.size, r).is_null()) s.any_null_size = true;
@@ -134,7 +121,7 @@ void find_instances(const std::vector<RankPartial>& parts, Reduce& s) {
 
 // Second walk: the groups, their transmit times and the kinds of their cells.
 void find_groups(const std::vector<RankPartial>& parts, Reduce& s) {
-  each_rank(parts, [&](const frame::Frame& f) {
+  for_each_rank_frame(parts, "rows", [&](const frame::Frame& f) {
     const RankColumns c(f);
     std::vector<const frame::FrameColumn*> cols;
     for (const ColumnKinds& k : s.columns) cols.push_back(frame::find_column(f, *k.name));
@@ -243,7 +230,7 @@ bool write_slow_link_ops(const std::vector<RankPartial>& parts, const Reduce& s,
     frame::Frame rows;
     for (const ColumnKinds& k : columns) rows.add(*k.name).cells.resize(hi - lo);
     std::vector<size_t> seen(s.groups.size(), 0);
-    each_rank(parts, [&](const frame::Frame& f) {
+    for_each_rank_frame(parts, "rows", [&](const frame::Frame& f) {
       const RankColumns c(f);
       for (size_t r = 0; r < f.rows(); ++r) {
         const auto [t, related] = s.transmit(c, r);

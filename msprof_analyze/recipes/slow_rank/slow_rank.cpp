@@ -112,19 +112,6 @@ bool contains(const frame::Cell& c, const char* part) {
 
 const frame::Cell kNull;
 
-// Calls fn(frame) for each used rank's "rows" frame in rank order (held: as is; parked: read back).
-template <class Fn>
-void each_rank(const std::vector<RankPartial>& parts, Fn fn) {
-  for (const RankPartial& p : parts) {
-    if (!p.used) continue;
-    if (auto it = p.frames.find("rows"); it != p.frames.end()) {
-      fn(it->second);
-    } else if (has_frame(p, "rows")) {
-      fn(read_frame(p, "rows"));
-    }
-  }
-}
-
 // Column `name`'s cell r of `f` (NULL when the rank lacks the column, as in the concatenation).
 const frame::Cell& cell_at(const frame::FrameColumn* c, size_t r) {
   return c ? c->cells[r] : kNull;
@@ -179,7 +166,7 @@ static bool reduce_rows(const std::vector<RankPartial>& parts, const RecipeOutpu
   // then op name in order of first appearance, each with its durations and row places.
   Ordered<Ordered<Instance>> groups;
   uint64_t place = 0;
-  each_rank(parts, [&](const frame::Frame& f) {
+  for_each_rank_frame(parts, "rows", [&](const frame::Frame& f) {
     const auto* group = frame::find_column(f, "groupName");
     const auto* op = frame::find_column(f, "opName");
     const auto* time = frame::find_column(f, "communication_time");
@@ -220,7 +207,7 @@ static bool reduce_rows(const std::vector<RankPartial>& parts, const RecipeOutpu
   std::unordered_map<uint64_t, std::pair<frame::Cell, frame::Cell>> slow_rows;
   place = 0;
   auto next = wanted.begin();
-  each_rank(parts, [&](const frame::Frame& f) {
+  for_each_rank_frame(parts, "rows", [&](const frame::Frame& f) {
     const auto* rank = frame::find_column(f, "rankId");
     const auto* start = frame::find_column(f, "startNs");
     for (; next != wanted.end() && *next < place + f.rows(); ++next) {
