@@ -85,8 +85,18 @@ void prefer_huge_pages() {
 #endif
 }
 
+// AddressSanitizer replaces malloc: glibc's own arenas are then not the heap, and malloc_trim
+// on them can fault (seen in the ASan pass: mtrim reading an arena with no top chunk).
+#if defined(__SANITIZE_ADDRESS__)
+#define CS_HEAP_IS_SANITIZERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CS_HEAP_IS_SANITIZERS 1
+#endif
+#endif
+
 void release_freed_memory() {
-#ifdef M_TRIM_THRESHOLD
+#if defined(M_TRIM_THRESHOLD) && !defined(CS_HEAP_IS_SANITIZERS)
   malloc_trim(0);
 #endif
 }

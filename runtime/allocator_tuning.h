@@ -47,7 +47,8 @@ bool reports_free_pages(std::string_view device, std::string_view features);
 
 // Gives the pages of freed memory back to the kernel (glibc malloc_trim), wherever they are in
 // the heap. Call after freeing a large body of small objects that the rest of the run will not
-// reuse (freed small blocks cannot serve the large arrays that follow).
+// reuse (freed small blocks cannot serve the large arrays that follow). Does nothing under
+// AddressSanitizer, whose allocator is not glibc's.
 void release_freed_memory();
 
 }  // namespace cs::runtime
