@@ -190,24 +190,23 @@ void JsonWriter::before_value() {
   newline_indent();
 }
 
-void JsonWriter::key(std::string_view k) {
+void JsonWriter::begin_member() {
   Level& top = stack_.back();
   if (!top.empty)
     put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
   top.empty = false;
   top.after_key = true;
   newline_indent();
+}
+
+void JsonWriter::key(std::string_view k) {
+  begin_member();
   string(k);
   put(style_.key_sep);
 }
 
 void JsonWriter::key_plain(std::string_view k) {
-  Level& top = stack_.back();
-  if (!top.empty)
-    put(style_.indent >= 0 ? std::string_view(",") : std::string_view(style_.item_sep));
-  top.empty = false;
-  top.after_key = true;
-  newline_indent();
+  begin_member();
   std::string& out = str_ ? *str_ : buf_;
   const size_t at = out.size();
   out.resize(at + k.size() + 2 + style_.key_sep.size());

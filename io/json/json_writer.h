@@ -68,6 +68,8 @@ class JsonWriter {
  private:
   void before_value();
   void newline_indent();
+  // A member's start: the separator after the previous one, the line break, the key expected.
+  void begin_member();
   static constexpr size_t kFlushAt = size_t{1} << 20;  // buffered bytes written at once
   // Inline: the documents write millions of short tokens.
   void put(std::string_view s) {
