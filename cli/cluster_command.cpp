@@ -21,6 +21,7 @@
 #include "msprof_analyze/db_all/recipe_verdicts.h"
 #include "msprof_analyze/recipes/recipe_registry.h"
 #include "msprof_analyze/recipes/recipe_run.h"
+#include "runtime/allocator_tuning.h"
 #include "runtime/enum_names.h"
 
 namespace po = boost::program_options;
@@ -255,10 +256,17 @@ int run_cluster(int argc, char** argv) {
   opts.msprof_text = !write_db;
   if (!write_db) db.discovered.reset();  // the root's second listing of the job: not needed
   // msprof-analyze's own diagnostic recipes on the same ranks, set beside the diagnosis.
-  if (write_db) opts.recipe_verdicts = db_all::run_verdict_recipes(mpi, db);
+  // Between the three runs the memory each freed is given back (the allocator keeps it for reuse
+  // otherwise): the next run starts from what is still held, not from the last one's high-water
+  // mark (docs/root_memory.md, "phases").
+  if (write_db) {
+    opts.recipe_verdicts = db_all::run_verdict_recipes(mpi, db);
+    runtime::release_freed_memory();
+  }
   std::optional<documents::BuiltStepTrace> step_trace;
   int code = cluster::run_cluster(mpi, opts, write_db ? &step_trace : nullptr);
   if (write_db && code != runtime::kExitFatal) {
+    runtime::release_freed_memory();
     db.step_trace = step_trace ? &*step_trace : nullptr;
     if (db_all::write_cluster_analysis_db(mpi, db) != runtime::kExitOk) code = runtime::kExitFatal;
   }

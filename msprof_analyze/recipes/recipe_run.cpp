@@ -366,6 +366,9 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
     all[0].messages.emplace_back(-1, std::move(d));
   }
   park.reset();  // (the parked frames keep the file open)
+  // The gather's batches and the map steps' working memory are freed: their pages go back before
+  // the reduce builds its own.
+  runtime::release_freed_memory();
   if (mpi.is_root() && opts.progress && !opts.quiet)
     for (const auto& line : query_path_lines(paths))
       std::fprintf(stderr, "clusterscope: %s\n", line.c_str());
