@@ -91,6 +91,9 @@ analysis::RecipeVerdicts run_verdict_recipes(const mpi::MpiSession& mpi,
   r.silent = true;
   r.threads = opts.threads;
   r.in_temporary_dir = true;
+  // The root's listing of the job from job_has_db_export (same directory, filter and options):
+  // the job is not walked again.
+  r.discovered = mpi.is_root() ? opts.discovered.get() : nullptr;
   std::vector<std::unique_ptr<recipes::Recipe>> owned;
   for (const auto& name : kVerdictRecipes) owned.push_back(recipes::make_recipe(name));
   // Each rank read once for the three, each through its own map step.
