@@ -258,7 +258,7 @@ int run_cluster(int argc, char** argv) {
   // msprof-analyze's own diagnostic recipes on the same ranks, set beside the diagnosis.
   // Between the three runs the memory each freed is given back (the allocator keeps it for reuse
   // otherwise): the next run starts from what is still held, not from the last one's high-water
-  // mark (docs/root_memory.md, "phases").
+  // mark (docs/root_memory.md, "freed memory given back between the three runs").
   if (write_db) {
     opts.recipe_verdicts = db_all::run_verdict_recipes(mpi, db);
     runtime::release_freed_memory();
