@@ -304,9 +304,11 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads,
   const bool parallel = renders_groups_in_parallel(w.style(), threads);
   // Which tuples are rendered apart (on any thread, ahead of the writer); the others are written
   // in place when their turn comes, so a large tuple's text is never held whole.
-  std::vector<char> apart(parallel ? index.groups.size() : 0);
-  for (size_t i = 0; i < apart.size(); ++i)
-    apart[i] = comm_group_reports(index.groups[i]) <= apart_max_reports;
+  std::vector<size_t> apart(parallel ? index.groups.size() : 0);  // reports; 0: in place
+  for (size_t i = 0; i < apart.size(); ++i) {
+    const size_t reports = comm_group_reports(index.groups[i]);
+    apart[i] = reports <= apart_max_reports ? std::max<size_t>(reports, 1) : 0;
+  }
   std::vector<std::string> text(apart.size());
   std::vector<size_t> nonfinite(text.size(), 0);
   // A group's text, once written, leaves its buffer to a later group: the groups are rendered
@@ -340,7 +342,8 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads,
         } else {
           write_group(w, index.groups[i]);
         }
-      });
+      },
+      [&](size_t i) { return parallel ? apart[i] : 0; }, kCommAheadReports);
 }
 
 bool write_cluster_communication(io::JsonWriter& w, const CommBatches& batches, int threads,

@@ -93,6 +93,9 @@ size_t comm_group_reports(const CommGroupEntry& group);
 // group (a data-parallel tuple of a 16,384-rank job renders to about 8 MB), and up to 16 tuples
 // per thread are rendered ahead, which held 30 MB at 16,384 ranks (docs/root_memory.md).
 inline constexpr size_t kCommApartMaxReports = 900;
+// The reports of the tuples rendered ahead of the writer, together (beyond one per thread): about
+// 5 MB of text, the window of up to 16 tuples per thread held 20 MB at 16,384 ranks.
+inline constexpr size_t kCommAheadReports = 4096;
 
 // Writes index's group tuples as members of the open top-level object (key: the tuple, value: its
 // steps), rendered on up to `threads` threads (same bytes for any count); tuples of more than

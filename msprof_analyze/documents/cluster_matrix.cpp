@@ -329,10 +329,12 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
     const std::vector<MatrixGroupEntry>& tuples = batch.index.groups;
     std::vector<GroupResult> res(tuples.size());
     // Which tuples are rendered apart ahead of the writer (the others: in place by emit).
-    std::vector<char> apart(tuples.size(), 0);
+    std::vector<size_t> apart(tuples.size(), 0);  // link reports (at least 1); 0: in place
     if (render_apart)
-      for (size_t i = 0; i < tuples.size(); ++i)
-        apart[i] = links_in(tuples[i]) <= opts.apart_max_links;
+      for (size_t i = 0; i < tuples.size(); ++i) {
+        const size_t n = links_in(tuples[i]);
+        apart[i] = n <= opts.apart_max_links ? std::max<size_t>(n, 1) : 0;
+      }
     GlobalLinks links;  // the batch's
     runtime::ordered_parallel_for(
         tuples.size(), n_threads,
@@ -373,7 +375,8 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
           // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
           // std::string assigned a short string keeps its capacity), i.e. the whole document.
           [[maybe_unused]] const GroupResult done = std::move(r);
-        });
+        },
+        [&](size_t i) { return apart[i]; }, opts.ahead_links);
     std::vector<std::string>().swap(spare);  // not held through the batch's analyses
     if (each) (*each)(std::move(links));
   }

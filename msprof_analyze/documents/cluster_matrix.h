@@ -44,6 +44,9 @@ struct MatrixOptions {
   // is several MB), and up to 16 tuples per thread are rendered ahead. The outputs do not depend
   // on it.
   size_t apart_max_links = 6000;
+  // The link reports of the tuples rendered ahead of the writer, together (beyond one per
+  // thread): about 5 MB of text.
+  size_t ahead_links = 32768;
 };
 
 // The step and op key of merged links: one per op, shared by its links.
