@@ -46,14 +46,32 @@ void LinkObservationSet::add_one(uint32_t op, int src, int dst, std::string_view
   if (!(size_mb > min_size_mb_) || !(time_ms > 0) || !std::isfinite(size_mb) ||
       !std::isfinite(time_ms) || !std::isfinite(size_mb / time_ms))
     return;
-  if (size_ % kChunk == 0) chunks_.push_back(std::make_unique_for_overwrite<Record[]>(kChunk));
-  chunks_.back()[size_ % kChunk] = {op,
-                                    transports_.intern(transport),
-                                    static_cast<int32_t>(src),
-                                    static_cast<int32_t>(dst),
-                                    size_mb,
-                                    time_ms};
+  if (size_ % kChunk == 0)
+    chunks_.emplace_back().held = std::make_unique_for_overwrite<Record[]>(kChunk);
+  chunks_.back().held[size_ % kChunk] = {op,
+                                         transports_.intern(transport),
+                                         static_cast<int32_t>(src),
+                                         static_cast<int32_t>(dst),
+                                         size_mb,
+                                         time_ms};
   ++size_;
+  if (size_ % kChunk == 0) park_last();
+}
+
+void LinkObservationSet::park_last() {
+  if (!file_) return;
+  Chunk& c = chunks_.back();
+  try {
+    c.block = file_->append(reinterpret_cast<const char*>(c.held.get()), kChunk * sizeof(Record));
+  } catch (const std::exception& e) {
+    // A full disk: the parked chunks stay readable there, the rest stays in memory.
+    problem_ = e.what();
+    file_.reset();
+    return;
+  }
+  c.file = file_;
+  c.held.reset();
+  ++parked_;
 }
 
 std::vector<LinkObservation> LinkObservationSet::to_vector() const {

@@ -37,7 +37,9 @@ int main(int argc, char** argv) {
   // HDF5 is loaded on first use (io/hdf5/hdf5_library.h); under mpirun now, before MPI_Init
   // (cluster, merge), so that it starts without exit-time cleanup (io/hdf5/hdf5_error.h).
   if (cs::mpi::launched_by_mpi()) cs::io::hdf5_start_without_exit_cleanup();
-  cs::runtime::tune_allocator_for_batch_parsing(cs::runtime::usable_cores());
+  // The root of a multi-process run keeps one malloc arena (its memory bounds the job).
+  cs::runtime::tune_allocator_for_batch_parsing(cs::runtime::usable_cores(),
+                                                cs::mpi::launched_as_root_of_several());
   if (argc < 2) {
     print_usage(stderr);
     return cs::runtime::kExitUsage;

@@ -48,6 +48,7 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, 
   const documents::MatrixBatches batches(in.ranks, *in.groups, opts.threads, mopts.batch_links);
   const analysis::CommMatrixShape shape = analysis::comm_matrix_shape(batches.widths());
   const auto stream = sink.open_stream(shape.schema, shape.strings);
+  if (observe && in.spill) r.observations.park_in(in.spill);
   documents::merge_cluster_matrix(
       opts.json ? in_dir(opts, "cluster_communication_matrix.json") : std::string(), batches,
       *in.groups, d,
@@ -59,6 +60,11 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, 
       },  // then the batch's links go
       io::JsonStyle::python(), mopts, opts.threads);
   stream->close();
+  if (const std::string& why = r.observations.park_problem(); !why.empty())
+    d.warn("", 0,
+           "the slow-link observations could not be parked on disk (" + why +
+               "): they are held in memory instead",
+           "the outputs are the same; a large job needs more memory this way");
   r.messages.add(d);
   return r;
 }

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "mpi/mpi_watch.h"
 #include "runtime/interrupt.h"
@@ -44,6 +45,19 @@ bool launched_by_mpi() {
     if (std::getenv(name)) return true;
   const char* forced = std::getenv("CLUSTERSCOPE_MPI");
   return forced && std::string_view(forced) == "1";
+}
+
+bool launched_as_root_of_several() {
+  const std::pair<const char*, const char*> pairs[] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", "PMI_SIZE"},
+      {"SLURM_PROCID", "SLURM_NTASKS"}};
+  for (const auto& [rank, size] : pairs) {
+    const char* r = std::getenv(rank);
+    const char* n = std::getenv(size);
+    if (r && n) return std::atoi(r) == 0 && std::atoi(n) > 1;
+  }
+  return false;
 }
 
 MpiSession::MpiSession(int& argc, char**& argv, double timeout_seconds)

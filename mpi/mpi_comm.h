@@ -169,6 +169,11 @@ class MpiSession {
 // SLURM_PROCID) is set, or CLUSTERSCOPE_MPI=1 asks for MPI anyway.
 bool launched_by_mpi();
 
+// True when the launcher started this process as process 0 of several (OMPI_COMM_WORLD_RANK /
+// _SIZE, PMI_RANK / PMI_SIZE, SLURM_PROCID / SLURM_NTASKS): the root of a multi-process run,
+// known before MPI is started.
+bool launched_as_root_of_several();
+
 // Streaming side channel (not collective) for the gather: non-root processes send byte batches to
 // the root while they are still working; the root takes them as they arrive. Batches of one
 // process arrive in the order sent. Every process creates one at the same point; each non-root

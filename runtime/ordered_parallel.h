@@ -23,6 +23,16 @@ namespace cs::runtime {
 void ordered_parallel_for(size_t n, int threads, const std::function<void(size_t)>& work,
                           const std::function<void(size_t)>& emit);
 
+// The weight of item i (e.g. the bytes its result will hold), for the overload below.
+using ItemWeight = std::function<size_t(size_t)>;
+
+// Same, and the items claimed ahead of the next to emit (done or not) weigh at most
+// `max_weight_ahead` together, except that each thread may always hold one item however heavy:
+// bounds what results held ahead cost when items differ much in size.
+void ordered_parallel_for(size_t n, int threads, const std::function<void(size_t)>& work,
+                          const std::function<void(size_t)>& emit, const ItemWeight& weight,
+                          size_t max_weight_ahead);
+
 // Runs a() and b(), at once on two threads when `parallel` (a on a new one), else one after the
 // other. Rethrows the first exception (a's first) once both have finished.
 void run_both(bool parallel, const std::function<void()>& a, const std::function<void()>& b);

@@ -292,9 +292,24 @@ bool renders_groups_in_parallel(const io::JsonStyle& style, int threads) {
   return threads > 1 && style.indent < 0;
 }
 
-void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
+size_t comm_group_reports(const CommGroupEntry& group) {
+  size_t n = 0;
+  for (const CommStepEntry& se : group.steps)
+    for (const CommOpEntry& oe : se.ops) n += oe.ranks.size();
+  return n;
+}
+
+void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads,
+                       size_t apart_max_reports) {
   const bool parallel = renders_groups_in_parallel(w.style(), threads);
-  std::vector<std::string> text(parallel ? index.groups.size() : 0);
+  // Which tuples are rendered apart (on any thread, ahead of the writer); the others are written
+  // in place when their turn comes, so a large tuple's text is never held whole.
+  std::vector<size_t> apart(parallel ? index.groups.size() : 0);  // reports; 0: in place
+  for (size_t i = 0; i < apart.size(); ++i) {
+    const size_t reports = comm_group_reports(index.groups[i]);
+    apart[i] = reports <= apart_max_reports ? std::max<size_t>(reports, 1) : 0;
+  }
+  std::vector<std::string> text(apart.size());
   std::vector<size_t> nonfinite(text.size(), 0);
   // A group's text, once written, leaves its buffer to a later group: the groups are rendered
   // into memory already allocated (a few hundred KB each) instead of strings grown from empty.
@@ -304,7 +319,7 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
   runtime::ordered_parallel_for(
       index.groups.size(), parallel ? threads : 1,
       [&](size_t i) {
-        if (!parallel) return;
+        if (!parallel || !apart[i]) return;
         {
           std::lock_guard lock(spare_mu);
           if (!spare.empty()) {
@@ -318,7 +333,7 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
       },
       [&](size_t i) {
         w.key(index.groups[i].tuple_key);
-        if (parallel) {
+        if (parallel && apart[i]) {
           w.raw_value(text[i], nonfinite[i]);
           text[i].clear();
           std::lock_guard lock(spare_mu);
@@ -327,7 +342,8 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads) {
         } else {
           write_group(w, index.groups[i]);
         }
-      });
+      },
+      [&](size_t i) { return parallel ? apart[i] : 0; }, kCommAheadReports);
 }
 
 bool write_cluster_communication(io::JsonWriter& w, const CommBatches& batches, int threads,

@@ -85,9 +85,23 @@ bool renders_groups_in_parallel(const io::JsonStyle& style, int threads);
 
 class CommBatches;  // comm_batches.h
 
+// Op reports (a rank's report of an op) in a group tuple: its text is about 1.2 KB a report.
+size_t comm_group_reports(const CommGroupEntry& group);
+
+// A group tuple of more reports than this is written in place by the thread that writes the
+// document, not rendered apart ahead of it: about 1 MB of text. A tuple's size grows with its
+// group (a data-parallel tuple of a 16,384-rank job renders to about 8 MB), and up to 16 tuples
+// per thread are rendered ahead, which held 30 MB at 16,384 ranks (docs/root_memory.md).
+inline constexpr size_t kCommApartMaxReports = 900;
+// The reports of the tuples rendered ahead of the writer, together (beyond one per thread): about
+// 5 MB of text, the window of up to 16 tuples per thread held 20 MB at 16,384 ranks.
+inline constexpr size_t kCommAheadReports = 4096;
+
 // Writes index's group tuples as members of the open top-level object (key: the tuple, value: its
-// steps), rendered on up to `threads` threads (same bytes for any count).
-void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads = 1);
+// steps), rendered on up to `threads` threads (same bytes for any count); tuples of more than
+// `apart_max_reports` reports are written in place.
+void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads = 1,
+                       size_t apart_max_reports = kCommApartMaxReports);
 
 // Writes the whole document, one batch of group tuples at a time (comm_batches.h: no more than a
 // batch's ops held at once), each rendered on up to `threads` threads (same bytes for any count);

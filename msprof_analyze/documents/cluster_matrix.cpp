@@ -315,16 +315,31 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
   // thread is kept.
   std::mutex spare_mu;
   std::vector<std::string> spare;
+  // Link reports of a group tuple (its text's size): a large one is merged in place.
+  auto links_in = [](const MatrixGroupEntry& ge) {
+    size_t n = 0;
+    for (const MatrixStepEntry& se : ge.steps)
+      for (const MatrixOpEntry& oe : se.ops)
+        for (const MatrixRef& ref : oe.ranks) n += ref.op->links.size();
+    return n;
+  };
   if (w) w->begin_object();
   for (size_t b = 0; b < batches.size(); ++b) {
     const MatrixBatch batch = batches.load(b, threads);
     const std::vector<MatrixGroupEntry>& tuples = batch.index.groups;
     std::vector<GroupResult> res(tuples.size());
+    // Which tuples are rendered apart ahead of the writer (the others: in place by emit).
+    std::vector<size_t> apart(tuples.size(), 0);  // link reports (at least 1); 0: in place
+    if (render_apart)
+      for (size_t i = 0; i < tuples.size(); ++i) {
+        const size_t n = links_in(tuples[i]);
+        apart[i] = n <= opts.apart_max_links ? std::max<size_t>(n, 1) : 0;
+      }
     GlobalLinks links;  // the batch's
     runtime::ordered_parallel_for(
         tuples.size(), n_threads,
         [&](size_t i) {
-          if (w && !render_apart) return;  // written in place by emit
+          if (w && !apart[i]) return;  // written in place by emit
           if (w) {
             {
               std::lock_guard lock(spare_mu);
@@ -344,7 +359,7 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
           GroupResult& r = res[i];
           if (w) {
             w->key(tuples[i].tuple);
-            if (render_apart) {
+            if (apart[i]) {
               w->raw_value(r.text, r.nonfinite);
             } else {
               merge_group(tuples[i], r, w);
@@ -352,7 +367,7 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
           }
           diag.append(r.diag);
           if (each) links.append(std::move(r.links));
-          if (render_apart) {
+          if (apart[i]) {
             r.text.clear();
             std::lock_guard lock(spare_mu);
             if (spare.size() < static_cast<size_t>(n_threads)) spare.push_back(std::move(r.text));
@@ -360,7 +375,8 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
           // Moved out and destroyed: assigning GroupResult{} would keep the text's buffer (a
           // std::string assigned a short string keeps its capacity), i.e. the whole document.
           [[maybe_unused]] const GroupResult done = std::move(r);
-        });
+        },
+        [&](size_t i) { return apart[i]; }, opts.ahead_links);
     std::vector<std::string>().swap(spare);  // not held through the batch's analyses
     if (each) (*each)(std::move(links));
   }

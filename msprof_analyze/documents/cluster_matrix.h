@@ -38,6 +38,15 @@ struct MatrixOptions {
   // Link reports merged per batch of group tuples (matrix_batches.h; 0 = the default): only the
   // batch's ranks' matrix ops are held at once. The outputs do not depend on it.
   size_t batch_links = 0;
+  // A group tuple of more link reports than this is merged and written in place by the thread
+  // that writes the document, not rendered apart ahead of it (its text is about 160 bytes a link:
+  // this is about 1 MB). A tuple grows with its group (a data-parallel tuple of a 16,384-rank job
+  // is several MB), and up to 16 tuples per thread are rendered ahead. The outputs do not depend
+  // on it.
+  size_t apart_max_links = 6000;
+  // The link reports of the tuples rendered ahead of the writer, together (beyond one per
+  // thread): about 5 MB of text.
+  size_t ahead_links = 32768;
 };
 
 // The step and op key of merged links: one per op, shared by its links.

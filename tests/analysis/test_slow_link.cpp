@@ -6,8 +6,11 @@
 
 #include "analysis/link_observations.h"
 
+#include <sys/resource.h>
+
 #include <bit>
 #include <cmath>
+#include <csignal>
 #include <limits>
 #include <random>
 #include <set>
@@ -276,6 +279,74 @@ TEST(SlowLink, CompactSetMatchesVector) {
   int unjudged = -1;
   EXPECT_EQ(find_slow_links(coarse, bigger, &unjudged).size(),
             find_slow_links(mixed, bigger).size());
+}
+
+// Observations of many links (three chunks and part of a fourth), one slow link among them.
+std::vector<LinkObservation> many_observations() {
+  std::vector<LinkObservation> obs;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> jitter(0.95, 1.05);
+  for (int k = 0; k < 55'000; ++k) {
+    const int src = k % 512, dst = (k * 7 + 1) % 512;
+    const double slow = (src == 3 && dst == 22) ? 0.3 : 1.0;
+    obs.push_back({k % 3 ? "allreduce-total@g" : "send-total@pp", src, dst, k % 5 ? "HCCS" : "RDMA",
+                   64.0, 64.0 / (20.0 * slow * jitter(rng))});
+  }
+  return obs;
+}
+
+// Full chunks parked in a spill file (issue 38: ~25 MB at 16,384 ranks otherwise) are read back
+// in order: the same observations and the same findings, bit for bit, as the set held whole.
+TEST(SlowLink, ParkedSetMatchesTheHeldOne) {
+  const std::vector<LinkObservation> obs = many_observations();
+  LinkObservationSet held, parked;
+  held.add(obs);
+  parked.park_in(runtime::SpillFile::create());
+  parked.add(obs);
+  EXPECT_EQ(parked.parked_chunks(), 3u);
+  EXPECT_EQ(parked.park_problem(), "");
+  const auto a = held.to_vector(), b = parked.to_vector();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].op_key, b[i].op_key);
+    EXPECT_EQ(a[i].src_rank, b[i].src_rank);
+    EXPECT_EQ(a[i].dst_rank, b[i].dst_rank);
+    EXPECT_EQ(a[i].transport, b[i].transport);
+    EXPECT_EQ(std::bit_cast<uint64_t>(a[i].size_mb), std::bit_cast<uint64_t>(b[i].size_mb));
+    EXPECT_EQ(std::bit_cast<uint64_t>(a[i].time_ms), std::bit_cast<uint64_t>(b[i].time_ms));
+  }
+  expect_set_matches_vector(obs, {}, "held");
+  const auto want = find_slow_links(held);
+  const auto got = find_slow_links(parked);
+  ASSERT_FALSE(want.empty());
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i].evidence, want[i].evidence);
+}
+
+// A spill file that cannot be written past its first chunk (a file size limit, as on a full
+// disk): that chunk is read from the file, the rest stays held, park_problem() says why, and
+// the findings are the same.
+TEST(SlowLink, ParkedSetKeepsTheRestWhenTheFileFails) {
+  const std::vector<LinkObservation> obs = many_observations();
+  LinkObservationSet held, parked;
+  held.add(obs);
+  parked.park_in(runtime::SpillFile::create());
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // write() fails with EFBIG instead
+  rlimit limit = before;
+  limit.rlim_cur = 600 * 1024;  // one 512 KiB chunk
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  parked.add(obs);
+  setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(parked.parked_chunks(), 1u);
+  EXPECT_NE(parked.park_problem(), "");
+  EXPECT_EQ(parked.size(), held.size());
+  const auto want = find_slow_links(held);
+  const auto got = find_slow_links(parked);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i].evidence, want[i].evidence);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <thread>
 
 #include "documents/msprof_golden.h"
@@ -59,6 +60,40 @@ TEST(ClusterCommunication, SameOutputForAnyThreadCount) {
   // indentation).
   EXPECT_FALSE(documents::renders_groups_in_parallel(io::JsonStyle::indented(4), 4));
   EXPECT_FALSE(documents::renders_groups_in_parallel(io::JsonStyle::python(), 1));
+}
+
+// Large group tuples are written in place by the writing thread, the others rendered apart ahead
+// of it (write_comm_groups' apart_max_reports): whichever tuples go which way, on any thread
+// count, the bytes are the golden document's.
+TEST(ClusterCommunication, LargeTuplesWrittenInPlaceGiveTheSameBytes) {
+  int split = 0;  // cases whose tuples differ in size, so that `smallest` splits them
+  for (const char* c : test::kCases) {
+    const auto ranks = test::load_case(c);
+    io::Diagnostics diag;
+    const CommGroups groups = build_comm_groups(ranks, {}, diag);
+    const CommIndex index = index_communication(ranks, groups);
+    size_t smallest = SIZE_MAX, largest = 0;
+    for (const CommGroupEntry& g : index.groups) {
+      smallest = std::min(smallest, comm_group_reports(g));
+      largest = std::max(largest, comm_group_reports(g));
+    }
+    split += smallest < largest;
+    const std::string want = test::expected(c, "cluster_communication.json");
+    for (const size_t limit : {size_t{0}, smallest, largest}) {
+      for (const int threads : {1, 2, 4}) {
+        std::string got;
+        {
+          io::JsonWriter w(&got, io::JsonStyle::python());
+          w.begin_object();
+          write_comm_groups(w, index, threads, limit);
+          w.end_object();
+        }
+        EXPECT_EQ(got, want) << c << " limit " << limit << " threads " << threads << ": "
+                             << test::first_diff(got, want);
+      }
+    }
+  }
+  EXPECT_GT(split, 0) << "no case has group tuples of different sizes";
 }
 
 // Batches of group tuples (comm_batches.h) rebuild index_communication's index piece by piece:

@@ -119,6 +119,34 @@ TEST(ClusterMatrix, DocumentStaysMsprofAnalyzesWithTheMetadataOption) {
   std::remove(meta.c_str());
 }
 
+// Large group tuples are merged and written in place by the writing thread, the others rendered
+// apart ahead of it (MatrixOptions::apart_max_links): whichever tuples go which way, on any thread
+// count, the document is the golden one and the links are the same.
+TEST(ClusterMatrix, LargeTuplesWrittenInPlaceGiveTheSameDocument) {
+  for (const char* c : {"tp2pp2", "set_order"}) {
+    const auto ranks = test::load_case(c);
+    io::Diagnostics diag;
+    const documents::CommGroups groups = documents::build_comm_groups(ranks, {}, diag);
+    const std::string want = test::expected(c, "cluster_communication_matrix.json");
+    const std::string path = test::temp_path("matrix_in_place.json");
+    // 0: every tuple in place; 3: the small ones apart; the default: every one apart here.
+    for (const size_t limit : {size_t{0}, size_t{3}, documents::MatrixOptions{}.apart_max_links}) {
+      for (const int threads : {1, 2, 4}) {
+        documents::MatrixOptions opts;
+        opts.apart_max_links = limit;
+        io::Diagnostics d;
+        const auto links = documents::merge_and_write_cluster_matrix(
+            path, ranks, groups, d, io::JsonStyle::python(), opts, threads);
+        const std::string got = test::slurp(path);
+        EXPECT_EQ(got, want) << c << " limit " << limit << " threads " << threads << ": "
+                             << test::first_diff(got, want);
+        EXPECT_EQ(links.size(), documents::merge_matrix_links(ranks, groups, d).size());
+      }
+    }
+    std::remove(path.c_str());
+  }
+}
+
 // ~700k merged links at 1,024 ranks: a link stays at 40 bytes (op name as an id, bandwidth
 // computed when asked).
 TEST(ClusterMatrix, GlobalLinksStayCompact) {

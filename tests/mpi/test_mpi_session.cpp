@@ -13,8 +13,9 @@ using cs::mpi::MpiSession;
 namespace {
 // This test is not run under a launcher; clear what one would have set, for a clean start.
 void forget_launcher() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "PMI_FD",
-                           "SLURM_PROCID", "CLUSTERSCOPE_MPI"})
+  for (const char* name :
+       {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+        "PMI_FD", "SLURM_PROCID", "SLURM_NTASKS", "CLUSTERSCOPE_MPI"})
     unsetenv(name);
 }
 }  // namespace
@@ -30,6 +31,31 @@ TEST(MpiSession, SeesALauncherByItsVariables) {
   setenv("CLUSTERSCOPE_MPI", "1", 1);
   EXPECT_TRUE(launched_by_mpi());
   unsetenv("CLUSTERSCOPE_MPI");
+}
+
+// The root of several processes is known from the launcher's variables before MPI starts (the
+// root keeps one malloc arena: runtime/allocator_tuning.h).
+TEST(MpiSession, SeesTheRootOfSeveralProcessesByItsVariables) {
+  forget_launcher();
+  EXPECT_FALSE(cs::mpi::launched_as_root_of_several());
+  setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+  EXPECT_FALSE(cs::mpi::launched_as_root_of_several());  // one process: no other to share with
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  EXPECT_TRUE(cs::mpi::launched_as_root_of_several());
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+  EXPECT_FALSE(cs::mpi::launched_as_root_of_several());
+  forget_launcher();
+  setenv("SLURM_PROCID", "0", 1);
+  setenv("SLURM_NTASKS", "2", 1);
+  EXPECT_TRUE(cs::mpi::launched_as_root_of_several());
+  setenv("SLURM_PROCID", "1", 1);
+  EXPECT_FALSE(cs::mpi::launched_as_root_of_several());
+  forget_launcher();
+  setenv("PMI_RANK", "0", 1);
+  setenv("PMI_SIZE", "2", 1);
+  EXPECT_TRUE(cs::mpi::launched_as_root_of_several());
+  forget_launcher();
 }
 
 TEST(MpiSession, WithoutALauncherIsOneProcessWithoutMpi) {
