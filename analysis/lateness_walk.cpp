@@ -47,7 +47,8 @@ struct FirstPass {
 
 FirstPass first_pass(const load::RankData& rd) {
   FirstPass out;
-  readers::CommunicationFile scratch;
+  // This thread's, reused rank after rank (unpack_section overwrites it in place: no allocation).
+  thread_local readers::CommunicationFile scratch;
   const readers::CommunicationFile& file = rd.communication.read(scratch);
   for (const readers::CommStep& s : file.steps) out.steps.push_back(s.step);
   GroupCounter groups;
@@ -111,7 +112,7 @@ std::vector<std::vector<LatenessEntry>> LatenessWalk::load(size_t i, int threads
   std::vector<std::vector<Report>> reports(readers_of.size());
   runtime::parallel_for(readers_of.size(), threads, [&](size_t k) {
     const load::RankData& rd = ranks_[readers_of[k]];
-    readers::CommunicationFile scratch;
+    thread_local readers::CommunicationFile scratch;  // reused rank after rank, read only here
     const readers::CommunicationFile& file = rd.communication.read(scratch);
     struct Timed {
       double start;

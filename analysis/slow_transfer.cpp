@@ -12,6 +12,7 @@
 
 #include "analysis/group_batches.h"
 #include "msprof_analyze/documents/communication_groups.h"
+#include "runtime/task_runner.h"
 #include "stats/outliers.h"
 
 namespace cs::analysis {
@@ -66,45 +67,93 @@ void each_collective(const load::RankData& rd, readers::CommunicationFile& scrat
       if (!op.is_total() && op.has_time_info) fn(step, op);
 }
 
-// The groups every rank reports collectives of, cut into batches (analysis/group_batches.h).
-GroupBatches transfer_batches(const std::vector<load::RankData>& ranks, size_t batch_reports) {
+// The groups every rank reports collectives of, cut into batches (analysis/group_batches.h). The
+// ranks are read on opts.threads threads, a window of opts.window_ranks at a time (only a window's
+// results held), and added in rank order.
+GroupBatches transfer_batches(const std::vector<load::RankData>& ranks,
+                              const SlowTransferOptions& opts) {
+  const size_t window = std::max<size_t>(1, opts.window_ranks);
   GroupBatches b;
-  readers::CommunicationFile scratch;
-  GroupCounter mine;
-  for (size_t p = 0; p < ranks.size(); ++p) {
-    if (!ranks[p].has_communication) continue;
-    each_collective(ranks[p], scratch, [&](const readers::CommStep&, const readers::CommOp& op) {
-      mine.count(documents::py_group_of(op.name));
+  std::vector<std::vector<std::pair<std::string, size_t>>> seen;
+  for (size_t from = 0; from < ranks.size(); from += window) {
+    const size_t n = std::min(window, ranks.size() - from);
+    seen.assign(n, {});
+    runtime::parallel_for(n, opts.threads, [&](size_t k) {
+      const load::RankData& rd = ranks[from + k];
+      if (!rd.has_communication) return;
+      thread_local readers::CommunicationFile scratch;  // reused rank after rank
+      GroupCounter mine;
+      each_collective(rd, scratch, [&](const readers::CommStep&, const readers::CommOp& op) {
+        mine.count(documents::py_group_of(op.name));
+      });
+      seen[k] = mine.take();
     });
-    b.add(static_cast<uint32_t>(p), mine.take());
+    for (size_t k = 0; k < n; ++k)
+      if (ranks[from + k].has_communication)
+        b.add(static_cast<uint32_t>(from + k), std::move(seen[k]));
   }
-  b.cut(batch_reports);
+  b.cut(opts.batch_reports);
   return b;
 }
 
-// The instances of batch i's groups, in first-seen order (ranks in the order of `ranks`).
+// One rank's collective op of a batch's groups, as read on a thread: "step\x1fop" and where the
+// step ends in it, its transfer time and size, its ordinal among the rank's collectives.
+struct Report {
+  std::string key;
+  size_t step_size;
+  double transfer_ms, size_mb;
+  uint64_t ordinal;
+};
+
+// The instances of batch i's groups, in first-seen order (ranks in the order of `ranks`). The
+// ranks' reports are read on opts.threads threads, a window at a time, and added in rank order.
 std::vector<Instance> batch_instances(const std::vector<load::RankData>& ranks,
-                                      const GroupBatches& b, size_t i) {
+                                      const GroupBatches& b, size_t i,
+                                      const SlowTransferOptions& opts) {
+  const size_t window = std::max<size_t>(1, opts.window_ranks);
   std::vector<Instance> inst;
   std::unordered_map<std::string, size_t> index;
-  readers::CommunicationFile scratch;  // a rank still held packed is read through it
-  for (const uint32_t p : b.readers(i)) {
-    const load::RankData& r = ranks[p];
-    uint64_t ordinal = 0;
-    each_collective(r, scratch, [&](const readers::CommStep& step, const readers::CommOp& op) {
-      const uint64_t order = (uint64_t{p} << 32) | ordinal++;
-      double t = 0;
-      if (b.batch_of(documents::py_group_of(op.name)) != i || !op_transfer_ms(op, &t)) return;
-      std::string key = step.step;
-      key += '\x1f';
-      key += op.name;
-      auto [it, fresh] = index.try_emplace(std::move(key), inst.size());
-      if (fresh) inst.push_back({step.step, op.name, t, 0, {}, order});
-      auto& in = inst[it->second];
-      in.transfer_ms = std::min(in.transfer_ms, t);
-      in.size_mb = std::max(in.size_mb, op_size_mb(op));
-      in.ranks.push_back(r.rank());
+  const std::vector<uint32_t>& readers_of = b.readers(i);
+  std::vector<std::vector<Report>> reports;
+  for (size_t from = 0; from < readers_of.size(); from += window) {
+    const size_t n = std::min(window, readers_of.size() - from);
+    reports.assign(n, {});
+    runtime::parallel_for(n, opts.threads, [&](size_t k) {
+      thread_local readers::CommunicationFile scratch;  // reused rank after rank
+      uint64_t ordinal = 0;
+      each_collective(
+          ranks[readers_of[from + k]], scratch,
+          [&](const readers::CommStep& step, const readers::CommOp& op) {
+            const uint64_t at = ordinal++;
+            double t = 0;
+            if (b.batch_of(documents::py_group_of(op.name)) != i || !op_transfer_ms(op, &t)) return;
+            std::string key = step.step;
+            key += '\x1f';
+            key += op.name;
+            reports[k].push_back({std::move(key), step.step.size(), t, op_size_mb(op), at});
+          });
     });
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t p = readers_of[from + k];
+      const int rank = ranks[p].rank();
+      for (Report& rep : reports[k]) {
+        auto [it, fresh] = index.try_emplace(std::move(rep.key), inst.size());
+        if (fresh) {
+          const std::string& key = it->first;
+          inst.push_back({key.substr(0, rep.step_size),
+                          key.substr(rep.step_size + 1),
+                          rep.transfer_ms,
+                          0,
+                          {},
+                          (uint64_t{p} << 32) | rep.ordinal});
+        }
+        auto& in = inst[it->second];
+        in.transfer_ms = std::min(in.transfer_ms, rep.transfer_ms);
+        in.size_mb = std::max(in.size_mb, rep.size_mb);
+        in.ranks.push_back(rank);
+      }
+      std::vector<Report>().swap(reports[k]);
+    }
   }
   for (Instance& in : inst) {
     std::sort(in.ranks.begin(), in.ranks.end());
@@ -150,7 +199,7 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<load::Ran
   if (unjudged) *unjudged = 0;
   // 1. Instances, a batch of groups at a time: (step, op name) -> min elapse over ranks, max
   // size, ranks; each kept as its class, time and place only.
-  const GroupBatches batches = transfer_batches(ranks, opts.batch_reports);
+  const GroupBatches batches = transfer_batches(ranks, opts);
   struct Member {
     uint64_t order;  // Instance::order: the classes' members in first-seen order, as judged whole
     double transfer_ms;
@@ -160,7 +209,7 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<load::Ran
   using ClassKey = std::tuple<std::string, double, int>;
   std::map<ClassKey, std::vector<Member>> classes;
   for (size_t b = 0; b < batches.size(); ++b) {
-    const std::vector<Instance> inst = batch_instances(ranks, batches, b);
+    const std::vector<Instance> inst = batch_instances(ranks, batches, b, opts);
     for (size_t i = 0; i < inst.size(); ++i) {
       const Instance& in = inst[i];
       if (in.ranks.size() < 2) continue;
@@ -209,7 +258,7 @@ std::vector<SlowTransferFinding> find_slow_transfers(const std::vector<load::Ran
   std::map<uint32_t, std::vector<size_t>> by_batch;
   for (size_t k = 0; k < out.size(); ++k) by_batch[where[k].first].push_back(k);
   for (const auto& [b, found] : by_batch) {
-    const std::vector<Instance> inst = batch_instances(ranks, batches, b);
+    const std::vector<Instance> inst = batch_instances(ranks, batches, b, opts);
     for (size_t k : found) {
       SlowTransferFinding& f = out[k];
       const Instance& in = inst[where[k].second];

@@ -45,6 +45,10 @@ struct SlowTransferOptions {
   // Op reports per batch of communication groups read at a time (analysis/group_batches.h; no
   // effect on the findings).
   size_t batch_reports = 1 << 13;
+  // Threads reading the ranks, a window of `window_ranks` ranks at a time (their reports added in
+  // rank order: no effect on the findings).
+  int threads = 1;
+  size_t window_ranks = 256;
 };
 
 struct SlowTransferFinding {

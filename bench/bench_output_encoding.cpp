@@ -4,9 +4,11 @@
 //
 //   bench_output_encoding --benchmark_filter=FilterChunk
 //
-// FilterChunk/8: a 1 MiB chunk of a number column (doubles like the tables' times: a few
-// distinct magnitudes, noisy low digits). FilterChunk/29: a string column 29 bytes wide (op names,
-// NUL-padded, a few distinct values), as communication_matrix's op_name.
+// FilterChunk/8/S: a 1 MiB chunk of a number column (doubles like the tables' times: a few
+// distinct magnitudes, noisy low digits). FilterChunk/29/S: a string column 29 bytes wide (op
+// names, NUL-padded, a few distinct values), as communication_matrix's op_name. S = 0: zlib's
+// default strategy (HDF5's own filter's bytes); S = 1: the run-length strategy the streamed
+// per-op tables use (DeflateStrategy::kRunLength). "ratio" is raw bytes over filtered bytes.
 // PyRepr/0: distinct values; PyRepr/1: values repeated as in cluster_communication.json (each
 // of a small set, over and over: the per-thread memory of the last reprs answers them).
 
@@ -43,17 +45,19 @@ std::vector<unsigned char> column_chunk(size_t width) {
 
 void FilterChunk(benchmark::State& state) {
   const size_t width = static_cast<size_t>(state.range(0));
+  const auto strategy = state.range(1) != 0 ? cs::io::DeflateStrategy::kRunLength
+                                            : cs::io::DeflateStrategy::kLikeHdf5;
   const std::vector<unsigned char> raw = column_chunk(width);
   size_t out = 0;
   for (auto _ : state) {
-    std::vector<unsigned char> f = cs::io::filter_chunk(raw, width, true, 1);
+    std::vector<unsigned char> f = cs::io::filter_chunk(raw, width, true, 1, strategy);
     out = f.size();
     benchmark::DoNotOptimize(f.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * raw.size()));
   state.counters["ratio"] = static_cast<double>(raw.size()) / static_cast<double>(out);
 }
-BENCHMARK(FilterChunk)->Arg(8)->Arg(29);
+BENCHMARK(FilterChunk)->Args({8, 0})->Args({8, 1})->Args({29, 0})->Args({29, 1});
 
 void PyRepr(benchmark::State& state) {
   const bool repeated = state.range(0) != 0;

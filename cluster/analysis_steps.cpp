@@ -70,11 +70,13 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, 
 }
 
 LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
-                                  const analysis::LinkObservationSet& observations) {
+                                  const analysis::LinkObservationSet& observations, int threads) {
   LinkDiagnosis r;
   r.slow_links =
       analysis::find_slow_links(observations, {}, &r.unjudged_links, &r.overflowed_links);
-  r.slow_transfers = analysis::find_slow_transfers(in.ranks, r.slow_links);
+  analysis::SlowTransferOptions transfers;
+  transfers.threads = threads;
+  r.slow_transfers = analysis::find_slow_transfers(in.ranks, r.slow_links, transfers);
   return r;
 }
 

@@ -98,9 +98,9 @@ struct LinkDiagnosis {
   int overflowed_links = 0;  // links whose size sums are beyond 1.8e308 (slow_link.h)
 };
 // Slow links from the merged links' observations, then slow transfers per op class
-// (slow_transfer.h).
+// (slow_transfer.h), the ranks read on `threads` threads.
 LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
-                                  const analysis::LinkObservationSet& observations);
+                                  const analysis::LinkObservationSet& observations, int threads);
 
 // cluster_communication.json (msprof-analyze's document) when opts.json, and the communication_ops
 // and communication_bandwidth tables, from one walk over the ops a batch of group tuples at a time

@@ -208,7 +208,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
 
   LinkDiagnosis links;  // 3
   if (want.matrix && want.diagnosis) {
-    links = link_diagnosis_step(in, matrix.observations);
+    links = link_diagnosis_step(in, matrix.observations, opts.threads);
     matrix.observations = analysis::LinkObservationSet{};
     log.lap("slow links, slow transfers");
   }

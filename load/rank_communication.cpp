@@ -1,5 +1,6 @@
 #include "load/rank_communication.h"
 
+#include <type_traits>
 #include <utility>
 
 #include "load/rank_data_codec.h"
@@ -84,19 +85,43 @@ void ParkedFile<File>::packed_copy(std::vector<char>& out) const {
   }
 }
 
+namespace {
+
+// `scratch` made ready for unpack_section: a CommunicationFile is overwritten in place (its
+// strings and vectors reused when the caller reads rank after rank into the same scratch), the
+// other files start fresh.
+template <class File>
+void ready_for_unpack(File& scratch) {
+  if constexpr (!std::is_same_v<File, readers::CommunicationFile>) scratch = File{};
+}
+
+// The bytes of a spilled block, read back (no mapping) into this thread's buffer, reused read
+// after read: no allocation or clearing of a fresh buffer each time (each rank is read back
+// several times). A block over kKeptBytes goes to `large`, freed after the read, so a thread
+// never keeps more than that.
+constexpr size_t kKeptBytes = 4 << 20;
+ByteReader read_spilled(const runtime::SpillFile& spill, const runtime::SpillFile::Block& block,
+                        std::vector<char>& large) {
+  thread_local std::vector<char> bytes;
+  std::vector<char>& into = block.size <= kKeptBytes ? bytes : large;
+  spill.read_into(block, into);
+  return ByteReader(into.data(), block.size);
+}
+
+}  // namespace
+
 template <class File>
 const File& ParkedFile<File>::read(File& scratch) const {
   if (spilled()) {
-    std::vector<char> bytes;  // read back into a buffer of its own: no mapping, no RSS kept
-    spill_->read(block_, bytes);
-    ByteReader r(bytes);
-    scratch = File{};
+    std::vector<char> large;
+    ByteReader r = read_spilled(*spill_, block_, large);
+    ready_for_unpack(scratch);
     unpack_section(r, scratch);
     return scratch;
   }
   if (!packed()) return held();
   ByteReader r(packed_.data(), packed_.size());
-  scratch = File{};
+  ready_for_unpack(scratch);
   unpack_section(r, scratch);
   return scratch;
 }

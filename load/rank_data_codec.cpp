@@ -89,10 +89,12 @@ void put_ops(ByteWriter& w, const std::vector<readers::CommOp>& ops) {
     }
   }
 }
-std::vector<readers::CommOp> get_ops(ByteReader& r) {
-  std::vector<readers::CommOp> ops(r.get<uint32_t>());
+// Overwrites `ops` with the packed list: every field of every op is assigned, so a vector (and
+// its ops' strings and vectors) left from an earlier unpack is reused without allocating again.
+void get_ops(ByteReader& r, std::vector<readers::CommOp>& ops) {
+  ops.resize(r.get<uint32_t>());
   for (auto& op : ops) {
-    op.name = r.str();
+    op.name.assign(r.view());
     auto flags = r.get<uint8_t>();
     op.has_time_info = flags & 1;
     op.has_bandwidth_info = flags & 2;
@@ -111,12 +113,11 @@ std::vector<readers::CommOp> get_ops(ByteReader& r) {
       throw std::runtime_error("packed rank data: size buckets do not add up");
     op.buckets.resize(bucket_total);
     for (auto& b : op.buckets) {
-      b.size_key = r.str();
+      b.size_key.assign(r.view());
       b.count = get_num(r);
       b.duration_ms = get_num(r);
     }
   }
-  return ops;
 }
 
 // A rank's link keys and op names repeat (~8 keys and ~150 op names for 650 links): its file's
@@ -225,10 +226,10 @@ void pack_section(const readers::CommunicationFile& c, ByteWriter& w) {
 void unpack_section(ByteReader& r, readers::CommunicationFile& c) {
   c.steps.resize(r.get<uint32_t>());
   for (auto& s : c.steps) {
-    s.step = r.str();
+    s.step.assign(r.view());
     s.p2p_first = r.get<uint8_t>() != 0;
-    s.collective = get_ops(r);
-    s.p2p = get_ops(r);
+    get_ops(r, s.collective);
+    get_ops(r, s.p2p);
   }
   if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the ops");
 }

@@ -27,8 +27,9 @@ RankData unpack_rank_data(io::ByteReader& r, bool keep_communication_packed = fa
 void pack_section(const readers::CommunicationFile& c, io::ByteWriter& w);
 void pack_section(const readers::MatrixFile& m, io::ByteWriter& w);
 void pack_section(const stats::OperatorTable& t, io::ByteWriter& w);
-// Fills `out` (a fresh file) from one section. Throws std::runtime_error when the bytes are
-// damaged or more bytes follow.
+// Fills `out` from one section. Throws std::runtime_error when the bytes are damaged or more
+// bytes follow. A CommunicationFile may hold an earlier unpack: it is overwritten in place (the
+// same result as a fresh file, its memory reused); the other two must be fresh.
 void unpack_section(io::ByteReader& r, readers::CommunicationFile& out);
 void unpack_section(io::ByteReader& r, readers::MatrixFile& out);
 void unpack_section(io::ByteReader& r, stats::OperatorTable& out);

@@ -55,6 +55,11 @@ SpillFile::Block SpillFile::append(const char* p, size_t n) {
 
 void SpillFile::read(const Block& b, std::vector<char>& out) const {
   out.resize(b.size);
+  read_into(b, out);
+}
+
+void SpillFile::read_into(const Block& b, std::vector<char>& out) const {
+  if (out.size() < b.size) out.resize(b.size);
   size_t done = 0;
   while (done < b.size) {
     const ssize_t r =

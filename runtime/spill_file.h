@@ -37,6 +37,9 @@ class SpillFile {
   Block append(const char* p, size_t n);
   // Reads block b into `out` (resized to b.size). Throws std::runtime_error on a short read.
   void read(const Block& b, std::vector<char>& out) const;
+  // Reads block b into out[0, b.size), growing `out` only when it is smaller (never shrunk: a
+  // buffer reused block after block is neither allocated nor cleared again). Throws like read.
+  void read_into(const Block& b, std::vector<char>& out) const;
   // Bytes appended so far.
   uint64_t size() const;
 

@@ -120,12 +120,15 @@ bool Hdf5TableAppender::flush() {
   full_.clear();
   full_bytes_ = 0;
   // Filtering is pure computation (io/hdf5/hdf5_chunks.h): on several threads; storing is HDF5's
-  // and stays on this one, in the order the chunks filled.
+  // and stays on this one, in the order the chunks filled. Deflated with zlib's run-length
+  // strategy: these chunks never go through HDF5's own filter (this table is written by one
+  // process only), so they need not be its bytes, only a deflate stream (docs/scale.md).
   try {
     runtime::parallel_for(full.size(), filter_threads_, [&](size_t i) {
       Full& f = full[i];
       if (!cols_[f.col].variable)
-        f.raw = filter_chunk(std::move(f.raw), cols_[f.col].width, shuffle_, level_);
+        f.raw = filter_chunk(std::move(f.raw), cols_[f.col].width, shuffle_, level_,
+                             DeflateStrategy::kRunLength);
     });
   } catch (const std::exception&) {
     return false;

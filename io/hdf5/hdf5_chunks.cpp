@@ -126,7 +126,8 @@ void shuffle_into(const unsigned char* in, unsigned char* out, size_t n, size_t 
 
 // One zlib stream state per thread, reset between chunks: the same bytes as compress2 (which is
 // deflateInit at the level, one deflate to the end, deflateEnd), without allocating and clearing
-// the compressor's ~256 KiB of tables for every chunk.
+// the compressor's ~256 KiB of tables for every chunk. With `rle`, zlib's run-length strategy
+// (deflateInit2 with Z_RLE, the default window and memory level): matches of distance one only.
 class ThreadDeflater {
  public:
   ~ThreadDeflater() {
@@ -134,14 +135,17 @@ class ThreadDeflater {
   }
   // Deflates `in` at `level` into `out` (grown to the bound when smaller; never shrunk, so
   // the next chunk writes into memory already there); the compressed size, or 0 when zlib fails.
-  size_t deflate_all(const unsigned char* in, size_t n, int level,
+  size_t deflate_all(const unsigned char* in, size_t n, int level, bool rle,
                      std::vector<unsigned char>& out) {
-    if (level_ != level) {
+    if (level_ != level || rle_ != rle) {
       if (level_ >= 0) deflateEnd(&z_);
       level_ = -1;
       z_ = z_stream{};
-      if (deflateInit(&z_, level) != Z_OK) return 0;
+      const int ok =
+          rle ? deflateInit2(&z_, level, Z_DEFLATED, MAX_WBITS, 8, Z_RLE) : deflateInit(&z_, level);
+      if (ok != Z_OK) return 0;
       level_ = level;
+      rle_ = rle;
     } else if (deflateReset(&z_) != Z_OK) {
       return 0;
     }
@@ -158,15 +162,16 @@ class ThreadDeflater {
  private:
   z_stream z_{};
   int level_ = -1;
+  bool rle_ = false;
 };
 
 // HDF5's deflate filter: in[0, n) as one zlib stream at `level`, compressed into a buffer of this
 // thread's and copied out at its size (a chunk compresses to a fraction of its bound).
-std::vector<unsigned char> deflated(const unsigned char* in, size_t n, int level) {
+std::vector<unsigned char> deflated(const unsigned char* in, size_t n, int level, bool rle) {
   thread_local ThreadDeflater deflater;
   thread_local std::vector<unsigned char> scratch;  // never shrunk: no clearing per chunk
   const size_t size =
-      n > std::numeric_limits<uInt>::max() ? 0 : deflater.deflate_all(in, n, level, scratch);
+      n > std::numeric_limits<uInt>::max() ? 0 : deflater.deflate_all(in, n, level, rle, scratch);
   if (size == 0) throw std::runtime_error("zlib could not compress an HDF5 chunk");
   return std::vector<unsigned char>(scratch.begin(), scratch.begin() + static_cast<long>(size));
 }
@@ -211,7 +216,8 @@ size_t hdf5_chunk_rows(size_t rows, size_t max_rows, size_t element_size) {
 }
 
 std::vector<unsigned char> filter_chunk(std::vector<unsigned char> raw, size_t element_size,
-                                        bool shuffle, int deflate_level) {
+                                        bool shuffle, int deflate_level, DeflateStrategy strategy) {
+  const bool rle = strategy == DeflateStrategy::kRunLength;
   const bool moves = shuffle && shuffle_moves(raw.size(), element_size);
   if (deflate_level <= 0) {
     if (!moves) return raw;
@@ -219,12 +225,12 @@ std::vector<unsigned char> filter_chunk(std::vector<unsigned char> raw, size_t e
     shuffle_into(raw.data(), out.data(), raw.size(), element_size);
     return out;
   }
-  if (!moves) return deflated(raw.data(), raw.size(), std::min(deflate_level, 9));
+  if (!moves) return deflated(raw.data(), raw.size(), std::min(deflate_level, 9), rle);
   // Shuffled into a buffer of this thread's (never shrunk, never cleared) and deflated from it.
   thread_local std::vector<unsigned char> shuffled;
   if (shuffled.size() < raw.size()) shuffled.resize(raw.size());
   shuffle_into(raw.data(), shuffled.data(), raw.size(), element_size);
-  return deflated(shuffled.data(), raw.size(), std::min(deflate_level, 9));
+  return deflated(shuffled.data(), raw.size(), std::min(deflate_level, 9), rle);
 }
 
 Hdf5Chunks filter_table_chunks(const Table& t, size_t max_chunk_rows, bool shuffle,

@@ -34,7 +34,7 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
   std::vector<CommStringWidths> longest(ranks.size());
   runtime::parallel_for(ranks.size(), threads, [&](size_t r) {
     if (!ranks[r].has_communication) return;
-    readers::CommunicationFile scratch;
+    thread_local readers::CommunicationFile scratch;  // reused rank after rank, read only here
     auto& mine = seen[r];
     CommStringWidths& w = longest[r];
     const readers::CommunicationFile& file = ranks[r].communication.read(scratch);

@@ -75,7 +75,8 @@ std::vector<std::pair<bool, std::string>> rank_groups(const load::RankData& rd,
     out.emplace_back(p2p, std::string(group));
   };
   if (opts.use_communication && rd.has_communication) {
-    readers::CommunicationFile scratch;  // when the root still holds the data packed
+    // When the root holds the data packed or spilled; this thread's, reused rank after rank.
+    thread_local readers::CommunicationFile scratch;
     for (const readers::CommStep& step : rd.communication.read(scratch).steps) {
       for (const readers::CommOp& op : step.collective) add(false, op.name);
       for (const readers::CommOp& op : step.p2p) add(true, op.name);

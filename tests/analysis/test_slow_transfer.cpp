@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <tuple>
 
 #include "analysis/link_observations.h"
 #include "analysis/synthetic_cluster.h"
@@ -154,7 +155,8 @@ TEST(SlowTransfer, GeneratedClusters) {
 }
 
 // Read a batch of groups at a time (analysis/group_batches.h), any batch size finds the same slow
-// transfers, field for field, and leaves the same number unjudged, as one batch of every group.
+// transfers, field for field, and leaves the same number unjudged, as one batch of every group;
+// so do the ranks read on several threads a window at a time.
 TEST(SlowTransfer, BatchesOfGroupsFindTheSameAsOneBatch) {
   generator::GeneratorOptions o = three_step_job(32, 2);
   o.slow_links.push_back({1, 2, 1.0 / 0.3});
@@ -177,9 +179,14 @@ TEST(SlowTransfer, BatchesOfGroupsFindTheSameAsOneBatch) {
   const auto whole = analysis::find_slow_transfers(ranks, links, whole_opts, &whole_unjudged);
   ASSERT_GE(whole.size(), 2u);
   EXPECT_GT(whole_unjudged, 0u);
-  for (size_t batch : {size_t{1}, size_t{5}, size_t{50}, size_t{400}}) {
+  // Batches of any size, read on 1 or 3 threads, a window of 1, 5 or all ranks at a time.
+  const std::tuple<size_t, int, size_t> runs[] = {{1, 1, 256},   {5, 3, 5},   {50, 3, 1},
+                                                  {400, 1, 256}, {400, 3, 7}, {50, 2, 256}};
+  for (const auto& [batch, threads, window] : runs) {
     SlowTransferOptions so;
     so.batch_reports = batch;
+    so.threads = threads;
+    so.window_ranks = window;
     size_t unjudged = 0;
     const auto found = analysis::find_slow_transfers(ranks, links, so, &unjudged);
     EXPECT_EQ(unjudged, whole_unjudged) << batch;

@@ -357,3 +357,79 @@ TEST(RankDataCodec, TruncatedBufferThrowsInsteadOfReadingGarbage) {
 
 }  // namespace
 }  // namespace cs::load
+
+namespace cs::load {
+namespace {
+
+// A rank's ops of a given shape: `ops` collectives a step over `steps` steps, each with
+// `transports` transports of one size bucket each, names `width` characters long (short names
+// fit in std::string's own buffer, long ones do not).
+readers::CommunicationFile comm_of_shape(size_t steps, size_t ops, size_t transports, size_t width,
+                                         uint32_t seed) {
+  readers::CommunicationFile f;
+  for (size_t s = 0; s < steps; ++s) {
+    readers::CommStep step;
+    step.step = "step" + std::to_string(s + seed);
+    step.p2p_first = (s + seed) % 2 == 1;
+    for (size_t o = 0; o < ops; ++o) {
+      readers::CommOp op;
+      op.name = std::string(width, static_cast<char>('a' + (o + seed) % 26)) + "@" +
+                std::to_string(seed * 1000 + o);
+      op.has_time_info = (o + seed) % 3 != 0;
+      op.has_bandwidth_info = o % 2 == 0;
+      op.time.set(readers::kElapseTimeMs, io::Num::real(0.5 * static_cast<double>(o + seed)));
+      if (o % 4 == 0) op.time.set(readers::kWaitTimeRatio, io::Num::integer(seed));
+      for (size_t t = 0; t < transports; ++t) {
+        readers::TransportInfo ti;
+        ti.name = readers::TransportName(t % 2 == 0 ? "HCCS" : "RDMA");
+        ti.set(readers::kTrSizeMb, io::Num::real(static_cast<double>(t + o) / 3.0));
+        ti.has_size_distribution = t % 2 == 0;
+        op.transports.push_back(ti);
+        op.add_bucket({std::to_string(t * 3 + seed) + ".5", io::Num::integer(t),
+                       io::Num::real(1.25 * static_cast<double>(o))});
+      }
+      (o % 5 == 4 ? step.p2p : step.collective).push_back(std::move(op));
+    }
+    f.steps.push_back(std::move(step));
+  }
+  return f;
+}
+
+std::vector<char> section_bytes(const readers::CommunicationFile& f) {
+  io::ByteWriter w;
+  pack_section(f, w);
+  return w.data();
+}
+
+// Readers reuse one scratch rank after rank (and a thread's buffer for the spilled bytes):
+// whatever the scratch held before (more or fewer steps, ops, transports, buckets, longer or
+// shorter names), a read gives exactly the rank's ops, as a fresh scratch would; a block larger
+// than the thread's kept buffer (4 MiB) reads back the same.
+TEST(RankDataCodec, ReusedScratchReadsEachRankAsAFreshOne) {
+  const std::vector<readers::CommunicationFile> files = {
+      comm_of_shape(3, 40, 3, 60, 1), comm_of_shape(1, 5, 1, 4, 2),
+      comm_of_shape(0, 0, 0, 0, 3),   comm_of_shape(4, 60, 2, 30, 4),
+      comm_of_shape(2, 10, 0, 8, 5),  comm_of_shape(1, 30000, 1, 40, 6),  // > 4 MiB packed
+      comm_of_shape(2, 7, 4, 100, 7)};
+  ASSERT_GT(section_bytes(files[5]).size(), size_t{4} << 20);
+  auto spill = runtime::SpillFile::create();
+  std::vector<RankCommunication> spilled, packed_only;
+  for (const auto& f : files) {
+    spilled.emplace_back(readers::CommunicationFile(f)).spill(spill);
+    packed_only.emplace_back(readers::CommunicationFile(f)).pack();
+  }
+  readers::CommunicationFile scratch;
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      const size_t k = round == 0 ? i : files.size() - 1 - i;  // growing and shrinking orders
+      const std::vector<char> want = section_bytes(files[k]);
+      EXPECT_EQ(section_bytes(spilled[k].read(scratch)), want) << "spilled rank " << k;
+      EXPECT_EQ(section_bytes(packed_only[k].read(scratch)), want) << "packed rank " << k;
+      readers::CommunicationFile fresh;
+      EXPECT_EQ(section_bytes(spilled[k].read(fresh)), want) << "rank " << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cs::load

@@ -59,5 +59,21 @@ TEST(SpillFile, MissingDirectoryIsNamed) {
   }
 }
 
+// read_into, the readers' reused buffer: grows to the block, never shrinks, fills only the block.
+TEST(SpillFile, ReadIntoGrowsOnlyAndReadsTheBlock) {
+  auto spill = SpillFile::create();
+  const std::string a(1000, 'a'), b(10, 'b');
+  const auto ba = spill->append(a.data(), a.size());
+  const auto bb = spill->append(b.data(), b.size());
+  std::vector<char> buf;
+  spill->read_into(ba, buf);
+  ASSERT_EQ(buf.size(), 1000u);
+  EXPECT_EQ(std::string(buf.data(), 1000), a);
+  spill->read_into(bb, buf);
+  EXPECT_EQ(buf.size(), 1000u);  // never shrunk
+  EXPECT_EQ(std::string(buf.data(), 10), b);
+  EXPECT_EQ(buf[10], 'a');  // past the block: left as it was
+}
+
 }  // namespace
 }  // namespace cs::runtime
