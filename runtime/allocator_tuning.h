@@ -13,10 +13,11 @@
 namespace cs::runtime {
 
 // Call once at the start of main (before threads start). `cores`: the cores this process may run
-// on (cluster::usable_cores()); malloc keeps at most max(2, cores) arenas, or one when
-// `memory_first` (the root of a multi-process run, whose memory bounds the job: with one arena
-// what any thread frees serves every other; at 16,384 ranks under `mpirun -np 2` the root's peak
-// RSS was 30 MB lower, 1,024 ranks 6 MB, at the same speed: docs/root_memory.md).
+// on (cluster::usable_cores()); malloc keeps at most max(2, cores) arenas, or one per 8 cores
+// (at least one) when `memory_first` (the root of a multi-process run, whose memory bounds the
+// job: with fewer arenas what one thread frees serves the others; on 2 cores at 16,384 ranks
+// under `mpirun -np 2` the root's peak RSS was 30 MB lower, 1,024 ranks 6 MB, at about the same
+// speed: docs/root_memory.md).
 void tune_allocator_for_batch_parsing(int cores, bool memory_first = false);
 
 // Asks the kernel for transparent huge pages (2 MiB, Linux's "madvise" mode) for the heap the
