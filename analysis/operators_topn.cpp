@@ -48,6 +48,7 @@ std::vector<stats::TopNRow> operator_rows(const ParkedOperators& merged,
     if (s.quantiles.samples_elsewhere() > 0)
       merged.samples->read(
           key, [&whole](const double* p, size_t n) { whole.quantiles.give_back(p, n); });
+    whole.quantiles.sort_samples();  // the three quantiles then copy nothing
     merged.samples->read_totals(
         key, [&whole](int rank, double total) { whole.rank_totals.add(rank, total); });
     rows.push_back(stats::make_topn_row(key, whole, stages));

@@ -7,6 +7,16 @@
 
 namespace cs::stats {
 
+namespace {
+
+// numpy's _lerp between the order statistics a = x[lo] and b = x[lo+1], t = h - lo.
+double interpolate(double a, double b, double t) {
+  const double diff = b - a;
+  return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
+}
+
+}  // namespace
+
 double exact_quantile(std::vector<double>& v, double q) {
   if (v.empty() || std::isnan(q)) return std::numeric_limits<double>::quiet_NaN();
   q = std::clamp(q, 0.0, 1.0);
@@ -16,9 +26,16 @@ double exact_quantile(std::vector<double>& v, double q) {
   const double a = v[lo];
   if (lo + 1 >= v.size()) return a;
   const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
-  const double t = h - static_cast<double>(lo);
-  const double diff = b - a;
-  return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
+  return interpolate(a, b, h - static_cast<double>(lo));
+}
+
+double sorted_quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty() || std::isnan(q)) return std::numeric_limits<double>::quiet_NaN();
+  q = std::clamp(q, 0.0, 1.0);
+  const double h = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(h));
+  if (lo + 1 >= sorted.size()) return sorted[lo];
+  return interpolate(sorted[lo], sorted[lo + 1], h - static_cast<double>(lo));
 }
 
 void Quantiles::add(double x, int64_t count) {
@@ -26,6 +43,7 @@ void Quantiles::add(double x, int64_t count) {
   count_ += count;
   if (exact_ && count_ <= kExactLimit) {
     samples_.insert(samples_.end(), static_cast<size_t>(count), x);
+    sorted_ = false;
     return;
   }
   drop_exact();
@@ -45,12 +63,14 @@ void Quantiles::drop_exact() {
   samples_.clear();
   samples_.shrink_to_fit();
   exact_ = false;
+  sorted_ = false;
 }
 
 void Quantiles::merge(const Quantiles& o) {
   if (o.count_ == 0) return;
   if (exact_ && o.exact_ && count_ + o.count_ <= kExactLimit) {
     samples_.insert(samples_.end(), o.samples_.begin(), o.samples_.end());
+    sorted_ = false;
     count_ += o.count_;
     return;
   }
@@ -72,11 +92,15 @@ bool Quantiles::merge_counting(const Quantiles& o) {
 void Quantiles::give_back(const double* p, size_t n) {
   if (static_cast<int64_t>(n) > elsewhere_)
     throw std::logic_error("Quantiles::give_back: more samples than were left out");
-  elsewhere_ -= static_cast<int64_t>(n);
   if (exact_) {
+    // Room for every sample still to come at once: growing by doubling would hold up to twice
+    // the samples (a key's are up to 8 MiB).
+    samples_.reserve(samples_.size() + static_cast<size_t>(elsewhere_));
     samples_.insert(samples_.end(), p, p + n);
-    return;
+    sorted_ = false;
   }
+  elsewhere_ -= static_cast<int64_t>(n);
+  if (exact_) return;
   for (size_t i = 0; i < n; ++i) sketch_.add(p[i]);
 }
 
@@ -93,8 +117,15 @@ void Quantiles::merge_into_sketch(const Quantiles& o) {
 double Quantiles::quantile(double q) const {
   if (elsewhere_ > 0) throw std::logic_error("Quantiles::quantile: samples not given back");
   if (!exact_) return sketch_.quantile(q);
+  if (sorted_) return sorted_quantile(samples_, q);
   std::vector<double> v = samples_;
   return exact_quantile(v, q);
+}
+
+void Quantiles::sort_samples() {
+  if (!exact_ || sorted_) return;
+  std::sort(samples_.begin(), samples_.end());
+  sorted_ = true;
 }
 
 void Quantiles::pack(io::ByteWriter& w) const {

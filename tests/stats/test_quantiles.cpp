@@ -73,6 +73,49 @@ TEST(Quantiles, MergeOfPartsEqualsTheWhole) {
   }
 }
 
+// sort_samples() answers from the sorted samples without a copy: the same bits as the selection
+// in a copy, for every q (ties and both ends included), on the textbook example too; a sample
+// added afterwards unsorts them, and the answer follows it.
+TEST(Quantiles, SortedSamplesGiveTheSameQuantiles) {
+  std::mt19937_64 rng(11);
+  std::lognormal_distribution<double> dist(3.0, 1.5);
+  Quantiles held, sorted;
+  for (int i = 0; i < 5000; ++i) {
+    const double x = i % 7 == 0 ? 42.0 : dist(rng);  // ties
+    held.add(x);
+    sorted.add(x);
+  }
+  sorted.sort_samples();
+  EXPECT_TRUE(std::is_sorted(sorted.samples().begin(), sorted.samples().end()));
+  for (double q : {0.0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.9999, 1.0})
+    EXPECT_EQ(sorted.quantile(q), held.quantile(q)) << q;
+  sorted.add(1e9);  // the new largest: p100 must see it although the flag said sorted
+  held.add(1e9);
+  EXPECT_EQ(sorted.quantile(1.0), 1e9);
+  EXPECT_EQ(sorted.quantile(0.5), held.quantile(0.5));
+
+  Quantiles d;
+  for (double x : {3.5, 1.0, 7.25, 2.0, 100.0, 4.0}) d.add(x);
+  d.sort_samples();
+  expect_rel(d.quantile(0.50), 3.75, 1e-15);
+  expect_rel(d.quantile(0.90), 53.625, 1e-15);
+  expect_rel(d.quantile(0.99), 95.3625, 1e-15);
+  EXPECT_TRUE(std::isnan(sorted_quantile({}, 0.5)));
+}
+
+// Samples given back after merge_counting() are held once, at their exact count: no doubling.
+TEST(Quantiles, GivenBackSamplesAreHeldAtTheirCount) {
+  Quantiles part;
+  for (int i = 0; i < 3000; ++i) part.add(static_cast<double>(i));
+  Quantiles merged;
+  ASSERT_TRUE(merged.merge_counting(part));
+  for (size_t at = 0; at < part.samples().size(); at += 1000)
+    merged.give_back(part.samples().data() + at, 1000);
+  EXPECT_EQ(merged.samples().size(), 3000u);
+  EXPECT_EQ(merged.samples().capacity(), 3000u);
+  EXPECT_EQ(merged.quantile(0.5), 1499.5);
+}
+
 TEST(Quantiles, BeyondTheBoundTheSketchAnswersWithinOnePercent) {
   const int64_t n = Quantiles::kExactLimit + 1;
   Quantiles d;
