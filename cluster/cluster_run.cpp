@@ -113,25 +113,15 @@ void report_problems(const LoadedCluster& lc) {
         hidden);
 }
 
-// The analyses' notes, each distinct one once (the same note from several steps or groups gets
-// "(N times)"), at most kMaxErrorLines of them.
+// The analyses' notes, one line per problem (io::note_lines: the same note from several steps
+// or groups once, "(N times)"; one problem of many groups one line naming a few), at most
+// kMaxErrorLines of them.
 void print_notes(const io::Diagnostics& notes) {
-  std::map<ProblemKey, size_t> index;
-  std::vector<std::pair<const io::Diagnostic*, size_t>> distinct;
-  for (const auto& d : notes.items()) {
-    auto [it, added] =
-        index.try_emplace(ProblemKey{d.severity, d.file, d.what, d.hint}, distinct.size());
-    if (added) distinct.emplace_back(&d, 0);
-    ++distinct[it->second].second;
-  }
-  for (size_t i = 0; i < distinct.size() && i < kMaxErrorLines; ++i) {
-    std::string line = distinct[i].first->to_string();
-    if (distinct[i].second > 1) line += " (" + std::to_string(distinct[i].second) + " times)";
-    io::print_message(line);
-  }
-  if (distinct.size() > kMaxErrorLines)
+  const std::vector<std::string> lines = io::note_lines(notes);
+  for (size_t i = 0; i < lines.size() && i < kMaxErrorLines; ++i) io::print_message(lines[i]);
+  if (lines.size() > kMaxErrorLines)
     std::fprintf(stderr, "clusterscope: ... %zu more warning(s) from the analyses\n",
-                 distinct.size() - kMaxErrorLines);
+                 lines.size() - kMaxErrorLines);
 }
 
 std::string iso_utc_now() {

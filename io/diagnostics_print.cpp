@@ -71,4 +71,66 @@ void print_diagnostics_grouped(const Diagnostics& diag, bool quiet) {
     print_message(std::to_string(diag.suppressed()) + " more problems not shown");
 }
 
+namespace {
+
+// "<kind> <id>: <rest>" split, when `what` reads so: a subject of at least two words with no
+// ": " in it, its last word the id. False otherwise.
+bool split_subject(const std::string& what, std::string& kind, std::string& id, std::string& rest) {
+  const size_t colon = what.find(": ");
+  if (colon == std::string::npos) return false;
+  const size_t space = what.rfind(' ', colon);
+  if (space == std::string::npos || space == 0) return false;
+  kind = what.substr(0, space);
+  id = what.substr(space + 1, colon - space - 1);
+  rest = what.substr(colon + 2);
+  return !id.empty();
+}
+
+}  // namespace
+
+std::vector<std::string> note_lines(const Diagnostics& notes) {
+  constexpr size_t kNamed = 3;  // subjects named in a merged line
+  struct Note {
+    const Diagnostic* first;
+    std::string kind, rest;        // empty kind: not split
+    std::vector<std::string> ids;  // distinct subjects, first-seen order
+    std::set<std::string> seen;
+    size_t count = 0;
+  };
+  using Key = std::tuple<Severity, std::string, std::string, std::string, std::string>;
+  std::map<Key, size_t> index;
+  std::vector<Note> distinct;
+  for (const Diagnostic& d : notes.items()) {
+    std::string kind, id, rest;
+    const bool split = split_subject(d.what, kind, id, rest);
+    Key key = split ? Key{d.severity, d.file, kind, rest, d.hint}
+                    : Key{d.severity, d.file, std::string(), d.what, d.hint};
+    auto [it, added] = index.try_emplace(std::move(key), distinct.size());
+    if (added) distinct.push_back({&d, split ? kind : std::string(), rest, {}, {}, 0});
+    Note& n = distinct[it->second];
+    ++n.count;
+    if (split && n.seen.insert(id).second) n.ids.push_back(id);
+  }
+  std::vector<std::string> lines;
+  for (const Note& n : distinct) {
+    if (n.ids.size() > 1) {
+      Diagnostic merged = *n.first;
+      std::string subjects;
+      for (size_t i = 0; i < n.ids.size() && i < kNamed; ++i)
+        subjects += (i > 0 ? ", " : "") + n.ids[i];
+      if (n.ids.size() > kNamed)
+        subjects += " and " + std::to_string(n.ids.size() - kNamed) + " more (" +
+                    std::to_string(n.ids.size()) + " in all)";
+      const bool plural = !n.kind.empty() && n.kind.back() == 's';
+      merged.what = n.kind + (plural ? " " : "s ") + subjects + ": " + n.rest;
+      lines.push_back(merged.to_string());
+      continue;
+    }
+    std::string line = n.first->to_string();
+    if (n.count > 1) line += " (" + std::to_string(n.count) + " times)";
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 }  // namespace cs::io

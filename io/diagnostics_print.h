@@ -4,6 +4,7 @@
 // on stderr. Readers and analyses never print (io/diagnostics.h); the commands' runs call these.
 
 #include <string>
+#include <vector>
 
 #include "io/diagnostics.h"
 
@@ -27,5 +28,13 @@ void print_diagnostics(const Diagnostics& diag, bool quiet = false);
 //   <first file>: <what> (and N more files: <second file>, ...) — <hint>
 // with at most 3 further file names listed.
 void print_diagnostics_grouped(const Diagnostics& diag, bool quiet = false);
+
+// The lines of notes (the analyses' warnings), one per problem, in first-seen order:
+//  - the same note several times (from several steps or batches) is one line, "(N times)";
+//  - notes about different subjects of one kind with the same rest, "<kind> <id>: <rest>" (e.g.
+//    "communication group 1234: local rank(s) 0, 1 cannot be mapped ..."), are one line naming
+//    the first three subjects and how many there are:
+//      "communication groups 1234, 5678, 9012 and 47 more (50 in all): local rank(s) ..."
+std::vector<std::string> note_lines(const Diagnostics& notes);
 
 }  // namespace cs::io

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace cs::io {
 namespace {
@@ -67,6 +68,27 @@ TEST(PrintDiagnosticsGrouped, OneMessagePerProblem) {
   print_diagnostics_grouped(diag, /*quiet=*/true);
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "clusterscope: r3.db: not a database (and 1 more file: r4.db) \u2014 re-export it\n");
+}
+
+// The analyses' notes: one problem of many groups is one line naming three of them; the same
+// note twice is "(2 times)"; notes that read differently stay apart, in first-seen order.
+TEST(NoteLines, OneProblemOfManySubjectsIsOneLine) {
+  Diagnostics notes;
+  const std::string rest = "local rank(s) 0, 1 cannot be mapped";
+  for (const char* g : {"11", "22", "33", "44", "22"})
+    notes.warn("", 0, std::string("communication group ") + g + ": " + rest, "left out");
+  notes.warn("", 0, "communication group 55: local rank(s) 3 cannot be mapped", "left out");
+  notes.warn("", 0, "no colon here", "h");
+  notes.warn("", 0, "no colon here", "h");
+  notes.warn("", 0, "rank 7: slow", "look");
+  const std::vector<std::string> lines = note_lines(notes);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0],
+            "communication groups 11, 22, 33 and 1 more (4 in all): local rank(s) 0, 1 cannot be "
+            "mapped \u2014 left out");
+  EXPECT_EQ(lines[1], "communication group 55: local rank(s) 3 cannot be mapped \u2014 left out");
+  EXPECT_EQ(lines[2], "no colon here \u2014 h (2 times)");
+  EXPECT_EQ(lines[3], "rank 7: slow \u2014 look");
 }
 
 }  // namespace
