@@ -64,6 +64,13 @@ std::vector<load::RankEntry> db_ranks(const load::DiscoveryResult& found) {
   return out;
 }
 
+// True when every rank directory found is read as a DB export (db_ranks would copy them all).
+bool all_db(const load::DiscoveryResult& found) {
+  for (const auto& e : found.ranks)
+    if (e.export_type != load::ExportType::kDb) return false;
+  return true;
+}
+
 // True when some rank's analysis.db has the communication time table (then the two
 // communication recipes run): the first such rank answers.
 bool any_communication_table(const std::vector<load::RankEntry>& ranks) {
@@ -333,7 +340,9 @@ bool job_has_db_export(const mpi::MpiSession& mpi, ClusterDbOptions& opts) {
     mpi::MpiSession::RootAlone alone(mpi, "db-discover", "looked for the ranks' databases");
     if (mpi.is_root()) {
       auto found = std::make_shared<load::DiscoveryResult>(discover(opts));
-      any = !db_ranks(*found).empty();
+      any = std::any_of(found->ranks.begin(), found->ranks.end(), [](const load::RankEntry& e) {
+        return e.export_type == load::ExportType::kDb;
+      });
       opts.discovered = std::move(found);
     }
   }
@@ -343,8 +352,13 @@ bool job_has_db_export(const mpi::MpiSession& mpi, ClusterDbOptions& opts) {
 int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions& opts) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   const fs::path tmp = out_dir / ".cluster_analysis_db.tmp";
-  load::DiscoveryResult found;  // the root's, handed to the recipes too
-  std::vector<load::RankEntry> ranks;
+  // The root's listing, handed to the recipes too: the one the caller made (shared, not copied)
+  // or the job walked here.
+  std::shared_ptr<const load::DiscoveryResult> found;
+  // The rank directories whose DB export is read: found's own listing when every rank is one
+  // (no copy), else those ranks copied into `filtered`.
+  std::vector<load::RankEntry> filtered;
+  const std::vector<load::RankEntry>* db_only = &filtered;
   bool has_comm = false;
   bool recipes_write_failed = false;  // a communication table could not be written (root)
   std::optional<mpi::MpiSession::RootAlone> alone;  // the root works alone, watched
@@ -352,9 +366,13 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   if (mpi.is_root()) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
-    found = opts.discovered ? *opts.discovered : discover(opts);
-    ranks = db_ranks(found);
-    has_comm = any_communication_table(ranks);
+    found =
+        opts.discovered ? opts.discovered : std::make_shared<load::DiscoveryResult>(discover(opts));
+    if (all_db(*found))
+      db_only = &found->ranks;
+    else
+      filtered = db_ranks(*found);
+    has_comm = any_communication_table(*db_only);
   }
   alone.reset();
   if (mpi.any(has_comm)) {
@@ -366,7 +384,7 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
     r.quiet = true;
     r.threads = opts.threads;
     r.in_temporary_dir = true;
-    r.discovered = mpi.is_root() ? &found : nullptr;
+    r.discovered = mpi.is_root() ? found.get() : nullptr;
     r.write_failed = &recipes_write_failed;
     // Each rank read once for both recipes; their problems are printed by them, recipe after
     // recipe; the other tables are still written.
@@ -376,6 +394,7 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   int code = runtime::kExitOk;
   alone.emplace(mpi, "db-write", "wrote cluster_analysis.db");
   if (mpi.is_root()) {
+    const std::vector<load::RankEntry>& ranks = *db_only;
     std::error_code ec;
     const fs::path tmp_db = tmp / "cluster_analysis_output" / kDbName;
     fs::create_directories(tmp_db.parent_path(), ec);

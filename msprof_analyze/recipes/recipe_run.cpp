@@ -306,8 +306,11 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
     runtime::set_interrupt_action(
         [&mpi, cluster_output_dir](int sig) { on_interrupt(mpi, cluster_output_dir, sig); });
   }
-  // 1. The root discovers the rank directories and broadcasts them.
-  std::vector<load::RankEntry> entries;
+  // 1. The root discovers the rank directories and broadcasts them. The root reads the listing
+  // it was handed where it is (not copied: at 16,384 ranks a copy is about 5 MB); `owned` holds
+  // one made here, and the others' unpacked copy.
+  std::vector<load::RankEntry> owned;
+  const std::vector<load::RankEntry>* listing = &owned;
   std::vector<char> buf;
   std::string fatal;
   // The root discovers alone; the others wait for it, watched (mpi/mpi_comm.h, RootAlone).
@@ -316,8 +319,9 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
   if (mpi.is_root()) {
     load::DiscoveryOptions dopts;
     dopts.rank_filter = opts.rank_filter;
-    load::DiscoveryResult found =
-        opts.discovered ? *opts.discovered : load::discover_ranks(opts.input_dir, dopts);
+    load::DiscoveryResult walked;
+    if (!opts.discovered) walked = load::discover_ranks(opts.input_dir, dopts);
+    const load::DiscoveryResult& found = opts.discovered ? *opts.discovered : walked;
     if (found.fatal || found.ranks.empty()) {
       fatal = opts.input_dir + ": no rank directory with a profiler_info_{N}.json found \u2014 " +
               "point -d at the directory holding the *_ascend_pt / *_ascend_ms directories";
@@ -327,8 +331,12 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
           break;
         }
     }
-    entries = std::move(found.ranks);
-    buf = load::pack_rank_entries(entries);
+    if (opts.discovered) {
+      listing = &opts.discovered->ranks;
+    } else {
+      owned = std::move(walked.ranks);
+    }
+    buf = load::pack_rank_entries(*listing);
   }
   alone.reset();
   const bool is_fatal = mpi.any(!fatal.empty());
@@ -339,7 +347,9 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
     return std::vector<int>(recipes.size(), runtime::kExitFatal);
   }
   mpi.broadcast(buf);
-  if (!mpi.is_root()) entries = load::unpack_rank_entries(buf);
+  if (!mpi.is_root()) owned = load::unpack_rank_entries(buf);
+  std::vector<char>().swap(buf);  // (the listing packed: not needed past the broadcast)
+  const std::vector<load::RankEntry>& entries = *listing;
 
   // 2. Every process maps its share; the root gathers the partial results.
   const auto shares = load::partition_by_bytes(entries, mpi.size());

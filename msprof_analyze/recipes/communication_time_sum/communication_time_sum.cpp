@@ -375,6 +375,15 @@ Recipe::WriteStep merge_streamed(std::vector<RankPartial>& parts,
                  "check the free space of the temporary directory ($TMPDIR)");
       return false;
     }
+    for (const StreamedTable* t : {&tables->time, &tables->bandwidth})
+      if (!t->totals->problem().empty()) {
+        diag.warn(out.cluster_output_dir, 0,
+                  "communication_time_sum: the totals of " + t->table +
+                      " could not be parked on disk (" + t->totals->problem() +
+                      "): they were held in memory",
+                  "check the free space of the temporary directory ($TMPDIR)");
+        break;
+      }
     return recipes::write_frame_sqlite(*mapping, db, "CommunicationGroupMapping", diag) &&
            write_streamed_tables(*tables, db, diag);
   };

@@ -1,7 +1,7 @@
 #include "msprof_analyze/recipes/communication_time_sum/time_sum_stream.h"
 
 #include <algorithm>
-#include <numeric>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "frame/frame_ops.h"
@@ -29,8 +29,17 @@ frame::Frame with_totals(const StreamedTable& t, const frame::Frame& rank_rows,
                          : communication_bandwidth_with_totals(std::move(f), repeats, &whole);
 }
 
-// The first walk over one table's frames.
-void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const GroupRepeats& repeats) {
+// The rows of a run of totals: about 4 MiB of cells, or CS_TIME_SUM_RUN_ROWS=N (tests: several
+// runs on a small job).
+size_t default_run_rows(size_t columns) {
+  if (const char* n = std::getenv("CS_TIME_SUM_RUN_ROWS"); n && std::atol(n) > 0)
+    return static_cast<size_t>(std::atol(n));
+  return std::max<size_t>(1024, (size_t{4} << 20) / (std::max<size_t>(columns, 1) * 16));
+}
+
+// The first walk over one table's frames: the column kinds, and the totals into sorted runs.
+void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const GroupRepeats& repeats,
+             size_t run_rows, const std::shared_ptr<runtime::SpillFile>& file) {
   const std::vector<ColumnKinds> in = concat_columns(ranks, t.key);
   for (const ColumnKinds& c : in) {
     t.names.push_back(*c.name);
@@ -43,39 +52,27 @@ void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const Grou
     for (const ColumnKinds& i : in)
       if (*i.name == from[c]) k.force_object = i.force_object;
     t.columns.push_back(k);
-    t.totals.add(out_names[c]);
   }
+  // Each rank's totals are sorted already and no two ranks' keys are equal (the rank is one of
+  // them): runs stably sorted and merged, the earlier run first on equal keys, give groupby's
+  // sorted order over the whole table.
+  std::vector<size_t> keys;
+  for (const auto& k : total_keys(t.key))
+    keys.push_back(
+        static_cast<size_t>(std::find(out_names.begin(), out_names.end(), k) - out_names.begin()));
+  t.totals = std::make_unique<KeySortedRuns>(
+      out_names.size(), std::move(keys),
+      run_rows > 0 ? run_rows : default_run_rows(out_names.size()), file);
   for (const RankPartial& p : ranks) {
     if (frame_rows(p, t.key) == 0) continue;
     const frame::Frame rows = read_frame(p, t.key);
     const size_t n = rows.rows();
     const frame::Frame out = with_totals(t, rows, repeats);
-    for (size_t c = 0; c < out.columns.size(); ++c) {
-      const auto& cells = out.columns[c].cells;
+    for (size_t c = 0; c < out.columns.size(); ++c)
       t.columns[c].kinds |= frame::cell_kinds(out.columns[c]);
-      auto& dst = t.totals.columns[c].cells;
-      dst.insert(dst.end(), cells.begin() + static_cast<std::ptrdiff_t>(n), cells.end());
-    }
+    t.totals->add(out, n);
   }
-  // Each rank's totals are sorted already and no two ranks' keys are equal (the rank is one of
-  // them): a stable sort gives groupby's sorted order over the whole table.
-  std::vector<const frame::FrameColumn*> keys;
-  for (const auto& k : total_keys(t.key)) keys.push_back(frame::find_column(t.totals, k));
-  std::vector<size_t> order(t.totals.rows());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    for (const frame::FrameColumn* c : keys) {
-      const int x = frame::compare_cells(c->cells[a], c->cells[b]);
-      if (x != 0) return x < 0;
-    }
-    return false;
-  });
-  for (auto& c : t.totals.columns) {
-    std::vector<frame::Cell> sorted;
-    sorted.reserve(order.size());
-    for (size_t r : order) sorted.push_back(c.cells[r]);
-    c.cells = std::move(sorted);
-  }
+  t.totals->finish();
 }
 
 // A rank's own rows as the table has them: its columns in the table's order (NULL where it lacks
@@ -97,6 +94,9 @@ frame::Frame table_rows(const StreamedTable& t, const frame::Frame& rows) {
   return out;
 }
 
+// The totals go to the table this many rows at a time.
+constexpr size_t kTotalsBatchRows = 4096;
+
 bool write_table(const StreamedTable& t, const std::vector<RankPartial>& ranks,
                  const std::string& db, io::Diagnostics& diag) {
   FrameTableStream out(db, t.table, t.columns, diag);
@@ -104,7 +104,15 @@ bool write_table(const StreamedTable& t, const std::vector<RankPartial>& ranks,
     if (frame_rows(p, t.key) == 0) continue;
     if (!out.add(table_rows(t, read_frame(p, t.key)))) return false;
   }
-  return out.add(t.totals) && out.finish();
+  frame::Frame totals;
+  for (const ColumnKinds& c : t.columns) totals.add(*c.name);
+  KeySortedRuns::Merger merged(*t.totals);
+  std::vector<std::vector<frame::Cell>> cells;
+  while (merged.next(cells, kTotalsBatchRows)) {
+    for (size_t c = 0; c < cells.size(); ++c) totals.columns[c].cells = std::move(cells[c]);
+    if (!out.add(totals)) return false;
+  }
+  return out.finish();
 }
 
 }  // namespace
@@ -118,7 +126,8 @@ bool has_parked_tables(const std::vector<RankPartial>& parts) {
 }
 
 std::shared_ptr<StreamedTables> prepare_streamed_tables(std::vector<RankPartial>& parts,
-                                                        const frame::Frame& mapping) {
+                                                        const frame::Frame& mapping,
+                                                        size_t run_rows) {
   auto out = std::make_shared<StreamedTables>();
   for (auto& p : parts) {
     if (!p.used) continue;
@@ -146,8 +155,13 @@ std::shared_ptr<StreamedTables> prepare_streamed_tables(std::vector<RankPartial>
   out->bandwidth.key = "bandwidth";
   out->bandwidth.table = "ClusterCommunicationBandwidth";
   const GroupRepeats repeats(mapping);  // once, not once a rank
-  prepare(out->time, out->ranks, repeats);
-  prepare(out->bandwidth, out->ranks, repeats);
+  // The totals' runs go to the parked frames' spill file (held when nothing is parked).
+  std::shared_ptr<runtime::SpillFile> file;
+  for (const RankPartial& r : out->ranks)
+    for (const ParkedFrame& f : r.parked)
+      if (!file) file = f.file;
+  prepare(out->time, out->ranks, repeats, run_rows, file);
+  prepare(out->bandwidth, out->ranks, repeats, run_rows, file);
   return out;
 }
 
