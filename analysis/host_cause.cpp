@@ -3,12 +3,14 @@
 #include "analysis/host_cause.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
 
 #include "host/host_findings.h"
+#include "load/host_walk.h"
 
 namespace cs::analysis {
 
@@ -27,17 +29,29 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// "of its Free (3.20 ms per step): dispatch 2.10 ms, data 0.40 ms, unattributed 0.70 ms".
-std::string free_text(const host::HostSummary& s) {
+// A rank's Free over its steps, in ms, summed step after step (what free_text says of it).
+struct FreeSums {
   std::array<double, static_cast<size_t>(host::Cause::kCount)> causes{};
   double free = 0, rest = 0;
   int steps = 0;
+};
+
+FreeSums free_sums(const host::HostSummary& s) {
+  FreeSums t;
   for (const auto& f : s.steps) {
-    ++steps;
-    free += f.free_us / 1000;
-    rest += f.unattributed_us / 1000;
-    for (size_t c = 0; c < causes.size(); ++c) causes[c] += f.cause_us[c] / 1000;
+    ++t.steps;
+    t.free += f.free_us / 1000;
+    t.rest += f.unattributed_us / 1000;
+    for (size_t c = 0; c < t.causes.size(); ++c) t.causes[c] += f.cause_us[c] / 1000;
   }
+  return t;
+}
+
+// "of its Free (3.20 ms per step): dispatch 2.10 ms, data 0.40 ms, unattributed 0.70 ms".
+std::string free_text(const FreeSums& sums) {
+  const auto& causes = sums.causes;
+  const double free = sums.free, rest = sums.rest;
+  const int steps = sums.steps;
   if (steps == 0) return {};
   std::string t = "; of its Free (" + ms(free / steps) + " per step):";
   bool first = true;
@@ -54,16 +68,21 @@ std::string free_text(const host::HostSummary& s) {
 
 void apply_host_side(std::vector<SlowRankFinding>& findings,
                      const std::vector<load::RankData>& ranks) {
-  std::vector<host::RankSummary> summaries;
-  std::map<int, const host::HostSummary*> by_rank;
+  // The ranks with a host timeline, their summaries read back one at a time (on the root of
+  // `cluster` they are parked in the spill file): only their means and Free sums are kept.
+  const host::SummaryWalk all = load::host_walk(ranks);
+  const host::SummaryWalk summaries = [&all](const host::SummaryVisit& visit) {
+    all([&](int rank, const host::HostSummary& s) {
+      if (s.has_timeline) visit(rank, s);
+    });
+  };
+  std::map<int, FreeSums> by_rank;
   std::map<int, host::RankHostMeans> means;
-  for (const load::RankData& d : ranks) {
-    if (!d.has_host || !d.host.has_timeline) continue;
-    summaries.push_back({d.rank(), &d.host});
-    by_rank[d.rank()] = &d.host;
-    means[d.rank()] = host::rank_means(d.rank(), d.host);
-  }
-  if (summaries.empty()) return;
+  summaries([&](int rank, const host::HostSummary& s) {
+    by_rank[rank] = free_sums(s);
+    means[rank] = host::rank_means(rank, s);
+  });
+  if (means.empty()) return;
   std::vector<double> data;
   for (const auto& [r, m] : means) data.push_back(m.data_host_ms);
   const double data_median = median(data);
@@ -76,7 +95,7 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
       f.evidence += "; data loading (DataLoader) takes " + ms(m->second.data_host_ms) +
                     " per step against a median of " + ms(data_median) + " on the other ranks";
     }
-    if (f.cause == "host" || f.cause == "data") f.evidence += free_text(*by_rank[f.rank]);
+    if (f.cause == "host" || f.cause == "data") f.evidence += free_text(by_rank[f.rank]);
   }
   // A rank whose data loading stands out is slow for it even when its lateness shows at one
   // collective a step only (the first after the DataLoader): its excess over the job's median is
@@ -98,7 +117,7 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
     f.score = std::round(excess * 1000) / 1000;
     f.evidence = "data loading (DataLoader) takes " + ms(m.data_host_ms) +
                  " per step against a median of " + ms(data_median) + " on the job's ranks" +
-                 free_text(*by_rank[rank]);
+                 free_text(by_rank[rank]);
     findings.push_back(std::move(f));
   }
   const host::HostFindings job = host::host_findings(summaries);
@@ -119,7 +138,7 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
     std::snprintf(share, sizeof share, "%.0f%%", m.dispatch_share() * 100);
     f.evidence = "host-bound: its device waits for dispatch " + std::string(share) +
                  " of each step (" + ms(m.dispatch_ms) + " per step against a median of " +
-                 ms(dispatch_median) + " on the job's ranks)" + free_text(*by_rank[m.rank]);
+                 ms(dispatch_median) + " on the job's ranks)" + free_text(by_rank[m.rank]);
     findings.push_back(std::move(f));
   }
 }

@@ -68,7 +68,7 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
   return out;
 }
 
-// The root's spill file for the ranks' communication ops, matrix and operator table
+// The root's spill file for the ranks' communication ops, matrix, operator table and host summary
 // (LoadOptions::spill_communication). The spill only saves memory: when the file cannot be created
 // or written (no room, a file size limit), the parts not yet in it stay packed in memory instead
 // and one warning says why.
@@ -83,14 +83,15 @@ class SpillGuard {
     }
   }
   bool on() const { return on_; }
-  // Parks a rank's ops, matrix and operator table in the file, or packs them in memory once the
-  // file has failed.
+  // Parks a rank's ops, matrix, operator table and host summary in the file, or packs them in
+  // memory once the file has failed.
   void park(load::RankData& d) {
     if (on_) {
       try {
         d.communication.spill(file_);
         d.matrix.spill(file_);
         d.operators.spill(file_);
+        d.host.spill(file_);
         return;
       } catch (const std::exception& e) {
         fail(e.what());  // what went to the file stays there; the rest is packed below
@@ -99,6 +100,7 @@ class SpillGuard {
     d.communication.pack();
     d.matrix.pack();
     d.operators.pack();
+    d.host.pack();
   }
   // The file, when every rank went there or none did (kept open as long as the ranks are).
   std::shared_ptr<runtime::SpillFile> file() const { return file_; }
@@ -159,6 +161,7 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
       out[i].communication.pack();
       out[i].matrix.pack();
       out[i].operators.pack();
+      out[i].host.pack();
     }
     done_bytes += e.bytes;
     ++done;
@@ -387,8 +390,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
     if (const std::string why = spill.problem(); !why.empty())
       result.diagnostics.warn(
           "", 0,
-          "the communication ops, matrix and operator tables could not be parked on "
-          "disk (" +
+          "the communication ops, matrix, operator tables and host summaries could not be "
+          "parked on disk (" +
               why + "): they are held in memory instead",
           "the outputs are the same; a large job needs more memory this way");
     // One vector of the exact size: a RankData is about a kilobyte, and growing the root's own

@@ -30,15 +30,15 @@ struct LoadOptions {
   load::ParseOptions parse;
   int threads = 0;             // parser threads per process; 0 = cores / processes on this node
   bool show_progress = false;  // progress bar on the root
-  // Root: hold every rank's communication ops, matrix and operator table packed
+  // Root: hold every rank's communication ops, matrix, operator table and host summary packed
   // (ParkedFile::pack); the analyses read them back a rank at a time (ParkedFile::read).
   bool keep_communication_packed = false;
   // Called with each rank this process parsed, on the parse thread, before the rank is packed
   // for the root (every process): how a process keeps its own ranks' rows
   // (cluster/rank_tables.h). Must be thread-safe; may be empty.
   std::function<void(const load::RankData&)> on_parsed;
-  // Root: park every rank's communication ops, matrix and operator table in a spill file
-  // (ParkedFile::spill) as it is parsed or received, so the root's memory does not grow with
+  // Root: park every rank's communication ops, matrix, operator table and host summary in a spill
+  // file (ParkedFile::spill) as it is parsed or received, so the root's memory does not grow with
   // them; the analyses read them back rank by rank. Implies keep_communication_packed.
   bool spill_communication = false;
 };

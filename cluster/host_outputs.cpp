@@ -2,8 +2,12 @@
 
 #include "cluster/host_outputs.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "host/host_findings.h"
 #include "host/host_tables.h"
+#include "load/host_walk.h"
 
 namespace cs::cluster {
 
@@ -13,16 +17,14 @@ constexpr size_t kDrillOps = 10;  // host-heaviest operators per rank in the rep
 
 HostOutputs host_outputs(const std::vector<load::RankData>& ranks, TableSink& sink) {
   HostOutputs out;
-  std::vector<host::RankSummary> summaries;
-  bool any_ops = false;
-  for (const load::RankData& d : ranks) {
-    if (!d.has_host) continue;
-    summaries.push_back({d.rank(), &d.host});
-    any_ops = any_ops || !d.host.ops.empty();
-  }
-  if (summaries.empty()) return out;
-  if (any_ops) {
-    sink.put(host::host_ops_table(summaries));
+  if (std::none_of(ranks.begin(), ranks.end(), [](const load::RankData& d) { return d.has_host; }))
+    return out;
+  // The summaries are read back a rank at a time on each walk (on the root of `cluster` they are
+  // parked in the spill file): the tables and findings are built as ranks pass, none kept.
+  const host::SummaryWalk summaries = load::host_walk(ranks);
+  io::Table ops = host::host_ops_table(summaries);
+  if (ops.rows() > 0) {  // some rank has operators
+    sink.put(std::move(ops));
     out.rank_ops = host::host_rank_ops_table(summaries, kDrillOps);
   }
   sink.put(host::free_breakdown_table(summaries));

@@ -79,8 +79,10 @@ void RankTables::add(const load::RankData& rank) {
   const io::Table manifest = load::build_manifest_table(alone, {});
   std::vector<io::Table> memory, host;
   if (diagnosis_ && rank.memory) memory = memory_tables({{rank.rank(), -1, &*rank.memory}});
-  if (diagnosis_ && rank.has_host)
-    host.push_back(host::free_breakdown_table({{rank.rank(), &rank.host}}));
+  if (diagnosis_ && rank.has_host) {
+    host::HostSummary scratch;  // filled only when the summary is packed or spilled
+    host.push_back(host::free_breakdown_table({{rank.rank(), &rank.host.read(scratch)}}));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   append(manifest.name, manifest, rank.rank());
   for (const io::Table& t : memory) append(t.name, t, rank.rank());
@@ -96,7 +98,7 @@ std::set<std::string> RankTables::write(io::Hdf5File& h5,
   std::vector<io::Table> schemas = {load::build_manifest_table({}, {})};
   if (diagnosis_) {
     for (io::Table& t : memory_tables({})) schemas.push_back(std::move(t));
-    schemas.push_back(host::free_breakdown_table({}));
+    schemas.push_back(host::free_breakdown_table(std::vector<host::RankSummary>{}));
   }
   std::vector<uint64_t> present;
   for (const io::Table& s : schemas) present.push_back(tables_.count(s.name) ? 1u : 0u);

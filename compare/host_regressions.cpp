@@ -2,8 +2,13 @@
 
 #include "compare/host_regressions.h"
 
+#include <array>
+#include <iterator>
 #include <map>
 #include <string>
+#include <utility>
+
+#include "load/host_walk.h"
 
 namespace cs::compare {
 
@@ -37,27 +42,41 @@ Regression row(const char* what, std::string key, std::string where, const Membe
 void host_candidates(const std::vector<load::RankData>& base,
                      const std::vector<load::RankData>& comparison, const NoiseOptions& opt,
                      std::vector<Regression>& out) {
-  std::map<int, std::pair<const host::HostSummary*, const host::HostSummary*>> ranks;
-  for (const auto& d : base)
-    if (d.has_host && d.host.has_timeline) ranks[d.rank()].first = &d.host;
-  for (const auto& d : comparison)
-    if (d.has_host && d.host.has_timeline) ranks[d.rank()].second = &d.host;
-  std::erase_if(ranks, [](const auto& kv) { return !kv.second.first || !kv.second.second; });
-  if (ranks.empty()) return;
-  const struct {
+  static constexpr struct {
     const char* what;
     int cause;
   } parts[] = {{"dispatch", static_cast<int>(host::Cause::kDispatch)},
                {"data", static_cast<int>(host::Cause::kData)},
                {"compile", static_cast<int>(host::Cause::kCompile)},
                {"free", -1}};
-  for (const auto& p : parts) {
+  constexpr size_t kParts = std::size(parts);
+  // Per rank with a host timeline, each part's mean per step: the summaries are read one at a
+  // time (held, packed or spilled alike), none kept.
+  using PartMeans = std::array<double, kParts>;
+  auto means_of = [&](const std::vector<load::RankData>& run) {
+    std::map<int, PartMeans> by_rank;
+    load::host_walk(run)([&](int rank, const host::HostSummary& s) {
+      if (!s.has_timeline) return;
+      PartMeans& m = by_rank[rank];
+      for (size_t i = 0; i < kParts; ++i) m[i] = per_step(s, parts[i].cause);
+    });
+    return by_rank;
+  };
+  const std::map<int, PartMeans> in_base = means_of(base);
+  const std::map<int, PartMeans> in_comparison = means_of(comparison);
+  std::map<int, std::pair<PartMeans, PartMeans>> ranks;  // the ranks in both runs
+  for (const auto& [rank, m] : in_base)
+    if (auto it = in_comparison.find(rank); it != in_comparison.end())
+      ranks.emplace(rank, std::make_pair(m, it->second));
+  if (ranks.empty()) return;
+  for (size_t part = 0; part < kParts; ++part) {
+    const auto& p = parts[part];
     MemberValues v;
     std::vector<int> order;
     for (const auto& [rank, s] : ranks) {
       order.push_back(rank);
-      v.base.push_back(per_step(*s.first, p.cause));
-      v.comparison.push_back(per_step(*s.second, p.cause));
+      v.base.push_back(s.first[part]);
+      v.comparison.push_back(s.second[part]);
     }
     const Assessment job = assess_members(v, opt);
     if (job.significant && job.shift)

@@ -53,19 +53,26 @@ void stall_line(const std::vector<RankHostMeans>& means, double RankHostMeans::*
   }
 }
 
-// MindInsight's rule on MindSpore's device queue (host/data_queue.h): the ranks whose queue was
-// empty in more than kEmptyQueueShare of their batches; "" when none.
-std::string data_queue_line(const std::vector<RankSummary>& ranks) {
-  std::vector<int> empty;
+// MindSpore's device queue of the ranks that have one, gathered during the walk.
+struct DataQueues {
+  std::vector<int> empty;  // ranks whose queue was empty in more than kEmptyQueueShare
   std::vector<double> shares;
   int with_queue = 0;
-  for (const auto& [rank, s] : ranks) {
-    if (s->queue_batches <= 0) continue;
+
+  void add(int rank, const HostSummary& s) {
+    if (s.queue_batches <= 0) return;
     ++with_queue;
-    const double share =
-        static_cast<double>(s->queue_empty) / static_cast<double>(s->queue_batches);
+    const double share = static_cast<double>(s.queue_empty) / static_cast<double>(s.queue_batches);
     if (share > kEmptyQueueShare) empty.push_back(rank), shares.push_back(share);
   }
+};
+
+// MindInsight's rule on MindSpore's device queue (host/data_queue.h): the ranks whose queue was
+// empty in more than kEmptyQueueShare of their batches; "" when none.
+std::string data_queue_line(const DataQueues& q) {
+  const std::vector<int>& empty = q.empty;
+  const std::vector<double>& shares = q.shares;
+  const int with_queue = q.with_queue;
   if (empty.empty()) return {};
   const std::string where = static_cast<int>(empty.size()) == with_queue && with_queue > 1
                                 ? "on every rank"
@@ -98,20 +105,29 @@ RankHostMeans rank_means(int rank, const HostSummary& s) {
 }
 
 HostFindings host_findings(const std::vector<RankSummary>& ranks, const HostFindingOptions& opts) {
+  return host_findings(walk_of(ranks), opts);
+}
+
+HostFindings host_findings(const SummaryWalk& ranks, const HostFindingOptions& opts) {
   HostFindings out;
   std::vector<RankHostMeans> means;
-  std::vector<RankSummary> timed;
-  for (const auto& [rank, s] : ranks) {
-    if (!s->has_timeline) {
+  DataQueues queues;
+  ranks([&](int rank, const HostSummary& s) {
+    queues.add(rank, s);
+    if (!s.has_timeline) {
       ++out.ranks_without_timeline;
-      continue;
+      return;
     }
-    RankHostMeans m = rank_means(rank, *s);
-    if (m.steps == 0) continue;
-    means.push_back(m);
-    timed.push_back({rank, s});
-  }
-  const std::string queue = data_queue_line(ranks);
+    RankHostMeans m = rank_means(rank, s);
+    if (m.steps > 0) means.push_back(m);
+  });
+  // The ranks `means` holds, walked again for their operators only if the job is host-bound.
+  const SummaryWalk timed = [&ranks](const SummaryVisit& visit) {
+    ranks([&](int rank, const HostSummary& s) {
+      if (s.has_timeline && rank_means(rank, s).steps > 0) visit(rank, s);
+    });
+  };
+  const std::string queue = data_queue_line(queues);
   if (means.empty()) {
     if (!queue.empty()) out.lines.push_back(queue);
     return out;

@@ -45,6 +45,10 @@ struct HostFindings {
 
 RankHostMeans rank_means(int rank, const HostSummary& s);
 
+// Walks `ranks` once, and once more for the host-bound job's operators (host_tables.h: the
+// summaries may be read back from disk on each walk; none is kept).
+HostFindings host_findings(const SummaryWalk& ranks, const HostFindingOptions& opts = {});
+// The same from summaries held in memory.
 HostFindings host_findings(const std::vector<RankSummary>& ranks,
                            const HostFindingOptions& opts = {});
 

@@ -12,9 +12,25 @@ bool host_bound(const OpStats& o) {
   return o.launches > 0 && o.host_self_us > o.device_self_us;
 }
 
+SummaryWalk walk_of(const std::vector<RankSummary>& ranks) {
+  return [&ranks](const SummaryVisit& visit) {
+    for (const auto& [rank, s] : ranks) visit(rank, *s);
+  };
+}
+
 io::Table host_ops_table(const std::vector<RankSummary>& ranks) {
+  return host_ops_table(walk_of(ranks));
+}
+io::Table free_breakdown_table(const std::vector<RankSummary>& ranks) {
+  return free_breakdown_table(walk_of(ranks));
+}
+io::Table host_rank_ops_table(const std::vector<RankSummary>& ranks, size_t top) {
+  return host_rank_ops_table(walk_of(ranks), top);
+}
+
+io::Table host_ops_table(const SummaryWalk& ranks) {
   std::vector<OpStats> all;
-  for (const auto& [rank, s] : ranks) merge_ops(all, s->ops);
+  ranks([&](int, const HostSummary& s) { merge_ops(all, s.ops); });
   std::stable_sort(all.begin(), all.end(), [](const OpStats& a, const OpStats& b) {
     if (a.host_self_us != b.host_self_us) return a.host_self_us > b.host_self_us;
     return a.name < b.name;
@@ -54,7 +70,7 @@ io::Table host_ops_table(const std::vector<RankSummary>& ranks) {
   return t;
 }
 
-io::Table host_rank_ops_table(const std::vector<RankSummary>& ranks, size_t top) {
+io::Table host_rank_ops_table(const SummaryWalk& ranks, size_t top) {
   io::Table t("host_rank_ops");
   auto& rank = t.add_int("rank");
   auto& name = t.add_string("operator");
@@ -64,9 +80,10 @@ io::Table host_rank_ops_table(const std::vector<RankSummary>& ranks, size_t top)
   auto& launches = t.add_int("launches");
   auto& mean = t.add_double("launch_delay_mean_us", "us");
   auto& bound = t.add_int("host_bound");
-  for (const auto& [r, s] : ranks) {
-    std::vector<const OpStats*> ops;
-    for (const OpStats& o : s->ops) ops.push_back(&o);
+  std::vector<const OpStats*> ops;  // reused rank after rank
+  ranks([&](int r, const HostSummary& s) {
+    ops.clear();
+    for (const OpStats& o : s.ops) ops.push_back(&o);
     std::stable_sort(ops.begin(), ops.end(), [](const OpStats* a, const OpStats* b) {
       if (a->host_self_us != b->host_self_us) return a->host_self_us > b->host_self_us;
       return a->name < b->name;
@@ -83,11 +100,11 @@ io::Table host_rank_ops_table(const std::vector<RankSummary>& ranks, size_t top)
                                              : 0);
       bound.ints.push_back(host_bound(*o) ? 1 : 0);
     }
-  }
+  });
   return t;
 }
 
-io::Table free_breakdown_table(const std::vector<RankSummary>& ranks) {
+io::Table free_breakdown_table(const SummaryWalk& ranks) {
   io::Table t("free_breakdown");
   auto& rank = t.add_int("rank");
   auto& step = t.add_int("step");
@@ -96,15 +113,15 @@ io::Table free_breakdown_table(const std::vector<RankSummary>& ranks) {
   for (size_t c = 0; c < static_cast<size_t>(Cause::kCount); ++c)
     causes.push_back(&t.add_double(std::string(cause_name(static_cast<Cause>(c))) + "_us", "us"));
   auto& rest = t.add_double("unattributed_us", "us");
-  for (const auto& [r, s] : ranks) {
-    for (const StepFree& f : s->steps) {
+  ranks([&](int r, const HostSummary& s) {
+    for (const StepFree& f : s.steps) {
       rank.ints.push_back(r);
       step.ints.push_back(f.step);
       free.doubles.push_back(f.free_us);
       for (size_t c = 0; c < causes.size(); ++c) causes[c]->doubles.push_back(f.cause_us[c]);
       rest.doubles.push_back(f.unattributed_us);
     }
-  }
+  });
   return t;
 }
 

@@ -143,5 +143,6 @@ void ParkedFile<File>::adopt_packed(runtime::PageBuffer bytes) {
 template class ParkedFile<readers::CommunicationFile>;
 template class ParkedFile<readers::MatrixFile>;
 template class ParkedFile<stats::OperatorTable>;
+template class ParkedFile<host::HostSummary>;
 
 }  // namespace cs::load

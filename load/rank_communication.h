@@ -1,12 +1,13 @@
 #pragma once
 // One rank's parked data: its communication ops (communication.json), its matrix
-// (communication_matrix.json) and its operator table (the kernels' statistics), each held as parsed
-// data, packed to bytes (rank_data_codec.h's wire format, in pages of their own: about half the
-// memory), or spilled: the packed bytes in a runtime::SpillFile on disk, read back on each read()
-// (the root of `cluster` holds every rank's ops, matrix and operators that way, so its memory does
-// not grow with them). The state is hidden: the data is reached only through read() and edit(),
-// which see it in any state, so no analysis can read a packed or spilled rank as "no ops", "no
-// links" or "no kernels".
+// (communication_matrix.json), its operator table (the kernels' statistics) and its host summary
+// (host/host_summary.h), each held as parsed data, packed to bytes (rank_data_codec.h's wire
+// format, in pages of their own: about half the memory), or spilled: the packed bytes in a
+// runtime::SpillFile on disk, read back on each read() (the root of `cluster` holds every rank's
+// ops, matrix, operators and host summary that way, so its memory does not grow with them). The
+// state is hidden: the data is reached only through read() and edit(), which see it in any state,
+// so no analysis can read a packed or spilled rank as "no ops", "no links", "no kernels" or "no
+// host operators".
 //
 //   io::CommunicationFile scratch;  // filled only while the rank is packed
 //   for (const io::CommStep& step : rank.communication.read(scratch).steps) ...
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/host_summary.h"
 #include "readers/communication.h"
 #include "readers/matrix.h"
 #include "runtime/page_buffer.h"
@@ -24,8 +26,8 @@
 
 namespace cs::load {
 
-// File: readers::CommunicationFile, readers::MatrixFile or stats::OperatorTable (the three
-// instantiations, defined with their packing in rank_data_codec.cpp).
+// File: readers::CommunicationFile, readers::MatrixFile, stats::OperatorTable or
+// host::HostSummary (the four instantiations, defined with their packing in rank_data_codec.cpp).
 template <class File>
 class ParkedFile {
  public:
@@ -81,9 +83,12 @@ using RankCommunication = ParkedFile<readers::CommunicationFile>;
 using RankMatrix = ParkedFile<readers::MatrixFile>;
 // A rank's operator table (keyed by the --group-by key).
 using RankOperators = ParkedFile<stats::OperatorTable>;
+// A rank's host summary (its operators' host/device time, its Free time per step by cause).
+using RankHost = ParkedFile<host::HostSummary>;
 
 extern template class ParkedFile<readers::CommunicationFile>;
 extern template class ParkedFile<readers::MatrixFile>;
 extern template class ParkedFile<stats::OperatorTable>;
+extern template class ParkedFile<host::HostSummary>;
 
 }  // namespace cs::load

@@ -76,9 +76,11 @@ struct RankData {
   readers::ProfilerMetadata metadata;
   // The rank's memory summary (memory/rank_memory.h), when it was profiled with profile_memory.
   HeapOptional<memory::RankMemory> memory;
-  // The host side (host/): operators' host/device time and the Free time explained per step.
+  // The host side (host/): operators' host/device time and the Free time explained per step;
+  // parked like the parts above (on the root of `cluster`, in the spill file), reached through
+  // read() / edit(). has_host: the summary has operators, steps or a device queue.
   bool has_host = false;
-  host::HostSummary host;
+  RankHost host;
   io::Diagnostics diagnostics;  // everything the readers reported for this rank
   // With --step: the step numbers the files hold before the filter ("step3" -> 3), sorted.
   std::vector<int64_t> steps_present;

@@ -272,6 +272,15 @@ void unpack_section(ByteReader& r, stats::OperatorTable& t) {
   if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the operators");
 }
 
+// A rank's host summary, as host::pack_summary packs it.
+void pack_section(const host::HostSummary& s, ByteWriter& w) {
+  host::pack_summary(s, w);
+}
+void unpack_section(ByteReader& r, host::HostSummary& s) {
+  s = host::unpack_summary(r);
+  if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the host summary");
+}
+
 void pack_rank_entry(const RankEntry& e, ByteWriter& w) {
   w.put<int32_t>(e.rank);
   w.str(e.path);
@@ -332,7 +341,7 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
     for (int x : g.global_ranks) w.put<int32_t>(x);
   }
   w.put<uint8_t>(d.has_host ? 1 : 0);
-  host::pack_summary(d.host, w);
+  put_section(w, d.host);  // length first too, so the root parks it unread
   w.put<uint32_t>(static_cast<uint32_t>(d.steps_present.size()));
   for (int64_t s : d.steps_present) w.put(s);
   put_diagnostics(w, d.diagnostics);
@@ -405,7 +414,16 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
     for (int& x : g.global_ranks) x = r.get<int32_t>();
   }
   d.has_host = r.get<uint8_t>() != 0;
-  d.host = host::unpack_summary(r);
+  const auto host_bytes = static_cast<size_t>(r.get<uint64_t>());
+  const char* host = r.skip(host_bytes);
+  if (keep_communication_packed) {
+    d.host.adopt_packed(runtime::PageBuffer(host, host_bytes));
+  } else {
+    ByteReader hr(host, host_bytes);
+    host::HostSummary s;
+    unpack_section(hr, s);
+    d.host = RankHost(std::move(s));
+  }
   d.steps_present.resize(r.get<uint32_t>());
   for (int64_t& s : d.steps_present) s = r.get<int64_t>();
   d.diagnostics = get_diagnostics(r);

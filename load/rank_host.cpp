@@ -73,15 +73,16 @@ std::vector<std::pair<int64_t, double>> step_trace_free(const readers::StepTrace
 void parse_rank_host(RankData& d, const ParseOptions& opts, const db::Database* open_db,
                      const std::string& open_path, const db::StringIds* open_strings) {
   const std::string path = host_file(d.entry);
+  host::HostSummary& summary = d.host.edit();  // held while the rank is parsed
   bool read = false;
   if (!path.empty()) {
     const size_t before = d.diagnostics.error_count();
     if (d.entry.export_type != ExportType::kDb)
-      read = host::read_text_host(path, d.host, d.diagnostics);
+      read = host::read_text_host(path, summary, d.diagnostics);
     else if (open_db && open_path == path)
-      read = host::read_db_host(*open_db, d.host, d.diagnostics, open_strings);
+      read = host::read_db_host(*open_db, summary, d.diagnostics, open_strings);
     else
-      read = host::read_db_host(path, d.host, d.diagnostics);
+      read = host::read_db_host(path, summary, d.diagnostics);
     if (d.diagnostics.error_count() > before)
       d.entry.problems.push_back(fs::path(path).filename().string() +
                                  ": host side partly or not read (see diagnostics)");
@@ -93,23 +94,23 @@ void parse_rank_host(RankData& d, const ParseOptions& opts, const db::Database* 
     }
   }
   if (!read) {
-    d.host = host::HostSummary{};
-    if (d.has_step_trace) d.host.steps = host::unattributed_free(step_trace_free(d.step_trace));
+    summary = host::HostSummary{};
+    if (d.has_step_trace) summary.steps = host::unattributed_free(step_trace_free(d.step_trace));
   }
   if (opts.step)
-    std::erase_if(d.host.steps, [&](const host::StepFree& f) { return f.step != *opts.step; });
+    std::erase_if(summary.steps, [&](const host::StepFree& f) { return f.step != *opts.step; });
   // MindSpore's device queue: device_queue_profiling_* (sink mode), else
   // dataset_iterator_profiling_*.
   if (d.entry.framework == Framework::kMindSpore) {
     if (const std::string q = data_queue_file(d.entry); !q.empty()) {
       host::DataQueueStats qs;
       if (host::read_data_queue(q, qs, d.diagnostics)) {
-        d.host.queue_batches = qs.batches;
-        d.host.queue_empty = qs.empty;
+        summary.queue_batches = qs.batches;
+        summary.queue_empty = qs.empty;
       }
     }
   }
-  d.has_host = !d.host.empty() || d.host.queue_batches > 0;
+  d.has_host = !summary.empty() || summary.queue_batches > 0;
 }
 
 }  // namespace cs::load

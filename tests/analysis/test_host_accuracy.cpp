@@ -26,6 +26,7 @@
 #include "host/operator_details.h"
 #include "host/rank_host.h"
 #include "load/discovery.h"
+#include "load/host_walk.h"
 #include "load/rank_parser.h"
 #include "msprof_analyze/documents/communication_groups.h"
 #include "support/test_files.h"
@@ -107,8 +108,10 @@ std::map<int64_t, double> db_free(const std::string& path) {
 void expect_db_free(const load::RankEntry& e, const load::RankData& r) {
   const auto ref = db_free(e.output_dir + "/analysis.db");
   ASSERT_TRUE(r.has_host) << e.output_dir;
-  ASSERT_EQ(ref.size(), r.host.steps.size()) << e.output_dir;
-  for (const auto& f : r.host.steps) {
+  host::HostSummary scratch;
+  const host::HostSummary& h = r.host.read(scratch);
+  ASSERT_EQ(ref.size(), h.steps.size()) << e.output_dir;
+  for (const auto& f : h.steps) {
     ASSERT_TRUE(ref.count(f.step)) << e.output_dir;
     // Each Free interval's ends are whole ns and the producer's value has 3 decimals.
     EXPECT_NEAR(f.free_us, ref.at(f.step), 0.05) << e.output_dir << " step " << f.step;
@@ -135,10 +138,7 @@ Outcome diagnose(const std::string& dir, bool db) {
   Outcome out;
   out.slow =
       analysis::analyze_slow_ranks(ranks, analysis::rank_stages(ranks, &groups), {}).findings;
-  std::vector<host::RankSummary> summaries;
-  for (const auto& r : ranks)
-    if (r.has_host) summaries.push_back({r.rank(), &r.host});
-  out.host = host::host_findings(summaries);
+  out.host = host::host_findings(load::host_walk(ranks));
   return out;
 }
 
