@@ -221,9 +221,9 @@ std::vector<io::StringColumnSize> CommSummaryStream::transport_strings() const {
           {t_longest, static_cast<double>(t_longest)}};
 }
 
-io::Table CommSummaryStream::emit(const std::function<void(io::Table)>& rank_chunk,
-                                  const std::function<void(io::Table)>& transport_chunk,
-                                  size_t chunk_rows) {
+CommRankDigest CommSummaryStream::emit(const std::function<void(io::Table)>& rank_chunk,
+                                       const std::function<void(io::Table)>& transport_chunk,
+                                       size_t chunk_rows) {
   chunk_rows = std::max<size_t>(chunk_rows, 1);
   park();  // every row in its group's blocks, in rank order
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -235,15 +235,16 @@ io::Table CommSummaryStream::emit(const std::function<void(io::Table)>& rank_chu
     nominal[i] = nominal_gbps(name, top > nominal_gbps(name, false) * 1.05);
   }
 
-  io::Table digest("comm_rank_summary");
-  io::Column& d_group = digest.add_encoded_string("group");
-  io::Column& d_rank = digest.add_int("rank");
-  io::Column& d_transit = digest.add_double("transit_ms", "ms");
-  io::Column& d_wait = digest.add_double("wait_ms", "ms");
-  io::Column& d_sync = digest.add_double("sync_ms", "ms");
+  CommRankDigest digest;
+  io::Column& d_group = digest.group_ranks.add_encoded_string("group");
+  io::Column& d_rank = digest.group_ranks.add_int("rank");
   d_group.codes.reserve(rank_rows_);
   d_rank.ints.reserve(rank_rows_);
-  for (io::Column* c : {&d_transit, &d_wait, &d_sync}) c->doubles.reserve(rank_rows_);
+  struct Times {
+    double transit = 0, wait = 0, sync = 0;
+  };
+  std::map<int64_t, Times> totals;  // by rank
+  const auto finite = [](double v) { return std::isfinite(v) ? v : 0.0; };
 
   io::Table ranks = rank_schema(), trans = transport_schema();
   auto flush = [&](io::Table& t, const std::function<void(io::Table)>& out, bool force) {
@@ -278,9 +279,10 @@ io::Table CommSummaryStream::emit(const std::function<void(io::Table)>& rank_chu
         push(ranks.columns[9], comm_share(v[3], v[1]));
         d_group.codes.push_back(code);
         d_rank.ints.push_back(rank);
-        d_transit.doubles.push_back(v[1]);
-        d_wait.doubles.push_back(v[2]);
-        d_sync.doubles.push_back(v[3]);
+        Times& t = totals[rank];
+        t.transit += finite(v[1]);
+        t.wait += finite(v[2]);
+        t.sync += finite(v[3]);
         for (uint32_t i = 0; i < ntr; ++i) {
           const auto tid = take<uint32_t>(p);
           const double size = take<double>(p), time = take<double>(p);
@@ -306,6 +308,17 @@ io::Table CommSummaryStream::emit(const std::function<void(io::Table)>& rank_chu
   held_.clear();
   spill_.reset();
   spill_file_.reset();
+  io::Table& rt = digest.rank_totals;
+  io::Column& t_rank = rt.add_int("rank");
+  io::Column& t_transit = rt.add_double("transit_ms", "ms");
+  io::Column& t_wait = rt.add_double("wait_ms", "ms");
+  io::Column& t_sync = rt.add_double("sync_ms", "ms");
+  for (const auto& [rank, t] : totals) {
+    t_rank.ints.push_back(rank);
+    t_transit.doubles.push_back(t.transit);
+    t_wait.doubles.push_back(t.wait);
+    t_sync.doubles.push_back(t.sync);
+  }
   return digest;
 }
 

@@ -8,14 +8,14 @@
 //    in memory when the file cannot be made) a block per group at a time;
 //  - `emit` reads the groups back in the tables' order (group by first appearance over the
 //    ranks, then rank, then transport) and gives chunks of rows, the same cells as the whole
-//    tables', and the report's digest of comm_rank_summary (group, rank and the three times the
-//    report reads: 36 bytes a row instead of the row's ten cells and its group name).
+//    tables', and the report's digest of comm_rank_summary (CommRankDigest: which ranks each
+//    group has, 12 bytes a row, and each rank's three times summed over its groups).
 //
 //   CommSummaryStream s;
 //   for (const auto& r : ranks) s.add(rank_comm_sums(r));     // rank order
 //   auto rs = sink.open_stream(s.rank_schema(), s.rank_strings());
 //   auto ts = sink.open_stream(s.transport_schema(), s.transport_strings());
-//   io::Table digest = s.emit([&](io::Table t) { rs->append(std::move(t)); },
+//   CommRankDigest digest = s.emit([&](io::Table t) { rs->append(std::move(t)); },
 //                             [&](io::Table t) { ts->append(std::move(t)); });
 
 #include <cstdint>
@@ -32,6 +32,18 @@
 #include "runtime/spill_file.h"
 
 namespace cs::analysis {
+
+// What the report reads of comm_rank_summary (report/cluster_page: group_ranks, rank_wait_ratios),
+// a few MB at 16,384 ranks where the table's rows are tens (issue 38, docs/root_memory.md "Done:
+// the report's communication digest per rank").
+struct CommRankDigest {
+  // Each row's group (dictionary-encoded) and rank, in the table's order.
+  io::Table group_ranks{"comm_rank_summary"};
+  // One row per rank, by rank: transit_ms, wait_ms and sync_ms summed over the rank's rows in the
+  // table's order (a value that is not finite counts 0), the sums rank_wait_ratios makes of the
+  // whole table, to the bit.
+  io::Table rank_totals{"comm_rank_totals"};
+};
 
 // One rank's sums: per group (first appearance among its ops) the op count and times, and per
 // transport (SDMA skipped, by name) the size and time; plus each transport's highest bandwidth.
@@ -75,11 +87,10 @@ class CommSummaryStream {
   size_t transport_rows() const { return transport_rows_; }
 
   // Gives both tables in chunks of at most `chunk_rows` rows, in their order, and returns the
-  // report's digest of comm_rank_summary ("comm_rank_summary": group dictionary-encoded, rank,
-  // wait_ms, transit_ms, sync_ms). Once.
-  io::Table emit(const std::function<void(io::Table)>& rank_chunk,
-                 const std::function<void(io::Table)>& transport_chunk,
-                 size_t chunk_rows = kChunkRows);
+  // report's digest of comm_rank_summary. Once.
+  CommRankDigest emit(const std::function<void(io::Table)>& rank_chunk,
+                      const std::function<void(io::Table)>& transport_chunk,
+                      size_t chunk_rows = kChunkRows);
 
  private:
   struct Parked {

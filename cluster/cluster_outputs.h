@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "analysis/comm_summary_stream.h"
 #include "cluster/cluster_loader.h"
 #include "cluster/cluster_options.h"
 #include "cluster/table_sink.h"
@@ -38,10 +39,10 @@ struct AnalysisResults {
   // Each rank's host-heaviest operators for the report's drill-down (cluster/host_outputs.h);
   // no rows without a host timeline.
   io::Table host_rank_ops{"host_rank_ops"};
-  // The report's digest of comm_rank_summary (cluster/comm_summary_step.h: group, rank and the
-  // times it draws), set in the diagnosis modes; the table itself is streamed to the sink.
+  // The report's digest of comm_rank_summary (cluster/comm_summary_step.h: each row's group and
+  // rank, each rank's times), set in the diagnosis modes; the table itself is streamed to the sink.
   bool has_comm_rank_summary = false;
-  io::Table comm_rank_summary{"comm_rank_summary"};
+  analysis::CommRankDigest comm_rank_summary;
 };
 
 // Threads the root uses for its analyses and writers (see the definition for the policy).

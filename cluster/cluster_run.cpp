@@ -312,7 +312,10 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.manifest = &manifest_small;
     in.step_trace = sink.kept("step_trace");
     in.matrix_digest = results.matrix_digest;
-    if (results.has_comm_rank_summary) in.comm_rank_summary = &results.comm_rank_summary;
+    if (results.has_comm_rank_summary) {
+      in.comm_rank_summary = &results.comm_rank_summary.group_ranks;
+      in.comm_rank_totals = &results.comm_rank_summary.rank_totals;
+    }
     in.operators_topn = sink.kept("operators_topn");
     in.slow_ranks = sink.kept("slow_ranks");
     in.slow_links = sink.kept("slow_links");

@@ -6,8 +6,8 @@
 
 namespace cs::cluster {
 
-io::Table comm_summary_step(const std::vector<load::RankData>& ranks, TableSink& sink,
-                            size_t chunk_rows) {
+analysis::CommRankDigest comm_summary_step(const std::vector<load::RankData>& ranks,
+                                           TableSink& sink, size_t chunk_rows) {
   analysis::CommSummaryStream summary;
   readers::CommunicationFile scratch;  // a rank packed or spilled is read through it
   for (const load::RankData& r : ranks) summary.add(analysis::rank_comm_sums(r, scratch));
@@ -21,7 +21,7 @@ io::Table comm_summary_step(const std::vector<load::RankData>& ranks, TableSink&
     transport_rows = sink.open_stream(summary.transport_schema(), summary.transport_strings());
   else
     sink.put(summary.transport_schema());
-  io::Table digest =
+  analysis::CommRankDigest digest =
       summary.emit([&](io::Table t) { rank_rows->append(std::move(t)); },
                    [&](io::Table t) { transport_rows->append(std::move(t)); }, chunk_rows);
   if (rank_rows) rank_rows->close();

@@ -214,7 +214,7 @@ void section_findings(HtmlOut& h, const ClusterContext& ctx) {
   }
   // Wait / synchronization ratios (CANN rule of thumb).
   {
-    const auto waits = rank_wait_ratios(in.comm_rank_summary);
+    const auto waits = rank_wait_ratios(rank_wait_table(in));
     if (!waits.empty()) {
       const auto hi = std::max_element(
           waits.begin(), waits.end(),

@@ -34,9 +34,13 @@ struct ClusterReportInput {
   const io::Table* communication_matrix = nullptr;    // communication_matrix
   std::shared_ptr<const MatrixDigest> matrix_digest;  // used instead when set
   const io::Table* comm_rank_summary = nullptr;  // per (group, rank): wait_ratio, sync_ratio...
-  const io::Table* operators_topn = nullptr;     // operators_topn
-  const io::Table* slow_ranks = nullptr;         // slow_ranks
-  const io::Table* slow_links = nullptr;         // slow_links
+  // Each rank's transit_ms, wait_ms and sync_ms summed over comm_rank_summary's rows (one row per
+  // rank): read instead of that table's times when set (the table is then a digest of its group
+  // and rank columns: analysis/comm_summary_stream.h, CommRankDigest).
+  const io::Table* comm_rank_totals = nullptr;
+  const io::Table* operators_topn = nullptr;  // operators_topn
+  const io::Table* slow_ranks = nullptr;      // slow_ranks
+  const io::Table* slow_links = nullptr;      // slow_links
   // msprof-analyze's recipes beside the findings (analysis/recipe_agreement.h); null: none ran.
   const io::Table* recipe_agreement = nullptr;
   // Memory (memory/): null when no rank was profiled with profile_memory (no section then).

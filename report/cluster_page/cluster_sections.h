@@ -74,5 +74,8 @@ struct RankWait {
   double wait_ratio = 0, sync_ratio = 0;
 };
 std::vector<RankWait> rank_wait_ratios(const io::Table* summary);
+// The table rank_wait_ratios reads for the report: the ranks' totals when given, else
+// comm_rank_summary (null when neither is).
+const io::Table* rank_wait_table(const ClusterReportInput& in);
 
 }  // namespace cs::report

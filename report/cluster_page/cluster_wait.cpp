@@ -51,14 +51,18 @@ std::vector<RankWait> rank_wait_ratios(const io::Table* t) {
   return out;
 }
 
+const io::Table* rank_wait_table(const ClusterReportInput& in) {
+  return in.comm_rank_totals ? in.comm_rank_totals : in.comm_rank_summary;
+}
+
 void section_wait(HtmlOut& h, const ClusterContext& ctx) {
   begin_section(h, "wait", "Communication wait ratio per rank");
-  if (!ctx.in.comm_rank_summary) {
+  if (!rank_wait_table(ctx.in)) {
     not_computed(h, "Communication time per rank");
     h.close();
     return;
   }
-  const auto waits = rank_wait_ratios(ctx.in.comm_rank_summary);
+  const auto waits = rank_wait_ratios(rank_wait_table(ctx.in));
   if (waits.empty()) {
     note(h, "The communication summary has no rank and wait columns to draw.");
     h.close();

@@ -94,7 +94,7 @@ void panel(HtmlOut& h, const std::string& title, std::vector<Point> pts,
 
 void section_distribution(HtmlOut& h, const ClusterContext& ctx) {
   const auto per_rank = rank_step_means(ctx.in.step_trace, nullptr);
-  const auto waits = rank_wait_ratios(ctx.in.comm_rank_summary);
+  const auto waits = rank_wait_ratios(rank_wait_table(ctx.in));
   if (per_rank.size() < 2 && waits.size() < 2) return;
   begin_section(h, "ranks", "Every rank");
   note(h,

@@ -19,12 +19,14 @@ io::Table reference_comm_transport_summary(const std::vector<load::RankData>& ra
 
 // Both tables as CommSummaryStream gives them, joined, and the report's digest.
 struct StreamedSummaries {
-  io::Table ranks, transports, digest;
+  io::Table ranks, transports;
+  analysis::CommRankDigest digest;
   size_t rank_chunks = 0, transport_chunks = 0, largest_chunk = 0;
   std::vector<io::StringColumnSize> rank_strings, transport_strings;
 };
-StreamedSummaries stream_comm_summaries(const std::vector<load::RankData>& ranks,
-                                        size_t park_bytes = analysis::CommSummaryStream::kParkBytes,
-                                        size_t chunk_rows = analysis::CommSummaryStream::kChunkRows);
+StreamedSummaries stream_comm_summaries(
+    const std::vector<load::RankData>& ranks,
+    size_t park_bytes = analysis::CommSummaryStream::kParkBytes,
+    size_t chunk_rows = analysis::CommSummaryStream::kChunkRows);
 
 }  // namespace cs::testing

@@ -8,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 #include "analysis/comm_summary_reference.h"
 #include "analysis/synthetic_cluster.h"
@@ -108,13 +110,29 @@ TEST(CommSummaryStream, SameTablesForAnyChunkAndParkSize) {
       if (chunk == 1) {
         EXPECT_EQ(s.rank_chunks, whole_ranks.rows());
       }
-      // The digest: the table's group, rank and the three times the report reads.
-      ASSERT_EQ(s.digest.rows(), whole_ranks.rows());
+      // The digest: the table's group and rank columns, and each rank's three times summed over
+      // its rows in the table's order (a value not finite counts 0), to the bit.
+      const io::Table& gr = s.digest.group_ranks;
+      ASSERT_EQ(gr.rows(), whole_ranks.rows());
+      std::map<int64_t, std::array<double, 3>> sums;
+      const char* times[] = {"transit_ms", "wait_ms", "sync_ms"};
       for (size_t r = 0; r < whole_ranks.rows(); ++r) {
-        EXPECT_EQ(s.digest.find("group")->str(r), whole_ranks.columns[0].strings[r]);
-        EXPECT_EQ(s.digest.find("rank")->ints[r], whole_ranks.columns[1].ints[r]);
-        for (const char* c : {"transit_ms", "wait_ms", "sync_ms"})
-          EXPECT_EQ(s.digest.find(c)->doubles[r], whole_ranks.find(c)->doubles[r]) << c;
+        EXPECT_EQ(gr.find("group")->str(r), whole_ranks.columns[0].strings[r]);
+        EXPECT_EQ(gr.find("rank")->ints[r], whole_ranks.columns[1].ints[r]);
+        auto& sum = sums[whole_ranks.columns[1].ints[r]];
+        for (size_t k = 0; k < 3; ++k) {
+          const double v = whole_ranks.find(times[k])->doubles[r];
+          sum[k] += std::isfinite(v) ? v : 0.0;
+        }
+      }
+      const io::Table& rt = s.digest.rank_totals;
+      ASSERT_EQ(rt.rows(), sums.size());
+      size_t row = 0;
+      for (const auto& [rank, sum] : sums) {
+        EXPECT_EQ(rt.find("rank")->ints[row], rank);
+        for (size_t k = 0; k < 3; ++k)
+          EXPECT_EQ(rt.find(times[k])->doubles[row], sum[k]) << times[k];
+        ++row;
       }
       // The string sizes an HDF5 stream is opened with are the whole tables' own.
       auto check = [](const io::Column& col, const io::StringColumnSize& size) {
@@ -158,7 +176,8 @@ TEST(CommSummaryStream, NoCommunicationGivesNoRows) {
   EXPECT_EQ(s.ranks.rows(), 0u);
   EXPECT_EQ(s.transports.rows(), 0u);
   EXPECT_EQ(s.rank_chunks + s.transport_chunks, 0u);
-  EXPECT_EQ(s.digest.rows(), 0u);
+  EXPECT_EQ(s.digest.group_ranks.rows(), 0u);
+  EXPECT_EQ(s.digest.rank_totals.rows(), 0u);
 }
 
 }  // namespace

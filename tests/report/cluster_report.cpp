@@ -2,6 +2,8 @@
 // degradation when tables or columns are missing, and the size bound for 4,096 ranks.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -238,6 +240,40 @@ TEST(ClusterReport, MissingColumnsDegrade) {
   EXPECT_NE(html.find("every op key, summed"), std::string::npos);
   EXPECT_NE(html.find("<title>rank 0\nWait ratio: 50.0%"), std::string::npos);
   EXPECT_EQ(rank_wait_ratios(&summary).size(), 2u);
+}
+
+// The cluster run hands the report comm_rank_summary as a digest: each row's group and rank,
+// and each rank's three times summed over its rows (analysis/comm_summary_stream.h,
+// CommRankDigest). The page drawn from it is the page drawn from the whole table.
+TEST(ClusterReport, RankTotalsDrawTheSamePageAsTheWholeSummary) {
+  const auto c = report::test::make_synthetic_cluster(64);
+  const io::Table& whole = c->summary;
+  io::Table group_ranks("comm_rank_summary"), totals("comm_rank_totals");
+  group_ranks.add_string("group").strings = whole.find("group")->strings;
+  group_ranks.add_int("rank").ints = whole.find("rank")->ints;
+  std::map<int64_t, std::array<double, 3>> sums;
+  const char* times[] = {"transit_ms", "wait_ms", "sync_ms"};
+  for (size_t r = 0; r < whole.rows(); ++r)
+    for (size_t k = 0; k < 3; ++k) {
+      const double v = whole.find(times[k])->doubles[r];
+      sums[whole.find("rank")->ints[r]][k] += std::isfinite(v) ? v : 0.0;
+    }
+  io::Column& rank = totals.add_int("rank");
+  std::vector<io::Column*> cols;
+  for (const char* t : times) cols.push_back(&totals.add_double(t, "ms"));
+  for (const auto& [rk, sum] : sums) {
+    rank.ints.push_back(rk);
+    for (size_t k = 0; k < 3; ++k) cols[k]->doubles.push_back(sum[k]);
+  }
+  ClusterReportInput digest = c->input();
+  digest.comm_rank_summary = &group_ranks;
+  digest.comm_rank_totals = &totals;
+  const std::string page = render_cluster_report_html(c->input());
+  EXPECT_NE(page.find("Wait ratio: "), std::string::npos);
+  EXPECT_EQ(render_cluster_report_html(digest), page);
+  // Without the totals, the group and rank columns alone have no times to draw.
+  digest.comm_rank_totals = nullptr;
+  EXPECT_NE(render_cluster_report_html(digest), page);
 }
 
 TEST(ClusterReport, LargeClusterIsBucketedAndSmall) {
