@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "cluster/packed_queue.h"
 #include "load/discovery.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
@@ -25,32 +26,13 @@ namespace cs::cluster {
 
 namespace {
 
-// A packed rank on its way to the root: its position in the sender's share, and its bytes.
-struct PackedRank {
-  uint32_t index = 0;
-  std::vector<char> bytes;
-};
-
-// Hands packed ranks from the parse threads to the thread that sends them.
-class PackedQueue {
- public:
-  void push(PackedRank&& p) {
-    std::lock_guard<std::mutex> lock(mu_);
-    items_.push_back(std::move(p));
-  }
-  std::vector<PackedRank> take_all() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return std::exchange(items_, {});
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<PackedRank> items_;
-};
-
 // Batch layout: uint32 count, then per rank uint32 index (in the sender's share), uint64 size,
 // bytes. A batch is sent once it holds this many bytes (and at the end).
 constexpr size_t kBatchBytes = 4 << 20;
+// Packed ranks a non-root process queues for its sender at most (cluster/packed_queue.h): with
+// the batches in flight (mpi::BatchStream, 4 at most) and the one being filled, what a process
+// holds for the root is bounded, whatever the size of its share.
+constexpr size_t kQueuedBytes = 2 * kBatchBytes;
 
 void append_packed(io::ByteWriter& batch, PackedRank&& p, uint32_t& count) {
   if (batch.size() == 0) batch.put<uint32_t>(0);  // the count, patched before sending
@@ -263,7 +245,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
   std::atomic<uint64_t> done_bytes{0};
   std::vector<load::RankData> parsed;
   const bool keep_packed = opts.keep_communication_packed || opts.spill_communication;
-  PackedQueue packed;  // non-root: ranks packed for the root, sent in batches as they come
+  // Non-root: ranks packed for the root, sent in batches as they come.
+  PackedQueue packed(kQueuedBytes);
   mpi::BatchStream stream(mpi);
   // Root: the other processes' ranks, by process and position in its share (the order the
   // one-process run has after the sort by rank, whatever the arrival order).
@@ -288,6 +271,9 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
                              static_cast<int64_t>(entries.size()), result.input_bytes);
     std::atomic<bool> finished{false};
     runtime::TaskGroup parser;  // errors are caught inside: they are this process's to report
+    // Declared after the parser: however this scope is left, the queue is closed first, so a
+    // parse thread waiting for room returns and the parser can be joined.
+    PackedQueueCloser close_packed(packed);
     parser.run([&] {
       try {
         parsed =
