@@ -23,7 +23,7 @@
 // io/hdf5/hdf5_chunks.h, DeflateStrategy::kRunLength, a deflate stream HDF5 and h5py read like
 // any other, not the bytes HDF5's own filter would store) and stored with H5Dwrite_chunk, so HDF5
 // never reads a chunk back. The chunks one append
-// fills (up to about 4 MiB of them) are filtered together on Hdf5TableOptions::filter_threads
+// fills (up to about 1 MiB of them) are filtered together on Hdf5TableOptions::filter_threads
 // threads, then stored in the order they filled, column after column, as one thread would. Not
 // thread-safe, like every HDF5 call (io/hdf5/hdf5_writer.h): only the filtering runs on other
 // threads, never an HDF5 call.
