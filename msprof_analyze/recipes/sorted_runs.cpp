@@ -78,7 +78,8 @@ void SortedRuns::add(const frame::Frame& rows, const std::vector<uint64_t>& pos)
 }
 
 void SortedRuns::add(const frame::Frame& rows, size_t from) {
-  if (by_position_) throw std::logic_error("SortedRuns: rows ordered by position added without");
+  if (by_position_)
+    throw std::logic_error("SortedRuns: rows ordered by position added without positions");
   const size_t n = rows.rows();
   for (size_t at = from; at < n;) {
     const size_t take = std::min(n - at, run_rows_ - pending_rows_);

@@ -40,12 +40,14 @@ class SortedRuns {
   SortedRuns& operator=(const SortedRuns&) = delete;
 
   // Ordered by position: adds a batch, `rows` (the columns, in order) with each row's position,
-  // `pos` (increasing); a batch starting before the last row added starts a new run.
+  // `pos` (increasing); a batch starting before the last row added starts a new run. (Throws
+  // std::logic_error on rows ordered by keys, as the other add() on rows ordered by position.)
   void add(const frame::Frame& rows, const std::vector<uint64_t>& pos);
   // Ordered by keys: adds rows [from, rows.rows()) of `rows` (the columns, in order).
   void add(const frame::Frame& rows, size_t from = 0);
   // Stores what add() still holds; then a Merger can read.
   void finish();
+  // The rows added; the runs stored.
   uint64_t rows() const { return rows_; }
   size_t runs() const { return runs_.size(); }
   // Why the file failed (empty: it did not, or there is none).
@@ -54,6 +56,7 @@ class SortedRuns {
   // The rows of every run in order (a run's before a later run's on equal order).
   class Merger {
    public:
+    // Reads nothing yet: a run's chunk is read when its first row's turn comes.
     explicit Merger(const SortedRuns& runs);
     ~Merger();
     // Up to `max_rows` next rows into `out` (one cell vector per column, replaced); false when
