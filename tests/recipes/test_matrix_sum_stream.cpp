@@ -5,7 +5,7 @@
 // grouped as pandas does), on generated ranks with several groups, self rows, point-to-point
 // rows, "-total" ops, NULL keys and links reported by several ranks far apart (which keep their
 // partition open across the walk, so the table is swept and the runs are several); and the runs
-// themselves, merged in order, held in memory when the file cannot be written.
+// held in memory when the file cannot be written (the runs themselves: test_sorted_runs.cpp).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -16,7 +16,6 @@
 
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/communication_matrix_sum.h"
-#include "msprof_analyze/recipes/communication_matrix_sum/matrix_runs.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/matrix_sum_parked.h"
 #include "msprof_analyze/recipes/communication_matrix_sum/matrix_sum_stream.h"
 #include "msprof_analyze/recipes/parked_frames.h"
@@ -191,47 +190,6 @@ TEST(MatrixSumStream, TheStreamedTableIsTheHeldTablesBytes) {
   park_all(mixed, mixed_store);
   EXPECT_TRUE(merged_db(std::move(mixed), dir / "mixed-parked") == mixed_expected);
   fs::remove_all(dir);
-}
-
-TEST(SortedRuns, BatchesComeBackInPositionOrder) {
-  auto file = cs::runtime::SpillFile::create();
-  cm::SortedRuns runs(2, file);
-  // Batches: 0..9999 step 2, then the odd positions below 5000 (a second run), then 20000...
-  auto batch = [&](uint64_t from, uint64_t to, uint64_t step) {
-    Frame f;
-    f.add("a");
-    f.add("b");
-    std::vector<uint64_t> pos;
-    for (uint64_t p = from; p < to; p += step) {
-      f.columns[0].cells.push_back(Cell::integer(static_cast<int64_t>(p)));
-      f.columns[1].cells.push_back(p % 3 ? Cell::text("t" + std::to_string(p % 7)) : Cell::null());
-      pos.push_back(p);
-    }
-    runs.add(f, pos);
-  };
-  for (uint64_t b = 0; b < 10000; b += 1000) batch(b, b + 1000, 2);
-  batch(1, 5000, 2);
-  batch(20000, 30000, 1);
-  runs.finish();
-  EXPECT_EQ(runs.runs(), 2u);
-  EXPECT_EQ(runs.rows(), 5000u + 2500u + 10000u);
-  cm::SortedRuns::Merger merger(runs);
-  std::vector<std::vector<Cell>> out;
-  std::vector<int64_t> seen;
-  while (merger.next(out, 777)) {
-    ASSERT_LE(out[0].size(), 777u);
-    for (size_t r = 0; r < out[0].size(); ++r) {
-      const int64_t p = out[0][r].i();
-      seen.push_back(p);
-      EXPECT_EQ(cs::frame::cell_key(out[1][r]),
-                cs::frame::cell_key(p % 3 ? Cell::text("t" + std::to_string(p % 7)) : Cell()));
-    }
-  }
-  std::vector<int64_t> want;
-  for (int64_t p = 0; p < 5000; ++p) want.push_back(p);
-  for (int64_t p = 5000; p < 10000; p += 2) want.push_back(p);
-  for (int64_t p = 20000; p < 30000; ++p) want.push_back(p);
-  EXPECT_EQ(seen, want);
 }
 
 TEST(MatrixSumStream, ASpillFileThatFailsKeepsTheRunsInMemory) {

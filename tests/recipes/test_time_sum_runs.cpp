@@ -1,21 +1,17 @@
 // communication_time_sum's "Total Op Info" rows kept in sorted runs on disk between the two walks
-// (communication_time_sum/time_sum_runs.h): the runs merged back are the stable sort of every row
-// added, and a job whose totals fill several runs writes the database the held merge writes, byte
-// for byte.
+// (communication_time_sum/time_sum_stream.h, recipes/sorted_runs.h; the runs themselves:
+// test_sorted_runs.cpp): a job whose totals fill several runs writes the database the held merge
+// writes, byte for byte.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <numeric>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/communication_group_map/communication_group_map.h"
 #include "msprof_analyze/recipes/communication_time_sum/communication_time_sum.h"
-#include "msprof_analyze/recipes/communication_time_sum/time_sum_runs.h"
 #include "msprof_analyze/recipes/communication_time_sum/time_sum_stream.h"
 #include "msprof_analyze/recipes/parked_frames.h"
 #include "recipes/recipe_test_util.h"
@@ -26,31 +22,6 @@ using cs::frame::Cell;
 using cs::recipes::RankPartial;
 
 namespace {
-
-// Rows of three columns: two keys with many repeats (an int and a text or NULL) and the row's
-// number, so that the order of equal keys shows.
-cs::frame::Frame random_rows(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  cs::frame::Frame f;
-  auto& a = f.add("a");
-  auto& b = f.add("b");
-  auto& id = f.add("id");
-  for (size_t r = 0; r < n; ++r) {
-    a.push_back(Cell::integer(static_cast<int64_t>(gen() % 5)));
-    const unsigned t = gen() % 4;
-    b.push_back(t == 0 ? Cell::null() : Cell::text("g" + std::to_string(t)));
-    id.push_back(Cell::integer(static_cast<int64_t>(r)));
-  }
-  return f;
-}
-
-// Every row of `f` as text, in order.
-std::vector<std::string> row_texts(const std::vector<std::vector<Cell>>& columns) {
-  std::vector<std::string> out(columns.empty() ? 0 : columns.front().size());
-  for (const auto& c : columns)
-    for (size_t r = 0; r < c.size(); ++r) out[r] += cs::frame::cell_key(c[r]) + "|";
-  return out;
-}
 
 // The database communication_time_sum's merge of `parts` writes.
 std::string merged_db(std::vector<RankPartial> parts, const fs::path& dir) {
@@ -66,55 +37,6 @@ std::string merged_db(std::vector<RankPartial> parts, const fs::path& dir) {
 }
 
 }  // namespace
-
-TEST(TimeSumRuns, MergedRunsAreTheStableSortOfEveryRow) {
-  const cs::frame::Frame all = random_rows(5000, 7);
-  // The reference: a stable sort by (a, b) of every row.
-  std::vector<size_t> order(all.rows());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    for (size_t k : {size_t{0}, size_t{1}}) {
-      const int d = cs::frame::compare_cells(all.columns[k].cells[x], all.columns[k].cells[y]);
-      if (d != 0) return d < 0;
-    }
-    return false;
-  });
-  std::vector<std::vector<Cell>> expected(3);
-  for (size_t c = 0; c < 3; ++c)
-    for (size_t r : order) expected[c].push_back(all.columns[c].cells[r]);
-  auto spill = cs::runtime::SpillFile::create();
-  // One run; runs of several chunks (1024 rows a chunk); many small runs; in the file and held.
-  for (size_t run_rows : {size_t{100000}, size_t{1500}, size_t{37}}) {
-    for (bool on_disk : {true, false}) {
-      ct::KeySortedRuns runs(3, {0, 1}, run_rows, on_disk ? spill : nullptr);
-      // Added in pieces of uneven size, the first rows of each piece skipped as a rank's rows are.
-      size_t at = 0;
-      for (size_t piece = 1; at < all.rows(); piece = piece % 97 + 13) {
-        const size_t n = std::min(piece, all.rows() - at);
-        cs::frame::Frame f;
-        for (size_t c = 0; c < 3; ++c) {
-          auto& col = f.add(all.columns[c].name);
-          col.push_back(Cell::integer(-1));  // (skipped: from = 1)
-          col.cells.insert(col.cells.end(), all.columns[c].cells.begin() + static_cast<long>(at),
-                           all.columns[c].cells.begin() + static_cast<long>(at + n));
-        }
-        runs.add(f, 1);
-        at += n;
-      }
-      runs.finish();
-      EXPECT_EQ(runs.rows(), all.rows());
-      EXPECT_EQ(runs.runs(), (all.rows() + run_rows - 1) / run_rows);
-      EXPECT_TRUE(runs.problem().empty());
-      ct::KeySortedRuns::Merger merged(runs);
-      std::vector<std::vector<Cell>> got(3), piece;
-      while (merged.next(piece, 333))
-        for (size_t c = 0; c < 3; ++c)
-          got[c].insert(got[c].end(), piece[c].begin(), piece[c].end());
-      EXPECT_TRUE(row_texts(got) == row_texts(expected))
-          << "run_rows " << run_rows << (on_disk ? " on disk" : " held");
-    }
-  }
-}
 
 TEST(TimeSumRuns, TotalsInManyRunsWriteTheHeldMergesBytes) {
   // 24 ranks (the real job's two, repeated), every rank parked: each rank's totals interleave with

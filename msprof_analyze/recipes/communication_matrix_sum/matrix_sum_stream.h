@@ -9,9 +9,9 @@
 // then final and leave the table (in these jobs a rank reports its own links: the table holds
 // one rank's links). The links keep the position of their first row (rank, row), the table's
 // order; they and their "Total Op Info" rows (per (group, step, src, dst), which lie in one
-// partition) go to runs on disk sorted by position (SortedRuns), merged back in order while the
-// table is written. The same rows, sums and order as merge_communication_matrix of the held
-// frames.
+// partition) go to runs on disk sorted by position (recipes/sorted_runs.h), merged back in order
+// while the table is written. The same rows, sums and order as merge_communication_matrix of the
+// held frames.
 
 #include <memory>
 #include <string>
@@ -19,17 +19,19 @@
 
 #include "frame/frame.h"
 #include "io/diagnostics.h"
-#include "msprof_analyze/recipes/communication_matrix_sum/matrix_runs.h"
 #include "msprof_analyze/recipes/recipe.h"
+#include "msprof_analyze/recipes/sorted_runs.h"
 #include "runtime/spill_file.h"
 
 namespace cs::recipes::communication_matrix_sum {
 
 // The merged matrix in sorted runs: its links, then its "Total Op Info" rows, each in
-// output_frame()'s columns (src_rank and dst_rank the global ranks as integers).
+// output_frame()'s columns (src_rank and dst_rank the global ranks as integers), ordered by
+// position.
 struct StreamedMatrix {
+  static constexpr size_t kChunkRows = 4096;  // rows a chunk of the runs
   explicit StreamedMatrix(std::shared_ptr<runtime::SpillFile> file)
-      : links(10, file), totals(10, std::move(file)) {}
+      : links(10, kChunkRows, file), totals(10, kChunkRows, std::move(file)) {}
   SortedRuns links, totals;
   std::vector<uint8_t> kinds = std::vector<uint8_t>(10, 0);  // per column, over every row
   uint64_t rows() const { return links.rows() + totals.rows(); }

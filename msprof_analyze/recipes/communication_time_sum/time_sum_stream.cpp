@@ -37,6 +37,9 @@ size_t default_run_rows(size_t columns) {
   return std::max<size_t>(1024, (size_t{4} << 20) / (std::max<size_t>(columns, 1) * 16));
 }
 
+// The totals are stored in chunks of this many rows (the merge holds one a run).
+constexpr size_t kTotalsChunkRows = 1024;
+
 // The first walk over one table's frames: the column kinds, and the totals into sorted runs.
 void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const GroupRepeats& repeats,
              size_t run_rows, const std::shared_ptr<runtime::SpillFile>& file) {
@@ -60,9 +63,9 @@ void prepare(StreamedTable& t, const std::vector<RankPartial>& ranks, const Grou
   for (const auto& k : total_keys(t.key))
     keys.push_back(
         static_cast<size_t>(std::find(out_names.begin(), out_names.end(), k) - out_names.begin()));
-  t.totals = std::make_unique<KeySortedRuns>(
+  t.totals = std::make_unique<SortedRuns>(
       out_names.size(), std::move(keys),
-      run_rows > 0 ? run_rows : default_run_rows(out_names.size()), file);
+      run_rows > 0 ? run_rows : default_run_rows(out_names.size()), kTotalsChunkRows, file);
   for (const RankPartial& p : ranks) {
     if (frame_rows(p, t.key) == 0) continue;
     const frame::Frame rows = read_frame(p, t.key);
@@ -106,7 +109,7 @@ bool write_table(const StreamedTable& t, const std::vector<RankPartial>& ranks,
   }
   frame::Frame totals;
   for (const ColumnKinds& c : t.columns) totals.add(*c.name);
-  KeySortedRuns::Merger merged(*t.totals);
+  SortedRuns::Merger merged(*t.totals);
   std::vector<std::vector<frame::Cell>> cells;
   while (merged.next(cells, kTotalsBatchRows)) {
     for (size_t c = 0; c < cells.size(); ++c) totals.columns[c].cells = std::move(cells[c]);

@@ -7,9 +7,10 @@
 // totals depend only on its own rows, the group mapping and the dtypes of the whole table, which
 // the parked frames' column kinds give before any row is read back
 // (msprof_analyze/recipes/parked_frames.h). So a first walk over the ranks finds the totals (a
-// few rows a rank, stored sorted in runs on disk: time_sum_runs.h) and the kinds of every output
-// cell (hence the SQL types), and a second walk appends each rank's rows to the table as it reads
-// them back, then the totals merged back from their runs: the same bytes as the table built whole.
+// few rows a rank, stored sorted in runs on disk: recipes/sorted_runs.h) and the kinds of every
+// output cell (hence the SQL types), and a second walk appends each rank's rows to the table as it
+// reads them back, then the totals merged back from their runs: the same bytes as the table built
+// whole.
 
 #include <memory>
 #include <string>
@@ -17,20 +18,20 @@
 
 #include "frame/frame.h"
 #include "io/diagnostics.h"
-#include "msprof_analyze/recipes/communication_time_sum/time_sum_runs.h"
 #include "msprof_analyze/recipes/recipe.h"
+#include "msprof_analyze/recipes/sorted_runs.h"
 
 namespace cs::recipes::communication_time_sum {
 
 // One of the two tables, ready to be written: the ranks' frames it reads, its totals in sorted
 // runs, and its columns with the kinds of all their cells.
 struct StreamedTable {
-  std::string key;                   // the ranks' frame: "time" or "bandwidth"
-  std::string table;                 // ClusterCommunicationTime / ClusterCommunicationBandwidth
-  std::vector<std::string> names;    // the concatenation's columns (pd.concat's union)
-  std::vector<frame::Dtype> dtypes;  // ... and their dtypes
-  std::vector<ColumnKinds> columns;  // the table's columns
-  std::unique_ptr<KeySortedRuns> totals;  // its "Total Op Info" rows, read back in table order
+  std::string key;                     // the ranks' frame: "time" or "bandwidth"
+  std::string table;                   // ClusterCommunicationTime / ClusterCommunicationBandwidth
+  std::vector<std::string> names;      // the concatenation's columns (pd.concat's union)
+  std::vector<frame::Dtype> dtypes;    // ... and their dtypes
+  std::vector<ColumnKinds> columns;    // the table's columns
+  std::unique_ptr<SortedRuns> totals;  // its "Total Op Info" rows, read back in table order
 };
 
 // The ranks' time and bandwidth frames, held or parked, and what the first walk found.
