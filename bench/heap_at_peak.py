@@ -31,17 +31,28 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('file')
     ap.add_argument('--top', type=int, default=40)
+    ap.add_argument('--until', type=float, default=None,
+                    help='the peak before this many seconds of the run (e.g. the load stage)')
+    ap.add_argument('--timeline', action='store_true',
+                    help='print the live heap once a second (to choose --until)')
     args = ap.parse_args()
 
     strings, ips, traces = [None], [None], [None]  # heaptrack's indices start at 1
     sizes, alloc_trace = [], []
     cur = peak = peak_at = n = 0
+    seconds = 0.0
+    printed = -1
     for line in records(args.file):  # pass 1: the tables, and when the heap peaked
         c = line[:1]
-        if c == b'+':
+        if c == b'c':  # a timestamp (milliseconds)
+            seconds = int(line[2:], 16) / 1000
+            if args.timeline and int(seconds) > printed:
+                printed = int(seconds)
+                print(f'{seconds:8.1f} s  {cur / 1e6:8.2f} MB live')
+        elif c == b'+':
             cur += sizes[int(line[2:], 16)]
             n += 1
-            if cur > peak:
+            if cur > peak and (args.until is None or seconds < args.until):
                 peak, peak_at = cur, n
         elif c == b'-':
             cur -= sizes[int(line[2:], 16)]

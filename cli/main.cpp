@@ -1,5 +1,6 @@
 // clusterscope: cluster-level analysis of Ascend / PyTorch profiler output.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -11,6 +12,7 @@
 #include "mpi/mpi_comm.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
+#include "runtime/heap_log.h"
 #include "version.h"
 
 namespace {
@@ -40,6 +42,11 @@ int main(int argc, char** argv) {
   // The root of a multi-process run keeps one malloc arena (its memory bounds the job).
   cs::runtime::tune_allocator_for_batch_parsing(cs::runtime::usable_cores(),
                                                 cs::mpi::launched_as_root_of_several());
+  // CS_HEAP_LOG=FILE: the heap's extent and use every 200 ms, in FILE.<pid> (runtime/heap_log.h).
+  if (const char* heap_log = std::getenv("CS_HEAP_LOG"); heap_log && *heap_log)
+    if (!cs::runtime::start_heap_log(heap_log))
+      std::fprintf(stderr, "clusterscope: CS_HEAP_LOG: cannot create %s.<pid>; no heap log\n",
+                   heap_log);
   if (argc < 2) {
     print_usage(stderr);
     return cs::runtime::kExitUsage;

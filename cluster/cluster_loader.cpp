@@ -107,7 +107,7 @@ class SpillGuard {
 // Parses entries[idx] for idx in `mine` with `threads` workers; results in the same order. With
 // `packed`, each rank is packed for the root as soon as it is parsed (pushed with its position
 // in `mine`) and its RankData freed, so a non-root process never holds a rank twice.
-std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entries,
+std::vector<load::RankData> parse_share(std::vector<load::RankEntry>& entries,
                                         const std::vector<size_t>& mine,
                                         const load::ParseOptions& opts, int threads,
                                         std::atomic<int64_t>& done,
@@ -147,6 +147,7 @@ std::vector<load::RankData> parse_share(const std::vector<load::RankEntry>& entr
     }
     done_bytes += e.bytes;
     ++done;
+    entries[mine[i]] = load::RankEntry{};  // the parsed rank holds its own copy
   };
   // Called on the parse thread (load_cluster's `parser`): the MPI thread only services progress
   // messages while this one and threads - 1 more parse.
@@ -231,6 +232,9 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
       for (size_t i = 0; i < mine.size(); ++i) mine[i] = i;
     } else if (!result.fatal) {
       mine = shares[0];
+      // The other processes' entries went with the scatter; their parsed ranks bring them back.
+      for (int p = 1; p < mpi.size(); ++p)
+        for (size_t i : shares[static_cast<size_t>(p)]) entries[i] = load::RankEntry{};
     }
     if (result.fatal) return result;
   }
