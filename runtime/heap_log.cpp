@@ -15,18 +15,24 @@ namespace cs::runtime {
 
 namespace {
 
-// RssAnon of /proc/self/status in kB (0 when absent). Plain reads: the log thread may still run
-// while the process exits.
-long anon_rss_kb() {
+// The resident memory of /proc/self/status by kind (RssAnon, RssFile, RssShmem), in kB; 0 where
+// absent. Plain reads: the log thread may still run while the process exits.
+void resident_kb(long& anon, long& file, long& shmem) {
+  anon = file = shmem = 0;
   const int fd = ::open("/proc/self/status", O_RDONLY);
-  if (fd < 0) return 0;
+  if (fd < 0) return;
   char buf[4096];
   const ssize_t n = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  if (n <= 0) return 0;
+  if (n <= 0) return;
   buf[n] = '\0';
-  const char* at = std::strstr(buf, "RssAnon:");
-  return at ? std::atol(at + 8) : 0;
+  auto field = [&](const char* key) {
+    const char* at = std::strstr(buf, key);
+    return at ? std::atol(at + std::strlen(key)) : 0L;
+  };
+  anon = field("RssAnon:");
+  file = field("RssFile:");
+  shmem = field("RssShmem:");
 }
 
 }  // namespace
@@ -39,7 +45,11 @@ HeapSample sample_heap() {
   s.in_use_mb = static_cast<double>(m.uordblks + m.hblkhd) / 1e6;
   s.free_mb = static_cast<double>(m.fordblks) / 1e6;
 #endif
-  s.anon_rss_mb = static_cast<double>(anon_rss_kb()) / 1e3;
+  long anon = 0, file = 0, shmem = 0;
+  resident_kb(anon, file, shmem);
+  s.anon_rss_mb = static_cast<double>(anon) / 1e3;
+  s.file_rss_mb = static_cast<double>(file) / 1e3;
+  s.shmem_rss_mb = static_cast<double>(shmem) / 1e3;
   return s;
 }
 
@@ -56,10 +66,11 @@ bool start_heap_log(const char* path, int interval_ms) {
       const HeapSample s = sample_heap();
       const double t =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      char line[160];
-      const int n =
-          std::snprintf(line, sizeof line, "%.2f extent %.1f in_use %.1f free %.1f anon %.1f\n", t,
-                        s.extent_mb, s.in_use_mb, s.free_mb, s.anon_rss_mb);
+      char line[200];
+      const int n = std::snprintf(
+          line, sizeof line,
+          "%.2f extent %.1f in_use %.1f free %.1f anon %.1f file %.1f shmem %.1f\n", t, s.extent_mb,
+          s.in_use_mb, s.free_mb, s.anon_rss_mb, s.file_rss_mb, s.shmem_rss_mb);
       if (n <= 0 || ::write(fd, line, static_cast<size_t>(n)) != n) return;
       std::this_thread::sleep_for(interval);
     }

@@ -61,11 +61,13 @@ TEST(HeapLog, WritesALineEachInterval) {
   double last_t = -1;
   while (std::getline(in, line)) {
     std::istringstream s(line);
-    double t = 0, extent = 0, in_use = 0, free = 0, anon = 0;
-    std::string k1, k2, k3, k4;
-    s >> t >> k1 >> extent >> k2 >> in_use >> k3 >> free >> k4 >> anon;
+    double t = 0, extent = 0, in_use = 0, free = 0, anon = 0, file = 0, shmem = -1;
+    std::string k1, k2, k3, k4, k5, k6;
+    s >> t >> k1 >> extent >> k2 >> in_use >> k3 >> free >> k4 >> anon >> k5 >> file >> k6 >> shmem;
     ASSERT_TRUE(s) << line;
-    EXPECT_EQ(k1 + k2 + k3 + k4, "extentin_usefreeanon");
+    EXPECT_EQ(k1 + k2 + k3 + k4 + k5 + k6, "extentin_usefreeanonfileshmem");
+    EXPECT_GT(file, 0.0);  // the test binary itself
+    EXPECT_GE(shmem, 0.0);
     EXPECT_GE(t, last_t);
     EXPECT_GT(anon, 0.0);
     last_t = t;
