@@ -30,9 +30,11 @@ struct ClusterDbOptions {
   // written when they were read from the same ranks' DB exports, instead of reading them again.
   const documents::BuiltStepTrace* step_trace = nullptr;
   int threads = 0;  // threads reading the ranks (RecipeRunOptions::threads)
-  // The root's discovery below input_dir (job_has_db_export keeps it here; null elsewhere):
-  // write_cluster_analysis_db then does not walk the job again (the main run writes only below
-  // its output directory, which discovery leaves out).
+  // The root's discovery below input_dir (job_has_db_export keeps it here; null elsewhere): the
+  // verdict recipes read it instead of walking the job again; write_cluster_analysis_db too when
+  // it is still set (`cluster` drops it before its main run, so the root does not hold it
+  // through that run's peak; the main run writes only below its output directory, which
+  // discovery leaves out).
   std::shared_ptr<const load::DiscoveryResult> discovered;
 };
 

@@ -174,12 +174,22 @@ TEST(HostRankOps, TopOperatorsPerRank) {
   const io::Table t = host_rank_ops_table({{3, &a}, {1, &b}}, 2);
   ASSERT_EQ(t.rows(), 3u);
   EXPECT_EQ(t.find("rank")->ints, (std::vector<int64_t>{3, 3, 1}));
-  EXPECT_EQ(t.find("operator")->strings, (std::vector<std::string>{"y", "z", "x"}));
+  const io::Column& names = *t.find("operator");
+  std::vector<std::string> seen;
+  for (size_t i = 0; i < names.size(); ++i) seen.emplace_back(names.str(i));
+  EXPECT_EQ(seen, (std::vector<std::string>{"y", "z", "x"}));
   EXPECT_EQ(t.find("host_bound")->ints, (std::vector<int64_t>{1, 0, 0}));  // y: 50 > 5, z: none
   EXPECT_DOUBLE_EQ(t.find("host_self_us")->doubles[2], 7);
   const io::Table one = host_rank_ops_table({{3, &a}}, 5);
   ASSERT_EQ(one.rows(), 3u);
   EXPECT_DOUBLE_EQ(one.find("launch_delay_mean_us")->doubles[2], 4);  // x: 8 µs over 2 launches
+  // Names repeated across ranks are held once (the report keeps this table to the end).
+  const io::Table twice = host_rank_ops_table({{3, &a}, {4, &a}, {1, &b}}, 5);
+  ASSERT_EQ(twice.rows(), 7u);
+  const io::Column& col = *twice.find("operator");
+  ASSERT_TRUE(col.encoded);
+  EXPECT_EQ(col.dict, (std::vector<std::string>{"y", "z", "x"}));
+  EXPECT_EQ(col.codes, (std::vector<uint32_t>{0, 1, 2, 0, 1, 2, 2}));
 }
 
 // MindSpore's device queue file, worked by hand: 4 queue-size records (type 1), 2 of them 0
