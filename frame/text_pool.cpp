@@ -71,6 +71,24 @@ const std::string* intern_text(std::string_view text) {
   return intern_hashed(text, std::hash<std::string_view>{}(text));
 }
 
+void release_text_pool() {
+  for (Shard& shard : shards()) {
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    std::deque<std::string>().swap(shard.texts);
+    std::vector<Shard::Slot>(64).swap(shard.slots);
+    shard.used = 0;
+  }
+}
+
+size_t text_pool_size() {
+  size_t n = 0;
+  for (Shard& shard : shards()) {
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    n += shard.used;
+  }
+  return n;
+}
+
 const std::string* TextCache::intern(std::string_view text) {
   const uint64_t h = std::hash<std::string_view>{}(text);
   const std::string*& slot = slots_[(h >> 16) % slots_.size()];
