@@ -33,6 +33,8 @@ def main():
     ap.add_argument('--top', type=int, default=40)
     ap.add_argument('--until', type=float, default=None,
                     help='the peak before this many seconds of the run (e.g. the load stage)')
+    ap.add_argument('--depth', type=int, default=1,
+                    help='name a site by its first N clusterscope frames (callee < caller)')
     ap.add_argument('--timeline', action='store_true',
                     help='print the live heap once a second (to choose --until)')
     args = ap.parse_args()
@@ -97,11 +99,12 @@ def main():
         if count <= 0:
             continue
         fr = frames(alloc_trace[a])
-        site = next((f for f in fr if f.startswith('cs::')), fr[0] if fr else '?')
-        by_site[short(site)] += count * sizes[a]
+        ours = [short(f) for f in fr if f.startswith('cs::')][:args.depth]
+        site = ' < '.join(ours) if ours else short(fr[0]) if fr else '?'
+        by_site[site] += count * sizes[a]
     print(f'peak heap {peak / 1e6:.2f} MB; live then by site (MB):')
     for site, b in by_site.most_common(args.top):
-        print(f'{b / 1e6:8.2f}  {site[:120]}')
+        print(f'{b / 1e6:8.2f}  {site[:240]}')
 
 
 if __name__ == '__main__':

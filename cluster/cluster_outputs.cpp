@@ -153,7 +153,8 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 //       back; then on every thread, costliest first:
 //       cluster_communication.json and the communication tables (one walk, a batch of group
 //       tuples at a time), step trace, operators,
-//       rank summaries + slow ranks (after 3: a rank late only for a slow link is not blamed)
+//       rank summaries' sums + slow ranks (after 3: a rank late only for a slow link is not
+//       blamed); then comm_rank_summary and comm_transport_summary from those sums
 //   5 merged in a fixed order: notes, write errors, the diagnosis tables and summary
 //
 // The analyses are the steps of cluster/analysis_steps.h over `ranks`, a const view; the two
@@ -240,10 +241,13 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   // CS_STREAM_ROWS=N (tests): the two summaries in chunks of N rows too.
   const size_t summary_chunk =
       std::getenv("CS_STREAM_ROWS") ? opts.comm_batch_ops : analysis::CommSummaryStream::kChunkRows;
+  // The rank summaries' sums beside the other analyses, their tables after them: built while the
+  // communication batches are held, their chunks and streams were the root's peak at 16,384
+  // ranks (docs/root_memory.md).
+  std::unique_ptr<analysis::CommSummaryStream> comm_sums;
   if (want.diagnosis)
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
-                       r.comm_rank_summary = comm_summary_step(ranks, sink, summary_chunk);
-                       r.has_comm_rank_summary = true;
+                       comm_sums = comm_summary_sums(ranks);
                        slow_ranks = slow_ranks_step(in, links.slow_links);
                      }});
   HostOutputs host;  // the host side (cluster/host_outputs.h)
@@ -265,6 +269,12 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   run_tasks(tasks, opts.threads, nullptr);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(opts.threads) + " thread(s)").c_str());
+  if (comm_sums) {
+    r.comm_rank_summary = comm_summary_tables(*comm_sums, sink, summary_chunk);
+    r.has_comm_rank_summary = true;
+    comm_sums.reset();
+    log.lap("comm_rank_summary, comm_transport_summary");
+  }
 
   for (const StepMessages* m :
        {&groups.messages, &comm_json, &matrix.messages, &step_trace, &operators.messages}) {

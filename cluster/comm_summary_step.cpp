@@ -2,15 +2,18 @@
 
 #include <utility>
 
-#include "analysis/comm_summary_stream.h"
-
 namespace cs::cluster {
 
-analysis::CommRankDigest comm_summary_step(const std::vector<load::RankData>& ranks,
-                                           TableSink& sink, size_t chunk_rows) {
-  analysis::CommSummaryStream summary;
+std::unique_ptr<analysis::CommSummaryStream> comm_summary_sums(
+    const std::vector<load::RankData>& ranks) {
+  auto summary = std::make_unique<analysis::CommSummaryStream>();
   readers::CommunicationFile scratch;  // a rank packed or spilled is read through it
-  for (const load::RankData& r : ranks) summary.add(analysis::rank_comm_sums(r, scratch));
+  for (const load::RankData& r : ranks) summary->add(analysis::rank_comm_sums(r, scratch));
+  return summary;
+}
+
+analysis::CommRankDigest comm_summary_tables(analysis::CommSummaryStream& summary, TableSink& sink,
+                                             size_t chunk_rows) {
   // A table without rows is put whole (its columns only), as before.
   std::unique_ptr<TableSink::Stream> rank_rows, transport_rows;
   if (summary.rank_rows() > 0)
