@@ -54,7 +54,12 @@ void FramePark::park(size_t recipe, RankPartial& part) {
     parked.key = key;
     parked.rows = it->second.rows();
     parked.columns = kinds_of(it->second);
-    parked.beside = recipes_[recipe]->kept_beside(key, it->second);
+    if (std::optional<frame::Frame> beside = recipes_[recipe]->kept_beside(key, it->second)) {
+      io::ByteWriter b;
+      frame::pack_frame(*beside, b);
+      parked.beside = std::move(b.data());
+      parked.beside.shrink_to_fit();
+    }
     io::ByteWriter w;
     frame::pack_frame(it->second, w);
     try {

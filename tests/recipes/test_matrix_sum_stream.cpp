@@ -147,7 +147,7 @@ TEST(MatrixSumStream, StreamedLinksAreTheHeldMergesRows) {
     auto bare = held;
     cs::recipes::FramePark bare_store({&recipe});
     park_all(bare, bare_store);
-    for (auto& p : bare) p.parked[0].beside.reset();
+    for (auto& p : bare) p.parked[0].beside.clear();
     EXPECT_EQ(cells(cm::merge_parked(bare)), cells(expected)) << far;
   }
 }

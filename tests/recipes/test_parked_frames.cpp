@@ -114,9 +114,9 @@ TEST(ParkedFrames, ParkedMergeWritesTheHeldMergesBytes) {
         // local rank): the same rank map as the whole frame's, with no read-back.
         for (const auto& p : parts) {
           if (p.parked.empty()) continue;  // (held)
-          ASSERT_TRUE(p.parked[0].beside.has_value());
+          ASSERT_TRUE(p.parked[0].has_beside());
           const cs::frame::Frame& rows = held[static_cast<size_t>(p.rank)].frames.at("matrix");
-          const cs::frame::Frame& kept = *p.parked[0].beside;
+          const cs::frame::Frame kept = p.parked[0].beside_rows();
           EXPECT_GT(kept.rows(), 0u);
           EXPECT_LT(kept.rows(), rows.rows());
           EXPECT_EQ(kept.columns.size(), 3u);
@@ -131,7 +131,7 @@ TEST(ParkedFrames, ParkedMergeWritesTheHeldMergesBytes) {
           EXPECT_FALSE(from_rows.empty());
         }
       } else {
-        EXPECT_FALSE(parts[0].parked[0].beside.has_value());
+        EXPECT_FALSE(parts[0].parked[0].has_beside());
       }
       const std::string got =
           merged_db(*recipe, std::move(parts), dir / ("parked" + std::to_string(every)));

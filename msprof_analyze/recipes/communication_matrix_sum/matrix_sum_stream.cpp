@@ -258,7 +258,10 @@ std::unique_ptr<StreamedMatrix> stream_matrix(std::vector<RankPartial>& parts,
       rows = &it->second;
     } else {
       for (const ParkedFrame& f : p->parked)
-        if (f.key == "matrix" && f.beside) rows = &*f.beside;
+        if (f.key == "matrix" && f.has_beside()) {
+          read = f.beside_rows();
+          rows = &read;
+        }
       if (!rows) {
         read = read_frame(*p, "matrix");
         rows = &read;
