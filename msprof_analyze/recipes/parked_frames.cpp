@@ -44,6 +44,16 @@ FramePark::FramePark(std::vector<const Recipe*> recipes, const std::string& dir)
   }
 }
 
+std::shared_ptr<const std::vector<ColumnKinds>> FramePark::shared_columns(
+    std::vector<ColumnKinds> columns) {
+  std::lock_guard lock(mu_);
+  for (const auto& list : column_lists_)
+    if (*list == columns) return list;
+  auto list = std::make_shared<const std::vector<ColumnKinds>>(std::move(columns));
+  if (column_lists_.size() < kMaxColumnLists) column_lists_.push_back(list);
+  return list;
+}
+
 void FramePark::park(size_t recipe, RankPartial& part) {
   if (recipe >= keys_.size()) return;
   for (const auto& key : keys_[recipe]) {
@@ -53,7 +63,7 @@ void FramePark::park(size_t recipe, RankPartial& part) {
     ParkedFrame parked;
     parked.key = key;
     parked.rows = it->second.rows();
-    parked.columns = kinds_of(it->second);
+    parked.columns = shared_columns(kinds_of(it->second));
     if (std::optional<frame::Frame> beside = recipes_[recipe]->kept_beside(key, it->second)) {
       io::ByteWriter b;
       frame::pack_frame(*beside, b);
@@ -141,7 +151,7 @@ std::vector<ColumnKinds> concat_columns(const std::vector<RankPartial>& parts,
     if (auto it = p.frames.find(key); it != p.frames.end()) {
       add(kinds_of(it->second), it->second.rows());
     } else if (const ParkedFrame* f = find_parked(p, key)) {
-      add(f->columns, f->rows);
+      add(*f->columns, f->rows);
     }
   }
   for (size_t c = 0; c < out.size(); ++c)

@@ -7,6 +7,7 @@
 // it comes to it. When the file cannot be created or written, the frames not yet in it stay held
 // in memory and one warning says why: parking saves memory, it never changes an output.
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ class FramePark {
 
  private:
   void fail(const std::string& why);
+  // `columns` as a shared list: the copy kept of an equal list parked before, else this one
+  // (kept for the next ones while there are at most kMaxColumnLists distinct lists).
+  std::shared_ptr<const std::vector<ColumnKinds>> shared_columns(std::vector<ColumnKinds> columns);
+  static constexpr size_t kMaxColumnLists = 64;
+  std::vector<std::shared_ptr<const std::vector<ColumnKinds>>> column_lists_;
   std::vector<const Recipe*> recipes_;
   std::vector<std::vector<std::string>> keys_;
   std::shared_ptr<runtime::SpillFile> file_;

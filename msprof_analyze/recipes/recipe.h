@@ -30,6 +30,7 @@ struct ColumnKinds {
   const std::string* name = nullptr;  // interned (frame/text_pool.h)
   uint8_t kinds = 0;
   bool force_object = false;
+  bool operator==(const ColumnKinds&) const = default;
 };
 
 // One frame of a rank's partial result parked on disk (msprof_analyze/recipes/parked_frames.h):
@@ -39,7 +40,9 @@ struct ParkedFrame {
   std::shared_ptr<runtime::SpillFile> file;
   runtime::SpillFile::Block block;
   uint64_t rows = 0;
-  std::vector<ColumnKinds> columns;
+  // Its columns, shared by every parked frame with the same list (FramePark keeps one copy of
+  // each: the ranks' frames of a recipe mostly have the same columns and kinds). Never null.
+  std::shared_ptr<const std::vector<ColumnKinds>> columns;
   // The few rows the recipe keeps held beside the parked frame (Recipe::kept_beside), so a merge
   // that needs only them does not read the frame back; empty when the recipe keeps nothing.
   // Packed (frame/frame_codec.h): a held Frame costs a block of its own (its columns' std::deque,

@@ -78,6 +78,28 @@ TEST(ParkedFrames, ReadBackGivesTheFrameAndTheConcatenationsKinds) {
     EXPECT_EQ(cs::recipes::frame_rows(parts[i], "time"), held[i].frames.at("time").rows());
     EXPECT_EQ(cells(cs::recipes::read_frame(parts[i], "time")), cells(held[i].frames.at("time")));
   }
+  // Ranks with the same columns share one list of them (ranks 0, 2, 4 repeat one real rank);
+  // each list is the held frame's.
+  auto columns_of = [&](size_t i, const std::string& key) {
+    for (const auto& f : parts[i].parked)
+      if (f.key == key) return f.columns;
+    return std::shared_ptr<const std::vector<cs::recipes::ColumnKinds>>();
+  };
+  for (const std::string key : {"time", "bandwidth"}) {
+    ASSERT_TRUE(columns_of(0, key)) << key;
+    EXPECT_EQ(columns_of(0, key).get(), columns_of(2, key).get()) << key;
+    EXPECT_EQ(columns_of(1, key).get(), columns_of(5, key).get()) << key;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const cs::frame::Frame& f = held[i].frames.at(key);
+      const auto& list = *columns_of(i, key);
+      ASSERT_EQ(list.size(), f.columns.size()) << key;
+      for (size_t c = 0; c < list.size(); ++c) {
+        EXPECT_EQ(*list[c].name, f.columns[c].name);
+        EXPECT_EQ(list[c].kinds, cs::frame::cell_kinds(f.columns[c]));
+        EXPECT_EQ(list[c].force_object, f.columns[c].force_object);
+      }
+    }
+  }
   // The kinds kept give the dtypes of the concatenation of the held frames.
   std::vector<const cs::frame::Frame*> frames;
   for (const auto& p : held) frames.push_back(&p.frames.at("bandwidth"));
