@@ -7,7 +7,8 @@ peaked and sums what is live then, by the first clusterscope frame of each alloc
 (docs/root_memory.md uses it for the root's stage-4 peak).
 
   heaptrack -o /tmp/ht build/clusterscope cluster -d JOB -o OUT --quiet
-  bench/heap_at_peak.py /tmp/ht.zst [--top 40]
+  bench/heap_at_peak.py /tmp/ht.zst [--top 40] [--depth 3]   (--depth: sites named by their first
+  3 clusterscope frames, callee < caller, to tell apart what one function allocates for several)
 
 Under mpirun, trace the root only: mpirun -np 2 bash -c 'if [ $OMPI_COMM_WORLD_RANK = 0 ]; then
 exec heaptrack -o /tmp/ht build/clusterscope ...; else exec build/clusterscope ...; fi'.
