@@ -252,7 +252,11 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                      }});
   HostOutputs host;  // the host side (cluster/host_outputs.h)
   if (want.diagnosis)
-    tasks.push_back({"host side", 0.1, [&] { host = host_outputs(ranks, sink); }});
+    tasks.push_back({"host side", 0.1, [&] {
+                       host = host_outputs(ranks, sink);
+                       // read only by the report, at the end: on disk while stage 4 runs
+                       r.host_rank_ops = ParkedTable(std::move(host.rank_ops), loaded.spill);
+                     }});
   if (want.matrix) {
     if (digest) {
       const io::Table slow = analysis::slow_links_table(links.slow_links);
@@ -294,7 +298,6 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     r.summary += memory_lines;
     r.summary += host.summary;
     r.notes.append(host.notes);
-    r.host_rank_ops = std::move(host.rank_ops);
   }
   return r;
 }

@@ -8,6 +8,7 @@
 #include "analysis/comm_summary_stream.h"
 #include "cluster/cluster_loader.h"
 #include "cluster/cluster_options.h"
+#include "cluster/parked_table.h"
 #include "cluster/table_sink.h"
 #include "io/diagnostics.h"
 #include "msprof_analyze/documents/cluster_step_trace.h"
@@ -37,8 +38,8 @@ struct AnalysisResults {
   bool has_step_trace = false;
   documents::ClusterStepTrace step_trace;
   // Each rank's host-heaviest operators for the report's drill-down (cluster/host_outputs.h);
-  // no rows without a host timeline.
-  io::Table host_rank_ops{"host_rank_ops"};
+  // no rows without a host timeline. Parked in the root's spill file until the report reads it.
+  ParkedTable host_rank_ops;
   // The report's digest of comm_rank_summary (cluster/comm_summary_step.h: each row's group and
   // rank, each rank's times), set in the diagnosis modes; the table itself is streamed to the sink.
   bool has_comm_rank_summary = false;

@@ -261,6 +261,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
                  html ? report_tables : std::set<std::string>{}, root_threads(opts, lc));
   sink.set_op_tables(opts.op_tables);
   sink.set_hdf5_elsewhere(h5_written);
+  sink.park_kept_in(lc.spill);  // the report's tables wait on disk while stage 4 runs
   // CS_STREAM_ROWS=N (tests): the streamed tables in HDF5 chunks of N rows (and batches of about
   // N op reports: run_analyses).
   if (const char* rows = std::getenv("CS_STREAM_ROWS"); rows && std::atol(rows) > 0)
@@ -326,7 +327,16 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.memory_findings = sink.kept("memory_findings");
     in.host_ops = sink.kept("host_ops");
     in.free_breakdown = sink.kept("free_breakdown");
-    if (results.host_rank_ops.rows() > 0) in.host_rank_ops = &results.host_rank_ops;
+    try {
+      if (results.host_rank_ops.get().rows() > 0) in.host_rank_ops = &results.host_rank_ops.get();
+    } catch (const std::exception& e) {  // parked on disk, and the disk failed it
+      io::Diagnostic x;
+      x.severity = io::Severity::kWarning;
+      x.what = std::string("the host drill-down could not be read back from the spill file (") +
+               e.what() + ")";
+      x.hint = "report.html goes without each rank's host operators; check the disk under $TMPDIR";
+      html_diag.add(std::move(x));
+    }
     in.input_path = opts.load.input_dir;
     in.processes = processes;
     in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

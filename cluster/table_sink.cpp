@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <utility>
 
 #include "io/csv/csv_writer.h"
@@ -169,11 +170,15 @@ void TableSink::put(io::Table table) {
     io::write_table_csv_gz(*t, base + ".csv.gz", d);
   }
   if (!async_ && h5) run_h5({Job::kTable, t, nullptr});
+  const std::string name = t->name;
+  const size_t rows = t->rows();
+  std::optional<ParkedTable> kept;
+  if (keep_.count(name)) kept.emplace(std::move(t), park_);  // packed here, outside the lock
   std::lock_guard<std::mutex> lock(mu_);
   ++count_;
-  if (is_op_table(t->name)) op_rows_[t->name] += t->rows();
-  if (!d.empty()) diag_[t->name].append(d);
-  if (keep_.count(t->name)) kept_.insert_or_assign(t->name, std::move(t));
+  if (is_op_table(name)) op_rows_[name] += rows;
+  if (!d.empty()) diag_[name].append(d);
+  if (kept) kept_.insert_or_assign(name, std::move(*kept));
 }
 
 std::unique_ptr<TableSink::Stream> TableSink::open_stream(
@@ -253,7 +258,20 @@ void TableSink::finish() {
 const io::Table* TableSink::kept(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = kept_.find(name);
-  return it == kept_.end() ? nullptr : it->second.get();
+  if (it == kept_.end()) return nullptr;
+  try {
+    return &it->second.get();
+  } catch (const std::exception& e) {
+    kept_.erase(it);
+    io::Diagnostic x;
+    x.severity = io::Severity::kWarning;
+    x.what = "the table " + name + " could not be read back from the spill file (" + e.what() + ")";
+    x.hint =
+        "report.html goes without it; its CSV and HDF5 copies were written; check the disk under "
+        "$TMPDIR";
+    diag_[name].add(std::move(x));
+    return nullptr;
+  }
 }
 
 std::map<std::string, size_t> TableSink::op_table_rows() const {

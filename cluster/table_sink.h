@@ -28,12 +28,14 @@
 #include <thread>
 
 #include "cluster/cluster_mode.h"
+#include "cluster/parked_table.h"
 #include "io/csv/csv_writer.h"
 #include "io/diagnostics.h"
 #include "io/hdf5/hdf5_append.h"
 #include "io/hdf5/hdf5_writer.h"
 #include "io/string_column_size.h"
 #include "io/table.h"
+#include "runtime/spill_file.h"
 
 namespace cs::cluster {
 
@@ -57,6 +59,11 @@ class TableSink {
   // The tables already in the HDF5 file (written there collectively by every process,
   // cluster/rank_tables.h): put() writes only their CSV files. Call before the first put().
   void set_hdf5_elsewhere(std::set<std::string> names) { h5_elsewhere_ = std::move(names); }
+
+  // Kept tables are parked in `spill` once put (cluster/parked_table.h) and read back by kept():
+  // the report's tables are then not held while the later analyses run. Null: kept in memory.
+  // Call before the first put().
+  void park_kept_in(std::shared_ptr<runtime::SpillFile> spill) { park_ = std::move(spill); }
 
   // Writes `t` (its HDF5 datasets perhaps later, on the writer thread) and keeps it if its name
   // is in `keep`. Thread-safe.
@@ -113,7 +120,8 @@ class TableSink {
   // staying on for more: how the caller keeps a big table from being held beside the next ones.
   void wait_written();
 
-  // A kept table, null when it was not put. Call after finish().
+  // A kept table, null when it was not put, or when it was parked and cannot be read back (said
+  // once in diagnostics()). Call after finish().
   const io::Table* kept(const std::string& name) const;
 
   // The per-op tables (is_op_table) put so far and their rows.
@@ -151,11 +159,12 @@ class TableSink {
   std::set<std::string> keep_;
   std::set<std::string> h5_elsewhere_;
   int threads_;
-  bool async_;             // HDF5 on the writer thread
-  std::mutex h5_mu_;       // serialises HDF5 calls
-  mutable std::mutex mu_;  // guards everything below
-  std::map<std::string, std::shared_ptr<const io::Table>> kept_;
-  std::map<std::string, io::Diagnostics> diag_;
+  bool async_;                                // HDF5 on the writer thread
+  std::mutex h5_mu_;                          // serialises HDF5 calls
+  mutable std::mutex mu_;                     // guards everything below
+  std::shared_ptr<runtime::SpillFile> park_;  // where kept tables wait (null: in memory)
+  mutable std::map<std::string, ParkedTable> kept_;
+  mutable std::map<std::string, io::Diagnostics> diag_;
   size_t count_ = 0;
   double h5_wall_ = 0, h5_cpu_ = 0;
   std::map<std::string, size_t> op_rows_;

@@ -1,0 +1,74 @@
+// ParkedTable: a table parked in a spill file is off the heap until read back, comes back the
+// same, and stays in memory when there is no spill file; TableSink parks its kept tables.
+#include "cluster/parked_table.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cluster/table_sink.h"
+
+using cs::cluster::ParkedTable;
+using cs::cluster::TableSink;
+
+namespace {
+
+cs::io::Table steps(int rows) {
+  cs::io::Table t("step_trace");
+  auto& rank = t.add_int("rank");
+  auto& step = t.add_string("Step");
+  auto& free = t.add_double("Free", "us");
+  for (int i = 0; i < rows; ++i) {
+    rank.ints.push_back(i);
+    step.strings.push_back("step" + std::to_string(i % 3));
+    free.doubles.push_back(i * 0.25);
+  }
+  return t;
+}
+
+void expect_same(const cs::io::Table& a, const cs::io::Table& b) {
+  EXPECT_EQ(a.name, b.name);
+  ASSERT_EQ(a.columns.size(), b.columns.size());
+  EXPECT_EQ(a.columns[0].ints, b.columns[0].ints);
+  EXPECT_EQ(a.columns[1].strings, b.columns[1].strings);
+  EXPECT_EQ(a.columns[2].doubles, b.columns[2].doubles);
+  EXPECT_EQ(a.columns[2].unit, b.columns[2].unit);
+}
+
+}  // namespace
+
+TEST(ParkedTable, ParkedOnDiskUntilReadBackThenHeld) {
+  auto spill = cs::runtime::SpillFile::create();
+  const uint64_t before = spill->size();
+  ParkedTable p(steps(1000), spill);
+  EXPECT_TRUE(p.has_table());
+  EXPECT_TRUE(p.parked());
+  EXPECT_GT(spill->size(), before + 1000 * 16);  // the rows are in the file
+  const cs::io::Table& t = p.get();
+  EXPECT_FALSE(p.parked());
+  expect_same(t, steps(1000));
+  EXPECT_EQ(&p.get(), &t);  // read once
+}
+
+TEST(ParkedTable, WithoutASpillFileItIsHeld) {
+  ParkedTable p(steps(5), nullptr);
+  EXPECT_TRUE(p.has_table());
+  EXPECT_FALSE(p.parked());
+  expect_same(p.get(), steps(5));
+  const ParkedTable none;
+  EXPECT_FALSE(none.has_table());
+  EXPECT_EQ(none.get().rows(), 0u);
+}
+
+TEST(ParkedTable, TheSinkParksItsKeptTablesAndReadsThemBack) {
+  auto spill = cs::runtime::SpillFile::create();
+  TableSink sink("/nonexistent/never/written", false, nullptr, {"step_trace"});
+  sink.park_kept_in(spill);
+  sink.put(steps(300));
+  EXPECT_GT(spill->size(), 300u * 16);  // parked as it was put
+  sink.finish();
+  const cs::io::Table* t = sink.kept("step_trace");
+  ASSERT_NE(t, nullptr);
+  expect_same(*t, steps(300));
+  EXPECT_TRUE(sink.diagnostics().empty());
+}
