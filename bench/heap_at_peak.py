@@ -7,7 +7,7 @@ peaked and sums what is live then, by the first clusterscope frame of each alloc
 (docs/root_memory.md uses it for the root's stage-4 peak).
 
   heaptrack -o /tmp/ht build/clusterscope cluster -d JOB -o OUT --quiet
-  bench/heap_at_peak.py /tmp/ht.zst [--top 40] [--depth 3]   (--depth: sites named by their first
+  bench/heap_at_peak.py /tmp/ht.zst [--top 40] [--depth 3] [--since S] [--until S]   (--depth: sites named by their first
   3 clusterscope frames, callee < caller, to tell apart what one function allocates for several)
 
 Under mpirun, trace the root only: mpirun -np 2 bash -c 'if [ $OMPI_COMM_WORLD_RANK = 0 ]; then
@@ -34,6 +34,8 @@ def main():
     ap.add_argument('--top', type=int, default=40)
     ap.add_argument('--until', type=float, default=None,
                     help='the peak before this many seconds of the run (e.g. the load stage)')
+    ap.add_argument('--since', type=float, default=None,
+                    help='the peak after this many seconds of the run (with --until: a window)')
     ap.add_argument('--depth', type=int, default=1,
                     help='name a site by its first N clusterscope frames (callee < caller)')
     ap.add_argument('--timeline', action='store_true',
@@ -55,7 +57,8 @@ def main():
         elif c == b'+':
             cur += sizes[int(line[2:], 16)]
             n += 1
-            if cur > peak and (args.until is None or seconds < args.until):
+            if cur > peak and (args.until is None or seconds < args.until) and (
+                    args.since is None or seconds >= args.since):
                 peak, peak_at = cur, n
         elif c == b'-':
             cur -= sizes[int(line[2:], 16)]

@@ -253,9 +253,9 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   HostOutputs host;  // the host side (cluster/host_outputs.h)
   if (want.diagnosis)
     tasks.push_back({"host side", 0.1, [&] {
-                       host = host_outputs(ranks, sink);
-                       // read only by the report, at the end: on disk while stage 4 runs
-                       r.host_rank_ops = ParkedTable(std::move(host.rank_ops), loaded.spill);
+                       // the drill-down, read only by the report at the end, on disk
+                       host = host_outputs(ranks, sink, loaded.spill);
+                       r.host_rank_ops = std::move(host.rank_ops);
                      }});
   if (want.matrix) {
     if (digest) {

@@ -13,9 +13,11 @@ namespace cs::cluster {
 
 namespace {
 constexpr size_t kDrillOps = 10;  // host-heaviest operators per rank in the report's drill-down
+constexpr size_t kDrillChunkRows = 8192;  // rows of the drill-down built before they are parked
 }  // namespace
 
-HostOutputs host_outputs(const std::vector<load::RankData>& ranks, TableSink& sink) {
+HostOutputs host_outputs(const std::vector<load::RankData>& ranks, TableSink& sink,
+                         const std::shared_ptr<runtime::SpillFile>& spill) {
   HostOutputs out;
   if (std::none_of(ranks.begin(), ranks.end(), [](const load::RankData& d) { return d.has_host; }))
     return out;
@@ -25,7 +27,9 @@ HostOutputs host_outputs(const std::vector<load::RankData>& ranks, TableSink& si
   io::Table ops = host::host_ops_table(summaries);
   if (ops.rows() > 0) {  // some rank has operators
     sink.put(std::move(ops));
-    out.rank_ops = host::host_rank_ops_table(summaries, kDrillOps);
+    out.rank_ops = ParkedTable(spill);
+    host::host_rank_ops_chunks(summaries, kDrillOps, kDrillChunkRows,
+                               [&](io::Table rows) { out.rank_ops.append(std::move(rows)); });
   }
   sink.put(host::free_breakdown_table(summaries));
   const host::HostFindings f = host::host_findings(summaries);

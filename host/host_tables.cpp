@@ -3,6 +3,9 @@
 #include "host/host_tables.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <utility>
 
 #include <string>
 
@@ -70,19 +73,30 @@ io::Table host_ops_table(const SummaryWalk& ranks) {
   return t;
 }
 
-io::Table host_rank_ops_table(const SummaryWalk& ranks, size_t top) {
+namespace {
+
+io::Table rank_ops_schema() {
   io::Table t("host_rank_ops");
-  auto& rank = t.add_int("rank");
+  t.add_int("rank");
   // Each name once: the same operators top many ranks (16,384 DB ranks: 164k rows, 25 MB with a
-  // string a row, held for the report until the end).
-  auto& name = t.add_encoded_string("operator");
-  io::DictionaryEncoder names(name);
-  auto& calls = t.add_int("calls");
-  auto& self = t.add_double("host_self_us", "us");
-  auto& dev = t.add_double("device_self_us", "us");
-  auto& launches = t.add_int("launches");
-  auto& mean = t.add_double("launch_delay_mean_us", "us");
-  auto& bound = t.add_int("host_bound");
+  // string a row).
+  t.add_encoded_string("operator");
+  t.add_int("calls");
+  t.add_double("host_self_us", "us");
+  t.add_double("device_self_us", "us");
+  t.add_int("launches");
+  t.add_double("launch_delay_mean_us", "us");
+  t.add_int("host_bound");
+  return t;
+}
+
+}  // namespace
+
+void host_rank_ops_chunks(const SummaryWalk& ranks, size_t top, size_t chunk_rows,
+                          const std::function<void(io::Table)>& emit) {
+  io::Table t = rank_ops_schema();
+  auto names = std::make_unique<io::DictionaryEncoder>(t.columns[1]);
+  bool emitted = false;
   std::vector<const OpStats*> ops;  // reused rank after rank
   ranks([&](int r, const HostSummary& s) {
     ops.clear();
@@ -92,19 +106,37 @@ io::Table host_rank_ops_table(const SummaryWalk& ranks, size_t top) {
       return a->name < b->name;
     });
     if (ops.size() > top) ops.resize(top);
+    auto& c = t.columns;
     for (const OpStats* o : ops) {
-      rank.ints.push_back(r);
-      names.push(o->name);
-      calls.ints.push_back(o->calls);
-      self.doubles.push_back(o->host_self_us);
-      dev.doubles.push_back(o->device_self_us);
-      launches.ints.push_back(o->launches);
-      mean.doubles.push_back(o->launches > 0 ? o->delay_sum_us / static_cast<double>(o->launches)
+      c[0].ints.push_back(r);
+      names->push(o->name);
+      c[2].ints.push_back(o->calls);
+      c[3].doubles.push_back(o->host_self_us);
+      c[4].doubles.push_back(o->device_self_us);
+      c[5].ints.push_back(o->launches);
+      c[6].doubles.push_back(o->launches > 0 ? o->delay_sum_us / static_cast<double>(o->launches)
                                              : 0);
-      bound.ints.push_back(host_bound(*o) ? 1 : 0);
+      c[7].ints.push_back(host_bound(*o) ? 1 : 0);
+    }
+    if (t.rows() >= chunk_rows) {  // whole ranks per chunk
+      names.reset();
+      emit(std::exchange(t, rank_ops_schema()));
+      names = std::make_unique<io::DictionaryEncoder>(t.columns[1]);
+      emitted = true;
     }
   });
-  return t;
+  names.reset();
+  if (t.rows() > 0 || !emitted) emit(std::move(t));
+}
+
+io::Table host_rank_ops_table(const SummaryWalk& ranks, size_t top) {
+  io::Table whole;
+  bool first = true;
+  host_rank_ops_chunks(ranks, top, SIZE_MAX, [&](io::Table t) {
+    if (first) whole = std::move(t);
+    first = false;
+  });
+  return whole;
 }
 
 io::Table free_breakdown_table(const SummaryWalk& ranks) {

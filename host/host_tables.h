@@ -35,6 +35,11 @@ io::Table free_breakdown_table(const SummaryWalk& ranks);
 // calls, host_self_us, device_self_us, launches, launch_delay_mean_us, host_bound; each rank's
 // `top` operators of largest host self time (then name), ranks in the order given.
 io::Table host_rank_ops_table(const SummaryWalk& ranks, size_t top);
+// The same table given to `emit` in chunks of whole ranks, each of at least `chunk_rows` rows
+// but the last (at least one chunk, empty when no rank has operators), each string column with
+// a dictionary of its own: the table need never be whole in memory (cluster/parked_table.h).
+void host_rank_ops_chunks(const SummaryWalk& ranks, size_t top, size_t chunk_rows,
+                          const std::function<void(io::Table)>& emit);
 
 // The same tables from summaries held in memory.
 io::Table host_ops_table(const std::vector<RankSummary>& ranks);

@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -23,7 +24,9 @@
 #include "cluster/cluster_loader.h"
 #include "cluster/cluster_mode.h"
 #include "cluster/host_outputs.h"
+#include "cluster/parked_table.h"
 #include "cluster/table_sink.h"
+#include "host/host_tables.h"
 #include "io/byte_buffer.h"
 #include "load/rank_data_codec.h"
 #include "runtime/spill_file.h"
@@ -121,15 +124,19 @@ struct Outputs {
   std::vector<analysis::SlowRankFinding> findings;
 };
 
-Outputs outputs_of(const std::vector<load::RankData>& ranks) {
+// `park`: the drill-down and the kept tables wait in a spill file, as on the root of `cluster`.
+Outputs outputs_of(const std::vector<load::RankData>& ranks, bool park = false) {
   Outputs o;
   {
+    const auto spill = park ? runtime::SpillFile::create() : nullptr;
     TableSink sink(::testing::TempDir(), /*csv=*/false, nullptr, {"host_ops", "free_breakdown"});
-    HostOutputs h = host_outputs(ranks, sink);
+    sink.park_kept_in(spill);
+    HostOutputs h = host_outputs(ranks, sink, spill);
+    EXPECT_EQ(h.rank_ops.parked(), park);
     sink.finish();
     if (const io::Table* t = sink.kept("host_ops")) o.host_ops = *t;
     if (const io::Table* t = sink.kept("free_breakdown")) o.free_breakdown = *t;
-    o.rank_ops = std::move(h.rank_ops);
+    o.rank_ops = h.rank_ops.get();
     o.summary = h.summary;
     for (const auto& n : h.notes.items()) o.notes.push_back(n.what);
   }
@@ -151,6 +158,12 @@ void expect_same_table(const io::Table& a, const io::Table& b) {
     const io::Column& y = b.columns[c];
     EXPECT_EQ(x.name, y.name) << a.name;
     EXPECT_EQ(x.strings, y.strings) << a.name << "." << x.name;
+    EXPECT_EQ(x.encoded, y.encoded) << a.name << "." << x.name;
+    if (x.type == io::ColumnType::kString) {
+      for (size_t r = 0; r < x.size(); ++r) {
+        EXPECT_EQ(x.str(r), y.str(r)) << a.name << " row " << r;
+      }
+    }
     EXPECT_EQ(x.ints, y.ints) << a.name << "." << x.name;
     ASSERT_EQ(x.doubles.size(), y.doubles.size()) << a.name << "." << x.name;
     for (size_t r = 0; r < x.doubles.size(); ++r)
@@ -204,6 +217,40 @@ void expect_findings_fire(const Outputs& o, bool job_bound) {
 }
 
 enum class State { kHeld, kPacked, kSpilled };
+
+TEST(HostParked, TheParkedDrillDownAndKeptTablesAreTheHeldOnes) {
+  const std::vector<load::RankData> ranks = random_ranks(false);
+  const Outputs held = outputs_of(ranks);
+  expect_findings_fire(held, false);
+  expect_same(held, outputs_of(ranks, /*park=*/true));
+}
+
+TEST(HostParked, TheDrillDownInChunksOfAnySizeJoinsToTheWholeTable) {
+  const std::vector<load::RankData> ranks = random_ranks(false);
+  std::vector<host::RankSummary> summaries;
+  std::deque<host::HostSummary> scratch;  // stays put as it grows
+  for (const load::RankData& d : ranks)
+    if (d.has_host) summaries.push_back({d.rank(), &d.host.read(scratch.emplace_back())});
+  const io::Table whole = host::host_rank_ops_table(summaries, 10);
+  ASSERT_GT(whole.rows(), 100u);
+  for (const bool park : {false, true})
+    for (const size_t chunk : {size_t{1}, size_t{7}, size_t{64}, whole.rows()}) {
+      SCOPED_TRACE("park " + std::to_string(park) + ", chunk " + std::to_string(chunk));
+      ParkedTable p(park ? runtime::SpillFile::create() : nullptr);
+      size_t chunks = 0;
+      host::host_rank_ops_chunks(host::walk_of(summaries), 10, chunk, [&](io::Table t) {
+        ++chunks;
+        p.append(std::move(t));
+      });
+      if (chunk == 1) {
+        EXPECT_GT(chunks, 30u);  // whole ranks: one chunk a rank
+      }
+      EXPECT_EQ(p.parked(), park);
+      expect_same_table(p.get(), whole);
+      EXPECT_EQ(p.get().columns[1].dict, whole.columns[1].dict);  // codes in first-seen order
+      EXPECT_EQ(p.get().columns[1].codes, whole.columns[1].codes);
+    }
+}
 
 TEST(HostParked, ParkedSummariesGiveTheHeldOutputsBitForBit) {
   for (const bool job_bound : {false, true}) {

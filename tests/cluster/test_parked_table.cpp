@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cluster/table_sink.h"
 
@@ -71,4 +73,37 @@ TEST(ParkedTable, TheSinkParksItsKeptTablesAndReadsThemBack) {
   ASSERT_NE(t, nullptr);
   expect_same(*t, steps(300));
   EXPECT_TRUE(sink.diagnostics().empty());
+}
+
+TEST(ParkedTable, ChunksAppendedJoinWithOneDictionary) {
+  for (const bool park : {false, true}) {
+    ParkedTable p(park ? cs::runtime::SpillFile::create() : nullptr);
+    for (const char* chunk : {"ab", "bc", "", "ca"}) {
+      cs::io::Table t("names");
+      auto& n = t.add_encoded_string("name");
+      cs::io::DictionaryEncoder e(n);
+      auto& i = t.add_int("i");
+      for (const char* c = chunk; *c; ++c) {
+        e.push(std::string(1, *c));
+        i.ints.push_back(*c);
+      }
+      p.append(std::move(t));
+    }
+    EXPECT_EQ(p.parked(), park);
+    const cs::io::Table& t = p.get();
+    ASSERT_EQ(t.rows(), 6u);
+    std::string names;
+    for (size_t r = 0; r < t.rows(); ++r) names += t.columns[0].str(r);
+    EXPECT_EQ(names, "abbcca");
+    EXPECT_EQ(t.columns[0].dict, (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(t.columns[1].ints, (std::vector<int64_t>{'a', 'b', 'b', 'c', 'c', 'a'}));
+  }
+}
+
+TEST(ParkedTable, ChunksWithOtherColumnsAreRefused) {
+  ParkedTable p(nullptr);
+  p.append(steps(2));
+  cs::io::Table other("step_trace");
+  other.add_int("rank");
+  EXPECT_THROW(p.append(std::move(other)), std::runtime_error);
 }
