@@ -25,7 +25,9 @@ class ByteWriter {
     put<uint32_t>(static_cast<uint32_t>(s.size()));
     buf_.insert(buf_.end(), s.begin(), s.end());
   }
+  // n may be 0 with p null (an empty vector's data()).
   void bytes(const void* p, size_t n) {
+    if (n == 0) return;
     const auto* c = static_cast<const char*>(p);
     buf_.insert(buf_.end(), c, c + n);
   }
@@ -62,9 +64,10 @@ class ByteReader {
     p_ += n;
     return s;
   }
+  // n may be 0 with out null (an empty vector's data()): nothing is copied.
   void bytes(void* out, size_t n) {
     need(n);
-    std::memcpy(out, p_, n);
+    if (n > 0) std::memcpy(out, p_, n);
     p_ += n;
   }
   // Skips n bytes and returns where they start (a length-prefixed blob, read on its own later).

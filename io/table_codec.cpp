@@ -29,7 +29,7 @@ std::vector<std::string> get_strings(ByteReader& r) {
 template <class T>
 void put_numbers(ByteWriter& w, const std::vector<T>& v) {
   w.put<uint64_t>(v.size());
-  if (!v.empty()) w.bytes(v.data(), v.size() * sizeof(T));
+  w.bytes(v.data(), v.size() * sizeof(T));
 }
 
 template <class T>
@@ -42,7 +42,7 @@ std::vector<T> get_numbers(ByteReader& r) {
   const auto n = r.get<uint64_t>();
   if (n > r.remaining() / sizeof(T)) throw std::runtime_error("table codec: bad count");
   std::vector<T> v(n);
-  if (n > 0) r.bytes(v.data(), n * sizeof(T));  // an empty vector's data() may be null
+  r.bytes(v.data(), n * sizeof(T));
   return v;
 }
 
