@@ -1,7 +1,9 @@
 #include "analysis/comm_tables.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <tuple>
 #include <unordered_map>
@@ -262,22 +264,6 @@ io::Table communication_matrix_table(const documents::GlobalLinks& links, int th
 }
 
 io::Table step_trace_table(const std::vector<load::RankData>& ranks) {
-  struct Row {
-    Key key;
-    const readers::StepTraceFile* file;
-    const readers::StepTraceRow* row;
-  };
-  std::vector<Row> rows;
-  for (const load::RankData& rd : ranks) {
-    if (!rd.has_step_trace) continue;
-    for (const readers::StepTraceRow& row : rd.step_trace.rows)
-      rows.push_back({Key{row.step, {}, {}, rd.rank(), 0, {}}, &rd.step_trace, &row});
-  }
-  sort_rows(rows);
-
-  io::Table t("step_trace");
-  auto& step = t.add_string("step");
-  auto& rank = t.add_int("rank");
   static const std::pair<const char*, const char*> kColumns[] = {
       {"computing_us", "Computing"},
       {"comm_not_overlapped_us", "Communication(Not Overlapped)"},
@@ -288,13 +274,32 @@ io::Table step_trace_table(const std::vector<load::RankData>& ranks) {
       {"bubble_us", "Bubble"},
       {"preparing_us", "Preparing"},
   };
+  constexpr size_t kValues = std::size(kColumns);
+  struct Row {
+    Key key;
+    std::array<double, kValues> values;  // copied: a parked step trace is read into scratch
+  };
+  std::vector<Row> rows;
+  readers::StepTraceFile scratch;
+  for (const load::RankData& rd : ranks) {
+    if (!rd.has_step_trace) continue;
+    const readers::StepTraceFile& st = rd.step_trace.read(scratch);
+    for (const readers::StepTraceRow& row : st.rows) {
+      Row& r = rows.emplace_back(Row{Key{row.step, {}, {}, rd.rank(), 0, {}}, {}});
+      for (size_t c = 0; c < kValues; ++c) r.values[c] = st.get(row, kColumns[c].second);
+    }
+  }
+  sort_rows(rows);
+
+  io::Table t("step_trace");
+  auto& step = t.add_string("step");
+  auto& rank = t.add_int("rank");
   std::vector<io::Column*> cols;
   for (const auto& [name, source] : kColumns) cols.push_back(&t.add_double(name, "us"));
   for (const Row& r : rows) {
     step.strings.emplace_back(r.key.step);
     rank.ints.push_back(r.key.rank);
-    for (size_t c = 0; c < cols.size(); ++c)
-      cols[c]->doubles.push_back(r.file->get(*r.row, kColumns[c].second));
+    for (size_t c = 0; c < cols.size(); ++c) cols[c]->doubles.push_back(r.values[c]);
   }
   return t;
 }

@@ -57,11 +57,12 @@ StepDeviations step_deviations(const std::vector<load::RankData>& ranks,
   std::map<std::pair<std::string, int>, Cell> cells;  // (step, stage)
   std::map<int, std::pair<double, int>> step_time;    // rank -> (sum of step ms, rows)
   std::unordered_set<std::string> seen;
+  readers::StepTraceFile scratch;  // filled only while a rank's step trace is parked
   for (const auto& r : ranks) {
     if (!r.has_step_trace || r.rank() < 0) continue;
     const auto it = stages.find(r.rank());
     const int stage = stages.empty() ? 0 : (it == stages.end() ? -1 : it->second);
-    const auto& st = r.step_trace;
+    const readers::StepTraceFile& st = r.step_trace.read(scratch);
     const int ci = st.column("Computing"), fi = st.column("Free"), si = st.column("Stage");
     if (ci < 0) continue;
     seen.clear();

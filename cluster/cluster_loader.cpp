@@ -65,8 +65,8 @@ class SpillGuard {
     }
   }
   bool on() const { return on_; }
-  // Parks a rank's ops, matrix, operator table and host summary in the file, or packs them in
-  // memory once the file has failed.
+  // Parks a rank's ops, matrix, operator table, host summary and step trace in the file, or packs
+  // them in memory once the file has failed.
   void park(load::RankData& d) {
     if (on_) {
       try {
@@ -74,6 +74,7 @@ class SpillGuard {
         d.matrix.spill(file_);
         d.operators.spill(file_);
         d.host.spill(file_);
+        d.step_trace.spill(file_);
         return;
       } catch (const std::exception& e) {
         fail(e.what());  // what went to the file stays there; the rest is packed below
@@ -83,6 +84,7 @@ class SpillGuard {
     d.matrix.pack();
     d.operators.pack();
     d.host.pack();
+    d.step_trace.pack();
   }
   // The file, when every rank went there or none did (kept open as long as the ranks are).
   std::shared_ptr<runtime::SpillFile> file() const { return file_; }

@@ -56,7 +56,9 @@ Alignment align(const std::vector<RankData>& base, const std::vector<RankData>& 
 
 // Steps a rank profiled (rows of its step trace), at least 1: totals become per-step values.
 double steps_of(const RankData& d) {
-  return d.step_trace.rows.empty() ? 1.0 : static_cast<double>(d.step_trace.rows.size());
+  readers::StepTraceFile scratch;
+  const readers::StepTraceFile& st = d.step_trace.read(scratch);
+  return st.rows.empty() ? 1.0 : static_cast<double>(st.rows.size());
 }
 
 // "step3" -> "3" (communication.json step names as step_trace_time.csv writes them).
@@ -69,9 +71,11 @@ using StepMetrics = std::map<std::pair<std::string, std::string>, double>;
 
 StepMetrics step_metrics(const RankData& d) {
   StepMetrics m;
-  for (const auto& row : d.step_trace.rows)
-    for (size_t c = 0; c < d.step_trace.columns.size() && c < row.values.size(); ++c)
-      if (!std::isnan(row.values[c])) m[{row.step, d.step_trace.columns[c]}] = row.values[c];
+  readers::StepTraceFile scratch;
+  const readers::StepTraceFile& st = d.step_trace.read(scratch);
+  for (const auto& row : st.rows)
+    for (size_t c = 0; c < st.columns.size() && c < row.values.size(); ++c)
+      if (!std::isnan(row.values[c])) m[{row.step, st.columns[c]}] = row.values[c];
   readers::CommunicationFile unpacked;  // filled only if the rank is held packed
   for (const auto& step : d.communication.read(unpacked).steps) {
     double transit = 0, wait = 0;
@@ -179,8 +183,10 @@ void rank_candidates(const std::vector<RankData>& base, const std::vector<RankDa
   auto computing = [](const RankData& d) {
     double sum = 0;
     int n = 0;
-    for (const auto& row : d.step_trace.rows) {
-      const double v = d.step_trace.get(row, "Computing");
+    readers::StepTraceFile scratch;
+    const readers::StepTraceFile& st = d.step_trace.read(scratch);
+    for (const auto& row : st.rows) {
+      const double v = st.get(row, "Computing");
       if (std::isnan(v)) continue;
       sum += v;
       ++n;

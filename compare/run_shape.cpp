@@ -61,7 +61,8 @@ std::string shape_mismatch(const std::vector<RankData>& base, const std::vector<
 std::vector<std::string> run_steps(const std::vector<RankData>& ranks) {
   std::set<std::string> s;
   for (const auto& d : ranks) {
-    for (const auto& row : d.step_trace.rows) s.insert(bare(row.step));
+    readers::StepTraceFile scratch;
+    for (const auto& row : d.step_trace.read(scratch).rows) s.insert(bare(row.step));
     readers::CommunicationFile unpacked;  // filled only if the rank is held packed
     for (const auto& st : d.communication.read(unpacked).steps) s.insert(bare(st.step));
   }
@@ -78,17 +79,17 @@ std::vector<std::string> align_steps(std::vector<RankData>& base, std::vector<Ra
   for (size_t i = 0; i < n; ++i) rename[cs[i]] = bs[i];
   std::set<std::string> keep_base(bs.begin(), bs.begin() + static_cast<long>(n));
   for (auto& d : base) {
-    std::erase_if(d.step_trace.rows,
+    std::erase_if(d.step_trace.edit().rows,
                   [&](const auto& row) { return !keep_base.count(bare(row.step)); });
     std::erase_if(d.communication.edit().steps,
                   [&](const auto& st) { return !keep_base.count(bare(st.step)); });
   }
   for (auto& d : comp) {
-    std::erase_if(d.step_trace.rows,
+    std::erase_if(d.step_trace.edit().rows,
                   [&](const auto& row) { return !rename.count(bare(row.step)); });
     std::erase_if(d.communication.edit().steps,
                   [&](const auto& st) { return !rename.count(bare(st.step)); });
-    for (auto& row : d.step_trace.rows) row.step = rename[bare(row.step)];
+    for (auto& row : d.step_trace.edit().rows) row.step = rename[bare(row.step)];
     for (auto& st : d.communication.edit().steps) {
       const bool prefixed = st.step.rfind("step", 0) == 0;
       st.step = (prefixed ? "step" : "") + rename[bare(st.step)];

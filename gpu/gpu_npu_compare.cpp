@@ -44,7 +44,8 @@ std::vector<std::vector<double>> gpu_rank_categories(const GpuRankSummary& r) {
 
 std::vector<std::vector<double>> npu_rank_categories(const load::RankData& r) {
   std::vector<std::vector<double>> out(kN);
-  const auto& st = r.step_trace;
+  readers::StepTraceFile scratch;
+  const readers::StepTraceFile& st = r.step_trace.read(scratch);
   for (const auto& row : st.rows) {
     const double c = st.get(row, "Computing"), n = st.get(row, "Communication(Not Overlapped)"),
                  f = st.get(row, "Free");

@@ -144,5 +144,6 @@ template class ParkedFile<readers::CommunicationFile>;
 template class ParkedFile<readers::MatrixFile>;
 template class ParkedFile<stats::OperatorTable>;
 template class ParkedFile<host::HostSummary>;
+template class ParkedFile<readers::StepTraceFile>;
 
 }  // namespace cs::load

@@ -20,14 +20,16 @@
 #include "host/host_summary.h"
 #include "readers/communication.h"
 #include "readers/matrix.h"
+#include "readers/step_trace.h"
 #include "runtime/page_buffer.h"
 #include "runtime/spill_file.h"
 #include "stats/operator_table.h"
 
 namespace cs::load {
 
-// File: readers::CommunicationFile, readers::MatrixFile, stats::OperatorTable or
-// host::HostSummary (the four instantiations, defined with their packing in rank_data_codec.cpp).
+// File: readers::CommunicationFile, readers::MatrixFile, stats::OperatorTable,
+// host::HostSummary or readers::StepTraceFile (the five instantiations, defined with their packing
+// in rank_data_codec.cpp).
 template <class File>
 class ParkedFile {
  public:
@@ -85,10 +87,13 @@ using RankMatrix = ParkedFile<readers::MatrixFile>;
 using RankOperators = ParkedFile<stats::OperatorTable>;
 // A rank's host summary (its operators' host/device time, its Free time per step by cause).
 using RankHost = ParkedFile<host::HostSummary>;
+// A rank's step trace (step_trace_time.csv or the databases' step times).
+using RankStepTrace = ParkedFile<readers::StepTraceFile>;
 
 extern template class ParkedFile<readers::CommunicationFile>;
 extern template class ParkedFile<readers::MatrixFile>;
 extern template class ParkedFile<stats::OperatorTable>;
 extern template class ParkedFile<host::HostSummary>;
+extern template class ParkedFile<readers::StepTraceFile>;
 
 }  // namespace cs::load

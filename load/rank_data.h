@@ -72,7 +72,9 @@ struct RankData {
   RankCommunication communication;
   RankMatrix matrix;
   RankOperators operators;
-  readers::StepTraceFile step_trace;
+  // The step trace, parked like the parts above (on the root of `cluster`, in the spill file):
+  // reached through read() / edit().
+  RankStepTrace step_trace;
   readers::ProfilerMetadata metadata;
   // The rank's memory summary (memory/rank_memory.h), when it was profiled with profile_memory.
   HeapOptional<memory::RankMemory> memory;

@@ -281,6 +281,29 @@ void unpack_section(ByteReader& r, host::HostSummary& s) {
   if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the host summary");
 }
 
+// A rank's step trace: its columns, then each row's step, whole-run flag and values.
+void pack_section(const readers::StepTraceFile& s, ByteWriter& w) {
+  put_strings(w, s.columns);
+  w.put<uint32_t>(static_cast<uint32_t>(s.rows.size()));
+  for (const auto& row : s.rows) {
+    w.str(row.step);
+    w.put<uint8_t>(row.no_step ? 1 : 0);
+    w.put<uint32_t>(static_cast<uint32_t>(row.values.size()));
+    w.bytes(row.values.data(), row.values.size() * sizeof(double));
+  }
+}
+void unpack_section(ByteReader& r, readers::StepTraceFile& s) {
+  s.columns = get_strings(r);
+  s.rows.resize(r.get<uint32_t>());
+  for (auto& row : s.rows) {
+    row.step = r.str();
+    row.no_step = r.get<uint8_t>() != 0;
+    row.values.resize(r.get<uint32_t>());
+    r.bytes(row.values.data(), row.values.size() * sizeof(double));
+  }
+  if (!r.done()) throw std::runtime_error("packed rank data: extra bytes after the step trace");
+}
+
 void pack_rank_entry(const RankEntry& e, ByteWriter& w) {
   w.put<int32_t>(e.rank);
   w.str(e.path);
@@ -318,13 +341,7 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
   put_section(w, d.communication);
   put_section(w, d.matrix);
   put_section(w, d.operators);
-  put_strings(w, d.step_trace.columns);
-  w.put<uint32_t>(static_cast<uint32_t>(d.step_trace.rows.size()));
-  for (const auto& row : d.step_trace.rows) {
-    w.str(row.step);
-    w.put<uint32_t>(static_cast<uint32_t>(row.values.size()));
-    w.bytes(row.values.data(), row.values.size() * sizeof(double));
-  }
+  put_section(w, d.step_trace);
   w.put<uint8_t>(d.metadata.has_distributed_args);
   const readers::DistributedArgs::Map args = d.metadata.distributed_args.to_map();
   w.put<uint32_t>(static_cast<uint32_t>(args.size()));
@@ -390,12 +407,15 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
     unpack_section(orr, t);
     d.operators = RankOperators(std::move(t));
   }
-  d.step_trace.columns = get_strings(r);
-  d.step_trace.rows.resize(r.get<uint32_t>());
-  for (auto& row : d.step_trace.rows) {
-    row.step = r.str();
-    row.values.resize(r.get<uint32_t>());
-    r.bytes(row.values.data(), row.values.size() * sizeof(double));
+  const auto step_bytes = static_cast<size_t>(r.get<uint64_t>());
+  const char* steps = r.skip(step_bytes);
+  if (keep_communication_packed) {
+    d.step_trace.adopt_packed(runtime::PageBuffer(steps, step_bytes));
+  } else {
+    ByteReader sr(steps, step_bytes);
+    readers::StepTraceFile st;
+    unpack_section(sr, st);
+    d.step_trace = RankStepTrace(std::move(st));
   }
   d.metadata.has_distributed_args = r.get<uint8_t>() != 0;
   uint32_t nargs = r.get<uint32_t>();

@@ -28,6 +28,7 @@ void pack_section(const readers::CommunicationFile& c, io::ByteWriter& w);
 void pack_section(const readers::MatrixFile& m, io::ByteWriter& w);
 void pack_section(const stats::OperatorTable& t, io::ByteWriter& w);
 void pack_section(const host::HostSummary& s, io::ByteWriter& w);
+void pack_section(const readers::StepTraceFile& s, io::ByteWriter& w);
 // Fills `out` from one section. Throws std::runtime_error when the bytes are damaged or more
 // bytes follow. A CommunicationFile may hold an earlier unpack: it is overwritten in place (the
 // same result as a fresh file, its memory reused); the others must be fresh.
@@ -35,6 +36,7 @@ void unpack_section(io::ByteReader& r, readers::CommunicationFile& out);
 void unpack_section(io::ByteReader& r, readers::MatrixFile& out);
 void unpack_section(io::ByteReader& r, stats::OperatorTable& out);
 void unpack_section(io::ByteReader& r, host::HostSummary& out);
+void unpack_section(io::ByteReader& r, readers::StepTraceFile& out);
 
 // A list of entries (discovery result broadcast from rank 0).
 std::vector<char> pack_rank_entries(const std::vector<RankEntry>& entries);

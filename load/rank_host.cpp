@@ -95,7 +95,9 @@ void parse_rank_host(RankData& d, const ParseOptions& opts, const db::Database* 
   }
   if (!read) {
     summary = host::HostSummary{};
-    if (d.has_step_trace) summary.steps = host::unattributed_free(step_trace_free(d.step_trace));
+    readers::StepTraceFile scratch;
+    if (d.has_step_trace)
+      summary.steps = host::unattributed_free(step_trace_free(d.step_trace.read(scratch)));
   }
   if (opts.step)
     std::erase_if(summary.steps, [&](const host::StepFree& f) { return f.step != *opts.step; });

@@ -125,7 +125,7 @@ bool read_prof_step_trace(RankData& d, const ParseOptions& opts) {
   for (const auto& r : rel) paths.push_back((fs::path(d.entry.path) / r).string());
   FileRead f(d, paths.front(), opts.process_note);
   const size_t before = d.diagnostics.error_count();
-  const bool ok = readers::read_msprof_step_trace(paths, d.step_trace, d.diagnostics);
+  const bool ok = readers::read_msprof_step_trace(paths, d.step_trace.edit(), d.diagnostics);
   d.has_step_trace = f.finish(ok, d.diagnostics, before);
   return d.has_step_trace;
 }
@@ -218,11 +218,12 @@ RankData parse_rank(const RankEntry& entry, const ParseOptions& opts) {
     FileRead f(d, dir / kStepTraceCsv, opts.process_note);
     if (f.exists) {
       size_t before = d.diagnostics.error_count();
-      bool ok = readers::read_step_trace_csv(f.path.string(), d.step_trace, d.diagnostics);
+      readers::StepTraceFile& st = d.step_trace.edit();
+      bool ok = readers::read_step_trace_csv(f.path.string(), st, d.diagnostics);
       if (ok && opts.step) {
         const std::string want = std::to_string(*opts.step);
-        for (const auto& r : d.step_trace.rows) note_step(steps_seen, r.step);
-        std::erase_if(d.step_trace.rows, [&](const readers::StepTraceRow& r) {
+        for (const auto& r : st.rows) note_step(steps_seen, r.step);
+        std::erase_if(st.rows, [&](const readers::StepTraceRow& r) {
           return !r.step.empty() && r.step != want;
         });
       }

@@ -198,10 +198,11 @@ RankData parse_rank_db(const RankEntry& entry, const ParseOptions& opts) {
   if (opts.step_trace && !analyzer_without_steps) {
     d.has_step_trace =
         part(analysis, "analysis.db", "step trace analysis", [&](const db::Database& db) {
-          bool ok = db::read_step_trace_db(db, d.step_trace, d.diagnostics);
+          readers::StepTraceFile& st = d.step_trace.edit();
+          bool ok = db::read_step_trace_db(db, st, d.diagnostics);
           if (ok && opts.step) {
             const std::string want = std::to_string(*opts.step);
-            std::erase_if(d.step_trace.rows, [&](const readers::StepTraceRow& r) {
+            std::erase_if(st.rows, [&](const readers::StepTraceRow& r) {
               return !r.step.empty() && r.step != want;
             });
           }

@@ -183,11 +183,12 @@ documents::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEn
     const auto totals = read_whole_run_totals(rank_db_file(e, false), rank_diag[i]);
     if (!totals) return;
     d.has_step_trace = true;
-    for (auto c : readers::kStepTraceColumns) d.step_trace.columns.emplace_back(c);
+    readers::StepTraceFile& st = d.step_trace.edit();
+    for (auto c : readers::kStepTraceColumns) st.columns.emplace_back(c);
     readers::StepTraceRow row;
     row.no_step = true;
     for (double v : documents::totals_in_us(*totals)) row.values.push_back(v);
-    d.step_trace.rows.push_back(std::move(row));
+    st.rows.push_back(std::move(row));
   });
   for (const auto& d : rank_diag) diag.append(d);
 

@@ -166,10 +166,13 @@ std::vector<std::string> cluster_columns(const std::vector<load::RankData>& rank
                                          io::Diagnostics& diag) {
   std::vector<std::string> cols;
   int unknown_ranks = 0, unknown_first = -1;
+  readers::StepTraceFile scratch;  // filled only while a rank's step trace is parked
   for (const load::RankData& rd : ranks) {
-    if (!rd.has_step_trace || rd.step_trace.rows.empty()) continue;
+    if (!rd.has_step_trace) continue;
+    const readers::StepTraceFile& st = rd.step_trace.read(scratch);
+    if (st.rows.empty()) continue;
     bool unknown = false;
-    for (const std::string& c : rd.step_trace.columns) {
+    for (const std::string& c : st.columns) {
       if (!readers::is_step_trace_column(c)) {
         unknown = true;
       } else if (std::find(cols.begin(), cols.end(), c) == cols.end()) {
@@ -187,10 +190,12 @@ std::vector<std::string> cluster_columns(const std::vector<load::RankData>& rank
   std::string lacking;
   int lacking_ranks = 0, lacking_first = -1;
   for (const load::RankData& rd : ranks) {
-    if (!rd.has_step_trace || rd.step_trace.rows.empty()) continue;
+    if (!rd.has_step_trace) continue;
+    const readers::StepTraceFile& st = rd.step_trace.read(scratch);
+    if (st.rows.empty()) continue;
     bool lacks = false;
     for (const std::string& c : cols) {
-      if (rd.step_trace.column(c) >= 0) continue;
+      if (st.column(c) >= 0) continue;
       lacks = true;
       if (lacking.find("\"" + c + "\"") == std::string::npos)
         lacking += (lacking.empty() ? "\"" : ", \"") + c + "\"";
@@ -220,6 +225,7 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
   out.stages = stages;
   const std::vector<std::string> columns = cluster_columns(ranks, diag);
   const size_t n_values = columns.size();
+  readers::StepTraceFile scratch;  // filled only while a rank's step trace is parked
   auto stage_of = [&](int rank) {  // index in `stages`, or stages.size() for a rank in none
     size_t s = 0;
     while (s < stages.size() && !stages[s].contains(rank)) ++s;
@@ -247,10 +253,11 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
         meta = &rd.metadata;
       if (!rd.has_step_trace) continue;
       ++ranks_with_file;
-      n_rank_rows += rd.step_trace.rows.size();
+      const readers::StepTraceFile& st = rd.step_trace.read(scratch);
+      n_rank_rows += st.rows.size();
       if (stages.empty()) continue;
       const size_t stage = stage_of(rd.rank());
-      for (const readers::StepTraceRow& row : rd.step_trace.rows) {
+      for (const readers::StepTraceRow& row : st.rows) {
         // Python's key (step, stage): a None step is not the step "".
         auto [it, inserted] = stage_index.try_emplace(
             std::make_pair(row.no_step ? std::string("N") : "S" + row.step, stage),
@@ -299,12 +306,13 @@ ClusterStepTrace build_cluster_step_trace_staged(const std::vector<load::RankDat
   for (const load::RankData& rd : ranks) {
     if (!rd.has_step_trace) continue;
     const int rank = rd.rank();
+    const readers::StepTraceFile& st = rd.step_trace.read(scratch);
     where.clear();
-    for (const std::string& c : columns) where.push_back(rd.step_trace.column(c));
+    for (const std::string& c : columns) where.push_back(st.column(c));
     const std::optional<std::array<int, 3>>* index = nullptr;
     if (parallel && rank >= 0 && static_cast<size_t>(rank) < map->size() && (*map)[rank])
       index = &(*map)[rank];
-    for (const readers::StepTraceRow& row : rd.step_trace.rows) {
+    for (const readers::StepTraceRow& row : st.rows) {
       out.push(row.no_step ? StepCell::null() : StepCell::str(row.step));
       out.push(StepCell::str("rank"));
       out.push(StepCell::num(io::Num::integer(rank)));

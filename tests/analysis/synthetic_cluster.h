@@ -60,11 +60,12 @@ inline std::vector<load::RankData> synthetic_cluster(const SyntheticOptions& o) 
     d.metadata.distributed_args.set("tensor_model_parallel_size", o.tp);
     d.metadata.distributed_args.set("data_parallel_size", dp);
     d.metadata.distributed_args.set("pipeline_model_parallel_size", 1);
-    d.step_trace.columns = {"Computing",  "Communication(Not Overlapped)",
-                            "Overlapped", "Communication",
-                            "Free",       "Stage",
-                            "Bubble",     "Communication(Not Overlapped and Exclude Receive)",
-                            "Preparing"};
+    d.step_trace.edit().columns = {
+        "Computing",  "Communication(Not Overlapped)",
+        "Overlapped", "Communication",
+        "Free",       "Stage",
+        "Bubble",     "Communication(Not Overlapped and Exclude Receive)",
+        "Preparing"};
   }
   auto factor = [&](int r) { return o.slow.count(r) ? o.slow.at(r) : 1.0; };
   auto host = [&](int r) { return o.host.count(r) ? o.host.at(r) : 0.0; };
@@ -118,9 +119,9 @@ inline std::vector<load::RankData> synthetic_cluster(const SyntheticOptions& o) 
       const double stage = now[static_cast<size_t>(r)] - step_start[static_cast<size_t>(r)];
       const double comm =
           stage - computing[static_cast<size_t>(r)] - free_us[static_cast<size_t>(r)];
-      d.step_trace.rows.push_back({std::to_string(s),
-                                   {computing[static_cast<size_t>(r)], comm, 0, comm,
-                                    free_us[static_cast<size_t>(r)], stage, 0, comm, 0}});
+      d.step_trace.edit().rows.push_back({std::to_string(s),
+                                          {computing[static_cast<size_t>(r)], comm, 0, comm,
+                                           free_us[static_cast<size_t>(r)], stage, 0, comm, 0}});
     }
   }
   return rd;

@@ -19,7 +19,7 @@ TEST(SlowRankScaling, DuplicateStepRowsAreCollapsedAndReportedOnce) {
   ASSERT_EQ(plain.findings.size(), 1u);
   EXPECT_TRUE(plain.notes.empty());
 
-  auto& rows = ranks[3].step_trace.rows;
+  auto& rows = ranks[3].step_trace.edit().rows;
   ASSERT_FALSE(rows.empty());
   const readers::StepTraceRow copy = rows.front();
   for (int i = 0; i < 100000; ++i) rows.push_back(copy);

@@ -14,9 +14,9 @@ namespace {
 RankData rank_with_steps(int rank, const std::vector<int>& steps) {
   RankData d;
   d.entry.rank = rank;
-  d.step_trace.columns = {"Computing"};
+  d.step_trace.edit().columns = {"Computing"};
   for (int s : steps) {
-    d.step_trace.rows.push_back({std::to_string(s), {100.0 * s}});
+    d.step_trace.edit().rows.push_back({std::to_string(s), {100.0 * s}});
     readers::CommStep cs;
     cs.step = "step" + std::to_string(s);
     d.communication.edit().steps.push_back(cs);
@@ -44,7 +44,7 @@ TEST(RunShape, DifferentRankSetsAreAShapeMismatch) {
 TEST(RunShape, SameStepsAreLeftAlone) {
   std::vector<RankData> a{rank_with_steps(0, {1, 2})}, b{rank_with_steps(0, {1, 2})};
   EXPECT_TRUE(compare::align_steps(a, b).empty());
-  EXPECT_EQ(b[0].step_trace.rows[1].step, "2");
+  EXPECT_EQ(b[0].step_trace.edit().rows[1].step, "2");
 }
 
 TEST(RunShape, DifferentStepsAreComparedInOrder) {
@@ -57,10 +57,10 @@ TEST(RunShape, DifferentStepsAreComparedInOrder) {
             "comparison is compared with step 1 of the base, and so on in order; only the first 4 "
             "steps of each run are compared");
   // The comparison's steps 5..8 now carry the base's names 1..4 (values kept), 9 and 10 dropped.
-  ASSERT_EQ(b[0].step_trace.rows.size(), 4u);
-  EXPECT_EQ(b[0].step_trace.rows[0].step, "1");
-  EXPECT_EQ(b[0].step_trace.rows[0].values[0], 500.0);
-  EXPECT_EQ(b[0].step_trace.rows[3].step, "4");
+  ASSERT_EQ(b[0].step_trace.edit().rows.size(), 4u);
+  EXPECT_EQ(b[0].step_trace.edit().rows[0].step, "1");
+  EXPECT_EQ(b[0].step_trace.edit().rows[0].values[0], 500.0);
+  EXPECT_EQ(b[0].step_trace.edit().rows[3].step, "4");
   ASSERT_EQ(b[0].communication.edit().steps.size(), 4u);
   EXPECT_EQ(b[0].communication.edit().steps[2].step, "step3");
   EXPECT_EQ(compare::run_steps(a), compare::run_steps(b));
@@ -71,5 +71,5 @@ TEST(RunShape, LongerBaseLosesItsExtraSteps) {
   ASSERT_EQ(compare::align_steps(a, b).size(), 1u);
   EXPECT_EQ(compare::run_steps(a), (std::vector<std::string>{"1", "2"}));
   EXPECT_EQ(compare::run_steps(b), (std::vector<std::string>{"1", "2"}));
-  EXPECT_EQ(b[0].step_trace.rows[0].values[0], 200.0);
+  EXPECT_EQ(b[0].step_trace.edit().rows[0].values[0], 200.0);
 }

@@ -51,8 +51,8 @@ inline std::vector<load::RankData> load_case(const std::string& case_name) {
       rd.has_metadata = readers::read_profiler_metadata(d + "profiler_metadata.json", rd.metadata,
                                                         rd.diagnostics);
     if (fs::exists(d + "step_trace_time.csv"))
-      rd.has_step_trace =
-          readers::read_step_trace_csv(d + "step_trace_time.csv", rd.step_trace, rd.diagnostics);
+      rd.has_step_trace = readers::read_step_trace_csv(d + "step_trace_time.csv",
+                                                       rd.step_trace.edit(), rd.diagnostics);
     ranks.push_back(std::move(rd));
   }
   std::sort(ranks.begin(), ranks.end(),

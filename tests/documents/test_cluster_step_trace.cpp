@@ -90,7 +90,7 @@ TEST(ClusterStepTrace, RealSampleRankRows) {
     load::RankData rd;
     rd.entry.rank = rank;
     io::Diagnostics diag;
-    rd.has_step_trace = readers::parse_step_trace_csv(csv, "sample", rd.step_trace, diag);
+    rd.has_step_trace = readers::parse_step_trace_csv(csv, "sample", rd.step_trace.edit(), diag);
     ASSERT_TRUE(rd.has_step_trace);
     ranks.push_back(std::move(rd));
   }
@@ -125,7 +125,7 @@ TEST(ClusterStepTrace, ColumnsMatchedByName) {
     load::RankData rd;
     rd.entry.rank = static_cast<int>(r);
     io::Diagnostics d;
-    rd.has_step_trace = readers::parse_step_trace_csv(texts[r], "r.csv", rd.step_trace, d);
+    rd.has_step_trace = readers::parse_step_trace_csv(texts[r], "r.csv", rd.step_trace.edit(), d);
     ASSERT_TRUE(rd.has_step_trace) << r;
     ranks.push_back(std::move(rd));
   }

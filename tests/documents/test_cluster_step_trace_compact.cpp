@@ -57,7 +57,7 @@ std::vector<load::RankData> generated_ranks(int world) {
     rd.has_step_trace = true;
     std::vector<std::string> cols = kAll;
     if (r == 9) cols = {"Free", "Computing", "Stage", "Overlapped"};  // another order, fewer
-    rd.step_trace.columns = cols;
+    rd.step_trace.edit().columns = cols;
     auto value = [&](int step, size_t c) {
       const double v = 1000.0 * r + 10.0 * step + static_cast<double>(c) + 0.25 * (r % 3);
       if ((r + step + static_cast<int>(c)) % 7 == 0) return kNaN;  // N/A in the file: int 0
@@ -77,7 +77,7 @@ std::vector<load::RankData> generated_ranks(int world) {
       if (r == 7 && s == 2) row.step = "q\"x";
       if (r == 5) row.no_step = true;
       for (size_t c = 0; c < cols.size(); ++c) row.values.push_back(value(s, c));
-      rd.step_trace.rows.push_back(std::move(row));
+      rd.step_trace.edit().rows.push_back(std::move(row));
     }
     ranks.push_back(std::move(rd));
   }
@@ -151,12 +151,12 @@ TEST(ClusterStepTraceCompact, StreamedFileIsTheFormattedText) {
     load::RankData rd;
     rd.entry.rank = r;
     rd.has_step_trace = true;
-    rd.step_trace.columns = kAll;
+    rd.step_trace.edit().columns = kAll;
     for (int s = 1; s <= 2; ++s) {
       readers::StepTraceRow row;
       row.step = std::to_string(s);
       for (size_t c = 0; c < kAll.size(); ++c) row.values.push_back(r * 0.1 + s + c / 3.0);
-      rd.step_trace.rows.push_back(std::move(row));
+      rd.step_trace.edit().rows.push_back(std::move(row));
     }
     ranks.push_back(std::move(rd));
   }

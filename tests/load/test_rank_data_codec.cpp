@@ -1,4 +1,5 @@
 #include "load/rank_data_codec.h"
+#include "runtime/spill_file.h"
 
 #include <gtest/gtest.h>
 
@@ -61,8 +62,9 @@ load::RankData sample() {
   mo.links.push_back(l);
   ms.collective.push_back(mo);
   d.matrix.edit().steps.push_back(ms);
-  d.step_trace.columns = {"Computing", "Free"};
-  d.step_trace.rows.push_back({"1", {80309.68717187493, std::nan("")}});
+  d.step_trace.edit().columns = {"Computing", "Free"};
+  d.step_trace.edit().rows.push_back({"1", {80309.68717187493, std::nan("")}});
+  d.step_trace.edit().rows.push_back({"", {1.5, 2.5}, /*no_step=*/true});
   d.metadata.has_distributed_args = true;
   d.metadata.distributed_args.set("tensor_model_parallel_size", 2);
   d.metadata.parallel_groups.push_back({"10.0.0.1%eth0_60000_0_1", "tp", 1, {6, 7}});
@@ -139,7 +141,12 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
   EXPECT_EQ(comm.steps[0].p2p[0].name, "hcom_send__1@42");
   EXPECT_EQ(matrix.op_name(link), "hcom_allReduce__844_2_1");
   EXPECT_EQ(matrix.link_key(link), "0-1");
-  EXPECT_TRUE(std::isnan(b.step_trace.rows[0].values[1]));
+  readers::StepTraceFile steps_scratch;
+  const readers::StepTraceFile& steps = b.step_trace.read(steps_scratch);
+  ASSERT_EQ(steps.rows.size(), 2u);
+  EXPECT_TRUE(std::isnan(steps.rows[0].values[1]));
+  EXPECT_FALSE(steps.rows[0].no_step);
+  EXPECT_TRUE(steps.rows[1].no_step);  // a whole-run row survives the trip
   EXPECT_EQ(b.metadata.parallel_groups[0].global_ranks, (std::vector<int>{6, 7}));
   stats::OperatorTable operators_scratch;
   const stats::OperatorTable& operators = b.operators.read(operators_scratch);
@@ -151,6 +158,35 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
 
 // The root can hold a rank's communication data packed until it analyses it: kept packed on
 // arrival, sent on as is, unpacked to the same data, and readable in place (groups).
+// The root parks a rank's step trace with its ops: kept packed on arrival, spilled, and read
+// back the same (the analyses read it through read(), whatever its state).
+TEST(RankDataCodec, StepTraceCanStayPackedOrSpilled) {
+  const load::RankData a = sample();
+  const std::vector<char> bytes = packed(a);
+  io::ByteReader r(bytes);
+  load::RankData b = load::unpack_rank_data(r, /*keep_communication_packed=*/true);
+  EXPECT_TRUE(b.step_trace.packed());
+  EXPECT_EQ(packed(b), bytes);
+  auto spill = runtime::SpillFile::create();
+  b.step_trace.spill(spill);
+  EXPECT_TRUE(b.step_trace.spilled());
+  EXPECT_EQ(packed(b), bytes);
+  readers::StepTraceFile scratch, held_scratch;
+  const readers::StepTraceFile& back = b.step_trace.read(scratch);
+  const readers::StepTraceFile& held = a.step_trace.read(held_scratch);
+  EXPECT_EQ(&back, &scratch);
+  EXPECT_EQ(back.columns, held.columns);
+  ASSERT_EQ(back.rows.size(), held.rows.size());
+  for (size_t i = 0; i < back.rows.size(); ++i) {
+    EXPECT_EQ(back.rows[i].step, held.rows[i].step);
+    EXPECT_EQ(back.rows[i].no_step, held.rows[i].no_step);
+    EXPECT_EQ(std::memcmp(back.rows[i].values.data(), held.rows[i].values.data(),
+                          held.rows[i].values.size() * sizeof(double)),
+              0);
+  }
+  EXPECT_TRUE(b.step_trace.spilled());  // reading leaves it spilled
+}
+
 TEST(RankDataCodec, CommunicationCanStayPacked) {
   const load::RankData a = sample();
   const std::vector<char> bytes = packed(a);
