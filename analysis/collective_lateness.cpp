@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "analysis/lateness_walk.h"
 #include "stats/exact_sum.h"
@@ -17,13 +19,25 @@ struct RankSums {
   stats::ExactSum expected, variance, imposed_ms, transit_rel;
 };
 
+// The ranks' lateness and sums being built, one slot per rank with communication data (sorted).
+struct Slots {
+  std::vector<int> ranks;
+  std::vector<RankLateness> lateness;
+  std::vector<RankSums> sums;
+
+  // The slot of `rank`, or -1 when it has none (a rank the walk's first pass did not total).
+  ptrdiff_t of(int rank) const {
+    const auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
+    return it != ranks.end() && *it == rank ? it - ranks.begin() : -1;
+  }
+};
+
 int stage_of(const stats::RankStages& stages, int rank) {
   const auto it = stages.find(rank);
   return it == stages.end() ? -1 : it->second;
 }
 
-void judge_instance(std::vector<LatenessEntry>& e, const stats::RankStages& stages,
-                    std::map<int, RankLateness>& out, std::map<int, RankSums>& sums,
+void judge_instance(std::vector<LatenessEntry>& e, const stats::RankStages& stages, Slots& slots,
                     std::vector<double>& scratch) {
   // One entry per rank (a rank listed twice is a duplicate row: keep the first).
   std::stable_sort(e.begin(), e.end(),
@@ -58,8 +72,10 @@ void judge_instance(std::vector<LatenessEntry>& e, const stats::RankStages& stag
   const double med_transit = stats::median(scratch);
   const double p = 1.0 / static_cast<double>(n);
   for (size_t i = 0; i < n; ++i) {
-    RankLateness& r = out[e[i].rank];
-    RankSums& sum = sums[e[i].rank];
+    const ptrdiff_t slot = slots.of(e[i].rank);
+    if (slot < 0) continue;
+    RankLateness& r = slots.lateness[slot];
+    RankSums& sum = slots.sums[slot];
     ++r.instances;
     r.max_group = std::max(r.max_group, static_cast<int>(n));
     if (med_transit > 0) {
@@ -73,7 +89,10 @@ void judge_instance(std::vector<LatenessEntry>& e, const stats::RankStages& stag
     if (i == late) {
       ++r.last;
       sum.imposed_ms.add(own_cost);
-      if (own_cost > 0.5 * cost) r.late_steps.insert(e[i].step);
+      if (own_cost > 0.5 * cost) {
+        const auto at = std::lower_bound(r.late_steps.begin(), r.late_steps.end(), e[i].step);
+        if (at == r.late_steps.end() || *at != e[i].step) r.late_steps.insert(at, e[i].step);
+      }
     }
   }
 }
@@ -84,33 +103,50 @@ double RankLateness::last_z() const {
   return variance > 0 ? (last - expected) / std::sqrt(variance) : 0.0;
 }
 
-std::map<int, RankLateness> collective_lateness(const std::vector<load::RankData>& ranks,
-                                                const stats::RankStages& stages,
-                                                const LatenessOptions& opts) {
+const RankLateness* LatenessByRank::find(int rank) const {
+  const auto it = std::lower_bound(entries_.begin(), entries_.end(), rank,
+                                   [](const Entry& e, int r) { return e.first < r; });
+  return it != entries_.end() && it->first == rank ? &it->second : nullptr;
+}
+
+const RankLateness& LatenessByRank::at(int rank) const {
+  if (const RankLateness* l = find(rank)) return *l;
+  throw std::out_of_range("no collective lateness for rank " + std::to_string(rank));
+}
+
+LatenessByRank collective_lateness(const std::vector<load::RankData>& ranks,
+                                   const stats::RankStages& stages, const LatenessOptions& opts) {
   const LatenessWalk walk(
       ranks, opts.threads,
       opts.batch_entries > 0 ? opts.batch_entries : LatenessWalk::kBatchEntries);
-  std::map<int, RankLateness> out;
+  Slots slots;  // every rank the first pass totalled, in rank order (the totals' map order)
+  slots.ranks.reserve(walk.totals().size());
+  slots.lateness.reserve(walk.totals().size());
   for (const auto& [rank, t] : walk.totals()) {
-    RankLateness& r = out[rank];
+    slots.ranks.push_back(rank);
+    RankLateness& r = slots.lateness.emplace_back();
     r.own_wait_ms = t.own_wait_ms;
     r.steps = t.steps;
   }
-  std::map<int, RankSums> sums;
+  slots.sums.resize(slots.ranks.size());
   std::vector<double> scratch;
   for (size_t b = 0; b < walk.size(); ++b)  // a batch of groups at a time, judged and let go
     for (std::vector<LatenessEntry>& e : walk.load(b, opts.threads))
-      judge_instance(e, stages, out, sums, scratch);
-  for (auto& [rank, r] : out) {
-    const auto s = sums.find(rank);
-    if (s == sums.end()) continue;
-    r.expected = s->second.expected.value();
-    r.variance = s->second.variance.value();
-    r.imposed_ms = s->second.imposed_ms.value();
-    r.transit_rel = s->second.transit_rel.value();
+      judge_instance(e, stages, slots, scratch);
+  std::vector<LatenessByRank::Entry> out;
+  out.reserve(slots.ranks.size());
+  for (size_t i = 0; i < slots.ranks.size(); ++i) {
+    RankLateness& r = slots.lateness[i];
+    const RankSums& s = slots.sums[i];
+    r.expected = s.expected.value();
+    r.variance = s.variance.value();
+    r.imposed_ms = s.imposed_ms.value();
+    r.transit_rel = s.transit_rel.value();
     if (r.transit_n > 0) r.transit_rel /= r.transit_n;
+    r.late_steps.shrink_to_fit();
+    out.emplace_back(slots.ranks[i], std::move(r));
   }
-  return out;
+  return LatenessByRank(std::move(out));
 }
 
 }  // namespace cs::analysis

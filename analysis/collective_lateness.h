@@ -22,8 +22,7 @@
 //   late[21].last -> 18, late[21].expected -> 5.5, late[21].imposed_ms -> 26.3 (over 2 steps)
 
 #include <cstddef>
-#include <map>
-#include <set>
+#include <utility>
 #include <vector>
 
 #include "load/rank_data.h"
@@ -32,16 +31,16 @@
 namespace cs::analysis {
 
 struct RankLateness {
-  int instances = 0;         // collective instances the rank took part in
-  int trials = 0;            // of which decided
-  int last = 0;              // decided instances where it arrived last
-  double expected = 0;       // sum of 1/n over its decided instances: last by chance
-  double variance = 0;       // sum of (1/n)(1 - 1/n)
-  double imposed_ms = 0;     // sum over the decided instances where it was last of the cost,
-                             // net of its own wait in its previous op
-  std::set<int> late_steps;  // steps (ids) where it came last with a cost of its own
-  double own_wait_ms = 0;    // its own wait summed over all its ops (collective and p2p)
-  double transit_rel = 0;    // mean over instances of own transit / members' median - 1
+  int instances = 0;            // collective instances the rank took part in
+  int trials = 0;               // of which decided
+  int last = 0;                 // decided instances where it arrived last
+  double expected = 0;          // sum of 1/n over its decided instances: last by chance
+  double variance = 0;          // sum of (1/n)(1 - 1/n)
+  double imposed_ms = 0;        // sum over the decided instances where it was last of the cost,
+                                // net of its own wait in its previous op
+  std::vector<int> late_steps;  // steps (ids) where it came last with a cost of its own, sorted
+  double own_wait_ms = 0;       // its own wait summed over all its ops (collective and p2p)
+  double transit_rel = 0;       // mean over instances of own transit / members' median - 1
   int transit_n = 0;
   int steps = 0;      // steps with communication ops
   int max_group = 0;  // largest instance it took part in
@@ -55,11 +54,29 @@ struct LatenessOptions {
   size_t batch_entries = 0;  // instance reports per batch (0: LatenessWalk::kBatchEntries)
 };
 
-// Per-rank lateness, keyed by rank (ranks without communication data are absent).
+// Per-rank lateness, sorted by rank: a flat map, one entry per rank with communication data (the
+// root holds one for each of 16,384 ranks while the communication tables are built beside it).
+class LatenessByRank {
+ public:
+  using Entry = std::pair<int, RankLateness>;
+  explicit LatenessByRank(std::vector<Entry> sorted = {}) : entries_(std::move(sorted)) {}
+  // The rank's lateness, or nullptr when it has no communication data.
+  const RankLateness* find(int rank) const;
+  // The rank's lateness; throws std::out_of_range when it has none.
+  const RankLateness& at(int rank) const;
+  size_t size() const { return entries_.size(); }
+  auto begin() const { return entries_.begin(); }
+  auto end() const { return entries_.end(); }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// Per-rank lateness (ranks without communication data are absent).
 // `stages`: rank -> pipeline stage (empty: one stage). Throws std::runtime_error when a rank's
 // packed or spilled ops cannot be read.
-std::map<int, RankLateness> collective_lateness(const std::vector<load::RankData>& ranks,
-                                                const stats::RankStages& stages,
-                                                const LatenessOptions& opts = {});
+LatenessByRank collective_lateness(const std::vector<load::RankData>& ranks,
+                                   const stats::RankStages& stages,
+                                   const LatenessOptions& opts = {});
 
 }  // namespace cs::analysis

@@ -34,8 +34,7 @@ std::string sigmas(double z) {
 
 // Net impact per step of every rank with collective data: the peers' wait for it minus what it
 // waited itself beyond its stage peers (a rank held up elsewhere is late for a reason).
-std::map<int, double> net_impact(const std::map<int, RankLateness>& late,
-                                 const stats::RankStages& stages) {
+std::map<int, double> net_impact(const LatenessByRank& late, const stats::RankStages& stages) {
   std::map<int, std::vector<double>> waits_by_stage;
   const auto stage = [&](int r) {
     const auto it = stages.find(r);
@@ -110,7 +109,7 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
   for (int rank : all) {
     SlowRankFinding f;
     f.rank = rank;
-    const auto li = late.find(rank);
+    const RankLateness* li = late.find(rank);
     const auto di = dev.ranks.find(rank);
     const RankStepDeviation d = di == dev.ranks.end() ? RankStepDeviation{} : di->second;
     f.peers = d.peers;
@@ -120,10 +119,10 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
     f.computing_z = d.computing.z_min;
     f.free_excess_ms = d.free.excess_ms;
     f.free_z = d.free.z_min;
-    const bool has_comm = li != late.end() && li->second.instances > 0;
+    const bool has_comm = li && li->instances > 0;
     bool flagged = false;
     if (has_comm) {
-      const RankLateness& l = li->second;
+      const RankLateness& l = *li;
       f.last = l.last;
       f.trials = l.trials;
       f.expected_last = l.expected;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,8 +56,7 @@ uint64_t bits(double v) {
   return std::bit_cast<uint64_t>(v);
 }
 
-void expect_same(const std::map<int, RankLateness>& a, const std::map<int, RankLateness>& b,
-                 const std::string& what) {
+void expect_same(const LatenessByRank& a, const LatenessByRank& b, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
     ASSERT_EQ(i->first, j->first) << what;
@@ -88,7 +88,9 @@ TEST(LatenessBatches, BatchedEqualsWholeBitForBit) {
   const auto whole = collective_lateness(ranks, stages, {1, kWhole});
   ASSERT_EQ(LatenessWalk(ranks, 1, kWhole).size(), 1u);
   // The slow rank is last far more often than chance, with a cost of its own in both steps.
-  ASSERT_TRUE(whole.count(13));
+  ASSERT_NE(whole.find(13), nullptr);
+  EXPECT_EQ(whole.find(-7), nullptr);
+  EXPECT_THROW(whole.at(-7), std::out_of_range);
   EXPECT_GT(whole.at(13).last_z(), 2.5);
   EXPECT_EQ(whole.at(13).late_steps.size(), 2u);
   int last = 0, decided = 0;  // each decided instance has one last member
