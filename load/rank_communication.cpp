@@ -12,10 +12,7 @@ using io::ByteWriter;
 
 template <class File>
 ParkedFile<File>::ParkedFile(const ParkedFile& o)
-    : file_(o.file_ ? std::make_unique<File>(*o.file_) : nullptr),
-      packed_(o.packed_),
-      spill_(o.spill_),
-      block_(o.block_) {}
+    : file_(o.file_ ? std::make_unique<File>(*o.file_) : nullptr), parked_(o.parked_) {}
 
 template <class File>
 ParkedFile<File>& ParkedFile<File>::operator=(const ParkedFile& o) {
@@ -35,49 +32,57 @@ void ParkedFile<File>::pack() {
   if (packed() || spilled()) return;
   ByteWriter w;
   pack_section(held(), w);
-  packed_ = runtime::PageBuffer(w.data().data(), w.data().size());
+  parked_ = runtime::PageBuffer(w.data().data(), w.data().size());
   file_.reset();
 }
 
 template <class File>
+const runtime::PageBuffer& ParkedFile<File>::packed_bytes() const {
+  static const runtime::PageBuffer kNone;
+  const runtime::PageBuffer* b = std::get_if<runtime::PageBuffer>(&parked_);
+  return b ? *b : kNone;
+}
+
+template <class File>
 void ParkedFile<File>::unpack() {
-  if (spilled()) {
+  if (const Spilled* s = std::get_if<Spilled>(&parked_)) {
     std::vector<char> bytes;
-    spill_->read(block_, bytes);
+    s->file->read(s->block, bytes);
     ByteReader r(bytes);
     file_ = std::make_unique<File>();
     unpack_section(r, *file_);
-    spill_.reset();
+    parked_ = std::monostate{};
     return;
   }
   if (!packed()) return;
-  ByteReader r(packed_.data(), packed_.size());
+  const runtime::PageBuffer& b = std::get<runtime::PageBuffer>(parked_);
+  ByteReader r(b.data(), b.size());
   file_ = std::make_unique<File>();
   unpack_section(r, *file_);
-  packed_.release();
+  parked_ = std::monostate{};
 }
 
 template <class File>
 void ParkedFile<File>::spill(const std::shared_ptr<runtime::SpillFile>& file) {
   if (spilled()) return;
   if (packed()) {
-    block_ = file->append(packed_.data(), packed_.size());
-    packed_.release();
+    const runtime::PageBuffer& b = std::get<runtime::PageBuffer>(parked_);
+    parked_ = Spilled{file, file->append(b.data(), b.size())};
   } else {
     ByteWriter w;
     pack_section(held(), w);
-    block_ = file->append(w.data().data(), w.data().size());
+    parked_ = Spilled{file, file->append(w.data().data(), w.data().size())};
     file_.reset();
   }
-  spill_ = file;
 }
 
 template <class File>
 void ParkedFile<File>::packed_copy(std::vector<char>& out) const {
-  if (spilled()) {
-    spill_->read(block_, out);
+  if (const Spilled* s = std::get_if<Spilled>(&parked_)) {
+    s->file->read(s->block, out);
   } else if (packed()) {
-    out.assign(packed_.data(), packed_.data() + packed_.size());
+    const runtime::PageBuffer& b = std::get<runtime::PageBuffer>(parked_);
+    out.assign(b.data(), b.data() + b.size());
   } else {
     ByteWriter w;
     pack_section(held(), w);
@@ -112,15 +117,16 @@ ByteReader read_spilled(const runtime::SpillFile& spill, const runtime::SpillFil
 
 template <class File>
 const File& ParkedFile<File>::read(File& scratch) const {
-  if (spilled()) {
+  if (const Spilled* s = std::get_if<Spilled>(&parked_)) {
     std::vector<char> large;
-    ByteReader r = read_spilled(*spill_, block_, large);
+    ByteReader r = read_spilled(*s->file, s->block, large);
     ready_for_unpack(scratch);
     unpack_section(r, scratch);
     return scratch;
   }
   if (!packed()) return held();
-  ByteReader r(packed_.data(), packed_.size());
+  const runtime::PageBuffer& b = std::get<runtime::PageBuffer>(parked_);
+  ByteReader r(b.data(), b.size());
   ready_for_unpack(scratch);
   unpack_section(r, scratch);
   return scratch;
@@ -136,8 +142,7 @@ File& ParkedFile<File>::edit() {
 template <class File>
 void ParkedFile<File>::adopt_packed(runtime::PageBuffer bytes) {
   file_.reset();
-  spill_.reset();
-  packed_ = std::move(bytes);
+  parked_ = std::move(bytes);
 }
 
 template class ParkedFile<readers::CommunicationFile>;

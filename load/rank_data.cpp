@@ -36,6 +36,8 @@ void release_entry_lists(std::vector<RankData>& ranks) {
   for (RankData& d : ranks) {
     std::vector<std::string>().swap(d.entry.files);
     std::vector<std::string>().swap(d.entry.problems);
+    std::string().swap(d.entry.output_dir);  // the parse read the files below it
+    std::string().swap(d.entry.timestamp);   // discovery broke duplicate-rank ties with it
   }
 }
 

@@ -93,6 +93,26 @@ TEST(ParkedFileHeld, CopiesAreDeepInEveryStateAndKeepTheBytes) {
   EXPECT_TRUE(spilled.read(scratch).steps.empty());
 }
 
+// The root holds one RankData per rank for the whole run: a parked part holds its data, its
+// packed pages or its spill block, one at a time (6 words, not 8).
+TEST(RankDataHeld, AParkedPartIsSixWords) {
+  static_assert(sizeof(RankCommunication) <= 6 * sizeof(void*));
+  static_assert(sizeof(RankHost) <= 6 * sizeof(void*));
+  RankCommunication c;
+  readers::CommunicationFile f;
+  f.steps.emplace_back();
+  c.edit() = f;
+  c.pack();
+  EXPECT_TRUE(c.packed());
+  EXPECT_FALSE(c.spilled());
+  EXPECT_FALSE(c.packed_bytes().empty());
+  c.unpack();
+  EXPECT_FALSE(c.packed());
+  EXPECT_TRUE(c.packed_bytes().empty());
+  readers::CommunicationFile scratch;
+  EXPECT_EQ(c.read(scratch).steps.size(), 1u);
+}
+
 TEST(HeapOptional, BehavesAsAnOptionalOfOnePointer) {
   static_assert(sizeof(HeapOptional<std::vector<int>>) == sizeof(void*));
   HeapOptional<std::vector<int>> a;
@@ -142,6 +162,8 @@ TEST(RankDataHeld, ReleaseEntryListsKeepsTheRestOfTheEntry) {
   std::vector<RankData> ranks(2);
   ranks[0].entry.rank = 0;
   ranks[0].entry.path = "/job/node_0_ascend_pt";
+  ranks[0].entry.output_dir = "/job/node_0_ascend_pt/ASCEND_PROFILER_OUTPUT";
+  ranks[0].entry.timestamp = "1708156041970";
   ranks[0].entry.files = {"ASCEND_PROFILER_OUTPUT/communication.json"};
   ranks[0].entry.problems = {"communication.json: 1 problem(s)"};
   ranks[0].entry.status = RankStatus::kPartial;
@@ -150,6 +172,8 @@ TEST(RankDataHeld, ReleaseEntryListsKeepsTheRestOfTheEntry) {
   EXPECT_TRUE(ranks[0].entry.files.empty());
   EXPECT_EQ(ranks[0].entry.files.capacity(), 0u);
   EXPECT_TRUE(ranks[0].entry.problems.empty());
+  EXPECT_EQ(ranks[0].entry.output_dir.capacity(), std::string().capacity());
+  EXPECT_TRUE(ranks[0].entry.timestamp.empty());
   EXPECT_EQ(ranks[0].entry.path, "/job/node_0_ascend_pt");
   EXPECT_EQ(ranks[0].entry.status, RankStatus::kPartial);
   EXPECT_EQ(ranks[1].rank(), 1);
