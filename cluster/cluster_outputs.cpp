@@ -260,7 +260,9 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (want.matrix) {
     if (digest) {
       const io::Table slow = analysis::slow_links_table(links.slow_links);
-      r.matrix_digest = digest->finish(want.diagnosis ? &slow : nullptr);
+      // drawn only at the end: on disk meanwhile
+      r.matrix_digest =
+          ParkedMatrixDigest(digest->finish(want.diagnosis ? &slow : nullptr), loaded.spill);
       digest.reset();
     }
     // The streamed matrix table written before the communication tables are built, so the two

@@ -8,6 +8,7 @@
 #include "analysis/comm_summary_stream.h"
 #include "cluster/cluster_loader.h"
 #include "cluster/cluster_options.h"
+#include "cluster/parked_digest.h"
 #include "cluster/parked_table.h"
 #include "cluster/table_sink.h"
 #include "io/diagnostics.h"
@@ -32,7 +33,8 @@ struct AnalysisResults {
   io::Diagnostics notes;  // warnings of the analyses (unmappable links, odd metadata, ...)
   // What the report draws of the communication matrix (set when `want_matrix_digest` was asked
   // and the mode has a matrix): the table itself is written and freed as soon as it is built.
-  std::shared_ptr<const report::MatrixDigest> matrix_digest;
+  // Parked in the root's spill file until the report reads it.
+  ParkedMatrixDigest matrix_digest;
   // cluster_step_trace_time.csv's rows, when keep_step_trace was asked and the mode has a step
   // trace (has_step_trace).
   bool has_step_trace = false;

@@ -312,7 +312,6 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     report::ClusterReportInput in;
     in.manifest = &manifest_small;
     in.step_trace = sink.kept("step_trace");
-    in.matrix_digest = results.matrix_digest;
     if (results.has_comm_rank_summary) {
       in.comm_rank_summary = &results.comm_rank_summary.group_ranks;
       in.comm_rank_totals = &results.comm_rank_summary.rank_totals;
@@ -327,15 +326,24 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.memory_findings = sink.kept("memory_findings");
     in.host_ops = sink.kept("host_ops");
     in.free_breakdown = sink.kept("free_breakdown");
-    try {
-      if (results.host_rank_ops.get().rows() > 0) in.host_rank_ops = &results.host_rank_ops.get();
-    } catch (const std::exception& e) {  // parked on disk, and the disk failed it
+    // Parked on disk: when the disk fails them, the page goes without them.
+    const auto unread = [&](const std::string& what, const std::exception& e,
+                            const std::string& without) {
       io::Diagnostic x;
       x.severity = io::Severity::kWarning;
-      x.what = std::string("the host drill-down could not be read back from the spill file (") +
-               e.what() + ")";
-      x.hint = "report.html goes without each rank's host operators; check the disk under $TMPDIR";
+      x.what = "the " + what + " could not be read back from the spill file (" + e.what() + ")";
+      x.hint = "report.html goes without " + without + "; check the disk under $TMPDIR";
       html_diag.add(std::move(x));
+    };
+    try {
+      in.matrix_digest = results.matrix_digest.get();
+    } catch (const std::exception& e) {
+      unread("matrix digest", e, "the communication matrix's heatmaps");
+    }
+    try {
+      if (results.host_rank_ops.get().rows() > 0) in.host_rank_ops = &results.host_rank_ops.get();
+    } catch (const std::exception& e) {
+      unread("host drill-down", e, "each rank's host operators");
     }
     in.input_path = opts.load.input_dir;
     in.processes = processes;

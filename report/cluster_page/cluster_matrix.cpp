@@ -8,6 +8,7 @@
 
 #include "io/comm_keys.h"
 #include "report/cluster_page/cluster_sections.h"
+#include "report/cluster_page/matrix_digest.h"
 #include "report/display_format.h"
 #include "report/report_page.h"
 #include "report/svg_charts.h"
@@ -23,27 +24,8 @@ constexpr size_t kMaxHeatmaps = 12;
 constexpr size_t kMaxGroupRows = 200;  // table rows; the picker has every group
 constexpr size_t kPerSize = 2;  // heatmaps drawn per group size, besides groups with slow links
 
-struct Link {
-  double size_mb = 0, time_ms = 0, bw_sum = 0;
-  size_t bw_n = 0;
-  double bandwidth() const {
-    if (time_ms > 0) return size_mb / time_ms;  // MB/ms = GB/s
-    return bw_n ? bw_sum / static_cast<double>(bw_n) : std::nan("");
-  }
-};
-
-struct Group {
-  std::string name;
-  // Its links, kept only when the page draws its heatmap (drawn_groups): the rest of the page
-  // needs their count and bandwidths alone, so a digest does not grow with every group's links.
-  std::map<std::pair<long long, long long>, Link> links;
-  size_t link_count = 0;
-  std::set<std::string> transports;
-  std::vector<long long> ranks;  // sorted
-  std::string ops_used;          // which op keys were summed
-  size_t slow = 0;
-  double bw_min = 0, bw_median = 0, bw_max = 0;
-};
+using Link = DigestLink;
+using Group = DigestGroup;
 
 // A group's links summed over one kind of op key, rows in the order they come.
 struct Sums {
@@ -212,10 +194,6 @@ std::vector<Group> build_groups(const io::Table* t, const ClusterContext& ctx) {
 }
 
 }  // namespace
-
-struct MatrixDigest {
-  std::vector<Group> groups;  // most relevant first
-};
 
 struct MatrixDigestBuilder::State {
   std::map<std::string, GroupSums, std::less<>> by_group;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "io/byte_buffer.h"
 #include "io/diagnostics.h"
 #include "io/table.h"
 
@@ -84,6 +85,11 @@ std::shared_ptr<const MatrixDigest> digest_matrix(const io::Table& communication
 
 // The page as a string. Never throws on odd tables (missing columns, NaN, empty tables).
 std::string render_cluster_report_html(const ClusterReportInput& in);
+
+// The digest as bytes, and back (the same digest, bit for bit): it can wait on disk until the
+// page is drawn. unpack throws std::runtime_error when the bytes are damaged or cut short.
+void pack_matrix_digest(const MatrixDigest& d, io::ByteWriter& w);
+std::shared_ptr<const MatrixDigest> unpack_matrix_digest(io::ByteReader& r);
 
 // Renders and writes `path` (through a temporary file and a rename). Returns false with an error
 // in `diag` when the file cannot be written.

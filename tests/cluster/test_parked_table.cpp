@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "cluster/parked_digest.h"
 #include "cluster/table_sink.h"
+#include "report/cluster_page/cluster_report.h"
 
 using cs::cluster::ParkedTable;
 using cs::cluster::TableSink;
@@ -106,4 +108,65 @@ TEST(ParkedTable, ChunksWithOtherColumnsAreRefused) {
   cs::io::Table other("step_trace");
   other.add_int("rank");
   EXPECT_THROW(p.append(std::move(other)), std::runtime_error);
+}
+
+namespace {
+
+// A communication matrix of two groups: a ring of 4 ranks and a pair.
+cs::io::Table ring_matrix() {
+  cs::io::Table t("communication_matrix");
+  auto& step = t.add_int("step");
+  auto& group = t.add_string("group");
+  auto& op = t.add_string("op");
+  auto& src = t.add_int("src_rank");
+  auto& dst = t.add_int("dst_rank");
+  auto& transport = t.add_string("transport");
+  auto& size = t.add_double("size_mb");
+  auto& time = t.add_double("time_ms");
+  auto& bw = t.add_double("bandwidth_gbps");
+  const auto link = [&](const char* g, int s, int d, double ms) {
+    step.ints.push_back(0);
+    group.strings.push_back(g);
+    op.strings.push_back(std::string("allreduce@") + g);
+    src.ints.push_back(s);
+    dst.ints.push_back(d);
+    transport.strings.push_back("HCCS");
+    size.doubles.push_back(64);
+    time.doubles.push_back(ms);
+    bw.doubles.push_back(64 / ms);
+  };
+  for (int r = 0; r < 4; ++r) link("11", r, (r + 1) % 4, 2 + r);
+  link("22", 4, 5, 8);
+  link("22", 5, 4, 9);
+  return t;
+}
+
+}  // namespace
+
+// The report's matrix digest waits in the spill file and comes back drawing the same page; with
+// no spill file it stays in memory; no digest stays none.
+TEST(ParkedMatrixDigest, ParkedDigestComesBackTheSame) {
+  const cs::io::Table matrix = ring_matrix();
+  cs::report::ClusterReportInput in;
+  in.matrix_digest = cs::report::digest_matrix(matrix, nullptr);
+  const std::string direct = cs::report::render_cluster_report_html(in);
+  ASSERT_NE(direct.find("class=\"chart heat\""), std::string::npos);
+
+  cs::cluster::ParkedMatrixDigest parked(cs::report::digest_matrix(matrix, nullptr),
+                                         cs::runtime::SpillFile::create());
+  EXPECT_TRUE(parked.has_digest());
+  EXPECT_TRUE(parked.parked());
+  in.matrix_digest = parked.get();
+  EXPECT_FALSE(parked.parked());
+  EXPECT_EQ(parked.get(), in.matrix_digest);  // read back once
+  EXPECT_EQ(cs::report::render_cluster_report_html(in), direct);
+
+  cs::cluster::ParkedMatrixDigest held(cs::report::digest_matrix(matrix, nullptr), nullptr);
+  EXPECT_FALSE(held.parked());
+  in.matrix_digest = held.get();
+  EXPECT_EQ(cs::report::render_cluster_report_html(in), direct);
+
+  const cs::cluster::ParkedMatrixDigest none(nullptr, cs::runtime::SpillFile::create());
+  EXPECT_FALSE(none.has_digest());
+  EXPECT_EQ(none.get(), nullptr);
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,34 @@ TEST(ClusterReport, MatrixDigestDrawsTheSamePage) {
   const std::string unmarked = render_cluster_report_html(in);
   EXPECT_EQ(count(unmarked, "class=\"mk\""), 0u);
   EXPECT_EQ(count(unmarked, "class=\"chart heat\""), 3u);
+}
+
+// The digest waits on disk packed (cluster/parked_digest.h): unpacked, it draws the same page;
+// damaged or cut bytes throw instead of drawing a wrong one.
+TEST(ClusterReport, PackedMatrixDigestDrawsTheSamePage) {
+  SmallCluster c;
+  ClusterReportInput in = c.input();
+  in.matrix_digest = digest_matrix(c.matrix, &c.slow_links);
+  in.communication_matrix = nullptr;
+  const std::string direct = render_cluster_report_html(in);
+  io::ByteWriter w;
+  pack_matrix_digest(*in.matrix_digest, w);
+  io::ByteReader r(w.data());
+  in.matrix_digest = unpack_matrix_digest(r);
+  EXPECT_EQ(render_cluster_report_html(in), direct);
+  ASSERT_NE(direct.find("class=\"chart heat\""), std::string::npos);
+
+  std::vector<char> cut(w.data().begin(), w.data().end() - 3);
+  io::ByteReader rc(cut);
+  EXPECT_THROW(unpack_matrix_digest(rc), std::runtime_error);
+  std::vector<char> longer = w.data();
+  longer.push_back('x');
+  io::ByteReader rl(longer);
+  EXPECT_THROW(unpack_matrix_digest(rl), std::runtime_error);
+  std::vector<char> huge = w.data();
+  for (size_t i = 4; i < 12; ++i) huge[i] = '\x7f';  // the group count
+  io::ByteReader rh(huge);
+  EXPECT_THROW(unpack_matrix_digest(rh), std::runtime_error);
 }
 
 // The caller writes and frees the manifest before the analyses and hands the report its digest
