@@ -5,6 +5,8 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <set>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 
@@ -281,11 +283,16 @@ io::Table step_trace_table(const std::vector<load::RankData>& ranks) {
   };
   std::vector<Row> rows;
   readers::StepTraceFile scratch;
+  // The step names, one copy of each (the rows' keys view them): the scratch they are read into
+  // is overwritten rank after rank.
+  std::set<std::string, std::less<>> step_names;
   for (const load::RankData& rd : ranks) {
     if (!rd.has_step_trace) continue;
     const readers::StepTraceFile& st = rd.step_trace.read(scratch);
     for (const readers::StepTraceRow& row : st.rows) {
-      Row& r = rows.emplace_back(Row{Key{row.step, {}, {}, rd.rank(), 0, {}}, {}});
+      auto name = step_names.find(row.step);
+      if (name == step_names.end()) name = step_names.emplace(row.step).first;
+      Row& r = rows.emplace_back(Row{Key{*name, {}, {}, rd.rank(), 0, {}}, {}});
       for (size_t c = 0; c < kValues; ++c) r.values[c] = st.get(row, kColumns[c].second);
     }
   }
