@@ -368,6 +368,26 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
   w.put(d.bytes_read);
 }
 
+namespace {
+
+// One parked part of a rank, length first (put_section's bytes): kept packed as it came, or
+// unpacked into the part.
+template <class File>
+void get_part(ByteReader& r, ParkedFile<File>& part, bool keep_packed) {
+  const auto n = static_cast<size_t>(r.get<uint64_t>());
+  const char* bytes = r.skip(n);
+  if (keep_packed) {
+    part.adopt_packed(runtime::PageBuffer(bytes, n));
+    return;
+  }
+  ByteReader pr(bytes, n);
+  File f;
+  unpack_section(pr, f);
+  part = ParkedFile<File>(std::move(f));
+}
+
+}  // namespace
+
 RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   RankData d;
   d.entry = unpack_rank_entry(r);
@@ -377,46 +397,10 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   d.has_step_trace = flags & 4;
   d.has_kernels = flags & 8;
   d.has_metadata = flags & 16;
-  const auto comm_bytes = static_cast<size_t>(r.get<uint64_t>());
-  const char* comm = r.skip(comm_bytes);
-  if (keep_communication_packed) {
-    d.communication.adopt_packed(runtime::PageBuffer(comm, comm_bytes));
-  } else {
-    ByteReader cr(comm, comm_bytes);
-    readers::CommunicationFile c;
-    unpack_section(cr, c);
-    d.communication = RankCommunication(std::move(c));
-  }
-  const auto matrix_bytes = static_cast<size_t>(r.get<uint64_t>());
-  const char* matrix = r.skip(matrix_bytes);
-  if (keep_communication_packed) {
-    d.matrix.adopt_packed(runtime::PageBuffer(matrix, matrix_bytes));
-  } else {
-    ByteReader mr(matrix, matrix_bytes);
-    readers::MatrixFile m;
-    unpack_section(mr, m);
-    d.matrix = RankMatrix(std::move(m));
-  }
-  const auto operators_bytes = static_cast<size_t>(r.get<uint64_t>());
-  const char* operators = r.skip(operators_bytes);
-  if (keep_communication_packed) {
-    d.operators.adopt_packed(runtime::PageBuffer(operators, operators_bytes));
-  } else {
-    ByteReader orr(operators, operators_bytes);
-    stats::OperatorTable t;
-    unpack_section(orr, t);
-    d.operators = RankOperators(std::move(t));
-  }
-  const auto step_bytes = static_cast<size_t>(r.get<uint64_t>());
-  const char* steps = r.skip(step_bytes);
-  if (keep_communication_packed) {
-    d.step_trace.adopt_packed(runtime::PageBuffer(steps, step_bytes));
-  } else {
-    ByteReader sr(steps, step_bytes);
-    readers::StepTraceFile st;
-    unpack_section(sr, st);
-    d.step_trace = RankStepTrace(std::move(st));
-  }
+  get_part(r, d.communication, keep_communication_packed);
+  get_part(r, d.matrix, keep_communication_packed);
+  get_part(r, d.operators, keep_communication_packed);
+  get_part(r, d.step_trace, keep_communication_packed);
   d.metadata.has_distributed_args = r.get<uint8_t>() != 0;
   uint32_t nargs = r.get<uint32_t>();
   readers::DistributedArgs::Map args;
