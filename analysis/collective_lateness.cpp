@@ -19,16 +19,18 @@ struct RankSums {
   stats::ExactSum expected, variance, imposed_ms, transit_rel;
 };
 
-// The ranks' lateness and sums being built, one slot per rank with communication data (sorted).
+// The ranks' lateness (the result's entries, sorted by rank) and their sums being built, one slot
+// per rank with communication data.
 struct Slots {
-  std::vector<int> ranks;
-  std::vector<RankLateness> lateness;
+  std::vector<LatenessByRank::Entry> entries;
   std::vector<RankSums> sums;
 
   // The slot of `rank`, or -1 when it has none (a rank the walk's first pass did not total).
   ptrdiff_t of(int rank) const {
-    const auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
-    return it != ranks.end() && *it == rank ? it - ranks.begin() : -1;
+    const auto it =
+        std::lower_bound(entries.begin(), entries.end(), rank,
+                         [](const LatenessByRank::Entry& e, int r) { return e.first < r; });
+    return it != entries.end() && it->first == rank ? it - entries.begin() : -1;
   }
 };
 
@@ -74,7 +76,7 @@ void judge_instance(std::vector<LatenessEntry>& e, const stats::RankStages& stag
   for (size_t i = 0; i < n; ++i) {
     const ptrdiff_t slot = slots.of(e[i].rank);
     if (slot < 0) continue;
-    RankLateness& r = slots.lateness[slot];
+    RankLateness& r = slots.entries[slot].second;
     RankSums& sum = slots.sums[slot];
     ++r.instances;
     r.max_group = std::max(r.max_group, static_cast<int>(n));
@@ -120,23 +122,19 @@ LatenessByRank collective_lateness(const std::vector<load::RankData>& ranks,
       ranks, opts.threads,
       opts.batch_entries > 0 ? opts.batch_entries : LatenessWalk::kBatchEntries);
   Slots slots;  // every rank the first pass totalled, in rank order (the totals' map order)
-  slots.ranks.reserve(walk.totals().size());
-  slots.lateness.reserve(walk.totals().size());
+  slots.entries.reserve(walk.totals().size());
   for (const auto& [rank, t] : walk.totals()) {
-    slots.ranks.push_back(rank);
-    RankLateness& r = slots.lateness.emplace_back();
+    RankLateness& r = slots.entries.emplace_back(rank, RankLateness{}).second;
     r.own_wait_ms = t.own_wait_ms;
     r.steps = t.steps;
   }
-  slots.sums.resize(slots.ranks.size());
+  slots.sums.resize(slots.entries.size());
   std::vector<double> scratch;
   for (size_t b = 0; b < walk.size(); ++b)  // a batch of groups at a time, judged and let go
     for (std::vector<LatenessEntry>& e : walk.load(b, opts.threads))
       judge_instance(e, stages, slots, scratch);
-  std::vector<LatenessByRank::Entry> out;
-  out.reserve(slots.ranks.size());
-  for (size_t i = 0; i < slots.ranks.size(); ++i) {
-    RankLateness& r = slots.lateness[i];
+  for (size_t i = 0; i < slots.entries.size(); ++i) {
+    RankLateness& r = slots.entries[i].second;
     const RankSums& s = slots.sums[i];
     r.expected = s.expected.value();
     r.variance = s.variance.value();
@@ -144,9 +142,8 @@ LatenessByRank collective_lateness(const std::vector<load::RankData>& ranks,
     r.transit_rel = s.transit_rel.value();
     if (r.transit_n > 0) r.transit_rel /= r.transit_n;
     r.late_steps.shrink_to_fit();
-    out.emplace_back(slots.ranks[i], std::move(r));
   }
-  return LatenessByRank(std::move(out));
+  return LatenessByRank(std::move(slots.entries));
 }
 
 }  // namespace cs::analysis
