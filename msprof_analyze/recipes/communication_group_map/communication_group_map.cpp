@@ -10,6 +10,7 @@
 #include "frame/frame_ops.h"
 #include "io/sqlite/table_reader.h"
 #include "msprof_analyze/recipes/frame_writers.h"
+#include "msprof_analyze/recipes/parked_frames.h"
 #include "msprof_analyze/recipes/rank_db.h"
 
 namespace cs::recipes::communication_group_map {
@@ -183,35 +184,29 @@ bool build_group_mapping(const std::vector<RankPartial>& parts, frame::Frame& ou
     }
   };
   std::map<Key, std::set<int64_t>> groups;
-  std::vector<const frame::Frame*> infos;
-  for (const auto& p : parts) {
-    if (!p.used) continue;
-    auto it = p.frames.find("comm_groups");
-    if (it != p.frames.end()) {
-      const frame::Frame& f = it->second;
-      for (size_t r = 0; r < f.rows(); ++r) {
-        const frame::Cell& g = f.columns[0].cells[r];
-        if (g.is_null()) continue;
-        groups[Key{f.columns[2].cells[r], g}].insert(f.columns[1].cells[r].i());
-      }
+  // Each rank's frames held or parked (msprof_analyze/recipes/parked_frames.h), one at a time.
+  for_each_rank_frame(parts, "comm_groups", [&](const frame::Frame& f) {
+    for (size_t r = 0; r < f.rows(); ++r) {
+      const frame::Cell& g = f.columns[0].cells[r];
+      if (g.is_null()) continue;
+      groups[Key{f.columns[2].cells[r], g}].insert(f.columns[1].cells[r].i());
     }
-    auto pi = p.frames.find("parallel_info");
-    if (pi != p.frames.end() && pi->second.rows() > 0) infos.push_back(&pi->second);
-  }
+  });
   if (groups.empty()) return false;
   // Parallel group info of every rank, duplicates dropped, first seen first.
   std::vector<std::vector<frame::Cell>> info_rows;
   std::set<std::string> seen;
-  for (const frame::Frame* f : infos)
-    for (size_t r = 0; r < f->rows(); ++r) {
+  for_each_rank_frame(parts, "parallel_info", [&](const frame::Frame& f) {
+    for (size_t r = 0; r < f.rows(); ++r) {
       std::vector<frame::Cell> row;
       std::string key;
-      for (const auto& c : f->columns) {
+      for (const auto& c : f.columns) {
         row.push_back(c.cells[r]);
         key += frame::cell_key(c.cells[r]) + '\x1f';
       }
       if (seen.insert(key).second) info_rows.push_back(std::move(row));
     }
+  });
   out = frame::Frame{};
   auto& type = out.add("type");
   auto& rank_set = out.add("rank_set");

@@ -357,6 +357,18 @@ bool CommunicationTimeSum::reduce(const std::vector<RankPartial>& parts, const R
 
 namespace {
 
+// Drops each rank's "comm_groups" and "parallel_info" frames, held or parked, once the group
+// mapping is built from them.
+void drop_group_frames(std::vector<RankPartial>& parts) {
+  auto group_frame = [](const std::string& key) {
+    return key == "comm_groups" || key == "parallel_info";
+  };
+  for (RankPartial& p : parts) {
+    std::erase_if(p.frames, [&](const auto& f) { return group_frame(f.first); });
+    std::erase_if(p.parked, [&](const ParkedFrame& f) { return group_frame(f.key); });
+  }
+}
+
 // The merge of ranks parked on disk: the two big tables are written a rank at a time
 // (time_sum_stream.h), the group mapping as before.
 Recipe::WriteStep merge_streamed(std::vector<RankPartial>& parts,
@@ -403,6 +415,7 @@ Recipe::WriteStep CommunicationTimeSum::merge(std::vector<RankPartial>& parts, i
       return false;
     };
   }
+  drop_group_frames(parts);  // the mapping has what they said
   if (has_parked_tables(parts)) return merge_streamed(parts, mapping);
   // The ranks' frames taken from the parts: each rank's rows are freed as they are concatenated.
   std::vector<frame::Frame> times = take_used_frames(parts, "time");
