@@ -126,7 +126,7 @@ namespace {
 
 // The two tables' columns; the chunks and the shapes share them. String columns are
 // dictionary-encoded: a batch's rows repeat a few names.
-struct Columns {
+struct OpTableColumns {
   io::Table ops{"communication_ops"}, bw{"communication_bandwidth"};
   io::DictionaryEncoder step{ops.add_encoded_string("step")};
   io::DictionaryEncoder group{ops.add_encoded_string("group")};
@@ -155,7 +155,7 @@ struct Columns {
 }  // namespace
 
 CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& w) {
-  Columns c;
+  OpTableColumns c;
   CommOpTableShapes s{std::move(c.ops), std::move(c.bw), {}, {}};
   const size_t type = w.collective ? 10 : w.p2p ? 3 : 0;  // "collective", "p2p"
   auto mean = [](uint64_t bytes, uint64_t count) {
@@ -171,7 +171,7 @@ CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& w) {
 }
 
 CommOpChunk comm_op_chunk(const documents::CommIndex& batch) {
-  Columns c;
+  OpTableColumns c;
   for (const documents::CommGroupEntry& ge : batch.groups) {
     for (const documents::CommStepEntry& se : ge.steps) {
       for (const documents::CommOpEntry& oe : se.ops)

@@ -2,19 +2,12 @@
 
 #include <cstdio>
 
+#include "analysis/format_value.h"
 #include "io/text_escape.h"
 
 namespace cs::analysis {
 
-namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // The shared body; with_transfers = false leaves the slow-transfer lines out entirely.
 static std::string summary_body(const std::vector<SlowRankFinding>& slow_ranks,

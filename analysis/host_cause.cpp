@@ -16,7 +16,7 @@ namespace cs::analysis {
 
 namespace {
 
-std::string ms(double v) {
+std::string fixed_ms(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f ms", v);
   return buf;
@@ -53,15 +53,15 @@ std::string free_text(const FreeSums& sums) {
   const double free = sums.free, rest = sums.rest;
   const int steps = sums.steps;
   if (steps == 0) return {};
-  std::string t = "; of its Free (" + ms(free / steps) + " per step):";
+  std::string t = "; of its Free (" + fixed_ms(free / steps) + " per step):";
   bool first = true;
   for (size_t c = 0; c < causes.size(); ++c) {
     if (causes[c] / steps < 0.005) continue;
     t += std::string(first ? " " : ", ") + host::cause_name(static_cast<host::Cause>(c)) + " " +
-         ms(causes[c] / steps);
+         fixed_ms(causes[c] / steps);
     first = false;
   }
-  return t + (first ? " " : ", ") + "unattributed " + ms(rest / steps);
+  return t + (first ? " " : ", ") + "unattributed " + fixed_ms(rest / steps);
 }
 
 }  // namespace
@@ -92,8 +92,9 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
     const double excess = m->second.data_host_ms - data_median;
     if (f.cause != "compute" && excess >= 1.0 && excess >= 0.5 * std::max(0.0, f.free_excess_ms)) {
       f.cause = "data";
-      f.evidence += "; data loading (DataLoader) takes " + ms(m->second.data_host_ms) +
-                    " per step against a median of " + ms(data_median) + " on the other ranks";
+      f.evidence += "; data loading (DataLoader) takes " + fixed_ms(m->second.data_host_ms) +
+                    " per step against a median of " + fixed_ms(data_median) +
+                    " on the other ranks";
     }
     if (f.cause == "host" || f.cause == "data") f.evidence += free_text(by_rank[f.rank]);
   }
@@ -115,8 +116,8 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
     f.steps = m.steps;
     f.impact_ms_per_step = excess;
     f.score = std::round(excess * 1000) / 1000;
-    f.evidence = "data loading (DataLoader) takes " + ms(m.data_host_ms) +
-                 " per step against a median of " + ms(data_median) + " on the job's ranks" +
+    f.evidence = "data loading (DataLoader) takes " + fixed_ms(m.data_host_ms) +
+                 " per step against a median of " + fixed_ms(data_median) + " on the job's ranks" +
                  free_text(by_rank[rank]);
     findings.push_back(std::move(f));
   }
@@ -137,8 +138,8 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
     char share[32];
     std::snprintf(share, sizeof share, "%.0f%%", m.dispatch_share() * 100);
     f.evidence = "host-bound: its device waits for dispatch " + std::string(share) +
-                 " of each step (" + ms(m.dispatch_ms) + " per step against a median of " +
-                 ms(dispatch_median) + " on the job's ranks)" + free_text(by_rank[m.rank]);
+                 " of each step (" + fixed_ms(m.dispatch_ms) + " per step against a median of " +
+                 fixed_ms(dispatch_median) + " on the job's ranks)" + free_text(by_rank[m.rank]);
     findings.push_back(std::move(f));
   }
 }

@@ -5,15 +5,11 @@
 #include <map>
 #include <set>
 
+#include "analysis/format_value.h"
+
 namespace cs::analysis {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 const SlowRankFinding* find_rank(const std::vector<SlowRankFinding>& f, int rank) {
   for (const auto& x : f)

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/format_value.h"
 #include "analysis/link_observations.h"
 #include "readers/matrix.h"
 #include "stats/outliers.h"
@@ -15,12 +16,6 @@
 namespace cs::analysis {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 struct LinkAcc {
   double size = 0, time = 0, expected_time = 0;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "analysis/collective_lateness.h"
+#include "analysis/format_value.h"
 #include "analysis/operators_topn.h"
 #include "analysis/step_deviation.h"
 #include "stats/outliers.h"
@@ -17,12 +18,6 @@
 namespace cs::analysis {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 std::string ms(double v) {
   return fmt(std::abs(v) < 10 ? "%.2f ms" : "%.1f ms", v);

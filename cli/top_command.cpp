@@ -31,7 +31,7 @@ int usage_error(const std::string& what) {
 }
 
 // A wrong choice: the message already lists the valid ones.
-int unknown_choice(const std::string& what) {
+int unknown_top_choice(const std::string& what) {
   std::fprintf(stderr, "clusterscope: top: %s\n", what.c_str());
   return runtime::kExitUsage;
 }
@@ -162,7 +162,7 @@ int run_top(int argc, char** argv) {
   o.input_dtype = dtype;
   const auto aggregate_by = runtime::enum_from_name(top::kTopByNames, by);
   if (!aggregate_by || *aggregate_by == top::TopOptions::By::kAll)
-    return unknown_choice(
+    return unknown_top_choice(
         runtime::unknown_value("--aggregate-by", by, runtime::enum_names(top::kTopByNames)));
   o.aggregate_by = *aggregate_by;
   // profile_analyze: --aggregate alone folds every call into one row.
@@ -170,7 +170,7 @@ int run_top(int argc, char** argv) {
     o.aggregate_by = top::TopOptions::By::kAll;
   const auto aggregate = runtime::enum_from_name(top::kTopAggregateNames, agg);
   if (!aggregate)
-    return unknown_choice(
+    return unknown_top_choice(
         runtime::unknown_value("--aggregate", agg, runtime::enum_names(top::kTopAggregateNames)));
   o.aggregate = *aggregate;
   // "+column": ascending, as profile_analyze.
@@ -178,7 +178,7 @@ int run_top(int argc, char** argv) {
   const auto order_by = runtime::enum_from_name(
       top::kTopOrderNames, std::string_view(order).substr(o.ascending ? 1 : 0));
   if (!order_by)
-    return unknown_choice(
+    return unknown_top_choice(
         runtime::unknown_value("--order-by", order, runtime::enum_names(top::kTopOrderNames)));
   o.order_by = *order_by;
   if (min_time < 0) return usage_error("--min-time must not be negative");
@@ -187,7 +187,7 @@ int run_top(int argc, char** argv) {
                        seconds(min_time) + ": no call could pass");
   const auto kern = runtime::enum_from_name(kEndKeyNames, end_key);
   if (!kern)
-    return unknown_choice(
+    return unknown_top_choice(
         runtime::unknown_value("--top-end-key", end_key, runtime::enum_names(kEndKeyNames)));
   if (!opr_name.empty()) {
     try {

@@ -20,7 +20,7 @@ uint64_t rank_key(int rank) {
 constexpr uint64_t kSkippedKey = uint64_t{1} << 62;
 
 // `src`'s rows appended to `dst` (the same columns).
-void append_rows(io::Table& dst, const io::Table& src) {
+void append_rank_rows(io::Table& dst, const io::Table& src) {
   for (size_t k = 0; k < dst.columns.size(); ++k) {
     io::Column& d = dst.columns[k];
     const io::Column& s = src.columns[k];
@@ -65,7 +65,7 @@ void RankTables::append(const std::string& name, const io::Table& one, int rank)
   auto [it, added] = tables_.try_emplace(name);
   if (added) it->second.rows = empty_like(one);
   if (one.rows() == 0) return;
-  append_rows(it->second.rows, one);
+  append_rank_rows(it->second.rows, one);
   it->second.blocks.push_back({rank_key(rank), one.rows()});
 }
 
@@ -115,7 +115,7 @@ std::set<std::string> RankTables::write(io::Hdf5File& h5,
     else
       mine.rows = empty_like(schemas[k]);
     if (manifest && !skipped.empty()) {
-      append_rows(mine.rows, load::build_manifest_table({}, skipped));
+      append_rank_rows(mine.rows, load::build_manifest_table({}, skipped));
       for (size_t i = 0; i < skipped.size(); ++i) mine.blocks.push_back({kSkippedKey + i, 1});
     }
     if (io::write_table_collective(h5, mine.rows, mine.blocks, diag) ==

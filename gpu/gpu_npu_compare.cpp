@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kCategories[] = {"computing", "comm_not_overlapped", "free", "step"};
+const char* const kNpuCategories[] = {"computing", "comm_not_overlapped", "free", "step"};
 constexpr int kN = 4;
 
 double mean(const std::vector<double>& v) {
@@ -77,7 +77,7 @@ io::Table gpu_npu_compare_table(const std::vector<GpuRankSummary>& gpu,
       const auto& x = gpu_is_base ? nc[c] : gc[c];
       const double mb = mean(b), mx = mean(x);
       rank.ints.push_back(g.rank);
-      cat.strings.push_back(kCategories[c]);
+      cat.strings.push_back(kNpuCategories[c]);
       bu.doubles.push_back(mb);
       cu.doubles.push_back(mx);
       du.doubles.push_back(mx - mb);
@@ -130,7 +130,7 @@ int run_gpu_npu_compare(const mpi::MpiSession& mpi, const GpuNpuCompareOptions& 
     std::printf("GPU vs NPU: base %s, comparison %s; %zu rank(s) compared\n",
                 opts.gpu_is_base ? "GPU (Kineto)" : "NPU (Ascend)",
                 opts.gpu_is_base ? "NPU (Ascend)" : "GPU (Kineto)", t.rows() / kN);
-    for (const char* c : kCategories)
+    for (const char* c : kNpuCategories)
       std::printf("%s: %d rank(s) slower, %d faster beyond the step-to-step noise\n", c,
                   per_cat[c].first, per_cat[c].second);
     std::printf("outputs: %s\n", out.c_str());

@@ -95,7 +95,7 @@ std::string keep_last_of_repeated(std::vector<T>& v, std::string T::*name,
 
 class CommWalker {
  public:
-  // `flat`: CANN msprof's flat layout (is_flat_layout).
+  // `flat`: CANN msprof's flat layout (is_flat_communication).
   CommWalker(io::JsonContext& ctx, CommunicationFile& out, bool flat)
       : ctx_(ctx), out_(out), flat_(flat) {}
 
@@ -422,26 +422,26 @@ class CommWalker {
 
 // CANN msprof's flat layout (docs/formats.md §1b): the first entry is an op (its first key is
 // "Communication Time Info" or "Communication Bandwidth Info"), not a step.
-bool is_flat_layout(std::string_view text) {
+bool is_flat_communication(std::string_view text) {
   const auto keys = io::leading_keys(text, 2);
   return keys.size() == 2 && (keys[1] == kTimeInfoKey || keys[1] == kBandwidthInfoKey);
 }
 
-bool parse_padded(simdjson::padded_string_view text, const std::string& source,
-                  CommunicationFile& out, io::Diagnostics& diag) {
-  return walk_steps<CommWalker>(text, source, is_flat_layout(text), out, diag);
+bool parse_communication_padded(simdjson::padded_string_view text, const std::string& source,
+                                CommunicationFile& out, io::Diagnostics& diag) {
+  return walk_steps<CommWalker>(text, source, is_flat_communication(text), out, diag);
 }
 
 }  // namespace
 
 bool read_communication_json(const std::string& path, CommunicationFile& out,
                              io::Diagnostics& diag) {
-  return read_steps_file(path, out, diag, parse_padded);
+  return read_steps_file(path, out, diag, parse_communication_padded);
 }
 
 bool parse_communication_json(std::string_view json, const std::string& source,
                               CommunicationFile& out, io::Diagnostics& diag) {
-  return parse_steps_text(json, source, out, diag, parse_padded);
+  return parse_steps_text(json, source, out, diag, parse_communication_padded);
 }
 
 }  // namespace cs::readers

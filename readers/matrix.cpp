@@ -75,7 +75,7 @@ bool parse_link(std::string_view s, int& src, int& dst) {
 
 class MatrixWalker {
  public:
-  // `flat`: CANN msprof's flat layout (is_flat_layout).
+  // `flat`: CANN msprof's flat layout (is_flat_matrix).
   MatrixWalker(io::JsonContext& ctx, MatrixFile& out, bool flat)
       : ctx_(ctx), out_(out), flat_(flat) {}
 
@@ -291,27 +291,27 @@ class MatrixWalker {
 
 // CANN msprof's flat layout (docs/formats.md §1b): the first entry maps a link to an object of
 // link fields ("Transport Type", ...), where the stepped layout has "collective"/"p2p" and op keys.
-bool is_flat_layout(std::string_view text) {
+bool is_flat_matrix(std::string_view text) {
   const auto keys = io::leading_keys(text, 3);
   return keys.size() == 3 &&
          std::find(kLinkKeys.begin(), kLinkKeys.end(), keys[2]) != kLinkKeys.end();
 }
 
-bool parse_padded(simdjson::padded_string_view text, const std::string& source, MatrixFile& out,
-                  io::Diagnostics& diag) {
-  return walk_steps<MatrixWalker>(text, source, is_flat_layout(text), out, diag);
+bool parse_matrix_padded(simdjson::padded_string_view text, const std::string& source,
+                         MatrixFile& out, io::Diagnostics& diag) {
+  return walk_steps<MatrixWalker>(text, source, is_flat_matrix(text), out, diag);
 }
 
 }  // namespace
 
 bool read_communication_matrix_json(const std::string& path, MatrixFile& out,
                                     io::Diagnostics& diag) {
-  return read_steps_file(path, out, diag, parse_padded);
+  return read_steps_file(path, out, diag, parse_matrix_padded);
 }
 
 bool parse_communication_matrix_json(std::string_view json, const std::string& source,
                                      MatrixFile& out, io::Diagnostics& diag) {
-  return parse_steps_text(json, source, out, diag, parse_padded);
+  return parse_steps_text(json, source, out, diag, parse_matrix_padded);
 }
 
 }  // namespace cs::readers

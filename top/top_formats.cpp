@@ -9,7 +9,7 @@ namespace cs::top {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kFormatNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<std::string> split_formats(std::string_view s) {
   std::vector<std::string> out;
@@ -50,10 +50,10 @@ std::vector<size_t> with_format(const std::vector<std::string>& f, const std::st
 // 2*N*Cout*Ho*Wo*Cin*Kh*Kw from the Cin-side activation `a` and the Cout-side one `b`
 // (NC1HWC0) and the FRACTAL_Z weight `w`.
 double conv_flops(const Shape& a, const Shape& b, const Shape& w) {
-  if (a.size() != 5 || b.size() != 5 || w.size() != 4) return kNaN;
+  if (a.size() != 5 || b.size() != 5 || w.size() != 4) return kFormatNaN;
   const int64_t c1 = a[1];
-  if (c1 <= 1) return kNaN;  // one C0 block: the real channel count is unknown
-  if (w[0] % c1 != 0) return kNaN;
+  if (c1 <= 1) return kFormatNaN;  // one C0 block: the real channel count is unknown
+  if (w[0] % c1 != 0) return kFormatNaN;
   const double khkw = static_cast<double>(w[0] / c1);
   const double cin = static_cast<double>(c1 * a[4]);
   const double cout = static_cast<double>(b[1] * b[4]);
@@ -107,17 +107,17 @@ double estimate_flops_with_formats(std::string_view op_type, const std::vector<S
     } else if (!in5.empty() && !inz.empty() && !out5.empty()) {  // (x, w, bias) -> y
       a = at(in, in5[0]), b = at(out, out5[0]), w = at(in, inz[0]);
     }
-    return a && b && w ? conv_flops(*a, *b, *w) : kNaN;
+    return a && b && w ? conv_flops(*a, *b, *w) : kFormatNaN;
   }
   std::vector<Shape> lin, lout;
   for (size_t i = 0; i < in.size(); ++i) {
     auto s = logical(in[i], format_at(fin, i));
-    if (!s) return kNaN;
+    if (!s) return kFormatNaN;
     lin.push_back(std::move(*s));
   }
   for (size_t i = 0; i < out.size(); ++i) {
     auto s = logical(out[i], format_at(fout, i));
-    if (!s) return kNaN;
+    if (!s) return kFormatNaN;
     lout.push_back(std::move(*s));
   }
   return estimate_flops(op_type, lin, lout);

@@ -13,7 +13,7 @@ namespace cs::top {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kTableNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Row {
   std::string name, type;
@@ -109,12 +109,12 @@ io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, Top
       if (row.flops_n) row.flops /= static_cast<double>(row.flops_n);
       if (row.bytes_n) row.bytes /= static_cast<double>(row.bytes_n);
     }
-    if (!row.flops_n) row.flops = kNaN;
-    if (!row.bytes_n) row.bytes = kNaN;
+    if (!row.flops_n) row.flops = kTableNaN;
+    if (!row.bytes_n) row.bytes = kTableNaN;
   }
   using Order = TopOptions::Order;
   const auto key = [&](const Row& r) {
-    const double rate_base = r.time > 0 ? r.time : kNaN;
+    const double rate_base = r.time > 0 ? r.time : kTableNaN;
     switch (opt.order_by) {
       case Order::kMemory:
         return r.bytes;
@@ -165,16 +165,17 @@ io::Table top_table(const std::vector<OpCall>& calls, const TopOptions& opt, Top
     c_type.strings.push_back(r.type);
     c_calls.ints.push_back(static_cast<int64_t>(r.calls));
     c_time.doubles.push_back(r.time);
-    const double share = total > 0 ? 100.0 * r.time / total : kNaN;
+    const double share = total > 0 ? 100.0 * r.time / total : kTableNaN;
     cum += r.time;
     c_share.doubles.push_back(share);
-    c_cum.doubles.push_back(total > 0 ? 100.0 * cum / total : kNaN);
+    c_cum.doubles.push_back(total > 0 ? 100.0 * cum / total : kTableNaN);
     c_flops.doubles.push_back(r.flops);
     // Rates over the same aggregate: FLOP / µs = 1e6 FLOP/s; TFLOP/s = flops / us / 1e6.
     c_tflops.doubles.push_back(r.time > 0 && std::isfinite(r.flops) ? r.flops / r.time / 1e6
-                                                                    : kNaN);
+                                                                    : kTableNaN);
     c_bytes.doubles.push_back(r.bytes);
-    c_bw.doubles.push_back(r.time > 0 && std::isfinite(r.bytes) ? r.bytes / r.time / 1e3 : kNaN);
+    c_bw.doubles.push_back(r.time > 0 && std::isfinite(r.bytes) ? r.bytes / r.time / 1e3
+                                                                : kTableNaN);
     c_in.strings.push_back(r.longest ? r.longest->input_shapes : "");
     c_dt.strings.push_back(r.longest ? r.longest->input_dtypes : "");
     c_out.strings.push_back(r.longest ? r.longest->output_shapes : "");

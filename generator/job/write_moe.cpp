@@ -14,7 +14,7 @@ constexpr int kExperts = 16;       // experts of the model, split over the EP gr
 constexpr int kHidden = 4096;
 constexpr int kFfn = 1408;  // one expert's intermediate size
 
-uint64_t mix(uint64_t x) {  // splitmix64's finaliser
+uint64_t moe_mix(uint64_t x) {  // splitmix64's finaliser
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
@@ -23,7 +23,7 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser
 
 // A number in [0, 1) from the key.
 double unit(uint64_t key) {
-  return static_cast<double>(mix(key) >> 11) / 9007199254740992.0;
+  return static_cast<double>(moe_mix(key) >> 11) / 9007199254740992.0;
 }
 
 bool is_mlp_matmul(uint16_t spec) {
@@ -45,14 +45,15 @@ std::string expert_group_id(const GeneratorOptions& o, const Topology& t, int r)
   const auto ranks = expert_group_ranks(o, t, r);
   const int index = ranks.empty() ? 0 : ranks.front();
   return node_ip(index) + "%enp67s0f5_60000_" + std::to_string(index) + "_exp_" +
-         std::to_string(1708156014257560ULL + mix(o.seed) % 1000000);
+         std::to_string(1708156014257560ULL + moe_mix(o.seed) % 1000000);
 }
 
 int routed_tokens(const GeneratorOptions& o, int r, const KernelEvent& e) {
   const double share = 0.7 + 0.6 * unit(o.seed * 1000003ULL + static_cast<uint64_t>(r));
   uint64_t start_bits = 0;
   std::memcpy(&start_bits, &e.start_us, sizeof start_bits);
-  const double call = 1.0 + 0.1 * (2.0 * unit(start_bits ^ mix(static_cast<uint64_t>(r))) - 1.0);
+  const double call =
+      1.0 + 0.1 * (2.0 * unit(start_bits ^ moe_mix(static_cast<uint64_t>(r))) - 1.0);
   return static_cast<int>(std::lround(kMeanTokens * share * call));
 }
 

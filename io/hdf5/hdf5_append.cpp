@@ -15,7 +15,6 @@ namespace {
 
 using namespace hdf5_parts;
 
-constexpr size_t kVariableStringBytes = 16;  // a variable-length string's reference
 // Raw bytes of filled chunks an append holds before filtering and storing them. With the filtered
 // copies and the columns' new chunks, an append of many rows holds about three times this beside
 // the table's own chunks: at 16,384 ranks the root's peak RSS was 3 MB lower with 1 MiB than with

@@ -180,8 +180,6 @@ std::vector<unsigned char> deflated(const unsigned char* in, size_t n, int level
 
 namespace {
 
-constexpr size_t kVariableStringBytes = 16;  // a variable-length string's reference in a dataset
-
 size_t longest_string(const Column& c) {
   size_t width = 1;  // HDF5 types have a size >= 1
   for (const auto& s : c.encoded ? c.dict : c.strings) width = std::max(width, s.size());

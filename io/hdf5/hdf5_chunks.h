@@ -17,6 +17,9 @@
 
 namespace cs::io {
 
+// The bytes of a variable-length string's reference in a dataset (HDF5's hvl_t).
+inline constexpr size_t kVariableStringBytes = 16;
+
 // The stored chunks of one column's dataset.
 struct Hdf5ColumnChunks {
   size_t element_size = 0;  // bytes per row (a string column: its longest value, at least 1)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/sqlite/big_endian.h"
+#include "io/sqlite/file_format.h"
 #include "io/sqlite/sqlite_record.h"
 
 namespace cs::io::sqlite {
@@ -18,8 +19,6 @@ namespace cs::io::sqlite {
 namespace {
 
 constexpr char kMagic[] = "SQLite format 3";  // and its NUL: 16 bytes
-constexpr size_t kHeader = 100;               // the file header, before page 1's b-tree header
-constexpr unsigned char kLeafTable = 0x0d;
 
 // Reads or writes `n` bytes at `offset` whole; false with errno set.
 bool pread_all(int fd, void* buf, size_t n, off_t offset) {
@@ -90,19 +89,20 @@ DatabaseFileAppender::DatabaseFileAppender(std::string path) : path_(std::move(p
     read_errno_ = errno;
   } else if (size == 0) {
     start_new();
-  } else if (size < static_cast<off_t>(kHeader)) {
+  } else if (size < static_cast<off_t>(kFileHeaderBytes)) {
     unsupported_ = "not a complete SQLite database file";
   } else {
-    unsigned char header[kHeader];
-    if (!pread_all(fd, header, kHeader, 0)) {
+    unsigned char header[kFileHeaderBytes];
+    if (!pread_all(fd, header, kFileHeaderBytes, 0)) {
       read_errno_ = errno;
     } else {
       page_size_ = get16(header + 16) == 1 ? 65536 : get16(header + 16);
-      page1_.assign(reinterpret_cast<const char*>(header), kHeader);
+      page1_.assign(reinterpret_cast<const char*>(header), kFileHeaderBytes);
       if (page_size_ >= 512 && page_size_ <= 65536 && std::has_single_bit(page_size_) &&
           static_cast<uint64_t>(size) >= page_size_) {
         page1_.resize(page_size_);
-        if (!pread_all(fd, page1_.data() + kHeader, page_size_ - kHeader, kHeader))
+        if (!pread_all(fd, page1_.data() + kFileHeaderBytes, page_size_ - kFileHeaderBytes,
+                       kFileHeaderBytes))
           read_errno_ = errno;
       }
       if (!read_errno_) parse_existing(static_cast<uint64_t>(size));
@@ -116,12 +116,12 @@ void DatabaseFileAppender::start_new() {
   auto* h = reinterpret_cast<unsigned char*>(page1_.data());
   std::memcpy(h, kMagic, 16);
   put16(h + 16, page_size_);
-  h[18] = h[19] = 1;                   // rollback journal mode
-  h[21] = 64, h[22] = 32, h[23] = 32;  // payload fractions, fixed by the format
-  put32(h + 44, 4);                    // schema format 4
-  put32(h + 56, 1);                    // UTF-8
-  h[kHeader] = kLeafTable;             // the schema: an empty leaf
-  put16(h + kHeader + 5, page_size_ == 65536 ? 0 : page_size_);
+  h[18] = h[19] = 1;                     // rollback journal mode
+  h[21] = 64, h[22] = 32, h[23] = 32;    // payload fractions, fixed by the format
+  put32(h + 44, 4);                      // schema format 4
+  put32(h + 56, 1);                      // UTF-8
+  h[kFileHeaderBytes] = kLeafTablePage;  // the schema: an empty leaf
+  put16(h + kFileHeaderBytes + 5, page_size_ == 65536 ? 0 : page_size_);
   pages_ = 1;
 }
 
@@ -142,11 +142,12 @@ void DatabaseFileAppender::parse_existing(uint64_t file_size) {
   const uint32_t in_header = get32(h + 28);
   if (get32(h + 24) == get32(h + 92) && in_header != 0 && in_header != pages_)
     return fail("a page count that does not match its size");
-  const unsigned char* b = h + kHeader;
-  if (b[0] != kLeafTable) return fail("a schema larger than one page");
+  const unsigned char* b = h + kFileHeaderBytes;
+  if (b[0] != kLeafTablePage) return fail("a schema larger than one page");
   const uint32_t cells = get16(b + 3);
   const uint32_t content = get16(b + 5) == 0 ? 65536 : get16(b + 5);
-  if (kHeader + 8 + 2 * cells > content || content > usable_) return fail("a damaged schema page");
+  if (kFileHeaderBytes + 8 + 2 * cells > content || content > usable_)
+    return fail("a damaged schema page");
   const unsigned char* end = h + usable_;
   for (uint32_t i = 0; i < cells; ++i) {
     const uint32_t at = get16(b + 8 + 2 * i);
@@ -182,9 +183,9 @@ std::string DatabaseFileAppender::schema_record(std::string_view name, std::stri
 }
 
 size_t DatabaseFileAppender::gap() const {
-  const auto* b = reinterpret_cast<const unsigned char*>(page1_.data()) + kHeader;
+  const auto* b = reinterpret_cast<const unsigned char*>(page1_.data()) + kFileHeaderBytes;
   const uint32_t content = get16(b + 5) == 0 ? 65536 : get16(b + 5);
-  return content - (kHeader + 8 + 2 * get16(b + 3));
+  return content - (kFileHeaderBytes + 8 + 2 * get16(b + 3));
 }
 
 bool DatabaseFileAppender::schema_has_room(std::string_view name, std::string_view sql) const {
@@ -232,7 +233,7 @@ bool DatabaseFileAppender::append(std::string_view name, std::string_view sql,
     return false;
   }
   auto* h = reinterpret_cast<unsigned char*>(page1_.data());
-  unsigned char* b = h + kHeader;
+  unsigned char* b = h + kFileHeaderBytes;
   const uint32_t cells = get16(b + 3);
   const uint32_t content = (get16(b + 5) == 0 ? 65536 : get16(b + 5)) - static_cast<uint32_t>(cell);
   unsigned char* c = h + content;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "io/sqlite/big_endian.h"
+#include "io/sqlite/file_format.h"
 #include "io/sqlite/pending_sidecar.h"
 #include "io/sqlite/record_values.h"
 #include "io/sqlite/sqlite_record.h"
@@ -18,7 +19,6 @@ namespace cs::io::sqlite {
 
 namespace {
 
-constexpr size_t kHeader = 100;
 constexpr int kMaxDepth = 32;
 constexpr uint64_t kRun = 16;  // pages read at once (a table's pages are mostly in a row)
 
@@ -203,9 +203,10 @@ PagedDatabase::PagedDatabase(const std::string& path, uint64_t max_bytes) : max_
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return;
   struct stat st {};
-  unsigned char h[kHeader];
-  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < static_cast<off_t>(kHeader) ||
-      ::pread(fd_, h, kHeader, 0) != static_cast<ssize_t>(kHeader) ||
+  unsigned char h[kFileHeaderBytes];
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size < static_cast<off_t>(kFileHeaderBytes) ||
+      ::pread(fd_, h, kFileHeaderBytes, 0) != static_cast<ssize_t>(kFileHeaderBytes) ||
       std::memcmp(h, "SQLite format 3", 16) != 0)
     return;
   page_size_ = get16(h + 16) == 1 ? 65536 : get16(h + 16);
@@ -365,7 +366,7 @@ bool PagedDatabase::walk(uint64_t page_no, int depth, TableRows& out, uint64_t& 
   --budget;  // every page at most once in a sound file: a cycle runs out of budget
   const unsigned char* begin = page(page_no);
   if (!begin) return false;
-  const unsigned char* b = begin + (page_no == 1 ? kHeader : 0);
+  const unsigned char* b = begin + (page_no == 1 ? kFileHeaderBytes : 0);
   const unsigned char* end = begin + usable_;
   const uint32_t cells = get16(b + 3);
   if (b[0] == 0x05) {  // interior: each cell's left child, then the right-most child

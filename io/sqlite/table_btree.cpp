@@ -5,13 +5,13 @@
 #include <cstring>
 
 #include "io/sqlite/big_endian.h"
+#include "io/sqlite/file_format.h"
 #include "io/sqlite/sqlite_record.h"
 
 namespace cs::io::sqlite {
 
 namespace {
 
-constexpr unsigned char kLeafTable = 0x0d;
 constexpr unsigned char kInteriorTable = 0x05;
 constexpr uint64_t kLockByteOffset = 0x40000000;  // SQLite's pending byte: its page is never used
 
@@ -84,7 +84,7 @@ void TableBtreeBuilder::start_leaf() {
 
 void TableBtreeBuilder::close_leaf() {
   unsigned char* p = page(leaf_);
-  p[0] = kLeafTable;
+  p[0] = kLeafTablePage;
   put16(p + 3, cells_);
   put16(p + 5, content_ == 65536 ? 0 : content_);
   leaves_.emplace_back(leaf_, rows_);

@@ -21,7 +21,7 @@ struct Point {
   double v;
 };
 
-constexpr double kW = 400, kH = 190, kLeft = 64, kRight = 12, kTop = 14, kBottom = 34;
+constexpr double kChartW = 400, kChartH = 190, kLeft = 64, kRight = 12, kTop = 14, kBottom = 34;
 constexpr size_t kMaxLabels = 6;
 
 // One panel: the values sorted ascending as a polyline, the slow ranks (and, when none, the
@@ -36,13 +36,13 @@ void panel(HtmlOut& h, const std::string& title, std::vector<Point> pts,
   const double pad = (hi - lo) * 0.08;
   lo = std::max(0.0, lo - pad);
   hi += pad;
-  const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
+  const double pw = kChartW - kLeft - kRight, ph = kChartH - kTop - kBottom;
   const double n1 = static_cast<double>(std::max<size_t>(pts.size() - 1, 1));
   const auto x_of = [&](size_t i) { return kLeft + pw * static_cast<double>(i) / n1; };
   const auto y_of = [&](double v) { return kTop + ph - (v - lo) / (hi - lo) * ph; };
   h.open("figure");
-  h.open("svg", attr("class", "chart dist") + attr("viewBox", "0 0 400 190") + attr("width", kW) +
-                    attr("height", kH) + attr("role", "img") +
+  h.open("svg", attr("class", "chart dist") + attr("viewBox", "0 0 400 190") +
+                    attr("width", kChartW) + attr("height", kChartH) + attr("role", "img") +
                     attr("aria-label", title + ", every rank sorted"));
   for (int i = 0; i <= 3; ++i) {
     const double v = lo + (hi - lo) * i / 3.0, y = y_of(v);
@@ -65,7 +65,7 @@ void panel(HtmlOut& h, const std::string& title, std::vector<Point> pts,
   }
   h.empty("polyline", attr("class", "dline") + attr("points", path));
   h.element("text",
-            attr("class", "axl") + attr("x", kLeft + pw / 2) + attr("y", kH - 6) +
+            attr("class", "axl") + attr("x", kLeft + pw / 2) + attr("y", kChartH - 6) +
                 attr("text-anchor", "middle"),
             std::to_string(pts.size()) + " ranks, sorted");
   std::vector<size_t> marks;

@@ -44,7 +44,7 @@ const std::vector<std::string> kOverlapPlan = {
 // The query's part each overlap row comes from, as its `type` column: compute 0, communication
 // 1, memory copy 4 — also the order of rows with equal (start, end): SQLite merges the sorted
 // parts of the UNION ALL taking the left one first on equal keys.
-constexpr int64_t kCompute = 0, kCommunication = 1, kMemory = 4;
+constexpr int64_t kComputeRows = 0, kCommunicationRows = 1, kMemoryRows = 4;
 
 // A NULL start or end (has_* false) sorts before every number, as in SQLite.
 struct OverlapRow {
@@ -221,11 +221,11 @@ bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, fr
           s.is_int(2))
         if (auto api = cann_->find(s.integer(2));
             api != cann_->end() && api->second && *api->second >= lo && *api->second <= hi)
-          rows.push_back({true, true, start, end, kCompute, *api->second});
+          rows.push_back({true, true, start, end, kComputeRows, *api->second});
       // Memory copy: its own start is the launch time.
       if (memcpy_type && s.is_int(4) && s.integer(4) == *memcpy_type && has_start && start >= lo &&
           start <= hi)
-        rows.push_back({true, has_end, start, end, kMemory, start});
+        rows.push_back({true, has_end, start, end, kMemoryRows, start});
     }
     if (rc != 0) return false;
   }
@@ -237,8 +237,8 @@ bool TimeSummaryScan::overlap(const std::string& sql, int64_t lo, int64_t hi, fr
       if (!s.is_int(2)) continue;
       if (auto api = cann_->find(s.integer(2));
           api != cann_->end() && api->second && *api->second >= lo && *api->second <= hi)
-        rows.push_back(
-            {s.is_int(0), s.is_int(1), s.integer(0), s.integer(1), kCommunication, *api->second});
+        rows.push_back({s.is_int(0), s.is_int(1), s.integer(0), s.integer(1), kCommunicationRows,
+                        *api->second});
     }
     if (rc != 0) return false;
   }

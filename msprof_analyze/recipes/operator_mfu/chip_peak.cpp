@@ -14,6 +14,8 @@
 
 #include <simdjson.h>
 
+#include "msprof_analyze/recipes/operator_mfu/text_trim.h"
+
 namespace cs::recipes::operator_mfu {
 
 namespace fs = std::filesystem;
@@ -21,16 +23,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kMaxDepth = 10;  // levels below the rank directory msprof-analyze looks at
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // "<prefix><1 or 2 digits>".
 bool numbered(std::string_view name, std::string_view prefix) {

@@ -7,19 +7,11 @@
 #include <string>
 #include <string_view>
 
+#include "msprof_analyze/recipes/operator_mfu/text_trim.h"
+
 namespace cs::recipes::operator_mfu {
 
 namespace {
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // A text pandas keeps as an integer: [+-]digits fitting int64, spaces around.
 std::optional<int64_t> int_text(std::string_view s) {
