@@ -25,7 +25,7 @@ class CommunicationTimeSum : public Recipe {
   std::string dir_name() const override { return "CommunicationTimeSum"; }
   bool needs_analysis_db() const override { return true; }
   // The two tables, and the groups each rank took part in (a few rows, but a held frame costs
-  // about 1 KB a rank: 30 MB of the root's heap at 16,384 ranks, gathered before any merge).
+  // about 1 KB a rank: 35 MB of the root's heap at 16,384 ranks, gathered before any merge).
   std::vector<std::string> parkable_frames() const override {
     return {"time", "bandwidth", "comm_groups", "parallel_info"};
   }
