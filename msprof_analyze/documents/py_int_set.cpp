@@ -23,18 +23,19 @@ PyIntSet PyIntSet::from_list(const std::vector<int>& v) {
 }
 
 // set_insert_clean(): place a key known to be absent into a table without dummies.
-void PyIntSet::insert_clean(std::vector<Entry>& table, size_t mask, int key, int64_t hash) {
+void PyIntSet::insert_clean(std::vector<Entry>& table, size_t mask, int key) {
+  const int64_t hash = py_hash(key);
   uint64_t perturb = static_cast<uint64_t>(hash);
   size_t i = static_cast<size_t>(hash) & mask;
   while (true) {
     if (!table[i].full) {
-      table[i] = {true, key, hash};
+      table[i] = {key, true};
       return;
     }
     if (i + kLinearProbes <= mask) {
       for (size_t j = 1; j <= kLinearProbes; ++j) {
         if (!table[i + j].full) {
-          table[i + j] = {true, key, hash};
+          table[i + j] = {key, true};
           return;
         }
       }
@@ -50,14 +51,15 @@ void PyIntSet::resize(size_t minused) {
   while (newsize <= minused) newsize <<= 1;
   std::vector<Entry> fresh(newsize);
   for (const Entry& e : table_)
-    if (e.full) insert_clean(fresh, newsize - 1, e.key, e.hash);
+    if (e.full) insert_clean(fresh, newsize - 1, e.key);
   table_ = std::move(fresh);
   mask_ = newsize - 1;
   fill_ = used_;
 }
 
 // set_add_entry(): returns true when the key was new.
-bool PyIntSet::add_entry(int key, int64_t hash) {
+bool PyIntSet::add_entry(int key) {
+  const int64_t hash = py_hash(key);
   size_t i = static_cast<size_t>(hash) & mask_;
   uint64_t perturb = static_cast<uint64_t>(hash);
   while (true) {
@@ -66,13 +68,13 @@ bool PyIntSet::add_entry(int key, int64_t hash) {
     while (true) {
       Entry& e = table_[k];
       if (!e.full) {
-        e = {true, key, hash};
+        e = {key, true};
         ++fill_;
         ++used_;
         if (fill_ * 5 >= mask_ * 3) resize(used_ > 50000 ? used_ * 2 : used_ * 4);
         return true;
       }
-      if (e.hash == hash && e.key == key) return false;
+      if (e.key == key) return false;  // an int's hash is a function of its value
       if (probes == 0) break;
       --probes;
       ++k;
@@ -83,7 +85,7 @@ bool PyIntSet::add_entry(int key, int64_t hash) {
 }
 
 void PyIntSet::add(int x) {
-  add_entry(x, py_hash(x));
+  add_entry(x);
 }
 
 void PyIntSet::merge(const PyIntSet& other) {
@@ -98,11 +100,11 @@ void PyIntSet::merge(const PyIntSet& other) {
   if (fill_ == 0) {  // empty target: clean inserts in the other's slot order
     fill_ = used_ = other.used_;
     for (const Entry& e : other.table_)
-      if (e.full) insert_clean(table_, mask_, e.key, e.hash);
+      if (e.full) insert_clean(table_, mask_, e.key);
     return;
   }
   for (const Entry& e : other.table_)
-    if (e.full) add_entry(e.key, e.hash);
+    if (e.full) add_entry(e.key);
 }
 
 bool PyIntSet::contains(int x) const {

@@ -45,14 +45,16 @@ class PyIntSet {
   bool operator==(const PyIntSet& other) const;
 
  private:
+  // A slot: 8 bytes. CPython keeps each key's hash beside it; an int's hash is a function of its
+  // value (py_hash), so it is computed again where needed instead of stored (the communication
+  // groups of a 16,384-rank job hold about 200,000 slots).
   struct Entry {
-    bool full = false;
     int key = 0;
-    int64_t hash = 0;
+    bool full = false;
   };
-  void insert_clean(std::vector<Entry>& table, size_t mask, int key, int64_t hash);
+  void insert_clean(std::vector<Entry>& table, size_t mask, int key);
   void resize(size_t minused);
-  bool add_entry(int key, int64_t hash);
+  bool add_entry(int key);
 
   std::vector<Entry> table_;
   size_t mask_;
