@@ -6,7 +6,9 @@
 #   NP=2 (processes; NP=0: one process with no launcher), BOUND=1.5 (the allowed ratio),
 #   BENCH_DIR=/tmp/clusterscope-bench (data), BIN=build/clusterscope,
 #   EXPORT=text|db (db: the ranks' DB exports, `-m all` then writes cluster_analysis.db; the last
-#   column is that file's bytes instead of msprof-analyze's two JSON documents')
+#   column is that file's bytes instead of msprof-analyze's two JSON documents'),
+#   REPEAT=1 (runs per size, one row each; the bound compares the sizes' median root peaks: at
+#   16,384 ranks the root's peak varies by about +-3 MiB from run to run)
 # Exit 0 when the bound holds, 1 when it does not (the table says by how much), 2 on a failed run.
 # Needs a Release build (scripts/build.sh). A job is generated once and reused (about 290 MB and
 # 10 s per 1,024 ranks).
@@ -16,6 +18,7 @@ BIN=${BIN:-build/clusterscope}
 DIR=${BENCH_DIR:-/tmp/clusterscope-bench}
 NP=${NP:-2}
 BOUND=${BOUND:-1.5}
+REPEAT=${REPEAT:-1}
 EXPORT=${EXPORT:-text}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$DIR"
@@ -25,6 +28,8 @@ sizes=("$@")
 mb() { echo $(( ($1 + 500000) / 1000000 )); }
 # A field of /usr/bin/time -v's report.
 field() { grep -F "$2" "$1" | sed 's/.*: //'; }
+# The median of the numbers given (the lower middle one of an even count).
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
 printf "%-6s %-3s %8s %8s %9s %s %10s %10s %s\n" ranks np wall_s cpu_s root_MB "other_MB" \
   input_MB output_MB "(msprof json MB, or cluster_analysis.db MB)"
@@ -48,43 +53,50 @@ for n in "${sizes[@]}"; do
   log="$DIR/rootmem-time-$tag-$NP"
   rm -rf "$out" "$log".*
   find "$in/" -type f -exec cat {} + >/dev/null  # warm page cache: the runs read from memory
-  start=$(date +%s.%N)
-  # One /usr/bin/time per process (the launcher's own report would give only the largest child).
-  # NP=0: one process, no launcher (its report is the root's).
-  if [ "$NP" = 0 ]; then
-    run=(/usr/bin/time -v -o "$log.0" $BIN cluster -d "$in" -o "$out" --quiet)
-  else
-    run=(mpirun -np "$NP" --bind-to none bash -c
-      "exec /usr/bin/time -v -o $log.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet")
-  fi
-  # A generated job is read whole: any failure (e.g. another run writing to the same BENCH_DIR)
-  # leaves no figure to report.
-  if ! "${run[@]}" >"$log.stdout" 2>&1; then
-    echo "clusterscope failed on $in (log: $log.stdout):" >&2
-    tail -5 "$log.stdout" >&2
-    exit 2
-  fi
-  wall=$(echo "$(date +%s.%N) - $start" | bc)
-  cpu=0
-  others=()
-  for ((p = 0; p < (NP > 0 ? NP : 1); p++)); do
-    f="$log.$p"
-    cpu=$(echo "$cpu + $(field "$f" "User time") + $(field "$f" "System time")" | bc)
-    kb=$(field "$f" "Maximum resident set size")
-    [ -n "$kb" ] || { echo "no peak RSS in $f: the process did not finish" >&2; exit 2; }
-    rss=$((kb / 1024))
-    if [ "$p" = 0 ]; then root=$rss; else others+=("$rss"); fi
+  roots=()
+  for ((rep = 0; rep < REPEAT; rep++)); do
+    rm -rf "$out" "$log".*
+    start=$(date +%s.%N)
+    # One /usr/bin/time per process (the launcher's own report would give only the largest child).
+    # NP=0: one process, no launcher (its report is the root's).
+    if [ "$NP" = 0 ]; then
+      run=(/usr/bin/time -v -o "$log.0" $BIN cluster -d "$in" -o "$out" --quiet)
+    else
+      run=(mpirun -np "$NP" --bind-to none bash -c
+        "exec /usr/bin/time -v -o $log.\$OMPI_COMM_WORLD_RANK $BIN cluster -d $in -o $out --quiet")
+    fi
+    # A generated job is read whole: any failure (e.g. another run writing to the same BENCH_DIR)
+    # leaves no figure to report.
+    if ! "${run[@]}" >"$log.stdout" 2>&1; then
+      echo "clusterscope failed on $in (log: $log.stdout):" >&2
+      tail -5 "$log.stdout" >&2
+      exit 2
+    fi
+    wall=$(echo "$(date +%s.%N) - $start" | bc)
+    cpu=0
+    others=()
+    for ((p = 0; p < (NP > 0 ? NP : 1); p++)); do
+      f="$log.$p"
+      cpu=$(echo "$cpu + $(field "$f" "User time") + $(field "$f" "System time")" | bc)
+      kb=$(field "$f" "Maximum resident set size")
+      [ -n "$kb" ] || { echo "no peak RSS in $f: the process did not finish" >&2; exit 2; }
+      rss=$((kb / 1024))
+      if [ "$p" = 0 ]; then root=$rss; else others+=("$rss"); fi
+    done
+    outdir="$out/cluster_analysis_output"
+    outputs=$(find "$outdir/" -type f -printf '%s\n' | paste -sd+ | bc)
+    if [ "$EXPORT" = db ]; then
+      json=$(wc -c <"$outdir/cluster_analysis.db")
+    else
+      json=$(cat "$outdir/cluster_communication.json" "$outdir/cluster_communication_matrix.json" |
+        wc -c)
+    fi
+    printf "%-6s %-3s %8.1f %8.1f %9s %s %10s %10s (%s)\n" "$n" "$NP" "$wall" "$cpu" "$root" \
+      "$(IFS=,; echo "${others[*]:-}")" "$(mb "$input")" "$(mb "$outputs")" "$(mb "$json")"
+    roots+=("$root")
   done
-  outdir="$out/cluster_analysis_output"
-  outputs=$(find "$outdir/" -type f -printf '%s\n' | paste -sd+ | bc)
-  if [ "$EXPORT" = db ]; then
-    json=$(wc -c <"$outdir/cluster_analysis.db")
-  else
-    json=$(cat "$outdir/cluster_communication.json" "$outdir/cluster_communication_matrix.json" |
-      wc -c)
-  fi
-  printf "%-6s %-3s %8.1f %8.1f %9s %s %10s %10s (%s)\n" "$n" "$NP" "$wall" "$cpu" "$root" \
-    "$(IFS=,; echo "${others[*]:-}")" "$(mb "$input")" "$(mb "$outputs")" "$(mb "$json")"
+  root=$(median "${roots[@]}")
+  [ "$REPEAT" = 1 ] || echo "$n ranks: median root peak RSS $root MB of $REPEAT runs"
   [ -n "$first_root" ] || first_root=$root
   last_root=$root
 done
