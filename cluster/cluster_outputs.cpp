@@ -7,6 +7,7 @@
 #include "cluster/comm_summary_step.h"
 #include "cluster/host_outputs.h"
 #include "cluster/memory_step.h"
+#include "readers/parallel_group.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/task_runner.h"
@@ -111,12 +112,13 @@ void free_communication(std::vector<load::RankData>& ranks) {
   runtime::release_freed_memory();
 }
 
-// Memory policy: every rank's parallel groups (profiler_metadata.json's parallel_group_info, a
-// few hundred bytes a rank and its dp group's rank list) freed once the communication groups are
-// built from them: no later step reads them.
+// Memory policy: every rank's parallel groups (profiler_metadata.json's parallel_group_info: 24
+// bytes a group, the groups' ids and rank lists shared, readers/parallel_group.h) freed once the
+// communication groups are built from them: no later step reads them.
 void free_parallel_groups(std::vector<load::RankData>& ranks) {
   for (load::RankData& rd : ranks)
     std::vector<readers::ParallelGroup>().swap(rd.metadata.parallel_groups);
+  readers::forget_unused_parallel_groups();
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ int profiler_info(const uint8_t* data, size_t size) {
     const std::string& path = write_temp_input("profiler_metadata.json", data + 1, size - 1);
     readers::ProfilerMetadata meta;
     if (readers::read_profiler_metadata(path, meta, diag)) {
-      for (const auto& g : meta.parallel_groups) (void)readers::group_double_hash(g.group_id);
+      for (const auto& g : meta.parallel_groups) (void)readers::group_double_hash(g.group_id());
     }
     (void)readers::distributed_args_python_json(path, diag);
   }

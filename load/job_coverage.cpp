@@ -37,7 +37,7 @@ std::optional<JobCoverage> job_coverage(const std::vector<RankData>& ranks,
     const auto w = r.metadata.arg("world_size");
     if (w && *w > 0 && *w <= kMaxWorldSize) meta_world = std::max(meta_world, *w);
     for (const auto& g : r.metadata.parallel_groups)
-      for (int gr : g.global_ranks)
+      for (int gr : g.global_ranks())
         if (gr >= 0 && gr < kMaxWorldSize) group_world = std::max<int64_t>(group_world, gr + 1);
   }
   for (const auto& e : skipped)

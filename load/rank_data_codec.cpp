@@ -351,11 +351,11 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
   }
   w.put<uint32_t>(static_cast<uint32_t>(d.metadata.parallel_groups.size()));
   for (const auto& g : d.metadata.parallel_groups) {
-    w.str(g.group_id);
-    w.str(g.group_name);
-    w.put<int32_t>(g.group_rank);
-    w.put<uint32_t>(static_cast<uint32_t>(g.global_ranks.size()));
-    for (int x : g.global_ranks) w.put<int32_t>(x);
+    w.str(g.group_id());
+    w.str(g.group_name());
+    w.put<int32_t>(g.group_rank());
+    w.put<uint32_t>(static_cast<uint32_t>(g.global_ranks().size()));
+    for (int x : g.global_ranks()) w.put<int32_t>(x);
   }
   w.put<uint8_t>(d.has_host ? 1 : 0);
   put_section(w, d.host);  // length first too, so the root parks it unread
@@ -409,13 +409,19 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
     args[k] = r.get<int64_t>();
   }
   d.metadata.distributed_args = readers::DistributedArgs(args);
-  d.metadata.parallel_groups.resize(r.get<uint32_t>());
-  for (auto& g : d.metadata.parallel_groups) {
-    g.group_id = r.str();
-    g.group_name = r.str();
-    g.group_rank = r.get<int32_t>();
-    g.global_ranks.resize(r.get<uint32_t>());
-    for (int& x : g.global_ranks) x = r.get<int32_t>();
+  // Each group's shape is interned as it is read (readers/parallel_group.h): the root holds one
+  // copy of a group however many of the arriving ranks list it.
+  const uint32_t groups = r.get<uint32_t>();
+  d.metadata.parallel_groups.clear();
+  d.metadata.parallel_groups.reserve(groups);
+  for (uint32_t i = 0; i < groups; ++i) {
+    std::string id = r.str();
+    std::string name = r.str();
+    const int group_rank = r.get<int32_t>();
+    std::vector<int> global_ranks(r.get<uint32_t>());
+    for (int& x : global_ranks) x = r.get<int32_t>();
+    d.metadata.parallel_groups.emplace_back(std::move(id), std::move(name), group_rank,
+                                            std::move(global_ranks));
   }
   d.has_host = r.get<uint8_t>() != 0;
   const auto host_bytes = static_cast<size_t>(r.get<uint64_t>());

@@ -147,7 +147,15 @@ error_code walk_info(od::document& doc, io::JsonContext& ctx, ProfilerInfo& out)
   return for_each_root_field(doc, ctx, "profiler_info file", field);
 }
 
-error_code walk_group(od::object& obj, ParallelGroup& g, io::JsonContext& ctx) {
+// A group as the walk reads it, made a ParallelGroup (its shape shared) once the file is read.
+struct GroupDraft {
+  std::string group_id;
+  std::string group_name;
+  int group_rank = -1;
+  std::vector<int> global_ranks;
+};
+
+error_code walk_group(od::object& obj, GroupDraft& g, io::JsonContext& ctx) {
   error_code e;
   auto where = [&] { return "group '" + g.group_id + "'"; };
   for (auto fr : obj) {
@@ -190,7 +198,8 @@ error_code walk_group(od::object& obj, ParallelGroup& g, io::JsonContext& ctx) {
   return SUCCESS;
 }
 
-error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetadata& out) {
+error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetadata& out,
+                         std::vector<GroupDraft>& groups_read) {
   error_code e;
   auto field = [&](std::string_view k, od::value& v) -> error_code {
     if (k == "distributed_args") {
@@ -252,21 +261,21 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
         if (e == simdjson::INCORRECT_TYPE) continue;
         if (e) return e;
         // A group id written twice: the last one holds, as in Python's json (said once).
-        const auto same = std::find_if(out.parallel_groups.begin(), out.parallel_groups.end(),
-                                       [&](const ParallelGroup& p) { return p.group_id == id; });
-        if (same != out.parallel_groups.end()) {
+        const auto same = std::find_if(groups_read.begin(), groups_read.end(),
+                                       [&](const GroupDraft& p) { return p.group_id == id; });
+        if (same != groups_read.end()) {
           if (!repeated_group)
             ctx.warn_at(gv.raw_json_token().data(),
                         "parallel_group_info: a group id is written more than once",
                         "the last one was used, as Python's json module does");
           repeated_group = true;
-          out.parallel_groups.erase(same);
+          groups_read.erase(same);
         }
-        ParallelGroup& g = out.parallel_groups.emplace_back();
+        GroupDraft& g = groups_read.emplace_back();
         g.group_id.assign(id);
         if ((e = walk_group(gobj, g, ctx))) {
           ctx.where = "group '" + g.group_id + "'";
-          out.parallel_groups.pop_back();
+          groups_read.pop_back();
           return e;
         }
       }
@@ -277,13 +286,13 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
 }
 
 // Global ranks at or beyond distributed_args' world_size cannot be: dropped, said once.
-void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source,
-                             io::Diagnostics& diag) {
+void drop_ranks_beyond_world(const ProfilerMetadata& m, std::vector<GroupDraft>& groups,
+                             const std::string& source, io::Diagnostics& diag) {
   const std::optional<int64_t> world = m.distributed_args.get("world_size");
   if (!world || *world <= 0) return;
   const int64_t w = *world;
   size_t dropped = 0;
-  for (ParallelGroup& g : m.parallel_groups) {
+  for (GroupDraft& g : groups) {
     const size_t before = g.global_ranks.size();
     std::erase_if(g.global_ranks, [&](int r) { return r >= w; });
     dropped += before - g.global_ranks.size();
@@ -300,15 +309,21 @@ void drop_ranks_beyond_world(ProfilerMetadata& m, const std::string& source,
 bool metadata_padded(simdjson::padded_string_view text, const std::string& source,
                      ProfilerMetadata& out, io::Diagnostics& diag) {
   out = ProfilerMetadata{};
+  std::vector<GroupDraft> groups;
   bool got = false;
   io::JsonWalkStatus st = io::walk_json_document(
       text, source, diag, /*keep_depth=*/2,
-      [&out](od::document& doc, io::JsonContext& ctx) {
+      [&out, &groups](od::document& doc, io::JsonContext& ctx) {
         out = ProfilerMetadata{};
-        return walk_metadata(doc, ctx, out);
+        groups.clear();
+        return walk_metadata(doc, ctx, out, groups);
       },
       &got);
-  drop_ranks_beyond_world(out, source, diag);
+  drop_ranks_beyond_world(out, groups, source, diag);
+  out.parallel_groups.reserve(groups.size());
+  for (GroupDraft& g : groups)
+    out.parallel_groups.emplace_back(std::move(g.group_id), std::move(g.group_name), g.group_rank,
+                                     std::move(g.global_ranks));
   return st == io::JsonWalkStatus::kOk || (st == io::JsonWalkStatus::kDamaged && got);
 }
 

@@ -11,6 +11,7 @@
 
 #include "io/diagnostics.h"
 #include "readers/distributed_args.h"
+#include "readers/parallel_group.h"
 
 namespace cs::readers {
 
@@ -29,20 +30,13 @@ struct ProfilerInfo {
   int64_t collection_begin_ns = 0;
 };
 
-struct ParallelGroup {
-  std::string group_id;    // HCCL group id, e.g. "10.170.22.98%enp67s0f5_60000_0_1708156014257149"
-  std::string group_name;  // "dp", "tp", "pp", "dp_cp", ...
-  int group_rank = -1;
-  std::vector<int> global_ranks;  // as written
-};
-
 struct ProfilerMetadata {
   bool has_distributed_args = false;
   // distributed_args integer entries: tensor_model_parallel_size, pipeline_model_parallel_size,
   // data_parallel_size, context_parallel_size, expert_model_parallel_size, world_size, rank, ...
   // (one map shared by the ranks that have the same entries but "rank": distributed_args.h)
   DistributedArgs distributed_args;
-  std::vector<ParallelGroup> parallel_groups;  // file order
+  std::vector<ParallelGroup> parallel_groups;  // file order (shapes shared: parallel_group.h)
 
   std::optional<int64_t> arg(std::string_view key) const;
 };

@@ -127,8 +127,8 @@ CommGroups build_comm_groups(const std::vector<load::RankData>& ranks, const Gro
   for (const load::RankData& rd : ranks) {
     if (!rd.has_metadata) continue;
     for (const readers::ParallelGroup& pg : rd.metadata.parallel_groups) {
-      if (!seen_ids.emplace(pg.group_id, true).second) continue;
-      by_name.try_emplace(group_name_of_group_id(pg.group_id), Info{&pg});
+      if (!seen_ids.emplace(pg.group_id(), true).second) continue;
+      by_name.try_emplace(group_name_of_group_id(pg.group_id()), Info{&pg});
     }
   }
   auto finish = [&](std::vector<CommGroup>& groups) {
@@ -138,10 +138,10 @@ CommGroups build_comm_groups(const std::vector<load::RankData>& ranks, const Gro
       if (it == by_name.end()) continue;
       const readers::ParallelGroup& pg = *it->second.pg;
       g.has_parallel_info = true;
-      g.group_id = pg.group_id;
-      g.pg_name = pg.group_name;
-      if (!pg.global_ranks.empty()) {
-        g.global_ranks = pg.global_ranks;
+      g.group_id = pg.group_id();
+      g.pg_name = pg.group_name();
+      if (!pg.global_ranks().empty()) {
+        g.global_ranks = pg.global_ranks();
         std::sort(g.global_ranks.begin(), g.global_ranks.end());
         g.rank_set = g.global_ranks;
       }

@@ -181,9 +181,9 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
     EXPECT_EQ(meta.arg("world_size"), 16);
     ASSERT_EQ(meta.parallel_groups.size(), 3u);
     for (const auto& g : meta.parallel_groups) {
-      ASSERT_GE(g.group_rank, 0);
-      EXPECT_EQ(g.global_ranks[static_cast<size_t>(g.group_rank)], rank);
-      EXPECT_NE(g.group_id.find("%enp67s0f5_60000_"), std::string::npos);
+      ASSERT_GE(g.group_rank(), 0);
+      EXPECT_EQ(g.global_ranks()[static_cast<size_t>(g.group_rank())], rank);
+      EXPECT_NE(g.group_id().find("%enp67s0f5_60000_"), std::string::npos);
     }
 
     auto comm = read_comm(dir);
@@ -192,7 +192,7 @@ TEST(Generator, WritesReadableFilesForEveryRank) {
     // Every op's group is one of this rank's groups, named by the double hash of its id.
     std::set<std::string> hashes;
     for (const auto& g : meta.parallel_groups)
-      hashes.insert(cs::readers::group_double_hash_str(g.group_id));
+      hashes.insert(cs::readers::group_double_hash_str(g.group_id()));
     size_t p2p = 0;
     for (const auto& st : comm.steps) {
       for (const auto& op : st.collective) {

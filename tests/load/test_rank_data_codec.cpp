@@ -147,7 +147,7 @@ TEST(RankDataCodec, RoundTripIsBitExact) {
   EXPECT_TRUE(std::isnan(steps.rows[0].values[1]));
   EXPECT_FALSE(steps.rows[0].no_step);
   EXPECT_TRUE(steps.rows[1].no_step);  // a whole-run row survives the trip
-  EXPECT_EQ(b.metadata.parallel_groups[0].global_ranks, (std::vector<int>{6, 7}));
+  EXPECT_EQ(b.metadata.parallel_groups[0].global_ranks(), (std::vector<int>{6, 7}));
   stats::OperatorTable operators_scratch;
   const stats::OperatorTable& operators = b.operators.read(operators_scratch);
   ASSERT_EQ(operators.keys().count("MatMulV2"), 1u);

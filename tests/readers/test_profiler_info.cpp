@@ -142,18 +142,18 @@ TEST(ProfilerMetadata, DistributedArgsAndGroups) {
   EXPECT_EQ(md.arg("nope"), std::nullopt);
   ASSERT_EQ(md.parallel_groups.size(), 3u);
   const readers::ParallelGroup& dp = md.parallel_groups[0];
-  EXPECT_EQ(dp.group_id, "10.170.22.98%enp67s0f5_60000_0_1708156014257149");
-  EXPECT_EQ(dp.group_name, "dp");
-  EXPECT_EQ(dp.group_rank, 0);
-  EXPECT_EQ(dp.global_ranks, (std::vector<int>{3, 7, 11, 15}));
-  EXPECT_EQ(md.parallel_groups[1].group_name, "tp");
-  EXPECT_EQ(md.parallel_groups[1].group_rank, 1);
-  EXPECT_EQ(md.parallel_groups[1].global_ranks, (std::vector<int>{2, 3}));
+  EXPECT_EQ(dp.group_id(), "10.170.22.98%enp67s0f5_60000_0_1708156014257149");
+  EXPECT_EQ(dp.group_name(), "dp");
+  EXPECT_EQ(dp.group_rank(), 0);
+  EXPECT_EQ(dp.global_ranks(), (std::vector<int>{3, 7, 11, 15}));
+  EXPECT_EQ(md.parallel_groups[1].group_name(), "tp");
+  EXPECT_EQ(md.parallel_groups[1].group_rank(), 1);
+  EXPECT_EQ(md.parallel_groups[1].global_ranks(), (std::vector<int>{2, 3}));
   // The bad group: every bad value is a warning and left out; 2.0 is an integral value.
   const readers::ParallelGroup& bad = md.parallel_groups[2];
-  EXPECT_EQ(bad.group_name, "");
-  EXPECT_EQ(bad.group_rank, -1);
-  EXPECT_EQ(bad.global_ranks, (std::vector<int>{1, 2}));
+  EXPECT_EQ(bad.group_name(), "");
+  EXPECT_EQ(bad.group_rank(), -1);
+  EXPECT_EQ(bad.global_ranks(), (std::vector<int>{1, 2}));
   EXPECT_EQ(diag.error_count(), 0u);
   EXPECT_EQ(diag.warning_count(), 4u) << all_diags(diag);
   const std::string all = all_diags(diag);
@@ -170,7 +170,7 @@ TEST(ProfilerMetadata, TruncatedKeepsCompleteGroups) {
       << all_diags(diag);
   EXPECT_EQ(md.arg("world_size"), 16);
   ASSERT_EQ(md.parallel_groups.size(), 1u) << all_diags(diag);
-  EXPECT_EQ(md.parallel_groups[0].group_name, "dp");
+  EXPECT_EQ(md.parallel_groups[0].group_name(), "dp");
   EXPECT_EQ(diag.error_count(), 1u);
   EXPECT_NE(diag.items()[0].hint.find("was the profiler stopped"), std::string::npos);
 }
@@ -207,11 +207,11 @@ TEST(ProfilerMetadata, RangesAndRepeatedKeys) {
   EXPECT_EQ(m.distributed_args.at("world_size"), 8);  // the last one
   EXPECT_EQ(m.distributed_args.count("data_parallel_size"), 0u);
   ASSERT_EQ(m.parallel_groups.size(), 2u);
-  EXPECT_EQ(m.parallel_groups[0].group_id, "g2");
-  EXPECT_EQ(m.parallel_groups[0].global_ranks, (std::vector<int>{3, 7}));
-  EXPECT_EQ(m.parallel_groups[1].group_id, "g1");
-  EXPECT_EQ(m.parallel_groups[1].group_name, "pp");
-  EXPECT_EQ(m.parallel_groups[1].group_rank, 1);
+  EXPECT_EQ(m.parallel_groups[0].group_id(), "g2");
+  EXPECT_EQ(m.parallel_groups[0].global_ranks(), (std::vector<int>{3, 7}));
+  EXPECT_EQ(m.parallel_groups[1].group_id(), "g1");
+  EXPECT_EQ(m.parallel_groups[1].group_name(), "pp");
+  EXPECT_EQ(m.parallel_groups[1].group_rank(), 1);
   const std::string all = all_diags(diag);
   EXPECT_NE(all.find("distributed_args: a key is written more than once"), std::string::npos)
       << all;
