@@ -56,7 +56,7 @@ std::vector<load::RankData> job() {
 }
 
 // Cell for cell (doubles bit for bit, NaN included), names, units and types.
-void expect_same(const io::Table& a, const io::Table& b) {
+void expect_identical_table(const io::Table& a, const io::Table& b) {
   ASSERT_EQ(a.name, b.name);
   ASSERT_EQ(a.columns.size(), b.columns.size());
   ASSERT_EQ(a.rows(), b.rows()) << a.name;
@@ -104,8 +104,8 @@ TEST(CommSummaryStream, SameTablesForAnyChunkAndParkSize) {
     for (size_t chunk : {size_t{1}, size_t{7}, CommSummaryStream::kChunkRows}) {
       SCOPED_TRACE("park " + std::to_string(park) + " chunk " + std::to_string(chunk));
       const Streamed s = stream(ranks, park, chunk);
-      expect_same(s.ranks, whole_ranks);
-      expect_same(s.transports, whole_transports);
+      expect_identical_table(s.ranks, whole_ranks);
+      expect_identical_table(s.transports, whole_transports);
       EXPECT_LE(s.largest_chunk, chunk);
       if (chunk == 1) {
         EXPECT_EQ(s.rank_chunks, whole_ranks.rows());
@@ -164,9 +164,9 @@ TEST(CommSummaryStream, RanksPackedOrSpilledGiveTheSameTables) {
       parked[i].communication.pack();
   }
   const Streamed a = stream(held, 64, 5), b = stream(parked, 64, 5);
-  expect_same(a.ranks, b.ranks);
-  expect_same(a.transports, b.transports);
-  expect_same(b.ranks, testing::reference_comm_rank_summary(held));
+  expect_identical_table(a.ranks, b.ranks);
+  expect_identical_table(a.transports, b.transports);
+  expect_identical_table(b.ranks, testing::reference_comm_rank_summary(held));
 }
 
 TEST(CommSummaryStream, NoCommunicationGivesNoRows) {

@@ -36,12 +36,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Scenario {
+struct HostScenario {
   std::string name;
   generator::GeneratorOptions opts;
 };
 
-generator::GeneratorOptions shape(int ranks, int tp, int pp, uint64_t seed, int steps) {
+generator::GeneratorOptions host_shape(int ranks, int tp, int pp, uint64_t seed, int steps) {
   generator::GeneratorOptions o;
   o.ranks = ranks;
   o.tp = tp;
@@ -53,32 +53,32 @@ generator::GeneratorOptions shape(int ranks, int tp, int pp, uint64_t seed, int 
   return o;
 }
 
-std::vector<Scenario> scenarios() {
-  std::vector<Scenario> v;
+std::vector<HostScenario> host_scenarios() {
+  std::vector<HostScenario> v;
   const int shapes[][3] = {{8, 2, 1}, {16, 4, 1}, {16, 2, 2}, {32, 4, 2}};
   for (int i = 0; i < 4; ++i) {
     const auto [n, tp, pp] = shapes[i];
     const auto seed = static_cast<uint64_t>(100 + i);
-    v.push_back({"clean_" + std::to_string(n), shape(n, tp, pp, seed, 1 + i % 2)});
-    auto h = shape(n, tp, pp, seed + 10, 1 + (i + 1) % 2);
+    v.push_back({"clean_" + std::to_string(n), host_shape(n, tp, pp, seed, 1 + i % 2)});
+    auto h = host_shape(n, tp, pp, seed + 10, 1 + (i + 1) % 2);
     h.slow_hosts.push_back({n - 3, 40.0 + 20.0 * i});
     v.push_back({"slow_host_" + std::to_string(n), h});
-    auto h2 = shape(n, tp, pp, seed + 20, 2);
+    auto h2 = host_shape(n, tp, pp, seed + 20, 2);
     h2.slow_hosts.push_back({1, 80.0});
     v.push_back({"slow_host_b_" + std::to_string(n), h2});
-    auto d = shape(n, tp, pp, seed + 30, 1 + i % 2);
+    auto d = host_shape(n, tp, pp, seed + 30, 1 + i % 2);
     d.slow_data.push_back({n / 2, (5.0 + 5.0 * i) * 1000.0});
     v.push_back({"slow_data_" + std::to_string(n), d});
-    auto d2 = shape(n, tp, pp, seed + 40, 2);
+    auto d2 = host_shape(n, tp, pp, seed + 40, 2);
     d2.slow_data.push_back({2, 20000.0});
     v.push_back({"slow_data_b_" + std::to_string(n), d2});
-    auto b = shape(n, tp, pp, seed + 50, 1 + i % 2);
+    auto b = host_shape(n, tp, pp, seed + 50, 1 + i % 2);
     b.host_bound = true;
     v.push_back({"host_bound_" + std::to_string(n), b});
   }
   // The DB export of a few of them: the same host model in PYTORCH_API, CANN_API and TASK.
   for (size_t i : {1u, 2u, 3u, 5u, 7u, 9u, 11u}) {
-    Scenario d = v[i];
+    HostScenario d = v[i];
     d.name = "db_" + d.name;
     d.opts.export_type = generator::ExportKind::kDb;
     d.opts.seed += 1000;
@@ -147,7 +147,7 @@ TEST(HostAccuracy, SlowHostsSlowDataHostBoundAndCleanJobs) {
   int tp = 0, fp = 0, fn = 0, cause_ok = 0, db_tp = 0, db_fp = 0, db_fn = 0;
   int bound_jobs = 0, bound_said = 0, clean_jobs = 0, clean_silent = 0;
   std::string report;
-  const auto all = scenarios();
+  const auto all = host_scenarios();
   for (const auto& s : all) {
     const std::string dir = (tmp.path() / s.name).string();
     io::Diagnostics gd;
@@ -211,7 +211,7 @@ TEST(HostAccuracy, SlowHostsSlowDataHostBoundAndCleanJobs) {
 // same sums per operator name), on a normal, a slow-host and a slow-data rank.
 TEST(HostGenerated, OperatorDetailsAgreeWithTraceView) {
   test::TempDir tmp;
-  auto o = shape(4, 2, 1, 7, 2);
+  auto o = host_shape(4, 2, 1, 7, 2);
   o.slow_hosts.push_back({1, 50});
   o.slow_data.push_back({2, 3000});
   const std::string dir = (tmp.path() / "job").string();
@@ -247,7 +247,7 @@ TEST(HostGenerated, OperatorDetailsAgreeWithTraceView) {
 // and are unattributed in the text; the two add up to the same.
 TEST(HostGenerated, TextAndDbExportsGiveTheSameHostTables) {
   test::TempDir tmp;
-  auto o = shape(4, 2, 1, 11, 1);
+  auto o = host_shape(4, 2, 1, 11, 1);
   o.export_type = generator::ExportKind::kBoth;
   o.slow_hosts.push_back({1, 60});
   o.slow_data.push_back({2, 4000});
@@ -311,7 +311,7 @@ TEST(HostGenerated, TextAndDbExportsGiveTheSameHostTables) {
 // beside its other files): the data pipeline is named as the bottleneck there, and only there.
 TEST(HostGenerated, MindSporeEmptyDeviceQueue) {
   test::TempDir tmp;
-  auto o = shape(4, 2, 1, 5, 2);
+  auto o = host_shape(4, 2, 1, 5, 2);
   o.framework = generator::FrameworkKind::kMindSpore;
   const std::string dir = (tmp.path() / "job").string();
   io::Diagnostics diag;

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -23,6 +23,7 @@
 #include "load/discovery.h"
 #include "load/rank_parser.h"
 #include "msprof_analyze/documents/communication_groups.h"
+#include "support/exact_bits.h"
 #include "support/test_files.h"
 
 namespace cs::analysis {
@@ -52,11 +53,10 @@ std::vector<load::RankData> generated_job(const std::string& dir) {
   return ranks;
 }
 
-uint64_t bits(double v) {
-  return std::bit_cast<uint64_t>(v);
-}
+using cs::test::bits;
 
-void expect_same(const LatenessByRank& a, const LatenessByRank& b, const std::string& what) {
+void expect_same_lateness(const LatenessByRank& a, const LatenessByRank& b,
+                          const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
     ASSERT_EQ(i->first, j->first) << what;
@@ -111,7 +111,7 @@ TEST(LatenessBatches, BatchedEqualsWholeBitForBit) {
     for (int threads : {1, 2, 4}) {
       const std::string what =
           "batch " + std::to_string(batch) + ", threads " + std::to_string(threads);
-      expect_same(whole, collective_lateness(ranks, stages, {threads, batch}), what);
+      expect_same_lateness(whole, collective_lateness(ranks, stages, {threads, batch}), what);
       SlowRankOptions so;
       so.lateness = {threads, batch};
       const auto f = analyze_slow_ranks(ranks, stages, {}, so).findings;
@@ -132,7 +132,7 @@ TEST(LatenessBatches, PackedRanksAndARankListedTwice) {
   ASSERT_EQ(ranks.size(), 64u);
   const auto plain = collective_lateness(ranks, {}, {1, kWhole});
   for (size_t p = 0; p < ranks.size(); p += 2) ranks[p].communication.pack();
-  expect_same(plain, collective_lateness(ranks, {}, {2, 5}), "half packed");
+  expect_same_lateness(plain, collective_lateness(ranks, {}, {2, 5}), "half packed");
 
   // A rank listed twice: its totals add up in order, its instances keep its first report.
   ranks.push_back(ranks[21]);
@@ -141,8 +141,8 @@ TEST(LatenessBatches, PackedRanksAndARankListedTwice) {
   EXPECT_EQ(twice.at(21).instances, plain.at(21).instances);
   for (size_t batch : {size_t{1}, size_t{9}})
     for (int threads : {1, 4})
-      expect_same(twice, collective_lateness(ranks, {}, {threads, batch}),
-                  "twice, batch " + std::to_string(batch));
+      expect_same_lateness(twice, collective_lateness(ranks, {}, {threads, batch}),
+                           "twice, batch " + std::to_string(batch));
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-#include <bit>
 #include <csignal>
 #include <cstdint>
 #include <random>
@@ -16,6 +15,7 @@
 
 #include "analysis/operators_topn.h"
 #include "runtime/spill_file.h"
+#include "support/exact_bits.h"
 
 namespace cs::analysis {
 namespace {
@@ -43,9 +43,7 @@ std::vector<load::RankData> ranks_for_parking() {
   return ranks;
 }
 
-uint64_t bits(double x) {
-  return std::bit_cast<uint64_t>(x);
-}
+using cs::test::bits;
 
 void expect_same_rows(const std::vector<stats::TopNRow>& a, const std::vector<stats::TopNRow>& b,
                       const std::string& what) {

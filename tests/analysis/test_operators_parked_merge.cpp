@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-#include <bit>
 #include <csignal>
 #include <cstdint>
 #include <random>
@@ -14,6 +13,7 @@
 
 #include "analysis/operators_topn.h"
 #include "runtime/spill_file.h"
+#include "support/exact_bits.h"
 
 namespace cs::analysis {
 namespace {
@@ -38,9 +38,7 @@ std::vector<load::RankData> random_ranks() {
   return ranks;
 }
 
-uint64_t bits(double x) {
-  return std::bit_cast<uint64_t>(x);
-}
+using cs::test::bits;
 
 std::vector<char> bytes_of(const stats::OperatorTable& t) {
   io::ByteWriter w;

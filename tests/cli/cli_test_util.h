@@ -26,6 +26,14 @@ inline int run_command(const std::string& cmd, const std::string& log_path = {})
   return WEXITSTATUS(rc);
 }
 
+// The clusterscope binary under test: kBin + " top ...".
+inline const std::string kBin = CS_BINARY;
+
+// The command line that runs the binary with `args`.
+inline std::string cs_command(const std::string& args) {
+  return kBin + " " + args;
+}
+
 inline std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -135,6 +143,30 @@ inline void expect_same_tree(const std::map<std::string, std::string>& expected,
     ASSERT_NE(it, got.end()) << name << " missing at " << where;
     EXPECT_TRUE(it->second == content) << name << " differs at " << where;
   }
+}
+
+// What a run of the binary did: its exit status, stdout and stderr.
+struct CliOutcome {
+  int rc = -1;
+  std::string out, err;
+};
+
+// Runs `clusterscope ARGS` with stdout and stderr to stdout.txt and stderr.txt in `dir`.
+inline CliOutcome run_cli(const std::filesystem::path& dir, const std::string& args) {
+  const std::filesystem::path o = dir / "stdout.txt", e = dir / "stderr.txt";
+  CliOutcome r;
+  r.rc = run_command(cs_command(args) + " >" + o.string() + " 2>" + e.string());
+  r.out = read_file(o);
+  r.err = read_file(e);
+  return r;
+}
+
+// The lines of `text`, without their '\n'.
+inline std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
 }
 
 // How many lines of `text` contain `what` ("one message per problem" checks).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -14,10 +15,10 @@ using cs::test::run_command;
 
 namespace {
 
-const std::string kJob = std::string(CS_TEST_DATA) + "/text_level1";
+using cs::test::kTextJob;
 
 // Runs `clusterscope ARGS`; returns the exit status, the output in `text`.
-int run(const std::string& args, std::string& text) {
+int run_logged(const std::string& args, std::string& text) {
   static const fs::path dir = cs::test::temp_dir("cli_mistakes");
   const fs::path log = dir / "log.txt";
   const int rc = run_command(std::string(CS_BINARY) + " " + args, log.string());
@@ -31,8 +32,8 @@ struct Mistake {
 };
 
 TEST(CliMistakes, WrongChoiceExits2ListingTheValidValues) {
-  const std::string d = " -d " + kJob + " -o /nonexistent-cs-out";
-  const std::string profile = " " + kJob;
+  const std::string d = " -d " + kTextJob + " -o /nonexistent-cs-out";
+  const std::string profile = " " + kTextJob;
   const Mistake cases[] = {
       {"cluster --format cvs", "unknown format 'cvs' \u2014 valid: all, json, csv, hdf5, html"},
       {"cluster --format json,cvs",
@@ -53,7 +54,7 @@ TEST(CliMistakes, WrongChoiceExits2ListingTheValidValues) {
   };
   for (const Mistake& m : cases) {
     std::string text;
-    EXPECT_EQ(run(std::string(m.args) + d, text), 2) << m.args << "\n" << text;
+    EXPECT_EQ(run_logged(std::string(m.args) + d, text), 2) << m.args << "\n" << text;
     EXPECT_NE(text.find(std::string("clusterscope: cluster: ") + m.says), std::string::npos)
         << m.args << "\n"
         << text;
@@ -71,7 +72,7 @@ TEST(CliMistakes, WrongChoiceExits2ListingTheValidValues) {
   };
   for (const Mistake& m : generate_cases) {
     std::string text;
-    EXPECT_EQ(run(std::string(m.args) + " /nonexistent-cs-generate --ranks 2", text), 2)
+    EXPECT_EQ(run_logged(std::string(m.args) + " /nonexistent-cs-generate --ranks 2", text), 2)
         << m.args << "\n"
         << text;
     EXPECT_NE(text.find(std::string("clusterscope: generate: ") + m.says), std::string::npos)
@@ -80,7 +81,7 @@ TEST(CliMistakes, WrongChoiceExits2ListingTheValidValues) {
   }
   for (const Mistake& m : top_cases) {
     std::string text;
-    EXPECT_EQ(run(std::string(m.args) + profile, text), 2) << m.args << "\n" << text;
+    EXPECT_EQ(run_logged(std::string(m.args) + profile, text), 2) << m.args << "\n" << text;
     EXPECT_NE(text.find(std::string("clusterscope: top: ") + m.says), std::string::npos)
         << m.args << "\n"
         << text;
@@ -96,10 +97,10 @@ TEST(CliMistakes, StrayPositionalWordIsAnError) {
   for (const char* c : cases) {
     std::string args = c;
     for (const auto& [from, to] :
-         {std::pair<std::string, std::string>{"DIR", kJob}, {"OUT", out.string()}})
+         {std::pair<std::string, std::string>{"DIR", kTextJob}, {"OUT", out.string()}})
       for (size_t at; (at = args.find(from)) != std::string::npos;) args.replace(at, 3, to);
     std::string text;
-    EXPECT_EQ(run(args, text), 2) << args << "\n" << text;
+    EXPECT_EQ(run_logged(args, text), 2) << args << "\n" << text;
     EXPECT_NE(text.find("extra"), std::string::npos) << args << "\n" << text;
   }
   // Nothing was generated or analysed.

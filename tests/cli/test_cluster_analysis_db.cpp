@@ -15,14 +15,15 @@
 #include <vector>
 
 #include "cli_test_util.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kData = CS_TEST_DATA;
+using cs::test::kDataDir;
 
-const fs::path& scratch() {
+const fs::path& analysis_db_scratch() {
   static const cs::test::ScratchDir d("cluster-analysis-db");
   return d.path();
 }
@@ -112,13 +113,13 @@ void expect_same_database(const fs::path& ref_path, const fs::path& mine_path,
 }
 
 // cluster -m all on a copy of `job_src` (plus `extra` files copied in) into OUT; returns OUT's db.
-fs::path run_all(const std::string& name, const fs::path& job_src,
-                 const std::vector<std::pair<fs::path, fs::path>>& extra = {}) {
-  fs::path job = scratch() / name;
+fs::path run_all_on_copy(const std::string& name, const fs::path& job_src,
+                         const std::vector<std::pair<fs::path, fs::path>>& extra = {}) {
+  fs::path job = analysis_db_scratch() / name;
   fs::copy(job_src, job, fs::copy_options::recursive);
   for (const auto& [from, to] : extra) fs::copy_file(from, job / to);
-  fs::path out = scratch() / (name + "-out");
-  fs::path log = scratch() / (name + ".log");
+  fs::path out = analysis_db_scratch() / (name + "-out");
+  fs::path log = analysis_db_scratch() / (name + ".log");
   int rc = cs::test::run_command(
       std::string(CS_BINARY) + " cluster -q -m all -d " + job.string() + " -o " + out.string(),
       log.string());
@@ -130,10 +131,10 @@ fs::path run_all(const std::string& name, const fs::path& job_src,
 }  // namespace
 
 TEST(ClusterAnalysisDb, EqualsMsprofAnalyzeOnDbLevel1) {
-  fs::path mine = run_all("db_level1", kData / "ascend-real/db_level1");
+  fs::path mine = run_all_on_copy("db_level1", kDataDir / "ascend-real/db_level1");
   ASSERT_TRUE(fs::exists(mine));
-  expect_same_database(kData / "ascend-real/msprof-analyze-ref/db_level1__all/cluster_analysis.db",
-                       mine, 7);
+  expect_same_database(
+      kDataDir / "ascend-real/msprof-analyze-ref/db_level1__all/cluster_analysis.db", mine, 7);
 }
 
 // The same job with a profiler_metadata.json per rank (written by hand in torch_npu's shape,
@@ -144,35 +145,35 @@ TEST(ClusterAnalysisDb, EqualsMsprofAnalyzeOnDbLevel1) {
 // `cluster_analysis.py -d JOB -m all` on exactly this input
 // (msprof-analyze-ref/db_level1_metadata__all/cluster_analysis.db).
 TEST(ClusterAnalysisDb, ClusterBaseInfoEqualsMsprofAnalyze) {
-  const fs::path meta = kData / "ascend-real/db_level1_metadata";
-  fs::path mine =
-      run_all("db_level1_metadata", kData / "ascend-real/db_level1",
-              {{meta / "rank0_profiler_metadata.json", "rank0_ascend_pt/profiler_metadata.json"},
-               {meta / "rank1_profiler_metadata.json", "rank1_ascend_pt/profiler_metadata.json"}});
+  const fs::path meta = kDataDir / "ascend-real/db_level1_metadata";
+  fs::path mine = run_all_on_copy(
+      "db_level1_metadata", kDataDir / "ascend-real/db_level1",
+      {{meta / "rank0_profiler_metadata.json", "rank0_ascend_pt/profiler_metadata.json"},
+       {meta / "rank1_profiler_metadata.json", "rank1_ascend_pt/profiler_metadata.json"}});
   ASSERT_TRUE(fs::exists(mine));
   expect_same_database(
-      kData / "ascend-real/msprof-analyze-ref/db_level1_metadata__all/cluster_analysis.db", mine,
+      kDataDir / "ascend-real/msprof-analyze-ref/db_level1_metadata__all/cluster_analysis.db", mine,
       8);
 }
 
 TEST(ClusterAnalysisDb, TextExportTypeWritesNoDatabase) {
-  fs::path job = scratch() / "db_level1_text";
-  fs::copy(kData / "ascend-real/db_level1", job, fs::copy_options::recursive);
-  fs::path out = scratch() / "out_text";
+  fs::path job = analysis_db_scratch() / "db_level1_text";
+  fs::copy(kDataDir / "ascend-real/db_level1", job, fs::copy_options::recursive);
+  fs::path out = analysis_db_scratch() / "out_text";
   int rc = cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " + job.string() +
                                      " -o " + out.string() + " --export-type text",
-                                 (scratch() / "log2").string());
-  ASSERT_EQ(rc, 0) << cs::test::read_file(scratch() / "log2");
+                                 (analysis_db_scratch() / "log2").string());
+  ASSERT_EQ(rc, 0) << cs::test::read_file(analysis_db_scratch() / "log2");
   EXPECT_FALSE(fs::exists(out / "cluster_analysis_output/cluster_analysis.db"));
   EXPECT_TRUE(fs::exists(out / "cluster_analysis_output/cluster_communication.json"));
   // A text-only job writes no database by default either.
-  fs::path out2 = scratch() / "out_textjob";
+  fs::path out2 = analysis_db_scratch() / "out_textjob";
   rc = cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " +
-                                 (kData / "ascend-real/text_level1").string() + " -o " +
+                                 (kDataDir / "ascend-real/text_level1").string() + " -o " +
                                  out2.string(),
-                             (scratch() / "log3").string());
+                             (analysis_db_scratch() / "log3").string());
   // (tests/data holds rank 1 of this job without its communication files: exit 3.)
-  ASSERT_TRUE(rc == 0 || rc == 3) << cs::test::read_file(scratch() / "log3");
+  ASSERT_TRUE(rc == 0 || rc == 3) << cs::test::read_file(analysis_db_scratch() / "log3");
   EXPECT_FALSE(fs::exists(out2 / "cluster_analysis_output/cluster_analysis.db"));
 }
 
@@ -185,20 +186,20 @@ TEST(ClusterAnalysisDb, TextExportTypeWritesNoDatabase) {
 // rows are compared as sets: msprof-analyze lists ranks in os.listdir() order (4, 1, 6, ... on
 // the machine that made it), clusterscope by rank (docs/generated_db.md).
 TEST(ClusterAnalysisDb, StageRowsAndBaseInfoFromGeneratedDbJob) {
-  fs::path job = scratch() / "tp4pp2";
-  fs::path log = scratch() / "tp4pp2.log";
+  fs::path job = analysis_db_scratch() / "tp4pp2";
+  fs::path log = analysis_db_scratch() / "tp4pp2.log";
   ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " generate " + job.string() +
                                       " --ranks 8 --tp 4 --pp 2 --steps 2 --export-type db",
                                   log.string()),
             0)
       << cs::test::read_file(log);
-  fs::path out = scratch() / "tp4pp2-out";
+  fs::path out = analysis_db_scratch() / "tp4pp2-out";
   ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " cluster -q -m all -d " + job.string() +
                                       " -o " + out.string(),
                                   log.string()),
             0)
       << cs::test::read_file(log);
-  auto ref = dump(kData / "generated-db/tp4pp2_msprof_all/cluster_analysis.db");
+  auto ref = dump(kDataDir / "generated-db/tp4pp2_msprof_all/cluster_analysis.db");
   auto mine = dump(out / "cluster_analysis_output/cluster_analysis.db");
   ASSERT_EQ(ref.size(), 2u);
   for (const Table& a : ref) {

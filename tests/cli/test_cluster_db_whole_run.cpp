@@ -27,27 +27,27 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path kGolden = fs::path(CS_SOURCE_DIR) / "tests/data/golden/msprof_db_step";
+const fs::path kStepGolden = fs::path(CS_SOURCE_DIR) / "tests/data/golden/msprof_db_step";
 
-const fs::path& scratch() {
+const fs::path& whole_run_scratch() {
   static const cs::test::ScratchDir d("cluster-db-whole-run");
   return d.path();
 }
 
-struct Jobs {
+struct LayoutJobs {
   fs::path ms, prof;
   std::string error;
 };
 
 // The generated job in MindSpore's and msprof's DB layouts (make_layouts.py in C++).
-const Jobs& jobs() {
-  static const Jobs j = [] {
-    Jobs out{scratch() / "ms", scratch() / "prof", {}};
-    const fs::path pt = scratch() / "pt";
+const LayoutJobs& layout_jobs() {
+  static const LayoutJobs j = [] {
+    LayoutJobs out{whole_run_scratch() / "ms", whole_run_scratch() / "prof", {}};
+    const fs::path pt = whole_run_scratch() / "pt";
     if (run_command(std::string(CS_BINARY) + " generate " + pt.string() +
                         " --ranks 8 --tp 4 --pp 2 --steps 2 --export-type db",
-                    (scratch() / "generate.log").string()) != 0) {
-      out.error = read_file(scratch() / "generate.log");
+                    (whole_run_scratch() / "generate.log").string()) != 0) {
+      out.error = read_file(whole_run_scratch() / "generate.log");
       return out;
     }
     fs::create_directories(out.ms);
@@ -125,15 +125,15 @@ std::vector<std::string> dump_table(const fs::path& db_path, const std::string& 
 
 std::vector<std::string> golden(const std::string& layout) {
   std::vector<std::string> lines;
-  std::istringstream in(read_file(kGolden / (layout + "_ClusterStepTraceTime.tsv")));
+  std::istringstream in(read_file(kStepGolden / (layout + "_ClusterStepTraceTime.tsv")));
   for (std::string l; std::getline(in, l);) lines.push_back(l);
   return lines;
 }
 
 // `cluster -m all` on the layout's job (launcher "" for none); the table, or empty on failure.
-std::vector<std::string> run_all(const fs::path& job, const std::string& launcher,
-                                 const std::string& name) {
-  const fs::path out = scratch() / name;
+std::vector<std::string> run_all_step_trace(const fs::path& job, const std::string& launcher,
+                                            const std::string& name) {
+  const fs::path out = whole_run_scratch() / name;
   const int rc = run_command(
       launcher + CS_BINARY + " cluster -q -m all -d " + job.string() + " -o " + out.string(),
       out.string() + ".log");
@@ -144,12 +144,13 @@ std::vector<std::string> run_all(const fs::path& job, const std::string& launche
 // msprof-analyze lists rank directories in file-system order; the msprof reference was made with
 // them in name order (= rank order, run_msprof_analyze.py), so it is compared row for row. The
 // MindSpore directories' names do not sort by rank: compared as a set of rows.
-void expect_golden(const std::string& layout, const std::string& launcher, const std::string& how) {
-  const Jobs& j = jobs();
+void expect_step_trace_golden(const std::string& layout, const std::string& launcher,
+                              const std::string& how) {
+  const LayoutJobs& j = layout_jobs();
   ASSERT_TRUE(j.error.empty()) << j.error;
   auto want = golden(layout);
   ASSERT_GT(want.size(), 8u) << layout;  // the CREATE statement, 8 rank rows, the stage rows
-  auto got = run_all(layout == "ms" ? j.ms : j.prof, launcher, layout + "-" + how);
+  auto got = run_all_step_trace(layout == "ms" ? j.ms : j.prof, launcher, layout + "-" + how);
   if (layout == "ms") {
     std::sort(want.begin() + 1, want.end());
     if (!got.empty()) std::sort(got.begin() + 1, got.end());
@@ -162,8 +163,9 @@ void expect_golden(const std::string& layout, const std::string& launcher, const
 class ClusterDbWholeRun : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ClusterDbWholeRun, StepTraceEqualsMsprofAnalyzeWithAndWithoutLauncher) {
-  expect_golden(GetParam(), "", "nolauncher");
-  for (int np : {1, 2, 4}) expect_golden(GetParam(), mpirun(np), "np" + std::to_string(np));
+  expect_step_trace_golden(GetParam(), "", "nolauncher");
+  for (int np : {1, 2, 4})
+    expect_step_trace_golden(GetParam(), mpirun(np), "np" + std::to_string(np));
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, ClusterDbWholeRun, ::testing::Values("ms", "prof"));

@@ -23,7 +23,7 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path& root() {
+const fs::path& host_root() {
   static const cs::test::ScratchDir d("host");
   return d.path();
 }
@@ -66,7 +66,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_P(ClusterHost, FreeBreakdownIsTheProducersFreeAndSameUnderMpi) {
   const Sample& s = GetParam();
   const std::string input = std::string(CS_TEST_DATA) + "/ascend-real/" + s.dir;
-  const fs::path base = root() / (std::string(s.dir) + "-nolauncher");
+  const fs::path base = host_root() / (std::string(s.dir) + "-nolauncher");
   ASSERT_EQ(run_cluster("", input, base), s.status) << read_file(base.string() + ".log");
   const auto expected = read_tree(base / "cluster_analysis_output");
   ASSERT_TRUE(expected.count("host_ops.csv"));
@@ -90,7 +90,7 @@ TEST_P(ClusterHost, FreeBreakdownIsTheProducersFreeAndSameUnderMpi) {
       "/usr/bin/python3 -c \"import h5py,sys; f=h5py.File(sys.argv[1]); "
       "sys.exit(0 if len(f['free_breakdown']['free_us']) == 2 and "
       "len(f['host_ops']['operator']) == int(sys.argv[2]) else 1)\" ";
-  const fs::path h5 = root() / (std::string(s.dir) + "-h5");
+  const fs::path h5 = host_root() / (std::string(s.dir) + "-h5");
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input + " -o " + h5.string() +
                             " --quiet --format hdf5",
                         h5.string() + ".log"),
@@ -106,7 +106,7 @@ TEST_P(ClusterHost, FreeBreakdownIsTheProducersFreeAndSameUnderMpi) {
   EXPECT_EQ(ops[1][2], "54");
 
   for (int np : {1, 2, 4}) {
-    const fs::path out = root() / (std::string(s.dir) + "-np" + std::to_string(np));
+    const fs::path out = host_root() / (std::string(s.dir) + "-np" + std::to_string(np));
     ASSERT_EQ(run_cluster(mpirun(np), input, out), s.status) << read_file(out.string() + ".log");
     cs::test::expect_same_tree(expected, read_tree(out / "cluster_analysis_output"),
                                "np=" + std::to_string(np));
@@ -114,13 +114,13 @@ TEST_P(ClusterHost, FreeBreakdownIsTheProducersFreeAndSameUnderMpi) {
 }
 
 TEST(ClusterHostNoTimeline, FreeUnattributedSaidOnce) {
-  const fs::path input = root() / "no-trace-view";
+  const fs::path input = host_root() / "no-trace-view";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + input.string() +
                             " --ranks 4 --tp 2 --steps 2 --seed 4 --no-trace-view",
-                        (root() / "gen.log").string()),
+                        (host_root() / "gen.log").string()),
             0)
-      << read_file(root() / "gen.log");
-  const fs::path out = root() / "no-trace-view-out";
+      << read_file(host_root() / "gen.log");
+  const fs::path out = host_root() / "no-trace-view-out";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input.string() + " -o " +
                             out.string() + " --format csv",
                         out.string() + ".log"),
@@ -147,14 +147,14 @@ namespace {
 // Run vs run: the same job generated twice, the second with rank 3's host slow (80 µs more before
 // every kernel launch): regressions.csv names rank 3's dispatch as a significant regression.
 TEST(CompareHost, SlowHostIsADispatchRegression) {
-  const fs::path base = root() / "cmp-base", slow = root() / "cmp-slow";
+  const fs::path base = host_root() / "cmp-base", slow = host_root() / "cmp-slow";
   const std::string gen = std::string(CS_BINARY) + " generate ";
   const std::string shape = " --ranks 8 --tp 2 --steps 2 --seed 9";
-  ASSERT_EQ(run_command(gen + base.string() + shape, (root() / "cmp-gen1.log").string()), 0);
+  ASSERT_EQ(run_command(gen + base.string() + shape, (host_root() / "cmp-gen1.log").string()), 0);
   ASSERT_EQ(run_command(gen + slow.string() + shape + " --slow-host 3:80",
-                        (root() / "cmp-gen2.log").string()),
+                        (host_root() / "cmp-gen2.log").string()),
             0);
-  const fs::path out = root() / "cmp-out";
+  const fs::path out = host_root() / "cmp-out";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " compare " + base.string() + " " + slow.string() +
                             " -o " + out.string() + " --quiet",
                         out.string() + ".log"),

@@ -26,8 +26,8 @@ const char* const kMemoryTables[] = {
     "memory_ranks.csv",     "memory_groups.csv",     "memory_steps.csv",  "memory_stages.csv",
     "memory_operators.csv", "memory_components.csv", "memory_curves.csv", "memory_findings.csv"};
 
-std::string analyse(const std::string& launcher, const fs::path& in, const fs::path& out,
-                    const std::string& extra = {}) {
+std::string analyse_memory(const std::string& launcher, const fs::path& in, const fs::path& out,
+                           const std::string& extra = {}) {
   const int rc = run_command(launcher + CS_BINARY + " cluster -d " + in.string() + " -o " +
                                  out.string() + " -m diagnosis --quiet --format csv" + extra,
                              out.string() + ".log");
@@ -51,8 +51,8 @@ class ClusterMemoryTest : public ::testing::Test {
 fs::path ClusterMemoryTest::root_;
 
 TEST_F(ClusterMemoryTest, TextAndDbExportsGiveTheSameMemoryTables) {
-  ASSERT_EQ(analyse("", root_ / "in", root_ / "text", " --data-type text"), "");
-  ASSERT_EQ(analyse("", root_ / "in", root_ / "db", " --data-type db"), "");
+  ASSERT_EQ(analyse_memory("", root_ / "in", root_ / "text", " --data-type text"), "");
+  ASSERT_EQ(analyse_memory("", root_ / "in", root_ / "db", " --data-type db"), "");
   for (const char* t : kMemoryTables) {
     const std::string a = read_file(root_ / "text/cluster_analysis_output" / t);
     ASSERT_FALSE(a.empty()) << t;
@@ -72,10 +72,10 @@ TEST_F(ClusterMemoryTest, TextAndDbExportsGiveTheSameMemoryTables) {
 }
 
 TEST_F(ClusterMemoryTest, SameMemoryTablesAtOneTwoAndFourProcesses) {
-  ASSERT_EQ(analyse("", root_ / "in", root_ / "np0"), "");
+  ASSERT_EQ(analyse_memory("", root_ / "in", root_ / "np0"), "");
   for (int np : {1, 2, 4}) {
     const fs::path out = root_ / ("np" + std::to_string(np));
-    ASSERT_EQ(analyse(mpirun(np), root_ / "in", out), "");
+    ASSERT_EQ(analyse_memory(mpirun(np), root_ / "in", out), "");
     for (const char* t : kMemoryTables)
       EXPECT_TRUE(read_file(root_ / "np0/cluster_analysis_output" / t) ==
                   read_file(out / "cluster_analysis_output" / t))
@@ -234,7 +234,7 @@ TEST(MemoryAccuracy, InjectedImbalanceAndLeaksAreFoundCleanJobsAreSilent) {
                           in.string() + ".log"),
               0)
         << read_file(in.string() + ".log");
-    ASSERT_EQ(analyse("", in, out), "");
+    ASSERT_EQ(analyse_memory("", in, out), "");
     const auto got = found(out / "cluster_analysis_output/memory_findings.csv");
     const std::set<std::pair<int, std::string>> want(scenarios[i].truth.begin(),
                                                      scenarios[i].truth.end());

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -16,25 +17,25 @@ namespace {
 
 // A copy of ascend-real/text_level1 (profiler_info, metadata, communication, matrix, step trace,
 // kernel_details of both ranks).
-const std::string kJob = std::string(CS_TEST_DATA) + "/text_level1";
+using cs::test::kTextJob;
 
 std::string cs_cmd(const std::string& args) {
   return std::string(CS_BINARY) + " " + args;
 }
 
 TEST(ClusterMistakes, StepNotInTheDataExits2NamingTheSteps) {
-  ASSERT_TRUE(fs::is_directory(kJob)) << kJob;
+  ASSERT_TRUE(fs::is_directory(kTextJob)) << kTextJob;
   const fs::path out = temp_dir("cs_mistake_step");
   const std::string log = (out / "log.txt").string();
   const int rc = run_command(
-      cs_cmd("cluster -d " + kJob + " -o " + (out / "o").string() + " --step 9 -m step_trace"),
+      cs_cmd("cluster -d " + kTextJob + " -o " + (out / "o").string() + " --step 9 -m step_trace"),
       log);
   EXPECT_EQ(rc, 2);
   EXPECT_NE(read_file(log).find("step 9 is not in the data \u2014 steps present: 50"),
             std::string::npos)
       << read_file(log);
   // The step that is there works.
-  EXPECT_EQ(run_command(cs_cmd("cluster -d " + kJob + " -o " + (out / "p").string() +
+  EXPECT_EQ(run_command(cs_cmd("cluster -d " + kTextJob + " -o " + (out / "p").string() +
                                " --step 50 -m step_trace --format csv"),
                         log),
             0)
@@ -46,7 +47,7 @@ TEST(ClusterMistakes, StepNotInTheDataExits2NamingTheSteps) {
 TEST(ClusterMistakes, RankListNamesRanksThatDoNotExist) {
   const fs::path out = temp_dir("cs_mistake_ranks");
   const std::string log = (out / "log.txt").string();
-  run_command(cs_cmd("cluster -d " + kJob + " -o " + (out / "o").string() +
+  run_command(cs_cmd("cluster -d " + kTextJob + " -o " + (out / "o").string() +
                      " --rank-list 0-3,20 -m step_trace --format csv"),
               log);
   const std::string text = read_file(log);
@@ -63,7 +64,7 @@ TEST(ClusterMistakes, DuplicateRunsSaidOnceWithTimestamps) {
   for (const char* run : {"h_1_20250109074800000", "h_1_20250109084800000"}) {
     fs::create_directories(in / run);
     for (int r = 0; r < 2; ++r)
-      fs::copy(kJob + "/rank" + std::to_string(r) + "_ascend_pt",
+      fs::copy(kTextJob + "/rank" + std::to_string(r) + "_ascend_pt",
                in / run / (std::string("r") + std::to_string(r) + "_" + run + "_ascend_pt"),
                fs::copy_options::recursive);
   }

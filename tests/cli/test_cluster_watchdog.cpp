@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::test::mpirun;
@@ -19,8 +20,8 @@ using cs::test::run_command;
 
 namespace {
 
-const std::string kJob = std::string(CS_TEST_DATA) + "/text_level1";
-const std::string kDbJob = std::string(CS_TEST_DATA) + "/ascend-real/db_level1";
+using cs::test::kDbJob;
+using cs::test::kTextJob;
 
 struct Stalled {
   int rc = 0;
@@ -75,7 +76,7 @@ TEST(ClusterWatchdog, StalledProcessEndsTheJobNamingIt) {
   const int rc =
       run_command("CLUSTERSCOPE_TEST_STALL_PROCESS=1 CLUSTERSCOPE_TEST_STALL_SECONDS=120 " +
                       mpirun(2) + "-x CLUSTERSCOPE_TEST_STALL_PROCESS -x " +
-                      "CLUSTERSCOPE_TEST_STALL_SECONDS " + CS_BINARY + " cluster -d " + kJob +
+                      "CLUSTERSCOPE_TEST_STALL_SECONDS " + CS_BINARY + " cluster -d " + kTextJob +
                       " -o " + (root / "o").string() + " --timeout 3 --quiet",
                   log);
   const double secs =
@@ -94,14 +95,14 @@ TEST(ClusterWatchdog, StalledProcessEndsTheJobNamingIt) {
 
 // Before MPI_Init returns nobody can say which process is missing: process 0 says so.
 TEST(ClusterWatchdog, ProcessStalledBeforeMpiInitEndsTheJob) {
-  const Stalled r = run_stalled(1, "init", "-d " + kJob + " --timeout 2");
+  const Stalled r = run_stalled(1, "init", "-d " + kTextJob + " --timeout 2");
   expect_one_message(r, "process 0 on host ",
                      "the MPI start-up did not finish in 2 s (--timeout 2) \u2014 another process");
   EXPECT_LT(r.seconds, 12.0) << r.log;
 }
 
 TEST(ClusterWatchdog, ProcessStalledAfterMpiInitIsNamed) {
-  const Stalled r = run_stalled(1, "startup", "-d " + kJob + " --timeout 2");
+  const Stalled r = run_stalled(1, "startup", "-d " + kTextJob + " --timeout 2");
   expect_one_message(r, "process 1 (host not known",
                      "did not answer for 2 s while the processes started (--timeout 2)");
   EXPECT_LT(r.seconds, 12.0) << r.log;
@@ -109,7 +110,7 @@ TEST(ClusterWatchdog, ProcessStalledAfterMpiInitIsNamed) {
 
 // The root stops while it works alone: the waiting process names it after 2 x timeout + 2 s.
 TEST(ClusterWatchdog, RootStalledInDiscoveryIsNamed) {
-  const Stalled r = run_stalled(0, "discover", "-d " + kJob + " --timeout 2");
+  const Stalled r = run_stalled(0, "discover", "-d " + kTextJob + " --timeout 2");
   expect_one_message(r, "process 0 on host ",
                      "did not answer for 6 s while the list of rank directories was sent");
   EXPECT_LT(r.seconds, 15.0) << r.log;
@@ -117,7 +118,7 @@ TEST(ClusterWatchdog, RootStalledInDiscoveryIsNamed) {
 }
 
 TEST(ClusterWatchdog, RootStalledInTheAnalysesIsNamed) {
-  const Stalled r = run_stalled(0, "analyse", "-d " + kJob + " --timeout 2");
+  const Stalled r = run_stalled(0, "analyse", "-d " + kTextJob + " --timeout 2");
   expect_one_message(r, "process 0 on host ",
                      "did not answer for 6 s while the processes agreed on the exit status");
   EXPECT_LT(r.seconds, 15.0) << r.log;
@@ -126,7 +127,7 @@ TEST(ClusterWatchdog, RootStalledInTheAnalysesIsNamed) {
 // A waiting process that stops while the root is busy alone is named by the root's heartbeat
 // thread, without waiting for the root to finish.
 TEST(ClusterWatchdog, WaitingProcessStalledWhileTheRootWorksIsNamed) {
-  const Stalled r = run_stalled(1, "analyse", "-d " + kJob + " --timeout 2",
+  const Stalled r = run_stalled(1, "analyse", "-d " + kTextJob + " --timeout 2",
                                 "CLUSTERSCOPE_TEST_SLOW_ROOT=analyse:60");
   expect_one_message(r, "process 1 on host ",
                      "did not answer for 2 s while the root analysed the ranks and wrote the "
@@ -136,7 +137,7 @@ TEST(ClusterWatchdog, WaitingProcessStalledWhileTheRootWorksIsNamed) {
 
 // A root that is slow but alive (heartbeats) is waited for, however long.
 TEST(ClusterWatchdog, SlowRootIsWaitedFor) {
-  const Stalled r = run_stalled(5, "none", "-d " + kJob + " --timeout 1",
+  const Stalled r = run_stalled(5, "none", "-d " + kTextJob + " --timeout 1",
                                 "CLUSTERSCOPE_TEST_SLOW_ROOT=analyse:6");
   EXPECT_EQ(r.rc, 0) << r.log;
   EXPECT_GT(r.seconds, 6.0) << r.log;
@@ -163,13 +164,14 @@ TEST(ClusterWatchdog, RecipeRootStalledInTheReduceIsNamed) {
 TEST(ClusterWatchdog, NormalRunUnderATightTimeoutIsUnaffected) {
   const fs::path root = cs::test::temp_dir("cs_watchdog_ok");
   const std::string log = (root / "log.txt").string();
-  EXPECT_EQ(run_command(mpirun(2) + CS_BINARY + " cluster -d " + kJob + " -o " +
+  EXPECT_EQ(run_command(mpirun(2) + CS_BINARY + " cluster -d " + kTextJob + " -o " +
                             (root / "o").string() + " --timeout 1 --quiet --format json,csv",
                         log),
             0)
       << read_file(log);
   EXPECT_TRUE(fs::is_regular_file(root / "o/cluster_analysis_output/cluster_communication.json"));
-  EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + kJob + " --timeout=-1", log), 2);
+  EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + kTextJob + " --timeout=-1", log),
+            2);
   EXPECT_NE(read_file(log).find("--timeout must be 0"), std::string::npos) << read_file(log);
   fs::remove_all(root);
 }
@@ -180,13 +182,14 @@ TEST(ClusterWatchdog, NormalRunUnderATightTimeoutIsUnaffected) {
 // wait for it (they used to sit in MPI_Finalize without a limit). A root that stops there is
 // named by the waiting process; a waiting process that stops, by the root.
 TEST(ClusterWatchdog, CompareRootStalledIsNamed) {
-  const Stalled r = run_stalled(0, "compare", kJob + " " + kJob + " --timeout 2", {}, "compare");
+  const Stalled r =
+      run_stalled(0, "compare", kTextJob + " " + kTextJob + " --timeout 2", {}, "compare");
   expect_one_message(r, "process 0 on host ", "did not answer for 6 s while ");
   EXPECT_LT(r.seconds, 20.0) << r.log;
 }
 
 TEST(ClusterWatchdog, CompareWaitingProcessStalledIsNamed) {
-  const Stalled r = run_stalled(1, "compare", kJob + " " + kJob + " --timeout 2",
+  const Stalled r = run_stalled(1, "compare", kTextJob + " " + kTextJob + " --timeout 2",
                                 "CLUSTERSCOPE_TEST_SLOW_ROOT=compare:60", "compare");
   expect_one_message(r, "process 1 on host ",
                      "did not answer for 2 s while the root compared the two runs");
@@ -208,8 +211,9 @@ TEST(ClusterWatchdog, MergeTakesTheTimeout) {
   const fs::path root = cs::test::temp_dir("cs_watchdog_timeout_usage");
   const std::string log = (root / "log.txt").string();
   for (const char* cmd : {" merge ", " compare "}) {
-    std::string args = std::string(cmd) == " merge " ? kJob + " -o " + (root / "m.json").string()
-                                                     : kJob + " " + kJob;
+    std::string args = std::string(cmd) == " merge "
+                           ? kTextJob + " -o " + (root / "m.json").string()
+                           : kTextJob + " " + kTextJob;
     EXPECT_EQ(run_command(std::string(CS_BINARY) + cmd + args + " --timeout=-1", log), 2) << cmd;
     EXPECT_NE(read_file(log).find("--timeout must be 0"), std::string::npos) << read_file(log);
   }

@@ -17,14 +17,14 @@ using cs::test::read_file;
 using cs::test::run_command;
 
 // Removed when the test program exits.
-const fs::path& root() {
+const fs::path& compare_runs_root() {
   static const cs::test::ScratchDir dir("compare-runs");
   return dir.path();
 }
 
 // Generates (once) a 16-rank cluster with the generator library.
 fs::path cluster(const std::string& name, void (*tweak)(cs::generator::GeneratorOptions&)) {
-  const fs::path dir = root() / name;
+  const fs::path dir = compare_runs_root() / name;
   if (fs::exists(dir)) return dir;
   cs::generator::GeneratorOptions o;
   o.ranks = 16;
@@ -53,30 +53,25 @@ int compare(const fs::path& a, const fs::path& b, const fs::path& out,
                      (out.string() + ".log"));
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using cs::test::split_lines;
 
 TEST(CompareRuns, SlowRankIsTheTopRegression) {
-  const fs::path out = root() / "out1";
+  const fs::path out = compare_runs_root() / "out1";
   ASSERT_EQ(compare(base_run(), slow_run(), out), 0) << read_file(out.string() + ".log");
   const fs::path dir = out / "comparison_output";
   for (const char* f : {"rank_diff.csv", "regressions.csv", "overall_metrics.csv",
                         "kernel_compare.csv", "comparison.h5"})
     EXPECT_TRUE(fs::exists(dir / f)) << f;
-  const auto reg = lines(read_file(dir / "regressions.csv"));
+  const auto reg = split_lines(read_file(dir / "regressions.csv"));
   ASSERT_GE(reg.size(), 2u);
   EXPECT_EQ(reg[0].rfind("what,key,base_us,comparison_us,diff_us,diff_ratio,significant", 0), 0u);
   EXPECT_EQ(reg[1].rfind("rank,rank 5,", 0), 0u) << reg[1];
   // The generated trace_view.json files give the single-rank tables real content.
-  const auto overall = lines(read_file(dir / "overall_metrics.csv"));
+  const auto overall = split_lines(read_file(dir / "overall_metrics.csv"));
   ASSERT_GE(overall.size(), 2u);
   EXPECT_EQ(overall[1].rfind("Computing Time,", 0), 0u) << overall[1];
   EXPECT_GT(std::stod(overall[1].substr(overall[1].find(',') + 1)), 1.0) << overall[1];
-  const auto diff = lines(read_file(dir / "rank_diff.csv"));
+  const auto diff = split_lines(read_file(dir / "rank_diff.csv"));
   ASSERT_GE(diff.size(), 2u);
   EXPECT_EQ(diff[0], "rank,step,metric,base_us,comparison_us,diff_us,diff_ratio");
   const std::string log = read_file(out.string() + ".log");
@@ -89,9 +84,9 @@ TEST(CompareRuns, SlowRankIsTheTopRegression) {
 }
 
 TEST(CompareRuns, SameRunHasNoSignificantRegression) {
-  const fs::path out = root() / "out_same";
+  const fs::path out = compare_runs_root() / "out_same";
   ASSERT_EQ(compare(base_run(), base_run(), out), 0) << read_file(out.string() + ".log");
-  const auto reg = lines(read_file(out / "comparison_output" / "regressions.csv"));
+  const auto reg = split_lines(read_file(out / "comparison_output" / "regressions.csv"));
   ASSERT_GE(reg.size(), 2u);
   // significant is the column before `where` ("rank 5", "link 0-1", "all 16 ranks").
   const std::regex significant(",1,(rank|link|all) ");
@@ -101,7 +96,7 @@ TEST(CompareRuns, SameRunHasNoSignificantRegression) {
 }
 
 TEST(CompareRuns, MpiTwoProcessesWriteTheSameFiles) {
-  const fs::path one = root() / "np1", two = root() / "np2";
+  const fs::path one = compare_runs_root() / "np1", two = compare_runs_root() / "np2";
   ASSERT_EQ(compare(base_run(), slow_run(), one), 0) << read_file(one.string() + ".log");
   ASSERT_EQ(compare(base_run(), slow_run(), two, cs::test::mpirun(2)), 0)
       << read_file(two.string() + ".log");
@@ -119,12 +114,12 @@ TEST(CompareRuns, ClustersWithoutTimelineGiveRunTablesOnly) {
     o.trace_view = 0;
     o.slow_kernels.push_back({3, "MatMul", 3.0});
   });
-  const fs::path out = root() / "out_notl";
+  const fs::path out = compare_runs_root() / "out_notl";
   ASSERT_EQ(compare(a, b, out), 0) << read_file(out.string() + ".log");
   const fs::path dir = out / "comparison_output";
   EXPECT_TRUE(fs::exists(dir / "regressions.csv"));
   EXPECT_FALSE(fs::exists(dir / "overall_metrics.csv"));
-  const auto reg = lines(read_file(dir / "regressions.csv"));
+  const auto reg = split_lines(read_file(dir / "regressions.csv"));
   ASSERT_GE(reg.size(), 2u);
   EXPECT_NE(reg[1].find(",1,rank 3,"), std::string::npos) << reg[1];
 }

@@ -20,14 +20,14 @@ using cs::test::read_file;
 using cs::test::run_command;
 
 // Removed when the test program exits.
-const fs::path& root() {
+const fs::path& compare_runs_64_root() {
   static const cs::test::ScratchDir dir("compare-runs-64");
   return dir.path();
 }
 
 // Generates (once per test process) a 64-rank tp4 pp2 cluster with seed 7, tweaked by `tweak`.
-fs::path cluster(const std::string& name, void (*tweak)(cs::generator::GeneratorOptions&)) {
-  const fs::path dir = root() / name;
+fs::path cluster_64(const std::string& name, void (*tweak)(cs::generator::GeneratorOptions&)) {
+  const fs::path dir = compare_runs_64_root() / name;
   if (fs::exists(dir)) return dir;
   cs::generator::GeneratorOptions o;
   o.ranks = 64;
@@ -42,22 +42,17 @@ fs::path cluster(const std::string& name, void (*tweak)(cs::generator::Generator
 }
 
 // Runs the compare command; the output goes to `out`, its log to `out`.log.
-int compare(const fs::path& a, const fs::path& b, const fs::path& out) {
+int compare_64(const fs::path& a, const fs::path& b, const fs::path& out) {
   return run_command(std::string(CS_BINARY) + " compare " + a.string() + " " + b.string() + " -o " +
                          out.string() + " --quiet",
                      out.string() + ".log");
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using cs::test::split_lines;
 
 // The rows of regressions.csv flagged significant (the column before `where`: "rank 5", ...).
 std::vector<std::string> significant_rows(const fs::path& out) {
-  const auto reg = lines(read_file(out / "comparison_output" / "regressions.csv"));
+  const auto reg = split_lines(read_file(out / "comparison_output" / "regressions.csv"));
   EXPECT_GE(reg.size(), 2u);
   if (!reg.empty()) {
     EXPECT_EQ(reg[0].rfind("what,key,base_us,comparison_us,diff_us,diff_ratio,significant", 0), 0u);
@@ -70,12 +65,12 @@ std::vector<std::string> significant_rows(const fs::path& out) {
 }
 
 TEST(CompareRuns64, SlowRankIsTheTopRegression) {
-  const fs::path base = cluster("base", nullptr);
-  const fs::path slow = cluster("slow37", [](cs::generator::GeneratorOptions& o) {
+  const fs::path base = cluster_64("base", nullptr);
+  const fs::path slow = cluster_64("slow37", [](cs::generator::GeneratorOptions& o) {
     o.slow_ranks.push_back({37, 1.6});
   });
-  const fs::path out = root() / "out_slow_rank";
-  ASSERT_EQ(compare(base, slow, out), 0) << read_file(out.string() + ".log");
+  const fs::path out = compare_runs_64_root() / "out_slow_rank";
+  ASSERT_EQ(compare_64(base, slow, out), 0) << read_file(out.string() + ".log");
   const auto rows = significant_rows(out);
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows[0].rfind("rank,rank 37,", 0), 0u) << rows[0];
@@ -87,12 +82,12 @@ TEST(CompareRuns64, SlowRankIsTheTopRegression) {
 }
 
 TEST(CompareRuns64, SlowKernelIsTheTopRegression) {
-  const fs::path base = cluster("base", nullptr);
-  const fs::path slow = cluster("matmul50", [](cs::generator::GeneratorOptions& o) {
+  const fs::path base = cluster_64("base", nullptr);
+  const fs::path slow = cluster_64("matmul50", [](cs::generator::GeneratorOptions& o) {
     o.slow_kernels.push_back({50, "MatMul", 3.0});
   });
-  const fs::path out = root() / "out_slow_kernel";
-  ASSERT_EQ(compare(base, slow, out), 0) << read_file(out.string() + ".log");
+  const fs::path out = compare_runs_64_root() / "out_slow_kernel";
+  ASSERT_EQ(compare_64(base, slow, out), 0) << read_file(out.string() + ".log");
   const auto rows = significant_rows(out);
   ASSERT_GE(rows.size(), 2u);
   EXPECT_EQ(rows[0].rfind("rank,rank 50,", 0), 0u) << rows[0];
@@ -106,10 +101,10 @@ TEST(CompareRuns64, SlowKernelIsTheTopRegression) {
 
 TEST(CompareRuns64, SameSeedTwiceHasNoSignificantRegression) {
   // Two separate generations with the same seed: the same job profiled twice.
-  const fs::path a = cluster("base", nullptr);
-  const fs::path b = cluster("base_again", nullptr);
-  const fs::path out = root() / "out_same";
-  ASSERT_EQ(compare(a, b, out), 0) << read_file(out.string() + ".log");
+  const fs::path a = cluster_64("base", nullptr);
+  const fs::path b = cluster_64("base_again", nullptr);
+  const fs::path out = compare_runs_64_root() / "out_same";
+  ASSERT_EQ(compare_64(a, b, out), 0) << read_file(out.string() + ".log");
   for (const auto& r : significant_rows(out)) ADD_FAILURE() << "significant: " << r;
   EXPECT_NE(read_file(out.string() + ".log").find("no significant regression"), std::string::npos);
 }

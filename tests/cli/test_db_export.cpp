@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli_test_util.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -19,18 +20,18 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path kData = CS_TEST_DATA;
-const fs::path kDbJob = kData / "ascend-real/db_level1";
-const fs::path kTextRank0 = kData / "ascend-real/text_level1/rank0_ascend_pt";
+using cs::test::kDataDir;
+using cs::test::kDbJob;
+const fs::path kTextRank0 = kDataDir / "ascend-real/text_level1/rank0_ascend_pt";
 
-const fs::path& scratch() {
+const fs::path& db_export_scratch() {
   static const cs::test::ScratchDir d("db-export");
   return d.path();
 }
 
-// A writable copy of the db_level1 job under scratch()/name.
+// A writable copy of the db_level1 job under db_export_scratch()/name.
 fs::path copy_job(const std::string& name) {
-  fs::path dst = scratch() / name;
+  fs::path dst = db_export_scratch() / name;
   fs::remove_all(dst);
   fs::copy(kDbJob, dst, fs::copy_options::recursive);
   for (const auto& e : fs::recursive_directory_iterator(dst))
@@ -57,8 +58,8 @@ struct RunResult {
   fs::path out;
 };
 
-RunResult run(const fs::path& job, const std::string& extra = {},
-              const std::string& launcher = {}) {
+RunResult run_db_cluster(const fs::path& job, const std::string& extra = {},
+                         const std::string& launcher = {}) {
   fs::path out = job.string() + "-out";
   fs::remove_all(out);
   fs::path log = job.string() + ".log";
@@ -99,7 +100,7 @@ TEST(DbExport, DbOnlyJobIsAnalysed) {
   fs::path job = copy_job("dbonly");
   // By default (DB inputs), msprof-analyze's outputs go to cluster_analysis.db, as msprof-analyze
   // writes them, and its text documents are not written; clusterscope's own tables are.
-  RunResult r = run(job, "-q");
+  RunResult r = run_db_cluster(job, "-q");
   ASSERT_EQ(r.rc, 0) << r.log;
   const std::string& manifest = r.manifest;
   EXPECT_NE(manifest.find("problems,export\n"), std::string::npos) << manifest;
@@ -119,7 +120,7 @@ TEST(DbExport, DbOnlyJobIsAnalysed) {
   EXPECT_NE(read_file(r.out / "operators_topn.csv").find("TransData"), std::string::npos);
 
   // --export_type text: its text documents instead, and no database.
-  r = run(job, "-q --export_type text");
+  r = run_db_cluster(job, "-q --export_type text");
   ASSERT_EQ(r.rc, 0) << r.log;
   EXPECT_FALSE(fs::exists(r.out / "cluster_analysis.db"));
   std::string steps = read_file(r.out / "cluster_step_trace_time.csv");
@@ -134,10 +135,10 @@ TEST(DbExport, DbOnlyJobIsAnalysed) {
 
 TEST(DbExport, SameOutputsUnderMpirun) {
   fs::path job = copy_job("mpi");
-  RunResult one = run(job, "-q --format json,csv");
+  RunResult one = run_db_cluster(job, "-q --format json,csv");
   ASSERT_EQ(one.rc, 0) << one.log;
   auto a = cs::test::read_tree(one.out);
-  RunResult two = run(job, "-q --format json,csv", cs::test::mpirun(2));
+  RunResult two = run_db_cluster(job, "-q --format json,csv", cs::test::mpirun(2));
   ASSERT_EQ(two.rc, 0) << two.log;
   auto b = cs::test::read_tree(two.out);
   ASSERT_EQ(a.size(), b.size());
@@ -149,10 +150,10 @@ TEST(DbExport, BothExportsDbFirstUnlessDataTypeSaysText) {
   fs::path r0 = job / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT";
   for (const auto& e : fs::directory_iterator(kTextRank0 / "ASCEND_PROFILER_OUTPUT"))
     fs::copy_file(e.path(), r0 / e.path().filename());
-  RunResult db = run(job, "-q");
+  RunResult db = run_db_cluster(job, "-q");
   ASSERT_EQ(db.rc, 0) << db.log;
   EXPECT_TRUE(manifest_row(db.manifest, 0).ends_with(",db")) << db.manifest;
-  RunResult text = run(job, "-q --data-type text");
+  RunResult text = run_db_cluster(job, "-q --data-type text");
   ASSERT_EQ(text.rc, 0) << text.log;
   // 5 files: the four of the analyses and trace_view.json (132909 bytes), the host side (host/).
   EXPECT_TRUE(manifest_row(text.manifest, 0).ends_with(",ok,5,213574,,text")) << text.manifest;
@@ -160,7 +161,7 @@ TEST(DbExport, BothExportsDbFirstUnlessDataTypeSaysText) {
   EXPECT_TRUE(manifest_row(text.manifest, 1)
                   .ends_with(",ok,2,798720,no text export; read the DB export,db"))
       << text.manifest;
-  RunResult bad = run(job, "-q --data_type csv");
+  RunResult bad = run_db_cluster(job, "-q --data_type csv");
   EXPECT_EQ(bad.rc, 2);
   EXPECT_NE(bad.log.find("--data-type"), std::string::npos) << bad.log;
 }
@@ -169,7 +170,7 @@ TEST(DbExport, JobMixingTextAndDbRanks) {
   fs::path job = copy_job("mixed");
   fs::remove_all(job / "rank0_ascend_pt");
   fs::copy(kTextRank0, job / "rank0_ascend_pt", fs::copy_options::recursive);
-  RunResult r = run(job, "-q --export_type text");
+  RunResult r = run_db_cluster(job, "-q --export_type text");
   ASSERT_EQ(r.rc, 0) << r.log;
   EXPECT_TRUE(manifest_row(r.manifest, 0).ends_with(",ok,5,213574,,text")) << r.manifest;
   EXPECT_TRUE(manifest_row(r.manifest, 1).ends_with(",ok,2,798720,,db")) << r.manifest;
@@ -182,7 +183,7 @@ TEST(DbExport, JobMixingTextAndDbRanks) {
 // diagnostic naming the file and `table`.
 void expect_rank1_damaged(const fs::path& job, const std::string& file, const std::string& what,
                           const std::string& status, const std::string& launcher = {}) {
-  RunResult r = run(job, "--export_type text", launcher);
+  RunResult r = run_db_cluster(job, "--export_type text", launcher);
   EXPECT_EQ(r.rc, 3) << r.log;
   EXPECT_NE(manifest_row(r.manifest, 0).find(",ok,"), std::string::npos) << r.manifest;
   std::string row1 = manifest_row(r.manifest, 1);
@@ -265,10 +266,10 @@ TEST(DbExport, BothDatabasesGarbageUnderMpirun) {
 // only StepTraceTime): that is the producer's choice, said once for all ranks with the level
 // profiler_info gives, not "table is missing — re-export" twice per rank.
 TEST(DbExport, Level0JobSaysOnceThatItHasNoCommunication) {
-  fs::path job = scratch() / "level0";
+  fs::path job = db_export_scratch() / "level0";
   fs::remove_all(job);
-  fs::copy(kData / "ascend-real/db_level0", job, fs::copy_options::recursive);
-  RunResult r = run(job, "--export_type text");
+  fs::copy(kDataDir / "ascend-real/db_level0", job, fs::copy_options::recursive);
+  RunResult r = run_db_cluster(job, "--export_type text");
   EXPECT_EQ(r.rc, 3) << r.log;  // partial: the communication outputs are empty
   size_t lines = 0;
   for (size_t p = 0; (p = r.log.find("no communication analysis", p)) != std::string::npos; ++p)
@@ -287,10 +288,10 @@ TEST(DbExport, Level0JobSaysOnceThatItHasNoCommunication) {
 // trimmed): the links to the absent local ranks cannot be mapped. One line for the group (the
 // full sample gave 72 lines, one per link and rank).
 TEST(DbExport, UnmappableLocalRanksSaidOncePerGroup) {
-  fs::path job = scratch() / "text-unmapped";
+  fs::path job = db_export_scratch() / "text-unmapped";
   fs::remove_all(job);
-  fs::copy(kData / "ascend-real/text_level1", job, fs::copy_options::recursive);
-  RunResult r = run(job);
+  fs::copy(kDataDir / "ascend-real/text_level1", job, fs::copy_options::recursive);
+  RunResult r = run_db_cluster(job);
   size_t lines = 0;
   for (size_t p = 0; (p = r.log.find("cannot be mapped", p)) != std::string::npos; ++p) ++lines;
   EXPECT_EQ(lines, 1u) << r.log;

@@ -17,7 +17,7 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path& root() {
+const fs::path& full_disk_root() {
   static const cs::test::ScratchDir d("fulldisk");
   return d.path();
 }
@@ -26,8 +26,8 @@ const fs::path& root() {
 class FullDisk : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    input_ = root() / "input";
-    ASSERT_EQ(cs::test::generate_job_and_reference(root(), 7), "");
+    input_ = full_disk_root() / "input";
+    ASSERT_EQ(cs::test::generate_job_and_reference(full_disk_root(), 7), "");
   }
 
   // `cluster` with at most `kb` KiB per file written; its exit status (-1 when it died on a
@@ -50,7 +50,8 @@ class FullDisk : public ::testing::Test {
   static void expect_only_complete_files(const fs::path& out, const fs::path& ref_run = {},
                                          bool h5_size = true) {
     const fs::path dir = out / "cluster_analysis_output";
-    const fs::path ref = (ref_run.empty() ? root() / "ref" : ref_run) / "cluster_analysis_output";
+    const fs::path ref =
+        (ref_run.empty() ? full_disk_root() / "ref" : ref_run) / "cluster_analysis_output";
     for (const auto& e : fs::directory_iterator(dir)) {
       const std::string name = e.path().filename().string();
       EXPECT_FALSE(name.ends_with(".tmp")) << name << " left behind";
@@ -73,7 +74,7 @@ class FullDisk : public ::testing::Test {
 fs::path FullDisk::input_;
 
 TEST_F(FullDisk, ExitsOneNamesTheFilesAndLeavesNoPartialFile) {
-  const fs::path out = root() / "limited";
+  const fs::path out = full_disk_root() / "limited";
   const int rc = run_limited("", out, 64);
   const std::string log = read_file(out.string() + ".log");
   EXPECT_EQ(rc, 1) << "-1: killed by a signal (the HDF5 exit crash)\n" << log;
@@ -84,7 +85,7 @@ TEST_F(FullDisk, ExitsOneNamesTheFilesAndLeavesNoPartialFile) {
 }
 
 TEST_F(FullDisk, QuietStillSaysWhatFailed) {
-  const fs::path out = root() / "limited-quiet";
+  const fs::path out = full_disk_root() / "limited-quiet";
   EXPECT_EQ(run_limited("", out, 64, " --quiet"), 1);
   const std::string log = read_file(out.string() + ".log");
   EXPECT_NE(log.find("File too large"), std::string::npos) << log;
@@ -92,7 +93,7 @@ TEST_F(FullDisk, QuietStillSaysWhatFailed) {
 }
 
 TEST_F(FullDisk, UnderMpirunEveryProcessEndsWithOne) {
-  const fs::path out = root() / "limited-mpi";
+  const fs::path out = full_disk_root() / "limited-mpi";
   const int rc = run_limited(cs::test::mpirun(2), out, 64);
   const std::string log = read_file(out.string() + ".log");
   EXPECT_EQ(rc, 1) << log;
@@ -105,11 +106,11 @@ TEST_F(FullDisk, UnderMpirunEveryProcessEndsWithOne) {
 // be created they are held in memory instead: one warning, status 0, the same outputs, with no
 // launcher and under mpirun -np 2 (the ranks that arrive from the other process too).
 TEST_F(FullDisk, NoRoomForTheSpillFileKeepsTheDataInMemory) {
-  const std::string missing = (root() / "missing-tmp").string();
+  const std::string missing = (full_disk_root() / "missing-tmp").string();
   // Under mpirun the variable goes to the processes alone (-x): Open MPI would create the
   // directory for its own session files. The reference of a run under mpirun is one under mpirun
   // (its HDF5 file, written by both processes, is laid out differently).
-  const fs::path ref_mpi = root() / "ref-mpi";
+  const fs::path ref_mpi = full_disk_root() / "ref-mpi";
   ASSERT_EQ(run_command(cs::test::mpirun(2) + CS_BINARY + " cluster -d " + input_.string() +
                             " -o " + ref_mpi.string() + " --quiet",
                         ref_mpi.string() + ".log"),
@@ -118,10 +119,10 @@ TEST_F(FullDisk, NoRoomForTheSpillFileKeepsTheDataInMemory) {
   const struct {
     std::string launcher, name;
     fs::path ref;
-  } runs[] = {{"TMPDIR=" + missing + " ", "no-spill", root() / "ref"},
+  } runs[] = {{"TMPDIR=" + missing + " ", "no-spill", full_disk_root() / "ref"},
               {cs::test::mpirun(2) + "-x TMPDIR=" + missing + " ", "no-spill-mpi", ref_mpi}};
   for (const auto& run : runs) {
-    const fs::path out = root() / run.name;
+    const fs::path out = full_disk_root() / run.name;
     const fs::path log = out.string() + ".log";
     EXPECT_EQ(run_command(run.launcher + CS_BINARY + " cluster -d " + input_.string() + " -o " +
                               out.string() + " --quiet",
@@ -142,7 +143,7 @@ TEST_F(FullDisk, NoRoomForTheSpillFileKeepsTheDataInMemory) {
 // A cluster_step_trace_time.csv that cannot be written (a directory holds its name) is an error:
 // status 1 and a message naming it, also with --quiet (it used to be a warning, status 0).
 TEST_F(FullDisk, FailedStepTraceCsvIsAnError) {
-  const fs::path out = root() / "step-trace-blocked";
+  const fs::path out = full_disk_root() / "step-trace-blocked";
   fs::create_directories(out / "cluster_analysis_output" / "cluster_step_trace_time.csv");
   const fs::path log = out.string() + ".log";
   EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster -d " + input_.string() + " -o " +
@@ -161,7 +162,7 @@ TEST_F(FullDisk, FailedStepTraceCsvIsAnError) {
 // root adds afterwards still fit, no incomplete cluster_analysis.db is published: status 1 and
 // one line naming it (it used to be published without the table, status 0).
 TEST(FullDiskDb, IncompleteClusterAnalysisDbIsNotPublished) {
-  const fs::path dir = root() / "db";
+  const fs::path dir = full_disk_root() / "db";
   const fs::path input = dir / "input", full = dir / "full", limited = dir / "limited";
   fs::create_directories(dir);
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + input.string() +

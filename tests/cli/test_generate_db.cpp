@@ -13,6 +13,7 @@
 
 #include "cli_test_util.h"
 #include "support/sqlite_exec.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -21,10 +22,11 @@ using cs::test::sqlite_rows;
 
 namespace {
 
-const fs::path kData = CS_TEST_DATA;
-const fs::path kRealRank0 = kData / "ascend-real/db_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT";
+using cs::test::kDataDir;
+const fs::path kRealRank0 =
+    kDataDir / "ascend-real/db_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT";
 
-const fs::path& scratch() {
+const fs::path& generate_db_scratch() {
   static const cs::test::ScratchDir d("generate-db");
   return d.path();
 }
@@ -35,18 +37,18 @@ std::vector<std::string> columns(const fs::path& db, const std::string& table) {
       db, "SELECT name || ' ' || upper(type) || ' ' || pk FROM pragma_table_info('" + table + "')");
 }
 
-std::set<std::string> tables(const fs::path& db) {
+std::set<std::string> table_set(const fs::path& db) {
   auto v = sqlite_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'");
   return {v.begin(), v.end()};
 }
 
-// Generates a job once per export type into scratch()/name; returns the job directory.
-fs::path generate(const std::string& name, const std::string& args) {
-  fs::path job = scratch() / name;
+// Generates a job once per export type into generate_db_scratch()/name; returns the job directory.
+fs::path generate_db_job(const std::string& name, const std::string& args) {
+  fs::path job = generate_db_scratch() / name;
   if (fs::exists(job / "truth.json")) return job;
   int rc = run_command(std::string(CS_BINARY) + " generate " + job.string() + " " + args,
-                       (scratch() / (name + ".log")).string());
-  EXPECT_EQ(rc, 0) << read_file(scratch() / (name + ".log"));
+                       (generate_db_scratch() / (name + ".log")).string());
+  EXPECT_EQ(rc, 0) << read_file(generate_db_scratch() / (name + ".log"));
   return job;
 }
 
@@ -134,7 +136,7 @@ const char* const kBothArgs =
 }  // namespace
 
 TEST(GenerateDb, DbOnlyExportHasTheDatabasesAndNoTextFiles) {
-  fs::path out = rank_output(generate("db", kDbArgs), 3);
+  fs::path out = rank_output(generate_db_job("db", kDbArgs), 3);
   EXPECT_TRUE(fs::exists(out / "analysis.db"));
   EXPECT_TRUE(fs::exists(out / "ascend_pytorch_profiler_3.db"));
   for (const char* f : {"communication.json", "communication_matrix.json", "step_trace_time.csv",
@@ -142,13 +144,13 @@ TEST(GenerateDb, DbOnlyExportHasTheDatabasesAndNoTextFiles) {
     EXPECT_FALSE(fs::exists(out / f)) << f;
   std::string info = read_file(out.parent_path() / "profiler_info_3.json");
   EXPECT_NE(info.find("\"_export_type\": \"db\""), std::string::npos) << info;
-  std::string both_info =
-      read_file(rank_output(generate("both", kBothArgs), 0).parent_path() / "profiler_info_0.json");
+  std::string both_info = read_file(
+      rank_output(generate_db_job("both", kBothArgs), 0).parent_path() / "profiler_info_0.json");
   EXPECT_NE(both_info.find("\"_export_type\": [\"text\", \"db\"]"), std::string::npos);
 }
 
 TEST(GenerateDb, SchemaIsTheRealProducersSchema) {
-  fs::path out = rank_output(generate("db", kDbArgs), 3);
+  fs::path out = rank_output(generate_db_job("db", kDbArgs), 3);
   const fs::path ours[] = {out / "analysis.db", out / "ascend_pytorch_profiler_3.db"};
   const fs::path real[] = {kRealRank0 / "analysis.db", kRealRank0 / "ascend_pytorch_profiler_0.db"};
   const std::vector<std::vector<std::string>> wanted = {
@@ -175,7 +177,7 @@ TEST(GenerateDb, SchemaIsTheRealProducersSchema) {
        "ENUM_HCCL_RDMA_TYPE",
        "ENUM_MSTX_EVENT_TYPE"}};
   for (int f = 0; f < 2; ++f) {
-    std::set<std::string> have = tables(ours[f]), real_tables = tables(real[f]);
+    std::set<std::string> have = table_set(ours[f]), real_tables = table_set(real[f]);
     for (const auto& t : wanted[static_cast<size_t>(f)]) {
       ASSERT_TRUE(have.count(t)) << ours[f] << " lacks " << t;
       if (real_tables.count(t)) {
@@ -210,7 +212,7 @@ TEST(GenerateDb, SchemaIsTheRealProducersSchema) {
 }
 
 TEST(GenerateDb, EveryStringColumnResolvesInStringIds) {
-  fs::path db = rank_output(generate("db", kDbArgs), 5) / "ascend_pytorch_profiler_5.db";
+  fs::path db = rank_output(generate_db_job("db", kDbArgs), 5) / "ascend_pytorch_profiler_5.db";
   const std::vector<std::pair<std::string, std::vector<std::string>>> string_columns = {
       {"TASK", {"taskType"}},
       {"COMPUTE_TASK_INFO",
@@ -247,15 +249,15 @@ TEST(GenerateDb, EveryStringColumnResolvesInStringIds) {
 // The same job read from its text export and from its DB export: the same tables, except the
 // fields only the text export has.
 TEST(GenerateDb, TextAndDbExportsGiveTheSameTables) {
-  fs::path job = generate("both", kBothArgs);
+  fs::path job = generate_db_job("both", kBothArgs);
   auto run = [&](const std::string& type) {
-    fs::path out = scratch() / ("both-" + type);
+    fs::path out = generate_db_scratch() / ("both-" + type);
     fs::remove_all(out);
     int rc = run_command(
         std::string(CS_BINARY) + " cluster -d " + job.string() + " -o " + out.string() +
             " -q --format json,csv --op-tables csv --export_type text --data-type " + type,
-        (scratch() / ("both-" + type + ".log")).string());
-    EXPECT_EQ(rc, 0) << read_file(scratch() / ("both-" + type + ".log"));
+        (generate_db_scratch() / ("both-" + type + ".log")).string());
+    EXPECT_EQ(rc, 0) << read_file(generate_db_scratch() / ("both-" + type + ".log"));
     return out / "cluster_analysis_output";
   };
   fs::path text = run("text"), db = run("db");
@@ -282,16 +284,18 @@ TEST(GenerateDb, TextAndDbExportsGiveTheSameTables) {
 }
 
 TEST(GenerateDb, BadExportTypeIsAUsageError) {
-  fs::path log = scratch() / "bad.log";
-  EXPECT_EQ(run_command(std::string(CS_BINARY) + " generate " + (scratch() / "bad").string() +
-                            " --ranks 2 --export-type csv",
-                        log.string()),
-            2);
+  fs::path log = generate_db_scratch() / "bad.log";
+  EXPECT_EQ(
+      run_command(std::string(CS_BINARY) + " generate " + (generate_db_scratch() / "bad").string() +
+                      " --ranks 2 --export-type csv",
+                  log.string()),
+      2);
   EXPECT_NE(read_file(log).find("--export-type 'csv'"), std::string::npos) << read_file(log);
-  EXPECT_EQ(run_command(std::string(CS_BINARY) + " generate " + (scratch() / "bad").string() +
-                            " --ranks 2 --framework kineto --export-type db",
-                        log.string()),
-            2);
+  EXPECT_EQ(
+      run_command(std::string(CS_BINARY) + " generate " + (generate_db_scratch() / "bad").string() +
+                      " --ranks 2 --framework kineto --export-type db",
+                  log.string()),
+      2);
   EXPECT_NE(read_file(log).find("--framework pytorch, mindspore and msprof only"),
             std::string::npos)
       << read_file(log);

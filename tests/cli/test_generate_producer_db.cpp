@@ -27,19 +27,19 @@ using cs::test::sqlite_rows;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& producer_db_scratch() {
   static const cs::test::ScratchDir d("generate-producer-db");
   return d.path();
 }
 
-fs::path generate(const std::string& name, const std::string& framework) {
-  const fs::path out = scratch() / name;
+fs::path generate_framework_job(const std::string& name, const std::string& framework) {
+  const fs::path out = producer_db_scratch() / name;
   const int rc = run_command(std::string(CS_BINARY) + " generate " + out.string() +
                                  " --ranks 8 --tp 4 --pp 2 --steps 2 --export-type db"
                                  " --framework " +
                                  framework,
-                             (scratch() / (name + ".log")).string());
-  EXPECT_EQ(rc, 0) << read_file(scratch() / (name + ".log"));
+                             (producer_db_scratch() / (name + ".log")).string());
+  EXPECT_EQ(rc, 0) << read_file(producer_db_scratch() / (name + ".log"));
   return out;
 }
 
@@ -52,13 +52,14 @@ fs::path only(const fs::path& dir, const std::string& re) {
   return found.empty() ? dir / "missing" : found.front();
 }
 
-struct Jobs {
+struct FrameworkJobs {
   fs::path pt, ms, prof;
 };
 
-const Jobs& jobs() {
-  static const Jobs j{generate("pt", "pytorch"), generate("ms", "mindspore"),
-                      generate("prof", "msprof")};
+const FrameworkJobs& framework_jobs() {
+  static const FrameworkJobs j{generate_framework_job("pt", "pytorch"),
+                               generate_framework_job("ms", "mindspore"),
+                               generate_framework_job("prof", "msprof")};
   return j;
 }
 
@@ -68,7 +69,7 @@ struct RankFiles {
 };
 
 RankFiles pt_rank3() {
-  for (const auto& e : fs::directory_iterator(jobs().pt))
+  for (const auto& e : fs::directory_iterator(framework_jobs().pt))
     if (fs::exists(e.path() / "profiler_info_3.json"))
       return {e.path() / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_3.db",
               e.path() / "ASCEND_PROFILER_OUTPUT" / "analysis.db"};
@@ -76,7 +77,7 @@ RankFiles pt_rank3() {
 }
 
 RankFiles ms_rank3() {
-  for (const auto& e : fs::directory_iterator(jobs().ms))
+  for (const auto& e : fs::directory_iterator(framework_jobs().ms))
     if (fs::exists(e.path() / "profiler_info_3.json"))
       return {e.path() / "ASCEND_PROFILER_OUTPUT" / "ascend_mindspore_profiler_3.db",
               e.path() / "ASCEND_PROFILER_OUTPUT" / "communication_analyzer.db"};
@@ -84,17 +85,17 @@ RankFiles ms_rank3() {
 }
 
 RankFiles prof_rank3() {
-  const fs::path dir = only(jobs().prof, "PROF_000003_[0-9]+_[A-Z]{16}");
+  const fs::path dir = only(framework_jobs().prof, "PROF_000003_[0-9]+_[A-Z]{16}");
   return {only(dir, "msprof_[0-9]{14}\\.db"), dir / "analyze" / "communication_analyzer.db"};
 }
 
-std::vector<std::string> tables(const fs::path& db) {
+std::vector<std::string> table_names(const fs::path& db) {
   return sqlite_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
 }
 
 TEST(GenerateProducerDb, LayoutsHoldTheProducersFiles) {
   int ms_dirs = 0;
-  for (const auto& e : fs::directory_iterator(jobs().ms)) {
+  for (const auto& e : fs::directory_iterator(framework_jobs().ms)) {
     if (!e.is_directory()) continue;
     ++ms_dirs;
     EXPECT_TRUE(std::regex_match(e.path().filename().string(), std::regex(".*_ascend_ms")));
@@ -102,7 +103,7 @@ TEST(GenerateProducerDb, LayoutsHoldTheProducersFiles) {
     EXPECT_EQ(std::distance(fs::directory_iterator(prof), fs::directory_iterator{}), 1);
   }
   EXPECT_EQ(ms_dirs, 8);
-  const fs::path dir = only(jobs().prof, "PROF_000005_[0-9]+_[A-Z]{16}");
+  const fs::path dir = only(framework_jobs().prof, "PROF_000005_[0-9]+_[A-Z]{16}");
   EXPECT_TRUE(fs::exists(dir / "device_5" / "info.json.5"));
   EXPECT_NE(read_file(dir / "device_5" / "info.json.5").find("\"rank_id\": 5"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "mindstudio_profiler_output"));  // db only
@@ -112,11 +113,11 @@ TEST(GenerateProducerDb, ProfilerDatabaseIsTorchNpusLessItsOwnTables) {
   const RankFiles pt = pt_rank3();
   for (const RankFiles& f : {ms_rank3(), prof_rank3()}) {
     std::vector<std::string> want;
-    for (const auto& t : tables(pt.profiler))
+    for (const auto& t : table_names(pt.profiler))
       if (t != "PYTORCH_API" && t != "CONNECTION_IDS" && t != "STEP_TIME" && t != "MEMORY_RECORD" &&
           t != "OP_MEMORY")
         want.push_back(t);
-    EXPECT_EQ(tables(f.profiler), want) << f.profiler;
+    EXPECT_EQ(table_names(f.profiler), want) << f.profiler;
     for (const char* t : {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "STRING_IDS",
                           "MSTX_EVENTS"}) {
       const std::string sql = std::string("SELECT * FROM ") + t + " ORDER BY rowid";
@@ -131,7 +132,7 @@ TEST(GenerateProducerDb, ProfilerDatabaseIsTorchNpusLessItsOwnTables) {
 TEST(GenerateProducerDb, AnalyzerTablesAreAnalysisDbsPerInstance) {
   const RankFiles pt = pt_rank3();
   for (const RankFiles& f : {ms_rank3(), prof_rank3()}) {
-    EXPECT_EQ(tables(f.analyzer),
+    EXPECT_EQ(table_names(f.analyzer),
               (std::vector<std::string>{"CommAnalyzerBandwidth", "CommAnalyzerMatrix",
                                         "CommAnalyzerTime"}));
     EXPECT_EQ(

@@ -17,7 +17,7 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path& root() {
+const fs::path& interrupt_root() {
   static const cs::test::ScratchDir d("interrupt");
   return d.path();
 }
@@ -25,8 +25,8 @@ const fs::path& root() {
 class Interrupt : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    input_ = root() / "input";
-    ASSERT_EQ(cs::test::generate_job_and_reference(root(), 3), "");
+    input_ = interrupt_root() / "input";
+    ASSERT_EQ(cs::test::generate_job_and_reference(interrupt_root(), 3), "");
   }
 
   // `cluster` with the test hook set to `hook`, under `launcher`, at most 120 s (124: a hang).
@@ -56,7 +56,7 @@ class Interrupt : public ::testing::Test {
   // No .tmp left, and every file under a final name is the complete run's.
   static void expect_only_complete_files(const fs::path& out) {
     const fs::path dir = out / "cluster_analysis_output";
-    const fs::path ref = root() / "ref" / "cluster_analysis_output";
+    const fs::path ref = interrupt_root() / "ref" / "cluster_analysis_output";
     if (!fs::exists(dir)) return;
     for (const auto& e : fs::directory_iterator(dir)) {
       const std::string name = e.path().filename().string();
@@ -72,7 +72,7 @@ class Interrupt : public ::testing::Test {
 fs::path Interrupt::input_;
 
 TEST_F(Interrupt, SigintBetweenTablesExits130AndNamesWhatWasWritten) {
-  const fs::path out = root() / "int-table";
+  const fs::path out = interrupt_root() / "int-table";
   EXPECT_EQ(run_hooked("table", "", out), 130) << read_file(out.string() + ".log");
   const std::string log = read_file(out.string() + ".log");
   EXPECT_NE(log.find("clusterscope: interrupted (SIGINT) \u2014 "), std::string::npos) << log;
@@ -82,7 +82,7 @@ TEST_F(Interrupt, SigintBetweenTablesExits130AndNamesWhatWasWritten) {
 }
 
 TEST_F(Interrupt, SigtermAfterLoadingExits143WithNoResults) {
-  const fs::path out = root() / "term-loaded";
+  const fs::path out = interrupt_root() / "term-loaded";
   EXPECT_EQ(run_hooked("loaded:TERM", "", out), 143) << read_file(out.string() + ".log");
   const std::string log = read_file(out.string() + ".log");
   EXPECT_NE(log.find("clusterscope: interrupted (SIGTERM) \u2014 no results written; partial "
@@ -93,20 +93,20 @@ TEST_F(Interrupt, SigtermAfterLoadingExits143WithNoResults) {
 }
 
 TEST_F(Interrupt, RealSigintToTheProcess) {
-  const fs::path out = root() / "real-int";
+  const fs::path out = interrupt_root() / "real-int";
   EXPECT_EQ(run_and_signal("", "INT", "$pid", out), 130) << read_file(out.string() + ".log");
   expect_only_complete_files(out);
 }
 
 TEST_F(Interrupt, UnderMpirunTheHookEndsEveryProcess) {
-  const fs::path out = root() / "mpi-hook";
+  const fs::path out = interrupt_root() / "mpi-hook";
   const int rc = run_hooked("table", cs::test::mpirun(2), out);
   EXPECT_EQ(rc, 130) << read_file(out.string() + ".log");
   expect_only_complete_files(out);
 }
 
 TEST_F(Interrupt, SigintToMpirunEndsEveryProcess) {
-  const fs::path out = root() / "mpi-int";
+  const fs::path out = interrupt_root() / "mpi-int";
   const int rc = run_and_signal(cs::test::mpirun(2), "INT", "$pid", out);
   EXPECT_NE(rc, 124) << "the job hung\n" << read_file(out.string() + ".log");
   EXPECT_NE(rc, 0) << read_file(out.string() + ".log");
@@ -114,7 +114,7 @@ TEST_F(Interrupt, SigintToMpirunEndsEveryProcess) {
 }
 
 TEST_F(Interrupt, SigintToOneRankEndsEveryProcess) {
-  const fs::path out = root() / "mpi-rank";
+  const fs::path out = interrupt_root() / "mpi-rank";
   // One of mpirun's clusterscope children (a rank's process).
   const int rc = run_and_signal(cs::test::mpirun(2), "INT",
                                 "$(pgrep -P $pid -f \"cluster -d\" | tail -n 1)", out);

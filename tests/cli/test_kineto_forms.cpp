@@ -19,7 +19,7 @@ using cs::test::run_command;
 using cs::test::temp_dir;
 
 const std::string kVariants = std::string(CS_TEST_DATA) + "/kineto-variants/";
-const std::string kBin = CS_BINARY;
+using cs::test::kBin;
 
 std::string inflate(const std::string& path) {
   simdjson::padded_string text;

@@ -23,14 +23,14 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path kGolden = fs::path(CS_TEST_DATA) / "golden/matrix_pp8";
+const fs::path kMatrixGolden = fs::path(CS_TEST_DATA) / "golden/matrix_pp8";
 
-struct Shape {
-  const char* name;  // file prefix in kGolden
+struct MatrixShape {
+  const char* name;  // file prefix in kMatrixGolden
   int ranks, tp, pp, seed;
 };
 
-std::string generate_args(const Shape& s) {
+std::string generate_args(const MatrixShape& s) {
   return " --ranks " + std::to_string(s.ranks) + " --tp " + std::to_string(s.tp) + " --pp " +
          std::to_string(s.pp) + " --steps 1 --layers 1 --microbatches 1 --seed " +
          std::to_string(s.seed);
@@ -76,10 +76,10 @@ std::string dump_matrix_table(const fs::path& db_path) {
   return out;
 }
 
-class MatrixPp8 : public ::testing::TestWithParam<Shape> {};
+class MatrixPp8 : public ::testing::TestWithParam<MatrixShape> {};
 
 TEST_P(MatrixPp8, TextDocumentEqualsMsprofAnalyze) {
-  const Shape s = GetParam();
+  const MatrixShape s = GetParam();
   const fs::path root = cs::test::temp_dir(std::string("matrix-pp8-text-") + s.name);
   ASSERT_EQ(
       run_command(std::string(CS_BINARY) + " generate " + (root / "in").string() + generate_args(s),
@@ -93,7 +93,7 @@ TEST_P(MatrixPp8, TextDocumentEqualsMsprofAnalyze) {
       << read_file(root / "run.log");
   const std::string got =
       read_file(root / "out/cluster_analysis_output/cluster_communication_matrix.json");
-  const std::string want = read_file(kGolden / (std::string(s.name) + ".matrix.json"));
+  const std::string want = read_file(kMatrixGolden / (std::string(s.name) + ".matrix.json"));
   ASSERT_FALSE(want.empty());
   if (got != want) {
     size_t i = 0;
@@ -106,7 +106,7 @@ TEST_P(MatrixPp8, TextDocumentEqualsMsprofAnalyze) {
 }
 
 TEST_P(MatrixPp8, DbTableEqualsMsprofAnalyze) {
-  const Shape s = GetParam();
+  const MatrixShape s = GetParam();
   const fs::path root = cs::test::temp_dir(std::string("matrix-pp8-db-") + s.name);
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + (root / "in").string() +
                             generate_args(s) + " --export-type db",
@@ -119,13 +119,13 @@ TEST_P(MatrixPp8, DbTableEqualsMsprofAnalyze) {
             0)
       << read_file(root / "run.log");
   EXPECT_EQ(dump_matrix_table(root / "out/cluster_analysis_output/cluster_analysis.db"),
-            read_file(kGolden / (std::string(s.name) + ".db_matrix.txt")));
+            read_file(kMatrixGolden / (std::string(s.name) + ".db_matrix.txt")));
   fs::remove_all(root);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MatrixPp8,
-                         ::testing::Values(Shape{"ranks16_tp2_pp8", 16, 2, 8, 7},
-                                           Shape{"ranks8_tp1_pp8", 8, 1, 8, 3}),
+                         ::testing::Values(MatrixShape{"ranks16_tp2_pp8", 16, 2, 8, 7},
+                                           MatrixShape{"ranks8_tp1_pp8", 8, 1, 8, 3}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

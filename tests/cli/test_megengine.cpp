@@ -21,7 +21,7 @@ using cs::test::run_command;
 using cs::test::temp_dir;
 
 const std::string kDir = std::string(CS_TEST_DATA) + "/megengine/";
-const std::string kBin = CS_BINARY;
+using cs::test::kBin;
 
 // The value column `col` of overall_metrics.csv's row `metric`.
 double overall(const std::string& csv, const std::string& metric, size_t col) {

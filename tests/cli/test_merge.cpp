@@ -15,6 +15,7 @@
 #include "cli/cli_test_util.h"
 #include "cli/strict_json_check.h"
 #include "support/missing_tool.h"
+#include "support/test_data.h"
 #include "support/under_asan.h"
 
 namespace fs = std::filesystem;
@@ -24,7 +25,7 @@ using cs::test::run_command;
 
 namespace {
 
-const std::string kData = CS_TEST_DATA;
+using cs::test::kData;
 const std::string kPython = "/usr/bin/python3 ";
 
 std::string binary() {

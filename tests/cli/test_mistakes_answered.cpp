@@ -22,23 +22,11 @@ namespace {
 // The real 2-rank torch_npu job (ascend-real/text_level1): no world_size in its metadata.
 const std::string kRealJob = std::string(CS_TEST_DATA) + "/text_level1";
 
-std::string cs(const std::string& args) {
-  return std::string(CS_BINARY) + " " + args;
-}
+using cs::test::cs_command;
 
-// Runs clusterscope with stdout and stderr to separate files; returns the exit status.
-struct Outcome {
-  int rc = -1;
-  std::string out, err;
-};
-Outcome run(const fs::path& dir, const std::string& args) {
-  const fs::path o = dir / "stdout.txt", e = dir / "stderr.txt";
-  Outcome r;
-  r.rc = run_command(cs(args) + " >" + o.string() + " 2>" + e.string());
-  r.out = read_file(o);
-  r.err = read_file(e);
-  return r;
-}
+// Runs clusterscope with stdout and stderr to separate files.
+using cs::test::CliOutcome;
+using cs::test::run_cli;
 
 using cs::test::lines_with;
 
@@ -50,13 +38,14 @@ fs::path rank_dir(const fs::path& job, int r) {
 }
 
 // A generated job (profiler_metadata.json says world_size = ranks).
-fs::path generate(const fs::path& dir, int ranks, const std::string& extra = "") {
+fs::path generate_world_job(const fs::path& dir, int ranks, const std::string& extra = "") {
   const fs::path job = dir / "job";
   const std::string log = (dir / "gen.txt").string();
   EXPECT_EQ(
-      run_command(cs("generate " + job.string() + " --ranks " + std::to_string(ranks) + " --tp 4 " +
+      run_command(
+          cs_command("generate " + job.string() + " --ranks " + std::to_string(ranks) + " --tp 4 " +
                      (extra.find("--steps") == std::string::npos ? "--steps 2 " : "") + extra),
-                  log),
+          log),
       0)
       << read_file(log);
   return job;
@@ -64,15 +53,15 @@ fs::path generate(const fs::path& dir, int ranks, const std::string& extra = "")
 
 TEST(MistakesAnswered, FewerRankDirectoriesThanTheJobSaidAndExit3) {
   const fs::path dir = temp_dir("mist_world");
-  const fs::path job = generate(dir, 16);
+  const fs::path job = generate_world_job(dir, 16);
   // All 16 there: exit 0, no coverage line.
-  Outcome all = run(dir, "cluster -d " + job.string() + " -o " + (dir / "all").string() +
-                             " -m step_trace --format csv");
+  CliOutcome all = run_cli(dir, "cluster -d " + job.string() + " -o " + (dir / "all").string() +
+                                    " -m step_trace --format csv");
   EXPECT_EQ(all.rc, 0) << all.err;
   EXPECT_EQ(all.out.find("ranks of the job found"), std::string::npos) << all.out;
   for (int r = 12; r < 16; ++r) fs::remove_all(rank_dir(job, r));
-  Outcome part = run(dir, "cluster -d " + job.string() + " -o " + (dir / "part").string() +
-                              " -m step_trace --format csv");
+  CliOutcome part = run_cli(dir, "cluster -d " + job.string() + " -o " + (dir / "part").string() +
+                                     " -m step_trace --format csv");
   EXPECT_EQ(part.rc, 3) << part.err;
   EXPECT_NE(part.out.find("12 of 16 ranks of the job found: 4 missing (ranks 12-15)\n"),
             std::string::npos)
@@ -84,12 +73,12 @@ TEST(MistakesAnswered, FewerRankDirectoriesThanTheJobSaidAndExit3) {
   // The results are still written.
   EXPECT_TRUE(fs::is_regular_file(dir / "part/cluster_analysis_output/step_trace.csv"));
   // --strict turns it into 1; --rank-list 0-11 asks for just those: 0.
-  EXPECT_EQ(run(dir, "cluster -d " + job.string() + " -o " + (dir / "s").string() +
-                         " -m step_trace --format csv --strict")
+  EXPECT_EQ(run_cli(dir, "cluster -d " + job.string() + " -o " + (dir / "s").string() +
+                             " -m step_trace --format csv --strict")
                 .rc,
             1);
-  Outcome picked = run(dir, "cluster -d " + job.string() + " -o " + (dir / "p").string() +
-                                " -m step_trace --format csv --rank-list 0-11");
+  CliOutcome picked = run_cli(dir, "cluster -d " + job.string() + " -o " + (dir / "p").string() +
+                                       " -m step_trace --format csv --rank-list 0-11");
   EXPECT_EQ(picked.rc, 0) << picked.err;
   EXPECT_EQ(picked.out.find("ranks of the job found"), std::string::npos) << picked.out;
 }
@@ -98,10 +87,10 @@ TEST(MistakesAnswered, FewerRankDirectoriesThanTheJobSaidAndExit3) {
 // <d>/cluster_analysis_output/ as msprof-analyze writes them, exit 3.
 TEST(MistakesAnswered, InputIsOneRankDirectory) {
   const fs::path dir = temp_dir("mist_rankdir");
-  const fs::path job = generate(dir, 16);
+  const fs::path job = generate_world_job(dir, 16);
   const fs::path r3 = rank_dir(job, 3);
   ASSERT_FALSE(r3.empty());
-  Outcome one = run(dir, "cluster -d " + r3.string() + " -m step_trace --format csv");
+  CliOutcome one = run_cli(dir, "cluster -d " + r3.string() + " -m step_trace --format csv");
   EXPECT_EQ(one.rc, 3) << one.err;
   EXPECT_EQ(lines_with(one.err, "is one rank's directory (rank 3), not a job's"), 1u) << one.err;
   EXPECT_NE(one.err.find("the results go inside it, to " + r3.string() +
@@ -117,8 +106,8 @@ TEST(MistakesAnswered, InputIsOneRankDirectory) {
   // is a rank directory too; -o elsewhere: nothing said about writing inside it.
   fs::copy(r3, dir / "my_rank", fs::copy_options::recursive);
   fs::remove_all(dir / "my_rank/cluster_analysis_output");
-  Outcome copy = run(dir, "cluster -d " + (dir / "my_rank").string() + " -o " +
-                              (dir / "out").string() + " -m step_trace --format csv");
+  CliOutcome copy = run_cli(dir, "cluster -d " + (dir / "my_rank").string() + " -o " +
+                                     (dir / "out").string() + " -m step_trace --format csv");
   EXPECT_EQ(copy.rc, 3) << copy.err;
   EXPECT_EQ(lines_with(copy.err,
                        "is one rank's directory (rank 3), not a job's: only this rank "
@@ -130,8 +119,8 @@ TEST(MistakesAnswered, InputIsOneRankDirectory) {
 
   // The real job's rank 1 alone: no world_size in its metadata, but rank 1 means a rank 0.
   fs::copy(kRealJob + "/rank1_ascend_pt", dir / "rank1_ascend_pt", fs::copy_options::recursive);
-  Outcome real = run(dir, "cluster -d " + (dir / "rank1_ascend_pt").string() + " -o " +
-                              (dir / "real").string() + " -m step_trace --format csv");
+  CliOutcome real = run_cli(dir, "cluster -d " + (dir / "rank1_ascend_pt").string() + " -o " +
+                                     (dir / "real").string() + " -m step_trace --format csv");
   EXPECT_EQ(real.rc, 3) << real.err;
   EXPECT_NE(real.out.find("1 of 2 ranks of the job found: 1 missing (rank 0)"), std::string::npos)
       << real.out;
@@ -142,8 +131,8 @@ TEST(MistakesAnswered, OutputInsideARankDirectoryIsSaid) {
   const fs::path dir = temp_dir("mist_inside");
   fs::copy(kRealJob, dir / "job", fs::copy_options::recursive);
   const fs::path out = dir / "job/rank0_ascend_pt/results";
-  Outcome r = run(dir, "cluster -d " + (dir / "job").string() + " -o " + out.string() +
-                           " -m step_trace --format csv");
+  CliOutcome r = run_cli(dir, "cluster -d " + (dir / "job").string() + " -o " + out.string() +
+                                  " -m step_trace --format csv");
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(lines_with(r.err, "the results go inside the profiler's directory of rank 0"), 1u)
       << r.err;
@@ -154,7 +143,7 @@ TEST(MistakesAnswered, GenerateRefusesANonEmptyDirectoryUnlessForce) {
   const fs::path out = dir / "out";
   fs::create_directories(out);
   std::ofstream(out / "notes.txt") << "mine\n";
-  Outcome refused = run(dir, "generate " + out.string() + " --ranks 8 --tp 4 --steps 1");
+  CliOutcome refused = run_cli(dir, "generate " + out.string() + " --ranks 8 --tp 4 --steps 1");
   EXPECT_EQ(refused.rc, 2);
   EXPECT_EQ(lines_with(refused.err, out.string() + ": the directory is not empty"), 1u)
       << refused.err;
@@ -162,23 +151,24 @@ TEST(MistakesAnswered, GenerateRefusesANonEmptyDirectoryUnlessForce) {
   EXPECT_FALSE(fs::exists(out / "truth.json"));
 
   // --force: written beside the user's file; a second generate replaces the first's ranks.
-  ASSERT_EQ(run(dir, "generate " + out.string() + " --ranks 8 --tp 4 --steps 1 --force").rc, 0);
-  EXPECT_EQ(run(dir, "generate " + out.string() + " --ranks 8 --tp 4 --steps 1").rc, 2);
-  Outcome again =
-      run(dir, "generate " + out.string() + " --ranks 4 --tp 4 --steps 1 --seed 9 --force");
+  ASSERT_EQ(run_cli(dir, "generate " + out.string() + " --ranks 8 --tp 4 --steps 1 --force").rc, 0);
+  EXPECT_EQ(run_cli(dir, "generate " + out.string() + " --ranks 8 --tp 4 --steps 1").rc, 2);
+  CliOutcome again =
+      run_cli(dir, "generate " + out.string() + " --ranks 4 --tp 4 --steps 1 --seed 9 --force");
   ASSERT_EQ(again.rc, 0) << again.err;
   size_t rank_dirs = 0;
   for (const auto& e : fs::directory_iterator(out))
     rank_dirs += e.path().filename().string().ends_with("_ascend_pt");
   EXPECT_EQ(rank_dirs, 4u);
   EXPECT_EQ(read_file(out / "notes.txt"), "mine\n");
-  Outcome cl = run(dir, "cluster -d " + out.string() + " -o " + (dir / "a").string() +
-                            " -m step_trace --format csv");
+  CliOutcome cl = run_cli(dir, "cluster -d " + out.string() + " -o " + (dir / "a").string() +
+                                   " -m step_trace --format csv");
   EXPECT_EQ(cl.rc, 0) << cl.err;
 
   // A rank directory generate did not write is never removed, and --force still refuses.
   fs::copy(kRealJob + "/rank0_ascend_pt", out / "rank0_ascend_pt", fs::copy_options::recursive);
-  Outcome foreign = run(dir, "generate " + out.string() + " --ranks 4 --tp 4 --steps 1 --force");
+  CliOutcome foreign =
+      run_cli(dir, "generate " + out.string() + " --ranks 4 --tp 4 --steps 1 --force");
   EXPECT_EQ(foreign.rc, 2);
   EXPECT_EQ(lines_with(foreign.err,
                        "1 rank directory an earlier generate did not write "
@@ -191,8 +181,8 @@ TEST(MistakesAnswered, GenerateRefusesANonEmptyDirectoryUnlessForce) {
 // 64 rank directories without trace_view.json: one line with the count and what to do.
 TEST(MistakesAnswered, MergeWithoutTimelinesSaysItOnce) {
   const fs::path dir = temp_dir("mist_merge64");
-  const fs::path job = generate(dir, 64, "--no-trace-view --steps 1");
-  Outcome r = run(dir, "merge " + job.string() + " -o " + (dir / "m.json").string());
+  const fs::path job = generate_world_job(dir, 64, "--no-trace-view --steps 1");
+  CliOutcome r = run_cli(dir, "merge " + job.string() + " -o " + (dir / "m.json").string());
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(lines_with(r.err, "trace_view"), 1u) << r.err;
   EXPECT_EQ(lines_with(r.err,
@@ -208,7 +198,7 @@ TEST(MistakesAnswered, MergeWithoutTimelinesSaysItOnce) {
     fs::copy_file(std::string(CS_TEST_DATA) + "/ascend/trace_view.json",
                   rank_dir(job, k) / "ASCEND_PROFILER_OUTPUT/trace_view.json");
   }
-  Outcome some = run(dir, "merge " + job.string() + " -o " + (dir / "m2.json").string());
+  CliOutcome some = run_cli(dir, "merge " + job.string() + " -o " + (dir / "m2.json").string());
   EXPECT_EQ(some.rc, 3) << some.err;
   EXPECT_EQ(lines_with(some.err,
                        "62 rank directories have no ASCEND_PROFILER_OUTPUT/"
@@ -217,20 +207,20 @@ TEST(MistakesAnswered, MergeWithoutTimelinesSaysItOnce) {
       << some.err;
   EXPECT_TRUE(fs::is_regular_file(dir / "m2.json"));
   // Leaving them out with --ranks: nothing to say, exit 0.
-  Outcome picked =
-      run(dir, "merge " + job.string() + " --ranks 0-1 -o " + (dir / "m3.json").string());
+  CliOutcome picked =
+      run_cli(dir, "merge " + job.string() + " --ranks 0-1 -o " + (dir / "m3.json").string());
   EXPECT_EQ(picked.rc, 0) << picked.err;
   EXPECT_EQ(lines_with(picked.err, "trace_view"), 0u) << picked.err;
 }
 
 TEST(MistakesAnswered, MergeAlignOnANameNobodyHasWarnsOnceAndExits3) {
   const fs::path dir = temp_dir("mist_align");
-  const fs::path job = generate(dir, 8, "--steps 1");  // trace_view.json for every rank
-  Outcome ok = run(dir, "merge " + job.string() + " -o " + (dir / "a.json").string() +
-                            " --align hcom_allReduce");
+  const fs::path job = generate_world_job(dir, 8, "--steps 1");  // trace_view.json for every rank
+  CliOutcome ok = run_cli(dir, "merge " + job.string() + " -o " + (dir / "a.json").string() +
+                                   " --align hcom_allReduce");
   EXPECT_EQ(ok.rc, 0) << ok.err;
-  Outcome r =
-      run(dir, "merge " + job.string() + " -o " + (dir / "b.json").string() + " --align NoSuchOp");
+  CliOutcome r = run_cli(
+      dir, "merge " + job.string() + " -o " + (dir / "b.json").string() + " --align NoSuchOp");
   EXPECT_EQ(r.rc, 3);
   EXPECT_EQ(lines_with(r.err, "NoSuchOp"), 1u) << r.err;
   EXPECT_NE(r.err.find("8 of 8 timelines have no event whose name contains it (ranks 0-7)"),
@@ -242,7 +232,7 @@ TEST(MistakesAnswered, MergeAlignOnANameNobodyHasWarnsOnceAndExits3) {
 TEST(MistakesAnswered, MergeOutputMustBeAFile) {
   const fs::path dir = temp_dir("mist_merge_o");
   fs::create_directories(dir / "outdir");
-  Outcome r = run(dir, "merge " + kRealJob + " -o " + (dir / "outdir").string());
+  CliOutcome r = run_cli(dir, "merge " + kRealJob + " -o " + (dir / "outdir").string());
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(lines_with(r.err, (dir / "outdir").string() + ": -o must be a file"), 1u) << r.err;
   EXPECT_NE(r.err.find("-o " + (dir / "outdir").string() + "/merged.json.gz"), std::string::npos)
@@ -252,7 +242,7 @@ TEST(MistakesAnswered, MergeOutputMustBeAFile) {
 // top's option errors name top's options, not another command's.
 TEST(MistakesAnswered, TopOptionErrorsNameTopsOptions) {
   const fs::path dir = temp_dir("mist_top");
-  Outcome missing = run(dir, "top --csv");
+  CliOutcome missing = run_cli(dir, "top --csv");
   EXPECT_EQ(missing.rc, 2);
   EXPECT_EQ(lines_with(missing.err, "clusterscope: top: "), 1u) << missing.err;
   EXPECT_NE(missing.err.find("top's options: --help, --top, --aggregate-by, --aggregate, "
@@ -261,7 +251,7 @@ TEST(MistakesAnswered, TopOptionErrorsNameTopsOptions) {
                              "--quiet"),
             std::string::npos)
       << missing.err;
-  Outcome unknown = run(dir, "top " + kRealJob + "/rank0_ascend_pt --rank-list 0");
+  CliOutcome unknown = run_cli(dir, "top " + kRealJob + "/rank0_ascend_pt --rank-list 0");
   EXPECT_EQ(unknown.rc, 2);
   EXPECT_NE(unknown.err.find("top has no option --rank-list (its options: --help, --top"),
             std::string::npos)
@@ -277,7 +267,8 @@ namespace {
 // Python's format.
 TEST(MistakesAnswered, OwnCsvNumbersHaveTheDigitsTheyNeed) {
   const fs::path dir = temp_dir("mist_digits");
-  Outcome r = run(dir, "cluster -d " + kRealJob + " -o " + dir.string() + " --format csv --op-tables csv");
+  CliOutcome r = run_cli(
+      dir, "cluster -d " + kRealJob + " -o " + dir.string() + " --format csv --op-tables csv");
   ASSERT_EQ(r.rc, 0) << r.err;
   const fs::path out = dir / "cluster_analysis_output";
   size_t checked = 0;

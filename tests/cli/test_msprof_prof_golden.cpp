@@ -17,23 +17,23 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path kGolden = fs::path(CS_SOURCE_DIR) / "tests/data/golden/msprof_prof";
+const fs::path kProfGolden = fs::path(CS_SOURCE_DIR) / "tests/data/golden/msprof_prof";
 constexpr const char* kDocuments[] = {"communication_group.json", "cluster_communication.json",
                                       "cluster_communication_matrix.json",
                                       "cluster_step_trace_time.csv"};
 
 // Runs the analysis of the golden job into `out` (launcher "" for none); its exit status.
-int analyse(const std::string& launcher, const fs::path& out) {
-  return run_command(launcher + CS_BINARY + " cluster -d " + (kGolden / "job").string() + " -o " +
-                         out.string() + " --quiet --format json,csv",
+int analyse_prof(const std::string& launcher, const fs::path& out) {
+  return run_command(launcher + CS_BINARY + " cluster -d " + (kProfGolden / "job").string() +
+                         " -o " + out.string() + " --quiet --format json,csv",
                      out.string() + ".log");
 }
 
-void expect_golden(const fs::path& out, const std::string& how) {
+void expect_prof_golden(const fs::path& out, const std::string& how) {
   for (const char* doc : kDocuments) {
     const fs::path got = out / "cluster_analysis_output" / doc;
     ASSERT_TRUE(fs::exists(got)) << doc << " missing (" << how << ")";
-    EXPECT_TRUE(read_file(got) == read_file(kGolden / "expected" / doc))
+    EXPECT_TRUE(read_file(got) == read_file(kProfGolden / "expected" / doc))
         << doc << " differs from msprof-analyze's (" << how << ")";
   }
 }
@@ -41,15 +41,15 @@ void expect_golden(const fs::path& out, const std::string& how) {
 TEST(MsprofProfGolden, DocumentsEqualMsprofAnalyzeWithAndWithoutLauncher) {
   const fs::path root = cs::test::temp_dir("msprof-prof-golden");
   const fs::path base = root / "out-nolauncher";
-  ASSERT_EQ(analyse("", base), 0) << read_file(base.string() + ".log");
-  expect_golden(base, "no launcher");
+  ASSERT_EQ(analyse_prof("", base), 0) << read_file(base.string() + ".log");
+  expect_prof_golden(base, "no launcher");
   // Every rank fully read: the step trace from the timeline, the operators from op_statistic.
   const std::string manifest = read_file(base / "cluster_analysis_output/rank_manifest.csv");
   EXPECT_EQ(manifest.find("partial"), std::string::npos) << manifest;
   for (int np : {1, 2, 4}) {
     const fs::path out = root / ("out-np" + std::to_string(np));
-    ASSERT_EQ(analyse(mpirun(np), out), 0) << read_file(out.string() + ".log");
-    expect_golden(out, "mpirun -np " + std::to_string(np));
+    ASSERT_EQ(analyse_prof(mpirun(np), out), 0) << read_file(out.string() + ".log");
+    expect_prof_golden(out, "mpirun -np " + std::to_string(np));
   }
   fs::remove_all(root);
 }

@@ -41,16 +41,16 @@ void make_model_view(const fs::path& cluster, const fs::path& view) {
   }
 }
 
-struct Shape {
+struct ReferenceShape {
   int ranks, tp, pp, steps, seed;
   std::string faults;
 };
 
-class MsprofReference : public ::testing::TestWithParam<Shape> {};
+class MsprofReference : public ::testing::TestWithParam<ReferenceShape> {};
 
 TEST_P(MsprofReference, GeneratedClusterMatchesPythonModel) {
   if (!have_python()) CS_MISSING_TOOL("/usr/bin/python3 (runs the reference model)");
-  const Shape s = GetParam();
+  const ReferenceShape s = GetParam();
   const std::string tag =
       std::to_string(s.ranks) + "-" + std::to_string(s.tp) + "-" + std::to_string(s.pp);
   const fs::path root = cs::test::temp_dir("msprof-ref-" + tag);
@@ -95,9 +95,9 @@ TEST_P(MsprofReference, GeneratedClusterMatchesPythonModel) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MsprofReference,
-                         ::testing::Values(Shape{8, 2, 2, 2, 1, ""},
-                                           Shape{16, 4, 2, 3, 2, "--slow-rank 5:1.3"},
-                                           Shape{24, 2, 3, 2, 3, "--slow-link 0-1:0.5"},
-                                           Shape{32, 8, 1, 2, 4, ""}));
+                         ::testing::Values(ReferenceShape{8, 2, 2, 2, 1, ""},
+                                           ReferenceShape{16, 4, 2, 3, 2, "--slow-rank 5:1.3"},
+                                           ReferenceShape{24, 2, 3, 2, 3, "--slow-link 0-1:0.5"},
+                                           ReferenceShape{32, 8, 1, 2, 4, ""}));
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "support/missing_tool.h"
+#include "support/test_data.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace fs = std::filesystem;
@@ -18,7 +19,7 @@ using cs::test::temp_dir;
 
 namespace {
 
-const std::string kJob = std::string(CS_TEST_DATA) + "/text_level1";
+using cs::test::kTextJob;
 const std::string kMarker = "S3CRET-MARKER";
 
 void write_text(const fs::path& p, const std::string& text) {
@@ -39,7 +40,7 @@ std::string everything_written(const fs::path& dir, const fs::path& log) {
 fs::path job_with_kernel_details(const fs::path& root,
                                  const std::function<void(const fs::path&)>& make) {
   const fs::path job = root / "job";
-  fs::copy(kJob, job, fs::copy_options::recursive);
+  fs::copy(kTextJob, job, fs::copy_options::recursive);
   const fs::path kd = job / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
   fs::remove(kd);
   make(kd);
@@ -84,7 +85,7 @@ void expect_marker_nowhere(const fs::path& root, const fs::path& job, const std:
 }
 
 TEST(NoEcho, KernelDetailsLinkedToAPasswdFileIsNotQuoted) {
-  ASSERT_TRUE(fs::is_directory(kJob)) << kJob;
+  ASSERT_TRUE(fs::is_directory(kTextJob)) << kTextJob;
   const fs::path root = temp_dir("no_echo_passwd");
   const fs::path secret = root / "secret/passwd";
   write_text(secret, kMarker + ":x:0:0:root:/root:/bin/bash\n" +
@@ -96,7 +97,7 @@ TEST(NoEcho, KernelDetailsLinkedToAPasswdFileIsNotQuoted) {
 }
 
 TEST(NoEcho, ANonNumericCellIsNotQuoted) {
-  ASSERT_TRUE(fs::is_directory(kJob)) << kJob;
+  ASSERT_TRUE(fs::is_directory(kTextJob)) << kTextJob;
   const fs::path root = temp_dir("no_echo_cell");
   const fs::path job = job_with_kernel_details(root, [&](const fs::path& kd) {
     write_text(kd,

@@ -16,22 +16,10 @@ using cs::test::temp_dir;
 
 namespace {
 
-std::string cs(const std::string& args) {
-  return std::string(CS_BINARY) + " " + args;
-}
+using cs::test::cs_command;
 
-struct Outcome {
-  int rc = -1;
-  std::string err;
-};
-
-Outcome run(const fs::path& dir, const std::string& args) {
-  const fs::path o = dir / "stdout.txt", e = dir / "stderr.txt";
-  Outcome r;
-  r.rc = run_command(cs(args) + " >" + o.string() + " 2>" + e.string());
-  r.err = read_file(e);
-  return r;
-}
+using cs::test::CliOutcome;
+using cs::test::run_cli;
 
 using cs::test::lines_with;
 
@@ -39,13 +27,13 @@ TEST(RecipeCoverage, MissingRanksOfTheJobGiveExit3InRecipeModes) {
   const fs::path dir = temp_dir("recipe_world");
   const fs::path job = dir / "job";
   // 8 ranks exported as databases; profiler_metadata.json / META_DATA say world_size 8.
-  ASSERT_EQ(
-      run_command(cs("generate " + job.string() + " --ranks 8 --tp 4 --steps 2 --export-type db"),
-                  (dir / "gen.txt").string()),
-      0)
+  ASSERT_EQ(run_command(cs_command("generate " + job.string() +
+                                   " --ranks 8 --tp 4 --steps 2 --export-type db"),
+                        (dir / "gen.txt").string()),
+            0)
       << read_file(dir / "gen.txt");
   const std::string args = "cluster -d " + job.string() + " -m communication_group_map";
-  Outcome all = run(dir, args + " -o " + (dir / "all").string());
+  CliOutcome all = run_cli(dir, args + " -o " + (dir / "all").string());
   EXPECT_EQ(all.rc, 0) << all.err;
   EXPECT_EQ(all.err.find("ranks of the job found"), std::string::npos) << all.err;
   for (const auto& e : fs::directory_iterator(job))
@@ -54,15 +42,15 @@ TEST(RecipeCoverage, MissingRanksOfTheJobGiveExit3InRecipeModes) {
       fs::remove_all(e.path());
   // -m all: its database part runs two recipes, which leave the line to the main run.
   for (const std::string recipe : {"communication_group_map", "compute_op_sum", "all"}) {
-    Outcome part = run(dir, "cluster -d " + job.string() + " -m " + recipe + " -o " +
-                                (dir / ("part_" + recipe)).string());
+    CliOutcome part = run_cli(dir, "cluster -d " + job.string() + " -m " + recipe + " -o " +
+                                       (dir / ("part_" + recipe)).string());
     EXPECT_EQ(part.rc, 3) << recipe << "\n" << part.err;
     EXPECT_EQ(lines_with(part.err, "6 of 8 ranks of the job found: 2 missing (ranks 6-7)"), 1u)
         << recipe << "\n"
         << part.err;
   }
-  EXPECT_EQ(run(dir, args + " -o " + (dir / "s").string() + " --strict").rc, 1);
-  Outcome picked = run(dir, args + " -o " + (dir / "p").string() + " --rank-list 0-5");
+  EXPECT_EQ(run_cli(dir, args + " -o " + (dir / "s").string() + " --strict").rc, 1);
+  CliOutcome picked = run_cli(dir, args + " -o " + (dir / "p").string() + " --rank-list 0-5");
   EXPECT_EQ(picked.rc, 0) << picked.err;
   EXPECT_EQ(picked.err.find("ranks of the job found"), std::string::npos) << picked.err;
   fs::remove_all(dir);

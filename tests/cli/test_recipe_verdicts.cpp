@@ -21,7 +21,7 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& verdicts_scratch() {
   static const cs::test::ScratchDir d("recipe-verdicts");
   return d.path();
 }
@@ -29,11 +29,11 @@ const fs::path& scratch() {
 // A 16-rank DB job with a slow rank and two ranks whose AI Core clock changes.
 const fs::path& job() {
   static const fs::path j = [] {
-    const fs::path p = scratch() / "job";
+    const fs::path p = verdicts_scratch() / "job";
     run_command(std::string(CS_BINARY) + " generate " + p.string() +
                     " --ranks 16 --tp 4 --pp 2 --steps 3 --export-type db --slow-rank 5:1.3 "
                     "--slow-freq 3:800 --slow-freq 6:1200",
-                (scratch() / "gen.log").string());
+                (verdicts_scratch() / "gen.log").string());
     return p;
   }();
   return j;
@@ -68,15 +68,15 @@ std::map<std::pair<std::string, std::string>, std::string> agreement(const fs::p
 }
 
 TEST(RecipeVerdicts, MatchTheRecipesRunOnTheirOwn) {
-  ASSERT_TRUE(fs::exists(job() / "truth.json")) << read_file(scratch() / "gen.log");
-  const fs::path out = scratch() / "all";
+  ASSERT_TRUE(fs::exists(job() / "truth.json")) << read_file(verdicts_scratch() / "gen.log");
+  const fs::path out = verdicts_scratch() / "all";
   ASSERT_EQ(
       run_command(std::string(CS_BINARY) + " cluster -d " + job().string() + " -o " + out.string(),
-                  (scratch() / "all.log").string()),
+                  (verdicts_scratch() / "all.log").string()),
       0)
-      << read_file(scratch() / "all.log");
+      << read_file(verdicts_scratch() / "all.log");
   const fs::path dir = out / "cluster_analysis_output";
-  const std::string log = read_file(scratch() / "all.log");
+  const std::string log = read_file(verdicts_scratch() / "all.log");
   EXPECT_NE(log.find("msprof-analyze slow_rank: most votes for rank 5 ("), std::string::npos)
       << log;
   EXPECT_NE(log.find("clusterscope also finds it slow."), std::string::npos) << log;
@@ -86,7 +86,7 @@ TEST(RecipeVerdicts, MatchTheRecipesRunOnTheirOwn) {
   const auto rows = agreement(dir / "recipe_agreement.csv");
 
   // slow_rank on its own: the same votes for the most-voted ranks.
-  const fs::path sr = scratch() / "slow_rank";
+  const fs::path sr = verdicts_scratch() / "slow_rank";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -q -d " + job().string() + " -o " +
                         sr.string() + " -m slow_rank --export_type text"),
             0);
@@ -112,38 +112,39 @@ TEST(RecipeVerdicts, MatchTheRecipesRunOnTheirOwn) {
 
 TEST(RecipeVerdicts, SameAtTwoProcesses) {
   ASSERT_TRUE(fs::exists(job() / "truth.json"));
-  const fs::path one = scratch() / "np1", two = scratch() / "np2";
+  const fs::path one = verdicts_scratch() / "np1", two = verdicts_scratch() / "np2";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " cluster -q -d " + job().string() + " -o " +
                         one.string()),
             0);
   ASSERT_EQ(run_command(
                 mpirun(2) + CS_BINARY + " cluster -q -d " + job().string() + " -o " + two.string(),
-                (scratch() / "np2.log").string()),
+                (verdicts_scratch() / "np2.log").string()),
             0)
-      << read_file(scratch() / "np2.log");
+      << read_file(verdicts_scratch() / "np2.log");
   const std::string a = read_file(one / "cluster_analysis_output/recipe_agreement.csv");
   EXPECT_FALSE(a.empty());
   EXPECT_EQ(a, read_file(two / "cluster_analysis_output/recipe_agreement.csv"));
 }
 
 TEST(RecipeVerdicts, NoneForATextOnlyJob) {
-  const fs::path text = scratch() / "text-job", out = scratch() / "text-out";
+  const fs::path text = verdicts_scratch() / "text-job", out = verdicts_scratch() / "text-out";
   ASSERT_EQ(run_command(std::string(CS_BINARY) + " generate " + text.string() +
                         " --ranks 8 --tp 4 --pp 2 --steps 2"),
             0);
   ASSERT_EQ(
       run_command(std::string(CS_BINARY) + " cluster -d " + text.string() + " -o " + out.string(),
-                  (scratch() / "text.log").string()),
+                  (verdicts_scratch() / "text.log").string()),
       0);
   EXPECT_FALSE(fs::exists(out / "cluster_analysis_output/recipe_agreement.csv"));
-  EXPECT_EQ(read_file(scratch() / "text.log").find("msprof-analyze slow_rank"), std::string::npos);
+  EXPECT_EQ(read_file(verdicts_scratch() / "text.log").find("msprof-analyze slow_rank"),
+            std::string::npos);
 }
 
 // A rank whose profiler database is not a database: said once (the main run's message), the
 // recipes add nothing; the other ranks are still compared.
 TEST(RecipeVerdicts, ADamagedRankIsSaidOnce) {
   ASSERT_TRUE(fs::exists(job() / "truth.json"));
-  const fs::path bad = scratch() / "bad-job", out = scratch() / "bad-out";
+  const fs::path bad = verdicts_scratch() / "bad-job", out = verdicts_scratch() / "bad-out";
   fs::copy(job(), bad, fs::copy_options::recursive);
   size_t damaged = 0;
   for (const auto& e : fs::recursive_directory_iterator(bad))
@@ -154,8 +155,8 @@ TEST(RecipeVerdicts, ADamagedRankIsSaidOnce) {
   ASSERT_EQ(damaged, 1u);
   const int rc =
       run_command(std::string(CS_BINARY) + " cluster -d " + bad.string() + " -o " + out.string(),
-                  (scratch() / "bad.log").string());
-  const std::string log = read_file(scratch() / "bad.log");
+                  (verdicts_scratch() / "bad.log").string());
+  const std::string log = read_file(verdicts_scratch() / "bad.log");
   EXPECT_NE(rc, 0) << log;  // a rank read only in part
   EXPECT_TRUE(fs::exists(out / "cluster_analysis_output/recipe_agreement.csv")) << log;
   // One line names the file: not again by the recipes, nor counted as two ranks.

@@ -12,6 +12,7 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/strict_json_check.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::test::python_json_error;
@@ -22,7 +23,7 @@ using cs::test::temp_dir;
 
 namespace {
 
-const std::string kJob = std::string(CS_TEST_DATA) + "/text_level1";
+using cs::test::kTextJob;
 
 // Lines of `text` holding both `a` and `b`.
 int count_lines_with(const std::string& text, const std::string& a, const std::string& b) {
@@ -37,7 +38,7 @@ int count_lines_with(const std::string& text, const std::string& a, const std::s
 // is finite, every sum of two overflows.
 fs::path overflowing_job(const fs::path& root) {
   const fs::path job = root / "job";
-  fs::copy(kJob, job, fs::copy_options::recursive);
+  fs::copy(kTextJob, job, fs::copy_options::recursive);
   const std::regex size("(\"Transit Size\\(MB\\)\": )[0-9.]*[1-9][0-9.e+-]*");
   for (const char* rank : {"rank0_ascend_pt", "rank1_ascend_pt"})
     for (const char* file : {"communication.json", "communication_matrix.json"}) {
@@ -82,7 +83,7 @@ TEST(StrictOutputs, OverflowingSumsAreNullWithOneWarningPerFile) {
 TEST(StrictOutputs, HostileRankDirectoryNameIsEscapedEverywhere) {
   const fs::path root = temp_dir("cs_strict_names");
   const fs::path job = root / "job";
-  fs::copy(kJob, job, fs::copy_options::recursive);
+  fs::copy(kTextJob, job, fs::copy_options::recursive);
   const std::string hostile = "r\x1b[31m\nclusterscope: all good_ascend_pt";
   fs::rename(job / "rank1_ascend_pt", job / hostile);
   // A broken file in that directory makes a message that names it.

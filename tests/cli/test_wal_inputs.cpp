@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -25,13 +26,13 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path kData = CS_TEST_DATA;
+using cs::test::kDataDir;
 
 // The WAL job assembled under `root`/job; returns its path.
 fs::path assemble_wal_job(const fs::path& root) {
   const fs::path job = root / "job";
-  fs::copy(kData / "ascend-real/db_level1", job, fs::copy_options::recursive);
-  const fs::path wal = kData / "wal/db_level1";
+  fs::copy(kDataDir / "ascend-real/db_level1", job, fs::copy_options::recursive);
+  const fs::path wal = kDataDir / "wal/db_level1";
   int dbs = 0;
   for (const auto& e : fs::recursive_directory_iterator(wal)) {
     const std::string name = e.path().filename().string();
@@ -162,7 +163,7 @@ TEST_P(WalInputs, CommittedWalRowsAreReadAndNothingIsWritten) {
       << read_file(log);
   // Not one byte or modification time of the input changed, and nothing was added (-shm).
   EXPECT_EQ(snapshot(job), before);
-  expect_same_outputs(out / "cluster_analysis_output", kData / "wal/msprof-analyze-ref" / c.ref,
+  expect_same_outputs(out / "cluster_analysis_output", kDataDir / "wal/msprof-analyze-ref" / c.ref,
                       std::string(c.mode) != "all");
   // The private copies were made in $TMPDIR and removed.
   EXPECT_TRUE(fs::is_empty(tmp));

@@ -10,22 +10,15 @@
 
 #include "cli/cli_test_util.h"
 #include "cluster/cluster_run.h"
+#include "support/mpi_session.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::documents::BuiltStepTrace;
 
 namespace {
 
-const std::string kData = CS_TEST_DATA;
-
-cs::mpi::MpiSession& session() {
-  static int argc = 1;
-  static char prog[] = "test";
-  static char* args[] = {prog, nullptr};
-  static char** argv = args;
-  static cs::mpi::MpiSession mpi(argc, argv);  // no launcher: one process, no MPI
-  return mpi;
-}
+using cs::test::kData;
 
 struct Outcome {
   int code = -1;
@@ -43,7 +36,7 @@ Outcome run(const std::string& job, const std::string& name, std::optional<int64
   opts.load.parse.step = step;
   opts.load.parse = cs::cluster::parse_options_for_mode(opts.mode, opts.load.parse);
   Outcome r;
-  r.code = cs::cluster::run_cluster(session(), opts, &r.built);
+  r.code = cs::cluster::run_cluster(cs::test::one_process_session(), opts, &r.built);
   r.csv = cs::test::read_file(out / "cluster_analysis_output" / "cluster_step_trace_time.csv");
   fs::remove_all(out);
   return r;

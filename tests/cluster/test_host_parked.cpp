@@ -30,6 +30,7 @@
 #include "io/byte_buffer.h"
 #include "load/rank_data_codec.h"
 #include "runtime/spill_file.h"
+#include "support/mpi_session.h"
 
 namespace cs::cluster {
 namespace {
@@ -171,7 +172,7 @@ void expect_same_table(const io::Table& a, const io::Table& b) {
   }
 }
 
-void expect_same(const Outputs& a, const Outputs& b) {
+void expect_same_outputs(const Outputs& a, const Outputs& b) {
   ASSERT_EQ(a.host_ops.has_value(), b.host_ops.has_value());
   ASSERT_EQ(a.free_breakdown.has_value(), b.free_breakdown.has_value());
   if (a.host_ops) expect_same_table(*a.host_ops, *b.host_ops);
@@ -222,7 +223,7 @@ TEST(HostParked, TheParkedDrillDownAndKeptTablesAreTheHeldOnes) {
   const std::vector<load::RankData> ranks = random_ranks(false);
   const Outputs held = outputs_of(ranks);
   expect_findings_fire(held, false);
-  expect_same(held, outputs_of(ranks, /*park=*/true));
+  expect_same_outputs(held, outputs_of(ranks, /*park=*/true));
 }
 
 TEST(HostParked, TheDrillDownInChunksOfAnySizeJoinsToTheWholeTable) {
@@ -272,7 +273,7 @@ TEST(HostParked, ParkedSummariesGiveTheHeldOutputsBitForBit) {
         if (s == State::kPacked) ranks[i].host.pack();
         if (s == State::kSpilled) ranks[i].host.spill(spill);
       }
-      expect_same(want, outputs_of(ranks));
+      expect_same_outputs(want, outputs_of(ranks));
       // Reading leaves every rank where it was.
       for (size_t i = 0; i < ranks.size(); ++i) {
         const State s = mixes[m][i % mixes[m].size()];
@@ -298,7 +299,7 @@ TEST(HostParked, WireFormatKeepsTheSummaryPacked) {
       EXPECT_EQ(ranks.back().host.packed(), keep);
       EXPECT_EQ(ranks.back().has_host, d.has_host);
     }
-    expect_same(outputs_of(held), outputs_of(ranks));
+    expect_same_outputs(outputs_of(held), outputs_of(ranks));
   }
 }
 
@@ -352,16 +353,7 @@ TEST(HostParked, SpillThatFillsUpFallsBackToMemory) {
     EXPECT_EQ(ranks[i].host.spilled(), i < in_file) << i;
     EXPECT_EQ(ranks[i].host.packed(), i >= in_file) << i;
   }
-  expect_same(want, outputs_of(ranks));
-}
-
-mpi::MpiSession& session() {
-  static int argc = 1;
-  static char prog[] = "test";
-  static char* args[] = {prog, nullptr};
-  static char** argv = args;
-  static mpi::MpiSession mpi(argc, argv);  // no launcher: one process, no MPI
-  return mpi;
+  expect_same_outputs(want, outputs_of(ranks));
 }
 
 LoadedCluster load(const std::string& dir, bool spill) {
@@ -371,7 +363,7 @@ LoadedCluster load(const std::string& dir, bool spill) {
   opts.threads = 2;
   opts.spill_communication = spill;
   runtime::PhaseLog log(false);
-  return load_cluster(session(), opts, log);
+  return load_cluster(test::one_process_session(), opts, log);
 }
 
 size_t park_warnings(const io::Diagnostics& d) {
@@ -406,7 +398,7 @@ TEST(HostParked, LoaderParksTheSummariesOrKeepsThemPacked) {
       EXPECT_TRUE(d.has_host);
       EXPECT_TRUE(d.host.spilled());
     }
-    expect_same(want, outputs_of(spilled.ranks));
+    expect_same_outputs(want, outputs_of(spilled.ranks));
 
     const char* old = std::getenv("TMPDIR");
     const std::string saved = old ? old : "";
@@ -424,7 +416,7 @@ TEST(HostParked, LoaderParksTheSummariesOrKeepsThemPacked) {
       EXPECT_TRUE(d.host.packed());
       EXPECT_FALSE(d.host.spilled());
     }
-    expect_same(want, outputs_of(no_room.ranks));
+    expect_same_outputs(want, outputs_of(no_room.ranks));
   }
 }
 

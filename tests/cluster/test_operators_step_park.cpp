@@ -30,14 +30,14 @@ std::vector<load::RankData> ranks_with_kernels() {
   return ranks;
 }
 
-size_t park_warnings(const StepMessages& m) {
+size_t step_park_warnings(const StepMessages& m) {
   size_t n = 0;
   for (const auto& d : m.notes.items())
     if (d.what.find("could not be parked on disk") != std::string::npos) ++n;
   return n;
 }
 
-void expect_same_table(const io::Table& a, const io::Table& b) {
+void expect_same_topn(const io::Table& a, const io::Table& b) {
   ASSERT_EQ(a.rows(), 3u);
   ASSERT_EQ(b.rows(), a.rows());
   for (size_t c = 0; c < a.columns.size(); ++c) {
@@ -56,11 +56,11 @@ TEST(OperatorsStepPark, UnwritableFileWarnsOnceAndGivesTheSameTable) {
   AnalysisOptions opts;
   opts.top_n = 0;
   const OperatorsResult held = operators_step(AnalysisInputs{ranks, nullptr, nullptr}, opts);
-  EXPECT_EQ(park_warnings(held.messages), 0u);  // no file: the loader said why
+  EXPECT_EQ(step_park_warnings(held.messages), 0u);  // no file: the loader said why
   const OperatorsResult parked =
       operators_step(AnalysisInputs{ranks, nullptr, runtime::SpillFile::create()}, opts);
-  EXPECT_EQ(park_warnings(parked.messages), 0u);
-  expect_same_table(held.topn, parked.topn);
+  EXPECT_EQ(step_park_warnings(parked.messages), 0u);
+  expect_same_topn(held.topn, parked.topn);
 
   auto file = runtime::SpillFile::create();
   rlimit before{};
@@ -79,9 +79,9 @@ TEST(OperatorsStepPark, UnwritableFileWarnsOnceAndGivesTheSameTable) {
   }
   setrlimit(RLIMIT_FSIZE, &before);
   std::signal(SIGXFSZ, old_handler);
-  EXPECT_EQ(park_warnings(full.messages), 1u);
+  EXPECT_EQ(step_park_warnings(full.messages), 1u);
   EXPECT_TRUE(full.messages.output.empty());
-  expect_same_table(held.topn, full.topn);
+  expect_same_topn(held.topn, full.topn);
   ASSERT_EQ(full.by_cv.size(), held.by_cv.size());
   for (size_t i = 0; i < held.by_cv.size(); ++i) EXPECT_EQ(full.by_cv[i].key, held.by_cv[i].key);
 }

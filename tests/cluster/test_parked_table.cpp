@@ -30,7 +30,7 @@ cs::io::Table steps(int rows) {
   return t;
 }
 
-void expect_same(const cs::io::Table& a, const cs::io::Table& b) {
+void expect_same_steps(const cs::io::Table& a, const cs::io::Table& b) {
   EXPECT_EQ(a.name, b.name);
   ASSERT_EQ(a.columns.size(), b.columns.size());
   EXPECT_EQ(a.columns[0].ints, b.columns[0].ints);
@@ -50,7 +50,7 @@ TEST(ParkedTable, ParkedOnDiskUntilReadBackThenHeld) {
   EXPECT_GT(spill->size(), before + 1000 * 16);  // the rows are in the file
   const cs::io::Table& t = p.get();
   EXPECT_FALSE(p.parked());
-  expect_same(t, steps(1000));
+  expect_same_steps(t, steps(1000));
   EXPECT_EQ(&p.get(), &t);  // read once
 }
 
@@ -58,7 +58,7 @@ TEST(ParkedTable, WithoutASpillFileItIsHeld) {
   ParkedTable p(steps(5), nullptr);
   EXPECT_TRUE(p.has_table());
   EXPECT_FALSE(p.parked());
-  expect_same(p.get(), steps(5));
+  expect_same_steps(p.get(), steps(5));
   const ParkedTable none;
   EXPECT_FALSE(none.has_table());
   EXPECT_EQ(none.get().rows(), 0u);
@@ -73,7 +73,7 @@ TEST(ParkedTable, TheSinkParksItsKeptTablesAndReadsThemBack) {
   sink.finish();
   const cs::io::Table* t = sink.kept("step_trace");
   ASSERT_NE(t, nullptr);
-  expect_same(*t, steps(300));
+  expect_same_steps(*t, steps(300));
   EXPECT_TRUE(sink.diagnostics().empty());
 }
 

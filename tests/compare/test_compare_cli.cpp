@@ -8,19 +8,20 @@
 #include <sstream>
 #include <string>
 
+#include "support/test_data.h"
 #include "support/test_files.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
+struct CompareCliRun {
   int status = -1;
   std::string out;
 };
 
-CliRun run(const std::string& args) {
-  CliRun r;
+CompareCliRun run_compare_cli(const std::string& args) {
+  CompareCliRun r;
   r.status =
       cs::test::run_capture(std::string(CS_BINARY) + " compare " + args + " 2>/dev/null", r.out);
   return r;
@@ -28,13 +29,13 @@ CliRun run(const std::string& args) {
 
 using cs::test::slurp;
 
-const std::string kData = CS_TEST_DATA;
+using cs::test::kData;
 
 TEST(CompareCli, GpuVsNpuWritesAllOutputs) {
   const fs::path out = fs::path(CS_BUILD_DIR) / "cmp_cli_gpu_npu";
   fs::remove_all(out);
-  const CliRun r = run(kData + "/kineto/sampled_rank-0.json.gz " + kData +
-                       "/ascend/trace_view.json -o " + out.string());
+  const CompareCliRun r = run_compare_cli(kData + "/kineto/sampled_rank-0.json.gz " + kData +
+                                          "/ascend/trace_view.json -o " + out.string());
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("Computing Time"), std::string::npos);
   EXPECT_NE(r.out.find("E2E Time"), std::string::npos);
@@ -56,26 +57,27 @@ TEST(CompareCli, GpuVsNpuWritesAllOutputs) {
 TEST(CompareCli, StepsAndClusterDirectory) {
   const fs::path out = fs::path(CS_BUILD_DIR) / "cmp_cli_steps";
   fs::remove_all(out);
-  const CliRun r = run(kData + "/kineto " + kData +
-                       "/kineto/sampled_rank-1.json.gz --base-step 551 "
-                       "--comparison-step 552 --max-kernel-num 20 --use-input-shape -o " +
-                       out.string());
+  const CompareCliRun r =
+      run_compare_cli(kData + "/kineto " + kData +
+                      "/kineto/sampled_rank-1.json.gz --base-step 551 "
+                      "--comparison-step 552 --max-kernel-num 20 --use-input-shape -o " +
+                      out.string());
   EXPECT_EQ(r.status, 0);
   const std::string comm = slurp(out / "comparison_output" / "communication_compare.csv");
   EXPECT_NE(comm.find("sendrecv,5,"), std::string::npos) << comm;
 }
 
 TEST(CompareCli, Errors) {
-  EXPECT_EQ(run("").status, 2);
-  EXPECT_EQ(run("onlyone").status, 2);
-  EXPECT_EQ(run("--no-such-option a b").status, 2);
-  EXPECT_EQ(run("/nonexistent/a /nonexistent/b").status, 1);
-  EXPECT_EQ(run(kData + "/kineto/sampled_rank-0.json.gz " + kData +
-                "/ascend/trace_view.json --base-step 9 -o " +
-                (fs::path(CS_BUILD_DIR) / "cmp_cli_err").string())
+  EXPECT_EQ(run_compare_cli("").status, 2);
+  EXPECT_EQ(run_compare_cli("onlyone").status, 2);
+  EXPECT_EQ(run_compare_cli("--no-such-option a b").status, 2);
+  EXPECT_EQ(run_compare_cli("/nonexistent/a /nonexistent/b").status, 1);
+  EXPECT_EQ(run_compare_cli(kData + "/kineto/sampled_rank-0.json.gz " + kData +
+                            "/ascend/trace_view.json --base-step 9 -o " +
+                            (fs::path(CS_BUILD_DIR) / "cmp_cli_err").string())
                 .status,
             1);
-  EXPECT_EQ(run("--help").status, 0);
+  EXPECT_EQ(run_compare_cli("--help").status, 0);
 }
 
 }  // namespace

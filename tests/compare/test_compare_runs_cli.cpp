@@ -8,9 +8,7 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include "support/test_files.h"
@@ -33,12 +31,7 @@ CliRun run(const std::string& args, const fs::path& dir) {
   return r;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using cs::test::slurp;
 
 class CompareRuns : public ::testing::Test {
  protected:

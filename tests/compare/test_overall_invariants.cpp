@@ -11,14 +11,15 @@
 #include "compare/input_source.h"
 #include "compare/overall_metrics.h"
 #include "compare/profile.h"
+#include "support/test_data.h"
 
 namespace cs::compare {
 namespace {
 
-const std::string kData = CS_TEST_DATA;
+using cs::test::kData;
 const std::string kText1 = kData + "/ascend-real/text_level1/";
 
-Profile load(const std::string& path) {
+Profile load_side_profile(const std::string& path) {
   SideInput in;
   io::Diagnostics diag;
   Profile p;
@@ -52,7 +53,7 @@ TEST(OverallInvariants, EveryTraceTheTestsRead) {
         "/kineto-variants/hta_compare_base.json.gz", "/kineto-variants/hta_compare_test.json.gz",
         "/megengine/dynamic.chrome_timeline.json"}) {
     const std::string path = kData + rel;
-    const Profile p = load(path);
+    const Profile p = load_side_profile(path);
     expect_invariants(path, overall_metrics(p));
   }
 }
@@ -82,7 +83,7 @@ TEST(OverallInvariants, NpuRankAgreesWithStepTraceTime) {
   for (const Want w : {Want{0, 8873.756, 101963.203}, Want{1, 8878.295, 96359.047}}) {
     const std::string path = kText1 + "rank" + std::to_string(w.rank) +
                              "_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json.gz";
-    const Profile p = load(path);
+    const Profile p = load_side_profile(path);
     const OverallMetrics m = overall_metrics(p);
     expect_invariants(path, m);
     EXPECT_NEAR(m.computing_us, w.computing, 0.10 * w.computing);

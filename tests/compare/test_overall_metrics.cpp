@@ -12,7 +12,7 @@
 namespace cs::compare {
 namespace {
 
-Profile load(const std::string& path, bool npu) {
+Profile trace_profile(const std::string& path, bool npu) {
   readers::Trace t;
   io::Diagnostics diag;
   EXPECT_TRUE(npu ? readers::read_trace_view(path, t, diag)
@@ -31,7 +31,8 @@ TEST(OverallMetrics, IntervalArithmetic) {
 }
 
 TEST(OverallMetrics, RealGpuTrace) {
-  const Profile p = load(std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz", false);
+  const Profile p =
+      trace_profile(std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz", false);
   const OverallMetrics m = overall_metrics(p);
   EXPECT_FALSE(m.from_overlap_analysis);
   EXPECT_DOUBLE_EQ(m.computing_us, 211623.0);
@@ -52,7 +53,7 @@ TEST(OverallMetrics, RealGpuTrace) {
 }
 
 TEST(OverallMetrics, NpuUsesOverlapAnalysis) {
-  const Profile p = load(std::string(CS_TEST_DATA) + "/ascend/trace_view.json", true);
+  const Profile p = trace_profile(std::string(CS_TEST_DATA) + "/ascend/trace_view.json", true);
   const OverallMetrics m = overall_metrics(p);
   EXPECT_TRUE(m.from_overlap_analysis);
   EXPECT_NEAR(m.computing_us, 1788.2505, 1e-6);

@@ -14,7 +14,7 @@ namespace {
 const std::string kRank0 = std::string(CS_TEST_DATA) + "/kineto/sampled_rank-0.json.gz";
 const std::string kTraceView = std::string(CS_TEST_DATA) + "/ascend/trace_view.json";
 
-Profile load(const std::string& path, bool npu, std::optional<int64_t> step = {}) {
+Profile load_profile(const std::string& path, bool npu, std::optional<int64_t> step = {}) {
   readers::Trace t;
   io::Diagnostics diag;
   EXPECT_TRUE(npu ? readers::read_trace_view(path, t, diag)
@@ -26,7 +26,7 @@ Profile load(const std::string& path, bool npu, std::optional<int64_t> step = {}
 }
 
 TEST(Profile, KinetoRank0LinksKernelsThroughCorrelation) {
-  const Profile p = load(kRank0, false);
+  const Profile p = load_profile(kRank0, false);
   EXPECT_EQ(p.kernels.size(), 1204u);  // 1154 kernels + 40 memcpy + 10 memset
   EXPECT_EQ(p.linked_kernels, 1188u);  // launch call found inside a cpu_op (Python cross-check)
   size_t comm = 0;
@@ -53,7 +53,7 @@ TEST(Profile, KinetoRank0LinksKernelsThroughCorrelation) {
 }
 
 TEST(Profile, KinetoStepSelection) {
-  const Profile p = load(kRank0, false, 552);
+  const Profile p = load_profile(kRank0, false, 552);
   EXPECT_EQ(p.kernels.size(), 602u);
   size_t comm = 0;
   for (const auto& k : p.kernels) comm += k.communication;
@@ -69,7 +69,7 @@ TEST(Profile, KinetoStepSelection) {
 }
 
 TEST(Profile, TraceViewLinksHardwareTasksThroughAsyncNpuFlows) {
-  const Profile p = load(kTraceView, true);
+  const Profile p = load_profile(kTraceView, true);
   EXPECT_EQ(p.kernels.size(), 274u);  // 276 tasks less 2 MEMCPY_ASYNC (DMA, not kernels)
   EXPECT_EQ(p.linked_kernels, 274u);  // 274 async_npu flows end on hardware tasks
   EXPECT_TRUE(p.has_overlap);

@@ -47,7 +47,8 @@ cs::generator::GeneratorOptions base_options(uint64_t seed) {
 }
 
 // Generates (once per name) and parses every rank, sorted by rank.
-std::vector<RankData> load(const std::string& name, const cs::generator::GeneratorOptions& o) {
+std::vector<RankData> generated_ranks(const std::string& name,
+                                      const cs::generator::GeneratorOptions& o) {
   const auto dir = temp_root() / name;
   if (!fs::exists(dir)) {
     cs::io::Diagnostics diag;
@@ -95,8 +96,8 @@ TEST(RunNoise, OutlierAndShift) {
 }
 
 TEST(RunDiff, SameSeedHasNoRegression) {
-  const auto a = load("seed1", base_options(1));
-  const auto b = load("seed1b", base_options(1));
+  const auto a = generated_ranks("seed1", base_options(1));
+  const auto b = generated_ranks("seed1b", base_options(1));
   cs::io::Diagnostics diag;
   const auto t = cs::compare::compare_runs(a, b, {}, diag);
   EXPECT_EQ(t.ranks_compared, 16);
@@ -107,8 +108,8 @@ TEST(RunDiff, SameSeedHasNoRegression) {
 }
 
 TEST(RunDiff, OtherSeedIsNoise) {
-  const auto a = load("seed1", base_options(1));
-  const auto b = load("seed2", base_options(2));
+  const auto a = generated_ranks("seed1", base_options(1));
+  const auto b = generated_ranks("seed2", base_options(2));
   cs::io::Diagnostics diag;
   const auto t = cs::compare::compare_runs(a, b, {}, diag);
   EXPECT_TRUE(significant(t.ranked).empty()) << dump(t.ranked);
@@ -120,8 +121,8 @@ TEST(RunDiff, OtherSeedIsNoise) {
 TEST(RunDiff, SlowRankIsTop) {
   auto o = base_options(1);
   o.slow_ranks.push_back({5, 1.6});
-  const auto a = load("seed1", base_options(1));
-  const auto b = load("slow_rank5", o);
+  const auto a = generated_ranks("seed1", base_options(1));
+  const auto b = generated_ranks("slow_rank5", o);
   cs::io::Diagnostics diag;
   const auto s = significant(cs::compare::find_regressions(a, b, {}, diag));
   ASSERT_FALSE(s.empty());
@@ -133,8 +134,8 @@ TEST(RunDiff, SlowRankIsTop) {
 TEST(RunDiff, SlowKernelIsTop) {
   auto o = base_options(1);
   o.slow_kernels.push_back({3, "MatMul", 3.0});
-  const auto a = load("seed1", base_options(1));
-  const auto b = load("slow_kernel3", o);
+  const auto a = generated_ranks("seed1", base_options(1));
+  const auto b = generated_ranks("slow_kernel3", o);
   cs::io::Diagnostics diag;
   const auto s = significant(cs::compare::find_regressions(a, b, {}, diag));
   ASSERT_FALSE(s.empty());
@@ -146,8 +147,8 @@ TEST(RunDiff, SlowKernelIsTop) {
 TEST(RunDiff, SlowLinkIsTop) {
   auto o = base_options(1);
   o.slow_links.push_back({0, 1, 4.0});
-  const auto a = load("seed1", base_options(1));
-  const auto b = load("slow_link01", o);
+  const auto a = generated_ranks("seed1", base_options(1));
+  const auto b = generated_ranks("slow_link01", o);
   cs::io::Diagnostics diag;
   const auto s = significant(cs::compare::find_regressions(a, b, {}, diag));
   ASSERT_FALSE(s.empty());
@@ -156,7 +157,7 @@ TEST(RunDiff, SlowLinkIsTop) {
 }
 
 TEST(RunDiff, MissingRankIsWarned) {
-  auto a = load("seed1", base_options(1));
+  auto a = generated_ranks("seed1", base_options(1));
   auto b = a;
   b.pop_back();
   cs::io::Diagnostics diag;

@@ -16,13 +16,13 @@
 
 namespace {
 
-const std::string kDir = std::string(CS_TEST_DATA) + "/memory/cann_text";
+const std::string kCannTextDir = std::string(CS_TEST_DATA) + "/memory/cann_text";
 constexpr int64_t kKB = 1024;
 
 TEST(MemoryCannText, FiguresByHand) {
   cs::io::Diagnostics diag;
   uint64_t files = 0;
-  auto m = cs::memory::read_memory_text(kDir, {}, diag, &files);
+  auto m = cs::memory::read_memory_text(kCannTextDir, {}, diag, &files);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(diag.error_count() + diag.warning_count(), 0u);
   EXPECT_EQ(files, 3u);
@@ -46,9 +46,10 @@ TEST(MemoryCannText, FiguresByHand) {
 }
 
 TEST(MemoryCannText, FileNames) {
-  EXPECT_EQ(cs::memory::memory_file(kDir, "npu_module_mem"),
-            kDir + "/npu_module_mem_20250101000000.csv");
-  EXPECT_EQ(cs::memory::memory_file(kDir, "static_op_mem"), kDir + "/static_op_mem.csv");
+  EXPECT_EQ(cs::memory::memory_file(kCannTextDir, "npu_module_mem"),
+            kCannTextDir + "/npu_module_mem_20250101000000.csv");
+  EXPECT_EQ(cs::memory::memory_file(kCannTextDir, "static_op_mem"),
+            kCannTextDir + "/static_op_mem.csv");
 }
 
 }  // namespace

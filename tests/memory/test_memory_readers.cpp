@@ -9,18 +9,21 @@
 //   Step Id 50, min start .. max start + duration (DB: STEP_TIME).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "db/database.h"
 #include "memory/memory_db.h"
 #include "memory/memory_kineto.h"
 #include "memory/memory_text.h"
+#include "support/test_data.h"
 
 namespace {
 
 using cs::memory::RankMemory;
 
-const std::string kData = CS_TEST_DATA;
+using cs::test::kData;
 
 RankMemory text_rank(int r) {
   const std::string dir =

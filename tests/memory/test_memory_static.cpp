@@ -16,13 +16,14 @@
 
 namespace {
 
-const std::string kDir = std::string(CS_TEST_DATA) + "/memory/static_graph";
+const std::string kStaticGraphDir = std::string(CS_TEST_DATA) + "/memory/static_graph";
 
 TEST(MemoryStatic, PeakAndTotalByHand) {
   cs::io::Diagnostics diag;
   cs::memory::RankMemory m;
   uint64_t files = 0, bytes = 0;
-  ASSERT_TRUE(cs::memory::read_static_op_mem(kDir + "/static_op_mem.csv", m, diag, &files, &bytes));
+  ASSERT_TRUE(cs::memory::read_static_op_mem(kStaticGraphDir + "/static_op_mem.csv", m, diag,
+                                             &files, &bytes));
   EXPECT_EQ(m.static_graph_peak, 7708 * 1024);
   EXPECT_EQ(m.static_graph_total, 10780 * 1024);
   EXPECT_EQ(files, 1u);
@@ -34,7 +35,7 @@ TEST(MemoryStatic, PeakAndTotalByHand) {
 TEST(MemoryStatic, ReadWithTheRanksOtherMemoryFilesAndPacked) {
   cs::io::Diagnostics diag;
   uint64_t files = 0;
-  auto m = cs::memory::read_memory_text(kDir, {}, diag, &files);
+  auto m = cs::memory::read_memory_text(kStaticGraphDir, {}, diag, &files);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(files, 2u);                        // memory_record.csv, static_op_mem.csv
   EXPECT_EQ(m->peak_allocated, 30 * 1048576);  // PTA+GE's larger row
@@ -48,10 +49,10 @@ TEST(MemoryStatic, ReadWithTheRanksOtherMemoryFilesAndPacked) {
 TEST(MemoryStatic, AbsentOrWithoutTheColumns) {
   cs::io::Diagnostics diag;
   cs::memory::RankMemory m;
-  EXPECT_FALSE(cs::memory::read_static_op_mem(kDir + "/absent.csv", m, diag));
+  EXPECT_FALSE(cs::memory::read_static_op_mem(kStaticGraphDir + "/absent.csv", m, diag));
   EXPECT_EQ(m.static_graph_peak, -1);
   // memory_record.csv has none of static_op_mem's columns: said as a warning, nothing read.
-  EXPECT_FALSE(cs::memory::read_static_op_mem(kDir + "/memory_record.csv", m, diag));
+  EXPECT_FALSE(cs::memory::read_static_op_mem(kStaticGraphDir + "/memory_record.csv", m, diag));
   EXPECT_EQ(m.static_graph_peak, -1);
   EXPECT_EQ(diag.warning_count(), 1u);
 }

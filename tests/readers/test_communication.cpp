@@ -19,12 +19,13 @@ namespace {
 
 using test::all_diags;
 using test::data;
+using test::py_num;
 using test::run;
 using test::slurp;
 
 // What Python's json module reads from a communication.json, one value per line, in the order
 // the reader keeps (time fields in producer order, the rest in file order).
-const char* kPyFlatten = R"PY(
+const char* kPyFlattenCommunication = R"PY(
 import json, sys
 TIME = ["Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)",
         "Synchronization Time(ms)", "Idle Time(ms)", "Wait Time Ratio", "Synchronization Time Ratio"]
@@ -48,13 +49,7 @@ for step, sd in d.items():
                     print("sd", sk, repr(c), repr(du), sep="|")
 )PY";
 
-std::string num(Num n) {
-  std::string s;
-  append_py_num(s, n);
-  return s;
-}
-
-std::string flatten(const readers::CommunicationFile& f) {
+std::string flatten_communication(const readers::CommunicationFile& f) {
   std::string out;
   for (const auto& st : f.steps) {
     for (int sec = 0; sec < 2; ++sec) {
@@ -65,21 +60,21 @@ std::string flatten(const readers::CommunicationFile& f) {
           for (int i = 0; i < readers::kTimeFieldCount; ++i) {
             auto fld = static_cast<readers::TimeField>(i);
             if (op.time.has(fld))
-              out += std::string(readers::kTimeFieldNames[i]) + "|" + num(op.time.num(i)) + "\n";
+              out += std::string(readers::kTimeFieldNames[i]) + "|" + py_num(op.time.num(i)) + "\n";
           }
         }
         for (const auto& tr : op.transports) {
           out += "transport|" + std::string(tr.name.view()) + "\n";
           if (tr.has(readers::kTrSizeMb))
-            out += "Transit Size(MB)|" + num(tr.num(readers::kTrSizeMb)) + "\n";
+            out += "Transit Size(MB)|" + py_num(tr.num(readers::kTrSizeMb)) + "\n";
           if (tr.has(readers::kTrTimeMs))
-            out += "Transit Time(ms)|" + num(tr.num(readers::kTrTimeMs)) + "\n";
+            out += "Transit Time(ms)|" + py_num(tr.num(readers::kTrTimeMs)) + "\n";
           if (tr.has(readers::kTrBandwidthGbps))
-            out += "Bandwidth(GB/s)|" + num(tr.num(readers::kTrBandwidthGbps)) + "\n";
+            out += "Bandwidth(GB/s)|" + py_num(tr.num(readers::kTrBandwidthGbps)) + "\n";
           if (tr.has(readers::kTrLargePacketRatio))
-            out += "Large Packet Ratio|" + num(tr.num(readers::kTrLargePacketRatio)) + "\n";
+            out += "Large Packet Ratio|" + py_num(tr.num(readers::kTrLargePacketRatio)) + "\n";
           for (const auto& b : op.size_distribution(tr))
-            out += "sd|" + b.size_key + "|" + num(b.count) + "|" + num(b.duration_ms) + "\n";
+            out += "sd|" + b.size_key + "|" + py_num(b.count) + "|" + py_num(b.duration_ms) + "\n";
         }
       }
     }
@@ -90,7 +85,7 @@ std::string flatten(const readers::CommunicationFile& f) {
 std::string python_flatten(const std::string& path) {
   std::string script =
       testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_flatten_comm.py";
-  std::ofstream(script) << kPyFlatten;
+  std::ofstream(script) << kPyFlattenCommunication;
   std::string out = run("/usr/bin/python3 " + script + " '" + path + "'");
   std::remove(script.c_str());
   return out;
@@ -106,7 +101,7 @@ TEST(Communication, SameValuesAsPythonJsonModule) {
     EXPECT_TRUE(diag.empty()) << all_diags(diag);
     std::string expected = python_flatten(data(name));
     ASSERT_FALSE(expected.empty());
-    EXPECT_EQ(flatten(f), expected);
+    EXPECT_EQ(flatten_communication(f), expected);
   }
 }
 
@@ -209,7 +204,7 @@ TEST(Communication, ParseFromMemoryEqualsReadFromFile) {
   Diagnostics da, db;
   ASSERT_TRUE(readers::parse_communication_json(text, "mem", a, da));
   ASSERT_TRUE(readers::read_communication_json(data("rank0_communication.json"), b, db));
-  EXPECT_EQ(flatten(a), flatten(b));
+  EXPECT_EQ(flatten_communication(a), flatten_communication(b));
 }
 
 TEST(Communication, TruncatedFileKeepsCompleteOpsAndSaysWhere) {
@@ -240,7 +235,7 @@ TEST(Communication, TruncatedFileKeepsCompleteOpsAndSaysWhere) {
   ASSERT_TRUE(readers::read_communication_json(data("rank0_communication.json"), full, d2));
   full.steps[0].collective.resize(2);
   full.steps[0].p2p.clear();
-  EXPECT_EQ(flatten(f), flatten(full));
+  EXPECT_EQ(flatten_communication(f), flatten_communication(full));
 }
 
 TEST(Communication, TruncatedInsideAString) {
@@ -263,7 +258,7 @@ TEST(Communication, EveryPrefixIsReadSafely) {
   readers::CommunicationFile full;
   Diagnostics d0;
   ASSERT_TRUE(readers::parse_communication_json(text, "full", full, d0));
-  const std::string full_flat = flatten(full);
+  const std::string full_flat = flatten_communication(full);
   size_t last_len = 0;
   for (size_t n = 0; n < text.size(); ++n) {
     readers::CommunicationFile f;
@@ -271,7 +266,7 @@ TEST(Communication, EveryPrefixIsReadSafely) {
     bool ok =
         readers::parse_communication_json(std::string_view(text).substr(0, n), "cut", f, diag);
     ASSERT_TRUE(diag.has_errors()) << "prefix " << n;
-    std::string flat = flatten(f);
+    std::string flat = flatten_communication(f);
     ASSERT_EQ(full_flat.compare(0, flat.size(), flat), 0) << "prefix " << n;
     if (ok) {
       ASSERT_FALSE(flat.empty()) << "prefix " << n;

@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "readers/kernel_details.h"
+#include "support/test_files.h"
 
 namespace cs::io {
 namespace {
+
+using cs::test::all_diags;
 
 const std::string kAscend = std::string(CS_TEST_DATA) + "/ascend/";
 const std::string kBad = std::string(CS_TEST_DATA) + "/malformed/";
@@ -39,18 +42,12 @@ std::vector<Kernel> read(const std::string& path, Diagnostics& diag, bool* ok = 
   return out;
 }
 
-std::string all_text(const Diagnostics& d) {
-  std::string s;
-  for (const auto& x : d.items()) s += x.to_string() + "\n";
-  return s;
-}
-
 TEST(KernelDetails, RealSample) {
   Diagnostics diag;
   bool ok = false;
   auto ks = read(kAscend + "kernel_details.csv", diag, &ok);
-  ASSERT_TRUE(ok) << all_text(diag);
-  EXPECT_TRUE(diag.empty()) << all_text(diag);
+  ASSERT_TRUE(ok) << all_diags(diag);
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
   ASSERT_EQ(ks.size(), 29u);
 
   const Kernel& k = ks[0];
@@ -104,7 +101,7 @@ TEST(KernelDetails, RealSample) {
 TEST(KernelDetails, RealSmallSampleHasNoStepsNorCounters) {
   Diagnostics diag;
   auto ks = read(kAscend + "kernel_details_small.csv", diag);
-  EXPECT_TRUE(diag.empty()) << all_text(diag);
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
   ASSERT_EQ(ks.size(), 8u);
   double total = 0;
   for (const auto& k : ks) {
@@ -126,7 +123,7 @@ TEST(KernelDetails, QuirksFile) {
   Diagnostics diag;
   auto ks = read(kBad + "csv_quirks.csv", diag);
   // Row 2 has Duration N/A: reported and skipped.
-  ASSERT_EQ(ks.size(), 2u) << all_text(diag);
+  ASSERT_EQ(ks.size(), 2u) << all_diags(diag);
   EXPECT_EQ(ks[0].name, "hcom_allReduce__184_0_1\nat train.py:42");
   EXPECT_EQ(ks[0].type, "Hcom, AllReduce");
   EXPECT_EQ(ks[0].in_shapes, "8,16;32");
@@ -135,7 +132,7 @@ TEST(KernelDetails, QuirksFile) {
   EXPECT_DOUBLE_EQ(ks[0].wait, 1.087);   // " 1.087 "
   EXPECT_EQ(ks[1].step_id, 20);
   EXPECT_EQ(ks[1].line, 6);
-  ASSERT_EQ(diag.items().size(), 1u) << all_text(diag);
+  ASSERT_EQ(diag.items().size(), 1u) << all_diags(diag);
   EXPECT_EQ(diag.items()[0].line, 5);
   EXPECT_NE(diag.items()[0].what.find("Duration(us)"), std::string::npos);
   EXPECT_NE(diag.items()[0].hint.find("skipped"), std::string::npos);
@@ -151,7 +148,7 @@ TEST(KernelDetails, WrongTypes) {
   EXPECT_TRUE(std::isnan(ks[1].wait));   // abc
   EXPECT_TRUE(std::isnan(ks[2].wait));   // 0x1F
   EXPECT_DOUBLE_EQ(ks[2].dur, 1.22);
-  ASSERT_EQ(diag.items().size(), 4u) << all_text(diag);
+  ASSERT_EQ(diag.items().size(), 4u) << all_diags(diag);
   for (const auto& d : diag.items()) {
     EXPECT_EQ(d.file, path);
     EXPECT_GT(d.line, 0);
@@ -171,7 +168,7 @@ TEST(KernelDetails, HugeNumbersAreMissingWithAWarning) {
   EXPECT_TRUE(std::isnan(ks[1].wait));   // -1e999
   EXPECT_TRUE(std::isnan(ks[2].start));  // 1e400
   EXPECT_TRUE(std::isnan(ks[2].wait));   // 1e-400
-  ASSERT_EQ(diag.warning_count(), 4u) << all_text(diag);
+  ASSERT_EQ(diag.warning_count(), 4u) << all_diags(diag);
   for (const auto& d : diag.items()) {
     EXPECT_NE(d.what.find("out of the range"), std::string::npos) << d.what;
   }
@@ -185,7 +182,7 @@ TEST(KernelDetails, NaNCells) {
   EXPECT_EQ(ks[0].name, "trans_Cast_19");
   EXPECT_TRUE(std::isnan(ks[0].wait));
   EXPECT_TRUE(std::isnan(ks[1].wait));
-  EXPECT_EQ(diag.items().size(), 5u) << all_text(diag);
+  EXPECT_EQ(diag.items().size(), 5u) << all_diags(diag);
   EXPECT_NE(diag.items()[0].what.find("NaN or infinite"), std::string::npos);
   EXPECT_EQ(diag.items()[3].line, 5);  // N/A duration
   EXPECT_EQ(diag.items()[4].line, 6);  // empty duration
@@ -204,7 +201,7 @@ TEST(KernelDetails, MissingRequiredColumn) {
 TEST(KernelDetails, MinimalColumnsAreEnough) {
   Diagnostics diag;
   auto ks = read(kBad + "csv_missing_columns.csv", diag);
-  EXPECT_TRUE(diag.empty()) << all_text(diag);
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
   ASSERT_EQ(ks.size(), 2u);
   EXPECT_EQ(ks[1].name, "Add_2");
   EXPECT_EQ(ks[1].dur, 3);
@@ -219,7 +216,7 @@ TEST(KernelDetails, UnusableFiles) {
     auto ks = read(kBad + name, diag, &ok);
     EXPECT_FALSE(ok) << name;
     EXPECT_TRUE(ks.empty());
-    ASSERT_EQ(diag.error_count(), 1u) << all_text(diag);
+    ASSERT_EQ(diag.error_count(), 1u) << all_diags(diag);
     EXPECT_EQ(diag.items()[0].file, kBad + name);
   }
 }

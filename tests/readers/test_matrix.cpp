@@ -15,15 +15,10 @@ namespace {
 
 using test::all_diags;
 using test::data;
+using test::py_num;
 using test::run;
 
-std::string num(Num n) {
-  std::string s;
-  append_py_num(s, n);
-  return s;
-}
-
-const char* kPyFlatten = R"PY(
+const char* kPyFlattenMatrix = R"PY(
 import json, sys
 NUM = ["Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Bandwidth(Utilization)",
        "Large Packet Ratio"]
@@ -39,7 +34,7 @@ for step, sd in d.items():
                         print(k, repr(v[k]), sep="|")
 )PY";
 
-std::string flatten(const readers::MatrixFile& f) {
+std::string flatten_matrix(const readers::MatrixFile& f) {
   std::string out;
   for (const auto& st : f.steps) {
     for (int sec = 0; sec < 2; ++sec) {
@@ -48,13 +43,13 @@ std::string flatten(const readers::MatrixFile& f) {
         for (const auto& l : op.links) {
           out += "link|" + std::string(f.link_key(l)) + "|" + std::string(l.transport.view()) +
                  "|" + std::string(l.has_op_name ? f.op_name(l) : "-") + "\n";
-          out += "Transit Size(MB)|" + num(l.num(readers::kLinkSizeMb)) + "\n";
-          out += "Transit Time(ms)|" + num(l.num(readers::kLinkTimeMs)) + "\n";
-          out += "Bandwidth(GB/s)|" + num(l.num(readers::kLinkBandwidthGbps)) + "\n";
+          out += "Transit Size(MB)|" + py_num(l.num(readers::kLinkSizeMb)) + "\n";
+          out += "Transit Time(ms)|" + py_num(l.num(readers::kLinkTimeMs)) + "\n";
+          out += "Bandwidth(GB/s)|" + py_num(l.num(readers::kLinkBandwidthGbps)) + "\n";
           if (l.has(readers::kLinkUtilization))
-            out += "Bandwidth(Utilization)|" + num(l.num(readers::kLinkUtilization)) + "\n";
+            out += "Bandwidth(Utilization)|" + py_num(l.num(readers::kLinkUtilization)) + "\n";
           if (l.has(readers::kLinkLargePacketRatio))
-            out += "Large Packet Ratio|" + num(l.num(readers::kLinkLargePacketRatio)) + "\n";
+            out += "Large Packet Ratio|" + py_num(l.num(readers::kLinkLargePacketRatio)) + "\n";
         }
       }
     }
@@ -70,11 +65,11 @@ TEST(Matrix, SameValuesAsPythonJsonModule) {
   EXPECT_TRUE(diag.empty()) << all_diags(diag);
   std::string script =
       testing::TempDir() + "/" + std::to_string(::getpid()) + "_cs_flatten_matrix.py";
-  std::ofstream(script) << kPyFlatten;
+  std::ofstream(script) << kPyFlattenMatrix;
   std::string expected = run("/usr/bin/python3 " + script + " '" + path + "'");
   std::remove(script.c_str());
   ASSERT_FALSE(expected.empty());
-  EXPECT_EQ(flatten(f), expected);
+  EXPECT_EQ(flatten_matrix(f), expected);
 }
 
 TEST(Matrix, Structure) {
@@ -204,13 +199,13 @@ TEST(Matrix, EveryPrefixIsReadSafely) {
   readers::MatrixFile full;
   Diagnostics d0;
   ASSERT_TRUE(readers::parse_communication_matrix_json(text, "full", full, d0));
-  const std::string flat_full = flatten(full);
+  const std::string flat_full = flatten_matrix(full);
   for (size_t n = 0; n + 1 < text.size(); ++n) {
     readers::MatrixFile f;
     Diagnostics diag;
     readers::parse_communication_matrix_json(std::string_view(text).substr(0, n), "cut", f, diag);
     ASSERT_TRUE(diag.has_errors()) << n;
-    std::string flat = flatten(f);
+    std::string flat = flatten_matrix(f);
     ASSERT_EQ(flat_full.compare(0, flat.size(), flat), 0) << n;
   }
 }

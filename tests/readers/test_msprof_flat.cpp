@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "readers/communication.h"
+#include "readers/communication_test_util.h"
 #include "readers/matrix.h"
 #include "support/test_files.h"
 
@@ -14,12 +15,7 @@ namespace cs::io {
 namespace {
 
 using test::all_diags;
-
-std::string num(Num n) {
-  std::string s;
-  append_py_num(s, n);
-  return s;
-}
+using test::py_num;
 
 std::string op_json(double elapse) {
   return R"J({"Communication Time Info": {"Elapse Time(ms)": )J" + std::to_string(elapse) +
@@ -96,7 +92,8 @@ std::vector<Row> rows(const readers::MatrixFile& f, const std::vector<readers::M
   std::vector<Row> out;
   for (const auto& op : ops)
     for (const auto& l : op.links)
-      out.push_back({op.key, std::string(f.op_name(l)), num(l.num(readers::kLinkBandwidthGbps))});
+      out.push_back(
+          {op.key, std::string(f.op_name(l)), py_num(l.num(readers::kLinkBandwidthGbps))});
   return out;
 }
 
@@ -132,8 +129,8 @@ TEST(MsprofFlatMatrix, TopMiddleBottomByBandwidthTiesInFileOrder) {
   EXPECT_EQ(r[5].op_name, "hcom_allReduce__1_0_1");
   // The total: sizes 1+1+1+2.5 = 5.5 MB over 2+2+2+0.5 = 6.5 ms, round(5.5 / 6.5, 4).
   const readers::MatrixLink& t = s.collective[3].links[0];
-  EXPECT_EQ(num(t.num(readers::kLinkSizeMb)), "5.5");
-  EXPECT_EQ(num(t.num(readers::kLinkTimeMs)), "6.5");
+  EXPECT_EQ(py_num(t.num(readers::kLinkSizeMb)), "5.5");
+  EXPECT_EQ(py_num(t.num(readers::kLinkTimeMs)), "6.5");
   EXPECT_EQ(r[3].bandwidth, "0.8462");
   EXPECT_FALSE(t.has(readers::kLinkUtilization));
   EXPECT_FALSE(t.has_op_name);
@@ -150,7 +147,8 @@ TEST(MsprofFlatMatrix, OneInstanceHasNoBottom2And3AndZeroTimeTotalIsIntZero) {
   EXPECT_EQ(r[0].key, "allgather-top1@h");
   EXPECT_EQ(r[3].key, "allgather-total@h");
   EXPECT_EQ(r[3].bandwidth, "0");  // compute_ratio: an int 0 when the time is 0
-  EXPECT_EQ(num(f.steps[0].collective[3].links[0].num(readers::kLinkSizeMb)), "0");  // sum of ints
+  EXPECT_EQ(py_num(f.steps[0].collective[3].links[0].num(readers::kLinkSizeMb)),
+            "0");  // sum of ints
 }
 
 TEST(MsprofFlatMatrix, P2pSplitTotalSkippedUnknownTypeNamedBeforeDoubleUnderscore) {

@@ -7,23 +7,20 @@
 #include <string>
 
 #include "readers/step_trace.h"
+#include "support/test_data.h"
+#include "support/test_files.h"
 
 namespace cs::io {
 namespace {
 
-const std::string kData = std::string(CS_TEST_DATA);
-
-std::string all_text(const Diagnostics& d) {
-  std::string s;
-  for (const auto& x : d.items()) s += x.to_string() + "\n";
-  return s;
-}
+using cs::test::all_diags;
+using cs::test::kData;
 
 TEST(StepTrace, PerRankFile) {
   Diagnostics diag;
   readers::StepTraceFile f;
   ASSERT_TRUE(readers::read_step_trace_csv(kData + "/step_trace/step_trace_time.csv", f, diag));
-  EXPECT_TRUE(diag.empty()) << all_text(diag);
+  EXPECT_TRUE(diag.empty()) << all_diags(diag);
   ASSERT_EQ(f.columns.size(), 9u);
   EXPECT_EQ(f.columns.front(), "Computing");
   EXPECT_EQ(f.columns.back(), "Preparing");
@@ -66,7 +63,7 @@ TEST(StepTrace, OlderHeaderEmptyStepAndBadCells) {
   EXPECT_TRUE(std::isnan(f.get(r, "Free")));        // 1e999: warned
   EXPECT_TRUE(std::isnan(f.get(r, "Communication(Not Overlapped and Exclude Receive)")));  // NaN
   EXPECT_DOUBLE_EQ(f.get(r, "Communication(Not Overlapped)"), 265000.5);
-  ASSERT_EQ(diag.items().size(), 2u) << all_text(diag);
+  ASSERT_EQ(diag.items().size(), 2u) << all_diags(diag);
   for (const auto& d : diag.items()) {
     EXPECT_EQ(d.file, path);
     EXPECT_EQ(d.line, 3);
@@ -113,7 +110,7 @@ TEST(StepTrace, RepeatedRowsCollapsedOnce) {
   EXPECT_EQ(f.columns, (std::vector<std::string>{"Computing", "Free"}));
   ASSERT_EQ(f.rows.size(), 3u);
   EXPECT_EQ(f.get(f.rows[2], "Free"), 2.5);
-  ASSERT_EQ(diag.items().size(), 1u) << all_text(diag);
+  ASSERT_EQ(diag.items().size(), 1u) << all_diags(diag);
   EXPECT_EQ(diag.items()[0].severity, Severity::kWarning);
   EXPECT_EQ(diag.items()[0].file, "rank0/step_trace_time.csv");
   EXPECT_EQ(diag.items()[0].line, 4);
@@ -125,7 +122,7 @@ TEST(StepTrace, UnusableFiles) {
     Diagnostics diag;
     readers::StepTraceFile f;
     EXPECT_FALSE(readers::read_step_trace_csv(kData + "/malformed/" + name, f, diag)) << name;
-    ASSERT_EQ(diag.error_count(), 1u) << all_text(diag);
+    ASSERT_EQ(diag.error_count(), 1u) << all_diags(diag);
     EXPECT_EQ(diag.items()[0].file, kData + "/malformed/" + name);
   }
   Diagnostics diag;

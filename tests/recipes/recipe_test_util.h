@@ -16,20 +16,11 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
-#include "mpi/mpi_comm.h"
+#include "frame/frame_ops.h"
 #include "msprof_analyze/recipes/recipe.h"
+#include "support/mpi_session.h"
 
 namespace cs::test {
-
-// The test process's one MpiSession: without a launcher, one process and no MPI.
-inline mpi::MpiSession& one_process_session() {
-  int argc = 1;
-  static char prog[] = "test";
-  static char* args[] = {prog, nullptr};
-  char** argv = args;
-  static mpi::MpiSession mpi(argc, argv);
-  return mpi;
-}
 
 // Rank `r` of a DB job built from the real two-rank job (ascend-real/db_level1): rank r % 2's
 // files, renumbered r, as `job`/node_<100 + r>_1736410538_ascend_pt.
@@ -146,6 +137,32 @@ inline std::vector<recipes::RankPartial> map_real_db_ranks(const recipes::Recipe
     parts.push_back(std::move(p));
   }
   return parts;
+}
+
+// Every cell of a frame, column by column, as text ("name(object):" for a column forced to
+// Python objects).
+inline std::string frame_cells(const frame::Frame& f) {
+  std::string s;
+  for (const auto& c : f.columns) {
+    s += c.name + (c.force_object ? "(object):" : ":");
+    for (const auto& cell : c.cells) s += frame::cell_key(cell) + ",";
+    s += "\n";
+  }
+  return s;
+}
+
+// The database `recipe`'s merge of `parts` (their frames taken) on `threads` threads writes
+// to `dir`/cluster_analysis.db.
+inline std::string merged_db(const recipes::Recipe& recipe, std::vector<recipes::RankPartial> parts,
+                             const std::filesystem::path& dir, int threads = 1) {
+  std::filesystem::create_directories(dir);
+  recipes::RecipeOutput out;
+  out.cluster_output_dir = dir.string();
+  io::Diagnostics diag;
+  const recipes::Recipe::WriteStep write = recipe.merge(parts, threads, diag);
+  EXPECT_TRUE(write && write(out, diag)) << recipe.name();
+  EXPECT_FALSE(diag.has_errors());
+  return read_file(dir / "cluster_analysis.db");
 }
 
 }  // namespace cs::test

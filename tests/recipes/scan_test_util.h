@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "cli/cli_test_util.h"
@@ -27,6 +29,9 @@
   "connectionId INTEGER, depth integer);"
 
 namespace cs::recipes {
+
+// The end of the time range a scan test reads whole: [0, kMaxNs].
+inline constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max();
 
 // ascend_pytorch_profiler_0.db in a temporary directory of its own, removed with it.
 struct ScratchProfilerDb {

@@ -154,88 +154,89 @@ TEST(CalibrateNpuGpu, CompareByHand) {
   EXPECT_EQ(show(off).find("fuzzy"), std::string::npos);
 }
 
-const fs::path& scratch() {
+const fs::path& calibrate_scratch() {
   static const cs::test::ScratchDir dir("calibrate-npu-gpu");
   return dir.path();
 }
 
 // The generated pair: the NPU job and its GPU twin.
-const fs::path& job() {
+const fs::path& calibrate_job() {
   static const fs::path j = [] {
-    const fs::path p = scratch() / "tp2pp2";
+    const fs::path p = calibrate_scratch() / "tp2pp2";
     const int rc = cs::test::run_command(
         std::string(CS_BINARY) + " generate " + p.string() +
             " --ranks 4 --tp 2 --pp 2 --steps 2 --export-type db --nsys-sqlite " +
-            (scratch() / "gpu.sqlite").string(),
-        (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+            (calibrate_scratch() / "gpu.sqlite").string(),
+        (calibrate_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(calibrate_scratch() / "generate.log");
     return p;
   }();
   return j;
 }
 
-fs::path run(const std::string& launcher, const std::string& name, const std::string& args,
-             int expected_rc = 0) {
-  const fs::path out = scratch() / name;
-  const int rc = cs::test::run_command(launcher + CS_BINARY + " cluster -d " + job().string() +
-                                           " -o " + out.string() + " -m calibrate_npu_gpu " + args,
-                                       out.string() + ".log");
+fs::path run_calibrate(const std::string& launcher, const std::string& name,
+                       const std::string& args, int expected_rc = 0) {
+  const fs::path out = calibrate_scratch() / name;
+  const int rc =
+      cs::test::run_command(launcher + CS_BINARY + " cluster -d " + calibrate_job().string() +
+                                " -o " + out.string() + " -m calibrate_npu_gpu " + args,
+                            out.string() + ".log");
   EXPECT_EQ(rc, expected_rc) << cs::test::read_file(out.string() + ".log");
   return out / "cluster_analysis_output";
 }
 
-std::string gpu_arg(const fs::path& p = scratch() / "gpu.sqlite") {
+std::string gpu_arg(const fs::path& p = calibrate_scratch() / "gpu.sqlite") {
   return " --baseline_profiling_path " + p.string();
 }
 
 TEST(CalibrateNpuGpu, MatchesMsprofAnalyzeAtAnyProcessCount) {
-  job();
+  calibrate_job();
   const std::string args = "--export_type db --dump_intermediate_results" + gpu_arg();
-  const fs::path single = run("", "single", args);
+  const fs::path single = run_calibrate("", "single", args);
   cs::test::expect_same_outputs(
       single, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2_calibrate_npu_gpu__db");
   const auto expected = cs::test::read_tree(single);
   for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(run(cs::test::mpirun(np), "np" + std::to_string(np), args)) ==
-                expected)
+    EXPECT_TRUE(cs::test::read_tree(run_calibrate(cs::test::mpirun(np), "np" + std::to_string(np),
+                                                  args)) == expected)
         << "np=" << np;
   cs::test::expect_same_outputs(
-      run("", "nofuzzy", "--export_type db --fuzzy_threshold 0" + gpu_arg()),
+      run_calibrate("", "nofuzzy", "--export_type db --fuzzy_threshold 0" + gpu_arg()),
       fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2_calibrate_npu_gpu_nofuzzy__db");
 }
 
 TEST(CalibrateNpuGpu, BadGpuFile) {
-  job();
+  calibrate_job();
   const auto log = [](const std::string& name) {
-    return cs::test::read_file(scratch() / (name + ".log"));
+    return cs::test::read_file(calibrate_scratch() / (name + ".log"));
   };
-  run("", "none", "", 2);
+  run_calibrate("", "none", "", 2);
   EXPECT_NE(log("none").find("--baseline_profiling_path FILE"), std::string::npos);
-  run("", "missing", gpu_arg(scratch() / "nothere.sqlite"), 2);
+  run_calibrate("", "missing", gpu_arg(calibrate_scratch() / "nothere.sqlite"), 2);
   EXPECT_NE(log("missing").find("nothere.sqlite: no such file"), std::string::npos);
-  { std::ofstream(scratch() / "corrupt.sqlite") << std::string(5000, 'z'); }
-  run("", "corrupt", gpu_arg(scratch() / "corrupt.sqlite"), 2);
+  { std::ofstream(calibrate_scratch() / "corrupt.sqlite") << std::string(5000, 'z'); }
+  run_calibrate("", "corrupt", gpu_arg(calibrate_scratch() / "corrupt.sqlite"), 2);
   EXPECT_NE(log("corrupt").find("corrupt.sqlite"), std::string::npos);
   EXPECT_NE(log("corrupt").find("nsys export --type sqlite"), std::string::npos);
   // A database without the CUDA tables.
-  const fs::path no_cuda = scratch() / "no_cuda.sqlite";
-  fs::copy_file(scratch() / "gpu.sqlite", no_cuda, fs::copy_options::overwrite_existing);
+  const fs::path no_cuda = calibrate_scratch() / "no_cuda.sqlite";
+  fs::copy_file(calibrate_scratch() / "gpu.sqlite", no_cuda, fs::copy_options::overwrite_existing);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(no_cuda.c_str(), &db), SQLITE_OK);
   sqlite3_exec(db, "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME", nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  run("", "no_cuda", gpu_arg(no_cuda), 2);
+  run_calibrate("", "no_cuda", gpu_arg(no_cuda), 2);
   EXPECT_NE(log("no_cuda").find("no_cuda.sqlite: the Nsight Systems export has no table "
                                 "CUPTI_ACTIVITY_KIND_RUNTIME"),
             std::string::npos);
   // Device 2's kernels gone: rank 2 is skipped, the others compared (exit 3).
-  const fs::path part = scratch() / "part.sqlite";
-  fs::copy_file(scratch() / "gpu.sqlite", part, fs::copy_options::overwrite_existing);
+  const fs::path part = calibrate_scratch() / "part.sqlite";
+  fs::copy_file(calibrate_scratch() / "gpu.sqlite", part, fs::copy_options::overwrite_existing);
   ASSERT_EQ(sqlite3_open(part.c_str(), &db), SQLITE_OK);
   sqlite3_exec(db, "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 2", nullptr, nullptr,
                nullptr);
   sqlite3_close(db);
-  const fs::path out = run("", "part", "--export_type db" + gpu_arg(part), 3);
+  const fs::path out = run_calibrate("", "part", "--export_type db" + gpu_arg(part), 3);
   EXPECT_NE(log("part").find("device 2"), std::string::npos);
   const std::string tables = cs::test::dump_sqlite(out / "cluster_analysis.db");
   EXPECT_NE(tables.find("CompareProfileReportRank3"), std::string::npos);
@@ -246,16 +247,16 @@ TEST(CalibrateNpuGpu, TextWorkbooksReadAsMsprofAnalyzes) {
   if (cs::test::run_command("/usr/bin/python3 -c 'import openpyxl'", "/dev/null") != 0)
     CS_MISSING_TOOL("python3-openpyxl");
   if (cs::test::run_command("unzip -v", "/dev/null") != 0) CS_MISSING_TOOL("unzip");
-  job();
+  calibrate_job();
   const std::string args = "--export_type text --dump_intermediate_results" + gpu_arg();
-  const fs::path text = run("", "text", args);
+  const fs::path text = run_calibrate("", "text", args);
   cs::test::expect_same_workbooks(
       text, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2_calibrate_npu_gpu__text",
-      (scratch() / "xlsx").string());
+      (calibrate_scratch() / "xlsx").string());
   const auto expected = cs::test::read_tree(text);
   for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(
-                    run(cs::test::mpirun(np), "text-np" + std::to_string(np), args)) == expected)
+    EXPECT_TRUE(cs::test::read_tree(run_calibrate(
+                    cs::test::mpirun(np), "text-np" + std::to_string(np), args)) == expected)
         << "np=" << np;
 }
 

@@ -19,16 +19,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& time_compare_scratch() {
   static const cs::test::ScratchDir dir("time-compare");
   return dir.path();
 }
 
 // A generated job with its cluster_analysis_output/cluster_analysis.db (ClusterTimeSummary).
-fs::path job(const std::string& name, const std::string& args) {
-  const fs::path j = scratch() / name;
+fs::path time_compare_job(const std::string& name, const std::string& args) {
+  const fs::path j = time_compare_scratch() / name;
   if (fs::exists(j)) return j;
-  const std::string log = (scratch() / (name + ".log")).string();
+  const std::string log = (time_compare_scratch() / (name + ".log")).string();
   EXPECT_EQ(cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                       " --ranks 8 --tp 4 --pp 2 --export-type db " + args,
                                   log),
@@ -42,15 +42,15 @@ fs::path job(const std::string& name, const std::string& args) {
   return j;
 }
 fs::path job_a() {
-  return job("A", "--steps 3 --slow-rank 5:1.5");
+  return time_compare_job("A", "--steps 3 --slow-rank 5:1.5");
 }
 fs::path job_c() {
-  return job("C", "--steps 2 --seed 3");
+  return time_compare_job("C", "--steps 2 --seed 3");
 }
 
 int compare(const std::string& launcher, const fs::path& current, const std::string& args,
             const std::string& name) {
-  const fs::path out = scratch() / name;
+  const fs::path out = time_compare_scratch() / name;
   return cs::test::run_command(launcher + CS_BINARY + " cluster -d " + current.string() + " -o " +
                                    out.string() + " -m cluster_time_compare_summary " + args,
                                out.string() + ".log");
@@ -63,14 +63,14 @@ TEST(ClusterTimeCompareSummary, MatchesMsprofAnalyze) {
     for (const std::string& launcher : {std::string(), cs::test::mpirun(2)}) {
       const std::string out = std::string(name) + (launcher.empty() ? "" : "-np2");
       ASSERT_EQ(compare(launcher, current, "--export_type db --bp " + base.string(), out), 0)
-          << cs::test::read_file(scratch() / (out + ".log"));
-      cs::test::expect_same_outputs(scratch() / out / "cluster_analysis_output", ref);
+          << cs::test::read_file(time_compare_scratch() / (out + ".log"));
+      cs::test::expect_same_outputs(time_compare_scratch() / out / "cluster_analysis_output", ref);
     }
   }
 }
 
 TEST(ClusterTimeCompareSummary, SaysWhatIsMissing) {
-  const fs::path bare = scratch() / "bare";
+  const fs::path bare = time_compare_scratch() / "bare";
   cs::test::copy_real_db_rank(bare, 0);
   const std::pair<std::string, std::string> cases[] = {
       {"--export_type db", "--bp BASE_DIR"},
@@ -80,7 +80,7 @@ TEST(ClusterTimeCompareSummary, SaysWhatIsMissing) {
   for (const auto& [args, hint] : cases) {
     const std::string name = "bad" + std::to_string(k++);
     EXPECT_EQ(compare("", job_a(), args, name), 1);
-    const std::string log = cs::test::read_file(scratch() / (name + ".log"));
+    const std::string log = cs::test::read_file(time_compare_scratch() / (name + ".log"));
     EXPECT_NE(log.find(hint), std::string::npos) << log;
   }
 }

@@ -23,7 +23,7 @@
 namespace cs::recipes {
 namespace {
 
-const char* kSchema =
+const char* kTimeSummarySchema =
     "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
     "CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER);"
     "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
@@ -42,7 +42,7 @@ std::string make_db(const std::filesystem::path& dir, unsigned seed, bool task_i
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto n = [](int v) { return std::to_string(v); };
   std::string sql = std::string("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;") +
-                    kSchema +
+                    kTimeSummarySchema +
                     "INSERT INTO STRING_IDS VALUES (1,'MEMCPY_ASYNC'),(2,'KERNEL'),(3,'group_a'),"
                     "(4,'group_b'),(5,'hcom_allReduce_'),(6,'hcom_broadcast_');";
   if (pick(0, 3) == 0) sql += "INSERT INTO STRING_IDS VALUES (7,'MEMCPY_ASYNC');";

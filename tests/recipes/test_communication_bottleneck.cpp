@@ -24,19 +24,19 @@ namespace cb = cs::recipes::communication_bottleneck;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& bottleneck_scratch() {
   static const cs::test::ScratchDir dir("communication-bottleneck");
   return dir.path();
 }
 
-const fs::path& generated_job() {
+const fs::path& bottleneck_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "tp4pp2s3";
+    const fs::path j = bottleneck_scratch() / "tp4pp2s3";
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                              " --ranks 8 --tp 4 --pp 2 --steps 3 --slow-rank "
                                              "5:1.5 --export-type db",
-                                         (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+                                         (bottleneck_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(bottleneck_scratch() / "generate.log");
     return j;
   }();
   return job;
@@ -92,9 +92,9 @@ TEST_P(CommunicationBottleneckGolden, MatchesMsprofAnalyze) {
   for (const char* rank : {"0", "5"}) {
     const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" /
                          ("tp4pp2s3_communication_bottleneck_r" + std::string(rank) + "__" + type);
-    const fs::path out = scratch() / (type + "-r" + rank);
+    const fs::path out = bottleneck_scratch() / (type + "-r" + rank);
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " +
-                                             generated_job().string() + " -o " + out.string() +
+                                             bottleneck_job().string() + " -o " + out.string() +
                                              " -m communication_bottleneck --rank_id " + rank +
                                              " --export_type " + type,
                                          out.string() + ".log");
@@ -107,12 +107,12 @@ INSTANTIATE_TEST_SUITE_P(Export, CommunicationBottleneckGolden, ::testing::Value
 
 const fs::path& device_bound_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "tp4pp2s3dev";
+    const fs::path j = bottleneck_scratch() / "tp4pp2s3dev";
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                              " --ranks 8 --tp 4 --pp 2 --steps 3 --slow-device "
                                              "5:1.5 --export-type db",
-                                         (scratch() / "generate-dev.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate-dev.log");
+                                         (bottleneck_scratch() / "generate-dev.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(bottleneck_scratch() / "generate-dev.log");
     return j;
   }();
   return job;
@@ -125,7 +125,7 @@ TEST_P(CommunicationBottleneckDeviceBound, MatchesMsprofAnalyzeAtAnyProcessCount
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" /
                        ("tp4pp2s3dev_communication_bottleneck_r5__" + type);
   auto run = [&](const std::string& launcher, const std::string& name) {
-    const fs::path out = scratch() / ("dev-" + type + "-" + name);
+    const fs::path out = bottleneck_scratch() / ("dev-" + type + "-" + name);
     const int rc = cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " +
                                              device_bound_job().string() + " -o " + out.string() +
                                              " -m communication_bottleneck --rank_id 5 "
@@ -155,9 +155,9 @@ INSTANTIATE_TEST_SUITE_P(Export, CommunicationBottleneckDeviceBound,
 
 TEST(CommunicationBottleneckRecipe, SameBytesAtAnyProcessCount) {
   auto run = [&](const std::string& launcher, const std::string& name) {
-    const fs::path out = scratch() / ("mpi-" + name);
+    const fs::path out = bottleneck_scratch() / ("mpi-" + name);
     const int rc = cs::test::run_command(
-        launcher + CS_BINARY + " cluster -q -d " + generated_job().string() + " -o " +
+        launcher + CS_BINARY + " cluster -q -d " + bottleneck_job().string() + " -o " +
             out.string() + " -m communication_bottleneck --rank_id 5 --export_type db",
         out.string() + ".log");
     EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
@@ -170,9 +170,9 @@ TEST(CommunicationBottleneckRecipe, SameBytesAtAnyProcessCount) {
 }
 
 TEST(CommunicationBottleneckRecipe, UnknownRankIsAnError) {
-  const fs::path out = scratch() / "unknown";
+  const fs::path out = bottleneck_scratch() / "unknown";
   const int rc =
-      cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " + generated_job().string() +
+      cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " + bottleneck_job().string() +
                                 " -o " + out.string() + " -m communication_bottleneck --rank_id 42",
                             out.string() + ".log");
   EXPECT_NE(rc, 0);

@@ -22,12 +22,12 @@ namespace ct = cs::recipes::communication_time_sum;
 namespace {
 
 // The real job's two ranks mapped by `recipe`, repeated as ranks 0-3.
-std::vector<cs::recipes::RankPartial> mapped(const cs::recipes::Recipe& recipe) {
+std::vector<cs::recipes::RankPartial> mapped_as_four_ranks(const cs::recipes::Recipe& recipe) {
   return cs::test::map_real_db_ranks(recipe, 4);
 }
 
 // Every cell of a frame, column by column, as text.
-std::string cells(const cs::frame::Frame& f) {
+std::string cell_text(const cs::frame::Frame& f) {
   std::string s;
   for (const auto& c : f.columns) {
     s += c.name + ":";
@@ -40,7 +40,7 @@ std::string cells(const cs::frame::Frame& f) {
 }  // namespace
 
 TEST(CommunicationSumsMerge, MatrixFromTakenFramesIsTheMatrixFromCopies) {
-  const auto parts = mapped(cm::CommunicationMatrixSum());
+  const auto parts = mapped_as_four_ranks(cm::CommunicationMatrixSum());
   const std::vector<const cs::frame::Frame*> frames = cs::recipes::used_frames(parts, "matrix");
   ASSERT_EQ(frames.size(), 4u);
   const cs::frame::Frame copied = cm::merge_communication_matrix(frames, {0, 1, 2, 3});
@@ -56,7 +56,7 @@ TEST(CommunicationSumsMerge, MatrixFromTakenFramesIsTheMatrixFromCopies) {
     EXPECT_FALSE(p.frames.contains("matrix")) << p.rank;
   }
   const cs::frame::Frame moved = cm::merge_communication_matrix(std::move(taken), ranks);
-  EXPECT_EQ(cells(moved), cells(copied));
+  EXPECT_EQ(cell_text(moved), cell_text(copied));
 }
 
 TEST(CommunicationSumsMerge, TakingMergeWritesTheTablesOfTheCopyingReduce) {
@@ -65,7 +65,7 @@ TEST(CommunicationSumsMerge, TakingMergeWritesTheTablesOfTheCopyingReduce) {
   recipes.push_back(std::make_unique<cm::CommunicationMatrixSum>());
   for (const auto& recipe : recipes) {
     const fs::path dir = cs::test::temp_dir("sums-merge-" + recipe->name());
-    auto parts = mapped(*recipe);
+    auto parts = mapped_as_four_ranks(*recipe);
     cs::recipes::RecipeOutput reduce_out;
     reduce_out.cluster_output_dir = (dir / "reduce").string();
     fs::create_directories(reduce_out.cluster_output_dir);

@@ -23,26 +23,26 @@ namespace com = cs::recipes::computational_op_masking;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& op_masking_scratch() {
   static const cs::test::ScratchDir dir("op-masking");
   return dir.path();
 }
 
-const fs::path& generated_job() {
+const fs::path& op_masking_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "tp2pp2s2";
+    const fs::path j = op_masking_scratch() / "tp2pp2s2";
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                              " --ranks 16 --tp 2 --pp 2 --steps 2 --export-type db",
-                                         (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+                                         (op_masking_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(op_masking_scratch() / "generate.log");
     return j;
   }();
   return job;
 }
 
-fs::path run(const fs::path& job, const std::string& launcher, const std::string& name,
-             const std::string& args) {
-  const fs::path out = scratch() / name;
+fs::path run_op_masking(const fs::path& job, const std::string& launcher, const std::string& name,
+                        const std::string& args) {
+  const fs::path out = op_masking_scratch() / name;
   const int rc =
       cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + job.string() + " -o " +
                                 out.string() + " -m computational_op_masking " + args,
@@ -92,12 +92,13 @@ TEST_P(ComputationalOpMaskingGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const GoldenCase c = GetParam();
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / c.ref;
   const std::string name = c.ref;
-  const fs::path single = run(generated_job(), "", name + "-nolauncher", c.args);
+  const fs::path single = run_op_masking(op_masking_job(), "", name + "-nolauncher", c.args);
   cs::test::expect_same_outputs(single, ref);
   const auto expected = cs::test::read_tree(single);
   for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(run(generated_job(), cs::test::mpirun(np),
-                                        name + "-np" + std::to_string(np), c.args)) == expected)
+    EXPECT_TRUE(cs::test::read_tree(run_op_masking(op_masking_job(), cs::test::mpirun(np),
+                                                   name + "-np" + std::to_string(np), c.args)) ==
+                expected)
         << "np=" << np;
 }
 
@@ -110,15 +111,15 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ComputationalOpMasking, RealJobWithoutGroupNamesWritesNothing) {
   const fs::path input = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
-  const fs::path out = run(input, "", "real", "--export_type text");
+  const fs::path out = run_op_masking(input, "", "real", "--export_type text");
   EXPECT_FALSE(
       fs::exists(out / "ComputationalOpMasking" / "computational_operator_masking_linearity.csv"));
 }
 
 TEST(ComputationalOpMasking, RefusesAnEmptyGroup) {
-  const fs::path out = scratch() / "bad-arg";
+  const fs::path out = op_masking_scratch() / "bad-arg";
   const int rc = cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " +
-                                           generated_job().string() + " -o " + out.string() +
+                                           op_masking_job().string() + " -o " + out.string() +
                                            " -m computational_op_masking --parallel_types 'dp;'",
                                        out.string() + ".log");
   EXPECT_EQ(rc, 2);

@@ -8,7 +8,6 @@
 #include <sqlite3.h>
 
 #include <filesystem>
-#include <limits>
 #include <random>
 #include <string>
 
@@ -21,7 +20,7 @@ namespace cs::recipes {
 namespace {
 
 // The profiler's schema for the tables compute_op_sum reads (as torch_npu writes them).
-const char* kSchema = CS_TEST_STRING_IDS_AND_TASK
+const char* kComputeOpSchema = CS_TEST_STRING_IDS_AND_TASK
     "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim "
     "INTEGER,mixBlockDim INTEGER,taskType INTEGER,opType INTEGER,inputFormats INTEGER,"
     "inputDataTypes INTEGER,inputShapes INTEGER,outputFormats INTEGER,outputDataTypes INTEGER,"
@@ -31,13 +30,13 @@ const char* kTaskIndex = "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);
 
 // Random rows on a small grid so starts and task ids tie; some NULL, some negative (outside the
 // range), some string ids missing; a task id may have several TASK rows or none.
-std::string random_rows(unsigned seed, const char* index = kTaskIndex) {
+std::string random_compute_rows(unsigned seed, const char* index = kTaskIndex) {
   std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto maybe_null = [&](int v) {
     return pick(0, 7) == 0 ? std::string("NULL") : std::to_string(v);
   };
-  std::string sql = std::string("BEGIN;") + kSchema;
+  std::string sql = std::string("BEGIN;") + kComputeOpSchema;
   for (int i = 1; i <= 6; ++i)
     if (pick(0, 5))
       sql += "INSERT INTO STRING_IDS VALUES (" + std::to_string(i) + ", 'S" + std::to_string(i) +
@@ -58,19 +57,17 @@ std::string random_rows(unsigned seed, const char* index = kTaskIndex) {
   return sql + index + "COMMIT;";
 }
 
-const int64_t kMax = std::numeric_limits<int64_t>::max();
-
 TEST(ComputeOpSumScan, RowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     ScratchProfilerDb t("cos-scan");
-    t.exec(random_rows(seed));
+    t.exec(random_compute_rows(seed));
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want, got;
-    ASSERT_TRUE(db.query(compute_op_sum::compute_op_sum_sql(), {0, kMax}, want, "TASK", diag));
+    ASSERT_TRUE(db.query(compute_op_sum::compute_op_sum_sql(), {0, kMaxNs}, want, "TASK", diag));
     ASSERT_TRUE(compute_op_sum::scan_compute_ops(
-        db.database(), compute_op_sum::compute_op_sum_sql(), 0, kMax, got))
+        db.database(), compute_op_sum::compute_op_sum_sql(), 0, kMaxNs, got))
         << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
@@ -84,15 +81,16 @@ TEST(ComputeOpSumScan, DeclinesWhatItCannotReproduce) {
     recipes::RankDb db(t.path, diag);
     frame::Frame got;
     EXPECT_FALSE(compute_op_sum::scan_compute_ops(
-        db.database(), compute_op_sum::compute_op_sum_sql(), 0, kMax, got))
+        db.database(), compute_op_sum::compute_op_sum_sql(), 0, kMaxNs, got))
         << what;
   };
-  declines(random_rows(3, ""), "no TaskIndex: another plan");
-  declines(random_rows(3, "CREATE INDEX TaskIndex ON TASK (startNs, endNs);"),
+  declines(random_compute_rows(3, ""), "no TaskIndex: another plan");
+  declines(random_compute_rows(3, "CREATE INDEX TaskIndex ON TASK (startNs, endNs);"),
            "TaskIndex on other keys");
-  declines(random_rows(3) + "INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (1, 2.5, 1);",
+  declines(random_compute_rows(3) +
+               "INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (1, 2.5, 1);",
            "a real end");
-  declines(random_rows(3) +
+  declines(random_compute_rows(3) +
                "INSERT INTO COMPUTE_TASK_INFO (globalTaskId) VALUES (99);"
                "INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (1, 4503599627370497, 99);",
            "a duration round() may change");

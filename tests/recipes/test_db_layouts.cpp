@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& layouts_scratch() {
   static const cs::test::ScratchDir dir("mindspore-db");
   return dir.path();
 }
@@ -31,11 +31,12 @@ struct Jobs {
 // The generated job (PyTorch names) and its copies in MindSpore's and CANN msprof's layouts.
 const Jobs& jobs() {
   static const Jobs j = [] {
-    const fs::path pt = scratch() / "pt", ms = scratch() / "ms", prof = scratch() / "prof";
+    const fs::path pt = layouts_scratch() / "pt", ms = layouts_scratch() / "ms",
+                   prof = layouts_scratch() / "prof";
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + pt.string() +
                                              " --ranks 8 --tp 4 --pp 2 --steps 2 --export-type db",
-                                         (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+                                         (layouts_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(layouts_scratch() / "generate.log");
     fs::create_directories(ms);
     for (const auto& d : fs::directory_iterator(pt)) {
       if (!d.is_directory()) continue;
@@ -66,8 +67,8 @@ const Jobs& jobs() {
   return j;
 }
 
-fs::path run(const fs::path& job, const std::string& args, const std::string& name) {
-  const fs::path out = scratch() / name;
+fs::path run_layout(const fs::path& job, const std::string& args, const std::string& name) {
+  const fs::path out = layouts_scratch() / name;
   const int rc = cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " + job.string() +
                                            " -o " + out.string() + " " + args,
                                        out.string() + ".log");
@@ -84,9 +85,10 @@ TEST_P(DbLayout, RecipesGiveWhatThePytorchLayoutGives) {
   for (const char* recipe : {"communication_time_sum", "communication_matrix_sum", "hccl_sum",
                              "compute_op_sum", "mstx_sum", "computational_op_masking"}) {
     const std::string args = std::string("-m ") + recipe + " --export_type text";
-    const auto a =
-        cs::test::read_tree(run(jobs().pt, args, std::string("pt-") + GetParam() + "-" + recipe));
-    const auto b = cs::test::read_tree(run(job(), args, std::string(GetParam()) + "-" + recipe));
+    const auto a = cs::test::read_tree(
+        run_layout(jobs().pt, args, std::string("pt-") + GetParam() + "-" + recipe));
+    const auto b =
+        cs::test::read_tree(run_layout(job(), args, std::string(GetParam()) + "-" + recipe));
     EXPECT_FALSE(a.empty()) << recipe;
     EXPECT_TRUE(a == b) << recipe;
   }
@@ -94,8 +96,8 @@ TEST_P(DbLayout, RecipesGiveWhatThePytorchLayoutGives) {
 
 TEST_P(DbLayout, ClusterDocumentsAreTheSame) {
   const std::string args = "-m all --export_type text --format json,csv --op-tables csv";
-  const fs::path a = run(jobs().pt, args, "pt-all");
-  const fs::path b = run(job(), args, std::string(GetParam()) + "-all");
+  const fs::path a = run_layout(jobs().pt, args, "pt-all");
+  const fs::path b = run_layout(job(), args, std::string(GetParam()) + "-all");
   for (const char* f : {"cluster_step_trace_time.csv", "cluster_communication.json",
                         "cluster_communication_matrix.json", "communication_group.json",
                         "step_trace.csv", "communication_ops.csv", "operators_topn.csv"}) {

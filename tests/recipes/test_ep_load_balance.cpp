@@ -24,28 +24,29 @@ using cs::recipes::ep_load_balance::routed_tokens;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& ep_balance_scratch() {
   static const cs::test::ScratchDir dir("ep-load-balance");
   return dir.path();
 }
 
-const fs::path& generated_job() {
+const fs::path& ep_balance_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "tp2pp2ep2s2";
+    const fs::path j = ep_balance_scratch() / "tp2pp2ep2s2";
     const int rc =
         cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                   " --ranks 16 --tp 2 --pp 2 --ep 2 --steps 2 --export-type db",
-                              (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+                              (ep_balance_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(ep_balance_scratch() / "generate.log");
     return j;
   }();
   return job;
 }
 
-fs::path run(const std::string& launcher, const std::string& name, const std::string& type) {
-  const fs::path out = scratch() / name;
+fs::path run_ep_balance(const std::string& launcher, const std::string& name,
+                        const std::string& type) {
+  const fs::path out = ep_balance_scratch() / name;
   const int rc =
-      cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + generated_job().string() +
+      cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + ep_balance_job().string() +
                                 " -o " + out.string() + " -m ep_load_balance --export_type " + type,
                             out.string() + ".log");
   EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
@@ -66,12 +67,12 @@ TEST(EpLoadBalance, RoutedTokensByHand) {
 
 TEST(EpLoadBalance, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2ep2s2_ep_load_balance__db";
-  const fs::path single = run("", "nolauncher", "db");
+  const fs::path single = run_ep_balance("", "nolauncher", "db");
   cs::test::expect_same_outputs(single, ref);
   const auto expected = cs::test::read_tree(single);
   for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(run(cs::test::mpirun(np), "np" + std::to_string(np), "db")) ==
-                expected)
+    EXPECT_TRUE(cs::test::read_tree(run_ep_balance(cs::test::mpirun(np), "np" + std::to_string(np),
+                                                   "db")) == expected)
         << "np=" << np;
   // Every rank has a sum, and each group's spread is its largest minus its smallest sum.
   sqlite3* db = nullptr;
@@ -94,12 +95,12 @@ TEST(EpLoadBalance, MatchesMsprofAnalyzeAtAnyProcessCount) {
 // The kernels' shapes are read from the pages (ep_load_balance_scan.h) on every rank, with the
 // same outputs as SQLite's answer (CS_RECIPE_SCANS=off).
 TEST(EpLoadBalance, ScanGivesTheSqlOutputs) {
-  cs::test::expect_scan_matches_sql(generated_job(), scratch() / "scan", "ep_load_balance", "db",
-                                    {{"ep_load_balance.shapes", 16}});
+  cs::test::expect_scan_matches_sql(ep_balance_job(), ep_balance_scratch() / "scan",
+                                    "ep_load_balance", "db", {{"ep_load_balance.shapes", 16}});
 }
 
 TEST(EpLoadBalance, TextExportWritesNothing) {
-  const fs::path out = run("", "text", "text");
+  const fs::path out = run_ep_balance("", "text", "text");
   for (const auto& f : fs::recursive_directory_iterator(out))
     EXPECT_FALSE(f.is_regular_file() && f.path().filename() != ".clusterscope_written") << f.path();
 }

@@ -22,25 +22,26 @@ using cs::recipes::export_summary::python_true_divide;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& export_summary_scratch() {
   static const cs::test::ScratchDir dir("export-summary");
   return dir.path();
 }
 
-const fs::path& generated_job() {
+const fs::path& export_summary_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "tp2pp2s1";
+    const fs::path j = export_summary_scratch() / "tp2pp2s1";
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                              " --ranks 4 --tp 2 --pp 2 --steps 1 --export-type db",
-                                         (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+                                         (export_summary_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(export_summary_scratch() / "generate.log");
     return j;
   }();
   return job;
 }
 
-fs::path run(const fs::path& job, const std::string& launcher, const std::string& name) {
-  const fs::path out = scratch() / name;
+fs::path run_export_summary(const fs::path& job, const std::string& launcher,
+                            const std::string& name) {
+  const fs::path out = export_summary_scratch() / name;
   const int rc = cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + job.string() +
                                            " -o " + out.string() + " -m export_summary",
                                        out.string() + ".log");
@@ -49,12 +50,12 @@ fs::path run(const fs::path& job, const std::string& launcher, const std::string
 }
 
 void expect_golden(const fs::path& job, const fs::path& ref, const std::string& name) {
-  const fs::path single = run(job, "", name + "-nolauncher");
+  const fs::path single = run_export_summary(job, "", name + "-nolauncher");
   cs::test::expect_same_outputs(single, ref);
   const auto expected = cs::test::read_tree(single);
   for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(
-                    run(job, cs::test::mpirun(np), name + "-np" + std::to_string(np))) == expected)
+    EXPECT_TRUE(cs::test::read_tree(run_export_summary(
+                    job, cs::test::mpirun(np), name + "-np" + std::to_string(np))) == expected)
         << "np=" << np;
   for (const auto& f : fs::recursive_directory_iterator(job))
     EXPECT_NE(f.path().extension(), ".csv") << f.path();
@@ -78,7 +79,7 @@ TEST(ExportSummary, RealJobMatchesMsprofAnalyzeAtAnyProcessCount) {
 }
 
 TEST(ExportSummary, GeneratedJobMatchesMsprofAnalyzeAtAnyProcessCount) {
-  expect_golden(generated_job(),
+  expect_golden(export_summary_job(),
                 fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s1_export_summary", "gen");
 }
 

@@ -21,7 +21,7 @@ namespace cs::recipes {
 namespace {
 
 // The profiler's schema for the tables free_analysis reads (as torch_npu writes them).
-const char* kSchema = CS_TEST_STRING_IDS_AND_TASK
+const char* kFreeAnalysisSchema = CS_TEST_STRING_IDS_AND_TASK
     "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim "
     "INTEGER);"
     "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId "
@@ -35,11 +35,11 @@ const char* kSchema = CS_TEST_STRING_IDS_AND_TASK
 // Random rows on a small grid of times, so starts and ends tie often; tasks may be nested,
 // zero-length or end before they start; ids repeat and some are missing.
 // With `nulls`, some TASK starts and task ids are NULL (TaskIndex puts them first).
-std::string random_rows(unsigned seed, bool task_index = true, bool nulls = false) {
+std::string random_free_rows(unsigned seed, bool task_index = true, bool nulls = false) {
   std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::string sql =
-      std::string("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;") + kSchema;
+      std::string("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;") + kFreeAnalysisSchema;
   for (int i = 1; i <= 4; ++i)
     sql += "INSERT INTO STRING_IDS VALUES (" + std::to_string(i) + ", 'KIND_" + std::to_string(i) +
            "');";
@@ -109,7 +109,7 @@ TEST(MergeBusyIntervals, EqualStartsShareAGroupEvenAfterAnEarlierEnd) {
 TEST(FreeAnalysisScan, BusyIntervalsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     ScratchProfilerDb t("fa-busy");
-    t.exec(random_rows(seed));
+    t.exec(random_free_rows(seed));
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
@@ -133,7 +133,7 @@ static_assert(std::is_trivially_copyable_v<free_analysis::RawValue> &&
 void expect_link_rows_equal_the_sql(unsigned seed, bool nulls) {
   {
     ScratchProfilerDb t("fa-link");
-    t.exec(random_rows(seed, true, nulls));
+    t.exec(random_free_rows(seed, true, nulls));
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
@@ -182,7 +182,7 @@ TEST(FreeAnalysisScan, LinkRowsEqualTheSqlWithNullStartsAndTaskIds) {
 TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
   for (unsigned seed = 1; seed <= 60; ++seed) {
     ScratchProfilerDb t("fa-both");
-    t.exec(random_rows(seed));
+    t.exec(random_free_rows(seed));
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
@@ -216,7 +216,7 @@ TEST(FreeAnalysisScan, BothQueriesFromOneReadEqualTheSql) {
 TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
   {  // no TaskIndex: SQLite sorts the rows itself, the scan does not guess its order
     ScratchProfilerDb t("fa-noindex");
-    t.exec(random_rows(7, false));
+    t.exec(random_free_rows(7, false));
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     free_analysis::LinkRows got;
@@ -225,7 +225,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
   }
   {  // a repeated PYTORCH_API connectionId
     ScratchProfilerDb t("fa-pydup");
-    t.exec(random_rows(7));
+    t.exec(random_free_rows(7));
     t.exec(
         "INSERT INTO PYTORCH_API (startNs, endNs, connectionId) VALUES ('1','2',3),"
         "('4','5',3)");
@@ -237,7 +237,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
   }
   {  // TaskIndex on other columns: SQLite's plan reads the same, its order is not (start, id)
     ScratchProfilerDb t("fa-otherindex");
-    std::string rows = random_rows(7, false);
+    std::string rows = random_free_rows(7, false);
     rows.insert(rows.rfind("COMMIT;"), "CREATE INDEX TaskIndex ON TASK (startNs, endNs);");
     t.exec(rows);
     io::Diagnostics diag;
@@ -251,7 +251,7 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
   }
   {  // a TASK start that is a real number: TaskIndex's order is left to SQLite
     ScratchProfilerDb t("fa-realstart");
-    t.exec(random_rows(7));
+    t.exec(random_free_rows(7));
     t.exec("INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (2.5, 9, 99)");
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
@@ -261,7 +261,8 @@ TEST(FreeAnalysisScan, DeclinesWhatItCannotReproduce) {
   }
   {  // a start that is text, not an integer: the SQL's comparisons are its own
     ScratchProfilerDb t("fa-text");
-    t.exec(std::string(kSchema) + "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES ('x', 5)");
+    t.exec(std::string(kFreeAnalysisSchema) +
+           "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES ('x', 5)");
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     std::vector<free_analysis::BusyInterval> got;

@@ -26,14 +26,14 @@ using cs::recipes::freq_analysis::judge_frequencies;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& freq_scratch() {
   static const cs::test::ScratchDir dir("freq-analysis");
   return dir.path();
 }
 
 const fs::path& freq_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "freq5";
+    const fs::path j = freq_scratch() / "freq5";
     const char* added[] = {"", "INSERT INTO AICORE_FREQ VALUES (1, 1, 800);",
                            "INSERT INTO AICORE_FREQ VALUES (0, 1, 1200);",
                            "INSERT INTO AICORE_FREQ VALUES (1, 1, 1000);"
@@ -51,9 +51,9 @@ const fs::path& freq_job() {
   return job;
 }
 
-fs::path run(const fs::path& job, const std::string& launcher, const std::string& name,
-             const std::string& type) {
-  return cs::test::run_recipe(job, scratch() / name, "freq_analysis", type, launcher);
+fs::path run_freq(const fs::path& job, const std::string& launcher, const std::string& name,
+                  const std::string& type) {
+  return cs::test::run_recipe(job, freq_scratch() / name, "freq_analysis", type, launcher);
 }
 
 TEST(FreqAnalysis, Verdicts) {
@@ -67,26 +67,26 @@ TEST(FreqAnalysis, Verdicts) {
 TEST(FreqAnalysis, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const fs::path ref = fs::path(CS_TEST_DATA) / "ascend-real" / "msprof-analyze-ref" /
                        "db_level1_freq5__freq_analysis__db";
-  const fs::path single = run(freq_job(), "", "nolauncher", "db");
+  const fs::path single = run_freq(freq_job(), "", "nolauncher", "db");
   cs::test::expect_same_outputs(single, ref);
   cs::test::expect_same_at_process_counts(single, "", [](const auto& launcher, const auto& name) {
-    return run(freq_job(), launcher, name, "db");
+    return run_freq(freq_job(), launcher, name, "db");
   });
 }
 
 TEST(FreqAnalysis, GeneratedSlowFreqMatchesMsprofAnalyze) {
-  const fs::path job = cs::test::generate_job(scratch() / "generated",
+  const fs::path job = cs::test::generate_job(freq_scratch() / "generated",
                                               "--ranks 8 --tp 2 --pp 2 --steps 3 --export-type db "
                                               "--slow-freq 3:800 --slow-freq 5:1200");
   cs::test::expect_same_outputs(
-      run(job, "", "generated-out", "db"),
+      run_freq(job, "", "generated-out", "db"),
       fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s3_freq_analysis__db");
 }
 
 TEST(FreqAnalysis, NormalJobAndTextExportWriteNothing) {
   const fs::path real = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
   for (const auto& [job, type] : {std::pair{real, "db"}, std::pair{freq_job(), "text"}}) {
-    const fs::path out = run(job, "", std::string("none-") + type, type);
+    const fs::path out = run_freq(job, "", std::string("none-") + type, type);
     for (const auto& f : fs::recursive_directory_iterator(out))
       EXPECT_FALSE(f.is_regular_file() && f.path().filename() != ".clusterscope_written")
           << f.path();

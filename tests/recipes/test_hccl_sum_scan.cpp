@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <random>
 #include <string>
 
@@ -19,7 +18,7 @@ namespace cs::recipes {
 namespace {
 
 // The profiler's schema for the tables hccl_sum reads (as torch_npu writes them).
-const char* kSchema =
+const char* kHcclSchema =
     "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
     "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId "
     "INTEGER,groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,retry INTEGER,dataType "
@@ -27,13 +26,13 @@ const char* kSchema =
 
 // Random rows on a small grid; some NULL, some negative starts (outside the range), some string
 // ids missing; opIds out of insertion order (the scan follows the rowid).
-std::string random_rows(unsigned seed) {
+std::string random_hccl_rows(unsigned seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto maybe_null = [&](int v) {
     return pick(0, 7) == 0 ? std::string("NULL") : std::to_string(v);
   };
-  std::string sql = std::string("BEGIN;") + kSchema;
+  std::string sql = std::string("BEGIN;") + kHcclSchema;
   for (int i = 1; i <= 6; ++i)
     if (pick(0, 5))
       sql += "INSERT INTO STRING_IDS VALUES (" + std::to_string(i) + ", " +
@@ -51,18 +50,16 @@ std::string random_rows(unsigned seed) {
   return sql + "COMMIT;";
 }
 
-const int64_t kMax = std::numeric_limits<int64_t>::max();
-
 TEST(HcclSumScan, RowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     ScratchProfilerDb t("hccl-scan");
-    t.exec(random_rows(seed));
+    t.exec(random_hccl_rows(seed));
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want, got;
-    ASSERT_TRUE(db.query(hccl_sum::hccl_sum_sql(), {0, kMax}, want, "COMMUNICATION_OP", diag));
-    ASSERT_TRUE(hccl_sum::scan_hccl_ops(db.database(), hccl_sum::hccl_sum_sql(), 0, kMax, got))
+    ASSERT_TRUE(db.query(hccl_sum::hccl_sum_sql(), {0, kMaxNs}, want, "COMMUNICATION_OP", diag));
+    ASSERT_TRUE(hccl_sum::scan_hccl_ops(db.database(), hccl_sum::hccl_sum_sql(), 0, kMaxNs, got))
         << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
@@ -75,16 +72,16 @@ TEST(HcclSumScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     frame::Frame got;
-    EXPECT_FALSE(hccl_sum::scan_hccl_ops(db.database(), hccl_sum::hccl_sum_sql(), 0, kMax, got))
+    EXPECT_FALSE(hccl_sum::scan_hccl_ops(db.database(), hccl_sum::hccl_sum_sql(), 0, kMaxNs, got))
         << what;
   };
-  declines(random_rows(3) + "CREATE INDEX ix ON COMMUNICATION_OP (startNs);",
+  declines(random_hccl_rows(3) + "CREATE INDEX ix ON COMMUNICATION_OP (startNs);",
            "an index on startNs: another plan");
-  declines(random_rows(3) + "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES (1, 2.5);",
+  declines(random_hccl_rows(3) + "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES (1, 2.5);",
            "a real end");
-  declines(random_rows(3) + "INSERT INTO COMMUNICATION_OP (startNs, opType) VALUES (1, 'x');",
+  declines(random_hccl_rows(3) + "INSERT INTO COMMUNICATION_OP (startNs, opType) VALUES (1, 'x');",
            "a text string id");
-  declines(random_rows(3) +
+  declines(random_hccl_rows(3) +
                "INSERT INTO COMMUNICATION_OP (startNs, endNs) VALUES (1, 4503599627370497);",
            "a duration round() may change");
 }

@@ -29,16 +29,7 @@ using cs::recipes::RankPartial;
 
 namespace {
 
-// Every cell of a frame, column by column, as text.
-std::string cells(const Frame& f) {
-  std::string s;
-  for (const auto& c : f.columns) {
-    s += c.name + (c.force_object ? "(object):" : ":");
-    for (const auto& cell : c.cells) s += cs::frame::cell_key(cell) + ",";
-    s += "\n";
-  }
-  return s;
-}
+using cs::test::frame_cells;
 
 // A rank's CommAnalyzerMatrix rows as the map step reads them (local ranks as text).
 struct RankRows {
@@ -70,7 +61,7 @@ struct RankRows {
 // row and a link to every member per op and step, a p2p link to the next member; with `far`,
 // rank n-1 also reports rank 0's links of group "g0" (the same links: summed) and the last rank
 // of each group a copy of its first member's "-total" link. `ops`: ops per step.
-std::vector<RankPartial> generated(int n, int size, int ops, bool far) {
+std::vector<RankPartial> generated_matrix_parts(int n, int size, int ops, bool far) {
   std::vector<RankPartial> parts(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) {
     RankRows rows;
@@ -111,30 +102,22 @@ void park_all(std::vector<RankPartial>& parts, cs::recipes::FramePark& store) {
   for (auto& p : parts) store.park(0, p);
 }
 
-// The database the recipe's merge of `parts` writes.
-std::string merged_db(std::vector<RankPartial> parts, const fs::path& dir) {
-  cm::CommunicationMatrixSum recipe;
-  fs::create_directories(dir);
-  cs::recipes::RecipeOutput out;
-  out.cluster_output_dir = dir.string();
-  cs::io::Diagnostics diag;
-  const auto write = recipe.merge(parts, 2, diag);
-  EXPECT_TRUE(write && write(out, diag));
-  EXPECT_FALSE(diag.has_errors());
-  return cs::test::read_file(dir / "cluster_analysis.db");
+// The database the recipe's merge of `parts` writes (on two threads).
+std::string matrix_sum_db(std::vector<RankPartial> parts, const fs::path& dir) {
+  return cs::test::merged_db(cm::CommunicationMatrixSum(), std::move(parts), dir, 2);
 }
 
 }  // namespace
 
 TEST(MatrixSumStream, StreamedLinksAreTheHeldMergesRows) {
   for (bool far : {false, true}) {
-    const auto held = generated(24, 4, 2, far);
+    const auto held = generated_matrix_parts(24, 4, 2, far);
     const Frame expected = held_merge(held);
     ASSERT_GT(expected.rows(), 400u);
     // Held parts, parked parts (their touched partitions kept beside), and parts whose frames
     // were parked without anything beside (read back for the rank map).
     auto parts = held;
-    EXPECT_EQ(cells(cm::merge_parked(parts)), cells(expected)) << far;
+    EXPECT_EQ(frame_cells(cm::merge_parked(parts)), frame_cells(expected)) << far;
     cm::CommunicationMatrixSum recipe;
     auto parked = held;
     cs::recipes::FramePark store({&recipe});
@@ -142,20 +125,20 @@ TEST(MatrixSumStream, StreamedLinksAreTheHeldMergesRows) {
     ASSERT_TRUE(cm::any_parked(parked));
     auto file = parked[0].parked[0].file;
     const auto streamed = cm::stream_matrix(parked, file);
-    EXPECT_EQ(cells(cm::collect_matrix(*streamed)), cells(expected)) << far;
+    EXPECT_EQ(frame_cells(cm::collect_matrix(*streamed)), frame_cells(expected)) << far;
     EXPECT_EQ(streamed->links.runs(), 1u);  // (in position order: one run)
     auto bare = held;
     cs::recipes::FramePark bare_store({&recipe});
     park_all(bare, bare_store);
     for (auto& p : bare) p.parked[0].beside.clear();
-    EXPECT_EQ(cells(cm::merge_parked(bare)), cells(expected)) << far;
+    EXPECT_EQ(frame_cells(cm::merge_parked(bare)), frame_cells(expected)) << far;
   }
 }
 
 TEST(MatrixSumStream, ALinkOpenAcrossTheWalkIsSweptOutWithTheRest) {
   // 80,000 links, group g0's open to the last rank: the table is swept (at 65,536 links) and
   // keeps only g0's; the rows come back in the held merge's order.
-  const auto held = generated(200, 8, 25, true);
+  const auto held = generated_matrix_parts(200, 8, 25, true);
   const Frame expected = held_merge(held);
   ASSERT_GT(expected.rows(), 70000u);
   cm::CommunicationMatrixSum recipe;
@@ -163,20 +146,20 @@ TEST(MatrixSumStream, ALinkOpenAcrossTheWalkIsSweptOutWithTheRest) {
   cs::recipes::FramePark store({&recipe});
   park_all(parked, store);
   const auto streamed = cm::stream_matrix(parked, parked[0].parked[0].file);
-  EXPECT_EQ(cells(cm::collect_matrix(*streamed)), cells(expected));
+  EXPECT_EQ(frame_cells(cm::collect_matrix(*streamed)), frame_cells(expected));
   EXPECT_GE(streamed->links.runs(), 2u);
 }
 
 TEST(MatrixSumStream, TheStreamedTableIsTheHeldTablesBytes) {
   const fs::path dir = cs::test::temp_dir("matrix-stream-db");
-  const auto held = generated(24, 4, 2, true);
-  const std::string expected = merged_db(held, dir / "held");
+  const auto held = generated_matrix_parts(24, 4, 2, true);
+  const std::string expected = matrix_sum_db(held, dir / "held");
   ASSERT_GT(expected.size(), 4096u);
   cm::CommunicationMatrixSum recipe;
   auto parked = held;
   cs::recipes::FramePark store({&recipe});
   park_all(parked, store);
-  EXPECT_TRUE(merged_db(std::move(parked), dir / "parked") == expected);
+  EXPECT_TRUE(matrix_sum_db(std::move(parked), dir / "parked") == expected);
   // Integer sizes (an INTEGER column, summed as integers) and a text time (an object column:
   // SQLite writes the table).
   auto mixed = held;
@@ -185,15 +168,15 @@ TEST(MatrixSumStream, TheStreamedTableIsTheHeldTablesBytes) {
     for (auto& c : size) c = Cell::integer(static_cast<int64_t>(c.num()));
   }
   cs::frame::find_column(mixed[5].frames.at("matrix"), "transit_time")->cells[3] = Cell::text("x");
-  const std::string mixed_expected = merged_db(mixed, dir / "mixed-held");
+  const std::string mixed_expected = matrix_sum_db(mixed, dir / "mixed-held");
   cs::recipes::FramePark mixed_store({&recipe});
   park_all(mixed, mixed_store);
-  EXPECT_TRUE(merged_db(std::move(mixed), dir / "mixed-parked") == mixed_expected);
+  EXPECT_TRUE(matrix_sum_db(std::move(mixed), dir / "mixed-parked") == mixed_expected);
   fs::remove_all(dir);
 }
 
 TEST(MatrixSumStream, ASpillFileThatFailsKeepsTheRunsInMemory) {
-  const auto held = generated(48, 4, 20, false);  // about 23,000 links: 6 chunks
+  const auto held = generated_matrix_parts(48, 4, 20, false);  // about 23,000 links: 6 chunks
   const Frame expected = held_merge(held);
   auto parts = held;
   auto file = cs::runtime::SpillFile::create();
@@ -218,5 +201,5 @@ TEST(MatrixSumStream, ASpillFileThatFailsKeepsTheRunsInMemory) {
   ASSERT_TRUE(streamed);
   EXPECT_FALSE(streamed->problem().empty());
   EXPECT_EQ(file->size(), sizeof block + 2 * chunk);  // two chunks went to the file
-  EXPECT_EQ(cells(cm::collect_matrix(*streamed)), cells(expected));
+  EXPECT_EQ(frame_cells(cm::collect_matrix(*streamed)), frame_cells(expected));
 }

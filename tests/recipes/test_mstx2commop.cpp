@@ -25,28 +25,30 @@ using cs::test::rank_db;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& mstx2commop_scratch() {
   static const cs::test::ScratchDir dir("mstx2commop");
   return dir.path();
 }
 
-fs::path generate(const std::string& name, const std::string& args) {
-  return cs::test::generate_job(scratch() / name,
+fs::path generate_mstx2commop_job(const std::string& name, const std::string& args) {
+  return cs::test::generate_job(mstx2commop_scratch() / name,
                                 "--ranks 4 --tp 2 --pp 2 --steps 1 --export-type db " + args);
 }
 
-const fs::path& job() {
-  static const fs::path j = generate("mc", "--mstx-comm");
+const fs::path& mstx2commop_job() {
+  static const fs::path j = generate_mstx2commop_job("mc", "--mstx-comm");
   return j;
 }
 
-fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
-             const std::string& type, int expected_rc = 0) {
-  return cs::test::run_recipe(input, scratch() / name, "mstx2commop", type, launcher, expected_rc);
+fs::path run_mstx2commop(const fs::path& input, const std::string& launcher,
+                         const std::string& name, const std::string& type, int expected_rc = 0) {
+  return cs::test::run_recipe(input, mstx2commop_scratch() / name, "mstx2commop", type, launcher,
+                              expected_rc);
 }
 
-fs::path run_ok(const std::string& launcher, const std::string& name, const std::string& type) {
-  return run(job(), launcher, name, type);
+fs::path run_mstx2commop_ok(const std::string& launcher, const std::string& name,
+                            const std::string& type) {
+  return run_mstx2commop(mstx2commop_job(), launcher, name, type);
 }
 
 std::map<std::string, std::string> databases(std::map<std::string, std::string> tree) {
@@ -61,30 +63,33 @@ TEST(Mstx2Commop, DoubleHash) {
 
 TEST(Mstx2Commop, MatchesMsprofAnalyzeAtAnyProcessCountAndLeavesTheInput) {
   std::map<int, std::string> before;
-  for (int r = 0; r < 4; ++r) before[r] = cs::test::dump_sqlite(rank_db(job(), r));
-  const fs::path single = run_ok("", "nolauncher", "db");
+  for (int r = 0; r < 4; ++r) before[r] = cs::test::dump_sqlite(rank_db(mstx2commop_job(), r));
+  const fs::path single = run_mstx2commop_ok("", "nolauncher", "db");
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "mc_mstx2commop";
   for (int r = 0; r < 4; ++r) {
     const fs::path got = rank_db(single / "Mstx2Commop", r);
     ASSERT_FALSE(got.empty()) << "rank " << r;
     EXPECT_EQ(commop_dump(got), cs::test::read_file(ref / ("rank_" + std::to_string(r) + ".txt")))
         << "rank " << r;
-    EXPECT_EQ(cs::test::dump_sqlite(rank_db(job(), r)), before[r]) << "input of rank " << r;
+    EXPECT_EQ(cs::test::dump_sqlite(rank_db(mstx2commop_job(), r)), before[r])
+        << "input of rank " << r;
   }
   const auto expected = databases(cs::test::read_tree(single));
   EXPECT_EQ(expected.size(), 4u);
-  EXPECT_TRUE(databases(cs::test::read_tree(run_ok("", "text", "text"))) == expected);
+  EXPECT_TRUE(databases(cs::test::read_tree(run_mstx2commop_ok("", "text", "text"))) == expected);
   for (int np : {1, 2, 4})
-    EXPECT_TRUE(databases(cs::test::read_tree(
-                    run_ok(cs::test::mpirun(np), "np" + std::to_string(np), "db"))) == expected)
+    EXPECT_TRUE(databases(cs::test::read_tree(run_mstx2commop_ok(
+                    cs::test::mpirun(np), "np" + std::to_string(np), "db"))) == expected)
         << "np=" << np;
 }
 
 TEST(Mstx2Commop, RanksWithCommunicationOpAreLeftAlone) {
-  const fs::path out = run(generate("plain", ""), "", "plain-out", "db", 1);
-  EXPECT_NE(cs::test::read_file(scratch() / "plain-out.log").find("COMMUNICATION_OP already"),
-            std::string::npos)
-      << cs::test::read_file(scratch() / "plain-out.log");
+  const fs::path out =
+      run_mstx2commop(generate_mstx2commop_job("plain", ""), "", "plain-out", "db", 1);
+  EXPECT_NE(
+      cs::test::read_file(mstx2commop_scratch() / "plain-out.log").find("COMMUNICATION_OP already"),
+      std::string::npos)
+      << cs::test::read_file(mstx2commop_scratch() / "plain-out.log");
   EXPECT_TRUE(rank_db(out, 0).empty());
 }
 

@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <random>
 #include <string>
 
@@ -19,16 +18,16 @@ namespace cs::recipes {
 namespace {
 
 // The profiler's schema for the tables the two queries read (as torch_npu writes them).
-const char* kSchema =
+const char* kMstxMarksSchema =
     "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
     "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);" CS_TEST_MSTX_EVENTS;
 
 // Random events and steps on a small grid so starts tie.
-std::string random_rows(unsigned seed) {
+std::string random_mark_rows(unsigned seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto maybe_null = [&](const std::string& v) { return pick(0, 7) == 0 ? "NULL" : v; };
-  std::string sql = std::string("BEGIN;") + kSchema;
+  std::string sql = std::string("BEGIN;") + kMstxMarksSchema;
   for (int i = 1; i <= 5; ++i)
     if (pick(0, 4))
       sql += "INSERT INTO STRING_IDS VALUES (" + std::to_string(i) + ", 'm" + std::to_string(i) +
@@ -49,18 +48,16 @@ std::string random_rows(unsigned seed) {
   return sql + "COMMIT;";
 }
 
-const int64_t kMax = std::numeric_limits<int64_t>::max();
-
 TEST(MstxMarksScan, RowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     ScratchProfilerDb t("mstx-marks");
-    t.exec(random_rows(seed));
+    t.exec(random_mark_rows(seed));
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want, got;
-    ASSERT_TRUE(db.query(mstx_sum::mstx_mark_sql(), {0, kMax}, want, "MSTX_EVENTS", diag));
-    ASSERT_TRUE(mstx_sum::scan_mstx_marks(db.database(), mstx_sum::mstx_mark_sql(), 0, kMax, got))
+    ASSERT_TRUE(db.query(mstx_sum::mstx_mark_sql(), {0, kMaxNs}, want, "MSTX_EVENTS", diag));
+    ASSERT_TRUE(mstx_sum::scan_mstx_marks(db.database(), mstx_sum::mstx_mark_sql(), 0, kMaxNs, got))
         << "seed " << seed;
     expect_same_frame(got, want, seed);
     frame::Frame want_steps, got_steps;
@@ -78,15 +75,16 @@ TEST(MstxMarksScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     frame::Frame got;
-    EXPECT_FALSE(mstx_sum::scan_mstx_marks(db.database(), mstx_sum::mstx_mark_sql(), 0, kMax, got))
+    EXPECT_FALSE(
+        mstx_sum::scan_mstx_marks(db.database(), mstx_sum::mstx_mark_sql(), 0, kMaxNs, got))
         << what;
     EXPECT_FALSE(mstx_sum::scan_step_time(db.database(), mstx_sum::mstx_step_sql(), got)) << what;
   };
-  declines(random_rows(3) +
+  declines(random_mark_rows(3) +
                "CREATE INDEX ix ON MSTX_EVENTS (startNs);"
                "CREATE INDEX iy ON STEP_TIME (startNs);",
            "indexes on startNs: other plans");
-  declines(random_rows(3) +
+  declines(random_mark_rows(3) +
                "INSERT INTO MSTX_EVENTS (startNs, eventType) VALUES (1.5, 3);"
                "INSERT INTO STEP_TIME VALUES (1, 2.5, 3);",
            "real starts");

@@ -8,7 +8,6 @@
 #include <sqlite3.h>
 
 #include <filesystem>
-#include <limits>
 #include <random>
 #include <string>
 
@@ -21,15 +20,15 @@ namespace cs::recipes {
 namespace {
 
 // The profiler's schema for the tables the range query reads (as torch_npu writes them).
-const char* kSchema = CS_TEST_STRING_IDS_AND_TASK
+const char* kMstxRangeSchema = CS_TEST_STRING_IDS_AND_TASK
     "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);" CS_TEST_MSTX_EVENTS;
 
 // Random events and tasks on a small grid so starts tie and connection ids repeat.
-std::string random_rows(unsigned seed) {
+std::string random_range_rows(unsigned seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto maybe_null = [&](const std::string& v) { return pick(0, 7) == 0 ? "NULL" : v; };
-  std::string sql = std::string("BEGIN;") + kSchema;
+  std::string sql = std::string("BEGIN;") + kMstxRangeSchema;
   for (int i = 1; i <= 5; ++i)
     if (pick(0, 4))
       sql += "INSERT INTO STRING_IDS VALUES (" + std::to_string(i) + ", 'm" + std::to_string(i) +
@@ -55,19 +54,17 @@ std::string random_rows(unsigned seed) {
   return sql + "COMMIT;";
 }
 
-const int64_t kMax = std::numeric_limits<int64_t>::max();
-
 TEST(MstxRangeScan, RowsEqualTheSqlOnRandomRows) {
   for (unsigned seed = 1; seed <= 150; ++seed) {
     ScratchProfilerDb t("mstx-scan");
-    t.exec(random_rows(seed));
+    t.exec(random_range_rows(seed));
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     ASSERT_TRUE(db.ok());
     frame::Frame want, got;
-    ASSERT_TRUE(db.query(mstx_sum::mstx_range_sql(true), {0, kMax}, want, "MSTX_EVENTS", diag));
+    ASSERT_TRUE(db.query(mstx_sum::mstx_range_sql(true), {0, kMaxNs}, want, "MSTX_EVENTS", diag));
     ASSERT_TRUE(
-        mstx_sum::scan_mstx_ranges(db.database(), mstx_sum::mstx_range_sql(true), 0, kMax, got))
+        mstx_sum::scan_mstx_ranges(db.database(), mstx_sum::mstx_range_sql(true), 0, kMaxNs, got))
         << "seed " << seed;
     expect_same_frame(got, want, seed);
   }
@@ -80,14 +77,16 @@ TEST(MstxRangeScan, DeclinesWhatItCannotReproduce) {
     io::Diagnostics diag;
     recipes::RankDb db(t.path, diag);
     frame::Frame got;
-    EXPECT_FALSE(mstx_sum::scan_mstx_ranges(db.database(), sql, 0, kMax, got)) << what;
+    EXPECT_FALSE(mstx_sum::scan_mstx_ranges(db.database(), sql, 0, kMaxNs, got)) << what;
   };
-  declines(random_rows(4), mstx_sum::mstx_range_sql(false), "the query without TASK: another plan");
-  declines(random_rows(4) + "CREATE INDEX TaskConn ON TASK (connectionId);",
+  declines(random_range_rows(4), mstx_sum::mstx_range_sql(false),
+           "the query without TASK: another plan");
+  declines(random_range_rows(4) + "CREATE INDEX TaskConn ON TASK (connectionId);",
            mstx_sum::mstx_range_sql(true), "an index SQLite uses instead of the automatic one");
-  declines(random_rows(4) + "INSERT INTO TASK (startNs, endNs, connectionId) VALUES (1.5, 2, 3);",
-           mstx_sum::mstx_range_sql(true), "a real task start");
-  declines(random_rows(4) +
+  declines(
+      random_range_rows(4) + "INSERT INTO TASK (startNs, endNs, connectionId) VALUES (1.5, 2, 3);",
+      mstx_sum::mstx_range_sql(true), "a real task start");
+  declines(random_range_rows(4) +
                "INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, connectionId) VALUES "
                "('x', 2, 2, 3);",
            mstx_sum::mstx_range_sql(true), "a text event start");

@@ -22,19 +22,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& mstx_sum_scratch() {
   static const cs::test::ScratchDir dir("mstx-sum");
   return dir.path();
 }
 
 // The generated job the golden outputs were made from.
-const fs::path& generated_job() {
+const fs::path& mstx_sum_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "tp4pp2s3";
+    const fs::path j = mstx_sum_scratch() / "tp4pp2s3";
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                              " --ranks 8 --tp 4 --pp 2 --steps 3 --export-type db",
-                                         (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+                                         (mstx_sum_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(mstx_sum_scratch() / "generate.log");
     return j;
   }();
   return job;
@@ -46,7 +46,7 @@ void exec(sqlite3* db, const char* sql) {
 }
 
 TEST(MstxAnnotations, MarksRangesStepsAndNames) {
-  const fs::path path = scratch() / "hand.db";
+  const fs::path path = mstx_sum_scratch() / "hand.db";
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   exec(db,
@@ -110,9 +110,9 @@ TEST_P(MstxSumGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const std::string type = GetParam();
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / ("tp4pp2s3_mstx_sum__" + type);
   auto run = [&](const std::string& launcher, const std::string& name) {
-    const fs::path out = scratch() / (type + "-" + name);
+    const fs::path out = mstx_sum_scratch() / (type + "-" + name);
     const int rc =
-        cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + generated_job().string() +
+        cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + mstx_sum_job().string() +
                                   " -o " + out.string() + " -m mstx_sum --export_type " + type,
                               out.string() + ".log");
     EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
@@ -130,8 +130,8 @@ TEST_P(MstxSumGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
 INSTANTIATE_TEST_SUITE_P(Export, MstxSumGolden, ::testing::Values("text", "db"));
 
 TEST(MstxSum, JobWithoutMstxSaysSoOnce) {
-  const fs::path out = scratch() / "no-mstx";
-  const fs::path log = scratch() / "no-mstx.log";
+  const fs::path out = mstx_sum_scratch() / "no-mstx";
+  const fs::path log = mstx_sum_scratch() / "no-mstx.log";
   const fs::path input = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
   const int rc = cs::test::run_command(std::string(CS_BINARY) + " cluster -d " + input.string() +
                                            " -o " + out.string() + " -m mstx_sum",

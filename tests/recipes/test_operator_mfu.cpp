@@ -17,12 +17,13 @@
 //   msprof's layouts (no PYTORCH_API) get nothing, as in msprof-analyze, and the log says why.
 // - Bad input: a garbage info.json, garbage FLOPs messages and op times, a rank database that is
 //   not SQLite: each named, the other ranks analysed, the tables msprof-analyze 8399c1cd wrote on
-//   the same job (tests/data/generated-db/tp2pp2s2_operator_mfu_bad__db).
+//   the same mfu_job (tests/data/generated-db/tp2pp2s2_operator_mfu_bad__db).
 // - pandas_times: time columns exact while all are integers, else through float64 as pandas
 //   parses them.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -44,7 +45,7 @@ using cs::test::rank_db;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& mfu_scratch() {
   static const cs::test::ScratchDir dir("operator-mfu");
   return dir.path();
 }
@@ -80,7 +81,7 @@ TEST(OperatorMfu, FlopsMessagesAndPeakTypes) {
 }
 
 TEST(OperatorMfu, ChipPeakFromInfoJson) {
-  const fs::path rank = scratch() / "chip" / "r_ascend_pt";
+  const fs::path rank = mfu_scratch() / "chip" / "r_ascend_pt";
   ChipPeak chip;
   std::string problem;
   EXPECT_FALSE(read_chip_peak(rank.string(), chip, problem));
@@ -170,23 +171,24 @@ TEST(OperatorMfu, PandasTimes) {
   EXPECT_TRUE(std::isnan(pandas_xstrtod("")));
 }
 
-fs::path generate(const std::string& name, const std::string& args) {
-  return cs::test::generate_job(scratch() / name, "--export-type db " + args);
+fs::path generate_mfu_job(const std::string& name, const std::string& args) {
+  return cs::test::generate_job(mfu_scratch() / name, "--export-type db " + args);
 }
 
-const fs::path& job() {
+const fs::path& mfu_job() {
   static const fs::path j =
-      generate("tp2pp2", "--ranks 4 --tp 2 --pp 2 --steps 2 --mstx-modules --mfu-flops");
+      generate_mfu_job("tp2pp2", "--ranks 4 --tp 2 --pp 2 --steps 2 --mstx-modules --mfu-flops");
   return j;
 }
 
-fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
-             const std::string& type, int expected_rc = 0) {
-  return cs::test::run_recipe(input, scratch() / name, "operator_mfu", type, launcher, expected_rc);
+fs::path run_mfu(const fs::path& input, const std::string& launcher, const std::string& name,
+                 const std::string& type, int expected_rc = 0) {
+  return cs::test::run_recipe(input, mfu_scratch() / name, "operator_mfu", type, launcher,
+                              expected_rc);
 }
 
 std::string log_of(const std::string& name) {
-  return cs::test::read_file(scratch() / (name + ".log"));
+  return cs::test::read_file(mfu_scratch() / (name + ".log"));
 }
 
 fs::path rank_dir(const fs::path& job, int r) {
@@ -194,7 +196,7 @@ fs::path rank_dir(const fs::path& job, int r) {
 }
 
 TEST(OperatorMfu, HandMadeRankByHand) {
-  const fs::path j = generate("hand", "--ranks 1 --steps 1 --mfu-flops");
+  const fs::path j = generate_mfu_job("hand", "--ranks 1 --steps 1 --mfu-flops");
   // Op aten::matmul [1000,1100] launches mmA (1 us) and mmA2 (2 us), BF16; op aten::mm_int8
   // [1200,1300] launches mmB (0.5 us), INT8. Records: 204800000 FLOPs over [1000,1100] (the op
   // starts on the bound), 100000000 over [1150,1300]; module Net over both ops.
@@ -217,7 +219,7 @@ INSERT INTO COMPUTE_TASK_INFO VALUES (900003,1,20,0,0,0,0,900007,900006,0,0,9000
 INSERT INTO MSTX_EVENTS VALUES (1000,1100,2,1,NULL,900011,1,1,900010,NULL,0),
  (1150,1300,2,2,NULL,900012,1,1,900010,NULL,0),(900,1400,2,3,NULL,900014,1,1,900013,NULL,0);
 )");
-  const fs::path db = run(j, "", "hand-out", "db") / "cluster_analysis.db";
+  const fs::path db = run_mfu(j, "", "hand-out", "db") / "cluster_analysis.db";
   // The generated chip: 24 AI Cores at 1800 MHz, 353.8944 TFLOPS at 16 bits, twice at int8.
   // mmA: 2.048e8 FLOPs / 1 us = 204.8 TFLOPS, 204.8 / 353.8944 = 0.57870 -> 0.5787; mmA2 half
   // that (0.289351... -> 0.2894); mmB: 1e8 / 0.5 us = 200 TFLOPS / 707.7888 = 0.282570 -> 0.2826.
@@ -237,16 +239,17 @@ INSERT INTO MSTX_EVENTS VALUES (1000,1100,2,1,NULL,900011,1,1,900010,NULL,0),
 }
 
 TEST(OperatorMfu, MatchesMsprofAnalyzeAtAnyProcessCount) {
-  const fs::path single = run(job(), "", "nolauncher", "db");
+  const fs::path single = run_mfu(mfu_job(), "", "nolauncher", "db");
   cs::test::expect_same_outputs(
       single, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s2_operator_mfu__db");
   cs::test::expect_same_at_process_counts(single, "", [](const auto& launcher, const auto& name) {
-    return run(job(), launcher, name, "db");
+    return run_mfu(mfu_job(), launcher, name, "db");
   });
   // Without the chip's information and the FLOPs: module rows only, without avg_mfu.
-  const fs::path nochip = generate("nochip", "--ranks 4 --tp 2 --pp 2 --steps 2 --mstx-modules");
+  const fs::path nochip =
+      generate_mfu_job("nochip", "--ranks 4 --tp 2 --pp 2 --steps 2 --mstx-modules");
   cs::test::expect_same_outputs(
-      run(nochip, "", "nochip-out", "db"),
+      run_mfu(nochip, "", "nochip-out", "db"),
       fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s2_operator_mfu_nochip__db");
   EXPECT_NE(log_of("nochip-out").find("info.json"), std::string::npos);
 }
@@ -255,35 +258,36 @@ TEST(OperatorMfu, TextWorkbooksReadAsMsprofAnalyzes) {
   if (cs::test::run_command("/usr/bin/python3 -c 'import openpyxl'", "/dev/null") != 0)
     CS_MISSING_TOOL("python3-openpyxl");
   if (cs::test::run_command("unzip -v", "/dev/null") != 0) CS_MISSING_TOOL("unzip");
-  const fs::path text = run(job(), "", "text", "text");
+  const fs::path text = run_mfu(mfu_job(), "", "text", "text");
   cs::test::expect_same_workbooks(
       text, fs::path(CS_TEST_DATA) / "generated-db" / "tp2pp2s2_operator_mfu__text",
-      (scratch() / "xlsx").string());
-  cs::test::expect_same_at_process_counts(
-      text, "text-",
-      [](const auto& launcher, const auto& name) { return run(job(), launcher, name, "text"); });
+      (mfu_scratch() / "xlsx").string());
+  cs::test::expect_same_at_process_counts(text, "text-",
+                                          [](const auto& launcher, const auto& name) {
+                                            return run_mfu(mfu_job(), launcher, name, "text");
+                                          });
 }
 
 TEST(OperatorMfu, RealSampleAndOtherLayoutsWriteNothing) {
   // The real sample has no info.json and no mstx events: msprof-analyze writes nothing either.
   const fs::path real =
-      run(fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1", "", "real", "db", 1);
+      run_mfu(fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1", "", "real", "db", 1);
   EXPECT_EQ(cs::test::written_files(real), "");
   EXPECT_NE(log_of("real").find("info.json"), std::string::npos);
   // MindSpore's and msprof's databases have no framework ops.
   for (const char* fw : {"mindspore", "msprof"}) {
-    const fs::path j =
-        generate(std::string(fw) + "-job",
-                 "--ranks 2 --steps 1 --mfu-flops --mstx-modules --framework " + std::string(fw));
-    EXPECT_EQ(cs::test::written_files(run(j, "", std::string(fw) + "-out", "db", 1)), "");
+    const fs::path j = generate_mfu_job(
+        std::string(fw) + "-job",
+        "--ranks 2 --steps 1 --mfu-flops --mstx-modules --framework " + std::string(fw));
+    EXPECT_EQ(cs::test::written_files(run_mfu(j, "", std::string(fw) + "-out", "db", 1)), "");
     EXPECT_NE(log_of(std::string(fw) + "-out").find("no table PYTORCH_API"), std::string::npos)
         << fw;
   }
 }
 
 TEST(OperatorMfu, BadInputIsNamedAndTheOtherRanksKept) {
-  const fs::path bad = scratch() / "bad";
-  fs::copy(job(), bad, fs::copy_options::recursive);
+  const fs::path bad = mfu_scratch() / "bad";
+  fs::copy(mfu_job(), bad, fs::copy_options::recursive);
   // Rank 1: its info.json is garbage; rank 2: FLOPs messages garbage or NULL, some op times not
   // numbers (read as 0, as pandas coerces them); rank 3: its database is not SQLite.
   fs::path info;
@@ -300,7 +304,7 @@ TEST(OperatorMfu, BadInputIsNamedAndTheOtherRanksKept) {
   fs::remove(db3);
   write(db3, std::string(4096, 'x'));
   // Exit 3: written, but a rank could not be read.
-  const fs::path out = run(bad, "", "bad-out", "db", 3) / "cluster_analysis.db";
+  const fs::path out = run_mfu(bad, "", "bad-out", "db", 3) / "cluster_analysis.db";
   const std::string log = log_of("bad-out");
   EXPECT_NE(log.find(info.string()), std::string::npos) << log;
   EXPECT_NE(log.find(db3.string()), std::string::npos) << log;

@@ -32,28 +32,29 @@ using cs::test::rank_db;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& p2p_scratch() {
   static const cs::test::ScratchDir dir("p2p-pairing");
   return dir.path();
 }
 
-fs::path generate(const std::string& name, const std::string& args) {
-  return cs::test::generate_job(scratch() / name,
+fs::path generate_p2p_job(const std::string& name, const std::string& args) {
+  return cs::test::generate_job(p2p_scratch() / name,
                                 "--ranks 4 --pp 4 --steps 2 --export-type db " + args);
 }
 
-const fs::path& job() {
-  static const fs::path j = generate("pp4", "--notify-tasks");
+const fs::path& p2p_job() {
+  static const fs::path j = generate_p2p_job("pp4", "--notify-tasks");
   return j;
 }
 
-fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
-             const std::string& type, int expected_rc = 0) {
-  return cs::test::run_recipe(input, scratch() / name, "p2p_pairing", type, launcher, expected_rc);
+fs::path run_p2p(const fs::path& input, const std::string& launcher, const std::string& name,
+                 const std::string& type, int expected_rc = 0) {
+  return cs::test::run_recipe(input, p2p_scratch() / name, "p2p_pairing", type, launcher,
+                              expected_rc);
 }
 
-fs::path run_ok(const std::string& launcher, const std::string& name, const std::string& type) {
-  return run(job(), launcher, name, type);
+fs::path run_p2p_ok(const std::string& launcher, const std::string& name, const std::string& type) {
+  return run_p2p(p2p_job(), launcher, name, type);
 }
 
 // Every table but COMMUNICATION_OP.
@@ -80,18 +81,19 @@ TEST(P2PPairing, ConnectionIdsCountEarlierOpsOfThePair) {
 
 TEST(P2PPairing, MatchesMsprofAnalyzeAtAnyProcessCountAndLeavesTheInput) {
   std::map<int, std::string> before;
-  for (int r = 0; r < 4; ++r) before[r] = cs::test::dump_sqlite(rank_db(job(), r));
-  const fs::path single = run_ok("", "nolauncher", "db");
+  for (int r = 0; r < 4; ++r) before[r] = cs::test::dump_sqlite(rank_db(p2p_job(), r));
+  const fs::path single = run_p2p_ok("", "nolauncher", "db");
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "pp4_p2p_pairing";
   for (int r = 0; r < 4; ++r) {
     const fs::path got = rank_db(single / "P2PPairing", r);
     ASSERT_FALSE(got.empty()) << "rank " << r;
-    EXPECT_EQ(fs::relative(got, single / "P2PPairing"), fs::relative(rank_db(job(), r), job()));
+    EXPECT_EQ(fs::relative(got, single / "P2PPairing"),
+              fs::relative(rank_db(p2p_job(), r), p2p_job()));
     EXPECT_EQ(dump_table(got, "COMMUNICATION_OP"),
               cs::test::read_file(ref / ("rank_" + std::to_string(r) + ".txt")))
         << "rank " << r;
-    EXPECT_EQ(dump_others(got), dump_others(rank_db(job(), r))) << "rank " << r;
-    EXPECT_EQ(cs::test::dump_sqlite(rank_db(job(), r)), before[r]) << "input of rank " << r;
+    EXPECT_EQ(dump_others(got), dump_others(rank_db(p2p_job(), r))) << "rank " << r;
+    EXPECT_EQ(cs::test::dump_sqlite(rank_db(p2p_job(), r)), before[r]) << "input of rank " << r;
   }
   const auto expected = cs::test::read_tree(single);
   // The same databases (the run's list of the files it wrote names the staged database each
@@ -101,15 +103,16 @@ TEST(P2PPairing, MatchesMsprofAnalyzeAtAnyProcessCountAndLeavesTheInput) {
     return tree;
   };
   EXPECT_EQ(databases(expected).size(), 4u);
-  EXPECT_TRUE(databases(cs::test::read_tree(run_ok("", "text", "text"))) == databases(expected));
+  EXPECT_TRUE(databases(cs::test::read_tree(run_p2p_ok("", "text", "text"))) ==
+              databases(expected));
   for (int np : {1, 2, 4})
     EXPECT_TRUE(cs::test::read_tree(
-                    run_ok(cs::test::mpirun(np), "np" + std::to_string(np), "db")) == expected)
+                    run_p2p_ok(cs::test::mpirun(np), "np" + std::to_string(np), "db")) == expected)
         << "np=" << np;
 }
 
 TEST(P2PPairing, BothSidesOfEveryPairCarryOneId) {
-  const fs::path out = run_ok("", "pairs", "db") / "P2PPairing";
+  const fs::path out = run_p2p_ok("", "pairs", "db") / "P2PPairing";
   std::map<std::string, std::vector<std::string>> sides;  // id -> op names
   for (int r = 0; r < 4; ++r) {
     sqlite3* db = nullptr;
@@ -142,7 +145,7 @@ TEST(P2PPairing, BothSidesOfEveryPairCarryOneId) {
 }
 
 TEST(P2PPairing, WalContentIsInTheCopyAndTheInputKeepsItsWal) {
-  const fs::path j = generate("wal", "--notify-tasks");
+  const fs::path j = generate_p2p_job("wal", "--notify-tasks");
   const fs::path in = rank_db(j, 1);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(in.c_str(), &db), SQLITE_OK);
@@ -154,7 +157,7 @@ TEST(P2PPairing, WalContentIsInTheCopyAndTheInputKeepsItsWal) {
             SQLITE_OK);
   sqlite3_close(db);
   ASSERT_GT(fs::file_size(in.string() + "-wal"), 0u);
-  const fs::path out = run(j, "", "wal-out", "db");
+  const fs::path out = run_p2p(j, "", "wal-out", "db");
   const fs::path copy = rank_db(out / "P2PPairing", 1);
   EXPECT_EQ(cs::test::dump_query(copy, "PRAGMA journal_mode"), "t:delete\n");
   EXPECT_EQ(cs::test::dump_query(copy, "SELECT value FROM STRING_IDS WHERE id = 999999"),
@@ -167,18 +170,18 @@ TEST(P2PPairing, WalContentIsInTheCopyAndTheInputKeepsItsWal) {
 }
 
 TEST(P2PPairing, NoNotifyTasksNoOutput) {
-  const fs::path plain = generate("plain", "");
-  const fs::path out = run(plain, "", "plain-out", "db", 1);
-  EXPECT_NE(cs::test::read_file(scratch() / "plain-out.log").find("Notify_Record"),
+  const fs::path plain = generate_p2p_job("plain", "");
+  const fs::path out = run_p2p(plain, "", "plain-out", "db", 1);
+  EXPECT_NE(cs::test::read_file(p2p_scratch() / "plain-out.log").find("Notify_Record"),
             std::string::npos)
-      << cs::test::read_file(scratch() / "plain-out.log");
+      << cs::test::read_file(p2p_scratch() / "plain-out.log");
   EXPECT_TRUE(rank_db(out, 0).empty());
 }
 
 // The task query is answered from the pages (p2p_scan.h) on every rank, and the copies are the
 // same bytes as with the scans off (CS_RECIPE_SCANS=off: SQLite answers it).
 TEST(P2PPairing, ScanGivesTheSqlOutputs) {
-  cs::test::expect_scan_matches_sql(job(), scratch() / "scan", "p2p_pairing", "db",
+  cs::test::expect_scan_matches_sql(p2p_job(), p2p_scratch() / "scan", "p2p_pairing", "db",
                                     {{"p2p_pairing.tasks", 4}});
 }
 

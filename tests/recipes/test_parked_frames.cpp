@@ -28,33 +28,13 @@ using cs::recipes::RankPartial;
 namespace {
 
 // The real job's two ranks mapped by `recipe`, repeated as ranks 0-5.
-std::vector<RankPartial> mapped(const cs::recipes::Recipe& recipe) {
+std::vector<RankPartial> mapped_as_six_ranks(const cs::recipes::Recipe& recipe) {
   return cs::test::map_real_db_ranks(recipe, 6);
 }
 
-// Every cell of a frame, column by column, as text.
-std::string cells(const cs::frame::Frame& f) {
-  std::string s;
-  for (const auto& c : f.columns) {
-    s += c.name + (c.force_object ? "(object):" : ":");
-    for (const auto& cell : c.cells) s += cs::frame::cell_key(cell) + ",";
-    s += "\n";
-  }
-  return s;
-}
+using cs::test::frame_cells;
 
-// The database `recipe`'s merge of `parts` writes (the parts' frames are taken).
-std::string merged_db(const cs::recipes::Recipe& recipe, std::vector<RankPartial> parts,
-                      const fs::path& dir) {
-  fs::create_directories(dir);
-  cs::recipes::RecipeOutput out;
-  out.cluster_output_dir = dir.string();
-  cs::io::Diagnostics diag;
-  const cs::recipes::Recipe::WriteStep write = recipe.merge(parts, 1, diag);
-  EXPECT_TRUE(write && write(out, diag)) << recipe.name();
-  EXPECT_FALSE(diag.has_errors());
-  return cs::test::read_file(dir / "cluster_analysis.db");
-}
+using cs::test::merged_db;
 
 // Parks the parts' frames `store` parks; `every`: only every n-th rank (the others held).
 void park(std::vector<RankPartial>& parts, FramePark& store, int every = 1) {
@@ -66,7 +46,7 @@ void park(std::vector<RankPartial>& parts, FramePark& store, int every = 1) {
 
 TEST(ParkedFrames, ReadBackGivesTheFrameAndTheConcatenationsKinds) {
   ct::CommunicationTimeSum recipe;
-  auto held = mapped(recipe);
+  auto held = mapped_as_six_ranks(recipe);
   auto parts = held;
   FramePark store({&recipe});
   for (auto& p : parts) store.park(0, p);
@@ -75,11 +55,12 @@ TEST(ParkedFrames, ReadBackGivesTheFrameAndTheConcatenationsKinds) {
     EXPECT_FALSE(parts[i].frames.contains("time"));
     // The groups are parked too, and read back as they were held.
     EXPECT_FALSE(parts[i].frames.contains("comm_groups"));
-    EXPECT_EQ(cells(cs::recipes::read_frame(parts[i], "comm_groups")),
-              cells(held[i].frames.at("comm_groups")));
+    EXPECT_EQ(frame_cells(cs::recipes::read_frame(parts[i], "comm_groups")),
+              frame_cells(held[i].frames.at("comm_groups")));
     EXPECT_TRUE(cs::recipes::has_frame(parts[i], "bandwidth"));
     EXPECT_EQ(cs::recipes::frame_rows(parts[i], "time"), held[i].frames.at("time").rows());
-    EXPECT_EQ(cells(cs::recipes::read_frame(parts[i], "time")), cells(held[i].frames.at("time")));
+    EXPECT_EQ(frame_cells(cs::recipes::read_frame(parts[i], "time")),
+              frame_cells(held[i].frames.at("time")));
   }
   // Ranks with the same columns share one list of them (ranks 0, 2, 4 repeat one real rank);
   // each list is the held frame's.
@@ -116,7 +97,7 @@ TEST(ParkedFrames, ReadBackGivesTheFrameAndTheConcatenationsKinds) {
               all.columns[c].dtype());
   }
   const cs::frame::Frame taken = cs::recipes::take_frame(parts[0], "time");
-  EXPECT_EQ(cells(taken), cells(held[0].frames.at("time")));
+  EXPECT_EQ(frame_cells(taken), frame_cells(held[0].frames.at("time")));
   EXPECT_FALSE(cs::recipes::has_frame(parts[0], "time"));
 }
 
@@ -126,7 +107,7 @@ TEST(ParkedFrames, ParkedMergeWritesTheHeldMergesBytes) {
   recipes.push_back(std::make_unique<cm::CommunicationMatrixSum>());
   for (const auto& recipe : recipes) {
     const fs::path dir = cs::test::temp_dir("parked-merge-" + recipe->name());
-    const auto held = mapped(*recipe);
+    const auto held = mapped_as_six_ranks(*recipe);
     const std::string expected = merged_db(*recipe, held, dir / "held");
     ASSERT_GT(expected.size(), 4096u);
     for (int every : {1, 2}) {  // every rank parked; every other rank (the rest held)
@@ -170,7 +151,7 @@ TEST(ParkedFrames, MixedKindsGoThroughSqliteWithTheSameBytes) {
   // A text in rank 3's times and a float in its counts: elapse_time an object column (TEXT,
   // numbers not stored as they are: SQLite writes the table), count float64.
   ct::CommunicationTimeSum recipe;
-  auto held = mapped(recipe);
+  auto held = mapped_as_six_ranks(recipe);
   cs::frame::find_column(held[3].frames.at("time"), "elapse_time")->cells[0] =
       cs::frame::Cell::text("n/a");
   cs::frame::find_column(held[3].frames.at("bandwidth"), "count")->cells[0] =
@@ -189,7 +170,7 @@ TEST(ParkedFrames, MixedKindsGoThroughSqliteWithTheSameBytes) {
 
 TEST(ParkedFrames, ASpillFileThatCannotBeCreatedKeepsTheFramesHeld) {
   ct::CommunicationTimeSum recipe;
-  auto parts = mapped(recipe);
+  auto parts = mapped_as_six_ranks(recipe);
   FramePark store({&recipe}, "/nonexistent-clusterscope-dir");
   EXPECT_NE(store.problem().find("/nonexistent-clusterscope-dir"), std::string::npos)
       << store.problem();

@@ -35,29 +35,29 @@ using cs::test::rank_db;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& pp_chart_scratch() {
   static const cs::test::ScratchDir dir("pp-chart");
   return dir.path();
 }
 
-fs::path generate(const std::string& name, const std::string& args,
-                  const std::string& shape = "--ranks 4 --pp 4 --steps 2") {
-  const fs::path j = scratch() / name;
+fs::path generate_pp_chart_job(const std::string& name, const std::string& args,
+                               const std::string& shape = "--ranks 4 --pp 4 --steps 2") {
+  const fs::path j = pp_chart_scratch() / name;
   const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() + " " +
                                            shape + " --export-type db " + args,
-                                       (scratch() / (name + ".log")).string());
-  EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / (name + ".log"));
+                                       (pp_chart_scratch() / (name + ".log")).string());
+  EXPECT_EQ(rc, 0) << cs::test::read_file(pp_chart_scratch() / (name + ".log"));
   return j;
 }
 
-const fs::path& job() {
-  static const fs::path j = generate("pp4", "--notify-tasks --mstx-passes");
+const fs::path& pp_chart_job() {
+  static const fs::path j = generate_pp_chart_job("pp4", "--notify-tasks --mstx-passes");
   return j;
 }
 
-fs::path run(const fs::path& input, const std::string& launcher, const std::string& name,
-             const std::string& type) {
-  const fs::path out = scratch() / name;
+fs::path run_pp_chart(const fs::path& input, const std::string& launcher, const std::string& name,
+                      const std::string& type) {
+  const fs::path out = pp_chart_scratch() / name;
   const int rc =
       cs::test::run_command(launcher + CS_BINARY + " cluster -d " + input.string() + " -o " +
                                 out.string() + " -m pp_chart --export_type " + type,
@@ -75,8 +75,8 @@ TEST(PPChart, PassNames) {
 
 TEST(PPChart, MatchesMsprofAnalyzeAtAnyProcessCountAndLeavesTheInput) {
   std::map<int, std::string> before;
-  for (int r = 0; r < 4; ++r) before[r] = cs::test::dump_sqlite(rank_db(job(), r));
-  const fs::path single = run(job(), "", "nolauncher", "db");
+  for (int r = 0; r < 4; ++r) before[r] = cs::test::dump_sqlite(rank_db(pp_chart_job(), r));
+  const fs::path single = run_pp_chart(pp_chart_job(), "", "nolauncher", "db");
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "pp4_pp_chart";
   for (int r = 0; r < 4; ++r) {
     const fs::path got = rank_db(single / "PPChart", r);
@@ -84,17 +84,18 @@ TEST(PPChart, MatchesMsprofAnalyzeAtAnyProcessCountAndLeavesTheInput) {
     EXPECT_EQ(dump_table(got, "StepTaskInfo") + dump_table(got, "COMMUNICATION_OP"),
               cs::test::read_file(ref / ("rank_" + std::to_string(r) + ".txt")))
         << "rank " << r;
-    EXPECT_EQ(cs::test::dump_sqlite(rank_db(job(), r)), before[r]) << "input of rank " << r;
+    EXPECT_EQ(cs::test::dump_sqlite(rank_db(pp_chart_job(), r)), before[r])
+        << "input of rank " << r;
   }
   const auto expected = cs::test::read_tree(single);
   for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(
-                    run(job(), cs::test::mpirun(np), "np" + std::to_string(np), "db")) == expected)
+    EXPECT_TRUE(cs::test::read_tree(run_pp_chart(pp_chart_job(), cs::test::mpirun(np),
+                                                 "np" + std::to_string(np), "db")) == expected)
         << "np=" << np;
 }
 
 TEST(PPChart, TwoForwardAndTwoBackwardPassesPerStep) {
-  const fs::path out = run(job(), "", "chart", "db") / "PPChart";
+  const fs::path out = run_pp_chart(pp_chart_job(), "", "chart", "db") / "PPChart";
   for (int r = 0; r < 4; ++r) {
     const std::string t = dump_table(rank_db(out, r), "StepTaskInfo");
     // 2 steps x 2 micro-batches, GPipe order: FP FP BP BP per step.
@@ -109,9 +110,10 @@ TEST(PPChart, TwoForwardAndTwoBackwardPassesPerStep) {
 }
 
 TEST(PPChart, TextWritesNothingAndNoPassesGivesOnlyThePairing) {
-  const fs::path text = run(job(), "", "text", "text");
+  const fs::path text = run_pp_chart(pp_chart_job(), "", "text", "text");
   EXPECT_TRUE(rank_db(text, 0).empty());
-  const fs::path plain = run(generate("plain", "--notify-tasks"), "", "plain-out", "db");
+  const fs::path plain =
+      run_pp_chart(generate_pp_chart_job("plain", "--notify-tasks"), "", "plain-out", "db");
   const fs::path db = rank_db(plain / "PPChart", 1);
   ASSERT_FALSE(db.empty());
   EXPECT_EQ(dump_table(db, "StepTaskInfo"), "(no table)\n");
@@ -121,14 +123,14 @@ TEST(PPChart, TextWritesNothingAndNoPassesGivesOnlyThePairing) {
 TEST(PPChart, ConvertsMstxCommunicationFirst) {
   // --tp 2 --pp 2 --steps 1 --mstx-comm --mstx-passes: no COMMUNICATION_OP, so msprof-analyze's
   // pp_chart runs mstx2commop in place before the chart (tests/data/generated-db/pc_pp_chart).
-  const fs::path j = scratch() / "pc";
+  const fs::path j = pp_chart_scratch() / "pc";
   ASSERT_EQ(cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                       " --ranks 4 --tp 2 --pp 2 --steps 1 --export-type db "
                                       "--mstx-comm --mstx-passes",
-                                  (scratch() / "pc.log").string()),
+                                  (pp_chart_scratch() / "pc.log").string()),
             0)
-      << cs::test::read_file(scratch() / "pc.log");
-  const fs::path out = run(j, "", "pc-out", "db") / "PPChart";
+      << cs::test::read_file(pp_chart_scratch() / "pc.log");
+  const fs::path out = run_pp_chart(j, "", "pc-out", "db") / "PPChart";
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "pc_pp_chart";
   for (int r = 0; r < 4; ++r) {
     const fs::path db = rank_db(out, r);
@@ -140,13 +142,14 @@ TEST(PPChart, ConvertsMstxCommunicationFirst) {
 }
 
 const fs::path& dualpipev_job() {
-  static const fs::path j = generate("dpv", "--notify-tasks --mstx-passes --pp-schedule dualpipev",
-                                     "--ranks 4 --pp 2 --steps 2 --microbatches 4");
+  static const fs::path j =
+      generate_pp_chart_job("dpv", "--notify-tasks --mstx-passes --pp-schedule dualpipev",
+                            "--ranks 4 --pp 2 --steps 2 --microbatches 4");
   return j;
 }
 
 TEST(PPChart, DualPipeVMatchesMsprofAnalyzeAtAnyProcessCount) {
-  const fs::path single = run(dualpipev_job(), "", "dpv-out", "db");
+  const fs::path single = run_pp_chart(dualpipev_job(), "", "dpv-out", "db");
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / "dpv_pp_chart";
   for (int r = 0; r < 4; ++r) {
     const fs::path got = rank_db(single / "PPChart", r);
@@ -157,8 +160,8 @@ TEST(PPChart, DualPipeVMatchesMsprofAnalyzeAtAnyProcessCount) {
   }
   const auto expected = cs::test::read_tree(single);
   for (int np : {1, 2, 4})
-    EXPECT_TRUE(cs::test::read_tree(run(dualpipev_job(), cs::test::mpirun(np),
-                                        "dpv-np" + std::to_string(np), "db")) == expected)
+    EXPECT_TRUE(cs::test::read_tree(run_pp_chart(dualpipev_job(), cs::test::mpirun(np),
+                                                 "dpv-np" + std::to_string(np), "db")) == expected)
         << "np=" << np;
 }
 
@@ -166,7 +169,7 @@ TEST(PPChart, DualPipeVStepWithOtherRangeCountKeepsEmptyNames) {
   // Every rank's pp_info claiming 8 micro-batches: stage 0 then expects 30 ranges a step and
   // stage 1 21, not the 18 and 13 written, so every row keeps name "" and type 0 (msprof-analyze
   // 8399c1cd wrote the same on this job: "The number of mstx_count should be 30, not 18").
-  const fs::path j = scratch() / "dpv-other";
+  const fs::path j = pp_chart_scratch() / "dpv-other";
   fs::copy(dualpipev_job(), j, fs::copy_options::recursive);
   for (int r = 0; r < 4; ++r) {
     sqlite3* db = nullptr;
@@ -178,7 +181,7 @@ TEST(PPChart, DualPipeVStepWithOtherRangeCountKeepsEmptyNames) {
               SQLITE_OK);
     sqlite3_close(db);
   }
-  const fs::path out = run(j, "", "dpv-other-out", "db") / "PPChart";
+  const fs::path out = run_pp_chart(j, "", "dpv-other-out", "db") / "PPChart";
   for (int r = 0; r < 4; ++r) {
     const std::string t = dump_table(rank_db(out, r), "StepTaskInfo");
     const size_t rows = static_cast<size_t>(std::count(t.begin(), t.end(), '\n')) - 7;
@@ -195,8 +198,9 @@ TEST(PPChart, DualPipeVRanksOutsideTheStagesGetNoChart) {
   // distributed_args saying dp 1 (tp 1 x pp 2 = 2 ranks): ranks 2 and 3 are in no stage and get
   // no StepTaskInfo (their pairing is still written), rank 1 is taken for stage 1, which expects
   // 13 ranges a step where it has 18 (names ""), rank 0 keeps its names. msprof-analyze 8399c1cd
-  // wrote the same four databases on this job ("The rank 2 does not belong to any PP stage").
-  const fs::path j = scratch() / "dpv-dp1";
+  // wrote the same four databases on this pp_chart_job ("The rank 2 does not belong to any PP
+  // stage").
+  const fs::path j = pp_chart_scratch() / "dpv-dp1";
   fs::copy(dualpipev_job(), j, fs::copy_options::recursive);
   for (int r = 0; r < 4; ++r) {
     sqlite3* db = nullptr;
@@ -208,8 +212,8 @@ TEST(PPChart, DualPipeVRanksOutsideTheStagesGetNoChart) {
               SQLITE_OK);
     sqlite3_close(db);
   }
-  const fs::path out = run(j, "", "dpv-dp1-out", "db") / "PPChart";
-  EXPECT_NE(cs::test::read_file(scratch() / "dpv-dp1-out.log")
+  const fs::path out = run_pp_chart(j, "", "dpv-dp1-out", "db") / "PPChart";
+  EXPECT_NE(cs::test::read_file(pp_chart_scratch() / "dpv-dp1-out.log")
                 .find("rank 2 does not belong to any pipeline stage"),
             std::string::npos);
   EXPECT_NE(dump_table(rank_db(out, 0), "StepTaskInfo").find("t:logits|"), std::string::npos);
@@ -224,8 +228,8 @@ TEST(PPChart, DualPipeVRanksOutsideTheStagesGetNoChart) {
 }
 
 TEST(PPChart, GeneratorRefusesTooFewDualPipeVMicrobatches) {
-  const fs::path j = scratch() / "dpv-few";
-  const std::string log = (scratch() / "dpv-few.log").string();
+  const fs::path j = pp_chart_scratch() / "dpv-few";
+  const std::string log = (pp_chart_scratch() / "dpv-few.log").string();
   EXPECT_NE(cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                       " --ranks 4 --pp 2 --microbatches 3 --export-type db "
                                       "--mstx-passes --pp-schedule dualpipev",

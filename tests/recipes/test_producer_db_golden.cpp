@@ -24,17 +24,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& producer_db_scratch() {
   static const cs::test::ScratchDir dir("producer-db");
   return dir.path();
 }
 
 // The generated job of `layout` ("ms" or "prof").
-const fs::path& job(const std::string& layout) {
+const fs::path& producer_db_job(const std::string& layout) {
   static const std::pair<fs::path, fs::path> jobs = [] {
-    std::pair<fs::path, fs::path> j{scratch() / "ms", scratch() / "prof"};
+    std::pair<fs::path, fs::path> j{producer_db_scratch() / "ms", producer_db_scratch() / "prof"};
     for (const auto& [dir, framework] : {std::pair{j.first, "mindspore"}, {j.second, "msprof"}}) {
-      const fs::path log = scratch() / (std::string(framework) + ".log");
+      const fs::path log = producer_db_scratch() / (std::string(framework) + ".log");
       const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + dir.string() +
                                                " --ranks 8 --tp 4 --pp 2 --steps 3 --slow-rank "
                                                "5:1.5 --export-type db --framework " +
@@ -52,13 +52,14 @@ fs::path reference(const std::string& layout, const std::string& mode) {
 }
 
 // `cluster -m MODE --export_type TYPE` on the layout's job; its cluster_analysis_output.
-fs::path run(const std::string& launcher, const std::string& layout, const std::string& mode,
-             const std::string& type, const std::string& name) {
-  const fs::path out = scratch() / (layout + "-" + mode + "-" + type + "-" + name);
-  const int rc =
-      cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + job(layout).string() +
-                                " -o " + out.string() + " -m " + mode + " --export_type " + type,
-                            out.string() + ".log");
+fs::path run_producer_db(const std::string& launcher, const std::string& layout,
+                         const std::string& mode, const std::string& type,
+                         const std::string& name) {
+  const fs::path out = producer_db_scratch() / (layout + "-" + mode + "-" + type + "-" + name);
+  const int rc = cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " +
+                                           producer_db_job(layout).string() + " -o " +
+                                           out.string() + " -m " + mode + " --export_type " + type,
+                                       out.string() + ".log");
   EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
   return out / "cluster_analysis_output";
 }
@@ -67,41 +68,42 @@ fs::path run(const std::string& launcher, const std::string& layout, const std::
 // write the absolute path of the input they were given).
 std::string dump_all_db(const fs::path& db, const std::string& layout) {
   std::string text = cs::test::dump_sqlite(db);
-  const std::string prefix = job(layout).string() + "/";
+  const std::string prefix = producer_db_job(layout).string() + "/";
   for (size_t at; (at = text.find(prefix)) != std::string::npos;) text.erase(at, prefix.size());
   return text;
 }
 
-struct Case {
+struct ProducerCase {
   const char* layout;
   const char* mode;
   const char* type;
 };
 
-class ProducerDbGolden : public ::testing::TestWithParam<Case> {};
+class ProducerDbGolden : public ::testing::TestWithParam<ProducerCase> {};
 
 TEST_P(ProducerDbGolden, MatchesMsprofAnalyze) {
-  const Case c = GetParam();
-  const fs::path got = run("", c.layout, c.mode, c.type, "nolauncher");
+  const ProducerCase c = GetParam();
+  const fs::path got = run_producer_db("", c.layout, c.mode, c.type, "nolauncher");
   cs::test::expect_same_outputs(got, reference(c.layout, std::string(c.mode) + "__" + c.type));
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Recipes, ProducerDbGolden,
-    ::testing::Values(Case{"ms", "communication_matrix_sum", "text"},
-                      Case{"ms", "communication_matrix_sum", "db"},
-                      Case{"ms", "communication_group_map", "db"}, Case{"ms", "hccl_sum", "text"},
-                      Case{"ms", "compute_op_sum", "text"}, Case{"ms", "cann_api_sum", "text"},
-                      Case{"ms", "mstx_sum", "text"}, Case{"ms", "mstx_sum", "db"},
-                      Case{"ms", "slow_rank", "text"}, Case{"ms", "slow_rank", "db"},
-                      Case{"ms", "slow_link", "db"},
-                      Case{"prof", "communication_matrix_sum", "text"},
-                      Case{"prof", "communication_matrix_sum", "db"},
-                      Case{"prof", "communication_group_map", "db"},
-                      Case{"prof", "hccl_sum", "text"}, Case{"prof", "compute_op_sum", "text"},
-                      Case{"prof", "cann_api_sum", "text"}, Case{"prof", "mstx_sum", "text"},
-                      Case{"prof", "mstx_sum", "db"}, Case{"prof", "slow_link", "db"}),
-    [](const ::testing::TestParamInfo<Case>& i) {
+    ::testing::Values(
+        ProducerCase{"ms", "communication_matrix_sum", "text"},
+        ProducerCase{"ms", "communication_matrix_sum", "db"},
+        ProducerCase{"ms", "communication_group_map", "db"}, ProducerCase{"ms", "hccl_sum", "text"},
+        ProducerCase{"ms", "compute_op_sum", "text"}, ProducerCase{"ms", "cann_api_sum", "text"},
+        ProducerCase{"ms", "mstx_sum", "text"}, ProducerCase{"ms", "mstx_sum", "db"},
+        ProducerCase{"ms", "slow_rank", "text"}, ProducerCase{"ms", "slow_rank", "db"},
+        ProducerCase{"ms", "slow_link", "db"},
+        ProducerCase{"prof", "communication_matrix_sum", "text"},
+        ProducerCase{"prof", "communication_matrix_sum", "db"},
+        ProducerCase{"prof", "communication_group_map", "db"},
+        ProducerCase{"prof", "hccl_sum", "text"}, ProducerCase{"prof", "compute_op_sum", "text"},
+        ProducerCase{"prof", "cann_api_sum", "text"}, ProducerCase{"prof", "mstx_sum", "text"},
+        ProducerCase{"prof", "mstx_sum", "db"}, ProducerCase{"prof", "slow_link", "db"}),
+    [](const ::testing::TestParamInfo<ProducerCase>& i) {
       return std::string(i.param.layout) + "_" + i.param.mode + "_" + i.param.type;
     });
 
@@ -111,20 +113,22 @@ TEST_P(ProducerDbAll, ClusterAnalysisDbMatchesAtAnyProcessCount) {
   const std::string layout = GetParam();
   const std::string expected =
       cs::test::dump_sqlite(reference(layout, "all__db") / "cluster_analysis.db");
-  const fs::path single = run("", layout, "all", "db", "nolauncher") / "cluster_analysis.db";
+  const fs::path single =
+      run_producer_db("", layout, "all", "db", "nolauncher") / "cluster_analysis.db";
   EXPECT_EQ(dump_all_db(single, layout), expected);
   for (int np : {1, 2, 4}) {
-    const fs::path got = run(cs::test::mpirun(np), layout, "all", "db", "np" + std::to_string(np)) /
-                         "cluster_analysis.db";
+    const fs::path got =
+        run_producer_db(cs::test::mpirun(np), layout, "all", "db", "np" + std::to_string(np)) /
+        "cluster_analysis.db";
     EXPECT_EQ(dump_all_db(got, layout), expected) << "np=" << np;
   }
   // The recipes too: the reshaped matrix and the slow ranks, gathered from every process.
   for (const char* mode : {"communication_matrix_sum", "slow_rank"}) {
     if (layout == "prof" && std::string(mode) == "slow_rank") continue;
-    const auto want = cs::test::read_tree(run("", layout, mode, "db", "single"));
+    const auto want = cs::test::read_tree(run_producer_db("", layout, mode, "db", "single"));
     for (int np : {2, 4})
-      EXPECT_TRUE(cs::test::read_tree(run(cs::test::mpirun(np), layout, mode, "db",
-                                          "np" + std::to_string(np))) == want)
+      EXPECT_TRUE(cs::test::read_tree(run_producer_db(cs::test::mpirun(np), layout, mode, "db",
+                                                      "np" + std::to_string(np))) == want)
           << mode << " np=" << np;
   }
 }

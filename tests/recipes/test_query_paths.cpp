@@ -36,7 +36,7 @@ std::map<std::string, std::string> files_below(const fs::path& dir) {
 // outputs' directory. The job is a private copy: a scan declines a database with a sidecar beside
 // it (-journal, -wal), which another test opening the shared tests/data copy could leave for a
 // moment, and the counts would then be off.
-std::string run(const std::string& recipe, bool scans, const fs::path& out) {
+std::string run_query_paths(const std::string& recipe, bool scans, const fs::path& out) {
   const fs::path input = out.string() + "-job";
   fs::copy(fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1", input,
            fs::copy_options::recursive | fs::copy_options::overwrite_existing);
@@ -50,19 +50,19 @@ std::string run(const std::string& recipe, bool scans, const fs::path& out) {
   return cs::test::read_file(log);
 }
 
-struct Case {
+struct QueryCase {
   const char* recipe;
   std::vector<const char*> queries;  // the queries its map asks on each rank
 };
 
-class QueryPaths : public ::testing::TestWithParam<Case> {};
+class QueryPaths : public ::testing::TestWithParam<QueryCase> {};
 
 TEST_P(QueryPaths, CountedPerQueryAndSameOutputs) {
-  const Case c = GetParam();
+  const QueryCase c = GetParam();
   const fs::path on = cs::test::temp_dir(std::string("paths-on-") + c.recipe);
   const fs::path off = cs::test::temp_dir(std::string("paths-off-") + c.recipe);
-  const std::string log_on = run(c.recipe, true, on);
-  const std::string log_off = run(c.recipe, false, off);
+  const std::string log_on = run_query_paths(c.recipe, true, on);
+  const std::string log_off = run_query_paths(c.recipe, false, off);
   for (const char* q : c.queries) {
     // Both ranks of the real job have the plain layout each scan reproduces.
     EXPECT_NE(log_on.find(std::string("query ") + q + ": 2 ranks by scan, 0 by SQL"),
@@ -87,14 +87,15 @@ TEST_P(QueryPaths, CountedPerQueryAndSameOutputs) {
 
 INSTANTIATE_TEST_SUITE_P(
     Db, QueryPaths,
-    ::testing::Values(Case{"hccl_sum", {"hccl_sum.communication_ops"}},
-                      Case{"compute_op_sum", {"compute_op_sum.compute_ops"}},
-                      Case{"free_analysis", {"free_analysis.busy", "free_analysis.link"}},
-                      Case{"cluster_time_summary",
-                           {"cluster_time_summary.communication", "cluster_time_summary.memory"}},
-                      Case{"export_summary",
-                           {"export_summary.api_statistic", "export_summary.compute_tasks",
-                            "export_summary.communication_ops"}}),
+    ::testing::Values(QueryCase{"hccl_sum", {"hccl_sum.communication_ops"}},
+                      QueryCase{"compute_op_sum", {"compute_op_sum.compute_ops"}},
+                      QueryCase{"free_analysis", {"free_analysis.busy", "free_analysis.link"}},
+                      QueryCase{
+                          "cluster_time_summary",
+                          {"cluster_time_summary.communication", "cluster_time_summary.memory"}},
+                      QueryCase{"export_summary",
+                                {"export_summary.api_statistic", "export_summary.compute_tasks",
+                                 "export_summary.communication_ops"}}),
     [](const auto& info) { return std::string(info.param.recipe); });
 
 // The counts the processes send the root add up per query, and print one line each.

@@ -5,7 +5,6 @@
 // for ranks each recipe treats its own way: one whose CommAnalyzerTime lacks a column, one without
 // analysis.db, one whose analysis.db is not a database.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <string>
@@ -13,25 +12,21 @@
 
 #include "msprof_analyze/recipes/communication_sums_map.h"
 #include "msprof_analyze/recipes/recipe_run.h"
+#include "recipes/recipe_cli_test_util.h"
 #include "recipes/recipe_test_util.h"
+#include "support/test_data.h"
 #include "support/test_files.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kJob = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
+using cs::test::exec_sql;
+using cs::test::kDbJob;
 
 fs::path analysis_db(const fs::path& job, int r) {
   return job / ("node_" + std::to_string(100 + r) + "_1736410538_ascend_pt") /
          "ASCEND_PROFILER_OUTPUT" / "analysis.db";
-}
-
-void exec_sql(const fs::path& db_path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK) << db_path;
-  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
 }
 
 // Ranks 0-1 as recorded; rank 2: CommAnalyzerTime without group_name; rank 3: no analysis.db;
@@ -87,8 +82,8 @@ Result jointly(const fs::path& job, const fs::path& out) {
 
 TEST(RecipeJoint, SameTablesAsTheTwoRecipesInTurn) {
   const fs::path dir = cs::test::temp_dir("recipe-joint-same");
-  const Result a = in_turn(kJob, dir / "in-turn");
-  const Result b = jointly(kJob, dir / "jointly");
+  const Result a = in_turn(kDbJob, dir / "in-turn");
+  const Result b = jointly(kDbJob, dir / "jointly");
   EXPECT_EQ(a.codes, (std::vector<int>{0, 0}));
   EXPECT_EQ(b.codes, a.codes);
   ASSERT_NE(a.dump.find("ClusterCommunicationTime"), std::string::npos) << a.dump;
@@ -115,7 +110,7 @@ TEST(RecipeJoint, DamagedRanksSaySoAsInTurn) {
 
 TEST(RecipeJoint, UnknownRecipeIsRefused) {
   EXPECT_THROW(cs::recipes::run_recipes_jointly(cs::test::one_process_session(),
-                                                options(kJob, "/nonexistent"),
+                                                options(kDbJob, "/nonexistent"),
                                                 {"communication_time_sum", "no_such_recipe"},
                                                 cs::recipes::map_communication_sums),
                std::invalid_argument);

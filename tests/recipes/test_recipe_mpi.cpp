@@ -1,4 +1,4 @@
-// Every recipe under mpirun: an 8-rank DB job (the real 2-rank job's rank directories repeated,
+// Every recipe under mpirun: an 8-rank DB mpi_job (the real 2-rank job's rank directories repeated,
 // renumbered) gives the same files, byte for byte, with no launcher and under mpirun -np 1, 2
 // and 4, where each process reads its share of the ranks and sends the partial results to the
 // root. And the same files and messages whatever the number of threads reading the ranks.
@@ -17,7 +17,7 @@ using cs::test::run_command;
 
 namespace {
 
-const fs::path& job() {
+const fs::path& mpi_job() {
   static const cs::test::ScratchDir dir("recipe-mpi");
   static const bool made = [] {
     for (int r = 0; r < 8; ++r) cs::test::copy_real_db_rank(dir.path(), r);
@@ -38,8 +38,8 @@ TEST_P(RecipeMpi, SameBytesAtOneTwoAndFourProcesses) {
   auto run = [&](const std::string& launcher, const std::string& name) {
     const fs::path o = out / name;
     const int rc =
-        run_command(launcher + CS_BINARY + " cluster -d " + job().string() + " -o " + o.string() +
-                        " -m " + recipe + " --export_type " + type + " --quiet",
+        run_command(launcher + CS_BINARY + " cluster -d " + mpi_job().string() + " -o " +
+                        o.string() + " -m " + recipe + " --export_type " + type + " --quiet",
                     o.string() + ".log");
     EXPECT_EQ(rc, 0) << read_file(o.string() + ".log");
     return read_tree(o / "cluster_analysis_output");
@@ -78,7 +78,7 @@ TEST(RecipeThreads, SameBytesAndMessagesOnOneAndFourThreads) {
       auto run = [&](int threads) {
         const std::string name = std::string(recipe) + "-" + type + "-t" + std::to_string(threads);
         const fs::path o = out / name;
-        const int rc = run_command(std::string(CS_BINARY) + " cluster -d " + job().string() +
+        const int rc = run_command(std::string(CS_BINARY) + " cluster -d " + mpi_job().string() +
                                        " -o " + o.string() + " -m " + recipe + " --export_type " +
                                        type + " --threads " + std::to_string(threads),
                                    o.string() + ".log");
@@ -108,7 +108,7 @@ TEST(RecipeGather, OneRankPerBatchGivesTheSameBytes) {
   const fs::path out = cs::test::temp_dir("recipe-gather");
   auto run = [&](const std::string& launcher, const std::string& name) {
     const fs::path o = out / name;
-    const int rc = run_command(launcher + CS_BINARY + " cluster -d " + job().string() + " -o " +
+    const int rc = run_command(launcher + CS_BINARY + " cluster -d " + mpi_job().string() + " -o " +
                                    o.string() + " -m all --format json,csv --quiet --threads 2",
                                o.string() + ".log");
     EXPECT_EQ(rc, 0) << read_file(o.string() + ".log");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "recipes/recipe_test_util.h"
+#include "support/test_data.h"
 
 namespace fs = std::filesystem;
 using cs::test::read_file;
@@ -16,21 +17,21 @@ using cs::test::run_command;
 
 namespace {
 
-const std::string kJob = std::string(CS_TEST_DATA) + "/ascend-real/db_level1";
+using cs::test::kDbJob;
 
 // `cluster -m recipe` into `out` with `prefix` before the binary (a hook, a shell); its status.
 int run_recipe(const fs::path& out, const std::string& recipe, const std::string& extra = "",
                const std::string& prefix = "") {
-  return run_command(
-      prefix + CS_BINARY + " cluster -d " + kJob + " -o " + out.string() + " -m " + recipe + extra,
-      out.string() + ".log");
+  return run_command(prefix + CS_BINARY + " cluster -d " + kDbJob + " -o " + out.string() + " -m " +
+                         recipe + extra,
+                     out.string() + ".log");
 }
 
 // `cluster -m recipe` with at most `kb` KiB per written file.
 int run_limited(const fs::path& out, const std::string& recipe, int kb,
                 const std::string& extra = "") {
   return run_command("bash -c 'trap \"\" XFSZ; ulimit -f " + std::to_string(kb) + "; exec " +
-                         CS_BINARY + " cluster -d " + kJob + " -o " + out.string() + " -m " +
+                         CS_BINARY + " cluster -d " + kDbJob + " -o " + out.string() + " -m " +
                          recipe + extra + "'",
                      out.string() + ".log");
 }

@@ -21,19 +21,19 @@ using cs::recipes::slow_link::has_z_score_outlier;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& slow_link_scratch() {
   static const cs::test::ScratchDir dir("slow-link");
   return dir.path();
 }
 
-const fs::path& generated_job() {
+const fs::path& slow_link_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "tp4pp2s3";
+    const fs::path j = slow_link_scratch() / "tp4pp2s3";
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                              " --ranks 8 --tp 4 --pp 2 --steps 3 --slow-rank "
                                              "5:1.5 --export-type db",
-                                         (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+                                         (slow_link_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(slow_link_scratch() / "generate.log");
     return j;
   }();
   return job;
@@ -58,9 +58,9 @@ TEST(SlowLinkRecipe, ZScore) {
 
 std::string run_slow_link(const std::string& launcher, const std::string& name,
                           const std::string& args) {
-  const fs::path out = scratch() / name;
+  const fs::path out = slow_link_scratch() / name;
   const int rc =
-      cs::test::run_command(launcher + CS_BINARY + " cluster -d " + generated_job().string() +
+      cs::test::run_command(launcher + CS_BINARY + " cluster -d " + slow_link_job().string() +
                                 " -o " + out.string() + " -m slow_link " + args,
                             out.string() + ".log");
   EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
@@ -83,15 +83,15 @@ TEST(SlowLinkRecipe, MatchesMsprofAnalyzeAtAnyProcessCount) {
 // The per-rank query is answered from the pages (slow_link_scan.h) on every rank, with the same
 // outputs as SQLite's answer (CS_RECIPE_SCANS=off).
 TEST(SlowLinkRecipe, ScanGivesTheSqlOutputs) {
-  cs::test::expect_scan_matches_sql(generated_job(), scratch() / "scan", "slow_link", "db",
-                                    {{"slow_link.communication_ops", 8}});
+  cs::test::expect_scan_matches_sql(slow_link_job(), slow_link_scratch() / "scan", "slow_link",
+                                    "db", {{"slow_link.communication_ops", 8}});
 }
 
 TEST(SlowLinkRecipe, TextExportWritesNothing) {
   const fs::path out = run_slow_link("", "text", "--export_type text");
   for (const auto& f : fs::recursive_directory_iterator(out))
     EXPECT_FALSE(f.is_regular_file() && f.path().filename() != ".clusterscope_written") << f.path();
-  EXPECT_NE(cs::test::read_file(scratch() / "text.log").find("--export_type db"),
+  EXPECT_NE(cs::test::read_file(slow_link_scratch() / "text.log").find("--export_type db"),
             std::string::npos);
 }
 

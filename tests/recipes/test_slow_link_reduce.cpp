@@ -44,8 +44,8 @@ std::string key_text(const frame::Cell& c) {
 }
 
 // The reference: slow_link's reduce over the concatenation of every rank's rows.
-bool held_reduce(const std::vector<const frame::Frame*>& frames, const RecipeOutput& out,
-                 cs::io::Diagnostics& diag) {
+bool held_link_reduce(const std::vector<const frame::Frame*>& frames, const RecipeOutput& out,
+                      cs::io::Diagnostics& diag) {
   frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
   const size_t n = all.rows();
   auto& transmit = all.add("transmitTime");
@@ -136,7 +136,7 @@ bool held_reduce(const std::vector<const frame::Frame*>& frames, const RecipeOut
 // `ranks` ranks' rows as slow_link's map gives them. Four groups of 4-8 ranks run 40 collectives
 // each (a few of them slow on every rank: the group's outlier), plus send/receive pairs; the
 // edge cases of the file comment are placed on fixed ranks.
-std::vector<RankPartial> generated(int ranks, bool with_null_size) {
+std::vector<RankPartial> generated_link_parts(int ranks, bool with_null_size) {
   std::mt19937 rng(38);
   std::vector<RankPartial> parts(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
@@ -188,7 +188,7 @@ std::vector<RankPartial> generated(int ranks, bool with_null_size) {
   return parts;
 }
 
-RecipeOutput output(const fs::path& db, int top_num) {
+RecipeOutput link_output(const fs::path& db, int top_num) {
   RecipeOutput out;
   out.cluster_output_dir = db.parent_path().string();
   out.db_file = db.string();
@@ -196,20 +196,21 @@ RecipeOutput output(const fs::path& db, int top_num) {
   return out;
 }
 
-std::string held_db(const std::vector<RankPartial>& parts, const fs::path& db, int top_num) {
+std::string held_link_db(const std::vector<RankPartial>& parts, const fs::path& db, int top_num) {
   cs::io::Diagnostics diag;
   std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
-  EXPECT_TRUE(held_reduce(frames, output(db, top_num), diag));
+  EXPECT_TRUE(held_link_reduce(frames, link_output(db, top_num), diag));
   EXPECT_FALSE(diag.has_errors());
   return cs::test::read_file(db);
 }
 
-std::string walked_db(const std::vector<RankPartial>& parts, const fs::path& db, int top_num,
-                      size_t batch) {
+std::string walked_link_db(const std::vector<RankPartial>& parts, const fs::path& db, int top_num,
+                           size_t batch) {
   cs::io::Diagnostics diag;
-  EXPECT_TRUE(cs::recipes::slow_link::reduce_slow_links(parts, output(db, top_num), diag, batch));
+  EXPECT_TRUE(
+      cs::recipes::slow_link::reduce_slow_links(parts, link_output(db, top_num), diag, batch));
   EXPECT_FALSE(diag.has_errors());
   return cs::test::read_file(db);
 }
@@ -219,10 +220,10 @@ TEST(SlowLinkReduce, RankByRankWritesTheConcatenationsBytes) {
   const cs::recipes::slow_link::SlowLink recipe;
   for (bool null_size : {false, true}) {
     for (int top_num : {-1, 2}) {
-      const auto held = generated(12, null_size);
+      const auto held = generated_link_parts(12, null_size);
       const std::string tag = std::to_string(null_size) + "-" + std::to_string(top_num);
       const fs::path ref = dir / ("held-" + tag + ".db");
-      const std::string expected = held_db(held, ref, top_num);
+      const std::string expected = held_link_db(held, ref, top_num);
       // Both tables, SlowLinkSum cut at top_num, the outlier-free group3 and the NULL keys out.
       const std::string dump = cs::test::dump_sqlite(ref);
       ASSERT_NE(dump.find("SlowLinkOps"), std::string::npos) << dump.substr(0, 2000);
@@ -241,7 +242,7 @@ TEST(SlowLinkReduce, RankByRankWritesTheConcatenationsBytes) {
           }
           const fs::path db = dir / ("walked-" + tag + "-" + std::to_string(every) + "-" +
                                      std::to_string(batch) + ".db");
-          EXPECT_TRUE(walked_db(parts, db, top_num, batch) == expected)
+          EXPECT_TRUE(walked_link_db(parts, db, top_num, batch) == expected)
               << tag << " every " << every << " batch " << batch << "\n"
               << cs::test::dump_sqlite(db).substr(0, 3000) << "\nexpected\n"
               << dump.substr(0, 3000);
@@ -273,7 +274,7 @@ TEST(SlowLinkReduce, NothingSlowWritesNothing) {
   }
   const fs::path db = cs::test::temp_dir("slow-link-none") / "cluster_analysis.db";
   cs::io::Diagnostics diag;
-  EXPECT_TRUE(cs::recipes::slow_link::reduce_slow_links(parts, output(db, -1), diag));
+  EXPECT_TRUE(cs::recipes::slow_link::reduce_slow_links(parts, link_output(db, -1), diag));
   EXPECT_FALSE(fs::exists(db));
 }
 

@@ -24,19 +24,19 @@ using cs::recipes::slow_rank::judge_slow_ranks;
 
 namespace {
 
-const fs::path& scratch() {
+const fs::path& slow_rank_scratch() {
   static const cs::test::ScratchDir dir("slow-rank");
   return dir.path();
 }
 
-const fs::path& generated_job() {
+const fs::path& slow_rank_job() {
   static const fs::path job = [] {
-    const fs::path j = scratch() / "tp4pp2s3";
+    const fs::path j = slow_rank_scratch() / "tp4pp2s3";
     const int rc = cs::test::run_command(std::string(CS_BINARY) + " generate " + j.string() +
                                              " --ranks 8 --tp 4 --pp 2 --steps 3 --slow-rank "
                                              "5:1.5 --export-type db",
-                                         (scratch() / "generate.log").string());
-    EXPECT_EQ(rc, 0) << cs::test::read_file(scratch() / "generate.log");
+                                         (slow_rank_scratch() / "generate.log").string());
+    EXPECT_EQ(rc, 0) << cs::test::read_file(slow_rank_scratch() / "generate.log");
     return j;
   }();
   return job;
@@ -75,9 +75,9 @@ TEST_P(SlowRankRecipeGolden, MatchesMsprofAnalyzeAtAnyProcessCount) {
   const std::string type = GetParam();
   const fs::path ref = fs::path(CS_TEST_DATA) / "generated-db" / ("tp4pp2s3_slow_rank__" + type);
   auto run = [&](const std::string& launcher, const std::string& name) {
-    const fs::path out = scratch() / (type + "-" + name);
+    const fs::path out = slow_rank_scratch() / (type + "-" + name);
     const int rc =
-        cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + generated_job().string() +
+        cs::test::run_command(launcher + CS_BINARY + " cluster -q -d " + slow_rank_job().string() +
                                   " -o " + out.string() + " -m slow_rank --export_type " + type,
                               out.string() + ".log");
     EXPECT_EQ(rc, 0) << cs::test::read_file(out.string() + ".log");
@@ -97,12 +97,12 @@ INSTANTIATE_TEST_SUITE_P(Export, SlowRankRecipeGolden, ::testing::Values("text",
 // The per-rank query is answered from the pages (slow_rank_scan.h) on every rank of the generated
 // job, and the outputs are the same bytes as with the scans off (CS_RECIPE_SCANS=off: SQLite).
 TEST(SlowRankRecipe, ScanGivesTheSqlOutputs) {
-  cs::test::expect_scan_matches_sql(generated_job(), scratch() / "scan", "slow_rank", "db",
-                                    {{"slow_rank.communication_ops", 8}});
+  cs::test::expect_scan_matches_sql(slow_rank_job(), slow_rank_scratch() / "scan", "slow_rank",
+                                    "db", {{"slow_rank.communication_ops", 8}});
 }
 
 TEST(SlowRankRecipe, RealJobHasNoSlowRank) {
-  const fs::path out = scratch() / "real";
+  const fs::path out = slow_rank_scratch() / "real";
   const fs::path input = fs::path(CS_TEST_DATA) / "ascend-real" / "db_level1";
   const int rc =
       cs::test::run_command(std::string(CS_BINARY) + " cluster -q -d " + input.string() + " -o " +

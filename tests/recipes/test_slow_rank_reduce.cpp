@@ -65,8 +65,8 @@ struct Ordered {
 };
 
 // The reference: slow_rank's reduce over the concatenation of every rank's rows.
-bool held_reduce(const std::vector<const frame::Frame*>& frames, const RecipeOutput& out,
-                 cs::io::Diagnostics& diag) {
+bool held_rank_reduce(const std::vector<const frame::Frame*>& frames, const RecipeOutput& out,
+                      cs::io::Diagnostics& diag) {
   if (frames.empty()) return true;
   const frame::Frame all = frame::concat_frames(frames, frame::column_union(frames));
   const auto& rank = frame::find_column(all, "rankId")->cells;
@@ -128,7 +128,7 @@ bool held_reduce(const std::vector<const frame::Frame*>& frames, const RecipeOut
 // `ranks` ranks' rows: 3 groups of collectives (group1's op names unequally often, the NULL
 // group's too), a 3-sigma group (12 rows a rank per op), send/receive; rank 3 lacks startNs, rank
 // 5 has no rows, rank 6 is unused.
-std::vector<RankPartial> generated(int ranks, bool slow) {
+std::vector<RankPartial> generated_rank_parts(int ranks, bool slow) {
   std::mt19937_64 rng(7);
   std::vector<RankPartial> parts(ranks);
   for (int r = 0; r < ranks; ++r) {
@@ -172,26 +172,26 @@ std::vector<RankPartial> generated(int ranks, bool slow) {
   return parts;
 }
 
-RecipeOutput output(const fs::path& db) {
+RecipeOutput rank_output(const fs::path& db) {
   RecipeOutput out;
   out.cluster_output_dir = db.parent_path().string();
   out.db_file = db.string();
   return out;
 }
 
-std::string held_db(const std::vector<RankPartial>& parts, const fs::path& db) {
+std::string held_rank_db(const std::vector<RankPartial>& parts, const fs::path& db) {
   cs::io::Diagnostics diag;
   std::vector<const frame::Frame*> frames;
   for (const auto& p : parts)
     if (p.used) frames.push_back(&p.frames.at("rows"));
-  EXPECT_TRUE(held_reduce(frames, output(db), diag));
+  EXPECT_TRUE(held_rank_reduce(frames, rank_output(db), diag));
   EXPECT_FALSE(diag.has_errors());
   return fs::exists(db) ? cs::test::read_file(db) : std::string();
 }
 
-std::string walked_db(const std::vector<RankPartial>& parts, const fs::path& db) {
+std::string walked_rank_db(const std::vector<RankPartial>& parts, const fs::path& db) {
   cs::io::Diagnostics diag;
-  EXPECT_TRUE(cs::recipes::slow_rank::SlowRank().reduce(parts, output(db), diag));
+  EXPECT_TRUE(cs::recipes::slow_rank::SlowRank().reduce(parts, rank_output(db), diag));
   EXPECT_FALSE(diag.has_errors());
   return fs::exists(db) ? cs::test::read_file(db) : std::string();
 }
@@ -199,8 +199,8 @@ std::string walked_db(const std::vector<RankPartial>& parts, const fs::path& db)
 TEST(SlowRankReduce, RankByRankWritesTheConcatenationsBytes) {
   const fs::path dir = cs::test::temp_dir("slow-rank-reduce");
   const cs::recipes::slow_rank::SlowRank recipe;
-  const auto held = generated(12, true);
-  const std::string expected = held_db(held, dir / "held.db");
+  const auto held = generated_rank_parts(12, true);
+  const std::string expected = held_rank_db(held, dir / "held.db");
   // Both tables; Dixon's votes, the 3-sigma votes (the first of the tie, rank 8), the NULL group
   // kept and group1 left out.
   const std::string dump = cs::test::dump_sqlite(dir / "held.db");
@@ -221,7 +221,7 @@ TEST(SlowRankReduce, RankByRankWritesTheConcatenationsBytes) {
       ASSERT_FALSE(parts[0].parked.empty());
     }
     const fs::path db = dir / ("walked-" + std::to_string(every) + ".db");
-    EXPECT_TRUE(walked_db(parts, db) == expected)
+    EXPECT_TRUE(walked_rank_db(parts, db) == expected)
         << "every " << every << "\n"
         << cs::test::dump_sqlite(db).substr(0, 3000) << "\nexpected\n"
         << dump.substr(0, 3000);
@@ -230,9 +230,9 @@ TEST(SlowRankReduce, RankByRankWritesTheConcatenationsBytes) {
 
 TEST(SlowRankReduce, NothingSlowWritesNothing) {
   const fs::path dir = cs::test::temp_dir("slow-rank-none");
-  const auto parts = generated(12, false);
-  EXPECT_EQ(held_db(parts, dir / "held.db"), "");
-  EXPECT_EQ(walked_db(parts, dir / "walked.db"), "");
+  const auto parts = generated_rank_parts(12, false);
+  EXPECT_EQ(held_rank_db(parts, dir / "held.db"), "");
+  EXPECT_EQ(walked_rank_db(parts, dir / "walked.db"), "");
   EXPECT_FALSE(fs::exists(dir / "walked.db"));
 }
 

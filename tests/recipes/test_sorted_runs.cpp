@@ -27,7 +27,7 @@ namespace {
 
 // Rows of three columns: two keys with many repeats (an int and a text or NULL) and the row's
 // number, so that the order of equal keys shows.
-Frame random_rows(size_t n, unsigned seed) {
+Frame random_frame_rows(size_t n, unsigned seed) {
   std::mt19937 gen(seed);
   Frame f;
   auto& a = f.add("a");
@@ -144,7 +144,7 @@ TEST(SortedRuns, EqualPositionsComeEarlierRunFirst) {
 }
 
 TEST(SortedRuns, KeyRunsMergeToTheStableSortOfEveryRow) {
-  const Frame all = random_rows(5000, 7);
+  const Frame all = random_frame_rows(5000, 7);
   // The reference: a stable sort by (a, b) of every row.
   std::vector<size_t> order(all.rows());
   std::iota(order.begin(), order.end(), size_t{0});

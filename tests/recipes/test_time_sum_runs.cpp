@@ -24,16 +24,8 @@ using cs::recipes::RankPartial;
 namespace {
 
 // The database communication_time_sum's merge of `parts` writes.
-std::string merged_db(std::vector<RankPartial> parts, const fs::path& dir) {
-  fs::create_directories(dir);
-  ct::CommunicationTimeSum recipe;
-  cs::recipes::RecipeOutput out;
-  out.cluster_output_dir = dir.string();
-  cs::io::Diagnostics diag;
-  const cs::recipes::Recipe::WriteStep write = recipe.merge(parts, 1, diag);
-  EXPECT_TRUE(write && write(out, diag));
-  EXPECT_FALSE(diag.has_errors());
-  return cs::test::read_file(dir / "cluster_analysis.db");
+std::string time_sum_db(std::vector<RankPartial> parts, const fs::path& dir) {
+  return cs::test::merged_db(ct::CommunicationTimeSum(), std::move(parts), dir);
 }
 
 }  // namespace
@@ -51,7 +43,7 @@ TEST(TimeSumRuns, TotalsInManyRunsWriteTheHeldMergesBytes) {
       for (auto& c : cs::frame::find_column(p.frames.at(key), "step")->cells)
         c = Cell::text("step" + std::to_string((31 - p.rank) % 4));
   const fs::path dir = cs::test::temp_dir("time-sum-runs");
-  const std::string expected = merged_db(held, dir / "held");
+  const std::string expected = time_sum_db(held, dir / "held");
   ASSERT_GT(expected.size(), 4096u);
   {  // the totals do fill several runs
     auto parts = held;
@@ -69,7 +61,7 @@ TEST(TimeSumRuns, TotalsInManyRunsWriteTheHeldMergesBytes) {
     cs::recipes::FramePark store({&recipe});
     for (auto& p : parts) store.park(0, p);
     setenv("CS_TIME_SUM_RUN_ROWS", run_rows, 1);
-    const std::string got = merged_db(std::move(parts), dir / (std::string("parked") + run_rows));
+    const std::string got = time_sum_db(std::move(parts), dir / (std::string("parked") + run_rows));
     unsetenv("CS_TIME_SUM_RUN_ROWS");
     EXPECT_TRUE(got == expected) << "runs of " << run_rows << " rows";
   }

@@ -22,6 +22,7 @@
 namespace fs = std::filesystem;
 using namespace cs;
 using namespace cs::report;
+using report::test::kReportData;
 using report::test::load_csv_table;
 
 namespace {
@@ -34,7 +35,6 @@ constexpr const char* kPython = "/usr/bin/python3";
 int run(const std::string& cmd) {
   return std::system(cmd.c_str());
 }
-const std::string kData = std::string(CS_TEST_DATA) + "/report/";
 
 fs::path screens_dir() {
   fs::path d = fs::path(CS_BUILD_DIR) / "report_screens";
@@ -84,13 +84,14 @@ class BrowserRender : public ::testing::Test {
 };
 
 TEST_F(BrowserRender, SmallClusterReport) {
-  io::Table manifest = load_csv_table(kData + "rank_manifest.csv", "rank_manifest"),
-            steps = load_csv_table(kData + "step_trace.csv", "step_trace"),
-            matrix = load_csv_table(kData + "communication_matrix.csv", "communication_matrix"),
-            summary = load_csv_table(kData + "comm_rank_summary.csv", "comm_rank_summary"),
-            ops = load_csv_table(kData + "operators_topn.csv", "operators_topn"),
-            slow_ranks = load_csv_table(kData + "slow_ranks.csv", "slow_ranks"),
-            slow_links = load_csv_table(kData + "slow_links.csv", "slow_links");
+  io::Table manifest = load_csv_table(kReportData + "rank_manifest.csv", "rank_manifest"),
+            steps = load_csv_table(kReportData + "step_trace.csv", "step_trace"),
+            matrix =
+                load_csv_table(kReportData + "communication_matrix.csv", "communication_matrix"),
+            summary = load_csv_table(kReportData + "comm_rank_summary.csv", "comm_rank_summary"),
+            ops = load_csv_table(kReportData + "operators_topn.csv", "operators_topn"),
+            slow_ranks = load_csv_table(kReportData + "slow_ranks.csv", "slow_ranks"),
+            slow_links = load_csv_table(kReportData + "slow_links.csv", "slow_links");
   ClusterReportInput in;
   in.manifest = &manifest;
   in.step_trace = &steps;
@@ -112,10 +113,11 @@ TEST_F(BrowserRender, LargeClusterReport) {
 }
 
 TEST_F(BrowserRender, CompareReport) {
-  io::Table overall = load_csv_table(kData + "overall_metrics.csv", "overall_metrics"),
-            kernels = load_csv_table(kData + "kernel_compare.csv", "kernel_compare"),
-            ops = load_csv_table(kData + "operator_compare.csv", "operator_compare"),
-            comm = load_csv_table(kData + "communication_compare.csv", "communication_compare");
+  io::Table overall = load_csv_table(kReportData + "overall_metrics.csv", "overall_metrics"),
+            kernels = load_csv_table(kReportData + "kernel_compare.csv", "kernel_compare"),
+            ops = load_csv_table(kReportData + "operator_compare.csv", "operator_compare"),
+            comm =
+                load_csv_table(kReportData + "communication_compare.csv", "communication_compare");
   CompareReportInput in;
   in.overall_metrics = &overall;
   in.kernel_compare = &kernels;
@@ -189,8 +191,9 @@ TEST_F(BrowserRender, InteractiveGpuClusterReport) {
                         "browser_gpu_check.py", "3", "load_ms"});
 }
 
-// The memory section (report/cluster_page/memory_section.cpp) of a generated 16-rank job with rank 5 holding
-// 4 GB more and rank 10 leaking 200 MB per step, driven by tests/report/browser_memory.py.
+// The memory section (report/cluster_page/memory_section.cpp) of a generated 16-rank job with rank
+// 5 holding 4 GB more and rank 10 leaking 200 MB per step, driven by
+// tests/report/browser_memory.py.
 TEST_F(BrowserRender, MemorySection) {
   check_generated_page(
       {"memory", "--ranks 16 --tp 2 --pp 2 --steps 4 --memory-imbalance 5:4 --memory-leak 10:200",

@@ -21,11 +21,10 @@
 using namespace cs;
 using namespace cs::report;
 using report::test::check_html;
+using report::test::kReportData;
 using report::test::load_csv_table;
 
 namespace {
-
-const std::string kData = std::string(CS_TEST_DATA) + "/report/";
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -34,13 +33,14 @@ size_t count(const std::string& s, const std::string& what) {
 }
 
 struct SmallCluster {
-  io::Table manifest = load_csv_table(kData + "rank_manifest.csv", "rank_manifest");
-  io::Table steps = load_csv_table(kData + "step_trace.csv", "step_trace");
-  io::Table matrix = load_csv_table(kData + "communication_matrix.csv", "communication_matrix");
-  io::Table summary = load_csv_table(kData + "comm_rank_summary.csv", "comm_rank_summary");
-  io::Table ops = load_csv_table(kData + "operators_topn.csv", "operators_topn");
-  io::Table slow_ranks = load_csv_table(kData + "slow_ranks.csv", "slow_ranks");
-  io::Table slow_links = load_csv_table(kData + "slow_links.csv", "slow_links");
+  io::Table manifest = load_csv_table(kReportData + "rank_manifest.csv", "rank_manifest");
+  io::Table steps = load_csv_table(kReportData + "step_trace.csv", "step_trace");
+  io::Table matrix =
+      load_csv_table(kReportData + "communication_matrix.csv", "communication_matrix");
+  io::Table summary = load_csv_table(kReportData + "comm_rank_summary.csv", "comm_rank_summary");
+  io::Table ops = load_csv_table(kReportData + "operators_topn.csv", "operators_topn");
+  io::Table slow_ranks = load_csv_table(kReportData + "slow_ranks.csv", "slow_ranks");
+  io::Table slow_links = load_csv_table(kReportData + "slow_links.csv", "slow_links");
   ClusterReportInput input() const {
     ClusterReportInput in;
     in.manifest = &manifest;

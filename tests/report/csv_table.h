@@ -10,6 +10,9 @@
 
 namespace cs::report::test {
 
+// tests/data/report/: the small result tables the report tests load (ends with '/').
+inline const std::string kReportData = std::string(CS_TEST_DATA) + "/report/";
+
 inline io::Table load_csv_table(const std::string& path, const std::string& name) {
   io::Diagnostics diag;
   io::CsvReader r(path, diag);

@@ -34,11 +34,11 @@ TEST(HtmlOut, ClosesWhatItOpened) {
   EXPECT_EQ(h.depth(), 2u);
   const std::string s = h.finish();
   EXPECT_EQ(s, "<div class=\"a\"><p>1 &lt; 2</p><br/><span></span></div>");
-  EXPECT_EQ(test::check_html(s), "");
+  EXPECT_EQ(cs::report::test::check_html(s), "");
 }
 
 TEST(HtmlCheck, CatchesBrokenMarkup) {
-  using test::check_html;
+  using cs::report::test::check_html;
   EXPECT_NE(check_html("<div><p></div></p>"), "");
   EXPECT_NE(check_html("<div>"), "");
   EXPECT_NE(check_html("<p>a < b</p>"), "");
@@ -109,7 +109,7 @@ TEST(SvgCharts, HeatmapMarksCellsAndSkipsEmptyOnes) {
   heatmap_chart(
       h, g, 10.0, [](double v) { return std::to_string(static_cast<int>(v)); }, "t");
   const std::string s = h.finish();
-  EXPECT_EQ(test::check_html(s), "");
+  EXPECT_EQ(cs::report::test::check_html(s), "");
   EXPECT_NE(s.find("class=\"q8\""), std::string::npos);  // 10 of 10: darkest
   EXPECT_NE(s.find("class=\"q1\""), std::string::npos);  // 2 of 10
   EXPECT_NE(s.find("1 \u2192 0: 2"), std::string::npos);

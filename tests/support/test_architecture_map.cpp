@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -17,16 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "support/file_text.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using cs::test::slurp;
 
 using Edges = std::map<std::string, std::set<std::string>>;  // folder/ -> folders/ it links
 

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "io/diagnostics.h"
+#include "support/file_text.h"  // slurp, write_file
 
 namespace cs::test {
 
@@ -53,20 +54,6 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
-
-// The whole file (empty when it cannot be read).
-inline std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Writes `text` to `p`, its directories created.
-inline void write_file(const std::filesystem::path& p, const std::string& text) {
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
 
 // Runs a shell command; `out` gets what it writes to stdout (add " 2>&1" for stderr too).
 // Returns its exit status, -1 when it did not exit normally.

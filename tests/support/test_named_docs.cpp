@@ -5,22 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "support/file_text.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using cs::test::slurp;
 
 bool is_source(const fs::path& p) {
   static const std::set<std::string> kExt = {".cpp", ".h", ".py", ".sh", ".cmake", ".in"};

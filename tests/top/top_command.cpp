@@ -7,6 +7,7 @@
 
 #include "io/csv/csv_writer.h"
 #include "report/table_view.h"
+#include "support/test_data.h"
 #include "top/top_cost.h"
 #include "top/top_profile.h"
 #include "top/top_table.h"
@@ -16,7 +17,7 @@ using namespace cs::report;
 using namespace cs::top;
 
 namespace {
-const std::string kData = CS_TEST_DATA;
+using cs::test::kData;
 }
 
 TEST(TopCost, ParsesBothShapeNotations) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 
+#include "support/test_data.h"
 #include "top/top_profile.h"
 
 using namespace cs;
@@ -21,9 +22,9 @@ using namespace cs::top;
 
 namespace {
 
-const std::string kData = CS_TEST_DATA;
+using cs::test::kData;
 
-double total_us(const std::vector<OpCall>& calls) {
+double calls_total_us(const std::vector<OpCall>& calls) {
   double t = 0;
   for (const auto& c : calls) t += c.dur_us;
   return t;
@@ -39,7 +40,7 @@ TEST(TopDb, RankDirectoryReadsTheProfilerDatabase) {
       << (diag.empty() ? "" : diag.items()[0].to_string());
   EXPECT_TRUE(used.ends_with("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")) << used;
   ASSERT_EQ(calls.size(), 191u);
-  EXPECT_NEAR(total_us(calls), 8903.431 + 102108.1, 1e-6);
+  EXPECT_NEAR(calls_total_us(calls), 8903.431 + 102108.1, 1e-6);
   size_t hcom = 0;
   for (const auto& c : calls) {
     if (c.type != "hcom_allReduce_") continue;
