@@ -189,9 +189,11 @@ std::string held_rank_db(const std::vector<RankPartial>& parts, const fs::path& 
   return fs::exists(db) ? cs::test::read_file(db) : std::string();
 }
 
-std::string walked_rank_db(const std::vector<RankPartial>& parts, const fs::path& db) {
+std::string walked_rank_db(const std::vector<RankPartial>& parts, const fs::path& db,
+                           size_t rows_in_memory = cs::recipes::slow_rank::kRowsInMemory) {
   cs::io::Diagnostics diag;
-  EXPECT_TRUE(cs::recipes::slow_rank::SlowRank().reduce(parts, rank_output(db), diag));
+  EXPECT_TRUE(
+      cs::recipes::slow_rank::SlowRank(rows_in_memory).reduce(parts, rank_output(db), diag));
   EXPECT_FALSE(diag.has_errors());
   return fs::exists(db) ? cs::test::read_file(db) : std::string();
 }
@@ -220,11 +222,15 @@ TEST(SlowRankReduce, RankByRankWritesTheConcatenationsBytes) {
     if (every > 0) {
       ASSERT_FALSE(parts[0].parked.empty());
     }
-    const fs::path db = dir / ("walked-" + std::to_string(every) + ".db");
-    EXPECT_TRUE(walked_rank_db(parts, db) == expected)
-        << "every " << every << "\n"
-        << cs::test::dump_sqlite(db).substr(0, 3000) << "\nexpected\n"
-        << dump.substr(0, 3000);
+    // The collective rows all in memory, and on disk past 1 and 97 rows.
+    for (size_t in_memory : {cs::recipes::slow_rank::kRowsInMemory, size_t{1}, size_t{97}}) {
+      const fs::path db =
+          dir / ("walked-" + std::to_string(every) + "-" + std::to_string(in_memory) + ".db");
+      EXPECT_TRUE(walked_rank_db(parts, db, in_memory) == expected)
+          << "every " << every << " in memory " << in_memory << "\n"
+          << cs::test::dump_sqlite(db).substr(0, 3000) << "\nexpected\n"
+          << dump.substr(0, 3000);
+    }
   }
 }
 

@@ -3,18 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "frame/duration_stats.h"
 #include "frame/frame_ops.h"
 #include "frame/pandas_sort.h"
 #include "frame/text_pool.h"
+#include "msprof_analyze/recipes/cell_pair_index.h"
 #include "msprof_analyze/recipes/frame_writers.h"
 #include "msprof_analyze/recipes/parked_frames.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
+#include "msprof_analyze/recipes/rows_by_group.h"
 #include "msprof_analyze/recipes/slow_link/slow_link.h"
 
 namespace cs::recipes::slow_link {
@@ -51,31 +55,11 @@ struct RankColumns {
   const frame::FrameColumn *rank, *group, *time, *op, *type, *size;
 };
 
+// A collective instance (group name, op name): its shortest duration and number of ranks.
 struct Instance {
   int64_t shortest = 0;
   int64_t ranks = 0;
 };
-
-// A collective instance: its (group name, op name) cells, equal as their cell_key()s are (texts
-// are pooled, so a key is 32 bytes and no text is built: at 16,384 DB ranks the instances' key
-// texts were 14 MB of the root's peak).
-struct InstanceKey {
-  frame::Cell group, op;
-};
-struct InstanceKeyHash {
-  size_t operator()(const InstanceKey& k) const {
-    return frame::cell_key_hash(k.group) * 0x9e3779b97f4a7c15ull ^ frame::cell_key_hash(k.op);
-  }
-};
-struct InstanceKeyEqual {
-  bool operator()(const InstanceKey& a, const InstanceKey& b) const {
-    return frame::cell_key_equal(a.group, b.group) && frame::cell_key_equal(a.op, b.op);
-  }
-};
-
-InstanceKey instance_key(const RankColumns& c, size_t r) {
-  return {RankColumns::at(c.group, r), RankColumns::at(c.op, r)};
-}
 
 // A group (op type, data size, ranks taking part) and what the verdict and SlowLinkSum need.
 struct Group {
@@ -90,7 +74,8 @@ struct Group {
 // The whole walk's state.
 struct Reduce {
   std::vector<ColumnKinds> columns;  // the concatenation's columns (pd.concat's union)
-  std::unordered_map<InstanceKey, Instance, InstanceKeyHash, InstanceKeyEqual> instances;
+  CellPairIndex instance_at;         // (group name, op name) -> its place in `instances`
+  std::vector<Instance> instances;
   std::unordered_map<std::string, uint32_t> group_at;
   std::vector<Group> groups;  // in order of first appearance
   bool any_null_size = false;
@@ -98,7 +83,10 @@ struct Reduce {
   // Row r's transmit time and number of ranks (0 and 0 for send/receive).
   std::pair<int64_t, int64_t> transmit(const RankColumns& c, size_t r) const {
     if (is_point_to_point(RankColumns::at(c.op, r))) return {0, 0};
-    const Instance& i = instances.at(instance_key(c, r));
+    const int64_t k = instance_at.find(RankColumns::at(c.group, r), RankColumns::at(c.op, r));
+    if (k < 0)
+      throw std::logic_error("slow_link: a collective instance not seen by the first walk");
+    const Instance& i = instances[static_cast<size_t>(k)];
     return {i.shortest, i.ranks};
   }
   // Row r's group, or -1 for a NULL key.
@@ -110,9 +98,9 @@ struct Reduce {
                             std::to_string(related));
     return it == group_at.end() ? -1 : it->second;
   }
-  // Cell `c` of the output column `col` (an input column) of row r of frame `f`.
-  frame::Cell out_cell(const frame::Frame& f, size_t col, size_t r) const {
-    const frame::FrameColumn* src = frame::find_column(f, *columns[col].name);
+  // The cell of the output column `col` (an input column; `src` its column in the rank's frame,
+  // nullptr when the frame lacks it) of row r.
+  frame::Cell out_cell(const frame::FrameColumn* src, size_t col, size_t r) const {
     if (!src) return frame::Cell::null();
     const frame::Cell& c = src->cells[r];
     if (any_null_size && *columns[col].name == "dataSize") return frame::Cell::real(c.num());
@@ -128,9 +116,12 @@ void find_instances(const std::vector<RankPartial>& parts, Reduce& s) {
       if (RankColumns::at(c.size, r).is_null()) s.any_null_size = true;
       if (is_point_to_point(RankColumns::at(c.op, r))) continue;
       const int64_t t = RankColumns::at(c.time, r).i();
-      auto [it, fresh] = s.instances.try_emplace(instance_key(c, r), Instance{t, 0});
-      it->second.shortest = std::min(it->second.shortest, t);
-      ++it->second.ranks;
+      const auto [k, fresh] =
+          s.instance_at.find_or_add(RankColumns::at(c.group, r), RankColumns::at(c.op, r));
+      if (fresh) s.instances.push_back(Instance{t, 0});
+      Instance& i = s.instances[k];
+      i.shortest = std::min(i.shortest, t);
+      ++i.ranks;
     }
   });
 }
@@ -220,49 +211,65 @@ frame::Frame slow_link_sum(const Reduce& s, const std::vector<uint32_t>& kept, i
   return frame::take(sum, order);
 }
 
-// SlowLinkOps: the kept groups' rows, group after group, each group's in row order; rows
-// [lo, hi) of the table placed by one walk, then written.
-bool write_slow_link_ops(const std::vector<RankPartial>& parts, const Reduce& s,
+// SlowLinkOps: the kept groups' rows, group after group, each group's in row order. One walk
+// sorts the kept rows into their groups (on disk past `batch_rows` rows), then each group's rows
+// are written in runs of at most `batch_rows`. The instances are freed after the walk.
+bool write_slow_link_ops(const std::vector<RankPartial>& parts, Reduce& s,
                          const std::vector<uint32_t>& kept, const std::string& db,
                          size_t batch_rows, io::Diagnostics& diag) {
   std::vector<ColumnKinds> columns = s.columns;
   for (ColumnKinds& k : columns) k.kinds = 0;
   columns.push_back({frame::intern_text("transmitTime"), 0, false});
   columns.push_back({frame::intern_text("relatedRanks"), 0, false});
-  constexpr size_t kNotKept = SIZE_MAX;
-  std::vector<size_t> offset(s.groups.size(), kNotKept);
-  size_t total = 0;
-  for (uint32_t g : kept) {
-    offset[g] = total;
-    total += s.groups[g].transmit.size();
-    for (size_t k = 0; k < s.columns.size(); ++k) columns[k].kinds |= s.groups[g].kinds[k];
+  constexpr uint32_t kNotKept = UINT32_MAX;
+  std::vector<uint32_t> slot(s.groups.size(), kNotKept);  // a group's place among the kept
+  for (uint32_t i = 0; i < kept.size(); ++i) {
+    slot[kept[i]] = i;
+    for (size_t k = 0; k < s.columns.size(); ++k) columns[k].kinds |= s.groups[kept[i]].kinds[k];
   }
   const uint8_t int_bit = frame::kind_bit(frame::Cell::Kind::kInt);
   columns[s.columns.size()].kinds = columns[s.columns.size() + 1].kinds = int_bit;
-  const size_t batch = std::max(batch_rows, (total + 7) / 8);
+  const size_t width = columns.size();
+  RowsByGroup rows(kept.size(), sizeof(frame::Cell), width, batch_rows);
+  std::vector<frame::Cell> row(width);
+  for_each_rank_frame(parts, "rows", [&](const frame::Frame& f) {
+    const RankColumns c(f);
+    std::vector<const frame::FrameColumn*> cols;
+    for (const ColumnKinds& k : s.columns) cols.push_back(frame::find_column(f, *k.name));
+    for (size_t r = 0; r < f.rows(); ++r) {
+      const auto [t, related] = s.transmit(c, r);
+      const int64_t g = s.group_of(c, r, related);
+      if (g < 0 || slot[g] == kNotKept) continue;
+      for (size_t k = 0; k < s.columns.size(); ++k) row[k] = s.out_cell(cols[k], k, r);
+      row[width - 2] = frame::Cell::integer(t);
+      row[width - 1] = frame::Cell::integer(related);
+      rows.add(slot[g], row.data());
+    }
+  });
+  s.instance_at = {};
+  s.instances = {};
+  if (!rows.problem().empty())
+    diag.warn(db, 0, "slow_link: SlowLinkOps' rows held in memory: " + rows.problem(),
+              "free space in the temporary directory ($TMPDIR) saves the root's memory");
   FrameTableStream out(db, "SlowLinkOps", columns, diag);
-  for (size_t lo = 0; lo < total; lo += batch) {
-    const size_t hi = std::min(total, lo + batch);
-    frame::Frame rows;
-    for (const ColumnKinds& k : columns) rows.add(*k.name).cells.resize(hi - lo);
-    std::vector<size_t> seen(s.groups.size(), 0);
-    for_each_rank_frame(parts, "rows", [&](const frame::Frame& f) {
-      const RankColumns c(f);
-      for (size_t r = 0; r < f.rows(); ++r) {
-        const auto [t, related] = s.transmit(c, r);
-        const int64_t g = s.group_of(c, r, related);
-        if (g < 0 || offset[g] == kNotKept) continue;
-        const size_t at = offset[g] + seen[g]++;
-        if (at < lo || at >= hi) continue;
-        for (size_t k = 0; k < s.columns.size(); ++k)
-          rows.columns[k].cells[at - lo] = s.out_cell(f, k, r);
-        rows.columns[s.columns.size()].cells[at - lo] = frame::Cell::integer(t);
-        rows.columns[s.columns.size() + 1].cells[at - lo] = frame::Cell::integer(related);
+  const size_t batch = std::max<size_t>(batch_rows, 1);
+  frame::Frame chunk;
+  for (const ColumnKinds& k : columns) chunk.add(*k.name);
+  const auto flush = [&] {
+    const bool ok = chunk.rows() == 0 || out.add(chunk);
+    for (frame::FrameColumn& col : chunk.columns) col.cells.clear();
+    return ok;
+  };
+  bool ok = true;
+  for (uint32_t i = 0; i < kept.size() && ok; ++i) {
+    rows.for_each_run<frame::Cell>(i, [&](std::span<const frame::Cell> cells) {
+      for (size_t at = 0; at < cells.size() && ok; at += width) {
+        for (size_t k = 0; k < width; ++k) chunk.columns[k].cells.push_back(cells[at + k]);
+        if (chunk.rows() >= batch) ok = flush();
       }
     });
-    if (!out.add(rows)) return false;
   }
-  return out.finish();
+  return ok && flush() && out.finish();
 }
 
 }  // namespace
@@ -289,9 +296,11 @@ bool reduce_slow_links(const std::vector<RankPartial>& parts, const RecipeOutput
     for (uint32_t g : order)
       if (has_z_score_outlier(s.groups[g].transmit)) kept.push_back(g);
     if (kept.empty()) return true;  // nothing slow: nothing written
-    return dump_recipe_frame(slow_link_sum(s, kept, out.top_num), out, "SlowLink", "",
-                             "SlowLinkSum", diag) &&
-           write_slow_link_ops(parts, s, kept, db, batch_rows, diag);
+    if (!dump_recipe_frame(slow_link_sum(s, kept, out.top_num), out, "SlowLink", "", "SlowLinkSum",
+                           diag))
+      return false;
+    for (Group& g : s.groups) std::vector<double>().swap(g.transmit);  // the sum had the last use
+    return write_slow_link_ops(parts, s, kept, db, batch_rows, diag);
   } catch (const std::runtime_error& e) {
     diag.error(db, 0, std::string("slow_link: ") + e.what(),
                "check the free space of the temporary directory ($TMPDIR)");

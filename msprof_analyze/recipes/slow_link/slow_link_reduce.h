@@ -5,9 +5,9 @@
 // per collective instance (group, op name) its shortest duration and its number of ranks, a second
 // per group (op type, data size, ranks) its transmit times in row order and what SlowLinkSum needs
 // (total, longest and shortest with their ranks, the kinds of its cells). The groups with a
-// z-score outlier are then known, and SlowLinkOps is streamed to the database in their order by
-// walks that each place a range of its rows (at most `batch_rows`, or an eighth of the table when
-// that is more) at their positions. Same tables, same bytes as the reduce over the concatenation.
+// z-score outlier are then known, and a third walk sorts their rows into the groups
+// (msprof_analyze/recipes/rows_by_group.h: on disk past `batch_rows` rows), which SlowLinkOps is
+// written from group after group. Same tables, same bytes as the reduce over the concatenation.
 
 #include <cstddef>
 #include <vector>
@@ -17,8 +17,8 @@
 
 namespace cs::recipes::slow_link {
 
-// The rows SlowLinkOps is written by at most per walk (unless an eighth of the table is more).
-inline constexpr size_t kOpsBatchRows = size_t{1} << 16;
+// The rows of SlowLinkOps held in memory at most before they go to disk, and written at a time.
+inline constexpr size_t kOpsBatchRows = size_t{1} << 15;
 
 // Writes SlowLinkSum and SlowLinkOps of the db export from `parts` (their "rows" frames, held or
 // parked) to out.db_path("SlowLink"). False with an error in `diag` when a table cannot be written

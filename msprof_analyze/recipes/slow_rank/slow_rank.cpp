@@ -2,17 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "frame/duration_stats.h"
 #include "frame/frame_ops.h"
 #include "frame/pandas_math.h"
 #include "frame/pandas_sort.h"
+#include "msprof_analyze/recipes/cell_pair_index.h"
 #include "msprof_analyze/recipes/parked_frames.h"
 #include "msprof_analyze/recipes/recipe_skeleton.h"
+#include "msprof_analyze/recipes/rows_by_group.h"
 #include "msprof_analyze/recipes/slow_rank/slow_rank_scan.h"
 
 namespace cs::recipes::slow_rank {
@@ -123,25 +128,30 @@ struct Ordered {
   std::unordered_map<frame::Cell, size_t, frame::CellKeyHash, frame::CellKeyEqual> at;
   std::vector<frame::Cell> keys;
   std::vector<T> values;
-  T& of(const frame::Cell& k) {
+  // k's place in first-seen order (added now, with a T, when new).
+  size_t index(const frame::Cell& k) {
     auto [it, added] = at.emplace(k, keys.size());
     if (added) {
       keys.push_back(k);
       values.emplace_back();
     }
-    return values[it->second];
+    return it->second;
   }
+  T& of(const frame::Cell& k) { return values[index(k)]; }
 };
 
-// A collective instance (group, op name): its rows' durations and places in the concatenation.
-struct Instance {
-  std::vector<double> times;
-  std::vector<uint64_t> rows;
+// A collective instance's row, kept with its group's rows until the walk is over: the instance's
+// place among its group's (first-seen order), the row's duration and its place in the
+// concatenation.
+struct InstanceRow {
+  uint32_t local = 0;
+  double time = 0;
+  uint64_t place = 0;
 };
 
 // A voted instance: its keys, the places of its slow rows (judge order) and its statistics.
 struct Verdict {
-  size_t group = 0, op = 0;
+  frame::Cell group, op;
   std::vector<uint64_t> slow;
   std::vector<frame::Cell> stats;
 };
@@ -161,10 +171,14 @@ bool SlowRank::map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnosti
 // The reduce over the held or parked rows, walked rank by rank (throws when a parked frame cannot
 // be read back).
 static bool reduce_rows(const std::vector<RankPartial>& parts, const RecipeOutput& out,
-                        const std::string& dir_name, io::Diagnostics& diag) {
+                        const std::string& dir_name, size_t rows_in_memory, io::Diagnostics& diag) {
   // Walk 1, rank by rank in rank order (the concatenation's row order): the collectives by group
-  // then op name in order of first appearance, each with its durations and row places.
-  Ordered<Ordered<Instance>> groups;
+  // then op name in order of first appearance, each row put aside with its group's.
+  Ordered<uint32_t> groups;        // group name -> its number of instances
+  CellPairIndex instances;         // (group name, op name)
+  std::vector<uint32_t> local_of;  // per instance, its place among its group's
+  std::vector<uint32_t> count_of;  // per instance, its rows
+  RowsByGroup rows(0, sizeof(InstanceRow), 1, rows_in_memory);
   uint64_t place = 0;
   for_each_rank_frame(parts, "rows", [&](const frame::Frame& f) {
     const auto* group = frame::find_column(f, "groupName");
@@ -173,33 +187,51 @@ static bool reduce_rows(const std::vector<RankPartial>& parts, const RecipeOutpu
     for (size_t r = 0; r < f.rows(); ++r, ++place) {
       const frame::Cell& o = cell_at(op, r);
       if (contains(o, "send") || contains(o, "receive")) continue;
-      Instance& i = groups.of(cell_at(group, r)).of(o);
-      i.times.push_back(cell_at(time, r).num());
-      i.rows.push_back(place);
+      const frame::Cell& g = cell_at(group, r);
+      const auto gi = static_cast<uint32_t>(groups.index(g));
+      const auto [k, fresh] = instances.find_or_add(g, o);
+      if (fresh) {
+        local_of.push_back(groups.values[gi]++);
+        count_of.push_back(0);
+      }
+      ++count_of[k];
+      const InstanceRow row{local_of[k], cell_at(time, r).num(), place};
+      rows.add(gi, &row);
     }
   });
-  // A group whose op names occur unequally often is left out.
-  for (size_t g = 0; g < groups.keys.size(); ++g) {
-    const auto& ops = groups.values[g].values;
-    bool equal = true;
-    for (const auto& i : ops) equal = equal && i.rows.size() == ops[0].rows.size();
-    if (!equal && !groups.keys[g].is_null()) groups.values[g] = {};
-  }
-  // The verdicts, then the durations freed.
+  // Group by group: a group whose op names occur unequally often is left out; the others'
+  // instances are judged.
+  std::vector<std::vector<uint32_t>> instances_of(groups.keys.size());
+  for (uint32_t k = 0; k < instances.size(); ++k)
+    instances_of[groups.at.at(instances.first(k))].push_back(k);
   std::vector<Verdict> verdicts;
   std::vector<uint64_t> wanted;
-  for (size_t g = 0; g < groups.keys.size(); ++g)
-    for (size_t o = 0; o < groups.values[g].keys.size(); ++o) {
-      Instance& i = groups.values[g].values[o];
-      const auto slow = judge_slow_ranks(i.times);
-      if (!slow.empty()) {
-        Verdict v{g, o, {}, series_stats(i.times)};
-        for (size_t k : slow) v.slow.push_back(i.rows[k]);
-        wanted.insert(wanted.end(), v.slow.begin(), v.slow.end());
-        verdicts.push_back(std::move(v));
-      }
-      i = Instance{};
+  for (uint32_t g = 0; g < groups.keys.size(); ++g) {
+    const std::vector<uint32_t>& ks = instances_of[g];
+    bool equal = true;
+    for (uint32_t k : ks) equal = equal && count_of[k] == count_of[ks[0]];
+    if (!equal && !groups.keys[g].is_null()) continue;
+    std::vector<std::vector<double>> times(ks.size());
+    std::vector<std::vector<uint64_t>> places(ks.size());
+    for (size_t i = 0; i < ks.size(); ++i) {
+      times[i].reserve(count_of[ks[i]]);
+      places[i].reserve(count_of[ks[i]]);
     }
+    rows.for_each_run<InstanceRow>(g, [&](std::span<const InstanceRow> run) {
+      for (const InstanceRow& row : run) {
+        times[row.local].push_back(row.time);
+        places[row.local].push_back(row.place);
+      }
+    });
+    for (size_t i = 0; i < ks.size(); ++i) {
+      const auto slow = judge_slow_ranks(times[i]);
+      if (slow.empty()) continue;
+      Verdict v{groups.keys[g], instances.second(ks[i]), {}, series_stats(times[i])};
+      for (size_t at : slow) v.slow.push_back(places[i][at]);
+      wanted.insert(wanted.end(), v.slow.begin(), v.slow.end());
+      verdicts.push_back(std::move(v));
+    }
+  }
   if (verdicts.empty()) return true;  // no slow rank: nothing written
   // Walk 2: the rank and start of the slow rows only.
   std::sort(wanted.begin(), wanted.end());
@@ -230,8 +262,8 @@ static bool reduce_rows(const std::vector<RankPartial>& parts, const RecipeOutpu
       names += (k ? "," : "") + std::to_string(rank.i());
       first = k ? std::min(first, start.i()) : start.i();
     }
-    std::vector<frame::Cell> row = {frame::Cell::text(names), groups.values[v.group].keys[v.op],
-                                    groups.keys[v.group], frame::Cell::integer(first)};
+    std::vector<frame::Cell> row = {frame::Cell::text(names), v.op, v.group,
+                                    frame::Cell::integer(first)};
     for (const frame::Cell& c : v.stats) row.push_back(c);
     for (size_t c = 0; c < row.size(); ++c) stats.columns[c].push_back(row[c]);
   }
@@ -254,7 +286,7 @@ bool SlowRank::reduce(const std::vector<RankPartial>& parts, const RecipeOutput&
   for (const RankPartial& p : parts) any = any || (p.used && has_frame(p, "rows"));
   if (!any) return true;
   try {
-    return reduce_rows(parts, out, dir_name(), diag);
+    return reduce_rows(parts, out, dir_name(), rows_in_memory_, diag);
   } catch (const std::runtime_error& e) {  // a parked frame not read back
     diag.error(out.cluster_output_dir, 0, std::string("slow_rank: ") + e.what(),
                "check the free space of the temporary directory ($TMPDIR)");

@@ -7,9 +7,12 @@
 // Outputs: votes per rank (SlowRank / rank_stats.csv, first-vote order) and each voted instance
 // with its duration statistics (SlowOpStats / slow_op_stats.csv, by start time).
 // The reduce walks the ranks' rows one rank at a time in rank order, held or parked on disk, and
-// keeps per collective instance only its durations and row places; a second walk reads the rank
-// and start of the slow rows (docs/root_memory.md, "Done: slow_rank reduced rank by rank").
+// puts each collective row (its instance, duration and row place) aside with its group's, on disk
+// past a budget (msprof_analyze/recipes/rows_by_group.h); the groups are then judged one at a
+// time, and a second walk reads the rank and start of the slow rows (docs/root_memory.md, "Done:
+// slow_rank reduced rank by rank").
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -17,8 +20,12 @@
 
 namespace cs::recipes::slow_rank {
 
+// The collective rows the reduce holds in memory at most (24 bytes each) before they wait on disk.
+inline constexpr size_t kRowsInMemory = size_t{1} << 16;
+
 class SlowRank : public Recipe {
  public:
+  explicit SlowRank(size_t rows_in_memory = kRowsInMemory) : rows_in_memory_(rows_in_memory) {}
   std::string name() const override { return "slow_rank"; }
   std::string dir_name() const override { return "SlowRankAnalysis"; }
   bool needs_profiler_db() const override { return true; }
@@ -27,6 +34,9 @@ class SlowRank : public Recipe {
   bool map(const RankDbPaths& paths, frame::FrameSet& out, io::Diagnostics& diag) const override;
   bool reduce(const std::vector<RankPartial>& parts, const RecipeOutput& out,
               io::Diagnostics& diag) const override;
+
+ private:
+  size_t rows_in_memory_;
 };
 
 // The indexes (into `times`) of the ranks judged slow in one collective instance: Dixon's test
