@@ -48,10 +48,13 @@ std::shared_ptr<const Shape> interned(Shape s) {
 
 }  // namespace
 
+ParallelGroup::ParallelGroup(Shape shape, int group_rank)
+    : shape_(interned(std::move(shape))), group_rank_(group_rank) {}
+
 ParallelGroup::ParallelGroup(std::string group_id, std::string group_name, int group_rank,
                              std::vector<int> global_ranks)
-    : shape_(interned(Shape{std::move(group_id), std::move(group_name), std::move(global_ranks)})),
-      group_rank_(group_rank) {}
+    : ParallelGroup(Shape{std::move(group_id), std::move(group_name), std::move(global_ranks)},
+                    group_rank) {}
 
 const ParallelGroup::Shape& ParallelGroup::shape() const {
   static const Shape kEmpty;
@@ -62,6 +65,14 @@ void forget_unused_parallel_groups() {
   Pool& p = pool();
   std::lock_guard<std::mutex> lock(p.mu);
   p.sweep();
+}
+
+size_t remembered_parallel_groups() {
+  Pool& p = pool();
+  std::lock_guard<std::mutex> lock(p.mu);
+  size_t n = 0;
+  for (const auto& [id, shapes] : p.by_id) n += shapes.size();
+  return n;
 }
 
 }  // namespace cs::readers

@@ -10,6 +10,7 @@
 //   ParallelGroup g("10.0.0.1%eth0_60000_0_1", "tp", 1, {6, 7});
 //   g.group_name() == "tp";  g.global_ranks() == std::vector<int>{6, 7};  g.group_rank() == 1
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ class ParallelGroup {
 
   ParallelGroup() = default;
   // The group, its shape shared with every other ParallelGroup of the process that has the same.
+  ParallelGroup(Shape shape, int group_rank);
   ParallelGroup(std::string group_id, std::string group_name, int group_rank,
                 std::vector<int> global_ranks);
 
@@ -49,5 +51,7 @@ class ParallelGroup {
 // Forgets the pool's entries of groups no rank holds any more (their keys): called once the
 // ranks' groups are freed.
 void forget_unused_parallel_groups();
+// The shapes the pool remembers (alive or not yet forgotten): for tests and measurements.
+size_t remembered_parallel_groups();
 
 }  // namespace cs::readers

@@ -149,15 +149,13 @@ error_code walk_info(od::document& doc, io::JsonContext& ctx, ProfilerInfo& out)
 
 // A group as the walk reads it, made a ParallelGroup (its shape shared) once the file is read.
 struct GroupDraft {
-  std::string group_id;
-  std::string group_name;
+  ParallelGroup::Shape shape;
   int group_rank = -1;
-  std::vector<int> global_ranks;
 };
 
 error_code walk_group(od::object& obj, GroupDraft& g, io::JsonContext& ctx) {
   error_code e;
-  auto where = [&] { return "group '" + g.group_id + "'"; };
+  auto where = [&] { return "group '" + g.shape.group_id + "'"; };
   for (auto fr : obj) {
     od::field f;
     if ((e = std::move(fr).get(f))) return e;
@@ -174,7 +172,7 @@ error_code walk_group(od::object& obj, GroupDraft& g, io::JsonContext& ctx) {
         continue;
       }
       if (e) return e;
-      g.group_name.assign(s);
+      g.shape.group_name.assign(s);
     } else if (k == "group_rank") {
       int64_t r = -1;
       if (read_int_or_warn(v, r, ctx, where(), k))
@@ -191,7 +189,7 @@ error_code walk_group(od::object& obj, GroupDraft& g, io::JsonContext& ctx) {
         int rank = -1;
         if (read_int_or_warn(ev, r, ctx, where(), "global_ranks") &&
             rank_in_range(ev, r, rank, ctx, where(), "global_ranks"))
-          g.global_ranks.push_back(rank);
+          g.shape.global_ranks.push_back(rank);
       }
     }
   }
@@ -262,7 +260,7 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
         if (e) return e;
         // A group id written twice: the last one holds, as in Python's json (said once).
         const auto same = std::find_if(groups_read.begin(), groups_read.end(),
-                                       [&](const GroupDraft& p) { return p.group_id == id; });
+                                       [&](const GroupDraft& p) { return p.shape.group_id == id; });
         if (same != groups_read.end()) {
           if (!repeated_group)
             ctx.warn_at(gv.raw_json_token().data(),
@@ -272,9 +270,9 @@ error_code walk_metadata(od::document& doc, io::JsonContext& ctx, ProfilerMetada
           groups_read.erase(same);
         }
         GroupDraft& g = groups_read.emplace_back();
-        g.group_id.assign(id);
+        g.shape.group_id.assign(id);
         if ((e = walk_group(gobj, g, ctx))) {
-          ctx.where = "group '" + g.group_id + "'";
+          ctx.where = "group '" + g.shape.group_id + "'";
           groups_read.pop_back();
           return e;
         }
@@ -293,9 +291,9 @@ void drop_ranks_beyond_world(const ProfilerMetadata& m, std::vector<GroupDraft>&
   const int64_t w = *world;
   size_t dropped = 0;
   for (GroupDraft& g : groups) {
-    const size_t before = g.global_ranks.size();
-    std::erase_if(g.global_ranks, [&](int r) { return r >= w; });
-    dropped += before - g.global_ranks.size();
+    const size_t before = g.shape.global_ranks.size();
+    std::erase_if(g.shape.global_ranks, [&](int r) { return r >= w; });
+    dropped += before - g.shape.global_ranks.size();
   }
   if (dropped > 0)
     diag.warn(source, 0,
@@ -321,9 +319,7 @@ bool metadata_padded(simdjson::padded_string_view text, const std::string& sourc
       &got);
   drop_ranks_beyond_world(out, groups, source, diag);
   out.parallel_groups.reserve(groups.size());
-  for (GroupDraft& g : groups)
-    out.parallel_groups.emplace_back(std::move(g.group_id), std::move(g.group_name), g.group_rank,
-                                     std::move(g.global_ranks));
+  for (GroupDraft& g : groups) out.parallel_groups.emplace_back(std::move(g.shape), g.group_rank);
   return st == io::JsonWalkStatus::kOk || (st == io::JsonWalkStatus::kDamaged && got);
 }
 

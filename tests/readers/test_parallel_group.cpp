@@ -41,8 +41,18 @@ TEST(ParallelGroup, EmptyGroupAndForgottenShapes) {
   EXPECT_EQ(none.group_name(), "");
   EXPECT_EQ(none.group_rank(), -1);
   EXPECT_TRUE(none.global_ranks().empty());
-  { const ParallelGroup gone("g-gone", "dp", 1, {4, 5}); }
   forget_unused_parallel_groups();
+  const size_t before = cs::readers::remembered_parallel_groups();
+  {
+    const ParallelGroup gone("g-gone", "dp", 1, {4, 5});
+    const ParallelGroup also_gone("g-gone-too", "tp", 0, {4});
+    const ParallelGroup same_shape("g-gone", "dp", 0, {4, 5});
+    EXPECT_EQ(cs::readers::remembered_parallel_groups(), before + 2);
+  }
+  // The pool forgets the shapes no group holds; one a group holds stays.
+  const ParallelGroup kept("g-kept", "pp", 0, {4, 6});
+  forget_unused_parallel_groups();
+  EXPECT_EQ(cs::readers::remembered_parallel_groups(), before + 1);
   // Made again after every holder went: the same values.
   const ParallelGroup again("g-gone", "dp", 1, {4, 5});
   EXPECT_EQ(again.global_ranks(), (std::vector<int>{4, 5}));
