@@ -1,5 +1,8 @@
 // RowsByGroup: rows sorted into groups, on disk past the budget, read back in each group's order.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <csignal>
 
 #include <string>
 #include <vector>
@@ -19,7 +22,8 @@ std::vector<Cell> group_numbered_row(int i, uint32_t group) {
 }
 
 // Every group's rows read back, as "number:text" in read order, groups in order.
-std::vector<std::vector<std::string>> group_rows_read_back(const RowsByGroup& rows, uint32_t groups) {
+std::vector<std::vector<std::string>> group_rows_read_back(const RowsByGroup& rows,
+                                                           uint32_t groups) {
   std::vector<std::vector<std::string>> out(groups);
   for (uint32_t g = 0; g < groups; ++g)
     rows.for_each_run<Cell>(g, [&](std::span<const Cell> cells) {
@@ -59,6 +63,38 @@ TEST(RowsByGroup, WithoutASpillFileTheRowsStayInMemoryAndSaySo) {
                                                "8:group 0"}));
   EXPECT_EQ(back[1].size(), 5u);
   EXPECT_EQ(back[1].back(), "9:group 1");
+}
+
+TEST(RowsByGroup, ASpillFileThatFillsUpKeepsTheRestInMemory) {
+  // Rows of 32 bytes, 10 in memory at most: each spill writes about 320 bytes. Files of this
+  // process may not grow past 700 bytes: the third spill fails (EFBIG, SIGXFSZ ignored) and the
+  // rows from then on stay in memory, after those on disk, in order.
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = 700;
+  std::vector<std::vector<std::string>> expected(2), back;
+  uint64_t spilled = 0;
+  std::string problem;
+  {
+    RowsByGroup rows(2, sizeof(Cell), 2, 10);
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    for (int i = 0; i < 100; ++i) {
+      const uint32_t g = i % 3 == 0 ? 0 : 1;
+      rows.add(g, group_numbered_row(i, g).data());
+      expected[g].push_back(std::to_string(i) + ":group " + std::to_string(g));
+    }
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, old_handler);
+    spilled = rows.spilled_bytes();
+    problem = rows.problem();
+    back = group_rows_read_back(rows, 2);
+  }
+  EXPECT_FALSE(problem.empty());
+  EXPECT_GT(spilled, 0u);
+  EXPECT_LE(spilled, 700u);
+  EXPECT_EQ(back, expected);
 }
 
 }  // namespace
