@@ -4,10 +4,13 @@
 // out, a group whose op names occur unequally often (left out) and a NULL group (kept anyway),
 // Dixon's test and the 3-sigma rule (ops with more than 100 rows; a tie for the shortest),
 // a rank lacking a column (its start NULL), an empty and an unused rank; with every rank held,
-// every rank parked on disk and half of them; and a job with nothing slow writes nothing.
+// every rank parked on disk and half of them, the collective rows in memory or on disk past 1 and
+// 97 rows, and in memory with one warning when no spill file can be made; and a job with nothing
+// slow writes nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -232,6 +235,28 @@ TEST(SlowRankReduce, RankByRankWritesTheConcatenationsBytes) {
           << dump.substr(0, 3000);
     }
   }
+}
+
+TEST(SlowRankReduce, WithoutASpillFileTheRowsStayInMemoryWithOneWarning) {
+  const fs::path dir = cs::test::temp_dir("slow-rank-no-spill");
+  const auto parts = generated_rank_parts(12, true);
+  const std::string expected = held_rank_db(parts, dir / "held.db");
+  const char* old_tmp = std::getenv("TMPDIR");
+  const std::string saved = old_tmp ? old_tmp : "";
+  setenv("TMPDIR", (dir / "no-such-directory").c_str(), 1);
+  cs::io::Diagnostics diag;
+  const bool ok =
+      cs::recipes::slow_rank::SlowRank(1).reduce(parts, rank_output(dir / "walked.db"), diag);
+  if (old_tmp)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  EXPECT_TRUE(ok);
+  EXPECT_FALSE(diag.has_errors());
+  ASSERT_EQ(diag.warning_count(), 1u);
+  EXPECT_NE(diag.items()[0].what.find("no-such-directory"), std::string::npos)
+      << diag.items()[0].what;
+  EXPECT_TRUE(cs::test::read_file(dir / "walked.db") == expected);
 }
 
 TEST(SlowRankReduce, NothingSlowWritesNothing) {

@@ -199,6 +199,10 @@ static bool reduce_rows(const std::vector<RankPartial>& parts, const RecipeOutpu
       rows.add(gi, &row);
     }
   });
+  if (!rows.problem().empty())
+    diag.warn(out.cluster_output_dir, 0,
+              "slow_rank: the collective rows were held in memory: " + rows.problem(),
+              "free space in the temporary directory ($TMPDIR) saves the root's memory");
   // Group by group: a group whose op names occur unequally often is left out; the others'
   // instances are judged.
   std::vector<std::vector<uint32_t>> instances_of(groups.keys.size());
