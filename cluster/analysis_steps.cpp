@@ -106,19 +106,22 @@ StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions&
   return r;
 }
 
-StepTraceResult step_trace_step(const AnalysisInputs& in, const AnalysisOptions& opts) {
-  StepTraceResult r;
-  if (opts.step_trace_csv || opts.keep_step_trace) {
-    // Its notes are warnings; a failed write is an error (exit 1).
-    io::Diagnostics d;
-    documents::ClusterStepTrace t =
-        documents::build_cluster_step_trace(in.ranks, *in.groups, d, opts.ranks_filtered);
-    if (opts.step_trace_csv)
-      documents::write_cluster_step_trace_csv(in_dir(opts, "cluster_step_trace_time.csv"), t, d);
-    r.messages.add(d);
-    if (opts.keep_step_trace) r.msprof_trace = std::move(t);
-  }
-  r.table = analysis::step_trace_table(in.ranks);
+io::Table step_trace_step(const AnalysisInputs& in) {
+  return analysis::step_trace_table(in.ranks);
+}
+
+MsprofStepTraceResult msprof_step_trace_step(const AnalysisInputs& in,
+                                             const AnalysisOptions& opts) {
+  MsprofStepTraceResult r;
+  if (!opts.step_trace_csv && !opts.keep_step_trace) return r;
+  // Its notes are warnings; a failed write is an error (exit 1).
+  io::Diagnostics d;
+  documents::ClusterStepTrace t =
+      documents::build_cluster_step_trace(in.ranks, *in.groups, d, opts.ranks_filtered);
+  if (opts.step_trace_csv)
+    documents::write_cluster_step_trace_csv(in_dir(opts, "cluster_step_trace_time.csv"), t, d);
+  r.messages.add(d);
+  if (opts.keep_step_trace) r.rows = std::move(t);
   return r;
 }
 

@@ -47,7 +47,7 @@ struct AnalysisOptions {
   std::string out_dir;           // OUT/cluster_analysis_output: where the documents go
   bool json = false;             // write msprof-analyze's JSON documents
   bool step_trace_csv = false;   // write cluster_step_trace_time.csv (json or csv format)
-  bool keep_step_trace = false;  // step_trace_step also returns the document's rows
+  bool keep_step_trace = false;  // msprof_step_trace_step returns the document's rows
   // --rank-list, or the job's missing ranks already said (job_coverage.h): the step trace does
   // not warn about fewer ranks than the job has.
   bool ranks_filtered = false;
@@ -110,13 +110,18 @@ LinkDiagnosis link_diagnosis_step(const AnalysisInputs& in,
 StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions& opts,
                                 TableSink& sink);
 
-struct StepTraceResult {
-  io::Table table;                           // clusterscope's step_trace table
-  documents::ClusterStepTrace msprof_trace;  // the CSV document's rows, when opts.keep_step_trace
+// clusterscope's step_trace table.
+io::Table step_trace_step(const AnalysisInputs& in);
+
+struct MsprofStepTraceResult {
+  documents::ClusterStepTrace rows;  // the document's rows, when opts.keep_step_trace
   StepMessages messages;
 };
-// cluster_step_trace_time.csv when opts.step_trace_csv, and the step_trace table.
-StepTraceResult step_trace_step(const AnalysisInputs& in, const AnalysisOptions& opts);
+// msprof-analyze's cluster_step_trace_time.csv when opts.step_trace_csv, and its rows when
+// opts.keep_step_trace (for cluster_analysis.db); nothing when neither. Run after stage 4's
+// tasks: the rows (about 4 MB at 16,384 ranks, more while they are built) are then never held
+// beside the communication step's batches (docs/root_memory.md).
+MsprofStepTraceResult msprof_step_trace_step(const AnalysisInputs& in, const AnalysisOptions& opts);
 
 struct OperatorsResult {
   io::Table topn;                     // operators_topn: opts.top_n rows by opts.order_by

@@ -154,9 +154,11 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 //       for), pages given
 //       back; then on every thread, costliest first:
 //       cluster_communication.json and the communication tables (one walk, a batch of group
-//       tuples at a time), step trace, operators,
+//       tuples at a time), the step_trace table, operators,
 //       rank summaries' sums + slow ranks (after 3: a rank late only for a slow link is not
-//       blamed); then comm_rank_summary and comm_transport_summary from those sums
+//       blamed); then comm_rank_summary and comm_transport_summary from those sums; then
+//       msprof-analyze's step trace (cluster_step_trace_time.csv, or its rows for
+//       cluster_analysis.db, parked on disk until the main run is over)
 //   5 merged in a fixed order: notes, write errors, the diagnosis tables and summary
 //
 // The analyses are the steps of cluster/analysis_steps.h over `ranks`, a const view; the two
@@ -224,14 +226,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     tasks.push_back(
         {opts.json ? "cluster_communication.json, communication tables" : "communication tables",
          1.7, [&] { comm_json = communication_step(in, opts, sink); }});
-  if (want.step_trace)
-    tasks.push_back({"step trace", 0.1, [&] {
-                       StepTraceResult t = step_trace_step(in, opts);
-                       step_trace = std::move(t.messages);
-                       sink.put(std::move(t.table));
-                       r.has_step_trace = opts.keep_step_trace;
-                       r.step_trace = std::move(t.msprof_trace);
-                     }});
+  if (want.step_trace) tasks.push_back({"step trace", 0.1, [&] { sink.put(step_trace_step(in)); }});
   if (want.operators)
     tasks.push_back({"operators", 0.1, [&] {
                        operators = operators_step(in, opts);
@@ -282,6 +277,15 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     r.has_comm_rank_summary = true;
     comm_sums.reset();
     log.lap("comm_rank_summary, comm_transport_summary");
+  }
+  // msprof-analyze's step trace once the batches are gone (analysis_steps.h); the rows kept for
+  // cluster_analysis.db wait on disk until the main run is over.
+  if (want.step_trace && (opts.step_trace_csv || opts.keep_step_trace)) {
+    MsprofStepTraceResult t = msprof_step_trace_step(in, opts);
+    step_trace = std::move(t.messages);
+    r.has_step_trace = opts.keep_step_trace;
+    if (opts.keep_step_trace) r.step_trace = ParkedStepTrace(std::move(t.rows), loaded.spill);
+    log.lap("cluster_step_trace_time");
   }
 
   for (const StepMessages* m :

@@ -279,16 +279,6 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     log.note("HDF5 datasets (the sink's thread)", sink.hdf5_wall_seconds(),
              sink.hdf5_cpu_seconds());
   log.end(std::to_string(sink.count()) + " tables, written as built");
-  if (step_trace && results.has_step_trace) {
-    documents::BuiltStepTrace& built = step_trace->emplace();
-    built.trace = std::move(results.step_trace);
-    built.from_db_exports = true;
-    for (const load::RankData& r : lc.ranks) {
-      built.rank_dirs.push_back(r.entry.path);
-      built.from_db_exports = built.from_db_exports && r.entry.export_type == load::ExportType::kDb;
-    }
-    built.one_step = opts.load.parse.step.has_value();
-  }
   if (short_of_job) results.summary = load::coverage_line(*coverage) + "\n" + results.summary;
 
   if (!opts.quiet) print_notes(results.notes);
@@ -351,6 +341,32 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.input_bytes = lc.input_bytes;
     in.summary_text = results.summary;
     report::write_cluster_report_html(in, (out_dir / "report.html").string(), html_diag);
+  }
+  // The step trace kept for cluster_analysis.db, on disk since stage 4: read back now that the
+  // main run's work is done. When the disk fails it, cluster_analysis.db reads the ranks again.
+  if (step_trace && results.has_step_trace) {
+    try {
+      documents::BuiltStepTrace built;
+      built.trace = results.step_trace.take();
+      built.from_db_exports = true;
+      for (const load::RankData& r : lc.ranks) {
+        built.rank_dirs.push_back(r.entry.path);
+        built.from_db_exports =
+            built.from_db_exports && r.entry.export_type == load::ExportType::kDb;
+      }
+      built.one_step = opts.load.parse.step.has_value();
+      step_trace->emplace(std::move(built));
+    } catch (const std::exception& e) {
+      io::Diagnostic x;
+      x.severity = io::Severity::kWarning;
+      x.what = std::string(
+                   "the step trace kept for cluster_analysis.db could not be read back "
+                   "from the spill file (") +
+               e.what() + ")";
+      x.hint =
+          "cluster_analysis.db reads the ranks' step traces again; check the disk under $TMPDIR";
+      out_diag.add(std::move(x));
+    }
   }
   out_diag.append(sink.diagnostics());
   out_diag.append(h5_diag);

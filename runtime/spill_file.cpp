@@ -60,10 +60,13 @@ void SpillFile::read(const Block& b, std::vector<char>& out) const {
 
 void SpillFile::read_into(const Block& b, std::vector<char>& out) const {
   if (out.size() < b.size) out.resize(b.size);
+  read_to(b, out.data());
+}
+
+void SpillFile::read_to(const Block& b, char* dst) const {
   size_t done = 0;
   while (done < b.size) {
-    const ssize_t r =
-        ::pread(fd_, out.data() + done, b.size - done, static_cast<off_t>(b.offset + done));
+    const ssize_t r = ::pread(fd_, dst + done, b.size - done, static_cast<off_t>(b.offset + done));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) throw std::runtime_error(reason(dir_, "cannot read back"));
     done += static_cast<size_t>(r);

@@ -40,6 +40,8 @@ class SpillFile {
   // Reads block b into out[0, b.size), growing `out` only when it is smaller (never shrunk: a
   // buffer reused block after block is neither allocated nor cleared again). Throws like read.
   void read_into(const Block& b, std::vector<char>& out) const;
+  // Reads block b into dst[0, b.size) (the caller's memory, b.size bytes). Throws like read.
+  void read_to(const Block& b, char* dst) const;
   // Bytes appended so far.
   uint64_t size() const;
 

@@ -60,6 +60,21 @@ void ClusterStepTrace::add_row(std::span<const StepCell> cells) {
   for (const StepCell& c : cells) push(c);
 }
 
+ClusterStepTrace::Cells ClusterStepTrace::take_cells() {
+  Cells c{std::move(values_), std::move(kinds_)};
+  values_ = {};
+  kinds_ = {};
+  return c;
+}
+
+void ClusterStepTrace::put_cells(Cells cells) {
+  if (cells.values.size() != cells.kinds.size() ||
+      (width_ != 0 && cells.kinds.size() % width_ != 0))
+    throw std::invalid_argument("ClusterStepTrace::put_cells: not whole rows of this trace");
+  values_ = std::move(cells.values);
+  kinds_ = std::move(cells.kinds);
+}
+
 bool operator==(const ClusterStepTrace& a, const ClusterStepTrace& b) {
   if (a.header != b.header || a.width_ != b.width_ || a.kinds_.size() != b.kinds_.size())
     return false;

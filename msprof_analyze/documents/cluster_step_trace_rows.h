@@ -68,6 +68,18 @@ class ClusterStepTrace {
     add_row(std::span(cells.begin(), cells.size()));
   }
 
+  // The flat cell arrays (a number and a kind byte per cell), moved out so that they can wait
+  // elsewhere (on disk: cluster/parked_step_trace.h) and be put back; in between the trace keeps
+  // its header, stages, width and texts, and has no rows.
+  struct Cells {
+    std::vector<double> values;
+    std::vector<uint8_t> kinds;
+  };
+  Cells take_cells();
+  // Puts back what take_cells() gave: std::invalid_argument when the two arrays differ in length
+  // or are not whole rows.
+  void put_cells(Cells cells);
+
   // Cell by cell equal: kind, text, number and whether it is an int.
   friend bool operator==(const ClusterStepTrace& a, const ClusterStepTrace& b);
 
