@@ -17,6 +17,7 @@
 #include "load/discovery.h"
 #include "load/partition.h"
 #include "load/rank_data_codec.h"
+#include "load/rank_spill.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/cpu_cores.h"
 #include "runtime/interrupt.h"
@@ -50,62 +51,6 @@ std::vector<char> close_batch(io::ByteWriter& batch, uint32_t& count) {
   return out;
 }
 
-// The root's spill file for the ranks' communication ops, matrix, operator table and host summary
-// (LoadOptions::spill_communication). The spill only saves memory: when the file cannot be created
-// or written (no room, a file size limit), the parts not yet in it stay packed in memory instead
-// and one warning says why.
-class SpillGuard {
- public:
-  void open() {
-    try {
-      file_ = runtime::SpillFile::create();
-      on_ = true;
-    } catch (const std::exception& e) {
-      fail(e.what());
-    }
-  }
-  bool on() const { return on_; }
-  // Parks a rank's ops, matrix, operator table, host summary and step trace in the file, or packs
-  // them in memory once the file has failed.
-  void park(load::RankData& d) {
-    if (on_) {
-      try {
-        d.communication.spill(file_);
-        d.matrix.spill(file_);
-        d.operators.spill(file_);
-        d.host.spill(file_);
-        d.step_trace.spill(file_);
-        return;
-      } catch (const std::exception& e) {
-        fail(e.what());  // what went to the file stays there; the rest is packed below
-      }
-    }
-    d.communication.pack();
-    d.matrix.pack();
-    d.operators.pack();
-    d.host.pack();
-    d.step_trace.pack();
-  }
-  // The file, when every rank went there or none did (kept open as long as the ranks are).
-  std::shared_ptr<runtime::SpillFile> file() const { return file_; }
-  // The warning, when the file failed.
-  std::string problem() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return problem_;
-  }
-
- private:
-  void fail(const std::string& why) {
-    std::lock_guard<std::mutex> lock(mu_);
-    on_ = false;
-    if (problem_.empty()) problem_ = why;
-  }
-  std::shared_ptr<runtime::SpillFile> file_;
-  std::atomic<bool> on_{false};
-  mutable std::mutex mu_;
-  std::string problem_;
-};
-
 // Parses entries[idx] for idx in `mine` with `threads` workers; results in the same order. With
 // `packed`, each rank is packed for the root as soon as it is parsed (pushed with its position
 // in `mine`) and its RankData freed, so a non-root process never holds a rank twice.
@@ -114,7 +59,7 @@ std::vector<load::RankData> parse_share(std::vector<load::RankEntry>& entries,
                                         const load::ParseOptions& opts, int threads,
                                         std::atomic<int64_t>& done,
                                         std::atomic<uint64_t>& done_bytes, PackedQueue* packed,
-                                        bool keep_communication_packed, SpillGuard* spill,
+                                        bool keep_communication_packed, load::RankSpill* spill,
                                         const std::function<void(const load::RankData&)>& seen) {
   std::vector<load::RankData> out(mine.size());
   auto parse_one = [&](size_t i) {
@@ -262,7 +207,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
       received[static_cast<size_t>(p)].resize(shares[static_cast<size_t>(p)].size());
   bool local_failed = false;
   std::string local_error;
-  SpillGuard spill;
+  // The root's spill file for the ranks' parts (LoadOptions::spill_communication).
+  load::RankSpill spill;
   if (mpi.is_root() && opts.spill_communication) spill.open();
   // A process other than the root (which discovered the files) names itself in what it could
   // not see or open: without a shared file system that is the whole story.
