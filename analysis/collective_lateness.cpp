@@ -105,17 +105,6 @@ double RankLateness::last_z() const {
   return variance > 0 ? (last - expected) / std::sqrt(variance) : 0.0;
 }
 
-const RankLateness* LatenessByRank::find(int rank) const {
-  const auto it = std::lower_bound(entries_.begin(), entries_.end(), rank,
-                                   [](const Entry& e, int r) { return e.first < r; });
-  return it != entries_.end() && it->first == rank ? &it->second : nullptr;
-}
-
-const RankLateness& LatenessByRank::at(int rank) const {
-  if (const RankLateness* l = find(rank)) return *l;
-  throw std::out_of_range("no collective lateness for rank " + std::to_string(rank));
-}
-
 LatenessByRank collective_lateness(const std::vector<load::RankData>& ranks,
                                    const stats::RankStages& stages, const LatenessOptions& opts) {
   const LatenessWalk walk(

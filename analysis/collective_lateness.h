@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/by_rank.h"
 #include "load/rank_data.h"
 #include "stats/topn.h"
 
@@ -56,21 +57,7 @@ struct LatenessOptions {
 
 // Per-rank lateness, sorted by rank: a flat map, one entry per rank with communication data (the
 // root holds one for each of 16,384 ranks while the communication tables are built beside it).
-class LatenessByRank {
- public:
-  using Entry = std::pair<int, RankLateness>;
-  explicit LatenessByRank(std::vector<Entry> sorted = {}) : entries_(std::move(sorted)) {}
-  // The rank's lateness, or nullptr when it has no communication data.
-  const RankLateness* find(int rank) const;
-  // The rank's lateness; throws std::out_of_range when it has none.
-  const RankLateness& at(int rank) const;
-  size_t size() const { return entries_.size(); }
-  auto begin() const { return entries_.begin(); }
-  auto end() const { return entries_.end(); }
-
- private:
-  std::vector<Entry> entries_;
-};
+using LatenessByRank = ByRank<RankLateness>;
 
 // Per-rank lateness (ranks without communication data are absent).
 // `stages`: rank -> pipeline stage (empty: one stage). Throws std::runtime_error when a rank's

@@ -172,6 +172,13 @@ CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& w) {
 
 CommOpChunk comm_op_chunk(const documents::CommIndex& batch) {
   OpTableColumns c;
+  // One block per column of the ops table (a row per rank of each op: counted first). The
+  // bandwidth rows are known only as they are built.
+  size_t op_rows = 0;
+  for (const documents::CommGroupEntry& ge : batch.groups)
+    for (const documents::CommStepEntry& se : ge.steps)
+      for (const documents::CommOpEntry& oe : se.ops) op_rows += oe.ranks.size();
+  c.ops.reserve_rows(op_rows);
   for (const documents::CommGroupEntry& ge : batch.groups) {
     for (const documents::CommStepEntry& se : ge.steps) {
       for (const documents::CommOpEntry& oe : se.ops)

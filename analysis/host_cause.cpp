@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "analysis/by_rank.h"
 #include "host/host_findings.h"
 #include "load/host_walk.h"
 
@@ -76,27 +77,38 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
       if (s.has_timeline) visit(rank, s);
     });
   };
-  std::map<int, FreeSums> by_rank;
-  std::map<int, host::RankHostMeans> means;
-  summaries([&](int rank, const host::HostSummary& s) {
-    by_rank[rank] = free_sums(s);
-    means[rank] = host::rank_means(rank, s);
-  });
+  // By rank, sorted (by_rank.h): the ranks with a host timeline.
+  ByRank<FreeSums> by_rank;
+  ByRank<host::RankHostMeans> means;
+  {
+    std::vector<ByRank<FreeSums>::Entry> sums;
+    std::vector<ByRank<host::RankHostMeans>::Entry> rank_means;
+    summaries([&](int rank, const host::HostSummary& s) {
+      sums.emplace_back(rank, free_sums(s));
+      rank_means.emplace_back(rank, host::rank_means(rank, s));
+    });
+    by_rank = ByRank<FreeSums>(std::move(sums));
+    means = ByRank<host::RankHostMeans>(std::move(rank_means));
+  }
   if (means.empty()) return;
+  const auto sums_of = [&by_rank](int rank) {
+    const FreeSums* t = by_rank.find(rank);
+    return t ? *t : FreeSums{};
+  };
   std::vector<double> data;
   for (const auto& [r, m] : means) data.push_back(m.data_host_ms);
   const double data_median = median(data);
   for (SlowRankFinding& f : findings) {
-    auto m = means.find(f.rank);
-    if (m == means.end()) continue;
-    const double excess = m->second.data_host_ms - data_median;
+    const host::RankHostMeans* m = means.find(f.rank);
+    if (!m) continue;
+    const double excess = m->data_host_ms - data_median;
     if (f.cause != "compute" && excess >= 1.0 && excess >= 0.5 * std::max(0.0, f.free_excess_ms)) {
       f.cause = "data";
-      f.evidence += "; data loading (DataLoader) takes " + fixed_ms(m->second.data_host_ms) +
+      f.evidence += "; data loading (DataLoader) takes " + fixed_ms(m->data_host_ms) +
                     " per step against a median of " + fixed_ms(data_median) +
                     " on the other ranks";
     }
-    if (f.cause == "host" || f.cause == "data") f.evidence += free_text(by_rank[f.rank]);
+    if (f.cause == "host" || f.cause == "data") f.evidence += free_text(sums_of(f.rank));
   }
   // A rank whose data loading stands out is slow for it even when its lateness shows at one
   // collective a step only (the first after the DataLoader): its excess over the job's median is
@@ -118,7 +130,7 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
     f.score = std::round(excess * 1000) / 1000;
     f.evidence = "data loading (DataLoader) takes " + fixed_ms(m.data_host_ms) +
                  " per step against a median of " + fixed_ms(data_median) + " on the job's ranks" +
-                 free_text(by_rank[rank]);
+                 free_text(sums_of(rank));
     findings.push_back(std::move(f));
   }
   const host::HostFindings job = host::host_findings(summaries);
@@ -139,7 +151,7 @@ void apply_host_side(std::vector<SlowRankFinding>& findings,
     std::snprintf(share, sizeof share, "%.0f%%", m.dispatch_share() * 100);
     f.evidence = "host-bound: its device waits for dispatch " + std::string(share) +
                  " of each step (" + fixed_ms(m.dispatch_ms) + " per step against a median of " +
-                 fixed_ms(dispatch_median) + " on the job's ranks)" + free_text(by_rank[m.rank]);
+                 fixed_ms(dispatch_median) + " on the job's ranks)" + free_text(sums_of(m.rank));
     findings.push_back(std::move(f));
   }
 }

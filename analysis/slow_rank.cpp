@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/by_rank.h"
 #include "analysis/collective_lateness.h"
 #include "analysis/format_value.h"
 #include "analysis/operators_topn.h"
@@ -29,7 +30,7 @@ std::string sigmas(double z) {
 
 // Net impact per step of every rank with collective data: the peers' wait for it minus what it
 // waited itself beyond its stage peers (a rank held up elsewhere is late for a reason).
-std::map<int, double> net_impact(const LatenessByRank& late, const stats::RankStages& stages) {
+ByRank<double> net_impact(const LatenessByRank& late, const stats::RankStages& stages) {
   std::map<int, std::vector<double>> waits_by_stage;
   const auto stage = [&](int r) {
     const auto it = stages.find(r);
@@ -40,12 +41,13 @@ std::map<int, double> net_impact(const LatenessByRank& late, const stats::RankSt
     waits_by_stage[stage(r)].push_back(per_step(l.own_wait_ms, l.steps));
   std::map<int, double> stage_wait;
   for (auto& [s, v] : waits_by_stage) stage_wait[s] = stats::median(v);
-  std::map<int, double> out;
+  std::vector<ByRank<double>::Entry> out;
+  out.reserve(late.size());
   for (const auto& [r, l] : late) {
     const double excess = per_step(l.own_wait_ms, l.steps) - stage_wait[stage(r)];
-    out[r] = per_step(l.imposed_ms, l.steps) - std::max(0.0, excess);
+    out.emplace_back(r, per_step(l.imposed_ms, l.steps) - std::max(0.0, excess));
   }
-  return out;
+  return ByRank<double>(std::move(out));
 }
 
 std::string cause_text(const SlowRankFinding& f) {
@@ -91,22 +93,40 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
     b.first.push_back(r);
     b.second.push_back(v);
   }
-  std::map<int, double> net_z;
+  std::vector<ByRank<double>::Entry> zs;
+  zs.reserve(net.size());
   for (const auto& [stage, b] : by_stage) {
     const auto z = stats::robust_z(b.second);
     for (size_t i = 0; i < b.first.size(); ++i)
-      net_z[b.first[i]] = b.first.size() >= 4 ? z[i] : std::numeric_limits<double>::infinity();
+      zs.emplace_back(b.first[i],
+                      b.first.size() >= 4 ? z[i] : std::numeric_limits<double>::infinity());
   }
+  const ByRank<double> net_z(std::move(zs));
+  by_stage.clear();
 
-  std::set<int> all;
-  for (const auto& [r, l] : late) all.insert(r);
-  for (const auto& [r, d] : dev.ranks) all.insert(r);
+  // Every rank with collective data or a step trace judged, in rank order (both are sorted).
+  std::vector<int> all;
+  all.reserve(std::max(late.size(), dev.ranks.size()));
+  {
+    auto a = late.begin();
+    auto b = dev.ranks.begin();
+    while (a != late.end() || b != dev.ranks.end()) {
+      if (b == dev.ranks.end() || (a != late.end() && a->first < b->first)) {
+        all.push_back((a++)->first);
+      } else if (a == late.end() || b->first < a->first) {
+        all.push_back((b++)->first);
+      } else {
+        all.push_back(a->first);
+        ++a, ++b;
+      }
+    }
+  }
   for (int rank : all) {
     SlowRankFinding f;
     f.rank = rank;
     const RankLateness* li = late.find(rank);
-    const auto di = dev.ranks.find(rank);
-    const RankStepDeviation d = di == dev.ranks.end() ? RankStepDeviation{} : di->second;
+    const RankStepDeviation* di = dev.ranks.find(rank);
+    const RankStepDeviation d = di ? *di : RankStepDeviation{};
     f.peers = d.peers;
     f.steps = d.computing.steps;
     f.computing_rel = d.computing.rel;
@@ -130,7 +150,8 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
                 l.last >= opts.min_last_share * l.trials && impact > 0 &&
                 static_cast<int>(l.late_steps.size()) >= l.steps && enough_share;
       // Without step-trace judgement the impact itself must stand above its peers' noise.
-      if (!(d.computing.steps > 0 && d.peers >= 3)) flagged = flagged && net_z[rank] >= opts.net_z;
+      if (!(d.computing.steps > 0 && d.peers >= 3))
+        flagged = flagged && net_z.at(rank) >= opts.net_z;
       f.collective_evidence = flagged;
     } else if (d.computing.steps > 0 || d.free.steps > 0) {
       const double zmin =

@@ -10,12 +10,13 @@
 // linear in the rows, whatever the repetition.
 //
 //   auto dev = step_deviations(ranks, rank_stages(ranks));
-//   dev.ranks[21].computing.z_min -> 31.0, dev.ranks[21].computing.excess_ms -> 7.3
+//   dev.ranks.at(21).computing.z_min -> 31.0, dev.ranks.at(21).computing.excess_ms -> 7.3
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "analysis/by_rank.h"
 #include "load/rank_data.h"
 #include "stats/topn.h"
 
@@ -44,9 +45,9 @@ struct StageLoad {
 };
 
 struct StepDeviations {
-  std::map<int, RankStepDeviation> ranks;
-  std::vector<StageLoad> stages;  // by stage id; one entry when there is one stage
-  size_t duplicate_rows = 0;      // rows repeating a (rank, step) seen before, ignored
+  ByRank<RankStepDeviation> ranks;  // the ranks with a step trace judged, in rank order
+  std::vector<StageLoad> stages;    // by stage id; one entry when there is one stage
+  size_t duplicate_rows = 0;        // rows repeating a (rank, step) seen before, ignored
   std::vector<int> duplicate_ranks;
 };
 

@@ -76,8 +76,7 @@ analysis::RecipeVerdicts read_verdicts(const fs::path& path) {
 
 }  // namespace
 
-analysis::RecipeVerdicts run_verdict_recipes(const mpi::MpiSession& mpi,
-                                             const ClusterDbOptions& opts) {
+analysis::RecipeVerdicts run_verdict_recipes(const mpi::MpiSession& mpi, ClusterDbOptions& opts) {
   const fs::path scratch =
       fs::path(opts.output_dir) / "cluster_analysis_output" / ".recipe_verdicts.tmp";
   std::error_code ec;
@@ -94,6 +93,8 @@ analysis::RecipeVerdicts run_verdict_recipes(const mpi::MpiSession& mpi,
   // The root's listing of the job from job_has_db_export (same directory, filter and options):
   // the job is not walked again.
   r.discovered = mpi.is_root() ? opts.discovered.get() : nullptr;
+  // Its file lists are not held through the reduces (the main run walks the job again).
+  r.listing_read = [&opts] { opts.discovered.reset(); };
   std::vector<std::unique_ptr<recipes::Recipe>> owned;
   for (const auto& name : kVerdictRecipes) owned.push_back(recipes::make_recipe(name));
   // Each rank read once for the three, each through its own map step.

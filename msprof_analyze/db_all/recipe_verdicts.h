@@ -13,7 +13,8 @@ namespace cs::db_all {
 
 // Collective. The root's result holds the verdicts (`ran` false when the recipes could not run:
 // no rank with the data, an unwritable OUT); the other processes' is empty.
-analysis::RecipeVerdicts run_verdict_recipes(const mpi::MpiSession& mpi,
-                                             const ClusterDbOptions& opts);
+// opts.discovered (the root's listing of the job, when set) is read and then released once every
+// rank is read: the caller's listing is null afterwards.
+analysis::RecipeVerdicts run_verdict_recipes(const mpi::MpiSession& mpi, ClusterDbOptions& opts);
 
 }  // namespace cs::db_all

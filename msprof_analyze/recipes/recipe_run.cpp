@@ -376,6 +376,15 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
     all[0].messages.emplace_back(-1, std::move(d));
   }
   park.reset();  // (the parked frames keep the file open)
+  // A run in a temporary directory reads the listing no more: its file lists go now, before
+  // the reduce builds its state (the reduce is then handed no listing).
+  static const std::vector<load::RankEntry> kNoListing;
+  const std::vector<load::RankEntry>* reduce_entries = &entries;
+  if (opts.in_temporary_dir) {
+    reduce_entries = &kNoListing;
+    std::vector<load::RankEntry>().swap(owned);
+    if (mpi.is_root() && opts.listing_read) opts.listing_read();
+  }
   // The gather's batches and the map steps' working memory are freed: their pages go back before
   // the reduce builds its own.
   runtime::release_freed_memory();
@@ -393,7 +402,7 @@ std::vector<int> run_recipes(const mpi::MpiSession& mpi, const RecipeRunOptions&
     if (mpi.is_root() && k == 0 && recipes.size() > 1 && threads > 1)
       merge_at_once(recipes, all, merged, threads);
     if (mpi.is_root())
-      code = reduce_recipe(*recipes[k], all[k], entries, opts, cluster_output_dir, threads,
+      code = reduce_recipe(*recipes[k], all[k], *reduce_entries, opts, cluster_output_dir, threads,
                            merged[k].write ? &merged[k] : nullptr);
     merged[k] = Merged{};
     all[k] = Unpacked{};  // freed before the next recipe's reduce

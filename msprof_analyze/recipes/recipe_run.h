@@ -59,6 +59,11 @@ struct RecipeRunOptions {
   // The rank directories the root already discovered below input_dir with rank_filter (cluster
   // -m all runs two recipes on the same ranks): used instead of discovering them again.
   const load::DiscoveryResult* discovered = nullptr;
+  // Called on the root once every rank is read, when the run no longer reads the listing (a run
+  // in a temporary directory: its reduce does not look for ranks missing from the job): the
+  // caller may free `discovered` then (at 16,384 ranks its file lists are about 11 MB, held
+  // otherwise through the reduce). The run's own listing is freed at the same point.
+  std::function<void()> listing_read;
 };
 
 // True when `name` is a recipe `-m` accepts.

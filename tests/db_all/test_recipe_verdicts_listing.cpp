@@ -43,6 +43,8 @@ std::set<int> freq_ranks(std::shared_ptr<const cs::load::DiscoveryResult> listin
   const cs::analysis::RecipeVerdicts v =
       cs::db_all::run_verdict_recipes(cs::test::one_process_session(), opts);
   EXPECT_TRUE(v.ran);
+  // The listing is released once the ranks are read: not held through the reduces or after.
+  EXPECT_EQ(opts.discovered, nullptr);
   std::set<int> ranks;
   for (const auto& [rank, mhz] : v.idle_frequency) ranks.insert(rank);
   for (const auto& [rank, mhz] : v.abnormal_frequency) ranks.insert(rank);

@@ -118,3 +118,21 @@ TEST(TableCodec, ColumnByColumnIsTheSameBytesAndItsSizeIsExact) {
   }
   EXPECT_EQ(pieces.data(), whole.data());
 }
+
+TEST(Table, ReserveRowsMakesRoomInEveryColumnKindWithoutAddingRows) {
+  cs::io::Table t("t");
+  cs::io::Column& s = t.add_string("s");
+  cs::io::Column& e = t.add_encoded_string("e");
+  cs::io::Column& i = t.add_int("i");
+  cs::io::Column& d = t.add_double("d");
+  t.reserve_rows(1000);
+  EXPECT_EQ(t.rows(), 0u);
+  EXPECT_GE(s.strings.capacity(), 1000u);
+  EXPECT_GE(e.codes.capacity(), 1000u);
+  EXPECT_GE(i.ints.capacity(), 1000u);
+  EXPECT_GE(d.doubles.capacity(), 1000u);
+  // Filling within the room allocates no more: the columns stay where they are.
+  const int64_t* at = i.ints.data();
+  for (int k = 0; k < 1000; ++k) i.ints.push_back(k);
+  EXPECT_EQ(i.ints.data(), at);
+}
