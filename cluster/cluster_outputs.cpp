@@ -272,10 +272,14 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   run_tasks(tasks, opts.threads, nullptr);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(opts.threads) + " thread(s)").c_str());
+  // Memory policy: the batches' and the tasks' freed blocks go back before the summaries and the
+  // step trace are built, which would otherwise grow the heap past its holes.
+  runtime::release_freed_memory();
   if (comm_sums) {
     r.comm_rank_summary = comm_summary_tables(*comm_sums, sink, summary_chunk);
     r.has_comm_rank_summary = true;
     comm_sums.reset();
+    runtime::release_freed_memory();
     log.lap("comm_rank_summary, comm_transport_summary");
   }
   // msprof-analyze's step trace once the batches are gone (analysis_steps.h); the rows kept for

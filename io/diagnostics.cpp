@@ -42,28 +42,38 @@ void Diagnostics::error(std::string file, int64_t line, std::string what, std::s
   add({Severity::kError, std::move(file), line, offset, std::move(what), std::move(hint)});
 }
 
+const std::vector<Diagnostic>& Diagnostics::items() const {
+  static const std::vector<Diagnostic> kNone;
+  return s_ ? s_->items : kNone;
+}
+
 void Diagnostics::add(Diagnostic d) {
+  State& s = state();
   if (d.severity == Severity::kError) {
-    ++errors_;
+    ++s.errors;
   } else {
-    ++warnings_;
+    ++s.warnings;
   }
   size_t same_file = 0;
   // Count from the back: records of one file are usually contiguous.
-  for (auto it = items_.rbegin(); it != items_.rend() && it->file == d.file; ++it) ++same_file;
-  if (same_file >= limit_per_file_) {
-    ++suppressed_;
+  for (auto it = s.items.rbegin(); it != s.items.rend() && it->file == d.file; ++it) ++same_file;
+  if (same_file >= s.limit_per_file) {
+    ++s.suppressed;
     return;
   }
-  items_.push_back(std::move(d));
+  s.items.push_back(std::move(d));
 }
 
 void Diagnostics::append(const Diagnostics& other) {
-  for (const auto& d : other.items_) add(d);
-  suppressed_ += other.suppressed_;
+  if (!other.s_) return;
+  const State& o = *other.s_;
+  for (const auto& d : o.items) add(d);
+  if (o.suppressed == 0 && o.errors + o.warnings == o.items.size()) return;
+  State& s = state();
+  s.suppressed += o.suppressed;
   // Suppressed records of `other` still count.
-  errors_ += other.errors_ - count_errors(other.items_);
-  warnings_ += other.warnings_ - (other.items_.size() - count_errors(other.items_));
+  s.errors += o.errors - count_errors(o.items);
+  s.warnings += o.warnings - (o.items.size() - count_errors(o.items));
 }
 
 }  // namespace cs::io

@@ -7,6 +7,7 @@
 // and the cluster pipeline records them per rank in the manifest.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,19 @@ struct Diagnostic {
 };
 
 // An append-only list of diagnostics with counters. Cheap to move; merge with append().
+// Nothing is allocated until the first record (or a limit) is set: an empty list costs 8 bytes
+// (the cluster root holds one per rank, nearly all of them empty).
 class Diagnostics {
  public:
+  Diagnostics() = default;
+  Diagnostics(const Diagnostics& o) : s_(o.s_ ? std::make_unique<State>(*o.s_) : nullptr) {}
+  Diagnostics& operator=(const Diagnostics& o) {
+    if (this != &o) s_ = o.s_ ? std::make_unique<State>(*o.s_) : nullptr;
+    return *this;
+  }
+  Diagnostics(Diagnostics&&) noexcept = default;
+  Diagnostics& operator=(Diagnostics&&) noexcept = default;
+
   void warn(std::string file, int64_t line, std::string what, std::string hint = {},
             int64_t offset = -1);
   void error(std::string file, int64_t line, std::string what, std::string hint = {},
@@ -37,23 +49,30 @@ class Diagnostics {
   void add(Diagnostic d);
   void append(const Diagnostics& other);
 
-  const std::vector<Diagnostic>& items() const { return items_; }
-  bool empty() const { return items_.empty(); }
-  size_t error_count() const { return errors_; }
-  size_t warning_count() const { return warnings_; }
-  bool has_errors() const { return errors_ > 0; }
+  const std::vector<Diagnostic>& items() const;
+  bool empty() const { return !s_ || s_->items.empty(); }
+  size_t error_count() const { return s_ ? s_->errors : 0; }
+  size_t warning_count() const { return s_ ? s_->warnings : 0; }
+  bool has_errors() const { return error_count() > 0; }
 
   // Keeps at most this many records per file; later ones are only counted (a 10 GB file with a
   // bad row every line must not produce 10 GB of diagnostics). Default 100.
-  void set_limit_per_file(size_t n) { limit_per_file_ = n; }
-  size_t suppressed() const { return suppressed_; }
+  void set_limit_per_file(size_t n) { state().limit_per_file = n; }
+  size_t suppressed() const { return s_ ? s_->suppressed : 0; }
 
  private:
-  std::vector<Diagnostic> items_;
-  size_t errors_ = 0;  // counted even when suppressed
-  size_t warnings_ = 0;
-  size_t suppressed_ = 0;
-  size_t limit_per_file_ = 100;
+  struct State {
+    std::vector<Diagnostic> items;
+    size_t errors = 0;  // counted even when suppressed
+    size_t warnings = 0;
+    size_t suppressed = 0;
+    size_t limit_per_file = 100;
+  };
+  State& state() {
+    if (!s_) s_ = std::make_unique<State>();
+    return *s_;
+  }
+  std::unique_ptr<State> s_;  // null: nothing recorded, the default limit
 };
 
 }  // namespace cs::io

@@ -11,8 +11,15 @@ using io::ByteReader;
 using io::ByteWriter;
 
 template <class File>
-ParkedFile<File>::ParkedFile(const ParkedFile& o)
-    : file_(o.file_ ? std::make_unique<File>(*o.file_) : nullptr), parked_(o.parked_) {}
+ParkedFile<File>::ParkedFile(const ParkedFile& o) {
+  if (const File* f = o.held_ptr()) {
+    parked_ = std::make_unique<File>(*f);
+  } else if (const auto* b = std::get_if<runtime::PageBuffer>(&o.parked_)) {
+    parked_ = *b;
+  } else if (const auto* sp = std::get_if<Spilled>(&o.parked_)) {
+    parked_ = *sp;
+  }
+}
 
 template <class File>
 ParkedFile<File>& ParkedFile<File>::operator=(const ParkedFile& o) {
@@ -23,7 +30,8 @@ ParkedFile<File>& ParkedFile<File>::operator=(const ParkedFile& o) {
 template <class File>
 const File& ParkedFile<File>::held() const {
   static const File kEmpty;
-  return file_ ? *file_ : kEmpty;
+  const File* f = held_ptr();
+  return f ? *f : kEmpty;
 }
 
 // ParkedFile's packing is the wire format's section of the same data (rank_data_codec.h).
@@ -33,7 +41,6 @@ void ParkedFile<File>::pack() {
   ByteWriter w;
   pack_section(held(), w);
   parked_ = runtime::PageBuffer(w.data().data(), w.data().size());
-  file_.reset();
 }
 
 template <class File>
@@ -49,17 +56,17 @@ void ParkedFile<File>::unpack() {
     std::vector<char> bytes;
     s->file->read(s->block, bytes);
     ByteReader r(bytes);
-    file_ = std::make_unique<File>();
-    unpack_section(r, *file_);
-    parked_ = std::monostate{};
+    auto file = std::make_unique<File>();
+    unpack_section(r, *file);
+    parked_ = std::move(file);
     return;
   }
   if (!packed()) return;
   const runtime::PageBuffer& b = std::get<runtime::PageBuffer>(parked_);
   ByteReader r(b.data(), b.size());
-  file_ = std::make_unique<File>();
-  unpack_section(r, *file_);
-  parked_ = std::monostate{};
+  auto file = std::make_unique<File>();
+  unpack_section(r, *file);
+  parked_ = std::move(file);
 }
 
 template <class File>
@@ -72,7 +79,6 @@ void ParkedFile<File>::spill(const std::shared_ptr<runtime::SpillFile>& file) {
     ByteWriter w;
     pack_section(held(), w);
     parked_ = Spilled{file, file->append(w.data().data(), w.data().size())};
-    file_.reset();
   }
 }
 
@@ -135,13 +141,15 @@ const File& ParkedFile<File>::read(File& scratch) const {
 template <class File>
 File& ParkedFile<File>::edit() {
   unpack();
-  if (!file_) file_ = std::make_unique<File>();
-  return *file_;
+  if (File* f = held_ptr()) return *f;
+  auto file = std::make_unique<File>();
+  File& out = *file;
+  parked_ = std::move(file);
+  return out;
 }
 
 template <class File>
 void ParkedFile<File>::adopt_packed(runtime::PageBuffer bytes) {
-  file_.reset();
   parked_ = std::move(bytes);
 }
 

@@ -36,7 +36,7 @@ class ParkedFile {
  public:
   ParkedFile() = default;
   // Holds parsed data (unpacked).
-  explicit ParkedFile(File file) : file_(std::make_unique<File>(std::move(file))) {}
+  explicit ParkedFile(File file) : parked_(std::make_unique<File>(std::move(file))) {}
   ParkedFile(const ParkedFile& o);
   ParkedFile& operator=(const ParkedFile& o);
   ParkedFile(ParkedFile&&) noexcept = default;
@@ -74,18 +74,23 @@ class ParkedFile {
   void adopt_packed(runtime::PageBuffer bytes);
 
  private:
-  // The held data: null while packed or spilled, and while empty (no File is made, so a parked
-  // or emptied part costs no heap: an empty MatrixFile alone allocates its string pool).
+  // The held data (the empty File while packed, spilled or empty: no File is made for an empty
+  // part, so a parked or emptied part costs no heap: an empty MatrixFile alone allocates its
+  // string pool).
   const File& held() const;
+  // The held data, or null.
+  File* held_ptr() const {
+    const std::unique_ptr<File>* f = std::get_if<std::unique_ptr<File>>(&parked_);
+    return f ? f->get() : nullptr;
+  }
   // Where spilled bytes are.
   struct Spilled {
     std::shared_ptr<runtime::SpillFile> file;
     runtime::SpillFile::Block block;
   };
-  std::unique_ptr<File> file_;
-  // The parked bytes: none (held or empty), packed in memory, or in a spill file. One of the
-  // three, so the root's one ParkedFile per part per rank costs 48 bytes, not 64.
-  std::variant<std::monostate, runtime::PageBuffer, Spilled> parked_;
+  // The part: empty, held (parsed), packed in memory, or in a spill file. One of the four, so
+  // the root's one ParkedFile per part per rank costs 40 bytes (five parts a rank).
+  std::variant<std::monostate, std::unique_ptr<File>, runtime::PageBuffer, Spilled> parked_;
 };
 
 // A rank's communication ops.

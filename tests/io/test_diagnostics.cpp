@@ -93,3 +93,27 @@ TEST(NoteLines, OneProblemOfManySubjectsIsOneLine) {
 
 }  // namespace
 }  // namespace cs::io
+
+TEST(Diagnostics, EmptyUntilUsedCopiesDeepAndAppendsCounts) {
+  cs::io::Diagnostics empty;
+  EXPECT_TRUE(empty.empty());
+  EXPECT_TRUE(empty.items().empty());
+  EXPECT_EQ(empty.error_count() + empty.warning_count() + empty.suppressed(), 0u);
+  cs::io::Diagnostics d;
+  d.set_limit_per_file(1);
+  d.error("a.csv", 3, "bad row");
+  d.warn("a.csv", 4, "bad row");  // over the limit: counted, not kept
+  cs::io::Diagnostics copy = d;
+  d.warn("b.csv", 1, "other");
+  EXPECT_EQ(copy.items().size(), 1u);  // the copy is its own
+  EXPECT_EQ(copy.warning_count(), 1u);
+  EXPECT_EQ(copy.suppressed(), 1u);
+  cs::io::Diagnostics sum;
+  sum.append(empty);
+  EXPECT_TRUE(sum.empty());
+  sum.append(copy);
+  EXPECT_EQ(sum.items().size(), 1u);
+  EXPECT_EQ(sum.error_count(), 1u);
+  EXPECT_EQ(sum.warning_count(), 1u);
+  EXPECT_EQ(sum.suppressed(), 1u);
+}
