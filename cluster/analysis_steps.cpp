@@ -93,10 +93,10 @@ StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions&
     analysis::CommOpChunk c = analysis::comm_op_chunk(batch);
     ops->append(std::move(c.ops));
     bandwidth->append(std::move(c.bandwidth));
-    // Memory policy: from the third batch on, what the batches before freed goes back to the
-    // system as each one is handed on. Their blocks are rarely the sizes the next batch asks
-    // for, so over many batches (21 at 16,384 ranks) the heap grows past its use; a job of one
-    // or two batches (up to about 1,024 ranks) gains nothing and pays no page faults for it.
+    // Memory policy: from the second batch on, what the batches freed goes back to the system
+    // as each one is handed on. Their blocks are rarely the sizes the next batch asks for, so
+    // over many batches (21 at 16,384 ranks) the heap grows past its use; a job of one batch
+    // gains nothing and pays no page faults for it.
     if (++added >= 2) runtime::release_freed_memory();
   };
   if (opts.json)
