@@ -9,7 +9,7 @@
 #include "cluster/cluster_loader.h"
 #include "cluster/cluster_options.h"
 #include "cluster/parked_digest.h"
-#include "cluster/parked_step_trace.h"
+#include "msprof_analyze/documents/parked_step_trace.h"
 #include "cluster/parked_table.h"
 #include "cluster/table_sink.h"
 #include "io/diagnostics.h"
@@ -39,7 +39,7 @@ struct AnalysisResults {
   // cluster_step_trace_time.csv's rows, when keep_step_trace was asked and the mode has a step
   // trace (has_step_trace); on disk (the run's spill file) until taken.
   bool has_step_trace = false;
-  ParkedStepTrace step_trace;
+  documents::ParkedStepTrace step_trace;
   // Each rank's host-heaviest operators for the report's drill-down (cluster/host_outputs.h);
   // no rows without a host timeline. Parked in the root's spill file until the report reads it.
   ParkedTable host_rank_ops;

@@ -30,6 +30,7 @@
 #include "report/cluster_page/manifest_digest.h"
 #include "runtime/exit_status.h"
 #include "runtime/interrupt.h"
+#include "runtime/spill_file.h"
 #include "version.h"
 
 namespace cs::cluster {
@@ -357,12 +358,18 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
     in.summary_text = results.summary;
     report::write_cluster_report_html(in, (out_dir / "report.html").string(), html_diag);
   }
-  // The step trace kept for cluster_analysis.db, on disk since stage 4: read back now that the
-  // main run's work is done. When the disk fails it, cluster_analysis.db reads the ranks again.
+  // The step trace kept for cluster_analysis.db, on disk since stage 4: moved to a spill file
+  // of its own (the run's goes with the run), where it waits through that database's recipes.
+  // When the disk fails it, cluster_analysis.db reads the ranks again.
   if (step_trace && results.has_step_trace) {
     try {
       documents::BuiltStepTrace built;
-      built.trace = results.step_trace.take();
+      std::shared_ptr<runtime::SpillFile> own;
+      try {
+        own = runtime::SpillFile::create();
+      } catch (const std::exception&) {  // no file: the rows wait in memory
+      }
+      built.trace = documents::ParkedStepTrace(results.step_trace.take(), own);
       built.from_db_exports = true;
       for (const load::RankData& r : lc.ranks) {
         built.rank_dirs.push_back(r.entry.path);

@@ -359,6 +359,17 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   // (no copy), else those ranks copied into `filtered`.
   std::vector<load::RankEntry> filtered;
   const std::vector<load::RankEntry>* db_only = &filtered;
+  // Lists the job (or takes the caller's listing) and picks the DB ranks from it.
+  const auto list_job = [&] {
+    found =
+        opts.discovered ? opts.discovered : std::make_shared<load::DiscoveryResult>(discover(opts));
+    if (all_db(*found)) {
+      db_only = &found->ranks;
+    } else {
+      filtered = db_ranks(*found);
+      db_only = &filtered;
+    }
+  };
   bool has_comm = false;
   bool recipes_write_failed = false;  // a communication table could not be written (root)
   std::optional<mpi::MpiSession::RootAlone> alone;  // the root works alone, watched
@@ -366,12 +377,7 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   if (mpi.is_root()) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
-    found =
-        opts.discovered ? opts.discovered : std::make_shared<load::DiscoveryResult>(discover(opts));
-    if (all_db(*found))
-      db_only = &found->ranks;
-    else
-      filtered = db_ranks(*found);
+    list_job();
     has_comm = any_communication_table(*db_only);
   }
   alone.reset();
@@ -386,6 +392,14 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
     r.in_temporary_dir = true;
     r.discovered = mpi.is_root() ? found.get() : nullptr;
     r.write_failed = &recipes_write_failed;
+    // A listing walked here is not held through the recipes' reduce (at 16,384 ranks about
+    // 11 MB at the root's peak): it is walked again for the tables below (about 1 s).
+    r.listing_read = [&] {
+      if (opts.discovered) return;
+      std::vector<load::RankEntry>().swap(filtered);
+      found.reset();
+      db_only = nullptr;
+    };
     // Each rank read once for both recipes; their problems are printed by them, recipe after
     // recipe; the other tables are still written.
     recipes::run_recipes_jointly(mpi, r, recipes::kCommunicationSums,
@@ -394,6 +408,7 @@ int write_cluster_analysis_db(const mpi::MpiSession& mpi, const ClusterDbOptions
   int code = runtime::kExitOk;
   alone.emplace(mpi, "db-write", "wrote cluster_analysis.db");
   if (mpi.is_root()) {
+    if (!db_only) list_job();  // (released once the recipes had read it)
     const std::vector<load::RankEntry>& ranks = *db_only;
     std::error_code ec;
     const fs::path tmp_db = tmp / "cluster_analysis_output" / kDbName;

@@ -27,8 +27,9 @@ struct ClusterDbOptions {
   std::optional<std::set<int>> rank_filter;
   bool quiet = false;
   // The main run's step trace (the root's; null elsewhere or when it built none): its rows are
-  // written when they were read from the same ranks' DB exports, instead of reading them again.
-  const documents::BuiltStepTrace* step_trace = nullptr;
+  // written when they were read from the same ranks' DB exports, instead of reading them again
+  // (taken from it then: they wait on disk until the table is written).
+  documents::BuiltStepTrace* step_trace = nullptr;
   int threads = 0;  // threads reading the ranks (RecipeRunOptions::threads)
   // The root's discovery below input_dir (job_has_db_export keeps it here; null elsewhere): the
   // verdict recipes read it instead of walking the job again; write_cluster_analysis_db too when

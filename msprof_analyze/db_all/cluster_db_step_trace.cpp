@@ -1,7 +1,9 @@
 #include "msprof_analyze/db_all/cluster_db_step_trace.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
+#include <string>
 
 #include "db/database.h"
 #include "db/string_ids.h"
@@ -138,8 +140,8 @@ std::optional<documents::StepTraceTotals> read_whole_run_totals(const std::strin
 }
 
 documents::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry>& ranks,
-                                                  const documents::BuiltStepTrace* built,
-                                                  int threads, io::Diagnostics& diag) {
+                                                  documents::BuiltStepTrace* built, int threads,
+                                                  io::Diagnostics& diag) {
   std::vector<const load::RankEntry*> by_rank;
   bool whole_run = false;
   for (const auto& e : ranks) {
@@ -158,7 +160,18 @@ documents::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEn
     std::sort(read.begin(), read.end());
     use_built = dirs == read;
   }
-  if (use_built && !whole_run) return built->trace;
+  if (use_built && !whole_run) {
+    try {
+      return built->trace.take();
+    } catch (const std::exception& e) {  // its spill file failed: the ranks are read again
+      diag.warn("", 0,
+                std::string("the main run's step trace could not be read back from its spill "
+                            "file (") +
+                    e.what() + "): the ranks are read again for ClusterStepTraceTime",
+                "free space under $TMPDIR (or point TMPDIR elsewhere)");
+      use_built = false;
+    }
+  }
 
   io::Diagnostics scratch;  // the main run reported what these readers find
   std::vector<load::RankData> data(by_rank.size());
@@ -208,7 +221,7 @@ documents::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEn
 
   std::vector<documents::PyIntSet> stages;
   if (use_built) {
-    stages = built->trace.stages;
+    stages = built->trace.stages();
   } else {
     const documents::CommGroups groups = documents::build_comm_groups(data, {}, scratch);
     stages = documents::infer_stages(groups);

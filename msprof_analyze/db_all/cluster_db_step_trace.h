@@ -33,11 +33,12 @@ std::optional<documents::StepTraceTotals> read_whole_run_totals(const std::strin
 
 // The rows of ClusterStepTraceTime for `ranks` (the DB ranks of the job). `built` (may be null):
 // the main run's step trace, used for torch_npu ranks and for the pipeline stages when it was
-// read from these ranks' DB exports; otherwise the ranks are read again. Whole-run ranks take
+// read from these ranks' DB exports (its rows are then taken from it); otherwise, or when its
+// rows cannot be read back from their spill file, the ranks are read again. Whole-run ranks take
 // distributed_args from profiler_metadata.json only, as msprof-analyze does (without it the
 // DP/PP/TP columns are written as 0). Problems go to `diag`. `threads` read the ranks.
 documents::ClusterStepTrace cluster_db_step_trace(const std::vector<load::RankEntry>& ranks,
-                                                  const documents::BuiltStepTrace* built,
-                                                  int threads, io::Diagnostics& diag);
+                                                  documents::BuiltStepTrace* built, int threads,
+                                                  io::Diagnostics& diag);
 
 }  // namespace cs::db_all

@@ -17,6 +17,7 @@
 #include "load/rank_data.h"
 #include "msprof_analyze/documents/cluster_step_trace_rows.h"
 #include "msprof_analyze/documents/communication_groups.h"
+#include "msprof_analyze/documents/parked_step_trace.h"
 #include "msprof_analyze/documents/py_int_set.h"
 
 namespace cs::documents {
@@ -38,9 +39,10 @@ std::optional<std::vector<std::optional<std::array<int, 3>>>> megatron_index_map
 
 // The step trace as one run built it, for another output of the same command
 // (cluster_analysis.db of -m all) that would otherwise read every rank again: the rows, and what
-// they were read from so that output can tell they are the rows it would build.
+// they were read from so that output can tell they are the rows it would build. The rows wait
+// in a spill file of their own until that output takes them (ParkedStepTrace).
 struct BuiltStepTrace {
-  ClusterStepTrace trace;
+  ParkedStepTrace trace;
   std::vector<std::string> rank_dirs;  // the rank directories read, by rank
   bool from_db_exports = false;        // every rank was read from its DB export
   bool one_step = false;               // --step N: only step N was read

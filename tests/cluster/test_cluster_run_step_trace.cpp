@@ -45,21 +45,22 @@ Outcome run(const std::string& job, const std::string& name, std::optional<int64
 }  // namespace
 
 TEST(ClusterRunStepTrace, DbJobHandsItsRowsAndRanks) {
-  const Outcome r = run(kData + "/ascend-real/db_level1", "db");
+  Outcome r = run(kData + "/ascend-real/db_level1", "db");
   EXPECT_EQ(r.code, 0);
   ASSERT_TRUE(r.built.has_value());
   EXPECT_TRUE(r.built->from_db_exports);
   EXPECT_FALSE(r.built->one_step);
   EXPECT_EQ(r.built->rank_dirs.size(), 2u);
+  EXPECT_TRUE(r.built->trace.parked());  // on disk until cluster_analysis.db takes it
   ASSERT_FALSE(r.csv.empty());
-  EXPECT_EQ(cs::documents::format_cluster_step_trace(r.built->trace), r.csv);
+  EXPECT_EQ(cs::documents::format_cluster_step_trace(r.built->trace.take()), r.csv);
 }
 
 TEST(ClusterRunStepTrace, TextJobAndOneStepAreSaidSo) {
-  const Outcome text = run(kData + "/ascend-real/text_level1", "text");
+  Outcome text = run(kData + "/ascend-real/text_level1", "text");
   ASSERT_TRUE(text.built.has_value());
   EXPECT_FALSE(text.built->from_db_exports);
-  EXPECT_EQ(cs::documents::format_cluster_step_trace(text.built->trace), text.csv);
+  EXPECT_EQ(cs::documents::format_cluster_step_trace(text.built->trace.take()), text.csv);
 
   const Outcome one = run(kData + "/ascend-real/db_level1", "step", 50);
   ASSERT_TRUE(one.built.has_value());

@@ -13,6 +13,7 @@
 #include "load/discovery.h"
 #include "msprof_analyze/db_all/cluster_db_all.h"
 #include "recipes/recipe_test_util.h"
+#include "runtime/spill_file.h"
 
 namespace fs = std::filesystem;
 using cs::documents::BuiltStepTrace;
@@ -24,10 +25,12 @@ const std::string kJob = std::string(CS_TEST_DATA) + "/ascend-real/db_level1";
 
 // One rank row of step "handed", from the job's rank directories read from their DB exports.
 BuiltStepTrace handed_trace() {
+  cs::documents::ClusterStepTrace t;
+  t.header = {"Step", "Type", "Index", "Computing"};
+  t.add_row({StepCell::str("handed"), StepCell::str("rank"), StepCell::num(cs::io::Num::integer(0)),
+             StepCell::num(cs::io::Num::real(1.5))});
   BuiltStepTrace b;
-  b.trace.header = {"Step", "Type", "Index", "Computing"};
-  b.trace.add_row({StepCell::str("handed"), StepCell::str("rank"),
-                   StepCell::num(cs::io::Num::integer(0)), StepCell::num(cs::io::Num::real(1.5))});
+  b.trace = cs::documents::ParkedStepTrace(std::move(t), cs::runtime::SpillFile::create());
   for (const auto& e : cs::load::discover_ranks(kJob).ranks) b.rank_dirs.push_back(e.path);
   b.from_db_exports = true;
   return b;
@@ -51,7 +54,7 @@ std::vector<std::string> steps_written(const fs::path& out) {
 }
 
 // Writes cluster_analysis.db for kJob into a fresh OUT with `built` handed over; its steps.
-std::vector<std::string> write_with(const std::string& name, const BuiltStepTrace* built) {
+std::vector<std::string> write_with(const std::string& name, BuiltStepTrace* built) {
   cs::mpi::MpiSession& mpi = cs::test::one_process_session();
   const fs::path out = cs::test::temp_dir("cluster-db-all-" + name);
   cs::db_all::ClusterDbOptions opts;
@@ -68,8 +71,9 @@ std::vector<std::string> write_with(const std::string& name, const BuiltStepTrac
 }  // namespace
 
 TEST(ClusterDbStepTrace, MainRunRowsAreWrittenWithoutReadingTheRanksAgain) {
-  const BuiltStepTrace built = handed_trace();
+  BuiltStepTrace built = handed_trace();
   ASSERT_EQ(built.rank_dirs.size(), 2u);
+  ASSERT_TRUE(built.trace.parked());
   EXPECT_EQ(write_with("handed", &built), std::vector<std::string>{"handed"});
 }
 

@@ -1,15 +1,15 @@
-#include "cluster/parked_step_trace.h"
+#include "msprof_analyze/documents/parked_step_trace.h"
 
 #include <exception>
 #include <utility>
 
-namespace cs::cluster {
+namespace cs::documents {
 
-ParkedStepTrace::ParkedStepTrace(documents::ClusterStepTrace trace,
+ParkedStepTrace::ParkedStepTrace(ClusterStepTrace trace,
                                  const std::shared_ptr<runtime::SpillFile>& spill)
     : trace_(std::move(trace)) {
   if (!spill || trace_.empty()) return;
-  documents::ClusterStepTrace::Cells cells = trace_.take_cells();
+  ClusterStepTrace::Cells cells = trace_.take_cells();
   try {
     values_ = spill->append(reinterpret_cast<const char*>(cells.values.data()),
                             cells.values.size() * sizeof(double));
@@ -22,9 +22,9 @@ ParkedStepTrace::ParkedStepTrace(documents::ClusterStepTrace trace,
   }
 }
 
-documents::ClusterStepTrace ParkedStepTrace::take() {
+ClusterStepTrace ParkedStepTrace::take() {
   if (values_) {
-    documents::ClusterStepTrace::Cells cells;
+    ClusterStepTrace::Cells cells;
     cells.values.resize(values_->size / sizeof(double));
     cells.kinds.resize(kinds_->size);
     spill_->read_to(*values_, reinterpret_cast<char*>(cells.values.data()));
@@ -37,4 +37,4 @@ documents::ClusterStepTrace ParkedStepTrace::take() {
   return std::move(trace_);
 }
 
-}  // namespace cs::cluster
+}  // namespace cs::documents

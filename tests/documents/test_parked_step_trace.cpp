@@ -1,6 +1,7 @@
-// cluster/parked_step_trace.h: the step trace kept for cluster_analysis.db waits with its cells in
-// the spill file and comes back cell for cell; with no spill file it stays in memory.
-#include "cluster/parked_step_trace.h"
+// msprof_analyze/documents/parked_step_trace.h: the step trace kept for cluster_analysis.db waits
+// with its cells in the spill file and comes back cell for cell; with no spill file it stays in
+// memory.
+#include "msprof_analyze/documents/parked_step_trace.h"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,7 @@ ClusterStepTrace sample_trace() {
 TEST(ParkedStepTrace, CellsComeBackFromTheSpillFile) {
   const ClusterStepTrace expected = sample_trace();
   auto spill = cs::runtime::SpillFile::create();
-  cs::cluster::ParkedStepTrace parked(sample_trace(), spill);
+  cs::documents::ParkedStepTrace parked(sample_trace(), spill);
   EXPECT_TRUE(parked.parked());
   EXPECT_EQ(spill->size(), 300u * 4 * (sizeof(double) + 1));  // the cells, nothing else
   const ClusterStepTrace back = parked.take();
@@ -40,11 +41,11 @@ TEST(ParkedStepTrace, CellsComeBackFromTheSpillFile) {
 }
 
 TEST(ParkedStepTrace, WithoutASpillFileItStaysInMemory) {
-  cs::cluster::ParkedStepTrace held(sample_trace(), nullptr);
+  cs::documents::ParkedStepTrace held(sample_trace(), nullptr);
   EXPECT_FALSE(held.parked());
   EXPECT_EQ(held.take(), sample_trace());
 
-  cs::cluster::ParkedStepTrace empty(ClusterStepTrace{}, cs::runtime::SpillFile::create());
+  cs::documents::ParkedStepTrace empty(ClusterStepTrace{}, cs::runtime::SpillFile::create());
   EXPECT_FALSE(empty.parked());
   EXPECT_TRUE(empty.take().empty());
 }
