@@ -78,14 +78,14 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
                                     const std::vector<SlowLinkFinding>& slow_links,
                                     const SlowRankOptions& opts) {
   SlowRankAnalysis out;
-  const auto late = collective_lateness(ranks, stages, opts.lateness);
-  const auto dev = step_deviations(ranks, stages);
+  auto late = collective_lateness(ranks, stages, opts.lateness);
+  auto dev = step_deviations(ranks, stages);
   std::set<int> link_ends;
   for (const auto& l : slow_links) link_ends.insert(l.src_rank), link_ends.insert(l.dst_rank);
 
   // The net impact against the noise of the rank's stage peers (a cascade in another stage, as
   // behind a slow link, does not raise the bar); with fewer than 4 peers the z cannot be judged.
-  const auto net = net_impact(late, stages);
+  auto net = net_impact(late, stages);
   std::map<int, std::pair<std::vector<int>, std::vector<double>>> by_stage;
   for (const auto& [r, v] : net) {
     const auto it = stages.find(r);
@@ -101,7 +101,7 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
       zs.emplace_back(b.first[i],
                       b.first.size() >= 4 ? z[i] : std::numeric_limits<double>::infinity());
   }
-  const ByRank<double> net_z(std::move(zs));
+  ByRank<double> net_z(std::move(zs));
   by_stage.clear();
 
   // Every rank with collective data or a step trace judged, in rank order (both are sorted).
@@ -191,6 +191,10 @@ SlowRankAnalysis analyze_slow_ranks(const std::vector<load::RankData>& ranks,
     }
     out.findings.push_back(std::move(f));
   }
+  // The per-rank judgements are read no more: freed before the host side reads every rank's
+  // summary (at 16,384 ranks about 4 MB, held beside the communication step's batches).
+  late = {}, net = {}, net_z = {}, dev.ranks = {};
+  std::vector<int>().swap(all);
   apply_host_side(out.findings, ranks);  // host/ causes and evidence (analysis/host_cause.h)
   std::sort(out.findings.begin(), out.findings.end(),
             [](const SlowRankFinding& a, const SlowRankFinding& b) {
