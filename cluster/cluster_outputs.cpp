@@ -288,7 +288,8 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     MsprofStepTraceResult t = msprof_step_trace_step(in, opts);
     step_trace = std::move(t.messages);
     r.has_step_trace = opts.keep_step_trace;
-    if (opts.keep_step_trace) r.step_trace = documents::ParkedStepTrace(std::move(t.rows), loaded.spill);
+    if (opts.keep_step_trace)
+      r.step_trace = documents::ParkedStepTrace(std::move(t.rows), loaded.spill);
     log.lap("cluster_step_trace_time");
   }
 

@@ -9,11 +9,11 @@
 #include "cluster/cluster_loader.h"
 #include "cluster/cluster_options.h"
 #include "cluster/parked_digest.h"
-#include "msprof_analyze/documents/parked_step_trace.h"
 #include "cluster/parked_table.h"
 #include "cluster/table_sink.h"
 #include "io/diagnostics.h"
 #include "msprof_analyze/documents/cluster_step_trace.h"
+#include "msprof_analyze/documents/parked_step_trace.h"
 #include "report/cluster_page/cluster_report.h"
 
 namespace cs::cluster {

@@ -69,8 +69,8 @@ class ClusterStepTrace {
   }
 
   // The flat cell arrays (a number and a kind byte per cell), moved out so that they can wait
-  // elsewhere (on disk: msprof_analyze/documents/parked_step_trace.h) and be put back; in between the trace keeps
-  // its header, stages, width and texts, and has no rows.
+  // elsewhere (on disk: msprof_analyze/documents/parked_step_trace.h) and be put back; in between
+  // the trace keeps its header, stages, width and texts, and has no rows.
   struct Cells {
     std::vector<double> values;
     std::vector<uint8_t> kinds;
