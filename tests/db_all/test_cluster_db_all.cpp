@@ -2,8 +2,10 @@
 // main run's step trace when that run read the same ranks from their DB exports, all steps;
 // otherwise it reads every rank's database again. A handed trace no rank's files hold tells the two
 // apart.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -23,14 +25,15 @@ namespace {
 
 const std::string kJob = std::string(CS_TEST_DATA) + "/ascend-real/db_level1";
 
-// One rank row of step "handed", from the job's rank directories read from their DB exports.
-BuiltStepTrace handed_trace() {
+// One rank row of step "handed", from the job's rank directories read from their DB exports,
+// parked in a spill file in `spill_dir` (the default temporary directory when empty).
+BuiltStepTrace handed_trace(const std::string& spill_dir = {}) {
   cs::documents::ClusterStepTrace t;
   t.header = {"Step", "Type", "Index", "Computing"};
   t.add_row({StepCell::str("handed"), StepCell::str("rank"), StepCell::num(cs::io::Num::integer(0)),
              StepCell::num(cs::io::Num::real(1.5))});
   BuiltStepTrace b;
-  b.trace = cs::documents::ParkedStepTrace(std::move(t), cs::runtime::SpillFile::create());
+  b.trace = cs::documents::ParkedStepTrace(std::move(t), cs::runtime::SpillFile::create(spill_dir));
   for (const auto& e : cs::load::discover_ranks(kJob).ranks) b.rank_dirs.push_back(e.path);
   b.from_db_exports = true;
   return b;
@@ -68,6 +71,22 @@ std::vector<std::string> write_with(const std::string& name, BuiltStepTrace* bui
   return steps;
 }
 
+// Empties every file this process has open below `dir` (an unnamed spill file among them),
+// through /proc/self/fd; how many.
+int truncate_open_files_below(const fs::path& dir) {
+  int n = 0;
+  for (const auto& fd : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(fd.path(), ec);
+    if (ec || target.parent_path() != dir) continue;
+    const int w = ::open(fd.path().c_str(), O_WRONLY);
+    if (w < 0) continue;
+    n += ::ftruncate(w, 0) == 0;
+    ::close(w);
+  }
+  return n;
+}
+
 }  // namespace
 
 TEST(ClusterDbStepTrace, MainRunRowsAreWrittenWithoutReadingTheRanksAgain) {
@@ -93,4 +112,14 @@ TEST(ClusterDbStepTrace, RanksAreReadAgainWhenTheMainRunReadOtherData) {
   BuiltStepTrace fewer = handed_trace();
   fewer.rank_dirs.pop_back();  // not the same ranks
   EXPECT_EQ(write_with("fewer", &fewer), reread);
+}
+
+TEST(ClusterDbStepTrace, RowsLostFromTheirSpillFileAreReadAgainFromTheRanks) {
+  const fs::path dir = cs::test::temp_dir("cluster-db-all-lost-spill");
+  BuiltStepTrace lost = handed_trace(dir.string());
+  ASSERT_TRUE(lost.trace.parked());
+  ASSERT_EQ(truncate_open_files_below(fs::canonical(dir)), 1);
+  // The table is still written, from the ranks' databases, as with no handed trace at all.
+  EXPECT_EQ(write_with("lost", &lost), write_with("none-again", nullptr));
+  fs::remove_all(dir);
 }
