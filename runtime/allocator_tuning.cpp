@@ -16,7 +16,13 @@
 
 namespace cs::runtime {
 
+namespace {
+// Set once by tune_allocator_for_batch_parsing, before threads start.
+bool g_memory_first = false;
+}  // namespace
+
 void tune_allocator_for_batch_parsing(int cores, bool memory_first) {
+  g_memory_first = memory_first;
 #ifdef M_TRIM_THRESHOLD
   mallopt(M_TRIM_THRESHOLD, 1 << 30);   // keep up to 1 GiB of freed heap for reuse
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks below 32 MiB come from the (reused) heap
@@ -100,8 +106,13 @@ void prefer_huge_pages() {
 #endif
 #endif
 
+bool worth_releasing(size_t free_bytes, bool memory_first) {
+  return memory_first || free_bytes >= kReleaseAtLeast;
+}
+
 void release_freed_memory() {
 #if defined(M_TRIM_THRESHOLD) && !defined(CS_HEAP_IS_SANITIZERS)
+  if (!worth_releasing(mallinfo2().fordblks, g_memory_first)) return;
   malloc_trim(0);
 #endif
 }

@@ -7,6 +7,7 @@
 // unchanged; memory freed late in a run is kept until exit unless released explicitly. Arenas
 // are capped at one per core (at least 2), so threads share their freed memory.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -51,8 +52,19 @@ bool reports_free_pages(std::string_view device, std::string_view features);
 
 // Gives the pages of freed memory back to the kernel (glibc malloc_trim), wherever they are in
 // the heap. Call after freeing a large body of small objects that the rest of the run will not
-// reuse (freed small blocks cannot serve the large arrays that follow). Does nothing under
-// AddressSanitizer, whose allocator is not glibc's.
+// reuse (freed small blocks cannot serve the large arrays that follow). The root of a
+// multi-process run (`memory_first`) always gives them back; any other process only when its
+// heap holds at least kReleaseAtLeast free (worth_releasing): each release costs the pages'
+// faults when the heap grows again and, on a virtual machine, TLB flushes on every core (at 256
+// ranks with no launcher the releases were 0.2-0.3 s of a 1.2 s run; docs/scale.md). Does
+// nothing under AddressSanitizer, whose allocator is not glibc's.
 void release_freed_memory();
+
+// Free heap below which a process that is not memory-first keeps its freed pages.
+inline constexpr size_t kReleaseAtLeast = size_t{64} << 20;
+
+// release_freed_memory's decision for a heap with `free_bytes` free (glibc's mallinfo2
+// fordblks: the arenas' free chunks, their tops included).
+bool worth_releasing(size_t free_bytes, bool memory_first);
 
 }  // namespace cs::runtime

@@ -120,5 +120,13 @@ TEST(PreferHugePages, FreePageReportingBalloonsAreRecognised) {
   EXPECT_FALSE(runtime::reports_free_pages("0x0005", "0110"));
 }
 
+TEST(ReleaseFreedMemory, TheRootOfSeveralAlwaysReleasesOthersOnlyALargeFreeHeap) {
+  EXPECT_TRUE(runtime::worth_releasing(0, true));
+  EXPECT_TRUE(runtime::worth_releasing(size_t{1} << 20, true));
+  EXPECT_FALSE(runtime::worth_releasing(0, false));
+  EXPECT_FALSE(runtime::worth_releasing(runtime::kReleaseAtLeast - 1, false));
+  EXPECT_TRUE(runtime::worth_releasing(runtime::kReleaseAtLeast, false));
+}
+
 }  // namespace
 }  // namespace cs::io
