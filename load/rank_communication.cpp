@@ -153,6 +153,12 @@ void ParkedFile<File>::adopt_packed(runtime::PageBuffer bytes) {
   parked_ = std::move(bytes);
 }
 
+template <class File>
+void ParkedFile<File>::spill_packed(const std::shared_ptr<runtime::SpillFile>& file, const char* p,
+                                    size_t n) {
+  parked_ = Spilled{file, file->append(p, n)};
+}
+
 template class ParkedFile<readers::CommunicationFile>;
 template class ParkedFile<readers::MatrixFile>;
 template class ParkedFile<stats::OperatorTable>;

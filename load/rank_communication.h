@@ -72,6 +72,10 @@ class ParkedFile {
   void packed_copy(std::vector<char>& out) const;
   // Holds `bytes`, one rank's data in the wire format, packed (drops any unpacked data).
   void adopt_packed(runtime::PageBuffer bytes);
+  // Puts `n` bytes at `p`, one rank's data in the wire format, straight into `file` (drops any
+  // data held): never copied into memory of the part's own. Throws std::runtime_error when the
+  // file cannot be written (the part is then as before).
+  void spill_packed(const std::shared_ptr<runtime::SpillFile>& file, const char* p, size_t n);
 
  private:
   // The held data (the empty File while packed, spilled or empty: no File is made for an empty

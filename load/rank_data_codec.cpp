@@ -370,12 +370,16 @@ void pack_rank_data(const RankData& d, ByteWriter& w) {
 
 namespace {
 
-// One parked part of a rank, length first (put_section's bytes): kept packed as it came, or
-// unpacked into the part.
+// One parked part of a rank, length first (put_section's bytes): spilled or kept packed as it
+// came, or unpacked into the part.
 template <class File>
-void get_part(ByteReader& r, ParkedFile<File>& part, bool keep_packed) {
+void get_part(ByteReader& r, ParkedFile<File>& part, bool keep_packed, RankSpill* spill) {
   const auto n = static_cast<size_t>(r.get<uint64_t>());
   const char* bytes = r.skip(n);
+  if (spill) {
+    spill->park_packed(part, bytes, n);
+    return;
+  }
   if (keep_packed) {
     part.adopt_packed(runtime::PageBuffer(bytes, n));
     return;
@@ -388,7 +392,7 @@ void get_part(ByteReader& r, ParkedFile<File>& part, bool keep_packed) {
 
 }  // namespace
 
-RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
+RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed, RankSpill* spill) {
   RankData d;
   d.entry = unpack_rank_entry(r);
   auto flags = r.get<uint8_t>();
@@ -397,10 +401,10 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   d.has_step_trace = flags & 4;
   d.has_kernels = flags & 8;
   d.has_metadata = flags & 16;
-  get_part(r, d.communication, keep_communication_packed);
-  get_part(r, d.matrix, keep_communication_packed);
-  get_part(r, d.operators, keep_communication_packed);
-  get_part(r, d.step_trace, keep_communication_packed);
+  get_part(r, d.communication, keep_communication_packed, spill);
+  get_part(r, d.matrix, keep_communication_packed, spill);
+  get_part(r, d.operators, keep_communication_packed, spill);
+  get_part(r, d.step_trace, keep_communication_packed, spill);
   d.metadata.has_distributed_args = r.get<uint8_t>() != 0;
   uint32_t nargs = r.get<uint32_t>();
   readers::DistributedArgs::Map args;
@@ -426,7 +430,9 @@ RankData unpack_rank_data(ByteReader& r, bool keep_communication_packed) {
   d.has_host = r.get<uint8_t>() != 0;
   const auto host_bytes = static_cast<size_t>(r.get<uint64_t>());
   const char* host = r.skip(host_bytes);
-  if (keep_communication_packed) {
+  if (spill) {
+    spill->park_packed(d.host, host, host_bytes);
+  } else if (keep_communication_packed) {
     d.host.adopt_packed(runtime::PageBuffer(host, host_bytes));
   } else {
     ByteReader hr(host, host_bytes);

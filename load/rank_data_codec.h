@@ -7,6 +7,7 @@
 
 #include "io/byte_buffer.h"
 #include "load/rank_data.h"
+#include "load/rank_spill.h"
 
 namespace cs::load {
 
@@ -17,9 +18,12 @@ RankEntry unpack_rank_entry(io::ByteReader& r);
 // RankCommunication, RankMatrix, RankOperators and RankHost hold them packed (a rank already
 // holding them packed is sent as is).
 void pack_rank_data(const RankData& d, io::ByteWriter& w);
-// keep_communication_packed: leave the communication ops, matrix, operator table and host summary
-// packed (ParkedFile::packed).
-RankData unpack_rank_data(io::ByteReader& r, bool keep_communication_packed = false);
+// keep_communication_packed: leave the communication ops, matrix, operator table, step trace and
+// host summary packed (ParkedFile::packed). With `spill` instead, they go from `r`'s bytes
+// straight into its file (RankSpill::park_packed): the root of `cluster` receiving another
+// process's ranks then maps and frees no pages per part.
+RankData unpack_rank_data(io::ByteReader& r, bool keep_communication_packed = false,
+                          RankSpill* spill = nullptr);
 
 // One section of the wire format, as ParkedFile packs it: a rank's communication ops (per step
 // its ops), its matrix (its text table, then per step its ops and links), its operator table

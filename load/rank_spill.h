@@ -11,6 +11,7 @@
 //   if (!spill.problem().empty()) warn(spill.problem());
 
 #include <atomic>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,21 @@ class RankSpill {
   // Moves d's ops, matrix, operator table, host summary and step trace into the file, or packs
   // them in memory once the file has failed. Thread-safe (each call its own rank).
   void park(RankData& d);
+  // One part's packed bytes (a rank as it arrives from another process: the wire format's
+  // section) into the file, never copied into memory of the part's own; packed in memory (pages
+  // of their own) once the file has failed. Thread-safe (each call its own part).
+  template <class File>
+  void park_packed(ParkedFile<File>& part, const char* p, size_t n) {
+    if (on_) {
+      try {
+        part.spill_packed(file_, p, n);
+        return;
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+    }
+    part.adopt_packed(runtime::PageBuffer(p, n));
+  }
   // The file, when every rank went there or none did (kept open as long as the ranks are).
   std::shared_ptr<runtime::SpillFile> file() const { return file_; }
   // Why the file failed ("" when it did not).

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "load/rank_data_codec.h"
+
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -86,6 +88,34 @@ TEST(RankSpill, NoFileMeansPackedInMemoryAndOneReason) {
   EXPECT_TRUE(b.step_trace.packed());
   expect_sample(a);
   expect_sample(b);
+}
+
+// A rank arriving from another process (its wire bytes): each part goes from the bytes straight
+// into the file, and reads back as it was sent; with no file, packed in memory as before.
+TEST(RankSpill, ArrivingRankPartsGoFromTheirBytesStraightToTheFile) {
+  io::ByteWriter w;
+  pack_rank_data(sample_rank(), w);
+  RankSpill spill;
+  spill.open();
+  ASSERT_TRUE(spill.on());
+  io::ByteReader r(w.data());
+  RankData d = unpack_rank_data(r, true, &spill);
+  EXPECT_TRUE(d.communication.spilled());
+  EXPECT_TRUE(d.matrix.spilled());
+  EXPECT_TRUE(d.operators.spilled());
+  EXPECT_TRUE(d.host.spilled());
+  EXPECT_TRUE(d.step_trace.spilled());
+  EXPECT_EQ(d.rank(), 3);
+  expect_sample(d);
+
+  TmpDir missing("/nonexistent/clusterscope-rank-spill");
+  RankSpill none;
+  none.open();
+  io::ByteReader again(w.data());
+  RankData p = unpack_rank_data(again, true, &none);
+  EXPECT_TRUE(p.communication.packed());
+  EXPECT_TRUE(p.step_trace.packed());
+  expect_sample(p);
 }
 
 }  // namespace cs::load
