@@ -250,8 +250,7 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
           const auto size = static_cast<size_t>(r.get<uint64_t>());
           io::ByteReader one(r.skip(size), size);
           if (index >= dest.size()) throw std::runtime_error("a rank position is out of range");
-          // Each part from the batch straight into the spill file (what the file did not take is
-          // packed by park()).
+          // Each part goes from the batch straight into the spill file when there is one.
           dest[index] = load::unpack_rank_data(one, keep_packed, spill.on() ? &spill : nullptr);
           spill.park(dest[index]);
         }

@@ -55,8 +55,8 @@ bool reports_free_pages(std::string_view device, std::string_view features);
 // reuse (freed small blocks cannot serve the large arrays that follow). The root of a
 // multi-process run (`memory_first`) always gives them back; any other process only when its
 // heap holds at least kReleaseAtLeast free (worth_releasing): each release costs the pages'
-// faults when the heap grows again and, on a virtual machine, TLB flushes on every core (at 256
-// ranks with no launcher the releases were 0.2-0.3 s of a 1.2 s run; docs/scale.md). Does
+// faults when the heap grows again and, on a virtual machine, TLB flushes on every core (256 ranks
+// with no launcher: 1.76 s of CPU with every release, 1.52 s with these; docs/scale.md). Does
 // nothing under AddressSanitizer, whose allocator is not glibc's.
 void release_freed_memory();
 
