@@ -28,15 +28,18 @@ void tune_allocator_for_batch_parsing(int cores, bool memory_first) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks below 32 MiB come from the (reused) heap
 #endif
 #ifdef M_ARENA_MAX
-  // One arena per core, not glibc's 8: threads beyond the cores (a table's HDF5 writer, the
-  // parse runner, short-lived helpers) then share arenas instead of each keeping its own freed
-  // memory. 1,024 ranks: peak 252 -> 226-230 MiB on 2 threads, 233 -> 218 MiB on 1, same speed.
+  // One arena per thread a run starts (a worker per core, the main thread, the HDF5 writer),
+  // not glibc's 8 per core: each thread then allocates without waiting on another's lock, and
+  // freed memory is spread over few arenas. With one per core (2 arenas on 2 cores for 4
+  // threads), 256 ranks with no launcher spent 11% of their samples in malloc's lock wait and
+  // wake: 1.00-1.03 s wall against 0.75-0.81 s with 4 arenas (68-73 -> 79-82 MB); 1,024 ranks
+  // 1.65 -> 1.45-1.50 s (81-83 -> 90 MB; a first run of 3.50 s left out).
   // One in all when memory comes first: at 16,384 ranks the root's two arenas held 40-90 MB
   // free between them (mallinfo2), what one thread freed never serving the other.
   // On many cores the root's threads then share one arena per 8 cores: malloc's lock is taken
   // more often (DB export, 16,384 ranks, 2 cores: 556k voluntary context switches on the root
   // against 130k, CPU 84.7 -> 85.3 s, wall 57.9 -> 59.6 s, root 293 -> 286 MB).
-  mallopt(M_ARENA_MAX, memory_first ? std::max(1, cores / 8) : std::max(2, cores));
+  mallopt(M_ARENA_MAX, memory_first ? std::max(1, cores / 8) : std::max(1, cores) + 2);
 #endif
 }
 

@@ -5,7 +5,7 @@
 // faults its pages in again. Keeping freed memory for reuse makes the readers 25-40% faster
 // (bench/bench_json_readers: communication.json 188-235 -> 271-296 MB/s). Peak memory is
 // unchanged; memory freed late in a run is kept until exit unless released explicitly. Arenas
-// are capped at one per core (at least 2), so threads share their freed memory.
+// are capped at one per thread a run starts (cores + 2), fewer than glibc's 8 per core.
 
 #include <cstddef>
 #include <string>
@@ -14,9 +14,9 @@
 namespace cs::runtime {
 
 // Call once at the start of main (before threads start). `cores`: the cores this process may run
-// on (cluster::usable_cores()); malloc keeps at most max(2, cores) arenas, or one per 8 cores
-// (at least one) when `memory_first` (the root of a multi-process run, whose memory bounds the
-// job: with fewer arenas what one thread frees serves the others; on 2 cores at 16,384 ranks
+// on (cluster::usable_cores()); malloc keeps at most cores + 2 arenas (one per thread), or one per
+// 8 cores (at least one) when `memory_first` (the root of a multi-process run, whose memory bounds
+// the job: with fewer arenas what one thread frees serves the others; on 2 cores at 16,384 ranks
 // under `mpirun -np 2` the root's peak RSS was 30 MB lower, 1,024 ranks 6 MB, at about the same
 // speed: docs/root_memory.md).
 void tune_allocator_for_batch_parsing(int cores, bool memory_first = false);
