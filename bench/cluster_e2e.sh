@@ -3,15 +3,19 @@
 # peak RSS per process, at 1 and 2 MPI processes with one thread each (the MPI scaling), at 1
 # process with the default thread count (every core: parse threads, then the root's analyses),
 # and as one process with no launcher (np "-": no MPI at all, the laptop case). Beside them, in
-# the same run: the floor, reading the input's bytes (`cat > /dev/null`, warm cache), and
+# the same run: the floors, reading the input's bytes (`cat > /dev/null`, warm cache, and
+# bench/read_floor: each file read whole on every core), and
 # msprof-analyze on the same job (`-m all`), with clusterscope's speed-up over it (best of 3 of
 # the no-launcher run against one msprof-analyze run; docs/scale.md).
 #   bench/cluster_e2e.sh [--no-msprof] [RANKS...]      (default: 256 1024)
 # msprof-analyze is /tmp/msprof (MSPROF_PY=DIR for another checkout).
-# Needs a Release build in build/ (scripts/build.sh). Data goes to ${BENCH_DIR:-/tmp/clusterscope-bench}.
+# Needs a Release build in build/ (scripts/build.sh; BIN=... another binary). Data goes to
+# ${BENCH_DIR:-/tmp/clusterscope-bench}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=build/clusterscope
+BIN=${BIN:-build/clusterscope}
+# The second floor: the bytes read whole, one read per file, on every core (bench/read_floor/).
+READ_FLOOR=${READ_FLOOR:-build/bench/read_floor}
 DIR=${BENCH_DIR:-/tmp/clusterscope-bench}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$DIR"
@@ -66,6 +70,14 @@ for n in "${sizes[@]}"; do
   files=$(mktemp)
   find "$in" -type f ! -name trace_view.json ! -name truth.json >"$files"
   read -r cat_wall cat_cpu < <(wall_cpu bash -c "xargs cat < $files > /dev/null")
+  # cat maps and unmaps a 128 KiB buffer per file: on a virtual machine, where a page fault and a
+  # TLB flush are dear, that can cost ten times the reads themselves (docs/scale.md).
+  read_floor="not built"
+  rf_wall=""
+  if [ -x "$READ_FLOOR" ]; then
+    read -r rf_wall rf_cpu _ < <("$READ_FLOOR" <"$files")
+    read_floor="$rf_wall s wall, $rf_cpu s CPU"
+  fi
   rm -f "$files"
   best=""
   for i in 1 2 3; do
@@ -73,13 +85,13 @@ for n in "${sizes[@]}"; do
     read -r w c < <(wall_cpu $BIN cluster -d "$in" -o "$DIR/out-$n-best" --quiet)
     if [ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ]; then best=$w; best_cpu=$c; fi
   done
-  echo "  $n ranks: floor (cat > /dev/null, warm cache) $cat_wall s wall, $cat_cpu s CPU; clusterscope (no launcher, best of 3) $best s wall, $best_cpu s CPU"
+  echo "  $n ranks: floor (cat > /dev/null, warm cache) $cat_wall s wall, $cat_cpu s CPU; read whole (read_floor) $read_floor; clusterscope (no launcher, best of 3) $best s wall, $best_cpu s CPU"
   if [ "$msprof" = 1 ]; then
     rm -rf "$DIR/msprof-$n"
     mkdir -p "$DIR/msprof-$n"
     read -r mw mc < <(wall_cpu env PYTHONPATH="$MSPROF_PY" /usr/bin/python3 \
       "$MSPROF_PY/msprof_analyze/cluster_analyse/cluster_analysis.py" -d "$in" -m all -o "$DIR/msprof-$n")
-    echo "  $n ranks: msprof-analyze $mw s wall, $mc s CPU: clusterscope is $(echo "scale=1; $mw / $best" | bc)x faster (wall), $(echo "scale=1; $mc / $best_cpu" | bc)x (CPU); $(echo "scale=1; $best / $cat_wall" | bc)x the floor"
+    echo "  $n ranks: msprof-analyze $mw s wall, $mc s CPU: clusterscope is $(echo "scale=1; $mw / $best" | bc)x faster (wall), $(echo "scale=1; $mc / $best_cpu" | bc)x (CPU); $(echo "scale=1; $best / $cat_wall" | bc)x the cat floor${rf_wall:+, $(echo "scale=1; $best / $rf_wall" | bc)x the read_floor floor}"
     rm -rf "$DIR/msprof-$n"
   fi
 done
