@@ -36,12 +36,14 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The root of a multi-process run keeps one malloc arena (its memory bounds the job), so it
+  // restarts itself once with larger per-thread caches (runtime/allocator_tuning.h).
+  const bool memory_first = cs::mpi::launched_as_root_of_several();
+  cs::runtime::restart_with_thread_caches(argv, memory_first);
   // HDF5 is loaded on first use (io/hdf5/hdf5_library.h); under mpirun now, before MPI_Init
   // (cluster, merge), so that it starts without exit-time cleanup (io/hdf5/hdf5_error.h).
   if (cs::mpi::launched_by_mpi()) cs::io::hdf5_start_without_exit_cleanup();
-  // The root of a multi-process run keeps one malloc arena (its memory bounds the job).
-  cs::runtime::tune_allocator_for_batch_parsing(cs::runtime::usable_cores(),
-                                                cs::mpi::launched_as_root_of_several());
+  cs::runtime::tune_allocator_for_batch_parsing(cs::runtime::usable_cores(), memory_first);
   // CS_HEAP_LOG=FILE: the heap's extent and use every 200 ms, in FILE.<pid> (runtime/heap_log.h).
   if (const char* heap_log = std::getenv("CS_HEAP_LOG"); heap_log && *heap_log)
     if (!cs::runtime::start_heap_log(heap_log))

@@ -28,6 +28,7 @@
 #include "load/rank_list.h"
 #include "report/cluster_page/cluster_report.h"
 #include "report/cluster_page/manifest_digest.h"
+#include "runtime/allocator_tuning.h"
 #include "runtime/exit_status.h"
 #include "runtime/interrupt.h"
 #include "runtime/spill_file.h"
@@ -495,8 +496,9 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
       code = analyse_and_write(lc, opts, mpi.size(), log, started, step_trace, h5, h5_diag,
                                h5_written);
       if (log.enabled()) {
-        std::fprintf(stderr, "clusterscope: peak RSS of the root process %s\n",
-                     runtime::human_bytes(runtime::peak_rss_bytes()).c_str());
+        std::fprintf(stderr, "clusterscope: peak RSS of the root process %s (malloc: %s)\n",
+                     runtime::human_bytes(runtime::peak_rss_bytes()).c_str(),
+                     runtime::allocator_settings().c_str());
       }
     }
   }

@@ -8,10 +8,35 @@
 // are capped at one per thread a run starts (cores + 2), fewer than glibc's 8 per core.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace cs::runtime {
+
+// Blocks of each size malloc keeps per thread, lock-free (glibc's tcache_count; glibc's default
+// is 7), where memory comes first: with one arena, every block past a thread's cache takes the
+// arena's lock. At 16,384 ranks under `mpirun -np 2` the root (one arena, four threads) waited on
+// it 510-580k times; with 64 blocks 160-175k, and the run took 40.4-44.2 s instead of
+// 48.6-54.8 s (three alternating pairs), its peak 120-123 MB against 117-121 MB
+// (docs/root_memory.md).
+inline constexpr int kThreadCacheBlocks = 64;
+
+// GLIBC_TUNABLES's value with glibc.malloc.tcache_count=kThreadCacheBlocks added to `current`
+// (its value now; nullptr: unset), or nullopt when `current` sets tcache_count already (the
+// user's choice, or a process restarted with it).
+std::optional<std::string> tunables_with_thread_caches(const char* current);
+
+// glibc reads its tunables only when a process starts: when `memory_first` and GLIBC_TUNABLES
+// does not set tcache_count, sets it (tunables_with_thread_caches) and restarts the program
+// (execv of /proc/self/exe with `argv`: the same process, arguments and environment). Call first
+// thing in main, before MPI or any thread starts. Returns when there is nothing to do, when the
+// restart fails (the run goes on with glibc's caches) and under AddressSanitizer.
+void restart_with_thread_caches(char** argv, bool memory_first);
+
+// The malloc settings this process runs with, for the progress log: "1 arena, 64-block thread
+// caches" (the root of several processes) or "4 arenas".
+std::string allocator_settings();
 
 // Call once at the start of main (before threads start). `cores`: the cores this process may run
 // on (cluster::usable_cores()); malloc keeps at most cores + 2 arenas (one per thread), or one per

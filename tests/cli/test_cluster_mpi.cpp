@@ -12,6 +12,7 @@
 #include "cli/cli_test_util.h"
 #include "support/missing_tool.h"
 #include "support/test_files.h"
+#include "support/under_asan.h"
 
 namespace fs = std::filesystem;
 using cs::test::mpirun;
@@ -320,6 +321,36 @@ TEST_F(ClusterMpiTest, MissingInputIsAClearError) {
             1);
   EXPECT_NE(read_file(log).find("clusterscope: "), std::string::npos);
   EXPECT_EQ(run_command(std::string(CS_BINARY) + " cluster --mode bogus -d x", log.string()), 2);
+}
+
+// The root of several processes (one malloc arena) restarts itself once with 64-block thread
+// caches (runtime/allocator_tuning.h) and says so in its progress log; a user's own
+// glibc.malloc.tcache_count is kept; one process alone does not restart. The outputs of the
+// restarted roots are the ones the other tests compare.
+TEST_F(ClusterMpiTest, RootOfSeveralRunsWithLargerThreadCachesUnlessTheUserChoseTheirs) {
+  auto settings = [&](const std::string& launcher, const std::string& name) {
+    const fs::path out = root_ / name;
+    const int rc = run_command(launcher + CS_BINARY + " cluster -d " + input_.string() + " -o " +
+                                   out.string() + " --progress --format json",
+                               out.string() + ".log");
+    EXPECT_EQ(rc, 0) << read_file(out.string() + ".log");
+    const std::string log = read_file(out.string() + ".log");
+    const size_t at = log.find("peak RSS of the root process");
+    if (at == std::string::npos) return std::string("no root line in: ") + log;
+    return log.substr(at, log.find('\n', at) - at);
+  };
+  const std::string two = settings(mpirun(2), "tcache-np2");
+  const std::string chosen =
+      settings(mpirun(2) + "-x GLIBC_TUNABLES=glibc.malloc.tcache_count=7 ", "tcache-user");
+  const std::string one = settings(mpirun(1), "tcache-np1");
+  if (CS_UNDER_ASAN) {  // AddressSanitizer's allocator: no restart
+    EXPECT_NE(two.find("(malloc: 1 arena)"), std::string::npos) << two;
+  } else {
+    EXPECT_NE(two.find("(malloc: 1 arena, 64-block thread caches)"), std::string::npos) << two;
+  }
+  EXPECT_NE(chosen.find("(malloc: 1 arena, 7-block thread caches)"), std::string::npos) << chosen;
+  EXPECT_EQ(one.find("thread caches"), std::string::npos) << one;
+  EXPECT_NE(one.find(" arenas)"), std::string::npos) << one;
 }
 
 }  // namespace

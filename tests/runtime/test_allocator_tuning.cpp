@@ -128,5 +128,16 @@ TEST(ReleaseFreedMemory, TheRootOfSeveralAlwaysReleasesOthersOnlyALargeFreeHeap)
   EXPECT_TRUE(runtime::worth_releasing(runtime::kReleaseAtLeast, false));
 }
 
+TEST(ThreadCaches, AddedToTheTunablesUnlessAlreadySet) {
+  EXPECT_EQ(runtime::tunables_with_thread_caches(nullptr), "glibc.malloc.tcache_count=64");
+  EXPECT_EQ(runtime::tunables_with_thread_caches(""), "glibc.malloc.tcache_count=64");
+  EXPECT_EQ(runtime::tunables_with_thread_caches("glibc.malloc.arena_max=2"),
+            "glibc.malloc.arena_max=2:glibc.malloc.tcache_count=64");
+  EXPECT_FALSE(runtime::tunables_with_thread_caches("glibc.malloc.tcache_count=7").has_value());
+  EXPECT_FALSE(
+      runtime::tunables_with_thread_caches("glibc.malloc.arena_max=2:glibc.malloc.tcache_count=64")
+          .has_value());
+}
+
 }  // namespace
 }  // namespace cs::io
