@@ -40,18 +40,26 @@ std::optional<std::string> tunables_with_thread_caches(const char* current) {
   return std::string(current) + ":" + setting;
 }
 
-void restart_with_thread_caches(char** argv, bool memory_first) {
+void restart_with_thread_caches(char** argv, bool memory_first, const char* program) {
 #if defined(__linux__) && !defined(CS_HEAP_IS_SANITIZERS)
   if (!memory_first) return;
   const std::optional<std::string> tunables =
       tunables_with_thread_caches(std::getenv("GLIBC_TUNABLES"));
   if (!tunables) return;
+  const char* before = std::getenv("GLIBC_TUNABLES");
+  const std::optional<std::string> kept =
+      before ? std::optional<std::string>(before) : std::nullopt;
   if (setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
-  execv("/proc/self/exe", argv);
-  // Not restarted: go on as is, with nothing changed but the variable.
+  execv(program, argv);
+  // Not restarted: go on as before, the variable as it was (allocator_settings reads it).
+  if (kept)
+    setenv("GLIBC_TUNABLES", kept->c_str(), 1);
+  else
+    unsetenv("GLIBC_TUNABLES");
 #else
   (void)argv;
   (void)memory_first;
+  (void)program;
 #endif
 }
 

@@ -29,10 +29,12 @@ std::optional<std::string> tunables_with_thread_caches(const char* current);
 
 // glibc reads its tunables only when a process starts: when `memory_first` and GLIBC_TUNABLES
 // does not set tcache_count, sets it (tunables_with_thread_caches) and restarts the program
-// (execv of /proc/self/exe with `argv`: the same process, arguments and environment). Call first
-// thing in main, before MPI or any thread starts. Returns when there is nothing to do, when the
-// restart fails (the run goes on with glibc's caches) and under AddressSanitizer.
-void restart_with_thread_caches(char** argv, bool memory_first);
+// (execv of `program`, this program, with `argv`: the same process, arguments and environment).
+// Call first thing in main, before MPI or any thread starts. Returns when there is nothing to do,
+// under AddressSanitizer, and when the restart fails (GLIBC_TUNABLES as it was; the run goes on
+// with glibc's caches).
+void restart_with_thread_caches(char** argv, bool memory_first,
+                                const char* program = "/proc/self/exe");
 
 // The malloc settings this process runs with, for the progress log: "1 arena, 64-block thread
 // caches" (the root of several processes) or "4 arenas".

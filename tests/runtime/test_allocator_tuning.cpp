@@ -139,5 +139,22 @@ TEST(ThreadCaches, AddedToTheTunablesUnlessAlreadySet) {
           .has_value());
 }
 
+TEST(ThreadCaches, AFailedRestartLeavesTheTunablesAsTheyWere) {
+  char arg0[] = "clusterscope";
+  char* argv[] = {arg0, nullptr};
+  const char* before = std::getenv("GLIBC_TUNABLES");
+  const std::string kept = before ? before : "";
+  test::TempDir t("cs_no_restart");
+  const std::string missing = t.str() + "/no-such-program";
+  setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2", 1);
+  runtime::restart_with_thread_caches(argv, true, missing.c_str());  // execv fails: returns
+  ASSERT_NE(std::getenv("GLIBC_TUNABLES"), nullptr);
+  EXPECT_STREQ(std::getenv("GLIBC_TUNABLES"), "glibc.malloc.arena_max=2");
+  unsetenv("GLIBC_TUNABLES");
+  runtime::restart_with_thread_caches(argv, true, missing.c_str());
+  EXPECT_EQ(std::getenv("GLIBC_TUNABLES"), nullptr);
+  if (before) setenv("GLIBC_TUNABLES", kept.c_str(), 1);
+}
+
 }  // namespace
 }  // namespace cs::io
