@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -33,20 +33,24 @@ int g_arenas = 0;  // M_ARENA_MAX as set (0: glibc's default)
 #endif
 #endif
 
+namespace {
+constexpr std::string_view kThreadCacheTunable = "glibc.malloc.tcache_count=";
+}  // namespace
+
 std::optional<std::string> tunables_with_thread_caches(const char* current) {
-  const std::string setting = "glibc.malloc.tcache_count=" + std::to_string(kThreadCacheBlocks);
+  const std::string setting = std::string(kThreadCacheTunable) + std::to_string(kThreadCacheBlocks);
   if (!current || !*current) return setting;
-  if (std::strstr(current, "glibc.malloc.tcache_count=")) return std::nullopt;
+  if (std::string_view(current).find(kThreadCacheTunable) != std::string_view::npos)
+    return std::nullopt;
   return std::string(current) + ":" + setting;
 }
 
 void restart_with_thread_caches(char** argv, bool memory_first, const char* program) {
 #if defined(__linux__) && !defined(CS_HEAP_IS_SANITIZERS)
   if (!memory_first) return;
-  const std::optional<std::string> tunables =
-      tunables_with_thread_caches(std::getenv("GLIBC_TUNABLES"));
-  if (!tunables) return;
   const char* before = std::getenv("GLIBC_TUNABLES");
+  const std::optional<std::string> tunables = tunables_with_thread_caches(before);
+  if (!tunables) return;
   const std::optional<std::string> kept =
       before ? std::optional<std::string>(before) : std::nullopt;
   if (setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
@@ -67,9 +71,9 @@ std::string allocator_settings() {
   std::string s = g_arenas > 0 ? std::to_string(g_arenas) + (g_arenas == 1 ? " arena" : " arenas")
                                : std::string("glibc's arenas");
   const char* tunables = std::getenv("GLIBC_TUNABLES");
-  const char* at = tunables ? std::strstr(tunables, "glibc.malloc.tcache_count=") : nullptr;
-  if (at)
-    s += ", " + std::to_string(std::atoi(at + std::strlen("glibc.malloc.tcache_count="))) +
+  const std::string_view t = tunables ? tunables : "";
+  if (const size_t at = t.find(kThreadCacheTunable); at != std::string_view::npos)
+    s += ", " + std::to_string(std::atoi(tunables + at + kThreadCacheTunable.size())) +
          "-block thread caches";
   return s;
 }
