@@ -102,7 +102,7 @@ StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions&
   if (opts.json)
     documents::write_cluster_communication_json(in_dir(opts, "cluster_communication.json"), batches,
                                                 r.output, io::JsonStyle::python(), opts.threads,
-                                                add);
+                                                add, opts.tables_beside_documents);
   // No document, or its file could not be opened (or failed before the end): the rest of the
   // tables from the batches not yet added.
   for (size_t b = added; b < batches.size(); ++b) add(batches.load(b, opts.threads).index);

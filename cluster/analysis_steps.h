@@ -52,6 +52,9 @@ struct AnalysisOptions {
   // not warn about fewer ranks than the job has.
   bool ranks_filtered = false;
   int threads = 1;  // the steps that split their work use up to this many threads
+  // The per-op tables built beside the document they come with (on a thread of their own), not
+  // after it: faster, but both hold their buffers at once (not where memory comes first).
+  bool tables_beside_documents = false;
   // Op reports per batch of group tuples (documents::CommBatches; tests force small batches).
   size_t comm_batch_ops = documents::CommBatches::kBatchOps;
   // Link reports per batch of group tuples of the matrix (documents::MatrixBatches).

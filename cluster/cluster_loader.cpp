@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -222,6 +223,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
     runtime::ProgressBar bar(mpi.is_root() && opts.show_progress, "parse",
                              static_cast<int64_t>(entries.size()), result.input_bytes);
     std::atomic<bool> finished{false};
+    std::mutex finished_mu;  // with finished_cv: the loop below wakes when the parse finishes
+    std::condition_variable finished_cv;
     runtime::TaskGroup parser;  // errors are caught inside: they are this process's to report
     // Declared after the parser: however this scope is left, the queue is closed first, so a
     // parse thread waiting for room returns and the parser can be joined.
@@ -235,7 +238,9 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
         local_failed = true;
         local_error = e.what();
       }
+      std::lock_guard lock(finished_mu);
       finished = true;
+      finished_cv.notify_all();
     });
     // Root: unpacks a batch as it arrives (this thread is otherwise idle while parsing runs).
     bool gather_failed = false;
@@ -303,7 +308,11 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
           last_send = now;
         }
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      // The next turn in 20 ms, or as soon as this process's parse finishes (not up to 20 ms
+      // after: at 256 ranks the whole run takes 0.8 s).
+      std::unique_lock lock(finished_mu);
+      finished_cv.wait_for(lock, std::chrono::milliseconds(20),
+                           [&] { return !me_done && finished.load(); });
     }
     parser.wait();
     bar.finish();

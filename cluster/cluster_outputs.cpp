@@ -180,6 +180,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   opts.ranks_filtered = ctx.opts.load.rank_filter.has_value() || ctx.missing_ranks_said;
   // The two big msprof-analyze documents also split their own work over these threads.
   opts.threads = root_threads(ctx.opts, loaded);
+  opts.tables_beside_documents = opts.threads > 1 && !runtime::memory_comes_first();
   // CS_STREAM_ROWS=N (tests): batches of about N op reports (and HDF5 chunks of N rows, set by
   // cluster_run.cpp), so that small jobs take the streamed tables through many batches.
   if (const char* rows = std::getenv("CS_STREAM_ROWS"); rows && std::atol(rows) > 0)

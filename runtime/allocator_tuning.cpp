@@ -157,6 +157,10 @@ void prefer_huge_pages() {
 #endif
 }
 
+bool memory_comes_first() {
+  return g_memory_first;
+}
+
 bool worth_releasing(size_t free_bytes, bool memory_first) {
   return memory_first || free_bytes >= kReleaseAtLeast;
 }

@@ -48,6 +48,10 @@ std::string allocator_settings();
 // speed: docs/root_memory.md).
 void tune_allocator_for_batch_parsing(int cores, bool memory_first = false);
 
+// What tune_allocator_for_batch_parsing was told: true in the root of a multi-process run, whose
+// memory bounds the job (work that would overlap at the cost of memory runs in turn there).
+bool memory_comes_first();
+
 // Asks the kernel for transparent huge pages (2 MiB, Linux's "madvise" mode) for the heap the
 // calling thread allocates from: the main heap from here to its end, which then grows 128 MiB
 // at a time (M_TOP_PAD), or the thread's own 64 MiB arena heap. Filling memory then costs one

@@ -66,12 +66,10 @@ size_t plain_run_end(std::string_view s, size_t i, bool ensure_ascii) {
 
 void append_json_string(std::string& out, std::string_view s, bool ensure_ascii) {
   if (plain_run_end(s, 0, ensure_ascii) == s.size()) {  // nothing to escape (most keys, names)
-    const size_t at = out.size();
-    out.resize(at + s.size() + 2);
-    char* p = out.data() + at;
-    p[0] = '"';
-    if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
-    p[s.size() + 1] = '"';
+    // Appended, not resized and overwritten: a resize first zero-fills the new bytes.
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
     return;
   }
   out += '"';
@@ -208,14 +206,10 @@ void JsonWriter::key(std::string_view k) {
 void JsonWriter::key_plain(std::string_view k) {
   begin_member();
   std::string& out = str_ ? *str_ : buf_;
-  const size_t at = out.size();
-  out.resize(at + k.size() + 2 + style_.key_sep.size());
-  char* p = out.data() + at;
-  *p++ = '"';
-  if (!k.empty()) std::memcpy(p, k.data(), k.size());
-  p += k.size();
-  *p++ = '"';
-  std::memcpy(p, style_.key_sep.data(), style_.key_sep.size());
+  out.push_back('"');  // appended: a resize would zero-fill the bytes first
+  out.append(k);
+  out.push_back('"');
+  out.append(style_.key_sep);
   if (!str_ && buf_.size() >= kFlushAt) flush();
 }
 

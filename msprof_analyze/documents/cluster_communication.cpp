@@ -9,6 +9,7 @@
 #include "io/output_file.h"
 #include "msprof_analyze/documents/comm_batches.h"
 #include "runtime/ordered_parallel.h"
+#include "runtime/task_runner.h"
 
 namespace cs::documents {
 
@@ -347,13 +348,17 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads,
 }
 
 bool write_cluster_communication(io::JsonWriter& w, const CommBatches& batches, int threads,
-                                 const std::function<void(const CommIndex&)>& also) {
+                                 const std::function<void(const CommIndex&)>& also,
+                                 bool also_beside) {
   if (batches.tuples() == 0) return false;
   w.begin_object();
   for (size_t b = 0; b < batches.size(); ++b) {
     const CommBatch batch = batches.load(b, threads);
+    runtime::TaskGroup beside;  // both only read the batch's index
+    if (also && also_beside) beside.run([&] { also(batch.index); });
     write_comm_groups(w, batch.index, threads);
-    if (also) also(batch.index);
+    if (also && !also_beside) also(batch.index);
+    beside.wait();
   }
   w.end_object();
   return true;
@@ -367,11 +372,12 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::Rank
 bool write_cluster_communication_json(const std::string& path, const CommBatches& batches,
                                       io::Diagnostics& diag, const io::JsonStyle& style,
                                       int threads,
-                                      const std::function<void(const CommIndex&)>& also) {
+                                      const std::function<void(const CommIndex&)>& also,
+                                      bool also_beside) {
   if (batches.tuples() == 0) return true;  // msprof-analyze writes no file when there is no op
   return io::write_output_file(path, diag, [&](std::FILE* f) {
     io::JsonWriter w(f, style);
-    write_cluster_communication(w, batches, threads, also);
+    write_cluster_communication(w, batches, threads, also, also_beside);
     w.flush();
     warn_nonfinite_written(diag, path, w.nonfinite_count());
     return w.ok();

@@ -105,10 +105,12 @@ void write_comm_groups(io::JsonWriter& w, const CommIndex& index, int threads = 
 
 // Writes the whole document, one batch of group tuples at a time (comm_batches.h: no more than a
 // batch's ops held at once), each rendered on up to `threads` threads (same bytes for any count);
-// `also`, when set, is given each batch's index once it is written. Returns false when there is
-// no op at all (msprof-analyze then writes no file).
+// `also`, when set, is given each batch's index once it is written, or, when `also_beside`, while
+// it is written, on a thread of its own (both only read the index; the batch is let go once both
+// are done). Returns false when there is no op at all (msprof-analyze then writes no file).
 bool write_cluster_communication(io::JsonWriter& w, const CommBatches& batches, int threads = 1,
-                                 const std::function<void(const CommIndex&)>& also = {});
+                                 const std::function<void(const CommIndex&)>& also = {},
+                                 bool also_beside = false);
 // Same, from the ranks (sorted by rank; ops packed, spilled or not) and their groups.
 bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::RankData>& ranks,
                                  const CommGroups& groups, int threads = 1);
@@ -117,7 +119,8 @@ bool write_cluster_communication(io::JsonWriter& w, const std::vector<load::Rank
 bool write_cluster_communication_json(const std::string& path, const CommBatches& batches,
                                       io::Diagnostics& diag, const io::JsonStyle& style,
                                       int threads = 1,
-                                      const std::function<void(const CommIndex&)>& also = {});
+                                      const std::function<void(const CommIndex&)>& also = {},
+                                      bool also_beside = false);
 bool write_cluster_communication_json(const std::string& path,
                                       const std::vector<load::RankData>& ranks,
                                       const CommGroups& groups, io::Diagnostics& diag,

@@ -270,6 +270,8 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
                 const MatrixOptions& opts, io::JsonWriter* w, const LinkBatchFn* each,
                 int threads) {
   if (batches.tuples() == 0) return false;
+  // A link's text in the document is 160-200 bytes (a tuple's "Total Op Info" adds some).
+  constexpr size_t kTextPerLink = 208;
   struct GroupResult {
     std::string text;      // the group's JSON object (when writing)
     size_t nonfinite = 0;  // numbers written as null in `text`
@@ -348,6 +350,8 @@ bool merge_pass(const MatrixBatches& batches, const CommGroups& groups, io::Diag
                 spare.pop_back();
               }
             }
+            // Sized once for the tuple's links: not grown (and copied) from empty.
+            res[i].text.reserve(apart[i] * kTextPerLink);
             io::JsonWriter fw(&res[i].text, w->style());
             merge_group(tuples[i], res[i], &fw);
             res[i].nonfinite = fw.nonfinite_count();

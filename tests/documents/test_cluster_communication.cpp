@@ -147,24 +147,35 @@ TEST(ClusterCommunication, BatchesOfTuplesMatchTheWholeIndex) {
             }
           }
           EXPECT_EQ(g, whole.groups.size()) << c;
-          std::string out;
-          io::JsonWriter w(&out, io::JsonStyle::python());
-          // The tables' callback: every batch once, in order, one at a time.
-          std::vector<std::string> seen;
-          std::atomic<int> in_flight{0};
-          int most_at_once = 0;
-          write_cluster_communication(w, batches, threads, [&](const CommIndex& index) {
-            most_at_once = std::max(most_at_once, ++in_flight);
-            for (const CommGroupEntry& ge : index.groups) seen.push_back(ge.tuple_key);
-            std::this_thread::sleep_for(std::chrono::microseconds(200));  // overlap would show
-            --in_flight;
-          });
-          EXPECT_EQ(most_at_once, 1) << c;
-          ASSERT_EQ(seen.size(), whole.groups.size()) << c;
-          for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], whole.groups[i].tuple_key);
-          const std::string want = test::expected(c, "cluster_communication.json");
-          EXPECT_EQ(out, want) << c << " batch_ops=" << batch_ops << ": "
-                               << test::first_diff(out, want);
+          // The tables' callback: every batch once, in order, one at a time, after its batch is
+          // written or beside it on a thread of its own; the document is the same either way.
+          for (const bool beside : {false, true}) {
+            std::string out;
+            io::JsonWriter w(&out, io::JsonStyle::python());
+            std::vector<std::string> seen;
+            std::atomic<int> in_flight{0};
+            int most_at_once = 0;
+            bool on_caller = false, elsewhere = false;
+            const std::thread::id caller = std::this_thread::get_id();
+            write_cluster_communication(
+                w, batches, threads,
+                [&](const CommIndex& index) {
+                  most_at_once = std::max(most_at_once, ++in_flight);
+                  (std::this_thread::get_id() == caller ? on_caller : elsewhere) = true;
+                  for (const CommGroupEntry& ge : index.groups) seen.push_back(ge.tuple_key);
+                  std::this_thread::sleep_for(std::chrono::microseconds(200));  // overlap shows
+                  --in_flight;
+                },
+                beside);
+            EXPECT_EQ(most_at_once, 1) << c;
+            EXPECT_EQ(on_caller, !beside) << c;
+            EXPECT_EQ(elsewhere, beside) << c;
+            ASSERT_EQ(seen.size(), whole.groups.size()) << c;
+            for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], whole.groups[i].tuple_key);
+            const std::string want = test::expected(c, "cluster_communication.json");
+            EXPECT_EQ(out, want) << c << " batch_ops=" << batch_ops << " beside=" << beside << ": "
+                                 << test::first_diff(out, want);
+          }
         }
       }
     }
