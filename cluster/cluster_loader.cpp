@@ -125,7 +125,8 @@ LoadedCluster load_cluster(const mpi::MpiSession& mpi, const LoadOptions& opts,
       load::DiscoveryOptions dopts;
       dopts.rank_filter = opts.rank_filter;
       dopts.data_type = opts.data_type;
-      load::DiscoveryResult found = load::discover_ranks(opts.input_dir, dopts);
+      load::DiscoveryResult found = opts.discovered ? std::move(*opts.discovered)
+                                                    : load::discover_ranks(opts.input_dir, dopts);
       result.diagnostics.append(found.diag);
       result.skipped = std::move(found.skipped);
       result.input_is_rank_dir = found.input_is_rank_dir;

@@ -154,7 +154,8 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 //       for), pages given
 //       back; then on every thread, costliest first:
 //       cluster_communication.json and the communication tables (one walk, a batch of group
-//       tuples at a time), the step_trace table, operators,
+//       tuples at a time; the tables built beside the document, on a thread of their own, where
+//       memory does not come first), the step_trace table, operators,
 //       rank summaries' sums + slow ranks (after 3: a rank late only for a slow link is not
 //       blamed); then comm_rank_summary and comm_transport_summary from those sums; then
 //       msprof-analyze's step trace (cluster_step_trace_time.csv, or its rows for

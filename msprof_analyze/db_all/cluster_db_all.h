@@ -35,8 +35,8 @@ struct ClusterDbOptions {
   // verdict recipes read it instead of walking the job again; write_cluster_analysis_db too when
   // it is still set (`cluster` drops it before its main run, so the root does not hold it
   // through that run's peak; the main run writes only below its output directory, which
-  // discovery leaves out).
-  std::shared_ptr<const load::DiscoveryResult> discovered;
+  // discovery leaves out). A text job's main run takes it over (cluster::LoadOptions).
+  std::shared_ptr<load::DiscoveryResult> discovered;
 };
 
 // True (on every process) when some rank directory below `input_dir` has a DB export; then

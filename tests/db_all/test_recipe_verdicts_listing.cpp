@@ -33,7 +33,7 @@ const fs::path& job() {
 }
 
 // The ranks freq_analysis names (idle or abnormal clock) with `listing` handed over.
-std::set<int> freq_ranks(std::shared_ptr<const cs::load::DiscoveryResult> listing) {
+std::set<int> freq_ranks(std::shared_ptr<cs::load::DiscoveryResult> listing) {
   cs::db_all::ClusterDbOptions opts;
   opts.input_dir = job().string();
   const fs::path out = cs::test::temp_dir("verdicts-listing-out");
