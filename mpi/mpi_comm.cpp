@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "mpi/mpi_watch.h"
+#include "runtime/cpu_cores.h"
 #include "runtime/interrupt.h"
 
 namespace cs::mpi {
@@ -64,6 +65,7 @@ MpiSession::MpiSession(int& argc, char**& argv, double timeout_seconds)
     : timeout_s_(timeout_seconds) {
   int initialized = 0;
   MPI_Initialized(&initialized);
+  node_cpus_ = runtime::affinity_cpus();
   if (!initialized && !launched_by_mpi()) return;  // one process, no MPI
   uses_mpi_ = true;
   if (!initialized) {

@@ -40,6 +40,9 @@ class MpiSession {
   bool is_root() const { return rank_ == 0; }
   // Processes of this job on this node (for the default thread count).
   int local_size() const { return local_size_; }
+  // The CPUs the processes of this job on this node may run on (the union of their affinity
+  // masks at start, ids below 1024); this process's own without MPI.
+  const std::vector<int>& node_cpus() const { return node_cpus_; }
 
   // How the processes reach an agreement (any, max, sum), for the watchdog (set_timeout):
   //   kRootLast: the root may work alone first (discovery, analyses); the others wait for it
@@ -152,6 +155,7 @@ class MpiSession {
   bool threads_ok_ = false;  // MPI_THREAD_SERIALIZED provided
   double timeout_s_ = 600;
   std::vector<std::string> hosts_;  // host name of each process
+  std::vector<int> node_cpus_;      // node_cpus()
   friend class BatchStream;
   // Root: when each process was last heard from (progress or stream messages).
   mutable std::vector<std::chrono::steady_clock::time_point> heard_;

@@ -14,12 +14,15 @@
 
 #include "mpi/mpi_comm.h"
 #include "mpi/mpi_watch.h"
+#include "runtime/cpu_cores.h"
 
 namespace cs::mpi {
 
 namespace {
 constexpr int kTagHosts = 109;
 constexpr int kHostChars = 64;
+constexpr int kCpuBits = 1024;  // CPU ids of the affinity masks exchanged at start (CPU_SETSIZE)
+constexpr int kSlotBytes = kHostChars + kCpuBits / 8;
 using watch::seconds_text;
 using watch::wait_all;
 
@@ -72,17 +75,21 @@ void MpiSession::start(int& argc, char**& argv) {
 }
 
 void MpiSession::exchange_hosts() {
-  // Point to point through the root, watched, so a process that stops here is named.
-  std::vector<char> all(static_cast<size_t>(size_) * kHostChars);
-  if (::gethostname(all.data() + static_cast<size_t>(rank_) * kHostChars, kHostChars - 1) != 0)
-    std::strcpy(all.data() + static_cast<size_t>(rank_) * kHostChars, "?");
+  // Point to point through the root, watched, so a process that stops here is named. Each
+  // process's slot: its host name, then its CPU affinity mask (one bit per CPU id).
+  std::vector<char> all(static_cast<size_t>(size_) * kSlotBytes);
+  char* mine = all.data() + static_cast<size_t>(rank_) * kSlotBytes;
+  if (::gethostname(mine, kHostChars - 1) != 0) std::strcpy(mine, "?");
+  for (const int c : runtime::affinity_cpus())
+    if (c < kCpuBits)
+      mine[kHostChars + c / 8] = static_cast<char>(mine[kHostChars + c / 8] | (1 << (c % 8)));
   std::vector<MPI_Request> reqs;
   std::vector<int> peers, missing;
   const char* doing = "while the processes started";
   if (size_ > 1) {
     if (is_root()) {
       for (int p = 1; p < size_; ++p) {
-        MPI_Irecv(all.data() + static_cast<size_t>(p) * kHostChars, kHostChars, MPI_CHAR, p,
+        MPI_Irecv(all.data() + static_cast<size_t>(p) * kSlotBytes, kSlotBytes, MPI_CHAR, p,
                   kTagHosts, MPI_COMM_WORLD, &reqs.emplace_back());
         peers.push_back(p);
       }
@@ -93,8 +100,7 @@ void MpiSession::exchange_hosts() {
         MPI_Isend(all.data(), static_cast<int>(all.size()), MPI_CHAR, p, kTagHosts, MPI_COMM_WORLD,
                   &reqs.emplace_back());
     } else {
-      MPI_Isend(all.data() + static_cast<size_t>(rank_) * kHostChars, kHostChars, MPI_CHAR, 0,
-                kTagHosts, MPI_COMM_WORLD, &reqs.emplace_back());
+      MPI_Isend(mine, kSlotBytes, MPI_CHAR, 0, kTagHosts, MPI_COMM_WORLD, &reqs.emplace_back());
       if (!wait_all(reqs, {0}, {deadline_seconds(), true}, heard_, missing))
         abort_stalled(missing, doing);
       reqs.clear();
@@ -107,12 +113,21 @@ void MpiSession::exchange_hosts() {
       abort_stalled(missing, doing);
   }
   for (int p = 0; p < size_; ++p) {
-    const char* h = all.data() + static_cast<size_t>(p) * kHostChars;
-    hosts_.emplace_back(h, strnlen(h, kHostChars));
+    const char* h = all.data() + static_cast<size_t>(p) * kSlotBytes;
+    hosts_.emplace_back(h, strnlen(h, kHostChars - 1));
   }
-  // Processes on this node: those with this host name.
-  local_size_ = static_cast<int>(
-      std::count(hosts_.begin(), hosts_.end(), hosts_[static_cast<size_t>(rank_)]));
+  // Processes on this node: those with this host name; their CPUs together.
+  const std::string& here = hosts_[static_cast<size_t>(rank_)];
+  local_size_ = static_cast<int>(std::count(hosts_.begin(), hosts_.end(), here));
+  node_cpus_.clear();
+  for (int c = 0; c < kCpuBits; ++c)
+    for (int p = 0; p < size_; ++p) {
+      const char* mask = all.data() + static_cast<size_t>(p) * kSlotBytes + kHostChars;
+      if (hosts_[static_cast<size_t>(p)] == here && (mask[c / 8] >> (c % 8)) & 1) {
+        node_cpus_.push_back(c);
+        break;
+      }
+    }
 }
 
 }  // namespace cs::mpi

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "cli/cli_test_util.h"
 #include "support/missing_tool.h"
@@ -351,6 +352,34 @@ TEST_F(ClusterMpiTest, RootOfSeveralRunsWithLargerThreadCachesUnlessTheUserChose
   EXPECT_NE(chosen.find("(malloc: 1 arena, 7-block thread caches)"), std::string::npos) << chosen;
   EXPECT_EQ(one.find("thread caches"), std::string::npos) << one;
   EXPECT_NE(one.find(" arenas)"), std::string::npos) << one;
+}
+
+// Under mpirun's default binding of two processes (one core each) the root analyses on the cores
+// of its node's processes, which wait meanwhile, and says so; the outputs are the same. Bound to
+// no core, it has them already and says nothing.
+TEST_F(ClusterMpiTest, RootAnalysesOnTheCoresOfItsNodesWaitingProcesses) {
+  ASSERT_GE(std::thread::hardware_concurrency(), 2u) << "the test needs 2 cores";
+  const fs::path base = root_ / "cores-nolauncher";
+  ASSERT_EQ(analyse("", input_, base), 0) << read_file(base.string() + ".log");
+  const auto expected = read_tree(base / "cluster_analysis_output");
+  auto run = [&](const std::string& binding, const std::string& name) {
+    const fs::path out = root_ / name;
+    const int rc = run_command(mpirun(2) + binding + CS_BINARY + " cluster -d " + input_.string() +
+                                   " -o " + out.string() + " --progress --format json,csv",
+                               out.string() + ".log");
+    EXPECT_EQ(rc, 0) << read_file(out.string() + ".log");
+    expect_same_tree(expected, out, 2);
+    return read_file(out.string() + ".log");
+  };
+  const std::string bound = run("--bind-to core ", "cores-bound");
+  EXPECT_NE(bound.find("clusterscope: the root analyses on 2 core(s): those of its node's 2 "
+                       "processes, which wait meanwhile"),
+            std::string::npos)
+      << bound;
+  EXPECT_NE(bound.find("analyse/all of the above on 2 thread(s)"), std::string::npos) << bound;
+  const std::string unbound = run("--bind-to none ", "cores-unbound");
+  EXPECT_EQ(unbound.find("the root analyses on"), std::string::npos) << unbound;
+  EXPECT_NE(unbound.find("analyse/all of the above on 2 thread(s)"), std::string::npos) << unbound;
 }
 
 }  // namespace
