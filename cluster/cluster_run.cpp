@@ -495,11 +495,9 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
     mpi::MpiSession::RootAlone alone(mpi, "analyse", "analysed the ranks and wrote the results");
     if (mpi.is_root() && go) {
       // The other processes of the root's node wait meanwhile: their cores are the root's too
-      // until it is done (bound to one core each, as mpirun binds two processes, the root would
-      // otherwise analyse 16,384 ranks on one core: 72 s against 40 s on two).
-      const runtime::WiderAffinity node_cores(mpi.local_size() > 1 ? mpi.node_cpus()
-                                                                   : std::vector<int>{});
-      if (node_cores.widened() && log.enabled())
+      // until it is done (RootAlone; bound to one core each, as mpirun binds two processes, the
+      // root would otherwise analyse 16,384 ranks on one core: 72 s against 40 s on two).
+      if (alone.widened() && log.enabled())
         std::fprintf(stderr,
                      "clusterscope: the root analyses on %d core(s): those of its node's %d "
                      "processes, which wait meanwhile\n",

@@ -16,9 +16,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "runtime/cpu_cores.h"
 
 namespace cs::mpi {
 
@@ -67,16 +70,21 @@ class MpiSession {
   // thread that created the session must not call MPI while the scope lives.
   //   { MpiSession::RootAlone alone(mpi, "discover", "discovered the rank directories"); ... }
   // `phase` is the test hook's name for this point (CLUSTERSCOPE_TEST_STALL_PHASE).
+  // Meanwhile the root's threads may also run on the cores of the other processes of its node,
+  // which wait (runtime::WiderAffinity; mpirun binds two processes to one core each by default).
   class RootAlone {
    public:
     RootAlone(const MpiSession& mpi, std::string_view phase, std::string doing);
     ~RootAlone();
     RootAlone(const RootAlone&) = delete;
     RootAlone& operator=(const RootAlone&) = delete;
+    // True on the root when this phase gave it cores of its node's waiting processes.
+    bool widened() const { return wider_ && wider_->widened(); }
 
    private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
+    std::optional<runtime::WiderAffinity> wider_;
   };
   // "process 3 on host node7".
   std::string describe(int process) const;

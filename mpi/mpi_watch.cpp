@@ -137,6 +137,7 @@ struct MpiSession::RootAlone::Impl {
 
 MpiSession::RootAlone::RootAlone(const MpiSession& mpi, std::string_view phase, std::string doing) {
   watch::stall_if_requested(phase, mpi.rank());  // the test hook (mpi_comm.h)
+  if (mpi.is_root() && mpi.uses_mpi() && mpi.local_size() > 1) wider_.emplace(mpi.node_cpus());
   if (!mpi.is_root() || !mpi.watches_root()) return;
   impl_ = std::make_unique<Impl>(mpi, std::move(doing));
   std::fill(mpi.heard_.begin(), mpi.heard_.end(), watch::Clock::now());
