@@ -119,15 +119,15 @@ void MpiSession::exchange_hosts() {
   // Processes on this node: those with this host name; their CPUs together.
   const std::string& here = hosts_[static_cast<size_t>(rank_)];
   local_size_ = static_cast<int>(std::count(hosts_.begin(), hosts_.end(), here));
+  unsigned char node_mask[kCpuBits / 8] = {};
+  for (int p = 0; p < size_; ++p) {
+    if (hosts_[static_cast<size_t>(p)] != here) continue;
+    const char* mask = all.data() + static_cast<size_t>(p) * kSlotBytes + kHostChars;
+    for (int b = 0; b < kCpuBits / 8; ++b) node_mask[b] |= static_cast<unsigned char>(mask[b]);
+  }
   node_cpus_.clear();
   for (int c = 0; c < kCpuBits; ++c)
-    for (int p = 0; p < size_; ++p) {
-      const char* mask = all.data() + static_cast<size_t>(p) * kSlotBytes + kHostChars;
-      if (hosts_[static_cast<size_t>(p)] == here && (mask[c / 8] >> (c % 8)) & 1) {
-        node_cpus_.push_back(c);
-        break;
-      }
-    }
+    if ((node_mask[c / 8] >> (c % 8)) & 1u) node_cpus_.push_back(c);
 }
 
 }  // namespace cs::mpi
