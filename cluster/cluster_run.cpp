@@ -496,7 +496,7 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
     if (mpi.is_root() && go) {
       // The other processes of the root's node wait meanwhile: their cores are the root's too
       // until it is done (RootAlone; bound to one core each, as mpirun binds two processes, the
-      // root would otherwise analyse 16,384 ranks on one core: 72 s against 40 s on two).
+      // root would otherwise analyse 16,384 ranks on one core: 72 s against 45 s on two).
       if (alone.widened() && log.enabled())
         std::fprintf(stderr,
                      "clusterscope: the root analyses on %d core(s): those of its node's %d "
