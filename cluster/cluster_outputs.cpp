@@ -85,7 +85,9 @@ void run_tasks(std::vector<Task>& tasks, int threads, const std::function<void()
     for (size_t k; (k = next.fetch_add(1)) < order.size();) run_one(order[k]);
   };
   runtime::TaskGroup pool;  // run_one keeps each task's error: nothing is thrown by wait()
-  const int extra = std::min<int>(threads, static_cast<int>(order.size())) - 1;
+  // The calling thread is busy with `lead` first: the tasks then get threads - 1 of their own.
+  const int n = static_cast<int>(order.size());
+  const int extra = lead ? std::min(threads - 1, n) : std::min(threads, n) - 1;
   for (int t = 0; t < extra; ++t) pool.run(worker);
   try {
     if (lead) lead();
@@ -162,6 +164,12 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 //       cluster_analysis.db, parked on disk until the main run is over)
 //   5 merged in a fixed order: notes, write errors, the diagnosis tables and summary
 //
+// Where memory does not come first (no launcher, or one process), stage 4's steps start beside
+// stages 2 and 3 instead (on the other threads, costliest first; the calling thread joins them
+// once the links are judged), all but the slow ranks, which wait for the slow links: 256 ranks
+// with no launcher spent 0.86 s in the stages in turn, 0.65 s this way (docs/scale.md). The
+// root of several processes keeps the order above: its batches are then never held together.
+//
 // The analyses are the steps of cluster/analysis_steps.h over `ranks`, a const view; the two
 // memory steps are the only writes to `loaded`.
 AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, TableSink& sink,
@@ -204,22 +212,13 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (!want.matrix) free_matrix_data(loaded.ranks);
   if (!ops_read_later) free_communication(loaded.ranks);
 
-  MatrixResult matrix;  // 2
-  std::unique_ptr<report::MatrixDigestBuilder> digest;
-  if (want.matrix) {
-    if (ctx.want_matrix_digest) digest = std::make_unique<report::MatrixDigestBuilder>();
-    matrix = matrix_step(in, opts, want.diagnosis, sink, digest.get());
-    free_matrix_data(loaded.ranks);
-    log.lap("matrix merge, matrix table");
-  }
-
-  LinkDiagnosis links;  // 3
-  if (want.matrix && want.diagnosis) {
-    links = link_diagnosis_step(in, matrix.observations, opts.threads);
-    matrix.observations = analysis::LinkObservationSet{};
-    log.lap("slow links, slow transfers");
-  }
-
+  // Where memory does not come first (no launcher, or a process of its own), every step of stage
+  // 4 that does not need the links' verdicts runs beside stages 2 and 3, costliest first: the
+  // costliest steps then share the cores instead of running in turn, and only the slow ranks
+  // wait for the slow links. They read different parts of the ranks (the ops, the matrix data).
+  // The root of several processes keeps them in turn, so their batches are never held together.
+  const bool beside_matrix = want.matrix && opts.threads > 1 && !runtime::memory_comes_first();
+  LinkDiagnosis links;                 // 3
   StepMessages comm_json, step_trace;  // 4
   OperatorsResult operators;
   analysis::SlowRankAnalysis slow_ranks;
@@ -243,7 +242,11 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   // communication batches are held, their chunks and streams were the root's peak at 16,384
   // ranks (docs/root_memory.md).
   std::unique_ptr<analysis::CommSummaryStream> comm_sums;
-  if (want.diagnosis)
+  Task slow_ranks_task{"slow ranks", 0.2,
+                       [&] { slow_ranks = slow_ranks_step(in, links.slow_links); }};
+  if (want.diagnosis && beside_matrix)
+    tasks.push_back({"rank summaries", 0.2, [&] { comm_sums = comm_summary_sums(ranks); }});
+  else if (want.diagnosis)
     tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
                        comm_sums = comm_summary_sums(ranks);
                        slow_ranks = slow_ranks_step(in, links.slow_links);
@@ -255,6 +258,32 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
                        host = host_outputs(ranks, sink, loaded.spill);
                        r.host_rank_ops = std::move(host.rank_ops);
                      }});
+
+  MatrixResult matrix;  // 2
+  std::unique_ptr<report::MatrixDigestBuilder> digest;
+  auto matrix_and_links = [&] {
+    if (want.matrix) {
+      if (ctx.want_matrix_digest) digest = std::make_unique<report::MatrixDigestBuilder>();
+      matrix = matrix_step(in, opts, want.diagnosis, sink, digest.get());
+      free_matrix_data(loaded.ranks);  // the matrix only: the ops may be read beside meanwhile
+      log.lap("matrix merge, matrix table");
+    }
+    if (want.matrix && want.diagnosis) {  // 3
+      links = link_diagnosis_step(in, matrix.observations, opts.threads);
+      matrix.observations = analysis::LinkObservationSet{};
+      log.lap("slow links, slow transfers");
+    }
+  };
+  if (beside_matrix) {
+    run_tasks(tasks, opts.threads, matrix_and_links);
+    for (const Task& t : tasks) log.note(t.name + " (beside)", t.wall_s, t.cpu_s);
+    log.lap(("stages 2 to 4 on " + std::to_string(opts.threads) + " thread(s)").c_str());
+    tasks.clear();
+    if (want.diagnosis) tasks.push_back(std::move(slow_ranks_task));
+  } else {
+    matrix_and_links();
+  }
+
   // The step_trace table before the communication batches: put beside them, it waited in the
   // HDF5 writer's queue behind their chunks (8 MB at 16,384 ranks, at the root's peak;
   // docs/root_memory.md). Here the writer takes it after the matrix table, and both are written
@@ -274,8 +303,10 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
     // The streamed matrix table written before the communication tables are built, so the two
     // are never held together; then the pages go back, or the tasks' threads (other malloc
     // arenas) stack on top.
-    sink.wait_written();
-    runtime::release_freed_memory();
+    if (!beside_matrix) {  // the stage 4 streams are written meanwhile otherwise
+      sink.wait_written();
+      runtime::release_freed_memory();
+    }
     log.lap("matrix table written");
   } else if (want.step_trace) {
     sink.wait_written();

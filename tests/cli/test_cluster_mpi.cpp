@@ -382,4 +382,36 @@ TEST_F(ClusterMpiTest, RootAnalysesOnTheCoresOfItsNodesWaitingProcesses) {
   EXPECT_NE(unbound.find("analyse/all of the above on 2 thread(s)"), std::string::npos) << unbound;
 }
 
+// Where memory does not come first (no launcher, two threads) cluster_communication.json and its
+// tables are built beside the matrix merge, both streaming their per-op tables to the sink at
+// once; one thread, or the root of two processes, builds them in turn. The files are the same
+// each way, also with many small batches (CS_STREAM_ROWS) that interleave the two streams' chunks.
+TEST_F(ClusterMpiTest, CommunicationBesideTheMatrixMergeUnlessMemoryComesFirst) {
+  ASSERT_GE(std::thread::hardware_concurrency(), 2u) << "the test needs 2 cores";
+  auto run = [&](const std::string& prefix, const std::string& name, int threads) {
+    const fs::path out = root_ / name;
+    const int rc = run_command(
+        prefix + CS_BINARY + " cluster -d " + input_.string() + " -o " + out.string() +
+            " --progress --format json,csv --op-tables csv --threads " + std::to_string(threads),
+        out.string() + ".log");
+    EXPECT_EQ(rc, 0) << read_file(out.string() + ".log");
+    return read_file(out.string() + ".log");
+  };
+  const std::string kBeside = "analyse/cluster_communication.json, communication tables (beside)";
+  const std::string in_turn = run("", "beside-1", 1);
+  EXPECT_EQ(in_turn.find(kBeside), std::string::npos) << in_turn;
+  const auto expected = read_tree(root_ / "beside-1" / "cluster_analysis_output");
+  ASSERT_TRUE(expected.count("communication_ops.csv") &&
+              expected.count("communication_matrix.csv"));
+  const std::string beside = run("", "beside-2", 2);
+  EXPECT_NE(beside.find(kBeside), std::string::npos) << beside;
+  expect_same_tree(expected, root_ / "beside-2", 1);
+  const std::string small = run("CS_STREAM_ROWS=7 ", "beside-2-small", 2);
+  EXPECT_NE(small.find(kBeside), std::string::npos) << small;
+  expect_same_tree(expected, root_ / "beside-2-small", 1);
+  const std::string root_of_two = run(mpirun(2) + "--bind-to none ", "beside-np2", 2);
+  EXPECT_EQ(root_of_two.find(kBeside), std::string::npos) << root_of_two;
+  expect_same_tree(expected, root_ / "beside-np2", 2);
+}
+
 }  // namespace
