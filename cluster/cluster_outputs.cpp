@@ -242,15 +242,12 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   // communication batches are held, their chunks and streams were the root's peak at 16,384
   // ranks (docs/root_memory.md).
   std::unique_ptr<analysis::CommSummaryStream> comm_sums;
+  if (want.diagnosis)
+    tasks.push_back({"rank summaries", 0.2, [&] { comm_sums = comm_summary_sums(ranks); }});
+  // After the link diagnosis (3): a rank late only for a slow link is not blamed.
   Task slow_ranks_task{"slow ranks", 0.2,
                        [&] { slow_ranks = slow_ranks_step(in, links.slow_links); }};
-  if (want.diagnosis && beside_matrix)
-    tasks.push_back({"rank summaries", 0.2, [&] { comm_sums = comm_summary_sums(ranks); }});
-  else if (want.diagnosis)
-    tasks.push_back({"rank summaries, slow ranks", 0.3, [&] {
-                       comm_sums = comm_summary_sums(ranks);
-                       slow_ranks = slow_ranks_step(in, links.slow_links);
-                     }});
+  if (want.diagnosis && !beside_matrix) tasks.push_back(std::move(slow_ranks_task));
   HostOutputs host;  // the host side (cluster/host_outputs.h)
   if (want.diagnosis)
     tasks.push_back({"host side", 0.1, [&] {
@@ -277,7 +274,7 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   if (beside_matrix) {
     run_tasks(tasks, opts.threads, matrix_and_links);
     for (const Task& t : tasks) log.note(t.name + " (beside)", t.wall_s, t.cpu_s);
-    log.lap(("stages 2 to 4 on " + std::to_string(opts.threads) + " thread(s)").c_str());
+    log.lap("the steps beside, after the link diagnosis");
     tasks.clear();
     if (want.diagnosis) tasks.push_back(std::move(slow_ranks_task));
   } else {
