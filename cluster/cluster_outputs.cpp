@@ -169,6 +169,9 @@ int root_threads(const ClusterRunOptions& opts, const LoadedCluster& loaded) {
 // once the links are judged), all but the slow ranks, which wait for the slow links: 256 ranks
 // with no launcher spent 0.86 s in the stages in turn, 0.65 s this way (docs/scale.md). The
 // root of several processes keeps the order above: its batches are then never held together.
+// There stage 4 also runs cluster_communication.json and its tables first, alone, and its other
+// steps after them: the slow ranks' working state (8 MB at 16,384 ranks) then never lands on the
+// communication batches' peak (docs/root_memory.md, twenty-fifth session).
 //
 // The analyses are the steps of cluster/analysis_steps.h over `ranks`, a const view; the two
 // memory steps are the only writes to `loaded`.
@@ -308,7 +311,18 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   } else if (want.step_trace) {
     sink.wait_written();
   }
+  // Where memory comes first, cluster_communication.json and its tables run first, alone (on
+  // every thread, in their own batches), and the other steps after them: the slow ranks' and the
+  // rank summaries' working state, which grows with the ranks, never lands on the batches' peak.
+  std::vector<Task> first;
+  if (runtime::memory_comes_first() && want.communication && tasks.size() > 1) {
+    first.push_back(std::move(tasks.front()));
+    tasks.erase(tasks.begin());
+    run_tasks(first, opts.threads, nullptr);
+    runtime::release_freed_memory();
+  }
   run_tasks(tasks, opts.threads, nullptr);
+  for (const Task& t : first) log.note(t.name + " (first)", t.wall_s, t.cpu_s);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(opts.threads) + " thread(s)").c_str());
   // Memory policy: the batches' and the tasks' freed blocks go back before the summaries and the
