@@ -57,11 +57,11 @@ for n in "${sizes[@]}"; do
         --export-type "$ex" >/dev/null
       echo "generated $ex $n ranks in $(echo "$(date +%s.%N) - $t0" | bc) s ($(du -sm "$in" | cut -f1) MB)" >&2
     fi
-    in_mb=$(( $(find "$in" -type f ! -name truth.json -printf '%s\n' | paste -sd+ | bc) / 1000000 ))
+    in_mb=$(( $(find "$in/" -type f ! -name truth.json -printf '%s\n' | paste -sd+ | bc) / 1000000 ))
     for np in $nps; do
       out="$DIR/out-$ex-$n-$np"
       rm -rf "$out" "$DIR/$ex-$n-$np".time.*
-      find "$in" -type f -exec cat {} + >/dev/null  # warm page cache
+      find "$in/" -type f -exec cat {} + >/dev/null  # warm page cache
       t0=$(date +%s.%N)
       # --bind-to none: all of a process's threads are not put on one core.
       # pml monitoring prints each process's sent bytes per peer at MPI_Finalize ("E <from> <to>
