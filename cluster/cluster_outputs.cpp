@@ -311,17 +311,29 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   } else if (want.step_trace) {
     sink.wait_written();
   }
-  // Where memory comes first, cluster_communication.json and its tables run first, alone (on
-  // every thread, in their own batches), and the other steps after them: the slow ranks' and the
-  // rank summaries' working state, which grows with the ranks, never lands on the batches' peak.
+  // Where memory comes first, cluster_communication.json and its tables (the first task, when
+  // the mode wants them) run first, alone: the document splits its batches over every thread.
+  // The other steps come after them, so that the slow ranks' and the rank summaries' working
+  // state, which grows with the ranks, never lands on the batches' peak. As when all run at
+  // once, an error in one task is rethrown once every task has run.
   std::vector<Task> first;
+  std::exception_ptr first_error;
   if (runtime::memory_comes_first() && want.communication && tasks.size() > 1) {
     first.push_back(std::move(tasks.front()));
     tasks.erase(tasks.begin());
-    run_tasks(first, opts.threads, nullptr);
+    try {
+      run_tasks(first, opts.threads, nullptr);
+    } catch (...) {
+      first_error = std::current_exception();
+    }
     runtime::release_freed_memory();
   }
-  run_tasks(tasks, opts.threads, nullptr);
+  try {
+    run_tasks(tasks, opts.threads, nullptr);
+  } catch (...) {
+    if (!first_error) throw;
+  }
+  if (first_error) std::rethrow_exception(first_error);
   for (const Task& t : first) log.note(t.name + " (first)", t.wall_s, t.cpu_s);
   for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(opts.threads) + " thread(s)").c_str());
