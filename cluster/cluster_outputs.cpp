@@ -49,6 +49,9 @@ struct Task {
   // others below.
   double cost = 0.1;
   std::function<void()> run;
+  // Runs before the other tasks start (with the other such tasks), the freed pages given back
+  // between: what it holds never meets the others' working state.
+  bool alone_first = false;
   double wall_s = 0, cpu_s = 0;  // measured
 };
 
@@ -59,8 +62,9 @@ double thread_cpu_seconds() {
 }
 
 // Runs `lead` on the calling thread while `tasks` start (costliest first) on up to threads - 1
-// other threads; then the calling thread takes tasks too. Times each task. Rethrows the first
-// exception (of `lead`, then of the tasks in order) once all have finished.
+// other threads; then the calling thread takes tasks too. The tasks marked alone_first run
+// first, together (beside `lead`), and the others once those have finished. Times each task.
+// Rethrows the first exception (of `lead`, then of the tasks in order) once all have finished.
 void run_tasks(std::vector<Task>& tasks, int threads, const std::function<void()>& lead) {
   std::vector<std::exception_ptr> errors(tasks.size() + 1);
   auto run_one = [&](size_t i) {
@@ -76,26 +80,35 @@ void run_tasks(std::vector<Task>& tasks, int threads, const std::function<void()
     tasks[i].wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  std::vector<size_t> order(tasks.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return tasks[a].cost > tasks[b].cost; });
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < order.size();) run_one(order[k]);
-  };
-  runtime::TaskGroup pool;  // run_one keeps each task's error: nothing is thrown by wait()
-  // The calling thread is busy with `lead` first: the tasks then get threads - 1 of their own.
-  const int n = static_cast<int>(order.size());
-  const int extra = lead ? std::min(threads - 1, n) : std::min(threads, n) - 1;
-  for (int t = 0; t < extra; ++t) pool.run(worker);
-  try {
-    if (lead) lead();
-  } catch (...) {
-    errors[0] = std::current_exception();
+  bool lead_pending = static_cast<bool>(lead);
+  for (const bool first_round : {true, false}) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (tasks[i].alone_first == first_round) order.push_back(i);
+    if (first_round && order.empty()) continue;  // `lead` then runs beside the others
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return tasks[a].cost > tasks[b].cost; });
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t k; (k = next.fetch_add(1)) < order.size();) run_one(order[k]);
+    };
+    runtime::TaskGroup pool;  // run_one keeps each task's error: nothing is thrown by wait()
+    // The calling thread is busy with `lead` first: the tasks then get threads - 1 of their own.
+    const int n = static_cast<int>(order.size());
+    const int extra = lead_pending ? std::min(threads - 1, n) : std::min(threads, n) - 1;
+    for (int t = 0; t < extra; ++t) pool.run(worker);
+    if (lead_pending) {
+      try {
+        lead();
+      } catch (...) {
+        errors[0] = std::current_exception();
+      }
+      lead_pending = false;
+    }
+    worker();
+    pool.wait();
+    if (first_round) runtime::release_freed_memory();
   }
-  worker();
-  pool.wait();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
@@ -227,9 +240,13 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   analysis::SlowRankAnalysis slow_ranks;
   std::vector<Task> tasks;
   if (want.communication)
+    // Where memory comes first, alone and first: the document splits its batches over every
+    // thread, and the slow ranks' and rank summaries' state, which grows with the ranks, never
+    // lands on the batches' peak (docs/root_memory.md, twenty-fifth session).
     tasks.push_back(
         {opts.json ? "cluster_communication.json, communication tables" : "communication tables",
-         1.7, [&] { comm_json = communication_step(in, opts, sink); }});
+         1.7, [&] { comm_json = communication_step(in, opts, sink); },
+         runtime::memory_comes_first()});
   if (want.operators)
     tasks.push_back({"operators", 0.1, [&] {
                        operators = operators_step(in, opts);
@@ -311,31 +328,9 @@ AnalysisResults run_analyses(LoadedCluster& loaded, const OutputContext& ctx, Ta
   } else if (want.step_trace) {
     sink.wait_written();
   }
-  // Where memory comes first, cluster_communication.json and its tables (the first task, when
-  // the mode wants them) run first, alone: the document splits its batches over every thread.
-  // The other steps come after them, so that the slow ranks' and the rank summaries' working
-  // state, which grows with the ranks, never lands on the batches' peak. As when all run at
-  // once, an error in one task is rethrown once every task has run.
-  std::vector<Task> first;
-  std::exception_ptr first_error;
-  if (runtime::memory_comes_first() && want.communication && tasks.size() > 1) {
-    first.push_back(std::move(tasks.front()));
-    tasks.erase(tasks.begin());
-    try {
-      run_tasks(first, opts.threads, nullptr);
-    } catch (...) {
-      first_error = std::current_exception();
-    }
-    runtime::release_freed_memory();
-  }
-  try {
-    run_tasks(tasks, opts.threads, nullptr);
-  } catch (...) {
-    if (!first_error) throw;
-  }
-  if (first_error) std::rethrow_exception(first_error);
-  for (const Task& t : first) log.note(t.name + " (first)", t.wall_s, t.cpu_s);
-  for (const Task& t : tasks) log.note(t.name, t.wall_s, t.cpu_s);
+  run_tasks(tasks, opts.threads, nullptr);
+  for (const Task& t : tasks)
+    log.note(t.name + (t.alone_first ? " (first)" : ""), t.wall_s, t.cpu_s);
   log.lap(("all of the above on " + std::to_string(opts.threads) + " thread(s)").c_str());
   // Memory policy: the batches' and the tasks' freed blocks go back before the summaries and the
   // step trace are built, which would otherwise grow the heap past its holes.
