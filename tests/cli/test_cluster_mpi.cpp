@@ -386,7 +386,8 @@ TEST_F(ClusterMpiTest, RootAnalysesOnTheCoresOfItsNodesWaitingProcesses) {
 // tables are built beside the matrix merge, both streaming their per-op tables to the sink at
 // once; one thread, or the root of two processes, builds them in turn. The files are the same
 // each way, also with many small batches (CS_STREAM_ROWS) that interleave the two streams' chunks.
-// The root of two processes builds them first, alone, and the other steps of stage 4 after them.
+// The root of two processes builds them first, alone, and the other steps of stage 4 after them
+// (the order itself: StageTasks.TasksMarkedAloneFirstEndBeforeAnyOtherStarts).
 TEST_F(ClusterMpiTest, CommunicationBesideTheMatrixMergeUnlessMemoryComesFirst) {
   ASSERT_GE(std::thread::hardware_concurrency(), 2u) << "the test needs 2 cores";
   auto run = [&](const std::string& prefix, const std::string& name, int threads) {
@@ -414,7 +415,6 @@ TEST_F(ClusterMpiTest, CommunicationBesideTheMatrixMergeUnlessMemoryComesFirst) 
   EXPECT_EQ(root_of_two.find(kBeside), std::string::npos) << root_of_two;
   const std::string kFirst = "analyse/cluster_communication.json, communication tables (first)";
   EXPECT_NE(root_of_two.find(kFirst), std::string::npos) << root_of_two;
-  EXPECT_LT(root_of_two.find(kFirst), root_of_two.find("analyse/slow ranks")) << root_of_two;
   EXPECT_EQ(in_turn.find(kFirst), std::string::npos) << in_turn;
   expect_same_tree(expected, root_ / "beside-np2", 2);
 }
