@@ -3,23 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <ctime>
 #include <exception>
 
 #include "runtime/allocator_tuning.h"
+#include "runtime/progress.h"
 #include "runtime/task_runner.h"
 
 namespace cs::cluster {
-
-namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-}  // namespace
 
 // Runs `lead` on the calling thread while `tasks` start (costliest first) on up to threads - 1
 // other threads; then the calling thread takes tasks too. The tasks marked alone_first run
@@ -29,14 +19,14 @@ void run_tasks(std::vector<Task>& tasks, int threads, const std::function<void()
   std::vector<std::exception_ptr> errors(tasks.size() + 1);
   auto run_one = [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
-    const double cpu = thread_cpu_seconds();
+    const double cpu = runtime::thread_cpu_seconds();
     runtime::prefer_huge_pages();  // the heap this thread fills (runtime/allocator_tuning.h)
     try {
       tasks[i].run();
     } catch (...) {
       errors[i + 1] = std::current_exception();
     }
-    tasks[i].cpu_s = thread_cpu_seconds() - cpu;
+    tasks[i].cpu_s = runtime::thread_cpu_seconds() - cpu;
     tasks[i].wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };

@@ -1,7 +1,4 @@
 #include "cluster/table_sink.h"
-
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -11,6 +8,7 @@
 #include "io/csv/csv_writer.h"
 #include "io/hdf5/hdf5_chunks.h"
 #include "runtime/interrupt.h"
+#include "runtime/progress.h"
 
 namespace cs::cluster {
 
@@ -29,16 +27,6 @@ TableSink::~TableSink() {
   finish();
 }
 
-namespace {
-
-double thread_cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-}  // namespace
-
 // A stream's HDF5 side, shared by the stream and the jobs queued for it.
 struct TableSink::Stream::H5 {
   io::Table schema;
@@ -51,7 +39,7 @@ struct TableSink::Stream::H5 {
 
 void TableSink::run_h5(const Job& job) {
   const auto start = std::chrono::steady_clock::now();
-  const double cpu = thread_cpu_now();
+  const double cpu = runtime::thread_cpu_seconds();
   if (job.kind == Job::kTable) {
     write_h5_timed(*job.table);
   } else {
@@ -61,7 +49,7 @@ void TableSink::run_h5(const Job& job) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard<std::mutex> lock(mu_);
   h5_wall_ += wall;
-  h5_cpu_ += thread_cpu_now() - cpu;  // compression on other threads is not counted
+  h5_cpu_ += runtime::thread_cpu_seconds() - cpu;  // compression on other threads is not counted
   if (job.kind == Job::kAppend && async_) {
     --job.stream->queued;
     room_cv_.notify_all();

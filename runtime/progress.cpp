@@ -29,12 +29,19 @@ std::string human_bytes(uint64_t bytes) {
 }
 
 namespace {
-double process_cpu_seconds() {
+double seconds_of(clockid_t clock) {
   timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
+double process_cpu_seconds() {
+  return seconds_of(CLOCK_PROCESS_CPUTIME_ID);
+}
 }  // namespace
+
+double thread_cpu_seconds() {
+  return seconds_of(CLOCK_THREAD_CPUTIME_ID);
+}
 
 void PhaseLog::begin(std::string name) {
   name_ = std::move(name);

@@ -17,6 +17,10 @@ uint64_t peak_rss_bytes();
 // "1.5 GB", "812 MB", "12 KB".
 std::string human_bytes(uint64_t bytes);
 
+// CPU seconds the calling thread has used so far (CLOCK_THREAD_CPUTIME_ID): timing one step
+// among several on their own threads.
+double thread_cpu_seconds();
+
 class PhaseLog {
  public:
   explicit PhaseLog(bool enabled) : enabled_(enabled) {}
