@@ -1,4 +1,5 @@
 #include "cluster/table_sink.h"
+
 #include <algorithm>
 #include <chrono>
 #include <exception>
