@@ -54,9 +54,11 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, 
       opts.json ? in_dir(opts, "cluster_communication_matrix.json") : std::string(), batches,
       *in.groups, d,
       [&](documents::GlobalLinks&& batch) {
+        if (observe) r.observations.add(batch);
+        // The table's rows are built only when a file takes them or the report draws them.
+        if (!stream->writes() && !digest) return stream->skip_rows(batch.size());
         io::Table rows = analysis::communication_matrix_rows(batch);
         if (digest) digest->add(rows);
-        if (observe) r.observations.add(batch);
         stream->append(std::move(rows));
       },  // then the batch's links go
       io::JsonStyle::python(), mopts, opts.threads);
@@ -90,6 +92,12 @@ StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions&
   const auto bandwidth = sink.open_stream(shapes.bandwidth, shapes.bandwidth_strings);
   size_t added = 0;
   auto add = [&](const documents::CommIndex& batch) {
+    if (!ops->writes() && !bandwidth->writes()) {  // no file takes them (--format json)
+      for (const documents::CommGroupEntry& ge : batch.groups)
+        ops->skip_rows(documents::comm_group_reports(ge));
+      ++added;
+      return;
+    }
     analysis::CommOpChunk c = analysis::comm_op_chunk(batch);
     ops->append(std::move(c.ops));
     bandwidth->append(std::move(c.bandwidth));

@@ -222,6 +222,11 @@ void TableSink::Stream::append(io::Table rows) {
   if (is_op_table(name_)) sink_->op_rows_[name_] += n;
 }
 
+void TableSink::Stream::skip_rows(size_t n) {
+  std::lock_guard<std::mutex> lock(sink_->mu_);
+  if (is_op_table(name_)) sink_->op_rows_[name_] += n;
+}
+
 void TableSink::Stream::close() {
   if (closed_) return;
   closed_ = true;

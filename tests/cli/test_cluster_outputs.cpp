@@ -91,6 +91,20 @@ TEST_F(ClusterOutputs, PerOpTablesGoToHdf5UnlessCsvIsAsked) {
   // The summary names the communication_ops table with its rows: 16 ranks x the generated ops.
   EXPECT_NE(said.find("communication_ops ("), std::string::npos) << said;
 
+  // With --format json nothing takes the per-op tables' rows (they are not built): the summary
+  // still names them with the default run's counts, not written.
+  const auto [rc_json, said_json] = run("json", "--format json");
+  ASSERT_EQ(rc_json, 0) << said_json;
+  const auto rows_of = [](const std::string& said, const std::string& table) {
+    const size_t at = said.find(table + " (");
+    return at == std::string::npos ? std::string() : said.substr(at, said.find(" rows)", at) - at);
+  };
+  for (const char* t : {"communication_ops", "communication_matrix"}) {
+    EXPECT_FALSE(rows_of(said, t).empty()) << t << ": " << said;
+    EXPECT_EQ(rows_of(said_json, t), rows_of(said, t)) << said_json;
+  }
+  EXPECT_NE(said_json.find("not written (--format without hdf5"), std::string::npos) << said_json;
+
   const auto [rc_csv, said_csv] = run("csv", "--op-tables csv --format csv");
   ASSERT_EQ(rc_csv, 0) << said_csv;
   const auto [rc_gz, said_gz] = run("gz", "--op-tables csv.gz --format json,csv");

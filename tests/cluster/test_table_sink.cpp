@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 using cs::cluster::TableSink;
 
@@ -91,6 +93,32 @@ TEST(TableSink, WithoutWritersItOnlyKeeps) {
   EXPECT_TRUE(sink.diagnostics().empty());
   ASSERT_NE(sink.kept("a"), nullptr);
   EXPECT_EQ(sink.kept("b"), nullptr);
+}
+
+// A stream no file takes (no CSV, no HDF5: --format json) says so, and rows skipped unbuilt
+// still count for the closing summary; one with a CSV file takes them.
+TEST(TableSink, AStreamSaysWhetherAnyFileTakesItsRows) {
+  cs::io::Table schema("communication_ops");
+  schema.add_int("rank");
+  {
+    TableSink sink("/nonexistent/never/written", false, nullptr, {});
+    auto s = sink.open_stream(schema, {});
+    EXPECT_FALSE(s->writes());
+    s->skip_rows(5);
+    s->skip_rows(2);
+    s->close();
+    EXPECT_EQ(sink.op_table_rows().at("communication_ops"), 7u);
+  }
+  const fs::path dir = fs::temp_directory_path() / ("cs_sink_writes_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  {
+    TableSink sink(dir.string(), true, nullptr, {});
+    sink.set_op_tables(cs::cluster::OpTables::kCsv);
+    auto s = sink.open_stream(schema, {});
+    EXPECT_TRUE(s->writes());
+    s->close();
+  }
+  fs::remove_all(dir);
 }
 
 TEST(TableSink, WriteErrorsComeInTableNameOrder) {
