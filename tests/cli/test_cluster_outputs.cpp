@@ -95,9 +95,9 @@ TEST_F(ClusterOutputs, PerOpTablesGoToHdf5UnlessCsvIsAsked) {
   // still names them with the default run's counts, not written.
   const auto [rc_json, said_json] = run("json", "--format json");
   ASSERT_EQ(rc_json, 0) << said_json;
-  const auto rows_of = [](const std::string& said, const std::string& table) {
-    const size_t at = said.find(table + " (");
-    return at == std::string::npos ? std::string() : said.substr(at, said.find(" rows)", at) - at);
+  const auto rows_of = [](const std::string& text, const std::string& table) {
+    const size_t at = text.find(table + " (");
+    return at == std::string::npos ? std::string() : text.substr(at, text.find(" rows)", at) - at);
   };
   for (const char* t : {"communication_ops", "communication_matrix"}) {
     EXPECT_FALSE(rows_of(said, t).empty()) << t << ": " << said;
