@@ -56,7 +56,10 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, 
       [&](documents::GlobalLinks&& batch) {
         if (observe) r.observations.add(batch);
         // The table's rows are built only when a file takes them or the report draws them.
-        if (!stream->writes() && !digest) return stream->skip_rows(batch.size());
+        if (!stream->writes() && !digest) {
+          stream->count_rows(batch.size());
+          return;
+        }
         io::Table rows = analysis::communication_matrix_rows(batch);
         if (digest) digest->add(rows);
         stream->append(std::move(rows));
@@ -94,7 +97,7 @@ StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions&
   auto add = [&](const documents::CommIndex& batch) {
     if (!ops->writes() && !bandwidth->writes()) {  // no file takes them (--format json)
       for (const documents::CommGroupEntry& ge : batch.groups)
-        ops->skip_rows(documents::comm_group_reports(ge));
+        ops->count_rows(documents::comm_group_reports(ge));
       ++added;
       return;
     }

@@ -218,11 +218,10 @@ void TableSink::Stream::append(io::Table rows) {
   if (csv_) csv_->append(rows);  // a failed write is reported by commit()
   const size_t n = rows.rows();
   if (h5_) sink_->submit({Job::kAppend, std::make_shared<const io::Table>(std::move(rows)), h5_});
-  std::lock_guard<std::mutex> lock(sink_->mu_);
-  if (is_op_table(name_)) sink_->op_rows_[name_] += n;
+  count_rows(n);
 }
 
-void TableSink::Stream::skip_rows(size_t n) {
+void TableSink::Stream::count_rows(size_t n) {
   std::lock_guard<std::mutex> lock(sink_->mu_);
   if (is_op_table(name_)) sink_->op_rows_[name_] += n;
 }

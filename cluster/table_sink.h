@@ -82,11 +82,11 @@ class TableSink {
     // chunks, whatever the table's size).
     void append(io::Table rows);
     // False when no file takes the rows (no CSV or text file, no HDF5 datasets: --format json):
-    // the caller may skip building them and give only their count (skip_rows).
+    // the caller may skip building them and give only their count (count_rows).
     bool writes() const { return csv_.has_value() || h5_ != nullptr; }
-    // Counts `n` rows that were not built because nothing writes them (the closing summary
-    // still names the per-op tables with their rows).
-    void skip_rows(size_t n);
+    // Counts `n` rows of the table for the closing summary (op_table_rows): append counts what
+    // it is given; a caller that builds no rows because no file takes them calls it alone.
+    void count_rows(size_t n);
     // Ends the table: its CSV file published, its HDF5 datasets' last chunks stored (perhaps
     // later, on the writer thread; finish() waits for them). Once.
     void close();
