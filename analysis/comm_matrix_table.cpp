@@ -1,6 +1,9 @@
 #include "analysis/comm_matrix_table.h"
 
+#include <algorithm>
+
 #include "analysis/comm_op_tables.h"
+#include "runtime/task_runner.h"
 
 namespace cs::analysis {
 
@@ -55,16 +58,38 @@ CommMatrixShape comm_matrix_shape(const documents::MatrixStringWidths& w) {
   return s;
 }
 
-io::Table communication_matrix_rows(const documents::GlobalLinks& batch) {
+namespace {
+
+// The rows of the batch's tuples [first, last) (its chunks: one per tuple), in table order.
+io::Table rows_of(const documents::GlobalLinks& batch, size_t first, size_t last) {
   Columns c;
-  for (const documents::GlobalLinks::Chunk& tuple : batch.chunks()) {
-    const size_t first = c.t.rows();
-    c.add(tuple.links);
+  for (size_t k = first; k < last; ++k) {
+    const size_t from = c.t.rows();
+    c.add(batch.chunks()[k].links);
     // Each tuple's rows sorted apart: the tuples stay in document order.
     sort_table_rows(c.t, {{"step", true}, {"group"}, {"op", true}, {"src_rank"}, {"dst_rank"}},
-                    first, c.t.rows());
+                    from, c.t.rows());
   }
   return std::move(c.t);
+}
+
+}  // namespace
+
+io::Table communication_matrix_rows(const documents::GlobalLinks& batch) {
+  return rows_of(batch, 0, batch.chunks().size());
+}
+
+std::vector<io::Table> communication_matrix_row_parts(const documents::GlobalLinks& batch,
+                                                      int threads) {
+  std::vector<size_t> links;
+  for (const documents::GlobalLinks::Chunk& tuple : batch.chunks())
+    links.push_back(tuple.links.size());
+  const std::vector<size_t> runs =
+      runtime::balanced_runs(links, static_cast<size_t>(std::max(1, threads)));
+  std::vector<io::Table> out(runs.size() - 1);
+  runtime::parallel_for(out.size(), threads,
+                        [&](size_t p) { out[p] = rows_of(batch, runs[p], runs[p + 1]); });
+  return out;
 }
 
 }  // namespace cs::analysis

@@ -39,5 +39,9 @@ CommMatrixShape comm_matrix_shape(const documents::MatrixStringWidths& widths);
 // encoded with dictionaries of their own). The batch's links come one chunk per group tuple, in
 // document order (as merge_cluster_matrix hands them).
 io::Table communication_matrix_rows(const documents::GlobalLinks& batch);
+// The same rows built on up to `threads` threads: one table per run of the batch's tuples (runs
+// of about equal links), in order; together they are communication_matrix_rows' rows.
+std::vector<io::Table> communication_matrix_row_parts(const documents::GlobalLinks& batch,
+                                                      int threads);
 
 }  // namespace cs::analysis

@@ -9,6 +9,7 @@
 
 #include "analysis/comm_tables.h"
 #include "msprof_analyze/documents/comm_batches.h"
+#include "runtime/task_runner.h"
 
 namespace cs::analysis {
 
@@ -170,16 +171,18 @@ CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& w) {
   return s;
 }
 
-CommOpChunk comm_op_chunk(const documents::CommIndex& batch) {
+namespace {
+
+// The rows of batch.groups[first, last): comm_op_chunk's, for a run of the batch's tuples.
+CommOpChunk chunk_of(const documents::CommIndex& batch, size_t first, size_t last) {
   OpTableColumns c;
   // One block per column of the ops table (a row per rank of each op: counted first). The
   // bandwidth rows are known only as they are built.
   size_t op_rows = 0;
-  for (const documents::CommGroupEntry& ge : batch.groups)
-    for (const documents::CommStepEntry& se : ge.steps)
-      for (const documents::CommOpEntry& oe : se.ops) op_rows += oe.ranks.size();
+  for (size_t g = first; g < last; ++g) op_rows += documents::comm_group_reports(batch.groups[g]);
   c.ops.reserve_rows(op_rows);
-  for (const documents::CommGroupEntry& ge : batch.groups) {
+  for (size_t g = first; g < last; ++g) {
+    const documents::CommGroupEntry& ge = batch.groups[g];
     for (const documents::CommStepEntry& se : ge.steps) {
       for (const documents::CommOpEntry& oe : se.ops)
         for (const documents::CommOpRef& ref : oe.ranks) {
@@ -224,6 +227,24 @@ CommOpChunk comm_op_chunk(const documents::CommIndex& batch) {
   sort_table_rows(
       c.bw, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"rank"}, {"transport"}});
   return CommOpChunk{std::move(c.ops), std::move(c.bw)};
+}
+
+}  // namespace
+
+CommOpChunk comm_op_chunk(const documents::CommIndex& batch) {
+  return chunk_of(batch, 0, batch.groups.size());
+}
+
+std::vector<CommOpChunk> comm_op_chunks(const documents::CommIndex& batch, int threads) {
+  std::vector<size_t> reports;
+  for (const documents::CommGroupEntry& ge : batch.groups)
+    reports.push_back(documents::comm_group_reports(ge) + 1);
+  const std::vector<size_t> runs =
+      runtime::balanced_runs(reports, static_cast<size_t>(std::max(1, threads)));
+  std::vector<CommOpChunk> out(runs.size() - 1);
+  runtime::parallel_for(out.size(), threads,
+                        [&](size_t p) { out[p] = chunk_of(batch, runs[p], runs[p + 1]); });
+  return out;
 }
 
 io::Table communication_ops_table(const std::vector<load::RankData>& ranks,

@@ -38,6 +38,9 @@ struct CommOpChunk {
   io::Table ops, bandwidth;
 };
 CommOpChunk comm_op_chunk(const documents::CommIndex& batch);
+// The same rows as comm_op_chunk, built on up to `threads` threads: one chunk per run of the
+// batch's tuples (runs of about equal reports), in order; together they are comm_op_chunk's rows.
+std::vector<CommOpChunk> comm_op_chunks(const documents::CommIndex& batch, int threads);
 
 // Appends the rows of `from` to `into` (same columns, in order; string columns plain or
 // encoded, re-encoded into `into`'s kind). For tests and small tables.

@@ -60,9 +60,11 @@ MatrixResult matrix_step(const AnalysisInputs& in, const AnalysisOptions& opts, 
           stream->count_rows(batch.size());
           return;
         }
-        io::Table rows = analysis::communication_matrix_rows(batch);
-        if (digest) digest->add(rows);
-        stream->append(std::move(rows));
+        // On every thread: the document's other threads wait for this batch meanwhile.
+        for (io::Table& rows : analysis::communication_matrix_row_parts(batch, opts.threads)) {
+          if (digest) digest->add(rows);
+          stream->append(std::move(rows));
+        }
       },  // then the batch's links go
       io::JsonStyle::python(), mopts, opts.threads);
   stream->close();
@@ -101,9 +103,13 @@ StepMessages communication_step(const AnalysisInputs& in, const AnalysisOptions&
       ++added;
       return;
     }
-    analysis::CommOpChunk c = analysis::comm_op_chunk(batch);
-    ops->append(std::move(c.ops));
-    bandwidth->append(std::move(c.bandwidth));
+    // Beside the document, on the one thread it has; after it, on every thread (the document's
+    // waiting for the next batch meanwhile).
+    for (analysis::CommOpChunk& c :
+         analysis::comm_op_chunks(batch, opts.tables_beside_documents ? 1 : opts.threads)) {
+      ops->append(std::move(c.ops));
+      bandwidth->append(std::move(c.bandwidth));
+    }
     // Memory policy: from the second batch on, what the batches freed goes back to the system
     // as each one is handed on. Their blocks are rarely the sizes the next batch asks for, so
     // over many batches (21 at 16,384 ranks) the heap grows past its use; a job of one batch

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <utility>
 
 namespace cs::runtime {
@@ -65,6 +66,23 @@ void TaskGroup::join_all() noexcept {
   for (std::thread& t : threads_)
     if (t.joinable()) t.join();
   threads_.clear();
+}
+
+std::vector<size_t> balanced_runs(const std::vector<size_t>& weights, size_t parts) {
+  std::vector<size_t> cuts{0};
+  const size_t n = weights.size();
+  if (n == 0) return cuts;
+  parts = std::max<size_t>(1, std::min(parts, n));
+  uint64_t total = 0;
+  for (size_t w : weights) total += w;
+  // Run k ends where the weight so far first reaches k/parts of the total.
+  uint64_t so_far = 0;
+  for (size_t i = 0; i + 1 < n && cuts.size() < parts; ++i) {
+    so_far += weights[i];
+    if (so_far * parts >= total * cuts.size()) cuts.push_back(i + 1);
+  }
+  cuts.push_back(n);
+  return cuts;
 }
 
 }  // namespace cs::runtime

@@ -27,6 +27,12 @@ namespace cs::runtime {
 // later ones are dropped). threads <= 1 runs the items in order on the caller.
 void parallel_for(size_t n, int threads, const std::function<void(size_t)>& body);
 
+// Cuts items of the given weights into up to `parts` runs of consecutive items of about equal
+// weight, for parallel_for over runs: the first item of each run, then weights.size(); no run is
+// empty (an item heavier than a run's share makes a run of its own). {0} for no items.
+//   balanced_runs({5, 1, 1, 5}, 2) == {0, 2, 4}
+std::vector<size_t> balanced_runs(const std::vector<size_t>& weights, size_t parts);
+
 // Tasks run on threads of their own and joined together. wait() joins them all and rethrows the
 // first exception a task threw (once); the destructor joins too (dropping an error wait() did not
 // rethrow), so leaving a scope by an exception never leaves a thread running.

@@ -221,7 +221,13 @@ TEST(CommTables, MatrixTableIsTheSameOnTwoThreadsAndInBatches) {
     documents::merge_cluster_matrix(
         "", mb, groups, d,
         [&](documents::GlobalLinks&& b) {
-          append_table_rows(table, communication_matrix_rows(b));
+          // Built on three threads, a run of the batch's tuples each: the same rows in order.
+          const io::Table rows = communication_matrix_rows(b);
+          io::Table parts = shape.schema;
+          for (const io::Table& p : communication_matrix_row_parts(b, 3))
+            append_table_rows(parts, p);
+          expect_same_table(rows, parts, "parts of batch " + std::to_string(batches));
+          append_table_rows(table, rows);
           obs.add(b);
           ++batches;
         },
@@ -288,8 +294,8 @@ bool same_column(const io::Column& a, const io::Column& b) {
 }
 
 // The two per-op tables built a batch of group tuples at a time (one tuple a batch, from ranks
-// packed or spilled) equal the tables of one batch of every tuple, cell for cell; the string
-// widths known before the first batch are those of the values.
+// packed or spilled, each batch on 3 threads) equal the tables of one batch of every tuple built
+// on one, cell for cell; the string widths known before the first batch are those of the values.
 TEST(CommTables, SameTablesForAnyBatchSize) {
   auto spill = runtime::SpillFile::create();
   for (const char* c : test::kCases) {
@@ -300,9 +306,18 @@ TEST(CommTables, SameTablesForAnyBatchSize) {
       const documents::CommBatches batches(rs, groups, threads, batch_ops);
       CommOpTableShapes tables = comm_op_table_shapes(batches.widths());
       for (size_t b = 0; b < batches.size(); ++b) {
-        const CommOpChunk c = comm_op_chunk(batches.load(b, threads).index);
-        append_table_rows(tables.ops, c.ops);
-        append_table_rows(tables.bandwidth, c.bandwidth);
+        // On several threads, a run of the batch's tuples each (threads > 1), or whole.
+        const documents::CommBatch batch = batches.load(b, threads);
+        std::vector<CommOpChunk> chunks;
+        if (threads > 1) {
+          chunks = comm_op_chunks(batch.index, threads);
+        } else {
+          chunks.push_back(comm_op_chunk(batch.index));
+        }
+        for (const CommOpChunk& c : chunks) {
+          append_table_rows(tables.ops, c.ops);
+          append_table_rows(tables.bandwidth, c.bandwidth);
+        }
       }
       // The widths known up front are the longest values.
       size_t k = 0;

@@ -87,6 +87,28 @@ TEST(TaskGroup, DestructorJoinsWhenTheCallerThrows) {
   EXPECT_TRUE(finished.load());  // joined before the scope was left
 }
 
+// Runs of consecutive items of about equal weight: never empty, never more than asked, covering
+// every item in order.
+TEST(BalancedRuns, ConsecutiveRunsOfAboutEqualWeight) {
+  using V = std::vector<size_t>;
+  EXPECT_EQ(runtime::balanced_runs({5, 1, 1, 5}, 2), (V{0, 2, 4}));
+  EXPECT_EQ(runtime::balanced_runs({10, 1, 1}, 3), (V{0, 1, 2, 3}));
+  EXPECT_EQ(runtime::balanced_runs({1, 1, 1, 1, 1, 1}, 3), (V{0, 2, 4, 6}));
+  EXPECT_EQ(runtime::balanced_runs({7}, 4), (V{0, 1}));
+  EXPECT_EQ(runtime::balanced_runs({}, 4), (V{0}));
+  EXPECT_EQ(runtime::balanced_runs({3, 3}, 0), (V{0, 2}));
+  EXPECT_EQ(runtime::balanced_runs({0, 0, 0}, 2), (V{0, 1, 3}));
+  for (size_t parts = 1; parts < 9; ++parts) {
+    V w;
+    for (size_t i = 0; i < 20; ++i) w.push_back((i * 7) % 5);
+    const V runs = runtime::balanced_runs(w, parts);
+    ASSERT_LE(runs.size() - 1, parts);
+    EXPECT_EQ(runs.front(), 0u);
+    EXPECT_EQ(runs.back(), w.size());
+    for (size_t k = 1; k < runs.size(); ++k) EXPECT_LT(runs[k - 1], runs[k]);
+  }
+}
+
 TEST(TaskGroup, NoTasksNoError) {
   TaskGroup group;
   EXPECT_NO_THROW(group.wait());
