@@ -232,11 +232,31 @@ std::optional<io::Hdf5File> write_rank_tables(const mpi::MpiSession& mpi, const 
   return h5;
 }
 
+// Every process: the per-rank tables' CSV files written by the processes that parsed the ranks,
+// each its rows at their offsets (cluster/rank_tables.h). Returns, on the root, the files written.
+// A file the processes could not write together (no file system they all share, a full disk) is
+// said once by each process that saw why, as a warning: the root then writes it from the ranks it
+// gathered, as it writes every other table.
+std::set<std::string> write_rank_csv_files(const mpi::MpiSession& mpi, const LoadedCluster& lc,
+                                           const ClusterRunOptions& opts, RankTables& tables) {
+  const fs::path dir = fs::path(opts.output_dir) / "cluster_analysis_output";
+  const MpiHdf5Collective coll(mpi);
+  io::Diagnostics diag;
+  std::set<std::string> written = tables.write_csv(dir.string(), coll, lc.skipped, diag);
+  for (io::Diagnostic d : diag.items()) {
+    d.severity = io::Severity::kWarning;
+    d.hint = "the root writes the file itself from the ranks it gathered";
+    io::print_message(d.to_string());
+  }
+  return written;
+}
+
 int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int processes,
                       runtime::PhaseLog& log, std::chrono::steady_clock::time_point started,
                       std::optional<documents::BuiltStepTrace>* step_trace,
                       std::optional<io::Hdf5File>& h5, io::Diagnostics& h5_diag,
-                      const std::set<std::string>& h5_written) {
+                      const std::set<std::string>& h5_written,
+                      const std::set<std::string>& csv_written) {
   const fs::path out_dir = fs::path(opts.output_dir) / "cluster_analysis_output";
   // Fewer rank directories than the job has, -d at one rank's directory, results inside one.
   // Only its lines are kept: its sets of rank ids (0.7 MB at 16,384 ranks) are not held through
@@ -274,6 +294,7 @@ int analyse_and_write(LoadedCluster& lc, const ClusterRunOptions& opts, int proc
                  html ? report_tables : std::set<std::string>{}, root_threads(opts, lc));
   sink.set_op_tables(opts.op_tables);
   sink.set_hdf5_elsewhere(h5_written);
+  sink.set_csv_elsewhere(csv_written);
   sink.park_kept_in(lc.spill);  // the report's tables wait on disk while stage 4 runs
   // CS_STREAM_ROWS=N (tests): the streamed tables in HDF5 chunks of N rows (and batches of about
   // N op reports: run_analyses).
@@ -462,7 +483,9 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
   // writes are measured against it: docs/parallel_hdf5.md).
   const char* where = std::getenv("CS_HDF5_RANK_TABLES");
   const bool collective_tables = hdf5 && !(where && std::string(where) == "root");
-  if (collective_tables)
+  // Their CSV files too: every process writes its ranks' rows into them (never gathered).
+  const bool csv = opts.formats.count(OutputFormat::kCsv) > 0;
+  if (collective_tables || csv)
     load.on_parsed = [&rank_tables](const load::RankData& d) { rank_tables.add(d); };
   LoadedCluster lc = load_cluster(mpi, load, log);
   runtime::interrupt_checkpoint("loaded");
@@ -481,7 +504,13 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
     const bool go = !mpi.any(code != runtime::kExitOk);
     io::Diagnostics h5_diag;
     std::optional<io::Hdf5File> h5;
-    std::set<std::string> h5_written;
+    std::set<std::string> h5_written, csv_written;
+    if (go && csv) {  // before the HDF5 file, which takes the rows
+      log.begin("per-rank CSV files");
+      csv_written = write_rank_csv_files(mpi, lc, opts, rank_tables);
+      log.end(std::to_string(csv_written.size()) + " files written by " +
+              std::to_string(mpi.size()) + " process(es)");
+    }
     if (go && hdf5) {
       log.begin("per-rank HDF5 tables");  // logs on the root only
       h5 = write_rank_tables(mpi, lc, opts, collective_tables ? &rank_tables : nullptr, h5_written,
@@ -503,7 +532,7 @@ int run_cluster(const mpi::MpiSession& mpi, const ClusterRunOptions& opts,
                      "processes, which wait meanwhile\n",
                      runtime::usable_cores(), mpi.local_size());
       code = analyse_and_write(lc, opts, mpi.size(), log, started, step_trace, h5, h5_diag,
-                               h5_written);
+                               h5_written, csv_written);
       if (log.enabled()) {
         std::fprintf(stderr, "clusterscope: peak RSS of the root process %s (malloc: %s)\n",
                      runtime::human_bytes(runtime::peak_rss_bytes()).c_str(),

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "host/host_tables.h"
+#include "io/csv/csv_collective.h"
 #include "io/hdf5/hdf5_collective_table.h"
 #include "load/manifest.h"
 #include "memory/cluster_memory.h"
@@ -89,12 +90,9 @@ void RankTables::add(const load::RankData& rank) {
   for (const io::Table& t : host) append(t.name, t, rank.rank());
 }
 
-std::set<std::string> RankTables::write(io::Hdf5File& h5,
-                                        const std::vector<load::RankEntry>& skipped,
-                                        io::Diagnostics& diag) {
-  std::lock_guard<std::mutex> lock(mu_);
-  // The tables: every one some process has rows of (the root's rule: a memory or host table
-  // when any rank has such data), in a fixed order.
+std::vector<io::Table> RankTables::tables_to_write(const io::Collective& coll) const {
+  // Every table some process has rows of (the root's rule: a memory or host table when any rank
+  // has such data), in a fixed order; the manifest always.
   std::vector<io::Table> schemas = {load::build_manifest_table({}, {})};
   if (diagnosis_) {
     for (io::Table& t : memory_tables({})) schemas.push_back(std::move(t));
@@ -102,25 +100,56 @@ std::set<std::string> RankTables::write(io::Hdf5File& h5,
   }
   std::vector<uint64_t> present;
   for (const io::Table& s : schemas) present.push_back(tables_.count(s.name) ? 1u : 0u);
-  if (const io::Hdf5Collective* coll = h5.collective()) present = coll->all_max(present);
+  present = coll.all_max(present);
+  std::vector<io::Table> out;
+  for (size_t k = 0; k < schemas.size(); ++k)
+    if (k == 0 || present[k] != 0) out.push_back(std::move(schemas[k]));
+  return out;
+}
 
+RankTables::Rows RankTables::rows_of(const io::Table& schema,
+                                     const std::vector<load::RankEntry>& skipped, bool take) {
+  Rows mine;
+  const auto it = tables_.find(schema.name);
+  if (it == tables_.end())
+    mine.rows = empty_like(schema);
+  else if (take)
+    mine = std::move(it->second);
+  else
+    mine = it->second;
+  if (schema.name == "rank_manifest" && !skipped.empty()) {
+    append_rank_rows(mine.rows, load::build_manifest_table({}, skipped));
+    for (size_t i = 0; i < skipped.size(); ++i) mine.blocks.push_back({kSkippedKey + i, 1});
+  }
+  return mine;
+}
+
+std::set<std::string> RankTables::write_csv(const std::string& dir, const io::Collective& coll,
+                                            const std::vector<load::RankEntry>& skipped,
+                                            io::Diagnostics& diag) {
+  std::lock_guard<std::mutex> lock(mu_);
   std::set<std::string> written;
-  for (size_t k = 0; k < schemas.size(); ++k) {
-    const bool manifest = k == 0;  // written even with no parsed rank
-    if (!manifest && present[k] == 0) continue;
-    const auto it = tables_.find(schemas[k].name);
-    Rows mine;
-    if (it != tables_.end())
-      mine = std::move(it->second);
-    else
-      mine.rows = empty_like(schemas[k]);
-    if (manifest && !skipped.empty()) {
-      append_rank_rows(mine.rows, load::build_manifest_table({}, skipped));
-      for (size_t i = 0; i < skipped.size(); ++i) mine.blocks.push_back({kSkippedKey + i, 1});
-    }
+  for (const io::Table& schema : tables_to_write(coll)) {
+    const Rows mine = rows_of(schema, skipped, /*take=*/false);
+    if (io::write_table_csv_collective(mine.rows, mine.blocks, dir + "/" + schema.name + ".csv",
+                                       coll, diag))
+      written.insert(schema.name);
+  }
+  return written;
+}
+
+std::set<std::string> RankTables::write(io::Hdf5File& h5,
+                                        const std::vector<load::RankEntry>& skipped,
+                                        io::Diagnostics& diag) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const io::Hdf5Collective* coll = h5.collective();
+  std::set<std::string> written;
+  for (const io::Table& schema :
+       tables_to_write(coll ? static_cast<const io::Collective&>(*coll) : io::solo_collective())) {
+    const Rows mine = rows_of(schema, skipped, /*take=*/true);
     if (io::write_table_collective(h5, mine.rows, mine.blocks, diag) ==
         io::Hdf5CollectiveWrite::kWritten)
-      written.insert(schemas[k].name);
+      written.insert(schema.name);
   }
   tables_.clear();
   return written;

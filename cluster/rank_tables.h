@@ -2,7 +2,8 @@
 // The tables of cluster_analysis.h5 whose rows are each rank's own, built on the process that
 // parsed the rank (as it is parsed, before it is packed for the root) and written into the file
 // by every process at once (io/hdf5/hdf5_collective_table.h), each rank's rows at their place in
-// rank order: those rows never travel to the root for the HDF5 file (docs/parallel_hdf5.md).
+// rank order: those rows never travel to the root for the HDF5 file (docs/parallel_hdf5.md). Their
+// CSV files are written the same way, every process its rows at their offsets in one file.
 //
 //   rank_manifest      one row per parsed rank (the root adds the skipped directories' rows)
 //   memory_steps, memory_components, memory_curves    (diagnosis modes, ranks with memory data)
@@ -15,8 +16,10 @@
 //   RankTables tables(/*diagnosis=*/true);
 //   load.on_parsed = [&](const load::RankData& d) { tables.add(d); };   // every process
 //   ... load_cluster(...) ...
+//   std::set<std::string> csv = tables.write_csv(dir, coll, lc.skipped, diag);   // every process
 //   std::set<std::string> done = tables.write(h5, lc.skipped, diag);   // every process
 //   sink.set_hdf5_elsewhere(done);                                       // the root
+//   sink.set_csv_elsewhere(csv);                                         // the root
 
 #include <map>
 #include <mutex>
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "io/collective.h"
 #include "io/diagnostics.h"
 #include "io/hdf5/hdf5_collective_table.h"
 #include "io/hdf5/hdf5_writer.h"
@@ -49,6 +53,16 @@ class RankTables {
   std::set<std::string> write(io::Hdf5File& h5, const std::vector<load::RankEntry>& skipped,
                               io::Diagnostics& diag);
 
+  // Collective (every process; before write(), which hands the rows to the HDF5 file): each
+  // table's CSV file "<dir>/<name>.csv", every process its ranks' rows at their place in rank
+  // order (io/csv/csv_collective.h), byte for byte the file the root would write from every
+  // rank. The same tables as write(). Returns, on the root, the names of the files written; a
+  // file that failed is not among them (the process that saw why has it in `diag`), nor under
+  // its name.
+  std::set<std::string> write_csv(const std::string& dir, const io::Collective& coll,
+                                  const std::vector<load::RankEntry>& skipped,
+                                  io::Diagnostics& diag);
+
  private:
   // One table's rows of this process's ranks, in the order the ranks were parsed, and where each
   // rank's rows are (blocks keyed by rank: the writer puts them in rank order).
@@ -57,6 +71,12 @@ class RankTables {
     std::vector<io::Hdf5RowBlock> blocks;
   };
   void append(const std::string& name, const io::Table& one, int rank);
+  // The tables to write: the manifest, and each other table some process has rows of
+  // (collective). Called with mu_ held.
+  std::vector<io::Table> tables_to_write(const io::Collective& coll) const;
+  // This process's rows of `schema`'s table (taken out of the table, or copied), the skipped
+  // directories' manifest rows after them. Called with mu_ held.
+  Rows rows_of(const io::Table& schema, const std::vector<load::RankEntry>& skipped, bool take);
 
   bool diagnosis_;
   std::mutex mu_;

@@ -152,7 +152,7 @@ void TableSink::put(io::Table table) {
   io::Diagnostics d;
   const std::string base = out_dir_ + "/" + t->name;
   if (!is_op_table(t->name)) {
-    if (csv_) io::write_table_csv(*t, base + ".csv", d);
+    if (csv_ && csv_elsewhere_.count(t->name) == 0) io::write_table_csv(*t, base + ".csv", d);
   } else if (op_tables_ == OpTables::kCsv) {
     io::write_table_csv(*t, base + ".csv", d);
   } else if (op_tables_ == OpTables::kCsvGz) {

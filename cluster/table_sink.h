@@ -59,6 +59,9 @@ class TableSink {
   // The tables already in the HDF5 file (written there collectively by every process,
   // cluster/rank_tables.h): put() writes only their CSV files. Call before the first put().
   void set_hdf5_elsewhere(std::set<std::string> names) { h5_elsewhere_ = std::move(names); }
+  // Tables whose CSV file is already written (by every process: cluster/rank_tables.h): put()
+  // writes no CSV file for them.
+  void set_csv_elsewhere(std::set<std::string> names) { csv_elsewhere_ = std::move(names); }
 
   // Kept tables are parked in `spill` once put (cluster/parked_table.h) and read back by kept():
   // the report's tables are then not held while the later analyses run. Null: kept in memory.
@@ -164,6 +167,7 @@ class TableSink {
   io::Hdf5File* h5_;
   std::set<std::string> keep_;
   std::set<std::string> h5_elsewhere_;
+  std::set<std::string> csv_elsewhere_;
   int threads_;
   bool async_;                                // HDF5 on the writer thread
   std::mutex h5_mu_;                          // serialises HDF5 calls

@@ -1,5 +1,6 @@
 #include "io/csv/csv_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -168,10 +169,18 @@ std::string table_to_csv(const Table& t) {
   t.validate();
   std::string out;
   append_header(out, t);
-  const size_t rows = t.rows();
-  const std::vector<CsvNumberRule> rules = column_rules(t);
-  for (size_t r = 0; r < rows; ++r) append_row(out, t, rules, r);
+  append_csv_rows(out, t, 0, t.rows());
   return out;
+}
+
+void append_csv_header(std::string& out, const Table& t) {
+  append_header(out, t);
+}
+
+void append_csv_rows(std::string& out, const Table& t, size_t first, size_t last) {
+  const std::vector<CsvNumberRule> rules = column_rules(t);
+  last = std::min(last, t.rows());
+  for (size_t r = first; r < last; ++r) append_row(out, t, rules, r);
 }
 
 namespace {

@@ -48,6 +48,11 @@ void append_csv_field(std::string& out, std::string_view field);
 // std::logic_error (Table::validate).
 std::string table_to_csv(const Table& t);
 
+// The header line of t's CSV text, and its rows [first, last): table_to_csv's text is the header
+// followed by the rows of any cut into consecutive ranges, in order.
+void append_csv_header(std::string& out, const Table& t);
+void append_csv_rows(std::string& out, const Table& t, size_t first, size_t last);
+
 // Streams the table to `path` through a buffered FILE*: writes "<path>.tmp", then renames it
 // over `path`, so a crash or a full disk never leaves a half file under the final name.
 // Returns false with an error in `diag` (file, what, what to do) when the directory does not

@@ -34,6 +34,7 @@
 #include <optional>
 #include <vector>
 
+#include "io/collective.h"
 #include "io/diagnostics.h"
 #include "io/hdf5/hdf5_handle.h"
 #include "io/hdf5/hdf5_writer.h"
@@ -41,12 +42,8 @@
 
 namespace cs::io {
 
-// `rows` consecutive rows of one process's table, placed at `key`'s position among every
-// process's blocks.
-struct Hdf5RowBlock {
-  uint64_t key = 0;
-  uint64_t rows = 0;
-};
+// A block of one process's rows placed by its key (io/collective.h).
+using Hdf5RowBlock = RowBlock;
 
 enum class Hdf5CollectiveWrite {
   kWritten,  // the table is in the file

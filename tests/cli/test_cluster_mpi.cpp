@@ -148,7 +148,8 @@ TEST_F(ClusterMpiTest, StreamedPerOpTablesSameAtAnyProcessCountAndBatchSize) {
 // ranks' rows at their place in rank order (parallel HDF5, MPI-IO). A job with memory and host
 // data and one directory found but skipped (a second copy of rank 2: the manifest's last row,
 // written by the root): the same file with no launcher and at 1, 2 and 4 processes, the tables
-// with every rank's rows, and the CSV forms byte for byte.
+// with every rank's rows, and the CSV forms byte for byte (those files are written by every process
+// too, each its ranks' rows at their offsets).
 TEST_F(ClusterMpiTest, PerRankTablesWrittenByEveryProcessAreTheSame) {
   if (!fs::exists("/usr/bin/h5diff")) CS_MISSING_TOOL("h5diff (hdf5-tools)");
   const fs::path input = root_ / "input-per-rank";
@@ -202,6 +203,24 @@ TEST_F(ClusterMpiTest, PerRankTablesWrittenByEveryProcessAreTheSame) {
     ASSERT_EQ(got.size(), expected.size()) << "np=" << np;
     for (const auto& [name, content] : expected)
       EXPECT_TRUE(got.count(name) && got.at(name) == content) << name << " differs at np=" << np;
+  }
+  // CSV alone (no HDF5 file): the per-rank tables' CSV files are still written by the processes
+  // that parsed the ranks (io/csv/csv_collective.h), the same bytes.
+  {
+    const fs::path out = root_ / "per-rank-csv-np2";
+    const std::string log = out.string() + ".log";
+    const int rc = run_command(mpirun(2) + CS_BINARY + " cluster -d " + input.string() + " -o " +
+                                   out.string() + " --progress --format csv",
+                               log);
+    EXPECT_TRUE(rc == 0 || rc == 3) << rc << ": " << read_file(log);
+    const std::string said = read_file(log);
+    EXPECT_NE(said.find("per-rank CSV files"), std::string::npos) << said;
+    EXPECT_NE(said.find("5 files written by 2 process(es)"), std::string::npos) << said;
+    const auto got = read_tree(out / "cluster_analysis_output");
+    for (const char* name : {"rank_manifest.csv", "memory_steps.csv", "memory_components.csv",
+                             "memory_curves.csv", "free_breakdown.csv"})
+      EXPECT_TRUE(got.count(name) && got.at(name) == expected.at(name)) << name;
+    EXPECT_EQ(got.count("cluster_analysis.h5"), 0u);
   }
   fs::remove_all(input);
 
