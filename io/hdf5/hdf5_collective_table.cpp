@@ -86,10 +86,21 @@ bool Hdf5CollectiveTable::fail(Diagnostics& diag, const std::string& what) {
   return file_->fail(diag, "table " + name_ + ": " + what);
 }
 
+bool Hdf5CollectiveTable::good_everywhere(Hdf5File& file, const std::string& table,
+                                          Diagnostics& diag) {
+  const bool bad_here = file.failed() || !file.file_;  // already reported
+  if (collective_of(file).all_max({bad_here ? 1u : 0u})[0] == 0) return true;
+  if (!bad_here)
+    file.fail(diag, "table " + table + ": not written: another process's part of the file failed",
+              "that process's message says why");
+  return false;
+}
+
 std::optional<Hdf5CollectiveTable> Hdf5CollectiveTable::create(
     Hdf5File& file, const Table& schema, const std::vector<size_t>& string_widths,
     uint64_t expected_rows, Diagnostics& diag, const Hdf5TableOptions& opt) {
-  if (file.failed() || !file.file_) return std::nullopt;  // already reported
+  // A process whose file failed must not leave the others alone in HDF5's collective calls.
+  if (!good_everywhere(file, schema.name, diag)) return std::nullopt;
   if (std::string why = check_columns(schema); !why.empty()) {
     file.fail(diag, why);
     return std::nullopt;
@@ -151,6 +162,7 @@ bool Hdf5CollectiveTable::append(const Table& local, const std::vector<Hdf5RowBl
       why = "column " + c.name + " holds a value wider than its width";
   }
   if (why.empty() && block_rows != local.rows()) why = "its blocks do not cover its rows";
+  if (why.empty() && file_->failed()) why = "the file failed on this process";
   std::vector<uint64_t> mine = {why.empty() ? 0u : 1u};
   for (const Hdf5RowBlock& b : blocks) mine.insert(mine.end(), {b.key, b.rows});
   const std::vector<std::vector<uint64_t>> all = coll.all_gather(mine);
@@ -273,6 +285,7 @@ bool Hdf5CollectiveTable::append(const Table& local, const std::vector<Hdf5RowBl
 }
 
 bool Hdf5CollectiveTable::finish(Diagnostics& diag) {
+  if (!good_everywhere(*file_, name_, diag)) return false;
   if (rows_ != extent_) {
     const hsize_t dims[1] = {rows_};
     for (Hdf5Dataset& ds : datasets_)

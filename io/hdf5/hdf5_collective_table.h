@@ -76,6 +76,10 @@ class Hdf5CollectiveTable {
 
  private:
   Hdf5CollectiveTable(Hdf5File& file, std::string name) : file_(&file), name_(std::move(name)) {}
+  // Collective: whether `file` is still good on every process; where it is good but another
+  // process's failed, it is failed here too (one error naming `table`), so that every process
+  // stops together instead of one waiting alone in a collective HDF5 call.
+  static bool good_everywhere(Hdf5File& file, const std::string& table, Diagnostics& diag);
   bool fail(Diagnostics& diag, const std::string& what);
 
   Hdf5File* file_;
