@@ -130,7 +130,13 @@ std::set<std::string> RankTables::write_csv(const std::string& dir, const io::Co
   std::lock_guard<std::mutex> lock(mu_);
   std::set<std::string> written;
   for (const io::Table& schema : tables_to_write(coll)) {
-    const Rows mine = rows_of(schema, skipped, /*take=*/false);
+    // The rows as kept (write() hands them to the HDF5 file next), or a copy with the skipped
+    // directories' manifest rows after them.
+    const auto it = tables_.find(schema.name);
+    const bool as_kept =
+        it != tables_.end() && !(schema.name == "rank_manifest" && !skipped.empty());
+    const Rows copy = as_kept ? Rows{} : rows_of(schema, skipped, /*take=*/false);
+    const Rows& mine = as_kept ? it->second : copy;
     if (io::write_table_csv_collective(mine.rows, mine.blocks, dir + "/" + schema.name + ".csv",
                                        coll, diag))
       written.insert(schema.name);

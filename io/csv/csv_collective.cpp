@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <tuple>
+#include <utility>
 
 #include "io/csv/csv_writer.h"
 #include "io/output_file.h"
