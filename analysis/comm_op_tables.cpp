@@ -153,10 +153,20 @@ struct OpTableColumns {
   io::DictionaryEncoder bw_group_ranks{bw.add_encoded_string("group_ranks")};
 };
 
+// The group tuple ("(0, 1, 2, 3)") orders the rows but is not written: on every row it would make
+// the tables grow with ranks x group size (a 16,384-rank job's data-parallel groups: 1,792 bytes a
+// row, 307 MB of communication_bandwidth.csv). A group's ranks are in comm_rank_summary (group,
+// rank) and communication_group.json.
+void drop_sort_columns(OpTableColumns& c) {
+  for (io::Table* t : {&c.ops, &c.bw})
+    std::erase_if(t->columns, [](const io::Column& col) { return col.name == "group_ranks"; });
+}
+
 }  // namespace
 
 CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& w) {
   OpTableColumns c;
+  drop_sort_columns(c);
   CommOpTableShapes s{std::move(c.ops), std::move(c.bw), {}, {}};
   const size_t type = w.collective ? 10 : w.p2p ? 3 : 0;  // "collective", "p2p"
   auto mean = [](uint64_t bytes, uint64_t count) {
@@ -164,10 +174,9 @@ CommOpTableShapes comm_op_table_shapes(const documents::CommStringWidths& w) {
   };
   const io::StringColumnSize step{w.step, mean(w.step_bytes, w.reports)},
       group{w.group, mean(w.group_bytes, w.reports)}, op{w.op, mean(w.op_bytes, w.reports)},
-      tuple{w.tuple, mean(w.tuple_bytes, w.reports)},
       transport{w.transport, mean(w.transport_bytes, w.transports)};
-  s.ops_strings = {step, group, op, {type, static_cast<double>(type)}, tuple};
-  s.bandwidth_strings = {step, group, transport, tuple};
+  s.ops_strings = {step, group, op, {type, static_cast<double>(type)}};
+  s.bandwidth_strings = {step, group, transport};
   return s;
 }
 
@@ -226,6 +235,7 @@ CommOpChunk chunk_of(const documents::CommIndex& batch, size_t first, size_t las
       c.ops, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"op", true}, {"rank"}});
   sort_table_rows(
       c.bw, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"rank"}, {"transport"}});
+  drop_sort_columns(c);
   return CommOpChunk{std::move(c.ops), std::move(c.bw)};
 }
 

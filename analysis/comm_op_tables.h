@@ -8,7 +8,8 @@
 // tuples' first appearance over the ranks in rank order: the same at any process count, batch
 // size or thread count); within a tuple by step (natural: "step2" before "step10"), group, op
 // (natural), rank, for communication_bandwidth step, group, rank, transport. (Before issue 38 the
-// tables were sorted step first over every tuple, which needs every row at once.)
+// tables were sorted step first over every tuple, which needs every row at once.) The tuple orders
+// the rows but is not a column: the tables would grow with ranks x group size.
 //
 //   const CommOpTableShapes shapes = comm_op_table_shapes(batches.widths());
 //   for (size_t b = 0; b < batches.size(); ++b) {

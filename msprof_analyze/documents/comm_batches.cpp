@@ -73,10 +73,6 @@ CommBatches::CommBatches(const std::vector<load::RankData>& ranks, const CommGro
     widths_.p2p = widths_.p2p || w.p2p;
   }
   plan_ = TupleBatches(seen, batch_ops);
-  for (size_t t = 0; t < plan_.tuples(); ++t) {
-    widths_.tuple = std::max(widths_.tuple, plan_.key(t).size());
-    widths_.tuple_bytes += plan_.reports(t) * plan_.key(t).size();
-  }
 }
 
 CommBatch CommBatches::load(size_t i, int threads) const {

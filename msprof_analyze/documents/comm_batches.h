@@ -45,12 +45,11 @@ struct CommStringWidths {
   size_t step = 0;                       // step names
   size_t group = 0;                      // group names (after the op key's last '@')
   size_t op = 0;                         // op keys without the group
-  size_t tuple = 0;                      // group tuples, "(0, 1, 2, 3)"
   size_t transport = 0;                  // transport names of the ops with bandwidth info
   bool collective = false, p2p = false;  // whether any op is one
-  // The op reports, and the bytes of their step, group, op and tuple strings summed over them;
-  // the transports of the ops with bandwidth info and their names' bytes (mean sizes).
-  uint64_t reports = 0, step_bytes = 0, group_bytes = 0, op_bytes = 0, tuple_bytes = 0;
+  // The op reports, and the bytes of their step, group and op strings summed over them; the
+  // transports of the ops with bandwidth info and their names' bytes (mean sizes).
+  uint64_t reports = 0, step_bytes = 0, group_bytes = 0, op_bytes = 0;
   uint64_t transports = 0, transport_bytes = 0;
 };
 
