@@ -141,7 +141,7 @@ struct OpTableColumns {
   io::Column& wait_ratio = ops.add_double("wait_ratio", "ratio");
   io::Column& sync_ratio = ops.add_double("sync_ratio", "ratio");
   io::DictionaryEncoder type{ops.add_encoded_string("type")};
-  io::DictionaryEncoder group_ranks{ops.add_encoded_string("group_ranks")};
+  io::Column& tuple = ops.add_int("tuple");  // the batch's tuple, for the order only
   io::Column& start = ops.add_double("start_us", "us");
   io::DictionaryEncoder bw_step{bw.add_encoded_string("step")};
   io::DictionaryEncoder bw_group{bw.add_encoded_string("group")};
@@ -150,16 +150,17 @@ struct OpTableColumns {
   io::Column& bw_size = bw.add_double("size_mb", "MB");
   io::Column& bw_time = bw.add_double("time_ms", "ms");
   io::Column& bw_gbps = bw.add_double("bandwidth_gbps", "GB/s");
-  io::DictionaryEncoder bw_group_ranks{bw.add_encoded_string("group_ranks")};
+  io::Column& bw_tuple = bw.add_int("tuple");
 };
 
-// The group tuple ("(0, 1, 2, 3)") orders the rows but is not written: on every row it would make
-// the tables grow with ranks x group size (a 16,384-rank job's data-parallel groups: 1,792 bytes a
-// row, 307 MB of communication_bandwidth.csv). A group's ranks are in comm_rank_summary (group,
-// rank) and communication_group.json.
+// The group tuple ("(0, 1, 2, 3)") orders the rows (its position in the batch, which is the
+// document's order) but is not written: on every row it would make the tables grow with ranks x
+// group size (a 16,384-rank job's data-parallel groups: 1,792 bytes a row, 307 MB of
+// communication_bandwidth.csv). A group's ranks are in comm_rank_summary (group, rank) and
+// communication_group.json.
 void drop_sort_columns(OpTableColumns& c) {
   for (io::Table* t : {&c.ops, &c.bw})
-    std::erase_if(t->columns, [](const io::Column& col) { return col.name == "group_ranks"; });
+    std::erase_if(t->columns, [](const io::Column& col) { return col.name == "tuple"; });
 }
 
 }  // namespace
@@ -211,7 +212,7 @@ CommOpChunk chunk_of(const documents::CommIndex& batch, size_t first, size_t las
           c.wait_ratio.doubles.push_back(get(readers::kWaitTimeRatio));
           c.sync_ratio.doubles.push_back(get(readers::kSyncTimeRatio));
           c.type.push(oe.p2p ? "p2p" : "collective");
-          c.group_ranks.push(ge.tuple_key);
+          c.tuple.ints.push_back(static_cast<int64_t>(g));
           c.start.doubles.push_back(get(readers::kStartTimestampUs));
         }
       for (const documents::TotalGroup& tg : documents::compute_total_op_info(se))
@@ -225,16 +226,13 @@ CommOpChunk chunk_of(const documents::CommIndex& batch, size_t first, size_t las
             c.bw_time.doubles.push_back(tt.time_ms.v);
             c.bw_gbps.doubles.push_back(
                 std::fabs(tt.time_ms.v) < 1e-15 ? 0.0 : tt.size_mb.v / tt.time_ms.v);
-            c.bw_group_ranks.push(ge.tuple_key);
+            c.bw_tuple.ints.push_back(static_cast<int64_t>(g));
           }
     }
   }
-  // Table order: the tuples stay in document order (group_ranks' codes are given in it), each
-  // tuple's rows sorted.
-  sort_table_rows(
-      c.ops, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"op", true}, {"rank"}});
-  sort_table_rows(
-      c.bw, {{"group_ranks", false, true}, {"step", true}, {"group"}, {"rank"}, {"transport"}});
+  // Table order: the tuples stay in document order (the batch's), each tuple's rows sorted.
+  sort_table_rows(c.ops, {{"tuple"}, {"step", true}, {"group"}, {"op", true}, {"rank"}});
+  sort_table_rows(c.bw, {{"tuple"}, {"step", true}, {"group"}, {"rank"}, {"transport"}});
   drop_sort_columns(c);
   return CommOpChunk{std::move(c.ops), std::move(c.bw)};
 }
