@@ -43,7 +43,7 @@ for n in "${sizes[@]}"; do
     echo "generated $n ranks in $(echo "$(date +%s.%N) - $gen_start" | bc) s ($(du -sm "$in" | cut -f1) MB)" >&2
   fi
   # Input = the files `cluster` reads (trace_view.json timelines are not among them).
-  mb=$(( $(find "$in" -type f ! -name trace_view.json ! -name truth.json -printf '%s\n' | paste -sd+ | bc) / 1000000 ))
+  mb=$(( $(find "$in/" -type f ! -name trace_view.json ! -name truth.json -printf '%s\n' | paste -sd+ | bc) / 1000000 ))
   for cfg in 1:1 2:1 1:0 -:0; do
     np=${cfg%:*}
     threads=${cfg#*:}
@@ -52,7 +52,7 @@ for n in "${sizes[@]}"; do
     rss_log="$DIR/rss-$n-$np-$threads"
     rm -f "$rss_log".*
     # Page cache warm-up so both runs read from memory.
-    find "$in" -type f ! -name trace_view.json -exec cat {} + >/dev/null
+    find "$in/" -type f ! -name trace_view.json -exec cat {} + >/dev/null
     start=$(date +%s.%N)
     # --bind-to none: Open MPI binds each process to one core by default, which would put all of
     # a process's threads on that core.
@@ -68,7 +68,7 @@ for n in "${sizes[@]}"; do
   # Side by side: the floor (reading the bytes), clusterscope with no launcher (best of 3) and
   # msprof-analyze, in one run.
   files=$(mktemp)
-  find "$in" -type f ! -name trace_view.json ! -name truth.json >"$files"
+  find "$in/" -type f ! -name trace_view.json ! -name truth.json >"$files"
   read -r cat_wall cat_cpu < <(wall_cpu bash -c "xargs cat < $files > /dev/null")
   # cat maps and unmaps a 128 KiB buffer per file: on a virtual machine, where a page fault and a
   # TLB flush are dear, that can cost ten times the reads themselves (docs/scale.md).

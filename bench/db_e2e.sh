@@ -30,7 +30,7 @@ for n in "${sizes[@]}"; do
     done
     touch "$in/.complete"
   fi
-  bytes=$(find "$in" -type f -name '*.db' -printf '%s\n' | paste -sd+ | bc)
+  bytes=$(find "$in/" -type f -name '*.db' -printf '%s\n' | paste -sd+ | bc)
   mb=$(echo "scale=1; $bytes / 1000000" | bc)
   for cfg in "all:1" "all:0" "step_trace:1"; do
     mode=${cfg%:*}

@@ -25,7 +25,7 @@ for n in "${sizes[@]}"; do
       --slow-rank 3:1.3 >/dev/null
     echo "generated $n ranks in $(echo "$(date +%s.%N) - $gen_start" | bc) s ($(du -sm "$in" | cut -f1) MB)" >&2
   fi
-  mb=$(( $(find "$in" -name 'rank-*.json' -printf '%s\n' | paste -sd+ | bc) / 1000000 ))
+  mb=$(( $(find "$in/" -name 'rank-*.json' -printf '%s\n' | paste -sd+ | bc) / 1000000 ))
   for cfg in 1:1 2:1 1:0 -:0; do
     np=${cfg%:*}
     threads=${cfg#*:}
@@ -33,7 +33,7 @@ for n in "${sizes[@]}"; do
     rm -rf "$out"
     rss_log="$DIR/gpu-rss-$n-$np-$threads"
     rm -f "$rss_log".*
-    find "$in" -type f -exec cat {} + >/dev/null  # page cache warm-up
+    find "$in/" -type f -exec cat {} + >/dev/null  # page cache warm-up
     start=$(date +%s.%N)
     if [ "$np" = - ]; then
       /usr/bin/time -f %M -o "$rss_log.0" $BIN cluster -d "$in" -o "$out" --quiet --threads "$threads" || true

@@ -32,7 +32,7 @@ echo "ranks $n: input $((all_mb / 1000000)) MB, of which memory files $((mem_mb 
 run() {  # prints the median wall seconds, the median CPU seconds (user + sys) and the largest
          # peak RSS (MB) of 3 runs (CPU seconds: less sensitive to other work on the machine)
   local in=$1 times=() cpus=() rss=0
-  find "$in" -type f -exec cat {} + >/dev/null  # page cache warm
+  find "$in/" -type f -exec cat {} + >/dev/null  # page cache warm
   for i in 1 2 3; do
     rm -rf "$DIR/out-mem"
     /usr/bin/time -v -o "$DIR/time.log" $BIN cluster -d "$in" -o "$DIR/out-mem" -m all -q >/dev/null 2>&1
