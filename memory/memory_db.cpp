@@ -78,8 +78,11 @@ std::optional<RankMemory> read_memory_db(const db::Database& db,
                const auto type = st.int64_at(0);
                const auto t = st.int64_at(3);
                if (!type || !t || strings.get_or_empty(*type) != "app") return;
-               b.record("APP", *t, std::nullopt,
-                        bytes_at(st, 1).value_or(0) + bytes_at(st, 2).value_or(0));
+               const int64_t ddr = bytes_at(st, 1).value_or(0);
+               const int64_t hbm = bytes_at(st, 2).value_or(0);
+               // checked before the sum, which then cannot overflow
+               if (!plausible_bytes(ddr) || !plausible_bytes(hbm)) return;
+               b.record("APP", *t, std::nullopt, ddr + hbm);
              });
   }
   if (db.has_table("NPU_MODULE_MEM") && db.has_table("ENUM_MODULE") &&

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -37,8 +39,12 @@ struct CpuOp {
   std::string_view name;
 };
 
-int64_t to_ns(double us) {
-  return static_cast<int64_t>(std::llround(us * 1000.0));
+// Microseconds as nanoseconds; nullopt past 2^62 ns either way (146 years), so that the
+// differences and sums taken later fit in int64.
+std::optional<int64_t> to_ns(double us) {
+  const double ns = us * 1000.0;
+  if (!(std::fabs(ns) < 4.6e18)) return std::nullopt;
+  return std::llround(ns);
 }
 
 // A number field as int64 (ints and doubles alike); nullopt when absent or not a number.
@@ -117,19 +123,32 @@ std::optional<RankMemory> read_memory_kineto(const std::string& path, io::Diagno
       const auto r = int_field(args, "Total Reserved");
       const auto b = int_field(args, "Bytes");
       const auto addr = int_field(args, "Addr");
-      if (!a || !r || !b) continue;
-      mem.push_back({to_ns(*ts), *a, *r, *b, static_cast<uint64_t>(addr.value_or(0)), tid_of(o)});
+      const auto t = to_ns(*ts);
+      if (!a || !r || !b || !t) continue;
+      mem.push_back({*t, *a, *r, *b, static_cast<uint64_t>(addr.value_or(0)), tid_of(o)});
       continue;
     }
     if (o["ph"].get_string().get(ph) || ph != "X") continue;
     const auto dur = double_field(o, "dur");
     if (!dur) continue;
+    const auto t0 = to_ns(*ts);
+    const auto t1 = to_ns(*ts + *dur);
+    if (!t0 || !t1) continue;
     if (!o["cat"].get_string().get(cat) && cat == "cpu_op") {
-      ops.push_back({to_ns(*ts), to_ns(*ts + *dur), tid_of(o), name});
+      ops.push_back({*t0, *t1, tid_of(o), name});
     } else if (name.starts_with("ProfilerStep#") && cat == "user_annotation") {
+      // the digits after '#'; a number past int64 is no step
       int64_t n = 0;
-      for (char c : name.substr(13)) n = c >= '0' && c <= '9' ? n * 10 + (c - '0') : n;
-      steps.push_back({n, to_ns(*ts), to_ns(*ts + *dur)});
+      bool fits = true;
+      for (char c : name.substr(13)) {
+        if (c < '0' || c > '9') continue;
+        if (n > (INT64_MAX - 9) / 10) {
+          fits = false;
+          break;
+        }
+        n = n * 10 + (c - '0');
+      }
+      if (fits) steps.push_back({n, *t0, *t1});
     }
   }
   if (mem.empty()) return std::nullopt;

@@ -14,11 +14,13 @@ namespace fs = std::filesystem;
 bool parse_us_timestamp(std::string_view cell, int64_t& ns) {
   cell = io::trim(cell);
   if (cell.empty()) return false;
+  // The largest whole microseconds whose nanoseconds (with any three decimals) fit in int64.
+  constexpr int64_t kMaxWhole = (INT64_MAX - 999) / 1000;
   int64_t whole = 0;
   size_t i = 0;
   for (; i < cell.size() && cell[i] != '.'; ++i) {
     const char c = cell[i];
-    if (c < '0' || c > '9' || whole > (INT64_MAX / 10000)) return false;
+    if (c < '0' || c > '9' || whole > (kMaxWhole - (c - '0')) / 10) return false;
     whole = whole * 10 + (c - '0');
   }
   if (i == 0) return false;
@@ -249,7 +251,9 @@ std::optional<RankMemory> read_memory_text(const std::string& dir,
                                          : "Duration(us) is not a duration in microseconds");
               continue;
             }
-            released = rel >= 0 ? tr : t + tr;
+            // A duration ends at t + tr. Both are checked first, so the sum cannot overflow;
+            // an implausible one stands for itself and the builder leaves the block out.
+            released = rel >= 0 || !plausible_time(t) || !plausible_time(tr) ? tr : t + tr;
           }
           b.block(io::trim(row[name]), *sz, t, released);
         }
@@ -272,7 +276,8 @@ namespace cs::memory {
 
 void widen_step(std::map<int64_t, StepRange>& ranges, int64_t step, double start_us,
                 double duration_us) {
-  if (!std::isfinite(start_us) || !std::isfinite(duration_us)) return;
+  // Past 2^62 ns (146 years) either way the sum below could overflow: not a step's time.
+  if (!(std::fabs(start_us) < 4.6e15) || !(std::fabs(duration_us) < 4.6e15)) return;
   const auto start = static_cast<int64_t>(std::llround(start_us * 1000.0));
   const auto end = start + static_cast<int64_t>(std::llround(std::max(0.0, duration_us) * 1000.0));
   auto [it, fresh] = ranges.try_emplace(step, StepRange{step, start, end});

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "db/database.h"
@@ -210,6 +211,49 @@ TEST(MemoryTextReader, BadRowsAreSaidOnceAndSkipped) {
   std::filesystem::remove_all(dir);
 }
 
+// Times at the edge of int64 nanoseconds: read while they fit, refused past it, and a row whose
+// allocation time plus duration would overflow is left out like any implausible time (found by
+// the memory fuzzer: tests/data/fuzz/memory/crash-duration-overflow).
+TEST(MemoryTextReader, TimesPastInt64AreRefusedNotOverflowed) {
+  int64_t ns = 0;
+  // (INT64_MAX - 999) / 1000 whole microseconds is the largest that fits with three decimals.
+  ASSERT_TRUE(cs::memory::parse_us_timestamp("9223372036854774.999", ns));
+  EXPECT_EQ(ns, 9223372036854774999);
+  EXPECT_FALSE(cs::memory::parse_us_timestamp("9223372036854775", ns));
+  EXPECT_FALSE(cs::memory::parse_us_timestamp("99999999999999999999", ns));
+
+  cs::io::Diagnostics diag;
+  const std::string dir = ::testing::TempDir() + "/cs_memory_overflow";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir + "/memory_record.csv");
+    f << "Component,Timestamp(us),Total Allocated(KB),Total Reserved(KB),Device\n"
+         "PTA+GE,1000.5,2048,4096,NPU:0\n"
+         "PTA+GE,1001.0,6144,8192,NPU:0\n";
+    std::ofstream o(dir + "/operator_memory.csv");
+    o << "Name,Size(KB),Allocation Time(us),Duration(us),Device Type\n"
+         "ok,4,1000.9,1.0,NPU:0\n"
+         "huge,1,7631408883720993.440,1736408883720992.760,NPU:0\n";
+  }
+  auto m = cs::memory::read_memory_text(dir, {}, diag);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->peak_time_ns, 1001000);
+  EXPECT_EQ(m->blocks, 1);  // "huge" ends past any time: left out
+  EXPECT_EQ(m->live_bytes_at_peak, 4 * 1024);
+  EXPECT_EQ(m->peak_operator, "ok");
+  std::filesystem::remove_all(dir);
+
+  // A kernel's start or duration past 2^62 ns widens no step.
+  std::map<int64_t, cs::memory::StepRange> ranges;
+  cs::memory::widen_step(ranges, 1, 1e300, 1.0);
+  cs::memory::widen_step(ranges, 1, 10.0, 9e15);
+  EXPECT_TRUE(ranges.empty());
+  cs::memory::widen_step(ranges, 1, 10.0, 2.5);
+  ASSERT_EQ(ranges.size(), 1u);
+  EXPECT_EQ(ranges[1].start_ns, 10000);
+  EXPECT_EQ(ranges[1].end_ns, 12500);
+}
+
 TEST(MemoryTextReader, NoMemoryRecordNoMemory) {
   cs::io::Diagnostics diag;
   EXPECT_FALSE(cs::memory::read_memory_text(kData + "/memory", {}, diag).has_value());
@@ -245,6 +289,34 @@ TEST(MemoryKinetoReader, RealH100TraceFiguresAsWorkedOutByHand) {
   // A trace without memory events has no memory.
   EXPECT_FALSE(
       cs::memory::read_memory_kineto(kData + "/kineto/sampled_rank-0.json.gz", diag).has_value());
+}
+
+// Events whose times are past 2^62 ns, and a step number past int64, are left out; the rest of
+// the trace is read.
+TEST(MemoryKinetoReader, TimesAndStepNumbersPastInt64AreLeftOut) {
+  const std::string path = ::testing::TempDir() + "/cs_memory_kineto_huge.json";
+  {
+    std::ofstream f(path);
+    f << R"({"traceEvents":[
+      {"name":"[memory]","ph":"i","ts":100.0,"args":{"Device Type":1,"Total Allocated":512,
+       "Total Reserved":1024,"Bytes":512,"Addr":1}},
+      {"name":"[memory]","ph":"i","ts":1e300,"args":{"Device Type":1,"Total Allocated":4096,
+       "Total Reserved":8192,"Bytes":4096,"Addr":2}},
+      {"name":"[memory]","ph":"i","ts":200.0,"args":{"Device Type":1,"Total Allocated":0,
+       "Total Reserved":1024,"Bytes":-512,"Addr":1}},
+      {"name":"ProfilerStep#99999999999999999999999","ph":"X","cat":"user_annotation",
+       "ts":50.0,"dur":1e300},
+      {"name":"aten::empty","ph":"X","cat":"cpu_op","ts":99.0,"dur":1e300}
+    ]})";
+  }
+  cs::io::Diagnostics diag;
+  const auto m = cs::memory::read_memory_kineto(path, diag);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->records, 2);
+  EXPECT_EQ(m->peak_allocated, 512);
+  EXPECT_EQ(m->peak_time_ns, 100000);
+  EXPECT_EQ(m->peak_step, -1);  // the one step was left out
+  std::filesystem::remove(path);
 }
 
 }  // namespace
