@@ -64,14 +64,19 @@ bool shift_timestamp(std::string_view raw, int64_t shift_ns, std::string& out) {
   }
   Int mant = 0;  // |value| * 10^frac_digits
   int int_digits = 0, frac_digits = 0;
-  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++int_digits)
+  // At most 36 digits in all, checked before each one is added, so mant cannot overflow.
+  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++int_digits) {
+    if (int_digits == 36) return false;
     mant = mant * 10 + (t[i] - '0');
+  }
   if (i < t.size() && t[i] == '.') {
-    for (++i; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++frac_digits)
+    for (++i; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++frac_digits) {
+      if (int_digits + frac_digits == 36) return false;
       mant = mant * 10 + (t[i] - '0');
+    }
     if (frac_digits == 0) return false;
   }
-  if (i != t.size() || int_digits == 0 || int_digits + frac_digits > 36) return false;
+  if (i != t.size() || int_digits == 0) return false;
   if (neg) mant = -mant;
   // Scale so the shift (ns = 1e-3 µs) is representable: at least 3 fraction digits, unless the
   // shift is a multiple of a coarser unit.

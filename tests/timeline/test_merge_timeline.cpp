@@ -31,6 +31,12 @@ TEST(MergeTimestamp, KeepsDigitsAndShiftsExactly) {
   EXPECT_EQ(shifted("1.5e3", 500), "1500.500");
   EXPECT_EQ(shifted("\"abc\"", 0), "<bad>");
   EXPECT_EQ(shifted("\"12.\"", 5), "<bad>");
+  // 36 digits are shifted exactly; more are refused before they could overflow 128 bits (UBSan
+  // flags the overflow without the check).
+  const std::string d36(36, '1');
+  EXPECT_EQ(shifted(d36, 1000), d36.substr(0, 35) + "2");  // 1000 ns: 1 us more
+  EXPECT_EQ(shifted(std::string(50, '9'), 1000), "<bad>");
+  EXPECT_EQ(shifted("1." + std::string(45, '9'), 1000), "<bad>");
 }
 
 std::string merged(const std::string& json, int rank, int64_t shift, cs::timeline::TraceScan& scan,
