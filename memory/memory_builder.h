@@ -22,8 +22,10 @@ namespace cs::memory {
 inline bool plausible_bytes(int64_t b) {
   return b > -(int64_t{1} << 50) && b < (int64_t{1} << 50);
 }
+// 2^62 ns, 146 years: two times below it add or subtract within int64.
+inline constexpr int64_t kTimeLimitNs = int64_t{1} << 62;
 inline bool plausible_time(int64_t t) {
-  return t >= 0 && t < (int64_t{1} << 62);
+  return t >= 0 && t < kTimeLimitNs;
 }
 
 class RankMemoryBuilder {

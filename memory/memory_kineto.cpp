@@ -39,11 +39,11 @@ struct CpuOp {
   std::string_view name;
 };
 
-// Microseconds as nanoseconds; nullopt past 2^62 ns either way (146 years), so that the
-// differences and sums taken later fit in int64.
+// Microseconds as nanoseconds; nullopt past kTimeLimitNs either way, so that the differences and
+// sums taken later fit in int64.
 std::optional<int64_t> to_ns(double us) {
   const double ns = us * 1000.0;
-  if (!(std::fabs(ns) < 4.6e18)) return std::nullopt;
+  if (!(std::fabs(ns) < static_cast<double>(kTimeLimitNs))) return std::nullopt;
   return std::llround(ns);
 }
 

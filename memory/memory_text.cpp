@@ -276,10 +276,13 @@ namespace cs::memory {
 
 void widen_step(std::map<int64_t, StepRange>& ranges, int64_t step, double start_us,
                 double duration_us) {
-  // Past 2^62 ns (146 years) either way the sum below could overflow: not a step's time.
-  if (!(std::fabs(start_us) < 4.6e15) || !(std::fabs(duration_us) < 4.6e15)) return;
-  const auto start = static_cast<int64_t>(std::llround(start_us * 1000.0));
-  const auto end = start + static_cast<int64_t>(std::llround(std::max(0.0, duration_us) * 1000.0));
+  // Past kTimeLimitNs either way the sum below could overflow: not a step's time.
+  const double start_ns = start_us * 1000.0;
+  const double duration_ns = duration_us * 1000.0;
+  constexpr auto kLimit = static_cast<double>(kTimeLimitNs);  // NaN fails both tests too
+  if (!(std::fabs(start_ns) < kLimit) || !(std::fabs(duration_ns) < kLimit)) return;
+  const auto start = static_cast<int64_t>(std::llround(start_ns));
+  const auto end = start + static_cast<int64_t>(std::llround(std::max(0.0, duration_ns)));
   auto [it, fresh] = ranges.try_emplace(step, StepRange{step, start, end});
   if (!fresh) {
     it->second.start_ns = std::min(it->second.start_ns, start);

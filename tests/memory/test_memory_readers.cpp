@@ -9,6 +9,7 @@
 //   Step Id 50, min start .. max start + duration (DB: STEP_TIME).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -247,6 +248,7 @@ TEST(MemoryTextReader, TimesPastInt64AreRefusedNotOverflowed) {
   std::map<int64_t, cs::memory::StepRange> ranges;
   cs::memory::widen_step(ranges, 1, 1e300, 1.0);
   cs::memory::widen_step(ranges, 1, 10.0, 9e15);
+  cs::memory::widen_step(ranges, 1, 10.0, std::nan(""));
   EXPECT_TRUE(ranges.empty());
   cs::memory::widen_step(ranges, 1, 10.0, 2.5);
   ASSERT_EQ(ranges.size(), 1u);
